@@ -1,0 +1,1 @@
+//! Agent backends and process supervision.
