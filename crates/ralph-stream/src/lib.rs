@@ -6,3 +6,8 @@
 //! hands borrowed [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
 //! events into what the loop needs (final text, cost, tokens, success). Nothing here
 //! does I/O, spawns processes or allocates per line on the hot path.
+
+mod format;
+
+pub use format::StreamFormat;
+pub use format::UnknownFormat;
