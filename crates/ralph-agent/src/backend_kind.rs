@@ -1,0 +1,92 @@
+//! The closed set of agent CLIs ralph can drive.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Every agent CLI ralph knows. Matched exhaustively everywhere, so adding an agent is a
+/// compile error at each place that must learn about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Claude,
+    Kiro,
+    Gemini,
+    Codex,
+    Amp,
+    Copilot,
+    Opencode,
+    Pi,
+    /// Any command, described by the config (`cli.command`, `prompt_mode`, ...).
+    Custom,
+}
+
+impl BackendKind {
+    /// Every backend, in the default auto-detection priority order (custom last: it is
+    /// never auto-detected).
+    pub const ALL: [BackendKind; 9] = [
+        BackendKind::Claude,
+        BackendKind::Kiro,
+        BackendKind::Gemini,
+        BackendKind::Codex,
+        BackendKind::Amp,
+        BackendKind::Copilot,
+        BackendKind::Opencode,
+        BackendKind::Pi,
+        BackendKind::Custom,
+    ];
+
+    /// The name used in `ralph.yml`, on the command line and in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Claude => "claude",
+            BackendKind::Kiro => "kiro",
+            BackendKind::Gemini => "gemini",
+            BackendKind::Codex => "codex",
+            BackendKind::Amp => "amp",
+            BackendKind::Copilot => "copilot",
+            BackendKind::Opencode => "opencode",
+            BackendKind::Pi => "pi",
+            BackendKind::Custom => "custom",
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error for a backend name ralph does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown backend `{0}` (expected one of: claude, kiro, gemini, codex, amp, copilot, opencode, pi, custom)"
+)]
+pub struct UnknownBackend(pub String);
+
+impl FromStr for BackendKind {
+    type Err = UnknownBackend;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BackendKind::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| UnknownBackend(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for kind in BackendKind::ALL {
+            assert_eq!(kind.name().parse::<BackendKind>(), Ok(kind));
+        }
+        assert_eq!(
+            "claud".parse::<BackendKind>(),
+            Err(UnknownBackend("claud".to_owned()))
+        );
+    }
+}
