@@ -58,7 +58,9 @@ impl fmt::Display for StreamFormat {
 
 /// The error for a format name ralph does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stream format `{0}` (expected one of: pi, claude, codex, gemini, opencode, copilot, text)")]
+#[error(
+    "unknown stream format `{0}` (expected one of: pi, claude, codex, gemini, opencode, copilot, text)"
+)]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for StreamFormat {

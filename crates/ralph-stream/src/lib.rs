@@ -6,8 +6,55 @@
 //! hands borrowed [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
 //! events into what the loop needs (final text, cost, tokens, success). Nothing here
 //! does I/O, spawns processes or allocates per line on the hot path.
+//!
+//! ```
+//! use ralph_stream::{SessionSummary, StreamDecoder, StreamFormat};
+//!
+//! let mut decoder = StreamDecoder::new(Some(StreamFormat::Pi));
+//! let mut summary = SessionSummary::default();
+//! decoder.feed(b"{\"type\":\"agent_start\"}\n", |event| summary.observe(event));
+//! decoder.finish(|event| summary.observe(event));
+//! assert_eq!(decoder.lines(), 1);
+//! ```
 
+mod claude;
+mod decoder;
+mod detect;
+mod event;
 mod format;
+mod framer;
+mod json;
+mod parser;
+mod pi;
+mod summary;
+mod text;
 
+pub use decoder::DETECT_MAX_LINES;
+pub use decoder::StreamDecoder;
+pub use event::AgentEvent;
+pub use event::CostKind;
+pub use event::Phase;
+pub use event::Stop;
+pub use event::Tokens;
+pub use event::Usage;
 pub use format::StreamFormat;
 pub use format::UnknownFormat;
+pub use framer::DEFAULT_MAX_LINE_BYTES;
+pub use framer::Frame;
+pub use framer::LineFramer;
+pub use summary::SessionSummary;
+pub use text::TEXT_TAIL_BYTES;
+
+/// Decodes a whole captured stream and summarizes it: the core of `ralph inspect`.
+/// Returns the format (detected when `format` is `None`), the summary and the number of
+/// lines.
+pub fn summarize(
+    bytes: &[u8],
+    format: Option<StreamFormat>,
+) -> (Option<StreamFormat>, SessionSummary, u64) {
+    let mut decoder = StreamDecoder::new(format);
+    let mut summary = SessionSummary::default();
+    decoder.feed(bytes, |event| summary.observe(event));
+    decoder.finish(|event| summary.observe(event));
+    (decoder.format(), summary, decoder.lines())
+}

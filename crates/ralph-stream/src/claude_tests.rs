@@ -1,0 +1,122 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn events(input: &str) -> Vec<AgentEvent<'static>> {
+    let mut parser = ClaudeParser::default();
+    let mut out = Vec::new();
+    let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
+    for line in input.lines() {
+        parser.parse_line(line.as_bytes(), &mut push);
+    }
+    parser.finish(&mut push);
+    out
+}
+
+#[test]
+fn blocks_of_one_message_become_one_finished_message() {
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"plan"}]},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"first"}]},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"out","is_error":true}]},"tool_use_result":{"stdout":"out"}}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"a"}]}}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"b"}]}}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::ThinkingDelta {
+                text: "plan".into()
+            },
+            AgentEvent::TextDelta {
+                text: "first".into()
+            },
+            AgentEvent::ToolCallStarted {
+                id: "t1".into(),
+                name: "Bash".into(),
+                args: r#"{"command":"ls"}"#.into(),
+                parent_id: None
+            },
+            AgentEvent::MessageFinished {
+                text: "first".into(),
+                stop: Stop::ToolUse,
+                error: None
+            },
+            AgentEvent::ToolCallFinished {
+                id: "t1".into(),
+                name: Some("Bash".into()),
+                output: "out".into(),
+                is_error: true
+            },
+            AgentEvent::TextDelta { text: "a".into() },
+            AgentEvent::TextDelta { text: "\nb".into() },
+            AgentEvent::MessageFinished {
+                text: "a\nb".into(),
+                stop: Stop::Completed,
+                error: None
+            },
+        ]
+    );
+}
+
+#[test]
+fn the_synthetic_error_message_is_an_error_not_an_answer() {
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"e","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500 boom"}]},"error":"server_error","is_api_error_message":true}"#,
+        "\n",
+        r#"{"total_cost_usd":0,"is_error":true,"num_turns":1,"result":"API Error: 500 boom","type":"result"}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::MessageFinished {
+                text: "".into(),
+                stop: Stop::Error,
+                error: Some("API Error: 500 boom".into())
+            },
+            AgentEvent::RunFinished {
+                is_error: true,
+                error: Some("API Error: 500 boom".into()),
+                turns: Some(1),
+                duration_ms: None,
+                totals: Some(Usage {
+                    cost_usd: Some(0.0),
+                    cost_kind: crate::event::CostKind::Reported,
+                    ..Usage::default()
+                })
+            },
+        ]
+    );
+}
+
+#[test]
+fn sub_agent_words_are_not_the_answer_but_its_tools_show() {
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"s","content":[{"type":"text","text":"sub says"},{"type":"tool_use","id":"t9","name":"Bash","input":{}}]},"parent_tool_use_id":"t1"}"#,
+        "\n",
+        r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded"}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::ToolCallStarted {
+                id: "t9".into(),
+                name: "Bash".into(),
+                args: "{}".into(),
+                parent_id: Some("t1".into())
+            },
+            AgentEvent::RetryStarted {
+                attempt: Some(1),
+                max_attempts: Some(10),
+                delay_ms: Some(500),
+                error: Some("HTTP 529: overloaded".into())
+            },
+        ]
+    );
+}

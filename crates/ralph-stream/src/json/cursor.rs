@@ -1,0 +1,362 @@
+//! The cursor: walks one JSON value at a time, skipping what nobody asked for.
+
+use memchr::memchr;
+
+use super::string::JsonStr;
+
+/// The line is not JSON, or not the JSON we expected at this point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Malformed;
+
+pub(crate) type Result<T> = std::result::Result<T, Malformed>;
+
+/// Reads JSON values in document order from a byte slice.
+///
+/// Every `read_*` method consumes exactly one value. The typed readers are lenient: a
+/// value of another type is skipped and reads as `None`, so a field of the wrong type
+/// is treated as absent instead of failing the whole event.
+#[derive(Clone, Debug)]
+pub(crate) struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Cursor { bytes, pos: 0 }
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The next non-whitespace byte, without consuming it.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn expect(&mut self, byte: u8) -> Result<()> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(Malformed)
+        }
+    }
+
+    /// Enters an object. Returns `None` (after skipping the value) when the next value is
+    /// not an object.
+    pub(crate) fn enter_object(&mut self) -> Result<Option<Object>> {
+        if self.peek() == Some(b'{') {
+            self.pos += 1;
+            Ok(Some(Object { first: true }))
+        } else {
+            self.skip()?;
+            Ok(None)
+        }
+    }
+
+    /// The next key of the object being walked, or `None` at its closing brace. The
+    /// caller must consume the key's value (read or skip) before asking again.
+    pub(crate) fn next_key(&mut self, object: &mut Object) -> Result<Option<JsonStr<'a>>> {
+        match self.peek() {
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(None);
+            }
+            Some(b',') if !object.first => self.pos += 1,
+            Some(b'"') if object.first => {}
+            _ => return Err(Malformed),
+        }
+        object.first = false;
+        if self.peek() != Some(b'"') {
+            return Err(Malformed);
+        }
+        let key = self.scan_string()?;
+        self.expect(b':')?;
+        Ok(Some(key))
+    }
+
+    /// Enters an array. Returns `None` (after skipping the value) when the next value is
+    /// not an array.
+    pub(crate) fn enter_array(&mut self) -> Result<Option<Array>> {
+        if self.peek() == Some(b'[') {
+            self.pos += 1;
+            Ok(Some(Array { first: true }))
+        } else {
+            self.skip()?;
+            Ok(None)
+        }
+    }
+
+    /// Moves to the next element of the array; `false` at its closing bracket.
+    pub(crate) fn next_element(&mut self, array: &mut Array) -> Result<bool> {
+        match self.peek() {
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b',') if !array.first => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(_) if array.first => {
+                array.first = false;
+                Ok(true)
+            }
+            _ => Err(Malformed),
+        }
+    }
+
+    /// Reads a string value; other types are skipped and read as `None`.
+    pub(crate) fn read_str(&mut self) -> Result<Option<JsonStr<'a>>> {
+        if self.peek() == Some(b'"') {
+            self.scan_string().map(Some)
+        } else {
+            self.skip().map(|()| None)
+        }
+    }
+
+    /// Reads a number as `f64`; other types read as `None`.
+    pub(crate) fn read_f64(&mut self) -> Result<Option<f64>> {
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => {
+                let token = self.scan_scalar();
+                Ok(std::str::from_utf8(token)
+                    .ok()
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .filter(|v| v.is_finite()))
+            }
+            _ => self.skip().map(|()| None),
+        }
+    }
+
+    /// Reads a non-negative integer; a float with no fractional part counts, anything
+    /// else reads as `None`.
+    pub(crate) fn read_u64(&mut self) -> Result<Option<u64>> {
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => {
+                let token = self.scan_scalar();
+                let text = std::str::from_utf8(token).ok();
+                Ok(text.and_then(|s| {
+                    s.parse::<u64>().ok().or_else(|| {
+                        let v = s.parse::<f64>().ok()?;
+                        // Exact integral values only; `as` saturates, and the range check
+                        // keeps it from doing so.
+                        (v >= 0.0 && v.fract() == 0.0 && v < 1.8e19).then_some(v as u64)
+                    })
+                }))
+            }
+            _ => self.skip().map(|()| None),
+        }
+    }
+
+    /// Reads `true`/`false`; other types read as `None`.
+    pub(crate) fn read_bool(&mut self) -> Result<Option<bool>> {
+        match self.peek() {
+            Some(b't' | b'f') => {
+                let token = self.scan_scalar();
+                Ok(match token {
+                    b"true" => Some(true),
+                    b"false" => Some(false),
+                    _ => None,
+                })
+            }
+            _ => self.skip().map(|()| None),
+        }
+    }
+
+    /// Skips one value of any type and returns its raw bytes.
+    pub(crate) fn read_raw(&mut self) -> Result<&'a [u8]> {
+        self.skip_ws();
+        let start = self.pos;
+        self.skip()?;
+        Ok(&self.bytes[start..self.pos])
+    }
+
+    /// Skips one value of any type.
+    pub(crate) fn skip(&mut self) -> Result<()> {
+        match self.peek() {
+            Some(b'"') => self.scan_string().map(|_| ()),
+            Some(b'{' | b'[') => self.skip_container(),
+            Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
+                self.scan_scalar();
+                Ok(())
+            }
+            _ => Err(Malformed),
+        }
+    }
+
+    /// Consumes a string starting at the current quote and returns its raw contents.
+    ///
+    /// Finds the closing quote with memchr and counts the backslashes before it: an odd
+    /// count means the quote is escaped. Each run of backslashes is counted once, so this
+    /// stays linear however the string is escaped.
+    fn scan_string(&mut self) -> Result<JsonStr<'a>> {
+        let start = self.pos + 1;
+        let mut from = start;
+        loop {
+            let Some(offset) = memchr(b'"', &self.bytes[from..]) else {
+                return Err(Malformed);
+            };
+            let quote = from + offset;
+            let mut backslashes = 0;
+            while quote - backslashes > start && self.bytes[quote - backslashes - 1] == b'\\' {
+                backslashes += 1;
+            }
+            if backslashes % 2 == 0 {
+                self.pos = quote + 1;
+                return Ok(JsonStr::new(&self.bytes[start..quote]));
+            }
+            from = quote + 1;
+        }
+    }
+
+    /// Consumes a number or literal token.
+    fn scan_scalar(&mut self) -> &'a [u8] {
+        let start = self.pos;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':') {
+                break;
+            }
+            self.pos += 1;
+        }
+        &self.bytes[start..self.pos]
+    }
+
+    /// Skips an object or array, strings included, by bracket depth. Lenient about which
+    /// kind of bracket closes which: the goal is to find the end, not to validate.
+    fn skip_container(&mut self) -> Result<()> {
+        let mut depth = 0usize;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b'"' => {
+                    self.scan_string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos += 1;
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        Err(Malformed)
+    }
+}
+
+/// State of an object being walked with [`Cursor::next_key`].
+#[derive(Debug)]
+pub(crate) struct Object {
+    first: bool,
+}
+
+/// State of an array being walked with [`Cursor::next_element`].
+#[derive(Debug)]
+pub(crate) struct Array {
+    first: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_and_raw(json: &str) -> Result<Vec<(String, String)>> {
+        let mut c = Cursor::new(json.as_bytes());
+        let mut obj = c.enter_object()?.ok_or(Malformed)?;
+        let mut out = Vec::new();
+        while let Some(key) = c.next_key(&mut obj)? {
+            let raw = c.read_raw()?;
+            out.push((
+                key.decode().into_owned(),
+                String::from_utf8_lossy(raw).into_owned(),
+            ));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn walks_top_level_keys_and_skips_nested_values() {
+        let json = r#" { "a" : 1 , "b":{"x":[1,{"y":"}"}]},"c":"q\"}","d":[],"e":null,"f":true } "#;
+        let got = keys_and_raw(json).unwrap();
+        let want = [
+            ("a", "1"),
+            ("b", r#"{"x":[1,{"y":"}"}]}"#),
+            ("c", r#""q\"}""#),
+            ("d", "[]"),
+            ("e", "null"),
+            ("f", "true"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn strings_ending_in_escaped_backslashes_close_correctly() {
+        let got = keys_and_raw(r#"{"a":"x\\","b":"y\\\"z"}"#).unwrap();
+        assert_eq!(got[0].1, r#""x\\""#);
+        assert_eq!(got[1].1, r#""y\\\"z""#);
+    }
+
+    #[test]
+    fn typed_readers_treat_other_types_as_absent() {
+        let mut c = Cursor::new(br#"["s", 12, 1.5, true, {"k":1}, -3, 7.0]"#);
+        let mut arr = c.enter_array().unwrap().unwrap();
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_u64().unwrap(), None);
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_str().unwrap(), None);
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_f64().unwrap(), Some(1.5));
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_f64().unwrap(), None);
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_bool().unwrap(), None);
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_u64().unwrap(), None);
+        assert!(c.next_element(&mut arr).unwrap());
+        assert_eq!(c.read_u64().unwrap(), Some(7));
+        assert!(!c.next_element(&mut arr).unwrap());
+    }
+
+    #[test]
+    fn truncated_and_broken_input_is_malformed_not_a_panic() {
+        for json in [
+            r#"{"a":"unterminated"#,
+            r#"{"a":{"b":[1,2"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1,,}"#,
+            r#"{a:1}"#,
+            "",
+            "{",
+        ] {
+            assert_eq!(keys_and_raw(json), Err(Malformed), "{json}");
+        }
+    }
+
+    #[test]
+    fn empty_containers_walk() {
+        assert_eq!(keys_and_raw("{}").unwrap(), vec![]);
+        let mut c = Cursor::new(b"[]");
+        let mut arr = c.enter_array().unwrap().unwrap();
+        assert!(!c.next_element(&mut arr).unwrap());
+    }
+}

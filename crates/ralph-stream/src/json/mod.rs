@@ -1,0 +1,26 @@
+//! A lazy, lenient JSON reader for one line of an agent stream.
+//!
+//! Agent streams are JSON lines whose interesting part is small (an event type, a text
+//! delta, a usage block) while the rest can be huge (pi repeats the whole message so far
+//! in every `message_update`, Claude repeats tool output). Building a tree for every line
+//! would cost time and memory proportional to those repeats, so parsers walk the
+//! top-level keys with a [`Cursor`], decode only the values they need, and stop as soon
+//! as they have them.
+//!
+//! The reader is lenient where serde_json is strict: a lone UTF-16 surrogate escape
+//! (which JavaScript emits when it cuts a string inside an emoji) decodes to U+FFFD,
+//! invalid UTF-8 decodes lossily for that string alone, and a value of an unexpected
+//! type reads as "absent" rather than failing the line.
+
+mod cursor;
+mod string;
+mod walk;
+
+pub(crate) use cursor::Cursor;
+pub(crate) use cursor::Malformed;
+pub(crate) use string::JsonStr;
+pub(crate) use string::Scratch;
+pub(crate) use string::Span;
+pub(crate) use walk::Next;
+pub(crate) use walk::Walked;
+pub(crate) use walk::walk;

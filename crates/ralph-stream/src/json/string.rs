@@ -1,0 +1,288 @@
+//! JSON string values: located without copying, decoded only on demand.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use memchr::memchr;
+
+/// The raw bytes between the quotes of a JSON string, escapes still in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct JsonStr<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> JsonStr<'a> {
+    pub(crate) fn new(raw: &'a [u8]) -> Self {
+        JsonStr { raw }
+    }
+
+    /// The raw (still escaped) bytes.
+    pub(crate) fn raw(self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// True when the string, once decoded, equals `s`. Keys and event types are plain
+    /// ASCII in every agent we know, so the fast path compares bytes; an escaped key
+    /// still compares correctly through the slow path.
+    pub(crate) fn eq(self, s: &str) -> bool {
+        if self.raw == s.as_bytes() {
+            return true;
+        }
+        memchr(b'\\', self.raw).is_some() && unescape(self.raw) == s
+    }
+
+    /// Decodes without a scratch buffer: borrowed when there is nothing to unescape.
+    pub(crate) fn decode(self) -> Cow<'a, str> {
+        if memchr(b'\\', self.raw).is_none() {
+            return match std::str::from_utf8(self.raw) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => Cow::Owned(String::from_utf8_lossy(self.raw).into_owned()),
+            };
+        }
+        Cow::Owned(unescape(self.raw))
+    }
+
+    /// Decodes into `scratch` only when needed, returning where the text lives.
+    pub(crate) fn decode_into(self, scratch: &mut Scratch) -> Span<'a> {
+        if memchr(b'\\', self.raw).is_none()
+            && let Ok(s) = std::str::from_utf8(self.raw)
+        {
+            return Span::Line(s);
+        }
+        let start = scratch.buf.len();
+        unescape_into(self.raw, &mut scratch.buf);
+        Span::Scratch(start..scratch.buf.len())
+    }
+}
+
+/// Where a decoded string lives: in the line itself (nothing to unescape) or in the
+/// parser's scratch buffer. Resolving spans only after all decoding is done lets one
+/// reusable buffer hold several decoded values of the same line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Span<'a> {
+    Line(&'a str),
+    Scratch(Range<usize>),
+}
+
+impl<'a> Span<'a> {
+    pub(crate) fn resolve<'s>(&self, scratch: &'s Scratch) -> &'s str
+    where
+        'a: 's,
+    {
+        match self {
+            Span::Line(s) => s,
+            Span::Scratch(range) => &scratch.buf[range.clone()],
+        }
+    }
+}
+
+/// A per-parser buffer for decoded strings, cleared per line but never shrunk, so long
+/// escaped values (Claude tool output runs to hundreds of KB) do not cost an allocation
+/// and fresh page faults on every line.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    buf: String,
+}
+
+impl Scratch {
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+    }
+
+    pub(crate) fn push_str(&mut self, s: &str) -> Range<usize> {
+        let start = self.buf.len();
+        self.buf.push_str(s);
+        start..self.buf.len()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.buf
+    }
+}
+
+impl std::fmt::Write for Scratch {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.buf.push_str(s);
+        Ok(())
+    }
+}
+
+fn unescape(raw: &[u8]) -> String {
+    let mut out = String::with_capacity(raw.len());
+    unescape_into(raw, &mut out);
+    out
+}
+
+/// Appends the decoded form of `raw` to `out`. Never fails: invalid UTF-8 and broken
+/// escapes become U+FFFD, a lone surrogate becomes U+FFFD, an unknown escape keeps its
+/// character.
+fn unescape_into(raw: &[u8], out: &mut String) {
+    let mut i = 0;
+    while i < raw.len() {
+        let next = memchr(b'\\', &raw[i..]).map_or(raw.len(), |off| i + off);
+        push_utf8_lossy(&raw[i..next], out);
+        if next >= raw.len() {
+            break;
+        }
+        // `next` is a backslash; decode one escape.
+        let Some(&esc) = raw.get(next + 1) else {
+            out.push(char::REPLACEMENT_CHARACTER);
+            break;
+        };
+        i = next + 2;
+        match esc {
+            b'n' => out.push('\n'),
+            b't' => out.push('\t'),
+            b'r' => out.push('\r'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'u' => i = decode_unicode_escape(raw, i, out),
+            other => {
+                // Not valid JSON; keep what was written rather than lose it.
+                out.push('\\');
+                out.push(char::from(other));
+            }
+        }
+    }
+}
+
+/// Decodes the `XXXX` of a `\uXXXX` escape starting at `i`, joining a surrogate pair when
+/// one follows. Returns the index after what was consumed.
+fn decode_unicode_escape(raw: &[u8], i: usize, out: &mut String) -> usize {
+    let Some(first) = hex4(raw, i) else {
+        out.push(char::REPLACEMENT_CHARACTER);
+        return i;
+    };
+    let after = i + 4;
+    match first {
+        0xD800..=0xDBFF => {
+            if raw.get(after) == Some(&b'\\')
+                && raw.get(after + 1) == Some(&b'u')
+                && let Some(second @ 0xDC00..=0xDFFF) = hex4(raw, after + 2)
+            {
+                let cp =
+                    0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00);
+                out.push(char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER));
+                return after + 6;
+            }
+            // A high surrogate without its pair: JavaScript cut the string inside a
+            // character. Keep the event, lose only the broken character.
+            out.push(char::REPLACEMENT_CHARACTER);
+            after
+        }
+        0xDC00..=0xDFFF => {
+            out.push(char::REPLACEMENT_CHARACTER);
+            after
+        }
+        cp => {
+            out.push(char::from_u32(u32::from(cp)).unwrap_or(char::REPLACEMENT_CHARACTER));
+            after
+        }
+    }
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u16> {
+    let digits = raw.get(i..i + 4)?;
+    let mut value: u16 = 0;
+    for &d in digits {
+        let nibble = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => return None,
+        };
+        value = (value << 4) | u16::from(nibble);
+    }
+    Some(value)
+}
+
+fn push_utf8_lossy(bytes: &[u8], out: &mut String) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decoded(raw: &str) -> String {
+        JsonStr::new(raw.as_bytes()).decode().into_owned()
+    }
+
+    #[test]
+    fn plain_strings_are_borrowed() {
+        assert!(matches!(
+            JsonStr::new(b"abc").decode(),
+            Cow::Borrowed("abc")
+        ));
+    }
+
+    #[test]
+    fn standard_escapes_decode() {
+        assert_eq!(
+            decoded(r#"a\nb\t\"c\"\\\/\r\b\f"#),
+            "a\nb\t\"c\"\\/\r\u{8}\u{c}"
+        );
+    }
+
+    #[test]
+    fn unicode_escapes_and_surrogate_pairs_decode() {
+        assert_eq!(decoded(r"caf\u00e9 \ud83d\ude80!"), "café 🚀!");
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(decoded(r"cut \ud83d"), "cut \u{fffd}");
+        assert_eq!(decoded(r"cut \ud83d then"), "cut \u{fffd} then");
+        assert_eq!(decoded(r"\ude80x"), "\u{fffd}x");
+        assert_eq!(decoded(r"\ud83d\u0041"), "\u{fffd}A");
+    }
+
+    #[test]
+    fn broken_escapes_never_fail() {
+        assert_eq!(decoded(r"end\"), "end\u{fffd}");
+        assert_eq!(decoded(r"\u12"), "\u{fffd}12");
+        assert_eq!(decoded(r"\q"), "\\q");
+    }
+
+    #[test]
+    fn invalid_utf8_is_lossy_for_this_string_only() {
+        let raw = b"ok \xff\xfe end";
+        assert_eq!(JsonStr::new(raw).decode(), "ok \u{fffd}\u{fffd} end");
+        let raw = b"esc\\n \xff";
+        assert_eq!(JsonStr::new(raw).decode(), "esc\n \u{fffd}");
+    }
+
+    #[test]
+    fn spans_resolve_against_one_scratch_buffer() {
+        let mut scratch = Scratch::default();
+        let a = JsonStr::new(b"plain").decode_into(&mut scratch);
+        let b = JsonStr::new(br"x\ny").decode_into(&mut scratch);
+        let c = JsonStr::new(br"\u00e9").decode_into(&mut scratch);
+        assert_eq!(a, Span::Line("plain"));
+        assert_eq!(
+            (
+                a.resolve(&scratch),
+                b.resolve(&scratch),
+                c.resolve(&scratch)
+            ),
+            ("plain", "x\ny", "é")
+        );
+    }
+
+    #[test]
+    fn key_comparison_sees_through_escapes() {
+        assert!(JsonStr::new(b"type").eq("type"));
+        assert!(JsonStr::new(br"t\u0079pe").eq("type"));
+        assert!(!JsonStr::new(b"typo").eq("type"));
+    }
+}

@@ -1,0 +1,302 @@
+use std::borrow::Cow;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::event::CostKind;
+
+fn events(input: &str) -> Vec<AgentEvent<'static>> {
+    let mut parser = PiParser::default();
+    let mut out = Vec::new();
+    for line in input.lines() {
+        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
+            out.push(e.clone().into_owned())
+        });
+    }
+    out
+}
+
+fn text(s: &str) -> AgentEvent<'static> {
+    AgentEvent::TextDelta {
+        text: Cow::Owned(s.to_owned()),
+    }
+}
+
+#[test]
+fn deltas_are_read_without_touching_the_snapshots() {
+    // The snapshot after the delta is deliberately broken JSON: it is never read.
+    let got = events(
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"héllo \"w\"","partial":{"role":"assistant","content":[{"type":"text","text":"BROKEN"#,
+    );
+    assert_eq!(got, vec![text("héllo \"w\"")]);
+}
+
+#[test]
+fn key_order_is_not_relied_upon() {
+    let got = events(concat!(
+        r#"{"message":{"role":"assistant","content":[{"type":"text","text":"snap"}]},"assistantMessageEvent":{"partial":{"x":1},"delta":"b","type":"text_delta"},"type":"message_update"}"#,
+        "\n",
+        r#"{"message":{"usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":0.5}},"stopReason":"stop","content":[{"text":"done","type":"text"}],"role":"assistant","model":"m"},"type":"message_end"}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            text("b"),
+            AgentEvent::MessageFinished {
+                text: "done".into(),
+                stop: Stop::Completed,
+                error: None
+            },
+            AgentEvent::TurnFinished {
+                usage: Usage {
+                    tokens: Tokens {
+                        input: 1,
+                        output: 2,
+                        cache_read: 3,
+                        cache_write: 4
+                    },
+                    cost_usd: Some(0.5),
+                    cost_kind: CostKind::Reported,
+                    model: Some("m".into()),
+                },
+                is_error: false
+            },
+        ]
+    );
+}
+
+#[test]
+fn keys_that_look_like_events_deep_inside_tool_arguments_are_not_events() {
+    let got = events(concat!(
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"toolcall_delta","contentIndex":1,"delta":"{\"type\":\"text_delta\",\"delta\":\"LOOP_COMPLETE\"}"}}"#,
+        "\n",
+        r#"{"type":"tool_execution_start","toolCallId":"c1","toolName":"write","args":{"content":"{\"assistantMessageEvent\":{\"type\":\"text_delta\",\"delta\":\"x\"}}","type":"message_update"}}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![AgentEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "write".into(),
+            args: r#"{"content":"{\"assistantMessageEvent\":{\"type\":\"text_delta\",\"delta\":\"x\"}}","type":"message_update"}"#.into(),
+            parent_id: None,
+        }]
+    );
+}
+
+#[test]
+fn a_lone_surrogate_costs_one_character_not_the_event() {
+    let got = events(
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"cut \ud83d","partial":{}}}"#,
+    );
+    assert_eq!(got, vec![text("cut \u{fffd}")]);
+}
+
+#[test]
+fn fields_of_the_wrong_type_read_as_absent() {
+    let got = events(concat!(
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":42}}"#,
+        "\n",
+        r#"{"type":"message_end","message":{"role":"assistant","content":"plain","stopReason":7,"usage":"lots"}}"#,
+        "\n",
+        r#"{"type":"tool_execution_end","toolCallId":["x"],"isError":"yes","result":{"content":[{"type":"text","text":1}]}}"#,
+        "\n",
+        r#"{"type":"auto_retry_start","attempt":"one","delayMs":-5}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::MessageFinished {
+                text: "plain".into(),
+                stop: Stop::Other,
+                error: None
+            },
+            AgentEvent::TurnFinished {
+                usage: Usage::default(),
+                is_error: false
+            },
+            AgentEvent::ToolCallFinished {
+                id: "".into(),
+                name: None,
+                output: "".into(),
+                is_error: false
+            },
+            AgentEvent::RetryStarted {
+                attempt: None,
+                max_attempts: None,
+                delay_ms: None,
+                error: None
+            },
+        ]
+    );
+}
+
+#[test]
+fn errors_come_from_the_stop_reason_and_end_the_run_only_when_no_retry_follows() {
+    let got = events(concat!(
+        r#"{"type":"agent_start"}"#,
+        "\n",
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"500 boom","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0}}}}"#,
+        "\n",
+        r#"{"type":"turn_end","message":{"role":"assistant","content":[],"stopReason":"error"}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[]}"#,
+        "\n",
+        r#"{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"500 boom"}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::MessageFinished {
+                text: "".into(),
+                stop: Stop::Error,
+                error: Some("500 boom".into())
+            },
+            AgentEvent::TurnFinished {
+                usage: Usage {
+                    cost_usd: Some(0.0),
+                    cost_kind: CostKind::Reported,
+                    ..Usage::default()
+                },
+                is_error: true
+            },
+            AgentEvent::RetryFinished {
+                success: false,
+                attempt: Some(3),
+                error: Some("500 boom".into())
+            },
+            AgentEvent::RunFinished {
+                is_error: true,
+                error: Some("500 boom".into()),
+                turns: None,
+                duration_ms: None,
+                totals: None
+            },
+        ]
+    );
+}
+
+#[test]
+fn usage_is_counted_once_per_turn_even_if_message_end_is_missing() {
+    let usage =
+        r#""usage":{"input":10,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.25}}"#;
+    let got = events(&format!(
+        concat!(
+            r#"{{"type":"turn_start"}}"#,
+            "\n",
+            r#"{{"type":"message_end","message":{{"role":"assistant","content":[],"stopReason":"stop",{u}}}}}"#,
+            "\n",
+            r#"{{"type":"turn_end","message":{{"role":"assistant","content":[],"stopReason":"stop",{u}}}}}"#,
+            "\n",
+            r#"{{"type":"turn_start"}}"#,
+            "\n",
+            r#"{{"type":"turn_end","message":{{"role":"assistant","content":[{{"type":"text","text":"b"}}],"stopReason":"stop",{u}}}}}"#,
+        ),
+        u = usage
+    ));
+    let turns = got
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::TurnFinished { .. }))
+        .count();
+    assert_eq!(turns, 2);
+}
+
+#[test]
+fn the_delta_only_shape_of_later_releases_parses_the_same() {
+    let got = events(concat!(
+        r#"{"type":"session","version":3,"id":"s1","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"agent_start"}"#,
+        "\n",
+        r#"{"type":"message_update","usage":{"input":0},"assistantMessageEvent":{"type":"toolcall_start","contentIndex":0,"id":"t","toolName":"bash"}}"#,
+        "\n",
+        r#"{"type":"message_update","usage":{"input":0},"assistantMessageEvent":{"type":"thinking_delta","contentIndex":0,"delta":"hmm"}}"#,
+        "\n",
+        r#"{"type":"tool_execution_start","toolCallId":"t2","toolName":"bash","args":{"command":"ls"},"parentToolCallId":"t"}"#,
+        "\n",
+        r#"{"type":"queue_update","steering":[],"followUp":[]}"#,
+        "\n",
+        r#"{"type":"compaction_start","reason":"threshold"}"#,
+        "\n",
+        r#"{"type":"compaction_end","reason":"threshold","aborted":false,"willRetry":false}"#,
+        "\n",
+        r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop"}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[],"willRetry":false}"#,
+        "\n",
+        r#"{"type":"agent_settled"}"#,
+        "\n",
+        r#"{"type":"brand_new_event"}"#,
+        "\n",
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"brand_new_sub"}}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::SessionStarted {
+                session_id: Some("s1".into()),
+                model: None,
+                provider: None
+            },
+            AgentEvent::ThinkingDelta { text: "hmm".into() },
+            AgentEvent::ToolCallStarted {
+                id: "t2".into(),
+                name: "bash".into(),
+                args: r#"{"command":"ls"}"#.into(),
+                parent_id: Some("t".into())
+            },
+            AgentEvent::Compaction {
+                phase: Phase::Started,
+                reason: Some("threshold".into()),
+                error: None
+            },
+            AgentEvent::Compaction {
+                phase: Phase::Finished,
+                reason: Some("threshold".into()),
+                error: None
+            },
+            AgentEvent::MessageFinished {
+                text: "ok".into(),
+                stop: Stop::Completed,
+                error: None
+            },
+            AgentEvent::TurnFinished {
+                usage: Usage::default(),
+                is_error: false
+            },
+            AgentEvent::RunFinished {
+                is_error: false,
+                error: None,
+                turns: None,
+                duration_ms: None,
+                totals: None
+            },
+            AgentEvent::Unknown {
+                event_type: "brand_new_event".into()
+            },
+            AgentEvent::Unknown {
+                event_type: "message_update/brand_new_sub".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn non_json_and_untyped_lines_are_reported_not_fatal() {
+    let got = events(
+        "changed 265 packages\n{\"no_type\":1}\n{\"type\":\"turn_end\",\"message\":{\"role\":",
+    );
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::NonJson {
+                line: "changed 265 packages".into()
+            },
+            AgentEvent::Unknown {
+                event_type: "".into()
+            },
+            AgentEvent::NonJson {
+                line: "{\"type\":\"turn_end\",\"message\":{\"role\":".into()
+            },
+        ]
+    );
+}

@@ -1,0 +1,198 @@
+//! The session summary: what the loop needs to know about one agent run.
+
+use serde::Serialize;
+
+use crate::event::AgentEvent;
+use crate::event::CostKind;
+use crate::event::Stop;
+use crate::event::Tokens;
+use crate::event::Usage;
+
+/// Folds a run's events into its outcome. Feed it every event with
+/// [`SessionSummary::observe`]; every public field is up to date after each call, so the
+/// loop can check a cost budget while the agent is still running.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SessionSummary {
+    /// The text of the last assistant message that did not fail: what completion
+    /// detection reads. Text of failed or retried attempts never lands here.
+    pub final_text: Option<String>,
+    /// `None` when no cost is known at all. When some turns are priced and others are
+    /// not, this is the priced part and `cost_kind` is `unknown`.
+    pub cost_usd: Option<f64>,
+    pub cost_kind: CostKind,
+    pub tokens: Tokens,
+    /// Successful model turns.
+    pub turns: u32,
+    pub tool_calls: u32,
+    pub tool_errors: u32,
+    /// Run-level errors (failed model calls, exhausted retries), each once.
+    pub errors: Vec<String>,
+    /// Whether the run ended well, judged from the stream alone (pi exits 0 even when
+    /// every attempt failed, so the exit code cannot tell).
+    pub succeeded: bool,
+    /// Whether the agent emitted its terminal event.
+    pub terminal_event: bool,
+    /// The model that did the work, when the agent said.
+    pub model: Option<String>,
+    pub session_id: Option<String>,
+    pub unknown_events: u64,
+    pub non_json_lines: u64,
+    pub oversize_lines: u64,
+    #[serde(skip)]
+    state: State,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct State {
+    turn_tokens: Tokens,
+    turn_cost: Option<f64>,
+    turn_cost_kind: Option<CostKind>,
+    saw_turn_usage: bool,
+    /// Session totals from the agent's own summary; they replace the turn sums.
+    totals: Option<(Tokens, Option<f64>, CostKind)>,
+    ok_turns: u32,
+    run_turns: u32,
+    last_stop: Option<Stop>,
+    /// The last run verdict (`is_error`), until a later message reopens the run.
+    run_result: Option<bool>,
+    retry_pending: bool,
+    retry_failed: bool,
+}
+
+impl SessionSummary {
+    /// Updates the summary with one event.
+    pub fn observe(&mut self, event: &AgentEvent<'_>) {
+        match event {
+            AgentEvent::SessionStarted {
+                session_id, model, ..
+            } => {
+                if let Some(id) = session_id {
+                    self.session_id = Some(id.to_string());
+                }
+                if let Some(model) = model {
+                    self.model = Some(model.to_string());
+                }
+            }
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => {}
+            AgentEvent::ToolCallStarted { .. } => self.tool_calls += 1,
+            AgentEvent::ToolCallFinished { is_error, .. } => {
+                if *is_error {
+                    self.tool_errors += 1;
+                }
+            }
+            AgentEvent::MessageFinished { text, stop, error } => {
+                let s = &mut self.state;
+                s.last_stop = Some(*stop);
+                s.run_result = None;
+                if stop.is_failure() {
+                    if let Some(error) = error {
+                        push_error(&mut self.errors, error);
+                    }
+                } else {
+                    s.retry_pending = false;
+                    s.retry_failed = false;
+                    self.final_text = Some(text.to_string());
+                }
+            }
+            AgentEvent::TurnFinished { usage, is_error } => {
+                let s = &mut self.state;
+                s.saw_turn_usage = true;
+                if !is_error {
+                    s.ok_turns += 1;
+                }
+                s.turn_tokens.add(&usage.tokens);
+                if let Some(cost) = usage.cost_usd {
+                    s.turn_cost = Some(s.turn_cost.unwrap_or(0.0) + cost);
+                }
+                s.turn_cost_kind = Some(match s.turn_cost_kind {
+                    Some(kind) => kind.combine(usage.cost_kind),
+                    None => usage.cost_kind,
+                });
+                self.note_model(usage);
+            }
+            AgentEvent::RetryStarted { .. } => self.state.retry_pending = true,
+            AgentEvent::RetryFinished { success, error, .. } => {
+                self.state.retry_pending = false;
+                if !success {
+                    self.state.retry_failed = true;
+                    if let Some(error) = error {
+                        push_error(&mut self.errors, error);
+                    }
+                }
+            }
+            AgentEvent::RunFinished {
+                is_error,
+                error,
+                turns,
+                totals,
+                ..
+            } => {
+                self.terminal_event = true;
+                self.state.run_result = Some(*is_error);
+                if *is_error && let Some(error) = error {
+                    push_error(&mut self.errors, error);
+                }
+                // Claude counts the failed turn of an error run; only successful turns
+                // count here.
+                let turns = turns.unwrap_or(0);
+                self.state.run_turns += if *is_error {
+                    turns.saturating_sub(1)
+                } else {
+                    turns
+                };
+                if let Some(totals) = totals {
+                    self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
+                    self.note_model(totals);
+                }
+            }
+            AgentEvent::Compaction { .. } | AgentEvent::RateLimit { .. } => {}
+            AgentEvent::NonJson { .. } => self.non_json_lines += 1,
+            AgentEvent::Unknown { .. } => self.unknown_events += 1,
+            AgentEvent::OversizeLine { .. } => self.oversize_lines += 1,
+        }
+        self.refresh();
+    }
+
+    fn note_model(&mut self, usage: &Usage<'_>) {
+        if let Some(model) = &usage.model {
+            self.model = Some(model.to_string());
+        }
+    }
+
+    /// Recomputes the derived public fields from the state.
+    fn refresh(&mut self) {
+        let s = &self.state;
+        (self.tokens, self.cost_usd, self.cost_kind) = match s.totals {
+            Some(totals) => totals,
+            None => (
+                s.turn_tokens,
+                s.turn_cost,
+                s.turn_cost_kind.unwrap_or(CostKind::Unknown),
+            ),
+        };
+        self.turns = if s.saw_turn_usage {
+            s.ok_turns
+        } else {
+            s.run_turns
+        };
+        self.succeeded = !s.retry_failed
+            && match s.run_result {
+                Some(is_error) => !is_error,
+                // No verdict from the agent (a cut stream, or an agent that has no
+                // terminal event): the last message must have ended its answer.
+                None => {
+                    !s.retry_pending && matches!(s.last_stop, Some(Stop::Completed | Stop::Length))
+                }
+            };
+    }
+}
+
+fn push_error(errors: &mut Vec<String>, error: &str) {
+    if !errors.iter().any(|e| e == error) {
+        errors.push(error.to_owned());
+    }
+}
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;

@@ -1,0 +1,139 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn summary_of(events: &[AgentEvent<'_>]) -> SessionSummary {
+    let mut summary = SessionSummary::default();
+    for event in events {
+        summary.observe(event);
+    }
+    summary
+}
+
+fn message(text: &str, stop: Stop, error: Option<&str>) -> AgentEvent<'static> {
+    AgentEvent::MessageFinished {
+        text: text.to_owned().into(),
+        stop,
+        error: error.map(|e| e.to_owned().into()),
+    }
+}
+
+fn turn(cost: Option<f64>, input: u64, is_error: bool) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage::reported(
+            Tokens {
+                input,
+                ..Tokens::default()
+            },
+            cost,
+            None,
+        ),
+        is_error,
+    }
+}
+
+#[test]
+fn text_of_a_failed_attempt_is_never_final() {
+    let s = summary_of(&[
+        message("working on it", Stop::ToolUse, None),
+        AgentEvent::TextDelta {
+            text: "LOOP_COMPLETE".into(),
+        },
+        message("", Stop::Error, Some("terminated")),
+    ]);
+    assert_eq!(s.final_text.as_deref(), Some("working on it"));
+    assert!(!s.succeeded);
+    assert_eq!(s.errors, vec!["terminated".to_owned()]);
+}
+
+#[test]
+fn a_recovered_retry_succeeds_and_keeps_the_error_on_record() {
+    let s = summary_of(&[
+        message("", Stop::Error, Some("500")),
+        AgentEvent::RetryStarted {
+            attempt: Some(1),
+            max_attempts: Some(3),
+            delay_ms: Some(2000),
+            error: Some("500".into()),
+        },
+        message("fine", Stop::Completed, None),
+        AgentEvent::RetryFinished {
+            success: true,
+            attempt: Some(1),
+            error: None,
+        },
+    ]);
+    assert!(s.succeeded);
+    assert_eq!(s.final_text.as_deref(), Some("fine"));
+    assert_eq!(s.errors, vec!["500".to_owned()]);
+}
+
+#[test]
+fn exhausted_retries_fail_the_run_even_after_an_earlier_success() {
+    let s = summary_of(&[
+        message("step one", Stop::ToolUse, None),
+        message("", Stop::Error, Some("500")),
+        AgentEvent::RetryFinished {
+            success: false,
+            attempt: Some(3),
+            error: Some("500".into()),
+        },
+    ]);
+    assert!(!s.succeeded);
+}
+
+#[test]
+fn a_run_cut_in_the_middle_of_tool_use_did_not_succeed() {
+    assert!(!summary_of(&[message("calling a tool", Stop::ToolUse, None)]).succeeded);
+    assert!(summary_of(&[message("done", Stop::Completed, None)]).succeeded);
+}
+
+#[test]
+fn unpriced_turns_make_the_cost_unknown_but_keep_the_priced_part() {
+    let s = summary_of(&[turn(Some(0.5), 10, false), turn(Some(0.0), 10, false)]);
+    assert_eq!(
+        (s.cost_usd, s.cost_kind, s.tokens.input, s.turns),
+        (Some(0.5), CostKind::Unknown, 20, 2)
+    );
+    let s = summary_of(&[turn(Some(0.0), 10, false)]);
+    assert_eq!((s.cost_usd, s.cost_kind), (None, CostKind::Unknown));
+}
+
+#[test]
+fn failed_turns_cost_money_but_do_not_count_as_turns() {
+    let s = summary_of(&[turn(Some(0.25), 10, true), turn(Some(0.5), 10, false)]);
+    assert_eq!((s.cost_usd, s.turns), (Some(0.75), 1));
+}
+
+#[test]
+fn agent_totals_replace_rather_than_add() {
+    let totals = |cost: f64, input: u64| AgentEvent::RunFinished {
+        is_error: false,
+        error: None,
+        turns: Some(3),
+        duration_ms: None,
+        totals: Some(Usage::reported(
+            Tokens {
+                input,
+                ..Tokens::default()
+            },
+            Some(cost),
+            Some("m".into()),
+        )),
+    };
+    let s = summary_of(&[
+        totals(1.0, 100),
+        message("x", Stop::Completed, None),
+        totals(1.0, 150),
+    ]);
+    assert_eq!(
+        (
+            s.cost_usd,
+            s.tokens.input,
+            s.turns,
+            s.model.as_deref(),
+            s.terminal_event
+        ),
+        (Some(1.0), 150, 6, Some("m"), true)
+    );
+}

@@ -1,0 +1,135 @@
+//! Every real capture: whole summaries, and the same events however the bytes arrive.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use pretty_assertions::assert_eq;
+use ralph_stream::AgentEvent;
+use ralph_stream::StreamFormat;
+use support::events_in_chunks;
+use support::fixtures;
+use support::name_of;
+use support::read;
+
+/// Files up to this size are split in two at every byte offset; larger ones at about
+/// [`LARGE_FILE_SPLITS`] offsets (their every offset is still a chunk boundary in the
+/// one-byte chunking).
+const EXHAUSTIVE_SPLIT_MAX: usize = 16 * 1024;
+const LARGE_FILE_SPLITS: usize = 400;
+
+fn all_fixtures() -> Vec<std::path::PathBuf> {
+    let mut files = fixtures("pi");
+    files.extend(fixtures("claude"));
+    files
+}
+
+fn event_counts(events: &[AgentEvent<'_>]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for event in events {
+        let json = serde_json::to_value(event).unwrap();
+        let ty = json["type"].as_str().unwrap().to_owned();
+        *counts.entry(ty).or_insert(0) += 1;
+    }
+    counts
+}
+
+#[test]
+fn summaries_of_real_captures() {
+    for path in all_fixtures() {
+        let bytes = read(&path);
+        let (format, summary, lines) = ralph_stream::summarize(&bytes, None);
+        let events = events_in_chunks(None, [bytes.as_slice()]);
+        insta::assert_json_snapshot!(
+            name_of(&path),
+            serde_json::json!({
+                "format": format,
+                "lines": lines,
+                "summary": summary,
+                "events": event_counts(&events),
+            })
+        );
+    }
+}
+
+#[test]
+fn any_split_of_a_capture_gives_the_same_events() {
+    for path in all_fixtures() {
+        let bytes = read(&path);
+        let whole = events_in_chunks(None, [bytes.as_slice()]);
+        let name = name_of(&path);
+        for size in [1, 2, 3, 7, 64, 4095, 65536] {
+            assert_eq!(
+                events_in_chunks(None, bytes.chunks(size)),
+                whole,
+                "{name}: chunks of {size}"
+            );
+        }
+        let stride = if bytes.len() <= EXHAUSTIVE_SPLIT_MAX {
+            1
+        } else {
+            bytes.len() / LARGE_FILE_SPLITS
+        };
+        for cut in (0..=bytes.len()).step_by(stride) {
+            let (a, b) = bytes.split_at(cut);
+            assert_eq!(
+                events_in_chunks(None, [a, b]),
+                whole,
+                "{name}: split at {cut}"
+            );
+        }
+    }
+}
+
+/// pi: the text deltas of every message that ended well add up to its final text, so
+/// nothing streamed was lost or duplicated (failed attempts' deltas are dropped).
+#[test]
+fn pi_deltas_add_up_to_each_message() {
+    for path in fixtures("pi") {
+        let events = events_in_chunks(Some(StreamFormat::Pi), [read(&path).as_slice()]);
+        let mut streamed = String::new();
+        for event in &events {
+            match event {
+                AgentEvent::TextDelta { text } => streamed.push_str(text),
+                AgentEvent::MessageFinished { text, stop, .. } => {
+                    if !stop.is_failure() && !streamed.is_empty() {
+                        assert_eq!(&streamed, text, "{}", name_of(&path));
+                    }
+                    streamed.clear();
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn random_multi_cuts_give_the_same_events(
+            which in 0usize..1000,
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+        ) {
+            let files = all_fixtures();
+            let path = &files[which % files.len()];
+            let bytes = read(path);
+            let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut chunks = Vec::new();
+            let mut prev = 0;
+            for c in cuts {
+                chunks.push(&bytes[prev..c]);
+                prev = c;
+            }
+            chunks.push(&bytes[prev..]);
+            prop_assert_eq!(
+                events_in_chunks(None, chunks),
+                events_in_chunks(None, [bytes.as_slice()])
+            );
+        }
+    }
+}
