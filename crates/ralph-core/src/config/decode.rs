@@ -15,7 +15,7 @@ use super::choice::{BackendChoice, PromptMode};
 use super::decode_hat::decode_hats;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
 use super::node::{Decoder, Field, Node, Schema, parse_document};
-use super::origin::Spanned;
+use super::origin::{Origin, Spanned};
 use super::raw::{RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawScratchpad};
 use super::suggest::closest;
 use super::unsupported;
@@ -41,6 +41,11 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
     };
     let mut dec = Decoder::new(file);
     let config = decode_top(&mut dec, &doc);
+    // Read top to bottom, like the file.
+    dec.errors.sort_by_key(|e| match e.origin {
+        Origin::File { line, column, .. } => (line, column),
+        Origin::WholeFile(_) | Origin::CommandLine(_) | Origin::Default => (0, 0),
+    });
     if dec.errors.is_empty() {
         Ok(ParsedLayer {
             config,
@@ -77,6 +82,13 @@ const EVENT_LOOP_KEYS: &[&str] = &[
     "required_events",
 ];
 const CORE_KEYS: &[&str] = &["scratchpad", "guardrails", "specs_dir"];
+/// Where each section's keys live, for cross-section suggestions.
+const SECTIONS: &[(&str, &[&str])] = &[
+    ("", TOP_KEYS),
+    ("cli", CLI_KEYS),
+    ("event_loop", EVENT_LOOP_KEYS),
+    ("core", CORE_KEYS),
+];
 const SCRATCHPAD_KEYS: &[&str] = &["enabled", "path"];
 
 /// The deadline keys, shared by `cli` and each hat.
@@ -96,6 +108,7 @@ fn decode_top(dec: &mut Decoder, doc: &Node<'_>) -> RawConfig {
         path: "",
         keys: TOP_KEYS,
         unsupported: unsupported::TOP_LEVEL,
+        related: SECTIONS,
     };
     let mut config = RawConfig::default();
     let Some(mut top) = dec.section(doc, &schema) else {
@@ -122,6 +135,7 @@ fn decode_cli(dec: &mut Decoder, field: &Field<'_>) -> RawCli {
         path: &field.path,
         keys: CLI_KEYS,
         unsupported: unsupported::CLI,
+        related: SECTIONS,
     };
     let mut cli = RawCli::default();
     let Some(mut s) = dec.section(field.value, &schema) else {
@@ -168,6 +182,7 @@ fn decode_event_loop(dec: &mut Decoder, field: &Field<'_>) -> RawEventLoop {
         path: &field.path,
         keys: EVENT_LOOP_KEYS,
         unsupported: unsupported::EVENT_LOOP,
+        related: SECTIONS,
     };
     let mut el = RawEventLoop::default();
     let Some(mut s) = dec.section(field.value, &schema) else {
@@ -206,9 +221,7 @@ fn decode_event_loop(dec: &mut Decoder, field: &Field<'_>) -> RawEventLoop {
 /// `prompt` and `prompt_file` in one layer: which one is meant is anyone's guess.
 pub(crate) fn prompt_conflict<A, B>(prompt: &Spanned<A>, file: &Spanned<B>) -> ConfigError {
     let (key, other_key) = match (&prompt.origin, &file.origin) {
-        (super::Origin::CommandLine(a), super::Origin::CommandLine(b)) => {
-            ((*a).to_owned(), (*b).to_owned())
-        }
+        (Origin::CommandLine(a), Origin::CommandLine(b)) => ((*a).to_owned(), (*b).to_owned()),
         _ => (
             "event_loop.prompt".to_owned(),
             "event_loop.prompt_file".to_owned(),
@@ -240,7 +253,7 @@ fn completion_promise(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<St
     dec.topic(field)
 }
 
-pub(crate) const EMPTY_PROMISE_WHY: &str =
+const EMPTY_PROMISE_WHY: &str =
     "the agent could never signal that the task is done; remove the key to use the default";
 
 /// A count (iterations, failures, activations): at least one, fits in `u32`.
@@ -254,6 +267,7 @@ fn decode_core(dec: &mut Decoder, field: &Field<'_>) -> RawCore {
         path: &field.path,
         keys: CORE_KEYS,
         unsupported: &[],
+        related: SECTIONS,
     };
     let mut core = RawCore::default();
     let Some(mut s) = dec.section(field.value, &schema) else {
@@ -281,6 +295,7 @@ fn scratchpad(dec: &mut Decoder, field: &Field<'_>) -> RawScratchpad {
         path: &field.path,
         keys: SCRATCHPAD_KEYS,
         unsupported: &[],
+        related: &[],
     };
     let mut pad = RawScratchpad::default();
     let Some(mut s) = dec.section(field.value, &schema) else {

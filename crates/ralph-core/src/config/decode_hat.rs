@@ -77,6 +77,7 @@ fn decode_hat(
         path: &path,
         keys: HAT_KEYS,
         unsupported: unsupported::HAT,
+        related: &[],
     };
     let mut s = dec.section(value, &schema)?;
     let name = s
@@ -191,6 +192,7 @@ fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend
         path: &field.path,
         keys: HAT_BACKEND_KEYS,
         unsupported: unsupported::HAT_BACKEND,
+        related: &[],
     };
     let mut s = dec.section(field.value, &schema)?;
     let type_field = s.take("type");

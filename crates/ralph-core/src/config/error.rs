@@ -34,10 +34,18 @@ pub enum ConfigErrorKind {
         #[source]
         source: io::Error,
     },
-    #[error("invalid YAML: {message}")]
+    #[error(
+        "invalid YAML: {message} (check the indentation, brackets and quotes on this line and \
+         the lines before it)"
+    )]
     Syntax { message: String },
-    #[error("this key appears twice in the same mapping: keep only one of them")]
-    DuplicateKey,
+    #[error("{} twice in the same mapping: keep only one of them", .key.as_ref().map_or_else(|| "this key appears".to_owned(), |k| format!("`{k}` appears")))]
+    DuplicateKey { key: Option<String> },
+    #[error(
+        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`), \
+         found {found}"
+    )]
+    NotAMapping { found: String },
     #[error(
         "a config file holds one YAML document, this one holds {count}: remove the `---` \
          separators or split the file"
@@ -45,14 +53,15 @@ pub enum ConfigErrorKind {
     MultipleDocuments { count: usize },
     #[error("mapping keys must be plain strings, found {found}")]
     NonStringKey { found: String },
-    #[error("YAML merge keys (`<<`) are not supported in {place}: write the keys out in full")]
+    #[error("YAML merge keys (`<<`) are not supported {place}: write the keys out in full")]
     MergeKey { place: String },
-    #[error("unknown key `{key}` {place}{}", unknown_key_help(*.suggestion, .expected))]
+    #[error("unknown key `{key}` {place}{}", unknown_key_help(.suggestion.as_deref(), .expected))]
     UnknownKey {
         key: String,
         /// `in `cli`` or `at the top level`.
         place: String,
-        suggestion: Option<&'static str>,
+        /// A close key of the same mapping, or the same key in another section.
+        suggestion: Option<String>,
         expected: &'static [&'static str],
     },
     #[error("`{key}` is not supported by ralph (yet): {why}")]
@@ -99,8 +108,7 @@ pub enum ConfigErrorKind {
         reason: TopicError,
     },
     #[error(
-        "invalid hat id `{id}`: {reason} (a hat id is also used in topics such as \
-         `{id}.exhausted`)"
+        "invalid hat id `{id}`: {reason}; hat ids become part of topics such as `<id>.exhausted`"
     )]
     InvalidHatId { id: String, reason: TopicError },
     #[error("`{key}` lists `{value}` twice: remove one")]

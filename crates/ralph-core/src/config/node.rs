@@ -34,7 +34,9 @@ pub(crate) fn parse_document<'a>(
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
         let origin = marker_origin(file, e.marker().line(), e.marker().col());
         let kind = if e.info() == DUPLICATE_KEY_MESSAGE {
-            ConfigErrorKind::DuplicateKey
+            ConfigErrorKind::DuplicateKey {
+                key: key_at(text, e.marker().line(), e.marker().col()),
+            }
         } else {
             ConfigErrorKind::Syntax {
                 message: e.info().to_owned(),
@@ -56,6 +58,19 @@ pub(crate) fn parse_document<'a>(
     Ok(first.filter(|doc| !matches!(doc.data, YamlData::BadValue | YamlData::Value(Scalar::Null))))
 }
 
+/// The key written at `line` (1-based) and `col` (0-based, in characters), read back
+/// from the source because saphyr's duplicate-key error does not name it.
+fn key_at(text: &str, line: usize, col: usize) -> Option<String> {
+    let rest: String = text
+        .lines()
+        .nth(line.checked_sub(1)?)?
+        .chars()
+        .skip(col)
+        .collect();
+    let key = rest.split(':').next()?.trim().trim_matches(['"', '\'']);
+    (!key.is_empty()).then(|| key.to_owned())
+}
+
 fn marker_origin(file: &Arc<Path>, line: usize, col: usize) -> Origin {
     Origin::File {
         path: Arc::clone(file),
@@ -73,6 +88,9 @@ pub(crate) struct Schema<'s> {
     pub(crate) keys: &'static [&'static str],
     /// Upstream keys ralph knows about but does not implement.
     pub(crate) unsupported: &'static [Unsupported],
+    /// Other sections' keys, to suggest `event_loop.max_iterations` for a
+    /// `max_iterations` written under `cli`.
+    pub(crate) related: &'static [(&'static str, &'static [&'static str])],
 }
 
 impl Schema<'_> {
@@ -227,14 +245,16 @@ impl Decoder {
         node: &'a Node<'a>,
         schema: &Schema<'_>,
     ) -> Option<Section<'a>> {
-        let entries = self.entries(
-            node,
-            if schema.path.is_empty() {
-                "the file"
-            } else {
-                schema.path
-            },
-        )?;
+        if schema.path.is_empty() && !matches!(node.data, YamlData::Mapping(_)) {
+            self.error(
+                node,
+                ConfigErrorKind::NotAMapping {
+                    found: describe(node),
+                },
+            );
+            return None;
+        }
+        let entries = self.entries(node, schema.path)?;
         let mut fields = Vec::with_capacity(entries.len());
         for (key, value) in entries {
             let name = key.value.as_str();
@@ -260,7 +280,7 @@ impl Decoder {
                     ConfigErrorKind::UnknownKey {
                         key: name.to_owned(),
                         place: schema.place(),
-                        suggestion: closest(name, schema.keys.iter().copied()),
+                        suggestion: suggest_key(name, schema),
                         expected: schema.keys,
                     },
                 );
@@ -462,6 +482,19 @@ impl Decoder {
             }
         }
     }
+}
+
+fn suggest_key(name: &str, schema: &Schema<'_>) -> Option<String> {
+    closest(name, schema.keys.iter().copied())
+        .map(str::to_owned)
+        .or_else(|| {
+            schema
+                .related
+                .iter()
+                .filter(|(section, _)| *section != schema.path)
+                .find(|(_, keys)| keys.contains(&name))
+                .map(|(section, _)| join_path(section, name))
+        })
 }
 
 /// The key node of `name` in `map` (for pointing at a key rather than its value).

@@ -52,7 +52,8 @@ impl fmt::Display for Origin {
                 write!(f, "{}:{line}:{column}", path.display())
             }
             Origin::WholeFile(path) => write!(f, "{}", path.display()),
-            Origin::CommandLine(flag) => write!(f, "command line `{flag}`"),
+            // The message itself names the flag.
+            Origin::CommandLine(_) => f.write_str("command line"),
             Origin::Default => f.write_str("built-in default"),
         }
     }

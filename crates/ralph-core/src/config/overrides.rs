@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::choice::BackendChoice;
-use super::decode::{EMPTY_PROMISE_WHY, prompt_conflict};
+use super::decode::prompt_conflict;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors};
 use super::origin::{Origin, Spanned};
 use super::raw::{RawCli, RawConfig, RawEventLoop};
@@ -78,7 +78,8 @@ impl Overrides {
             let kind = if promise.trim().is_empty() {
                 Some(ConfigErrorKind::Empty {
                     key: flag::COMPLETION_PROMISE.to_owned(),
-                    why: EMPTY_PROMISE_WHY,
+                    why: "the agent could never signal that the task is done; leave the flag \
+                          out to use the configured promise",
                 })
             } else {
                 validate_topic(promise)
