@@ -42,10 +42,8 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
     let mut dec = Decoder::new(file);
     let config = decode_top(&mut dec, &doc);
     // Read top to bottom, like the file.
-    dec.errors.sort_by_key(|e| match e.origin {
-        Origin::File { line, column, .. } => (line, column),
-        Origin::WholeFile(_) | Origin::CommandLine(_) | Origin::Default => (0, 0),
-    });
+    dec.errors.sort_by_key(|e| position(&e.origin));
+    dec.warnings.sort_by_key(|w| position(&w.origin));
     if dec.errors.is_empty() {
         Ok(ParsedLayer {
             config,
@@ -53,6 +51,14 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
         })
     } else {
         Err(ConfigErrors(dec.errors))
+    }
+}
+
+/// Line and column, for sorting messages the way the file reads.
+fn position(origin: &Origin) -> (usize, usize) {
+    match origin {
+        Origin::File { line, column, .. } => (*line, *column),
+        Origin::WholeFile(_) | Origin::CommandLine(_) | Origin::Default => (0, 0),
     }
 }
 

@@ -142,7 +142,9 @@ fn hat_yaml(hat: &HatConfig) -> Yaml<'static> {
             m.entry("backend", b.into_yaml());
         }
     }
-    m.entry("args", strings(&hat.args));
+    if !hat.args.is_empty() {
+        m.entry("args", strings(&hat.args));
+    }
     m.opt(
         "default_publishes",
         hat.default_publishes.as_deref().map(string),

@@ -13,17 +13,18 @@ use super::resolved::{
 use ralph_agent::BackendKind;
 
 /// The example hats shown (commented out) at the end of the template: a two-hat
-/// plan/build workflow. Exposed so tests can check that, uncommented, they validate.
+/// plan/build workflow whose planner ends the loop with the default completion
+/// promise. Exposed so tests can check that, uncommented, they validate.
 pub const EXAMPLE_HATS: &str = "\
 hats:
   planner:
     name: Planner
     description: Splits the task into small steps and hands out one at a time
     triggers: [work.start, step.done]
-    publishes: [step.ready, all_steps.done]
+    publishes: [step.ready, LOOP_COMPLETE]
     instructions: |
       Read the scratchpad, pick the next unfinished step and emit step.ready with it.
-      When every step is done, emit all_steps.done.
+      When every step is done and verified, emit LOOP_COMPLETE.
   builder:
     name: Builder
     description: Implements exactly one step, then verifies and commits it
