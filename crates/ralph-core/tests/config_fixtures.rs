@@ -42,6 +42,14 @@ fn upstream_example_resolves_to_the_expected_config() {
 }
 
 #[test]
+fn every_key_is_read() {
+    // A key listed in a schema but never read trips a debug assertion while parsing.
+    let resolved = load_fixture("every_key.yml").expect("valid");
+    assert_eq!(resolved.warnings, []);
+    insta::assert_debug_snapshot!(resolved.config);
+}
+
+#[test]
 fn upstream_example_with_unsupported_sections_is_refused_where_it_matters() {
     // hooks (enabled) and disallowed_tools change what the loop does: errors. The
     // other sections are safe to ignore but are not even reached as warnings: the
@@ -97,8 +105,8 @@ fn upstream_version_1_keys_are_refused_with_their_new_home() {
             "upstream_v1_keys.yml:20:1: `adapters` is not supported by ralph (yet): set \
              per-backend timeouts with `cli.iteration_timeout_seconds` and \
              `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with \
-             `cli.backend_priority` (an adapter with `enabled: false` is not left out by ralph, \
-             hence the error)",
+             `cli.backend_priority`; ralph would not leave out an adapter marked `enabled: \
+             false`",
         ]
     );
 }
@@ -183,6 +191,7 @@ fn dump_is_a_config_that_resolves_to_the_same_values() {
         "upstream_example.yml",
         "hat_backends.yml",
         "upstream_self_hosting.yml",
+        "every_key.yml",
     ] {
         let config = load_fixture(name).expect("valid").config;
         let dumped = config.to_yaml();

@@ -17,7 +17,7 @@ use super::choice::PromptMode;
 pub const DEFAULT_COMPLETION_PROMISE: &str = "LOOP_COMPLETE";
 /// Default for `event_loop.max_iterations`.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 100;
-/// Default for `event_loop.max_runtime_seconds` (four hours, as upstream).
+/// Default for `event_loop.max_runtime_seconds` (upstream's default too).
 pub const DEFAULT_MAX_RUNTIME: Duration = Duration::from_secs(4 * 60 * 60);
 /// Default for `event_loop.max_consecutive_failures`.
 pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;

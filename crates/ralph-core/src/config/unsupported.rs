@@ -197,7 +197,7 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "adapters",
         adapters_impact,
-        "set per-backend timeouts with `cli.iteration_timeout_seconds` and `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with `cli.backend_priority` (an adapter with `enabled: false` is not left out by ralph, hence the error)",
+        "set per-backend timeouts with `cli.iteration_timeout_seconds` and `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with `cli.backend_priority`; ralph would not leave out an adapter marked `enabled: false`",
     ),
     entry(
         "events",
