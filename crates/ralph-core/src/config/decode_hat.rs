@@ -7,8 +7,9 @@ use saphyr::{Scalar, YamlData};
 use super::decode::{
     DEADLINE_KEYS, backend_kind_node, count, decode_deadlines, output_format, prompt_mode,
 };
+use super::describe::describe;
 use super::error::{ConfigError, ConfigErrorKind, ConfigWarningKind};
-use super::node::{Decoder, Field, Node, Schema, describe, join_path};
+use super::node::{Decoder, Field, Node, Schema, join_path};
 use super::origin::Spanned;
 use super::raw::{RawDeadlines, RawHat, RawHatBackend};
 use super::unsupported;

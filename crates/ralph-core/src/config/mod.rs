@@ -19,6 +19,7 @@
 mod choice;
 mod decode;
 mod decode_hat;
+mod describe;
 mod dump;
 mod error;
 mod load;
