@@ -226,13 +226,13 @@ fn decode_event_loop(dec: &mut Decoder, field: &Field<'_>) -> RawEventLoop {
 
 /// `prompt` and `prompt_file` in one layer: which one is meant is anyone's guess.
 pub(crate) fn prompt_conflict<A, B>(prompt: &Spanned<A>, file: &Spanned<B>) -> ConfigError {
-    let (key, other_key) = match (&prompt.origin, &file.origin) {
-        (Origin::CommandLine(a), Origin::CommandLine(b)) => ((*a).to_owned(), (*b).to_owned()),
-        _ => (
-            "event_loop.prompt".to_owned(),
-            "event_loop.prompt_file".to_owned(),
-        ),
+    // On the command line the keys are flags; in a file, dotted keys.
+    let name = |origin: &Origin, key: &str| match origin {
+        Origin::CommandLine(flag) => (*flag).to_owned(),
+        Origin::File { .. } | Origin::WholeFile(_) | Origin::Default => key.to_owned(),
     };
+    let key = name(&prompt.origin, "event_loop.prompt");
+    let other_key = name(&file.origin, "event_loop.prompt_file");
     ConfigError::new(
         prompt.origin.clone(),
         ConfigErrorKind::Conflict {
@@ -334,17 +334,7 @@ pub(crate) fn backend_kind_node(
     path: &str,
     node: &Node<'_>,
 ) -> Option<Spanned<BackendKind>> {
-    let YamlData::Value(Scalar::String(name)) = &node.data else {
-        let field = Field {
-            path: path.to_owned(),
-            key: node,
-            value: node,
-        };
-        // Reuse the string reader for its "expects a string" message.
-        dec.string(&field);
-        return None;
-    };
-    let name = Spanned::new(name.to_string(), dec.origin(node));
+    let name = dec.string_node(path, node)?;
     match name.value.parse::<BackendKind>() {
         Ok(kind) => Some(Spanned::new(kind, name.origin)),
         Err(_) => {

@@ -207,6 +207,22 @@ impl Decoder {
         node: &'a Node<'a>,
         path: &str,
     ) -> Option<Vec<(Spanned<String>, &'a Node<'a>)>> {
+        let entries = self.keyed_entries(node, path)?;
+        Some(
+            entries
+                .into_iter()
+                .map(|(name, key, value)| (Spanned::new(name, self.origin(key)), value))
+                .collect(),
+        )
+    }
+
+    /// A mapping's entries as (key text, key node, value node); non-string keys are
+    /// reported and left out.
+    fn keyed_entries<'a>(
+        &mut self,
+        node: &'a Node<'a>,
+        path: &str,
+    ) -> Option<Vec<(String, &'a Node<'a>, &'a Node<'a>)>> {
         let YamlData::Mapping(map) = &node.data else {
             self.wrong_type(path, node, expected::MAPPING);
             return None;
@@ -215,7 +231,7 @@ impl Decoder {
         for (key, value) in map {
             match &key.data {
                 YamlData::Value(Scalar::String(name)) => {
-                    out.push((Spanned::new(name.to_string(), self.origin(key)), value));
+                    out.push((name.to_string(), key, value));
                 }
                 _ => self.error(
                     key,
@@ -244,11 +260,10 @@ impl Decoder {
             );
             return None;
         }
-        let entries = self.entries(node, schema.path)?;
+        let entries = self.keyed_entries(node, schema.path)?;
         let mut fields = Vec::with_capacity(entries.len());
-        for (key, value) in entries {
-            let name = key.value.as_str();
-            let key_node = key_node(node, name);
+        for (name, key_node, value) in entries {
+            let name = name.as_str();
             if schema.keys.contains(&name) {
                 fields.push(Field {
                     path: schema.key_path(name),
@@ -310,7 +325,7 @@ impl Decoder {
         self.string_node(&field.path, field.value)
     }
 
-    fn string_node(&mut self, path: &str, node: &Node<'_>) -> Option<Spanned<String>> {
+    pub(crate) fn string_node(&mut self, path: &str, node: &Node<'_>) -> Option<Spanned<String>> {
         match &node.data {
             YamlData::Value(Scalar::String(s)) => {
                 Some(Spanned::new(s.to_string(), self.origin(node)))
@@ -485,17 +500,6 @@ fn suggest_key(name: &str, schema: &Schema<'_>) -> Option<String> {
                 .find(|(_, keys)| keys.contains(&name))
                 .map(|(section, _)| join_path(section, name))
         })
-}
-
-/// The key node of `name` in `map` (for pointing at a key rather than its value).
-fn key_node<'a>(map: &'a Node<'a>, name: &str) -> &'a Node<'a> {
-    match &map.data {
-        YamlData::Mapping(m) => m
-            .keys()
-            .find(|k| matches!(&k.data, YamlData::Value(Scalar::String(s)) if s == name))
-            .unwrap_or(map),
-        _ => map,
-    }
 }
 
 fn range_requirement(min: u64, max: u64) -> String {
