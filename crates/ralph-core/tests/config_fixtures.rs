@@ -215,3 +215,26 @@ fn dump_of_the_upstream_example() {
     let config = load_fixture("upstream_example.yml").expect("valid").config;
     insta::assert_snapshot!(config.to_yaml());
 }
+
+#[test]
+fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
+    let resolved = support::resolve_ok(
+        "cli:\n  backend: custom\n  command: ./agent\n  args: [--global]\n  prompt_mode: stdin\n\
+         hats:\n  a:\n    description: x\n    backend: custom\n    args: [--hat]\n",
+    );
+    assert_eq!(resolved.warnings, []);
+    let config = resolved.config;
+    assert_eq!(
+        config.agent_for(&config.hats[0]),
+        AgentConfig {
+            backend: AgentBackend::Custom(CustomBackend {
+                command: "./agent".to_owned(),
+                prompt_mode: PromptMode::Stdin,
+                prompt_flag: None,
+                output_format: StreamFormat::Text,
+            }),
+            args: vec!["--hat".to_owned()],
+            deadlines: Deadlines::default(),
+        }
+    );
+}
