@@ -1,0 +1,110 @@
+//! The small closed sets a config names by string: which backend (or `auto`), and how a
+//! custom backend receives its prompt.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ralph_agent::BackendKind;
+
+/// The name that asks ralph to pick the first installed backend.
+pub const AUTO: &str = "auto";
+
+/// What `cli.backend` (or `-b/--backend`) asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BackendChoice {
+    /// Probe `cli.backend_priority` at run time and use the first backend found.
+    Auto,
+    /// This backend.
+    Backend(BackendKind),
+}
+
+impl BackendChoice {
+    /// The name used in `ralph.yml` and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => AUTO,
+            BackendChoice::Backend(kind) => kind.name(),
+        }
+    }
+
+    /// Every accepted name, `auto` first.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        std::iter::once(AUTO).chain(BackendKind::ALL.into_iter().map(BackendKind::name))
+    }
+}
+
+impl fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A backend name ralph does not know (as typed by the user).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend `{0}` (expected one of: {names})", names = BackendChoice::names().collect::<Vec<_>>().join(", "))]
+pub struct UnknownBackendChoice(pub String);
+
+impl FromStr for BackendChoice {
+    type Err = UnknownBackendChoice;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == AUTO {
+            return Ok(BackendChoice::Auto);
+        }
+        s.parse::<BackendKind>()
+            .map(BackendChoice::Backend)
+            .map_err(|_| UnknownBackendChoice(s.to_owned()))
+    }
+}
+
+/// How a custom backend receives the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PromptMode {
+    /// As the last argument (after `prompt_flag` when one is set).
+    Arg,
+    /// On standard input, which is then closed.
+    Stdin,
+}
+
+impl PromptMode {
+    /// Every mode, in the order help texts list them.
+    pub const ALL: [PromptMode; 2] = [PromptMode::Arg, PromptMode::Stdin];
+
+    /// The name used in `ralph.yml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PromptMode::Arg => "arg",
+            PromptMode::Stdin => "stdin",
+        }
+    }
+}
+
+impl fmt::Display for PromptMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_choice_names_round_trip() {
+        let parsed: Vec<_> = BackendChoice::names()
+            .map(|n| n.parse::<BackendChoice>().map(BackendChoice::name))
+            .collect();
+        let expected: Vec<_> = BackendChoice::names().map(Ok).collect();
+        assert_eq!(parsed, expected);
+    }
+
+    #[test]
+    fn unknown_backend_choice_lists_every_name() {
+        let err = "claud".parse::<BackendChoice>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown backend `claud` (expected one of: auto, claude, kiro, gemini, codex, amp, \
+             copilot, opencode, pi, custom)"
+        );
+    }
+}

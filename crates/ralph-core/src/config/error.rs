@@ -1,0 +1,237 @@
+//! The errors and warnings a configuration can produce, written for the person who
+//! has to fix the file: each names the place (`file:line:column`), what is wrong, and
+//! what to write instead.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use super::origin::Origin;
+use super::suggest::did_you_mean;
+use crate::topic::TopicError;
+
+/// One problem that stops ralph from using a configuration.
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {kind}")]
+pub struct ConfigError {
+    /// Where the problem is.
+    pub origin: Origin,
+    /// What the problem is.
+    pub kind: ConfigErrorKind,
+}
+
+impl ConfigError {
+    pub(crate) fn new(origin: Origin, kind: ConfigErrorKind) -> Self {
+        ConfigError { origin, kind }
+    }
+}
+
+/// What is wrong. Keys are written as dotted paths (`hats.builder.triggers`).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigErrorKind {
+    #[error("cannot read this config file: {source}")]
+    Read {
+        #[source]
+        source: io::Error,
+    },
+    #[error(
+        "invalid YAML: {message} (check the indentation, brackets and quotes on this line and \
+         the lines before it)"
+    )]
+    Syntax { message: String },
+    #[error("{} twice in the same mapping: keep only one of them", .key.as_ref().map_or_else(|| "this key appears".to_owned(), |k| format!("`{k}` appears")))]
+    DuplicateKey { key: Option<String> },
+    #[error(
+        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`), \
+         found {found}"
+    )]
+    NotAMapping { found: String },
+    #[error(
+        "a config file holds one YAML document, this one holds {count}: remove the `---` \
+         separators or split the file"
+    )]
+    MultipleDocuments { count: usize },
+    #[error("mapping keys must be plain strings, found {found}")]
+    NonStringKey { found: String },
+    #[error("YAML merge keys (`<<`) are not supported {place}: write the keys out in full")]
+    MergeKey { place: String },
+    #[error("unknown key `{key}` {place}{}", unknown_key_help(.suggestion.as_deref(), .expected))]
+    UnknownKey {
+        key: String,
+        /// `in `cli`` or `at the top level`.
+        place: String,
+        /// A close key of the same mapping, or the same key in another section.
+        suggestion: Option<String>,
+        expected: &'static [&'static str],
+    },
+    #[error("`{key}` is not supported by ralph (yet): {why}")]
+    Unsupported { key: String, why: &'static str },
+    #[error("`{key}` expects {expected}, found {found}{}", hint_suffix(*.hint))]
+    WrongType {
+        key: String,
+        expected: &'static str,
+        found: String,
+        hint: Option<&'static str>,
+    },
+    #[error("`{key}` must be {requirement}, found {found}")]
+    OutOfRange {
+        key: String,
+        requirement: String,
+        found: String,
+    },
+    #[error("`{key}` is empty: {why}")]
+    Empty { key: String, why: &'static str },
+    #[error(
+        "unknown backend `{name}` in `{key}`{} (valid backends: {})",
+        did_you_mean(*.suggestion), .allowed.join(", ")
+    )]
+    UnknownBackend {
+        key: String,
+        name: String,
+        suggestion: Option<&'static str>,
+        allowed: Vec<&'static str>,
+    },
+    #[error(
+        "`{key}` must be one of {}, found `{value}`{}",
+        .allowed.join(", "), did_you_mean(*.suggestion)
+    )]
+    InvalidChoice {
+        key: String,
+        value: String,
+        suggestion: Option<&'static str>,
+        allowed: Vec<&'static str>,
+    },
+    #[error("invalid topic `{topic}` in `{key}`: {reason}")]
+    InvalidTopic {
+        key: String,
+        topic: String,
+        reason: TopicError,
+    },
+    #[error(
+        "invalid hat id `{id}`: {reason}; hat ids become part of topics such as `<id>.exhausted`"
+    )]
+    InvalidHatId { id: String, reason: TopicError },
+    #[error("`{key}` lists `{value}` twice: remove one")]
+    Duplicate { key: String, value: String },
+    #[error(
+        "hat `{hat}` cannot trigger on `{topic}`: ralph publishes it itself to start or \
+         resume a run. To start with this hat, set `event_loop.starting_event` to a topic \
+         of your own (such as `work.start`) and trigger on that"
+    )]
+    ReservedTrigger { hat: String, topic: String },
+    #[error(
+        "hats `{first_hat}` and `{hat}` both trigger on `{topic}` (`{first_hat}` claims it \
+         at {first}): each event must route to exactly one hat, so remove `{topic}` from \
+         one of them"
+    )]
+    DuplicateTrigger {
+        topic: String,
+        hat: String,
+        first_hat: String,
+        first: Origin,
+    },
+    #[error(
+        "hat `{hat}` has no `description`: add one line saying what the hat does (the \
+         agent reads it to know which hat handles what)"
+    )]
+    MissingDescription { hat: String },
+    #[error("`{key}` and `{other_key}` are both set (`{other_key}` at {other}): keep only one")]
+    Conflict {
+        key: String,
+        other_key: String,
+        other: Origin,
+    },
+    #[error(
+        "backend `custom` needs a command: set `cli.command` to the program to run (and \
+         `cli.prompt_mode` to `arg` or `stdin`){}",
+        if *.in_hat { ", or give this hat `backend: {command: ...}`" } else { "" }
+    )]
+    CustomWithoutCommand { in_hat: bool },
+    #[error(
+        "`cli.command` replaces the program of one backend, but `cli.backend` is `auto`: set \
+         `cli.backend` to the backend this program is (or to `custom`)"
+    )]
+    CommandWithAutoBackend,
+    #[error("`{key}` {problem}")]
+    HatBackend { key: String, problem: &'static str },
+    #[error(
+        "`custom` cannot be auto-detected: remove it from `cli.backend_priority` (set \
+         `cli.backend: custom` to use it)"
+    )]
+    CustomInPriority,
+    #[error(
+        "cannot read the prompt file `{}`: {source}. Create it, or fix the path (a path in a \
+         config file is relative to that file's directory)",
+        .path.display()
+    )]
+    PromptFile {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn unknown_key_help(suggestion: Option<&str>, expected: &[&str]) -> String {
+    match suggestion {
+        Some(_) => did_you_mean(suggestion),
+        None => format!(" (expected one of: {})", expected.join(", ")),
+    }
+}
+
+fn hint_suffix(hint: Option<&str>) -> String {
+    hint.map_or_else(String::new, |h| format!(": {h}"))
+}
+
+/// Every error found in a configuration (all files and the command line), in the
+/// order they were found. Never empty.
+#[derive(Debug)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+impl From<ConfigError> for ConfigErrors {
+    fn from(error: ConfigError) -> Self {
+        ConfigErrors(vec![error])
+    }
+}
+
+/// Something ralph ignores on purpose and tells the user about, because running
+/// without it is safe.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {kind}")]
+pub struct ConfigWarning {
+    /// Where the ignored setting is.
+    pub origin: Origin,
+    /// What is ignored and why.
+    pub kind: ConfigWarningKind,
+}
+
+/// What is ignored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigWarningKind {
+    #[error("`{key}` is not supported by ralph (yet) and is ignored: {why}")]
+    Unsupported { key: String, why: &'static str },
+    #[error(
+        "`{key}` only applies to the custom backend and is ignored: `{backend}` receives \
+         its prompt and writes its output its own way"
+    )]
+    OnlyForCustom { key: String, backend: String },
+    #[error(
+        "this is ralph-orchestrator's user config, which ralph does not read: move the \
+         settings you need to {}",
+        .expected.display()
+    )]
+    LegacyUserConfig { expected: PathBuf },
+}

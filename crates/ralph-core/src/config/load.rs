@@ -1,0 +1,179 @@
+//! Finding and reading the config files, then layering them: built-in defaults, the
+//! user file, the project file (or `-c FILE`), the command line.
+//!
+//! This and the prompt file read in [`super::resolve`] are the only I/O of the
+//! configuration layer; everything else works on text and values.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::decode::parse_layer;
+use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::merge::merge;
+use super::origin::Origin;
+use super::overrides::Overrides;
+use super::raw::RawConfig;
+use super::resolve::{ResolveEnv, Resolved, resolve};
+use super::resolved::DEFAULT_PROMPT_FILE;
+
+/// The project config ralph looks for in the working directory.
+pub const PROJECT_CONFIG_FILE: &str = "ralph.yml";
+
+/// The user config, under the XDG config directory.
+const USER_CONFIG_RELATIVE: &str = "ralph/config.yml";
+
+/// Where ralph-orchestrator keeps its user config, under the home directory.
+const LEGACY_USER_CONFIG_RELATIVE: &str = ".ralph/config.yml";
+
+/// What [`load`] reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Where ralph runs: `ralph.yml` and relative paths are looked up from here.
+    pub cwd: PathBuf,
+    /// `-c FILE`: read instead of `ralph.yml` (and it must exist).
+    pub config_file: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, as found in the environment.
+    pub xdg_config_home: Option<OsString>,
+    /// `$HOME`, as found in the environment.
+    pub home: Option<OsString>,
+    /// The command line's settings.
+    pub overrides: Overrides,
+}
+
+impl LoadOptions {
+    /// Options for `cwd`, with the user's directories taken from the environment.
+    pub fn from_env(cwd: PathBuf, config_file: Option<PathBuf>, overrides: Overrides) -> Self {
+        LoadOptions {
+            cwd,
+            config_file,
+            xdg_config_home: std::env::var_os("XDG_CONFIG_HOME"),
+            home: std::env::var_os("HOME"),
+            overrides,
+        }
+    }
+}
+
+/// `$XDG_CONFIG_HOME/ralph/config.yml`, else `$HOME/.config/ralph/config.yml`. An
+/// empty or relative `XDG_CONFIG_HOME` is ignored, as the XDG spec requires.
+pub fn user_config_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let xdg = xdg_config_home.filter(|p| p.is_absolute());
+    let base = match xdg {
+        Some(dir) => dir.to_path_buf(),
+        None => home.filter(|h| !h.as_os_str().is_empty())?.join(".config"),
+    };
+    Some(base.join(USER_CONFIG_RELATIVE))
+}
+
+/// Loads, layers, checks and resolves the configuration. Errors from every file and
+/// the command line are reported together.
+pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let mut layers = Vec::new();
+    let mut sources = Vec::new();
+
+    let xdg = options.xdg_config_home.as_deref().map(Path::new);
+    let home = options.home.as_deref().map(Path::new);
+    if let Some(user) = user_config_path(xdg, home) {
+        let read = read_optional(&user);
+        if matches!(read, Ok(None))
+            && let Some(legacy) = home.map(|h| h.join(LEGACY_USER_CONFIG_RELATIVE))
+            && options.cwd.join(&legacy).is_file()
+        {
+            warnings.push(ConfigWarning {
+                origin: Origin::WholeFile(Arc::from(legacy.as_path())),
+                kind: ConfigWarningKind::LegacyUserConfig {
+                    expected: user.clone(),
+                },
+            });
+        }
+        add_layer(
+            read,
+            &user,
+            &mut layers,
+            &mut sources,
+            &mut warnings,
+            &mut errors,
+        );
+    }
+
+    let (project, required) = match &options.config_file {
+        Some(file) => (file.clone(), true),
+        None => (PathBuf::from(PROJECT_CONFIG_FILE), false),
+    };
+    let project_on_disk = options.cwd.join(&project);
+    let read = if required {
+        std::fs::read_to_string(&project_on_disk).map(Some)
+    } else {
+        read_optional(&project_on_disk)
+    };
+    let project_found = matches!(read, Ok(Some(_)));
+    add_layer(
+        read,
+        &project,
+        &mut layers,
+        &mut sources,
+        &mut warnings,
+        &mut errors,
+    );
+
+    match options.overrides.clone().into_layer() {
+        Ok(layer) => layers.push(layer),
+        Err(e) => errors.extend(e.0),
+    }
+    if !errors.is_empty() {
+        return Err(ConfigErrors(errors));
+    }
+
+    let merged = layers.into_iter().fold(RawConfig::default(), merge);
+    let project_dir = if project_found {
+        project.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        PathBuf::new()
+    };
+    let env = ResolveEnv {
+        cwd: options.cwd.clone(),
+        default_prompt_file: project_dir.join(DEFAULT_PROMPT_FILE),
+        sources,
+    };
+    let mut resolved = resolve(merged, &env)?;
+    warnings.append(&mut resolved.warnings);
+    resolved.warnings = warnings;
+    Ok(resolved)
+}
+
+/// A file's text, or `None` if it does not exist.
+fn read_optional(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn add_layer(
+    read: io::Result<Option<String>>,
+    shown_as: &Path,
+    layers: &mut Vec<RawConfig>,
+    sources: &mut Vec<PathBuf>,
+    warnings: &mut Vec<ConfigWarning>,
+    errors: &mut Vec<ConfigError>,
+) {
+    match read {
+        Ok(None) => {}
+        Ok(Some(text)) => match parse_layer(&text, shown_as) {
+            Ok(parsed) => {
+                layers.push(parsed.config);
+                warnings.extend(parsed.warnings);
+                sources.push(shown_as.to_path_buf());
+            }
+            Err(e) => errors.extend(e.0),
+        },
+        Err(source) => errors.push(ConfigError::new(
+            Origin::WholeFile(Arc::from(shown_as)),
+            ConfigErrorKind::Read { source },
+        )),
+    }
+}

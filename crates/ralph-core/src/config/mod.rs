@@ -1,0 +1,56 @@
+//! Configuration: `ralph.yml` and its layers, from text to the values a run uses.
+//!
+//! How it works, in three stages (ripgrep's low-level/high-level split):
+//! 1. **Parse** each source on its own ([`parse_layer`], [`Overrides::into_layer`]):
+//!    YAML is read with `saphyr`'s marked loader, so every value keeps its
+//!    `file:line:column`; each value is type- and range-checked into a [`RawConfig`]
+//!    where every key is optional. Unknown keys are errors (with "did you mean"),
+//!    ralph-orchestrator keys ralph does not implement are reported (see
+//!    `unsupported.rs` for when that is an error and when a warning). All problems of
+//!    a file are collected, not just the first.
+//! 2. **Merge** the layers ([`merge`]): built-in defaults, `~/.config/ralph/config.yml`,
+//!    `ralph.yml` (or `-c FILE`), the command line; later layers win key by key.
+//! 3. **Resolve** ([`resolve`]): apply defaults, check what needs all layers (a custom
+//!    backend's command, two hats on one trigger), read the prompt file, and produce
+//!    a [`ResolvedConfig`] with `Duration`s and backend kinds.
+//!
+//! [`load`] runs the three stages over the real files.
+
+mod choice;
+mod decode;
+mod decode_hat;
+mod describe;
+mod dump;
+mod error;
+mod load;
+mod merge;
+mod node;
+mod origin;
+mod overrides;
+mod raw;
+mod resolve;
+mod resolved;
+mod suggest;
+mod template;
+mod unsupported;
+
+pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
+pub use decode::{ParsedLayer, parse_layer};
+pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, user_config_path};
+pub use merge::merge;
+pub use origin::{Origin, Spanned};
+pub use overrides::{Overrides, flag};
+pub use raw::{
+    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawScratchpad,
+    SpannedList,
+};
+pub use resolve::{ResolveEnv, Resolved, resolve};
+pub use resolved::{
+    AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
+    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
+    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
+    DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines,
+    HatBackend, HatConfig, LoopConfig, Prompt, PromptSource, ResolvedConfig,
+};
+pub use template::{EXAMPLE_HATS, init_template};

@@ -1,0 +1,121 @@
+//! The raw layer: one config source (a file, or the command line) as written, typed
+//! and checked value by value, with every value's origin kept for later messages.
+//!
+//! Every field is optional: `None` means "this layer does not say", so layers can be
+//! merged key by key ([`super::merge`]) before defaults are applied
+//! ([`super::resolve`]).
+
+use std::path::PathBuf;
+
+use ralph_agent::BackendKind;
+use ralph_stream::StreamFormat;
+
+use super::choice::{BackendChoice, PromptMode};
+use super::origin::Spanned;
+
+/// A list whose items each keep their origin (topics, backend names).
+pub type SpannedList<T> = Spanned<Vec<Spanned<T>>>;
+
+/// One configuration layer, mirroring `ralph.yml`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawConfig {
+    pub cli: RawCli,
+    pub event_loop: RawEventLoop,
+    pub core: RawCore,
+    /// Hats in file order.
+    pub hats: Vec<RawHat>,
+}
+
+/// `cli:`: which agent to run and how.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawCli {
+    pub backend: Option<Spanned<BackendChoice>>,
+    /// The program to run: required for `custom`, a binary override otherwise.
+    pub command: Option<Spanned<String>>,
+    /// Extra arguments appended to the backend's command line.
+    pub args: Option<Spanned<Vec<String>>>,
+    pub prompt_mode: Option<Spanned<PromptMode>>,
+    pub prompt_flag: Option<Spanned<String>>,
+    pub output_format: Option<Spanned<StreamFormat>>,
+    pub deadlines: RawDeadlines,
+    /// Auto-detection order.
+    pub backend_priority: Option<SpannedList<BackendKind>>,
+}
+
+/// The supervision deadlines, in seconds (under `cli:` and per hat).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawDeadlines {
+    pub startup_timeout_seconds: Option<Spanned<u64>>,
+    pub idle_timeout_seconds: Option<Spanned<u64>>,
+    pub iteration_timeout_seconds: Option<Spanned<u64>>,
+    pub exit_grace_seconds: Option<Spanned<u64>>,
+}
+
+/// `event_loop:`: the task, completion and limits.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawEventLoop {
+    pub prompt: Option<Spanned<String>>,
+    /// Already joined to the directory of the file that names it (or left relative to
+    /// the working directory for the command line).
+    pub prompt_file: Option<Spanned<PathBuf>>,
+    pub completion_promise: Option<Spanned<String>>,
+    pub max_iterations: Option<Spanned<u32>>,
+    pub max_runtime_seconds: Option<Spanned<u64>>,
+    pub max_cost_usd: Option<Spanned<f64>>,
+    pub max_consecutive_failures: Option<Spanned<u32>>,
+    pub starting_event: Option<Spanned<String>>,
+    pub required_events: Option<SpannedList<String>>,
+}
+
+/// `core:`: files and standing rules shared by every iteration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawCore {
+    pub scratchpad: RawScratchpad,
+    pub guardrails: Option<Spanned<Vec<String>>>,
+    pub specs_dir: Option<Spanned<PathBuf>>,
+}
+
+/// `core.scratchpad`, written either as a path or as `{enabled, path}` (a bare path
+/// means `enabled: true`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawScratchpad {
+    pub enabled: Option<Spanned<bool>>,
+    pub path: Option<Spanned<PathBuf>>,
+}
+
+/// `hats.<id>:`: one role in a multi-hat workflow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawHat {
+    pub id: Spanned<String>,
+    pub name: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    pub triggers: Option<SpannedList<String>>,
+    pub publishes: Option<SpannedList<String>>,
+    pub instructions: Option<Spanned<String>>,
+    pub backend: Option<Spanned<RawHatBackend>>,
+    /// `args` or its alias `backend_args`: appended to whichever backend the hat runs.
+    pub args: Option<Spanned<Vec<String>>>,
+    pub default_publishes: Option<Spanned<String>>,
+    pub max_activations: Option<Spanned<u32>>,
+    pub deadlines: RawDeadlines,
+}
+
+/// `hats.<id>.backend`, in its three forms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawHatBackend {
+    /// `backend: pi`.
+    Named(BackendKind),
+    /// `backend: {type: pi, args: [...]}`.
+    Typed {
+        kind: Spanned<BackendKind>,
+        args: Option<Spanned<Vec<String>>>,
+    },
+    /// `backend: {command: ./agent, args: [...], prompt_mode: stdin, ...}`.
+    Command {
+        command: Spanned<String>,
+        args: Option<Spanned<Vec<String>>>,
+        prompt_mode: Option<Spanned<PromptMode>>,
+        prompt_flag: Option<Spanned<String>>,
+        output_format: Option<Spanned<StreamFormat>>,
+    },
+}

@@ -1,0 +1,383 @@
+//! From the merged raw layer to a [`ResolvedConfig`]: apply defaults, check what
+//! needs every layer at once (a custom backend's command, trigger collisions between
+//! hats), and read the prompt file, the one piece of I/O done here.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ralph_agent::BackendKind;
+use ralph_stream::StreamFormat;
+
+use super::choice::{BackendChoice, PromptMode};
+use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::origin::{Origin, Spanned};
+use super::raw::{RawCli, RawConfig, RawDeadlines, RawEventLoop, RawHat, RawHatBackend};
+use super::resolved::{
+    AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
+    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
+    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend, HatConfig, LoopConfig, Prompt,
+    PromptSource, ResolvedConfig,
+};
+use crate::topic::TASK_START;
+
+/// What resolution needs to know about the surroundings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolveEnv {
+    /// The working directory: relative paths are read from here.
+    pub cwd: PathBuf,
+    /// The prompt file to read when none is configured, if it exists (relative to
+    /// `cwd` unless absolute).
+    pub default_prompt_file: PathBuf,
+    /// The config files that were read, lowest layer first (reported in the result).
+    pub sources: Vec<PathBuf>,
+}
+
+/// A resolved configuration and what it ignores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub config: ResolvedConfig,
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Resolves the merged layers (see [`super::merge`]).
+pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigErrors> {
+    let mut r = Resolver {
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let deadlines = deadlines(&Deadlines::default(), &raw.cli.deadlines);
+    let hat_names_custom = raw.hats.iter().any(|h| {
+        matches!(
+            h.backend.as_ref().map(|b| &b.value),
+            Some(RawHatBackend::Named(BackendKind::Custom))
+        )
+    });
+    let backend = r.agent_backend(&raw.cli, hat_names_custom);
+    let agent = AgentConfig {
+        backend,
+        args: raw.cli.args.clone().map(|a| a.value).unwrap_or_default(),
+        deadlines,
+    };
+    let backend_priority = raw.cli.backend_priority.clone().map_or_else(
+        || {
+            BackendKind::ALL
+                .into_iter()
+                .filter(|k| *k != BackendKind::Custom)
+                .collect()
+        },
+        |list| list.value.into_iter().map(|k| k.value).collect(),
+    );
+    let event_loop = r.event_loop(raw.event_loop, env);
+    let core = CoreConfig {
+        scratchpad: match raw.core.scratchpad.enabled.map(|e| e.value) {
+            Some(false) => None,
+            Some(true) | None => Some(
+                raw.core
+                    .scratchpad
+                    .path
+                    .map_or_else(|| PathBuf::from(DEFAULT_SCRATCHPAD), |p| p.value),
+            ),
+        },
+        guardrails: raw.core.guardrails.map(|g| g.value).unwrap_or_default(),
+        specs_dir: raw
+            .core
+            .specs_dir
+            .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
+    };
+    r.check_triggers(&raw.hats);
+    let hats = raw
+        .hats
+        .into_iter()
+        .map(|hat| r.hat(hat, &raw.cli, &agent))
+        .collect();
+    if !r.errors.is_empty() {
+        return Err(ConfigErrors(r.errors));
+    }
+    Ok(Resolved {
+        config: ResolvedConfig {
+            agent,
+            backend_priority,
+            event_loop,
+            core,
+            hats,
+            sources: env.sources.clone(),
+        },
+        warnings: r.warnings,
+    })
+}
+
+fn deadlines(base: &Deadlines, raw: &RawDeadlines) -> Deadlines {
+    let secs = |v: &Option<Spanned<u64>>, default: Duration| {
+        v.as_ref().map_or(default, |s| Duration::from_secs(s.value))
+    };
+    Deadlines {
+        startup: secs(&raw.startup_timeout_seconds, base.startup),
+        idle: secs(&raw.idle_timeout_seconds, base.idle),
+        iteration: secs(&raw.iteration_timeout_seconds, base.iteration),
+        exit_grace: secs(&raw.exit_grace_seconds, base.exit_grace),
+    }
+}
+
+struct Resolver {
+    errors: Vec<ConfigError>,
+    warnings: Vec<ConfigWarning>,
+}
+
+impl Resolver {
+    fn error(&mut self, origin: Origin, kind: ConfigErrorKind) {
+        self.errors.push(ConfigError::new(origin, kind));
+    }
+
+    fn agent_backend(&mut self, cli: &RawCli, hat_names_custom: bool) -> AgentBackend {
+        let choice = cli
+            .backend
+            .as_ref()
+            .map_or(BackendChoice::Auto, |b| b.value);
+        let is_custom = choice == BackendChoice::Backend(BackendKind::Custom);
+        if !is_custom && !hat_names_custom {
+            self.warn_custom_only(cli, choice);
+        }
+        match choice {
+            BackendChoice::Auto => {
+                if let Some(command) = &cli.command {
+                    self.error(
+                        command.origin.clone(),
+                        ConfigErrorKind::CommandWithAutoBackend,
+                    );
+                }
+                AgentBackend::Auto
+            }
+            BackendChoice::Backend(BackendKind::Custom) => match self.cli_custom(cli) {
+                Some(custom) => AgentBackend::Custom(custom),
+                None => {
+                    let origin = cli
+                        .backend
+                        .as_ref()
+                        .map_or(Origin::Default, |b| b.origin.clone());
+                    self.error(
+                        origin,
+                        ConfigErrorKind::CustomWithoutCommand { in_hat: false },
+                    );
+                    AgentBackend::Auto
+                }
+            },
+            BackendChoice::Backend(kind) => AgentBackend::Builtin {
+                kind,
+                command: cli.command.as_ref().map(|c| c.value.clone()),
+            },
+        }
+    }
+
+    fn warn_custom_only(&mut self, cli: &RawCli, choice: BackendChoice) {
+        let keys = [
+            (
+                "cli.prompt_mode",
+                cli.prompt_mode.as_ref().map(|v| &v.origin),
+            ),
+            (
+                "cli.prompt_flag",
+                cli.prompt_flag.as_ref().map(|v| &v.origin),
+            ),
+            (
+                "cli.output_format",
+                cli.output_format.as_ref().map(|v| &v.origin),
+            ),
+        ];
+        for (key, origin) in keys {
+            if let Some(origin) = origin {
+                self.warnings.push(ConfigWarning {
+                    origin: origin.clone(),
+                    kind: ConfigWarningKind::OnlyForCustom {
+                        key: key.to_owned(),
+                        backend: choice.name().to_owned(),
+                    },
+                });
+            }
+        }
+    }
+
+    /// The custom backend `cli` describes, if it names a command.
+    fn cli_custom(&self, cli: &RawCli) -> Option<CustomBackend> {
+        Some(CustomBackend {
+            command: cli.command.as_ref()?.value.clone(),
+            prompt_mode: cli
+                .prompt_mode
+                .as_ref()
+                .map_or(PromptMode::Arg, |m| m.value),
+            prompt_flag: cli.prompt_flag.as_ref().map(|f| f.value.clone()),
+            output_format: cli
+                .output_format
+                .as_ref()
+                .map_or(StreamFormat::Text, |f| f.value),
+        })
+    }
+
+    fn event_loop(&mut self, el: RawEventLoop, env: &ResolveEnv) -> LoopConfig {
+        let prompt = match (el.prompt, el.prompt_file) {
+            (Some(text), _) => Some(Prompt {
+                text: text.value,
+                source: PromptSource::Inline,
+            }),
+            (None, Some(file)) => match read_prompt(&env.cwd, &file.value) {
+                Ok(text) => Some(Prompt {
+                    text,
+                    source: PromptSource::File(file.value),
+                }),
+                Err(source) => {
+                    self.error(
+                        file.origin,
+                        ConfigErrorKind::PromptFile {
+                            path: file.value,
+                            source,
+                        },
+                    );
+                    None
+                }
+            },
+            (None, None) => match read_prompt(&env.cwd, &env.default_prompt_file) {
+                Ok(text) => Some(Prompt {
+                    text,
+                    source: PromptSource::File(env.default_prompt_file.clone()),
+                }),
+                // The default file is optional: without it there is simply no prompt
+                // yet (`ralph run` asks for one).
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(source) => {
+                    self.error(
+                        Origin::Default,
+                        ConfigErrorKind::PromptFile {
+                            path: env.default_prompt_file.clone(),
+                            source,
+                        },
+                    );
+                    None
+                }
+            },
+        };
+        LoopConfig {
+            prompt,
+            completion_promise: el
+                .completion_promise
+                .map_or_else(|| DEFAULT_COMPLETION_PROMISE.to_owned(), |p| p.value),
+            max_iterations: el
+                .max_iterations
+                .map_or(DEFAULT_MAX_ITERATIONS, |n| n.value),
+            max_runtime: el
+                .max_runtime_seconds
+                .map_or(DEFAULT_MAX_RUNTIME, |s| Duration::from_secs(s.value)),
+            max_cost_usd: el.max_cost_usd.map(|c| c.value),
+            max_consecutive_failures: el
+                .max_consecutive_failures
+                .map_or(DEFAULT_MAX_CONSECUTIVE_FAILURES, |n| n.value),
+            starting_event: el
+                .starting_event
+                .map_or_else(|| TASK_START.to_owned(), |t| t.value),
+            required_events: el
+                .required_events
+                .map(|list| list.value.into_iter().map(|t| t.value).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Each trigger routes to one hat: the second hat to claim a topic is the error.
+    fn check_triggers(&mut self, hats: &[RawHat]) {
+        let mut claimed: Vec<(&str, &str, &Origin)> = Vec::new();
+        for hat in hats {
+            for topic in hat.triggers.iter().flat_map(|t| &t.value) {
+                match claimed.iter().find(|(t, _, _)| *t == topic.value) {
+                    Some((_, first_hat, first)) => {
+                        let kind = ConfigErrorKind::DuplicateTrigger {
+                            topic: topic.value.clone(),
+                            hat: hat.id.value.clone(),
+                            first_hat: (*first_hat).to_owned(),
+                            first: (*first).clone(),
+                        };
+                        self.error(topic.origin.clone(), kind);
+                    }
+                    None => claimed.push((&topic.value, &hat.id.value, &topic.origin)),
+                }
+            }
+        }
+    }
+
+    fn hat(&mut self, hat: RawHat, cli: &RawCli, agent: &AgentConfig) -> HatConfig {
+        let backend = match hat.backend {
+            None => None,
+            Some(b) => self.hat_backend(b, cli),
+        };
+        let topics = |list: Option<super::raw::SpannedList<String>>| {
+            list.map(|l| l.value.into_iter().map(|t| t.value).collect())
+                .unwrap_or_default()
+        };
+        HatConfig {
+            name: hat.name.map_or_else(|| hat.id.value.clone(), |n| n.value),
+            id: hat.id.value,
+            description: hat.description.map(|d| d.value).unwrap_or_default(),
+            triggers: topics(hat.triggers),
+            publishes: topics(hat.publishes),
+            instructions: hat.instructions.map(|i| i.value).unwrap_or_default(),
+            backend,
+            args: hat.args.map(|a| a.value).unwrap_or_default(),
+            deadlines: deadlines(&agent.deadlines, &hat.deadlines),
+            default_publishes: hat.default_publishes.map(|t| t.value),
+            max_activations: hat.max_activations.map(|n| n.value),
+        }
+    }
+
+    fn hat_backend(&mut self, backend: Spanned<RawHatBackend>, cli: &RawCli) -> Option<HatBackend> {
+        let args = |a: Option<Spanned<Vec<String>>>| a.map(|a| a.value).unwrap_or_default();
+        // The program's location is a fact about the machine: a hat naming the same
+        // backend as `cli.backend` runs the same binary.
+        let same_binary = |kind: BackendKind| {
+            let cli_kind = cli.backend.as_ref().map(|b| b.value);
+            (cli_kind == Some(BackendChoice::Backend(kind)))
+                .then(|| cli.command.as_ref().map(|c| c.value.clone()))
+                .flatten()
+        };
+        match backend.value {
+            RawHatBackend::Named(BackendKind::Custom) => match self.cli_custom(cli) {
+                Some(custom) => Some(HatBackend::Custom {
+                    backend: custom,
+                    args: Vec::new(),
+                }),
+                None => {
+                    self.error(
+                        backend.origin,
+                        ConfigErrorKind::CustomWithoutCommand { in_hat: true },
+                    );
+                    None
+                }
+            },
+            RawHatBackend::Named(kind) => Some(HatBackend::Builtin {
+                kind,
+                command: same_binary(kind),
+                args: Vec::new(),
+            }),
+            RawHatBackend::Typed { kind, args: a } => Some(HatBackend::Builtin {
+                kind: kind.value,
+                command: same_binary(kind.value),
+                args: args(a),
+            }),
+            RawHatBackend::Command {
+                command,
+                args: a,
+                prompt_mode,
+                prompt_flag,
+                output_format,
+            } => Some(HatBackend::Custom {
+                backend: CustomBackend {
+                    command: command.value,
+                    prompt_mode: prompt_mode.map_or(PromptMode::Arg, |m| m.value),
+                    prompt_flag: prompt_flag.map(|f| f.value),
+                    output_format: output_format.map_or(StreamFormat::Text, |f| f.value),
+                },
+                args: args(a),
+            }),
+        }
+    }
+}
+
+fn read_prompt(cwd: &Path, path: &Path) -> io::Result<String> {
+    std::fs::read_to_string(cwd.join(path))
+}

@@ -1,0 +1,236 @@
+//! The resolved configuration: every layer merged, every default applied, values in
+//! the types the loop uses (`Duration`, [`BackendKind`], the prompt's text).
+//!
+//! Like ripgrep's "low args / high args": the raw layers say what was written; this
+//! says what ralph will do. Nothing here is optional unless the behaviour itself is
+//! ("no cost limit", "no scratchpad").
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ralph_agent::BackendKind;
+use ralph_stream::StreamFormat;
+
+use super::choice::PromptMode;
+
+/// Default for `event_loop.completion_promise`.
+pub const DEFAULT_COMPLETION_PROMISE: &str = "LOOP_COMPLETE";
+/// Default for `event_loop.max_iterations`.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 100;
+/// Default for `event_loop.max_runtime_seconds` (upstream's default too).
+pub const DEFAULT_MAX_RUNTIME: Duration = Duration::from_secs(4 * 60 * 60);
+/// Default for `event_loop.max_consecutive_failures`.
+pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
+/// Default for `core.scratchpad`.
+pub const DEFAULT_SCRATCHPAD: &str = ".ralph/agent/scratchpad.md";
+/// Default for `core.specs_dir`.
+pub const DEFAULT_SPECS_DIR: &str = ".ralph/specs/";
+/// The prompt file read when no prompt is configured, if it exists (next to the
+/// project config, or in the working directory).
+pub const DEFAULT_PROMPT_FILE: &str = "PROMPT.md";
+/// Default `cli.startup_timeout_seconds`: npm-installed agent CLIs can take tens of
+/// seconds to print anything on a cold start.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default `cli.idle_timeout_seconds`: longer than the longest tool call an agent
+/// runs silently (Claude Code's Bash tool stops at ten minutes), so healthy work is
+/// never killed for being quiet.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+/// Default `cli.iteration_timeout_seconds`.
+pub const DEFAULT_ITERATION_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+/// Default `cli.exit_grace_seconds`: time to exit after the agent's final event.
+pub const DEFAULT_EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything a run needs to know from configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedConfig {
+    /// The agent run when no hat names its own backend.
+    pub agent: AgentConfig,
+    /// The order `auto` probes backends in.
+    pub backend_priority: Vec<BackendKind>,
+    pub event_loop: LoopConfig,
+    pub core: CoreConfig,
+    /// Hats, lowest layer first, each in file order.
+    pub hats: Vec<HatConfig>,
+    /// The config files that were read, lowest layer first.
+    pub sources: Vec<PathBuf>,
+}
+
+impl ResolvedConfig {
+    /// The agent to run for an iteration of `hat`.
+    pub fn agent_for(&self, hat: &HatConfig) -> AgentConfig {
+        let (backend, mut args) = match &hat.backend {
+            None => (self.agent.backend.clone(), self.agent.args.clone()),
+            Some(HatBackend::Builtin {
+                kind,
+                command,
+                args,
+            }) => (
+                AgentBackend::Builtin {
+                    kind: *kind,
+                    command: command.clone(),
+                },
+                args.clone(),
+            ),
+            Some(HatBackend::Custom { backend, args }) => {
+                (AgentBackend::Custom(backend.clone()), args.clone())
+            }
+        };
+        args.extend(hat.args.iter().cloned());
+        AgentConfig {
+            backend,
+            args,
+            deadlines: hat.deadlines,
+        }
+    }
+}
+
+/// Which agent to run, with what, under which deadlines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    pub backend: AgentBackend,
+    /// Appended to the backend's own command line.
+    pub args: Vec<String>,
+    pub deadlines: Deadlines,
+}
+
+/// The agent program.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentBackend {
+    /// The first backend of `backend_priority` found installed.
+    Auto,
+    /// A backend ralph knows (never [`BackendKind::Custom`]: that is [`Self::Custom`]).
+    Builtin {
+        kind: BackendKind,
+        /// Replaces the backend's usual program name (`cli.command`).
+        command: Option<String>,
+    },
+    /// Any program, described by the config.
+    Custom(CustomBackend),
+}
+
+impl AgentBackend {
+    /// The backend, or `None` for `auto` (decided at run time).
+    pub fn kind(&self) -> Option<BackendKind> {
+        match self {
+            AgentBackend::Auto => None,
+            AgentBackend::Builtin { kind, .. } => Some(*kind),
+            AgentBackend::Custom(_) => Some(BackendKind::Custom),
+        }
+    }
+}
+
+/// A program ralph knows nothing about except what the config says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomBackend {
+    pub command: String,
+    pub prompt_mode: PromptMode,
+    /// Put before the prompt argument in [`PromptMode::Arg`] (`--prompt`).
+    pub prompt_flag: Option<String>,
+    /// How to read the program's output (plain text unless configured).
+    pub output_format: StreamFormat,
+}
+
+/// The supervision deadlines for one agent run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// No output at all within this long after start.
+    pub startup: Duration,
+    /// No output for this long.
+    pub idle: Duration,
+    /// The whole iteration.
+    pub iteration: Duration,
+    /// Time to exit once the agent has emitted its final event.
+    pub exit_grace: Duration,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            startup: DEFAULT_STARTUP_TIMEOUT,
+            idle: DEFAULT_IDLE_TIMEOUT,
+            iteration: DEFAULT_ITERATION_TIMEOUT,
+            exit_grace: DEFAULT_EXIT_GRACE,
+        }
+    }
+}
+
+/// The task, completion and limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopConfig {
+    /// The task; `None` when nothing was configured and no default prompt file exists.
+    pub prompt: Option<Prompt>,
+    pub completion_promise: String,
+    pub max_iterations: u32,
+    pub max_runtime: Duration,
+    /// No cost limit when `None`.
+    pub max_cost_usd: Option<f64>,
+    pub max_consecutive_failures: u32,
+    /// The topic published to start a run.
+    pub starting_event: String,
+    /// Topics that must all have been seen before completion is accepted.
+    pub required_events: Vec<String>,
+}
+
+/// The task text and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    pub source: PromptSource,
+}
+
+/// Where the task text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptSource {
+    /// `event_loop.prompt` or `-p`.
+    Inline,
+    /// This file (relative to the working directory unless absolute).
+    File(PathBuf),
+}
+
+/// Files and standing rules shared by every iteration. Paths are relative to the
+/// workspace unless absolute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreConfig {
+    /// `None` when the scratchpad is disabled.
+    pub scratchpad: Option<PathBuf>,
+    pub guardrails: Vec<String>,
+    pub specs_dir: PathBuf,
+}
+
+/// One hat, ready to route and run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HatConfig {
+    pub id: String,
+    /// The display name (the id unless set).
+    pub name: String,
+    pub description: String,
+    pub triggers: Vec<String>,
+    pub publishes: Vec<String>,
+    pub instructions: String,
+    /// `None`: the hat runs the global agent ([`ResolvedConfig::agent`]).
+    pub backend: Option<HatBackend>,
+    /// The hat's `args`/`backend_args`, appended after the backend's arguments.
+    pub args: Vec<String>,
+    /// The global deadlines with this hat's overrides applied.
+    pub deadlines: Deadlines,
+    pub default_publishes: Option<String>,
+    pub max_activations: Option<u32>,
+}
+
+/// A hat's own backend.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HatBackend {
+    /// `backend: pi` or `backend: {type: pi, args: [...]}`.
+    Builtin {
+        kind: BackendKind,
+        /// `cli.command` when `cli.backend` is the same backend (the program's
+        /// location is a fact about the machine, not about the hat).
+        command: Option<String>,
+        args: Vec<String>,
+    },
+    /// `backend: {command: ...}`, or `backend: custom` (the `cli` custom settings).
+    Custom {
+        backend: CustomBackend,
+        args: Vec<String>,
+    },
+}

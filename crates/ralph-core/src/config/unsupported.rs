@@ -1,0 +1,451 @@
+//! Upstream (ralph-orchestrator) keys that ralph does not implement, and what ignoring
+//! each one would do.
+//!
+//! ralph-orchestrator accepts any key and silently drops what it does not read.
+//! ralph never does: each key here is reported with its location. The rule for how
+//! loudly:
+//! - an **error** when running without the feature would change behaviour the user
+//!   relies on (a hook that blocks the loop, a limit, a tool restriction, a loop that
+//!   must not complete): ralph refuses to run until the key is removed, so nobody is
+//!   surprised by a loop that does more, or less, than the file says;
+//! - a **warning** when running without it is safe (prompt extras, display settings,
+//!   keys ralph-orchestrator ignored as well);
+//! - **nothing** when the value asks for exactly what ralph does anyway
+//!   (`persistent: false`, `memories: {enabled: false}`, `concurrency: 1`).
+
+use saphyr::{Scalar, YamlData};
+
+use super::node::Node;
+
+/// How much ignoring a key matters, judged from its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Impact {
+    /// The value asks for what ralph does anyway.
+    None,
+    /// Safe to run without: report and go on.
+    Warning,
+    /// Running without it would surprise the user: refuse.
+    Error,
+}
+
+/// One unsupported key of one mapping.
+pub(crate) struct Unsupported {
+    pub(crate) key: &'static str,
+    pub(crate) impact: fn(&Node<'_>) -> Impact,
+    /// Why, and what to do about it (ends the message).
+    pub(crate) why: &'static str,
+}
+
+const fn entry(
+    key: &'static str,
+    impact: fn(&Node<'_>) -> Impact,
+    why: &'static str,
+) -> Unsupported {
+    Unsupported { key, impact, why }
+}
+
+fn warning(_: &Node<'_>) -> Impact {
+    Impact::Warning
+}
+
+fn error(_: &Node<'_>) -> Impact {
+    Impact::Error
+}
+
+fn scalar<'a>(node: &'a Node<'_>) -> Option<&'a Scalar<'a>> {
+    match &node.data {
+        YamlData::Value(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `enabled: false` in a section's mapping.
+fn is_disabled(node: &Node<'_>) -> bool {
+    match &node.data {
+        YamlData::Mapping(map) => map.iter().any(|(k, v)| {
+            matches!(scalar(k), Some(Scalar::String(s)) if s == "enabled")
+                && matches!(scalar(v), Some(Scalar::Boolean(false)))
+        }),
+        _ => false,
+    }
+}
+
+/// `enabled: true` in a section's mapping.
+fn is_enabled(node: &Node<'_>) -> bool {
+    match &node.data {
+        YamlData::Mapping(map) => map.iter().any(|(k, v)| {
+            matches!(scalar(k), Some(Scalar::String(s)) if s == "enabled")
+                && matches!(scalar(v), Some(Scalar::Boolean(true)))
+        }),
+        _ => false,
+    }
+}
+
+fn warning_unless_disabled(node: &Node<'_>) -> Impact {
+    if is_disabled(node) {
+        Impact::None
+    } else {
+        Impact::Warning
+    }
+}
+
+fn error_unless_disabled(node: &Node<'_>) -> Impact {
+    if is_disabled(node) {
+        Impact::None
+    } else {
+        Impact::Error
+    }
+}
+
+/// For sections that are off unless `enabled: true` (upstream's `RObot`).
+fn error_if_enabled(node: &Node<'_>) -> Impact {
+    if is_enabled(node) {
+        Impact::Error
+    } else {
+        Impact::None
+    }
+}
+
+fn error_if_true(node: &Node<'_>) -> Impact {
+    match scalar(node) {
+        Some(Scalar::Boolean(false)) => Impact::None,
+        _ => Impact::Error,
+    }
+}
+
+fn warning_unless_zero(node: &Node<'_>) -> Impact {
+    match scalar(node) {
+        Some(Scalar::Integer(0)) => Impact::None,
+        _ => Impact::Warning,
+    }
+}
+
+fn error_unless_empty(node: &Node<'_>) -> Impact {
+    let empty = match &node.data {
+        YamlData::Value(Scalar::String(s)) => s.is_empty(),
+        YamlData::Sequence(items) => items.is_empty(),
+        _ => false,
+    };
+    if empty { Impact::None } else { Impact::Error }
+}
+
+fn error_unless_one(node: &Node<'_>) -> Impact {
+    match scalar(node) {
+        Some(Scalar::Integer(1)) => Impact::None,
+        _ => Impact::Error,
+    }
+}
+
+/// `default_mode: interactive` would hand the terminal to the agent; `autonomous` is
+/// what ralph always does.
+fn error_unless_autonomous(node: &Node<'_>) -> Impact {
+    match scalar(node) {
+        Some(Scalar::String(s)) if s == "autonomous" => Impact::None,
+        _ => Impact::Error,
+    }
+}
+
+/// `adapters.<name>.enabled: false` takes a backend out of auto-detection, which
+/// ralph would then happily pick; timeouts are covered by ralph's own deadlines.
+fn adapters_impact(node: &Node<'_>) -> Impact {
+    let disables_one = match &node.data {
+        YamlData::Mapping(map) => map.values().any(is_disabled),
+        _ => false,
+    };
+    if disables_one {
+        Impact::Error
+    } else {
+        Impact::Warning
+    }
+}
+
+const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so nothing changes";
+
+/// Top-level keys.
+pub(crate) const TOP_LEVEL: &[Unsupported] = &[
+    entry(
+        "memories",
+        warning_unless_disabled,
+        "ralph injects no memories into the prompt; the scratchpad carries notes between iterations",
+    ),
+    entry(
+        "tasks",
+        warning_unless_disabled,
+        "ralph has no task list (`ralph tools task`); use the scratchpad, and `event_loop.required_events` to hold completion back",
+    ),
+    entry(
+        "skills",
+        warning_unless_disabled,
+        "ralph injects no skills index into the prompt",
+    ),
+    entry(
+        "hooks",
+        error_unless_disabled,
+        "ralph runs no hooks, so the loop would run without them, including any that block or suspend it; remove the section (or set `enabled: false`) to run without hooks",
+    ),
+    entry(
+        "features",
+        warning,
+        "ralph runs one loop per workspace (a second `ralph run` is refused with a message rather than moved to a worktree) and never merges or lands changes itself",
+    ),
+    entry(
+        "RObot",
+        error_if_enabled,
+        "ralph has no human-in-the-loop channel, so questions for a human would go unanswered; set `enabled: false` or remove the section to run without one",
+    ),
+    entry("tui", warning, "ralph has no TUI key bindings"),
+    entry(
+        "adapters",
+        adapters_impact,
+        "set per-backend timeouts with `cli.iteration_timeout_seconds` and `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with `cli.backend_priority`; ralph would not leave out an adapter marked `enabled: false`",
+    ),
+    entry(
+        "events",
+        warning,
+        "ralph does not inject per-topic descriptions into hat instructions; put that guidance in the hats' `instructions`",
+    ),
+    entry(
+        "backpressure",
+        warning,
+        "no command listed here is run (ralph-orchestrator never ran them either); put the checks in `core.guardrails` or in a hat's instructions",
+    ),
+    entry("name", warning, "ralph keeps no name for a config"),
+    entry(
+        "description",
+        warning,
+        "ralph keeps no description for a config",
+    ),
+    entry("resources", warning, IGNORED_UPSTREAM_TOO),
+    entry("telemetry", warning, IGNORED_UPSTREAM_TOO),
+    entry("safety", warning, IGNORED_UPSTREAM_TOO),
+    // Version 1 flat keys: each has a new home, and ignoring a limit or a backend
+    // would run a different loop than the file describes.
+    entry(
+        "agent",
+        error,
+        "this version 1 key moved: write `cli.backend` instead",
+    ),
+    entry(
+        "agent_priority",
+        error,
+        "this version 1 key moved: write `cli.backend_priority` instead",
+    ),
+    entry(
+        "prompt_file",
+        error,
+        "this version 1 key moved: write `event_loop.prompt_file` instead",
+    ),
+    entry(
+        "completion_promise",
+        error,
+        "this version 1 key moved: write `event_loop.completion_promise` instead",
+    ),
+    entry(
+        "max_iterations",
+        error,
+        "this version 1 key moved: write `event_loop.max_iterations` instead",
+    ),
+    entry(
+        "max_runtime",
+        error,
+        "this version 1 key moved: write `event_loop.max_runtime_seconds` instead",
+    ),
+    entry(
+        "max_cost",
+        error,
+        "this version 1 key moved: write `event_loop.max_cost_usd` instead",
+    ),
+    entry(
+        "max_tokens",
+        warning,
+        "a version 1 key that ralph-orchestrator dropped as well",
+    ),
+    entry(
+        "retry_delay",
+        warning,
+        "a version 1 key that ralph-orchestrator dropped as well",
+    ),
+    entry(
+        "archive_prompts",
+        warning,
+        "a version 1 key that ralph-orchestrator dropped as well",
+    ),
+    entry(
+        "enable_metrics",
+        warning,
+        "a version 1 key that ralph-orchestrator dropped as well",
+    ),
+    entry(
+        "_suppress_warnings",
+        warning,
+        "ralph reports every key it ignores",
+    ),
+    entry("verbose", warning, "use `-v` on the command line"),
+];
+
+/// Keys under `cli`.
+pub(crate) const CLI: &[Unsupported] = &[
+    entry(
+        "default_mode",
+        error_unless_autonomous,
+        "ralph always runs the agent headless; use `ralph plan` for an interactive session",
+    ),
+    entry(
+        "idle_timeout_secs",
+        warning,
+        "it applied to ralph-orchestrator's interactive mode only; ralph's inactivity deadline is `cli.idle_timeout_seconds`",
+    ),
+    entry(
+        "pty_mode",
+        warning,
+        "ralph chooses pipes or a terminal per backend itself",
+    ),
+    entry(
+        "pty_interactive",
+        warning,
+        "ralph does not forward keystrokes to the agent",
+    ),
+];
+
+/// Keys under `event_loop`.
+pub(crate) const EVENT_LOOP: &[Unsupported] = &[
+    entry(
+        "cooldown_delay_seconds",
+        warning_unless_zero,
+        "ralph starts the next iteration at once; the limits still bound the loop",
+    ),
+    entry(
+        "cancellation_promise",
+        error_unless_empty,
+        "ralph would not end the loop when the agent emits this topic; remove it, and let the agent stop by emitting the completion promise",
+    ),
+    entry(
+        "persistent",
+        error_if_true,
+        "ralph ends the loop on completion instead of resuming it; remove it (or set `false`)",
+    ),
+    entry(
+        "starting_hat",
+        error,
+        "name the first hat's trigger in `event_loop.starting_event` instead",
+    ),
+    entry(
+        "enforce_hat_scope",
+        error_if_true,
+        "ralph would not rewrite events a hat may not publish; remove it (or set `false`)",
+    ),
+    entry(
+        "mutation_score_warn_threshold",
+        warning,
+        "ralph does not read mutation scores",
+    ),
+    entry(
+        "context_window_tokens",
+        warning,
+        "ralph does not show context use",
+    ),
+    entry("checkpoint_interval", warning, IGNORED_UPSTREAM_TOO),
+    entry(
+        "idle_timeout_secs",
+        warning,
+        "ralph's inactivity deadline is `cli.idle_timeout_seconds` (ralph-orchestrator ignored this key here)",
+    ),
+];
+
+/// Keys under `hats.<id>`.
+pub(crate) const HAT: &[Unsupported] = &[
+    entry(
+        "disallowed_tools",
+        error_unless_empty,
+        "ralph cannot keep this hat from using those tools, so it could edit files it must not; remove the key, or give the hat a backend whose arguments restrict its tools",
+    ),
+    entry(
+        "extra_instructions",
+        error_unless_empty,
+        "the agent would not see these instructions; move them into `instructions`",
+    ),
+    entry(
+        "concurrency",
+        error_unless_one,
+        "ralph runs one agent at a time; remove the key (or set 1)",
+    ),
+    entry(
+        "aggregate",
+        error,
+        "ralph runs one agent at a time, so there is nothing to aggregate; remove the key",
+    ),
+    entry(
+        "timeout",
+        warning,
+        "it applied to parallel workers; per-hat deadlines are `iteration_timeout_seconds` and `idle_timeout_seconds`",
+    ),
+    entry("scratchpad", warning, "every hat shares `core.scratchpad`"),
+    entry(
+        "import",
+        error,
+        "the hat would lose everything it imports; copy the imported keys into this hat",
+    ),
+];
+
+/// Keys under `hats.<id>.backend` (mapping form).
+pub(crate) const HAT_BACKEND: &[Unsupported] = &[entry(
+    "agent",
+    error,
+    "ralph would run the backend's default agent instead; pass the agent through `args`",
+)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use saphyr::LoadableYamlNode;
+
+    fn impact_of(f: fn(&Node<'_>) -> Impact, yaml: &str) -> Impact {
+        let docs = saphyr::MarkedYaml::load_from_str(yaml).unwrap();
+        f(&docs[0])
+    }
+
+    #[test]
+    fn inert_values_are_not_reported() {
+        let cases = [
+            impact_of(warning_unless_disabled, "{enabled: false, inject: auto}"),
+            impact_of(error_unless_disabled, "{enabled: false}"),
+            impact_of(error_if_enabled, "{enabled: false, timeout_seconds: 120}"),
+            impact_of(error_if_true, "false"),
+            impact_of(warning_unless_zero, "0"),
+            impact_of(error_unless_empty, "[]"),
+            impact_of(error_unless_empty, "''"),
+            impact_of(error_unless_one, "1"),
+            impact_of(error_unless_autonomous, "autonomous"),
+        ];
+        assert_eq!(cases, [Impact::None; 9]);
+    }
+
+    #[test]
+    fn values_that_change_behaviour_are_errors() {
+        let cases = [
+            impact_of(error_unless_disabled, "{enabled: true}"),
+            impact_of(error_unless_disabled, "{events: {}}"),
+            impact_of(error_if_enabled, "{enabled: true}"),
+            impact_of(error_if_true, "true"),
+            impact_of(error_unless_empty, "[Edit, Write]"),
+            impact_of(error_unless_empty, "loop.cancel"),
+            impact_of(error_unless_one, "3"),
+            impact_of(error_unless_autonomous, "interactive"),
+            impact_of(
+                adapters_impact,
+                "{claude: {timeout: 300}, kiro: {enabled: false}}",
+            ),
+        ];
+        assert_eq!(cases, [Impact::Error; 9]);
+    }
+
+    #[test]
+    fn safe_values_are_warnings() {
+        let cases = [
+            impact_of(warning_unless_disabled, "{enabled: true}"),
+            impact_of(warning_unless_zero, "5"),
+            impact_of(adapters_impact, "{claude: {enabled: true, timeout: 300}}"),
+        ];
+        assert_eq!(cases, [Impact::Warning; 3]);
+    }
+}

@@ -1,0 +1,100 @@
+//! Event topic names: what makes a topic valid, and the topics ralph reserves.
+//!
+//! A topic is what an agent passes to `ralph emit` and what hats trigger on, so the
+//! same rule guards the config (triggers, publishes, promises) and the event inbox.
+//! The rule is deliberately narrow: dot-separated segments of ASCII letters, digits,
+//! `_` and `-`, which covers every topic in ralph-orchestrator's presets
+//! (`task.start`, `review.changes_requested`, `LOOP_COMPLETE`) and keeps topics safe to
+//! print, grep and put on a command line.
+
+/// Longest topic accepted, in bytes. Topics are routing keys, not payloads.
+pub const MAX_TOPIC_LEN: usize = 128;
+
+/// The topic ralph publishes to start a fresh run (unless `event_loop.starting_event`
+/// names another).
+pub const TASK_START: &str = "task.start";
+
+/// The topic ralph publishes to resume a run (`ralph run --continue`).
+pub const TASK_RESUME: &str = "task.resume";
+
+/// Topics only ralph itself publishes: a hat that triggers on one would be activated by
+/// ralph's bookkeeping rather than by another hat.
+pub const RESERVED_TRIGGERS: [&str; 2] = [TASK_START, TASK_RESUME];
+
+/// Why a string is not a valid topic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopicError {
+    #[error("a topic cannot be empty")]
+    Empty,
+    #[error("a topic is at most {MAX_TOPIC_LEN} bytes long, this one is {0}")]
+    TooLong(usize),
+    #[error("`{0}` is not allowed in a topic (use letters, digits, `_`, `-` and `.`)")]
+    BadChar(char),
+    #[error("a topic cannot start or end with `.` or contain `..`")]
+    EmptySegment,
+    #[error("wildcard patterns are not supported (yet): list each topic the hat triggers on")]
+    Wildcard,
+}
+
+/// Checks that `topic` is a valid topic name.
+pub fn validate_topic(topic: &str) -> Result<(), TopicError> {
+    if topic.is_empty() {
+        return Err(TopicError::Empty);
+    }
+    if topic.len() > MAX_TOPIC_LEN {
+        return Err(TopicError::TooLong(topic.len()));
+    }
+    if let Some(c) = topic
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        // ralph-orchestrator routes `build.*` and `*` as patterns; say so rather than
+        // calling the star a bad character.
+        return Err(if c == '*' {
+            TopicError::Wildcard
+        } else {
+            TopicError::BadChar(c)
+        });
+    }
+    if topic.split('.').any(str::is_empty) {
+        return Err(TopicError::EmptySegment);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_upstream_style_topics() {
+        let topics = [
+            "task.start",
+            "review.changes_requested",
+            "LOOP_COMPLETE",
+            "all_steps.done",
+            "build-v2.done",
+        ];
+        let results: Vec<_> = topics.iter().map(|t| validate_topic(t)).collect();
+        assert_eq!(results, vec![Ok(()); topics.len()]);
+    }
+
+    #[test]
+    fn rejects_malformed_topics_with_the_reason() {
+        let long = "a".repeat(MAX_TOPIC_LEN + 1);
+        let cases = [
+            ("", TopicError::Empty),
+            (long.as_str(), TopicError::TooLong(MAX_TOPIC_LEN + 1)),
+            ("build done", TopicError::BadChar(' ')),
+            ("build.*", TopicError::Wildcard),
+            ("*", TopicError::Wildcard),
+            (".start", TopicError::EmptySegment),
+            ("build..done", TopicError::EmptySegment),
+            ("done.", TopicError::EmptySegment),
+            ("réview", TopicError::BadChar('é')),
+        ];
+        let results: Vec<_> = cases.iter().map(|(t, _)| validate_topic(t)).collect();
+        let expected: Vec<_> = cases.iter().map(|(_, e)| Err(e.clone())).collect();
+        assert_eq!(results, expected);
+    }
+}

@@ -1,0 +1,240 @@
+//! Realistic upstream-style files: they parse, resolve to the expected values, and
+//! what ralph does not support is reported at the right place.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ralph_agent::BackendKind;
+use ralph_core::config::{
+    AgentBackend, AgentConfig, CustomBackend, DEFAULT_EXIT_GRACE, DEFAULT_STARTUP_TIMEOUT,
+    Deadlines, PromptMode, ResolveEnv, Resolved, parse_layer, resolve,
+};
+use ralph_stream::StreamFormat;
+use support::rendered;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Loads a fixture the way `ralph -c NAME` run in the fixtures directory would.
+fn load_fixture(name: &str) -> Result<Resolved, Vec<String>> {
+    let text = std::fs::read_to_string(fixtures().join(name)).expect("fixture");
+    let parsed = parse_layer(&text, Path::new(name)).map_err(|e| rendered(&e.0))?;
+    let env = ResolveEnv {
+        cwd: fixtures(),
+        default_prompt_file: PathBuf::from("PROMPT.md"),
+        sources: vec![PathBuf::from(name)],
+    };
+    let mut resolved = resolve(parsed.config, &env).map_err(|e| rendered(&e.0))?;
+    let mut warnings = parsed.warnings;
+    warnings.append(&mut resolved.warnings);
+    resolved.warnings = warnings;
+    Ok(resolved)
+}
+
+#[test]
+fn upstream_example_resolves_to_the_expected_config() {
+    let resolved = load_fixture("upstream_example.yml").expect("valid");
+    assert_eq!(resolved.warnings, []);
+    insta::assert_debug_snapshot!(resolved.config);
+}
+
+#[test]
+fn every_key_is_read() {
+    // A key listed in a schema but never read trips a debug assertion while parsing.
+    let resolved = load_fixture("every_key.yml").expect("valid");
+    assert_eq!(resolved.warnings, []);
+    insta::assert_debug_snapshot!(resolved.config);
+}
+
+#[test]
+fn upstream_example_with_unsupported_sections_is_refused_where_it_matters() {
+    // hooks (enabled) and disallowed_tools change what the loop does: errors. The
+    // other sections are safe to ignore but are not even reached as warnings: the
+    // file has to be fixed first.
+    assert_eq!(
+        load_fixture("upstream_full.yml").expect_err("unsupported keys"),
+        [
+            "upstream_full.yml:41:5: `hats.reviewer.disallowed_tools` is not supported by ralph \
+             (yet): ralph cannot keep this hat from using those tools, so it could edit files it \
+             must not; remove the key, or give the hat a backend whose arguments restrict its \
+             tools",
+            "upstream_full.yml:50:1: `hooks` is not supported by ralph (yet): ralph runs no hooks, \
+             so the loop would run without them, including any that block or suspend it; remove \
+             the section (or set `enabled: false`) to run without hooks",
+        ]
+    );
+}
+
+#[test]
+fn upstream_self_hosting_config_loads_with_warnings() {
+    let resolved = load_fixture("upstream_self_hosting.yml").expect("valid");
+    assert_eq!(
+        rendered(&resolved.warnings),
+        [
+            "upstream_self_hosting.yml:9:3: `event_loop.checkpoint_interval` is not supported by \
+             ralph (yet) and is ignored: ralph-orchestrator ignored it as well, so nothing changes",
+            "upstream_self_hosting.yml:22:1: `backpressure` is not supported by ralph (yet) and is \
+             ignored: no command listed here is run (ralph-orchestrator never ran them either); \
+             put the checks in `core.guardrails` or in a hat's instructions",
+            "upstream_self_hosting.yml:58:1: `skills` is not supported by ralph (yet) and is \
+             ignored: ralph injects no skills index into the prompt",
+            "upstream_self_hosting.yml:13:16: `cli.prompt_mode` only applies to the custom backend \
+             and is ignored: `kiro` receives its prompt and writes its output its own way",
+        ]
+    );
+    let hats: Vec<_> = resolved.config.hats.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(hats, ["planner", "builder", "reviewer", "finalizer"]);
+    assert_eq!(
+        resolved.config.core.scratchpad,
+        Some(PathBuf::from(".agent/scratchpad.md"))
+    );
+}
+
+#[test]
+fn upstream_version_1_keys_are_refused_with_their_new_home() {
+    assert_eq!(
+        load_fixture("upstream_v1_keys.yml").expect_err("v1 keys"),
+        [
+            "upstream_v1_keys.yml:11:1: `agent_priority` is not supported by ralph (yet): this \
+             version 1 key moved: write `cli.backend_priority` instead",
+            "upstream_v1_keys.yml:15:1: `max_cost` is not supported by ralph (yet): this version 1 \
+             key moved: write `event_loop.max_cost_usd` instead",
+            "upstream_v1_keys.yml:20:1: `adapters` is not supported by ralph (yet): set \
+             per-backend timeouts with `cli.iteration_timeout_seconds` and \
+             `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with \
+             `cli.backend_priority`; ralph would not leave out an adapter marked `enabled: \
+             false`",
+        ]
+    );
+}
+
+#[test]
+fn hats_run_their_backend_in_each_form() {
+    let config = load_fixture("hat_backends.yml").expect("valid").config;
+    let global = Deadlines {
+        idle: Duration::from_secs(600),
+        ..Deadlines::default()
+    };
+    let agents: Vec<(&str, AgentConfig)> = config
+        .hats
+        .iter()
+        .map(|h| (h.id.as_str(), config.agent_for(h)))
+        .collect();
+    let claude_binary = Some("/opt/claude/bin/claude".to_owned());
+    let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        agents,
+        vec![
+            (
+                "planner",
+                AgentConfig {
+                    backend: AgentBackend::Builtin {
+                        kind: BackendKind::Claude,
+                        command: claude_binary.clone(),
+                    },
+                    args: strings(&["--model", "sonnet", "--append-system-prompt", "plan only"]),
+                    deadlines: global,
+                }
+            ),
+            (
+                "builder",
+                AgentConfig {
+                    backend: AgentBackend::Builtin {
+                        kind: BackendKind::Pi,
+                        command: None,
+                    },
+                    args: strings(&["--thinking", "high"]),
+                    deadlines: global,
+                }
+            ),
+            (
+                "reviewer",
+                AgentConfig {
+                    backend: AgentBackend::Builtin {
+                        kind: BackendKind::Claude,
+                        command: claude_binary,
+                    },
+                    args: strings(&["--model", "opus"]),
+                    deadlines: Deadlines {
+                        iteration: Duration::from_secs(900),
+                        ..global
+                    },
+                }
+            ),
+            (
+                "tester",
+                AgentConfig {
+                    backend: AgentBackend::Custom(CustomBackend {
+                        command: "./scripts/test-agent.sh".to_owned(),
+                        prompt_mode: PromptMode::Stdin,
+                        prompt_flag: None,
+                        output_format: StreamFormat::Pi,
+                    }),
+                    args: strings(&["--quiet"]),
+                    deadlines: global,
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        (global.startup, global.exit_grace),
+        (DEFAULT_STARTUP_TIMEOUT, DEFAULT_EXIT_GRACE)
+    );
+}
+
+#[test]
+fn dump_is_a_config_that_resolves_to_the_same_values() {
+    for name in [
+        "upstream_example.yml",
+        "hat_backends.yml",
+        "upstream_self_hosting.yml",
+        "every_key.yml",
+    ] {
+        let config = load_fixture(name).expect("valid").config;
+        let dumped = config.to_yaml();
+        let reparsed = parse_layer(&dumped, Path::new("dump.yml"))
+            .unwrap_or_else(|e| panic!("dump of {name} does not parse:\n{e}\n{dumped}"));
+        assert_eq!(reparsed.warnings, [], "{name}");
+        let env = ResolveEnv {
+            cwd: fixtures(),
+            default_prompt_file: PathBuf::from("PROMPT.md"),
+            sources: config.sources.clone(),
+        };
+        let again = resolve(reparsed.config, &env)
+            .expect("dump resolves")
+            .config;
+        assert_eq!(again, config, "{name}");
+    }
+}
+
+#[test]
+fn dump_of_the_upstream_example() {
+    let config = load_fixture("upstream_example.yml").expect("valid").config;
+    insta::assert_snapshot!(config.to_yaml());
+}
+
+#[test]
+fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
+    let resolved = support::resolve_ok(
+        "cli:\n  backend: custom\n  command: ./agent\n  args: [--global]\n  prompt_mode: stdin\n\
+         hats:\n  a:\n    description: x\n    backend: custom\n    args: [--hat]\n",
+    );
+    assert_eq!(resolved.warnings, []);
+    let config = resolved.config;
+    assert_eq!(
+        config.agent_for(&config.hats[0]),
+        AgentConfig {
+            backend: AgentBackend::Custom(CustomBackend {
+                command: "./agent".to_owned(),
+                prompt_mode: PromptMode::Stdin,
+                prompt_flag: None,
+                output_format: StreamFormat::Text,
+            }),
+            args: vec!["--hat".to_owned()],
+            deadlines: Deadlines::default(),
+        }
+    );
+}

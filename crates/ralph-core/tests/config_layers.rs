@@ -1,0 +1,547 @@
+//! Layering and loading: defaults, the user file, the project file (or `-c`), the
+//! command line; where files are found and what each layer wins.
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ralph_agent::BackendKind;
+use ralph_core::config::{
+    AgentBackend, AgentConfig, BackendChoice, CoreConfig, DEFAULT_COMPLETION_PROMISE,
+    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
+    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions, LoopConfig, Overrides, Prompt,
+    PromptSource, Resolved, ResolvedConfig, load, user_config_path,
+};
+use support::rendered;
+use tempfile::TempDir;
+
+/// A workspace and a home directory, both temporary.
+struct Dirs {
+    home: TempDir,
+    work: TempDir,
+}
+
+impl Dirs {
+    fn new() -> Self {
+        Dirs {
+            home: tempfile::tempdir().expect("home"),
+            work: tempfile::tempdir().expect("work"),
+        }
+    }
+
+    fn user_config(&self, yaml: &str) -> &Self {
+        let dir = self.home.path().join(".config/ralph");
+        fs::create_dir_all(&dir).expect("mkdir");
+        fs::write(dir.join("config.yml"), yaml).expect("write");
+        self
+    }
+
+    fn file(&self, path: &str, text: &str) -> &Self {
+        let path = self.work.path().join(path);
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(path, text).expect("write");
+        self
+    }
+
+    fn options(&self, config_file: Option<&str>, overrides: Overrides) -> LoadOptions {
+        LoadOptions {
+            cwd: self.work.path().to_path_buf(),
+            config_file: config_file.map(PathBuf::from),
+            xdg_config_home: None,
+            home: Some(self.home.path().as_os_str().to_owned()),
+            overrides,
+        }
+    }
+
+    fn load(&self, overrides: Overrides) -> Resolved {
+        load(&self.options(None, overrides)).unwrap_or_else(|e| panic!("load failed:\n{e}"))
+    }
+
+    fn load_errors(&self, config_file: Option<&str>, overrides: Overrides) -> Vec<String> {
+        match load(&self.options(config_file, overrides)) {
+            Ok(r) => panic!("expected errors, got {r:?}"),
+            Err(e) => rendered(&e.0),
+        }
+    }
+
+    fn user_config_path(&self) -> PathBuf {
+        self.home.path().join(".config/ralph/config.yml")
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn no_files_and_no_flags_give_the_built_in_defaults() {
+    let dirs = Dirs::new();
+    let resolved = dirs.load(Overrides::default());
+    assert_eq!(resolved.warnings, []);
+    assert_eq!(
+        resolved.config,
+        ResolvedConfig {
+            agent: AgentConfig {
+                backend: AgentBackend::Auto,
+                args: vec![],
+                deadlines: Deadlines::default(),
+            },
+            backend_priority: vec![
+                BackendKind::Claude,
+                BackendKind::Kiro,
+                BackendKind::Gemini,
+                BackendKind::Codex,
+                BackendKind::Amp,
+                BackendKind::Copilot,
+                BackendKind::Opencode,
+                BackendKind::Pi,
+            ],
+            event_loop: LoopConfig {
+                prompt: None,
+                completion_promise: DEFAULT_COMPLETION_PROMISE.to_owned(),
+                max_iterations: DEFAULT_MAX_ITERATIONS,
+                max_runtime: DEFAULT_MAX_RUNTIME,
+                max_cost_usd: None,
+                max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
+                starting_event: "task.start".to_owned(),
+                required_events: vec![],
+            },
+            core: CoreConfig {
+                scratchpad: Some(PathBuf::from(DEFAULT_SCRATCHPAD)),
+                guardrails: vec![],
+                specs_dir: PathBuf::from(DEFAULT_SPECS_DIR),
+            },
+            hats: vec![],
+            sources: vec![],
+        }
+    );
+}
+
+#[test]
+fn each_layer_overrides_the_one_below_key_by_key() {
+    let dirs = Dirs::new();
+    dirs.user_config(
+        "cli:\n  backend: claude\n  args: [--model, opus]\n  idle_timeout_seconds: 300\n\
+         event_loop:\n  max_iterations: 10\n  max_cost_usd: 5\n  completion_promise: ALL_DONE\n\
+         core:\n  guardrails: [Be careful.]\n",
+    )
+    .file(
+        "ralph.yml",
+        "cli:\n  backend: claude\n  exit_grace_seconds: 9\n\
+         event_loop:\n  max_iterations: 20\n  required_events: [review.approved]\n",
+    );
+    let resolved = dirs.load(Overrides {
+        max_cost_usd: Some(2.5),
+        max_runtime_seconds: Some(60),
+        ..Overrides::default()
+    });
+    let config = resolved.config;
+    assert_eq!(
+        config.agent,
+        AgentConfig {
+            backend: AgentBackend::Builtin {
+                kind: BackendKind::Claude,
+                command: None,
+            },
+            args: strings(&["--model", "opus"]),
+            deadlines: Deadlines {
+                idle: Duration::from_secs(300),
+                exit_grace: Duration::from_secs(9),
+                ..Deadlines::default()
+            },
+        }
+    );
+    assert_eq!(
+        config.event_loop,
+        LoopConfig {
+            prompt: None,
+            completion_promise: "ALL_DONE".to_owned(),
+            max_iterations: 20,
+            max_runtime: Duration::from_secs(60),
+            max_cost_usd: Some(2.5),
+            max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
+            starting_event: "task.start".to_owned(),
+            required_events: strings(&["review.approved"]),
+        }
+    );
+    assert_eq!(config.core.guardrails, strings(&["Be careful."]));
+    assert_eq!(
+        config.sources,
+        [dirs.user_config_path(), PathBuf::from("ralph.yml")]
+    );
+}
+
+#[test]
+fn switching_backend_drops_the_settings_of_the_backend_below() {
+    let dirs = Dirs::new();
+    dirs.user_config(
+        "cli:\n  backend: pi\n  command: /opt/pi\n  args: [--provider, anthropic]\n  \
+         startup_timeout_seconds: 30\n",
+    );
+    dirs.file("ralph.yml", "cli:\n  backend: codex\n");
+    assert_eq!(
+        dirs.load(Overrides::default()).config.agent,
+        AgentConfig {
+            backend: AgentBackend::Builtin {
+                kind: BackendKind::Codex,
+                command: None,
+            },
+            args: vec![],
+            // Deadlines are not tied to a backend: they stay.
+            deadlines: Deadlines {
+                startup: Duration::from_secs(30),
+                ..Deadlines::default()
+            },
+        }
+    );
+    // `-b` naming the backend the files already use keeps their settings.
+    dirs.file("ralph.yml", "cli:\n  args: [--model, gpt-5]\n");
+    let same = dirs.load(Overrides {
+        backend: Some(BackendChoice::Backend(BackendKind::Pi)),
+        ..Overrides::default()
+    });
+    assert_eq!(
+        same.config.agent.backend,
+        AgentBackend::Builtin {
+            kind: BackendKind::Pi,
+            command: Some("/opt/pi".to_owned()),
+        }
+    );
+    assert_eq!(same.config.agent.args, strings(&["--model", "gpt-5"]));
+    // `-b` naming another one drops them.
+    let other = dirs.load(Overrides {
+        backend: Some(BackendChoice::Auto),
+        ..Overrides::default()
+    });
+    assert_eq!(
+        (other.config.agent.backend, other.config.agent.args),
+        (AgentBackend::Auto, vec![])
+    );
+}
+
+#[test]
+fn prompt_from_the_command_line_replaces_the_configured_prompt_file() {
+    let dirs = Dirs::new();
+    dirs.file("ralph.yml", "event_loop:\n  prompt_file: missing.md\n");
+    let resolved = dirs.load(Overrides {
+        prompt: Some("Fix the flaky test".to_owned()),
+        ..Overrides::default()
+    });
+    assert_eq!(
+        resolved.config.event_loop.prompt,
+        Some(Prompt {
+            text: "Fix the flaky test".to_owned(),
+            source: PromptSource::Inline,
+        })
+    );
+}
+
+#[test]
+fn prompt_file_is_read_relative_to_the_file_that_names_it() {
+    let dirs = Dirs::new();
+    dirs.file("conf/ralph.yml", "event_loop:\n  prompt_file: TASK.md\n")
+        .file("conf/TASK.md", "Ship it.\n")
+        .file("TASK.md", "The wrong one.\n");
+    let resolved = load(&dirs.options(Some("conf/ralph.yml"), Overrides::default()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        resolved.config.event_loop.prompt,
+        Some(Prompt {
+            text: "Ship it.\n".to_owned(),
+            source: PromptSource::File(PathBuf::from("conf/TASK.md")),
+        })
+    );
+    // `-P` is relative to the working directory.
+    let from_flag = load(&dirs.options(
+        Some("conf/ralph.yml"),
+        Overrides {
+            prompt_file: Some(PathBuf::from("TASK.md")),
+            ..Overrides::default()
+        },
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        from_flag.config.event_loop.prompt.map(|p| p.text),
+        Some("The wrong one.\n".to_owned())
+    );
+}
+
+#[test]
+fn default_prompt_file_is_read_when_present() {
+    let dirs = Dirs::new();
+    dirs.file("PROMPT.md", "Write the docs.\n");
+    assert_eq!(
+        dirs.load(Overrides::default()).config.event_loop.prompt,
+        Some(Prompt {
+            text: "Write the docs.\n".to_owned(),
+            source: PromptSource::File(PathBuf::from("PROMPT.md")),
+        })
+    );
+}
+
+#[test]
+fn hats_are_replaced_per_id() {
+    let dirs = Dirs::new();
+    dirs.user_config(
+        "hats:\n  planner:\n    description: user planner\n    triggers: [a.b]\n  \
+         builder:\n    description: user builder\n    triggers: [c.d]\n    max_activations: 3\n",
+    )
+    .file(
+        "ralph.yml",
+        "hats:\n  builder:\n    description: project builder\n    triggers: [e.f]\n  \
+         reviewer:\n    description: project reviewer\n    triggers: [g.h]\n",
+    );
+    let hats: Vec<_> = dirs
+        .load(Overrides::default())
+        .config
+        .hats
+        .into_iter()
+        .map(|h| (h.id, h.description, h.triggers, h.max_activations))
+        .collect();
+    assert_eq!(
+        hats,
+        [
+            (
+                "planner".into(),
+                "user planner".into(),
+                strings(&["a.b"]),
+                None
+            ),
+            (
+                "builder".into(),
+                "project builder".into(),
+                strings(&["e.f"]),
+                None
+            ),
+            (
+                "reviewer".into(),
+                "project reviewer".into(),
+                strings(&["g.h"]),
+                None
+            ),
+        ]
+    );
+}
+
+#[test]
+fn trigger_collisions_across_layers_are_reported() {
+    let dirs = Dirs::new();
+    dirs.user_config("hats:\n  planner:\n    description: plans\n    triggers: [build.done]\n")
+        .file(
+            "ralph.yml",
+            "hats:\n  fixer:\n    description: fixes\n    triggers: [build.done]\n",
+        );
+    let user = dirs.user_config_path();
+    assert_eq!(
+        dirs.load_errors(None, Overrides::default()),
+        [format!(
+            "ralph.yml:4:16: hats `planner` and `fixer` both trigger on `build.done` (`planner` \
+             claims it at {}:4:16): each event must route to exactly one hat, so remove \
+             `build.done` from one of them",
+            user.display()
+        )]
+    );
+}
+
+#[test]
+fn scratchpad_keys_merge_and_a_bare_path_enables_it() {
+    let dirs = Dirs::new();
+    dirs.user_config("core:\n  scratchpad:\n    enabled: false\n");
+    assert_eq!(dirs.load(Overrides::default()).config.core.scratchpad, None);
+    dirs.file("ralph.yml", "core:\n  scratchpad: notes/pad.md\n");
+    assert_eq!(
+        dirs.load(Overrides::default()).config.core.scratchpad,
+        Some(PathBuf::from("notes/pad.md"))
+    );
+}
+
+#[test]
+fn errors_of_every_layer_are_reported_together() {
+    let dirs = Dirs::new();
+    dirs.user_config("cli:\n  backend: codx\n")
+        .file("ralph.yml", "event_loop:\n  max_iterations: -1\n");
+    let user = dirs.user_config_path();
+    assert_eq!(
+        dirs.load_errors(
+            None,
+            Overrides {
+                completion_promise: Some("done now".to_owned()),
+                ..Overrides::default()
+            }
+        ),
+        [
+            format!(
+                "{}:2:12: unknown backend `codx` in `cli.backend`: did you mean `codex`? (valid \
+                 backends: auto, claude, kiro, gemini, codex, amp, copilot, opencode, pi, custom)",
+                user.display()
+            ),
+            "ralph.yml:2:19: `event_loop.max_iterations` must be between 1 and 4294967295, found -1"
+                .to_owned(),
+            "command line: invalid topic `done now` in `--completion-promise`: ` ` is not allowed \
+             in a topic (use letters, digits, `_`, `-` and `.`)"
+                .to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn command_line_values_are_checked() {
+    let dirs = Dirs::new();
+    assert_eq!(
+        dirs.load_errors(
+            None,
+            Overrides {
+                max_iterations: Some(0),
+                max_cost_usd: Some(-2.0),
+                max_runtime_seconds: Some(0),
+                completion_promise: Some(String::new()),
+                prompt: Some("Do it".to_owned()),
+                prompt_file: Some(PathBuf::from("TASK.md")),
+                ..Overrides::default()
+            }
+        ),
+        [
+            "command line: `--max-iterations` must be at least 1, found 0",
+            "command line: `--max-runtime` must be at least 1, found 0",
+            "command line: `--max-cost` must be a number greater than 0, found -2",
+            "command line: `--completion-promise` is empty: the agent could never signal that the \
+             task is done; leave the flag out to use the configured promise",
+            "command line: `--prompt` and `--prompt-file` are both set (`--prompt-file` at command \
+             line): keep only one",
+        ]
+    );
+    assert_eq!(
+        dirs.load_errors(
+            None,
+            Overrides {
+                backend: Some(BackendChoice::Backend(BackendKind::Custom)),
+                ..Overrides::default()
+            }
+        ),
+        [
+            "command line: backend `custom` needs a command: set `cli.command` to the program to \
+             run (and `cli.prompt_mode` to `arg` or `stdin`)"
+        ]
+    );
+}
+
+#[test]
+fn explicit_config_file_must_exist() {
+    let dirs = Dirs::new();
+    dirs.file("ralph.yml", "cli:\n  backend: pi\n");
+    assert_eq!(
+        dirs.load_errors(Some("ralph.ci.yml"), Overrides::default()),
+        ["ralph.ci.yml: cannot read this config file: No such file or directory (os error 2)"]
+    );
+}
+
+#[test]
+fn explicit_config_file_replaces_ralph_yml() {
+    let dirs = Dirs::new();
+    dirs.file("ralph.yml", "event_loop:\n  max_iterations: 7\n")
+        .file("ci/ralph.yml", "event_loop:\n  max_iterations: 3\n");
+    let resolved = load(&dirs.options(Some("ci/ralph.yml"), Overrides::default()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (
+            resolved.config.event_loop.max_iterations,
+            resolved.config.sources
+        ),
+        (3, vec![PathBuf::from("ci/ralph.yml")])
+    );
+}
+
+#[test]
+fn user_config_lives_under_xdg_config_home_or_home() {
+    let cases = [
+        (Some("/xdg"), Some("/home/u"), Some("/xdg/ralph/config.yml")),
+        (
+            Some("relative/xdg"),
+            Some("/home/u"),
+            Some("/home/u/.config/ralph/config.yml"),
+        ),
+        (
+            Some(""),
+            Some("/home/u"),
+            Some("/home/u/.config/ralph/config.yml"),
+        ),
+        (
+            None,
+            Some("/home/u"),
+            Some("/home/u/.config/ralph/config.yml"),
+        ),
+        (None, None, None),
+        (None, Some(""), None),
+    ];
+    let got: Vec<_> = cases
+        .iter()
+        .map(|(xdg, home, _)| user_config_path(xdg.map(Path::new), home.map(Path::new)))
+        .collect();
+    let expected: Vec<_> = cases
+        .iter()
+        .map(|(_, _, want)| want.map(PathBuf::from))
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn xdg_config_home_is_honoured_by_load() {
+    let dirs = Dirs::new();
+    let xdg = tempfile::tempdir().expect("xdg");
+    fs::create_dir_all(xdg.path().join("ralph")).expect("mkdir");
+    fs::write(
+        xdg.path().join("ralph/config.yml"),
+        "event_loop:\n  max_iterations: 42\n",
+    )
+    .expect("write");
+    let options = LoadOptions {
+        xdg_config_home: Some(xdg.path().as_os_str().to_owned()),
+        ..dirs.options(None, Overrides::default())
+    };
+    let resolved = load(&options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resolved.config.event_loop.max_iterations, 42);
+}
+
+#[test]
+fn upstream_user_config_is_pointed_out_not_read() {
+    let dirs = Dirs::new();
+    fs::create_dir_all(dirs.home.path().join(".ralph")).expect("mkdir");
+    fs::write(
+        dirs.home.path().join(".ralph/config.yml"),
+        "cli:\n  backend: pi\n",
+    )
+    .expect("write");
+    let resolved = dirs.load(Overrides::default());
+    assert_eq!(resolved.config.agent.backend, AgentBackend::Auto);
+    assert_eq!(
+        rendered(&resolved.warnings),
+        [format!(
+            "{}: this is ralph-orchestrator's user config, which ralph does not read: move the \
+             settings you need to {}",
+            dirs.home.path().join(".ralph/config.yml").display(),
+            dirs.user_config_path().display()
+        )]
+    );
+}
+
+#[test]
+fn warnings_of_every_layer_are_returned() {
+    let dirs = Dirs::new();
+    dirs.user_config("tui:\n  prefix_key: ctrl-b\n")
+        .file("ralph.yml", "cli:\n  backend: claude\n  prompt_flag: -p\n");
+    assert_eq!(
+        rendered(&dirs.load(Overrides::default()).warnings),
+        [
+            format!(
+                "{}:1:1: `tui` is not supported by ralph (yet) and is ignored: ralph has no TUI key \
+                 bindings",
+                dirs.user_config_path().display()
+            ),
+            "ralph.yml:3:16: `cli.prompt_flag` only applies to the custom backend and is \
+             ignored: `claude` receives its prompt and writes its output its own way"
+                .to_owned(),
+        ]
+    );
+}

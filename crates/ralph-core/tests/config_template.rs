@@ -1,0 +1,114 @@
+//! The `ralph init` template is a valid config for every backend, documents the
+//! defaults exactly, and its commented-out hats work once uncommented.
+
+mod support;
+
+use ralph_core::config::{
+    AgentBackend, BackendChoice, CustomBackend, DEFAULT_COMPLETION_PROMISE, EXAMPLE_HATS,
+    PromptMode, init_template,
+};
+use ralph_stream::StreamFormat;
+use support::{parse_ok, resolve_ok};
+
+fn all_choices() -> Vec<BackendChoice> {
+    BackendChoice::names()
+        .map(|n| n.parse().expect("valid name"))
+        .collect()
+}
+
+#[test]
+fn template_is_valid_for_every_backend_and_selects_it() {
+    for choice in all_choices() {
+        let text = init_template(choice);
+        assert_eq!(parse_ok(&text).warnings, [], "{choice}");
+        let resolved = resolve_ok(&text);
+        assert_eq!(resolved.warnings, [], "{choice}");
+        let expected = match choice {
+            BackendChoice::Auto => AgentBackend::Auto,
+            BackendChoice::Backend(ralph_agent::BackendKind::Custom) => {
+                AgentBackend::Custom(CustomBackend {
+                    command: "my-agent".to_owned(),
+                    prompt_mode: PromptMode::Arg,
+                    prompt_flag: None,
+                    output_format: StreamFormat::Text,
+                })
+            }
+            BackendChoice::Backend(kind) => AgentBackend::Builtin {
+                kind,
+                command: None,
+            },
+        };
+        assert_eq!(resolved.config.agent.backend, expected, "{choice}");
+    }
+}
+
+#[test]
+fn template_states_the_defaults_it_leaves_unchanged() {
+    // Apart from the backend, resolving the template gives what an empty file gives.
+    for choice in all_choices() {
+        let mut from_template = resolve_ok(&init_template(choice)).config;
+        let mut from_nothing = resolve_ok("").config;
+        from_template.agent.backend = AgentBackend::Auto;
+        from_nothing.agent.backend = AgentBackend::Auto;
+        assert_eq!(from_template, from_nothing, "{choice}");
+    }
+}
+
+#[test]
+fn example_hats_validate_once_uncommented() {
+    let template = init_template(BackendChoice::Backend(ralph_agent::BackendKind::Pi));
+    let uncommented: String = template
+        .lines()
+        .map(|line| {
+            let plain = line.strip_prefix("# ").unwrap_or(line);
+            if EXAMPLE_HATS.lines().any(|l| l == plain) {
+                format!("{plain}\n")
+            } else if line == "event_loop:" {
+                // The template says to add this line with the hats.
+                "event_loop:\n  starting_event: work.start\n".to_owned()
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    let resolved = resolve_ok(&uncommented);
+    let hats: Vec<_> = resolved
+        .config
+        .hats
+        .iter()
+        .map(|h| (h.id.as_str(), h.triggers.clone(), h.publishes.clone()))
+        .collect();
+    assert_eq!(
+        hats,
+        [
+            (
+                "planner",
+                vec!["work.start".to_owned(), "step.done".to_owned()],
+                vec![
+                    "step.ready".to_owned(),
+                    DEFAULT_COMPLETION_PROMISE.to_owned()
+                ]
+            ),
+            (
+                "builder",
+                vec!["step.ready".to_owned()],
+                vec!["step.done".to_owned()]
+            ),
+        ]
+    );
+    assert_eq!(resolved.config.event_loop.starting_event, "work.start");
+}
+
+#[test]
+fn template_for_pi() {
+    insta::assert_snapshot!(init_template(BackendChoice::Backend(
+        ralph_agent::BackendKind::Pi
+    )));
+}
+
+#[test]
+fn template_for_custom() {
+    insta::assert_snapshot!(init_template(BackendChoice::Backend(
+        ralph_agent::BackendKind::Custom
+    )));
+}
