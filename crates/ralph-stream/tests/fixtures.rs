@@ -82,10 +82,14 @@ fn any_split_of_a_capture_gives_the_same_events() {
 }
 
 /// pi: the text deltas of every message that ended well add up to its final text, so
-/// nothing streamed was lost or duplicated (failed attempts' deltas are dropped).
+/// nothing streamed was lost or duplicated (failed attempts' deltas are dropped). The
+/// `long` samples are left out: their middle was cut when they were captured.
 #[test]
 fn pi_deltas_add_up_to_each_message() {
-    for path in fixtures("pi") {
+    for path in fixtures("pi")
+        .into_iter()
+        .filter(|p| !p.starts_with(support::fixtures_dir().join("pi/long")))
+    {
         let events = events_in_chunks(Some(StreamFormat::Pi), [read(&path).as_slice()]);
         let mut streamed = String::new();
         for event in &events {
