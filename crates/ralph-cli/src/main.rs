@@ -1,1 +1,41 @@
-fn main() {}
+//! The `ralph` command line: argument parsing, the commands, and the one place that
+//! turns their outcome into an exit code.
+//!
+//! Stdout is a contract: machine-readable modes print only JSON lines there, every
+//! diagnostic goes to stderr, and a closed stdout (`ralph … | head`) ends the command
+//! quietly instead of panicking.
+
+mod cli;
+mod commands;
+mod error;
+mod exit;
+mod input;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // --help and --version are not errors.
+            let outcome = if err.use_stderr() {
+                exit::Outcome::Failed
+            } else {
+                exit::Outcome::Success
+            };
+            let _ = err.print();
+            return exit::code(outcome);
+        }
+    };
+    match commands::run(cli) {
+        Ok(outcome) => exit::code(outcome),
+        Err(error::CliError::BrokenPipe) => exit::code(exit::Outcome::Success),
+        Err(err) => {
+            eprintln!("ralph: {err}");
+            exit::code(exit::Outcome::Failed)
+        }
+    }
+}

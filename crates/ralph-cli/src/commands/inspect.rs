@@ -1,0 +1,109 @@
+//! `ralph inspect`: summarize a captured agent stream.
+
+use ralph_stream::AgentEvent;
+use ralph_stream::CostKind;
+use ralph_stream::SessionSummary;
+use ralph_stream::StreamDecoder;
+use ralph_stream::Tokens;
+use serde::Serialize;
+
+use crate::cli::InspectArgs;
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::input::Input;
+use crate::output::JsonLines;
+
+/// The summary `ralph inspect` prints: exactly these keys, a documented contract.
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    agent: Option<&'static str>,
+    final_text: Option<&'a str>,
+    cost_usd: Option<f64>,
+    cost_kind: CostKind,
+    tokens: Tokens,
+    turns: u32,
+    tool_calls: u32,
+    tool_errors: u32,
+    errors: &'a [String],
+    succeeded: bool,
+    terminal_event: bool,
+    lines: u64,
+    unknown_events: u64,
+    non_json_lines: u64,
+    oversize_lines: u64,
+}
+
+pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
+    let input = Input::from_arg(args.file.as_deref());
+    let forced = args.agent.format();
+    let mut decoder = StreamDecoder::new(forced);
+    let mut summary = SessionSummary::default();
+    let mut recognised = 0u64;
+    let mut out = args.events.then(JsonLines::stdout);
+    let mut write_error = None;
+    let mut on_event = |event: &AgentEvent<'_>| {
+        summary.observe(event);
+        if !matches!(
+            event,
+            AgentEvent::NonJson { .. }
+                | AgentEvent::Unknown { .. }
+                | AgentEvent::OversizeLine { .. }
+        ) {
+            recognised += 1;
+        }
+        if let Some(out) = out.as_mut()
+            && write_error.is_none()
+            && let Err(e) = out.write(event)
+        {
+            write_error = Some(e);
+        }
+    };
+    input.for_each_chunk(|chunk| {
+        decoder.feed(chunk, &mut on_event);
+        Ok(())
+    })?;
+    decoder.finish(&mut on_event);
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+
+    let lines = decoder.lines();
+    match (decoder.format(), forced) {
+        (None, _) => {
+            return Err(CliError::NotAStream {
+                input: input.name(),
+                lines,
+            });
+        }
+        (Some(format), Some(_)) if recognised == 0 => {
+            return Err(CliError::NotThatStream {
+                input: input.name(),
+                agent: format.name(),
+                lines,
+            });
+        }
+        _ => {}
+    }
+    let mut out = out.unwrap_or_else(JsonLines::stdout);
+    if !args.events {
+        out.write(&Report {
+            agent: decoder.format().map(|f| f.name()),
+            final_text: summary.final_text.as_deref(),
+            cost_usd: summary.cost_usd,
+            cost_kind: summary.cost_kind,
+            tokens: summary.tokens,
+            turns: summary.turns,
+            tool_calls: summary.tool_calls,
+            tool_errors: summary.tool_errors,
+            errors: &summary.errors,
+            succeeded: summary.succeeded,
+            terminal_event: summary.terminal_event,
+            lines,
+            unknown_events: summary.unknown_events,
+            non_json_lines: summary.non_json_lines,
+            oversize_lines: summary.oversize_lines,
+        })?;
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}

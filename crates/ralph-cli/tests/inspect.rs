@@ -1,0 +1,152 @@
+//! `ralph inspect` at the command-line boundary.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn ralph() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ralph"))
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+}
+
+#[test]
+fn prints_one_object_with_exactly_the_documented_keys() {
+    let out = ralph()
+        .arg("inspect")
+        .arg(fixture("pi/openai/tool.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "agent": "pi",
+            "final_text": "Done. out.txt contains: hello. LOOP_COMPLETE",
+            "cost_usd": 0.010215,
+            "cost_kind": "reported",
+            "tokens": {"input": 2200, "output": 36, "cache_read": 4000, "cache_write": 500},
+            "turns": 2,
+            "tool_calls": 1,
+            "tool_errors": 0,
+            "errors": [],
+            "succeeded": true,
+            "terminal_event": true,
+            "lines": 43,
+            "unknown_events": 0,
+            "non_json_lines": 0,
+            "oversize_lines": 0
+        })
+    );
+}
+
+#[test]
+fn reads_stdin_and_recognises_claude() {
+    let bytes = std::fs::read(fixture("claude/v2.1.332_http500_max_retries2.jsonl")).unwrap();
+    let mut child = ralph()
+        .args(["inspect", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            v["agent"].as_str(),
+            v["succeeded"].as_bool(),
+            v["terminal_event"].as_bool()
+        ),
+        (Some("claude"), Some(false), Some(true))
+    );
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn events_mode_prints_only_json_lines_with_a_type() {
+    let out = ralph()
+        .args(["inspect", "--events"])
+        .arg(fixture("claude/v2.1.332_rich.jsonl"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let types: Vec<String> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(types.first().map(String::as_str), Some("session_started"));
+    assert_eq!(types.last().map(String::as_str), Some("run_finished"));
+    assert_eq!(
+        types.iter().filter(|t| *t == "tool_call_started").count(),
+        6
+    );
+}
+
+#[test]
+fn something_that_is_not_an_agent_stream_is_an_error_with_exit_code_1() {
+    let out = ralph()
+        .arg("inspect")
+        .arg(fixture("pi/pty/pypty.textmode.raw"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("is not an agent stream"), "{stderr}");
+
+    let out = ralph()
+        .args(["inspect", "--agent", "claude"])
+        .arg(fixture("pi/pty/pypty.textmode.raw"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not look like a claude stream"));
+}
+
+#[test]
+fn a_missing_file_names_the_file() {
+    let out = ralph()
+        .args(["inspect", "/nonexistent/run.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/run.jsonl"));
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let mut child = ralph()
+        .args(["inspect", "--events"])
+        .arg(fixture("pi/anthropic/long.jsonl"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
