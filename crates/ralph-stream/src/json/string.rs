@@ -34,9 +34,9 @@ impl<'a> JsonStr<'a> {
     /// Decodes without a scratch buffer: borrowed when there is nothing to unescape.
     pub(crate) fn decode(self) -> Cow<'a, str> {
         if memchr(b'\\', self.raw).is_none() {
-            return match std::str::from_utf8(self.raw) {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => Cow::Owned(String::from_utf8_lossy(self.raw).into_owned()),
+            return match utf8(self.raw) {
+                Some(s) => Cow::Borrowed(s),
+                None => Cow::Owned(String::from_utf8_lossy(self.raw).into_owned()),
             };
         }
         Cow::Owned(unescape(self.raw))
@@ -45,7 +45,7 @@ impl<'a> JsonStr<'a> {
     /// Decodes into `scratch` only when needed, returning where the text lives.
     pub(crate) fn decode_into(self, scratch: &mut Scratch) -> Span<'a> {
         if memchr(b'\\', self.raw).is_none()
-            && let Ok(s) = std::str::from_utf8(self.raw)
+            && let Some(s) = utf8(self.raw)
         {
             return Span::Line(s);
         }
@@ -111,6 +111,12 @@ impl std::fmt::Write for Scratch {
     }
 }
 
+/// UTF-8 validation with SIMD: agent text is full of multi-byte characters, where the
+/// standard library's validator falls off its ASCII fast path.
+fn utf8(bytes: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(bytes).ok()
+}
+
 fn unescape(raw: &[u8]) -> String {
     let mut out = String::with_capacity(raw.len());
     unescape_into(raw, &mut out);
@@ -120,37 +126,70 @@ fn unescape(raw: &[u8]) -> String {
 /// Appends the decoded form of `raw` to `out`. Never fails: invalid UTF-8 and broken
 /// escapes become U+FFFD, a lone surrogate becomes U+FFFD, an unknown escape keeps its
 /// character.
+///
+/// The raw string is validated once; escapes are ASCII, so the runs between them are
+/// then valid `str` slices and are copied without checking each again (tool output is
+/// full of `\n`: per-run validation would dominate).
 fn unescape_into(raw: &[u8], out: &mut String) {
+    out.reserve(raw.len());
+    let text = match utf8(raw) {
+        Some(text) => text,
+        None => return unescape_lossy_into(raw, out),
+    };
+    let mut i = 0;
+    while i < text.len() {
+        let next = memchr(b'\\', &text.as_bytes()[i..]).map_or(text.len(), |off| i + off);
+        out.push_str(&text[i..next]);
+        if next >= text.len() {
+            break;
+        }
+        i = decode_escape(raw, next, out);
+    }
+}
+
+/// The same for a string that is not valid UTF-8: each run is decoded lossily.
+fn unescape_lossy_into(raw: &[u8], out: &mut String) {
     let mut i = 0;
     while i < raw.len() {
         let next = memchr(b'\\', &raw[i..]).map_or(raw.len(), |off| i + off);
-        push_utf8_lossy(&raw[i..next], out);
+        out.push_str(&String::from_utf8_lossy(&raw[i..next]));
         if next >= raw.len() {
             break;
         }
-        // `next` is a backslash; decode one escape.
-        let Some(&esc) = raw.get(next + 1) else {
-            out.push(char::REPLACEMENT_CHARACTER);
-            break;
-        };
-        i = next + 2;
-        match esc {
-            b'n' => out.push('\n'),
-            b't' => out.push('\t'),
-            b'r' => out.push('\r'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'u' => i = decode_unicode_escape(raw, i, out),
-            other => {
-                // Not valid JSON; keep what was written rather than lose it.
-                out.push('\\');
-                out.push(char::from(other));
-            }
+        i = decode_escape(raw, next, out);
+    }
+}
+
+/// Decodes the escape whose backslash is at `at`; returns the index after it.
+fn decode_escape(raw: &[u8], at: usize, out: &mut String) -> usize {
+    let Some(&esc) = raw.get(at + 1) else {
+        out.push(char::REPLACEMENT_CHARACTER);
+        return raw.len();
+    };
+    let after = at + 2;
+    match esc {
+        b'n' => out.push('\n'),
+        b't' => out.push('\t'),
+        b'r' => out.push('\r'),
+        b'b' => out.push('\u{8}'),
+        b'f' => out.push('\u{c}'),
+        b'"' => out.push('"'),
+        b'\\' => out.push('\\'),
+        b'/' => out.push('/'),
+        b'u' => return decode_unicode_escape(raw, after, out),
+        other if other.is_ascii() => {
+            // Not valid JSON; keep what was written rather than lose it.
+            out.push('\\');
+            out.push(char::from(other));
+        }
+        // A backslash before a multi-byte character: keep the backslash and let the
+        // character be copied as part of the next run.
+        _ => {
+            out.push('\\');
+            return at + 1;
         }
     }
+    after
 }
 
 /// Decodes the `XXXX` of a `\uXXXX` escape starting at `i`, joining a surrogate pair when
@@ -201,13 +240,6 @@ fn hex4(raw: &[u8], i: usize) -> Option<u16> {
         value = (value << 4) | u16::from(nibble);
     }
     Some(value)
-}
-
-fn push_utf8_lossy(bytes: &[u8], out: &mut String) {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => out.push_str(s),
-        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
-    }
 }
 
 #[cfg(test)]
