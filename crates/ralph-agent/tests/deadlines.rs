@@ -20,8 +20,16 @@ async fn silent_agent_hits_the_startup_deadline() {
     let mut sink = Collect::default();
     let outcome = supervise(agent("never-print.sh", out.path()), deadlines, &mut sink).await;
     assert_eq!(
-        (outcome.termination.clone(), outcome.child_status, outcome.time_to_first_byte),
-        (Termination::StartupTimeout, Some(ChildStatus::Signal(15)), None)
+        (
+            outcome.termination.clone(),
+            outcome.child_status,
+            outcome.time_to_first_byte
+        ),
+        (
+            Termination::StartupTimeout,
+            Some(ChildStatus::Signal(15)),
+            None
+        )
     );
     assert!(outcome.wall >= 500 * MS, "fired early: {:?}", outcome.wall);
     assert_group_gone(pid_of(&outcome));
@@ -36,10 +44,23 @@ async fn agent_that_prints_then_hangs_hits_the_inactivity_deadline() {
         ..short()
     };
     let mut sink = Collect::default();
-    let outcome = supervise(agent("print-then-hang.sh", out.path()), deadlines, &mut sink).await;
+    let outcome = supervise(
+        agent("print-then-hang.sh", out.path()),
+        deadlines,
+        &mut sink,
+    )
+    .await;
     assert_eq!(
-        (outcome.termination.clone(), outcome.child_status, sink.stdout.as_slice()),
-        (Termination::IdleTimeout, Some(ChildStatus::Signal(15)), b"hello\n".as_slice())
+        (
+            outcome.termination.clone(),
+            outcome.child_status,
+            sink.stdout.as_slice()
+        ),
+        (
+            Termination::IdleTimeout,
+            Some(ChildStatus::Signal(15)),
+            b"hello\n".as_slice()
+        )
     );
     assert!(outcome.wall >= 400 * MS);
     assert_group_gone(pid_of(&outcome));
@@ -59,10 +80,16 @@ async fn agent_that_prints_slowly_for_longer_than_the_inactivity_deadline_is_not
     let outcome = supervise(spec, deadlines, &mut sink).await;
     let expected: String = (1..=12).map(|i| format!("line {i}\n")).collect();
     assert_eq!(
-        (outcome.termination, String::from_utf8_lossy(&sink.stdout).into_owned()),
+        (
+            outcome.termination,
+            String::from_utf8_lossy(&sink.stdout).into_owned()
+        ),
         (Termination::Exited { code: 0 }, expected)
     );
-    assert!(outcome.wall > 1200 * MS, "the run must outlast the deadline to prove anything");
+    assert!(
+        outcome.wall > 1200 * MS,
+        "the run must outlast the deadline to prove anything"
+    );
 }
 
 #[tokio::test]
@@ -109,10 +136,23 @@ async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace_as_a_
         ..short()
     };
     let mut sink = FinishOnDone::default();
-    let outcome = supervise(agent("finish-then-hang.sh", out.path()), deadlines, &mut sink).await;
+    let outcome = supervise(
+        agent("finish-then-hang.sh", out.path()),
+        deadlines,
+        &mut sink,
+    )
+    .await;
     assert_eq!(
-        (outcome.termination.clone(), outcome.termination.is_success(), sink.stdout.as_slice()),
-        (Termination::StoppedAfterFinish, true, b"working\nDONE\n".as_slice())
+        (
+            outcome.termination.clone(),
+            outcome.termination.is_success(),
+            sink.stdout.as_slice()
+        ),
+        (
+            Termination::StoppedAfterFinish,
+            true,
+            b"working\nDONE\n".as_slice()
+        )
     );
     assert!(outcome.wall >= 400 * MS);
     assert_group_gone(pid_of(&outcome));
@@ -126,7 +166,12 @@ async fn finished_agent_that_exits_within_the_grace_reports_its_exit() {
         ..short()
     };
     let mut sink = FinishOnDone::default();
-    let outcome = supervise(agent("finish-then-exit.sh", out.path()), deadlines, &mut sink).await;
+    let outcome = supervise(
+        agent("finish-then-exit.sh", out.path()),
+        deadlines,
+        &mut sink,
+    )
+    .await;
     assert_eq!(
         (outcome.termination, outcome.child_status),
         (Termination::Exited { code: 0 }, Some(ChildStatus::Code(0)))
@@ -160,7 +205,11 @@ async fn no_deadline_fires_for_a_quick_agent() {
     };
     let outcome = supervise(spec, deadlines, &mut sink).await;
     assert_eq!(
-        (outcome.termination, sink.stdout.as_slice(), outcome.stdout_bytes),
+        (
+            outcome.termination,
+            sink.stdout.as_slice(),
+            outcome.stdout_bytes
+        ),
         (Termination::Exited { code: 0 }, b"quick\n".as_slice(), 6)
     );
 }

@@ -5,7 +5,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use ralph_agent::supervise::{ChildStatus, Deadlines, Flow, OutputSink, StopRequests, Termination, run};
+use ralph_agent::supervise::{
+    ChildStatus, Deadlines, Flow, OutputSink, StopRequests, Termination, run,
+};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -20,7 +22,12 @@ fn idle_stop() -> Deadlines {
 async fn grandchild_that_ignores_sigterm_is_killed_with_the_agent() {
     let out = tempfile::tempdir().unwrap();
     let mut sink = Collect::default();
-    let outcome = supervise(agent("term-ignoring-grandchild.sh", out.path()), idle_stop(), &mut sink).await;
+    let outcome = supervise(
+        agent("term-ignoring-grandchild.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
     let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
     assert_eq!(
         (outcome.termination.clone(), sink.stdout.as_slice()),
@@ -50,7 +57,12 @@ async fn sigterm_ignoring_leftover_of_an_agent_that_exited_is_killed_and_its_exi
 async fn setsid_grandchild_is_killed_when_the_agent_is_stopped() {
     let out = tempfile::tempdir().unwrap();
     let mut sink = Collect::default();
-    let outcome = supervise(agent("setsid-grandchild.sh", out.path()), idle_stop(), &mut sink).await;
+    let outcome = supervise(
+        agent("setsid-grandchild.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
     let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
     assert_eq!(outcome.termination, Termination::IdleTimeout);
     assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
@@ -87,7 +99,10 @@ async fn dropping_the_run_kills_the_agent_and_its_grandchildren() {
     // SIGKILL was sent synchronously by the drop guard; the kernel finishes the job.
     let until = Instant::now() + OUTER_TIMEOUT;
     while !not_running(grandchild) {
-        assert!(Instant::now() < until, "grandchild {grandchild} survived the drop");
+        assert!(
+            Instant::now() < until,
+            "grandchild {grandchild} survived the drop"
+        );
         tokio::time::sleep(10 * MS).await;
     }
 }
@@ -96,9 +111,18 @@ async fn dropping_the_run_kills_the_agent_and_its_grandchildren() {
 async fn output_written_before_a_stop_reaches_the_sink() {
     let out = tempfile::tempdir().unwrap();
     let mut sink = Collect::default();
-    let outcome = supervise(agent("term-says-bye.sh", out.path()), idle_stop(), &mut sink).await;
+    let outcome = supervise(
+        agent("term-says-bye.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
     assert_eq!(
-        (outcome.termination, outcome.child_status, String::from_utf8_lossy(&sink.stdout).into_owned()),
+        (
+            outcome.termination,
+            outcome.child_status,
+            String::from_utf8_lossy(&sink.stdout).into_owned()
+        ),
         (
             Termination::IdleTimeout,
             Some(ChildStatus::Code(0)),
@@ -123,7 +147,11 @@ impl OutputSink for StopAfter {
             }
         }
         self.bytes += bytes.len() as u64;
-        if self.bytes >= self.limit { Flow::Stop } else { Flow::Continue }
+        if self.bytes >= self.limit {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
     }
 }
 

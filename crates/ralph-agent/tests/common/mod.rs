@@ -57,7 +57,11 @@ impl OutputSink for CountZeros {
     }
 }
 
-pub async fn supervise(spec: SpawnSpec, deadlines: Deadlines, sink: &mut impl OutputSink) -> Outcome {
+pub async fn supervise(
+    spec: SpawnSpec,
+    deadlines: Deadlines,
+    sink: &mut impl OutputSink,
+) -> Outcome {
     supervise_with(spec, deadlines, sink, StopRequests::never()).await
 }
 
@@ -70,6 +74,17 @@ pub async fn supervise_with(
     match tokio::time::timeout(OUTER_TIMEOUT, run(spec, deadlines, sink, stop)).await {
         Ok(outcome) => outcome,
         Err(_) => panic!("supervised run did not end within {OUTER_TIMEOUT:?}"),
+    }
+}
+
+/// Appends a path argument.
+pub trait ArgPath {
+    fn arg_path(self, path: &Path) -> SpawnSpec;
+}
+
+impl ArgPath for SpawnSpec {
+    fn arg_path(self, path: &Path) -> SpawnSpec {
+        self.args([path.as_os_str()])
     }
 }
 
