@@ -7,7 +7,8 @@
 //! 3. Supervises `true` many times and prints ralph's own CPU time (user + system of
 //!    this process, from getrusage) and wall time per spawn+teardown, in microseconds.
 //!
-//! Run with `cargo bench -p ralph-agent --bench supervise`.
+//! Run with `cargo bench -p ralph-agent --bench supervise`; set `SUPERVISE_BENCH=spawn` to
+//! measure only spawn+teardown (e.g. under a profiler).
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -102,6 +103,13 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
+    if std::env::var_os("SUPERVISE_BENCH").is_none_or(|v| v != "spawn") {
+        throughput(&rt);
+    }
+    spawn_teardown(&rt);
+}
+
+fn throughput(rt: &tokio::runtime::Runtime) {
     let file = input_file();
     let size = std::fs::metadata(&file).expect("bench input").len();
     println!("input: {} ({:.1} MB)", file.display(), size as f64 / 1e6);
@@ -131,8 +139,9 @@ fn main() {
         "ratio supervised / pipe   : {:.2}",
         supervised.as_secs_f64() / pipe.as_secs_f64()
     );
+}
 
-    // Spawn + teardown of a trivial agent.
+fn spawn_teardown(rt: &tokio::runtime::Runtime) {
     rt.block_on(async {
         let spec = SpawnSpec::new("true");
         run(spec, deadlines(), &mut CountBytes(0), StopRequests::never()).await;

@@ -15,6 +15,14 @@
 //!   could be found is left (see the `tree` module for the exact reach), including
 //!   SIGTERM-ignoring and `setsid` grandchildren;
 //! - dropping the future (or a panic unwinding through it) SIGKILLs the tree.
+//!
+//! Side effects and limits: the first run makes the whole ralph process a child subreaper
+//! (Linux), so orphans of any child ralph starts are reparented to ralph; only those of
+//! agent runs are reaped here. Poll [`run`] from a runtime thread that lives as long as
+//! the run (not `spawn_blocking`): the death signal is tied to the forking thread. If
+//! ralph is SIGKILLed, only the agent itself gets the death signal; its grandchildren are
+//! then beyond reach. Pids are signalled by number, so a process that exits and whose pid
+//! is reused between ralph's scan and its signal could be hit (a window of microseconds).
 
 mod deadlines;
 mod guard;

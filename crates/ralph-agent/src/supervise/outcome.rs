@@ -124,7 +124,7 @@ pub struct Outcome {
     pub stderr_tail: String,
     /// True when stdin was `/dev/null` or every prompt byte was written before it closed.
     pub stdin_complete: bool,
-    /// Processes other than the agent itself that had to be signalled at teardown
-    /// (background jobs and detached grandchildren it left behind).
+    /// Processes other than the agent itself that ralph signalled while stopping the run
+    /// or cleaning up after it (children, background jobs, detached grandchildren).
     pub leftovers_signalled: usize,
 }
