@@ -4,7 +4,9 @@
 //! 2. Times `sh -c 'cat FILE | cat >/dev/null'` (the pipe's own speed) and
 //!    `run(cat FILE)` with a byte-counting sink, in the same process, alternating, and
 //!    prints the medians and their ratio.
-//! 3. Supervises `true` many times and prints ralph's own CPU time (user + system of
+//! 3. Supervises an agent that writes one timestamped line every 100 ms and prints how
+//!    late each line reached the sink (the supervisor's share of streaming latency).
+//! 4. Supervises `true` many times and prints ralph's own CPU time (user + system of
 //!    this process, from getrusage) and wall time per spawn+teardown, in microseconds.
 //!
 //! Run with `cargo bench -p ralph-agent --bench supervise`; set `SUPERVISE_BENCH=spawn` to
@@ -106,7 +108,53 @@ fn main() {
     if std::env::var_os("SUPERVISE_BENCH").is_none_or(|v| v != "spawn") {
         throughput(&rt);
     }
+    line_latency(&rt);
     spawn_teardown(&rt);
+}
+
+const LATENCY_LINES: usize = 20;
+
+/// Records, per line, how long after its write (the timestamp in the line) it arrived.
+#[derive(Default)]
+struct Lag {
+    pending: Vec<u8>,
+    lags: Vec<Duration>,
+}
+
+impl OutputSink for Lag {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        self.pending.extend_from_slice(bytes);
+        while let Some(end) = self.pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=end).collect();
+            if let Some(ns) = std::str::from_utf8(&line)
+                .ok()
+                .and_then(|l| l.trim().parse::<u64>().ok())
+            {
+                self.lags.push(now.saturating_sub(Duration::from_nanos(ns)));
+            }
+        }
+        Flow::Continue
+    }
+}
+
+fn line_latency(rt: &tokio::runtime::Runtime) {
+    let script = format!(
+        "import sys, time\nfor _ in range({LATENCY_LINES}):\n    time.sleep(0.1)\n    sys.stdout.write(str(time.time_ns()) + '\\n')\n    sys.stdout.flush()\n"
+    );
+    let spec = SpawnSpec::new("python3").args(["-c", script.as_str()]);
+    let mut sink = Lag::default();
+    let outcome = rt.block_on(run(spec, deadlines(), &mut sink, StopRequests::never()));
+    assert_eq!(outcome.termination, Termination::Exited { code: 0 });
+    assert_eq!(sink.lags.len(), LATENCY_LINES, "lines lost");
+    let worst = sink.lags.iter().max().copied().unwrap_or_default();
+    println!(
+        "line write -> sink latency: median {:.0} us, worst {:.0} us ({LATENCY_LINES} lines, 100 ms apart)",
+        median(sink.lags.clone()).as_secs_f64() * 1e6,
+        worst.as_secs_f64() * 1e6
+    );
 }
 
 fn throughput(rt: &tokio::runtime::Runtime) {
@@ -164,14 +212,13 @@ fn spawn_teardown(rt: &tokio::runtime::Runtime) {
         cpu.as_secs_f64() * 1e6,
         wall.as_secs_f64() * 1e6
     );
-    // SAFETY: as in cpu_time.
-    let maxrss = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage.ru_maxrss
-    };
-    println!(
-        "peak RSS of this process  : {:.1} MiB",
-        maxrss as f64 / 1024.0
-    );
+    // VmHWM, not getrusage's ru_maxrss: the latter keeps the peak of the process image
+    // before exec (cargo's own, under `cargo bench`).
+    let hwm_kib: f64 = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    println!("peak RSS of this process  : {:.1} MiB", hwm_kib / 1024.0);
 }

@@ -107,6 +107,35 @@ async fn dropping_the_run_kills_the_agent_and_its_grandchildren() {
     }
 }
 
+/// Panics on the first output, like a bug in the parser would.
+struct PanickingSink;
+
+impl OutputSink for PanickingSink {
+    fn on_stdout(&mut self, _bytes: &[u8]) -> Flow {
+        panic!("parser bug");
+    }
+}
+
+#[tokio::test]
+async fn panic_during_the_run_kills_the_agent_and_its_grandchildren() {
+    let out = tempfile::tempdir().unwrap();
+    let spec = agent("setsid-grandchild.sh", out.path());
+    let task =
+        tokio::spawn(
+            async move { run(spec, short(), &mut PanickingSink, StopRequests::never()).await },
+        );
+    assert!(task.await.is_err_and(|e| e.is_panic()));
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    let until = Instant::now() + OUTER_TIMEOUT;
+    while !not_running(grandchild) {
+        assert!(
+            Instant::now() < until,
+            "grandchild {grandchild} survived the panic"
+        );
+        tokio::time::sleep(10 * MS).await;
+    }
+}
+
 #[tokio::test]
 async fn output_written_before_a_stop_reaches_the_sink() {
     let out = tempfile::tempdir().unwrap();

@@ -93,8 +93,8 @@ pub async fn run(
         stderr: spawned.stderr,
         stdin_complete: stdin.is_none(),
         stdin,
-        buf: vec![0; STDOUT_READ_BYTES],
-        ebuf: vec![0; STDERR_READ_BYTES],
+        buf: Vec::with_capacity(STDOUT_READ_BYTES),
+        ebuf: Vec::with_capacity(STDERR_READ_BYTES),
         stdout_bytes: 0,
         stderr_tail: StderrTail::default(),
         reason: None,
@@ -169,13 +169,13 @@ impl Supervision {
             let running = self.exit.is_none();
             tokio::select! {
                 read = self.stdout.read(&mut self.buf), if stdout_open => match read {
-                    Ok(n) if n > 0 => self.on_stdout(n, sink),
+                    Ok(n) if n > 0 => self.on_stdout(sink),
                     _ => stdout_open = false,
                 },
                 read = read_opt(&mut self.stderr, &mut self.ebuf), if stderr_open => match read {
                     Ok(n) if n > 0 => {
-                        self.stderr_tail.push(&self.ebuf[..n]);
-                        sink.on_stderr(&self.ebuf[..n]);
+                        self.stderr_tail.push(&self.ebuf);
+                        sink.on_stderr(&self.ebuf);
                     }
                     _ => stderr_open = false,
                 },
@@ -200,11 +200,11 @@ impl Supervision {
         }
     }
 
-    fn on_stdout(&mut self, n: usize, sink: &mut impl OutputSink) {
+    fn on_stdout(&mut self, sink: &mut impl OutputSink) {
         let now = Instant::now();
-        self.stdout_bytes += n as u64;
+        self.stdout_bytes += self.buf.len() as u64;
         self.clock.on_output(now);
-        let flow = sink.on_stdout(&self.buf[..n]);
+        let flow = sink.on_stdout(&self.buf);
         if self.reason.is_some() || self.exit.is_some() {
             return;
         }
@@ -315,7 +315,7 @@ impl Supervision {
             match self.stdout.read(&mut self.buf).await {
                 Ok(n) if n > 0 => {
                     self.stdout_bytes += n as u64;
-                    sink.on_stdout(&self.buf[..n]);
+                    sink.on_stdout(&self.buf);
                 }
                 _ => break,
             }
@@ -324,8 +324,8 @@ impl Supervision {
             if n == 0 {
                 break;
             }
-            self.stderr_tail.push(&self.ebuf[..n]);
-            sink.on_stderr(&self.ebuf[..n]);
+            self.stderr_tail.push(&self.ebuf);
+            sink.on_stderr(&self.ebuf);
         }
     }
 
@@ -352,10 +352,11 @@ impl Supervision {
     }
 }
 
-/// Reads stderr when there is one; end of file otherwise.
-async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Replaces `buf` with what stderr has (when there is a stderr); end of file otherwise.
+async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    buf.clear();
     match stderr {
-        Some(s) => s.read(buf).await,
+        Some(s) => s.read_buf(buf).await,
         None => Ok(0),
     }
 }

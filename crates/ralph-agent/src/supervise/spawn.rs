@@ -29,11 +29,19 @@ pub(crate) enum StdoutReader {
 }
 
 impl StdoutReader {
-    /// Reads what is available; `Ok(0)` at end of file. Cancel-safe.
-    pub(crate) async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    /// Replaces `buf`'s contents with what is available, up to its capacity; `Ok(0)` at
+    /// end of file. Pipes read into the spare capacity without zeroing it first (a fresh
+    /// zeroed buffer per run showed up as a memset in the spawn profile). Cancel-safe.
+    pub(crate) async fn read(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        buf.clear();
         match self {
-            StdoutReader::Pipe(p) => tokio::io::AsyncReadExt::read(p, buf).await,
-            StdoutReader::Pty(p) => p.read(buf).await,
+            StdoutReader::Pipe(p) => tokio::io::AsyncReadExt::read_buf(p, buf).await,
+            StdoutReader::Pty(p) => {
+                buf.resize(buf.capacity(), 0);
+                let n = p.read(buf).await;
+                buf.truncate(*n.as_ref().unwrap_or(&0));
+                n
+            }
         }
     }
 }
