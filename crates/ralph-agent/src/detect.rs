@@ -1,0 +1,242 @@
+//! Which agent CLIs are installed.
+//!
+//! A candidate is available when its binary is on `PATH` and its version command exits
+//! 0 within [`VERSION_PROBE_TIMEOUT`] (exit code only: pi prints its version on stderr;
+//! stdin is `/dev/null`, output is discarded). Probes run through the supervisor, so a
+//! hanging `--version` is stopped like any agent. Results are cached in the [`Detector`]
+//! for the rest of the run.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::BackendKind;
+use crate::backend::BackendProfile;
+use crate::supervise::{Deadlines, DiscardOutput, SpawnSpec, StopRequests, Termination, run};
+
+/// How long a version command may take. Node-based CLIs start in one to a few seconds.
+pub const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// SIGTERM-to-SIGKILL grace for a version probe that timed out.
+const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// The default auto-detection order.
+pub const DEFAULT_PRIORITY: [BackendKind; 8] = [
+    BackendKind::Claude,
+    BackendKind::Kiro,
+    BackendKind::Gemini,
+    BackendKind::Codex,
+    BackendKind::Amp,
+    BackendKind::Copilot,
+    BackendKind::Opencode,
+    BackendKind::Pi,
+];
+
+/// Finds `program` the way the supervisor will run it: a name is looked up on `PATH`, a
+/// path (containing `/`) is checked directly. `None` when it is missing or not executable.
+pub fn resolve_binary(program: &str) -> Option<PathBuf> {
+    which::which(program).ok()
+}
+
+/// What a probe found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Availability {
+    Available {
+        path: PathBuf,
+    },
+    /// Not on `PATH` (or not executable).
+    NotInstalled,
+    /// Found, but its version command did not exit 0 in time.
+    ProbeFailed {
+        path: PathBuf,
+        termination: Termination,
+        stderr_tail: String,
+    },
+}
+
+/// Why no usable backend could be chosen. Each names the binary and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DetectError {
+    #[error(
+        "the `{backend}` backend needs `{binary}`, which was not found on PATH; install it: {install_hint}"
+    )]
+    NotInstalled {
+        backend: BackendKind,
+        binary: String,
+        install_hint: &'static str,
+    },
+    #[error(
+        "`{binary} --version` did not succeed ({termination}), so the `{backend}` installation looks broken; reinstall it: {install_hint}{}",
+        stderr_suffix(.stderr_tail)
+    )]
+    ProbeFailed {
+        backend: BackendKind,
+        binary: String,
+        termination: Termination,
+        stderr_tail: String,
+        install_hint: &'static str,
+    },
+    #[error("the custom backend needs a command: set `cli.command` in ralph.yml")]
+    CustomWithoutCommand,
+    #[error(
+        "no agent CLI found on PATH (tried: {}); install one, for example: {}",
+        names(.tried),
+        BackendProfile::of(BackendKind::Claude).install_hint
+    )]
+    NoneFound { tried: Vec<BackendKind> },
+}
+
+fn stderr_suffix(tail: &str) -> String {
+    match tail.trim() {
+        "" => String::new(),
+        t => format!("\nits stderr ended with:\n{t}"),
+    }
+}
+
+fn names(kinds: &[BackendKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Probes backends and remembers the answers for the rest of the run.
+#[derive(Debug)]
+pub struct Detector {
+    priority: Vec<BackendKind>,
+    probe_timeout: Duration,
+    search_path: Option<OsString>,
+    cache: HashMap<(BackendKind, Option<String>), Availability>,
+}
+
+impl Default for Detector {
+    fn default() -> Detector {
+        Detector::new()
+    }
+}
+
+impl Detector {
+    pub fn new() -> Detector {
+        Detector {
+            priority: DEFAULT_PRIORITY.to_vec(),
+            probe_timeout: VERSION_PROBE_TIMEOUT,
+            search_path: None,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// Replaces the auto-detection order (`custom` entries are skipped: it is never
+    /// auto-detected).
+    pub fn with_priority(mut self, priority: Vec<BackendKind>) -> Detector {
+        self.priority = priority;
+        self
+    }
+
+    pub fn with_probe_timeout(mut self, timeout: Duration) -> Detector {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Looks binaries up in this `PATH`-style list instead of `$PATH`.
+    pub fn with_search_path(mut self, path: impl Into<OsString>) -> Detector {
+        self.search_path = Some(path.into());
+        self
+    }
+
+    fn resolve(&self, program: &str) -> Option<PathBuf> {
+        match &self.search_path {
+            Some(paths) => {
+                let cwd = std::env::current_dir().ok()?;
+                which::which_in(program, Some(paths), cwd).ok()
+            }
+            None => resolve_binary(program),
+        }
+    }
+
+    /// Whether `kind` (run as `command` when given) is usable. Cached. A custom backend
+    /// is only looked up, never run: an arbitrary command may not know `--version`.
+    pub async fn probe(&mut self, kind: BackendKind, command: Option<&str>) -> Availability {
+        let key = (kind, command.map(str::to_owned));
+        if let Some(hit) = self.cache.get(&key) {
+            return hit.clone();
+        }
+        let profile = BackendProfile::of(kind);
+        let found = match command.or(profile.binary) {
+            None => Availability::NotInstalled,
+            Some(program) => match self.resolve(program) {
+                None => Availability::NotInstalled,
+                Some(path) if kind == BackendKind::Custom => Availability::Available { path },
+                Some(path) => self.run_version(path, profile.version_args).await,
+            },
+        };
+        self.cache.insert(key, found.clone());
+        found
+    }
+
+    async fn run_version(&self, path: PathBuf, args: &[&str]) -> Availability {
+        let spec = SpawnSpec::new(path.clone()).args(args.iter().copied());
+        let deadlines = Deadlines {
+            wall: Some(self.probe_timeout),
+            kill_grace: PROBE_KILL_GRACE,
+            ..Deadlines::none()
+        };
+        let outcome = run(spec, deadlines, &mut DiscardOutput, StopRequests::never()).await;
+        match outcome.termination {
+            Termination::Exited { code: 0 } => Availability::Available { path },
+            termination => Availability::ProbeFailed {
+                path,
+                termination,
+                stderr_tail: outcome.stderr_tail,
+            },
+        }
+    }
+
+    /// The first available backend in priority order.
+    pub async fn detect(&mut self) -> Result<BackendKind, DetectError> {
+        let candidates: Vec<BackendKind> = self
+            .priority
+            .iter()
+            .copied()
+            .filter(|k| *k != BackendKind::Custom)
+            .collect();
+        for &kind in &candidates {
+            if let Availability::Available { .. } = self.probe(kind, None).await {
+                return Ok(kind);
+            }
+        }
+        Err(DetectError::NoneFound { tried: candidates })
+    }
+
+    /// The path of an explicitly chosen backend's program, or an error that says how to
+    /// install it.
+    pub async fn require(
+        &mut self,
+        kind: BackendKind,
+        command: Option<&str>,
+    ) -> Result<PathBuf, DetectError> {
+        let profile = BackendProfile::of(kind);
+        let Some(binary) = command.or(profile.binary) else {
+            return Err(DetectError::CustomWithoutCommand);
+        };
+        match self.probe(kind, command).await {
+            Availability::Available { path } => Ok(path),
+            Availability::NotInstalled => Err(DetectError::NotInstalled {
+                backend: kind,
+                binary: binary.to_owned(),
+                install_hint: profile.install_hint,
+            }),
+            Availability::ProbeFailed {
+                termination,
+                stderr_tail,
+                ..
+            } => Err(DetectError::ProbeFailed {
+                backend: kind,
+                binary: binary.to_owned(),
+                termination,
+                stderr_tail,
+                install_hint: profile.install_hint,
+            }),
+        }
+    }
+}

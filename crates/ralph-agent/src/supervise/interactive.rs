@@ -1,0 +1,29 @@
+//! Interactive sessions (`ralph plan`): the agent takes over the user's terminal.
+//!
+//! Unlike headless runs, the child stays in ralph's process group and inherits stdin,
+//! stdout and stderr, so it is the terminal's foreground job and Ctrl-C reaches it
+//! directly. The caller should not treat Ctrl-C during the session as a loop interrupt.
+//! Dropping the future kills the child.
+
+use std::ffi::OsString;
+use std::process::Stdio;
+
+use super::outcome::{ChildStatus, SpawnFailure};
+use super::run::child_status;
+
+/// Runs `program args` in the foreground and waits for it. `Ok(None)` when its status
+/// could not be collected.
+pub async fn run_interactive(
+    program: &OsString,
+    args: &[OsString],
+) -> Result<Option<ChildStatus>, SpawnFailure> {
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| SpawnFailure::new(program, &e))?;
+    Ok(child.wait().await.ok().and_then(|s| child_status(&s)))
+}

@@ -1,0 +1,56 @@
+//! Child-process supervision: every agent process ralph starts is started, watched and
+//! stopped here. Byte-level: nothing here knows the agents' output formats.
+//!
+//! Guarantees of [`run`]:
+//! - the child runs in its own process group (its own session on a PTY), dies with ralph
+//!   (`PR_SET_PDEATHSIG` on Linux), and never shares ralph's group, which is never
+//!   signalled;
+//! - stdin is `/dev/null` or a pipe that receives the prompt and is closed;
+//! - stdout reaches the sink as it arrives, every byte, including what was written before
+//!   a kill; stderr is drained concurrently and kept as a bounded tail;
+//! - the startup, inactivity, wall-clock and exit-grace deadlines are each reported as
+//!   their own [`Termination`];
+//! - every stop is SIGTERM to the group and to known processes outside it, the kill
+//!   grace, then SIGKILL, then reaping; after the run no process of the agent's tree that
+//!   could be found is left (see the `tree` module for the exact reach), including
+//!   SIGTERM-ignoring and `setsid` grandchildren;
+//! - dropping the future (or a panic unwinding through it) SIGKILLs the tree.
+//!
+//! Side effects and limits: the first run makes the whole ralph process a child subreaper
+//! (Linux), so orphans of any child ralph starts are reparented to ralph; only those of
+//! agent runs are reaped here. Poll [`run`] from a runtime thread that lives as long as
+//! the run (not `spawn_blocking`): the death signal is tied to the forking thread. If
+//! ralph is SIGKILLed, only the agent itself gets the death signal; its grandchildren are
+//! then beyond reach. Pids are signalled by number, so a process that exits and whose pid
+//! is reused between ralph's scan and its signal could be hit (a window of microseconds).
+
+mod deadlines;
+mod guard;
+mod interactive;
+mod outcome;
+mod pty;
+mod run;
+mod signal;
+mod sink;
+mod spawn;
+mod spec;
+mod stderr_tail;
+mod stop;
+mod teardown;
+mod tree;
+
+pub use deadlines::{
+    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_KILL_GRACE, DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_WALL_TIMEOUT, Deadlines,
+};
+pub use interactive::run_interactive;
+pub use outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+pub use pty::{PTY_COLUMNS, PTY_ROWS};
+pub use run::{FINAL_DRAIN_TIMEOUT, POST_EXIT_DRAIN, STDOUT_READ_BYTES, run};
+pub use sink::{DiscardOutput, Flow, OutputSink};
+pub use spawn::STDOUT_PIPE_BYTES;
+pub use spec::{SpawnSpec, StdinSource};
+pub use stderr_tail::STDERR_TAIL_BYTES;
+pub use stop::{DOUBLE_INTERRUPT_WINDOW, StopController, StopLevel, StopRequests};
+pub use teardown::REAP_TIMEOUT;
+pub use tree::MARKER_VAR;

@@ -1,0 +1,34 @@
+//! Where the child's output goes. The supervisor hands over raw bytes as they arrive and
+//! knows nothing of their format; the sink (the stream parser) tells it when the agent has
+//! finished or must be stopped.
+
+/// What the supervisor should do after a chunk of output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// The agent emitted its terminal event: give it the exit grace, then stop it (which
+    /// counts as success).
+    Finished,
+    /// Stop the agent now (e.g. a cost budget was crossed).
+    Stop,
+}
+
+/// Receives the child's output. Every byte written to the child's stdout reaches
+/// `on_stdout`, in order, including bytes read after a stop was decided (then the return
+/// value is ignored).
+pub trait OutputSink {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow;
+
+    /// Stderr as it arrives (also kept as a bounded tail in the outcome). Ignored by default.
+    fn on_stderr(&mut self, _bytes: &[u8]) {}
+}
+
+/// A sink that drops everything (version probes, benchmarks of the supervisor alone).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DiscardOutput;
+
+impl OutputSink for DiscardOutput {
+    fn on_stdout(&mut self, _bytes: &[u8]) -> Flow {
+        Flow::Continue
+    }
+}

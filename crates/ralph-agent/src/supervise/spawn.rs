@@ -1,0 +1,173 @@
+//! Starting the child: its own process group (or session, on a PTY), death signal tied to
+//! ralph, stdin never left open, stdout pipe enlarged, and a marker in its environment.
+//!
+//! Linux's death signal (`PR_SET_PDEATHSIG`) fires when the *thread* that forked the child
+//! exits. The child is forked by whichever thread polls [`run`](super::run): a tokio
+//! worker or a `block_on` thread, which live as long as the runtime. Do not poll `run`
+//! from a `spawn_blocking` thread, whose idle exit would kill the agent.
+
+use std::io;
+use std::os::fd::AsFd;
+use std::process::Stdio;
+
+use nix::fcntl::{FcntlArg, fcntl};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+
+use super::pty::{Pty, PtyReader};
+use super::tree::MARKER_VAR;
+use super::{SpawnSpec, StdinSource};
+
+/// Size requested for the stdout pipe (`F_SETPIPE_SZ`): fewer wake-ups and context
+/// switches than the default 64 KiB when an agent streams hundreds of MB. Failure (e.g. a
+/// lower `/proc/sys/fs/pipe-max-size`) is ignored.
+pub const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
+
+/// Where the child's stdout is read from.
+pub(crate) enum StdoutReader {
+    Pipe(ChildStdout),
+    Pty(PtyReader),
+}
+
+impl StdoutReader {
+    /// Replaces `buf`'s contents with what is available, up to its capacity; `Ok(0)` at
+    /// end of file. Pipes read into the spare capacity without zeroing it first (a fresh
+    /// zeroed buffer per run showed up as a memset in the spawn profile). Cancel-safe.
+    pub(crate) async fn read(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        buf.clear();
+        match self {
+            StdoutReader::Pipe(p) => tokio::io::AsyncReadExt::read_buf(p, buf).await,
+            StdoutReader::Pty(p) => {
+                buf.resize(buf.capacity(), 0);
+                let n = p.read(buf).await;
+                buf.truncate(*n.as_ref().unwrap_or(&0));
+                n
+            }
+        }
+    }
+}
+
+/// A started child and its streams.
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    pub(crate) pid: i32,
+    pub(crate) stdout: StdoutReader,
+    /// `None` on a PTY, where stderr shares the terminal with stdout.
+    pub(crate) stderr: Option<ChildStderr>,
+    pub(crate) stdin: Option<ChildStdin>,
+}
+
+pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args);
+    for (key, value) in &spec.env {
+        cmd.env(key, value);
+    }
+    cmd.env(MARKER_VAR, token);
+    if let Some(dir) = &spec.cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.kill_on_drop(true);
+    let pty = if spec.pty {
+        if let StdinSource::Bytes(_) = spec.stdin {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a PTY child cannot receive its prompt on stdin; pass it as an argument",
+            ));
+        }
+        let pty = Pty::open()?;
+        cmd.stdin(Stdio::from(pty.slave.try_clone()?));
+        cmd.stdout(Stdio::from(pty.slave.try_clone()?));
+        cmd.stderr(Stdio::from(pty.slave.try_clone()?));
+        Some(pty)
+    } else {
+        cmd.stdin(match spec.stdin {
+            StdinSource::Null => Stdio::null(),
+            StdinSource::Bytes(_) => Stdio::piped(),
+        });
+        cmd.stdout(Stdio::piped());
+        cmd.stderr(Stdio::piped());
+        // Its own group, so a stop reaches its children and never ralph's group.
+        cmd.process_group(0);
+        None
+    };
+    let parent = std::process::id() as libc::pid_t;
+    let new_session = pty.is_some();
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // async-signal-safe system calls (prctl, getppid, setsid, ioctl); it allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || child_setup(parent, new_session));
+    }
+    let mut child = cmd.spawn()?;
+    // The command holds the parent's copies of the PTY slave; the master only sees end of
+    // file once they are closed.
+    drop(cmd);
+    let pid = child
+        .id()
+        .and_then(|p| i32::try_from(p).ok())
+        .ok_or_else(|| io::Error::other("the child has no pid right after spawn"))?;
+    let (stdout, stderr) = match pty {
+        Some(Pty { master, slave }) => {
+            drop(slave);
+            (StdoutReader::Pty(PtyReader::new(master)?), None)
+        }
+        None => {
+            let stdout = child
+                .stdout
+                .take()
+                .ok_or_else(|| io::Error::other("stdout pipe missing"))?;
+            let _ = fcntl(
+                stdout.as_fd(),
+                FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
+            );
+            (StdoutReader::Pipe(stdout), child.stderr.take())
+        }
+    };
+    let stdin = child.stdin.take();
+    Ok(Spawned {
+        child,
+        pid,
+        stdout,
+        stderr,
+        stdin,
+    })
+}
+
+/// Runs in the child between fork and exec.
+fn child_setup(parent: libc::pid_t, new_session: bool) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain system calls with integer arguments.
+        if unsafe {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            )
+        } != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        // If ralph died between fork and prctl, the death signal will never come: do not
+        // start an agent nobody supervises.
+        // SAFETY: getppid cannot fail.
+        if unsafe { libc::getppid() } != parent {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = parent;
+    if new_session {
+        // SAFETY: setsid and TIOCSCTTY on fd 0 (the PTY slave) take no pointers.
+        unsafe {
+            if libc::setsid() < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}

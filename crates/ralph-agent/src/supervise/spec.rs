@@ -1,0 +1,74 @@
+//! What to run: the program, its arguments, environment, working directory, stdin and
+//! whether it gets a terminal.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// What the child reads on stdin. Never an open-ended pipe: pi and others read a non-TTY
+/// stdin to end of file before doing anything, so an open pipe would hang them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StdinSource {
+    /// `/dev/null`: end of file at once.
+    Null,
+    /// A pipe that receives these bytes (the prompt) and is then closed.
+    Bytes(Vec<u8>),
+}
+
+/// One child process to supervise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnSpec {
+    /// A name looked up on `PATH`, or a path.
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Added to (or overriding) ralph's own environment.
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+    pub stdin: StdinSource,
+    /// Run on a pseudo-terminal (stdin, stdout and stderr all on it) instead of pipes.
+    pub pty: bool,
+}
+
+impl SpawnSpec {
+    /// A spec with no arguments, no environment additions, stdin at end of file and pipes.
+    pub fn new(program: impl Into<OsString>) -> SpawnSpec {
+        SpawnSpec {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            stdin: StdinSource::Null,
+            pty: false,
+        }
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(mut self, args: I) -> SpawnSpec
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds one environment variable.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> SpawnSpec {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> SpawnSpec {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    pub fn stdin(mut self, stdin: StdinSource) -> SpawnSpec {
+        self.stdin = stdin;
+        self
+    }
+
+    pub fn pty(mut self, pty: bool) -> SpawnSpec {
+        self.pty = pty;
+        self
+    }
+}

@@ -1,0 +1,166 @@
+//! Stop requests from the caller (Ctrl-C, SIGTERM to ralph, a UI button).
+//!
+//! The CLI installs the signal handler and calls [`StopController::interrupt`] on each
+//! Ctrl-C: the first asks for a graceful stop (SIGTERM, kill grace, SIGKILL), a second one
+//! within [`DOUBLE_INTERRUPT_WINDOW`] asks for an immediate SIGKILL. Requests are sticky:
+//! once made they hold for every later run, so a loop between iterations sees them too.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// A second interrupt this soon after the first escalates to an immediate kill.
+pub const DOUBLE_INTERRUPT_WINDOW: Duration = Duration::from_secs(2);
+
+/// How urgently the caller wants the agent stopped. Ordered: a request never goes down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StopLevel {
+    None,
+    /// SIGTERM to the agent's processes, kill grace, then SIGKILL.
+    Graceful,
+    /// SIGKILL now.
+    Immediate,
+}
+
+/// The sending side, owned by whoever handles Ctrl-C. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct StopController {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    tx: watch::Sender<StopLevel>,
+    first_interrupt: Mutex<Option<Instant>>,
+}
+
+/// The receiving side, handed to [`run`](crate::supervise::run). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct StopRequests {
+    rx: watch::Receiver<StopLevel>,
+}
+
+impl StopController {
+    pub fn new() -> (StopController, StopRequests) {
+        let (tx, rx) = watch::channel(StopLevel::None);
+        let inner = Inner {
+            tx,
+            first_interrupt: Mutex::new(None),
+        };
+        (
+            StopController {
+                inner: Arc::new(inner),
+            },
+            StopRequests { rx },
+        )
+    }
+
+    /// Raises the request to `level` (never lowers it).
+    pub fn request(&self, level: StopLevel) {
+        self.inner.tx.send_if_modified(|current| {
+            let raise = level > *current;
+            if raise {
+                *current = level;
+            }
+            raise
+        });
+    }
+
+    /// One Ctrl-C at `now`: graceful the first time, immediate when it follows another
+    /// within [`DOUBLE_INTERRUPT_WINDOW`]. Returns the level now in force.
+    pub fn interrupt(&self, now: Instant) -> StopLevel {
+        let mut first = self
+            .inner
+            .first_interrupt
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let level = match *first {
+            Some(at) if now.saturating_duration_since(at) <= DOUBLE_INTERRUPT_WINDOW => {
+                StopLevel::Immediate
+            }
+            _ => {
+                *first = Some(now);
+                StopLevel::Graceful
+            }
+        };
+        drop(first);
+        self.request(level);
+        self.current()
+    }
+
+    pub fn current(&self) -> StopLevel {
+        *self.inner.tx.borrow()
+    }
+
+    /// A receiver for another run.
+    pub fn requests(&self) -> StopRequests {
+        StopRequests {
+            rx: self.inner.tx.subscribe(),
+        }
+    }
+}
+
+impl StopRequests {
+    /// Requests that never fire (no controller).
+    pub fn never() -> StopRequests {
+        let (_tx, rx) = watch::channel(StopLevel::None);
+        StopRequests { rx }
+    }
+
+    pub fn current(&self) -> StopLevel {
+        *self.rx.borrow()
+    }
+
+    /// Waits until the level changes and returns it; pends forever once the controller is
+    /// gone. Cancel-safe.
+    pub(crate) async fn changed(&mut self) -> StopLevel {
+        match self.rx.changed().await {
+            Ok(()) => *self.rx.borrow_and_update(),
+            Err(_) => std::future::pending().await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_interrupt_within_the_window_escalates_to_immediate() {
+        let (ctl, req) = StopController::new();
+        let t0 = Instant::now();
+        assert_eq!(ctl.interrupt(t0), StopLevel::Graceful);
+        assert_eq!(req.current(), StopLevel::Graceful);
+        assert_eq!(
+            ctl.interrupt(t0 + DOUBLE_INTERRUPT_WINDOW / 2),
+            StopLevel::Immediate
+        );
+        assert_eq!(req.current(), StopLevel::Immediate);
+    }
+
+    #[test]
+    fn second_interrupt_after_the_window_stays_graceful() {
+        let (ctl, req) = StopController::new();
+        let t0 = Instant::now();
+        ctl.interrupt(t0);
+        let late = t0 + DOUBLE_INTERRUPT_WINDOW + Duration::from_millis(1);
+        assert_eq!(ctl.interrupt(late), StopLevel::Graceful);
+        // ...and re-arms the window from the late one.
+        assert_eq!(
+            ctl.interrupt(late + Duration::from_millis(10)),
+            StopLevel::Immediate
+        );
+        assert_eq!(req.current(), StopLevel::Immediate);
+    }
+
+    #[test]
+    fn requests_never_go_down() {
+        let (ctl, req) = StopController::new();
+        ctl.request(StopLevel::Immediate);
+        ctl.request(StopLevel::Graceful);
+        assert_eq!(req.current(), StopLevel::Immediate);
+        assert_eq!(ctl.requests().current(), StopLevel::Immediate);
+        assert_eq!(StopRequests::never().current(), StopLevel::None);
+    }
+}

@@ -1,0 +1,70 @@
+//! Stopping an agent's whole tree: SIGTERM to the group and to every known process
+//! outside it, a grace period, SIGKILL, and reaping until nothing is left.
+
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+
+use super::signal::{signal_group, signal_pid};
+use super::tree::AgentTree;
+
+/// After SIGKILL, how long ralph waits for the tree to disappear before giving up (a
+/// process stuck in uninterruptible sleep cannot die sooner).
+pub const REAP_TIMEOUT: Duration = Duration::from_secs(5);
+/// First pause between liveness polls while waiting for a tree to exit; doubles up to
+/// [`POLL_MAX`].
+const POLL_START: Duration = Duration::from_millis(2);
+const POLL_MAX: Duration = Duration::from_millis(50);
+
+/// Sends `signal` to the agent's group and to every process of its tree, after refreshing
+/// the tree. `agent_pid` adds the agent itself while it runs (in case it left its group).
+pub(crate) fn signal_tree(tree: &mut AgentTree, signal: Signal, agent_pid: Option<i32>) {
+    tree.collect();
+    // ESRCH (already gone) and refusals are fine here: the liveness checks decide.
+    let _ = signal_group(tree.pgid(), Some(signal));
+    if let Some(pid) = agent_pid {
+        let _ = signal_pid(pid, Some(signal));
+    }
+    for &pid in tree.known() {
+        let _ = signal_pid(pid, Some(signal));
+    }
+    tree.note_signalled();
+}
+
+/// Waits until nothing of the tree runs, reaping adopted orphans; false at `until`.
+async fn wait_until_gone(tree: &mut AgentTree, until: Instant) -> bool {
+    let mut pause = POLL_START;
+    loop {
+        tree.collect();
+        tree.reap_adopted();
+        if !tree.anything_alive() {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return false;
+        }
+        tokio::time::sleep(pause.min(until - now)).await;
+        pause = (pause * 2).min(POLL_MAX);
+    }
+}
+
+/// Stops whatever the agent left running after the agent itself was reaped. `term_sent`
+/// is when SIGTERM already went to the tree (the grace then counts from there).
+pub(crate) async fn clean_up(
+    tree: &mut AgentTree,
+    term_sent: Option<Instant>,
+    kill_grace: Duration,
+) {
+    tree.collect();
+    tree.reap_adopted();
+    if !tree.anything_alive() {
+        return;
+    }
+    signal_tree(tree, Signal::SIGTERM, None);
+    let kill_at = term_sent.unwrap_or_else(Instant::now) + kill_grace;
+    if !wait_until_gone(tree, kill_at).await {
+        signal_tree(tree, Signal::SIGKILL, None);
+        wait_until_gone(tree, Instant::now() + REAP_TIMEOUT).await;
+    }
+}

@@ -1,0 +1,177 @@
+//! Auto-detection probes version commands by exit code, in priority order, with a
+//! timeout, and caches; an explicit backend that is missing gets an install hint.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use ralph_agent::BackendKind;
+use ralph_agent::detect::{Availability, DetectError, Detector};
+use ralph_agent::supervise::Termination;
+
+/// Writes an executable `name` into `dir` that logs each call to `calls` and runs `body`.
+fn fake_bin(dir: &Path, name: &str, body: &str) {
+    let path = dir.join(name);
+    let script = format!(
+        "#!/bin/sh\necho \"$0 $*\" >> \"{}/calls\"\n{body}\n",
+        dir.display()
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn calls(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("calls"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.rsplit('/').next().unwrap_or(l).to_owned())
+        .collect()
+}
+
+fn machine() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    // pi 0.73 prints its version on stderr.
+    fake_bin(dir.path(), "pi", "echo 0.73.1 >&2");
+    fake_bin(
+        dir.path(),
+        "gemini",
+        "echo 'gemini: broken install' >&2; exit 1",
+    );
+    fake_bin(dir.path(), "codex", "exec sleep 1000");
+    fake_bin(dir.path(), "claude", "echo 2.1.332");
+    dir
+}
+
+fn detector(dir: &Path) -> Detector {
+    Detector::new()
+        .with_search_path(dir.as_os_str())
+        .with_probe_timeout(Duration::from_millis(500))
+}
+
+#[tokio::test]
+async fn first_available_backend_in_priority_order_wins_and_failures_are_skipped() {
+    let dir = machine();
+    let mut d = detector(dir.path()).with_priority(vec![
+        BackendKind::Kiro,
+        BackendKind::Gemini,
+        BackendKind::Codex,
+        BackendKind::Custom,
+        BackendKind::Pi,
+        BackendKind::Claude,
+    ]);
+    assert_eq!(d.detect().await, Ok(BackendKind::Pi));
+    // kiro is not installed (no call); gemini fails; codex times out; claude is never probed.
+    assert_eq!(
+        calls(dir.path()),
+        vec!["gemini --version", "codex --version", "pi --version"]
+    );
+}
+
+#[tokio::test]
+async fn default_priority_prefers_claude() {
+    let dir = machine();
+    assert_eq!(detector(dir.path()).detect().await, Ok(BackendKind::Claude));
+}
+
+#[tokio::test]
+async fn probe_results_are_cached_for_the_run() {
+    let dir = machine();
+    let mut d = detector(dir.path());
+    let first = d.probe(BackendKind::Pi, None).await;
+    let second = d.probe(BackendKind::Pi, None).await;
+    assert_eq!(first, second);
+    assert_eq!(
+        first,
+        Availability::Available {
+            path: dir.path().join("pi")
+        }
+    );
+    assert_eq!(calls(dir.path()), vec!["pi --version"]);
+}
+
+#[tokio::test]
+async fn hanging_version_command_is_stopped_and_reported() {
+    let dir = machine();
+    let mut d = detector(dir.path());
+    assert_eq!(
+        d.probe(BackendKind::Codex, None).await,
+        Availability::ProbeFailed {
+            path: dir.path().join("codex"),
+            termination: Termination::WallClockTimeout,
+            stderr_tail: String::new(),
+        }
+    );
+}
+
+#[tokio::test]
+async fn missing_explicit_backend_names_the_binary_and_how_to_install_it() {
+    let dir = machine();
+    let mut d = detector(dir.path());
+    let err = d.require(BackendKind::Opencode, None).await;
+    assert_eq!(
+        err,
+        Err(DetectError::NotInstalled {
+            backend: BackendKind::Opencode,
+            binary: "opencode".to_owned(),
+            install_hint: "npm install -g opencode-ai",
+        })
+    );
+    let message = err.unwrap_err().to_string();
+    assert!(message.contains("`opencode`") && message.contains("npm install -g opencode-ai"));
+}
+
+#[tokio::test]
+async fn broken_explicit_backend_shows_its_stderr() {
+    let dir = machine();
+    let err = detector(dir.path())
+        .require(BackendKind::Gemini, None)
+        .await;
+    assert_eq!(
+        err,
+        Err(DetectError::ProbeFailed {
+            backend: BackendKind::Gemini,
+            binary: "gemini".to_owned(),
+            termination: Termination::Exited { code: 1 },
+            stderr_tail: "gemini: broken install\n".to_owned(),
+            install_hint: "npm install -g @google/gemini-cli",
+        })
+    );
+}
+
+#[tokio::test]
+async fn command_override_and_custom_commands_are_resolved() {
+    let dir = machine();
+    fake_bin(dir.path(), "my-agent", "exit 9");
+    let mut d = detector(dir.path());
+    // A custom command is only looked up, never run.
+    assert_eq!(
+        d.require(BackendKind::Custom, Some("my-agent")).await,
+        Ok(dir.path().join("my-agent"))
+    );
+    assert_eq!(
+        d.require(BackendKind::Custom, None).await,
+        Err(DetectError::CustomWithoutCommand)
+    );
+    // A known backend run under another name is probed under that name.
+    assert_eq!(
+        d.require(BackendKind::Claude, Some("pi")).await,
+        Ok(dir.path().join("pi"))
+    );
+    assert_eq!(calls(dir.path()), vec!["pi --version"]);
+}
+
+#[tokio::test]
+async fn nothing_installed_lists_what_was_tried() {
+    let empty = tempfile::tempdir().unwrap();
+    let err = detector(empty.path())
+        .with_priority(vec![BackendKind::Pi, BackendKind::Amp])
+        .detect()
+        .await;
+    assert_eq!(
+        err,
+        Err(DetectError::NoneFound {
+            tried: vec![BackendKind::Pi, BackendKind::Amp]
+        })
+    );
+    assert!(err.unwrap_err().to_string().contains("tried: pi, amp"));
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Never prints and never exits.
+exec sleep 1000

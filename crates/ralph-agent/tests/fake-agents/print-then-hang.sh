@@ -1,0 +1,4 @@
+#!/bin/sh
+# Prints one line, then never prints again and never exits.
+printf 'hello\n'
+exec sleep 1000

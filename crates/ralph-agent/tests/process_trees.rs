@@ -1,0 +1,211 @@
+//! No process the agent started survives any stop, whatever it did to escape.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use ralph_agent::supervise::{
+    ChildStatus, Deadlines, Flow, OutputSink, StopRequests, Termination, run,
+};
+
+const MS: Duration = Duration::from_millis(1);
+
+fn idle_stop() -> Deadlines {
+    Deadlines {
+        idle: Some(400 * MS),
+        ..short()
+    }
+}
+
+#[tokio::test]
+async fn grandchild_that_ignores_sigterm_is_killed_with_the_agent() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Collect::default();
+    let outcome = supervise(
+        agent("term-ignoring-grandchild.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    assert_eq!(
+        (outcome.termination.clone(), sink.stdout.as_slice()),
+        (Termination::IdleTimeout, b"started\n".as_slice())
+    );
+    assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
+    assert_pid_gone(grandchild);
+    assert_group_gone(pid_of(&outcome));
+}
+
+#[tokio::test]
+async fn sigterm_ignoring_leftover_of_an_agent_that_exited_is_killed_and_its_exit_code_kept() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Collect::default();
+    let spec = agent("term-ignoring-grandchild.sh", out.path()).args(["4"]);
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    assert_eq!(
+        (outcome.termination.clone(), outcome.child_status),
+        (Termination::Exited { code: 4 }, Some(ChildStatus::Code(4)))
+    );
+    assert_pid_gone(grandchild);
+    assert_group_gone(pid_of(&outcome));
+}
+
+#[tokio::test]
+async fn setsid_grandchild_is_killed_when_the_agent_is_stopped() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Collect::default();
+    let outcome = supervise(
+        agent("setsid-grandchild.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    assert_eq!(outcome.termination, Termination::IdleTimeout);
+    assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
+    assert_pid_gone(grandchild);
+    assert_group_gone(pid_of(&outcome));
+}
+
+#[tokio::test]
+async fn setsid_grandchild_orphaned_by_an_agent_that_exited_is_found_and_killed() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Collect::default();
+    let spec = agent("setsid-grandchild.sh", out.path()).args(["0"]);
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    assert_eq!(
+        (outcome.termination.clone(), sink.stdout.as_slice()),
+        (Termination::Exited { code: 0 }, b"started\n".as_slice())
+    );
+    assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
+    assert_pid_gone(grandchild);
+}
+
+#[tokio::test]
+async fn dropping_the_run_kills_the_agent_and_its_grandchildren() {
+    let out = tempfile::tempdir().unwrap();
+    let spec = agent("setsid-grandchild.sh", out.path());
+    let task = tokio::spawn(async move {
+        let mut sink = Collect::default();
+        run(spec, short(), &mut sink, StopRequests::never()).await
+    });
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    task.abort();
+    assert!(task.await.is_err_and(|e| e.is_cancelled()));
+    // SIGKILL was sent synchronously by the drop guard; the kernel finishes the job.
+    let until = Instant::now() + OUTER_TIMEOUT;
+    while !not_running(grandchild) {
+        assert!(
+            Instant::now() < until,
+            "grandchild {grandchild} survived the drop"
+        );
+        tokio::time::sleep(10 * MS).await;
+    }
+}
+
+/// Panics on the first output, like a bug in the parser would.
+struct PanickingSink;
+
+impl OutputSink for PanickingSink {
+    fn on_stdout(&mut self, _bytes: &[u8]) -> Flow {
+        panic!("parser bug");
+    }
+}
+
+#[tokio::test]
+async fn panic_during_the_run_kills_the_agent_and_its_grandchildren() {
+    let out = tempfile::tempdir().unwrap();
+    let spec = agent("setsid-grandchild.sh", out.path());
+    let task =
+        tokio::spawn(
+            async move { run(spec, short(), &mut PanickingSink, StopRequests::never()).await },
+        );
+    assert!(task.await.is_err_and(|e| e.is_panic()));
+    let grandchild = read_pid_file(&out.path().join("grandchild.pid")).await;
+    let until = Instant::now() + OUTER_TIMEOUT;
+    while !not_running(grandchild) {
+        assert!(
+            Instant::now() < until,
+            "grandchild {grandchild} survived the panic"
+        );
+        tokio::time::sleep(10 * MS).await;
+    }
+}
+
+#[tokio::test]
+async fn output_written_before_a_stop_reaches_the_sink() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = Collect::default();
+    let outcome = supervise(
+        agent("term-says-bye.sh", out.path()),
+        idle_stop(),
+        &mut sink,
+    )
+    .await;
+    assert_eq!(
+        (
+            outcome.termination,
+            outcome.child_status,
+            String::from_utf8_lossy(&sink.stdout).into_owned()
+        ),
+        (
+            Termination::IdleTimeout,
+            Some(ChildStatus::Code(0)),
+            "working\nbye after term\n".to_owned()
+        )
+    );
+}
+
+/// Counts bytes and asks for a stop after a threshold, like a cost limit would.
+struct StopAfter {
+    limit: u64,
+    bytes: u64,
+    pattern_ok: bool,
+}
+
+impl OutputSink for StopAfter {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        let pattern = b"0123456789abcdef";
+        for (i, b) in bytes.iter().enumerate() {
+            if *b != pattern[((self.bytes + i as u64) % 16) as usize] {
+                self.pattern_ok = false;
+            }
+        }
+        self.bytes += bytes.len() as u64;
+        if self.bytes >= self.limit {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_byte_written_before_a_kill_reaches_the_sink_in_order() {
+    let out = tempfile::tempdir().unwrap();
+    let mut sink = StopAfter {
+        limit: 8 << 20,
+        bytes: 0,
+        pattern_ok: true,
+    };
+    let outcome = supervise(agent("counted-writer.py", out.path()), short(), &mut sink).await;
+    let written: u64 = std::fs::read_to_string(out.path().join("written"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(outcome.termination, Termination::StoppedByCaller);
+    assert!(sink.pattern_ok, "bytes arrived out of order or corrupted");
+    assert_eq!(sink.bytes, outcome.stdout_bytes);
+    // The writer records a chunk only after it is fully written, and may die mid-chunk.
+    assert!(
+        sink.bytes >= written && sink.bytes < written + 2 * 65536,
+        "sink saw {} bytes, writer had written at least {written}",
+        sink.bytes
+    );
+    assert_group_gone(pid_of(&outcome));
+}
