@@ -127,10 +127,10 @@ pub fn not_running(pid: i32) -> bool {
 pub async fn read_pid_file(path: &Path) -> i32 {
     let until = Instant::now() + OUTER_TIMEOUT;
     loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            if let Ok(pid) = text.trim().parse() {
-                return pid;
-            }
+        if let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
         }
         assert!(Instant::now() < until, "no pid in {}", path.display());
         tokio::time::sleep(Duration::from_millis(10)).await;
