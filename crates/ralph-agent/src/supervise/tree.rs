@@ -205,8 +205,10 @@ impl AgentTree {
             match waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::StillAlive) => true,
                 Ok(_) => false,
-                // Not ralph's child: its parent reaps it; forget it once it is gone.
-                Err(_) => !is_gone(pid),
+                // Not ralph's child (yet): keep it while it exists at all. A zombie
+                // grandchild whose parent is still dying is reparented to ralph a moment
+                // later, and must then be reaped here, not forgotten.
+                Err(_) => read_stat(pid).is_some(),
             }
         });
     }
