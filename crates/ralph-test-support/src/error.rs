@@ -81,4 +81,15 @@ pub enum MockError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A real agent CLI that a test needs is not installed.
+    #[error(
+        "the real agent `{name}` is not installed ({path} is missing): run \
+         scripts/install-agents.sh, or set RALPH_SKIP_REAL_AGENTS=1 to skip real-agent tests"
+    )]
+    AgentNotInstalled {
+        /// The launcher's name.
+        name: String,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
 }

@@ -36,6 +36,10 @@ pub const EXHAUSTED_TEXT: &str = "(mock: this scenario has no more turns)";
 const UNRECORDED_HEADERS: [&str; 3] = ["host", "content-length", "connection"];
 /// SSE events buffered ahead of the socket.
 const STREAM_BUFFER_EVENTS: usize = 16;
+/// Before cutting a stream: how often to check that hyper took every frame, and how long to
+/// let it flush them to the socket (it writes when the body has nothing more for it).
+const CUT_POLL: Duration = Duration::from_millis(1);
+const CUT_GRACE: Duration = Duration::from_millis(20);
 /// `count_tokens` answers the body's bytes divided by this.
 const BYTES_PER_COUNTED_TOKEN: usize = 4;
 
@@ -359,7 +363,13 @@ fn answer(
             }
         }
         if end == StreamEnd::Cut {
-            // An error from the body makes hyper abort the connection without the final chunk.
+            // An error from the body makes hyper abort the connection without the final chunk,
+            // but it also discards what it has not yet written. Wait until hyper has taken every
+            // frame (the channel is empty again), then give it a moment to flush them.
+            while sender.capacity() < STREAM_BUFFER_EVENTS && !sender.is_closed() {
+                tokio::time::sleep(CUT_POLL).await;
+            }
+            tokio::time::sleep(CUT_GRACE).await;
             let cut = std::io::Error::other("mock fault: connection cut mid-stream");
             let _ = sender.send(Err(cut)).await;
         }

@@ -1,0 +1,63 @@
+//! Running a real agent CLI with a timeout and reading its JSON-lines stdout.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Generous: a run against the mock takes a few seconds; this only stops a hang.
+const AGENT_TIMEOUT: Duration = Duration::from_secs(120);
+const POLL: Duration = Duration::from_millis(20);
+
+/// Runs `command` with stdin at EOF (pi blocks on an open stdin pipe) and waits for it.
+pub(crate) fn run(mut command: Command) -> Output {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the agent starts");
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("waiting works").is_some() {
+            return child.wait_with_output().expect("the output is readable");
+        }
+        if started.elapsed() > AGENT_TIMEOUT {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("the output is readable");
+            panic!(
+                "the agent did not finish within {AGENT_TIMEOUT:?}; stdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Every stdout line parsed as JSON.
+pub(crate) fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|error| {
+                panic!(
+                    "stdout line is not JSON ({error}): {line}\nstderr:\n{}",
+                    stderr(output)
+                )
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fresh directory under `root` for the agent to work in.
+pub(crate) fn workdir(root: &Path) -> std::path::PathBuf {
+    let dir = root.join("work");
+    std::fs::create_dir_all(&dir).expect("the work dir is created");
+    dir
+}
