@@ -7,10 +7,10 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::agent_run::{json_lines, run, stderr, workdir};
+use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
 use ralph_test_support::{
     Builtin, Fault, FaultKind, MockError, MockServer, Outcome, PiOptions, PiProvider, PiSetup,
-    Script, Turn, UNICODE_SAMPLE, real_agent,
+    Script, Turn, UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
@@ -35,7 +35,7 @@ fn run_pi(
     provider: PiProvider,
     prompt: &str,
 ) -> Result<Option<PiRun>, MockError> {
-    let Some(pi) = real_agent(binary)? else {
+    let Some(pi) = require_agent(binary) else {
         return Ok(None);
     };
     let root = tempfile::tempdir().expect("a temp dir");

@@ -77,3 +77,9 @@ pub(crate) fn workdir(root: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("the work dir is created");
     dir
 }
+
+/// The real agent `name`, `None` when real-agent tests are skipped; panics with the install
+/// instructions when it is missing (a test returning the error would only show its Debug form).
+pub(crate) fn require_agent(name: &str) -> Option<std::path::PathBuf> {
+    ralph_test_support::real_agent(name).unwrap_or_else(|error| panic!("{error}"))
+}
