@@ -24,7 +24,8 @@ struct PiRun {
     output: Output,
     lines: Vec<Value>,
     work: PathBuf,
-    _root: tempfile::TempDir,
+    /// Owns the run's directories.
+    root: tempfile::TempDir,
 }
 
 /// Runs `pi -p --mode json --no-session PROMPT` against `server`; `None` when real-agent tests
@@ -35,10 +36,23 @@ fn run_pi(
     provider: PiProvider,
     prompt: &str,
 ) -> Result<Option<PiRun>, MockError> {
+    let root = tempfile::tempdir().expect("a temp dir");
+    run_pi_in(root, binary, server, provider, prompt, |_| {})
+}
+
+/// Like [`run_pi`], in `root` (its `work` dir is kept between runs), with `configure` applied
+/// to the command last.
+fn run_pi_in(
+    root: tempfile::TempDir,
+    binary: &str,
+    server: &MockServer,
+    provider: PiProvider,
+    prompt: &str,
+    configure: impl FnOnce(&mut Command),
+) -> Result<Option<PiRun>, MockError> {
     let Some(pi) = require_agent(binary) else {
         return Ok(None);
     };
-    let root = tempfile::tempdir().expect("a temp dir");
     let options = PiOptions {
         provider,
         ..PiOptions::default()
@@ -50,13 +64,14 @@ fn run_pi(
         .args(["-p", "--mode", "json", "--no-session", prompt])
         .current_dir(&work);
     setup.apply(&mut command);
+    configure(&mut command);
     let output = run(command);
     let lines = json_lines(&output);
     Ok(Some(PiRun {
         output,
         lines,
         work,
-        _root: root,
+        root,
     }))
 }
 
@@ -371,4 +386,91 @@ fn pi_new_streams_thinking_on_the_anthropic_wire() -> Result<(), MockError> {
 #[test]
 fn pi_old_streams_thinking_on_the_openai_wire() -> Result<(), MockError> {
     thinking(PI_OLD, PiProvider::OpenAiCompletions)
+}
+
+/// A stand-in `ralph` that records each `ralph emit` call, one line per call, each argument in
+/// brackets, in `emits.log` next to itself.
+fn stub_ralph(dir: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("stub-bin");
+    std::fs::create_dir_all(&bin).expect("the stub dir is created");
+    let log = dir.join("emits.log");
+    let script = format!(
+        "#!/bin/sh\nfor arg in \"$@\"; do printf '[%s]' \"$arg\"; done >> '{}'\necho >> '{}'\n",
+        log.display(),
+        log.display()
+    );
+    let path = bin.join("ralph");
+    std::fs::write(&path, script).expect("the stub is written");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    bin
+}
+
+#[test]
+fn pi_plays_a_three_hat_loop_emitting_one_event_per_iteration() -> Result<(), MockError> {
+    let hats = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/hats.yaml");
+    let server = MockServer::start(Script::load(&hats)?)?;
+    let root = tempfile::tempdir().expect("a temp dir");
+    let root_path = root.path().to_owned();
+    let stub = stub_ralph(&root_path);
+    let path = format!(
+        "{}:{}",
+        stub.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let prompts = [
+        "You are the planner. Make a plan.",
+        "You are the builder. Event plan.ready: write hello.txt",
+        "You are the reviewer. Event build.done: wrote hello.txt",
+    ];
+    let mut root = root;
+    let mut finals = Vec::new();
+    for prompt in prompts {
+        // Every iteration works in the same directory, as ralph's would.
+        let path = path.clone();
+        let configure = |command: &mut Command| {
+            command.env("PATH", path);
+        };
+        let provider = PiProvider::OpenAiCompletions;
+        let Some(pi) = run_pi_in(root, PI_NEW, &server, provider, prompt, configure)? else {
+            return Ok(());
+        };
+        finals.push(last_assistant(&pi.lines)["content"][0]["text"].clone());
+        root = pi.root;
+    }
+    let emits = std::fs::read_to_string(root_path.join("emits.log")).unwrap_or_default();
+    let hello = std::fs::read_to_string(root_path.join("work/hello.txt")).unwrap_or_default();
+    assert_eq!(
+        (emits.as_str(), hello.as_str(), finals),
+        (
+            "[emit][plan.ready][write hello.txt]\n[emit][build.done][wrote hello.txt]\n\
+             [emit][review.approved][hello.txt says hello]\n",
+            "hello\n",
+            vec![
+                json!("Plan published."),
+                json!("Built."),
+                json!("Approved. LOOP_COMPLETE")
+            ]
+        )
+    );
+    let scenarios: Vec<(Option<String>, usize)> = server
+        .model_requests()
+        .into_iter()
+        .filter_map(|request| request.routed.map(|routed| (routed.scenario, routed.turn)))
+        .collect();
+    let expected: Vec<(Option<String>, usize)> = [
+        ("planner", 0),
+        ("planner", 1),
+        ("builder", 0),
+        ("builder", 1),
+        ("builder", 2),
+        ("reviewer", 0),
+        ("reviewer", 1),
+        ("reviewer", 2),
+    ]
+    .iter()
+    .map(|(name, turn)| (Some((*name).to_owned()), *turn))
+    .collect();
+    assert_eq!(scenarios, expected);
+    Ok(())
 }
