@@ -26,12 +26,12 @@ pub const FREE_MODEL_ID: &str = "mock-free";
 pub const PI_PROVIDER_OPENAI: &str = "mock";
 /// pi's provider for the Anthropic wire (`anthropic-messages`).
 pub const PI_PROVIDER_ANTHROPIC: &str = "mock-anthropic";
-/// pi's `retry.baseDelayMs` for tests (pi's own default is 2000, so a failing run takes ~14 s
-/// of pure waiting).
+/// pi's `retry.baseDelayMs` for tests (pi's own default is 2 s, doubling per retry, so a run
+/// whose every attempt fails would spend most of its time waiting).
 pub const TEST_RETRY_BASE_DELAY_MS: u64 = 10;
 /// pi's `retry.maxRetries` (pi's default).
 pub const PI_MAX_RETRIES: u32 = 3;
-/// `CLAUDE_CODE_MAX_RETRIES` for tests (Claude's default of 10 takes minutes to give up).
+/// `CLAUDE_CODE_MAX_RETRIES` for tests (with Claude's default a persistent error takes minutes).
 pub const TEST_CLAUDE_MAX_RETRIES: u32 = 2;
 /// The API key both agents are given; the mock ignores it.
 pub const DUMMY_API_KEY: &str = "dummy";
@@ -89,7 +89,7 @@ pub struct PiOptions {
     /// `retry.maxRetries`.
     pub max_retries: u32,
     /// `retry.provider.maxRetries`: the SDK's own retries (pi ≥ 0.7x; older pi ignores it).
-    /// `None` keeps the SDK default of 2.
+    /// `None` keeps the SDK's default.
     pub provider_max_retries: Option<u32>,
 }
 

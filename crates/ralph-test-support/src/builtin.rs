@@ -58,7 +58,7 @@ pub enum Builtin {
     Error500,
     /// HTTP 500 on the first `[[fail:N]]` attempts, then text.
     Flaky,
-    /// HTTP 429 with `retry-after: 1` on every attempt.
+    /// HTTP 429 with a `retry-after` on every attempt.
     Error429,
     /// HTTP 401 on every attempt.
     Error401,

@@ -41,10 +41,11 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Stop>,
     /// Split the text and the thinking into exactly this many deltas each (at character
-    /// boundaries that ignore words and graphemes). Default: pieces of 12 characters.
+    /// boundaries that ignore words and graphemes). Default: pieces of
+    /// [`crate::DEFAULT_DELTA_CHARS`] characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deltas: Option<usize>,
-    /// Characters of tool-call arguments per delta. Default: 16.
+    /// Characters of tool-call arguments per delta. Default: [`crate::DEFAULT_ARG_CHUNK_CHARS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arg_chunk_chars: Option<usize>,
     /// Pause between SSE events, in milliseconds.

@@ -9,8 +9,8 @@ use std::process::{Command, Output};
 
 use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
 use ralph_test_support::{
-    Builtin, Fault, FaultKind, MockError, MockServer, Outcome, PiOptions, PiProvider, PiSetup,
-    Script, Turn, UNICODE_SAMPLE,
+    Builtin, DEFAULT_MODEL_ID, FREE_MODEL_ID, Fault, FaultKind, MockError, MockServer, Outcome,
+    PiOptions, PiProvider, PiSetup, Script, Turn, UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
@@ -37,7 +37,11 @@ fn run_pi(
     prompt: &str,
 ) -> Result<Option<PiRun>, MockError> {
     let root = tempfile::tempdir().expect("a temp dir");
-    run_pi_in(root, binary, server, provider, prompt, |_| {})
+    let options = PiOptions {
+        provider,
+        ..PiOptions::default()
+    };
+    run_pi_in(root, binary, server, &options, prompt, |_| {})
 }
 
 /// Like [`run_pi`], in `root` (its `work` dir is kept between runs), with `configure` applied
@@ -46,18 +50,14 @@ fn run_pi_in(
     root: tempfile::TempDir,
     binary: &str,
     server: &MockServer,
-    provider: PiProvider,
+    options: &PiOptions,
     prompt: &str,
     configure: impl FnOnce(&mut Command),
 ) -> Result<Option<PiRun>, MockError> {
     let Some(pi) = require_agent(binary) else {
         return Ok(None);
     };
-    let options = PiOptions {
-        provider,
-        ..PiOptions::default()
-    };
-    let setup = PiSetup::write(root.path(), &server.base_url(), &options)?;
+    let setup = PiSetup::write(root.path(), &server.base_url(), options)?;
     let work = workdir(root.path());
     let mut command = Command::new(pi);
     command
@@ -388,6 +388,61 @@ fn pi_old_streams_thinking_on_the_openai_wire() -> Result<(), MockError> {
     thinking(PI_OLD, PiProvider::OpenAiCompletions)
 }
 
+/// `[input, output, cacheRead, cacheWrite, cost.total]` of the only turn of a `text` run.
+fn text_turn_usage(
+    binary: &str,
+    provider: PiProvider,
+    model: &str,
+) -> Result<Option<Value>, MockError> {
+    let server = MockServer::start(Script::builtin(Builtin::Text))?;
+    let options = PiOptions {
+        provider,
+        model: model.to_owned(),
+        ..PiOptions::default()
+    };
+    let root = tempfile::tempdir().expect("a temp dir");
+    let Some(pi) = run_pi_in(root, binary, &server, &options, "Hi.", |_| {})? else {
+        return Ok(None);
+    };
+    let usage = &last_assistant(&pi.lines)["usage"];
+    Ok(Some(json!([
+        usage["input"],
+        usage["output"],
+        usage["cacheRead"],
+        usage["cacheWrite"],
+        usage["cost"]["total"]
+    ])))
+}
+
+#[test]
+fn pi_versions_differ_in_how_they_read_cache_writes_and_the_free_model_costs_nothing()
+-> Result<(), MockError> {
+    // Turn 0: input 1000, cache write 500; "Hello from the mock model. LOOP_COMPLETE" is 10
+    // tokens. Cost = (1000 × 3 + 10 × 15 + 500 × 3.75) / 1e6 = 0.005025.
+    let got = [
+        text_turn_usage(PI_NEW, PiProvider::OpenAiCompletions, DEFAULT_MODEL_ID)?,
+        text_turn_usage(PI_NEW, PiProvider::AnthropicMessages, DEFAULT_MODEL_ID)?,
+        // pi 0.51.6 reads the Chat Completions `cached_tokens` as cache reads only, so the
+        // write is priced as a read: (1000 × 3 + 10 × 15 + 500 × 0.3) / 1e6 = 0.0033.
+        text_turn_usage(PI_OLD, PiProvider::OpenAiCompletions, DEFAULT_MODEL_ID)?,
+        text_turn_usage(PI_OLD, PiProvider::AnthropicMessages, DEFAULT_MODEL_ID)?,
+        text_turn_usage(PI_NEW, PiProvider::OpenAiCompletions, FREE_MODEL_ID)?,
+    ];
+    if got.iter().any(Option::is_none) {
+        return Ok(());
+    }
+    let expected = [
+        json!([1000, 10, 0, 500, 0.005025]),
+        json!([1000, 10, 0, 500, 0.005025]),
+        json!([1000, 10, 500, 0, 0.0033]),
+        json!([1000, 10, 0, 500, 0.005025]),
+        json!([1000, 10, 0, 500, 0]),
+    ]
+    .map(Some);
+    assert_eq!(got, expected);
+    Ok(())
+}
+
 /// A stand-in `ralph` that records each `ralph emit` call, one line per call, each argument in
 /// brackets, in `emits.log` next to itself.
 fn stub_ralph(dir: &std::path::Path) -> PathBuf {
@@ -431,8 +486,8 @@ fn pi_plays_a_three_hat_loop_emitting_one_event_per_iteration() -> Result<(), Mo
         let configure = |command: &mut Command| {
             command.env("PATH", path);
         };
-        let provider = PiProvider::OpenAiCompletions;
-        let Some(pi) = run_pi_in(root, PI_NEW, &server, provider, prompt, configure)? else {
+        let options = PiOptions::default();
+        let Some(pi) = run_pi_in(root, PI_NEW, &server, &options, prompt, configure)? else {
             return Ok(());
         };
         finals.push(last_assistant(&pi.lines)["content"][0]["text"].clone());
