@@ -1,121 +1,19 @@
 //! The REAL pi (0.73.1 and 0.51.6, installed by scripts/install-agents.sh) against the mock:
-//! a bash tool turn, Unicode text, a 500 that pi retries and recovers from, a persistent 500,
-//! and thinking. Asserted on pi's `--mode json` stdout and on the mock's request log.
+//! a bash tool turn, Unicode text, a 500 that pi retries and recovers from, a persistent 500, a
+//! cut stream, and thinking. Asserted on pi's `--mode json` stdout and on the mock's request log.
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
+use common::agent_run::stderr;
+use common::pi::{PI_NEW, PI_OLD, deltas, last_assistant, of_type, outcomes, run_pi, tokens};
 use ralph_test_support::{
-    Builtin, DEFAULT_MODEL_ID, FREE_MODEL_ID, Fault, FaultKind, MockError, MockServer, Outcome,
-    PiOptions, PiProvider, PiSetup, Script, Turn, UNICODE_SAMPLE,
+    Builtin, Fault, FaultKind, MockError, MockServer, Outcome, PiProvider, Script, Turn,
+    UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
-const PI_NEW: &str = "pi-0.73.1";
-const PI_OLD: &str = "pi-0.51.6";
 /// Characters of the `unicode` scenario's answer: the sample 8 times, then the promise.
 const UNICODE_REPEAT: usize = 8;
-
-/// One pi run: its output, its JSON lines, and where it worked.
-struct PiRun {
-    output: Output,
-    lines: Vec<Value>,
-    work: PathBuf,
-    /// Owns the run's directories.
-    root: tempfile::TempDir,
-}
-
-/// Runs `pi -p --mode json --no-session PROMPT` against `server`; `None` when real-agent tests
-/// are skipped.
-fn run_pi(
-    binary: &str,
-    server: &MockServer,
-    provider: PiProvider,
-    prompt: &str,
-) -> Result<Option<PiRun>, MockError> {
-    let root = tempfile::tempdir().expect("a temp dir");
-    let options = PiOptions {
-        provider,
-        ..PiOptions::default()
-    };
-    run_pi_in(root, binary, server, &options, prompt, |_| {})
-}
-
-/// Like [`run_pi`], in `root` (its `work` dir is kept between runs), with `configure` applied
-/// to the command last.
-fn run_pi_in(
-    root: tempfile::TempDir,
-    binary: &str,
-    server: &MockServer,
-    options: &PiOptions,
-    prompt: &str,
-    configure: impl FnOnce(&mut Command),
-) -> Result<Option<PiRun>, MockError> {
-    let Some(pi) = require_agent(binary) else {
-        return Ok(None);
-    };
-    let setup = PiSetup::write(root.path(), &server.base_url(), options)?;
-    let work = workdir(root.path());
-    let mut command = Command::new(pi);
-    command
-        .args(["-p", "--mode", "json", "--no-session", prompt])
-        .current_dir(&work);
-    setup.apply(&mut command);
-    configure(&mut command);
-    let output = run(command);
-    let lines = json_lines(&output);
-    Ok(Some(PiRun {
-        output,
-        lines,
-        work,
-        root,
-    }))
-}
-
-fn of_type<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|line| line["type"] == kind).collect()
-}
-
-/// The last assistant `message_end`'s message.
-fn last_assistant(lines: &[Value]) -> Value {
-    of_type(lines, "message_end")
-        .into_iter()
-        .rev()
-        .find(|line| line["message"]["role"] == "assistant")
-        .map(|line| line["message"].clone())
-        .expect("an assistant message_end")
-}
-
-/// The concatenated deltas of `kind` (`text_delta`, `thinking_delta`) across the run.
-fn deltas(lines: &[Value], kind: &str) -> String {
-    of_type(lines, "message_update")
-        .iter()
-        .filter(|line| line["assistantMessageEvent"]["type"] == kind)
-        .filter_map(|line| line["assistantMessageEvent"]["delta"].as_str())
-        .collect()
-}
-
-fn outcomes(server: &MockServer) -> Vec<(usize, u32, Outcome)> {
-    server
-        .model_requests()
-        .into_iter()
-        .filter_map(|request| request.routed)
-        .map(|routed| (routed.turn, routed.attempt, routed.outcome))
-        .collect()
-}
-
-fn tokens(usage: &Value) -> Value {
-    json!([
-        usage["input"],
-        usage["output"],
-        usage["cacheRead"],
-        usage["cacheWrite"],
-        usage["totalTokens"]
-    ])
-}
 
 fn tool_turn(binary: &str, provider: PiProvider) -> Result<(), MockError> {
     let script = Script::from_turns(vec![
@@ -342,6 +240,67 @@ fn pi_old_gives_up_on_a_persistent_500_and_still_exits_0() -> Result<(), MockErr
     persistent_500(PI_OLD)
 }
 
+fn cut_stream(binary: &str, provider: PiProvider) -> Result<(), MockError> {
+    // Two deltas of 19 characters; the cut comes after the first.
+    let partial = Turn {
+        deltas: Some(2),
+        ..Turn::text("Maybe LOOP_COMPLETE, or maybe it's not")
+            .with_fault(Fault::drop_after(1).times(1))
+    };
+    let server = MockServer::start(Script::from_turns(vec![partial]))?;
+    let Some(pi) = run_pi(binary, &server, provider, "Answer.")? else {
+        return Ok(());
+    };
+    let ends: Vec<Value> = of_type(&pi.lines, "message_end")
+        .iter()
+        .filter(|line| line["message"]["role"] == "assistant")
+        .map(|line| {
+            let message = &line["message"];
+            json!([
+                message["stopReason"],
+                message["errorMessage"],
+                message["content"][0]["text"]
+            ])
+        })
+        .collect();
+    // The failed attempt keeps the text streamed before the cut, promise included; pi's
+    // auto-retry then plays the turn again (one request per attempt: the SDK does not retry a
+    // stream that broke after its headers).
+    assert_eq!(
+        (pi.output.status.code(), ends),
+        (
+            Some(0),
+            vec![
+                json!(["error", "terminated", "Maybe LOOP_COMPLETE"]),
+                json!(["stop", null, "Maybe LOOP_COMPLETE, or maybe it's not"]),
+            ]
+        )
+    );
+    assert_eq!(
+        outcomes(&server),
+        vec![(0, 0, Outcome::Dropped), (0, 1, Outcome::Streamed)]
+    );
+    Ok(())
+}
+
+#[test]
+fn pi_new_keeps_partial_text_of_a_cut_stream_and_retries_on_the_openai_wire()
+-> Result<(), MockError> {
+    cut_stream(PI_NEW, PiProvider::OpenAiCompletions)
+}
+
+#[test]
+fn pi_new_keeps_partial_text_of_a_cut_stream_and_retries_on_the_anthropic_wire()
+-> Result<(), MockError> {
+    cut_stream(PI_NEW, PiProvider::AnthropicMessages)
+}
+
+#[test]
+fn pi_old_keeps_partial_text_of_a_cut_stream_and_retries_on_the_openai_wire()
+-> Result<(), MockError> {
+    cut_stream(PI_OLD, PiProvider::OpenAiCompletions)
+}
+
 fn thinking(binary: &str, provider: PiProvider) -> Result<(), MockError> {
     let server = MockServer::start(Script::builtin(Builtin::Thinking))?;
     let Some(pi) = run_pi(binary, &server, provider, "Think first.")? else {
@@ -386,146 +345,4 @@ fn pi_new_streams_thinking_on_the_anthropic_wire() -> Result<(), MockError> {
 #[test]
 fn pi_old_streams_thinking_on_the_openai_wire() -> Result<(), MockError> {
     thinking(PI_OLD, PiProvider::OpenAiCompletions)
-}
-
-/// `[input, output, cacheRead, cacheWrite, cost.total]` of the only turn of a `text` run.
-fn text_turn_usage(
-    binary: &str,
-    provider: PiProvider,
-    model: &str,
-) -> Result<Option<Value>, MockError> {
-    let server = MockServer::start(Script::builtin(Builtin::Text))?;
-    let options = PiOptions {
-        provider,
-        model: model.to_owned(),
-        ..PiOptions::default()
-    };
-    let root = tempfile::tempdir().expect("a temp dir");
-    let Some(pi) = run_pi_in(root, binary, &server, &options, "Hi.", |_| {})? else {
-        return Ok(None);
-    };
-    let usage = &last_assistant(&pi.lines)["usage"];
-    Ok(Some(json!([
-        usage["input"],
-        usage["output"],
-        usage["cacheRead"],
-        usage["cacheWrite"],
-        usage["cost"]["total"]
-    ])))
-}
-
-#[test]
-fn pi_versions_differ_in_how_they_read_cache_writes_and_the_free_model_costs_nothing()
--> Result<(), MockError> {
-    // Turn 0: input 1000, cache write 500; "Hello from the mock model. LOOP_COMPLETE" is 10
-    // tokens. Cost = (1000 × 3 + 10 × 15 + 500 × 3.75) / 1e6 = 0.005025.
-    let got = [
-        text_turn_usage(PI_NEW, PiProvider::OpenAiCompletions, DEFAULT_MODEL_ID)?,
-        text_turn_usage(PI_NEW, PiProvider::AnthropicMessages, DEFAULT_MODEL_ID)?,
-        // pi 0.51.6 reads the Chat Completions `cached_tokens` as cache reads only, so the
-        // write is priced as a read: (1000 × 3 + 10 × 15 + 500 × 0.3) / 1e6 = 0.0033.
-        text_turn_usage(PI_OLD, PiProvider::OpenAiCompletions, DEFAULT_MODEL_ID)?,
-        text_turn_usage(PI_OLD, PiProvider::AnthropicMessages, DEFAULT_MODEL_ID)?,
-        text_turn_usage(PI_NEW, PiProvider::OpenAiCompletions, FREE_MODEL_ID)?,
-    ];
-    if got.iter().any(Option::is_none) {
-        return Ok(());
-    }
-    let expected = [
-        json!([1000, 10, 0, 500, 0.005025]),
-        json!([1000, 10, 0, 500, 0.005025]),
-        json!([1000, 10, 500, 0, 0.0033]),
-        json!([1000, 10, 0, 500, 0.005025]),
-        json!([1000, 10, 0, 500, 0]),
-    ]
-    .map(Some);
-    assert_eq!(got, expected);
-    Ok(())
-}
-
-/// A stand-in `ralph` that records each `ralph emit` call, one line per call, each argument in
-/// brackets, in `emits.log` next to itself.
-fn stub_ralph(dir: &std::path::Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("stub-bin");
-    std::fs::create_dir_all(&bin).expect("the stub dir is created");
-    let log = dir.join("emits.log");
-    let script = format!(
-        "#!/bin/sh\nfor arg in \"$@\"; do printf '[%s]' \"$arg\"; done >> '{}'\necho >> '{}'\n",
-        log.display(),
-        log.display()
-    );
-    let path = bin.join("ralph");
-    std::fs::write(&path, script).expect("the stub is written");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    bin
-}
-
-#[test]
-fn pi_plays_a_three_hat_loop_emitting_one_event_per_iteration() -> Result<(), MockError> {
-    let hats = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/hats.yaml");
-    let server = MockServer::start(Script::load(&hats)?)?;
-    let root = tempfile::tempdir().expect("a temp dir");
-    let root_path = root.path().to_owned();
-    let stub = stub_ralph(&root_path);
-    let path = format!(
-        "{}:{}",
-        stub.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let prompts = [
-        "You are the planner. Make a plan.",
-        "You are the builder. Event plan.ready: write hello.txt",
-        "You are the reviewer. Event build.done: wrote hello.txt",
-    ];
-    let mut root = root;
-    let mut finals = Vec::new();
-    for prompt in prompts {
-        // Every iteration works in the same directory, as ralph's would.
-        let path = path.clone();
-        let configure = |command: &mut Command| {
-            command.env("PATH", path);
-        };
-        let options = PiOptions::default();
-        let Some(pi) = run_pi_in(root, PI_NEW, &server, &options, prompt, configure)? else {
-            return Ok(());
-        };
-        finals.push(last_assistant(&pi.lines)["content"][0]["text"].clone());
-        root = pi.root;
-    }
-    let emits = std::fs::read_to_string(root_path.join("emits.log")).unwrap_or_default();
-    let hello = std::fs::read_to_string(root_path.join("work/hello.txt")).unwrap_or_default();
-    assert_eq!(
-        (emits.as_str(), hello.as_str(), finals),
-        (
-            "[emit][plan.ready][write hello.txt]\n[emit][build.done][wrote hello.txt]\n\
-             [emit][review.approved][hello.txt says hello]\n",
-            "hello\n",
-            vec![
-                json!("Plan published."),
-                json!("Built."),
-                json!("Approved. LOOP_COMPLETE")
-            ]
-        )
-    );
-    let scenarios: Vec<(Option<String>, usize)> = server
-        .model_requests()
-        .into_iter()
-        .filter_map(|request| request.routed.map(|routed| (routed.scenario, routed.turn)))
-        .collect();
-    let expected: Vec<(Option<String>, usize)> = [
-        ("planner", 0),
-        ("planner", 1),
-        ("builder", 0),
-        ("builder", 1),
-        ("builder", 2),
-        ("reviewer", 0),
-        ("reviewer", 1),
-        ("reviewer", 2),
-    ]
-    .iter()
-    .map(|(name, turn)| (Some((*name).to_owned()), *turn))
-    .collect();
-    assert_eq!(scenarios, expected);
-    Ok(())
 }

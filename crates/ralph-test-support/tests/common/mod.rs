@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub(crate) mod agent_run;
+pub(crate) mod pi;
 
 use std::io::Read;
 use std::time::Duration;
