@@ -4,7 +4,10 @@
 #
 #   scripts/install-agents.sh            # install everything (idempotent), print the bin dir
 #   scripts/install-agents.sh pi claude  # only some of: pi pi-old claude
-#   PATH="$(scripts/install-agents.sh):$PATH" cargo test -p ralph-test-support
+#   PATH="$(scripts/install-agents.sh):$PATH"   # to run pi / claude by hand
+#
+# The real-agent tests look for the launchers in $RALPH_AGENTS_DIR/bin (default:
+# <repo>/.cache/agents/bin), not on PATH, so run this script with the same RALPH_AGENTS_DIR.
 #
 # stdout carries exactly one line, the bin dir; progress goes to stderr. A second run with
 # everything in place only reads three package.json files and returns at once.
