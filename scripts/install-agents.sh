@@ -65,7 +65,8 @@ install_one() {
         # Install into a scratch prefix and rename it into place, so an interrupted install never
         # leaves a prefix that the version check above would accept.
         local scratch="$prefix.partial.$$"
-        rm -rf "$scratch"
+        # Leftovers of installs that were killed (we hold the lock, so none is running).
+        rm -rf "$prefix".partial.*
         mkdir -p "$scratch"
         printf '{"name":"ralph-agent-%s","private":true}\n' "$name" >"$scratch/package.json"
         say "installing $package@$version into $prefix ..."

@@ -206,20 +206,41 @@ struct Plan {
     key: Option<AttemptKey>,
     default_deltas: Option<usize>,
     delay: Duration,
-    /// The outcome when no fault hits.
-    base: Outcome,
+    answer: Answer,
+}
+
+/// What kind of answer a plan gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// A scenario's turn.
+    Scripted,
+    /// The side text, to a request that offers no tools.
+    Side,
+    /// The scenario has no turn this late.
+    Exhausted,
+    /// No scenario could be chosen.
+    Unrouted,
 }
 
 impl Plan {
     fn outcome(&self, attempt: u32, stream: bool) -> Outcome {
         let fault = self.turn.fault.as_ref().filter(|fault| fault.hits(attempt));
-        match (fault.map(|fault| &fault.kind), &self.base) {
-            (Some(FaultKind::Http { status, .. }), _) => Outcome::HttpError { status: *status },
-            (Some(FaultKind::Drop { .. }), _) if stream => Outcome::Dropped,
-            (Some(FaultKind::SseError { .. }), _) if stream => Outcome::SseError,
-            (_, Outcome::Streamed | Outcome::Json) if stream => Outcome::Streamed,
-            (_, Outcome::Streamed | Outcome::Json) => Outcome::Json,
-            (_, other) => other.clone(),
+        let delivered = if stream {
+            Outcome::Streamed
+        } else {
+            Outcome::Json
+        };
+        match self.answer {
+            Answer::Side => Outcome::Side,
+            Answer::Exhausted => Outcome::Exhausted,
+            Answer::Unrouted => Outcome::Unrouted,
+            Answer::Scripted => match fault.map(|fault| &fault.kind) {
+                Some(FaultKind::Http { status, .. }) => Outcome::HttpError { status: *status },
+                Some(FaultKind::Drop { .. }) if stream => Outcome::Dropped,
+                Some(FaultKind::SseError { .. }) if stream => Outcome::SseError,
+                // Stream faults do not touch a non-streaming answer.
+                Some(FaultKind::Drop { .. } | FaultKind::SseError { .. }) | None => delivered,
+            },
         }
     }
 }
@@ -234,11 +255,11 @@ fn plan(shared: &Shared, conversation: &Conversation) -> Plan {
         key: None,
         default_deltas: knobs.deltas,
         delay: shared.default_delay,
-        base: Outcome::Streamed,
+        answer: Answer::Scripted,
     };
     if conversation.tools.is_empty() {
         plan.turn = Turn::text(script.side_text());
-        plan.base = Outcome::Side;
+        plan.answer = Answer::Side;
         return plan;
     }
     match selected {
@@ -257,7 +278,7 @@ fn plan(shared: &Shared, conversation: &Conversation) -> Plan {
                 }
                 None => {
                     plan.turn = Turn::text(EXHAUSTED_TEXT);
-                    plan.base = Outcome::Exhausted;
+                    plan.answer = Answer::Exhausted;
                 }
             }
         }
@@ -266,14 +287,14 @@ fn plan(shared: &Shared, conversation: &Conversation) -> Plan {
                 "(mock: no scenario is called `{name}`; built in: {})",
                 Builtin::names().join(", ")
             ));
-            plan.base = Outcome::Unrouted;
+            plan.answer = Answer::Unrouted;
         }
         Selected::Unrouted => {
             plan.turn = Turn::text(
                 "(mock: no [[scenario:NAME]] marker, route or model id picked a scenario, and \
                  the script has no default)",
             );
-            plan.base = Outcome::Unrouted;
+            plan.answer = Answer::Unrouted;
         }
     }
     let delay_ms = plan.turn.delay_ms.or(knobs.delay_ms);
