@@ -13,7 +13,6 @@
 //! crate README. [`streamgen`] generates large realistic agent streams for benchmarks.
 
 mod agents;
-pub mod streamgen;
 mod builtin;
 mod conversation;
 mod error;
@@ -27,6 +26,7 @@ mod routing;
 mod script;
 mod server;
 mod sse;
+pub mod streamgen;
 mod tools;
 mod turn;
 mod usage;
