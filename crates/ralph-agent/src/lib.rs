@@ -6,12 +6,14 @@
 //! one command line as a child in its own process group, hands its stdout bytes to a sink
 //! (the stream parser) as they arrive, enforces the startup, inactivity, wall-clock and
 //! exit-grace deadlines and the caller's stop requests, and always ends with the agent's
-//! whole process tree stopped and reaped, reporting a typed [`Outcome`].
+//! whole process tree stopped and reaped, reporting a typed [`Outcome`]; [`session`]
+//! puts the two together: one agent run whose output is parsed into events as it arrives.
 
 mod backend_kind;
 
 pub mod backend;
 pub mod detect;
+pub mod session;
 pub mod supervise;
 
 pub use backend::{
@@ -21,6 +23,7 @@ pub use backend::{
 pub use backend_kind::BackendKind;
 pub use backend_kind::UnknownBackend;
 pub use detect::{Availability, DetectError, Detector, resolve_binary};
+pub use session::{AgentRun, Control, run_agent};
 pub use supervise::{
     Deadlines, Flow, Outcome, OutputSink, SpawnSpec, StdinSource, StopController, StopLevel,
     StopRequests, Termination, run,

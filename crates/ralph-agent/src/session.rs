@@ -1,0 +1,120 @@
+//! One agent run end to end: the supervised process and its parsed output.
+//!
+//! The supervisor is byte-level and the stream core knows no processes; this is where
+//! they meet. Every stdout chunk goes through the stream decoder as it arrives, each event
+//! updates the run's [`SessionSummary`] and is handed to the caller, and the agent's
+//! terminal event starts the exit grace, so an agent that hangs after finishing is
+//! stopped and still counts as a success.
+
+use ralph_stream::AgentEvent;
+use ralph_stream::SessionSummary;
+use ralph_stream::StreamDecoder;
+use ralph_stream::StreamFormat;
+
+use crate::supervise::Deadlines;
+use crate::supervise::Flow;
+use crate::supervise::Outcome;
+use crate::supervise::OutputSink;
+use crate::supervise::SpawnSpec;
+use crate::supervise::StopRequests;
+use crate::supervise::run;
+
+/// What the caller wants after seeing an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// Stop the agent now (a cost budget was crossed, say). The run ends as
+    /// [`Termination::StoppedByCaller`](crate::Termination::StoppedByCaller).
+    Stop,
+}
+
+/// How one agent run ended: the process side and the stream side.
+#[derive(Debug)]
+pub struct AgentRun {
+    pub outcome: Outcome,
+    pub summary: SessionSummary,
+    /// The format the output was parsed as.
+    pub format: StreamFormat,
+    /// Lines of output.
+    pub lines: u64,
+}
+
+impl AgentRun {
+    /// Whether the agent did its job: the process ended well (exit 0, or stopped during
+    /// the exit grace after its terminal event) and its stream says the run succeeded.
+    /// Both are needed: pi exits 0 when every model call failed, and a killed agent may
+    /// have streamed a fine-looking answer.
+    pub fn succeeded(&self) -> bool {
+        self.outcome.termination.is_success() && self.summary.succeeded
+    }
+}
+
+/// Runs one agent: spawns `spec`, parses its stdout as `format`, calls `on_event` for
+/// every event (with the summary so far, which already includes that event) and returns
+/// when the process and everything it started are gone.
+pub async fn run_agent(
+    spec: SpawnSpec,
+    format: StreamFormat,
+    deadlines: Deadlines,
+    stop: StopRequests,
+    on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
+) -> AgentRun {
+    let mut sink = ParsingSink {
+        decoder: StreamDecoder::new(Some(format)),
+        summary: SessionSummary::default(),
+        on_event,
+        stop: false,
+    };
+    let outcome = run(spec, deadlines, &mut sink, stop).await;
+    let ParsingSink {
+        mut decoder,
+        mut summary,
+        mut on_event,
+        ..
+    } = sink;
+    // A last line without a newline, and what a parser still held, arrive now.
+    decoder.finish(|event| {
+        summary.observe(event);
+        let _ = on_event(event, &summary);
+    });
+    AgentRun {
+        outcome,
+        summary,
+        format,
+        lines: decoder.lines(),
+    }
+}
+
+struct ParsingSink<F> {
+    decoder: StreamDecoder,
+    summary: SessionSummary,
+    on_event: F,
+    stop: bool,
+}
+
+impl<F> OutputSink for ParsingSink<F>
+where
+    F: FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
+{
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        let ParsingSink {
+            decoder,
+            summary,
+            on_event,
+            stop,
+        } = self;
+        decoder.feed(bytes, |event| {
+            summary.observe(event);
+            if on_event(event, summary) == Control::Stop {
+                *stop = true;
+            }
+        });
+        if self.stop {
+            Flow::Stop
+        } else if self.summary.terminal_event {
+            Flow::Finished
+        } else {
+            Flow::Continue
+        }
+    }
+}
