@@ -28,3 +28,9 @@ pub(crate) fn text_of<'a>(texts: &[JsonStr<'a>], sep: &str, scratch: &mut Scratc
         }
     }
 }
+
+/// A count from the wire as `u32`, saturating: agents send JSON numbers, and a count no
+/// real run reaches must not wrap.
+pub(crate) fn saturate(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}

@@ -22,17 +22,23 @@ use std::fmt::Write as _;
 use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
-use crate::event::Tokens;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
-use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Walked;
 use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::saturate;
+
+mod fields;
+
 use crate::parser::text_of;
+use fields::Fields;
+use fields::Kind;
+use fields::Message;
+use fields::Update;
+use fields::classify;
+use fields::read_field;
 
 /// Parses pi's JSON lines; keeps the little state that spans lines.
 #[derive(Debug, Default)]
@@ -46,99 +52,6 @@ pub(crate) struct PiParser {
     turn_usage_seen: bool,
     /// Whether `RunFinished` was emitted since the last `agent_start`.
     run_finished: bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Kind<'a> {
-    Session,
-    AgentStart,
-    AgentEnd,
-    AgentSettled,
-    TurnStart,
-    TurnEnd,
-    MessageStart,
-    MessageUpdate,
-    MessageEnd,
-    ToolStart,
-    ToolUpdate,
-    ToolEnd,
-    RetryStart,
-    RetryEnd,
-    CompactionStart,
-    CompactionEnd,
-    /// Known, carries nothing ralph uses.
-    Ignored,
-    Unknown(JsonStr<'a>),
-}
-
-fn classify(ty: JsonStr<'_>) -> Kind<'_> {
-    match ty.raw() {
-        b"session" => Kind::Session,
-        b"agent_start" => Kind::AgentStart,
-        b"agent_end" => Kind::AgentEnd,
-        b"agent_settled" => Kind::AgentSettled,
-        b"turn_start" => Kind::TurnStart,
-        b"turn_end" => Kind::TurnEnd,
-        b"message_start" => Kind::MessageStart,
-        b"message_update" => Kind::MessageUpdate,
-        b"message_end" => Kind::MessageEnd,
-        b"tool_execution_start" => Kind::ToolStart,
-        b"tool_execution_update" => Kind::ToolUpdate,
-        b"tool_execution_end" => Kind::ToolEnd,
-        b"auto_retry_start" => Kind::RetryStart,
-        b"auto_retry_end" => Kind::RetryEnd,
-        b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
-        b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
-        b"queue_update"
-        | b"entry_appended"
-        | b"session_info_changed"
-        | b"thinking_level_changed"
-        | b"summarization_retry_start"
-        | b"summarization_retry_end"
-        | b"bash_execution_update" => Kind::Ignored,
-        _ => Kind::Unknown(ty),
-    }
-}
-
-/// The top-level fields of one pi event that ralph reads.
-#[derive(Debug, Default)]
-struct Fields<'a> {
-    id: Option<JsonStr<'a>>,
-    message: Option<Message<'a>>,
-    update: Option<Update<'a>>,
-    tool_call_id: Option<JsonStr<'a>>,
-    tool_name: Option<JsonStr<'a>>,
-    args: Option<&'a [u8]>,
-    parent_id: Option<JsonStr<'a>>,
-    result_texts: Vec<JsonStr<'a>>,
-    is_error: Option<bool>,
-    attempt: Option<u64>,
-    max_attempts: Option<u64>,
-    delay_ms: Option<u64>,
-    error_message: Option<JsonStr<'a>>,
-    success: Option<bool>,
-    final_error: Option<JsonStr<'a>>,
-    will_retry: Option<bool>,
-    reason: Option<JsonStr<'a>>,
-}
-
-/// The head of `assistantMessageEvent`.
-#[derive(Debug, Default)]
-struct Update<'a> {
-    kind: Option<JsonStr<'a>>,
-    delta: Option<JsonStr<'a>>,
-}
-
-/// An assistant (or other) message.
-#[derive(Debug, Default)]
-struct Message<'a> {
-    role: Option<JsonStr<'a>>,
-    texts: Vec<JsonStr<'a>>,
-    stop_reason: Option<JsonStr<'a>>,
-    error_message: Option<JsonStr<'a>>,
-    usage: Option<(Tokens, Option<f64>)>,
-    model: Option<JsonStr<'a>>,
-    provider: Option<JsonStr<'a>>,
 }
 
 impl PiParser {
@@ -336,10 +249,6 @@ impl PiParser {
     }
 }
 
-fn saturate(v: u64) -> u32 {
-    u32::try_from(v).unwrap_or(u32::MAX)
-}
-
 fn stop_of(reason: JsonStr<'_>) -> Stop {
     match reason.raw() {
         b"stop" => Stop::Completed,
@@ -351,236 +260,5 @@ fn stop_of(reason: JsonStr<'_>) -> Stop {
     }
 }
 
-fn read_field<'a>(
-    kind: Kind<'a>,
-    key: JsonStr<'a>,
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-    turn_usage_seen: bool,
-) -> Result<Next, Malformed> {
-    match kind {
-        Kind::MessageUpdate => {
-            if key.eq("assistantMessageEvent") {
-                f.update = Some(read_update(c)?);
-                // The snapshots that follow are never needed.
-                return Ok(Next::Done);
-            }
-        }
-        Kind::MessageEnd => {
-            if key.eq("message") {
-                f.message = Some(read_message(c)?);
-                return Ok(Next::Done);
-            }
-        }
-        Kind::TurnEnd => {
-            if turn_usage_seen {
-                return Ok(Next::Done);
-            }
-            if key.eq("message") {
-                f.message = Some(read_message(c)?);
-                return Ok(Next::Done);
-            }
-        }
-        Kind::Session => {
-            if key.eq("id") {
-                f.id = c.read_str()?;
-                return Ok(Next::More);
-            }
-        }
-        Kind::ToolStart | Kind::ToolEnd => {
-            if key.eq("toolCallId") {
-                f.tool_call_id = c.read_str()?;
-            } else if key.eq("toolName") {
-                f.tool_name = c.read_str()?;
-            } else if key.eq("args") {
-                f.args = Some(c.read_raw()?);
-            } else if key.eq("parentToolCallId") {
-                f.parent_id = c.read_str()?;
-            } else if key.eq("isError") {
-                f.is_error = c.read_bool()?;
-            } else if key.eq("result") {
-                f.result_texts = read_tool_result(c)?;
-            } else {
-                c.skip()?;
-            }
-            return Ok(Next::More);
-        }
-        Kind::AgentEnd
-        | Kind::RetryStart
-        | Kind::RetryEnd
-        | Kind::CompactionStart
-        | Kind::CompactionEnd => {
-            if key.eq("willRetry") {
-                f.will_retry = c.read_bool()?;
-            } else if key.eq("attempt") {
-                f.attempt = c.read_u64()?;
-            } else if key.eq("maxAttempts") {
-                f.max_attempts = c.read_u64()?;
-            } else if key.eq("delayMs") {
-                f.delay_ms = c.read_u64()?;
-            } else if key.eq("errorMessage") {
-                f.error_message = c.read_str()?;
-            } else if key.eq("success") {
-                f.success = c.read_bool()?;
-            } else if key.eq("finalError") {
-                f.final_error = c.read_str()?;
-            } else if key.eq("reason") {
-                f.reason = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-            return Ok(Next::More);
-        }
-        Kind::AgentStart
-        | Kind::AgentSettled
-        | Kind::TurnStart
-        | Kind::MessageStart
-        | Kind::ToolUpdate
-        | Kind::Ignored
-        | Kind::Unknown(_) => return Ok(Next::Done),
-    }
-    c.skip()?;
-    Ok(Next::More)
-}
-
-/// Reads `assistantMessageEvent` up to its `type` and `delta`, and stops there.
-fn read_update<'a>(c: &mut Cursor<'a>) -> Result<Update<'a>, Malformed> {
-    let mut update = Update::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(update);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("type") {
-            update.kind = c.read_str()?;
-        } else if key.eq("delta") {
-            update.delta = c.read_str()?;
-        } else {
-            c.skip()?;
-        }
-        if let Some(kind) = update.kind
-            && (update.delta.is_some() || !matches!(kind.raw(), b"text_delta" | b"thinking_delta"))
-        {
-            break;
-        }
-    }
-    Ok(update)
-}
-
-fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
-    let mut message = Message::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(message);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("role") {
-            message.role = c.read_str()?;
-        } else if key.eq("content") {
-            message.texts = read_text_blocks(c)?;
-        } else if key.eq("stopReason") {
-            message.stop_reason = c.read_str()?;
-        } else if key.eq("errorMessage") {
-            message.error_message = c.read_str()?;
-        } else if key.eq("usage") {
-            message.usage = read_usage(c)?;
-        } else if key.eq("model") {
-            message.model = c.read_str()?;
-        } else if key.eq("provider") {
-            message.provider = c.read_str()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(message)
-}
-
-/// The text of a `content` value: a plain string, or the `text` of every
-/// `{"type":"text"}` block of an array.
-fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    if c.peek() == Some(b'"') {
-        return Ok(c.read_str()?.into_iter().collect());
-    }
-    let mut texts = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(texts);
-    };
-    while c.next_element(&mut array)? {
-        let Some(mut block) = c.enter_object()? else {
-            continue;
-        };
-        let (mut kind, mut text) = (None, None);
-        while let Some(key) = c.next_key(&mut block)? {
-            if key.eq("type") {
-                kind = c.read_str()?;
-            } else if key.eq("text") {
-                text = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        if let (Some(kind), Some(text)) = (kind, text)
-            && kind.eq("text")
-        {
-            texts.push(text);
-        }
-    }
-    Ok(texts)
-}
-
-fn read_tool_result<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    let mut texts = Vec::new();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(texts);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("content") {
-            texts = read_text_blocks(c)?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(texts)
-}
-
-/// `{input, output, cacheRead, cacheWrite, totalTokens, cost: {…, total}}`.
-fn read_usage(c: &mut Cursor<'_>) -> Result<Option<(Tokens, Option<f64>)>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut tokens = Tokens::default();
-    let mut cost = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("input") {
-            tokens.input = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("output") {
-            tokens.output = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cacheRead") {
-            tokens.cache_read = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cacheWrite") {
-            tokens.cache_write = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cost") {
-            cost = read_cost_total(c)?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(Some((tokens, cost)))
-}
-
-fn read_cost_total(c: &mut Cursor<'_>) -> Result<Option<f64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut total = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("total") {
-            total = c.read_f64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(total)
-}
-
 #[cfg(test)]
-#[path = "pi_tests.rs"]
 mod tests;

@@ -4,6 +4,7 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::event::CostKind;
+use crate::event::Tokens;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     let mut parser = PiParser::default();
