@@ -25,6 +25,7 @@ use crate::event::Stop;
 use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
+use crate::json::Span;
 use crate::json::Walked;
 use crate::json::walk;
 use crate::parser::Emit;
@@ -189,27 +190,31 @@ impl ClaudeParser {
                     if !main {
                         continue;
                     }
-                    let text = text.decode();
                     let Some(pending) = self.pending.as_mut() else {
                         continue;
                     };
+                    let start = self.scratch.len();
+                    if !pending.text.is_empty() && !synthetic_error {
+                        // Blocks of one message are paragraphs: keep them apart.
+                        self.scratch.push_str("\n");
+                    }
+                    if let Span::Line(plain) = text.decode_into(&mut self.scratch) {
+                        self.scratch.push_str(plain);
+                    }
+                    let delta = &self.scratch.as_str()[start..];
                     if synthetic_error {
-                        pending.error = Some(text.into_owned());
+                        pending.error = Some(delta.to_owned());
                         pending.stop = Some(Stop::Error);
                         continue;
                     }
-                    let delta = if pending.text.is_empty() {
-                        text
-                    } else {
-                        format!("\n{text}").into()
-                    };
-                    pending.text.push_str(&delta);
-                    emit(&AgentEvent::TextDelta { text: delta });
+                    pending.text.push_str(delta);
+                    emit(&AgentEvent::TextDelta { text: delta.into() });
                 }
                 Block::Thinking(text) => {
                     if main {
+                        let text = text.decode_into(&mut self.scratch);
                         emit(&AgentEvent::ThinkingDelta {
-                            text: text.decode(),
+                            text: text.resolve(&self.scratch).into(),
                         });
                     }
                 }

@@ -180,15 +180,17 @@ impl PiParser {
         match kind.raw() {
             b"text_delta" => {
                 if let Some(delta) = update.delta {
+                    let text = delta.decode_into(&mut self.scratch);
                     emit(&AgentEvent::TextDelta {
-                        text: delta.decode(),
+                        text: text.resolve(&self.scratch).into(),
                     });
                 }
             }
             b"thinking_delta" => {
                 if let Some(delta) = update.delta {
+                    let text = delta.decode_into(&mut self.scratch);
                     emit(&AgentEvent::ThinkingDelta {
-                        text: delta.decode(),
+                        text: text.resolve(&self.scratch).into(),
                     });
                 }
             }
