@@ -26,6 +26,7 @@ pub(crate) enum Command {
     /// Examples:
     ///   pi -p --mode json "fix the tests" </dev/null | tee run.jsonl | ralph inspect
     ///   ralph inspect --agent claude --events session.jsonl | jq 'select(.type=="tool_call_started")'
+    ///   ralph inspect --view -v run.jsonl | less -R
     #[command(verbatim_doc_comment)]
     Inspect(InspectArgs),
 }
@@ -36,8 +37,17 @@ pub(crate) struct InspectArgs {
     #[arg(long, value_enum, default_value_t = AgentArg::Auto)]
     pub(crate) agent: AgentArg,
     /// Print the normalized events as JSON lines instead of the summary.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "view")]
     pub(crate) events: bool,
+    /// Show the run as a person would have seen it live (text, tool calls, failures).
+    #[arg(long)]
+    pub(crate) view: bool,
+    /// With --view: also show thinking, tool output and non-JSON lines.
+    #[arg(short, long, requires = "view")]
+    pub(crate) verbose: bool,
+    /// With --view: when to use colors (`NO_COLOR` is honoured for `auto`).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
     /// The captured stream; `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,
 }
@@ -66,6 +76,25 @@ impl AgentArg {
             AgentArg::Opencode => Some(StreamFormat::Opencode),
             AgentArg::Copilot => Some(StreamFormat::Copilot),
             AgentArg::Text => Some(StreamFormat::Text),
+        }
+    }
+}
+
+/// When to color terminal output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorArg {
+    /// When stdout is a terminal and `NO_COLOR` is not set.
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorArg {
+    pub(crate) fn choice(self) -> anstream::ColorChoice {
+        match self {
+            ColorArg::Auto => anstream::ColorChoice::Auto,
+            ColorArg::Always => anstream::ColorChoice::Always,
+            ColorArg::Never => anstream::ColorChoice::Never,
         }
     }
 }

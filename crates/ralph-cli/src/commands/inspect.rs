@@ -12,6 +12,39 @@ use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::input::Input;
 use crate::output::JsonLines;
+use crate::term::AgentView;
+
+/// `--view`: the human rendering on a (possibly color-stripping) stdout.
+struct View {
+    view: AgentView,
+    out: std::io::BufWriter<anstream::AutoStream<std::io::StdoutLock<'static>>>,
+}
+
+impl View {
+    fn new(verbose: bool, color: anstream::ColorChoice) -> Self {
+        let stdout = std::io::stdout();
+        let color = match color {
+            anstream::ColorChoice::Auto => anstream::AutoStream::choice(&stdout),
+            other => other,
+        };
+        View {
+            view: AgentView::new(verbose),
+            out: std::io::BufWriter::new(anstream::AutoStream::new(stdout.lock(), color)),
+        }
+    }
+
+    fn write(&mut self, event: &AgentEvent<'_>) -> Result<(), CliError> {
+        self.view
+            .on_event(event, &mut self.out)
+            .map_err(CliError::write)
+    }
+
+    fn finish(&mut self) -> Result<(), CliError> {
+        use std::io::Write as _;
+        self.view.finish(&mut self.out).map_err(CliError::write)?;
+        self.out.flush().map_err(CliError::write)
+    }
+}
 
 /// The summary `ralph inspect` prints: exactly these keys, a documented contract.
 #[derive(Debug, Serialize)]
@@ -40,6 +73,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
     let mut summary = SessionSummary::default();
     let mut recognised = 0u64;
     let mut out = args.events.then(JsonLines::stdout);
+    let mut view = args
+        .view
+        .then(|| View::new(args.verbose, args.color.choice()));
     let mut write_error = None;
     let mut on_event = |event: &AgentEvent<'_>| {
         summary.observe(event);
@@ -51,10 +87,15 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
         ) {
             recognised += 1;
         }
-        if let Some(out) = out.as_mut()
-            && write_error.is_none()
-            && let Err(e) = out.write(event)
-        {
+        if write_error.is_some() {
+            return;
+        }
+        let written = match (out.as_mut(), view.as_mut()) {
+            (Some(out), _) => out.write(event),
+            (None, Some(view)) => view.write(event),
+            (None, None) => Ok(()),
+        };
+        if let Err(e) = written {
             write_error = Some(e);
         }
     };
@@ -65,6 +106,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
     decoder.finish(&mut on_event);
     if let Some(e) = write_error {
         return Err(e);
+    }
+    if let Some(view) = view.as_mut() {
+        view.finish()?;
     }
 
     let lines = decoder.lines();
@@ -83,6 +127,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
             });
         }
         _ => {}
+    }
+    if args.view {
+        return Ok(Outcome::Success);
     }
     let mut out = out.unwrap_or_else(JsonLines::stdout);
     if !args.events {

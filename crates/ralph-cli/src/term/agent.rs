@@ -1,0 +1,269 @@
+//! How one agent's activity looks on a terminal: its answer streamed as Markdown, each
+//! tool call on one line, failures always marked, retries as they happen.
+//!
+//! Output is written as it arrives: nothing is buffered past the few characters the
+//! Markdown styler holds at a line start, and nothing already written is redrawn.
+
+use std::collections::HashMap;
+use std::io;
+use std::io::Write;
+
+use anstyle::Style;
+use ralph_stream::AgentEvent;
+use ralph_stream::Phase;
+
+use super::markdown::Markdown;
+use super::palette;
+use super::tool_preview::one_line;
+use super::tool_preview::output_preview;
+use super::tool_preview::preview;
+
+/// Lines of a tool's output shown with `-v`.
+pub(crate) const TOOL_OUTPUT_LINES: usize = 3;
+
+/// What the view wrote last, to know when a new line is needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    Nothing,
+    /// Assistant text; `true` when it ended mid-line.
+    Text(bool),
+    Thinking(bool),
+    Line,
+}
+
+/// Renders one agent run's events.
+#[derive(Debug)]
+pub(crate) struct AgentView {
+    verbose: bool,
+    markdown: Markdown,
+    last: Last,
+    /// Tool names by call id: results do not always repeat them.
+    tools: HashMap<String, String>,
+    /// The last error shown, so the run's verdict does not repeat it.
+    last_error: Option<String>,
+    buf: String,
+}
+
+impl AgentView {
+    /// `verbose` shows thinking, tool output and non-JSON lines.
+    pub(crate) fn new(verbose: bool) -> Self {
+        AgentView {
+            verbose,
+            markdown: Markdown::new(),
+            last: Last::Nothing,
+            tools: HashMap::new(),
+            last_error: None,
+            buf: String::new(),
+        }
+    }
+
+    pub(crate) fn on_event(
+        &mut self,
+        event: &AgentEvent<'_>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.buf.clear();
+        match event {
+            AgentEvent::TextDelta { text } => {
+                if matches!(self.last, Last::Thinking(_)) {
+                    self.end_thinking();
+                }
+                self.markdown.push(text, &mut self.buf);
+                self.last = Last::Text(!self.markdown.at_line_start());
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                if self.verbose {
+                    self.end_text();
+                    let styled = palette::DIM.render();
+                    let reset = palette::DIM.render_reset();
+                    self.buf.push_str(&format!("{styled}{text}{reset}"));
+                    self.last = Last::Thinking(!text.ends_with('\n'));
+                }
+            }
+            AgentEvent::ToolCallStarted { id, name, args, .. } => {
+                self.tools.insert(id.to_string(), name.to_string());
+                let preview = preview(args);
+                self.line(palette::TOOL, "▸", &format!("{name}  {preview}"));
+            }
+            AgentEvent::ToolCallFinished {
+                id,
+                name,
+                output,
+                is_error,
+            } => {
+                let name = name
+                    .as_deref()
+                    .map(str::to_owned)
+                    .or_else(|| self.tools.get(id.as_ref()).cloned())
+                    .unwrap_or_else(|| "tool".to_owned());
+                if *is_error {
+                    // Two lines: agents often lead with "Exit code 2" and say why next.
+                    let why: Vec<&str> = output
+                        .lines()
+                        .filter(|l| !l.trim().is_empty())
+                        .take(2)
+                        .collect();
+                    self.line(
+                        palette::ERROR,
+                        "✗",
+                        &format!("{name} failed: {}", one_line(&why.join(" · "))),
+                    );
+                }
+                if self.verbose {
+                    for line in output_preview(output, TOOL_OUTPUT_LINES) {
+                        self.line(palette::DIM, "  ↳", &line);
+                    }
+                }
+            }
+            AgentEvent::MessageFinished { stop, error, .. } => {
+                self.end_text();
+                if stop.is_failure() {
+                    let error = error.as_deref().unwrap_or("no error message");
+                    self.error_line("model call failed", error);
+                }
+            }
+            AgentEvent::RetryStarted {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error,
+            } => {
+                let mut text = String::from("retrying");
+                if let Some(ms) = delay_ms {
+                    text.push_str(&format!(" in {}", seconds(*ms)));
+                }
+                match (attempt, max_attempts) {
+                    (Some(a), Some(m)) => text.push_str(&format!(" (attempt {a}/{m})")),
+                    (Some(a), None) => text.push_str(&format!(" (attempt {a})")),
+                    _ => {}
+                }
+                if let Some(error) = error {
+                    text.push_str(&format!(": {}", one_line(error)));
+                }
+                self.line(palette::NOTICE, "↻", &text);
+            }
+            AgentEvent::RetryFinished { success, error, .. } => {
+                if !success {
+                    let error = error.as_deref().unwrap_or("the last attempt failed");
+                    self.error_line("retries exhausted", error);
+                }
+            }
+            AgentEvent::Compaction {
+                phase,
+                reason,
+                error,
+            } => {
+                let what = match (phase, error) {
+                    (_, Some(error)) => format!("compaction failed: {}", one_line(error)),
+                    (Phase::Started, None) => "compacting context".to_owned(),
+                    (Phase::Finished, None) => "context compacted".to_owned(),
+                };
+                let why = reason
+                    .as_deref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default();
+                self.line(palette::NOTICE, "⋯", &format!("{what}{why}"));
+            }
+            AgentEvent::RateLimit { status, resets_at } => {
+                let status = status.as_deref().unwrap_or("limited");
+                if status != "allowed" {
+                    let when = resets_at
+                        .map(|t| format!(", resets at Unix time {t}"))
+                        .unwrap_or_default();
+                    self.line(
+                        palette::NOTICE,
+                        "⏳",
+                        &format!("rate limit: {status}{when}"),
+                    );
+                }
+            }
+            AgentEvent::RunFinished {
+                is_error, error, ..
+            } => {
+                self.end_text();
+                if *is_error
+                    && let Some(error) = error
+                    && self.last_error.as_deref() != Some(error.as_ref())
+                {
+                    self.error_line("run failed", error);
+                }
+            }
+            AgentEvent::NonJson { line } => {
+                if self.verbose {
+                    self.line(palette::DIM, "│", &one_line(line));
+                }
+            }
+            AgentEvent::OversizeLine { len } => {
+                self.line(
+                    palette::DIM,
+                    "⚠",
+                    &format!("skipped an output line of {len} bytes"),
+                );
+            }
+            AgentEvent::SessionStarted { .. }
+            | AgentEvent::TurnFinished { .. }
+            | AgentEvent::Unknown { .. } => {}
+        }
+        out.write_all(self.buf.as_bytes())
+    }
+
+    /// The run is over: ends an open line.
+    pub(crate) fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.buf.clear();
+        self.end_text();
+        self.end_thinking();
+        out.write_all(self.buf.as_bytes())
+    }
+
+    /// A failure of the model call or the run (a tool's failure is the agent's business).
+    fn error_line(&mut self, what: &str, error: &str) {
+        self.line(palette::ERROR, "✗", &format!("{what}: {}", one_line(error)));
+        self.last_error = Some(error.to_owned());
+    }
+
+    /// One line of its own: a marker, then text.
+    fn line(&mut self, style: Style, marker: &str, text: &str) {
+        self.end_text();
+        self.end_thinking();
+        self.buf.push_str(&format!(
+            "{}{marker} {text}{}\n",
+            style.render(),
+            style.render_reset()
+        ));
+        self.last = Last::Line;
+    }
+
+    fn end_text(&mut self) {
+        if let Last::Text(mid_line) = self.last {
+            self.markdown.finish(&mut self.buf);
+            if mid_line {
+                self.buf.push('\n');
+            }
+            self.last = Last::Line;
+        }
+    }
+
+    fn end_thinking(&mut self) {
+        if let Last::Thinking(mid_line) = self.last {
+            if mid_line {
+                self.buf.push('\n');
+            }
+            self.last = Last::Line;
+        }
+    }
+}
+
+/// `4s`, `1.5s`, `250ms`.
+fn seconds(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+#[path = "agent_tests.rs"]
+mod tests;

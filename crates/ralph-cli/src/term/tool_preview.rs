@@ -1,0 +1,143 @@
+//! One-line previews of what a tool call does: the command, path or pattern it was
+//! given, whatever the agent calls the field.
+
+use serde_json::Value;
+
+/// Longest preview, in characters: one terminal line with room for the tool name.
+pub(crate) const PREVIEW_CHARS: usize = 100;
+
+/// Argument names that say what a call does, most telling first. Agents differ: pi's
+/// `bash {command}`, Claude's `Bash {command}`, Codex's `exec_command {cmd}`, pi's
+/// `write {path}`, Claude's `Write {file_path}`, OpenCode's `write {filePath}`.
+const TELLING_KEYS: [&str; 12] = [
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "file_path",
+    "filePath",
+    "path",
+    "url",
+    "description",
+    "prompt",
+    "title",
+    "content",
+];
+
+/// A short, single-line description of a call's arguments (raw JSON as the agent gave it).
+pub(crate) fn preview(args: &str) -> String {
+    let Ok(value) = serde_json::from_str::<Value>(args) else {
+        return one_line(args);
+    };
+    let Value::Object(map) = &value else {
+        return one_line(&value.to_string());
+    };
+    let telling = TELLING_KEYS
+        .iter()
+        .find_map(|key| map.get(*key).and_then(Value::as_str))
+        .or_else(|| map.values().find_map(Value::as_str));
+    match telling {
+        Some(text) => {
+            // A search gets its scope too: `grep pattern in path`.
+            let scope = map
+                .get("pattern")
+                .and(map.get("path").or(map.get("glob")))
+                .and_then(Value::as_str)
+                .filter(|scope| *scope != text);
+            match scope {
+                Some(scope) => one_line(&format!("{text} in {scope}")),
+                None => one_line(text),
+            }
+        }
+        None if map.is_empty() => String::new(),
+        None => one_line(&value.to_string()),
+    }
+}
+
+/// The first lines of a tool's output, for `-v`.
+pub(crate) fn output_preview(output: &str, max_lines: usize) -> Vec<String> {
+    let mut lines: Vec<String> = output
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(max_lines)
+        .map(truncate)
+        .collect();
+    let total = output.lines().filter(|l| !l.trim().is_empty()).count();
+    if total > max_lines {
+        lines.push(format!("… {} more lines", total - max_lines));
+    }
+    lines
+}
+
+/// Collapses whitespace runs (newlines included) and truncates.
+pub(crate) fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > PREVIEW_CHARS {
+            break;
+        }
+    }
+    truncate(&out)
+}
+
+fn truncate(line: &str) -> String {
+    if line.chars().count() <= PREVIEW_CHARS {
+        return line.to_owned();
+    }
+    let mut out: String = line.chars().take(PREVIEW_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_telling_argument_of_each_agent_s_tools() {
+        let cases = [
+            (
+                r#"{"command":"echo hello > out.txt && cat out.txt"}"#,
+                "echo hello > out.txt && cat out.txt",
+            ),
+            (r#"{"command":"ls","description":"List files"}"#, "ls"),
+            (
+                r#"{"cmd":"/bin/bash -lc 'cargo test'"}"#,
+                "/bin/bash -lc 'cargo test'",
+            ),
+            (
+                r#"{"file_path":"/w/notes.txt","content":"a\nb"}"#,
+                "/w/notes.txt",
+            ),
+            (r#"{"filePath":"src/lib.rs"}"#, "src/lib.rs"),
+            (r#"{"path":"big.txt","content":"xxxx"}"#, "big.txt"),
+            (r#"{"pattern":"TODO","path":"src"}"#, "TODO in src"),
+            (r#"{"weird":{"nested":1},"name":"x"}"#, "x"),
+            (r#"{}"#, ""),
+            ("not json at all", "not json at all"),
+        ];
+        for (args, want) in cases {
+            assert_eq!(preview(args), want, "{args}");
+        }
+    }
+
+    #[test]
+    fn previews_are_one_bounded_line() {
+        let long = format!(r#"{{"command":"{}\nsecond line"}}"#, "x".repeat(300));
+        let p = preview(&long);
+        assert_eq!(p.chars().count(), PREVIEW_CHARS);
+        assert!(p.ends_with('…') && !p.contains('\n'));
+    }
+
+    #[test]
+    fn output_previews_keep_the_first_lines_and_count_the_rest() {
+        assert_eq!(
+            output_preview("a\n\nb\nc\nd\n", 2),
+            vec!["a".to_owned(), "b".to_owned(), "… 2 more lines".to_owned()]
+        );
+    }
+}
