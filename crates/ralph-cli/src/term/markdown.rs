@@ -90,7 +90,7 @@ impl Markdown {
         if hashes == h.chars().count() && hashes <= 6 {
             return false;
         }
-        !("```".starts_with(h) && h.len() < MAX_HELD) && !(h == ">")
+        !("```".starts_with(h) && h.len() < MAX_HELD)
     }
 
     /// Chooses the current line's style from its held prefix and writes the prefix.
