@@ -31,3 +31,50 @@ pub enum Notice {
     /// iteration: the budget then counts only what is known. Given once per run.
     CostUnknown { iteration: u32, backend: String },
 }
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::HatExhausted {
+                hat,
+                max_activations,
+                dropped,
+            } => write!(
+                f,
+                "hat `{hat}` reached max_activations ({max_activations}): published \
+                 `{hat}.exhausted` instead of running it (dropped: {})",
+                dropped.join(", ")
+            ),
+            Notice::DefaultPublished { hat, topic } => write!(
+                f,
+                "hat `{hat}` emitted nothing: published its default_publishes `{topic}`"
+            ),
+            Notice::EventsRequeued { hat, topics } => write!(
+                f,
+                "hat `{hat}` did not hand over: it gets {} again",
+                topics.join(", ")
+            ),
+            Notice::CompletionRefused { missing } => write!(
+                f,
+                "completion refused: these required events were never emitted: {}",
+                missing.join(", ")
+            ),
+            Notice::PromiseNotLast { promise } => write!(
+                f,
+                "`{promise}` was emitted but other events followed it, so the task is not \
+                 complete (it must be the last event)"
+            ),
+            Notice::InvalidLine { error, excerpt } => {
+                write!(
+                    f,
+                    "ignored an inbox line that is not an event ({error}): {excerpt}"
+                )
+            }
+            Notice::CostUnknown { iteration, backend } => write!(
+                f,
+                "`{backend}` reported no cost for iteration {iteration}: the cost budget \
+                 counts only reported costs, so it may be overrun"
+            ),
+        }
+    }
+}

@@ -187,6 +187,9 @@ impl fmt::Display for StopReason {
                 f,
                 "completed: the agent's final answer ended with {promise}"
             ),
+            StopReason::MaxIterations { limit: 1 } => {
+                f.write_str("iteration limit reached (1 iteration)")
+            }
             StopReason::MaxIterations { limit } => {
                 write!(f, "iteration limit reached ({limit} iterations)")
             }
