@@ -100,7 +100,7 @@ pi/anthropic/tool.jsonl | review.approved=looks good;LOOP_COMPLETE |
             (
                 json!("planner"),
                 json!("pi"),
-                json!([{"topic": "work.start"}]),
+                json!([{"topic": "work.start", "payload": null}]),
                 json!([{"topic": "plan.ready", "payload": "write hello.txt"}])
             ),
             (
@@ -113,7 +113,7 @@ pi/anthropic/tool.jsonl | review.approved=looks good;LOOP_COMPLETE |
                 json!("reviewer"),
                 json!("pi"),
                 json!([{"topic": "build.done", "payload": "wrote hello.txt"}]),
-                json!([{"topic": "review.approved", "payload": "looks good"}, {"topic": "LOOP_COMPLETE"}])
+                json!([{"topic": "review.approved", "payload": "looks good"}, {"topic": "LOOP_COMPLETE", "payload": null}])
             ),
         ]
     );

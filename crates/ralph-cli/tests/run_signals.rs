@@ -47,7 +47,7 @@ fn interrupted_by(signal: Signal) {
     // The start event goes back to the queue for `--continue`.
     assert_eq!(
         ws.saved_state()["state"]["pending"],
-        serde_json::json!([{"topic": "task.start"}])
+        serde_json::json!([{"topic": "task.start", "payload": null}])
     );
 }
 

@@ -25,8 +25,8 @@ pub const MAX_INBOX_LINE_BYTES: usize = 8 * MAX_PAYLOAD_BYTES;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub topic: String,
-    /// A string, or any JSON value; `None` when the event carries nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A string, or any JSON value; `None` (`null`) when the event carries nothing.
+    #[serde(default)]
     pub payload: Option<serde_json::Value>,
 }
 

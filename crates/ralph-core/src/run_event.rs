@@ -71,7 +71,6 @@ pub enum RunEvent<'a> {
         /// Present when this iteration signalled completion (and it was accepted).
         completion: Option<CompletionSignal>,
         /// The end of the agent's stderr, when the iteration failed.
-        #[serde(skip_serializing_if = "Option::is_none")]
         stderr_tail: Option<&'a str>,
         /// The run so far.
         totals: Totals,
@@ -217,7 +216,7 @@ mod tests {
                 stderr_tail: None,
                 totals: TOTALS,
             }),
-            r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":null,"outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":null,"cost_kind":"unknown","tokens":{"input":0,"output":0,"cache_read":0,"cache_write":0},"turns":0,"completion":null,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
+            r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":null,"outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":null,"cost_kind":"unknown","tokens":{"input":0,"output":0,"cache_read":0,"cache_write":0},"turns":0,"completion":null,"stderr_tail":null,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
         );
     }
 }

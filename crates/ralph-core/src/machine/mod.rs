@@ -183,9 +183,10 @@ pub struct IterationRecord {
     pub events: Vec<Event>,
     pub invalid_lines: u32,
     /// Published for the hat because it emitted nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub default_published: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The accepted completion signal, when this iteration completed the run.
+    #[serde(default)]
     pub completion: Option<CompletionSignal>,
 }
 
