@@ -438,3 +438,64 @@ fn plain_output_shows_iterations_tools_and_the_reason() {
         assert!(stdout.contains(part), "missing {part:?} in:\n{stdout}");
     }
 }
+
+#[test]
+fn auto_takes_the_first_installed_backend_in_priority_order() {
+    // Both fakes are on PATH; claude comes before pi in the default priority.
+    let ws = Workspace::new(
+        "cli:\n  backend: auto\n",
+        "claude/v2.1.332_happy_ralph_args.jsonl | |\n",
+    );
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(events[0]["backend"], "claude");
+    assert_eq!(
+        ws.agent_log(),
+        vec![format!(
+            "1 claude hat=ralph iteration=1 bin=ok args={CLAUDE_ARGS}"
+        )]
+    );
+}
+
+#[test]
+fn the_task_can_come_from_a_file() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    std::fs::write(
+        ws.path().join("task.md"),
+        "# Fix the build\n\nMake `cargo test` pass.\n",
+    )
+    .expect("task file");
+    let out = ws.run(&["run", "-P", "task.md"]);
+    assert_eq!(code_of(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        ws.prompt(1)
+            .contains("## Task\n\n# Fix the build\n\nMake `cargo test` pass.\n"),
+        "{}",
+        ws.prompt(1)
+    );
+}
+
+#[test]
+fn a_hat_timeout_is_a_failed_iteration_not_the_runtime_limit() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_consecutive_failures: 1\nhats:\n  worker:\n    \
+         description: Works\n    triggers: [task.go]\n    iteration_timeout_seconds: 1\n",
+        "pi/anthropic/text.jsonl | task.go |\npi/anthropic/text.jsonl | | hang=60\n",
+    );
+    let (code, events, _) = ws.run_json(&["-p", "task"]);
+    assert_eq!(
+        (code, reasons(&events)),
+        (1, ("consecutive_failures".into(), 1))
+    );
+    let record = &ws.history()[1];
+    assert_eq!(
+        (&record["hat"], &record["outcome"]),
+        (
+            &json!("worker"),
+            &json!({"status": "failed", "reason": "stopped: iteration wall-clock timeout"})
+        )
+    );
+}
