@@ -25,26 +25,27 @@
 //! event [`STALE_REPEATS`] times in a row), iterations.
 
 mod completion;
+mod iteration;
 mod notice;
 mod outcome;
+mod publish;
+mod route;
 mod state;
 mod usage;
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 pub use completion::{completion_signal, last_line_is};
+pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
-use serde::{Deserialize, Serialize};
 pub use state::{HatTotals, LoopState, Repeat};
 pub use usage::{CostKind, TokenCounts, Usage};
 
 use crate::config::ResolvedConfig;
 use crate::event::Event;
-use crate::inbox::InboxLine;
 use crate::topic::TASK_RESUME;
 
 /// The hat that handles events no configured hat triggers on, and every event when no
@@ -124,70 +125,6 @@ impl Rules {
 pub enum Next {
     Run(Iteration),
     Stop(StopReason),
-}
-
-/// One iteration to run: which hat, with which events. Hand it back to
-/// [`Machine::finish`] with the result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Iteration {
-    /// 1-based, counted over the whole run.
-    pub number: u32,
-    /// A hat id, or [`DEFAULT_HAT`].
-    pub hat: String,
-    /// The events this hat handles, oldest first.
-    pub events: Vec<Event>,
-}
-
-/// The wall-clock deadline of an iteration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WallPlan {
-    pub wall: Duration,
-    /// The hat's iteration timeout was cut to the runtime left: a wall-clock timeout
-    /// then means `max_runtime_seconds`, not a hung agent.
-    pub cut_to_runtime: bool,
-}
-
-/// What happened in an iteration, as the caller observed it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct IterationReport {
-    pub outcome: IterationOutcome,
-    /// The final answer of the run (`SessionSummary::final_text`).
-    pub final_text: Option<String>,
-    pub usage: Usage,
-    /// The inbox lines appended during the iteration, in order.
-    pub inbox: Vec<InboxLine>,
-    pub duration: Duration,
-    /// The backend that ran (for records and notices).
-    pub backend: String,
-    /// When the iteration started, in Unix milliseconds (for records).
-    pub started_at_ms: u64,
-}
-
-/// One line of the history log: an iteration, as recorded.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IterationRecord {
-    pub iteration: u32,
-    pub hat: String,
-    pub backend: String,
-    pub model: Option<String>,
-    pub outcome: IterationOutcome,
-    pub started_at_ms: u64,
-    pub duration_ms: u64,
-    pub cost_usd: Option<f64>,
-    pub cost_kind: CostKind,
-    pub tokens: TokenCounts,
-    pub turns: u32,
-    /// The events the hat was given.
-    pub consumed: Vec<Event>,
-    /// The events the agent emitted, in order.
-    pub events: Vec<Event>,
-    pub invalid_lines: u32,
-    /// Published for the hat because it emitted nothing.
-    #[serde(default)]
-    pub default_published: Option<String>,
-    /// The accepted completion signal, when this iteration completed the run.
-    #[serde(default)]
-    pub completion: Option<CompletionSignal>,
 }
 
 /// Why a saved run cannot be continued.
@@ -471,194 +408,6 @@ impl Machine {
             None
         }
     }
-
-    /// Picks the hat for the next iteration and takes its events off the queue.
-    fn select(&mut self) -> (String, Vec<Event>) {
-        // Each hop drains one exhausted hat; past one hop per hat (exhausted hats
-        // triggering on each other's `.exhausted`), the default hat takes over.
-        let mut hops = 0;
-        loop {
-            if self.state.pending.is_empty() {
-                self.state.pending.push_back(Event::new(TASK_RESUME));
-            }
-            let head = &self.state.pending[0].topic;
-            let target = match self.rules.route(head) {
-                Some(hat) if hops <= self.rules.hats.len() => Some(hat.clone()),
-                Some(_) | None => None,
-            };
-            let Some(hat) = target else {
-                let events = self.take_routed(None, hops > self.rules.hats.len());
-                return (DEFAULT_HAT.to_owned(), events);
-            };
-            let used = self.state.activations.get(&hat.id).copied().unwrap_or(0);
-            match hat.max_activations {
-                Some(max) if used >= max => {
-                    let dropped = self.take_routed(Some(&hat.id), false);
-                    let topics: Vec<String> = dropped.into_iter().map(|e| e.topic).collect();
-                    let exhausted = Event::with_text(
-                        format!("{}{EXHAUSTED_SUFFIX}", hat.id),
-                        format!(
-                            "hat `{}` reached max_activations ({max}); dropped: {}",
-                            hat.id,
-                            topics.join(", ")
-                        ),
-                    );
-                    self.record_published(&exhausted);
-                    self.state.pending.push_front(exhausted);
-                    self.notices.push(Notice::HatExhausted {
-                        hat: hat.id.clone(),
-                        max_activations: max,
-                        dropped: topics,
-                    });
-                    hops += 1;
-                }
-                Some(_) | None => return (hat.id.clone(), self.take_routed(Some(&hat.id), false)),
-            }
-        }
-    }
-
-    /// Removes and returns the pending events routed to `hat` (`None`: the default
-    /// hat), keeping the others in order. With `head_only`, only the first event.
-    fn take_routed(&mut self, hat: Option<&str>, head_only: bool) -> Vec<Event> {
-        if head_only {
-            return self.state.pending.pop_front().into_iter().collect();
-        }
-        let pending = std::mem::take(&mut self.state.pending);
-        let (taken, kept): (VecDeque<Event>, VecDeque<Event>) = pending
-            .into_iter()
-            .partition(|e| self.rules.route(&e.topic).map(|h| h.id.as_str()) == hat);
-        self.state.pending = kept;
-        taken.into()
-    }
-
-    fn account(&mut self, iteration: &Iteration, report: &IterationReport) {
-        let usage = &report.usage;
-        let unpriced = usage.cost_kind == CostKind::Unknown;
-        let s = &mut self.state;
-        s.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        s.tokens += usage.tokens;
-        s.unpriced_iterations += u32::from(unpriced);
-        let hat = s.hats.entry(iteration.hat.clone()).or_default();
-        hat.iterations += 1;
-        hat.failures += u32::from(report.outcome.is_failure());
-        hat.duration_ms += millis(report.duration);
-        hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        hat.unpriced_iterations += u32::from(unpriced);
-        hat.tokens += usage.tokens;
-        if unpriced && self.rules.max_cost_usd.is_some() && !s.cost_notice_given {
-            s.cost_notice_given = true;
-            self.notices.push(Notice::CostUnknown {
-                iteration: iteration.number,
-                backend: report.backend.clone(),
-            });
-        }
-    }
-
-    /// The valid events, in order, and the number of invalid lines; tracks the streak
-    /// of invalid lines.
-    fn read_inbox(&mut self, lines: Vec<InboxLine>) -> (Vec<Event>, u32) {
-        let mut events = Vec::new();
-        let mut invalid = 0;
-        for line in lines {
-            match line {
-                InboxLine::Event { event } => {
-                    self.state.consecutive_invalid_lines = 0;
-                    events.push(event);
-                }
-                InboxLine::Invalid { error, excerpt } => {
-                    self.state.consecutive_invalid_lines += 1;
-                    invalid += 1;
-                    self.notices.push(Notice::InvalidLine { error, excerpt });
-                }
-            }
-        }
-        (events, invalid)
-    }
-
-    /// Publishes what the iteration produced; returns the default topic published for
-    /// the hat, if any.
-    fn publish(
-        &mut self,
-        iteration: &Iteration,
-        events: &[Event],
-        outcome: &IterationOutcome,
-        completion: Option<CompletionSignal>,
-    ) -> Option<String> {
-        let promise = self.rules.promise.clone();
-        let last = events.len().checked_sub(1);
-        let mut published = 0;
-        for (i, event) in events.iter().enumerate() {
-            if event.topic == promise {
-                if Some(i) == last && completion == Some(CompletionSignal::Event) {
-                    // The completion signal itself: counted for stale detection (an
-                    // agent repeating a refused promise is stuck), never routed.
-                    self.record_published(event);
-                } else {
-                    self.notices.push(Notice::PromiseNotLast {
-                        promise: promise.clone(),
-                    });
-                }
-                continue;
-            }
-            self.record_published(event);
-            self.state.pending.push_back(event.clone());
-            published += 1;
-        }
-        if published > 0 || completion.is_some() {
-            return None;
-        }
-        match outcome {
-            IterationOutcome::Succeeded => {
-                let topic = self
-                    .rules
-                    .hat(&iteration.hat)
-                    .and_then(|h| h.default_publishes.clone())?;
-                let event = Event::new(topic.clone());
-                self.record_published(&event);
-                self.state.pending.push_back(event);
-                self.notices.push(Notice::DefaultPublished {
-                    hat: iteration.hat.clone(),
-                    topic: topic.clone(),
-                });
-                Some(topic)
-            }
-            IterationOutcome::Failed { .. }
-            | IterationOutcome::StoppedAtCostLimit
-            | IterationOutcome::StoppedAtRuntimeLimit
-            | IterationOutcome::Interrupted => {
-                // The hat did not hand over: it gets its events again.
-                let requeue: Vec<Event> = iteration
-                    .events
-                    .iter()
-                    .filter(|e| e.topic != TASK_RESUME || e.payload.is_some())
-                    .cloned()
-                    .collect();
-                if !requeue.is_empty() {
-                    self.notices.push(Notice::EventsRequeued {
-                        hat: iteration.hat.clone(),
-                        topics: requeue.iter().map(|e| e.topic.clone()).collect(),
-                    });
-                }
-                for event in requeue.into_iter().rev() {
-                    self.state.pending.push_front(event);
-                }
-                None
-            }
-        }
-    }
-
-    fn record_published(&mut self, event: &Event) {
-        self.state.seen_topics.insert(event.topic.clone());
-        match &mut self.state.last_published {
-            Some(repeat) if repeat.event == *event => repeat.count += 1,
-            other => {
-                *other = Some(Repeat {
-                    event: event.clone(),
-                    count: 1,
-                })
-            }
-        }
-    }
 }
 
 impl IterationOutcome {
@@ -679,5 +428,12 @@ fn millis(d: Duration) -> u64 {
 }
 
 #[cfg(test)]
-#[path = "machine_tests.rs"]
-mod tests;
+mod test_support;
+
+#[cfg(test)]
+#[path = "routing_tests.rs"]
+mod routing_tests;
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod limits_tests;
