@@ -62,6 +62,11 @@ fn sigterm_is_handled_like_ctrl_c() {
 }
 
 #[test]
+fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
+    interrupted_by(Signal::SIGHUP);
+}
+
+#[test]
 fn a_second_loop_in_the_same_workspace_is_refused_with_the_holders_pid() {
     let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
     let first = ws

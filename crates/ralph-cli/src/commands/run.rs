@@ -15,7 +15,7 @@ use ralph_core::store::RalphDir;
 use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
 use crate::exit::Outcome;
-use crate::run::observer::{JsonObserver, Observer};
+use crate::run::observer::{JsonObserver, Observer, diagnostic};
 use crate::run::plain::PlainObserver;
 use crate::run::{Run, backends, drive, signals};
 
@@ -38,7 +38,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     ))
     .map_err(CliError::Config)?;
     for warning in &resolved.warnings {
-        eprintln!("ralph: warning: {warning}");
+        diagnostic(format_args!("warning: {warning}"));
     }
     let config = resolved.config;
     if args.dry_run {

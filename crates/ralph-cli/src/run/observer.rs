@@ -48,7 +48,7 @@ impl<W: Write> Observer for JsonObserver<W> {
         }
         self.line.clear();
         if let Err(e) = serde_json::to_writer(&mut self.line, event) {
-            eprintln!("ralph: cannot write an event as JSON: {e}");
+            diagnostic(format_args!("cannot write an event as JSON: {e}"));
             return;
         }
         self.line.push(b'\n');
@@ -64,12 +64,22 @@ impl<W: Write> Observer for JsonObserver<W> {
     }
 }
 
+/// A message for the user on stderr, prefixed `ralph: `. Never panics: a run whose
+/// terminal went away (SIGHUP) must still end cleanly.
+pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "ralph: {message}");
+}
+
 /// Says once, on stderr, that stdout is gone and the run goes on.
 pub(crate) fn report_closed(error: &io::Error) {
     if error.kind() == io::ErrorKind::BrokenPipe {
-        eprintln!("ralph: stdout was closed; the loop goes on without output (see .ralph/runs/)");
+        diagnostic(format_args!(
+            "stdout was closed; the loop goes on without output (see .ralph/runs/)"
+        ));
     } else {
-        eprintln!("ralph: cannot write to stdout ({error}); the loop goes on without output");
+        diagnostic(format_args!(
+            "cannot write to stdout ({error}); the loop goes on without output"
+        ));
     }
 }
 
