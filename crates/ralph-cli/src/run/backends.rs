@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use ralph_agent::{BackendKind, DetectError, Detector};
 use ralph_core::config::{AgentConfig, ResolvedConfig};
 use ralph_core::launch::probe_target;
-use ralph_core::machine::DEFAULT_HAT;
 
 /// One hat's agent, ready to run.
 #[derive(Clone, Debug)]
@@ -23,20 +22,19 @@ pub(crate) struct Agent {
 /// The agent of each hat, and of the default hat.
 #[derive(Clone, Debug)]
 pub(crate) struct Agents {
+    default: Agent,
     by_hat: HashMap<String, Agent>,
 }
 
 impl Agents {
-    /// The agent for `hat` (a hat id or the default hat).
-    pub(crate) fn get(&self, hat: &str) -> Option<&Agent> {
-        self.by_hat
-            .get(hat)
-            .or_else(|| self.by_hat.get(DEFAULT_HAT))
+    /// The agent for `hat`: its own, or the default hat's (`ralph_core::machine::DEFAULT_HAT` included).
+    pub(crate) fn get(&self, hat: &str) -> &Agent {
+        self.by_hat.get(hat).unwrap_or(&self.default)
     }
 
     /// The default hat's agent.
-    pub(crate) fn default_agent(&self) -> Option<&Agent> {
-        self.by_hat.get(DEFAULT_HAT)
+    pub(crate) fn default_agent(&self) -> &Agent {
+        &self.default
     }
 }
 
@@ -44,34 +42,35 @@ impl Agents {
 pub(crate) async fn resolve(config: &ResolvedConfig) -> Result<Agents, DetectError> {
     let mut detector = Detector::new().with_priority(config.backend_priority.clone());
     let mut detected: Option<BackendKind> = None;
-    let mut entries = vec![(DEFAULT_HAT.to_owned(), config.agent.clone())];
-    entries.extend(
-        config
-            .hats
-            .iter()
-            .map(|h| (h.id.clone(), config.agent_for(h))),
-    );
+    let default = find(&mut detector, &mut detected, config.agent.clone()).await?;
     let mut by_hat = HashMap::new();
-    for (hat, agent) in entries {
-        let (kind, command) = match probe_target(&agent) {
-            Some((kind, command)) => (kind, command.map(str::to_owned)),
-            None => {
-                let kind = match detected {
-                    Some(kind) => kind,
-                    None => *detected.insert(detector.detect().await?),
-                };
-                (kind, None)
-            }
-        };
-        let program = detector.require(kind, command.as_deref()).await?;
-        by_hat.insert(
-            hat,
-            Agent {
-                config: agent,
-                kind,
-                program,
-            },
-        );
+    for hat in &config.hats {
+        let agent = find(&mut detector, &mut detected, config.agent_for(hat)).await?;
+        by_hat.insert(hat.id.clone(), agent);
     }
-    Ok(Agents { by_hat })
+    Ok(Agents { default, by_hat })
+}
+
+/// Checks one agent's program (detecting `auto` once per run).
+async fn find(
+    detector: &mut Detector,
+    detected: &mut Option<BackendKind>,
+    config: AgentConfig,
+) -> Result<Agent, DetectError> {
+    let (kind, command) = match probe_target(&config) {
+        Some((kind, command)) => (kind, command.map(str::to_owned)),
+        None => {
+            let kind = match *detected {
+                Some(kind) => kind,
+                None => *detected.insert(detector.detect().await?),
+            };
+            (kind, None)
+        }
+    };
+    let program = detector.require(kind, command.as_deref()).await?;
+    Ok(Agent {
+        config,
+        kind,
+        program,
+    })
 }

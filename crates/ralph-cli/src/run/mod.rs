@@ -126,12 +126,7 @@ async fn iterate(
 ) -> Result<(), CliError> {
     let config = run.config;
     let hat = config.hats.iter().find(|h| h.id == iteration.hat);
-    let Some(agent) = run.agents.get(&iteration.hat) else {
-        return Err(CliError::Build {
-            hat: iteration.hat.clone(),
-            source: ralph_agent::BuildError::CustomWithoutCommand,
-        });
-    };
+    let agent = run.agents.get(&iteration.hat);
     let role = match hat {
         Some(hat) => Role::Hat { hat },
         None if config.hats.is_empty() => Role::Solo,
@@ -277,7 +272,7 @@ fn announce(run: &Run<'_>, observer: &mut dyn Observer) {
         resumed: run.resumed,
         workspace: &workspace,
         run_dir: &run_dir,
-        backend: run.agents.default_agent().map_or("none", |a| a.kind.name()),
+        backend: run.agents.default_agent().kind.name(),
         hats: config.hats.iter().map(|h| h.id.as_str()).collect(),
         limits: Limits {
             max_iterations: el.max_iterations,
