@@ -499,3 +499,15 @@ fn a_hat_timeout_is_a_failed_iteration_not_the_runtime_limit() {
         )
     );
 }
+
+#[test]
+fn a_config_file_given_with_c_replaces_ralph_yml() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "claude/v2.1.332_happy_ralph_args.jsonl | |\n",
+    );
+    std::fs::write(ws.path().join("alt.yml"), "cli:\n  backend: claude\n").expect("alt.yml");
+    let (code, events, stderr) = ws.run_json(&["-c", "alt.yml", "-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(events[0]["backend"], "claude");
+}
