@@ -25,9 +25,59 @@ pub(crate) enum CliError {
         agent: &'static str,
         lines: u64,
     },
+    #[error("{0}\nralph: nothing was run; fix the configuration and try again")]
+    Config(ralph_core::config::ConfigErrors),
+    #[error(
+        "no task to work on: pass `-p TEXT` or `-P FILE`, set `event_loop.prompt` or \
+         `event_loop.prompt_file` in ralph.yml, or create PROMPT.md"
+    )]
+    NoPrompt,
+    #[error(transparent)]
+    Lock(#[from] ralph_core::store::LockError),
+    #[error(transparent)]
+    Detect(Box<ralph_agent::DetectError>),
+    #[error(transparent)]
+    Store(#[from] ralph_core::store::StoreError),
+    #[error(transparent)]
+    Resume(#[from] ralph_core::machine::ResumeError),
+    #[error("cannot build the command line of hat `{hat}`: {source}")]
+    Build {
+        hat: String,
+        source: ralph_agent::BuildError,
+    },
+    #[error("cannot {what} `{}`: {source}", .path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(io::Error),
+    #[error(transparent)]
+    Emit(#[from] ralph_core::event::EmitError),
+    #[error(
+        "no ralph run to send the event to: `ralph emit` is for agents started by `ralph run` \
+         (which sets RALPH_EVENTS_FILE), or for a workspace whose .ralph/ names a current run"
+    )]
+    NoRunForEmit,
+}
+
+impl From<ralph_agent::DetectError> for CliError {
+    fn from(error: ralph_agent::DetectError) -> CliError {
+        CliError::Detect(Box::new(error))
+    }
 }
 
 impl CliError {
+    /// An I/O error on one of ralph's own files.
+    pub(crate) fn io(what: &'static str, path: impl Into<PathBuf>, source: io::Error) -> CliError {
+        CliError::Io {
+            what,
+            path: path.into(),
+            source,
+        }
+    }
+
     /// Wraps a stdout write error, recognising a closed pipe.
     pub(crate) fn write(err: io::Error) -> CliError {
         if err.kind() == io::ErrorKind::BrokenPipe {

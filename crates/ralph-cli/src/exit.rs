@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+use ralph_core::machine::EndClass;
+
 /// How a command ended, as far as the exit code is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -9,12 +11,22 @@ pub(crate) enum Outcome {
     Success,
     /// Something failed: a config error, an unreadable input, too many failed iterations.
     Failed,
-    #[expect(dead_code, reason = "`ralph run` ends with it")]
     /// A limit stopped the loop: iterations, runtime, cost, or a stale loop.
     LimitReached,
-    #[expect(dead_code, reason = "`ralph run` ends with it")]
     /// The user interrupted it (Ctrl-C).
     Interrupted,
+}
+
+impl Outcome {
+    /// How a loop's end maps onto a command outcome.
+    pub(crate) fn of_loop(class: EndClass) -> Outcome {
+        match class {
+            EndClass::Completed => Outcome::Success,
+            EndClass::Failed => Outcome::Failed,
+            EndClass::LimitReached => Outcome::LimitReached,
+            EndClass::Interrupted => Outcome::Interrupted,
+        }
+    }
 }
 
 /// The exit code for an outcome: 0, 1, 2 or 130 (128 + SIGINT, as shells report it).

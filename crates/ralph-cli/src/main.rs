@@ -11,6 +11,7 @@ mod error;
 mod exit;
 mod input;
 mod output;
+mod run;
 mod term;
 
 use std::process::ExitCode;

@@ -1,12 +1,24 @@
 //! The loop core: everything ralph decides, kept free of processes and terminals.
 //!
-//! How it works: the core is sans-IO. It takes values in (the configuration, the
-//! events an agent emitted, what an iteration cost) and gives decisions back (which
-//! hat runs next, with which prompt, whether the loop is done or a limit is reached),
-//! so every rule can be tested as a pure state transition. The CLI crate does the
-//! I/O around it. The first part is [`config`]: `ralph.yml` and its layers, parsed
-//! with a position for every value, checked, and resolved into the values a run
-//! uses; reading the config and prompt files is the only I/O it does.
+//! How it works: the core is sans-IO where it decides. [`machine`] takes values in (the
+//! configuration, the events an agent emitted, what an iteration cost) and gives
+//! decisions back (which hat runs next with which events, whether the loop is done or
+//! a limit is reached), so every rule is tested as a pure state transition; [`prompt`]
+//! builds each iteration's prompt, [`launch`] the agent's command line and deadlines,
+//! [`summary`] the run's `summary.md`, all from values; [`run_event`] is what a run
+//! reports to its observers (the `--output json` schema). The CLI crate runs the agents
+//! around them. The I/O that belongs to ralph's own files lives here too, in modules of its
+//! own: [`config`] reads `ralph.yml` and its layers, [`inbox`] appends and reads a
+//! run's event inbox, [`store`] keeps a run's files under `.ralph/` (history, saved
+//! state, summary, the workspace lock).
 
 pub mod config;
+pub mod event;
+pub mod inbox;
+pub mod launch;
+pub mod machine;
+pub mod prompt;
+pub mod run_event;
+pub mod store;
+pub mod summary;
 pub mod topic;

@@ -1,0 +1,117 @@
+//! `ralph run`: load the configuration, take the workspace lock, check the agents, set
+//! up (or resume) the run's files, and drive the loop (see [`crate::run`]).
+//!
+//! Order matters for "nothing runs on a bad setup": the configuration is checked before
+//! anything is written, and every agent binary before the run directory is created.
+
+use std::io::Write;
+use std::time::SystemTime;
+
+use ralph_agent::StopController;
+use ralph_core::config::{LoadOptions, Overrides, load};
+use ralph_core::machine::{Machine, Rules};
+use ralph_core::store::RalphDir;
+
+use crate::cli::{OutputArg, RunArgs};
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::run::observer::{JsonObserver, Observer, diagnostic};
+use crate::run::plain::PlainObserver;
+use crate::run::{Run, backends, drive, signals};
+
+pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
+    let workspace =
+        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let overrides = Overrides {
+        backend: args.backend,
+        max_iterations: args.max_iterations,
+        max_cost_usd: args.max_cost,
+        max_runtime_seconds: args.max_runtime,
+        completion_promise: args.completion_promise.clone(),
+        prompt: args.prompt.clone(),
+        prompt_file: args.prompt_file.clone(),
+    };
+    let resolved = load(&LoadOptions::from_env(
+        workspace.clone(),
+        args.config.clone(),
+        overrides,
+    ))
+    .map_err(CliError::Config)?;
+    for warning in &resolved.warnings {
+        diagnostic(format_args!("warning: {warning}"));
+    }
+    let config = resolved.config;
+    if args.dry_run {
+        let mut out = std::io::stdout();
+        out.write_all(config.to_yaml().as_bytes())
+            .map_err(CliError::write)?;
+        return Ok(Outcome::Success);
+    }
+
+    let ralph_dir = RalphDir::in_workspace(&workspace);
+    let _lock = ralph_dir.lock()?;
+    let rules = Rules::from_config(&config);
+    let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    runtime.block_on(async {
+        let agents = backends::resolve(&config).await?;
+        let run = if args.resume {
+            let run_dir = ralph_dir
+                .current_run()
+                .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
+                .ok_or_else(|| {
+                    ralph_core::store::StoreError::NoRun(
+                        ralph_dir.path().join(ralph_core::store::CURRENT_RUN_FILE),
+                    )
+                })?;
+            let saved = run_dir.load()?;
+            let objective = match (&config.event_loop.prompt, prompt_given) {
+                (Some(prompt), true) => prompt.text.clone(),
+                _ => saved.objective,
+            };
+            Run {
+                config: &config,
+                workspace: workspace.clone(),
+                objective,
+                machine: Machine::resume(rules, saved.state)?,
+                inbox_offset: saved.inbox_offset,
+                resumed: true,
+                agents,
+                run_dir,
+            }
+        } else {
+            let objective = config
+                .event_loop
+                .prompt
+                .as_ref()
+                .map(|p| p.text.clone())
+                .filter(|t| !t.trim().is_empty())
+                .ok_or(CliError::NoPrompt)?;
+            let run_dir = ralph_dir
+                .create_run(SystemTime::now())
+                .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
+            Run {
+                config: &config,
+                workspace: workspace.clone(),
+                objective,
+                machine: Machine::new(rules),
+                inbox_offset: 0,
+                resumed: false,
+                agents,
+                run_dir,
+            }
+        };
+        let (stop, _requests) = StopController::new();
+        signals::install(stop.clone()).map_err(CliError::Runtime)?;
+        let mut observer: Box<dyn Observer> = match args.output {
+            OutputArg::Text => Box::new(PlainObserver::stdout()),
+            OutputArg::Json => Box::new(JsonObserver::stdout()),
+        };
+        let reason = drive(run, observer.as_mut(), &stop).await?;
+        Ok(Outcome::of_loop(reason.class()))
+    })
+}

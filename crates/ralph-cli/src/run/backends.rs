@@ -1,0 +1,76 @@
+//! The agents of a run: every backend the configuration names (the global one and each
+//! hat's), checked once before the first iteration, so a missing binary is reported
+//! before anything runs and each iteration starts exactly the program that was checked.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ralph_agent::{BackendKind, DetectError, Detector};
+use ralph_core::config::{AgentConfig, ResolvedConfig};
+use ralph_core::launch::probe_target;
+
+/// One hat's agent, ready to run.
+#[derive(Clone, Debug)]
+pub(crate) struct Agent {
+    pub(crate) config: AgentConfig,
+    /// The backend (what `auto` resolved to, when it was `auto`).
+    pub(crate) kind: BackendKind,
+    /// The program, as found on `PATH` when the run started.
+    pub(crate) program: PathBuf,
+}
+
+/// The agent of each hat, and of the default hat.
+#[derive(Clone, Debug)]
+pub(crate) struct Agents {
+    default: Agent,
+    by_hat: HashMap<String, Agent>,
+}
+
+impl Agents {
+    /// The agent for `hat`: its own, or the default hat's (`ralph_core::machine::DEFAULT_HAT` included).
+    pub(crate) fn get(&self, hat: &str) -> &Agent {
+        self.by_hat.get(hat).unwrap_or(&self.default)
+    }
+
+    /// The default hat's agent.
+    pub(crate) fn default_agent(&self) -> &Agent {
+        &self.default
+    }
+}
+
+/// Finds every agent `config` needs; `auto` is detected once, in priority order.
+pub(crate) async fn resolve(config: &ResolvedConfig) -> Result<Agents, DetectError> {
+    let mut detector = Detector::new().with_priority(config.backend_priority.clone());
+    let mut detected: Option<BackendKind> = None;
+    let default = find(&mut detector, &mut detected, config.agent.clone()).await?;
+    let mut by_hat = HashMap::new();
+    for hat in &config.hats {
+        let agent = find(&mut detector, &mut detected, config.agent_for(hat)).await?;
+        by_hat.insert(hat.id.clone(), agent);
+    }
+    Ok(Agents { default, by_hat })
+}
+
+/// Checks one agent's program (detecting `auto` once per run).
+async fn find(
+    detector: &mut Detector,
+    detected: &mut Option<BackendKind>,
+    config: AgentConfig,
+) -> Result<Agent, DetectError> {
+    let (kind, command) = match probe_target(&config) {
+        Some((kind, command)) => (kind, command.map(str::to_owned)),
+        None => {
+            let kind = match *detected {
+                Some(kind) => kind,
+                None => *detected.insert(detector.detect().await?),
+            };
+            (kind, None)
+        }
+    };
+    let program = detector.require(kind, command.as_deref()).await?;
+    Ok(Agent {
+        config,
+        kind,
+        program,
+    })
+}

@@ -1,0 +1,354 @@
+//! The loop's shell: the I/O around the pure state machine.
+//!
+//! Per iteration: ask the machine for the next hat, build its prompt, start its agent
+//! with ralph's environment (`RALPH_BIN`, `RALPH_EVENTS_FILE`, ralph first on `PATH`)
+//! under the iteration's deadlines, hand every agent event to the observer and stop the
+//! agent at the turn that crosses the cost budget, read what it emitted from the inbox,
+//! tell the machine, append the history line and save the state. When the machine says
+//! stop: write `summary.md` and the final state (durably) and report why.
+
+pub(crate) mod backends;
+pub(crate) mod observer;
+pub(crate) mod plain;
+pub(crate) mod signals;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use ralph_agent::{Control, StopController, StopLevel, run_agent};
+use ralph_core::config::ResolvedConfig;
+use ralph_core::inbox::InboxReader;
+use ralph_core::launch::{agent_deadlines, command_line};
+use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
+use ralph_core::prompt::{PromptInput, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad, build_prompt};
+use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
+use ralph_core::summary::{SummaryInput, render_summary};
+use ralph_stream::AgentEvent;
+
+use crate::commands::emit::EVENTS_FILE_VAR;
+use crate::error::CliError;
+use crate::exit;
+use backends::Agents;
+use observer::Observer;
+
+/// The variable naming the running ralph binary, for agents.
+pub(crate) const BIN_VAR: &str = "RALPH_BIN";
+
+/// Everything a run starts from.
+pub(crate) struct Run<'a> {
+    pub(crate) config: &'a ResolvedConfig,
+    pub(crate) workspace: PathBuf,
+    pub(crate) run_dir: RunDir,
+    pub(crate) objective: String,
+    pub(crate) machine: Machine,
+    pub(crate) inbox_offset: u64,
+    pub(crate) resumed: bool,
+    pub(crate) agents: Agents,
+}
+
+/// Runs the loop until the machine says stop; returns why.
+pub(crate) async fn drive(
+    mut run: Run<'_>,
+    observer: &mut dyn Observer,
+    stop: &StopController,
+) -> Result<StopReason, CliError> {
+    let session = Instant::now();
+    let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
+    let env = agent_env(&run.run_dir)?;
+    announce(&run, observer);
+
+    let reason = loop {
+        if stop.current() > StopLevel::None {
+            run.machine.interrupt(session.elapsed());
+        }
+        let iteration = match run.machine.next(session.elapsed()) {
+            Next::Stop(reason) => break reason,
+            Next::Run(iteration) => iteration,
+        };
+        report_notices(&mut run.machine, None, observer);
+        iterate(
+            &mut run,
+            iteration,
+            &mut reader,
+            &env,
+            session,
+            observer,
+            stop,
+        )
+        .await?;
+        save(&run, &reader, Durability::Atomic)?;
+    };
+
+    save(&run, &reader, Durability::Durable)?;
+    let hats: Vec<(&str, &str)> = run
+        .config
+        .hats
+        .iter()
+        .map(|h| (h.id.as_str(), h.name.as_str()))
+        .collect();
+    let summary = render_summary(&SummaryInput {
+        run_id: run.run_dir.id(),
+        objective: &run.objective,
+        reason: &reason,
+        state: run.machine.state(),
+        max_iterations: run.config.event_loop.max_iterations,
+        hats: &hats,
+    });
+    let summary_path = run.run_dir.summary();
+    run.run_dir
+        .write_summary(&summary, Durability::Durable)
+        .map_err(|e| CliError::io("write", &summary_path, e))?;
+    let shown = display_path(&summary_path, &run.workspace);
+    observer.observe(&RunEvent::LoopFinished {
+        reason: &reason,
+        message: reason.to_string(),
+        outcome: reason.class(),
+        exit_code: exit::number(exit::Outcome::of_loop(reason.class())),
+        totals: Totals::of(run.machine.state()),
+        summary_path: &shown,
+    });
+    Ok(reason)
+}
+
+/// One iteration, start to finish.
+async fn iterate(
+    run: &mut Run<'_>,
+    iteration: Iteration,
+    reader: &mut InboxReader,
+    env: &[(OsString, OsString)],
+    session: Instant,
+    observer: &mut dyn Observer,
+    stop: &StopController,
+) -> Result<(), CliError> {
+    let config = run.config;
+    let hat = config.hats.iter().find(|h| h.id == iteration.hat);
+    let agent = run.agents.get(&iteration.hat);
+    let role = match hat {
+        Some(hat) => Role::Hat { hat },
+        None if config.hats.is_empty() => Role::Solo,
+        None => Role::Coordinator { hats: &config.hats },
+    };
+    let scratchpad_path = config.core.scratchpad.as_ref();
+    let scratchpad_text = match scratchpad_path {
+        Some(path) => read_tail(&run.workspace.join(path), SCRATCHPAD_TAIL_BYTES),
+        None => String::new(),
+    };
+    let scratchpad_shown = scratchpad_path.map(|p| p.display().to_string());
+    let missing = run.machine.missing_required();
+    let prompt = build_prompt(&PromptInput {
+        objective: &run.objective,
+        guardrails: &config.core.guardrails,
+        scratchpad: scratchpad_shown.as_deref().map(|path| Scratchpad {
+            path,
+            text: &scratchpad_text,
+        }),
+        events: &iteration.events,
+        role,
+        promise: &config.event_loop.completion_promise,
+        required_missing: &missing,
+    });
+    let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
+        |source| CliError::Build {
+            hat: iteration.hat.clone(),
+            source,
+        },
+    )?;
+    let format = command.output_format;
+    let mut env = env.to_vec();
+    env.push((
+        "RALPH_ITERATION".into(),
+        iteration.number.to_string().into(),
+    ));
+    env.push(("RALPH_HAT".into(), iteration.hat.clone().into()));
+    let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
+    let wall = run
+        .machine
+        .iteration_wall(agent.config.deadlines.iteration, session.elapsed());
+    let deadlines = agent_deadlines(&agent.config.deadlines, wall.wall);
+    let started_at_ms = unix_ms(SystemTime::now());
+    let backend = agent.kind.name();
+    let hat_name = hat.map_or(iteration.hat.as_str(), |h| h.name.as_str());
+    observer.observe(&RunEvent::IterationStarted {
+        iteration: iteration.number,
+        max_iterations: config.event_loop.max_iterations,
+        hat: &iteration.hat,
+        hat_name,
+        backend,
+        events: &iteration.events,
+        wall_secs: wall.wall.as_secs(),
+        started_at_ms,
+    });
+
+    let number = iteration.number;
+    let machine = &run.machine;
+    let mut stopped_for_budget = false;
+    let agent_run = run_agent(
+        spec,
+        format,
+        deadlines,
+        stop.requests(),
+        |event, summary| {
+            observer.observe(&RunEvent::Agent {
+                iteration: number,
+                event,
+            });
+            let turn_ended = matches!(
+                event,
+                AgentEvent::TurnFinished { .. } | AgentEvent::RunFinished { .. }
+            );
+            if turn_ended && machine.crosses_budget(summary.cost_usd) {
+                stopped_for_budget = true;
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        },
+    )
+    .await;
+
+    let inbox = reader
+        .read()
+        .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    let summary = &agent_run.summary;
+    let outcome = classify(
+        &agent_run.outcome.termination,
+        summary.succeeded,
+        &summary.errors,
+        stopped_for_budget,
+        wall.cut_to_runtime,
+    );
+    let failed = outcome.is_failure();
+    let report = IterationReport {
+        outcome,
+        final_text: summary.final_text.clone(),
+        usage: Usage::from_summary(summary),
+        inbox,
+        duration: agent_run.outcome.wall,
+        backend: backend.to_owned(),
+        started_at_ms,
+    };
+    let record = run.machine.finish(iteration, report, session.elapsed());
+    run.run_dir
+        .append_history(&record)
+        .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
+    if !record.events.is_empty() || record.invalid_lines > 0 {
+        observer.observe(&RunEvent::EventsEmitted {
+            iteration: number,
+            events: &record.events,
+            invalid_lines: record.invalid_lines,
+        });
+    }
+    report_notices(&mut run.machine, Some(number), observer);
+    let stderr_tail = agent_run.outcome.stderr_tail.trim();
+    observer.observe(&RunEvent::IterationFinished {
+        iteration: number,
+        hat: &record.hat,
+        backend: &record.backend,
+        model: record.model.as_deref(),
+        outcome: &record.outcome,
+        duration_ms: record.duration_ms,
+        cost_usd: record.cost_usd,
+        cost_kind: record.cost_kind,
+        tokens: record.tokens,
+        turns: record.turns,
+        completion: record.completion,
+        stderr_tail: (failed && !stderr_tail.is_empty()).then_some(stderr_tail),
+        totals: Totals::of(run.machine.state()),
+    });
+    Ok(())
+}
+
+fn announce(run: &Run<'_>, observer: &mut dyn Observer) {
+    let config = run.config;
+    let el = &config.event_loop;
+    let workspace = run.workspace.display().to_string();
+    let run_dir = display_path(run.run_dir.path(), &run.workspace);
+    observer.observe(&RunEvent::LoopStarted {
+        run_id: run.run_dir.id(),
+        resumed: run.resumed,
+        workspace: &workspace,
+        run_dir: &run_dir,
+        backend: run.agents.default_agent().kind.name(),
+        hats: config.hats.iter().map(|h| h.id.as_str()).collect(),
+        limits: Limits {
+            max_iterations: el.max_iterations,
+            max_runtime_secs: el.max_runtime.as_secs(),
+            max_cost_usd: el.max_cost_usd,
+            max_consecutive_failures: el.max_consecutive_failures,
+            completion_promise: &el.completion_promise,
+            required_events: &el.required_events,
+        },
+        totals: Totals::of(run.machine.state()),
+    });
+}
+
+fn report_notices(machine: &mut Machine, iteration: Option<u32>, observer: &mut dyn Observer) {
+    for notice in machine.take_notices() {
+        observer.observe(&RunEvent::Notice {
+            iteration,
+            notice: &notice,
+        });
+    }
+}
+
+fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(), CliError> {
+    let saved = SavedRun {
+        format: STATE_FORMAT,
+        run_id: run.run_dir.id().to_owned(),
+        objective: run.objective.clone(),
+        inbox_offset: reader.offset(),
+        state: run.machine.state().clone(),
+    };
+    run.run_dir
+        .save(&saved, durability)
+        .map_err(|e| CliError::io("save the run state to", run.run_dir.state(), e))
+}
+
+/// What every agent of the run gets in its environment: how to reach ralph and the
+/// run's inbox.
+fn agent_env(run_dir: &RunDir) -> Result<Vec<(OsString, OsString)>, CliError> {
+    let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
+    let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
+    if let Some(path) = std::env::var_os("PATH") {
+        path_dirs.extend(std::env::split_paths(&path));
+    }
+    let path = std::env::join_paths(path_dirs)
+        .map_err(|e| CliError::io("build PATH with", &exe, io::Error::other(e)))?;
+    Ok(vec![
+        (BIN_VAR.into(), exe.into_os_string()),
+        (EVENTS_FILE_VAR.into(), run_dir.inbox().into_os_string()),
+        ("RALPH_RUN_ID".into(), run_dir.id().into()),
+        ("PATH".into(), path),
+    ])
+}
+
+/// The last `max` bytes of a file (plus a little, so the prompt can cut at a line);
+/// empty when it cannot be read (a missing scratchpad is normal).
+fn read_tail(path: &Path, max: usize) -> String {
+    let slack = 4096;
+    let Ok(mut file) = File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let want = (max + slack) as u64;
+    if len > want && file.seek(SeekFrom::Start(len - want)).is_err() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return String::new();
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `path` relative to the workspace when it lies inside it.
+fn display_path(path: &Path, workspace: &Path) -> String {
+    path.strip_prefix(workspace)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

@@ -1,0 +1,211 @@
+//! A temporary workspace with a ralph.yml, a plan for the fake agents, and helpers to
+//! run the real `ralph` binary in it and read what the run left behind.
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// How long any ralph run in these tests may take before the test gives up on it. Only
+/// a guard against hanging: no test asserts on time.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+pub fn ralph_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_ralph")
+}
+
+fn fake_agents() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents")
+}
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+impl Workspace {
+    /// A workspace with `config` as ralph.yml (none when empty) and `plan` for the fake
+    /// agents (one line per invocation, see tests/fake-agents/fake-agent).
+    pub fn new(config: &str, plan: &str) -> Workspace {
+        let dir = tempfile::tempdir().expect("tempdir");
+        if !config.is_empty() {
+            std::fs::write(dir.path().join("ralph.yml"), config).expect("write ralph.yml");
+        }
+        std::fs::create_dir(dir.path().join(".fake")).expect("state dir");
+        std::fs::write(dir.path().join(".fake/plan"), plan).expect("write plan");
+        Workspace { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn state(&self) -> PathBuf {
+        self.path().join(".fake")
+    }
+
+    /// `ralph <args>` in the workspace, with the fake agents first on PATH and no user
+    /// config.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(ralph_bin());
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![fake_agents()];
+        dirs.extend(std::env::split_paths(&path));
+        cmd.args(args)
+            .current_dir(self.path())
+            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+            .env("HOME", self.path().join(".fake"))
+            .env("XDG_CONFIG_HOME", self.path().join(".fake/config"))
+            .env("FAKE_STATE", self.state())
+            .env("FAKE_PLAN", self.state().join("plan"))
+            .env("FAKE_FIXTURES", fixtures())
+            .env_remove("RALPH_EVENTS_FILE")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs `ralph <args>` to the end.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let child = self
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ralph");
+        wait_output(child)
+    }
+
+    /// Runs `ralph run --output json <args>`: the exit code and every stdout line
+    /// parsed as JSON (the test fails if one is not JSON).
+    pub fn run_json(&self, args: &[&str]) -> (i32, Vec<Value>, String) {
+        let mut all = vec!["run", "--output", "json"];
+        all.extend_from_slice(args);
+        let out = self.run(&all);
+        let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
+        let events = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect();
+        (
+            code(out.status),
+            events,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The fake agents' log, one line per invocation.
+    pub fn agent_log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.state().join("log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The prompt of the `n`th agent invocation (1-based).
+    pub fn prompt(&self, n: usize) -> String {
+        std::fs::read_to_string(self.state().join(format!("prompt-{n}.txt"))).expect("prompt")
+    }
+
+    fn run_dir(&self) -> PathBuf {
+        let id = std::fs::read_to_string(self.path().join(".ralph/current-run"))
+            .expect("current-run marker");
+        self.path().join(".ralph/runs").join(id.trim())
+    }
+
+    /// The history log's records.
+    pub fn history(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.run_dir().join("history.jsonl"))
+            .expect("history")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("history line"))
+            .collect()
+    }
+
+    pub fn summary(&self) -> String {
+        std::fs::read_to_string(self.run_dir().join("summary.md")).expect("summary.md")
+    }
+
+    pub fn saved_state(&self) -> Value {
+        let text = std::fs::read_to_string(self.run_dir().join("state.json")).expect("state");
+        serde_json::from_str(&text).expect("state JSON")
+    }
+
+    /// Waits until the fake agents have been started `n` times.
+    pub fn wait_for_agent(&self, n: usize) {
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        while self.agent_log().len() < n {
+            assert!(Instant::now() < deadline, "the agent never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output, read
+/// concurrently so a full pipe never blocks it.
+pub fn wait_output(mut child: Child) -> Output {
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "ralph did not finish within {RUN_TIMEOUT:?}\nstderr:\n{}",
+                String::from_utf8_lossy(&stderr.join().unwrap_or_default())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+pub fn code(status: ExitStatus) -> i32 {
+    status.code().unwrap_or(-1)
+}
+
+/// The events of one `type` in a JSON-lines output.
+pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The `loop_finished` event (there must be exactly one, last).
+pub fn finished(events: &[Value]) -> &Value {
+    let last = events.last().expect("no output");
+    assert_eq!(last["type"], "loop_finished", "last event: {last}");
+    assert_eq!(of_type(events, "loop_finished").len(), 1);
+    last
+}

@@ -1,0 +1,121 @@
+//! `ralph run` under signals and contention: Ctrl-C, SIGTERM, a second loop in the same
+//! workspace, a closed stdout.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use common::{Workspace, code, wait_output};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+/// An agent that prints its answer and then works for a minute.
+const HANGING: &str = "pi/anthropic/text.jsonl | | hang=60\n";
+
+fn pid_of(child: &std::process::Child) -> Pid {
+    Pid::from_raw(i32::try_from(child.id()).expect("pid"))
+}
+
+fn interrupted_by(signal: Signal) {
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
+    let child = ws
+        .command(&["run", "-p", "task"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    ws.wait_for_agent(1);
+    kill(pid_of(&child), signal).expect("signal ralph");
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    assert!(stderr.contains("stopping the agent"), "{stderr}");
+    assert!(
+        ws.summary().contains("**Stopped:** interrupted"),
+        "{}",
+        ws.summary()
+    );
+    let outcomes: Vec<Value> = ws
+        .history()
+        .iter()
+        .map(|r| r["outcome"]["status"].clone())
+        .collect();
+    assert_eq!(outcomes, vec![Value::from("interrupted")]);
+    // The start event goes back to the queue for `--continue`.
+    assert_eq!(
+        ws.saved_state()["state"]["pending"],
+        serde_json::json!([{"topic": "task.start", "payload": null}])
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_agent_writes_the_summary_and_exits_130() {
+    interrupted_by(Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_is_handled_like_ctrl_c() {
+    interrupted_by(Signal::SIGTERM);
+}
+
+#[test]
+fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
+    interrupted_by(Signal::SIGHUP);
+}
+
+#[test]
+fn a_second_loop_in_the_same_workspace_is_refused_with_the_holders_pid() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
+    let first = ws
+        .command(&["run", "-p", "task"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    ws.wait_for_agent(1);
+    let second = ws.run(&["run", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(code(second.status), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "another ralph loop (pid {}) is already running",
+            first.id()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(ws.agent_log().len(), 1);
+    kill(pid_of(&first), Signal::SIGINT).expect("signal");
+    assert_eq!(code(wait_output(first).status), 130);
+}
+
+#[test]
+fn a_closed_stdout_neither_stops_nor_corrupts_the_run() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/long.jsonl | step=a |\npi/anthropic/long.jsonl | step=b |\npi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let mut child = ws
+        .command(&["run", "-p", "task", "--output", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Read one line, then close the pipe, like `ralph run --output json | head -1`.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("read");
+    assert!(first.starts_with("{\"type\":\"loop_started\""), "{first}");
+    let out = wait_output(child);
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(ws.history().len(), 3);
+    assert!(ws.summary().contains("completed"));
+}

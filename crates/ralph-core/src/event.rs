@@ -1,0 +1,280 @@
+//! Events: what an agent publishes with `ralph emit` and what hats trigger on, and the
+//! one-line JSON form they take in a run's inbox.
+//!
+//! An inbox line is a JSON object `{"topic": "...", "payload": ..., "ts": ...}` ended by
+//! `\n`. Only `topic` is required; `payload` is a string (`ralph emit t "text"`) or any
+//! JSON value (`ralph emit t --json '{...}'`); `ts` (Unix milliseconds) is for people
+//! reading the file and is ignored when reading, as are unknown keys, so a line written
+//! by another tool (ralph-orchestrator writes `ts` as a string) still reads.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::topic::{TopicError, validate_topic};
+
+/// Longest payload `ralph emit` accepts, in bytes. A payload is a hand-over note that
+/// lands in the next prompt; anything bigger belongs in a file the note names.
+pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024;
+
+/// Longest inbox line read. Longer than any line `ralph emit` writes (a payload at the
+/// limit, JSON-escaped, fits), so only a line written by something else can exceed it.
+pub const MAX_INBOX_LINE_BYTES: usize = 8 * MAX_PAYLOAD_BYTES;
+
+/// One event on the bus.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub topic: String,
+    /// A string, or any JSON value; `None` (`null`) when the event carries nothing.
+    #[serde(default)]
+    pub payload: Option<serde_json::Value>,
+}
+
+impl Event {
+    /// An event without a payload.
+    pub fn new(topic: impl Into<String>) -> Event {
+        Event {
+            topic: topic.into(),
+            payload: None,
+        }
+    }
+
+    /// An event with a text payload.
+    pub fn with_text(topic: impl Into<String>, text: impl Into<String>) -> Event {
+        Event {
+            topic: topic.into(),
+            payload: Some(serde_json::Value::String(text.into())),
+        }
+    }
+
+    /// The payload as it is shown to an agent: text as written, other JSON compact.
+    pub fn payload_text(&self) -> Option<String> {
+        match &self.payload {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(other.to_string()),
+        }
+    }
+}
+
+/// The inbox line for `event` emitted at `ts_ms`, newline included.
+pub fn encode_line(event: &Event, ts_ms: u64) -> String {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        topic: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        payload: Option<&'a serde_json::Value>,
+        ts: u64,
+    }
+    let line = Line {
+        topic: &event.topic,
+        payload: event.payload.as_ref(),
+        ts: ts_ms,
+    };
+    // A struct of strings, numbers and a `Value` always serializes.
+    let mut text = serde_json::to_string(&line).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Why an inbox line was not an event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InvalidLine {
+    #[error("the line is not UTF-8")]
+    NotUtf8,
+    #[error("the line is not a JSON object: {message}")]
+    NotJson { message: String },
+    #[error("the line has no `topic` string")]
+    NoTopic,
+    #[error("invalid topic `{topic}`: {reason}")]
+    BadTopic { topic: String, reason: String },
+    #[error("the line is {len} bytes long, over the {MAX_INBOX_LINE_BYTES}-byte limit")]
+    TooLong { len: u64 },
+}
+
+/// Reads one inbox line (without its line ending). `None` for a blank line, which is
+/// not an event and not an error either.
+pub fn parse_line(line: &[u8]) -> Option<Result<Event, InvalidLine>> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Some(Err(InvalidLine::NotUtf8));
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut object: serde_json::Map<String, serde_json::Value> = match serde_json::from_str(text) {
+        Ok(object) => object,
+        Err(e) => {
+            return Some(Err(InvalidLine::NotJson {
+                message: e.to_string(),
+            }));
+        }
+    };
+    let Some(serde_json::Value::String(topic)) = object.remove("topic") else {
+        return Some(Err(InvalidLine::NoTopic));
+    };
+    if let Err(reason) = validate_topic(&topic) {
+        return Some(Err(InvalidLine::BadTopic {
+            topic,
+            reason: reason.to_string(),
+        }));
+    }
+    let payload = object.remove("payload").filter(|p| !p.is_null());
+    Some(Ok(Event { topic, payload }))
+}
+
+/// Why `ralph emit` refuses an event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    #[error("invalid topic `{topic}`: {reason}")]
+    Topic { topic: String, reason: TopicError },
+    #[error(
+        "the payload is not valid JSON ({message}); drop --json to send it as text, or fix \
+         the JSON (quote it for the shell: --json '{{\"key\": \"value\"}}')"
+    )]
+    Json { message: String },
+    #[error(
+        "the payload is {len} bytes, over the {MAX_PAYLOAD_BYTES}-byte limit: write the \
+         details to a file and put its path in the payload"
+    )]
+    TooLarge { len: usize },
+}
+
+/// The event `ralph emit <topic> [payload] [--json]` stands for, checked.
+pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result<Event, EmitError> {
+    validate_topic(topic).map_err(|reason| EmitError::Topic {
+        topic: topic.to_owned(),
+        reason,
+    })?;
+    let payload = match payload {
+        None => None,
+        Some(p) if p.len() > MAX_PAYLOAD_BYTES => {
+            return Err(EmitError::TooLarge { len: p.len() });
+        }
+        Some(p) if json => {
+            Some(
+                serde_json::from_str::<serde_json::Value>(p).map_err(|e| EmitError::Json {
+                    message: e.to_string(),
+                })?,
+            )
+        }
+        Some(p) => Some(serde_json::Value::String(p.to_owned())),
+    };
+    Ok(Event {
+        topic: topic.to_owned(),
+        payload: payload.filter(|p| !p.is_null()),
+    })
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.payload_text() {
+            Some(payload) => write!(f, "{}: {payload}", self.topic),
+            None => f.write_str(&self.topic),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lines_round_trip_text_json_and_empty_payloads() {
+        let events = vec![
+            Event::with_text("build.done", "wrote \"a\"\nand b"),
+            Event {
+                topic: "review.approved".into(),
+                payload: Some(json!({"files": ["a.rs"], "ok": true})),
+            },
+            Event::new("LOOP_COMPLETE"),
+        ];
+        let read: Vec<_> = events
+            .iter()
+            .map(|e| {
+                let line = encode_line(e, 1_764_000_000_000);
+                assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+                parse_line(line.trim_end().as_bytes())
+            })
+            .collect();
+        let expected: Vec<_> = events.into_iter().map(|e| Some(Ok(e))).collect();
+        assert_eq!(read, expected);
+    }
+
+    #[test]
+    fn foreign_lines_read_when_they_carry_a_topic() {
+        let upstream =
+            br#"{"topic":"build.done","payload":"ok","ts":"2026-01-01T00:00:00Z","extra":1}"#;
+        assert_eq!(
+            parse_line(upstream),
+            Some(Ok(Event::with_text("build.done", "ok")))
+        );
+        assert_eq!(
+            parse_line(br#"{"topic":"x","payload":null}"#),
+            Some(Ok(Event::new("x")))
+        );
+        assert_eq!(parse_line(b"  \t"), None);
+    }
+
+    #[test]
+    fn invalid_lines_say_why() {
+        let cases: Vec<(&[u8], InvalidLine)> = vec![
+            (b"\xff\xfe", InvalidLine::NotUtf8),
+            (br#"{"payload":"x"}"#, InvalidLine::NoTopic),
+            (br#"{"topic":3}"#, InvalidLine::NoTopic),
+            (
+                br#"{"topic":"a b"}"#,
+                InvalidLine::BadTopic {
+                    topic: "a b".into(),
+                    reason: TopicError::BadChar(' ').to_string(),
+                },
+            ),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(parse_line(line), Some(Err(expected)));
+        }
+        assert!(matches!(
+            parse_line(b"hello"),
+            Some(Err(InvalidLine::NotJson { .. }))
+        ));
+        assert!(matches!(
+            parse_line(b"[1,2]"),
+            Some(Err(InvalidLine::NotJson { .. }))
+        ));
+    }
+
+    #[test]
+    fn emit_arguments_are_checked() {
+        assert_eq!(
+            event_from_args("build.done", Some("{\"a\": 1}"), false),
+            Ok(Event::with_text("build.done", "{\"a\": 1}"))
+        );
+        assert_eq!(
+            event_from_args("build.done", Some("{\"a\": 1}"), true),
+            Ok(Event {
+                topic: "build.done".into(),
+                payload: Some(json!({"a": 1}))
+            })
+        );
+        assert_eq!(
+            event_from_args("build done", None, false),
+            Err(EmitError::Topic {
+                topic: "build done".into(),
+                reason: TopicError::BadChar(' ')
+            })
+        );
+        assert!(matches!(
+            event_from_args("t", Some("{oops"), true),
+            Err(EmitError::Json { .. })
+        ));
+        let big = "x".repeat(MAX_PAYLOAD_BYTES + 1);
+        assert_eq!(
+            event_from_args("t", Some(&big), false),
+            Err(EmitError::TooLarge {
+                len: MAX_PAYLOAD_BYTES + 1
+            })
+        );
+    }
+}

@@ -1,0 +1,52 @@
+//! The completion rules: when an iteration says the task is done.
+//!
+//! Two signals, both strict on purpose (users lose money to loops that stop early and
+//! to loops that never stop):
+//! - the agent ran `ralph emit <promise>` and it was the **last** event of the
+//!   iteration (an agent that emits the promise and then hands work on has not
+//!   finished);
+//! - fallback: the run **succeeded** and the last non-empty line of its final answer
+//!   is exactly the promise (surrounding whitespace aside). The final answer is the
+//!   last assistant message that did not fail, so tool output, thinking, the echoed
+//!   prompt and text of failed or retried attempts never count; a sentence that
+//!   mentions or quotes the promise does not either.
+//!
+//! An interrupted iteration never completes: the user stopped it.
+
+use super::outcome::{CompletionSignal, IterationOutcome};
+use crate::event::Event;
+
+/// The completion signal an iteration gave, if any. `events` are the valid events it
+/// emitted, in order.
+pub fn completion_signal(
+    promise: &str,
+    events: &[Event],
+    outcome: &IterationOutcome,
+    final_text: Option<&str>,
+) -> Option<CompletionSignal> {
+    match outcome {
+        IterationOutcome::Interrupted => None,
+        IterationOutcome::Succeeded
+        | IterationOutcome::Failed { .. }
+        | IterationOutcome::StoppedAtCostLimit
+        | IterationOutcome::StoppedAtRuntimeLimit => {
+            if events.last().is_some_and(|e| e.topic == promise) {
+                Some(CompletionSignal::Event)
+            } else if *outcome == IterationOutcome::Succeeded
+                && final_text.is_some_and(|text| last_line_is(text, promise))
+            {
+                Some(CompletionSignal::FinalText)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Whether the last non-empty line of `text`, trimmed, is exactly `promise`.
+pub fn last_line_is(text: &str, promise: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .rfind(|line| !line.is_empty())
+        .is_some_and(|line| line == promise)
+}

@@ -1,0 +1,75 @@
+//! An iteration as the machine hands it out, as the caller reports it back, and as the
+//! history records it.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::outcome::{CompletionSignal, IterationOutcome};
+use super::usage::{CostKind, TokenCounts, Usage};
+use crate::event::Event;
+use crate::inbox::InboxLine;
+
+/// One iteration to run: which hat, with which events. Hand it back to
+/// [`Machine::finish`] with the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    /// 1-based, counted over the whole run.
+    pub number: u32,
+    /// A hat id, or [`DEFAULT_HAT`].
+    pub hat: String,
+    /// The events this hat handles, oldest first.
+    pub events: Vec<Event>,
+}
+
+/// The wall-clock deadline of an iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WallPlan {
+    pub wall: Duration,
+    /// The hat's iteration timeout was cut to the runtime left: a wall-clock timeout
+    /// then means `max_runtime_seconds`, not a hung agent.
+    pub cut_to_runtime: bool,
+}
+
+/// What happened in an iteration, as the caller observed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterationReport {
+    pub outcome: IterationOutcome,
+    /// The final answer of the run (`SessionSummary::final_text`).
+    pub final_text: Option<String>,
+    pub usage: Usage,
+    /// The inbox lines appended during the iteration, in order.
+    pub inbox: Vec<InboxLine>,
+    pub duration: Duration,
+    /// The backend that ran (for records and notices).
+    pub backend: String,
+    /// When the iteration started, in Unix milliseconds (for records).
+    pub started_at_ms: u64,
+}
+
+/// One line of the history log: an iteration, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IterationRecord {
+    pub iteration: u32,
+    pub hat: String,
+    pub backend: String,
+    pub model: Option<String>,
+    pub outcome: IterationOutcome,
+    pub started_at_ms: u64,
+    pub duration_ms: u64,
+    pub cost_usd: Option<f64>,
+    pub cost_kind: CostKind,
+    pub tokens: TokenCounts,
+    pub turns: u32,
+    /// The events the hat was given.
+    pub consumed: Vec<Event>,
+    /// The events the agent emitted, in order.
+    pub events: Vec<Event>,
+    pub invalid_lines: u32,
+    /// Published for the hat because it emitted nothing.
+    #[serde(default)]
+    pub default_published: Option<String>,
+    /// The accepted completion signal, when this iteration completed the run.
+    #[serde(default)]
+    pub completion: Option<CompletionSignal>,
+}

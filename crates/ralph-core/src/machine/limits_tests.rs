@@ -1,0 +1,396 @@
+//! Completion, every limit, and continuing a run.
+
+use std::collections::VecDeque;
+
+use pretty_assertions::assert_eq;
+
+use super::test_support::*;
+use super::*;
+use crate::event::InvalidLine;
+use crate::inbox::InboxLine;
+
+#[test]
+fn the_promise_as_the_last_emitted_event_completes() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let record = m.finish(it, ok(&[ev("notes.updated"), ev(PROMISE)]), S);
+    assert_eq!(record.completion, Some(CompletionSignal::Event));
+    assert_eq!(stop(&mut m), completed(CompletionSignal::Event));
+}
+
+#[test]
+fn a_promise_followed_by_another_event_does_not_complete_and_is_dropped() {
+    let mut m = Machine::new(three_hats());
+    let it = run(&mut m);
+    let record = m.finish(it, ok(&[ev(PROMISE), ev("plan.ready")]), S);
+    assert_eq!(record.completion, None);
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::PromiseNotLast {
+            promise: PROMISE.into()
+        }]
+    );
+    assert_eq!(m.state().pending, VecDeque::from([ev("plan.ready")]));
+    assert_eq!(run(&mut m).hat, "builder");
+}
+
+#[test]
+fn the_final_answer_completes_only_when_its_last_line_is_the_promise_of_a_successful_run() {
+    let outcome_for = |outcome: IterationOutcome, text: &str| {
+        let mut m = Machine::new(solo());
+        let it = run(&mut m);
+        let mut r = report(outcome, &[]);
+        r.final_text = Some(text.into());
+        m.finish(it, r, S).completion
+    };
+    let failed = IterationOutcome::Failed { reason: "x".into() };
+    assert_eq!(
+        [
+            outcome_for(IterationOutcome::Succeeded, "All done.\n\nLOOP_COMPLETE\n"),
+            outcome_for(
+                IterationOutcome::Succeeded,
+                "All done.\r\n  LOOP_COMPLETE  \r\n"
+            ),
+            outcome_for(IterationOutcome::Succeeded, "All done. LOOP_COMPLETE"),
+            outcome_for(IterationOutcome::Succeeded, "\"LOOP_COMPLETE\""),
+            outcome_for(IterationOutcome::Succeeded, "`LOOP_COMPLETE`"),
+            outcome_for(
+                IterationOutcome::Succeeded,
+                "LOOP_COMPLETE\nbut the tests still fail, so not yet."
+            ),
+            outcome_for(
+                IterationOutcome::Succeeded,
+                "I will not print LOOP_COMPLETE yet."
+            ),
+            outcome_for(failed, "LOOP_COMPLETE"),
+            outcome_for(IterationOutcome::StoppedAtCostLimit, "LOOP_COMPLETE"),
+            outcome_for(IterationOutcome::Interrupted, "LOOP_COMPLETE"),
+        ],
+        [
+            Some(CompletionSignal::FinalText),
+            Some(CompletionSignal::FinalText),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+        ]
+    );
+}
+
+#[test]
+fn an_emitted_promise_counts_even_if_the_run_then_failed_but_not_when_interrupted() {
+    let with = |outcome: IterationOutcome| {
+        let mut m = Machine::new(solo());
+        let it = run(&mut m);
+        m.finish(it, report(outcome, &[ev(PROMISE)]), S).completion
+    };
+    assert_eq!(
+        [
+            with(IterationOutcome::Failed { reason: "x".into() }),
+            with(IterationOutcome::StoppedAtCostLimit),
+            with(IterationOutcome::Interrupted),
+        ],
+        [
+            Some(CompletionSignal::Event),
+            Some(CompletionSignal::Event),
+            None
+        ]
+    );
+}
+
+#[test]
+fn completion_is_refused_until_the_required_events_were_published() {
+    let rules = Rules {
+        required_events: vec!["review.approved".into(), "tests.passed".into()],
+        ..solo()
+    };
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("tests.passed")]));
+    let it = run(&mut m);
+    let record = m.finish(it, ok(&[ev(PROMISE)]), S);
+    assert_eq!(record.completion, None);
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::CompletionRefused {
+            missing: vec!["review.approved".into()]
+        }]
+    );
+    let it = run(&mut m);
+    assert_eq!(
+        it.events,
+        vec![Event::with_text(
+            TASK_RESUME,
+            "LOOP_COMPLETE was refused: these events must be emitted first: review.approved"
+        )]
+    );
+    m.finish(it, ok(&[ev("review.approved"), ev(PROMISE)]), S);
+    assert_eq!(stop(&mut m), completed(CompletionSignal::Event));
+}
+
+#[test]
+fn completion_in_the_last_allowed_iteration_is_completion_not_a_limit() {
+    let mut m = Machine::new(Rules {
+        max_iterations: 2,
+        max_cost_usd: Some(1.0),
+        ..solo()
+    });
+    step(&mut m, ok(&[]));
+    // This iteration is the last allowed one, and it also spends the budget.
+    step(&mut m, ok(&[ev(PROMISE)]));
+    assert_eq!(stop(&mut m), completed(CompletionSignal::Event));
+    assert_eq!(stop(&mut m).class(), EndClass::Completed);
+}
+
+#[test]
+fn the_iteration_limit_stops_the_loop_after_the_last_iteration() {
+    let mut m = Machine::new(Rules {
+        max_iterations: 2,
+        ..solo()
+    });
+    step(&mut m, ok(&[ev("a")]));
+    step(&mut m, ok(&[ev("b")]));
+    assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 2 });
+    assert_eq!(m.state().iterations, 2);
+}
+
+#[test]
+fn runtime_limit_bounds_the_iteration_and_is_reported_as_the_runtime_limit() {
+    let mut m = Machine::new(Rules {
+        max_runtime: 100 * S,
+        ..solo()
+    });
+    assert_eq!(
+        m.iteration_wall(60 * S, 10 * S),
+        WallPlan {
+            wall: 60 * S,
+            cut_to_runtime: false
+        }
+    );
+    assert_eq!(
+        m.iteration_wall(60 * S, 70 * S),
+        WallPlan {
+            wall: 30 * S,
+            cut_to_runtime: true
+        }
+    );
+    let it = run(&mut m);
+    m.finish(
+        it,
+        report(IterationOutcome::StoppedAtRuntimeLimit, &[]),
+        100 * S,
+    );
+    assert_eq!(stop(&mut m), StopReason::MaxRuntime { limit_secs: 100 });
+}
+
+#[test]
+fn runtime_used_up_between_iterations_stops_before_the_next_one() {
+    let mut m = Machine::new(Rules {
+        max_runtime: 100 * S,
+        ..solo()
+    });
+    let it = run(&mut m);
+    m.finish(it, ok(&[ev("a")]), 50 * S);
+    assert!(matches!(m.next(60 * S), Next::Run(_)));
+    let mut m = Machine::new(Rules {
+        max_runtime: 100 * S,
+        ..solo()
+    });
+    assert_eq!(
+        m.next(100 * S),
+        Next::Stop(StopReason::MaxRuntime { limit_secs: 100 })
+    );
+}
+
+#[test]
+fn the_budget_is_crossed_mid_iteration_and_stops_the_loop() {
+    let mut m = Machine::new(Rules {
+        max_cost_usd: Some(1.2),
+        ..solo()
+    });
+    step(&mut m, ok(&[ev("a")])); // spends 0.5
+    assert_eq!(
+        [
+            m.crosses_budget(None),
+            m.crosses_budget(Some(0.69)),
+            m.crosses_budget(Some(0.7)),
+        ],
+        [false, false, true]
+    );
+    let it = run(&mut m);
+    let mut r = report(IterationOutcome::StoppedAtCostLimit, &[]);
+    r.usage.cost_usd = Some(0.7);
+    m.finish(it, r, S);
+    assert_eq!(stop(&mut m), StopReason::MaxCost { limit_usd: 1.2 });
+    assert!((m.state().cost_usd - 1.2).abs() < 1e-9);
+}
+
+#[test]
+fn a_budget_reached_at_the_end_of_an_iteration_stops_the_loop() {
+    let mut m = Machine::new(Rules {
+        max_cost_usd: Some(1.0),
+        ..solo()
+    });
+    step(&mut m, ok(&[ev("a")]));
+    step(&mut m, ok(&[ev("b")]));
+    assert_eq!(stop(&mut m), StopReason::MaxCost { limit_usd: 1.0 });
+}
+
+#[test]
+fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
+    let mut m = Machine::new(Rules {
+        max_cost_usd: Some(10.0),
+        ..solo()
+    });
+    let unpriced = || {
+        let mut r = ok(&[]);
+        r.usage.cost_usd = None;
+        r.usage.cost_kind = CostKind::Unknown;
+        r.backend = "copilot".into();
+        r
+    };
+    step(&mut m, unpriced());
+    step(&mut m, unpriced());
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::CostUnknown {
+            iteration: 1,
+            backend: "copilot".into()
+        }]
+    );
+    assert_eq!(
+        (m.state().unpriced_iterations, m.state().cost_usd),
+        (2, 0.0)
+    );
+}
+
+#[test]
+fn consecutive_failures_stop_the_loop_and_a_success_resets_the_streak() {
+    let mut m = Machine::new(solo()); // three failures allowed in a row
+    step(&mut m, failed(&[]));
+    step(&mut m, failed(&[]));
+    step(&mut m, ok(&[ev("a")]));
+    step(&mut m, failed(&[]));
+    step(&mut m, failed(&[]));
+    assert_eq!(m.state().consecutive_failures, 2);
+    step(&mut m, failed(&[]));
+    assert_eq!(
+        stop(&mut m),
+        StopReason::ConsecutiveFailures { failures: 3 }
+    );
+    assert_eq!(stop(&mut m).class(), EndClass::Failed);
+}
+
+#[test]
+fn the_same_event_three_times_in_a_row_is_a_stale_loop() {
+    let mut m = Machine::new(solo());
+    let same = Event::with_text("build.done", "nothing changed");
+    step(&mut m, ok(std::slice::from_ref(&same)));
+    step(&mut m, ok(std::slice::from_ref(&same)));
+    assert!(matches!(m.next(S), Next::Run(_)));
+    let mut m = Machine::new(solo());
+    for _ in 0..STALE_REPEATS {
+        step(&mut m, ok(std::slice::from_ref(&same)));
+    }
+    assert_eq!(
+        stop(&mut m),
+        StopReason::StaleLoop {
+            topic: "build.done".into(),
+            repeats: STALE_REPEATS
+        }
+    );
+}
+
+#[test]
+fn the_same_topic_with_new_payloads_is_progress_not_a_stale_loop() {
+    let mut m = Machine::new(solo());
+    for i in 0..5 {
+        step(
+            &mut m,
+            ok(&[Event::with_text("task.done", format!("task {i}"))]),
+        );
+    }
+    assert!(matches!(m.next(S), Next::Run(_)));
+}
+
+#[test]
+fn invalid_inbox_lines_are_reported_and_end_the_loop_only_when_they_repeat() {
+    let bad = || InboxLine::Invalid {
+        error: InvalidLine::NoTopic,
+        excerpt: "{}".into(),
+    };
+    let mut m = Machine::new(solo());
+    let mut r = ok(&[]);
+    r.inbox = vec![bad(), bad(), InboxLine::Event { event: ev("a") }, bad()];
+    step(&mut m, r);
+    assert_eq!(m.state().consecutive_invalid_lines, 1);
+    assert_eq!(m.take_notices().len(), 3);
+    let mut r = ok(&[]);
+    r.inbox = vec![bad(), bad()];
+    step(&mut m, r);
+    assert_eq!(stop(&mut m), StopReason::InvalidEvents { lines: 3 });
+}
+
+#[test]
+fn continue_resumes_counters_cost_and_pending_events() {
+    let mut m = Machine::new(Rules {
+        max_iterations: 2,
+        ..three_hats()
+    });
+    step(&mut m, ok(&[ev("plan.ready")]));
+    step(&mut m, failed(&[]));
+    assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 2 });
+    let saved: LoopState =
+        serde_json::from_str(&serde_json::to_string(m.state()).unwrap()).unwrap();
+    assert_eq!(&saved, m.state());
+
+    // Same limit: the run is still at it.
+    let mut same = Machine::resume(
+        Rules {
+            max_iterations: 2,
+            ..three_hats()
+        },
+        saved.clone(),
+    )
+    .unwrap();
+    assert_eq!(stop(&mut same), StopReason::MaxIterations { limit: 2 });
+
+    let mut more = Machine::resume(
+        Rules {
+            max_iterations: 4,
+            ..three_hats()
+        },
+        saved,
+    )
+    .unwrap();
+    let it = run(&mut more);
+    assert_eq!(
+        (it.number, it.hat.as_str(), it.events.clone()),
+        (3, "builder", vec![ev("plan.ready")])
+    );
+    assert_eq!(more.state().consecutive_failures, 0);
+    assert!((more.state().cost_usd - 1.0).abs() < 1e-9);
+    assert_eq!(more.state().runtime_ms, 2000);
+}
+
+#[test]
+fn continue_refuses_a_completed_run() {
+    let mut m = Machine::new(solo());
+    step(&mut m, ok(&[ev(PROMISE)]));
+    assert_eq!(
+        Machine::resume(solo(), m.state().clone()).err(),
+        Some(ResumeError::AlreadyCompleted {
+            reason: "completed: the agent emitted LOOP_COMPLETE".into()
+        })
+    );
+}
+
+#[test]
+fn interrupting_between_iterations_ends_the_run() {
+    let mut m = Machine::new(solo());
+    assert_eq!(m.interrupt(S), StopReason::Interrupted);
+    assert_eq!(stop(&mut m), StopReason::Interrupted);
+}

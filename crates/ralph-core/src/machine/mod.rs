@@ -1,0 +1,439 @@
+//! The loop's state machine: which hat runs next with which events, what an iteration's
+//! result means, and when the loop stops. Pure: the caller runs the agents, reads the
+//! inbox and the clock, and passes what happened in; nothing here touches a process,
+//! a file or the time.
+//!
+//! One run goes:
+//! 1. [`Machine::new`] queues the starting event (or [`Machine::resume`] restores a
+//!    saved [`LoopState`]);
+//! 2. [`Machine::next`] checks the limits and picks the next hat: the hat that
+//!    triggers on the oldest pending event gets every pending event routed to it
+//!    (events no hat triggers on go to the default hat, [`DEFAULT_HAT`]); with nothing
+//!    pending, ralph publishes `task.resume` for it; a hat at its `max_activations`
+//!    gets no more iterations: its events are dropped and `<hat>.exhausted` published;
+//! 3. during the iteration, [`Machine::crosses_budget`] says when the agent's running
+//!    cost crosses `max_cost_usd` (the caller stops the agent at that turn) and
+//!    [`Machine::iteration_wall`] bounds the iteration by the runtime left;
+//! 4. [`Machine::finish`] takes the iteration's result: counts usage and failures,
+//!    reads completion ([`completion`]), publishes the agent's events (or the hat's
+//!    `default_publishes`, or re-queues its input after a failure), and decides
+//!    whether the loop stops; back to 2.
+//!
+//! Stop reasons, checked after each iteration in this order: interrupted, completed
+//! (which beats every limit reached in the same iteration, including the last allowed
+//! one), cost, runtime, consecutive failures, invalid inbox lines, stale loop (the same
+//! event [`STALE_REPEATS`] times in a row), iterations.
+
+mod completion;
+mod iteration;
+mod notice;
+mod outcome;
+mod publish;
+mod route;
+mod state;
+mod usage;
+
+use std::time::Duration;
+
+pub use completion::{completion_signal, last_line_is};
+pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
+pub use notice::Notice;
+pub use outcome::{
+    CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
+};
+pub use state::{HatTotals, LoopState, Repeat};
+pub use usage::{CostKind, TokenCounts, Usage};
+
+use crate::config::ResolvedConfig;
+use crate::event::Event;
+use crate::topic::TASK_RESUME;
+
+/// The hat that handles events no configured hat triggers on, and every event when no
+/// hat is configured.
+pub const DEFAULT_HAT: &str = "ralph";
+
+/// The same event (topic and payload) published this many times in a row is a stale
+/// loop.
+pub const STALE_REPEATS: u32 = 3;
+
+/// This many inbox lines in a row that are not events end the loop.
+pub const MAX_CONSECUTIVE_INVALID_LINES: u32 = 3;
+
+/// Suffix of the topic published when a hat reaches `max_activations`.
+pub const EXHAUSTED_SUFFIX: &str = ".exhausted";
+
+/// The parts of the configuration the machine decides with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    pub promise: String,
+    pub max_iterations: u32,
+    pub max_runtime: Duration,
+    pub max_cost_usd: Option<f64>,
+    pub max_consecutive_failures: u32,
+    pub starting_event: String,
+    pub required_events: Vec<String>,
+    pub hats: Vec<HatRule>,
+}
+
+/// One hat's routing rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HatRule {
+    pub id: String,
+    pub triggers: Vec<String>,
+    pub default_publishes: Option<String>,
+    pub max_activations: Option<u32>,
+}
+
+impl Rules {
+    pub fn from_config(config: &ResolvedConfig) -> Rules {
+        let el = &config.event_loop;
+        Rules {
+            promise: el.completion_promise.clone(),
+            max_iterations: el.max_iterations,
+            max_runtime: el.max_runtime,
+            max_cost_usd: el.max_cost_usd,
+            max_consecutive_failures: el.max_consecutive_failures,
+            starting_event: el.starting_event.clone(),
+            required_events: el.required_events.clone(),
+            hats: config
+                .hats
+                .iter()
+                .map(|h| HatRule {
+                    id: h.id.clone(),
+                    triggers: h.triggers.clone(),
+                    default_publishes: h.default_publishes.clone(),
+                    max_activations: h.max_activations,
+                })
+                .collect(),
+        }
+    }
+
+    /// The hat that triggers on `topic`, if any.
+    pub fn route(&self, topic: &str) -> Option<&HatRule> {
+        self.hats
+            .iter()
+            .find(|h| h.triggers.iter().any(|t| t == topic))
+    }
+
+    fn hat(&self, id: &str) -> Option<&HatRule> {
+        self.hats.iter().find(|h| h.id == id)
+    }
+}
+
+/// What to do next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next {
+    Run(Iteration),
+    Stop(StopReason),
+}
+
+/// Why a saved run cannot be continued.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResumeError {
+    #[error("the last run already completed ({reason}); start a new run without --continue")]
+    AlreadyCompleted { reason: String },
+}
+
+/// The loop's decisions over one run.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    rules: Rules,
+    state: LoopState,
+    /// `state.runtime_ms` when this session started.
+    runtime_base_ms: u64,
+    notices: Vec<Notice>,
+}
+
+impl Machine {
+    /// A fresh run: the starting event is pending.
+    pub fn new(rules: Rules) -> Machine {
+        let mut state = LoopState::default();
+        state
+            .pending
+            .push_back(Event::new(rules.starting_event.clone()));
+        Machine {
+            rules,
+            state,
+            runtime_base_ms: 0,
+            notices: Vec::new(),
+        }
+    }
+
+    /// Continues a saved run: counters, cost, runtime, activations and pending events
+    /// carry on; the failure streak, the invalid-line streak and stale detection start
+    /// over (someone looked at the run before continuing it), and the stop reason is
+    /// cleared so limits are judged against the current rules.
+    pub fn resume(rules: Rules, mut state: LoopState) -> Result<Machine, ResumeError> {
+        if let Some(end @ StopReason::Completed { .. }) = &state.end {
+            return Err(ResumeError::AlreadyCompleted {
+                reason: end.to_string(),
+            });
+        }
+        state.end = None;
+        state.consecutive_failures = 0;
+        state.consecutive_invalid_lines = 0;
+        state.last_published = None;
+        Ok(Machine {
+            runtime_base_ms: state.runtime_ms,
+            rules,
+            state,
+            notices: Vec::new(),
+        })
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    pub fn state(&self) -> &LoopState {
+        &self.state
+    }
+
+    /// The notices produced since the last call.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// `required_events` not published yet.
+    pub fn missing_required(&self) -> Vec<String> {
+        self.rules
+            .required_events
+            .iter()
+            .filter(|t| !self.state.seen_topics.contains(*t))
+            .cloned()
+            .collect()
+    }
+
+    /// The next iteration, or why the loop stops. `elapsed` is the time since this
+    /// session started.
+    pub fn next(&mut self, elapsed: Duration) -> Next {
+        self.set_runtime(elapsed);
+        if let Some(end) = &self.state.end {
+            return Next::Stop(end.clone());
+        }
+        if let Some(reason) = self.limit_before_iteration() {
+            self.state.end = Some(reason.clone());
+            return Next::Stop(reason);
+        }
+        let (hat, events) = self.select();
+        *self.state.activations.entry(hat.clone()).or_default() += 1;
+        Next::Run(Iteration {
+            number: self.state.iterations + 1,
+            hat,
+            events,
+        })
+    }
+
+    /// Ends the run between iterations (Ctrl-C while no agent runs).
+    pub fn interrupt(&mut self, elapsed: Duration) -> StopReason {
+        self.set_runtime(elapsed);
+        let end = self.state.end.get_or_insert(StopReason::Interrupted);
+        end.clone()
+    }
+
+    /// The wall-clock deadline for an iteration whose hat allows `iteration_timeout`:
+    /// never longer than the runtime left.
+    pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
+        let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
+        let left = self.rules.max_runtime.saturating_sub(used);
+        if left < iteration_timeout {
+            WallPlan {
+                wall: left,
+                cut_to_runtime: true,
+            }
+        } else {
+            WallPlan {
+                wall: iteration_timeout,
+                cut_to_runtime: false,
+            }
+        }
+    }
+
+    /// Whether the run's cost, with `iteration_cost` spent so far in the current
+    /// iteration, has reached `max_cost_usd`. Ask after every turn: the caller stops
+    /// the agent at the turn that crosses the budget, so it is overrun by at most that
+    /// turn.
+    pub fn crosses_budget(&self, iteration_cost: Option<f64>) -> bool {
+        self.rules
+            .max_cost_usd
+            .is_some_and(|max| self.state.cost_usd + iteration_cost.unwrap_or(0.0) >= max)
+    }
+
+    /// Takes the result of `iteration` (as returned by [`Machine::next`]) and returns
+    /// its history record. Afterwards [`Machine::next`] either runs the next iteration
+    /// or says why the loop stopped.
+    pub fn finish(
+        &mut self,
+        iteration: Iteration,
+        report: IterationReport,
+        elapsed: Duration,
+    ) -> IterationRecord {
+        self.set_runtime(elapsed);
+        self.state.iterations = self.state.iterations.max(iteration.number);
+        self.account(&iteration, &report);
+        let (events, invalid_lines) = self.read_inbox(report.inbox);
+
+        let promise = self.rules.promise.clone();
+        let mut completion = completion_signal(
+            &promise,
+            &events,
+            &report.outcome,
+            report.final_text.as_deref(),
+        );
+        let default_published = self.publish(&iteration, &events, &report.outcome, completion);
+        if report.outcome.is_failure() {
+            self.state.consecutive_failures += 1;
+        } else if report.outcome == IterationOutcome::Succeeded {
+            self.state.consecutive_failures = 0;
+        }
+        if completion.is_some() {
+            let missing = self.missing_required();
+            if missing.is_empty() {
+                self.state.end = completion.map(|signal| StopReason::Completed {
+                    promise: promise.clone(),
+                    signal,
+                });
+            } else {
+                completion = None;
+                let payload = format!(
+                    "{promise} was refused: these events must be emitted first: {}",
+                    missing.join(", ")
+                );
+                self.state
+                    .pending
+                    .push_front(Event::with_text(TASK_RESUME, payload));
+                self.notices.push(Notice::CompletionRefused { missing });
+            }
+        }
+        if self.state.end.is_none() {
+            self.state.end = self.limit_after_iteration(&report.outcome);
+        }
+        IterationRecord {
+            iteration: iteration.number,
+            hat: iteration.hat,
+            backend: report.backend,
+            model: report.usage.model,
+            outcome: report.outcome,
+            started_at_ms: report.started_at_ms,
+            duration_ms: millis(report.duration),
+            cost_usd: report.usage.cost_usd,
+            cost_kind: report.usage.cost_kind,
+            tokens: report.usage.tokens,
+            turns: report.usage.turns,
+            consumed: iteration.events,
+            events,
+            invalid_lines,
+            default_published,
+            completion,
+        }
+    }
+
+    fn set_runtime(&mut self, elapsed: Duration) {
+        self.state.runtime_ms = self.runtime_base_ms + millis(elapsed);
+    }
+
+    fn runtime_over(&self) -> bool {
+        Duration::from_millis(self.state.runtime_ms) >= self.rules.max_runtime
+    }
+
+    fn cost_over(&self) -> bool {
+        self.rules
+            .max_cost_usd
+            .is_some_and(|max| self.state.cost_usd >= max)
+    }
+
+    fn max_cost_reason(&self) -> StopReason {
+        StopReason::MaxCost {
+            limit_usd: self.rules.max_cost_usd.unwrap_or(0.0),
+        }
+    }
+
+    fn max_runtime_reason(&self) -> StopReason {
+        StopReason::MaxRuntime {
+            limit_secs: self.rules.max_runtime.as_secs(),
+        }
+    }
+
+    /// Limits that forbid starting another iteration (a continued run can start
+    /// beyond one).
+    fn limit_before_iteration(&self) -> Option<StopReason> {
+        let s = &self.state;
+        if s.iterations >= self.rules.max_iterations {
+            Some(StopReason::MaxIterations {
+                limit: self.rules.max_iterations,
+            })
+        } else if self.runtime_over() {
+            Some(self.max_runtime_reason())
+        } else if self.cost_over() {
+            Some(self.max_cost_reason())
+        } else if s.consecutive_failures >= self.rules.max_consecutive_failures {
+            Some(StopReason::ConsecutiveFailures {
+                failures: s.consecutive_failures,
+            })
+        } else {
+            None
+        }
+    }
+
+    fn limit_after_iteration(&self, outcome: &IterationOutcome) -> Option<StopReason> {
+        let s = &self.state;
+        if *outcome == IterationOutcome::Interrupted {
+            Some(StopReason::Interrupted)
+        } else if *outcome == IterationOutcome::StoppedAtCostLimit || self.cost_over() {
+            Some(self.max_cost_reason())
+        } else if *outcome == IterationOutcome::StoppedAtRuntimeLimit || self.runtime_over() {
+            Some(self.max_runtime_reason())
+        } else if s.consecutive_failures >= self.rules.max_consecutive_failures {
+            Some(StopReason::ConsecutiveFailures {
+                failures: s.consecutive_failures,
+            })
+        } else if s.consecutive_invalid_lines >= MAX_CONSECUTIVE_INVALID_LINES {
+            Some(StopReason::InvalidEvents {
+                lines: s.consecutive_invalid_lines,
+            })
+        } else if let Some(repeat) = s
+            .last_published
+            .as_ref()
+            .filter(|r| r.count >= STALE_REPEATS)
+        {
+            Some(StopReason::StaleLoop {
+                topic: repeat.event.topic.clone(),
+                repeats: repeat.count,
+            })
+        } else if s.iterations >= self.rules.max_iterations {
+            Some(StopReason::MaxIterations {
+                limit: self.rules.max_iterations,
+            })
+        } else {
+            None
+        }
+    }
+}
+
+impl IterationOutcome {
+    /// Whether this counts toward `max_consecutive_failures`.
+    pub fn is_failure(&self) -> bool {
+        match self {
+            IterationOutcome::Failed { .. } => true,
+            IterationOutcome::Succeeded
+            | IterationOutcome::StoppedAtCostLimit
+            | IterationOutcome::StoppedAtRuntimeLimit
+            | IterationOutcome::Interrupted => false,
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod test_support;
+
+#[cfg(test)]
+#[path = "routing_tests.rs"]
+mod routing_tests;
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod limits_tests;

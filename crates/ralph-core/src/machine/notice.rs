@@ -1,0 +1,80 @@
+//! Things the loop decided that the user should hear about, without stopping.
+
+use serde::Serialize;
+
+use crate::event::InvalidLine;
+
+/// A decision worth reporting. The CLI shows each one; the JSON output carries them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "notice", rename_all = "snake_case")]
+pub enum Notice {
+    /// A hat reached `max_activations`: the events for it were dropped and
+    /// `<hat>.exhausted` published instead.
+    HatExhausted {
+        hat: String,
+        max_activations: u32,
+        dropped: Vec<String>,
+    },
+    /// The hat emitted nothing, so its `default_publishes` was published for it.
+    DefaultPublished { hat: String, topic: String },
+    /// The iteration failed without emitting anything: its events go back to the
+    /// front of the queue, so the hat gets them again.
+    EventsRequeued { hat: String, topics: Vec<String> },
+    /// The agent signalled completion, but some `required_events` were never emitted.
+    CompletionRefused { missing: Vec<String> },
+    /// The promise was emitted but other events followed it, so it does not complete
+    /// the loop; it is dropped.
+    PromiseNotLast { promise: String },
+    /// An inbox line was not an event.
+    InvalidLine { error: InvalidLine, excerpt: String },
+    /// A cost budget is set but the agent reported no cost (or only part of it) for an
+    /// iteration: the budget then counts only what is known. Given once per run.
+    CostUnknown { iteration: u32, backend: String },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::HatExhausted {
+                hat,
+                max_activations,
+                dropped,
+            } => write!(
+                f,
+                "hat `{hat}` reached max_activations ({max_activations}): published \
+                 `{hat}.exhausted` instead of running it (dropped: {})",
+                dropped.join(", ")
+            ),
+            Notice::DefaultPublished { hat, topic } => write!(
+                f,
+                "hat `{hat}` emitted nothing: published its default_publishes `{topic}`"
+            ),
+            Notice::EventsRequeued { hat, topics } => write!(
+                f,
+                "hat `{hat}` did not hand over: it gets {} again",
+                topics.join(", ")
+            ),
+            Notice::CompletionRefused { missing } => write!(
+                f,
+                "completion refused: these required events were never emitted: {}",
+                missing.join(", ")
+            ),
+            Notice::PromiseNotLast { promise } => write!(
+                f,
+                "`{promise}` was emitted but other events followed it, so the task is not \
+                 complete (it must be the last event)"
+            ),
+            Notice::InvalidLine { error, excerpt } => {
+                write!(
+                    f,
+                    "ignored an inbox line that is not an event ({error}): {excerpt}"
+                )
+            }
+            Notice::CostUnknown { iteration, backend } => write!(
+                f,
+                "`{backend}` reported no cost for iteration {iteration}: the cost budget \
+                 counts only reported costs, so it may be overrun"
+            ),
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! How an iteration went and why a loop stopped: the closed sets the loop reports, saves
+//! and maps to exit codes.
+
+use std::fmt;
+use std::time::Duration;
+
+use ralph_agent::Termination;
+use serde::{Deserialize, Serialize};
+
+/// How one iteration ended, judged from the process and the stream together.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum IterationOutcome {
+    /// The agent exited well and its stream says it succeeded.
+    Succeeded,
+    /// The agent's run failed: it crashed, timed out, exited non-zero, or its stream
+    /// reported a failure (pi exits 0 after failed model calls). Counts toward
+    /// `max_consecutive_failures`.
+    Failed { reason: String },
+    /// ralph stopped the agent at the turn that crossed `max_cost_usd`.
+    StoppedAtCostLimit,
+    /// ralph stopped the agent when `max_runtime_seconds` ran out.
+    StoppedAtRuntimeLimit,
+    /// The user stopped the run (Ctrl-C, SIGTERM).
+    Interrupted,
+}
+
+impl IterationOutcome {
+    /// The snake_case name used in JSON and summaries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            IterationOutcome::Succeeded => "succeeded",
+            IterationOutcome::Failed { .. } => "failed",
+            IterationOutcome::StoppedAtCostLimit => "stopped_at_cost_limit",
+            IterationOutcome::StoppedAtRuntimeLimit => "stopped_at_runtime_limit",
+            IterationOutcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for IterationOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IterationOutcome::Succeeded => f.write_str("succeeded"),
+            IterationOutcome::Failed { reason } => write!(f, "failed: {reason}"),
+            IterationOutcome::StoppedAtCostLimit => f.write_str("stopped at the cost limit"),
+            IterationOutcome::StoppedAtRuntimeLimit => f.write_str("stopped at the runtime limit"),
+            IterationOutcome::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+/// Classifies one agent run.
+///
+/// - `stream_succeeded`: the stream's verdict (`SessionSummary::succeeded`);
+/// - `errors`: the stream's run-level errors, for the failure reason;
+/// - `stopped_for_budget`: ralph asked the agent to stop because the cost budget was
+///   crossed (the only reason ralph stops an agent through the event callback);
+/// - `wall_is_runtime`: the iteration's wall deadline was cut short to the remaining
+///   `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
+///   agent.
+pub fn classify(
+    termination: &Termination,
+    stream_succeeded: bool,
+    errors: &[String],
+    stopped_for_budget: bool,
+    wall_is_runtime: bool,
+) -> IterationOutcome {
+    match termination {
+        Termination::Interrupted => IterationOutcome::Interrupted,
+        Termination::StoppedByCaller if stopped_for_budget => IterationOutcome::StoppedAtCostLimit,
+        Termination::WallClockTimeout if wall_is_runtime => IterationOutcome::StoppedAtRuntimeLimit,
+        t if t.is_success() => {
+            if stream_succeeded {
+                IterationOutcome::Succeeded
+            } else {
+                let reason = match errors.last() {
+                    Some(error) => format!("the agent reported an error: {error}"),
+                    None => "the agent's output does not show a finished answer".to_owned(),
+                };
+                IterationOutcome::Failed { reason }
+            }
+        }
+        t => {
+            let reason = match errors.last() {
+                Some(error) => format!("{t} (last error: {error})"),
+                None => t.to_string(),
+            };
+            IterationOutcome::Failed { reason }
+        }
+    }
+}
+
+/// How the agent said the task is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompletionSignal {
+    /// `ralph emit <promise>` as the iteration's last event.
+    Event,
+    /// The last non-empty line of a successful run's final answer is the promise.
+    FinalText,
+}
+
+/// Why the loop stopped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum StopReason {
+    Completed {
+        promise: String,
+        signal: CompletionSignal,
+    },
+    MaxIterations {
+        limit: u32,
+    },
+    MaxRuntime {
+        limit_secs: u64,
+    },
+    MaxCost {
+        limit_usd: f64,
+    },
+    /// The same event (topic and payload) was published this many times in a row.
+    StaleLoop {
+        topic: String,
+        repeats: u32,
+    },
+    ConsecutiveFailures {
+        failures: u32,
+    },
+    /// This many inbox lines in a row were not events.
+    InvalidEvents {
+        lines: u32,
+    },
+    Interrupted,
+}
+
+/// What a stop reason means for the exit code (mapped in one place, by the CLI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndClass {
+    Completed,
+    Failed,
+    LimitReached,
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn class(&self) -> EndClass {
+        match self {
+            StopReason::Completed { .. } => EndClass::Completed,
+            StopReason::ConsecutiveFailures { .. } | StopReason::InvalidEvents { .. } => {
+                EndClass::Failed
+            }
+            StopReason::MaxIterations { .. }
+            | StopReason::MaxRuntime { .. }
+            | StopReason::MaxCost { .. }
+            | StopReason::StaleLoop { .. } => EndClass::LimitReached,
+            StopReason::Interrupted => EndClass::Interrupted,
+        }
+    }
+
+    /// The snake_case name used in JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StopReason::Completed { .. } => "completed",
+            StopReason::MaxIterations { .. } => "max_iterations",
+            StopReason::MaxRuntime { .. } => "max_runtime",
+            StopReason::MaxCost { .. } => "max_cost",
+            StopReason::StaleLoop { .. } => "stale_loop",
+            StopReason::ConsecutiveFailures { .. } => "consecutive_failures",
+            StopReason::InvalidEvents { .. } => "invalid_events",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Completed {
+                promise,
+                signal: CompletionSignal::Event,
+            } => write!(f, "completed: the agent emitted {promise}"),
+            StopReason::Completed {
+                promise,
+                signal: CompletionSignal::FinalText,
+            } => write!(
+                f,
+                "completed: the agent's final answer ended with {promise}"
+            ),
+            StopReason::MaxIterations { limit: 1 } => {
+                f.write_str("iteration limit reached (1 iteration)")
+            }
+            StopReason::MaxIterations { limit } => {
+                write!(f, "iteration limit reached ({limit} iterations)")
+            }
+            StopReason::MaxRuntime { limit_secs } => write!(
+                f,
+                "runtime limit reached ({})",
+                format_duration(Duration::from_secs(*limit_secs))
+            ),
+            StopReason::MaxCost { limit_usd } => {
+                write!(f, "cost limit reached (${limit_usd:.2})")
+            }
+            StopReason::StaleLoop { topic, repeats } => write!(
+                f,
+                "stale loop: `{topic}` was published {repeats} times in a row with the same \
+                 payload"
+            ),
+            StopReason::ConsecutiveFailures { failures } => {
+                write!(f, "{failures} iterations in a row failed")
+            }
+            StopReason::InvalidEvents { lines } => write!(
+                f,
+                "{lines} lines in a row in the event inbox were not events (write events \
+                 with `ralph emit`)"
+            ),
+            StopReason::Interrupted => f.write_str("interrupted"),
+        }
+    }
+}
+
+/// `1h 02m`, `3m 05s`, `12.3s`, `850ms`: short, for people.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 3600 {
+        format!("{}h {:02}m", secs / 3600, (secs % 3600) / 60)
+    } else if secs >= 60 {
+        format!("{}m {:02}s", secs / 60, secs % 60)
+    } else if secs >= 1 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classify_judges_process_and_stream_together() {
+        let errors = vec!["401 invalid api key".to_owned()];
+        let ok = Termination::Exited { code: 0 };
+        let cases = [
+            (
+                classify(&ok, true, &[], false, false),
+                IterationOutcome::Succeeded,
+            ),
+            (
+                classify(&Termination::StoppedAfterFinish, true, &[], false, false),
+                IterationOutcome::Succeeded,
+            ),
+            // pi exits 0 when every model call failed.
+            (
+                classify(&ok, false, &errors, false, false),
+                IterationOutcome::Failed {
+                    reason: "the agent reported an error: 401 invalid api key".into(),
+                },
+            ),
+            (
+                classify(&Termination::Exited { code: 3 }, false, &[], false, false),
+                IterationOutcome::Failed {
+                    reason: "exited with code 3".into(),
+                },
+            ),
+            (
+                classify(&Termination::StoppedByCaller, false, &[], true, false),
+                IterationOutcome::StoppedAtCostLimit,
+            ),
+            // A budget crossed on the last turn of a run that finished anyway.
+            (
+                classify(&ok, true, &[], true, false),
+                IterationOutcome::Succeeded,
+            ),
+            (
+                classify(&Termination::WallClockTimeout, false, &[], false, true),
+                IterationOutcome::StoppedAtRuntimeLimit,
+            ),
+            (
+                classify(&Termination::WallClockTimeout, false, &[], false, false),
+                IterationOutcome::Failed {
+                    reason: "stopped: iteration wall-clock timeout".into(),
+                },
+            ),
+            (
+                classify(&Termination::Interrupted, true, &[], true, true),
+                IterationOutcome::Interrupted,
+            ),
+        ];
+        let (got, want): (Vec<_>, Vec<_>) = cases.into_iter().unzip();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn stop_reasons_map_to_end_classes() {
+        let reasons = [
+            StopReason::Completed {
+                promise: "DONE".into(),
+                signal: CompletionSignal::Event,
+            },
+            StopReason::MaxIterations { limit: 1 },
+            StopReason::MaxRuntime { limit_secs: 1 },
+            StopReason::MaxCost { limit_usd: 1.0 },
+            StopReason::StaleLoop {
+                topic: "t".into(),
+                repeats: 3,
+            },
+            StopReason::ConsecutiveFailures { failures: 5 },
+            StopReason::InvalidEvents { lines: 3 },
+            StopReason::Interrupted,
+        ];
+        let classes: Vec<_> = reasons.iter().map(StopReason::class).collect();
+        assert_eq!(
+            classes,
+            vec![
+                EndClass::Completed,
+                EndClass::LimitReached,
+                EndClass::LimitReached,
+                EndClass::LimitReached,
+                EndClass::LimitReached,
+                EndClass::Failed,
+                EndClass::Failed,
+                EndClass::Interrupted,
+            ]
+        );
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        let shown: Vec<_> = [0.85, 12.34, 185.0, 3725.0]
+            .into_iter()
+            .map(|s| format_duration(Duration::from_secs_f64(s)))
+            .collect();
+        assert_eq!(shown, vec!["850ms", "12.3s", "3m 05s", "1h 02m"]);
+    }
+}

@@ -1,0 +1,146 @@
+//! What an iteration's result changes: usage totals, the invalid-line streak, and the
+//! events published for the next hats (the agent's, the hat's `default_publishes`, or
+//! its own input again after a failure).
+
+use super::iteration::{Iteration, IterationReport};
+use super::notice::Notice;
+use super::outcome::{CompletionSignal, IterationOutcome};
+use super::state::Repeat;
+use super::usage::CostKind;
+use super::{Machine, millis};
+use crate::event::Event;
+use crate::inbox::InboxLine;
+use crate::topic::TASK_RESUME;
+
+impl Machine {
+    /// Adds the iteration's usage to the run's and the hat's totals; gives the
+    /// unknown-cost notice once.
+    pub(super) fn account(&mut self, iteration: &Iteration, report: &IterationReport) {
+        let usage = &report.usage;
+        let unpriced = usage.cost_kind == CostKind::Unknown;
+        let s = &mut self.state;
+        s.cost_usd += usage.cost_usd.unwrap_or(0.0);
+        s.tokens += usage.tokens;
+        s.unpriced_iterations += u32::from(unpriced);
+        let hat = s.hats.entry(iteration.hat.clone()).or_default();
+        hat.iterations += 1;
+        hat.failures += u32::from(report.outcome.is_failure());
+        hat.duration_ms += millis(report.duration);
+        hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
+        hat.unpriced_iterations += u32::from(unpriced);
+        hat.tokens += usage.tokens;
+        if unpriced && self.rules.max_cost_usd.is_some() && !s.cost_notice_given {
+            s.cost_notice_given = true;
+            self.notices.push(Notice::CostUnknown {
+                iteration: iteration.number,
+                backend: report.backend.clone(),
+            });
+        }
+    }
+
+    /// The valid events, in order, and the number of invalid lines; tracks the streak
+    /// of invalid lines.
+    pub(super) fn read_inbox(&mut self, lines: Vec<InboxLine>) -> (Vec<Event>, u32) {
+        let mut events = Vec::new();
+        let mut invalid = 0;
+        for line in lines {
+            match line {
+                InboxLine::Event { event } => {
+                    self.state.consecutive_invalid_lines = 0;
+                    events.push(event);
+                }
+                InboxLine::Invalid { error, excerpt } => {
+                    self.state.consecutive_invalid_lines += 1;
+                    invalid += 1;
+                    self.notices.push(Notice::InvalidLine { error, excerpt });
+                }
+            }
+        }
+        (events, invalid)
+    }
+
+    /// Publishes what the iteration produced; returns the default topic published for
+    /// the hat, if any.
+    pub(super) fn publish(
+        &mut self,
+        iteration: &Iteration,
+        events: &[Event],
+        outcome: &IterationOutcome,
+        completion: Option<CompletionSignal>,
+    ) -> Option<String> {
+        let promise = self.rules.promise.clone();
+        let last = events.len().checked_sub(1);
+        let mut published = 0;
+        for (i, event) in events.iter().enumerate() {
+            if event.topic == promise {
+                if Some(i) == last && completion == Some(CompletionSignal::Event) {
+                    // The completion signal itself: counted for stale detection (an
+                    // agent repeating a refused promise is stuck), never routed.
+                    self.record_published(event);
+                } else {
+                    self.notices.push(Notice::PromiseNotLast {
+                        promise: promise.clone(),
+                    });
+                }
+                continue;
+            }
+            self.record_published(event);
+            self.state.pending.push_back(event.clone());
+            published += 1;
+        }
+        if published > 0 || completion.is_some() {
+            return None;
+        }
+        match outcome {
+            IterationOutcome::Succeeded => {
+                let topic = self
+                    .rules
+                    .hat(&iteration.hat)
+                    .and_then(|h| h.default_publishes.clone())?;
+                let event = Event::new(topic.clone());
+                self.record_published(&event);
+                self.state.pending.push_back(event);
+                self.notices.push(Notice::DefaultPublished {
+                    hat: iteration.hat.clone(),
+                    topic: topic.clone(),
+                });
+                Some(topic)
+            }
+            IterationOutcome::Failed { .. }
+            | IterationOutcome::StoppedAtCostLimit
+            | IterationOutcome::StoppedAtRuntimeLimit
+            | IterationOutcome::Interrupted => {
+                // The hat did not hand over: it gets its events again.
+                let requeue: Vec<Event> = iteration
+                    .events
+                    .iter()
+                    .filter(|e| e.topic != TASK_RESUME || e.payload.is_some())
+                    .cloned()
+                    .collect();
+                if !requeue.is_empty() {
+                    self.notices.push(Notice::EventsRequeued {
+                        hat: iteration.hat.clone(),
+                        topics: requeue.iter().map(|e| e.topic.clone()).collect(),
+                    });
+                }
+                for event in requeue.into_iter().rev() {
+                    self.state.pending.push_front(event);
+                }
+                None
+            }
+        }
+    }
+
+    pub(super) fn record_published(&mut self, event: &Event) {
+        self.state.seen_topics.insert(event.topic.clone());
+        match &mut self.state.last_published {
+            Some(repeat) if repeat.event == *event => repeat.count += 1,
+            other => {
+                *other = Some(Repeat {
+                    event: event.clone(),
+                    count: 1,
+                })
+            }
+        }
+    }
+}

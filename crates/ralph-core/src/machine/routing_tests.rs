@@ -1,0 +1,265 @@
+//! Routing: which hat runs with which events, and what a hat's result publishes.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::test_support::*;
+use super::*;
+use crate::topic::TASK_START;
+
+#[test]
+fn solo_run_gives_the_start_event_then_resume_events_to_the_default_hat() {
+    let mut m = Machine::new(solo());
+    let first = run(&mut m);
+    assert_eq!(
+        first,
+        Iteration {
+            number: 1,
+            hat: DEFAULT_HAT.into(),
+            events: vec![ev(TASK_START)]
+        }
+    );
+    m.finish(first, ok(&[]), S);
+    assert_eq!(
+        run(&mut m),
+        Iteration {
+            number: 2,
+            hat: DEFAULT_HAT.into(),
+            events: vec![ev(TASK_RESUME)]
+        }
+    );
+}
+
+#[test]
+fn events_route_to_the_hat_that_triggers_on_them_in_order() {
+    let mut m = Machine::new(three_hats());
+    let trace = vec![
+        step(&mut m, ok(&[ev("plan.ready")])),
+        step(&mut m, ok(&[ev("build.review")])),
+        step(&mut m, ok(&[ev("review.rejected")])),
+        step(&mut m, ok(&[ev("build.done")])),
+    ];
+    let s = |v: &[&str]| v.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        trace,
+        vec![
+            ("planner".into(), s(&["work.start"])),
+            ("builder".into(), s(&["plan.ready"])),
+            ("reviewer".into(), s(&["build.review"])),
+            ("builder".into(), s(&["review.rejected"])),
+        ]
+    );
+    assert_eq!(run(&mut m).hat, "planner");
+}
+
+#[test]
+fn a_hat_gets_all_its_pending_events_at_once_and_others_keep_their_order() {
+    let mut m = Machine::new(three_hats());
+    step(
+        &mut m,
+        ok(&[
+            Event::with_text("plan.ready", "step 1"),
+            ev("build.review"),
+            Event::with_text("plan.ready", "step 2"),
+        ]),
+    );
+    let it = run(&mut m);
+    assert_eq!(
+        (it.hat.as_str(), it.events.clone()),
+        (
+            "builder",
+            vec![
+                Event::with_text("plan.ready", "step 1"),
+                Event::with_text("plan.ready", "step 2")
+            ]
+        )
+    );
+    assert_eq!(m.state().pending, VecDeque::from([ev("build.review")]));
+}
+
+#[test]
+fn events_no_hat_triggers_on_go_to_the_default_hat() {
+    let mut m = Machine::new(three_hats());
+    step(&mut m, ok(&[ev("human.question"), ev("plan.ready")]));
+    let it = run(&mut m);
+    assert_eq!(
+        (it.hat, it.events),
+        (DEFAULT_HAT.to_owned(), vec![ev("human.question")])
+    );
+}
+
+#[test]
+fn a_failed_iteration_that_emitted_nothing_gets_its_events_again() {
+    let mut m = Machine::new(three_hats());
+    step(&mut m, ok(&[Event::with_text("plan.ready", "step 1")]));
+    let (hat, _) = step(&mut m, failed(&[]));
+    assert_eq!(hat, "builder");
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::EventsRequeued {
+            hat: "builder".into(),
+            topics: vec!["plan.ready".into()]
+        }]
+    );
+    let again = run(&mut m);
+    assert_eq!(
+        (again.hat, again.events),
+        (
+            "builder".to_owned(),
+            vec![Event::with_text("plan.ready", "step 1")]
+        )
+    );
+}
+
+#[test]
+fn default_publishes_fills_in_only_for_a_successful_hat_that_emitted_nothing() {
+    let mut rules = three_hats();
+    rules.hats[1].default_publishes = Some("build.review".into());
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("plan.ready")]));
+    let it = run(&mut m);
+    let record = m.finish(it, ok(&[]), S);
+    assert_eq!(record.default_published, Some("build.review".into()));
+    assert_eq!(run(&mut m).hat, "reviewer");
+
+    let mut rules = three_hats();
+    rules.hats[1].default_publishes = Some("build.review".into());
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("plan.ready")]));
+    let it = run(&mut m);
+    assert_eq!(m.finish(it, failed(&[]), S).default_published, None);
+    assert_eq!(run(&mut m).hat, "builder");
+}
+
+#[test]
+fn a_hat_at_max_activations_is_replaced_by_its_exhausted_event() {
+    let mut rules = three_hats();
+    rules.hats[1].max_activations = Some(1);
+    rules.hats[2].triggers.push("builder.exhausted".into());
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("plan.ready")]));
+    step(&mut m, ok(&[ev("review.rejected")]));
+    let it = run(&mut m);
+    assert_eq!(it.hat, "reviewer");
+    assert_eq!(
+        it.events,
+        vec![Event::with_text(
+            "builder.exhausted",
+            "hat `builder` reached max_activations (1); dropped: review.rejected"
+        )]
+    );
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::HatExhausted {
+            hat: "builder".into(),
+            max_activations: 1,
+            dropped: vec!["review.rejected".into()]
+        }]
+    );
+}
+
+#[test]
+fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
+    let mut rules = Rules {
+        hats: vec![
+            hat("a", &["go.a", "b.exhausted"]),
+            hat("b", &["go.b", "a.exhausted"]),
+        ],
+        ..solo()
+    };
+    rules.hats[0].max_activations = Some(0);
+    rules.hats[1].max_activations = Some(0);
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("go.a")]));
+    let it = run(&mut m);
+    assert_eq!(it.hat, DEFAULT_HAT);
+    assert_eq!(it.events.len(), 1);
+    assert!(it.events[0].topic.ends_with(EXHAUSTED_SUFFIX));
+}
+
+#[test]
+fn an_interrupted_iteration_stops_the_loop_and_keeps_its_events_for_continue() {
+    let mut m = Machine::new(three_hats());
+    let it = run(&mut m);
+    m.finish(it, report(IterationOutcome::Interrupted, &[]), S);
+    assert_eq!(stop(&mut m), StopReason::Interrupted);
+    assert_eq!(m.state().pending, VecDeque::from([ev("work.start")]));
+    assert_eq!(m.state().iterations, 1);
+}
+
+#[test]
+fn finish_records_the_iteration_and_the_totals() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let payload = Event {
+        topic: "notes".into(),
+        payload: Some(json!({"n": 1})),
+    };
+    let record = m.finish(it, ok(std::slice::from_ref(&payload)), S);
+    assert_eq!(
+        record,
+        IterationRecord {
+            iteration: 1,
+            hat: DEFAULT_HAT.into(),
+            backend: "pi".into(),
+            model: Some("m".into()),
+            outcome: IterationOutcome::Succeeded,
+            started_at_ms: 1000,
+            duration_ms: 2000,
+            cost_usd: Some(0.5),
+            cost_kind: CostKind::Reported,
+            tokens: TokenCounts {
+                input: 100,
+                output: 10,
+                cache_read: 0,
+                cache_write: 0
+            },
+            turns: 2,
+            consumed: vec![ev(TASK_START)],
+            events: vec![payload.clone()],
+            invalid_lines: 0,
+            default_published: None,
+            completion: None,
+        }
+    );
+    let tokens = TokenCounts {
+        input: 100,
+        output: 10,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    assert_eq!(
+        m.state(),
+        &LoopState {
+            iterations: 1,
+            runtime_ms: 1000,
+            cost_usd: 0.5,
+            unpriced_iterations: 0,
+            tokens,
+            consecutive_failures: 0,
+            consecutive_invalid_lines: 0,
+            pending: VecDeque::from([payload.clone()]),
+            seen_topics: BTreeSet::from(["notes".to_owned()]),
+            activations: BTreeMap::from([(DEFAULT_HAT.to_owned(), 1)]),
+            last_published: Some(Repeat {
+                event: payload,
+                count: 1
+            }),
+            hats: BTreeMap::from([(
+                DEFAULT_HAT.to_owned(),
+                HatTotals {
+                    iterations: 1,
+                    failures: 0,
+                    duration_ms: 2000,
+                    cost_usd: 0.5,
+                    unpriced_iterations: 0,
+                    tokens
+                }
+            )]),
+            cost_notice_given: false,
+            end: None,
+        }
+    );
+}

@@ -1,0 +1,58 @@
+//! The loop's state: everything a run has counted and queued, saved after every
+//! iteration so `ralph run --continue` resumes exactly where the run stopped.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use super::outcome::StopReason;
+use super::usage::TokenCounts;
+use crate::event::Event;
+
+/// The counters, queue and totals of one run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    /// Iterations started and finished (an interrupted one included).
+    pub iterations: u32,
+    /// Time spent running, over every session of the run (`--continue` adds to it).
+    pub runtime_ms: u64,
+    /// The known cost; a lower bound when `unpriced_iterations` is not zero.
+    pub cost_usd: f64,
+    /// Iterations whose agent did not report (all of) its cost.
+    pub unpriced_iterations: u32,
+    pub tokens: TokenCounts,
+    pub consecutive_failures: u32,
+    pub consecutive_invalid_lines: u32,
+    /// Events waiting for a hat, oldest first.
+    pub pending: VecDeque<Event>,
+    /// Every topic published so far (for `required_events`).
+    pub seen_topics: BTreeSet<String>,
+    /// Iterations each hat has run.
+    pub activations: BTreeMap<String, u32>,
+    /// The last event published and how many times in a row it was.
+    pub last_published: Option<Repeat>,
+    /// Totals per hat, for the summary.
+    pub hats: BTreeMap<String, HatTotals>,
+    /// Whether the unknown-cost notice was given.
+    pub cost_notice_given: bool,
+    /// Why the loop stopped, once it has.
+    pub end: Option<StopReason>,
+}
+
+/// An event and how many times in a row it was published.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    pub event: Event,
+    pub count: u32,
+}
+
+/// What one hat did over a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HatTotals {
+    pub iterations: u32,
+    pub failures: u32,
+    pub duration_ms: u64,
+    pub cost_usd: f64,
+    pub unpriced_iterations: u32,
+    pub tokens: TokenCounts,
+}

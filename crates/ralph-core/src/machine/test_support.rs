@@ -1,0 +1,123 @@
+//! Builders shared by the machine tests.
+
+use super::*;
+use crate::inbox::InboxLine;
+use crate::topic::TASK_START;
+
+pub(super) const S: Duration = Duration::from_secs(1);
+pub(super) const PROMISE: &str = "LOOP_COMPLETE";
+
+pub(super) fn solo() -> Rules {
+    Rules {
+        promise: PROMISE.into(),
+        max_iterations: 10,
+        max_runtime: 3600 * S,
+        max_cost_usd: None,
+        max_consecutive_failures: 3,
+        starting_event: TASK_START.into(),
+        required_events: vec![],
+        hats: vec![],
+    }
+}
+
+pub(super) fn hat(id: &str, triggers: &[&str]) -> HatRule {
+    HatRule {
+        id: id.into(),
+        triggers: triggers.iter().map(|t| (*t).to_owned()).collect(),
+        default_publishes: None,
+        max_activations: None,
+    }
+}
+
+/// planner ← work.start, build.done; builder ← plan.ready, review.rejected;
+/// reviewer ← build.review.
+pub(super) fn three_hats() -> Rules {
+    Rules {
+        starting_event: "work.start".into(),
+        hats: vec![
+            hat("planner", &["work.start", "build.done"]),
+            hat("builder", &["plan.ready", "review.rejected"]),
+            hat("reviewer", &["build.review"]),
+        ],
+        ..solo()
+    }
+}
+
+pub(super) fn ev(topic: &str) -> Event {
+    Event::new(topic)
+}
+
+pub(super) fn lines(events: &[Event]) -> Vec<InboxLine> {
+    events
+        .iter()
+        .map(|e| InboxLine::Event { event: e.clone() })
+        .collect()
+}
+
+pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationReport {
+    IterationReport {
+        outcome,
+        final_text: Some("Done for now.".into()),
+        usage: Usage {
+            cost_usd: Some(0.5),
+            cost_kind: CostKind::Reported,
+            tokens: TokenCounts {
+                input: 100,
+                output: 10,
+                cache_read: 0,
+                cache_write: 0,
+            },
+            turns: 2,
+            model: Some("m".into()),
+        },
+        inbox: lines(emitted),
+        duration: 2 * S,
+        backend: "pi".into(),
+        started_at_ms: 1000,
+    }
+}
+
+pub(super) fn ok(emitted: &[Event]) -> IterationReport {
+    report(IterationOutcome::Succeeded, emitted)
+}
+
+pub(super) fn failed(emitted: &[Event]) -> IterationReport {
+    report(
+        IterationOutcome::Failed {
+            reason: "exited with code 1".into(),
+        },
+        emitted,
+    )
+}
+
+pub(super) fn run(m: &mut Machine) -> Iteration {
+    match m.next(S) {
+        Next::Run(it) => it,
+        Next::Stop(reason) => panic!("expected an iteration, the loop stopped: {reason}"),
+    }
+}
+
+/// Runs one iteration with `report`; returns (hat, consumed topics) of that iteration.
+pub(super) fn step(m: &mut Machine, report: IterationReport) -> (String, Vec<String>) {
+    let it = run(m);
+    let seen = (
+        it.hat.clone(),
+        it.events.iter().map(|e| e.topic.clone()).collect(),
+    );
+    m.finish(it, report, S);
+    seen
+}
+
+pub(super) fn stop(m: &mut Machine) -> StopReason {
+    match m.next(S) {
+        Next::Stop(reason) => reason,
+        Next::Run(it) => panic!("expected a stop, got iteration {it:?}"),
+    }
+}
+
+pub(super) fn completed(signal: CompletionSignal) -> StopReason {
+    StopReason::Completed {
+        promise: PROMISE.into(),
+        signal,
+    }
+}

@@ -1,0 +1,161 @@
+use serde_json::json;
+
+use super::*;
+use crate::config::Deadlines;
+
+fn hat(
+    id: &str,
+    name: &str,
+    triggers: &[&str],
+    publishes: &[&str],
+    instructions: &str,
+) -> HatConfig {
+    HatConfig {
+        id: id.into(),
+        name: name.into(),
+        description: format!("The {id}"),
+        triggers: triggers.iter().map(|t| (*t).to_owned()).collect(),
+        publishes: publishes.iter().map(|t| (*t).to_owned()).collect(),
+        instructions: instructions.into(),
+        backend: None,
+        args: vec![],
+        deadlines: Deadlines::default(),
+        default_publishes: None,
+        max_activations: None,
+    }
+}
+
+fn hats() -> Vec<HatConfig> {
+    vec![
+        hat(
+            "planner",
+            "Planner",
+            &["work.start", "step.done"],
+            &["step.ready", "LOOP_COMPLETE"],
+            "Pick the next unfinished step from the plan and emit step.ready with it.\n",
+        ),
+        hat(
+            "builder",
+            "Builder",
+            &["step.ready"],
+            &["step.done"],
+            "Implement exactly the step you are given. Run the tests.\n",
+        ),
+    ]
+}
+
+const OBJECTIVE: &str = "Add a `--json` flag to the `report` command.\n";
+
+fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
+    PromptInput {
+        objective: OBJECTIVE,
+        guardrails: &[],
+        scratchpad: None,
+        events,
+        role,
+        promise: "LOOP_COMPLETE",
+        required_missing: &[],
+    }
+}
+
+#[test]
+fn solo_first_iteration_is_short() {
+    let events = [Event::new(TASK_START)];
+    insta::assert_snapshot!(build_prompt(&input(Role::Solo, &events)));
+}
+
+#[test]
+fn solo_with_guardrails_scratchpad_and_required_events() {
+    let guardrails = vec![
+        "Run `cargo test` before every commit.".to_owned(),
+        "Never edit generated files.".to_owned(),
+    ];
+    let missing = vec!["review.approved".to_owned()];
+    let events = [Event::new(TASK_RESUME)];
+    let prompt = build_prompt(&PromptInput {
+        guardrails: &guardrails,
+        scratchpad: Some(Scratchpad {
+            path: ".ralph/agent/scratchpad.md",
+            text: "## Done\n- parser\n\n## Next\n- flag\n",
+        }),
+        required_missing: &missing,
+        ..input(Role::Solo, &events)
+    });
+    insta::assert_snapshot!(prompt);
+}
+
+#[test]
+fn an_empty_scratchpad_is_named_so_the_agent_creates_it() {
+    let prompt = build_prompt(&PromptInput {
+        scratchpad: Some(Scratchpad {
+            path: "notes.md",
+            text: "",
+        }),
+        ..input(Role::Solo, &[])
+    });
+    assert!(
+        prompt.contains("in `notes.md`.")
+            && prompt.contains("(The file is empty or does not exist yet.)"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_hat_sees_its_events_with_payloads_its_instructions_and_what_it_publishes() {
+    let hats = hats();
+    let events = [
+        Event::with_text("step.ready", "Add the flag to cli.rs"),
+        Event {
+            topic: "step.ready".into(),
+            payload: Some(json!({"step": 2, "files": ["report.rs"]})),
+        },
+        Event::with_text("step.ready", "Update the docs:\n- README\n- --help"),
+    ];
+    insta::assert_snapshot!(build_prompt(&input(Role::Hat { hat: &hats[1] }, &events)));
+}
+
+#[test]
+fn a_hat_that_may_publish_the_promise_is_told_how_to_finish() {
+    let hats = hats();
+    let events = [Event::with_text("step.done", "flag added")];
+    insta::assert_snapshot!(build_prompt(&input(Role::Hat { hat: &hats[0] }, &events)));
+}
+
+#[test]
+fn the_coordinator_lists_the_hats_it_can_hand_work_to() {
+    let hats = hats();
+    let events = [
+        Event::new(TASK_START),
+        Event::with_text(
+            TASK_RESUME,
+            "LOOP_COMPLETE was refused: these events must be emitted first: review.approved",
+        ),
+    ];
+    insta::assert_snapshot!(build_prompt(&input(
+        Role::Coordinator { hats: &hats },
+        &events
+    )));
+}
+
+#[test]
+fn the_scratchpad_tail_is_bounded_and_starts_at_a_line() {
+    let line = "note: é and more text\n";
+    let text = line.repeat(2 * SCRATCHPAD_TAIL_BYTES / line.len());
+    let (tail, cut) = scratchpad_tail(&text);
+    assert!(cut);
+    assert!(tail.len() <= SCRATCHPAD_TAIL_BYTES);
+    assert!(tail.starts_with("note: "));
+    assert!(text.ends_with(tail));
+    assert_eq!(scratchpad_tail("short\n"), ("short\n", false));
+}
+
+#[test]
+fn a_hat_without_instructions_is_given_its_description() {
+    let mut h = hats().remove(1);
+    h.instructions = String::new();
+    let prompt = build_prompt(&input(Role::Hat { hat: &h }, &[]));
+    assert!(
+        prompt.contains("## Your role: Builder\n\nThe builder\n"),
+        "{prompt}"
+    );
+}

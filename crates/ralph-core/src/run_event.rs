@@ -1,0 +1,222 @@
+//! What a run tells its observers, in order: the loop started, each iteration started,
+//! every normalized agent event as it streams, the events the agent emitted, the
+//! iteration finished (outcome and usage), notices, and the loop finished (why, totals,
+//! exit code).
+//!
+//! The JSON form of [`RunEvent`] (`#[serde(tag = "type")]`, snake_case) is a public
+//! contract: `ralph run --output json` prints one per line, and docs/run-events.md
+//! documents it. Agent events are nested unchanged, in the schema of docs/events.md.
+
+use ralph_stream::AgentEvent;
+use serde::Serialize;
+
+use crate::event::Event;
+use crate::machine::{
+    CompletionSignal, CostKind, EndClass, IterationOutcome, Notice, StopReason, TokenCounts,
+};
+
+/// One thing that happened in a run.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent<'a> {
+    LoopStarted {
+        run_id: &'a str,
+        /// True for `ralph run --continue`.
+        resumed: bool,
+        workspace: &'a str,
+        /// The run's directory (inbox, history, state, summary).
+        run_dir: &'a str,
+        /// The backend of iterations whose hat names none (resolved when `auto`).
+        backend: &'a str,
+        /// Configured hat ids, in order (empty: one default hat).
+        hats: Vec<&'a str>,
+        limits: Limits<'a>,
+        /// Where a continued run starts from.
+        totals: Totals,
+    },
+    IterationStarted {
+        iteration: u32,
+        max_iterations: u32,
+        hat: &'a str,
+        hat_name: &'a str,
+        backend: &'a str,
+        /// The events the hat handles.
+        events: &'a [Event],
+        /// The iteration's wall-clock deadline.
+        wall_secs: u64,
+        started_at_ms: u64,
+    },
+    /// A normalized agent event (docs/events.md), as it arrives.
+    Agent {
+        iteration: u32,
+        event: &'a AgentEvent<'a>,
+    },
+    /// The events the agent emitted during an iteration, in order.
+    EventsEmitted {
+        iteration: u32,
+        events: &'a [Event],
+        invalid_lines: u32,
+    },
+    IterationFinished {
+        iteration: u32,
+        hat: &'a str,
+        backend: &'a str,
+        model: Option<&'a str>,
+        outcome: &'a IterationOutcome,
+        duration_ms: u64,
+        cost_usd: Option<f64>,
+        cost_kind: CostKind,
+        tokens: TokenCounts,
+        turns: u32,
+        /// Present when this iteration signalled completion (and it was accepted).
+        completion: Option<CompletionSignal>,
+        /// The end of the agent's stderr, when the iteration failed.
+        stderr_tail: Option<&'a str>,
+        /// The run so far.
+        totals: Totals,
+    },
+    /// A decision worth knowing about (see [`Notice`]); `iteration` is the one it
+    /// concerns, when there is one.
+    Notice {
+        iteration: Option<u32>,
+        #[serde(flatten)]
+        notice: &'a Notice,
+    },
+    LoopFinished {
+        /// The machine-readable reason and its details.
+        #[serde(flatten)]
+        reason: &'a StopReason,
+        /// The reason in words.
+        message: String,
+        outcome: EndClass,
+        exit_code: u8,
+        totals: Totals,
+        summary_path: &'a str,
+    },
+}
+
+/// The limits a run was started with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Limits<'a> {
+    pub max_iterations: u32,
+    pub max_runtime_secs: u64,
+    pub max_cost_usd: Option<f64>,
+    pub max_consecutive_failures: u32,
+    pub completion_promise: &'a str,
+    pub required_events: &'a [String],
+}
+
+/// A run's totals so far.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Totals {
+    pub iterations: u32,
+    pub elapsed_ms: u64,
+    /// The known cost.
+    pub cost_usd: f64,
+    /// False when some iteration's cost was not reported: `cost_usd` is then a lower
+    /// bound.
+    pub cost_complete: bool,
+    pub tokens: TokenCounts,
+}
+
+impl Totals {
+    pub fn of(state: &crate::machine::LoopState) -> Totals {
+        Totals {
+            iterations: state.iterations,
+            elapsed_ms: state.runtime_ms,
+            cost_usd: state.cost_usd,
+            cost_complete: state.unpriced_iterations == 0,
+            tokens: state.tokens,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    fn json(event: &RunEvent<'_>) -> String {
+        serde_json::to_string(event).unwrap()
+    }
+
+    const TOTALS: Totals = Totals {
+        iterations: 2,
+        elapsed_ms: 1500,
+        cost_usd: 0.25,
+        cost_complete: true,
+        tokens: TokenCounts {
+            input: 10,
+            output: 2,
+            cache_read: 0,
+            cache_write: 0,
+        },
+    };
+
+    #[test]
+    fn agent_events_nest_in_their_own_schema() {
+        let text = AgentEvent::TextDelta {
+            text: Cow::Borrowed("hi"),
+        };
+        assert_eq!(
+            json(&RunEvent::Agent {
+                iteration: 3,
+                event: &text
+            }),
+            r#"{"type":"agent","iteration":3,"event":{"type":"text_delta","text":"hi"}}"#
+        );
+    }
+
+    #[test]
+    fn notices_and_stop_reasons_are_flattened() {
+        let notice = Notice::DefaultPublished {
+            hat: "builder".into(),
+            topic: "build.done".into(),
+        };
+        assert_eq!(
+            json(&RunEvent::Notice {
+                iteration: Some(4),
+                notice: &notice
+            }),
+            r#"{"type":"notice","iteration":4,"notice":"default_published","hat":"builder","topic":"build.done"}"#
+        );
+        let reason = StopReason::MaxIterations { limit: 2 };
+        assert_eq!(
+            json(&RunEvent::LoopFinished {
+                reason: &reason,
+                message: reason.to_string(),
+                outcome: reason.class(),
+                exit_code: 2,
+                totals: TOTALS,
+                summary_path: ".ralph/runs/r/summary.md",
+            }),
+            r#"{"type":"loop_finished","reason":"max_iterations","limit":2,"message":"iteration limit reached (2 iterations)","outcome":"limit_reached","exit_code":2,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}},"summary_path":".ralph/runs/r/summary.md"}"#
+        );
+    }
+
+    #[test]
+    fn iteration_finished_carries_outcome_and_usage() {
+        let outcome = IterationOutcome::Failed {
+            reason: "exited with code 1".into(),
+        };
+        assert_eq!(
+            json(&RunEvent::IterationFinished {
+                iteration: 2,
+                hat: "ralph",
+                backend: "pi",
+                model: None,
+                outcome: &outcome,
+                duration_ms: 20,
+                cost_usd: None,
+                cost_kind: CostKind::Unknown,
+                tokens: TokenCounts::default(),
+                turns: 0,
+                completion: None,
+                stderr_tail: None,
+                totals: TOTALS,
+            }),
+            r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":null,"outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":null,"cost_kind":"unknown","tokens":{"input":0,"output":0,"cache_read":0,"cache_write":0},"turns":0,"completion":null,"stderr_tail":null,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
+        );
+    }
+}

@@ -1,0 +1,54 @@
+//! Replacing a file so that a crash leaves either the old or the new content, never a
+//! mix: write a temporary file in the same directory, then rename it over the target.
+//!
+//! Durability (fsync) is separate and optional: a process crash cannot lose what was
+//! written (it is in the page cache), only a power loss can. Files rewritten after every
+//! iteration skip it, so an iteration does not wait for the disk; the final state and
+//! summary of a run ask for it.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Whether to wait until the new content is on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Atomic against crashes of ralph; may be lost on power loss.
+    Atomic,
+    /// Also flushed to disk (file and directory) before returning.
+    Durable,
+}
+
+/// Replaces `path` with `bytes` (see the module documentation).
+pub fn replace(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    if durability == Durability::Durable {
+        tmp.as_file().sync_all()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    if durability == Durability::Durable {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_swaps_the_content_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        replace(&path, b"one", Durability::Atomic).unwrap();
+        replace(&path, b"two", Durability::Durable).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["state.json"]);
+    }
+}

@@ -1,0 +1,100 @@
+//! The workspace lock: one loop per workspace at a time.
+//!
+//! An exclusive `flock` on `.ralph/loop.lock`, held for the whole run and released by
+//! the kernel when the process ends however it ends (no stale lock after a crash). The
+//! holder writes its pid into the file so a second loop can say who holds it. The file
+//! itself is never deleted: removing a locked file would let a third loop lock a new
+//! file with the same name while the first still runs.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
+
+/// Name of the lock file under `.ralph/`.
+pub const LOCK_FILE: &str = "loop.lock";
+
+/// Held while a loop runs; dropping it releases the lock.
+#[derive(Debug)]
+pub struct WorkspaceLock {
+    _lock: Flock<File>,
+    path: PathBuf,
+}
+
+impl WorkspaceLock {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Why the lock could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "another ralph loop{} is already running in this workspace (it holds `{}`); wait for \
+         it to finish or stop it (Ctrl-C in its terminal{}), then try again",
+        .pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        .path.display(),
+        .pid.map(|p| format!(", or `kill -INT {p}`")).unwrap_or_default()
+    )]
+    Held { pid: Option<u32>, path: PathBuf },
+    #[error("cannot lock `{}`: {source}", .path.display())]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Takes the lock at `path` without waiting.
+pub(super) fn lock(path: &Path) -> Result<WorkspaceLock, LockError> {
+    let io_err = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io_err)?;
+    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => lock,
+        Err((mut file, Errno::EWOULDBLOCK)) => {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            return Err(LockError::Held {
+                pid: text.trim().parse().ok(),
+                path: path.to_path_buf(),
+            });
+        }
+        Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
+    };
+    let pid = std::process::id().to_string();
+    lock.set_len(0).map_err(io_err)?;
+    lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    lock.write_all(pid.as_bytes()).map_err(io_err)?;
+    Ok(WorkspaceLock {
+        _lock: lock,
+        path: path.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_is_refused_with_the_holders_pid_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        let first = lock(&path).unwrap();
+        match lock(&path) {
+            Err(LockError::Held { pid, path: p }) => {
+                assert_eq!((pid, p), (Some(std::process::id()), path.clone()));
+            }
+            other => panic!("expected Held, got {other:?}"),
+        }
+        drop(first);
+        assert!(lock(&path).is_ok());
+    }
+}

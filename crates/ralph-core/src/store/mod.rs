@@ -1,0 +1,348 @@
+//! A workspace's `.ralph/` directory: where runs keep their files.
+//!
+//! ```text
+//! .ralph/
+//!   loop.lock            flock held by the running loop (its pid inside)
+//!   current-run          the id of the current (or last) run
+//!   .gitignore           keeps the two files above and runs/ out of commits
+//!   runs/<run-id>/
+//!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
+//!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
+//!     state.json         the loop state and inbox offset, for `ralph run --continue`
+//!     summary.md         written when the run stops
+//! ```
+//!
+//! Each run has its own directory, so a run never sees another run's events. Writes
+//! that replace a file are atomic ([`atomic`]); appends write whole lines.
+
+mod atomic;
+mod lock;
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+pub use atomic::{Durability, replace};
+pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
+
+use crate::machine::{IterationRecord, LoopState};
+
+/// The directory under the workspace.
+pub const RALPH_DIR: &str = ".ralph";
+/// The marker naming the current run.
+pub const CURRENT_RUN_FILE: &str = "current-run";
+/// Where run directories live, under `.ralph/`.
+pub const RUNS_DIR: &str = "runs";
+pub const INBOX_FILE: &str = "inbox.jsonl";
+pub const HISTORY_FILE: &str = "history.jsonl";
+pub const STATE_FILE: &str = "state.json";
+pub const SUMMARY_FILE: &str = "summary.md";
+
+/// The version of `state.json`'s layout; a file of another version is not resumed.
+pub const STATE_FORMAT: u32 = 1;
+
+const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
+                         loop.lock\ncurrent-run\nruns/\n";
+
+/// A workspace's `.ralph/` directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RalphDir {
+    root: PathBuf,
+}
+
+/// One run's directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    id: String,
+    path: PathBuf,
+}
+
+/// What `ralph run --continue` needs: the task, how far the inbox was read, and the
+/// loop state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedRun {
+    pub format: u32,
+    pub run_id: String,
+    pub objective: String,
+    pub inbox_offset: u64,
+    pub state: LoopState,
+}
+
+/// Why a saved run could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("there is no run to continue in this workspace (no `{}`); start one without --continue", .0.display())]
+    NoRun(PathBuf),
+    #[error("cannot read `{}`: {source}", .path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("`{}` is damaged ({message}); start a new run without --continue", .path.display())]
+    Damaged { path: PathBuf, message: String },
+    #[error(
+        "`{}` was written by another version of ralph (format {found}, this one reads {STATE_FORMAT}); start a new run without --continue",
+        .path.display()
+    )]
+    Format { path: PathBuf, found: u32 },
+}
+
+impl RalphDir {
+    pub fn in_workspace(workspace: &Path) -> RalphDir {
+        RalphDir {
+            root: workspace.join(RALPH_DIR),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates `.ralph/` (with its `.gitignore`) and takes the workspace lock.
+    pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
+        let lock_path = self.root.join(LOCK_FILE);
+        fs::create_dir_all(&self.root).map_err(|source| LockError::Io {
+            path: self.root.clone(),
+            source,
+        })?;
+        let gitignore = self.root.join(".gitignore");
+        if !gitignore.exists() {
+            // Best effort: a missing .gitignore costs nothing but tidiness.
+            let _ = fs::write(&gitignore, GITIGNORE);
+        }
+        lock::lock(&lock_path)
+    }
+
+    /// Creates a new run directory (with an empty inbox) and makes it the current run.
+    pub fn create_run(&self, now: SystemTime) -> io::Result<RunDir> {
+        let runs = self.root.join(RUNS_DIR);
+        fs::create_dir_all(&runs)?;
+        let base = run_id(now);
+        let mut id = base.clone();
+        let mut n = 1;
+        loop {
+            match fs::create_dir(runs.join(&id)) {
+                Ok(()) => break,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    n += 1;
+                    id = format!("{base}-{n}");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let run = RunDir {
+            path: runs.join(&id),
+            id,
+        };
+        fs::File::create(run.inbox())?;
+        replace(
+            &self.root.join(CURRENT_RUN_FILE),
+            format!("{}\n", run.id).as_bytes(),
+            Durability::Atomic,
+        )?;
+        Ok(run)
+    }
+
+    /// The current (or last) run, if there is one.
+    pub fn current_run(&self) -> io::Result<Option<RunDir>> {
+        let marker = self.root.join(CURRENT_RUN_FILE);
+        let id = match fs::read_to_string(&marker) {
+            Ok(id) => id.trim().to_owned(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let path = self.root.join(RUNS_DIR).join(&id);
+        if id.is_empty() || id.contains('/') || !path.is_dir() {
+            return Ok(None);
+        }
+        Ok(Some(RunDir { id, path }))
+    }
+}
+
+impl RunDir {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn inbox(&self) -> PathBuf {
+        self.path.join(INBOX_FILE)
+    }
+
+    pub fn history(&self) -> PathBuf {
+        self.path.join(HISTORY_FILE)
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.path.join(STATE_FILE)
+    }
+
+    pub fn summary(&self) -> PathBuf {
+        self.path.join(SUMMARY_FILE)
+    }
+
+    /// Appends one iteration to the history (one line, one write).
+    pub fn append_history(&self, record: &IterationRecord) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(self.history())?
+            .write_all(&line)
+    }
+
+    /// Every iteration recorded so far; lines that do not parse are skipped.
+    pub fn read_history(&self) -> io::Result<Vec<IterationRecord>> {
+        let text = match fs::read_to_string(self.history()) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect())
+    }
+
+    pub fn save(&self, saved: &SavedRun, durability: Durability) -> io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(saved).map_err(io::Error::other)?;
+        replace(&self.state(), &bytes, durability)
+    }
+
+    pub fn load(&self) -> Result<SavedRun, StoreError> {
+        let path = self.state();
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(StoreError::NoRun(path)),
+            Err(source) => return Err(StoreError::Read { path, source }),
+        };
+        #[derive(Deserialize)]
+        struct Format {
+            format: u32,
+        }
+        let damaged = |e: serde_json::Error| StoreError::Damaged {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let format: Format = serde_json::from_str(&text).map_err(damaged)?;
+        if format.format != STATE_FORMAT {
+            return Err(StoreError::Format {
+                path,
+                found: format.format,
+            });
+        }
+        serde_json::from_str(&text).map_err(damaged)
+    }
+
+    pub fn write_summary(&self, text: &str, durability: Durability) -> io::Result<()> {
+        replace(&self.summary(), text.as_bytes(), durability)
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A run id: the UTC start time, `YYYYMMDDTHHMMSSZ`.
+pub fn run_id(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    // d is in 1..=31 and m in 1..=12 by construction.
+    (
+        y,
+        u32::try_from(m).unwrap_or(1),
+        u32::try_from(d).unwrap_or(1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::event::Event;
+
+    #[test]
+    fn run_ids_are_utc_timestamps() {
+        let at = |secs| run_id(UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(
+            [at(0), at(951_782_400), at(1_764_151_200 + 3_723)],
+            ["19700101T000000Z", "20000229T000000Z", "20251126T110203Z"]
+        );
+    }
+
+    #[test]
+    fn runs_get_their_own_directory_and_become_current() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = RalphDir::in_workspace(ws.path());
+        let _lock = dir.lock().unwrap();
+        assert_eq!(dir.current_run().unwrap(), None);
+        let now = UNIX_EPOCH + Duration::from_secs(1_764_151_200);
+        let first = dir.create_run(now).unwrap();
+        let second = dir.create_run(now).unwrap();
+        assert_eq!(
+            (first.id(), second.id()),
+            ("20251126T100000Z", "20251126T100000Z-2")
+        );
+        assert_eq!(dir.current_run().unwrap(), Some(second.clone()));
+        assert_eq!(fs::read(second.inbox()).unwrap(), b"");
+        assert_eq!(
+            fs::read_to_string(ws.path().join(".ralph/.gitignore")).unwrap(),
+            GITIGNORE
+        );
+    }
+
+    #[test]
+    fn saved_state_round_trips_and_other_formats_are_refused() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = RalphDir::in_workspace(ws.path());
+        let run = dir.create_run(UNIX_EPOCH).unwrap();
+        assert!(matches!(run.load(), Err(StoreError::NoRun(_))));
+        let mut state = LoopState::default();
+        state.pending.push_back(Event::with_text("a", "b"));
+        state.iterations = 4;
+        let saved = SavedRun {
+            format: STATE_FORMAT,
+            run_id: run.id().into(),
+            objective: "task".into(),
+            inbox_offset: 42,
+            state,
+        };
+        run.save(&saved, Durability::Durable).unwrap();
+        assert_eq!(run.load().unwrap(), saved);
+        fs::write(run.state(), "{\"format\": 99}").unwrap();
+        assert!(matches!(
+            run.load(),
+            Err(StoreError::Format { found: 99, .. })
+        ));
+        fs::write(run.state(), "{\"format\": 1, \"run_id\": ").unwrap();
+        assert!(matches!(run.load(), Err(StoreError::Damaged { .. })));
+    }
+}

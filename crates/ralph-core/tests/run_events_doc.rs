@@ -1,0 +1,233 @@
+//! docs/run-events.md documents every run event type, notice kind, stop reason and
+//! iteration status. The matches below make a new variant a compile error here, which is
+//! the reminder to document it.
+
+use std::borrow::Cow;
+
+use ralph_core::event::InvalidLine;
+use ralph_core::machine::{
+    CompletionSignal, CostKind, EndClass, IterationOutcome, Notice, StopReason, TokenCounts,
+};
+use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_stream::AgentEvent;
+
+fn doc() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-events.md");
+    std::fs::read_to_string(path).expect("docs/run-events.md")
+}
+
+fn name_of<T: serde::Serialize>(value: &T, key: &str) -> String {
+    let json = serde_json::to_value(value).expect("serializes");
+    json[key].as_str().expect("tag").to_owned()
+}
+
+fn notices() -> Vec<Notice> {
+    let all = vec![
+        Notice::HatExhausted {
+            hat: "h".into(),
+            max_activations: 1,
+            dropped: vec![],
+        },
+        Notice::DefaultPublished {
+            hat: "h".into(),
+            topic: "t".into(),
+        },
+        Notice::EventsRequeued {
+            hat: "h".into(),
+            topics: vec![],
+        },
+        Notice::CompletionRefused { missing: vec![] },
+        Notice::PromiseNotLast {
+            promise: "P".into(),
+        },
+        Notice::InvalidLine {
+            error: InvalidLine::NoTopic,
+            excerpt: String::new(),
+        },
+        Notice::CostUnknown {
+            iteration: 1,
+            backend: "b".into(),
+        },
+    ];
+    for n in &all {
+        match n {
+            Notice::HatExhausted { .. }
+            | Notice::DefaultPublished { .. }
+            | Notice::EventsRequeued { .. }
+            | Notice::CompletionRefused { .. }
+            | Notice::PromiseNotLast { .. }
+            | Notice::InvalidLine { .. }
+            | Notice::CostUnknown { .. } => {}
+        }
+    }
+    all
+}
+
+fn reasons() -> Vec<StopReason> {
+    let all = vec![
+        StopReason::Completed {
+            promise: "P".into(),
+            signal: CompletionSignal::Event,
+        },
+        StopReason::MaxIterations { limit: 1 },
+        StopReason::MaxRuntime { limit_secs: 1 },
+        StopReason::MaxCost { limit_usd: 1.0 },
+        StopReason::StaleLoop {
+            topic: "t".into(),
+            repeats: 3,
+        },
+        StopReason::ConsecutiveFailures { failures: 1 },
+        StopReason::InvalidEvents { lines: 3 },
+        StopReason::Interrupted,
+    ];
+    for r in &all {
+        match r {
+            StopReason::Completed { .. }
+            | StopReason::MaxIterations { .. }
+            | StopReason::MaxRuntime { .. }
+            | StopReason::MaxCost { .. }
+            | StopReason::StaleLoop { .. }
+            | StopReason::ConsecutiveFailures { .. }
+            | StopReason::InvalidEvents { .. }
+            | StopReason::Interrupted => {}
+        }
+    }
+    all
+}
+
+fn outcomes() -> Vec<IterationOutcome> {
+    let all = vec![
+        IterationOutcome::Succeeded,
+        IterationOutcome::Failed {
+            reason: String::new(),
+        },
+        IterationOutcome::StoppedAtCostLimit,
+        IterationOutcome::StoppedAtRuntimeLimit,
+        IterationOutcome::Interrupted,
+    ];
+    for o in &all {
+        match o {
+            IterationOutcome::Succeeded
+            | IterationOutcome::Failed { .. }
+            | IterationOutcome::StoppedAtCostLimit
+            | IterationOutcome::StoppedAtRuntimeLimit
+            | IterationOutcome::Interrupted => {}
+        }
+    }
+    all
+}
+
+#[test]
+fn every_run_event_type_has_a_section() {
+    let totals = Totals {
+        iterations: 0,
+        elapsed_ms: 0,
+        cost_usd: 0.0,
+        cost_complete: true,
+        tokens: TokenCounts::default(),
+    };
+    let delta = AgentEvent::TextDelta {
+        text: Cow::Borrowed("t"),
+    };
+    let notice = Notice::PromiseNotLast {
+        promise: "P".into(),
+    };
+    let reason = StopReason::Interrupted;
+    let outcome = IterationOutcome::Succeeded;
+    let events = [
+        RunEvent::LoopStarted {
+            run_id: "r",
+            resumed: false,
+            workspace: "/w",
+            run_dir: "d",
+            backend: "pi",
+            hats: vec![],
+            limits: Limits {
+                max_iterations: 1,
+                max_runtime_secs: 1,
+                max_cost_usd: None,
+                max_consecutive_failures: 1,
+                completion_promise: "P",
+                required_events: &[],
+            },
+            totals,
+        },
+        RunEvent::IterationStarted {
+            iteration: 1,
+            max_iterations: 1,
+            hat: "h",
+            hat_name: "h",
+            backend: "pi",
+            events: &[],
+            wall_secs: 1,
+            started_at_ms: 0,
+        },
+        RunEvent::Agent {
+            iteration: 1,
+            event: &delta,
+        },
+        RunEvent::EventsEmitted {
+            iteration: 1,
+            events: &[],
+            invalid_lines: 0,
+        },
+        RunEvent::Notice {
+            iteration: None,
+            notice: &notice,
+        },
+        RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "h",
+            backend: "pi",
+            model: None,
+            outcome: &outcome,
+            duration_ms: 0,
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            tokens: TokenCounts::default(),
+            turns: 0,
+            completion: None,
+            stderr_tail: None,
+            totals,
+        },
+        RunEvent::LoopFinished {
+            reason: &reason,
+            message: String::new(),
+            outcome: EndClass::Interrupted,
+            exit_code: 130,
+            totals,
+            summary_path: "s",
+        },
+    ];
+    let doc = doc();
+    let missing: Vec<String> = events
+        .iter()
+        .map(|e| {
+            match e {
+                RunEvent::LoopStarted { .. }
+                | RunEvent::IterationStarted { .. }
+                | RunEvent::Agent { .. }
+                | RunEvent::EventsEmitted { .. }
+                | RunEvent::Notice { .. }
+                | RunEvent::IterationFinished { .. }
+                | RunEvent::LoopFinished { .. } => {}
+            }
+            name_of(e, "type")
+        })
+        .filter(|t| !doc.contains(&format!("### `{t}`")))
+        .collect();
+    assert_eq!(missing, Vec::<String>::new());
+}
+
+#[test]
+fn every_notice_reason_and_status_has_a_row() {
+    let doc = doc();
+    let mut names: Vec<String> = notices().iter().map(|n| name_of(n, "notice")).collect();
+    names.extend(reasons().iter().map(|r| name_of(r, "reason")));
+    names.extend(outcomes().iter().map(|o| name_of(o, "status")));
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !doc.contains(&format!("| `{n}` |")))
+        .collect();
+    assert_eq!(missing, Vec::<&String>::new());
+}
