@@ -18,14 +18,19 @@
 //! ```
 
 mod claude;
+mod codex;
+mod copilot;
 mod decoder;
 mod detect;
 mod event;
 mod format;
 mod framer;
+mod gemini;
 mod json;
+mod opencode;
 mod parser;
 mod pi;
+mod pricing;
 mod summary;
 mod text;
 
@@ -42,6 +47,10 @@ pub use format::UnknownFormat;
 pub use framer::DEFAULT_MAX_LINE_BYTES;
 pub use framer::Frame;
 pub use framer::LineFramer;
+pub use pricing::ModelPrice;
+pub use pricing::PriceTable;
+pub use pricing::Pricing;
+pub use pricing::TOKENS_PER_PRICE_UNIT;
 pub use summary::SessionSummary;
 pub use text::TEXT_TAIL_BYTES;
 
@@ -52,7 +61,16 @@ pub fn summarize(
     bytes: &[u8],
     format: Option<StreamFormat>,
 ) -> (Option<StreamFormat>, SessionSummary, u64) {
-    let mut decoder = StreamDecoder::new(format);
+    summarize_with(bytes, format, Pricing::default())
+}
+
+/// Like [`summarize`], pricing token-only usage with `pricing`.
+pub fn summarize_with(
+    bytes: &[u8],
+    format: Option<StreamFormat>,
+    pricing: Pricing,
+) -> (Option<StreamFormat>, SessionSummary, u64) {
+    let mut decoder = StreamDecoder::new(format).with_pricing(pricing);
     let mut summary = SessionSummary::default();
     decoder.feed(bytes, |event| summary.observe(event));
     decoder.finish(|event| summary.observe(event));

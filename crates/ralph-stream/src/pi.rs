@@ -32,6 +32,7 @@ use crate::json::Scratch;
 use crate::json::Walked;
 use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::saturate;
 use crate::parser::text_of;
 
 /// Parses pi's JSON lines; keeps the little state that spans lines.
@@ -334,10 +335,6 @@ impl PiParser {
             totals: None,
         });
     }
-}
-
-fn saturate(v: u64) -> u32 {
-    u32::try_from(v).unwrap_or(u32::MAX)
 }
 
 fn stop_of(reason: JsonStr<'_>) -> Stop {
