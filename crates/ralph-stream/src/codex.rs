@@ -253,8 +253,9 @@ impl CodexParser {
             }
             b"reasoning" => {
                 if let Some(text) = item.text {
+                    let text = text.decode_into(&mut self.scratch);
                     emit(&AgentEvent::ThinkingDelta {
-                        text: text.decode(),
+                        text: text.resolve(&self.scratch).into(),
                     });
                 }
             }

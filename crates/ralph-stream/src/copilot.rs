@@ -36,6 +36,7 @@ use crate::json::JsonStr;
 use crate::json::Malformed;
 use crate::json::Next;
 use crate::json::Scratch;
+use crate::json::Span;
 use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::read_string_field;
@@ -220,8 +221,9 @@ impl CopilotParser {
                     if self.streamed_message.as_deref() != Some(id.as_ref()) {
                         self.streamed_message = Some(id.into_owned());
                     }
+                    let delta = delta.decode_into(&mut self.scratch);
                     emit(&AgentEvent::TextDelta {
-                        text: delta.decode(),
+                        text: delta.resolve(&self.scratch).into(),
                     });
                 }
             }
@@ -232,8 +234,9 @@ impl CopilotParser {
                     if self.streamed_reasoning.as_deref() != Some(id.as_ref()) {
                         self.streamed_reasoning = Some(id.into_owned());
                     }
+                    let delta = delta.decode_into(&mut self.scratch);
                     emit(&AgentEvent::ThinkingDelta {
-                        text: delta.decode(),
+                        text: delta.resolve(&self.scratch).into(),
                     });
                 }
             }
@@ -242,8 +245,9 @@ impl CopilotParser {
                 if self.streamed_reasoning.as_deref() != Some(id.as_ref())
                     && let Some(content) = d.content
                 {
+                    let content = content.decode_into(&mut self.scratch);
                     emit(&AgentEvent::ThinkingDelta {
-                        text: content.decode(),
+                        text: content.resolve(&self.scratch).into(),
                     });
                 }
             }
@@ -261,15 +265,14 @@ impl CopilotParser {
             Kind::ToolComplete => {
                 let id = d.tool_call_id.map(JsonStr::decode).unwrap_or_default();
                 let failed = d.success == Some(false) || d.exit_code.is_some_and(|c| c != 0.0);
-                let output = match (d.result, d.error) {
-                    (Some(result), _) => result.decode(),
-                    (None, Some(error)) => error.decode(),
-                    (None, None) => "".into(),
-                };
+                let output = d
+                    .result
+                    .or(d.error)
+                    .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
                 emit(&AgentEvent::ToolCallFinished {
                     name: self.tool_names.get(id.as_ref()).map(|n| n.as_str().into()),
                     id,
-                    output,
+                    output: output.resolve(&self.scratch).into(),
                     is_error: failed,
                 });
             }
@@ -343,15 +346,18 @@ impl CopilotParser {
         if d.parent_tool_call_id.is_some() {
             return;
         }
-        let text = d.content.map(JsonStr::decode).unwrap_or_default();
+        let text = d
+            .content
+            .map_or(Span::Line(""), |t| t.decode_into(&mut self.scratch));
+        let text = text.resolve(&self.scratch);
         let id = d.id.map(JsonStr::decode).unwrap_or_default();
         if !text.is_empty() && self.streamed_message.as_deref() != Some(id.as_ref()) {
-            emit(&AgentEvent::TextDelta { text: text.clone() });
+            emit(&AgentEvent::TextDelta { text: text.into() });
         }
         self.streamed_message = None;
         self.last_failure = None;
         emit(&AgentEvent::MessageFinished {
-            text,
+            text: text.into(),
             stop: if d.tool_requests {
                 Stop::ToolUse
             } else {

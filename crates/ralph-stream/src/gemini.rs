@@ -32,6 +32,7 @@ use crate::json::JsonStr;
 use crate::json::Malformed;
 use crate::json::Next;
 use crate::json::Scratch;
+use crate::json::Span;
 use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::read_string_field;
@@ -173,12 +174,13 @@ impl GeminiParser {
                 if f.role.is_some_and(|r| r.eq("assistant"))
                     && let Some(content) = f.content
                 {
-                    let text = content.decode();
+                    let text = content.decode_into(&mut self.scratch);
+                    let text = text.resolve(&self.scratch);
                     self.pending
                         .get_or_insert_with(Pending::default)
                         .text
-                        .push_str(&text);
-                    emit(&AgentEvent::TextDelta { text });
+                        .push_str(text);
+                    emit(&AgentEvent::TextDelta { text: text.into() });
                 }
             }
             Kind::ToolUse => {
@@ -200,15 +202,14 @@ impl GeminiParser {
                 self.flush(Stop::ToolUse, None, emit);
                 let id = f.tool_id.map(JsonStr::decode).unwrap_or_default();
                 let is_error = f.status.is_some_and(|s| s.eq("error"));
-                let output = match (f.output, f.error) {
-                    (Some(output), _) => output.decode(),
-                    (None, Some(error)) => error.decode(),
-                    (None, None) => "".into(),
-                };
+                let output = f
+                    .output
+                    .or(f.error)
+                    .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
                 emit(&AgentEvent::ToolCallFinished {
                     name: self.tool_names.get(id.as_ref()).map(|n| n.as_str().into()),
                     id,
-                    output,
+                    output: output.resolve(&self.scratch).into(),
                     is_error,
                 });
             }

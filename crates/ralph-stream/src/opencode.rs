@@ -33,6 +33,7 @@ use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::append;
 use crate::parser::typed;
 
 /// Parses OpenCode's JSON lines.
@@ -166,21 +167,22 @@ impl OpencodeParser {
                 let Some(text) = part.text else {
                     return;
                 };
-                let text = text.decode();
                 let step = self.step.get_or_insert_with(Step::default);
                 // Parts of one step join like the blocks of one message.
-                let delta = if step.text.is_empty() {
-                    text
-                } else {
-                    format!("\n{text}").into()
-                };
-                step.text.push_str(&delta);
-                emit(&AgentEvent::TextDelta { text: delta });
+                let start = self.scratch.len();
+                if !step.text.is_empty() {
+                    self.scratch.push_str("\n");
+                }
+                append(text, &mut self.scratch);
+                let delta = &self.scratch.as_str()[start..];
+                step.text.push_str(delta);
+                emit(&AgentEvent::TextDelta { text: delta.into() });
             }
             Kind::Reasoning => {
                 if let Some(text) = part.text {
+                    let text = text.decode_into(&mut self.scratch);
                     emit(&AgentEvent::ThinkingDelta {
-                        text: text.decode(),
+                        text: text.resolve(&self.scratch).into(),
                     });
                 }
             }
@@ -234,11 +236,14 @@ impl OpencodeParser {
         self.open_tools.remove(id.as_ref());
         let is_error = state.status.is_some_and(|s| s.eq("error"))
             || state.exit.is_some_and(|code| code != 0.0);
-        let output = state.output.or(state.error).map(JsonStr::decode);
+        let output = state
+            .output
+            .or(state.error)
+            .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
         emit(&AgentEvent::ToolCallFinished {
             id,
             name: Some(name),
-            output: output.unwrap_or_default(),
+            output: output.resolve(&self.scratch).into(),
             is_error,
         });
     }
