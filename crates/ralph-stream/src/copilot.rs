@@ -229,7 +229,9 @@ impl CopilotParser {
             }
             Kind::Message => self.on_message(&d, emit),
             Kind::ReasoningDelta => {
-                if let Some(delta) = d.content {
+                if d.parent_tool_call_id.is_none()
+                    && let Some(delta) = d.content
+                {
                     let id = d.id.map(JsonStr::decode).unwrap_or_default();
                     if self.streamed_reasoning.as_deref() != Some(id.as_ref()) {
                         self.streamed_reasoning = Some(id.into_owned());
@@ -242,7 +244,8 @@ impl CopilotParser {
             }
             Kind::Reasoning => {
                 let id = d.id.map(JsonStr::decode).unwrap_or_default();
-                if self.streamed_reasoning.as_deref() != Some(id.as_ref())
+                if d.parent_tool_call_id.is_none()
+                    && self.streamed_reasoning.as_deref() != Some(id.as_ref())
                     && let Some(content) = d.content
                 {
                     let content = content.decode_into(&mut self.scratch);
@@ -270,7 +273,8 @@ impl CopilotParser {
                     .or(d.error)
                     .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
                 emit(&AgentEvent::ToolCallFinished {
-                    name: self.tool_names.get(id.as_ref()).map(|n| n.as_str().into()),
+                    // A call finishes once: its name is not needed again.
+                    name: self.tool_names.remove(id.as_ref()).map(Into::into),
                     id,
                     output: output.resolve(&self.scratch).into(),
                     is_error: failed,

@@ -4,7 +4,8 @@
 //! Gemini CLI 0.61.0):
 //! - `init` names the session and the model (`auto` when the router picks it);
 //! - the answer streams as assistant `message` lines with `delta: true`, to be
-//!   concatenated; thoughts are never emitted; the user's prompt is echoed as a user
+//!   concatenated (no assistant message without `delta` was seen; one would be read the
+//!   same way); thoughts are never emitted; the user's prompt is echoed as a user
 //!   `message`;
 //! - `tool_use` (`tool_id`, `tool_name`, `parameters`) and `tool_result` (`status`
 //!   success / error, `output` or `error.message`) are matched by `tool_id`; a failing
@@ -207,7 +208,8 @@ impl GeminiParser {
                     .or(f.error)
                     .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
                 emit(&AgentEvent::ToolCallFinished {
-                    name: self.tool_names.get(id.as_ref()).map(|n| n.as_str().into()),
+                    // A call finishes once: its name is not needed again.
+                    name: self.tool_names.remove(id.as_ref()).map(Into::into),
                     id,
                     output: output.resolve(&self.scratch).into(),
                     is_error,

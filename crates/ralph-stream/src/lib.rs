@@ -4,7 +4,9 @@
 //! copying a complete line that lies inside one chunk), a per-agent parser reads each
 //! line with a small lazy JSON cursor that walks only the top-level keys it needs, and
 //! hands borrowed [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
-//! events into what the loop needs (final text, cost, tokens, success). Nothing here
+//! events into what the loop needs (final text, cost, tokens, success). Agents that
+//! count tokens but never price them (Codex, Gemini CLI) get an estimated cost from a
+//! [`PriceTable`] of list prices that the config can override ([`Pricing`]). Nothing here
 //! does I/O, spawns processes or allocates per line on the hot path.
 //!
 //! ```
