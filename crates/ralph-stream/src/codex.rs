@@ -22,6 +22,7 @@ use std::collections::HashSet;
 use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::event::Tokens;
+use crate::event::Usage;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
@@ -146,7 +147,11 @@ impl CodexParser {
                 provider: None,
             }),
             Kind::TurnCompleted => {
-                let usage = self.pricing.estimate(f.usage.unwrap_or_default(), None);
+                // No usage at all is unknown, not free.
+                let usage = match f.usage {
+                    Some(tokens) => self.pricing.estimate(tokens, None),
+                    None => Usage::default(),
+                };
                 emit(&AgentEvent::TurnFinished {
                     usage,
                     is_error: false,

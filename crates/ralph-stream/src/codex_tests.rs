@@ -278,6 +278,8 @@ fn missing_and_mistyped_fields_read_as_absent() {
             "\n",
             r#"{"type":"turn.completed","usage":{"input_tokens":"many","output_tokens":-1}}"#,
             "\n",
+            r#"{"type":"turn.completed"}"#,
+            "\n",
             r#"{"type":"turn.failed"}"#,
             "\n",
             r#"{"type":"error"}"#,
@@ -299,6 +301,11 @@ fn missing_and_mistyped_fields_read_as_absent() {
                     cost_kind: CostKind::Estimated,
                     ..Usage::default()
                 },
+                is_error: false,
+            },
+            run_finished(None),
+            AgentEvent::TurnFinished {
+                usage: Usage::default(),
                 is_error: false,
             },
             run_finished(None),

@@ -5,7 +5,8 @@
 //! - `init` names the session and the model (`auto` when the router picks it);
 //! - the answer streams as assistant `message` lines with `delta: true`, to be
 //!   concatenated (no assistant message without `delta` was seen; one would be read the
-//!   same way); thoughts are never emitted; the user's prompt is echoed as a user
+//!   same way); thoughts are not emitted by 0.61.0 (other releases send a `thought`
+//!   event with `subject` and `description`); the user's prompt is echoed as a user
 //!   `message`;
 //! - `tool_use` (`tool_id`, `tool_name`, `parameters`) and `tool_result` (`status`
 //!   success / error, `output` or `error.message`) are matched by `tool_id`; a failing
@@ -36,6 +37,7 @@ use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::append;
 use crate::parser::read_string_field;
 use crate::parser::typed;
 use crate::pricing::Pricing;
@@ -68,6 +70,7 @@ struct Pending {
 enum Kind<'a> {
     Init,
     Message,
+    Thought,
     ToolUse,
     ToolResult,
     Error,
@@ -79,6 +82,7 @@ fn classify(ty: JsonStr<'_>) -> Kind<'_> {
     match ty.raw() {
         b"init" => Kind::Init,
         b"message" => Kind::Message,
+        b"thought" => Kind::Thought,
         b"tool_use" => Kind::ToolUse,
         b"tool_result" => Kind::ToolResult,
         b"error" => Kind::Error,
@@ -100,6 +104,8 @@ struct Fields<'a> {
     output: Option<JsonStr<'a>>,
     error: Option<JsonStr<'a>>,
     severity: Option<JsonStr<'a>>,
+    subject: Option<JsonStr<'a>>,
+    description: Option<JsonStr<'a>>,
     message: Option<JsonStr<'a>>,
     stats: Option<Stats<'a>>,
 }
@@ -184,6 +190,21 @@ impl GeminiParser {
                     emit(&AgentEvent::TextDelta { text: text.into() });
                 }
             }
+            Kind::Thought => {
+                // `subject: description`, as Gemini CLI prints a thought.
+                let start = self.scratch.len();
+                for (i, part) in [f.subject, f.description].into_iter().flatten().enumerate() {
+                    if i > 0 {
+                        self.scratch.push_str(": ");
+                    }
+                    append(part, &mut self.scratch);
+                }
+                if self.scratch.len() > start {
+                    emit(&AgentEvent::ThinkingDelta {
+                        text: self.scratch.as_str()[start..].into(),
+                    });
+                }
+            }
             Kind::ToolUse => {
                 self.pending
                     .get_or_insert_with(Pending::default)
@@ -246,13 +267,13 @@ impl GeminiParser {
         } else {
             self.flush(Stop::Completed, None, emit);
         }
-        let stats = f.stats.unwrap_or_default();
         emit(&AgentEvent::RunFinished {
             is_error,
             turns: Some(self.ok_responses + u32::from(is_error)),
             error,
-            duration_ms: stats.duration_ms,
-            totals: Some(self.price(&stats)),
+            duration_ms: f.stats.as_ref().and_then(|s| s.duration_ms),
+            // Without stats the usage is unknown, not zero.
+            totals: f.stats.as_ref().map(|s| self.price(s)),
         });
     }
 
@@ -333,6 +354,15 @@ fn read_field<'a>(
                 f.role = c.read_str()?;
             } else if key.eq("content") {
                 f.content = c.read_str()?;
+            } else {
+                c.skip()?;
+            }
+        }
+        Kind::Thought => {
+            if key.eq("subject") {
+                f.subject = c.read_str()?;
+            } else if key.eq("description") {
+                f.description = c.read_str()?;
             } else {
                 c.skip()?;
             }

@@ -309,11 +309,28 @@ fn unknown_types_missing_fields_and_wrong_types() {
                 error: Some("boom".into()),
                 turns: Some(1),
                 duration_ms: None,
-                totals: Some(Usage {
-                    cost_usd: Some(0.0),
-                    cost_kind: CostKind::Estimated,
-                    ..Usage::default()
-                }),
+                totals: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn thoughts_read_as_subject_and_description() {
+    assert_eq!(
+        events(concat!(
+            r#"{"type":"thought","subject":"Planning","description":"list files first"}"#,
+            "\n",
+            r#"{"type":"thought","subject":"Only a subject"}"#,
+            "\n",
+            r#"{"type":"thought"}"#,
+        )),
+        vec![
+            AgentEvent::ThinkingDelta {
+                text: "Planning: list files first".into()
+            },
+            AgentEvent::ThinkingDelta {
+                text: "Only a subject".into()
             },
         ]
     );
