@@ -39,7 +39,9 @@ use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::read_f64_field;
 use crate::parser::read_string_field;
+use crate::parser::read_u64_field;
 use crate::parser::saturate;
 use crate::parser::typed;
 
@@ -565,36 +567,6 @@ fn read_data<'a>(kind: Kind<'a>, c: &mut Cursor<'a>) -> Result<Data<'a>, Malform
         }
     }
     Ok(d)
-}
-
-fn read_u64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<u64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_u64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
-}
-
-fn read_f64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<f64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_f64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! What every agent parser shares: the event callback and text joining.
+//! What every agent parser shares: the event callback, text joining, reporting lines
+//! that are no usable event, and small readers of nested JSON fields.
 
 use std::fmt::Write as _;
 
@@ -126,4 +127,36 @@ pub(crate) fn append(s: JsonStr<'_>, scratch: &mut Scratch) {
     if let Span::Line(plain) = s.decode_into(scratch) {
         scratch.push_str(plain);
     }
+}
+
+/// Reads the integer field `name` of an object value; anything else reads as `None`.
+pub(crate) fn read_u64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<u64>, Malformed> {
+    let Some(mut object) = c.enter_object()? else {
+        return Ok(None);
+    };
+    let mut value = None;
+    while let Some(key) = c.next_key(&mut object)? {
+        if key.eq(name) {
+            value = c.read_u64()?;
+        } else {
+            c.skip()?;
+        }
+    }
+    Ok(value)
+}
+
+/// Reads the number field `name` of an object value; anything else reads as `None`.
+pub(crate) fn read_f64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<f64>, Malformed> {
+    let Some(mut object) = c.enter_object()? else {
+        return Ok(None);
+    };
+    let mut value = None;
+    while let Some(key) = c.next_key(&mut object)? {
+        if key.eq(name) {
+            value = c.read_f64()?;
+        } else {
+            c.skip()?;
+        }
+    }
+    Ok(value)
 }
