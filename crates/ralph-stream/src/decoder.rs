@@ -1,15 +1,20 @@
 //! The stream decoder: framing plus the right parser, fed chunk by chunk.
 
 use crate::claude::ClaudeParser;
-use crate::detect::format_of_type;
+use crate::codex::CodexParser;
+use crate::copilot::CopilotParser;
+use crate::detect::detect_line;
 use crate::event::AgentEvent;
 use crate::format::StreamFormat;
 use crate::framer::DEFAULT_MAX_LINE_BYTES;
 use crate::framer::Frame;
 use crate::framer::LineFramer;
+use crate::gemini::GeminiParser;
 use crate::json::Cursor;
+use crate::opencode::OpencodeParser;
 use crate::parser::Emit;
 use crate::pi::PiParser;
+use crate::pricing::Pricing;
 use crate::text::TextParser;
 
 /// How many lines auto-detection may hold before giving up. Every agent we know
@@ -30,28 +35,30 @@ pub struct StreamDecoder {
 
 #[derive(Debug)]
 enum Parser {
-    /// Waiting for an event that tells which agent this is; lines are held meanwhile.
-    Detecting(Vec<Vec<u8>>),
+    /// Waiting for an event that tells which agent this is; lines are held meanwhile,
+    /// with the pricing the parser will get.
+    Detecting(Vec<Vec<u8>>, Pricing),
     /// Auto-detection gave up: not a stream of any agent ralph knows.
     Unrecognised,
     Pi(PiParser),
     Claude(ClaudeParser),
+    Codex(CodexParser),
+    Gemini(GeminiParser),
+    Opencode(OpencodeParser),
+    Copilot(CopilotParser),
     Text(TextParser),
-    /// A known format whose parser is not written yet: its events are reported as
-    /// unknown rather than misread.
-    Unparsed(StreamFormat),
 }
 
 impl Parser {
-    fn for_format(format: StreamFormat) -> Parser {
+    fn for_format(format: StreamFormat, pricing: Pricing) -> Parser {
         match format {
             StreamFormat::Pi => Parser::Pi(PiParser::default()),
             StreamFormat::Claude => Parser::Claude(ClaudeParser::default()),
+            StreamFormat::Codex => Parser::Codex(CodexParser::new(pricing)),
+            StreamFormat::Gemini => Parser::Gemini(GeminiParser::new(pricing)),
+            StreamFormat::Opencode => Parser::Opencode(OpencodeParser::default()),
+            StreamFormat::Copilot => Parser::Copilot(CopilotParser::default()),
             StreamFormat::Text => Parser::Text(TextParser::default()),
-            StreamFormat::Codex
-            | StreamFormat::Gemini
-            | StreamFormat::Opencode
-            | StreamFormat::Copilot => Parser::Unparsed(format),
         }
     }
 }
@@ -66,19 +73,43 @@ impl StreamDecoder {
     pub fn with_max_line(format: Option<StreamFormat>, max_line: usize) -> Self {
         StreamDecoder {
             framer: LineFramer::new(max_line),
-            parser: format.map_or(Parser::Detecting(Vec::new()), Parser::for_format),
+            parser: match format {
+                Some(format) => Parser::for_format(format, Pricing::default()),
+                None => Parser::Detecting(Vec::new(), Pricing::default()),
+            },
             lines: 0,
         }
+    }
+
+    /// Prices the usage of agents that report tokens without a cost (Codex, Gemini CLI)
+    /// with `pricing` instead of the built-in list prices, from the next turn on.
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        match &mut self.parser {
+            Parser::Detecting(_, slot) => *slot = pricing,
+            Parser::Codex(p) => p.set_pricing(pricing),
+            Parser::Gemini(p) => p.set_pricing(pricing),
+            // These agents report their own cost, or no tokens at all.
+            Parser::Pi(_)
+            | Parser::Claude(_)
+            | Parser::Opencode(_)
+            | Parser::Copilot(_)
+            | Parser::Text(_)
+            | Parser::Unrecognised => {}
+        }
+        self
     }
 
     /// The format being parsed, once known.
     pub fn format(&self) -> Option<StreamFormat> {
         match &self.parser {
-            Parser::Detecting(_) | Parser::Unrecognised => None,
+            Parser::Detecting(..) | Parser::Unrecognised => None,
             Parser::Pi(_) => Some(StreamFormat::Pi),
             Parser::Claude(_) => Some(StreamFormat::Claude),
+            Parser::Codex(_) => Some(StreamFormat::Codex),
+            Parser::Gemini(_) => Some(StreamFormat::Gemini),
+            Parser::Opencode(_) => Some(StreamFormat::Opencode),
+            Parser::Copilot(_) => Some(StreamFormat::Copilot),
             Parser::Text(_) => Some(StreamFormat::Text),
-            Parser::Unparsed(format) => Some(*format),
         }
     }
 
@@ -103,7 +134,7 @@ impl StreamDecoder {
             *lines += 1;
             parser.frame(frame, &mut on_event);
         });
-        if let Parser::Detecting(held) = parser {
+        if let Parser::Detecting(held, _) = parser {
             let held = std::mem::take(held);
             *parser = Parser::Unrecognised;
             for line in held {
@@ -113,7 +144,14 @@ impl StreamDecoder {
         match parser {
             Parser::Claude(p) => p.finish(&mut on_event),
             Parser::Text(p) => p.finish(&mut on_event),
-            Parser::Pi(_) | Parser::Detecting(_) | Parser::Unrecognised | Parser::Unparsed(_) => {}
+            // No other format holds anything back: their messages end on their own events.
+            Parser::Pi(_)
+            | Parser::Codex(_)
+            | Parser::Gemini(_)
+            | Parser::Opencode(_)
+            | Parser::Copilot(_)
+            | Parser::Detecting(..)
+            | Parser::Unrecognised => {}
         }
     }
 }
@@ -127,7 +165,7 @@ impl Parser {
     }
 
     fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        if let Parser::Detecting(held) = self {
+        if let Parser::Detecting(held, pricing) = self {
             let Some(format) = detect_line(line) else {
                 if !line.iter().all(u8::is_ascii_whitespace) {
                     held.push(line.to_vec());
@@ -142,7 +180,7 @@ impl Parser {
                 return;
             };
             let held = std::mem::take(held);
-            *self = Parser::for_format(format);
+            *self = Parser::for_format(format, std::mem::take(pricing));
             for line in held {
                 self.line(&line, emit);
             }
@@ -152,23 +190,14 @@ impl Parser {
             _ if line.iter().all(u8::is_ascii_whitespace) => {}
             Parser::Pi(p) => p.parse_line(line, emit),
             Parser::Claude(p) => p.parse_line(line, emit),
-            Parser::Unrecognised | Parser::Unparsed(_) => unparsed_line(line, emit),
-            Parser::Detecting(_) => {}
+            Parser::Codex(p) => p.parse_line(line, emit),
+            Parser::Gemini(p) => p.parse_line(line, emit),
+            Parser::Opencode(p) => p.parse_line(line, emit),
+            Parser::Copilot(p) => p.parse_line(line, emit),
+            Parser::Unrecognised => unparsed_line(line, emit),
+            Parser::Detecting(..) => {}
         }
     }
-}
-
-/// The format a line announces, if it is a JSON object whose type tells.
-fn detect_line(line: &[u8]) -> Option<StreamFormat> {
-    let mut cursor = Cursor::new(line);
-    let mut object = cursor.enter_object().ok()??;
-    while let Some(key) = cursor.next_key(&mut object).ok()? {
-        if key.eq("type") {
-            return format_of_type(cursor.read_str().ok()??.raw());
-        }
-        cursor.skip().ok()?;
-    }
-    None
 }
 
 /// A line nobody can parse: JSON of an unknown kind is an unknown event, the rest is

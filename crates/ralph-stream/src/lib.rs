@@ -4,7 +4,9 @@
 //! copying a complete line that lies inside one chunk), a per-agent parser reads each
 //! line with a small lazy JSON cursor that walks only the top-level keys it needs, and
 //! hands borrowed [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
-//! events into what the loop needs (final text, cost, tokens, success). Nothing here
+//! events into what the loop needs (final text, cost, tokens, success). Agents that
+//! count tokens but never price them (Codex, Gemini CLI) get an estimated cost from a
+//! [`PriceTable`] of list prices that the config can override ([`Pricing`]). Nothing here
 //! does I/O, spawns processes or allocates per line on the hot path.
 //!
 //! ```
@@ -18,14 +20,19 @@
 //! ```
 
 mod claude;
+mod codex;
+mod copilot;
 mod decoder;
 mod detect;
 mod event;
 mod format;
 mod framer;
+mod gemini;
 mod json;
+mod opencode;
 mod parser;
 mod pi;
+mod pricing;
 mod summary;
 mod text;
 
@@ -42,6 +49,10 @@ pub use format::UnknownFormat;
 pub use framer::DEFAULT_MAX_LINE_BYTES;
 pub use framer::Frame;
 pub use framer::LineFramer;
+pub use pricing::ModelPrice;
+pub use pricing::PriceTable;
+pub use pricing::Pricing;
+pub use pricing::TOKENS_PER_PRICE_UNIT;
 pub use summary::SessionSummary;
 pub use text::TEXT_TAIL_BYTES;
 
@@ -52,7 +63,16 @@ pub fn summarize(
     bytes: &[u8],
     format: Option<StreamFormat>,
 ) -> (Option<StreamFormat>, SessionSummary, u64) {
-    let mut decoder = StreamDecoder::new(format);
+    summarize_with(bytes, format, Pricing::default())
+}
+
+/// Like [`summarize`], pricing token-only usage with `pricing`.
+pub fn summarize_with(
+    bytes: &[u8],
+    format: Option<StreamFormat>,
+    pricing: Pricing,
+) -> (Option<StreamFormat>, SessionSummary, u64) {
+    let mut decoder = StreamDecoder::new(format).with_pricing(pricing);
     let mut summary = SessionSummary::default();
     decoder.feed(bytes, |event| summary.observe(event));
     decoder.finish(|event| summary.observe(event));

@@ -18,10 +18,11 @@ use support::read;
 const EXHAUSTIVE_SPLIT_MAX: usize = 16 * 1024;
 const LARGE_FILE_SPLITS: usize = 400;
 
+/// Every agent with captures, in the fixture directory's names.
+const AGENTS: [&str; 6] = ["pi", "claude", "codex", "gemini", "opencode", "copilot"];
+
 fn all_fixtures() -> Vec<std::path::PathBuf> {
-    let mut files = fixtures("pi");
-    files.extend(fixtures("claude"));
-    files
+    AGENTS.iter().flat_map(|agent| fixtures(agent)).collect()
 }
 
 fn event_counts(events: &[AgentEvent<'_>]) -> BTreeMap<String, usize> {
@@ -103,6 +104,47 @@ fn pi_deltas_add_up_to_each_message() {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Codex, Gemini CLI, OpenCode, Copilot: the same, with the agent's own format forced,
+/// and every capture is recognised as its agent's.
+#[test]
+fn deltas_add_up_to_each_message_of_the_other_agents() {
+    let agents = [
+        ("codex", StreamFormat::Codex),
+        ("gemini", StreamFormat::Gemini),
+        ("opencode", StreamFormat::Opencode),
+        ("copilot", StreamFormat::Copilot),
+    ];
+    for (dir, format) in agents {
+        for path in fixtures(dir) {
+            let bytes = read(&path);
+            assert_eq!(ralph_stream::summarize(&bytes, None).0, Some(format));
+            let events = events_in_chunks(Some(format), [bytes.as_slice()]);
+            let mut streamed = String::new();
+            let mut messages = 0;
+            for event in &events {
+                match event {
+                    AgentEvent::TextDelta { text } => streamed.push_str(text),
+                    AgentEvent::MessageFinished { text, stop, .. } => {
+                        if !stop.is_failure() {
+                            assert_eq!(&streamed, text, "{}", name_of(&path));
+                            messages += 1;
+                        }
+                        streamed.clear();
+                    }
+                    _ => {}
+                }
+            }
+            let summary = ralph_stream::summarize(&bytes, None).1;
+            assert_eq!(
+                messages > 0,
+                summary.final_text.is_some(),
+                "{}",
+                name_of(&path)
+            );
         }
     }
 }

@@ -6,6 +6,8 @@ use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
 use crate::json::Next;
+use crate::parser::read_string_field;
+use crate::parser::read_strings;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Kind<'a> {
@@ -334,34 +336,6 @@ fn read_model_usage<'a>(
         }
     }
     Ok((models > 0).then_some((total, only.filter(|_| models == 1))))
-}
-
-fn read_strings<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    let mut out = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(out);
-    };
-    while c.next_element(&mut array)? {
-        if let Some(s) = c.read_str()? {
-            out.push(s);
-        }
-    }
-    Ok(out)
-}
-
-fn read_string_field<'a>(c: &mut Cursor<'a>, name: &str) -> Result<Option<JsonStr<'a>>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_str()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
 }
 
 fn read_rate_limit<'a>(c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Result<(), Malformed> {

@@ -26,7 +26,6 @@ use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
 use crate::json::Span;
-use crate::json::Walked;
 use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::saturate;
@@ -34,6 +33,8 @@ use crate::parser::saturate;
 mod fields;
 
 use crate::parser::text_of;
+use crate::parser::typed;
+use crate::parser::unknown_sub;
 use fields::Block;
 use fields::Fields;
 use fields::Kind;
@@ -66,14 +67,8 @@ impl ClaudeParser {
         let walked = walk(line, classify, |kind, key, c| {
             read_field(kind, key, c, &mut fields)
         });
-        match walked {
-            Walked::Typed(kind) => self.on_event(kind, fields, emit),
-            Walked::NotJson | Walked::Broken(_) => emit(&AgentEvent::NonJson {
-                line: String::from_utf8_lossy(line),
-            }),
-            Walked::Untyped => emit(&AgentEvent::Unknown {
-                event_type: "".into(),
-            }),
+        if let Some(kind) = typed(walked, line, emit) {
+            self.on_event(kind, fields, emit);
         }
     }
 
@@ -153,12 +148,7 @@ impl ClaudeParser {
             | b"informational"
             | b"local_command_output"
             | b"files_persisted" => {}
-            _ => {
-                let _ = write!(self.scratch, "system/{}", subtype.decode());
-                emit(&AgentEvent::Unknown {
-                    event_type: self.scratch.as_str().into(),
-                });
-            }
+            _ => unknown_sub("system", subtype, &mut self.scratch, emit),
         }
     }
 
@@ -233,13 +223,7 @@ impl ClaudeParser {
                     });
                 }
                 Block::ToolResult { .. } | Block::Ignored => {}
-                Block::Unknown(ty) => {
-                    let start = self.scratch.len();
-                    let _ = write!(self.scratch, "assistant/{}", ty.decode());
-                    emit(&AgentEvent::Unknown {
-                        event_type: self.scratch.as_str()[start..].into(),
-                    });
-                }
+                Block::Unknown(ty) => unknown_sub("assistant", *ty, &mut self.scratch, emit),
             }
         }
         if main

@@ -17,15 +17,12 @@
 //! - the same usage appears in `message_end`, `turn_end` and `agent_end`: it is counted
 //!   once, from the assistant `message_end` (or `turn_end` if that was missing).
 
-use std::fmt::Write as _;
-
 use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
 use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
-use crate::json::Walked;
 use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::saturate;
@@ -33,6 +30,8 @@ use crate::parser::saturate;
 mod fields;
 
 use crate::parser::text_of;
+use crate::parser::typed;
+use crate::parser::unknown_sub;
 use fields::Fields;
 use fields::Kind;
 use fields::Message;
@@ -62,14 +61,8 @@ impl PiParser {
         let walked = walk(line, classify, |kind, key, c| {
             read_field(kind, key, c, &mut fields, turn_usage_seen)
         });
-        match walked {
-            Walked::Typed(kind) => self.on_event(kind, fields, emit),
-            Walked::NotJson | Walked::Broken(_) => emit(&AgentEvent::NonJson {
-                line: String::from_utf8_lossy(line),
-            }),
-            Walked::Untyped => emit(&AgentEvent::Unknown {
-                event_type: "".into(),
-            }),
+        if let Some(kind) = typed(walked, line, emit) {
+            self.on_event(kind, fields, emit);
         }
     }
 
@@ -197,12 +190,7 @@ impl PiParser {
             b"text_start" | b"text_end" | b"thinking_start" | b"thinking_end"
             | b"toolcall_start" | b"toolcall_delta" | b"toolcall_end" | b"start" | b"done"
             | b"error" => {}
-            _ => {
-                let _ = write!(self.scratch, "message_update/{}", kind.decode());
-                emit(&AgentEvent::Unknown {
-                    event_type: self.scratch.as_str().into(),
-                });
-            }
+            _ => unknown_sub("message_update", kind, &mut self.scratch, emit),
         }
     }
 

@@ -1,0 +1,574 @@
+//! GitHub Copilot CLI (`copilot -p … --output-format json`).
+//!
+//! Facts the parser relies on (see the real transcripts under tests/fixtures/copilot,
+//! Copilot CLI 1.0.102):
+//! - every line is `{type, data, id, timestamp, parentId, ephemeral?}`; everything ralph
+//!   reads is in `data`, except on the final `result` line, which has no `data` but
+//!   `sessionId`, `exitCode` and `usage` (durations, premium requests, code changes);
+//! - the session's id appears only in that final `result`; the model in
+//!   `session.tools_updated` (and on every `assistant.message`);
+//! - one `assistant.message` per model call, with the whole `content` (the answer, or ""
+//!   before tool calls) and `toolRequests`; the text streams before it as
+//!   `assistant.message_delta` (`deltaContent`), reasoning as
+//!   `assistant.reasoning_delta` / `assistant.reasoning`;
+//! - tools: `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
+//!   `tool.execution_complete` (`success`, `result.content`, `error.message`,
+//!   `shellExecution.exitCode`: a failing shell command is still `success: true`);
+//! - failures: `model.call_failure` per failed request (`statusCode`, `errorMessage`,
+//!   `retryAttempt`), `assistant.turn_retry` before each retry, `model.call_final_result`
+//!   when the retrying ends, `session.error` when the run gives up, then `result` with
+//!   `exitCode` 1;
+//! - no token counts and no cost (only premium requests, which are not dollars): usage is
+//!   unknown. An `outputTokens` on `assistant.message`, seen in other releases, is kept.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::event::AgentEvent;
+use crate::event::CostKind;
+use crate::event::Phase;
+use crate::event::Stop;
+use crate::event::Tokens;
+use crate::event::Usage;
+use crate::json::Cursor;
+use crate::json::JsonStr;
+use crate::json::Malformed;
+use crate::json::Next;
+use crate::json::Scratch;
+use crate::json::Span;
+use crate::json::walk;
+use crate::parser::Emit;
+use crate::parser::read_f64_field;
+use crate::parser::read_string_field;
+use crate::parser::read_u64_field;
+use crate::parser::saturate;
+use crate::parser::typed;
+
+/// Parses Copilot CLI's JSON lines.
+#[derive(Debug, Default)]
+pub(crate) struct CopilotParser {
+    scratch: Scratch,
+    session_announced: bool,
+    session_id_known: bool,
+    /// The model in use, from `session.tools_updated` or `session.start`.
+    model: Option<String>,
+    /// The message (and reasoning block) whose deltas were streamed: their final
+    /// event must not repeat the text.
+    streamed_message: Option<String>,
+    streamed_reasoning: Option<String>,
+    /// Tool names by call id: completions do not repeat them.
+    tool_names: HashMap<String, String>,
+    /// The last failed request, for the retry that follows it.
+    last_failure: Option<(Option<u64>, String)>,
+    retrying: bool,
+    /// Why the session gave up (`session.error`), for the final verdict.
+    session_error: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind<'a> {
+    SessionStart,
+    ToolsUpdated,
+    ModelChange,
+    MessageDelta,
+    Message,
+    ReasoningDelta,
+    Reasoning,
+    ToolStart,
+    ToolComplete,
+    CallFailure,
+    TurnRetry,
+    CallFinalResult,
+    SessionError,
+    CompactionStart,
+    CompactionComplete,
+    Result,
+    /// Known, carries nothing ralph uses.
+    Ignored,
+    Unknown(JsonStr<'a>),
+}
+
+fn classify(ty: JsonStr<'_>) -> Kind<'_> {
+    match ty.raw() {
+        b"session.start" | b"session.resume" => Kind::SessionStart,
+        b"session.tools_updated" => Kind::ToolsUpdated,
+        b"session.model_change" => Kind::ModelChange,
+        b"assistant.message_delta" => Kind::MessageDelta,
+        b"assistant.message" => Kind::Message,
+        b"assistant.reasoning_delta" => Kind::ReasoningDelta,
+        b"assistant.reasoning" => Kind::Reasoning,
+        b"tool.execution_start" => Kind::ToolStart,
+        b"tool.execution_complete" => Kind::ToolComplete,
+        b"model.call_failure" => Kind::CallFailure,
+        b"assistant.turn_retry" => Kind::TurnRetry,
+        b"model.call_final_result" => Kind::CallFinalResult,
+        b"session.error" => Kind::SessionError,
+        b"session.compaction_start" => Kind::CompactionStart,
+        b"session.compaction_complete" => Kind::CompactionComplete,
+        b"result" => Kind::Result,
+        // Set-up, progress and bookkeeping. `tool.shell_output` and
+        // `tool.execution_partial_result` repeat output that `tool.execution_complete`
+        // carries whole; `session.background_tasks_changed` comes by the dozen, empty.
+        b"session.skills_loaded"
+        | b"session.mcp_servers_loaded"
+        | b"session.mcp_server_status_changed"
+        | b"session.custom_agents_updated"
+        | b"session.extensions_loaded"
+        | b"session.background_tasks_changed"
+        | b"session.info"
+        | b"session.warning"
+        | b"session.idle"
+        | b"session.title_changed"
+        | b"session.usage_info"
+        | b"session.usage_checkpoint"
+        | b"session.context_changed"
+        | b"session.shutdown"
+        | b"session.task_complete"
+        | b"user.message"
+        | b"pending_messages.modified"
+        | b"assistant.turn_start"
+        | b"assistant.turn_end"
+        | b"assistant.message_start"
+        | b"assistant.intent"
+        | b"assistant.streaming_delta"
+        | b"assistant.tool_call_delta"
+        | b"assistant.usage"
+        | b"assistant.idle"
+        | b"model.call_start"
+        | b"model.call_finished"
+        | b"tool.user_requested"
+        | b"tool.execution_progress"
+        | b"tool.execution_partial_result"
+        | b"tool.shell_output"
+        | b"skill.invoked"
+        | b"subagent.started"
+        | b"subagent.completed"
+        | b"subagent.failed"
+        | b"subagent.selected"
+        | b"subagent.deselected"
+        | b"hook.start"
+        | b"hook.progress"
+        | b"hook.end"
+        | b"permission.requested"
+        | b"permission.completed" => Kind::Ignored,
+        _ => Kind::Unknown(ty),
+    }
+}
+
+#[derive(Debug, Default)]
+struct Fields<'a> {
+    data: Data<'a>,
+    session_id: Option<JsonStr<'a>>,
+    exit_code: Option<u64>,
+    duration_ms: Option<u64>,
+}
+
+/// The `data` of a line: the union of the fields ralph reads from every event type.
+#[derive(Debug, Default)]
+struct Data<'a> {
+    session_id: Option<JsonStr<'a>>,
+    model: Option<JsonStr<'a>>,
+    id: Option<JsonStr<'a>>,
+    content: Option<JsonStr<'a>>,
+    tool_requests: bool,
+    output_tokens: Option<u64>,
+    parent_tool_call_id: Option<JsonStr<'a>>,
+    tool_call_id: Option<JsonStr<'a>>,
+    tool_name: Option<JsonStr<'a>>,
+    arguments: Option<&'a [u8]>,
+    success: Option<bool>,
+    result: Option<JsonStr<'a>>,
+    error: Option<JsonStr<'a>>,
+    exit_code: Option<f64>,
+    status_code: Option<u64>,
+    retry_attempt: Option<u64>,
+    message: Option<JsonStr<'a>>,
+}
+
+impl CopilotParser {
+    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+        self.scratch.clear();
+        let mut fields = Fields::default();
+        let walked = walk(line, classify, |kind, key, c| {
+            read_field(kind, key, c, &mut fields)
+        });
+        if let Some(kind) = typed(walked, line, emit) {
+            self.on_event(kind, fields, emit);
+        }
+    }
+
+    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+        let d = f.data;
+        match kind {
+            Kind::SessionStart | Kind::ToolsUpdated => {
+                if let Some(model) = d.model {
+                    self.model = Some(model.decode().into_owned());
+                }
+                let session_id = d.session_id.map(JsonStr::decode);
+                if !self.session_announced || (session_id.is_some() && !self.session_id_known) {
+                    self.announce(session_id, emit);
+                }
+            }
+            Kind::ModelChange => {
+                if let Some(model) = d.model {
+                    self.model = Some(model.decode().into_owned());
+                }
+            }
+            Kind::MessageDelta => {
+                if d.parent_tool_call_id.is_none()
+                    && let Some(delta) = d.content
+                {
+                    let id = d.id.map(JsonStr::decode).unwrap_or_default();
+                    if self.streamed_message.as_deref() != Some(id.as_ref()) {
+                        self.streamed_message = Some(id.into_owned());
+                    }
+                    let delta = delta.decode_into(&mut self.scratch);
+                    emit(&AgentEvent::TextDelta {
+                        text: delta.resolve(&self.scratch).into(),
+                    });
+                }
+            }
+            Kind::Message => self.on_message(&d, emit),
+            Kind::ReasoningDelta => {
+                if d.parent_tool_call_id.is_none()
+                    && let Some(delta) = d.content
+                {
+                    let id = d.id.map(JsonStr::decode).unwrap_or_default();
+                    if self.streamed_reasoning.as_deref() != Some(id.as_ref()) {
+                        self.streamed_reasoning = Some(id.into_owned());
+                    }
+                    let delta = delta.decode_into(&mut self.scratch);
+                    emit(&AgentEvent::ThinkingDelta {
+                        text: delta.resolve(&self.scratch).into(),
+                    });
+                }
+            }
+            Kind::Reasoning => {
+                let id = d.id.map(JsonStr::decode).unwrap_or_default();
+                if d.parent_tool_call_id.is_none()
+                    && self.streamed_reasoning.as_deref() != Some(id.as_ref())
+                    && let Some(content) = d.content
+                {
+                    let content = content.decode_into(&mut self.scratch);
+                    emit(&AgentEvent::ThinkingDelta {
+                        text: content.resolve(&self.scratch).into(),
+                    });
+                }
+            }
+            Kind::ToolStart => {
+                let id = d.tool_call_id.map(JsonStr::decode).unwrap_or_default();
+                let name = d.tool_name.map(JsonStr::decode).unwrap_or_default();
+                self.tool_names.insert(id.to_string(), name.to_string());
+                emit(&AgentEvent::ToolCallStarted {
+                    id,
+                    name,
+                    args: d.arguments.map_or("{}".into(), String::from_utf8_lossy),
+                    parent_id: d.parent_tool_call_id.map(JsonStr::decode),
+                });
+            }
+            Kind::ToolComplete => {
+                let id = d.tool_call_id.map(JsonStr::decode).unwrap_or_default();
+                let failed = d.success == Some(false) || d.exit_code.is_some_and(|c| c != 0.0);
+                let output = d
+                    .result
+                    .or(d.error)
+                    .map_or(Span::Line(""), |o| o.decode_into(&mut self.scratch));
+                emit(&AgentEvent::ToolCallFinished {
+                    // A call finishes once: its name is not needed again.
+                    name: self.tool_names.remove(id.as_ref()).map(Into::into),
+                    id,
+                    output: output.resolve(&self.scratch).into(),
+                    is_error: failed,
+                });
+            }
+            Kind::CallFailure => self.on_call_failure(&d, emit),
+            Kind::TurnRetry => {
+                self.retrying = true;
+                let (attempt, error) = match &self.last_failure {
+                    Some((attempt, error)) => (*attempt, Some(error.as_str().into())),
+                    None => (None, d.message.map(JsonStr::decode)),
+                };
+                emit(&AgentEvent::RetryStarted {
+                    // `retryAttempt` counts from 0 on the first request.
+                    attempt: attempt.map(|a| saturate(a.saturating_add(1))),
+                    max_attempts: None,
+                    delay_ms: None,
+                    error,
+                });
+            }
+            Kind::CallFinalResult => {
+                if self.retrying {
+                    self.retrying = false;
+                    let success = d.result.is_none_or(|r| r.eq("success"));
+                    let error = (!success).then(|| match &self.last_failure {
+                        Some((_, error)) => error.as_str().into(),
+                        None => d.result.map(JsonStr::decode).unwrap_or_default(),
+                    });
+                    emit(&AgentEvent::RetryFinished {
+                        success,
+                        attempt: None,
+                        error,
+                    });
+                }
+            }
+            Kind::SessionError => {
+                self.session_error = Some(
+                    d.message
+                        .map_or("copilot reported a session error".into(), JsonStr::decode)
+                        .into_owned(),
+                );
+            }
+            Kind::CompactionStart => emit(&AgentEvent::Compaction {
+                phase: Phase::Started,
+                reason: None,
+                error: None,
+            }),
+            Kind::CompactionComplete => emit(&AgentEvent::Compaction {
+                phase: Phase::Finished,
+                reason: None,
+                error: d.error.map(JsonStr::decode),
+            }),
+            Kind::Result => self.on_result(&f.session_id, f.exit_code, f.duration_ms, emit),
+            Kind::Ignored => {}
+            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
+                event_type: ty.decode(),
+            }),
+        }
+    }
+
+    fn announce(&mut self, session_id: Option<Cow<'_, str>>, emit: &mut Emit<'_>) {
+        self.session_announced = true;
+        self.session_id_known |= session_id.is_some();
+        emit(&AgentEvent::SessionStarted {
+            session_id,
+            model: self.model.as_deref().map(Into::into),
+            provider: None,
+        });
+    }
+
+    fn on_message(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
+        // A sub-agent's words are not the agent's answer, and its usage is unknown anyway.
+        if d.parent_tool_call_id.is_some() {
+            return;
+        }
+        let text = d
+            .content
+            .map_or(Span::Line(""), |t| t.decode_into(&mut self.scratch));
+        let text = text.resolve(&self.scratch);
+        let id = d.id.map(JsonStr::decode).unwrap_or_default();
+        if !text.is_empty() && self.streamed_message.as_deref() != Some(id.as_ref()) {
+            emit(&AgentEvent::TextDelta { text: text.into() });
+        }
+        self.streamed_message = None;
+        self.last_failure = None;
+        emit(&AgentEvent::MessageFinished {
+            text: text.into(),
+            stop: if d.tool_requests {
+                Stop::ToolUse
+            } else {
+                Stop::Completed
+            },
+            error: None,
+        });
+        let model = d
+            .model
+            .map(JsonStr::decode)
+            .or_else(|| self.model.as_deref().map(Into::into));
+        let tokens = Tokens {
+            output: d.output_tokens.unwrap_or(0),
+            ..Tokens::default()
+        };
+        emit(&AgentEvent::TurnFinished {
+            usage: Usage {
+                tokens,
+                cost_usd: None,
+                cost_kind: CostKind::Unknown,
+                model,
+            },
+            is_error: false,
+        });
+    }
+
+    fn on_call_failure(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
+        let start = self.scratch.len();
+        if let Some(status) = d.status_code {
+            let _ = write!(self.scratch, "HTTP {status}");
+        }
+        if let Some(message) = d.message.or(d.error) {
+            let sep = if self.scratch.len() > start { ": " } else { "" };
+            let _ = write!(self.scratch, "{sep}{}", readable(message));
+        }
+        if self.scratch.len() == start {
+            self.scratch.push_str("model call failed");
+        }
+        let error = &self.scratch.as_str()[start..];
+        self.last_failure = Some((d.retry_attempt, error.to_owned()));
+        emit(&AgentEvent::MessageFinished {
+            text: "".into(),
+            stop: Stop::Error,
+            error: Some(error.into()),
+        });
+        emit(&AgentEvent::TurnFinished {
+            usage: Usage {
+                model: d.model.map(JsonStr::decode),
+                ..Usage::default()
+            },
+            is_error: true,
+        });
+    }
+
+    fn on_result(
+        &mut self,
+        session_id: &Option<JsonStr<'_>>,
+        exit_code: Option<u64>,
+        duration_ms: Option<u64>,
+        emit: &mut Emit<'_>,
+    ) {
+        if !self.session_id_known
+            && let Some(id) = session_id
+        {
+            self.announce(Some(id.decode()), emit);
+        }
+        let is_error = match exit_code {
+            Some(code) => code != 0,
+            None => self.session_error.is_some(),
+        };
+        let error = is_error.then(|| match (&self.session_error, exit_code) {
+            (Some(error), _) => error.as_str().into(),
+            (None, Some(code)) => format!("copilot exited with code {code}").into(),
+            (None, None) => "copilot reported an error".into(),
+        });
+        emit(&AgentEvent::RunFinished {
+            is_error,
+            error,
+            turns: None,
+            duration_ms,
+            totals: None,
+        });
+    }
+}
+
+/// An error message, or the `message` of the provider's JSON error body when that is
+/// what Copilot passed on (`{"message":"…","type":"server_error",…}`).
+fn readable(message: JsonStr<'_>) -> Cow<'_, str> {
+    let text = message.decode();
+    if text.starts_with('{') {
+        let mut c = Cursor::new(text.as_bytes());
+        if let Ok(Some(inner)) = read_string_field(&mut c, "message") {
+            return inner.decode().into_owned().into();
+        }
+    }
+    text
+}
+
+fn read_field<'a>(
+    kind: Kind<'a>,
+    key: JsonStr<'a>,
+    c: &mut Cursor<'a>,
+    f: &mut Fields<'a>,
+) -> Result<Next, Malformed> {
+    match kind {
+        Kind::Ignored | Kind::Unknown(_) => return Ok(Next::Done),
+        Kind::Result => {
+            if key.eq("sessionId") {
+                f.session_id = c.read_str()?;
+            } else if key.eq("exitCode") {
+                f.exit_code = c.read_u64()?;
+            } else if key.eq("usage") {
+                f.duration_ms = read_u64_field(c, "sessionDurationMs")?;
+            } else {
+                c.skip()?;
+            }
+            return Ok(Next::More);
+        }
+        Kind::SessionStart
+        | Kind::ToolsUpdated
+        | Kind::ModelChange
+        | Kind::MessageDelta
+        | Kind::Message
+        | Kind::ReasoningDelta
+        | Kind::Reasoning
+        | Kind::ToolStart
+        | Kind::ToolComplete
+        | Kind::CallFailure
+        | Kind::TurnRetry
+        | Kind::CallFinalResult
+        | Kind::SessionError
+        | Kind::CompactionStart
+        | Kind::CompactionComplete => {}
+    }
+    if key.eq("data") {
+        f.data = read_data(kind, c)?;
+        // `id`, `timestamp`, `parentId` and `ephemeral` are all that can follow.
+        return Ok(Next::Done);
+    }
+    c.skip()?;
+    Ok(Next::More)
+}
+
+fn read_data<'a>(kind: Kind<'a>, c: &mut Cursor<'a>) -> Result<Data<'a>, Malformed> {
+    let mut d = Data::default();
+    let Some(mut object) = c.enter_object()? else {
+        return Ok(d);
+    };
+    while let Some(key) = c.next_key(&mut object)? {
+        if key.eq("sessionId") {
+            d.session_id = c.read_str()?;
+        } else if key.eq("model") || key.eq("selectedModel") || key.eq("newModel") {
+            d.model = c.read_str()?.or(d.model);
+        } else if key.eq("messageId") || key.eq("reasoningId") {
+            d.id = c.read_str()?;
+        } else if key.eq("deltaContent")
+            || (key.eq("content") && matches!(kind, Kind::Message | Kind::Reasoning))
+        {
+            d.content = c.read_str()?;
+        } else if key.eq("toolRequests") {
+            // Only whether there are any matters: the tools report their own start.
+            let raw = c.read_raw()?;
+            d.tool_requests = raw.first() == Some(&b'[')
+                && raw[1..]
+                    .iter()
+                    .any(|&b| !b.is_ascii_whitespace() && b != b']');
+        } else if key.eq("outputTokens") {
+            d.output_tokens = c.read_u64()?;
+        } else if key.eq("parentToolCallId") {
+            d.parent_tool_call_id = c.read_str()?;
+        } else if key.eq("toolCallId") {
+            d.tool_call_id = c.read_str()?;
+        } else if key.eq("toolName") {
+            d.tool_name = c.read_str()?;
+        } else if key.eq("arguments") {
+            d.arguments = Some(c.read_raw()?);
+        } else if key.eq("success") {
+            d.success = c.read_bool()?;
+        } else if key.eq("result") {
+            d.result = if c.peek() == Some(b'"') {
+                c.read_str()?
+            } else {
+                read_string_field(c, "content")?
+            };
+        } else if key.eq("error") {
+            d.error = if c.peek() == Some(b'"') {
+                c.read_str()?
+            } else {
+                read_string_field(c, "message")?
+            };
+        } else if key.eq("shellExecution") {
+            d.exit_code = read_f64_field(c, "exitCode")?;
+        } else if key.eq("statusCode") {
+            d.status_code = c.read_u64()?;
+        } else if key.eq("retryAttempt") {
+            d.retry_attempt = c.read_u64()?;
+        } else if key.eq("message") || key.eq("errorMessage") || key.eq("reason") {
+            d.message = c.read_str()?.or(d.message);
+        } else {
+            c.skip()?;
+        }
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+#[path = "copilot_tests.rs"]
+mod tests;

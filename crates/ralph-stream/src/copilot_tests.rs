@@ -1,0 +1,331 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn events(input: &str) -> Vec<AgentEvent<'static>> {
+    let mut parser = CopilotParser::default();
+    let mut out = Vec::new();
+    for line in input.lines() {
+        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
+            out.push(e.clone().into_owned())
+        });
+    }
+    out
+}
+
+/// A line in Copilot's envelope.
+fn line(ty: &str, data: &str) -> String {
+    format!(
+        r#"{{"type":"{ty}","data":{data},"ephemeral":true,"id":"e1","timestamp":"2026-11-25T22:04:49.331Z","parentId":"p"}}"#
+    )
+}
+
+fn message(text: &str, stop: Stop, error: Option<&str>) -> AgentEvent<'static> {
+    AgentEvent::MessageFinished {
+        text: text.to_owned().into(),
+        stop,
+        error: error.map(|e| e.to_owned().into()),
+    }
+}
+
+fn turn(model: &str, output_tokens: u64, is_error: bool) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage {
+            tokens: Tokens {
+                output: output_tokens,
+                ..Tokens::default()
+            },
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            model: Some(model.to_owned().into()),
+        },
+        is_error,
+    }
+}
+
+#[test]
+fn the_model_comes_first_and_the_session_id_only_with_the_result() {
+    let input = [
+        line("session.skills_loaded", r#"{"skills":[]}"#),
+        line("session.tools_updated", r#"{"model":"gpt-4.1"}"#),
+        line("session.tools_updated", r#"{"model":"gpt-4.1"}"#),
+        r#"{"type":"result","timestamp":"t","sessionId":"s1","exitCode":0,"usage":{"premiumRequests":0,"totalApiDurationMs":38,"sessionDurationMs":2347}}"#.to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        events(&input),
+        vec![
+            AgentEvent::SessionStarted {
+                session_id: None,
+                model: Some("gpt-4.1".into()),
+                provider: None,
+            },
+            AgentEvent::SessionStarted {
+                session_id: Some("s1".into()),
+                model: Some("gpt-4.1".into()),
+                provider: None,
+            },
+            AgentEvent::RunFinished {
+                is_error: false,
+                error: None,
+                turns: None,
+                duration_ms: Some(2347),
+                totals: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn deltas_stream_the_answer_and_each_message_is_a_turn_of_unknown_cost() {
+    let input = [
+        line("assistant.reasoning_delta", r#"{"reasoningId":"r1","deltaContent":"think"}"#),
+        line("assistant.reasoning", r#"{"reasoningId":"r1","content":"think"}"#),
+        line("assistant.reasoning", r#"{"reasoningId":"r2","content":"unstreamed"}"#),
+        line(
+            "assistant.message",
+            r#"{"messageId":"m1","model":"gpt-4.1","content":"","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":{}}],"outputTokens":12}"#,
+        ),
+        line("assistant.message_start", r#"{"messageId":"m2"}"#),
+        line("assistant.message_delta", r#"{"messageId":"m2","deltaContent":"The "}"#),
+        line("assistant.message_delta", r#"{"messageId":"m2","deltaContent":"end."}"#),
+        line(
+            "assistant.message",
+            r#"{"messageId":"m2","model":"gpt-4.1","content":"The end.","toolRequests":[]}"#,
+        ),
+        line(
+            "assistant.message",
+            r#"{"messageId":"m3","model":"gpt-4.1","content":"Not streamed.","toolRequests":[ ]}"#,
+        ),
+    ]
+    .join("\n");
+    let text = |t: &str| AgentEvent::TextDelta {
+        text: t.to_owned().into(),
+    };
+    let thinking = |t: &str| AgentEvent::ThinkingDelta {
+        text: t.to_owned().into(),
+    };
+    assert_eq!(
+        events(&input),
+        vec![
+            thinking("think"),
+            thinking("unstreamed"),
+            message("", Stop::ToolUse, None),
+            turn("gpt-4.1", 12, false),
+            text("The "),
+            text("end."),
+            message("The end.", Stop::Completed, None),
+            turn("gpt-4.1", 0, false),
+            text("Not streamed."),
+            message("Not streamed.", Stop::Completed, None),
+            turn("gpt-4.1", 0, false),
+        ]
+    );
+}
+
+#[test]
+fn tools_are_matched_by_call_id_and_a_nonzero_exit_is_an_error() {
+    let input = [
+        line(
+            "tool.execution_start",
+            r#"{"toolCallId":"c1","toolName":"bash","arguments":{"command":"ls /x"},"turnId":"0"}"#,
+        ),
+        line(
+            "tool.execution_start",
+            r#"{"toolCallId":"c2","toolName":"view","arguments":{"path":"a"},"parentToolCallId":"task1"}"#,
+        ),
+        line("tool.shell_output", r#"{"toolCallId":"c1","stream":"stderr","text":"ls: no\n"}"#),
+        line("tool.execution_partial_result", r#"{"toolCallId":"c1","partialOutput":"ls: no\n"}"#),
+        line(
+            "tool.execution_complete",
+            r#"{"toolCallId":"c1","shellExecution":{"exitCode":2},"success":true,"result":{"content":"ls: no\n<exit code 2>","detailedContent":"x"}}"#,
+        ),
+        line(
+            "tool.execution_complete",
+            r#"{"toolCallId":"c2","success":false,"error":{"message":"Unknown tool","code":"failure"}}"#,
+        ),
+    ]
+    .join("\n");
+    assert_eq!(
+        events(&input),
+        vec![
+            AgentEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: "bash".into(),
+                args: r#"{"command":"ls /x"}"#.into(),
+                parent_id: None,
+            },
+            AgentEvent::ToolCallStarted {
+                id: "c2".into(),
+                name: "view".into(),
+                args: r#"{"path":"a"}"#.into(),
+                parent_id: Some("task1".into()),
+            },
+            AgentEvent::ToolCallFinished {
+                id: "c1".into(),
+                name: Some("bash".into()),
+                output: "ls: no\n<exit code 2>".into(),
+                is_error: true,
+            },
+            AgentEvent::ToolCallFinished {
+                id: "c2".into(),
+                name: Some("view".into()),
+                output: "Unknown tool".into(),
+                is_error: true,
+            },
+        ]
+    );
+}
+
+#[test]
+fn failed_calls_retries_and_a_session_error_fail_the_run() {
+    let input = [
+        line(
+            "model.call_failure",
+            r#"{"model":"gpt-4.1","statusCode":500,"retryAttempt":0,"errorMessage":"{\"message\":\"The server had an error\",\"type\":\"server_error\"}"}"#,
+        ),
+        line("assistant.turn_retry", r#"{"turnId":"0","model":"gpt-4.1","reason":"api_error"}"#),
+        line("session.info", r#"{"infoType":"model_retry","message":"Retrying..."}"#),
+        line(
+            "model.call_failure",
+            r#"{"model":"gpt-4.1","retryAttempt":1,"errorMessage":"socket hang up"}"#,
+        ),
+        line("model.call_final_result", r#"{"model":"gpt-4.1","result":"http_5xx"}"#),
+        line("session.error", r#"{"errorType":"query","message":"Failed to get response","statusCode":500}"#),
+        r#"{"type":"result","sessionId":"s","exitCode":1}"#.to_owned(),
+    ]
+    .join("\n");
+    let failed = |model: &str| AgentEvent::TurnFinished {
+        usage: Usage {
+            model: Some(model.to_owned().into()),
+            ..Usage::default()
+        },
+        is_error: true,
+    };
+    assert_eq!(
+        events(&input),
+        vec![
+            message("", Stop::Error, Some("HTTP 500: The server had an error")),
+            failed("gpt-4.1"),
+            AgentEvent::RetryStarted {
+                attempt: Some(1),
+                max_attempts: None,
+                delay_ms: None,
+                error: Some("HTTP 500: The server had an error".into()),
+            },
+            message("", Stop::Error, Some("socket hang up")),
+            failed("gpt-4.1"),
+            AgentEvent::RetryFinished {
+                success: false,
+                attempt: None,
+                error: Some("socket hang up".into()),
+            },
+            AgentEvent::SessionStarted {
+                session_id: Some("s".into()),
+                model: None,
+                provider: None,
+            },
+            AgentEvent::RunFinished {
+                is_error: true,
+                error: Some("Failed to get response".into()),
+                turns: None,
+                duration_ms: None,
+                totals: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_retry_that_recovers_ends_with_success_and_later_calls_end_no_retry() {
+    let input = [
+        line(
+            "model.call_failure",
+            r#"{"retryAttempt":0,"errorMessage":"cut"}"#,
+        ),
+        line("assistant.turn_retry", r#"{"reason":"api_error"}"#),
+        line("model.call_final_result", r#"{"result":"success"}"#),
+        line("model.call_final_result", r#"{"result":"success"}"#),
+    ]
+    .join("\n");
+    assert_eq!(
+        events(&input),
+        vec![
+            message("", Stop::Error, Some("cut")),
+            AgentEvent::TurnFinished {
+                usage: Usage::default(),
+                is_error: true,
+            },
+            AgentEvent::RetryStarted {
+                attempt: Some(1),
+                max_attempts: None,
+                delay_ms: None,
+                error: Some("cut".into()),
+            },
+            AgentEvent::RetryFinished {
+                success: true,
+                attempt: None,
+                error: None,
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_sub_agents_messages_are_not_the_answer() {
+    let input = line(
+        "assistant.message",
+        r#"{"messageId":"m","content":"inner","parentToolCallId":"task1"}"#,
+    );
+    assert_eq!(events(&input), vec![]);
+}
+
+#[test]
+fn compaction_unknown_types_and_wrong_types() {
+    let input = [
+        line("session.compaction_start", "{}"),
+        line("session.compaction_complete", r#"{"error":"too big"}"#),
+        line("session.hologram", "{}"),
+        line("assistant.message", r#""not an object""#),
+        r#"{"data":{"toolCallId":"late","toolName":"bash"},"type":"tool.execution_start"}"#
+            .to_owned(),
+        r#"{"type":"result","exitCode":"zero"}"#.to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        events(&input),
+        vec![
+            AgentEvent::Compaction {
+                phase: Phase::Started,
+                reason: None,
+                error: None,
+            },
+            AgentEvent::Compaction {
+                phase: Phase::Finished,
+                reason: None,
+                error: Some("too big".into()),
+            },
+            AgentEvent::Unknown {
+                event_type: "session.hologram".into()
+            },
+            message("", Stop::Completed, None),
+            AgentEvent::TurnFinished {
+                usage: Usage::default(),
+                is_error: false,
+            },
+            AgentEvent::ToolCallStarted {
+                id: "late".into(),
+                name: "bash".into(),
+                args: "{}".into(),
+                parent_id: None,
+            },
+            AgentEvent::RunFinished {
+                is_error: false,
+                error: None,
+                turns: None,
+                duration_ms: None,
+                totals: None,
+            },
+        ]
+    );
+}
