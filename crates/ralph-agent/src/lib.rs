@@ -23,7 +23,7 @@ pub use backend::{
 pub use backend_kind::BackendKind;
 pub use backend_kind::UnknownBackend;
 pub use detect::{Availability, DetectError, Detector, resolve_binary};
-pub use session::{AgentRun, Control, run_agent};
+pub use session::{AgentRun, Control, run_agent, run_agent_with};
 pub use supervise::{
     Deadlines, Flow, Outcome, OutputSink, SpawnSpec, StdinSource, StopController, StopLevel,
     StopRequests, Termination, run,

@@ -33,7 +33,8 @@ pub enum Control {
 pub struct AgentRun {
     pub outcome: Outcome,
     pub summary: SessionSummary,
-    /// The format the output was parsed as.
+    /// The format the output was parsed as (`Text` when it was to be recognised and
+    /// nothing was).
     pub format: StreamFormat,
     /// Lines of output.
     pub lines: u64,
@@ -59,8 +60,27 @@ pub async fn run_agent(
     stop: StopRequests,
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {
+    run_agent_with(
+        spec,
+        StreamDecoder::new(Some(format)),
+        deadlines,
+        stop,
+        on_event,
+    )
+    .await
+}
+
+/// Like [`run_agent`], with a decoder set up by the caller (its format, its pricing for
+/// agents that report tokens but no cost, its line cap).
+pub async fn run_agent_with(
+    spec: SpawnSpec,
+    decoder: StreamDecoder,
+    deadlines: Deadlines,
+    stop: StopRequests,
+    on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
+) -> AgentRun {
     let mut sink = ParsingSink {
-        decoder: StreamDecoder::new(Some(format)),
+        decoder,
         summary: SessionSummary::default(),
         on_event,
         stop: false,
@@ -80,7 +100,8 @@ pub async fn run_agent(
     AgentRun {
         outcome,
         summary,
-        format,
+        // A decoder left to recognise the format that saw nothing it knew parsed nothing.
+        format: decoder.format().unwrap_or(StreamFormat::Text),
         lines: decoder.lines(),
     }
 }
