@@ -46,6 +46,7 @@ pub(crate) enum Command {
     ///   ralph run -p "Make the test suite pass"
     ///   ralph run -P PROMPT.md -b claude --max-iterations 20 --max-cost 5
     ///   ralph run --continue --max-iterations 40
+    ///   ralph run -q -p "Fix the lint warnings" && git push
     ///   ralph run --output json | jq -c 'select(.type=="iteration_finished")'
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
@@ -98,6 +99,15 @@ pub(crate) struct RunArgs {
     /// docs/run-events.md).
     #[arg(long, value_enum, default_value_t = OutputArg::Text)]
     pub(crate) output: OutputArg,
+    /// Print only why the loop stopped, its totals and where summary.md is.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+    /// Also show the agent's thinking, its tools' output and its non-JSON lines.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
 }
 
 /// How `ralph run` reports.
@@ -187,6 +197,18 @@ impl ColorArg {
             ColorArg::Auto => anstream::ColorChoice::Auto,
             ColorArg::Always => anstream::ColorChoice::Always,
             ColorArg::Never => anstream::ColorChoice::Never,
+        }
+    }
+
+    /// Whether stdout gets colors: `auto` asks the environment (`NO_COLOR`,
+    /// `CLICOLOR_FORCE`, `TERM`) and whether stdout is a terminal.
+    pub(crate) fn for_stdout(self) -> bool {
+        match self {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => {
+                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+            }
         }
     }
 }
