@@ -13,4 +13,6 @@ pub(crate) mod status;
 mod tool_preview;
 
 pub(crate) use agent::AgentView;
+pub(crate) use figures::clock;
 pub(crate) use run_view::{Detail, RunView};
+pub(crate) use tool_preview::one_line;
