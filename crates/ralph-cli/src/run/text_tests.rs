@@ -147,7 +147,7 @@ fn on_a_terminal_the_status_line_shows_while_the_agent_is_silent_and_is_erased_b
          ▸ bash  cargo test --workspace --all-features\n\
          ␍␛[2K⠸ iteration 1 · 1:05 · running bash  c…\
          ␍␛[2K\n\
-         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n"
+         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n  `ralph run --continue` resumes it\n"
     );
 }
 
@@ -161,7 +161,7 @@ fn in_a_pipe_the_same_text_comes_without_a_status_line() {
          Running the tests\n\
          ▸ bash  cargo test --workspace --all-features\n\
          \n\
-         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n"
+         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n  `ralph run --continue` resumes it\n"
     );
 }
 

@@ -371,6 +371,16 @@ impl RunView {
             ),
         );
         line(out, Style::new(), &format!("  summary: {summary_path}"));
+        let resume = match outcome {
+            EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),
+            EndClass::LimitReached => {
+                Some("  `ralph run --continue` with a higher limit resumes it")
+            }
+            EndClass::Completed | EndClass::Failed => None,
+        };
+        if let Some(resume) = resume {
+            line(out, palette::DIM, resume);
+        }
     }
 
     /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.
