@@ -466,6 +466,24 @@ fn quiet_prints_only_the_verdict_and_color_always_colors_a_pipe() {
     );
     // Colors, but still no status line: stdout is not a terminal.
     assert!(!stdout.contains('\r'), "{stdout:?}");
+
+    // `auto` follows CLICOLOR_FORCE, and NO_COLOR beats it; -v shows tool output.
+    let run = |no_color: bool| {
+        let mut cmd = ws.command(&["run", "-v", "-p", "task"]);
+        cmd.env("CLICOLOR_FORCE", "1");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().expect("ralph");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run(false).contains('\u{1b}'));
+    let stdout = run(true);
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    assert!(
+        stdout.contains("▸ bash  echo hello > out.txt && cat out.txt\n  ↳ hello\n"),
+        "{stdout}"
+    );
 }
 
 #[test]

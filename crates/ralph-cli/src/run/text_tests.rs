@@ -204,3 +204,62 @@ fn a_closed_stdout_silences_the_view() {
     view.observe_at(&started(), t0);
     assert_eq!((view.closed, view.out.0), (true, 1));
 }
+
+/// A writer that counts its writes.
+struct Counting {
+    bytes: Vec<u8>,
+    writes: usize,
+}
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writes += 1;
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn each_streamed_piece_is_written_once_and_nothing_is_redrawn() {
+    const PIECES: usize = 3000;
+    let options = TextOptions {
+        detail: Detail::Normal,
+        color: true,
+        live: true,
+    };
+    let t0 = Instant::now();
+    let out = Counting {
+        bytes: Vec::new(),
+        writes: 0,
+    };
+    let mut view = TextObserver::new(out, options, Box::new(|| 80), t0);
+    view.observe_at(&started(), t0);
+    let header_writes = view.out.writes;
+    let mut text = String::new();
+    for i in 0..PIECES {
+        // Words and line breaks, as an agent streams them: one small piece at a time.
+        let piece = if i % 20 == 19 { "\n" } else { "w " };
+        text.push_str(piece);
+        let delta = AgentEvent::TextDelta {
+            text: Cow::Borrowed(piece),
+        };
+        view.observe_at(
+            &RunEvent::Agent {
+                iteration: 1,
+                event: &delta,
+            },
+            t0,
+        );
+    }
+    let written = String::from_utf8(view.out.bytes.clone()).unwrap();
+    let shown = anstream::adapter::strip_str(&written).to_string();
+    assert_eq!(
+        shown,
+        format!("\n── iteration 1/3 · ralph · pi · run time 0:00 ──\n{text}")
+    );
+    assert_eq!(view.out.writes - header_writes, PIECES);
+}
