@@ -16,7 +16,7 @@ use anstyle::Style;
 use ralph_agent::supervise::{Flow, OutputSink, StopRequests};
 use ralph_agent::{
     BackendKind, BackendProfile, CommandBuilder, CommandLine, Deadlines, SpawnSpec, StdinSource,
-    Termination, detect::VERSION_PROBE_TIMEOUT, resolve_binary,
+    detect::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
     AgentConfig, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
@@ -35,6 +35,8 @@ const PROMPT_PLACEHOLDER: &str = "<prompt>";
 const VERSION_OUTPUT_BYTES: usize = 4096;
 /// SIGTERM-to-SIGKILL grace for a version command that timed out.
 const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
+/// Width of the name column in the text report (the longest backend name, `opencode`).
+const NAME_WIDTH: usize = 9;
 
 /// What `--format json` prints: one object, these keys (docs/commands.md).
 #[derive(Debug, Serialize)]
@@ -339,13 +341,13 @@ async fn probe(program: &str, version_args: &[&str]) -> Probe {
     };
     let version = first_line(&String::from_utf8_lossy(&capture.0))
         .or_else(|| first_line(&outcome.stderr_tail));
-    let problem = match &outcome.termination {
-        Termination::Exited { code: 0 } => None,
-        termination => Some(format!(
-            "`{program} {}` did not succeed ({termination}); reinstall it",
-            version_args.join(" ")
-        )),
-    };
+    let problem = (!outcome.termination.is_success()).then(|| {
+        format!(
+            "`{program} {}` did not succeed ({}); reinstall it",
+            version_args.join(" "),
+            outcome.termination
+        )
+    });
     Probe {
         path: Some(path),
         version: if problem.is_none() { version } else { None },
@@ -376,7 +378,10 @@ fn print_text(report: &Report) -> Result<(), CliError> {
         match (&b.path, &b.problem) {
             (Some(path), None) => {
                 let version = b.version.as_deref().unwrap_or("version unknown");
-                line(ok, format!("  ✓ {:<9} {version}  ({path})", b.name));
+                line(
+                    ok,
+                    format!("  ✓ {:<NAME_WIDTH$} {version}  ({path})", b.name),
+                );
                 let stdin = if b.prompt_on_stdin {
                     "  (prompt on stdin)"
                 } else {
@@ -385,11 +390,17 @@ fn print_text(report: &Report) -> Result<(), CliError> {
                 line(dim, format!("      {}{stdin}", b.command));
             }
             (Some(path), Some(problem)) => {
-                line(bad, format!("  ✗ {:<9} {problem} ({path})", b.name));
+                line(
+                    bad,
+                    format!("  ✗ {:<NAME_WIDTH$} {problem} ({path})", b.name),
+                );
             }
             (None, _) => line(
                 dim,
-                format!("  · {:<9} not installed: {}", b.name, b.install_hint),
+                format!(
+                    "  · {:<NAME_WIDTH$} not installed: {}",
+                    b.name, b.install_hint
+                ),
             ),
         }
     }
