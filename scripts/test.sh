@@ -13,6 +13,11 @@ cd "$REPO"
 # Real pi and Claude Code, pinned; a second run finds them in the cache at once.
 scripts/install-agents.sh >/dev/null
 
+# The terminal test (crates/ralph-cli/tests/terminal.rs) watches `ralph run` in tmux.
+if ! command -v tmux >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq tmux >/dev/null
+fi
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked "$@"

@@ -46,6 +46,7 @@ pub(crate) enum Command {
     ///   ralph run -p "Make the test suite pass"
     ///   ralph run -P PROMPT.md -b claude --max-iterations 20 --max-cost 5
     ///   ralph run --continue --max-iterations 40
+    ///   ralph run -q -p "Fix the lint warnings" && git push
     ///   ralph run --output json | jq -c 'select(.type=="iteration_finished")'
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
@@ -60,6 +61,136 @@ pub(crate) enum Command {
     ///   ralph emit LOOP_COMPLETE
     #[command(verbatim_doc_comment)]
     Emit(EmitArgs),
+    /// Write a commented ralph.yml in this directory.
+    ///
+    /// Every key is shown with its default and a comment; the file is checked before it
+    /// is written. An existing file is kept unless --force is given.
+    ///
+    /// Examples:
+    ///   ralph init
+    ///   ralph init --backend pi
+    ///   ralph init --backend claude --force
+    ///   ralph init -c ci/ralph.yml --backend codex
+    #[command(verbatim_doc_comment)]
+    Init(InitArgs),
+    /// Plan with the agent: an interactive session that ends with a spec to run.
+    ///
+    /// Starts the agent's own interactive mode (pi: `pi --no-session <prompt>`) in this
+    /// terminal, with a prompt that has it ask about IDEA and write a spec under
+    /// `core.specs_dir` (default .ralph/specs/). Then `ralph run -P <spec>` carries it
+    /// out. The agent is the one ralph.yml names, or the first one installed.
+    ///
+    /// Examples:
+    ///   ralph plan "a command that prunes old runs"
+    ///   ralph plan -b pi
+    ///   ralph plan --dry-run "dark mode"    # print the command line only
+    #[command(verbatim_doc_comment)]
+    Plan(PlanArgs),
+    /// Check the setup: which agents are installed, their versions, the exact command
+    /// line ralph would run, and whether the configuration is valid.
+    ///
+    /// Exits 1 when the configuration is broken or an agent it names is not installed.
+    ///
+    /// Examples:
+    ///   ralph doctor
+    ///   ralph doctor --format json | jq '.backends[] | select(.installed) | .name'
+    ///   ralph doctor -c ci/ralph.yml
+    #[command(verbatim_doc_comment)]
+    Doctor(DoctorArgs),
+    /// Show the current (or last) run's iterations and the events they emitted.
+    ///
+    /// One row per emitted event (an iteration that emitted none gets a row of its
+    /// own): when, which iteration and hat, how it went, the topic and its payload.
+    /// Events emitted by an iteration still running are shown too.
+    ///
+    /// Examples:
+    ///   ralph events
+    ///   ralph events --last 5
+    ///   ralph events --topic 'review.*'
+    ///   ralph events --format json | jq -r .topic
+    #[command(verbatim_doc_comment)]
+    Events(EventsArgs),
+    /// Print a shell completion script.
+    ///
+    /// Examples:
+    ///   ralph completions bash > ~/.local/share/bash-completion/completions/ralph
+    ///   ralph completions zsh > "${fpath[1]}/_ralph"
+    ///   ralph completions fish > ~/.config/fish/completions/ralph.fish
+    #[command(verbatim_doc_comment)]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct InitArgs {
+    /// The agent: a backend name, or `auto` for the first one installed.
+    #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend, default_value = "auto")]
+    pub(crate) backend: BackendChoice,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Write this file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct PlanArgs {
+    /// What to build or change, in a few words (the agent asks about the rest).
+    #[arg(value_name = "IDEA", trailing_var_arg = true)]
+    pub(crate) idea: Vec<String>,
+    /// The agent: a backend name, or `auto` for the first one installed.
+    #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend)]
+    pub(crate) backend: Option<BackendChoice>,
+    /// Read this config file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Print the agent's command line instead of starting it.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct DoctorArgs {
+    /// `text` for people, `json` for programs (one JSON object).
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub(crate) format: FormatArg,
+    /// Check this config file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct EventsArgs {
+    /// Only the last N rows.
+    #[arg(long, value_name = "N")]
+    pub(crate) last: Option<usize>,
+    /// Only events of this topic; `*` matches any characters (`review.*`).
+    #[arg(long, value_name = "TOPIC")]
+    pub(crate) topic: Option<String>,
+    /// `table` for people, `json` for programs (one JSON object per line).
+    #[arg(long, value_enum, default_value_t = TableArg::Table)]
+    pub(crate) format: TableArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// Output for people or programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    Text,
+    Json,
+}
+
+/// A table for people, or JSON lines for programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TableArg {
+    Table,
+    Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,6 +229,15 @@ pub(crate) struct RunArgs {
     /// docs/run-events.md).
     #[arg(long, value_enum, default_value_t = OutputArg::Text)]
     pub(crate) output: OutputArg,
+    /// Print only why the loop stopped, its totals and where summary.md is.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+    /// Also show the agent's thinking, its tools' output and its non-JSON lines.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
 }
 
 /// How `ralph run` reports.
@@ -187,6 +327,18 @@ impl ColorArg {
             ColorArg::Auto => anstream::ColorChoice::Auto,
             ColorArg::Always => anstream::ColorChoice::Always,
             ColorArg::Never => anstream::ColorChoice::Never,
+        }
+    }
+
+    /// Whether stdout gets colors: `auto` asks the environment (`NO_COLOR`,
+    /// `CLICOLOR_FORCE`, `TERM`) and whether stdout is a terminal.
+    pub(crate) fn for_stdout(self) -> bool {
+        match self {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => {
+                anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+            }
         }
     }
 }

@@ -27,6 +27,8 @@ pub(crate) enum CliError {
     },
     #[error("{0}\nralph: nothing was run; fix the configuration and try again")]
     Config(ralph_core::config::ConfigErrors),
+    #[error("`{}` already exists; keep it, or pass --force to replace it with the template", .0.display())]
+    ConfigExists(PathBuf),
     #[error(
         "no task to work on: pass `-p TEXT` or `-P FILE`, set `event_loop.prompt` or \
          `event_loop.prompt_file` in ralph.yml, or create PROMPT.md"
@@ -55,11 +57,15 @@ pub(crate) enum CliError {
     Runtime(io::Error),
     #[error(transparent)]
     Emit(#[from] ralph_core::event::EmitError),
+    #[error(transparent)]
+    Spawn(#[from] ralph_agent::supervise::SpawnFailure),
     #[error(
         "no ralph run to send the event to: `ralph emit` is for agents started by `ralph run` \
          (which sets RALPH_EVENTS_FILE), or for a workspace whose .ralph/ names a current run"
     )]
     NoRunForEmit,
+    #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
+    NoRunForEvents(PathBuf),
 }
 
 impl From<ralph_agent::DetectError> for CliError {

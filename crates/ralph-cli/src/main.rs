@@ -12,6 +12,7 @@ mod exit;
 mod input;
 mod output;
 mod run;
+mod shell_words;
 mod term;
 
 use std::process::ExitCode;

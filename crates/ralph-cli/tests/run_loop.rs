@@ -427,16 +427,63 @@ fn plain_output_shows_iterations_tools_and_the_reason() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(code_of(&out), 0);
     for part in [
-        "=== iteration 1/100 · ralph · pi ===",
-        "  > bash: echo hello > out.txt && cat out.txt",
+        "── iteration 1/100 · ralph · pi · run time 0:00 ──",
+        "▸ bash  echo hello > out.txt && cat out.txt",
         "Done. out.txt contains: hello. LOOP_COMPLETE",
-        "  emitted: LOOP_COMPLETE",
-        "--- iteration 1 succeeded",
-        "ralph: completed: the agent emitted LOOP_COMPLETE",
-        "ralph: summary: .ralph/runs/",
+        "⇢ emitted LOOP_COMPLETE",
+        "✓ iteration 1 succeeded",
+        "✓ completed: the agent emitted LOOP_COMPLETE",
+        "  summary: .ralph/runs/",
     ] {
         assert!(stdout.contains(part), "missing {part:?} in:\n{stdout}");
     }
+    // A pipe gets neither colors nor the status line's control sequences.
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\r'),
+        "{stdout:?}"
+    );
+}
+
+#[test]
+fn quiet_prints_only_the_verdict_and_color_always_colors_a_pipe() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/tool.jsonl | LOOP_COMPLETE |\n",
+    );
+    let out = ws.run(&["run", "-q", "-p", "task"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(code_of(&out), 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(lines[0], "✓ completed: the agent emitted LOOP_COMPLETE");
+    assert!(lines[2].starts_with("  summary: .ralph/runs/"), "{stdout}");
+
+    let out = ws.run(&["run", "--color", "always", "-p", "task"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\u{1b}[1m\u{1b}[32m✓ completed"),
+        "{stdout:?}"
+    );
+    // Colors, but still no status line: stdout is not a terminal.
+    assert!(!stdout.contains('\r'), "{stdout:?}");
+
+    // `auto` follows CLICOLOR_FORCE, and NO_COLOR beats it; -v shows tool output.
+    let run = |no_color: bool| {
+        let mut cmd = ws.command(&["run", "-v", "-p", "task"]);
+        cmd.env("CLICOLOR_FORCE", "1");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().expect("ralph");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run(false).contains('\u{1b}'));
+    let stdout = run(true);
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    assert!(
+        stdout.contains("▸ bash  echo hello > out.txt && cat out.txt\n  ↳ hello\n"),
+        "{stdout}"
+    );
 }
 
 #[test]

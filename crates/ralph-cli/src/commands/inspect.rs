@@ -18,6 +18,7 @@ use crate::term::AgentView;
 struct View {
     view: AgentView,
     out: std::io::BufWriter<anstream::AutoStream<std::io::StdoutLock<'static>>>,
+    text: String,
 }
 
 impl View {
@@ -30,18 +31,26 @@ impl View {
         View {
             view: AgentView::new(verbose),
             out: std::io::BufWriter::new(anstream::AutoStream::new(stdout.lock(), color)),
+            text: String::new(),
         }
     }
 
     fn write(&mut self, event: &AgentEvent<'_>) -> Result<(), CliError> {
-        self.view
-            .on_event(event, &mut self.out)
+        use std::io::Write as _;
+        self.text.clear();
+        self.view.render(event, &mut self.text);
+        self.out
+            .write_all(self.text.as_bytes())
             .map_err(CliError::write)
     }
 
     fn finish(&mut self) -> Result<(), CliError> {
         use std::io::Write as _;
-        self.view.finish(&mut self.out).map_err(CliError::write)?;
+        self.text.clear();
+        self.view.finish(&mut self.text);
+        self.out
+            .write_all(self.text.as_bytes())
+            .map_err(CliError::write)?;
         self.out.flush().map_err(CliError::write)
     }
 }

@@ -1,7 +1,12 @@
-//! The commands.
+//! The commands, one module each.
 
+mod completions;
+mod doctor;
 pub(crate) mod emit;
+mod events;
+mod init;
 mod inspect;
+mod plan;
 mod run;
 
 use crate::cli::Cli;
@@ -14,5 +19,10 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, CliError> {
         Command::Inspect(args) => inspect::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Emit(args) => emit::run(&args),
+        Command::Init(args) => init::run(&args),
+        Command::Plan(args) => plan::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
+        Command::Events(args) => events::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }

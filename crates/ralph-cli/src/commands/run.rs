@@ -16,8 +16,9 @@ use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::run::observer::{JsonObserver, Observer, diagnostic};
-use crate::run::plain::PlainObserver;
+use crate::run::text::{TextObserver, TextOptions};
 use crate::run::{Run, backends, drive, signals};
+use crate::term::Detail;
 
 pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     let workspace =
@@ -108,7 +109,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;
         let mut observer: Box<dyn Observer> = match args.output {
-            OutputArg::Text => Box::new(PlainObserver::stdout()),
+            OutputArg::Text => {
+                let detail = match (args.quiet, args.verbose) {
+                    (true, _) => Detail::Quiet,
+                    (false, true) => Detail::Verbose,
+                    (false, false) => Detail::Normal,
+                };
+                Box::new(TextObserver::stdout(TextOptions::for_stdout(
+                    detail,
+                    args.color.for_stdout(),
+                )))
+            }
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };
         let reason = drive(run, observer.as_mut(), &stop).await?;

@@ -9,9 +9,10 @@
 
 pub(crate) mod backends;
 pub(crate) mod observer;
-pub(crate) mod plain;
 pub(crate) mod signals;
+pub(crate) mod text;
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -28,10 +29,12 @@ use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::AgentEvent;
+use tokio::time::MissedTickBehavior;
 
 use crate::commands::emit::EVENTS_FILE_VAR;
 use crate::error::CliError;
 use crate::exit;
+use crate::term::status::FRAME_INTERVAL;
 use backends::Agents;
 use observer::Observer;
 
@@ -186,13 +189,17 @@ async fn iterate(
     let number = iteration.number;
     let machine = &run.machine;
     let mut stopped_for_budget = false;
+    let ticks = observer.wants_ticks();
+    // The agent's events and the ticks both go to the observer; they take turns on this
+    // one thread, and no borrow is held across an await.
+    let shared = RefCell::new(&mut *observer);
     let agent_run = run_agent(
         spec,
         format,
         deadlines,
         stop.requests(),
         |event, summary| {
-            observer.observe(&RunEvent::Agent {
+            shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
                 event,
             });
@@ -207,8 +214,12 @@ async fn iterate(
                 Control::Continue
             }
         },
-    )
-    .await;
+    );
+    let agent_run = if ticks {
+        with_ticks(agent_run, |now| shared.borrow_mut().tick(now)).await
+    } else {
+        agent_run.await
+    };
 
     let inbox = reader
         .read()
@@ -260,6 +271,19 @@ async fn iterate(
         totals: Totals::of(run.machine.state()),
     });
     Ok(())
+}
+
+/// Awaits `work`, calling `tick` every [`FRAME_INTERVAL`] until it is done.
+async fn with_ticks<T>(work: impl Future<Output = T>, mut tick: impl FnMut(Instant)) -> T {
+    let mut ticker = tokio::time::interval(FRAME_INTERVAL);
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut work = std::pin::pin!(work);
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            now = ticker.tick() => tick(now.into_std()),
+        }
+    }
 }
 
 fn announce(run: &Run<'_>, observer: &mut dyn Observer) {

@@ -1,8 +1,8 @@
 //! Who watches a run: every [`RunEvent`] goes to one observer, in order, as it happens.
 //!
-//! The terminal renderer (live Markdown, spinners, colours) implements this trait too;
-//! the two here are the baseline: [`JsonObserver`] for `--output json` and
-//! [`PlainObserver`](super::plain::PlainObserver) for text.
+//! [`JsonObserver`] here is `--output json`; [`TextObserver`](super::text::TextObserver)
+//! is the text for people, live on a terminal (colours, a status line while the agent is
+//! silent) or plain in a pipe.
 //!
 //! An observer never fails the run: a closed stdout (`ralph run | head`) silences it and
 //! the loop goes on, because the agent's work and the run's files matter more than its
@@ -15,6 +15,17 @@ use ralph_core::run_event::RunEvent;
 /// Receives a run's events.
 pub(crate) trait Observer {
     fn observe(&mut self, event: &RunEvent<'_>);
+
+    /// Whether [`Observer::tick`] does anything: the run loop keeps no timer for an
+    /// observer that does not want one.
+    fn wants_ticks(&self) -> bool {
+        false
+    }
+
+    /// Time passes while an agent runs (called every
+    /// [`FRAME_INTERVAL`](crate::term::status::FRAME_INTERVAL) or so, even when the agent
+    /// is silent): for spinners and elapsed counters.
+    fn tick(&mut self, _now: std::time::Instant) {}
 }
 
 /// `--output json`: one JSON object per line on stdout, flushed per line so a reader
@@ -67,7 +78,9 @@ impl<W: Write> Observer for JsonObserver<W> {
 /// A message for the user on stderr, prefixed `ralph: `. Never panics: a run whose
 /// terminal went away (SIGHUP) must still end cleanly.
 pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr(), "ralph: {message}");
+    let mut stderr = io::stderr().lock();
+    crate::term::status::erase_before_diagnostic(&mut stderr);
+    let _ = writeln!(stderr, "ralph: {message}");
 }
 
 /// Says once, on stderr, that stdout is gone and the run goes on.

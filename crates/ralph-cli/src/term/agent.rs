@@ -5,8 +5,6 @@
 //! Markdown styler holds at a line start, and nothing already written is redrawn.
 
 use std::collections::HashMap;
-use std::io;
-use std::io::Write;
 
 use anstyle::Style;
 use ralph_stream::AgentEvent;
@@ -57,11 +55,8 @@ impl AgentView {
         }
     }
 
-    pub(crate) fn on_event(
-        &mut self,
-        event: &AgentEvent<'_>,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
+    /// Renders one event, appending what it shows (with ANSI styles) to `out`.
+    pub(crate) fn render(&mut self, event: &AgentEvent<'_>, out: &mut String) {
         self.buf.clear();
         match event {
             AgentEvent::TextDelta { text } => {
@@ -204,15 +199,15 @@ impl AgentView {
             | AgentEvent::TurnFinished { .. }
             | AgentEvent::Unknown { .. } => {}
         }
-        out.write_all(self.buf.as_bytes())
+        out.push_str(&self.buf);
     }
 
-    /// The run is over: ends an open line.
-    pub(crate) fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
+    /// The run is over (or something else is about to be shown): ends an open line.
+    pub(crate) fn finish(&mut self, out: &mut String) {
         self.buf.clear();
         self.end_text();
         self.end_thinking();
-        out.write_all(self.buf.as_bytes())
+        out.push_str(&self.buf);
     }
 
     /// A failure of the model call or the run (a tool's failure is the agent's business).

@@ -16,13 +16,12 @@ fn fixture(rel: &str) -> Vec<u8> {
 fn render(rel: &str, verbose: bool, color: bool) -> String {
     let mut view = AgentView::new(verbose);
     let mut decoder = StreamDecoder::new(None);
-    let mut out: Vec<u8> = Vec::new();
+    let mut text = String::new();
     for chunk in fixture(rel).chunks(97) {
-        decoder.feed(chunk, |e| view.on_event(e, &mut out).unwrap());
+        decoder.feed(chunk, |e| view.render(e, &mut text));
     }
-    decoder.finish(|e| view.on_event(e, &mut out).unwrap());
-    view.finish(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
+    decoder.finish(|e| view.render(e, &mut text));
+    view.finish(&mut text);
     if color {
         text.replace('\u{1b}', "␛")
     } else {

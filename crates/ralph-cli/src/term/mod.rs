@@ -1,10 +1,18 @@
-//! Terminal rendering of what agents do: streamed Markdown text, one-line tool calls,
-//! marked failures, retries. Styles are plain ANSI; the stream they are written to
-//! (`anstream`) drops them when colors are off, so plain output is the same text.
+//! Terminal rendering: what agents do (streamed Markdown text, one-line tool calls,
+//! marked failures, retries) and how a run goes (headers, footers, the final verdict),
+//! plus the status line shown while the agent is silent. Styles are plain ANSI added to
+//! text; whoever writes the text to the screen drops them when colors are off, so plain
+//! output is the same text.
 
 mod agent;
+mod figures;
 mod markdown;
 mod palette;
+mod run_view;
+pub(crate) mod status;
 mod tool_preview;
 
 pub(crate) use agent::AgentView;
+pub(crate) use figures::clock;
+pub(crate) use run_view::{Detail, RunView};
+pub(crate) use tool_preview::one_line;

@@ -15,3 +15,9 @@ pub(crate) const TOOL: Style = AnsiColor::Blue.on_default().bold();
 pub(crate) const ERROR: Style = AnsiColor::Red.on_default().bold();
 /// Retries, rate limits, compaction: the agent is handling something.
 pub(crate) const NOTICE: Style = AnsiColor::Yellow.on_default();
+/// An iteration's header.
+pub(crate) const HEADER: Style = AnsiColor::Magenta.on_default().bold();
+/// Events the agent emitted.
+pub(crate) const EVENT: Style = AnsiColor::Magenta.on_default();
+/// Success: an iteration or a run that ended well.
+pub(crate) const SUCCESS: Style = AnsiColor::Green.on_default().bold();

@@ -1,0 +1,453 @@
+//! `ralph doctor [--format json]`: is this machine and this configuration ready to run?
+//!
+//! Every backend ralph knows: installed or not (on `PATH` and answering its version
+//! command, as `ralph run` checks it), its version, and the exact command line ralph
+//! runs for it. Then the configuration: valid or each error, and for the default hat and
+//! each hat the agent and command line a run would use. Failing (exit 1) when the
+//! configuration is broken or an agent it needs is missing; a backend nobody asked for
+//! being absent is not a problem.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anstyle::Style;
+use ralph_agent::supervise::{Flow, OutputSink, StopRequests};
+use ralph_agent::{
+    BackendKind, BackendProfile, CommandBuilder, CommandLine, Deadlines, SpawnSpec, StdinSource,
+    detect::VERSION_PROBE_TIMEOUT, resolve_binary,
+};
+use ralph_core::config::{
+    AgentConfig, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
+};
+use ralph_core::launch::{command_line, probe_target};
+use serde::Serialize;
+
+use crate::cli::{DoctorArgs, FormatArg};
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::shell_words::shell_line;
+
+/// Stands for the prompt in the command lines shown.
+const PROMPT_PLACEHOLDER: &str = "<prompt>";
+/// Most of a version command's output kept (its first line is shown).
+const VERSION_OUTPUT_BYTES: usize = 4096;
+/// SIGTERM-to-SIGKILL grace for a version command that timed out.
+const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
+/// Width of the name column in the text report (the longest backend name, `opencode`).
+const NAME_WIDTH: usize = 9;
+
+/// What `--format json` prints: one object, these keys (docs/commands.md).
+#[derive(Debug, Serialize)]
+struct Report {
+    /// The configuration is valid and every agent it needs is installed.
+    ok: bool,
+    backends: Vec<BackendReport>,
+    config: ConfigReport,
+}
+
+#[derive(Debug, Serialize)]
+struct BackendReport {
+    name: &'static str,
+    binary: &'static str,
+    installed: bool,
+    path: Option<String>,
+    /// The first line its version command printed.
+    version: Option<String>,
+    /// Why an installed binary is not usable (its version command failed).
+    problem: Option<String>,
+    /// The command line of one iteration, the prompt shown as `<prompt>`.
+    command: String,
+    /// Whether the prompt goes to the agent's stdin (else it is in `command`).
+    prompt_on_stdin: bool,
+    install_hint: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct ConfigReport {
+    ok: bool,
+    /// The config files read, lowest layer first.
+    files: Vec<String>,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+    /// The default hat's agent, then each hat's.
+    agents: Vec<AgentReport>,
+    specs_dir: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct AgentReport {
+    hat: String,
+    backend: Option<&'static str>,
+    command: Option<String>,
+    prompt_on_stdin: bool,
+    /// Why this agent cannot run.
+    problem: Option<String>,
+}
+
+/// What a version command showed.
+#[derive(Clone, Debug)]
+struct Probe {
+    path: Option<PathBuf>,
+    version: Option<String>,
+    problem: Option<String>,
+}
+
+impl Probe {
+    fn usable(&self) -> bool {
+        self.path.is_some() && self.problem.is_none()
+    }
+}
+
+/// Keeps the beginning of a version command's stdout.
+struct Capture(Vec<u8>);
+
+impl OutputSink for Capture {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        let room = VERSION_OUTPUT_BYTES.saturating_sub(self.0.len());
+        self.0.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        Flow::Continue
+    }
+}
+
+pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
+    let cwd =
+        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    let report = runtime.block_on(examine(&cwd, args.config.clone()));
+    match args.format {
+        FormatArg::Json => {
+            let mut out = crate::output::JsonLines::stdout();
+            out.write(&report)?;
+            out.flush()?;
+        }
+        FormatArg::Text => print_text(&report)?,
+    }
+    Ok(if report.ok {
+        Outcome::Success
+    } else {
+        Outcome::Failed
+    })
+}
+
+async fn examine(cwd: &Path, config_file: Option<PathBuf>) -> Report {
+    let mut probes: HashMap<String, Probe> = HashMap::new();
+    let mut backends = Vec::new();
+    for kind in BackendKind::ALL {
+        let profile = BackendProfile::of(kind);
+        let Some(binary) = profile.binary else {
+            continue; // custom: only the config can describe it
+        };
+        let probe = probe_cached(&mut probes, binary, profile.version_args).await;
+        let line = CommandBuilder::new(kind)
+            .command_override(probe.path.as_deref().and_then(Path::to_str))
+            .headless(PROMPT_PLACEHOLDER);
+        let (command, prompt_on_stdin) = match &line {
+            Ok(line) => shown(line),
+            Err(e) => (e.to_string(), false),
+        };
+        backends.push(BackendReport {
+            name: kind.name(),
+            binary,
+            installed: probe.path.is_some(),
+            path: probe.path.as_ref().map(|p| p.display().to_string()),
+            version: probe.version.clone(),
+            problem: probe.problem.clone(),
+            command,
+            prompt_on_stdin,
+            install_hint: profile.install_hint,
+        });
+    }
+
+    let project = config_file
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(PROJECT_CONFIG_FILE));
+    let loaded = load(&LoadOptions::from_env(
+        cwd.to_path_buf(),
+        config_file,
+        Overrides::default(),
+    ));
+    let config = match loaded {
+        Err(errors) => ConfigReport {
+            ok: false,
+            files: vec![project.display().to_string()],
+            errors: errors.0.iter().map(ToString::to_string).collect(),
+            warnings: Vec::new(),
+            agents: Vec::new(),
+            specs_dir: None,
+        },
+        Ok(resolved) => {
+            let agents = agents(&resolved.config, &mut probes).await;
+            ConfigReport {
+                ok: agents.iter().all(|a| a.problem.is_none()),
+                files: resolved
+                    .config
+                    .sources
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
+                errors: Vec::new(),
+                warnings: resolved.warnings.iter().map(ToString::to_string).collect(),
+                agents,
+                specs_dir: Some(resolved.config.core.specs_dir.display().to_string()),
+            }
+        }
+    };
+    Report {
+        ok: config.ok,
+        backends,
+        config,
+    }
+}
+
+/// The default hat's agent and each hat's, as a run would resolve them.
+async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) -> Vec<AgentReport> {
+    let mut wanted: Vec<(String, AgentConfig)> = vec![(
+        ralph_core::machine::DEFAULT_HAT.to_owned(),
+        config.agent.clone(),
+    )];
+    wanted.extend(
+        config
+            .hats
+            .iter()
+            .map(|hat| (hat.id.clone(), config.agent_for(hat))),
+    );
+    let mut reports = Vec::new();
+    for (hat, agent) in wanted {
+        let (kind, command) = match probe_target(&agent) {
+            Some((kind, command)) => (Some(kind), command.map(str::to_owned)),
+            None => (auto_detect(config, probes).await, None),
+        };
+        let Some(kind) = kind else {
+            let tried: Vec<&str> = config.backend_priority.iter().map(|k| k.name()).collect();
+            reports.push(AgentReport {
+                hat,
+                backend: None,
+                command: None,
+                prompt_on_stdin: false,
+                problem: Some(format!(
+                    "`auto` found no agent installed (tried: {}); install one (see the list above)",
+                    tried.join(", ")
+                )),
+            });
+            continue;
+        };
+        let profile = BackendProfile::of(kind);
+        let program = command.as_deref().or(profile.binary);
+        let probe = match program {
+            Some(program) if kind == BackendKind::Custom => Probe {
+                path: resolve_binary(program),
+                version: None,
+                problem: None,
+            },
+            Some(program) => probe_cached(probes, program, profile.version_args).await,
+            None => Probe {
+                path: None,
+                version: None,
+                problem: None,
+            },
+        };
+        let problem = match (&probe.path, &probe.problem) {
+            (None, _) => Some(format!(
+                "`{}` is not installed: {}",
+                program.unwrap_or("?"),
+                profile.install_hint
+            )),
+            (Some(_), Some(problem)) => Some(problem.clone()),
+            (Some(_), None) => None,
+        };
+        let line = command_line(&agent, kind, probe.path.as_deref(), PROMPT_PLACEHOLDER);
+        let (command, prompt_on_stdin, problem) = match &line {
+            Ok(line) => {
+                let (command, stdin) = shown(line);
+                (Some(command), stdin, problem)
+            }
+            Err(e) => (None, false, Some(e.to_string())),
+        };
+        reports.push(AgentReport {
+            hat,
+            backend: Some(kind.name()),
+            command,
+            prompt_on_stdin,
+            problem,
+        });
+    }
+    reports
+}
+
+/// The first usable backend in the configured priority, as `auto` picks it.
+async fn auto_detect(
+    config: &ResolvedConfig,
+    probes: &mut HashMap<String, Probe>,
+) -> Option<BackendKind> {
+    for &kind in &config.backend_priority {
+        let profile = BackendProfile::of(kind);
+        let Some(binary) = profile.binary else {
+            continue;
+        };
+        if probe_cached(probes, binary, profile.version_args)
+            .await
+            .usable()
+        {
+            return Some(kind);
+        }
+    }
+    None
+}
+
+async fn probe_cached(
+    probes: &mut HashMap<String, Probe>,
+    program: &str,
+    version_args: &[&str],
+) -> Probe {
+    if let Some(hit) = probes.get(program) {
+        return hit.clone();
+    }
+    let probe = probe(program, version_args).await;
+    probes.insert(program.to_owned(), probe.clone());
+    probe
+}
+
+/// Finds `program` and runs its version command (stdin `/dev/null`, under a deadline).
+async fn probe(program: &str, version_args: &[&str]) -> Probe {
+    let Some(path) = resolve_binary(program) else {
+        return Probe {
+            path: None,
+            version: None,
+            problem: None,
+        };
+    };
+    let spec = SpawnSpec::new(path.clone())
+        .args(version_args.iter().copied())
+        .stdin(StdinSource::Null);
+    let deadlines = Deadlines {
+        wall: Some(VERSION_PROBE_TIMEOUT),
+        kill_grace: PROBE_KILL_GRACE,
+        ..Deadlines::none()
+    };
+    let mut capture = Capture(Vec::new());
+    let outcome =
+        ralph_agent::supervise::run(spec, deadlines, &mut capture, StopRequests::never()).await;
+    // pi prints its version on stderr.
+    let first_line = |text: &str| {
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_owned)
+    };
+    let version = first_line(&String::from_utf8_lossy(&capture.0))
+        .or_else(|| first_line(&outcome.stderr_tail));
+    let problem = (!outcome.termination.is_success()).then(|| {
+        format!(
+            "`{program} {}` did not succeed ({}); reinstall it",
+            version_args.join(" "),
+            outcome.termination
+        )
+    });
+    Probe {
+        path: Some(path),
+        version: if problem.is_none() { version } else { None },
+        problem,
+    }
+}
+
+/// A command line as shown, and whether the prompt goes on stdin.
+fn shown(line: &CommandLine) -> (String, bool) {
+    let on_stdin = matches!(line.stdin, StdinSource::Bytes(_));
+    (shell_line(&line.program, &line.args), on_stdin)
+}
+
+fn print_text(report: &Report) -> Result<(), CliError> {
+    let stdout = std::io::stdout();
+    let color = anstream::AutoStream::choice(&stdout);
+    let mut out = anstream::AutoStream::new(stdout.lock(), color);
+    let ok = Style::new().fg_color(Some(anstyle::AnsiColor::Green.into()));
+    let bad = Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let dim = Style::new().dimmed();
+    let bold = Style::new().bold();
+    let mut text = String::new();
+    let mut line = |style: Style, s: String| {
+        text.push_str(&format!("{}{s}{}\n", style.render(), style.render_reset()));
+    };
+    line(bold, "Agents".to_owned());
+    for b in &report.backends {
+        match (&b.path, &b.problem) {
+            (Some(path), None) => {
+                let version = b.version.as_deref().unwrap_or("version unknown");
+                line(
+                    ok,
+                    format!("  ✓ {:<NAME_WIDTH$} {version}  ({path})", b.name),
+                );
+                let stdin = if b.prompt_on_stdin {
+                    "  (prompt on stdin)"
+                } else {
+                    ""
+                };
+                line(dim, format!("      {}{stdin}", b.command));
+            }
+            (Some(path), Some(problem)) => {
+                line(
+                    bad,
+                    format!("  ✗ {:<NAME_WIDTH$} {problem} ({path})", b.name),
+                );
+            }
+            (None, _) => line(
+                dim,
+                format!(
+                    "  · {:<NAME_WIDTH$} not installed: {}",
+                    b.name, b.install_hint
+                ),
+            ),
+        }
+    }
+    line(Style::new(), String::new());
+    let c = &report.config;
+    let files = if c.files.is_empty() {
+        "no config file: built-in defaults".to_owned()
+    } else {
+        c.files.join(", ")
+    };
+    line(bold, format!("Configuration ({files})"));
+    for error in &c.errors {
+        line(bad, format!("  ✗ {error}"));
+    }
+    for warning in &c.warnings {
+        line(dim, format!("  ! {warning}"));
+    }
+    for agent in &c.agents {
+        let who = if agent.hat == ralph_core::machine::DEFAULT_HAT {
+            "default hat".to_owned()
+        } else {
+            format!("hat {}", agent.hat)
+        };
+        let backend = agent.backend.unwrap_or("no agent");
+        match (&agent.problem, &agent.command) {
+            (None, Some(command)) => {
+                let stdin = if agent.prompt_on_stdin {
+                    "  (prompt on stdin)"
+                } else {
+                    ""
+                };
+                line(ok, format!("  ✓ {who}: {backend}"));
+                line(dim, format!("      {command}{stdin}"));
+            }
+            (Some(problem), _) => line(bad, format!("  ✗ {who}: {backend}: {problem}")),
+            (None, None) => line(bad, format!("  ✗ {who}: {backend}")),
+        }
+    }
+    if let Some(specs) = &c.specs_dir {
+        line(dim, format!("  specs: {specs}"));
+    }
+    line(Style::new(), String::new());
+    if report.ok {
+        line(ok, "✓ ready to run".to_owned());
+    } else {
+        line(bad, "✗ not ready: fix what is marked ✗ above".to_owned());
+    }
+    out.write_all(text.as_bytes()).map_err(CliError::write)?;
+    out.flush().map_err(CliError::write)
+}

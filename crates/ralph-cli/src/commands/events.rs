@@ -1,0 +1,275 @@
+//! `ralph events [--last N] [--topic T] [--format table|json]`: what the current run's
+//! iterations did and emitted, read from its files (`history.jsonl`, the inbox and the
+//! saved inbox offset), so it works during a run as well as after.
+//!
+//! One row per emitted event; an iteration that emitted nothing gets one row with no
+//! topic. Events an agent emitted in the iteration still running (the inbox past the
+//! saved offset) come last, marked `running`.
+
+use std::io::Write;
+
+use ralph_core::inbox::{InboxLine, InboxReader};
+use ralph_core::machine::IterationRecord;
+use ralph_core::store::{RalphDir, RunDir, StoreError};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{EventsArgs, TableArg};
+use crate::error::CliError;
+use crate::exit::Outcome;
+use crate::output::JsonLines;
+use crate::term::clock;
+use crate::term::one_line;
+
+/// The outcome shown for the iteration still running.
+const RUNNING: &str = "running";
+/// Widest payload column in a table.
+const PAYLOAD_CHARS: usize = 60;
+
+/// One row: what `--format json` prints per line (docs/commands.md).
+#[derive(Debug, PartialEq, Serialize)]
+struct Row {
+    iteration: u32,
+    /// `null` for the iteration still running (its hat is known once it ends).
+    hat: Option<String>,
+    backend: Option<String>,
+    /// The iteration's outcome status, or `running`.
+    outcome: String,
+    /// When the iteration started, in Unix milliseconds (`null` while running).
+    started_at_ms: Option<u64>,
+    /// The topics the iteration was given.
+    consumed: Vec<String>,
+    /// The emitted event; `null` for an iteration that emitted nothing.
+    topic: Option<String>,
+    payload: Option<Value>,
+}
+
+pub(crate) fn run(args: &EventsArgs) -> Result<Outcome, CliError> {
+    let cwd =
+        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let dir = RalphDir::in_workspace(&cwd);
+    let run_dir = dir
+        .current_run()
+        .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+        .ok_or_else(|| CliError::NoRunForEvents(dir.path().to_path_buf()))?;
+    let mut rows = rows(&run_dir)?;
+    if let Some(pattern) = &args.topic {
+        rows.retain(|r| r.topic.as_deref().is_some_and(|t| glob(pattern, t)));
+    }
+    if let Some(last) = args.last {
+        rows.drain(..rows.len().saturating_sub(last));
+    }
+    match args.format {
+        TableArg::Json => {
+            let mut out = JsonLines::stdout();
+            for row in &rows {
+                out.write(row)?;
+            }
+            out.flush()?;
+        }
+        TableArg::Table => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(table(&rows, run_dir.id()).as_bytes())
+                .map_err(CliError::write)?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
+    let history = run_dir
+        .read_history()
+        .map_err(|e| CliError::io("read", run_dir.history(), e))?;
+    let mut rows = Vec::new();
+    for record in &history {
+        rows.extend(record_rows(record));
+    }
+    // The inbox past what the loop has read: the running iteration's events.
+    let offset = match run_dir.load() {
+        Ok(saved) => saved.inbox_offset,
+        Err(StoreError::NoRun(_)) => 0,
+        Err(e) => return Err(e.into()),
+    };
+    let mut reader = InboxReader::new(run_dir.inbox(), offset);
+    let pending = reader
+        .read()
+        .map_err(|e| CliError::io("read", run_dir.inbox(), e))?;
+    let running = history.last().map_or(1, |r| r.iteration + 1);
+    for line in pending {
+        match line {
+            InboxLine::Event { event } => rows.push(Row {
+                iteration: running,
+                hat: None,
+                backend: None,
+                outcome: RUNNING.to_owned(),
+                started_at_ms: None,
+                consumed: Vec::new(),
+                topic: Some(event.topic),
+                payload: event.payload,
+            }),
+            InboxLine::Invalid { .. } => {}
+        }
+    }
+    Ok(rows)
+}
+
+fn record_rows(record: &IterationRecord) -> Vec<Row> {
+    let row = |topic: Option<String>, payload: Option<Value>| Row {
+        iteration: record.iteration,
+        hat: Some(record.hat.clone()),
+        backend: Some(record.backend.clone()),
+        outcome: record.outcome.name().to_owned(),
+        started_at_ms: Some(record.started_at_ms),
+        consumed: record.consumed.iter().map(|e| e.topic.clone()).collect(),
+        topic,
+        payload,
+    };
+    if record.events.is_empty() {
+        return vec![row(None, None)];
+    }
+    record
+        .events
+        .iter()
+        .map(|e| row(Some(e.topic.clone()), e.payload.clone()))
+        .collect()
+}
+
+/// The rows as an aligned table; times are the run's clock (since its first iteration).
+fn table(rows: &[Row], run_id: &str) -> String {
+    if rows.is_empty() {
+        return format!("run {run_id}: no events\n");
+    }
+    let start = rows
+        .iter()
+        .filter_map(|r| r.started_at_ms)
+        .min()
+        .unwrap_or(0);
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|r| {
+            let payload = match &r.payload {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+            };
+            [
+                r.started_at_ms
+                    .map_or_else(String::new, |t| clock(t.saturating_sub(start))),
+                r.iteration.to_string(),
+                r.hat.clone().unwrap_or_else(|| "…".to_owned()),
+                r.outcome.clone(),
+                r.topic.clone().unwrap_or_else(|| "—".to_owned()),
+                truncate(&one_line(&payload), PAYLOAD_CHARS),
+            ]
+        })
+        .collect();
+    let header = ["TIME", "ITER", "HAT", "OUTCOME", "TOPIC", "PAYLOAD"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &cells {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(header.map(str::to_owned)).chain(cells) {
+        let mut line = String::new();
+        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
+            // Numbers right-aligned, the last column unpadded.
+            match i {
+                1 => line.push_str(&format!("{cell:>width$}  ")),
+                5 => line.push_str(cell),
+                _ => line.push_str(&format!("{cell:<width$}  ")),
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// Whether `topic` matches `pattern`, where `*` matches any run of characters.
+fn glob(pattern: &str, topic: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = topic.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_patterns_match_with_stars() {
+        let cases = [
+            ("build.done", "build.done", true),
+            ("build.done", "build.done.x", false),
+            ("build.*", "build.done", true),
+            ("build.*", "review.done", false),
+            ("*.done", "build.done", true),
+            ("*", "anything", true),
+            ("a*b*c", "a-x-b-y-c", true),
+            ("a*b*c", "a-x-c-y-b", false),
+        ];
+        let got: Vec<bool> = cases.iter().map(|(p, t, _)| glob(p, t)).collect();
+        let want: Vec<bool> = cases.iter().map(|(_, _, w)| *w).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_table_aligns_its_columns_and_keeps_payloads_to_one_line() {
+        let row = |iteration, topic: Option<&str>, payload: Option<Value>| Row {
+            iteration,
+            hat: Some("builder".into()),
+            backend: Some("pi".into()),
+            outcome: "succeeded".into(),
+            started_at_ms: Some(1_000 + 65_000 * u64::from(iteration - 1)),
+            consumed: vec![],
+            topic: topic.map(str::to_owned),
+            payload,
+        };
+        let rows = [
+            row(
+                1,
+                Some("plan.ready"),
+                Some(Value::from("step one\nstep two")),
+            ),
+            row(2, None, None),
+            Row {
+                hat: None,
+                backend: None,
+                outcome: RUNNING.into(),
+                started_at_ms: None,
+                ..row(10, Some("x"), Some(serde_json::json!({"a": 1})))
+            },
+        ];
+        assert_eq!(
+            table(&rows, "r"),
+            "TIME  ITER  HAT      OUTCOME    TOPIC       PAYLOAD\n\
+             0:00     1  builder  succeeded  plan.ready  step one step two\n\
+             1:05     2  builder  succeeded  —\n        \
+             10  …        running    x           {\"a\":1}\n"
+        );
+    }
+}

@@ -1,0 +1,80 @@
+//! `ralph init [--backend NAME] [--force]`: writes the commented `ralph.yml` template.
+//!
+//! The template is checked (parsed and resolved like any config) before anything is
+//! written, so `ralph init` never leaves a file that `ralph run` would refuse. An existing
+//! file is only replaced with `--force`; without it the file is created exclusively, so
+//! two `ralph init`s cannot both write.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use ralph_core::config::{
+    DEFAULT_PROMPT_FILE, PROJECT_CONFIG_FILE, RawConfig, ResolveEnv, init_template, merge,
+    parse_layer, resolve,
+};
+
+use crate::cli::InitArgs;
+use crate::error::CliError;
+use crate::exit::Outcome;
+
+pub(crate) fn run(args: &InitArgs) -> Result<Outcome, CliError> {
+    let cwd =
+        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let shown = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(PROJECT_CONFIG_FILE));
+    let path = cwd.join(&shown);
+    let text = init_template(args.backend);
+    check(&text, &shown, &cwd)?;
+    write(&path, &text, args.force).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => CliError::ConfigExists(shown.clone()),
+        _ => CliError::io("write", &path, e),
+    })?;
+    let mut out = io::stdout();
+    let next = if cwd.join(DEFAULT_PROMPT_FILE).exists() {
+        "ralph run".to_owned()
+    } else {
+        format!(
+            "write the task in {DEFAULT_PROMPT_FILE} and `ralph run` (or `ralph plan` to write a spec with the agent first)"
+        )
+    };
+    writeln!(
+        out,
+        "wrote {} (backend: {}); `ralph doctor` checks the setup; next: {next}",
+        shown.display(),
+        args.backend
+    )
+    .map_err(CliError::write)?;
+    Ok(Outcome::Success)
+}
+
+/// The template must be a valid config on its own: a failure here is a bug in ralph,
+/// reported rather than written.
+fn check(text: &str, shown: &Path, cwd: &Path) -> Result<(), CliError> {
+    let parsed = parse_layer(text, shown).map_err(CliError::Config)?;
+    let env = ResolveEnv {
+        cwd: cwd.to_path_buf(),
+        default_prompt_file: PathBuf::from(DEFAULT_PROMPT_FILE),
+        sources: vec![shown.to_path_buf()],
+    };
+    resolve(merge(RawConfig::default(), parsed.config), &env).map_err(CliError::Config)?;
+    Ok(())
+}
+
+fn write(path: &Path, text: &str, force: bool) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = if force {
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?
+    } else {
+        OpenOptions::new().write(true).create_new(true).open(path)?
+    };
+    file.write_all(text.as_bytes())
+}

@@ -1,0 +1,249 @@
+//! The text view of a run, for people: [`RunView`]'s rendering written to stdout as
+//! each event happens.
+//!
+//! - **Live** (stdout is a terminal): colours unless turned off, and while the agent is
+//!   silent a status line (spinner, elapsed time, what the agent is doing) on the empty
+//!   line under the output, erased before anything else is written.
+//! - **Plain** (a pipe or a file): the same text, no colours unless `--color always`,
+//!   never a control sequence of the status line.
+//! - **Quiet** (`-q`): only why the loop stopped.
+//!
+//! A closed stdout (`ralph run | head`) silences the view, says so once on stderr, and
+//! the run goes on.
+
+use std::io::{self, IsTerminal, Write};
+use std::time::Instant;
+
+use ralph_core::run_event::RunEvent;
+
+use super::observer::{Observer, report_closed};
+use crate::term::status::{self, ERASE, SHOW_AFTER, status_line};
+use crate::term::{Detail, RunView};
+
+/// Terminal width assumed when it cannot be read.
+const DEFAULT_COLUMNS: usize = 80;
+
+/// How the view is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TextOptions {
+    pub(crate) detail: Detail,
+    /// Keep the ANSI styles (else they are stripped).
+    pub(crate) color: bool,
+    /// Stdout is a terminal that understands cursor movement: draw the status line.
+    pub(crate) live: bool,
+}
+
+impl TextOptions {
+    /// The options for stdout: `color` as decided by `--color` and `NO_COLOR`; live when
+    /// stdout is a terminal (not a dumb one) and there is more than the verdict to show.
+    pub(crate) fn for_stdout(detail: Detail, color: bool) -> TextOptions {
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        TextOptions {
+            detail,
+            color,
+            live: io::stdout().is_terminal() && !dumb && detail != Detail::Quiet,
+        }
+    }
+}
+
+/// The status line's state.
+struct Live {
+    /// The terminal's width now.
+    columns: Box<dyn Fn() -> usize>,
+    /// A status line is on the screen.
+    shown: bool,
+    /// When the last output was written (the agent's silence starts there).
+    last_output: Instant,
+    /// When the current iteration started; `None` between iterations.
+    iteration_started: Option<Instant>,
+}
+
+pub(crate) struct TextObserver<W: Write> {
+    out: W,
+    view: RunView,
+    color: bool,
+    live: Option<Live>,
+    closed: bool,
+    /// The last character written ended a line (the status line may go there).
+    at_line_start: bool,
+    rendered: String,
+    bytes: String,
+}
+
+impl TextObserver<io::Stdout> {
+    pub(crate) fn stdout(options: TextOptions) -> Self {
+        let columns = || {
+            terminal_size::terminal_size_of(io::stdout())
+                .map_or(DEFAULT_COLUMNS, |(w, _)| usize::from(w.0))
+        };
+        TextObserver::new(io::stdout(), options, Box::new(columns), Instant::now())
+    }
+}
+
+impl<W: Write> TextObserver<W> {
+    /// A view writing to `out`; `columns` gives the terminal's width for the status line.
+    pub(crate) fn new(
+        out: W,
+        options: TextOptions,
+        columns: Box<dyn Fn() -> usize>,
+        now: Instant,
+    ) -> Self {
+        TextObserver {
+            out,
+            view: RunView::new(options.detail),
+            color: options.color,
+            live: options.live.then(|| Live {
+                columns,
+                shown: false,
+                last_output: now,
+                iteration_started: None,
+            }),
+            closed: false,
+            at_line_start: true,
+            rendered: String::new(),
+            bytes: String::new(),
+        }
+    }
+
+    /// [`Observer::observe`] at a given time (tests pass their own clock).
+    pub(crate) fn observe_at(&mut self, event: &RunEvent<'_>, now: Instant) {
+        if self.closed {
+            return;
+        }
+        if let Some(live) = self.live.as_mut() {
+            match event {
+                RunEvent::IterationStarted { .. } => live.iteration_started = Some(now),
+                RunEvent::IterationFinished { .. } | RunEvent::LoopFinished { .. } => {
+                    live.iteration_started = None;
+                }
+                RunEvent::LoopStarted { .. }
+                | RunEvent::Agent { .. }
+                | RunEvent::EventsEmitted { .. }
+                | RunEvent::Notice { .. } => {}
+            }
+        }
+        self.rendered.clear();
+        self.view.render(event, &mut self.rendered);
+        if self.rendered.is_empty() {
+            return;
+        }
+        self.bytes.clear();
+        self.take_status_down();
+        let mut last_visible = None;
+        for piece in anstream::adapter::strip_str(&self.rendered) {
+            if !self.color {
+                self.bytes.push_str(piece);
+            }
+            last_visible = piece.chars().last().or(last_visible);
+        }
+        if self.color {
+            self.bytes.push_str(&self.rendered);
+        }
+        if let Some(last) = last_visible {
+            self.at_line_start = last == '\n';
+        }
+        if let Some(live) = self.live.as_mut() {
+            live.last_output = now;
+        }
+        self.write();
+    }
+
+    /// [`Observer::tick`]: draws or refreshes the status line when the agent has been
+    /// silent long enough and the cursor is on an empty line.
+    pub(crate) fn tick_at(&mut self, now: Instant) {
+        if self.closed || !self.at_line_start {
+            return;
+        }
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let Some(started) = live.iteration_started else {
+            return;
+        };
+        if now.saturating_duration_since(live.last_output) < SHOW_AFTER {
+            return;
+        }
+        let (Some((number, _, backend)), Some(activity)) =
+            (self.view.iteration(), self.view.activity())
+        else {
+            return;
+        };
+        let text = status_line(
+            number,
+            now.saturating_duration_since(started),
+            &activity.describe(backend),
+            (live.columns)(),
+        );
+        self.bytes.clear();
+        self.bytes.push_str(ERASE);
+        if self.color {
+            let dim = anstyle::Style::new().dimmed();
+            self.bytes
+                .push_str(&format!("{}{text}{}", dim.render(), dim.render_reset()));
+        } else {
+            self.bytes.push_str(&text);
+        }
+        live.shown = true;
+        status::set_shown(true);
+        self.write();
+    }
+
+    /// Queues the erasure of the status line, if one is shown.
+    fn take_status_down(&mut self) {
+        if let Some(live) = self.live.as_mut()
+            && live.shown
+        {
+            live.shown = false;
+            status::set_shown(false);
+            self.bytes.push_str(ERASE);
+        }
+    }
+
+    /// Writes the queued bytes in one write, flushed so they show at once.
+    fn write(&mut self) {
+        let written = self
+            .out
+            .write_all(self.bytes.as_bytes())
+            .and_then(|()| self.out.flush());
+        if let Err(e) = written {
+            self.closed = true;
+            if let Some(live) = self.live.as_mut() {
+                live.shown = false;
+            }
+            status::set_shown(false);
+            report_closed(&e);
+        }
+    }
+}
+
+impl<W: Write> Observer for TextObserver<W> {
+    fn observe(&mut self, event: &RunEvent<'_>) {
+        self.observe_at(event, Instant::now());
+    }
+
+    fn wants_ticks(&self) -> bool {
+        self.live.is_some()
+    }
+
+    fn tick(&mut self, now: Instant) {
+        self.tick_at(now);
+    }
+}
+
+impl<W: Write> Drop for TextObserver<W> {
+    /// A run that ends in an error leaves no status line behind.
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.bytes.clear();
+        self.take_status_down();
+        if !self.bytes.is_empty() {
+            self.write();
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "text_tests.rs"]
+mod tests;

@@ -1,0 +1,265 @@
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ralph_core::machine::{StopReason, TokenCounts};
+use ralph_core::run_event::Totals;
+use ralph_stream::{AgentEvent, Stop};
+
+use super::*;
+
+/// A writer the test can read while the observer owns it.
+#[derive(Clone, Default)]
+struct Screen(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Screen {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Screen {
+    /// What was written, control characters made visible.
+    fn shown(&self) -> String {
+        String::from_utf8(self.0.borrow().clone())
+            .unwrap()
+            .replace('\u{1b}', "␛")
+            .replace('\r', "␍")
+    }
+}
+
+const TOTALS: Totals = Totals {
+    iterations: 1,
+    elapsed_ms: 3000,
+    cost_usd: 0.0,
+    cost_complete: false,
+    tokens: TokenCounts {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+    },
+};
+
+fn started() -> RunEvent<'static> {
+    RunEvent::IterationStarted {
+        iteration: 1,
+        max_iterations: 3,
+        hat: "ralph",
+        hat_name: "ralph",
+        backend: "pi",
+        events: &[],
+        wall_secs: 60,
+        started_at_ms: 0,
+    }
+}
+
+fn observer(screen: &Screen, live: bool, t0: Instant) -> TextObserver<Screen> {
+    let options = TextOptions {
+        detail: Detail::Normal,
+        color: false,
+        live,
+    };
+    TextObserver::new(screen.clone(), options, Box::new(|| 40), t0)
+}
+
+/// A silent start, text, a running tool, then the verdict, with ticks all along.
+fn session(screen: &Screen, live: bool) {
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let mut view = observer(screen, live, t0);
+    view.observe_at(&started(), at(0));
+    // Too soon: short pauses between deltas must not flicker.
+    view.tick_at(at(300));
+    view.tick_at(at(1000));
+    view.tick_at(at(1100));
+    let text = AgentEvent::TextDelta {
+        text: Cow::Borrowed("Running the tests"),
+    };
+    view.observe_at(
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &text,
+        },
+        at(1200),
+    );
+    // Mid-line: the status line would land after the text.
+    view.tick_at(at(5000));
+    let done = AgentEvent::MessageFinished {
+        text: Cow::Borrowed("Running the tests"),
+        stop: Stop::ToolUse,
+        error: None,
+    };
+    view.observe_at(
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &done,
+        },
+        at(5100),
+    );
+    let tool = AgentEvent::ToolCallStarted {
+        id: Cow::Borrowed("t1"),
+        name: Cow::Borrowed("bash"),
+        args: Cow::Borrowed(r#"{"command":"cargo test --workspace --all-features"}"#),
+        parent_id: None,
+    };
+    view.observe_at(
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &tool,
+        },
+        at(5200),
+    );
+    view.tick_at(at(65_300));
+    let reason = StopReason::Interrupted;
+    view.observe_at(
+        &RunEvent::LoopFinished {
+            reason: &reason,
+            message: reason.to_string(),
+            outcome: reason.class(),
+            exit_code: 130,
+            totals: TOTALS,
+            summary_path: "s.md",
+        },
+        at(66_000),
+    );
+    // After the end, nothing more is drawn.
+    view.tick_at(at(70_000));
+}
+
+#[test]
+fn on_a_terminal_the_status_line_shows_while_the_agent_is_silent_and_is_erased_before_output() {
+    let screen = Screen::default();
+    session(&screen, true);
+    assert_eq!(
+        screen.shown(),
+        "\n── iteration 1/3 · ralph · pi · run time 0:00 ──\n\
+         ␍␛[2K⠋ iteration 1 · 0:01 · starting pi\
+         ␍␛[2K⠙ iteration 1 · 0:01 · starting pi\
+         ␍␛[2K\
+         Running the tests\n\
+         ▸ bash  cargo test --workspace --all-features\n\
+         ␍␛[2K⠸ iteration 1 · 1:05 · running bash  c…\
+         ␍␛[2K\n\
+         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n  `ralph run --continue` resumes it\n"
+    );
+}
+
+#[test]
+fn in_a_pipe_the_same_text_comes_without_a_status_line() {
+    let screen = Screen::default();
+    session(&screen, false);
+    assert_eq!(
+        screen.shown(),
+        "\n── iteration 1/3 · ralph · pi · run time 0:00 ──\n\
+         Running the tests\n\
+         ▸ bash  cargo test --workspace --all-features\n\
+         \n\
+         ■ interrupted\n  1 iteration · 3.0s · cost unknown · 0 tokens\n  summary: s.md\n  `ralph run --continue` resumes it\n"
+    );
+}
+
+#[test]
+fn a_run_that_ends_in_an_error_leaves_no_status_line_behind() {
+    let screen = Screen::default();
+    let t0 = Instant::now();
+    let mut view = observer(&screen, true, t0);
+    view.observe_at(&started(), t0);
+    view.tick_at(t0 + Duration::from_secs(2));
+    drop(view);
+    assert!(
+        screen.shown().ends_with("starting pi␍␛[2K"),
+        "{}",
+        screen.shown()
+    );
+}
+
+#[test]
+fn a_closed_stdout_silences_the_view() {
+    struct Closed(u32);
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            self.0 += 1;
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let options = TextOptions {
+        detail: Detail::Normal,
+        color: true,
+        live: true,
+    };
+    let t0 = Instant::now();
+    let mut view = TextObserver::new(Closed(0), options, Box::new(|| 80), t0);
+    view.observe_at(&started(), t0);
+    view.tick_at(t0 + Duration::from_secs(2));
+    view.observe_at(&started(), t0);
+    assert_eq!((view.closed, view.out.0), (true, 1));
+}
+
+/// A writer that counts its writes.
+struct Counting {
+    bytes: Vec<u8>,
+    writes: usize,
+}
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writes += 1;
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn each_streamed_piece_is_written_once_and_nothing_is_redrawn() {
+    const PIECES: usize = 3000;
+    let options = TextOptions {
+        detail: Detail::Normal,
+        color: true,
+        live: true,
+    };
+    let t0 = Instant::now();
+    let out = Counting {
+        bytes: Vec::new(),
+        writes: 0,
+    };
+    let mut view = TextObserver::new(out, options, Box::new(|| 80), t0);
+    view.observe_at(&started(), t0);
+    let header_writes = view.out.writes;
+    let mut text = String::new();
+    for i in 0..PIECES {
+        // Words and line breaks, as an agent streams them: one small piece at a time.
+        let piece = if i % 20 == 19 { "\n" } else { "w " };
+        text.push_str(piece);
+        let delta = AgentEvent::TextDelta {
+            text: Cow::Borrowed(piece),
+        };
+        view.observe_at(
+            &RunEvent::Agent {
+                iteration: 1,
+                event: &delta,
+            },
+            t0,
+        );
+    }
+    let written = String::from_utf8(view.out.bytes.clone()).unwrap();
+    let shown = anstream::adapter::strip_str(&written).to_string();
+    assert_eq!(
+        shown,
+        format!("\n── iteration 1/3 · ralph · pi · run time 0:00 ──\n{text}")
+    );
+    assert_eq!(view.out.writes - header_writes, PIECES);
+}

@@ -1,0 +1,440 @@
+//! How a whole run looks: a line about the run, a header per iteration, the agent's
+//! activity (through [`AgentView`], the one agent renderer), what it emitted, notices, a
+//! footer per iteration with its outcome and usage against the run's limits, and why the
+//! loop stopped.
+//!
+//! Pure text with ANSI styles: the caller decides whether styles reach the screen, and
+//! whether a status line (spinner) is drawn; [`RunView::activity`] says what to put on
+//! it. Each event is rendered once, in order, and nothing written is redrawn, so the
+//! cost stays linear in the output.
+
+use anstyle::Style;
+use ralph_core::event::Event;
+use ralph_core::machine::{EndClass, IterationOutcome};
+use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_stream::AgentEvent;
+
+use super::agent::AgentView;
+use super::figures::{clock, count, duration_ms, iteration_cost, total_cost};
+use super::palette;
+use super::tool_preview::{one_line, preview};
+
+/// Lines of a failed agent's stderr shown under its footer.
+const STDERR_LINES: usize = 5;
+
+/// How much a run shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// Only why the loop stopped.
+    Quiet,
+    Normal,
+    /// Thinking, tool output and the agent's non-JSON lines too.
+    Verbose,
+}
+
+/// What the agent of the current iteration is doing, for a status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Activity {
+    /// Started; nothing heard from it yet.
+    Starting,
+    /// Reasoning (shown dimmed with `-v`, hidden otherwise).
+    Thinking,
+    /// Running tools: the latest started, and how many others are still running.
+    Running { tool: String, others: usize },
+    /// Waiting for the model's next words.
+    Waiting,
+}
+
+impl Activity {
+    pub(crate) fn describe(&self, backend: &str) -> String {
+        match self {
+            Activity::Starting => format!("starting {backend}"),
+            Activity::Thinking => "thinking".to_owned(),
+            Activity::Running { tool, others: 0 } => format!("running {tool}"),
+            Activity::Running { tool, others } => format!("running {tool} (+{others} more)"),
+            Activity::Waiting => "waiting for the model".to_owned(),
+        }
+    }
+}
+
+/// The iteration being shown.
+#[derive(Debug)]
+struct Current {
+    number: u32,
+    hat_name: String,
+    backend: String,
+    model_shown: bool,
+    /// Tool calls started and not finished yet: id and one-line label.
+    running: Vec<(String, String)>,
+    activity: Activity,
+}
+
+/// The limits, as shown in footers.
+#[derive(Debug)]
+struct ShownLimits {
+    max_iterations: u32,
+    max_runtime_secs: u64,
+    max_cost_usd: Option<f64>,
+}
+
+impl ShownLimits {
+    fn of(limits: &Limits<'_>) -> ShownLimits {
+        ShownLimits {
+            max_iterations: limits.max_iterations,
+            max_runtime_secs: limits.max_runtime_secs,
+            max_cost_usd: limits.max_cost_usd,
+        }
+    }
+}
+
+/// Renders a run's events.
+#[derive(Debug)]
+pub(crate) struct RunView {
+    detail: Detail,
+    agent: AgentView,
+    limits: Option<ShownLimits>,
+    /// The run's time as last reported (when the current iteration started).
+    elapsed_ms: u64,
+    current: Option<Current>,
+}
+
+impl RunView {
+    pub(crate) fn new(detail: Detail) -> RunView {
+        RunView {
+            detail,
+            agent: AgentView::new(detail == Detail::Verbose),
+            limits: None,
+            elapsed_ms: 0,
+            current: None,
+        }
+    }
+
+    /// The current iteration's number, hat and backend, while one runs.
+    pub(crate) fn iteration(&self) -> Option<(u32, &str, &str)> {
+        self.current
+            .as_ref()
+            .map(|c| (c.number, c.hat_name.as_str(), c.backend.as_str()))
+    }
+
+    /// What the current iteration's agent is doing, while one runs.
+    pub(crate) fn activity(&self) -> Option<&Activity> {
+        self.current.as_ref().map(|c| &c.activity)
+    }
+
+    /// Renders one event, appending what it shows (with ANSI styles) to `out`.
+    pub(crate) fn render(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        if let RunEvent::Agent { event, .. } = event {
+            self.track(event);
+        }
+        if self.detail == Detail::Quiet {
+            if let RunEvent::LoopFinished { .. } = event {
+                self.finished(event, out);
+            }
+            return;
+        }
+        match event {
+            RunEvent::LoopStarted {
+                run_id,
+                resumed,
+                backend,
+                hats,
+                limits,
+                totals,
+                ..
+            } => {
+                self.limits = Some(ShownLimits::of(limits));
+                self.elapsed_ms = totals.elapsed_ms;
+                let run = if *resumed {
+                    format!(
+                        "continuing run {run_id} after {}",
+                        count(u64::from(totals.iterations), "iteration", "iterations")
+                    )
+                } else {
+                    format!("run {run_id}")
+                };
+                let hats = if hats.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · hats {}", hats.join(", "))
+                };
+                let budget = limits
+                    .max_cost_usd
+                    .map(|c| format!(", ${c:.2}"))
+                    .unwrap_or_default();
+                line(
+                    out,
+                    palette::DIM,
+                    &format!(
+                        "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",
+                        count(u64::from(limits.max_iterations), "iteration", "iterations"),
+                        duration_ms(limits.max_runtime_secs * 1000),
+                    ),
+                );
+            }
+            RunEvent::IterationStarted {
+                iteration,
+                max_iterations,
+                hat_name,
+                backend,
+                ..
+            } => {
+                self.agent = AgentView::new(self.detail == Detail::Verbose);
+                self.current = Some(Current {
+                    number: *iteration,
+                    hat_name: (*hat_name).to_owned(),
+                    backend: (*backend).to_owned(),
+                    model_shown: false,
+                    running: Vec::new(),
+                    activity: Activity::Starting,
+                });
+                out.push('\n');
+                line(
+                    out,
+                    palette::HEADER,
+                    &format!(
+                        "── iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {} ──",
+                        clock(self.elapsed_ms)
+                    ),
+                );
+            }
+            RunEvent::Agent { event, .. } => {
+                if let AgentEvent::SessionStarted {
+                    model: Some(model),
+                    provider,
+                    ..
+                } = event
+                    && let Some(current) = self.current.as_mut()
+                    && !current.model_shown
+                {
+                    current.model_shown = true;
+                    self.agent.finish(out);
+                    let provider = provider
+                        .as_deref()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default();
+                    line(out, palette::DIM, &format!("model {model}{provider}"));
+                }
+                self.agent.render(event, out);
+            }
+            RunEvent::EventsEmitted {
+                events,
+                invalid_lines,
+                ..
+            } => {
+                self.agent.finish(out);
+                for event in *events {
+                    line(
+                        out,
+                        palette::EVENT,
+                        &format!("⇢ emitted {}", shown_event(event)),
+                    );
+                }
+                if *invalid_lines > 0 {
+                    line(
+                        out,
+                        palette::NOTICE,
+                        &if *invalid_lines == 1 {
+                            "⚠ 1 inbox line was not an event".to_owned()
+                        } else {
+                            format!("⚠ {invalid_lines} inbox lines were not events")
+                        },
+                    );
+                }
+            }
+            RunEvent::Notice { notice, .. } => {
+                self.agent.finish(out);
+                line(out, palette::NOTICE, &format!("note: {notice}"));
+            }
+            RunEvent::IterationFinished {
+                iteration,
+                outcome,
+                duration_ms: ms,
+                cost_usd,
+                cost_kind,
+                tokens,
+                turns,
+                stderr_tail,
+                totals,
+                model,
+                ..
+            } => {
+                self.agent.finish(out);
+                self.current = None;
+                self.elapsed_ms = totals.elapsed_ms;
+                let (style, mark) = outcome_mark(outcome);
+                let mut footer = format!("{mark} iteration {iteration} {outcome}");
+                for part in [
+                    duration_ms(*ms),
+                    count(u64::from(*turns), "turn", "turns"),
+                    count(tokens.total(), "token", "tokens"),
+                    iteration_cost(*cost_usd, *cost_kind),
+                ] {
+                    footer.push_str(" · ");
+                    footer.push_str(&part);
+                }
+                if let Some(model) = model {
+                    footer.push_str(&format!(" · {model}"));
+                }
+                line(out, style, &footer);
+                if let Some(tail) = stderr_tail {
+                    let lines: Vec<&str> = tail.trim_end().lines().collect();
+                    let from = lines.len().saturating_sub(STDERR_LINES);
+                    for l in &lines[from..] {
+                        line(out, palette::DIM, &format!("  stderr: {}", one_line(l)));
+                    }
+                }
+                line(
+                    out,
+                    palette::DIM,
+                    &format!("  run: {}", self.against_limits(totals)),
+                );
+            }
+            RunEvent::LoopFinished { .. } => {
+                self.agent.finish(out);
+                out.push('\n');
+                self.finished(event, out);
+            }
+        }
+    }
+
+    /// Follows the agent's activity for the status line.
+    fn track(&mut self, event: &AgentEvent<'_>) {
+        let Some(current) = self.current.as_mut() else {
+            return;
+        };
+        match event {
+            AgentEvent::ToolCallStarted { id, name, args, .. } => {
+                let args = preview(args);
+                let label = if args.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name}  {args}")
+                };
+                current.running.push((id.to_string(), label));
+            }
+            AgentEvent::ToolCallFinished { id, .. } => {
+                current.running.retain(|(open, _)| open != id.as_ref());
+            }
+            AgentEvent::ThinkingDelta { .. } => {
+                current.activity = Activity::Thinking;
+                return;
+            }
+            AgentEvent::SessionStarted { .. }
+            | AgentEvent::TextDelta { .. }
+            | AgentEvent::MessageFinished { .. }
+            | AgentEvent::TurnFinished { .. }
+            | AgentEvent::RetryStarted { .. }
+            | AgentEvent::RetryFinished { .. }
+            | AgentEvent::Compaction { .. }
+            | AgentEvent::RateLimit { .. }
+            | AgentEvent::RunFinished { .. }
+            | AgentEvent::NonJson { .. }
+            | AgentEvent::Unknown { .. }
+            | AgentEvent::OversizeLine { .. } => {}
+        }
+        current.activity = match current.running.last() {
+            Some((_, label)) => Activity::Running {
+                tool: label.clone(),
+                others: current.running.len() - 1,
+            },
+            None => Activity::Waiting,
+        };
+    }
+
+    /// Why the loop stopped, and the run's totals.
+    fn finished(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::LoopFinished {
+            message,
+            outcome,
+            totals,
+            summary_path,
+            ..
+        } = event
+        else {
+            return;
+        };
+        let (style, mark) = match outcome {
+            EndClass::Completed => (palette::SUCCESS, "✓"),
+            EndClass::Failed => (palette::ERROR, "✗"),
+            EndClass::LimitReached | EndClass::Interrupted => (palette::NOTICE, "■"),
+        };
+        line(out, style, &format!("{mark} {message}"));
+        line(
+            out,
+            Style::new(),
+            &format!(
+                "  {} · {} · {} · {}",
+                count(u64::from(totals.iterations), "iteration", "iterations"),
+                duration_ms(totals.elapsed_ms),
+                total_cost(totals),
+                count(totals.tokens.total(), "token", "tokens"),
+            ),
+        );
+        line(out, Style::new(), &format!("  summary: {summary_path}"));
+        let resume = match outcome {
+            EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),
+            EndClass::LimitReached => {
+                Some("  `ralph run --continue` with a higher limit resumes it")
+            }
+            EndClass::Completed | EndClass::Failed => None,
+        };
+        if let Some(resume) = resume {
+            line(out, palette::DIM, resume);
+        }
+    }
+
+    /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.
+    fn against_limits(&self, totals: &Totals) -> String {
+        let Some(limits) = &self.limits else {
+            return format!(
+                "{} · {} · {}",
+                count(u64::from(totals.iterations), "iteration", "iterations"),
+                duration_ms(totals.elapsed_ms),
+                total_cost(totals)
+            );
+        };
+        let cost = match limits.max_cost_usd {
+            Some(max) => format!("{} of ${max:.2}", total_cost(totals)),
+            None => total_cost(totals),
+        };
+        format!(
+            "{}/{} iterations · {} of {} · {cost}",
+            totals.iterations,
+            limits.max_iterations,
+            duration_ms(totals.elapsed_ms),
+            duration_ms(limits.max_runtime_secs * 1000),
+        )
+    }
+}
+
+/// The style and mark of an iteration's footer.
+fn outcome_mark(outcome: &IterationOutcome) -> (Style, &'static str) {
+    match outcome {
+        IterationOutcome::Succeeded => (palette::SUCCESS, "✓"),
+        IterationOutcome::Failed { .. } => (palette::ERROR, "✗"),
+        IterationOutcome::StoppedAtCostLimit
+        | IterationOutcome::StoppedAtRuntimeLimit
+        | IterationOutcome::Interrupted => (palette::NOTICE, "■"),
+    }
+}
+
+/// `plan.ready: write hello.txt`, payload on one bounded line.
+fn shown_event(event: &Event) -> String {
+    match event.payload_text() {
+        Some(payload) => one_line(&format!("{}: {payload}", event.topic)),
+        None => event.topic.clone(),
+    }
+}
+
+/// One styled line.
+fn line(out: &mut String, style: Style, text: &str) {
+    out.push_str(&format!(
+        "{}{text}{}\n",
+        style.render(),
+        style.render_reset()
+    ));
+}
+
+#[cfg(test)]
+#[path = "run_view_tests.rs"]
+mod tests;

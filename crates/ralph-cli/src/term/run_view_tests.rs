@@ -1,0 +1,362 @@
+use std::path::PathBuf;
+
+use ralph_core::machine::{
+    CompletionSignal, CostKind, IterationOutcome, Notice, StopReason, TokenCounts,
+};
+use ralph_stream::{StreamDecoder, StreamFormat};
+
+use super::*;
+
+fn agent_events(fixture: &str, format: StreamFormat) -> Vec<AgentEvent<'static>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(fixture);
+    let bytes = std::fs::read(path).unwrap();
+    let mut decoder = StreamDecoder::new(Some(format));
+    let mut events = Vec::new();
+    decoder.feed(&bytes, |e| events.push(e.clone().into_owned()));
+    decoder.finish(|e| events.push(e.clone().into_owned()));
+    events
+}
+
+const TOKENS: TokenCounts = TokenCounts {
+    input: 6200,
+    output: 36,
+    cache_read: 0,
+    cache_write: 500,
+};
+
+fn totals(iterations: u32, elapsed_ms: u64, cost_complete: bool) -> Totals {
+    Totals {
+        iterations,
+        elapsed_ms,
+        cost_usd: 0.010215 * f64::from(iterations),
+        cost_complete,
+        tokens: TOKENS,
+    }
+}
+
+/// How a finished iteration went, for the footer.
+struct Ending {
+    outcome: IterationOutcome,
+    cost_usd: Option<f64>,
+    cost_kind: CostKind,
+    stderr_tail: Option<&'static str>,
+    reason: StopReason,
+}
+
+/// Everything a view prints for a two-iteration run whose agent replays `fixture` in
+/// the second iteration, with styles shown as `␛` (or stripped when `color` is off).
+fn render_run(fixture: &str, format: StreamFormat, detail: Detail, color: bool) -> String {
+    render_run_ending(
+        fixture,
+        format,
+        detail,
+        color,
+        Ending {
+            outcome: IterationOutcome::Succeeded,
+            cost_usd: Some(0.010215),
+            cost_kind: CostKind::Reported,
+            stderr_tail: None,
+            reason: StopReason::Completed {
+                promise: "LOOP_COMPLETE".into(),
+                signal: CompletionSignal::Event,
+            },
+        },
+    )
+}
+
+fn render_run_ending(
+    fixture: &str,
+    format: StreamFormat,
+    detail: Detail,
+    color: bool,
+    ending: Ending,
+) -> String {
+    let mut view = RunView::new(detail);
+    let mut out = String::new();
+    let required = ["review.approved".to_owned()];
+    let limits = Limits {
+        max_iterations: 10,
+        max_runtime_secs: 3600,
+        max_cost_usd: Some(2.0),
+        max_consecutive_failures: 5,
+        completion_promise: "LOOP_COMPLETE",
+        required_events: &required,
+    };
+    view.render(
+        &RunEvent::LoopStarted {
+            run_id: "20261126T101500Z",
+            resumed: false,
+            workspace: "/work",
+            run_dir: ".ralph/runs/20261126T101500Z",
+            backend: "pi",
+            hats: vec!["planner", "builder"],
+            limits,
+            totals: totals(0, 0, true),
+        },
+        &mut out,
+    );
+    let start = [Event::new("work.start")];
+    view.render(
+        &RunEvent::IterationStarted {
+            iteration: 1,
+            max_iterations: 10,
+            hat: "planner",
+            hat_name: "Planner",
+            backend: "pi",
+            events: &start,
+            wall_secs: 3600,
+            started_at_ms: 0,
+        },
+        &mut out,
+    );
+    for event in agent_events("pi/anthropic/text.jsonl", StreamFormat::Pi) {
+        view.render(
+            &RunEvent::Agent {
+                iteration: 1,
+                event: &event,
+            },
+            &mut out,
+        );
+    }
+    let planned = [Event::with_text("step.ready", "write out.txt")];
+    view.render(
+        &RunEvent::EventsEmitted {
+            iteration: 1,
+            events: &planned,
+            invalid_lines: 0,
+        },
+        &mut out,
+    );
+    view.render(
+        &RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "planner",
+            backend: "pi",
+            model: Some("mock-model"),
+            outcome: &IterationOutcome::Succeeded,
+            duration_ms: 2100,
+            cost_usd: Some(0.010215),
+            cost_kind: CostKind::Reported,
+            tokens: TOKENS,
+            turns: 1,
+            completion: None,
+            stderr_tail: None,
+            totals: totals(1, 2100, true),
+        },
+        &mut out,
+    );
+    view.render(
+        &RunEvent::IterationStarted {
+            iteration: 2,
+            max_iterations: 10,
+            hat: "builder",
+            hat_name: "Builder",
+            backend: format.name(),
+            events: &planned,
+            wall_secs: 3600,
+            started_at_ms: 0,
+        },
+        &mut out,
+    );
+    for event in agent_events(fixture, format) {
+        view.render(
+            &RunEvent::Agent {
+                iteration: 2,
+                event: &event,
+            },
+            &mut out,
+        );
+    }
+    let emitted = [
+        Event::with_text("step.done", "wrote out.txt"),
+        Event::new("LOOP_COMPLETE"),
+    ];
+    view.render(
+        &RunEvent::EventsEmitted {
+            iteration: 2,
+            events: &emitted,
+            invalid_lines: 1,
+        },
+        &mut out,
+    );
+    let notice = Notice::DefaultPublished {
+        hat: "builder".into(),
+        topic: "step.done".into(),
+    };
+    view.render(
+        &RunEvent::Notice {
+            iteration: Some(2),
+            notice: &notice,
+        },
+        &mut out,
+    );
+    let complete = ending.cost_usd.is_some();
+    view.render(
+        &RunEvent::IterationFinished {
+            iteration: 2,
+            hat: "builder",
+            backend: format.name(),
+            model: None,
+            outcome: &ending.outcome,
+            duration_ms: 65_000,
+            cost_usd: ending.cost_usd,
+            cost_kind: ending.cost_kind,
+            tokens: TOKENS,
+            turns: 2,
+            completion: Some(CompletionSignal::Event),
+            stderr_tail: ending.stderr_tail,
+            totals: totals(2, 67_100, complete),
+        },
+        &mut out,
+    );
+    view.render(
+        &RunEvent::LoopFinished {
+            reason: &ending.reason,
+            message: ending.reason.to_string(),
+            outcome: ending.reason.class(),
+            exit_code: 0,
+            totals: totals(2, 67_100, complete),
+            summary_path: ".ralph/runs/20261126T101500Z/summary.md",
+        },
+        &mut out,
+    );
+    if color {
+        out.replace('\u{1b}', "␛")
+    } else {
+        anstream::adapter::strip_str(&out).to_string()
+    }
+}
+
+#[test]
+fn a_pi_run_with_a_failing_tool() {
+    insta::assert_snapshot!(render_run(
+        "pi/anthropic/tool_error.jsonl",
+        StreamFormat::Pi,
+        Detail::Normal,
+        false
+    ));
+}
+
+#[test]
+fn a_pi_run_with_retries_in_color() {
+    insta::assert_snapshot!(render_run(
+        "pi/openai/flaky.jsonl",
+        StreamFormat::Pi,
+        Detail::Normal,
+        true
+    ));
+}
+
+#[test]
+fn a_claude_run_with_tools_thinking_and_a_sub_agent() {
+    insta::assert_snapshot!(
+        "claude_rich",
+        render_run(
+            "claude/v2.1.332_rich.jsonl",
+            StreamFormat::Claude,
+            Detail::Normal,
+            false
+        )
+    );
+    insta::assert_snapshot!(
+        "claude_rich_verbose_color",
+        render_run(
+            "claude/v2.1.332_rich.jsonl",
+            StreamFormat::Claude,
+            Detail::Verbose,
+            true
+        )
+    );
+}
+
+#[test]
+fn a_claude_run_whose_api_retries_ran_out_fails_with_its_stderr() {
+    insta::assert_snapshot!(render_run_ending(
+        "claude/v2.1.332_overloaded529_max_retries2.jsonl",
+        StreamFormat::Claude,
+        Detail::Normal,
+        false,
+        Ending {
+            outcome: IterationOutcome::Failed {
+                reason: "exited with code 1".into(),
+            },
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            stderr_tail: Some("warming up\nError: 529 overloaded\n"),
+            reason: StopReason::ConsecutiveFailures { failures: 1 },
+        },
+    ));
+}
+
+#[test]
+fn quiet_shows_only_why_the_loop_stopped() {
+    assert_eq!(
+        render_run(
+            "pi/openai/tool.jsonl",
+            StreamFormat::Pi,
+            Detail::Quiet,
+            false
+        ),
+        "✓ completed: the agent emitted LOOP_COMPLETE\n  \
+         2 iterations · 1m 07s · $0.0204 · 6,736 tokens\n  \
+         summary: .ralph/runs/20261126T101500Z/summary.md\n"
+    );
+}
+
+#[test]
+fn the_status_line_follows_what_the_agent_does() {
+    let mut view = RunView::new(Detail::Normal);
+    let mut out = String::new();
+    let mut seen = vec![view.activity().cloned()];
+    view.render(
+        &RunEvent::IterationStarted {
+            iteration: 1,
+            max_iterations: 10,
+            hat: "ralph",
+            hat_name: "ralph",
+            backend: "claude",
+            events: &[],
+            wall_secs: 60,
+            started_at_ms: 0,
+        },
+        &mut out,
+    );
+    seen.push(view.activity().cloned());
+    for event in agent_events("claude/v2.1.332_rich.jsonl", StreamFormat::Claude)
+        .iter()
+        .take(4)
+    {
+        view.render(
+            &RunEvent::Agent {
+                iteration: 1,
+                event,
+            },
+            &mut out,
+        );
+        seen.push(view.activity().cloned());
+    }
+    assert_eq!(
+        seen,
+        vec![
+            None,
+            Some(Activity::Starting),
+            Some(Activity::Waiting),
+            Some(Activity::Thinking),
+            Some(Activity::Waiting),
+            Some(Activity::Running {
+                tool: "Bash  echo hello".into(),
+                others: 0
+            }),
+        ]
+    );
+    assert_eq!(
+        Activity::Running {
+            tool: "Bash  ls".into(),
+            others: 2
+        }
+        .describe("claude"),
+        "running Bash  ls (+2 more)"
+    );
+}

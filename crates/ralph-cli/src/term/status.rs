@@ -1,0 +1,94 @@
+//! The status line shown on a terminal while the agent is silent: a spinner, the
+//! iteration's elapsed time and what the agent is doing (thinking, running a tool,
+//! waiting for the model). It lives on the empty line under the last output and is
+//! erased before anything else is written there, so it never ends up in the scrollback.
+//!
+//! Diagnostics on stderr share the screen: [`erase_before_diagnostic`] clears the status
+//! line first, so a message never lands after the spinner on the same line.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::figures::clock;
+
+/// Spinner frames, one per [`FRAME_INTERVAL`].
+const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// How often the spinner moves; the run loop ticks the observer at this rate.
+pub(crate) const FRAME_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Silence before the status line appears: the short pauses between streamed pieces of
+/// text would make it flicker.
+pub(crate) const SHOW_AFTER: Duration = Duration::from_millis(700);
+
+/// Returns to the start of the line and clears it.
+pub(crate) const ERASE: &str = "\r\x1b[2K";
+
+/// Whether a status line is on the screen now (for [`erase_before_diagnostic`]).
+static SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Records whether a status line is on the screen.
+pub(crate) fn set_shown(shown: bool) {
+    SHOWN.store(shown, Ordering::Relaxed);
+}
+
+/// Clears the status line, if one is shown, before a diagnostic is written to stderr on
+/// the same terminal. The status line is redrawn at the next tick, under the message.
+pub(crate) fn erase_before_diagnostic(stderr: &mut impl Write) {
+    if SHOWN.swap(false, Ordering::Relaxed) && std::io::stderr().is_terminal() {
+        let _ = stderr.write_all(ERASE.as_bytes());
+    }
+}
+
+/// The status line's text (no styles), at most `columns - 1` characters so it never
+/// wraps (a wrapped line could not be erased with one [`ERASE`]).
+pub(crate) fn status_line(
+    iteration: u32,
+    elapsed: Duration,
+    doing: &str,
+    columns: usize,
+) -> String {
+    let ticks = elapsed.as_millis() / FRAME_INTERVAL.as_millis();
+    // The remainder of a division by the frame count always indexes the array.
+    let frame = FRAMES[(ticks % FRAMES.len() as u128) as usize];
+    let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    let text = format!(
+        "{frame} iteration {iteration} · {} · {doing}",
+        clock(elapsed_ms)
+    );
+    let room = columns.saturating_sub(1);
+    if text.chars().count() <= room {
+        return text;
+    }
+    let mut cut: String = text.chars().take(room.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spinner_turns_and_the_clock_counts() {
+        let lines: Vec<String> = [0, 150, 12_050]
+            .map(|ms| status_line(2, Duration::from_millis(ms), "thinking", 80))
+            .to_vec();
+        assert_eq!(
+            lines,
+            vec![
+                "⠋ iteration 2 · 0:00 · thinking",
+                "⠙ iteration 2 · 0:00 · thinking",
+                "⠋ iteration 2 · 0:12 · thinking",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_status_line_never_wraps() {
+        let line = status_line(1, Duration::ZERO, "running bash  cargo test --all", 20);
+        assert_eq!(line, "⠋ iteration 1 · 0:…");
+        assert_eq!(line.chars().count(), 19);
+    }
+}

@@ -1,0 +1,391 @@
+//! The everyday commands end to end: `ralph init`, `plan`, `doctor`, `events`,
+//! `completions`, and `--help` with examples on every command.
+
+mod common;
+
+use std::process::{Output, Stdio};
+
+use common::{Workspace, code, wait_output};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `ralph <args>` where only the fake agents (and the system's tools) are on PATH, so
+/// what is "installed" does not depend on the machine.
+fn run_isolated(ws: &Workspace, args: &[&str]) -> Output {
+    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
+    let child = ws
+        .command(args)
+        .env("PATH", format!("{}:/usr/bin:/bin", fake.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ralph");
+    wait_output(child)
+}
+
+#[test]
+fn init_writes_a_template_that_every_command_accepts_for_every_backend() {
+    for backend in [
+        "auto", "claude", "kiro", "gemini", "codex", "amp", "copilot", "opencode", "pi", "custom",
+    ] {
+        let ws = Workspace::new("", "");
+        let out = ws.run(&["init", "--backend", backend]);
+        assert_eq!(code(out.status), 0, "{backend}: {}", stderr(&out));
+        let text = std::fs::read_to_string(ws.path().join("ralph.yml")).expect("ralph.yml");
+        assert!(text.contains(&format!("backend: {backend}\n")), "{text}");
+        let dry = ws.run(&["run", "--dry-run", "-p", "task"]);
+        assert_eq!(code(dry.status), 0, "{backend}: {}", stderr(&dry));
+    }
+}
+
+#[test]
+fn init_keeps_an_existing_file_unless_forced() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let out = ws.run(&["init", "--backend", "claude"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stderr(&out).contains("`ralph.yml` already exists; keep it, or pass --force"),
+        "{}",
+        stderr(&out)
+    );
+    let kept = std::fs::read_to_string(ws.path().join("ralph.yml")).expect("ralph.yml");
+    assert_eq!(kept, "cli:\n  backend: pi\n");
+
+    let out = ws.run(&["init", "--backend", "claude", "--force"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let replaced = std::fs::read_to_string(ws.path().join("ralph.yml")).expect("ralph.yml");
+    assert!(replaced.contains("backend: claude\n"), "{replaced}");
+
+    let out = ws.run(&["init", "-c", "ci/alt.yml"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(ws.path().join("ci/alt.yml").is_file());
+}
+
+#[test]
+fn plan_starts_the_agent_interactively_with_a_planning_prompt() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "- | |\n");
+    let out = ws.run(&["plan", "a", "command", "that", "prunes", "old", "runs"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let log = ws.agent_log();
+    assert!(
+        log[0].starts_with("1 pi hat= iteration= bin=missing args=--no-session Help me plan"),
+        "{log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|l| l == "The idea: a command that prunes old runs"),
+        "{log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|l| l.contains("Write the spec to `.ralph/specs/<short-name>.md`")),
+        "{log:?}"
+    );
+    assert!(ws.path().join(".ralph/specs").is_dir());
+}
+
+#[test]
+fn plan_reports_the_agent_s_failure_and_can_print_its_command_line() {
+    let ws = Workspace::new(
+        "cli:\n  backend: claude\ncore:\n  specs_dir: specs\n",
+        "- | | exit=3\n",
+    );
+    let out = ws.run(&["plan", "x"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stderr(&out).contains("claude exited with code 3"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = ws.run(&["plan", "--dry-run", "-b", "pi", "dark mode"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let line = stdout(&out);
+    assert!(line.contains("/pi --no-session 'Help me plan"), "{line}");
+    assert!(line.contains("The idea: dark mode"), "{line}");
+    assert!(line.contains("`specs/<short-name>.md`"), "{line}");
+    let starts = ws
+        .agent_log()
+        .iter()
+        .filter(|l| l.contains(" hat= iteration= "))
+        .count();
+    assert_eq!(starts, 1, "--dry-run starts nothing");
+}
+
+#[test]
+fn doctor_lists_every_backend_and_the_command_lines_of_the_config() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n  args: [\"--model\", \"m\"]\nevent_loop:\n  starting_event: go\n\
+         hats:\n  builder:\n    description: Builds\n    triggers: [go]\n    backend: claude\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+    let backends: Vec<(Value, Value, Value)> = report["backends"]
+        .as_array()
+        .expect("backends")
+        .iter()
+        .map(|b| {
+            (
+                b["name"].clone(),
+                b["installed"].clone(),
+                b["version"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        backends,
+        vec![
+            (json!("claude"), json!(true), json!("claude 0.0.0-fake")),
+            (json!("kiro"), json!(false), Value::Null),
+            (json!("gemini"), json!(false), Value::Null),
+            (json!("codex"), json!(false), Value::Null),
+            (json!("amp"), json!(false), Value::Null),
+            (json!("copilot"), json!(false), Value::Null),
+            (json!("opencode"), json!(false), Value::Null),
+            (json!("pi"), json!(true), json!("pi 0.0.0-fake")),
+        ]
+    );
+    let fake = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
+    assert_eq!(
+        report["config"]["agents"],
+        json!([
+            {"hat": "ralph", "backend": "pi", "prompt_on_stdin": true, "problem": null,
+             "command": format!("{}/pi -p --mode json --no-session --model m", fake.display())},
+            {"hat": "builder", "backend": "claude", "prompt_on_stdin": true, "problem": null,
+             "command": format!("{}/claude -p --output-format stream-json --verbose \
+                 --dangerously-skip-permissions", fake.display())},
+        ])
+    );
+    assert_eq!(
+        (report["ok"].clone(), report["config"]["files"].clone()),
+        (json!(true), json!(["ralph.yml"]))
+    );
+
+    let text = run_isolated(&ws, &["doctor"]);
+    assert_eq!(code(text.status), 0);
+    for part in [
+        "✓ pi        pi 0.0.0-fake",
+        "· codex     not installed: npm install -g @openai/codex",
+        "✓ hat builder: claude",
+        "✓ ready to run",
+    ] {
+        assert!(
+            stdout(&text).contains(part),
+            "{part:?} in\n{}",
+            stdout(&text)
+        );
+    }
+}
+
+#[test]
+fn doctor_fails_on_a_broken_config_or_a_missing_agent() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pie\nevent_loop:\n  max_iteration: 3\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 1);
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let errors: Vec<&str> = report["config"]["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("ralph.yml:2:12: unknown backend `pie`"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("did you mean `max_iterations`?"),
+        "{errors:?}"
+    );
+
+    std::fs::write(ws.path().join("ralph.yml"), "cli:\n  backend: codex\n").expect("write");
+    let out = run_isolated(&ws, &["doctor"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stdout(&out).contains(
+            "✗ default hat: codex: `codex` is not installed: npm install -g @openai/codex"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn events_shows_each_iteration_and_what_it_emitted() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | plan.ready=step one;note |
+pi/anthropic/text.jsonl | |
+pi/anthropic/tool.jsonl | LOOP_COMPLETE |
+",
+    );
+    let run = ws.run(&["run", "-q", "-p", "task"]);
+    assert_eq!(code(run.status), 0, "{}", stderr(&run));
+
+    let out = ws.run(&["events", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let rows: Vec<(Value, Value, Value, Value)> = stdout(&out)
+        .lines()
+        .map(|l| {
+            let row: Value = serde_json::from_str(l).expect("JSON line");
+            (
+                row["iteration"].clone(),
+                row["outcome"].clone(),
+                row["topic"].clone(),
+                row["payload"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                json!(1),
+                json!("succeeded"),
+                json!("plan.ready"),
+                json!("step one")
+            ),
+            (json!(1), json!("succeeded"), json!("note"), Value::Null),
+            (json!(2), json!("succeeded"), Value::Null, Value::Null),
+            (
+                json!(3),
+                json!("succeeded"),
+                json!("LOOP_COMPLETE"),
+                Value::Null
+            ),
+        ]
+    );
+
+    let out = ws.run(&["events", "--topic", "*.ready"]);
+    let table = stdout(&out);
+    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(
+        table.starts_with("TIME  ITER  HAT    OUTCOME    TOPIC       PAYLOAD\n"),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.ends_with("     1  ralph  succeeded  plan.ready  step one")),
+        "{table}"
+    );
+
+    let out = ws.run(&["events", "--last", "1", "--format", "json"]);
+    let last: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0]["topic"], "LOOP_COMPLETE");
+}
+
+#[test]
+fn events_shows_what_the_running_iteration_emitted_so_far() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | progress=half done | hang=60\n",
+    );
+    let child = ws
+        .command(&["run", "-q", "-p", "task"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    ws.wait_for_agent(1);
+    // The agent emits before it replays its transcript; wait for the line to land.
+    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
+    let rows = loop {
+        let out = ws.run(&["events", "--format", "json"]);
+        let rows: Vec<Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        if !rows.is_empty() || std::time::Instant::now() > deadline {
+            break rows;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("signal");
+    assert_eq!(code(wait_output(child).status), 130);
+    assert_eq!(
+        rows,
+        vec![
+            json!({"iteration": 1, "hat": null, "backend": null, "outcome": "running",
+            "started_at_ms": null, "consumed": [], "topic": "progress",
+            "payload": "half done"})
+        ]
+    );
+}
+
+#[test]
+fn events_without_a_run_says_how_to_start_one() {
+    let ws = Workspace::new("", "");
+    let out = ws.run(&["events"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stderr(&out).contains("start one with `ralph run`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn completions_are_generated_for_each_shell() {
+    let ws = Workspace::new("", "");
+    for (shell, marker) in [
+        ("bash", "_ralph()"),
+        ("zsh", "#compdef ralph"),
+        ("fish", "complete -c ralph"),
+        ("elvish", "edit:completion:arg-completer[ralph]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = ws.run(&["completions", shell]);
+        assert_eq!(code(out.status), 0, "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(script.contains("doctor"), "{shell}");
+    }
+}
+
+#[test]
+fn every_command_s_help_has_examples() {
+    let ws = Workspace::new("", "");
+    for command in [
+        "run",
+        "emit",
+        "inspect",
+        "init",
+        "plan",
+        "doctor",
+        "events",
+        "completions",
+    ] {
+        let out = ws.run(&[command, "--help"]);
+        assert_eq!(code(out.status), 0, "{command}");
+        let help = stdout(&out);
+        let examples = help.split_once("Examples:\n").map_or("", |(_, e)| e);
+        assert!(
+            examples.contains(&format!("ralph {command}")),
+            "{command}:\n{help}"
+        );
+    }
+}

@@ -1,0 +1,456 @@
+//! `ralph run --output json` against its published schema, docs/run-events.schema.json:
+//! real runs, with fake agents replaying real pi and Claude Code transcripts (tools,
+//! failing tools, thinking, retries, a sub-agent, failed model calls), every line
+//! validated, and the schema shown to reject what it must.
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
+use std::path::PathBuf;
+
+use common::Workspace;
+use pretty_assertions::assert_eq;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Value, json};
+
+fn validator() -> jsonschema::Validator {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-events.schema.json");
+    let text = std::fs::read_to_string(&path).expect("docs/run-events.schema.json");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::draft202012::new(&schema).expect("the schema is a valid JSON Schema")
+}
+
+/// Any JSON, refusing an object with the same key twice (which `serde_json::Value`
+/// would silently collapse, hiding it from the schema).
+struct NoDuplicateKeys;
+
+impl<'de> Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(NoDuplicateKeys)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut keys = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(de::Error::custom(format!("duplicate key `{key}`")));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(NoDuplicateKeys)
+    }
+}
+
+/// Runs `ralph run --output json <args>` and checks every stdout line: one JSON object,
+/// no key twice, valid against the schema. Returns the kinds seen (`type`, with the
+/// agent event's type, the notice or the stop reason) and the exit code.
+fn run_and_validate(ws: &Workspace, args: &[&str]) -> (i32, BTreeSet<String>) {
+    let validator = validator();
+    let mut all = vec!["run", "--output", "json"];
+    all.extend_from_slice(args);
+    let out = ws.run(&all);
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 stdout");
+    let mut kinds = BTreeSet::new();
+    for line in stdout.lines() {
+        serde_json::from_str::<NoDuplicateKeys>(line).unwrap_or_else(|e| panic!("{e} in: {line}"));
+        let value: Value = serde_json::from_str(line).expect("JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{line}\n{}", errors.join("\n"));
+        let sub = ["event", "notice", "reason"]
+            .iter()
+            .find_map(|k| match &value[*k] {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o.get("type").and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            });
+        let kind = value["type"].as_str().unwrap_or_default();
+        kinds.insert(match sub {
+            Some(sub) => format!("{kind}/{sub}"),
+            None => kind.to_owned(),
+        });
+    }
+    (common::code(out.status), kinds)
+}
+
+fn set(kinds: &[&str]) -> BTreeSet<String> {
+    kinds.iter().map(|k| (*k).to_owned()).collect()
+}
+
+#[test]
+fn a_three_hat_run_of_pi_and_claude_matches_the_schema() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
+         planner:\n    description: Plans\n    triggers: [work.start]\n    \
+         default_publishes: plan.ready\n  builder:\n    description: Builds\n    \
+         triggers: [plan.ready]\n    backend: claude\n  reviewer:\n    description: Reviews\n    \
+         triggers: [build.done]\n",
+        "pi/openai/thinking.jsonl | | sed=s/LOOP_COMPLETE/planned/
+claude/v2.1.332_rich.jsonl | build.done=wrote notes.txt | sed=s/LOOP_COMPLETE/built/g junk=1
+pi/anthropic/tool_error.jsonl | LOOP_COMPLETE |
+",
+    );
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        kinds,
+        set(&[
+            "agent/message_finished",
+            "agent/run_finished",
+            "agent/session_started",
+            "agent/text_delta",
+            "agent/thinking_delta",
+            "agent/tool_call_finished",
+            "agent/tool_call_started",
+            "agent/turn_finished",
+            "events_emitted",
+            "iteration_finished",
+            "iteration_started",
+            "loop_finished/completed",
+            "loop_started",
+            "notice/default_published",
+            "notice/invalid_line",
+        ])
+    );
+}
+
+#[test]
+fn retries_failed_model_calls_and_limits_match_the_schema() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n  starting_event: work.start\n\
+         hats:\n  first:\n    description: Starts\n    triggers: [work.start]\n  \
+         second:\n    description: Goes on\n    triggers: [step]\n    backend: claude\n",
+        "pi/openai/flaky.jsonl | step=one |
+claude/v2.1.332_overloaded529_max_retries2.jsonl | | exit=1
+claude/v2.1.332_http500_max_retries2.jsonl | | exit=1
+",
+    );
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!(code, 2);
+    for kind in [
+        "agent/retry_started",
+        "agent/retry_finished",
+        "notice/events_requeued",
+        "loop_finished/max_iterations",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} in {kinds:?}");
+    }
+}
+
+#[test]
+#[ignore = "ralph-core bug, reported: Notice::CostUnknown's own `iteration` field is flattened \
+            into the notice event beside the event's `iteration`, so the key appears twice"]
+fn a_cost_unknown_notice_has_each_key_once() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE | sed=s/\"total\":[0-9.e-]*/\"total\":0/g\n",
+    );
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task", "--max-cost", "5"]);
+    assert_eq!(code, 0);
+    assert!(kinds.contains("notice/cost_unknown"), "{kinds:?}");
+}
+
+#[test]
+fn the_schema_rejects_what_the_contract_forbids() {
+    let validator = validator();
+    let good = json!({"type": "agent", "iteration": 1,
+        "event": {"type": "text_delta", "text": "hi"}});
+    assert!(validator.is_valid(&good));
+    let bad = [
+        // An undocumented field.
+        json!({"type": "agent", "iteration": 1, "extra": 1,
+            "event": {"type": "text_delta", "text": "hi"}}),
+        // A documented field left out instead of null.
+        json!({"type": "agent", "iteration": 1,
+            "event": {"type": "tool_call_finished", "id": "t", "output": "", "is_error": false}}),
+        // A wrong type in a nested agent event.
+        json!({"type": "agent", "iteration": 1,
+            "event": {"type": "turn_finished", "is_error": false, "usage": {"tokens":
+                {"input": 1, "output": 1, "cache_read": 0, "cache_write": 0},
+                "cost_usd": "0.1", "cost_kind": "reported", "model": null}}}),
+        // An exit code that does not go with the reason.
+        json!({"type": "loop_finished", "reason": "max_iterations", "limit": 3,
+            "message": "m", "outcome": "limit_reached", "exit_code": 0, "summary_path": "s",
+            "totals": {"iterations": 3, "elapsed_ms": 1, "cost_usd": 0.0,
+                "cost_complete": true,
+                "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}}}),
+        // An unknown type.
+        json!({"type": "loop_paused"}),
+    ];
+    let accepted: Vec<&Value> = bad.iter().filter(|v| validator.is_valid(v)).collect();
+    assert_eq!(accepted, Vec::<&Value>::new());
+}
+
+/// Every notice kind, stop reason, outcome and agent event type, built from the types
+/// themselves (runs cannot easily reach them all), validates.
+#[test]
+fn every_variant_the_types_can_make_matches_the_schema() {
+    use std::borrow::Cow;
+
+    use ralph_core::event::{Event, InvalidLine};
+    use ralph_core::machine::{
+        CompletionSignal, CostKind, IterationOutcome, Notice, StopReason, TokenCounts,
+    };
+    use ralph_core::run_event::{Limits, RunEvent, Totals};
+    use ralph_stream::{AgentEvent, Phase, Stop, Tokens, Usage};
+
+    let validator = validator();
+    let totals = Totals {
+        iterations: 1,
+        elapsed_ms: 5,
+        cost_usd: 0.5,
+        cost_complete: false,
+        tokens: TokenCounts::default(),
+    };
+    let usage = Usage {
+        tokens: Tokens::default(),
+        cost_usd: Some(0.1),
+        cost_kind: ralph_stream::CostKind::Estimated,
+        model: Some(Cow::Borrowed("m")),
+    };
+    let s = |t: &'static str| Cow::Borrowed(t);
+    let agent_events = [
+        AgentEvent::SessionStarted {
+            session_id: None,
+            model: Some(s("m")),
+            provider: None,
+        },
+        AgentEvent::TextDelta { text: s("a") },
+        AgentEvent::ThinkingDelta { text: s("b") },
+        AgentEvent::ToolCallStarted {
+            id: s("t"),
+            name: s("bash"),
+            args: s("not json"),
+            parent_id: Some(s("p")),
+        },
+        AgentEvent::ToolCallFinished {
+            id: s("t"),
+            name: None,
+            output: s(""),
+            is_error: true,
+        },
+        AgentEvent::MessageFinished {
+            text: s(""),
+            stop: Stop::Aborted,
+            error: Some(s("e")),
+        },
+        AgentEvent::TurnFinished {
+            usage: usage.clone(),
+            is_error: false,
+        },
+        AgentEvent::RetryStarted {
+            attempt: Some(1),
+            max_attempts: None,
+            delay_ms: Some(4000),
+            error: None,
+        },
+        AgentEvent::RetryFinished {
+            success: false,
+            attempt: None,
+            error: Some(s("e")),
+        },
+        AgentEvent::Compaction {
+            phase: Phase::Finished,
+            reason: None,
+            error: None,
+        },
+        AgentEvent::RateLimit {
+            status: Some(s("allowed")),
+            resets_at: Some(1),
+        },
+        AgentEvent::RunFinished {
+            is_error: false,
+            error: None,
+            turns: Some(2),
+            duration_ms: None,
+            totals: Some(usage),
+        },
+        AgentEvent::NonJson { line: s("npm") },
+        AgentEvent::Unknown {
+            event_type: s("x/y"),
+        },
+        AgentEvent::OversizeLine { len: 1 },
+    ];
+    let notices = [
+        Notice::HatExhausted {
+            hat: "h".into(),
+            max_activations: 2,
+            dropped: vec!["t".into()],
+        },
+        Notice::DefaultPublished {
+            hat: "h".into(),
+            topic: "t".into(),
+        },
+        Notice::EventsRequeued {
+            hat: "h".into(),
+            topics: vec!["t".into()],
+        },
+        Notice::CompletionRefused {
+            missing: vec!["t".into()],
+        },
+        Notice::PromiseNotLast {
+            promise: "DONE".into(),
+        },
+        Notice::InvalidLine {
+            error: InvalidLine::BadTopic {
+                topic: "a b".into(),
+                reason: "r".into(),
+            },
+            excerpt: "x".into(),
+        },
+        Notice::InvalidLine {
+            error: InvalidLine::TooLong { len: 9 },
+            excerpt: "x".into(),
+        },
+        Notice::CostUnknown {
+            iteration: 1,
+            backend: "pi".into(),
+        },
+    ];
+    let reasons = [
+        StopReason::Completed {
+            promise: "DONE".into(),
+            signal: CompletionSignal::FinalText,
+        },
+        StopReason::MaxIterations { limit: 1 },
+        StopReason::MaxRuntime { limit_secs: 1 },
+        StopReason::MaxCost { limit_usd: 1.5 },
+        StopReason::StaleLoop {
+            topic: "t".into(),
+            repeats: 3,
+        },
+        StopReason::ConsecutiveFailures { failures: 5 },
+        StopReason::InvalidEvents { lines: 3 },
+        StopReason::Interrupted,
+    ];
+    let outcomes = [
+        IterationOutcome::Succeeded,
+        IterationOutcome::Failed { reason: "r".into() },
+        IterationOutcome::StoppedAtCostLimit,
+        IterationOutcome::StoppedAtRuntimeLimit,
+        IterationOutcome::Interrupted,
+    ];
+    let events = [Event::new("a"), Event::with_text("b", "c")];
+    let required = ["r".to_owned()];
+    let mut all: Vec<Value> = Vec::new();
+    let mut push = |event: RunEvent<'_>| all.push(serde_json::to_value(&event).expect("JSON"));
+    push(RunEvent::LoopStarted {
+        run_id: "r",
+        resumed: true,
+        workspace: "/w",
+        run_dir: ".ralph/runs/r",
+        backend: "pi",
+        hats: vec!["h"],
+        limits: Limits {
+            max_iterations: 1,
+            max_runtime_secs: 2,
+            max_cost_usd: None,
+            max_consecutive_failures: 3,
+            completion_promise: "DONE",
+            required_events: &required,
+        },
+        totals,
+    });
+    push(RunEvent::IterationStarted {
+        iteration: 1,
+        max_iterations: 2,
+        hat: "h",
+        hat_name: "H",
+        backend: "pi",
+        events: &events,
+        wall_secs: 3,
+        started_at_ms: 4,
+    });
+    for event in &agent_events {
+        push(RunEvent::Agent {
+            iteration: 1,
+            event,
+        });
+    }
+    push(RunEvent::EventsEmitted {
+        iteration: 1,
+        events: &events,
+        invalid_lines: 2,
+    });
+    for notice in &notices {
+        push(RunEvent::Notice {
+            iteration: None,
+            notice,
+        });
+    }
+    for outcome in &outcomes {
+        push(RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "h",
+            backend: "pi",
+            model: None,
+            outcome,
+            duration_ms: 1,
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            tokens: TokenCounts::default(),
+            turns: 0,
+            completion: Some(CompletionSignal::Event),
+            stderr_tail: Some("e"),
+            totals,
+        });
+    }
+    for reason in &reasons {
+        let class = reason.class();
+        push(RunEvent::LoopFinished {
+            reason,
+            message: reason.to_string(),
+            outcome: class,
+            exit_code: match class {
+                ralph_core::machine::EndClass::Completed => 0,
+                ralph_core::machine::EndClass::Failed => 1,
+                ralph_core::machine::EndClass::LimitReached => 2,
+                ralph_core::machine::EndClass::Interrupted => 130,
+            },
+            totals,
+            summary_path: "s.md",
+        });
+    }
+    let invalid: Vec<String> = all
+        .iter()
+        .filter(|v| !validator.is_valid(v))
+        .map(Value::to_string)
+        .collect();
+    assert_eq!(invalid, Vec::<String>::new());
+    assert_eq!(all.len(), 1 + 1 + 15 + 1 + 8 + 5 + 8);
+}

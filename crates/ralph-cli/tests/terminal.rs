@@ -1,0 +1,199 @@
+//! What a person sees: `ralph run` in a real terminal (tmux), with a fake pi that
+//! streams a real transcript and stops at chosen lines until the test lets it go on, so
+//! every check is of a state the screen is known to reach, never of timing.
+//!
+//! Needs `tmux` (scripts/test.sh installs it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, ralph_bin};
+use nix::errno::Errno;
+use nix::sys::signal::kill;
+use nix::unistd::Pid;
+
+/// How often the screen is read while waiting for something to appear.
+const POLL: Duration = Duration::from_millis(50);
+const COLUMNS: &str = "100";
+const ROWS: &str = "30";
+
+/// A tmux server of its own (its socket in the workspace) running one window.
+struct Terminal {
+    socket: PathBuf,
+}
+
+impl Terminal {
+    /// Starts `script` (a shell script) in a new `COLUMNS`×`ROWS` window.
+    fn start(dir: &Path, script: &Path) -> Terminal {
+        let terminal = Terminal {
+            socket: dir.join("tmux.sock"),
+        };
+        let out = terminal.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            COLUMNS,
+            "-y",
+            ROWS,
+            "sh",
+            &script.display().to_string(),
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        terminal
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux is needed for this test: apt-get install tmux")
+    }
+
+    /// The visible screen, one string per row, trailing blanks trimmed.
+    fn screen(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Reads the screen until `ready` holds, and returns it (fails after the run timeout).
+    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {what}:\n{screen}"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn ctrl_c(&self) {
+        let out = self.tmux(&["send-keys", "C-c"]);
+        assert!(out.status.success());
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+/// Waits until the fake agent has reached its pause after line `n`.
+fn wait_paused(state: &Path, n: u32) {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !state.join(format!("paused-{n}")).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the agent never reached line {n}"
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The status line's clock (`0:07` in `⠙ iteration 1 · 0:07 · running …`), if shown.
+fn status_clock(screen: &str) -> Option<String> {
+    screen
+        .lines()
+        .find(|l| l.contains("iteration 1 · ") && l.contains(" · running "))
+        .and_then(|l| l.split(" · ").nth(1))
+        .map(str::to_owned)
+}
+
+#[test]
+fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
+    // Pause after line 11 (mid-sentence) and after line 24 (a tool has started).
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/tool.jsonl | | pause_at=11,24\n",
+    );
+    let state = ws.path().join(".fake");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let script = ws.path().join("session.sh");
+    // A trap, so the shell outlives Ctrl-C and reports ralph's exit code.
+    std::fs::write(
+        &script,
+        format!(
+            "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
+             XDG_CONFIG_HOME='{state}/config' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
+             FAKE_FIXTURES='{fixtures}'\nunset NO_COLOR RALPH_EVENTS_FILE\n\
+             '{ralph}' run -p 'write out.txt'\necho \"exit $?\" > '{state}/exit-code'\n\
+             echo 'ralph is done'\nexec sleep 600\n",
+            ws = ws.path().display(),
+            fake = fake.display(),
+            state = state.display(),
+            fixtures = fixtures.display(),
+            ralph = ralph_bin(),
+        ),
+    )
+    .expect("script");
+    let terminal = Terminal::start(ws.path(), &script);
+
+    // The header, then the answer as far as it has streamed: mid-sentence.
+    wait_paused(&state, 11);
+    let screen = terminal.wait_for("the first words", |s| s.contains("I'll create the"));
+    assert!(
+        screen.contains("── iteration 1/100 · ralph · pi · run time 0:00 ──"),
+        "{screen}"
+    );
+    assert!(!screen.contains("show it"), "{screen}");
+
+    // More text arrives, then a tool starts and the agent goes quiet: the status line
+    // shows what runs, with a clock that counts.
+    std::fs::write(state.join("resume-11"), "").expect("resume");
+    wait_paused(&state, 24);
+    let screen = terminal.wait_for("the tool call and the status line", |s| {
+        s.contains("I'll create the file and show it.")
+            && s.contains("▸ bash  echo hello > out.txt && cat out.txt")
+            && status_clock(s).is_some()
+    });
+    let first = status_clock(&screen);
+    terminal.wait_for("the status line's clock moving on", |s| {
+        status_clock(s).is_some_and(|c| Some(&c) != first.as_ref())
+    });
+
+    // Ctrl-C: the agent is stopped, the status line is gone, the verdict is printed.
+    terminal.ctrl_c();
+    let screen = terminal.wait_for("the end of the run", |s| s.contains("ralph is done"));
+    let code = std::fs::read_to_string(state.join("exit-code")).expect("exit code");
+    assert_eq!(code.trim(), "exit 130", "{screen}");
+    for part in [
+        "ralph: stopping the agent and ending the loop",
+        "■ iteration 1 interrupted",
+        "■ interrupted",
+        "  summary: .ralph/runs/",
+    ] {
+        assert!(screen.contains(part), "{part:?} in\n{screen}");
+    }
+    assert_eq!(
+        status_clock(&screen),
+        None,
+        "a status line was left:\n{screen}"
+    );
+    assert!(
+        !screen.lines().any(|l| l.contains("· running ")),
+        "{screen}"
+    );
+    // No process of the agent is left: its process group is empty.
+    let pid: i32 = std::fs::read_to_string(state.join("pid-1"))
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert_eq!(kill(Pid::from_raw(-pid), None), Err(Errno::ESRCH));
+}
