@@ -45,7 +45,6 @@ fn notices() -> Vec<Notice> {
             excerpt: String::new(),
         },
         Notice::CostUnknown {
-            iteration: 1,
             backend: "b".into(),
         },
     ];

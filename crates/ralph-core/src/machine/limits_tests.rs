@@ -257,7 +257,6 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
     assert_eq!(
         m.take_notices(),
         vec![Notice::CostUnknown {
-            iteration: 1,
             backend: "copilot".into()
         }]
     );

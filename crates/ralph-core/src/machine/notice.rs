@@ -28,8 +28,9 @@ pub enum Notice {
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
-    /// iteration: the budget then counts only what is known. Given once per run.
-    CostUnknown { iteration: u32, backend: String },
+    /// iteration: the budget then counts only what is known. Given once per run; the
+    /// notice event says which iteration.
+    CostUnknown { backend: String },
 }
 
 impl std::fmt::Display for Notice {
@@ -70,10 +71,10 @@ impl std::fmt::Display for Notice {
                     "ignored an inbox line that is not an event ({error}): {excerpt}"
                 )
             }
-            Notice::CostUnknown { iteration, backend } => write!(
+            Notice::CostUnknown { backend } => write!(
                 f,
-                "`{backend}` reported no cost for iteration {iteration}: the cost budget \
-                 counts only reported costs, so it may be overrun"
+                "`{backend}` reported no cost: the cost budget counts only reported costs, \
+                 so it may be overrun"
             ),
         }
     }

@@ -32,7 +32,6 @@ impl Machine {
         if unpriced && self.rules.max_cost_usd.is_some() && !s.cost_notice_given {
             s.cost_notice_given = true;
             self.notices.push(Notice::CostUnknown {
-                iteration: iteration.number,
                 backend: report.backend.clone(),
             });
         }
