@@ -221,11 +221,9 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     use std::borrow::Cow;
 
     use ralph_core::event::{Event, InvalidLine};
-    use ralph_core::machine::{
-        CompletionSignal, CostKind, IterationOutcome, Notice, StopReason, TokenCounts,
-    };
+    use ralph_core::machine::{CompletionSignal, IterationOutcome, Notice, StopReason};
     use ralph_core::run_event::{Limits, RunEvent, Totals};
-    use ralph_stream::{AgentEvent, Phase, Stop, Tokens, Usage};
+    use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
 
     let validator = validator();
     let totals = Totals {
@@ -233,7 +231,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         elapsed_ms: 5,
         cost_usd: 0.5,
         cost_complete: false,
-        tokens: TokenCounts::default(),
+        tokens: Tokens::default(),
     };
     let usage = Usage {
         tokens: Tokens::default(),
@@ -420,7 +418,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             duration_ms: 1,
             cost_usd: None,
             cost_kind: CostKind::Unknown,
-            tokens: TokenCounts::default(),
+            tokens: Tokens::default(),
             turns: 0,
             completion: Some(CompletionSignal::Event),
             stderr_tail: Some("e"),

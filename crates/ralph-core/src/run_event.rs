@@ -11,9 +11,9 @@ use ralph_stream::AgentEvent;
 use serde::Serialize;
 
 use crate::event::Event;
-use crate::machine::{
-    CompletionSignal, CostKind, EndClass, IterationOutcome, Notice, StopReason, TokenCounts,
-};
+use ralph_stream::{CostKind, Tokens};
+
+use crate::machine::{CompletionSignal, EndClass, IterationOutcome, Notice, StopReason};
 
 /// One thing that happened in a run.
 #[derive(Clone, Debug, Serialize)]
@@ -66,7 +66,7 @@ pub enum RunEvent<'a> {
         duration_ms: u64,
         cost_usd: Option<f64>,
         cost_kind: CostKind,
-        tokens: TokenCounts,
+        tokens: Tokens,
         turns: u32,
         /// Present when this iteration signalled completion (and it was accepted).
         completion: Option<CompletionSignal>,
@@ -116,7 +116,7 @@ pub struct Totals {
     /// False when some iteration's cost was not reported: `cost_usd` is then a lower
     /// bound.
     pub cost_complete: bool,
-    pub tokens: TokenCounts,
+    pub tokens: Tokens,
 }
 
 impl Totals {
@@ -146,7 +146,7 @@ mod tests {
         elapsed_ms: 1500,
         cost_usd: 0.25,
         cost_complete: true,
-        tokens: TokenCounts {
+        tokens: Tokens {
             input: 10,
             output: 2,
             cache_read: 0,
@@ -210,7 +210,7 @@ mod tests {
                 duration_ms: 20,
                 cost_usd: None,
                 cost_kind: CostKind::Unknown,
-                tokens: TokenCounts::default(),
+                tokens: Tokens::default(),
                 turns: 0,
                 completion: None,
                 stderr_tail: None,

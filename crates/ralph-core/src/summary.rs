@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::machine::{DEFAULT_HAT, LoopState, StopReason, TokenCounts, format_duration};
+use ralph_stream::Tokens;
+
+use crate::machine::{DEFAULT_HAT, LoopState, StopReason, format_duration};
 
 /// What the summary is written from.
 #[derive(Clone, Debug)]
@@ -115,7 +117,7 @@ pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
     }
 }
 
-fn tokens_detail(t: &TokenCounts) -> String {
+fn tokens_detail(t: &Tokens) -> String {
     format!(
         "{} (input {}, output {}, cache read {}, cache write {})",
         thousands(t.total()),
@@ -155,7 +157,7 @@ mod tests {
 
     #[test]
     fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
-        let tokens = TokenCounts {
+        let tokens = Tokens {
             input: 12_000,
             output: 800,
             cache_read: 4000,

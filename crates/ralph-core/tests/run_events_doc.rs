@@ -2,12 +2,11 @@
 //! iteration status. The matches below make a new variant a compile error here, which is
 //! the reminder to document it.
 
+use ralph_stream::{CostKind, Tokens};
 use std::borrow::Cow;
 
 use ralph_core::event::InvalidLine;
-use ralph_core::machine::{
-    CompletionSignal, CostKind, EndClass, IterationOutcome, Notice, StopReason, TokenCounts,
-};
+use ralph_core::machine::{CompletionSignal, EndClass, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
 
@@ -123,7 +122,7 @@ fn every_run_event_type_has_a_section() {
         elapsed_ms: 0,
         cost_usd: 0.0,
         cost_complete: true,
-        tokens: TokenCounts::default(),
+        tokens: Tokens::default(),
     };
     let delta = AgentEvent::TextDelta {
         text: Cow::Borrowed("t"),
@@ -183,7 +182,7 @@ fn every_run_event_type_has_a_section() {
             duration_ms: 0,
             cost_usd: None,
             cost_kind: CostKind::Unknown,
-            tokens: TokenCounts::default(),
+            tokens: Tokens::default(),
             turns: 0,
             completion: None,
             stderr_tail: None,

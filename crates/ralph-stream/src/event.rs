@@ -133,7 +133,7 @@ pub enum Phase {
 }
 
 /// Token counts of one turn or one session.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
@@ -154,8 +154,14 @@ impl Tokens {
     }
 }
 
+impl std::ops::AddAssign for Tokens {
+    fn add_assign(&mut self, other: Tokens) {
+        self.add(&other);
+    }
+}
+
 /// What kind of number a cost is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CostKind {
     /// The agent reported it.

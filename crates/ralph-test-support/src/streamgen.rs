@@ -127,7 +127,7 @@ pub struct Expect {
     pub turns: u32,
     pub tool_calls: u32,
     /// Session tokens, normalized as ralph counts them (input without cached tokens).
-    pub tokens: TokenCounts,
+    pub tokens: Tokens,
     pub reports: Reports,
     /// The model that did the work (Codex streams never name it).
     pub model: String,
@@ -135,7 +135,7 @@ pub struct Expect {
 
 /// Token counts of a generated stream.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TokenCounts {
+pub struct Tokens {
     pub input: u64,
     pub output: u64,
     pub cache_read: u64,
@@ -537,7 +537,7 @@ pub fn claude_stream(spec: &ClaudeSpec) -> Generated {
         );
     }
     expect.cost_usd = 0.0123 * spec.turns as f64 + 0.5;
-    expect.tokens = TokenCounts {
+    expect.tokens = Tokens {
         input: 50,
         output: 12000,
         cache_read: 900_000,
@@ -670,7 +670,7 @@ pub fn codex_stream(spec: &LoopSpec) -> Generated {
         2000 * n,
         120 * n
     );
-    expect.tokens = TokenCounts {
+    expect.tokens = Tokens {
         input: 1000 * n,
         output: 120 * n,
         cache_read: 2000 * n,
@@ -741,7 +741,7 @@ pub fn gemini_stream(spec: &LoopSpec) -> Generated {
         r#"{{"type":"result",{TS},"status":"success","stats":{{{counts},"duration_ms":514,"tool_calls":{},"models":{{"gemini-2.5-pro":{{{counts}}}}}}}}}"#,
         expect.tool_calls
     );
-    expect.tokens = TokenCounts {
+    expect.tokens = Tokens {
         input: 800 * n,
         output: 124 * n,
         cache_read: 1600 * n,
@@ -811,7 +811,7 @@ pub fn opencode_stream(spec: &LoopSpec) -> Generated {
         }
     }
     let n = spec.turns as u64;
-    expect.tokens = TokenCounts {
+    expect.tokens = Tokens {
         input: 500 * n,
         output: 60 * n,
         cache_read: 1000 * n,

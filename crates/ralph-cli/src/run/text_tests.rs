@@ -3,8 +3,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ralph_core::machine::{StopReason, TokenCounts};
+use ralph_core::machine::StopReason;
 use ralph_core::run_event::Totals;
+use ralph_stream::Tokens;
 use ralph_stream::{AgentEvent, Stop};
 
 use super::*;
@@ -39,7 +40,7 @@ const TOTALS: Totals = Totals {
     elapsed_ms: 3000,
     cost_usd: 0.0,
     cost_complete: false,
-    tokens: TokenCounts {
+    tokens: Tokens {
         input: 0,
         output: 0,
         cache_read: 0,

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use ralph_core::machine::{CostKind, format_duration};
+use ralph_core::machine::format_duration;
 use ralph_core::run_event::Totals;
 use ralph_core::summary::thousands;
+use ralph_stream::CostKind;
 
 /// An iteration's cost: `$0.0102`, `~$0.0102 (estimated)`, `at least $0.0102 (partly
 /// unknown)` or `cost unknown`.
@@ -56,7 +57,7 @@ pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use ralph_core::machine::TokenCounts;
+    use ralph_stream::Tokens;
 
     use super::*;
 
@@ -82,7 +83,7 @@ mod tests {
             elapsed_ms: 0,
             cost_usd,
             cost_complete,
-            tokens: TokenCounts::default(),
+            tokens: Tokens::default(),
         };
         assert_eq!(
             [

@@ -1,8 +1,7 @@
+use ralph_stream::{CostKind, Tokens};
 use std::path::PathBuf;
 
-use ralph_core::machine::{
-    CompletionSignal, CostKind, IterationOutcome, Notice, StopReason, TokenCounts,
-};
+use ralph_core::machine::{CompletionSignal, IterationOutcome, Notice, StopReason};
 use ralph_stream::{StreamDecoder, StreamFormat};
 
 use super::*;
@@ -19,7 +18,7 @@ fn agent_events(fixture: &str, format: StreamFormat) -> Vec<AgentEvent<'static>>
     events
 }
 
-const TOKENS: TokenCounts = TokenCounts {
+const TOKENS: Tokens = Tokens {
     input: 6200,
     output: 36,
     cache_read: 0,

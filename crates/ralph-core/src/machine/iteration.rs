@@ -6,9 +6,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{CompletionSignal, IterationOutcome};
-use super::usage::{CostKind, TokenCounts, Usage};
+use super::usage::Usage;
 use crate::event::Event;
 use crate::inbox::InboxLine;
+use ralph_stream::{CostKind, Tokens};
 
 /// One iteration to run: which hat, with which events. Hand it back to
 /// [`Machine::finish`] with the result.
@@ -59,7 +60,7 @@ pub struct IterationRecord {
     pub duration_ms: u64,
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
-    pub tokens: TokenCounts,
+    pub tokens: Tokens,
     pub turns: u32,
     /// The events the hat was given.
     pub consumed: Vec<Event>,

@@ -1,5 +1,6 @@
 //! Completion, every limit, and continuing a run.
 
+use ralph_stream::CostKind;
 use std::collections::VecDeque;
 
 use pretty_assertions::assert_eq;

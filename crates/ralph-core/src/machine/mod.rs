@@ -42,7 +42,7 @@ pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
 pub use state::{HatTotals, LoopState, Repeat};
-pub use usage::{CostKind, TokenCounts, Usage};
+pub use usage::Usage;
 
 use crate::config::ResolvedConfig;
 use crate::event::Event;

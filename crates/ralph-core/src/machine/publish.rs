@@ -6,11 +6,11 @@ use super::iteration::{Iteration, IterationReport};
 use super::notice::Notice;
 use super::outcome::{CompletionSignal, IterationOutcome};
 use super::state::Repeat;
-use super::usage::CostKind;
 use super::{Machine, millis};
 use crate::event::Event;
 use crate::inbox::InboxLine;
 use crate::topic::TASK_RESUME;
+use ralph_stream::CostKind;
 
 impl Machine {
     /// Adds the iteration's usage to the run's and the hat's totals; gives the

@@ -1,5 +1,6 @@
 //! Routing: which hat runs with which events, and what a hat's result publishes.
 
+use ralph_stream::{CostKind, Tokens};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use pretty_assertions::assert_eq;
@@ -210,7 +211,7 @@ fn finish_records_the_iteration_and_the_totals() {
             duration_ms: 2000,
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
-            tokens: TokenCounts {
+            tokens: Tokens {
                 input: 100,
                 output: 10,
                 cache_read: 0,
@@ -224,7 +225,7 @@ fn finish_records_the_iteration_and_the_totals() {
             completion: None,
         }
     );
-    let tokens = TokenCounts {
+    let tokens = Tokens {
         input: 100,
         output: 10,
         cache_read: 0,

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use super::outcome::StopReason;
-use super::usage::TokenCounts;
 use crate::event::Event;
+use ralph_stream::Tokens;
 
 /// The counters, queue and totals of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub struct LoopState {
     pub cost_usd: f64,
     /// Iterations whose agent did not report (all of) its cost.
     pub unpriced_iterations: u32,
-    pub tokens: TokenCounts,
+    pub tokens: Tokens,
     pub consecutive_failures: u32,
     pub consecutive_invalid_lines: u32,
     /// Events waiting for a hat, oldest first.
@@ -54,5 +54,5 @@ pub struct HatTotals {
     pub duration_ms: u64,
     pub cost_usd: f64,
     pub unpriced_iterations: u32,
-    pub tokens: TokenCounts,
+    pub tokens: Tokens,
 }

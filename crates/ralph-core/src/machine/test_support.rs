@@ -3,6 +3,7 @@
 use super::*;
 use crate::inbox::InboxLine;
 use crate::topic::TASK_START;
+use ralph_stream::{CostKind, Tokens};
 
 pub(super) const S: Duration = Duration::from_secs(1);
 pub(super) const PROMISE: &str = "LOOP_COMPLETE";
@@ -61,7 +62,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         usage: Usage {
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
-            tokens: TokenCounts {
+            tokens: Tokens {
                 input: 100,
                 output: 10,
                 cache_read: 0,
