@@ -18,16 +18,16 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use ralph_agent::{Control, StopController, StopLevel, run_agent};
+use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
-use ralph_core::launch::{agent_deadlines, command_line};
+use ralph_core::launch::{agent_deadlines, command_line, pricing};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
 use ralph_core::prompt::{PromptInput, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad, build_prompt};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
-use ralph_stream::AgentEvent;
+use ralph_stream::{AgentEvent, StreamDecoder};
 
 use crate::commands::emit::EVENTS_FILE_VAR;
 use crate::error::CliError;
@@ -186,9 +186,12 @@ async fn iterate(
     let number = iteration.number;
     let machine = &run.machine;
     let mut stopped_for_budget = false;
-    let agent_run = run_agent(
+    // Codex and Gemini report tokens only: their cost comes from the configured prices.
+    let decoder =
+        StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
+    let agent_run = run_agent_with(
         spec,
-        format,
+        decoder,
         deadlines,
         stop.requests(),
         |event, summary| {
