@@ -258,6 +258,27 @@ fn opencode_runs_a_tool_and_reports_its_own_cost() {
 }
 
 #[test]
+fn opencode_may_work_outside_the_workspace_without_a_question_ending_its_run() {
+    // Without `--auto` in ralph's command line, OpenCode rejects the call (nobody can
+    // approve it) and ends the run at once with exit 0, before its final answer.
+    let Some(run) = run_ralph(&OPENCODE, "outside") else {
+        return;
+    };
+    let context = run.context();
+    let outside = run.workspace.parent().map(|root| root.join("outside.txt"));
+    let written = outside.and_then(|path| std::fs::read_to_string(path).ok());
+    assert_eq!(
+        (
+            run.code,
+            &run.one("iteration_finished")["outcome"]["status"],
+            written.as_deref()
+        ),
+        (0, &json!("succeeded"), Some("outside\n")),
+        "{context}"
+    );
+}
+
+#[test]
 fn opencode_failing_model_fails_the_iteration() {
     if let Some(run) = run_ralph(&OPENCODE, "fail") {
         check_failure(&run, &["exited with code 1", "HTTP 500: mock outage"]);

@@ -16,7 +16,8 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 const POLL: Duration = Duration::from_millis(20);
 
 /// The mock's script: `work` (the default) runs one shell command, then answers with the
-/// promise; `fail` answers HTTP 500 to every attempt. `retry-after-ms: 1` makes the
+/// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
+/// `fail` answers HTTP 500 to every attempt. `retry-after-ms: 1` makes the
 /// agents that obey it (OpenCode, Copilot) retry at once instead of backing off.
 pub(crate) const SCRIPT: &str = r#"
 default: work
@@ -27,6 +28,9 @@ scenarios:
       usage: {input: 1000, output: 40, cache_read: 0, cache_write: 0}
     - text: "Wrote out.txt.\n\nLOOP_COMPLETE"
       usage: {input: 2000, output: 10, cache_read: 1000, cache_write: 0}
+  outside:
+    - shell: "echo outside > ../outside.txt && cat ../outside.txt"
+    - text: "Done.\n\nLOOP_COMPLETE"
   fail:
     - text: "never sent"
       fault: {http: 500, retry_after: 0, retry_after_ms: 1, message: "mock outage"}
