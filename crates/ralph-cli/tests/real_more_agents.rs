@@ -12,6 +12,10 @@
 //! - a model that answers HTTP 500 to every attempt: the agent gives up and ralph reports
 //!   the iteration as failed.
 //!
+//! And two facts ralph's command lines depend on: OpenCode (run with `--auto`) may touch a
+//! file outside the workspace without its run ending on an unanswerable question, and Codex,
+//! whose login shell may lose ralph's `PATH`, publishes events through `$RALPH_BIN emit`.
+//!
 //! A missing agent fails with the install command, unless `RALPH_SKIP_REAL_AGENTS=1`.
 
 #[path = "real_more_agents/harness.rs"]
@@ -187,6 +191,24 @@ fn codex_runs_a_tool_and_its_tokens_are_priced_as_the_model_ralph_passed() {
             cost_usd: json!(0.004375),
             cost_kind: "estimated",
         },
+    );
+}
+
+#[test]
+fn codex_publishes_an_event_through_ralph_bin() {
+    // Codex's commands run in a login shell, whose profile may reset PATH (and with it the
+    // ralph that ralph put first on it); `$RALPH_BIN` survives.
+    let Some(run) = run_ralph(&CODEX, "emit") else {
+        return;
+    };
+    let context = run.context();
+    assert_eq!(
+        (run.code, &run.one("events_emitted")["events"]),
+        (
+            0,
+            &json!([{"topic": "work.done", "payload": "from the agent"}])
+        ),
+        "{context}"
     );
 }
 

@@ -17,7 +17,8 @@ const POLL: Duration = Duration::from_millis(20);
 
 /// The mock's script: `work` (the default) runs one shell command, then answers with the
 /// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
-/// `fail` answers HTTP 500 to every attempt. `retry-after-ms: 1` makes the
+/// `emit` publishes an event with `$RALPH_BIN emit`; `fail` answers HTTP 500 to every
+/// attempt. `retry-after-ms: 1` makes the
 /// agents that obey it (OpenCode, Copilot) retry at once instead of backing off.
 pub(crate) const SCRIPT: &str = r#"
 default: work
@@ -31,6 +32,9 @@ scenarios:
   outside:
     - shell: "echo outside > ../outside.txt && cat ../outside.txt"
     - text: "Done.\n\nLOOP_COMPLETE"
+  emit:
+    - shell: "\"$RALPH_BIN\" emit work.done \"from the agent\""
+    - text: "Emitted.\n\nLOOP_COMPLETE"
   fail:
     - text: "never sent"
       fault: {http: 500, retry_after: 0, retry_after_ms: 1, message: "mock outage"}
