@@ -16,7 +16,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(decode_pi decode_claude decode_auto)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(decode_pi decode_claude decode_codex decode_gemini decode_opencode decode_copilot decode_auto)
 CARGO_FUZZ_VERSION=0.13.2
 # Inputs larger than this are not worth the fuzzer's time: lines are capped at 4 KiB in the
 # targets, so longer inputs only repeat what shorter ones reach.

@@ -3,7 +3,7 @@
 # npm registry into a cache directory, and prints the directory of launchers to put on PATH.
 #
 #   scripts/install-agents.sh            # install everything (idempotent), print the bin dir
-#   scripts/install-agents.sh pi claude  # only some of: pi pi-old claude
+#   scripts/install-agents.sh pi claude  # only some of: pi pi-old claude codex gemini opencode copilot
 #   PATH="$(scripts/install-agents.sh):$PATH"   # to run pi / claude by hand
 #
 # The real-agent tests look for the launchers in $RALPH_AGENTS_DIR/bin (default:
@@ -29,6 +29,8 @@
 # 2.1.332 installs in 5.4 s, 2.1.112 in 1.1 s, and both answer a two-turn tool run against the
 # mock in about 1.0 s. 4 s and 320 MB once per machine buy testing the build users have, so the
 # default is 2.1.332; RALPH_CLAUDE_VERSION=2.1.112 selects the cli.js build.
+#
+# Codex, Gemini CLI, OpenCode and Copilot: see scripts/install-agents-more.sh (versions, sizes).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,9 +86,17 @@ install_one() {
     ln -sfn "$launcher" "$CACHE/bin/$name-$version"
 }
 
+# >>> Codex, Gemini CLI, OpenCode, Copilot
+# shellcheck source=scripts/install-agents-more.sh
+source "$REPO/scripts/install-agents-more.sh"
+# <<< Codex, Gemini CLI, OpenCode, Copilot
+
 want_pi=0 want_pi_old=0 want_claude=0
 if [[ $# -eq 0 ]]; then
     want_pi=1 want_pi_old=1 want_claude=1
+    # >>> Codex, Gemini CLI, OpenCode, Copilot
+    MORE_AGENTS_WANTED=("${MORE_AGENTS[@]}")
+    # <<< Codex, Gemini CLI, OpenCode, Copilot
 fi
 for arg in "$@"; do
     case "$arg" in
@@ -97,7 +107,7 @@ for arg in "$@"; do
             sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
             exit 0
             ;;
-        *) die "unknown agent '$arg'; choose from: pi pi-old claude" ;;
+        *) more_agents_want "$arg" || die "unknown agent '$arg'; choose from: pi pi-old claude ${MORE_AGENTS[*]}" ;;
     esac
 done
 
@@ -117,5 +127,8 @@ if [[ $want_claude == 1 ]]; then
     install_one claude "$CLAUDE_PACKAGE" "$CLAUDE_VERSION" claude
     ln -sfn "claude-$CLAUDE_VERSION" "$CACHE/bin/claude"
 fi
+# >>> Codex, Gemini CLI, OpenCode, Copilot
+more_agents_install
+# <<< Codex, Gemini CLI, OpenCode, Copilot
 
 printf '%s\n' "$CACHE/bin"

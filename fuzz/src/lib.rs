@@ -2,12 +2,15 @@
 //! how the bytes were chunked.
 
 use ralph_stream::AgentEvent;
+use ralph_stream::Pricing;
 use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
 use ralph_stream::StreamFormat;
 
 fn events(format: Option<StreamFormat>, chunks: &[&[u8]]) -> (Vec<AgentEvent<'static>>, SessionSummary) {
-    let mut decoder = StreamDecoder::with_max_line(format, 4096);
+    // A default model, so Codex turns (which never name theirs) go through the estimate too.
+    let pricing = Pricing::default().with_default_model("gpt-5");
+    let mut decoder = StreamDecoder::with_max_line(format, 4096).with_pricing(pricing);
     let mut out = Vec::new();
     let mut summary = SessionSummary::default();
     for chunk in chunks {

@@ -28,6 +28,10 @@ pub(crate) enum Command {
     ///   pi -p --mode json "fix the tests" </dev/null | tee run.jsonl | ralph inspect
     ///   ralph inspect --agent claude --events session.jsonl | jq 'select(.type=="tool_call_started")'
     ///   ralph inspect --view -v run.jsonl | less -R
+    ///   ralph inspect --model gpt-5 codex.jsonl
+    ///
+    /// Codex and Gemini CLI count tokens but report no cost: ralph estimates it from list
+    /// prices, overridden by the `pricing:` of ~/.config/ralph/config.yml and ./ralph.yml.
     #[command(verbatim_doc_comment)]
     Inspect(InspectArgs),
     /// Run the loop: iterations of the agent, each with a fresh context, until the task
@@ -280,6 +284,13 @@ pub(crate) struct InspectArgs {
     /// With --view: when to use colors (`NO_COLOR` is honoured for `auto`).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub(crate) color: ColorArg,
+    /// The model the agent was asked to use, to estimate the cost of a stream that counts
+    /// tokens but names no model and reports no cost (Codex).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) model: Option<String>,
+    /// Read prices (`pricing:`) from this config file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// The captured stream; `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,
 }

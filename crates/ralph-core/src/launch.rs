@@ -1,14 +1,21 @@
-//! From an agent's configuration to what the supervisor runs: the command line and the
-//! deadlines of one iteration. Pure; the only place the configuration's deadlines are
-//! mapped onto the supervisor's.
+//! From an agent's configuration to what the supervisor runs: the command line, the
+//! deadlines and the pricing of one iteration. Pure; the only place the configuration's
+//! deadlines are mapped onto the supervisor's.
+//!
+//! Pricing: Codex never names its model in its stream, so ralph prices its tokens as the
+//! model the agent's arguments ask for ([`requested_model`]: `--model`/`-m`, and Codex's
+//! `-c model=…`). Taking it from the arguments, rather than from a key of its own, means
+//! ralph prices exactly what it told the agent to use; a model chosen in the agent's own
+//! config file (`~/.codex/config.toml`) is unknown to ralph, and its cost stays unknown.
 
 use std::path::Path;
 use std::time::Duration;
 
 use ralph_agent::supervise::DEFAULT_KILL_GRACE;
 use ralph_agent::{BackendKind, BuildError, CommandBuilder, CommandLine, CustomSettings};
+use ralph_stream::Pricing;
 
-use crate::config::{AgentBackend, AgentConfig, Deadlines, PromptMode};
+use crate::config::{AgentBackend, AgentConfig, Deadlines, PromptMode, ResolvedConfig};
 
 /// The program to check before a run, as `(backend, command override)`; `None` for
 /// `auto`, which is detected instead.
@@ -70,6 +77,76 @@ pub fn agent_deadlines(deadlines: &Deadlines, wall: Duration) -> ralph_agent::De
         wall: Some(wall),
         exit_grace: deadlines.exit_grace,
         kill_grace: DEFAULT_KILL_GRACE,
+    }
+}
+
+/// How each backend's command line names a model: its long option, and its short one.
+fn model_options(kind: BackendKind) -> Option<(&'static str, Option<&'static str>)> {
+    match kind {
+        BackendKind::Codex | BackendKind::Gemini | BackendKind::Opencode => {
+            Some(("--model", Some("-m")))
+        }
+        BackendKind::Claude | BackendKind::Copilot | BackendKind::Pi | BackendKind::Kiro => {
+            Some(("--model", None))
+        }
+        // Amp picks its model by `--mode`, not by name; a custom program's options are
+        // unknown.
+        BackendKind::Amp | BackendKind::Custom => None,
+    }
+}
+
+/// Codex's `-c/--config KEY=VALUE` override of its config file.
+const CODEX_CONFIG_OPTIONS: [&str; 2] = ["-c", "--config"];
+
+/// The model that `args` (a backend's extra arguments) ask `kind` to use: the last of
+/// `--model NAME`, `--model=NAME`, `-m NAME`, `-m=NAME` (where `-m` is the backend's
+/// short option) and, for Codex, `-c model=NAME` (TOML quotes removed). Arguments after a
+/// `--` are not options.
+pub fn requested_model(kind: BackendKind, args: &[String]) -> Option<&str> {
+    let (long, short) = model_options(kind)?;
+    let names = |arg: &str| arg == long || short == Some(arg);
+    let mut model = None;
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        if names(arg) {
+            model = args.next().or(model);
+        } else if let Some((option, value)) = arg.split_once('=')
+            && names(option)
+        {
+            model = Some(value);
+        } else if kind == BackendKind::Codex && CODEX_CONFIG_OPTIONS.contains(&arg) {
+            let value = args.next().unwrap_or_default();
+            if let Some(name) = codex_config_model(value) {
+                model = Some(name);
+            }
+        }
+    }
+    model.map(str::trim).filter(|m| !m.is_empty())
+}
+
+/// `NAME` from Codex's `model=NAME` or `model="NAME"`.
+fn codex_config_model(setting: &str) -> Option<&str> {
+    let (key, value) = setting.split_once('=')?;
+    if key.trim() != "model" {
+        return None;
+    }
+    let value = value.trim();
+    let unquoted = ['"', '\'']
+        .iter()
+        .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q));
+    Some(unquoted.unwrap_or(value))
+}
+
+/// How one iteration of `agent` (running as `kind`) prices usage its agent reports without
+/// a cost: the configured price table, and the model its arguments ask for.
+pub fn pricing(config: &ResolvedConfig, agent: &AgentConfig, kind: BackendKind) -> Pricing {
+    let pricing = Pricing::new(config.price_table());
+    match requested_model(kind, &agent.args) {
+        Some(model) => pricing.with_default_model(model),
+        None => pricing,
     }
 }
 
@@ -169,5 +246,124 @@ mod tests {
                 kill_grace: DEFAULT_KILL_GRACE,
             }
         );
+    }
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_requested_model_is_the_last_model_option_before_a_separator() {
+        let cases: [(BackendKind, &[&str], Option<&str>); 12] = [
+            (BackendKind::Codex, &["-m", "gpt-5.5"], Some("gpt-5.5")),
+            (
+                BackendKind::Codex,
+                &["--model=o3", "--model", "gpt-5"],
+                Some("gpt-5"),
+            ),
+            (BackendKind::Codex, &["-m=gpt-5-mini"], Some("gpt-5-mini")),
+            (BackendKind::Codex, &["-c", "model=\"o3\""], Some("o3")),
+            (
+                BackendKind::Codex,
+                &["--config", "model='o4-mini'"],
+                Some("o4-mini"),
+            ),
+            (
+                BackendKind::Codex,
+                &["-c", "model_reasoning_effort=high"],
+                None,
+            ),
+            (
+                BackendKind::Gemini,
+                &["--yolo", "-m", "gemini-2.5-flash"],
+                Some("gemini-2.5-flash"),
+            ),
+            (BackendKind::Codex, &["--", "-m", "gpt-5"], None),
+            // `-m` means nothing to these: no guess.
+            (BackendKind::Claude, &["-m", "opus"], None),
+            (BackendKind::Claude, &["--model", "opus"], Some("opus")),
+            (BackendKind::Custom, &["--model", "x"], None),
+            (BackendKind::Codex, &["--model"], None),
+        ];
+        for (kind, given, expected) in cases {
+            assert_eq!(
+                requested_model(kind, &args(given)),
+                expected,
+                "{kind} {given:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_for() {
+        use crate::config::{
+            CoreConfig, DEFAULT_MAX_RUNTIME, LoopConfig, ModelPricing, ResolvedConfig,
+        };
+        use ralph_stream::{CostKind, ModelPrice, Tokens, Usage};
+        let price = ModelPrice {
+            input: 2.0,
+            output: 20.0,
+            cache_read: 0.5,
+            cache_write: 2.0,
+        };
+        let config = ResolvedConfig {
+            agent: agent(AgentBackend::Auto, &[]),
+            backend_priority: vec![],
+            event_loop: LoopConfig {
+                prompt: None,
+                completion_promise: "LOOP_COMPLETE".into(),
+                max_iterations: 1,
+                max_runtime: DEFAULT_MAX_RUNTIME,
+                max_cost_usd: None,
+                max_consecutive_failures: 1,
+                starting_event: "task.start".into(),
+                required_events: vec![],
+            },
+            core: CoreConfig {
+                scratchpad: None,
+                guardrails: vec![],
+                specs_dir: "specs".into(),
+            },
+            hats: vec![],
+            pricing: vec![ModelPricing {
+                model: "gpt-5.5".into(),
+                price,
+            }],
+            sources: vec![],
+        };
+        let codex = agent(
+            AgentBackend::Builtin {
+                kind: BackendKind::Codex,
+                command: None,
+            },
+            &["-m", "gpt-5.5"],
+        );
+        let tokens = Tokens {
+            input: 1_000_000,
+            output: 100_000,
+            cache_read: 2_000_000,
+            cache_write: 0,
+        };
+        let pricing = pricing(&config, &codex, BackendKind::Codex);
+        assert_eq!(
+            pricing.estimate(tokens, None),
+            Usage {
+                tokens,
+                cost_usd: Some(2.0 + 2.0 + 1.0),
+                cost_kind: CostKind::Estimated,
+                model: Some("gpt-5.5".into()),
+            }
+        );
+        // The built-in prices are still there; without a model option, nothing is assumed.
+        let plain = agent(
+            AgentBackend::Builtin {
+                kind: BackendKind::Codex,
+                command: None,
+            },
+            &[],
+        );
+        let pricing = super::pricing(&config, &plain, BackendKind::Codex);
+        assert_eq!(pricing.default_model(), None);
+        assert!(pricing.table().price_of("gpt-5").is_some());
     }
 }

@@ -114,6 +114,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 specs_dir: PathBuf::from(DEFAULT_SPECS_DIR),
             },
             hats: vec![],
+            pricing: vec![],
             sources: vec![],
         }
     );

@@ -112,3 +112,30 @@ fn template_for_custom() {
         ralph_agent::BackendKind::Custom
     )));
 }
+
+#[test]
+fn example_pricing_validates_once_uncommented() {
+    let template = init_template(BackendChoice::Backend(ralph_agent::BackendKind::Codex));
+    let uncommented: String = template
+        .lines()
+        .map(|line| match line.strip_prefix("# ") {
+            Some(plain) if plain == "pricing:" || plain.starts_with("  gpt-") => {
+                format!("{plain}\n")
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    let pricing = resolve_ok(&uncommented).config.pricing;
+    assert_eq!(
+        pricing,
+        [ralph_core::config::ModelPricing {
+            model: "gpt-5.5".to_owned(),
+            price: ralph_stream::ModelPrice {
+                input: 1.25,
+                output: 10.0,
+                cache_read: 0.125,
+                cache_write: 1.25,
+            },
+        }]
+    );
+}

@@ -1,10 +1,12 @@
-//! What a model request says about the conversation so far, read the same way for the three
-//! wire formats: the user prompts (with how many assistant turns followed each), the newest
+//! What a model request says about the conversation so far, read the same way for every
+//! wire format: the user prompts (with how many assistant turns followed each), the newest
 //! tool result, the tools offered, the agent's working directory. The mock picks its answer
 //! from this state, never from a request counter, so retries and side requests do not shift it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::gemini_request;
 
 /// The wire formats the mock speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -16,13 +18,16 @@ pub enum Wire {
     AnthropicMessages,
     /// OpenAI Responses (`POST /v1/responses`): Codex.
     Responses,
+    /// Google Gemini (`POST /v1beta/models/{model}:streamGenerateContent`): Gemini CLI.
+    Gemini,
 }
 
 /// Where the working directory is written in each agent's system prompt.
-const CWD_MARKERS: [(&str, &str); 3] = [
-    ("Current working directory: ", "\n"), // pi
-    ("Primary working directory: ", "\n"), // Claude Code
-    ("<cwd>", "</cwd>"),                   // Codex
+const CWD_MARKERS: [(&str, &str); 4] = [
+    ("Current working directory: ", "\n"),      // pi
+    ("Primary working directory: ", "\n"),      // Claude Code
+    ("<cwd>", "</cwd>"),                        // Codex
+    ("**Workspace Directories:**\n  - ", "\n"), // Gemini CLI
 ];
 
 /// A user prompt (not a tool result) and the assistant turns that came after it.
@@ -46,32 +51,45 @@ pub(crate) struct Conversation {
     /// Chat Completions `stream_options.include_usage`.
     pub include_usage: bool,
     pub cwd: Option<String>,
+    /// What a side request that wants JSON of a given schema gets (Gemini CLI's checks).
+    pub json_side_answer: Option<String>,
 }
 
-enum Entry {
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
     Prompt(String),
     Assistant,
     ToolResult(String),
 }
 
 impl Conversation {
-    /// Reads a request body of `wire`.
-    pub(crate) fn read(wire: Wire, body: &Value) -> Self {
+    /// Reads a request of `wire` to `path` (without its query).
+    pub(crate) fn read(wire: Wire, path: &str, body: &Value) -> Self {
         let entries = match wire {
             Wire::ChatCompletions => chat_entries(body),
             Wire::AnthropicMessages => anthropic_entries(body),
             Wire::Responses => responses_entries(body),
+            Wire::Gemini => gemini_request::entries(body),
         };
         let mut conversation = Conversation {
-            tools: tool_names(body),
+            tools: match wire {
+                Wire::Gemini => gemini_request::tool_names(body),
+                Wire::ChatCompletions | Wire::AnthropicMessages | Wire::Responses => {
+                    tool_names(body)
+                }
+            },
             model: body["model"].as_str().unwrap_or_default().to_owned(),
             stream: body["stream"].as_bool().unwrap_or(false),
             include_usage: body["stream_options"]["include_usage"]
                 .as_bool()
                 .unwrap_or(false),
             cwd: find_cwd(body),
+            json_side_answer: gemini_request::json_side_answer(body),
             ..Conversation::default()
         };
+        if wire == Wire::Gemini {
+            (conversation.model, conversation.stream) = gemini_request::model_and_stream(path);
+        }
         for entry in entries {
             match entry {
                 Entry::Prompt(text) => conversation.prompts.push(Prompt {

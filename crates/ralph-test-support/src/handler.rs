@@ -1,5 +1,5 @@
 //! One HTTP request in, one response out: control endpoints, probes, the model list, token
-//! counting, and model requests of the three wire formats, which are routed to a scenario turn,
+//! counting, and model requests of every wire format, which are routed to a scenario turn,
 //! hit with its fault if any, and answered as SSE or JSON. Every request except the control
 //! endpoints is recorded before the answer goes out.
 
@@ -20,6 +20,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::builtin::Builtin;
 use crate::conversation::{Conversation, Wire};
 use crate::fault::FaultKind;
+use crate::gemini_request;
 use crate::record::{Outcome, RecordedRequest, Routed};
 use crate::reply::Reply;
 use crate::routing::{AttemptKey, Selected, select};
@@ -123,6 +124,7 @@ pub(crate) async fn handle(
         (&Method::POST, p) if p.ends_with("/chat/completions") => Some(Wire::ChatCompletions),
         (&Method::POST, p) if p.ends_with("/messages") => Some(Wire::AnthropicMessages),
         (&Method::POST, p) if p.ends_with("/responses") => Some(Wire::Responses),
+        (&Method::POST, p) if gemini_request::is_model_request(p) => Some(Wire::Gemini),
         _ => None,
     };
     let Some(wire) = wire else {
@@ -134,7 +136,7 @@ pub(crate) async fn handle(
         let error = wire::error_body(wire, 400, "mock: the request body is not JSON");
         return Ok(json_response(StatusCode::BAD_REQUEST, &error));
     };
-    let conversation = Conversation::read(wire, &body);
+    let conversation = Conversation::read(wire, &path, &body);
     let plan = plan(&shared, &conversation);
     let seq = {
         let mut state = shared.state();
@@ -258,7 +260,8 @@ fn plan(shared: &Shared, conversation: &Conversation) -> Plan {
         answer: Answer::Scripted,
     };
     if conversation.tools.is_empty() {
-        plan.turn = Turn::text(script.side_text());
+        let side = conversation.json_side_answer.as_deref();
+        plan.turn = Turn::text(side.unwrap_or(script.side_text()));
         plan.answer = Answer::Side;
         return plan;
     }
@@ -449,6 +452,10 @@ fn plain_route(shared: &Shared, method: &Method, path: &str, body_len: usize) ->
         (&Method::POST, p) if p.ends_with("/messages/count_tokens") => json_response(
             StatusCode::OK,
             &json!({"input_tokens": body_len / BYTES_PER_COUNTED_TOKEN}),
+        ),
+        (&Method::POST, p) if p.ends_with(gemini_request::COUNT_TOKENS_METHOD) => json_response(
+            StatusCode::OK,
+            &json!({"totalTokens": body_len / BYTES_PER_COUNTED_TOKEN}),
         ),
         _ => json_response(
             StatusCode::NOT_FOUND,

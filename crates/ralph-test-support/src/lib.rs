@@ -8,15 +8,19 @@
 //! generic steps (`shell`, `write`, `read`) are mapped onto the tools the client offers, then
 //! rendered in the request's wire format, with its fault (HTTP error, cut connection, SSE error
 //! event) if one is scripted. Every request is recorded ([`MockServer::requests`],
-//! `GET /__log`). [`PiSetup`] and [`ClaudeSetup`] write the agents' configuration for a server.
+//! `GET /__log`). [`PiSetup`] and [`ClaudeSetup`] write the agents' configuration for a server,
+//! [`AgentSetup`] that of Codex, Gemini CLI (which gets its own wire, Gemini's
+//! `:streamGenerateContent`), OpenCode and Copilot.
 //! The `ralph-mock-llm` binary runs the same server as a process; the script format is in the
 //! crate README. [`streamgen`] generates large realistic agent streams for benchmarks.
 
 mod agents;
+mod agents_more;
 mod builtin;
 mod conversation;
 mod error;
 mod fault;
+mod gemini_request;
 mod handler;
 mod markers;
 mod real_agents;
@@ -37,6 +41,10 @@ pub use agents::{
     PI_PROVIDER_ANTHROPIC, PI_PROVIDER_OPENAI, PRICE_CACHE_READ, PRICE_CACHE_WRITE, PRICE_INPUT,
     PRICE_OUTPUT, PiOptions, PiProvider, PiSetup, TEST_CLAUDE_MAX_RETRIES,
     TEST_RETRY_BASE_DELAY_MS, pi_models_json, pi_settings_json, write_pi_agent_dir,
+};
+pub use agents_more::{
+    AgentSetup, CODEX_MODEL, COPILOT_MODEL, CodexOptions, CopilotOptions, GEMINI_MODEL,
+    GeminiOptions, OPENCODE_PROVIDER, TEST_GEMINI_MAX_ATTEMPTS, opencode_json,
 };
 pub use builtin::{
     Builtin, DEFAULT_BIGWRITE_BYTES, DEFAULT_FLAKY_FAILURES, DEFAULT_LONG_DELTAS,

@@ -79,7 +79,7 @@ fn every_known_backend_has_its_documented_headless_command_line() {
             BackendKind::Opencode,
             expected(
                 "opencode",
-                &["run", "--format", "json", "--model", "m1"],
+                &["run", "--format", "json", "--auto", "--model", "m1"],
                 stdin.clone(),
                 StreamFormat::Opencode,
             ),

@@ -140,11 +140,14 @@ impl BackendProfile {
                 install_hint: "npm install -g @github/copilot",
                 needs_pty: false,
             },
-            // `opencode run` appends a non-TTY stdin to its (empty) message.
+            // `opencode run` appends a non-TTY stdin to its (empty) message. `--auto` approves
+            // what OpenCode would ask about (checked with opencode 1.18.33): without it a tool
+            // call outside the workspace (`echo x > ../f`) is rejected, since nobody can answer,
+            // and the run ends right there with exit 0.
             BackendKind::Opencode => BackendProfile {
                 kind,
                 binary: Some("opencode"),
-                headless_args: &["run", "--format", "json"],
+                headless_args: &["run", "--format", "json", "--auto"],
                 headless_delivery: PromptDelivery::Stdin,
                 output_format: StreamFormat::Opencode,
                 interactive_args: &[],

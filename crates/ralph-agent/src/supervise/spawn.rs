@@ -59,6 +59,12 @@ pub(crate) struct Spawned {
 pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args);
+    if let Some(dir) = spec.cwd.as_deref().filter(|d| d.is_absolute()) {
+        // Some agents take their working directory from `$PWD` rather than from the process
+        // (OpenCode 1.18 works, and writes files, there): it must name the directory they run
+        // in, not the one ralph was started from. A `PWD` in the caller's env still wins.
+        cmd.env("PWD", dir);
+    }
     for (key, value) in &spec.env {
         cmd.env(key, value);
     }

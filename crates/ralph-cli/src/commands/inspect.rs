@@ -1,7 +1,10 @@
 //! `ralph inspect`: summarize a captured agent stream.
 
+use ralph_core::config::{LoadOptions, Overrides, load_pricing};
 use ralph_stream::AgentEvent;
 use ralph_stream::CostKind;
+use ralph_stream::PriceTable;
+use ralph_stream::Pricing;
 use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
 use ralph_stream::Tokens;
@@ -75,10 +78,25 @@ struct Report<'a> {
     oversize_lines: u64,
 }
 
+/// The prices of the config files, assuming `--model` where the stream names none.
+fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
+    let cwd =
+        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let options = LoadOptions::from_env(cwd, args.config.clone(), Overrides::default());
+    let prices = load_pricing(&options).map_err(CliError::Config)?;
+    let table =
+        PriceTable::builtin().with_entries(prices.iter().map(|p| (p.model.as_str(), p.price)));
+    let pricing = Pricing::new(table);
+    Ok(match &args.model {
+        Some(model) => pricing.with_default_model(model.as_str()),
+        None => pricing,
+    })
+}
+
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
     let input = Input::from_arg(args.file.as_deref());
     let forced = args.agent.format();
-    let mut decoder = StreamDecoder::new(forced);
+    let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args)?);
     let mut summary = SessionSummary::default();
     let mut recognised = 0u64;
     let mut out = args.events.then(JsonLines::stdout);

@@ -19,16 +19,16 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use ralph_agent::{Control, StopController, StopLevel, run_agent};
+use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
-use ralph_core::launch::{agent_deadlines, command_line};
+use ralph_core::launch::{agent_deadlines, command_line, pricing};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
 use ralph_core::prompt::{PromptInput, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad, build_prompt};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
-use ralph_stream::AgentEvent;
+use ralph_stream::{AgentEvent, StreamDecoder};
 use tokio::time::MissedTickBehavior;
 
 use crate::commands::emit::EVENTS_FILE_VAR;
@@ -193,9 +193,12 @@ async fn iterate(
     // The agent's events and the ticks both go to the observer; they take turns on this
     // one thread, and no borrow is held across an await.
     let shared = RefCell::new(&mut *observer);
-    let agent_run = run_agent(
+    // Codex and Gemini report tokens only: their cost comes from the configured prices.
+    let decoder =
+        StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
+    let agent_run = run_agent_with(
         spec,
-        format,
+        decoder,
         deadlines,
         stop.requests(),
         |event, summary| {

@@ -1,5 +1,5 @@
 //! From a parsed YAML tree to a [`RawConfig`]: the top level, `cli`, `event_loop` and
-//! `core` (hats live in [`super::decode_hat`]).
+//! `core` (hats live in [`super::decode_hat`], prices in [`super::decode_pricing`]).
 //!
 //! Each value is checked on its own here (type, range, topic syntax, known names);
 //! checks that need several layers at once wait for [`super::resolve`].
@@ -13,6 +13,7 @@ use saphyr::{Scalar, YamlData};
 
 use super::choice::{BackendChoice, PromptMode};
 use super::decode_hat::decode_hats;
+use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
 use super::node::{Decoder, Field, Node, Schema, parse_document};
 use super::origin::{Origin, Spanned};
@@ -62,7 +63,7 @@ fn position(origin: &Origin) -> (usize, usize) {
     }
 }
 
-const TOP_KEYS: &[&str] = &["cli", "event_loop", "core", "hats"];
+const TOP_KEYS: &[&str] = &["cli", "event_loop", "core", "hats", "pricing"];
 const CLI_KEYS: &[&str] = &[
     "backend",
     "command",
@@ -131,6 +132,9 @@ fn decode_top(dec: &mut Decoder, doc: &Node<'_>) -> RawConfig {
     }
     if let Some(f) = top.take("hats") {
         config.hats = decode_hats(dec, &f);
+    }
+    if let Some(f) = top.take("pricing") {
+        config.pricing = decode_pricing(dec, &f);
     }
     top.finish();
     config

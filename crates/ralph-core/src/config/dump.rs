@@ -74,11 +74,7 @@ impl ResolvedConfig {
         event_loop.entry("completion_promise", string(&el.completion_promise));
         event_loop.entry("max_iterations", int(el.max_iterations.into()));
         event_loop.entry("max_runtime_seconds", seconds(el.max_runtime));
-        event_loop.opt(
-            "max_cost_usd",
-            el.max_cost_usd
-                .map(|c| Yaml::Value(Scalar::FloatingPoint(c.into()))),
-        );
+        event_loop.opt("max_cost_usd", el.max_cost_usd.map(number));
         event_loop.entry(
             "max_consecutive_failures",
             int(el.max_consecutive_failures.into()),
@@ -107,6 +103,19 @@ impl ResolvedConfig {
                 hats.entry_owned(hat.id.clone(), hat_yaml(hat));
             }
             top.entry("hats", hats.into_yaml());
+        }
+        // Only the configured prices: the built-in table is not a setting.
+        if !self.pricing.is_empty() {
+            let mut pricing = Map::default();
+            for p in &self.pricing {
+                let mut m = Map::default();
+                m.entry("input", number(p.price.input));
+                m.entry("output", number(p.price.output));
+                m.entry("cache_read", number(p.price.cache_read));
+                m.entry("cache_write", number(p.price.cache_write));
+                pricing.entry_owned(p.model.clone(), m.into_yaml());
+            }
+            top.entry("pricing", pricing.into_yaml());
         }
         top.into_yaml()
     }
@@ -206,6 +215,10 @@ fn strings(items: &[String]) -> Yaml<'static> {
 
 fn path_value(path: &Path) -> Yaml<'static> {
     string(&path.display().to_string())
+}
+
+fn number(n: f64) -> Yaml<'static> {
+    Yaml::Value(Scalar::FloatingPoint(n.into()))
 }
 
 fn int(n: i64) -> Yaml<'static> {

@@ -42,8 +42,8 @@ pub enum ConfigErrorKind {
     #[error("{} twice in the same mapping: keep only one of them", .key.as_ref().map_or_else(|| "this key appears".to_owned(), |k| format!("`{k}` appears")))]
     DuplicateKey { key: Option<String> },
     #[error(
-        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`), \
-         found {found}"
+        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`, \
+         `pricing`), found {found}"
     )]
     NotAMapping { found: String },
     #[error(
@@ -130,6 +130,8 @@ pub enum ConfigErrorKind {
         first_hat: String,
         first: Origin,
     },
+    #[error("`{key}` is missing: {why}")]
+    MissingKey { key: String, why: &'static str },
     #[error(
         "hat `{hat}` has no `description`: add one line saying what the hat does (the \
          agent reads it to know which hat handles what)"

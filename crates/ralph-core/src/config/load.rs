@@ -15,8 +15,8 @@ use super::merge::merge;
 use super::origin::Origin;
 use super::overrides::Overrides;
 use super::raw::RawConfig;
-use super::resolve::{ResolveEnv, Resolved, resolve};
-use super::resolved::DEFAULT_PROMPT_FILE;
+use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
+use super::resolved::{DEFAULT_PROMPT_FILE, ModelPricing};
 
 /// The project config ralph looks for in the working directory.
 pub const PROJECT_CONFIG_FILE: &str = "ralph.yml";
@@ -69,6 +69,57 @@ pub fn user_config_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> 
 /// Loads, layers, checks and resolves the configuration. Errors from every file and
 /// the command line are reported together.
 pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
+    let FileLayers {
+        mut layers,
+        sources,
+        mut warnings,
+        mut errors,
+        project_dir,
+    } = read_files(options);
+    match options.overrides.clone().into_layer() {
+        Ok(layer) => layers.push(layer),
+        Err(e) => errors.extend(e.0),
+    }
+    if !errors.is_empty() {
+        return Err(ConfigErrors(errors));
+    }
+
+    let merged = layers.into_iter().fold(RawConfig::default(), merge);
+    let env = ResolveEnv {
+        cwd: options.cwd.clone(),
+        default_prompt_file: project_dir.join(DEFAULT_PROMPT_FILE),
+        sources,
+    };
+    let mut resolved = resolve(merged, &env)?;
+    warnings.append(&mut resolved.warnings);
+    resolved.warnings = warnings;
+    Ok(resolved)
+}
+
+/// The prices the config files set (`pricing:` of the user file, then of the project
+/// file or `-c FILE`), for commands that need nothing else from them (`ralph inspect`).
+/// The files must still be valid: a mistake anywhere in them is reported.
+pub fn load_pricing(options: &LoadOptions) -> Result<Vec<ModelPricing>, ConfigErrors> {
+    let files = read_files(options);
+    if !files.errors.is_empty() {
+        return Err(ConfigErrors(files.errors));
+    }
+    let merged = files.layers.into_iter().fold(RawConfig::default(), merge);
+    Ok(merged.pricing.into_iter().map(model_pricing).collect())
+}
+
+/// The config files, each parsed on its own.
+struct FileLayers {
+    layers: Vec<RawConfig>,
+    sources: Vec<PathBuf>,
+    warnings: Vec<ConfigWarning>,
+    errors: Vec<ConfigError>,
+    /// Where the default prompt file is looked for: the project file's directory (empty
+    /// when there is no project file).
+    project_dir: PathBuf,
+}
+
+fn read_files(options: &LoadOptions) -> FileLayers {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
@@ -118,30 +169,18 @@ pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
         &mut warnings,
         &mut errors,
     );
-
-    match options.overrides.clone().into_layer() {
-        Ok(layer) => layers.push(layer),
-        Err(e) => errors.extend(e.0),
-    }
-    if !errors.is_empty() {
-        return Err(ConfigErrors(errors));
-    }
-
-    let merged = layers.into_iter().fold(RawConfig::default(), merge);
     let project_dir = if project_found {
         project.parent().map(Path::to_path_buf).unwrap_or_default()
     } else {
         PathBuf::new()
     };
-    let env = ResolveEnv {
-        cwd: options.cwd.clone(),
-        default_prompt_file: project_dir.join(DEFAULT_PROMPT_FILE),
+    FileLayers {
+        layers,
         sources,
-    };
-    let mut resolved = resolve(merged, &env)?;
-    warnings.append(&mut resolved.warnings);
-    resolved.warnings = warnings;
-    Ok(resolved)
+        warnings,
+        errors,
+        project_dir,
+    }
 }
 
 /// A file's text, or `None` if it does not exist.

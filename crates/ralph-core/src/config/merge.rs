@@ -9,9 +9,16 @@
 //! - a backend and its settings: a layer that switches `cli.backend` to a different
 //!   backend drops `command`, `args`, `prompt_mode`, `prompt_flag` and `output_format`
 //!   from the layers below (the `--model` flag meant for pi must not reach codex).
+//!
+//! Prices merge per model: a later layer's price of a model replaces the earlier one
+//! whole (no `cache_read` left over from a price the user rewrote), other models keep
+//! theirs.
 
 use super::choice::BackendChoice;
-use super::raw::{RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawScratchpad};
+use super::decode_pricing::same_model;
+use super::raw::{
+    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawPrice, RawScratchpad,
+};
 
 /// Merges `over` on top of `base`.
 pub fn merge(base: RawConfig, over: RawConfig) -> RawConfig {
@@ -20,6 +27,7 @@ pub fn merge(base: RawConfig, over: RawConfig) -> RawConfig {
         event_loop: merge_event_loop(base.event_loop, over.event_loop),
         core: merge_core(base.core, over.core),
         hats: merge_hats(base.hats, over.hats),
+        pricing: merge_pricing(base.pricing, over.pricing),
     }
 }
 
@@ -107,6 +115,21 @@ fn merge_hats(mut base: Vec<RawHat>, over: Vec<RawHat>) -> Vec<RawHat> {
         match base.iter_mut().find(|h| h.id.value == hat.id.value) {
             Some(slot) => *slot = hat,
             None => base.push(hat),
+        }
+    }
+    base
+}
+
+/// A later layer's price replaces the earlier price of the same model in place; new
+/// models follow in their layer's order.
+fn merge_pricing(mut base: Vec<RawPrice>, over: Vec<RawPrice>) -> Vec<RawPrice> {
+    for price in over {
+        match base
+            .iter_mut()
+            .find(|p| same_model(&p.model.value, &price.model.value))
+        {
+            Some(slot) => *slot = price,
+            None => base.push(price),
         }
     }
     base

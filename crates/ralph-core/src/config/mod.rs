@@ -19,6 +19,7 @@
 mod choice;
 mod decode;
 mod decode_hat;
+mod decode_pricing;
 mod describe;
 mod dump;
 mod error;
@@ -37,13 +38,13 @@ mod unsupported;
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
-pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, user_config_path};
+pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
 pub use overrides::{Overrides, flag};
 pub use raw::{
-    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawScratchpad,
-    SpannedList,
+    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice,
+    RawScratchpad, SpannedList,
 };
 pub use resolve::{ResolveEnv, Resolved, resolve};
 pub use resolved::{
@@ -51,6 +52,6 @@ pub use resolved::{
     DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines,
-    HatBackend, HatConfig, LoopConfig, Prompt, PromptSource, ResolvedConfig,
+    HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
 pub use template::{EXAMPLE_HATS, init_template};

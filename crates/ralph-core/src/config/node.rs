@@ -390,6 +390,21 @@ impl Decoder {
 
     /// A number greater than zero (a whole number is fine).
     pub(crate) fn positive_number(&mut self, field: &Field<'_>) -> Option<Spanned<f64>> {
+        self.number(field, |n| n > 0.0, "a number greater than 0")
+    }
+
+    /// A number that is zero or more (a whole number is fine).
+    pub(crate) fn non_negative_number(&mut self, field: &Field<'_>) -> Option<Spanned<f64>> {
+        self.number(field, |n| n >= 0.0, "a number of 0 or more")
+    }
+
+    /// A finite number that passes `accept`; `requirement` says which ones do.
+    fn number(
+        &mut self,
+        field: &Field<'_>,
+        accept: fn(f64) -> bool,
+        requirement: &str,
+    ) -> Option<Spanned<f64>> {
         let n = match field.value.data {
             YamlData::Value(Scalar::Integer(n)) => n as f64,
             YamlData::Value(Scalar::FloatingPoint(f)) => f.into_inner(),
@@ -398,12 +413,12 @@ impl Decoder {
                 return None;
             }
         };
-        if !(n.is_finite() && n > 0.0) {
+        if !(n.is_finite() && accept(n)) {
             self.error(
                 field.value,
                 ConfigErrorKind::OutOfRange {
                     key: field.path.clone(),
-                    requirement: "a number greater than 0".to_owned(),
+                    requirement: requirement.to_owned(),
                     found: n.to_string(),
                 },
             );

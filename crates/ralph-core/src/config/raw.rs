@@ -24,6 +24,8 @@ pub struct RawConfig {
     pub core: RawCore,
     /// Hats in file order.
     pub hats: Vec<RawHat>,
+    /// `pricing:`, in file order.
+    pub pricing: Vec<RawPrice>,
 }
 
 /// `cli:`: which agent to run and how.
@@ -118,4 +120,17 @@ pub enum RawHatBackend {
         prompt_flag: Option<Spanned<String>>,
         output_format: Option<Spanned<StreamFormat>>,
     },
+}
+
+/// `pricing.<model>:`: what one model costs, in US dollars per million tokens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawPrice {
+    /// The model's name, as written.
+    pub model: Spanned<String>,
+    pub input: Spanned<f64>,
+    pub output: Spanned<f64>,
+    /// `None`: the input price.
+    pub cache_read: Option<Spanned<f64>>,
+    /// `None`: the input price.
+    pub cache_write: Option<Spanned<f64>>,
 }

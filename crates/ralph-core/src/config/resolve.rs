@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ralph_agent::BackendKind;
-use ralph_stream::StreamFormat;
+use ralph_stream::{ModelPrice, StreamFormat};
 
 use super::choice::{BackendChoice, PromptMode};
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::origin::{Origin, Spanned};
-use super::raw::{RawCli, RawConfig, RawDeadlines, RawEventLoop, RawHat, RawHatBackend};
+use super::raw::{RawCli, RawConfig, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice};
 use super::resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend, HatConfig, LoopConfig, Prompt,
-    PromptSource, ResolvedConfig,
+    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend, HatConfig, LoopConfig,
+    ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
 use crate::topic::TASK_START;
 
@@ -91,6 +91,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         .into_iter()
         .map(|hat| r.hat(hat, &raw.cli, &agent))
         .collect();
+    let pricing = raw.pricing.into_iter().map(model_pricing).collect();
     if !r.errors.is_empty() {
         return Err(ConfigErrors(r.errors));
     }
@@ -101,6 +102,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             event_loop,
             core,
             hats,
+            pricing,
             sources: env.sources.clone(),
         },
         warnings: r.warnings,
@@ -375,6 +377,20 @@ impl Resolver {
                 args: args(a),
             }),
         }
+    }
+}
+
+/// A price as the table takes it: the cache prices default to the input price.
+pub(crate) fn model_pricing(raw: RawPrice) -> ModelPricing {
+    let input = raw.input.value;
+    ModelPricing {
+        model: raw.model.value.trim().to_owned(),
+        price: ModelPrice {
+            input,
+            output: raw.output.value,
+            cache_read: raw.cache_read.map_or(input, |p| p.value),
+            cache_write: raw.cache_write.map_or(input, |p| p.value),
+        },
     }
 }
 

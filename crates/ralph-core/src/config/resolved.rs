@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ralph_agent::BackendKind;
-use ralph_stream::StreamFormat;
+use ralph_stream::{ModelPrice, PriceTable, StreamFormat};
 
 use super::choice::PromptMode;
 
@@ -51,11 +51,19 @@ pub struct ResolvedConfig {
     pub core: CoreConfig,
     /// Hats, lowest layer first, each in file order.
     pub hats: Vec<HatConfig>,
+    /// The prices of `pricing:`, which override and extend the built-in table
+    /// ([`ResolvedConfig::price_table`]), lowest layer first.
+    pub pricing: Vec<ModelPricing>,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
 }
 
 impl ResolvedConfig {
+    /// The built-in list prices with the configured ones on top.
+    pub fn price_table(&self) -> PriceTable {
+        PriceTable::builtin().with_entries(self.pricing.iter().map(|p| (p.model.as_str(), p.price)))
+    }
+
     /// The agent to run for an iteration of `hat`.
     pub fn agent_for(&self, hat: &HatConfig) -> AgentConfig {
         let (backend, mut args) = match &hat.backend {
@@ -233,4 +241,12 @@ pub enum HatBackend {
         backend: CustomBackend,
         args: Vec<String>,
     },
+}
+
+/// One model's price from `pricing:`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPricing {
+    /// The model's name as written (the table matches it case-insensitively).
+    pub model: String,
+    pub price: ModelPrice,
 }

@@ -94,6 +94,13 @@ core:
   # guardrails:
   #   - \"Run the tests before every commit.\"
 
+# Prices in US dollars per million tokens, for agents that count tokens but report no
+# cost (Codex, Gemini CLI); they override and extend ralph's built-in list prices.
+# `cache_read` and `cache_write` default to `input`. Codex never names its model in
+# its output: ralph prices it as the model its `args` ask for (`-m NAME`).
+# pricing:
+#   gpt-5.5: {{input: 1.25, output: 10, cache_read: 0.125}}
+
 # Hats split the work into roles that hand over through events. Each event goes to
 # the one hat that triggers on it; ralph starts the run with `event_loop.starting_event`.
 # To use the example below, uncomment it and add `starting_event: {starting}`

@@ -12,8 +12,8 @@ use ralph_test_support::{
     Builtin, MockError, MockServer, PiOptions, Script, ServerOptions, write_pi_agent_dir,
 };
 
-/// Offline mock LLM server (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses) on
-/// 127.0.0.1, playing scripted conversations. See crates/ralph-test-support/README.md.
+/// Offline mock LLM server (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses,
+/// Gemini) on 127.0.0.1, playing scripted conversations. See crates/ralph-test-support/README.md.
 #[derive(Debug, Parser)]
 #[command(name = "ralph-mock-llm", version)]
 struct Args {

@@ -1,8 +1,9 @@
-//! The three wire formats behind one interface: a reply becomes SSE events (cut short by a
+//! The wire formats behind one interface: a reply becomes SSE events (cut short by a
 //! stream fault), a non-streaming JSON body, or an error body.
 
 mod anthropic;
 mod chat;
+mod gemini;
 mod responses;
 
 use serde_json::Value;
@@ -46,6 +47,7 @@ pub(crate) fn stream(
         Wire::ChatCompletions => chat::stream(reply, include_usage),
         Wire::AnthropicMessages => anthropic::stream(reply),
         Wire::Responses => responses::stream(reply),
+        Wire::Gemini => gemini::stream(reply),
     };
     match fault {
         None => (events, StreamEnd::Complete),
@@ -61,6 +63,7 @@ pub(crate) fn stream(
                 Wire::ChatCompletions => chat::error_event(message),
                 Wire::AnthropicMessages => anthropic::error_event(message),
                 Wire::Responses => responses::error_event(reply, message, events.len()),
+                Wire::Gemini => gemini::error_event(message),
             });
             (events, StreamEnd::Complete)
         }
@@ -88,6 +91,7 @@ pub(crate) fn json(wire: Wire, reply: &Reply) -> Value {
         Wire::ChatCompletions => chat::json(reply),
         Wire::AnthropicMessages => anthropic::json(reply),
         Wire::Responses => responses::json(reply),
+        Wire::Gemini => gemini::json(reply),
     }
 }
 
@@ -96,5 +100,6 @@ pub(crate) fn error_body(wire: Wire, status: u16, message: &str) -> Value {
     match wire {
         Wire::ChatCompletions | Wire::Responses => chat::error_body(status, message),
         Wire::AnthropicMessages => anthropic::error_body(status, message),
+        Wire::Gemini => gemini::error_body(status, message),
     }
 }

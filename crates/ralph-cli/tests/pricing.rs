@@ -1,0 +1,198 @@
+//! Cost estimates for agents that count tokens but report no cost (Codex, Gemini CLI):
+//! `ralph run` prices each iteration with the config's `pricing:` on top of the built-in
+//! list prices, as the model the agent's arguments ask for when its stream names none;
+//! `ralph inspect --model` does the same for a captured stream. Where no price applies
+//! the cost is unknown (`null`), never 0.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{Workspace, code, finished, of_type};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// The fake agent, run in place of the real binary through `cli.command`.
+fn fake_agent() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fake-agents/fake-agent")
+        .display()
+        .to_string()
+}
+
+fn fixture(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+const CODEX_HAPPY: &str = "codex/v0.169.0_json_happy.jsonl";
+const GEMINI_HAPPY: &str = "gemini/v0.61.0_stream-json_happy.jsonl";
+
+/// The Codex capture's usage, as ralph counts it (input without its cached part).
+fn codex_tokens() -> Value {
+    json!({"input": 1000, "output": 120, "cache_read": 2000, "cache_write": 0})
+}
+
+/// A one-iteration run of `backend` replaying `fixture`, with `args` and `pricing` (YAML
+/// lines under `pricing:`, none when empty); returns the one `iteration_finished`.
+fn one_iteration(backend: &str, fixture: &str, args: &str, pricing: &str) -> Value {
+    let pricing = if pricing.is_empty() {
+        String::new()
+    } else {
+        format!("pricing:\n{pricing}")
+    };
+    let config = format!(
+        "cli:\n  backend: {backend}\n  command: {}\n  args: {args}\n\
+         event_loop:\n  max_iterations: 1\n{pricing}",
+        fake_agent()
+    );
+    let ws = Workspace::new(&config, &format!("{fixture} | |\n"));
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (0, &json!("completed")),
+        "{stderr}"
+    );
+    let finished = of_type(&events, "iteration_finished");
+    assert_eq!(finished.len(), 1);
+    finished[0].clone()
+}
+
+fn cost(record: &Value) -> (&Value, &Value, &Value) {
+    (&record["cost_usd"], &record["cost_kind"], &record["tokens"])
+}
+
+#[test]
+fn a_codex_iteration_is_priced_as_the_model_its_args_ask_for() {
+    let record = one_iteration(
+        "codex",
+        CODEX_HAPPY,
+        "[-m, my-model]",
+        "  my-model: {input: 2, output: 20, cache_read: 0.5}\n",
+    );
+    // 1000 × 2 + 120 × 20 + 2000 × 0.5, per million tokens.
+    assert_eq!(
+        cost(&record),
+        (&json!(0.0054), &json!("estimated"), &codex_tokens())
+    );
+}
+
+#[test]
+fn a_codex_iteration_without_a_priced_model_has_an_unknown_cost_not_zero() {
+    // No model option: Codex's stream does not say which model worked.
+    let record = one_iteration(
+        "codex",
+        CODEX_HAPPY,
+        "[]",
+        "  gpt-5: {input: 1, output: 1}\n",
+    );
+    assert_eq!(
+        cost(&record),
+        (&Value::Null, &json!("unknown"), &codex_tokens())
+    );
+    // A model option naming a model nobody priced.
+    let record = one_iteration("codex", CODEX_HAPPY, "[--model, gpt-5.5]", "");
+    assert_eq!(
+        cost(&record),
+        (&Value::Null, &json!("unknown"), &codex_tokens())
+    );
+}
+
+#[test]
+fn configured_prices_replace_the_built_in_price_of_a_model_the_stream_names() {
+    // Gemini names its model (gemini-2.5-pro) itself; no model option is needed.
+    let record = one_iteration(
+        "gemini",
+        GEMINI_HAPPY,
+        "[]",
+        "  gemini-2.5-pro: {input: 10, output: 100, cache_read: 1}\n",
+    );
+    // 800 × 10 + 124 × 100 + 1600 × 1, per million tokens.
+    assert_eq!(
+        cost(&record),
+        (
+            &json!(0.022),
+            &json!("estimated"),
+            &json!({"input": 800, "output": 124, "cache_read": 1600, "cache_write": 0})
+        )
+    );
+}
+
+/// `ralph inspect ARGS` in a workspace holding `ralph_yml` (none when empty): exit code,
+/// stdout parsed as the one summary object, stderr.
+fn inspect(ralph_yml: &str, args: &[&str]) -> (i32, Value, String) {
+    let ws = Workspace::new(ralph_yml, "");
+    let mut all = vec!["inspect"];
+    all.extend_from_slice(args);
+    let out = ws.run(&all);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    (
+        code(out.status),
+        summary,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn inspect_prices_a_codex_capture_as_the_model_given() {
+    let codex = fixture(CODEX_HAPPY);
+    let (status, summary, _) = inspect("", &["--model", "gpt-5", &codex]);
+    // Built-in gpt-5: 1000 × 1.25 + 120 × 10 + 2000 × 0.125, per million tokens.
+    assert_eq!(
+        (status, &summary["cost_usd"], &summary["cost_kind"]),
+        (0, &json!(0.0027), &json!("estimated"))
+    );
+    let (status, summary, _) = inspect("", &[&codex]);
+    assert_eq!(
+        (status, &summary["cost_usd"], &summary["cost_kind"]),
+        (0, &Value::Null, &json!("unknown"))
+    );
+}
+
+#[test]
+fn inspect_reads_the_prices_of_ralph_yml_or_of_the_file_given_with_c() {
+    let codex = fixture(CODEX_HAPPY);
+    let yml = "pricing:\n  gpt-5.5: {input: 2, output: 20, cache_read: 0.5}\n";
+    let (status, summary, stderr) = inspect(yml, &["--model", "gpt-5.5", &codex]);
+    assert_eq!(
+        (status, &summary["cost_usd"], &summary["cost_kind"]),
+        (0, &json!(0.0054), &json!("estimated")),
+        "{stderr}"
+    );
+
+    let ws = Workspace::new("", "");
+    std::fs::write(
+        ws.path().join("prices.yml"),
+        "pricing:\n  gpt-5.5: {input: 0, output: 0}\n",
+    )
+    .expect("write prices.yml");
+    let out = ws.run(&["inspect", "-c", "prices.yml", "--model", "gpt-5.5", &codex]);
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        (
+            code(out.status),
+            &summary["cost_usd"],
+            &summary["cost_kind"]
+        ),
+        (0, &json!(0.0), &json!("estimated"))
+    );
+}
+
+#[test]
+fn inspect_reports_a_pricing_mistake_at_its_place() {
+    let codex = fixture(CODEX_HAPPY);
+    let yml = "pricing:\n  gpt-5.5: {input: 2}\n";
+    let (status, summary, stderr) = inspect(yml, &["--model", "gpt-5.5", &codex]);
+    assert_eq!((status, summary), (1, Value::Null));
+    assert!(
+        stderr.contains(
+            "ralph.yml:2:3: `pricing.gpt-5.5.output` is missing: give it in US dollars per \
+             million tokens"
+        ),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,5 @@
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    ralph_fuzz::check(Some(ralph_stream::StreamFormat::Gemini), data);
+});
