@@ -87,6 +87,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 backend: AgentBackend::Auto,
                 args: vec![],
                 deadlines: Deadlines::default(),
+                pty: false,
             },
             backend_priority: vec![
                 BackendKind::Claude,
@@ -151,6 +152,7 @@ fn each_layer_overrides_the_one_below_key_by_key() {
                 exit_grace: Duration::from_secs(9),
                 ..Deadlines::default()
             },
+            pty: false,
         }
     );
     assert_eq!(
@@ -194,6 +196,7 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
                 startup: Duration::from_secs(30),
                 ..Deadlines::default()
             },
+            pty: false,
         }
     );
     // `-b` naming the backend the files already use keeps their settings.

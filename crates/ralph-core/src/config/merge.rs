@@ -51,6 +51,7 @@ fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
         prompt_flag: over.prompt_flag.or(base_settings.prompt_flag),
         output_format: over.output_format.or(base_settings.output_format),
         deadlines: merge_deadlines(base_settings.deadlines, over.deadlines),
+        pty: over.pty.or(base_settings.pty),
         backend_priority: over.backend_priority.or(base_settings.backend_priority),
     }
 }

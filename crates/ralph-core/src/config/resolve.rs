@@ -58,6 +58,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         backend,
         args: raw.cli.args.clone().map(|a| a.value).unwrap_or_default(),
         deadlines,
+        pty: raw.cli.pty.as_ref().is_some_and(|p| p.value),
     };
     let backend_priority = raw.cli.backend_priority.clone().map_or_else(
         || {
@@ -320,6 +321,7 @@ impl Resolver {
             backend,
             args: hat.args.map(|a| a.value).unwrap_or_default(),
             deadlines: deadlines(&agent.deadlines, &hat.deadlines),
+            pty: hat.pty.map_or(agent.pty, |p| p.value),
             default_publishes: hat.default_publishes.map(|t| t.value),
             max_activations: hat.max_activations.map(|n| n.value),
         }

@@ -80,6 +80,7 @@ impl ResolvedConfig {
             backend,
             args,
             deadlines: hat.deadlines,
+            pty: hat.pty,
         }
     }
 }
@@ -91,6 +92,9 @@ pub struct AgentConfig {
     /// Appended to the backend's own command line.
     pub args: Vec<String>,
     pub deadlines: Deadlines,
+    /// Run on a pseudo-terminal (`cli.pty`, or the hat's `pty`) even when the backend
+    /// works on pipes: for an agent that misbehaves without a terminal.
+    pub pty: bool,
 }
 
 /// The agent program.
@@ -213,6 +217,8 @@ pub struct HatConfig {
     pub args: Vec<String>,
     /// The global deadlines with this hat's overrides applied.
     pub deadlines: Deadlines,
+    /// `cli.pty`, or the hat's own `pty`.
+    pub pty: bool,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
 }
