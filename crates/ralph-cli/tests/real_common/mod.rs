@@ -170,6 +170,25 @@ impl RealEnv {
         json_run(wait_output(child))
     }
 
+    /// Starts `ralph run --output json <args>` without waiting for it; its output is read
+    /// as it comes, so it never blocks on a full pipe.
+    pub fn spawn_json(&self, args: &[&str]) -> Running {
+        let mut all = vec!["run", "--output", "json"];
+        all.extend_from_slice(args);
+        let child = self
+            .ralph(&all)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ralph");
+        let pid = i32::try_from(child.id()).expect("pid");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(wait_output(child));
+        });
+        Running { pid, output: rx }
+    }
+
     /// Runs agent `name` by itself in the workspace with `args`, as a user would, outside
     /// ralph: to compare what it reports with what ralph made of it.
     pub fn run_agent(&self, name: &str, args: &[&str]) -> Output {
@@ -231,6 +250,19 @@ impl RealEnv {
     /// left and are not counted: they are dead).
     pub fn marked_processes(&self) -> Vec<(i32, String)> {
         processes_with_env(&format!("{MARKER_VAR}={}", self.marker))
+    }
+}
+
+/// A `ralph run` in progress.
+pub struct Running {
+    pub pid: i32,
+    output: std::sync::mpsc::Receiver<Output>,
+}
+
+impl Running {
+    /// Waits for the end (at most [`RUN_TIMEOUT`], enforced by the reader thread).
+    pub fn finish(self) -> JsonRun {
+        json_run(self.output.recv().expect("ralph's output"))
     }
 }
 
