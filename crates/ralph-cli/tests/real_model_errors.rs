@@ -1,18 +1,24 @@
-//! Model errors seen through the REAL pi: an error pi retries and recovers from, an error it
-//! never recovers from (pi still exits 0: ralph must see the failure in the stream), and the
-//! promise in the text of a failed attempt, which must never complete the loop. The
-//! recovering and the failing runs are also played on a pseudo-terminal.
+//! Model errors seen through the REAL agents: an error pi retries and recovers from, an error
+//! it never recovers from (pi still exits 0: ralph must see the failure in the stream), the
+//! promise in the text of a failed attempt, which must never complete the loop, and Claude
+//! Code recovering from a broken stream and giving up on a dead model. pi's recovering and
+//! failing runs are also played on a pseudo-terminal, and the failing one with pi 0.51.6.
 
 mod real_common;
 
 use pretty_assertions::assert_eq;
-use real_common::{PI, RealEnv, Transport};
+use ralph_test_support::TEST_CLAUDE_MAX_RETRIES;
+use real_common::{CLAUDE, PI, PI_OLD, RealEnv, Transport};
 use serde_json::{Value, json};
 
 fn config(env: &RealEnv, transport: Transport, event_loop: &str) -> String {
+    pi_config(env, PI, transport, event_loop)
+}
+
+fn pi_config(env: &RealEnv, pi: &str, transport: Transport, event_loop: &str) -> String {
     format!(
         "cli:\n  backend: pi\n  command: {}\n{}event_loop:\n{event_loop}",
-        env.agent_path(PI).display(),
+        env.agent_path(pi).display(),
         transport.cli_line()
     )
 }
@@ -108,12 +114,12 @@ scenarios:
       fault: {http: 500, retry_after_ms: 1, message: the model is down}
 "#;
 
-fn never_recovers(transport: Transport) {
-    let Some(env) = RealEnv::start(NEVER_RECOVERS, &[PI]) else {
+fn never_recovers(pi: &str, transport: Transport) {
+    let Some(env) = RealEnv::start(NEVER_RECOVERS, &[pi]) else {
         return;
     };
     // pi by itself: exit 0, and only its last JSON line says that every attempt failed.
-    let alone = env.run_agent(PI, &["-p", "--mode", "json", "--no-session", "Hi."]);
+    let alone = env.run_agent(pi, &["-p", "--mode", "json", "--no-session", "Hi."]);
     let last: Value = String::from_utf8_lossy(&alone.stdout)
         .lines()
         .last()
@@ -125,8 +131,9 @@ fn never_recovers(transport: Transport) {
     );
     env.server.reset();
 
-    env.write_config(&config(
+    env.write_config(&pi_config(
         &env,
+        pi,
         transport,
         "  max_iterations: 5\n  max_consecutive_failures: 2\n",
     ));
@@ -188,12 +195,17 @@ fn never_recovers(transport: Transport) {
 
 #[test]
 fn a_model_error_pi_never_recovers_from_fails_the_iteration_although_pi_exits_0() {
-    never_recovers(Transport::Pipes);
+    never_recovers(PI, Transport::Pipes);
+}
+
+#[test]
+fn a_model_error_old_pi_never_recovers_from_fails_the_iteration_although_pi_exits_0() {
+    never_recovers(PI_OLD, Transport::Pipes);
 }
 
 #[test]
 fn on_a_terminal_a_model_error_pi_never_recovers_from_fails_the_iteration() {
-    never_recovers(Transport::Pty);
+    never_recovers(PI, Transport::Pty);
 }
 
 /// The first delta ends with the promise on its own line, then the stream is cut: the failed
@@ -275,4 +287,89 @@ fn the_promise_in_failed_attempts_does_not_complete_when_every_attempt_fails() {
         .map(|i| json!([i["outcome"]["status"], i["completion"]]))
         .collect();
     assert_eq!(finished, vec![json!(["failed", null])]);
+}
+
+/// Claude's first answer breaks off with an SSE error; Claude asks again without streaming.
+const CLAUDE_RECOVERS: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: "Whole answer.\nLOOP_COMPLETE"
+      fault: {sse_error_after: 1, times: 1}
+"#;
+
+#[test]
+fn claude_recovers_from_a_broken_stream_and_the_iteration_completes() {
+    let Some(env) = RealEnv::start(CLAUDE_RECOVERS, &[CLAUDE]) else {
+        return;
+    };
+    env.write_config("cli:\n  backend: claude\nevent_loop:\n  max_iterations: 2\n");
+    let run = env.run_json(&["-p", "Answer."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    let finished: Vec<Value> = run
+        .iterations()
+        .iter()
+        .map(|i| json!([i["backend"], i["outcome"], i["completion"]]))
+        .collect();
+    assert_eq!(
+        finished,
+        vec![json!(["claude", {"status": "succeeded"}, "final_text"])]
+    );
+    let s = |kind: &str| kind.to_owned();
+    assert_eq!(
+        attempts(&env),
+        vec![(0, 0, s("sse_error")), (0, 1, s("json"))]
+    );
+}
+
+/// Every request fails; Claude retries `CLAUDE_CODE_MAX_RETRIES` times, then exits 1.
+const CLAUDE_GIVES_UP: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: never sent
+      fault: {http: 500, retry_after_ms: 1}
+"#;
+
+#[test]
+fn claude_giving_up_on_a_dead_model_fails_the_iteration() {
+    let Some(env) = RealEnv::start(CLAUDE_GIVES_UP, &[CLAUDE]) else {
+        return;
+    };
+    env.write_config(
+        "cli:\n  backend: claude\nevent_loop:\n  max_iterations: 3\n  max_consecutive_failures: 1\n",
+    );
+    let run = env.run_json(&["-p", "Answer."]);
+    assert_eq!(
+        run.ending(),
+        ("consecutive_failures".to_owned(), 1, 1),
+        "stderr:\n{}",
+        run.stderr
+    );
+    let finished: Vec<Value> = run
+        .iterations()
+        .iter()
+        .map(|i| json!([i["backend"], i["outcome"]["status"], i["completion"]]))
+        .collect();
+    assert_eq!(finished, vec![json!(["claude", "failed", null])]);
+    let reason = run.iterations()[0]["outcome"]["reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // Claude exits 1; its last error names the status and the mock's message.
+    assert!(
+        reason
+            .starts_with("exited with code 1 (last error: API Error: 500 mock injected HTTP 500."),
+        "{reason}"
+    );
+    // One request and `CLAUDE_CODE_MAX_RETRIES` retries.
+    let expected: Vec<(usize, u32, String)> = (0..=TEST_CLAUDE_MAX_RETRIES)
+        .map(|attempt| (0, attempt, "http_error".to_owned()))
+        .collect();
+    assert_eq!(attempts(&env), expected);
 }
