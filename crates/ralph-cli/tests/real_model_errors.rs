@@ -298,12 +298,14 @@ scenarios:
       fault: {sse_error_after: 1, times: 1}
 "#;
 
-#[test]
-fn claude_recovers_from_a_broken_stream_and_the_iteration_completes() {
+fn claude_recovers(transport: Transport) {
     let Some(env) = RealEnv::start(CLAUDE_RECOVERS, &[CLAUDE]) else {
         return;
     };
-    env.write_config("cli:\n  backend: claude\nevent_loop:\n  max_iterations: 2\n");
+    env.write_config(&format!(
+        "cli:\n  backend: claude\n{}event_loop:\n  max_iterations: 2\n",
+        transport.cli_line()
+    ));
     let run = env.run_json(&["-p", "Answer."]);
     assert_eq!(
         run.ending(),
@@ -325,6 +327,16 @@ fn claude_recovers_from_a_broken_stream_and_the_iteration_completes() {
         attempts(&env),
         vec![(0, 0, s("sse_error")), (0, 1, s("json"))]
     );
+}
+
+#[test]
+fn claude_recovers_from_a_broken_stream_and_the_iteration_completes() {
+    claude_recovers(Transport::Pipes);
+}
+
+#[test]
+fn claude_on_a_terminal_recovers_from_a_broken_stream_and_the_iteration_completes() {
+    claude_recovers(Transport::Pty);
 }
 
 /// Every request fails; Claude retries `CLAUDE_CODE_MAX_RETRIES` times, then exits 1.

@@ -268,6 +268,11 @@ fn pi_plays_three_hats_that_hand_over_with_ralph_emit() {
 }
 
 #[test]
+fn pi_on_a_terminal_plays_three_hats_that_hand_over_with_ralph_emit() {
+    three_hats(PI, Transport::Pty);
+}
+
+#[test]
 fn old_pi_plays_three_hats_that_hand_over_with_ralph_emit() {
     three_hats(PI_OLD, Transport::Pipes);
 }
