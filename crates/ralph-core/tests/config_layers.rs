@@ -180,7 +180,7 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
     let dirs = Dirs::new();
     dirs.user_config(
         "cli:\n  backend: pi\n  command: /opt/pi\n  args: [--provider, anthropic]\n  \
-         startup_timeout_seconds: 30\n",
+         startup_timeout_seconds: 30\n  pty: true\n",
     );
     dirs.file("ralph.yml", "cli:\n  backend: codex\n");
     assert_eq!(
@@ -212,15 +212,22 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
             command: Some("/opt/pi".to_owned()),
         }
     );
-    assert_eq!(same.config.agent.args, strings(&["--model", "gpt-5"]));
+    assert_eq!(
+        (same.config.agent.args, same.config.agent.pty),
+        (strings(&["--model", "gpt-5"]), true)
+    );
     // `-b` naming another one drops them.
     let other = dirs.load(Overrides {
         backend: Some(BackendChoice::Auto),
         ..Overrides::default()
     });
     assert_eq!(
-        (other.config.agent.backend, other.config.agent.args),
-        (AgentBackend::Auto, vec![])
+        (
+            other.config.agent.backend,
+            other.config.agent.args,
+            other.config.agent.pty
+        ),
+        (AgentBackend::Auto, vec![], false)
     );
 }
 
@@ -546,5 +553,48 @@ fn warnings_of_every_layer_are_returned() {
              ignored: `claude` receives its prompt and writes its output its own way"
                 .to_owned(),
         ]
+    );
+}
+
+#[test]
+fn a_hat_inherits_cli_pty_only_when_it_runs_the_same_program() {
+    let dirs = Dirs::new();
+    let hat = |id: &str, extra: &str| {
+        format!("  {id}:\n    description: d\n    triggers: [{id}.go]\n{extra}")
+    };
+    dirs.file(
+        "ralph.yml",
+        &[
+            "cli:\n  backend: pi\n  pty: true\nhats:\n".to_owned(),
+            hat("plain", ""),
+            hat("same", "    backend: pi\n"),
+            hat("typed", "    backend: {type: pi, args: [-v]}\n"),
+            hat("other", "    backend: claude\n"),
+            hat("other_asked", "    backend: claude\n    pty: true\n"),
+            hat("declined", "    pty: false\n"),
+            hat("custom", "    backend: {command: ./agent}\n"),
+        ]
+        .concat(),
+    );
+    let config = dirs.load(Overrides::default()).config;
+    let ptys: Vec<(&str, bool)> = config
+        .hats
+        .iter()
+        .map(|h| (h.id.as_str(), config.agent_for(h).pty))
+        .collect();
+    assert_eq!(
+        (config.agent.pty, ptys),
+        (
+            true,
+            vec![
+                ("plain", true),
+                ("same", true),
+                ("typed", true),
+                ("other", false),
+                ("other_asked", true),
+                ("declined", false),
+                ("custom", false),
+            ]
+        )
     );
 }

@@ -7,8 +7,9 @@
 //! - `prompt` and `prompt_file`: a layer that gives either replaces both (so `-p TEXT`
 //!   overrides a `prompt_file` in `ralph.yml`);
 //! - a backend and its settings: a layer that switches `cli.backend` to a different
-//!   backend drops `command`, `args`, `prompt_mode`, `prompt_flag` and `output_format`
-//!   from the layers below (the `--model` flag meant for pi must not reach codex).
+//!   backend drops `command`, `args`, `prompt_mode`, `prompt_flag`, `output_format` and
+//!   `pty` from the layers below (the `--model` flag meant for pi must not reach codex,
+//!   nor a terminal one agent needed reach another).
 
 use super::choice::BackendChoice;
 use super::raw::{RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawScratchpad};
@@ -38,6 +39,7 @@ fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
             prompt_mode: None,
             prompt_flag: None,
             output_format: None,
+            pty: None,
             ..base
         }
     } else {

@@ -217,7 +217,8 @@ pub struct HatConfig {
     pub args: Vec<String>,
     /// The global deadlines with this hat's overrides applied.
     pub deadlines: Deadlines,
-    /// `cli.pty`, or the hat's own `pty`.
+    /// The hat's own `pty`; else `cli.pty` when the hat runs `cli.backend`'s program (no
+    /// backend of its own, or the same one); else `false`.
     pub pty: bool,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
