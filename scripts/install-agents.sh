@@ -6,8 +6,10 @@
 #   scripts/install-agents.sh pi claude  # only some of: pi pi-old claude codex gemini opencode copilot
 #   PATH="$(scripts/install-agents.sh):$PATH"   # to run pi / claude by hand
 #
-# The real-agent tests look for the launchers in $RALPH_AGENTS_DIR/bin (default:
-# <repo>/.cache/agents/bin), not on PATH, so run this script with the same RALPH_AGENTS_DIR.
+# The real-agent tests look for the launchers in $RALPH_AGENTS_DIR/bin, not on PATH, so run this
+# script with the same RALPH_AGENTS_DIR. The default cache is per user, outside the checkout
+# (${XDG_CACHE_HOME:-$HOME/.cache}/ralph/agents), so every clone and every CI run on the same
+# machine reuses one install; npm's own cache (~/.npm) is consulted before the registry.
 #
 # stdout carries exactly one line, the bin dir; progress goes to stderr. A second run with
 # everything in place only reads three package.json files and returns at once.
@@ -16,7 +18,7 @@
 # pi-<RALPH_PI_OLD_VERSION>, claude (= claude-<RALPH_CLAUDE_VERSION>), claude-<version>.
 #
 # Environment (all optional):
-#   RALPH_AGENTS_DIR        cache dir (default: <repo>/.cache/agents)
+#   RALPH_AGENTS_DIR        cache dir (default: ${XDG_CACHE_HOME:-$HOME/.cache}/ralph/agents)
 #   RALPH_PI_VERSION        default 0.73.1: npm `latest` when the tests were written
 #   RALPH_PI_OLD_VERSION    default 0.51.6: the pi of early 2026, for the version-drift tests
 #   RALPH_CLAUDE_VERSION    default 2.1.332, see below
@@ -33,8 +35,7 @@
 # Codex, Gemini CLI, OpenCode and Copilot: see scripts/install-agents-more.sh (versions, sizes).
 set -euo pipefail
 
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="${RALPH_AGENTS_DIR:-$REPO/.cache/agents}"
+CACHE="${RALPH_AGENTS_DIR:-${XDG_CACHE_HOME:-${HOME:?HOME is not set; set RALPH_AGENTS_DIR}/.cache}/ralph/agents}"
 PI_VERSION="${RALPH_PI_VERSION:-0.73.1}"
 PI_OLD_VERSION="${RALPH_PI_OLD_VERSION:-0.51.6}"
 CLAUDE_VERSION="${RALPH_CLAUDE_VERSION:-2.1.332}"
@@ -73,8 +74,10 @@ install_one() {
         printf '{"name":"ralph-agent-%s","private":true}\n' "$name" >"$scratch/package.json"
         say "installing $package@$version into $prefix ..."
         local started=$SECONDS
+        # --prefer-offline: a version already in npm's cache installs without asking the
+        # registry again.
         if ! npm install --prefix "$scratch" --no-audit --no-fund --no-update-notifier \
-            --loglevel=error "$package@$version" >&2; then
+            --prefer-offline --loglevel=error "$package@$version" >&2; then
             rm -rf "$scratch"
             die "npm install $package@$version failed (is the npm registry reachable?)"
         fi

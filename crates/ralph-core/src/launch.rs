@@ -43,10 +43,12 @@ pub fn command_line(
         AgentBackend::Auto => CommandBuilder::new(detected)
             .command_override(program)
             .extra_args(&agent.args)
+            .pty(agent.pty)
             .headless(prompt),
         AgentBackend::Builtin { kind, command } => CommandBuilder::new(*kind)
             .command_override(program.or(command.as_deref()))
             .extra_args(&agent.args)
+            .pty(agent.pty)
             .headless(prompt),
         AgentBackend::Custom(custom) => {
             let settings = CustomSettings {
@@ -63,6 +65,7 @@ pub fn command_line(
                 .command_override(program)
                 .custom(&settings)
                 .extra_args(&agent.args)
+                .pty(agent.pty)
                 .headless(prompt)
         }
     }
@@ -165,6 +168,7 @@ mod tests {
             backend,
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             deadlines: Deadlines::default(),
+            pty: false,
         }
     }
 
@@ -203,6 +207,31 @@ mod tests {
         assert_eq!(
             (auto.program, auto.output_format),
             ("claude".into(), StreamFormat::Claude)
+        );
+    }
+
+    #[test]
+    fn an_agent_on_a_terminal_gets_its_prompt_as_an_argument() {
+        let pi = AgentConfig {
+            pty: true,
+            ..agent(
+                AgentBackend::Builtin {
+                    kind: BackendKind::Pi,
+                    command: None,
+                },
+                &[],
+            )
+        };
+        let line = command_line(&pi, BackendKind::Pi, Some(Path::new("/opt/pi")), "go").unwrap();
+        assert_eq!(
+            line,
+            CommandLine {
+                program: "/opt/pi".into(),
+                args: os(&["-p", "--mode", "json", "--no-session", "go"]),
+                stdin: StdinSource::Null,
+                output_format: StreamFormat::Pi,
+                pty: true,
+            }
         );
     }
 

@@ -20,6 +20,7 @@ fn hat(
         backend: None,
         args: vec![],
         deadlines: Deadlines::default(),
+        pty: false,
         default_publishes: None,
         max_activations: None,
     }

@@ -137,6 +137,7 @@ fn hats_run_their_backend_in_each_form() {
                     },
                     args: strings(&["--model", "sonnet", "--append-system-prompt", "plan only"]),
                     deadlines: global,
+                    pty: false,
                 }
             ),
             (
@@ -148,6 +149,7 @@ fn hats_run_their_backend_in_each_form() {
                     },
                     args: strings(&["--thinking", "high"]),
                     deadlines: global,
+                    pty: false,
                 }
             ),
             (
@@ -162,6 +164,7 @@ fn hats_run_their_backend_in_each_form() {
                         iteration: Duration::from_secs(900),
                         ..global
                     },
+                    pty: false,
                 }
             ),
             (
@@ -175,6 +178,7 @@ fn hats_run_their_backend_in_each_form() {
                     }),
                     args: strings(&["--quiet"]),
                     deadlines: global,
+                    pty: false,
                 }
             ),
         ]
@@ -235,6 +239,7 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
             }),
             args: vec!["--hat".to_owned()],
             deadlines: Deadlines::default(),
+            pty: false,
         }
     );
 }

@@ -87,6 +87,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 backend: AgentBackend::Auto,
                 args: vec![],
                 deadlines: Deadlines::default(),
+                pty: false,
             },
             backend_priority: vec![
                 BackendKind::Claude,
@@ -152,6 +153,7 @@ fn each_layer_overrides_the_one_below_key_by_key() {
                 exit_grace: Duration::from_secs(9),
                 ..Deadlines::default()
             },
+            pty: false,
         }
     );
     assert_eq!(
@@ -179,7 +181,7 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
     let dirs = Dirs::new();
     dirs.user_config(
         "cli:\n  backend: pi\n  command: /opt/pi\n  args: [--provider, anthropic]\n  \
-         startup_timeout_seconds: 30\n",
+         startup_timeout_seconds: 30\n  pty: true\n",
     );
     dirs.file("ralph.yml", "cli:\n  backend: codex\n");
     assert_eq!(
@@ -195,6 +197,7 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
                 startup: Duration::from_secs(30),
                 ..Deadlines::default()
             },
+            pty: false,
         }
     );
     // `-b` naming the backend the files already use keeps their settings.
@@ -210,15 +213,22 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
             command: Some("/opt/pi".to_owned()),
         }
     );
-    assert_eq!(same.config.agent.args, strings(&["--model", "gpt-5"]));
+    assert_eq!(
+        (same.config.agent.args, same.config.agent.pty),
+        (strings(&["--model", "gpt-5"]), true)
+    );
     // `-b` naming another one drops them.
     let other = dirs.load(Overrides {
         backend: Some(BackendChoice::Auto),
         ..Overrides::default()
     });
     assert_eq!(
-        (other.config.agent.backend, other.config.agent.args),
-        (AgentBackend::Auto, vec![])
+        (
+            other.config.agent.backend,
+            other.config.agent.args,
+            other.config.agent.pty
+        ),
+        (AgentBackend::Auto, vec![], false)
     );
 }
 
@@ -544,5 +554,48 @@ fn warnings_of_every_layer_are_returned() {
              ignored: `claude` receives its prompt and writes its output its own way"
                 .to_owned(),
         ]
+    );
+}
+
+#[test]
+fn a_hat_inherits_cli_pty_only_when_it_runs_the_same_program() {
+    let dirs = Dirs::new();
+    let hat = |id: &str, extra: &str| {
+        format!("  {id}:\n    description: d\n    triggers: [{id}.go]\n{extra}")
+    };
+    dirs.file(
+        "ralph.yml",
+        &[
+            "cli:\n  backend: pi\n  pty: true\nhats:\n".to_owned(),
+            hat("plain", ""),
+            hat("same", "    backend: pi\n"),
+            hat("typed", "    backend: {type: pi, args: [-v]}\n"),
+            hat("other", "    backend: claude\n"),
+            hat("other_asked", "    backend: claude\n    pty: true\n"),
+            hat("declined", "    pty: false\n"),
+            hat("custom", "    backend: {command: ./agent}\n"),
+        ]
+        .concat(),
+    );
+    let config = dirs.load(Overrides::default()).config;
+    let ptys: Vec<(&str, bool)> = config
+        .hats
+        .iter()
+        .map(|h| (h.id.as_str(), config.agent_for(h).pty))
+        .collect();
+    assert_eq!(
+        (config.agent.pty, ptys),
+        (
+            true,
+            vec![
+                ("plain", true),
+                ("same", true),
+                ("typed", true),
+                ("other", false),
+                ("other_asked", true),
+                ("declined", false),
+                ("custom", false),
+            ]
+        )
     );
 }

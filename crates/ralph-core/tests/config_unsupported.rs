@@ -47,7 +47,8 @@ verbose: true
              ignored: it applied to ralph-orchestrator's interactive mode only; ralph's \
              inactivity deadline is `cli.idle_timeout_seconds`",
             "ralph.yml:4:3: `cli.pty_mode` is not supported by ralph (yet) and is ignored: ralph \
-             chooses pipes or a terminal per backend itself",
+             runs agents on pipes; set `cli.pty: true` (or a hat's `pty: true`) for an agent \
+             that needs a terminal",
             "ralph.yml:5:3: `cli.pty_interactive` is not supported by ralph (yet) and is \
              ignored: ralph does not forward keystrokes to the agent",
             "ralph.yml:7:3: `event_loop.cooldown_delay_seconds` is not supported by ralph (yet) \

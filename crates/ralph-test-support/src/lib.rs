@@ -55,7 +55,9 @@ pub use error::MockError;
 pub use fault::{Fault, FaultKind};
 pub use handler::{DEFAULT_MODEL_ID, EXHAUSTED_TEXT};
 pub use markers::Knobs;
-pub use real_agents::{AGENTS_DIR_ENV, SKIP_REAL_AGENTS_ENV, agents_bin_dir, real_agent};
+pub use real_agents::{
+    AGENTS_DIR_ENV, SKIP_REAL_AGENTS_ENV, agents_bin_dir, agents_dir, real_agent,
+};
 pub use record::{Outcome, RecordedRequest, Routed};
 pub use reply::{DEFAULT_ARG_CHUNK_CHARS, DEFAULT_DELTA_CHARS};
 pub use script::{DEFAULT_SIDE_TEXT, MAIN_SCENARIO, Route, Script};

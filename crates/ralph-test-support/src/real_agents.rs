@@ -10,20 +10,28 @@ use crate::error::MockError;
 pub const SKIP_REAL_AGENTS_ENV: &str = "RALPH_SKIP_REAL_AGENTS";
 /// The install script's cache dir; the launchers are in its `bin/`.
 pub const AGENTS_DIR_ENV: &str = "RALPH_AGENTS_DIR";
-/// The cache dir when [`AGENTS_DIR_ENV`] is unset, relative to the repository root.
-const DEFAULT_AGENTS_DIR: &str = ".cache/agents";
-/// This crate's directory, relative to the repository root.
-const CRATE_DEPTH: &str = "../..";
+/// The cache dir when [`AGENTS_DIR_ENV`] is unset, under the user's cache directory
+/// (`$XDG_CACHE_HOME`, else `$HOME/.cache`), exactly as `scripts/install-agents.sh` computes it:
+/// one install per machine and user, shared by every checkout and CI run.
+const DEFAULT_AGENTS_SUBDIR: &str = "ralph/agents";
+
+/// The install script's cache dir: [`AGENTS_DIR_ENV`], else the per-user default.
+pub fn agents_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(AGENTS_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
+        });
+    cache.join(DEFAULT_AGENTS_SUBDIR)
+}
 
 /// The directory of agent launchers (`pi`, `pi-0.51.6`, `claude`, …).
 pub fn agents_bin_dir() -> PathBuf {
-    let dir = match std::env::var_os(AGENTS_DIR_ENV) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(CRATE_DEPTH)
-            .join(DEFAULT_AGENTS_DIR),
-    };
-    dir.join("bin")
+    agents_dir().join("bin")
 }
 
 /// The launcher called `name` (e.g. `pi`, `pi-0.51.6`, `claude`). `Ok(None)` when real-agent

@@ -82,6 +82,8 @@ pub struct CommandBuilder<'a> {
     command_override: Option<&'a str>,
     extra_args: Vec<&'a str>,
     custom: Option<&'a CustomSettings>,
+    /// Run headless on a terminal although the backend does not need one (`cli.pty`).
+    pty: bool,
 }
 
 impl<'a> CommandBuilder<'a> {
@@ -92,6 +94,7 @@ impl<'a> CommandBuilder<'a> {
             command_override: None,
             extra_args: Vec::new(),
             custom: None,
+            pty: false,
         }
     }
 
@@ -114,6 +117,15 @@ impl<'a> CommandBuilder<'a> {
         self
     }
 
+    /// Runs headless iterations on a pseudo-terminal even when the backend works on pipes,
+    /// for an agent that misbehaves without a terminal. The terminal is then the agent's
+    /// stdin, so a prompt the backend reads from stdin becomes its last argument instead
+    /// (and is checked like any argument).
+    pub fn pty(mut self, pty: bool) -> Self {
+        self.pty = pty;
+        self
+    }
+
     /// The command line of one headless iteration.
     pub fn headless(&self, prompt: &str) -> Result<CommandLine, BuildError> {
         let (program, mut args) = self.program_and_base_args(self.profile.headless_args)?;
@@ -127,7 +139,7 @@ impl<'a> CommandBuilder<'a> {
             args,
             stdin,
             output_format: self.output_format(),
-            pty: self.profile.needs_pty,
+            pty: self.headless_pty(),
         })
     }
 
@@ -150,19 +162,26 @@ impl<'a> CommandBuilder<'a> {
         Ok(InteractiveCommand { program, args })
     }
 
-    /// How the prompt is delivered headless, custom settings applied.
+    /// How the prompt is delivered headless, custom settings and the terminal applied.
     pub fn headless_delivery(&self) -> PromptDelivery {
-        match self.kind {
-            BackendKind::Custom => match self.custom {
-                Some(c) => match (c.prompt_mode, &c.prompt_flag) {
-                    (PromptMode::Stdin, _) => PromptDelivery::Stdin,
-                    (PromptMode::Arg, Some(flag)) => PromptDelivery::Flag(flag.clone()),
-                    (PromptMode::Arg, None) => PromptDelivery::Arg,
-                },
-                None => self.profile.headless_delivery.clone(),
+        let delivery = match (self.kind, self.custom) {
+            (BackendKind::Custom, Some(c)) => match (c.prompt_mode, &c.prompt_flag) {
+                (PromptMode::Stdin, _) => PromptDelivery::Stdin,
+                (PromptMode::Arg, Some(flag)) => PromptDelivery::Flag(flag.clone()),
+                (PromptMode::Arg, None) => PromptDelivery::Arg,
             },
             _ => self.profile.headless_delivery.clone(),
+        };
+        match delivery {
+            // The terminal is the agent's stdin: nothing else can be written there.
+            PromptDelivery::Stdin if self.headless_pty() => PromptDelivery::Arg,
+            other => other,
         }
+    }
+
+    /// Whether a headless run gets a terminal: asked for, or needed by the backend.
+    fn headless_pty(&self) -> bool {
+        self.pty || self.profile.needs_pty
     }
 
     /// What the command writes on stdout, custom settings applied.

@@ -353,3 +353,48 @@ fn custom_backend_without_a_command_is_a_typed_error() {
         Ok(OsString::from("agent"))
     );
 }
+
+#[test]
+fn on_a_terminal_a_stdin_prompt_becomes_the_last_argument() {
+    let on_pty = |kind: BackendKind, prompt: &str| {
+        CommandBuilder::new(kind)
+            .extra_args(&["--model".to_owned(), "m1".to_owned()])
+            .pty(true)
+            .headless(prompt)
+    };
+    assert_eq!(
+        on_pty(BackendKind::Pi, "Do it"),
+        Ok(CommandLine {
+            program: OsString::from("pi"),
+            args: os(&[
+                "-p",
+                "--mode",
+                "json",
+                "--no-session",
+                "--model",
+                "m1",
+                "Do it"
+            ]),
+            stdin: StdinSource::Null,
+            output_format: StreamFormat::Pi,
+            pty: true,
+        })
+    );
+    assert_eq!(
+        on_pty(BackendKind::Claude, "Do it").map(|c| (c.args.last().cloned(), c.stdin, c.pty)),
+        Ok((Some(OsString::from("Do it")), StdinSource::Null, true))
+    );
+    // As an argument, the prompt is checked like any other.
+    assert_eq!(
+        on_pty(BackendKind::Pi, "-rf"),
+        Err(BuildError::PromptStartsWithDash {
+            backend: BackendKind::Pi
+        })
+    );
+    assert_eq!(
+        CommandBuilder::new(BackendKind::Pi)
+            .pty(true)
+            .headless_delivery(),
+        PromptDelivery::Arg
+    );
+}

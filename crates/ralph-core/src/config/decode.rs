@@ -75,6 +75,7 @@ const CLI_KEYS: &[&str] = &[
     "idle_timeout_seconds",
     "iteration_timeout_seconds",
     "exit_grace_seconds",
+    "pty",
     "backend_priority",
 ];
 const EVENT_LOOP_KEYS: &[&str] = &[
@@ -165,6 +166,7 @@ fn decode_cli(dec: &mut Decoder, field: &Field<'_>) -> RawCli {
     });
     cli.output_format = s.take("output_format").and_then(|f| output_format(dec, &f));
     cli.deadlines = decode_deadlines(dec, &mut |key| s.take(key));
+    cli.pty = s.take("pty").and_then(|f| dec.boolean(&f));
     cli.backend_priority = s
         .take("backend_priority")
         .and_then(|f| backend_priority(dec, &f));

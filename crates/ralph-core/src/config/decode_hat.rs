@@ -30,6 +30,7 @@ const HAT_KEYS: &[&str] = &[
     DEADLINE_KEYS[1],
     DEADLINE_KEYS[2],
     DEADLINE_KEYS[3],
+    "pty",
 ];
 
 const HAT_BACKEND_KEYS: &[&str] = &[
@@ -141,6 +142,7 @@ fn decode_hat(
     let default_publishes = s.take("default_publishes").and_then(|f| dec.topic(&f));
     let max_activations = s.take("max_activations").and_then(|f| count(dec, &f));
     let deadlines: RawDeadlines = decode_deadlines(dec, &mut |key| s.take(key));
+    let pty = s.take("pty").and_then(|f| dec.boolean(&f));
     s.finish();
     Some(RawHat {
         id,
@@ -154,6 +156,7 @@ fn decode_hat(
         default_publishes,
         max_activations,
         deadlines,
+        pty,
     })
 }
 

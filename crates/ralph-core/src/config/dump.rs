@@ -52,6 +52,7 @@ impl ResolvedConfig {
         }
         cli.entry("args", strings(&self.agent.args));
         deadline_keys(&mut cli, &self.agent.deadlines);
+        cli.entry("pty", Yaml::Value(Scalar::Boolean(self.agent.pty)));
         cli.entry(
             "backend_priority",
             Yaml::Sequence(
@@ -163,6 +164,7 @@ fn hat_yaml(hat: &HatConfig) -> Yaml<'static> {
         hat.max_activations.map(|n| int(n.into())),
     );
     deadline_keys(&mut m, &hat.deadlines);
+    m.entry("pty", Yaml::Value(Scalar::Boolean(hat.pty)));
     m.into_yaml()
 }
 

@@ -7,8 +7,9 @@
 //! - `prompt` and `prompt_file`: a layer that gives either replaces both (so `-p TEXT`
 //!   overrides a `prompt_file` in `ralph.yml`);
 //! - a backend and its settings: a layer that switches `cli.backend` to a different
-//!   backend drops `command`, `args`, `prompt_mode`, `prompt_flag` and `output_format`
-//!   from the layers below (the `--model` flag meant for pi must not reach codex).
+//!   backend drops `command`, `args`, `prompt_mode`, `prompt_flag`, `output_format` and
+//!   `pty` from the layers below (the `--model` flag meant for pi must not reach codex,
+//!   nor a terminal one agent needed reach another).
 //!
 //! Prices merge per model: a later layer's price of a model replaces the earlier one
 //! whole (no `cache_read` left over from a price the user rewrote), other models keep
@@ -46,6 +47,7 @@ fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
             prompt_mode: None,
             prompt_flag: None,
             output_format: None,
+            pty: None,
             ..base
         }
     } else {
@@ -59,6 +61,7 @@ fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
         prompt_flag: over.prompt_flag.or(base_settings.prompt_flag),
         output_format: over.output_format.or(base_settings.output_format),
         deadlines: merge_deadlines(base_settings.deadlines, over.deadlines),
+        pty: over.pty.or(base_settings.pty),
         backend_priority: over.backend_priority.or(base_settings.backend_priority),
     }
 }

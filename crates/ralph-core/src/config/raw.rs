@@ -40,6 +40,8 @@ pub struct RawCli {
     pub prompt_flag: Option<Spanned<String>>,
     pub output_format: Option<Spanned<StreamFormat>>,
     pub deadlines: RawDeadlines,
+    /// Run the agent on a pseudo-terminal instead of pipes.
+    pub pty: Option<Spanned<bool>>,
     /// Auto-detection order.
     pub backend_priority: Option<SpannedList<BackendKind>>,
 }
@@ -100,6 +102,8 @@ pub struct RawHat {
     pub default_publishes: Option<Spanned<String>>,
     pub max_activations: Option<Spanned<u32>>,
     pub deadlines: RawDeadlines,
+    /// `pty`: overrides `cli.pty` for this hat's agent.
+    pub pty: Option<Spanned<bool>>,
 }
 
 /// `hats.<id>.backend`, in its three forms.

@@ -58,6 +58,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         backend,
         args: raw.cli.args.clone().map(|a| a.value).unwrap_or_default(),
         deadlines,
+        pty: raw.cli.pty.as_ref().is_some_and(|p| p.value),
     };
     let backend_priority = raw.cli.backend_priority.clone().map_or_else(
         || {
@@ -304,6 +305,18 @@ impl Resolver {
     }
 
     fn hat(&mut self, hat: RawHat, cli: &RawCli, agent: &AgentConfig) -> HatConfig {
+        // Needing a terminal is a fact about the program, like its location: a hat that
+        // runs `cli.backend`'s program inherits `cli.pty`, a hat with another agent does not.
+        let cli_kind = cli.backend.as_ref().map(|b| b.value);
+        let runs_cli_program = match hat.backend.as_ref().map(|b| &b.value) {
+            None => true,
+            Some(RawHatBackend::Named(kind)) => cli_kind == Some(BackendChoice::Backend(*kind)),
+            Some(RawHatBackend::Typed { kind, .. }) => {
+                cli_kind == Some(BackendChoice::Backend(kind.value))
+            }
+            Some(RawHatBackend::Command { .. }) => false,
+        };
+        let pty = hat.pty.map_or(runs_cli_program && agent.pty, |p| p.value);
         let backend = match hat.backend {
             None => None,
             Some(b) => self.hat_backend(b, cli),
@@ -322,6 +335,7 @@ impl Resolver {
             backend,
             args: hat.args.map(|a| a.value).unwrap_or_default(),
             deadlines: deadlines(&agent.deadlines, &hat.deadlines),
+            pty,
             default_publishes: hat.default_publishes.map(|t| t.value),
             max_activations: hat.max_activations.map(|n| n.value),
         }

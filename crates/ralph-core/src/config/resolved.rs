@@ -88,6 +88,7 @@ impl ResolvedConfig {
             backend,
             args,
             deadlines: hat.deadlines,
+            pty: hat.pty,
         }
     }
 }
@@ -99,6 +100,9 @@ pub struct AgentConfig {
     /// Appended to the backend's own command line.
     pub args: Vec<String>,
     pub deadlines: Deadlines,
+    /// Run on a pseudo-terminal (`cli.pty`, or the hat's `pty`) even when the backend
+    /// works on pipes: for an agent that misbehaves without a terminal.
+    pub pty: bool,
 }
 
 /// The agent program.
@@ -221,6 +225,9 @@ pub struct HatConfig {
     pub args: Vec<String>,
     /// The global deadlines with this hat's overrides applied.
     pub deadlines: Deadlines,
+    /// The hat's own `pty`; else `cli.pty` when the hat runs `cli.backend`'s program (no
+    /// backend of its own, or the same one); else `false`.
+    pub pty: bool,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
 }

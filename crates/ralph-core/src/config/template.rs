@@ -71,6 +71,8 @@ cli:
   idle_timeout_seconds: {idle}
   iteration_timeout_seconds: {iteration}
   exit_grace_seconds: {grace}
+  # Run the agent on a pseudo-terminal instead of pipes (for one that needs a terminal):
+  # pty: true
 
 event_loop:
   # The task: inline with `prompt:`, or a file (relative to this file).

@@ -298,7 +298,7 @@ pub(crate) const CLI: &[Unsupported] = &[
     entry(
         "pty_mode",
         warning,
-        "ralph chooses pipes or a terminal per backend itself",
+        "ralph runs agents on pipes; set `cli.pty: true` (or a hat's `pty: true`) for an agent that needs a terminal",
     ),
     entry(
         "pty_interactive",

@@ -1,0 +1,109 @@
+//! Ctrl-C while the REAL pi is inside a tool call: ralph exits 130 with the iteration marked
+//! interrupted, and nothing of the run is left running: not pi, not its bash tool, not the
+//! tool's `sleep`, not even a `setsid` daemon the tool started in a session of its own.
+//! Checked by the pids the tool wrote and by scanning `/proc` for the test's marker, on pipes
+//! and on a pseudo-terminal.
+
+mod real_common;
+
+use std::collections::BTreeSet;
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use pretty_assertions::assert_eq;
+use real_common::{PI, RealEnv, Transport, alive, wait_for_file};
+use serde_json::{Value, json};
+
+/// The tool records its shell's pid, starts a daemon in a new session and a plain child,
+/// records theirs (the last file written is the signal that all three exist), and waits.
+const SLEEPING_TOOL: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: Running the long job.
+      shell: "echo $$ > tool.pid; setsid sleep 31 & echo $! > daemon.pid; sleep 30 & echo $! > sleep.pid; wait"
+    - text: never reached
+"#;
+
+fn read_pid(env: &RealEnv, name: &str) -> i32 {
+    wait_for_file(&env.ws().join(name))
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn ctrl_c_during_a_tool_call(transport: Transport) {
+    let Some(env) = RealEnv::start(SLEEPING_TOOL, &[PI]) else {
+        return;
+    };
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n{}event_loop:\n  max_iterations: 3\n",
+        transport.cli_line()
+    ));
+    let running = env.spawn_json(&["-p", "Run the long job."]);
+    let sleep = read_pid(&env, "sleep.pid");
+    let tool = read_pid(&env, "tool.pid");
+    let daemon = read_pid(&env, "daemon.pid");
+    // The scan sees the run: pi, the tool's shell and both sleeps carry the marker.
+    let marked: BTreeSet<i32> = env.marked_processes().into_iter().map(|(p, _)| p).collect();
+    let tool_pids = BTreeSet::from([tool, sleep, daemon]);
+    assert!(
+        marked.is_superset(&tool_pids) && marked.len() > tool_pids.len(),
+        "marked: {:?}, tool pids: {tool_pids:?}",
+        env.marked_processes()
+    );
+
+    kill(Pid::from_raw(running.pid), Signal::SIGINT).expect("signal ralph");
+    let run = running.finish();
+
+    assert_eq!(
+        run.ending(),
+        ("interrupted".to_owned(), 130, 130),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(env.marked_processes(), Vec::<(i32, String)>::new());
+    let still_alive: Vec<i32> = tool_pids.into_iter().filter(|p| alive(*p)).collect();
+    assert_eq!(still_alive, Vec::<i32>::new());
+    let outcomes: Vec<Value> = run
+        .iterations()
+        .iter()
+        .map(|i| i["outcome"].clone())
+        .collect();
+    assert_eq!(outcomes, vec![json!({"status": "interrupted"})]);
+    let history: Vec<Value> = env.history().iter().map(|r| r["outcome"].clone()).collect();
+    assert_eq!(history, vec![json!({"status": "interrupted"})]);
+    // The tool call was under way: it started and never finished well. (pi, sent SIGTERM,
+    // may still report the killed call as failed before it exits.)
+    // `(type, succeeded)` of each tool event.
+    let tools: Vec<(&str, bool)> = run
+        .agent_events(1)
+        .into_iter()
+        .filter_map(|e| {
+            let kind = e["type"].as_str()?;
+            kind.starts_with("tool_call")
+                .then_some((kind, e["is_error"] == json!(false)))
+        })
+        .collect();
+    let started = ("tool_call_started", false);
+    let failed = ("tool_call_finished", false);
+    assert!(
+        [vec![started], vec![started, failed]].contains(&tools),
+        "tool events: {tools:?}"
+    );
+    assert!(
+        env.summary().contains("**Stopped:** interrupted"),
+        "{}",
+        env.summary()
+    );
+}
+
+#[test]
+fn ctrl_c_during_a_pi_tool_call_leaves_no_process_behind() {
+    ctrl_c_during_a_tool_call(Transport::Pipes);
+}
+
+#[test]
+fn ctrl_c_during_a_pi_tool_call_on_a_terminal_leaves_no_process_behind() {
+    ctrl_c_during_a_tool_call(Transport::Pty);
+}
