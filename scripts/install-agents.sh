@@ -91,7 +91,7 @@ install_one() {
 
 # >>> Codex, Gemini CLI, OpenCode, Copilot
 # shellcheck source=scripts/install-agents-more.sh
-source "$REPO/scripts/install-agents-more.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/install-agents-more.sh"
 # <<< Codex, Gemini CLI, OpenCode, Copilot
 
 want_pi=0 want_pi_old=0 want_claude=0
