@@ -31,7 +31,16 @@ pub struct PromptInput<'a> {
     pub promise: &'a str,
     /// `required_events` not emitted yet.
     pub required_missing: &'a [String],
+    /// How the agent's shell calls ralph: [`RALPH_BY_NAME`], or [`RALPH_BY_PATH_VAR`] for
+    /// agents whose shell tool loses ralph's directory from `PATH`.
+    pub ralph: &'a str,
 }
+
+/// ralph found on `PATH` (ralph puts its own directory first for the agent).
+pub const RALPH_BY_NAME: &str = "ralph";
+/// ralph found through the variable ralph sets for the agent, whatever its shell does to
+/// `PATH`.
+pub const RALPH_BY_PATH_VAR: &str = "\"$RALPH_BIN\"";
 
 /// The scratchpad file and its current text (empty when it does not exist yet).
 #[derive(Clone, Copy, Debug)]
@@ -114,8 +123,12 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             section(&mut p, "Your role: coordinator");
             p.push_str(
                 "You coordinate the hats below: decide which one works next and hand over \
-                 to it with `ralph emit <topic> \"<what to do>\"`, then stop. Each hat \
-                 starts on the topics listed:\n\n",
+                 to it with `",
+            );
+            p.push_str(input.ralph);
+            p.push_str(
+                " emit <topic> \"<what to do>\"`, then stop. Each hat starts on the topics \
+                 listed:\n\n",
             );
             for hat in hats.iter().filter(|h| !h.triggers.is_empty()) {
                 let _ = writeln!(
@@ -138,10 +151,12 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             p.push_str(text.trim_end());
             p.push('\n');
             section(&mut p, "Handing over");
-            p.push_str(
-                "When your part is done, publish the result with `ralph emit <topic> \
-                 \"<summary>\"` (a JSON payload: `ralph emit <topic> --json '<json>'`), \
-                 then stop.",
+            let ralph = input.ralph;
+            let _ = write!(
+                p,
+                "When your part is done, publish the result with `{ralph} emit <topic> \
+                 \"<summary>\"` (a JSON payload: `{ralph} emit <topic> --json '<json>'`), \
+                 then stop."
             );
             let publishes: Vec<&String> = hat
                 .publishes
@@ -163,9 +178,9 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
         }
         let _ = write!(
             p,
-            "When the whole task is complete and verified, run `ralph emit {}` as your \
-             last action.",
-            input.promise
+            "When the whole task is complete and verified, run `{} emit {}` as your last \
+             action.",
+            input.ralph, input.promise
         );
         if !input.required_missing.is_empty() {
             let _ = write!(

@@ -56,6 +56,7 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         role,
         promise: "LOOP_COMPLETE",
         required_missing: &[],
+        ralph: RALPH_BY_NAME,
     }
 }
 
@@ -157,6 +158,21 @@ fn a_hat_without_instructions_is_given_its_description() {
     let prompt = build_prompt(&input(Role::Hat { hat: &h }, &[]));
     assert!(
         prompt.contains("## Your role: Builder\n\nThe builder\n"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn agents_whose_shell_loses_path_are_told_to_call_ralph_through_ralph_bin() {
+    let hats = hats();
+    let prompt = build_prompt(&PromptInput {
+        ralph: RALPH_BY_PATH_VAR,
+        ..input(Role::Hat { hat: &hats[0] }, &[])
+    });
+    assert!(
+        prompt.contains("`\"$RALPH_BIN\" emit <topic> \"<summary>\"`")
+            && prompt.contains("run `\"$RALPH_BIN\" emit LOOP_COMPLETE`")
+            && !prompt.contains("`ralph emit"),
         "{prompt}"
     );
 }

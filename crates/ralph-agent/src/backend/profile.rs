@@ -34,6 +34,10 @@ pub struct BackendProfile {
     /// True when the agent only works with a terminal. None of the known agents needs one
     /// headless; pipes avoid CRLF translation and TTY-only behaviour.
     pub needs_pty: bool,
+    /// True when the agent's shell tool runs a login shell that resets `PATH` (Codex runs
+    /// commands with `bash -lc`, and Debian's `/etc/profile` rewrites `PATH`): ralph's
+    /// directory is then gone from `PATH`, so agents must call it through `$RALPH_BIN`.
+    pub tools_reset_path: bool,
 }
 
 const VERSION: &[&str] = &["--version"];
@@ -61,6 +65,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @anthropic-ai/claude-code",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // Kiro's stdin behaviour is unknown (it could not be installed here), so stdin
             // is /dev/null and the prompt follows `--`, which its clap parser honours.
@@ -76,6 +81,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "install the Kiro CLI (`kiro-cli`) from https://kiro.dev/docs/cli/",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // Gemini reads a non-TTY stdin as the prompt and then runs non-interactively,
             // so no `-p` is needed (checked with gemini 0.61.0: a 320 KB prompt starting
@@ -91,6 +97,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @google/gemini-cli",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // `codex exec` with no prompt argument reads the prompt from stdin (checked with
             // codex 0.169.0 and a 320 KB prompt starting with `-`).
@@ -111,6 +118,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @openai/codex",
                 needs_pty: false,
+                tools_reset_path: true,
             },
             // Amp's execute mode takes the prompt from a piped stdin. `--stream-json` is
             // Claude-compatible stream JSON (not observed here: Amp cannot run offline);
@@ -126,6 +134,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @sourcegraph/amp",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // Copilot's stdin behaviour is unknown: prompt after `-p`, stdin /dev/null.
             BackendKind::Copilot => BackendProfile {
@@ -139,6 +148,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @github/copilot",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // `opencode run` appends a non-TTY stdin to its (empty) message. `--auto` approves
             // what OpenCode would ask about (checked with opencode 1.18.33): without it a tool
@@ -155,6 +165,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g opencode-ai",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // pi reads a non-TTY stdin to EOF before doing anything, and a positional prompt
             // starting with `-` or `@` is misparsed, or fails with E2BIG past 128 KiB: stdin
@@ -170,6 +181,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "npm install -g @mariozechner/pi-coding-agent",
                 needs_pty: false,
+                tools_reset_path: false,
             },
             // Everything comes from the config; these are the defaults it refines.
             BackendKind::Custom => BackendProfile {
@@ -183,6 +195,7 @@ impl BackendProfile {
                 version_args: VERSION,
                 install_hint: "set `cli.command` in ralph.yml to a program on PATH or a path to an executable",
                 needs_pty: false,
+                tools_reset_path: false,
             },
         }
     }

@@ -19,12 +19,16 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
 use ralph_core::launch::{agent_deadlines, command_line, pricing};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
-use ralph_core::prompt::{PromptInput, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad, build_prompt};
+use ralph_core::prompt::{
+    PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
+    build_prompt,
+};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
@@ -153,6 +157,11 @@ async fn iterate(
         role,
         promise: &config.event_loop.completion_promise,
         required_missing: &missing,
+        ralph: if BackendProfile::of(agent.kind).tools_reset_path {
+            RALPH_BY_PATH_VAR
+        } else {
+            RALPH_BY_NAME
+        },
     });
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
         |source| CliError::Build {
