@@ -12,7 +12,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use ralph_agent::supervise::DEFAULT_KILL_GRACE;
-use ralph_agent::{BackendKind, BuildError, CommandBuilder, CommandLine, CustomSettings};
+use ralph_agent::{
+    BackendKind, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,
+};
 use ralph_stream::Pricing;
 
 use crate::config::{AgentBackend, AgentConfig, Deadlines, PromptMode, ResolvedConfig};
@@ -38,37 +40,61 @@ pub fn command_line(
     program: Option<&Path>,
     prompt: &str,
 ) -> Result<CommandLine, BuildError> {
+    let custom = custom_settings(agent);
+    builder(agent, detected, program, custom.as_ref()).headless(prompt)
+}
+
+/// The interactive command line of `agent` (`ralph plan`), starting with `prompt`: the
+/// program, the backend's interactive arguments, the configured extra arguments, then the
+/// prompt as the backend takes it. Arguments as in [`command_line`].
+pub fn interactive_command_line(
+    agent: &AgentConfig,
+    detected: BackendKind,
+    program: Option<&Path>,
+    prompt: &str,
+) -> Result<InteractiveCommand, BuildError> {
+    let custom = custom_settings(agent);
+    builder(agent, detected, program, custom.as_ref()).interactive(prompt)
+}
+
+/// The one place an agent's configuration becomes a command builder.
+fn builder<'a>(
+    agent: &'a AgentConfig,
+    detected: BackendKind,
+    program: Option<&'a Path>,
+    custom: Option<&'a CustomSettings>,
+) -> CommandBuilder<'a> {
     let program = program.and_then(Path::to_str);
-    match &agent.backend {
-        AgentBackend::Auto => CommandBuilder::new(detected)
-            .command_override(program)
-            .extra_args(&agent.args)
-            .pty(agent.pty)
-            .headless(prompt),
-        AgentBackend::Builtin { kind, command } => CommandBuilder::new(*kind)
-            .command_override(program.or(command.as_deref()))
-            .extra_args(&agent.args)
-            .pty(agent.pty)
-            .headless(prompt),
-        AgentBackend::Custom(custom) => {
-            let settings = CustomSettings {
-                command: Some(custom.command.clone()),
-                args: Vec::new(),
-                prompt_mode: match custom.prompt_mode {
-                    PromptMode::Arg => ralph_agent::PromptMode::Arg,
-                    PromptMode::Stdin => ralph_agent::PromptMode::Stdin,
-                },
-                prompt_flag: custom.prompt_flag.clone(),
-                output_format: Some(custom.output_format),
-            };
-            CommandBuilder::new(BackendKind::Custom)
-                .command_override(program)
-                .custom(&settings)
-                .extra_args(&agent.args)
-                .pty(agent.pty)
-                .headless(prompt)
+    let builder = match (&agent.backend, custom) {
+        (AgentBackend::Auto, _) => CommandBuilder::new(detected).command_override(program),
+        (AgentBackend::Builtin { kind, command }, _) => {
+            CommandBuilder::new(*kind).command_override(program.or(command.as_deref()))
         }
-    }
+        (AgentBackend::Custom(_), Some(settings)) => CommandBuilder::new(BackendKind::Custom)
+            .command_override(program)
+            .custom(settings),
+        // `custom_settings` gives settings for every custom backend; without them the
+        // builder reports the missing command itself.
+        (AgentBackend::Custom(_), None) => CommandBuilder::new(BackendKind::Custom),
+    };
+    builder.extra_args(&agent.args).pty(agent.pty)
+}
+
+/// A custom backend's settings, in ralph-agent's terms.
+fn custom_settings(agent: &AgentConfig) -> Option<CustomSettings> {
+    let AgentBackend::Custom(custom) = &agent.backend else {
+        return None;
+    };
+    Some(CustomSettings {
+        command: Some(custom.command.clone()),
+        args: Vec::new(),
+        prompt_mode: match custom.prompt_mode {
+            PromptMode::Arg => ralph_agent::PromptMode::Arg,
+            PromptMode::Stdin => ralph_agent::PromptMode::Stdin,
+        },
+        prompt_flag: custom.prompt_flag.clone(),
+        output_format: Some(custom.output_format),
+    })
 }
 
 /// The supervisor's deadlines for an iteration under `deadlines`, whose wall clock is

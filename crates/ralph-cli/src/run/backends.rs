@@ -5,12 +5,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ralph_agent::{
-    BackendKind, BuildError, CommandBuilder, CustomSettings, DetectError, Detector,
-    InteractiveCommand,
-};
-use ralph_core::config::{AgentBackend, AgentConfig, PromptMode, ResolvedConfig};
-use ralph_core::launch::probe_target;
+use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand};
+use ralph_core::config::{AgentConfig, ResolvedConfig};
+use ralph_core::launch::{interactive_command_line, probe_target};
 
 /// One hat's agent, ready to run.
 #[derive(Clone, Debug)]
@@ -60,37 +57,12 @@ pub(crate) async fn resolve_default(config: &ResolvedConfig) -> Result<Agent, De
     find(&mut detector, &mut None, config.agent.clone()).await
 }
 
-/// The interactive command line of `agent` (`ralph plan`), starting with `prompt`: the
-/// checked program, the backend's interactive arguments, the configured extra arguments,
-/// then the prompt as the backend takes it.
+/// The interactive command line of `agent` (`ralph plan`), starting with `prompt`.
 pub(crate) fn interactive_command(
     agent: &Agent,
     prompt: &str,
 ) -> Result<InteractiveCommand, BuildError> {
-    let program = agent.program.to_str();
-    match &agent.config.backend {
-        AgentBackend::Auto | AgentBackend::Builtin { .. } => CommandBuilder::new(agent.kind)
-            .command_override(program)
-            .extra_args(&agent.config.args)
-            .interactive(prompt),
-        AgentBackend::Custom(custom) => {
-            let settings = CustomSettings {
-                command: Some(custom.command.clone()),
-                args: Vec::new(),
-                prompt_mode: match custom.prompt_mode {
-                    PromptMode::Arg => ralph_agent::PromptMode::Arg,
-                    PromptMode::Stdin => ralph_agent::PromptMode::Stdin,
-                },
-                prompt_flag: custom.prompt_flag.clone(),
-                output_format: Some(custom.output_format),
-            };
-            CommandBuilder::new(BackendKind::Custom)
-                .command_override(program)
-                .custom(&settings)
-                .extra_args(&agent.config.args)
-                .interactive(prompt)
-        }
-    }
+    interactive_command_line(&agent.config, agent.kind, Some(&agent.program), prompt)
 }
 
 /// Checks one agent's program (detecting `auto` once per run).
