@@ -112,8 +112,7 @@ impl OutputSink for Capture {
 }
 
 pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
-    let cwd =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let cwd = super::working_directory()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

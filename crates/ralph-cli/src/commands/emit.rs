@@ -24,8 +24,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<Outcome, CliError> {
     let path = match std::env::var_os(EVENTS_FILE_VAR).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => {
-            let cwd = std::env::current_dir()
-                .map_err(|e| CliError::io("find the working directory", ".", e))?;
+            let cwd = super::working_directory()?;
             let dir = RalphDir::in_workspace(&cwd);
             let run = dir
                 .current_run()

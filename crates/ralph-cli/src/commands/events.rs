@@ -45,8 +45,7 @@ struct Row {
 }
 
 pub(crate) fn run(args: &EventsArgs) -> Result<Outcome, CliError> {
-    let cwd =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let cwd = super::working_directory()?;
     let dir = RalphDir::in_workspace(&cwd);
     let run_dir = dir
         .current_run()

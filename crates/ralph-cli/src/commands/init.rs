@@ -19,8 +19,7 @@ use crate::error::CliError;
 use crate::exit::Outcome;
 
 pub(crate) fn run(args: &InitArgs) -> Result<Outcome, CliError> {
-    let cwd =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let cwd = super::working_directory()?;
     let shown = args
         .config
         .clone()

@@ -80,8 +80,7 @@ struct Report<'a> {
 
 /// The prices of the config files, assuming `--model` where the stream names none.
 fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
-    let cwd =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let cwd = super::working_directory()?;
     let options = LoadOptions::from_env(cwd, args.config.clone(), Overrides::default());
     let prices = load_pricing(&options).map_err(CliError::Config)?;
     let table =

@@ -9,10 +9,18 @@ mod inspect;
 mod plan;
 mod run;
 
+use std::path::Path;
+use std::path::PathBuf;
+
+use ralph_core::config::LoadOptions;
+use ralph_core::config::Overrides;
+use ralph_core::config::ResolvedConfig;
+
 use crate::cli::Cli;
 use crate::cli::Command;
 use crate::error::CliError;
 use crate::exit::Outcome;
+use crate::run::observer::diagnostic;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
@@ -25,4 +33,28 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome, CliError> {
         Command::Events(args) => events::run(&args),
         Command::Completions(args) => completions::run(&args),
     }
+}
+
+/// The directory ralph was started in.
+pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
+    std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))
+}
+
+/// The configuration of a workspace (user file, `ralph.yml` or `-c FILE`, then the
+/// command line), its warnings said on stderr.
+pub(crate) fn load_config(
+    workspace: &Path,
+    config_file: Option<PathBuf>,
+    overrides: Overrides,
+) -> Result<ResolvedConfig, CliError> {
+    let resolved = ralph_core::config::load(&LoadOptions::from_env(
+        workspace.to_path_buf(),
+        config_file,
+        overrides,
+    ))
+    .map_err(CliError::Config)?;
+    for warning in &resolved.warnings {
+        diagnostic(format_args!("warning: {warning}"));
+    }
+    Ok(resolved.config)
 }

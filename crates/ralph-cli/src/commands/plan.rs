@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 
 use ralph_agent::supervise::{ChildStatus, run_interactive};
-use ralph_core::config::{LoadOptions, Overrides, load};
+use ralph_core::config::Overrides;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::PlanArgs;
@@ -48,22 +48,12 @@ When the file is written, tell me its path and that `ralph run -P <path>` carrie
 }
 
 pub(crate) fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
-    let cwd =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let cwd = super::working_directory()?;
     let overrides = Overrides {
         backend: args.backend,
         ..Overrides::default()
     };
-    let resolved = load(&LoadOptions::from_env(
-        cwd.clone(),
-        args.config.clone(),
-        overrides,
-    ))
-    .map_err(CliError::Config)?;
-    for warning in &resolved.warnings {
-        diagnostic(format_args!("warning: {warning}"));
-    }
-    let config = resolved.config;
+    let config = super::load_config(&cwd, args.config.clone(), overrides)?;
     let specs_dir = config.core.specs_dir.clone();
     let mut specs_shown = specs_dir.display().to_string();
     if !specs_shown.ends_with('/') {

@@ -8,21 +8,20 @@ use std::io::Write;
 use std::time::SystemTime;
 
 use ralph_agent::StopController;
-use ralph_core::config::{LoadOptions, Overrides, load};
+use ralph_core::config::Overrides;
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::store::RalphDir;
 
 use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
 use crate::exit::Outcome;
-use crate::run::observer::{JsonObserver, Observer, diagnostic};
+use crate::run::observer::{JsonObserver, Observer};
 use crate::run::text::{TextObserver, TextOptions};
 use crate::run::{Run, backends, drive, signals};
 use crate::term::Detail;
 
 pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
-    let workspace =
-        std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))?;
+    let workspace = super::working_directory()?;
     let overrides = Overrides {
         backend: args.backend,
         max_iterations: args.max_iterations,
@@ -32,16 +31,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         prompt: args.prompt.clone(),
         prompt_file: args.prompt_file.clone(),
     };
-    let resolved = load(&LoadOptions::from_env(
-        workspace.clone(),
-        args.config.clone(),
-        overrides,
-    ))
-    .map_err(CliError::Config)?;
-    for warning in &resolved.warnings {
-        diagnostic(format_args!("warning: {warning}"));
-    }
-    let config = resolved.config;
+    let config = super::load_config(&workspace, args.config.clone(), overrides)?;
     if args.dry_run {
         let mut out = std::io::stdout();
         out.write_all(config.to_yaml().as_bytes())
