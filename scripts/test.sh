@@ -27,4 +27,5 @@ unset RALPH_SKIP_REAL_AGENTS
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 cargo test --workspace --locked "$@"

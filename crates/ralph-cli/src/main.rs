@@ -5,6 +5,10 @@
 //! diagnostic goes to stderr, and a closed stdout (`ralph … | head`) ends the command
 //! quietly instead of panicking.
 
+// The doc comments of `cli.rs` are the commands' `--help`, written for a terminal: shell
+// snippets such as `${fpath[1]}` and paths such as `runs/<id>/` are not rustdoc markup.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 mod cli;
 mod commands;
 mod error;

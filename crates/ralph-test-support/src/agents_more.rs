@@ -1,7 +1,7 @@
 //! Configuration that points Codex, Gemini CLI, OpenCode and Copilot at the mock, in an
 //! isolated root: each gets `ROOT/home` as HOME (and the XDG directories under it),
 //! `ROOT/tmp` as TMPDIR, its own config files there, and the environment that keeps it
-//! offline. The facts come from shared/realworld/<agent>/README.md and were checked again
+//! offline. The facts come from `shared/realworld/<agent>/README.md` and were checked again
 //! with `strace -e connect,sendto`: with these settings each connects to 127.0.0.1 only.
 //!
 //! - **Codex** (0.169.0): a `[model_providers.mock]` in `CODEX_HOME/config.toml` on the

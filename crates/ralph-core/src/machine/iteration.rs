@@ -12,12 +12,12 @@ use crate::inbox::InboxLine;
 use ralph_stream::{CostKind, Tokens};
 
 /// One iteration to run: which hat, with which events. Hand it back to
-/// [`Machine::finish`] with the result.
+/// [`Machine::finish`](super::Machine::finish) with the result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {
     /// 1-based, counted over the whole run.
     pub number: u32,
-    /// A hat id, or [`DEFAULT_HAT`].
+    /// A hat id, or [`DEFAULT_HAT`](super::DEFAULT_HAT).
     pub hat: String,
     /// The events this hat handles, oldest first.
     pub events: Vec<Event>,

@@ -15,7 +15,7 @@
 //!    cost crosses `max_cost_usd` (the caller stops the agent at that turn) and
 //!    [`Machine::iteration_wall`] bounds the iteration by the runtime left;
 //! 4. [`Machine::finish`] takes the iteration's result: counts usage and failures,
-//!    reads completion ([`completion`]), publishes the agent's events (or the hat's
+//!    reads completion (the `completion` module), publishes the agent's events (or the hat's
 //!    `default_publishes`, or re-queues its input after a failure), and decides
 //!    whether the loop stops; back to 2.
 //!

@@ -13,7 +13,7 @@
 //! ```
 //!
 //! Each run has its own directory, so a run never sees another run's events. Writes
-//! that replace a file are atomic ([`atomic`]); appends write whole lines.
+//! that replace a file are atomic (the `atomic` module); appends write whole lines.
 
 mod atomic;
 mod lock;

@@ -10,7 +10,7 @@
 //! deterministic for a given spec; [`Expect`] says what a correct parser must report.
 //!
 //! `codex_stream`, `gemini_stream`, `opencode_stream` and `copilot_stream` write those
-//! agents' JSON lines as their real captures show them (tests/fixtures/<agent>): heavy
+//! agents' JSON lines as their real captures show them (`tests/fixtures/<agent>`): heavy
 //! tool outputs (OpenCode and Copilot carry each one twice), Gemini's and Copilot's
 //! small text deltas, Copilot's envelope and its dozens of no-op events per tool call.
 
