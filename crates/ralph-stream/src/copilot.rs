@@ -37,13 +37,12 @@ use crate::json::Malformed;
 use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
-use crate::json::walk;
 use crate::parser::Emit;
+use crate::parser::read_event;
 use crate::parser::read_f64_field;
 use crate::parser::read_string_field;
 use crate::parser::read_u64_field;
 use crate::parser::saturate;
-use crate::parser::typed;
 
 /// Parses Copilot CLI's JSON lines.
 #[derive(Debug, Default)]
@@ -189,11 +188,7 @@ struct Data<'a> {
 impl CopilotParser {
     pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
         self.scratch.clear();
-        let mut fields = Fields::default();
-        let walked = walk(line, classify, |kind, key, c| {
-            read_field(kind, key, c, &mut fields)
-        });
-        if let Some(kind) = typed(walked, line, emit) {
+        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
             self.on_event(kind, fields, emit);
         }
     }

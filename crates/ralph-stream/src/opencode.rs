@@ -31,10 +31,9 @@ use crate::json::Malformed;
 use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
-use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::append;
-use crate::parser::typed;
+use crate::parser::read_event;
 
 /// Parses OpenCode's JSON lines.
 #[derive(Debug, Default)]
@@ -117,11 +116,7 @@ struct ErrorInfo<'a> {
 impl OpencodeParser {
     pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
         self.scratch.clear();
-        let mut fields = Fields::default();
-        let walked = walk(line, classify, |kind, key, c| {
-            read_field(kind, key, c, &mut fields)
-        });
-        if let Some(kind) = typed(walked, line, emit) {
+        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
             self.on_event(kind, fields, emit);
         }
     }

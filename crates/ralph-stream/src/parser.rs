@@ -7,9 +7,11 @@ use crate::event::AgentEvent;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::Walked;
+use crate::json::walk;
 
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
@@ -31,6 +33,21 @@ pub(crate) fn text_of<'a>(texts: &[JsonStr<'a>], sep: &str, scratch: &mut Scratc
             Span::Scratch(start..scratch.len())
         }
     }
+}
+
+/// Reads one event line: its kind (from its `type`) and the fields `read_field` keeps, or
+/// `None` after reporting a line that is no usable event (see [`typed`]).
+pub(crate) fn read_event<'a, K: Copy, F: Default>(
+    line: &'a [u8],
+    emit: &mut Emit<'_>,
+    classify: impl FnOnce(JsonStr<'a>) -> K,
+    mut read_field: impl FnMut(K, JsonStr<'a>, &mut Cursor<'a>, &mut F) -> Result<Next, Malformed>,
+) -> Option<(K, F)> {
+    let mut fields = F::default();
+    let walked = walk(line, classify, |kind, key, c| {
+        read_field(kind, key, c, &mut fields)
+    });
+    typed(walked, line, emit).map(|kind| (kind, fields))
 }
 
 /// The kind of a walked line, or `None` after reporting a line that is no usable event:

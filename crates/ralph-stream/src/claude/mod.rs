@@ -26,14 +26,13 @@ use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
 use crate::json::Span;
-use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::saturate;
 
 mod fields;
 
+use crate::parser::read_event;
 use crate::parser::text_of;
-use crate::parser::typed;
 use crate::parser::unknown_sub;
 use fields::Block;
 use fields::Fields;
@@ -63,11 +62,7 @@ struct PendingMessage {
 impl ClaudeParser {
     pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
         self.scratch.clear();
-        let mut fields = Fields::default();
-        let walked = walk(line, classify, |kind, key, c| {
-            read_field(kind, key, c, &mut fields)
-        });
-        if let Some(kind) = typed(walked, line, emit) {
+        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
             self.on_event(kind, fields, emit);
         }
     }

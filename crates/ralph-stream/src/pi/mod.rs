@@ -23,14 +23,13 @@ use crate::event::Stop;
 use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
-use crate::json::walk;
 use crate::parser::Emit;
 use crate::parser::saturate;
 
 mod fields;
 
+use crate::parser::read_event;
 use crate::parser::text_of;
-use crate::parser::typed;
 use crate::parser::unknown_sub;
 use fields::Fields;
 use fields::Kind;
@@ -56,12 +55,11 @@ pub(crate) struct PiParser {
 impl PiParser {
     pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
         self.scratch.clear();
-        let mut fields = Fields::default();
         let turn_usage_seen = self.turn_usage_seen;
-        let walked = walk(line, classify, |kind, key, c| {
-            read_field(kind, key, c, &mut fields, turn_usage_seen)
-        });
-        if let Some(kind) = typed(walked, line, emit) {
+        let read = |kind, key, c: &mut _, fields: &mut _| {
+            read_field(kind, key, c, fields, turn_usage_seen)
+        };
+        if let Some((kind, fields)) = read_event(line, emit, classify, read) {
             self.on_event(kind, fields, emit);
         }
     }
