@@ -17,6 +17,7 @@
 mod agents;
 mod agents_more;
 mod builtin;
+mod child;
 mod conversation;
 mod error;
 mod fault;
@@ -50,6 +51,7 @@ pub use builtin::{
     Builtin, DEFAULT_BIGWRITE_BYTES, DEFAULT_FLAKY_FAILURES, DEFAULT_LONG_DELTAS,
     DEFAULT_SLOW_DELAY_MS, PROMISE, UNICODE_SAMPLE,
 };
+pub use child::wait_output;
 pub use conversation::Wire;
 pub use error::MockError;
 pub use fault::{Fault, FaultKind};

@@ -2,7 +2,6 @@
 //! run the real `ralph` binary in it and read what the run left behind.
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -147,50 +146,9 @@ impl Workspace {
     }
 }
 
-/// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output, read
-/// concurrently so a full pipe never blocks it.
-pub fn wait_output(mut child: Child) -> Output {
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "ralph did not finish within {RUN_TIMEOUT:?}\nstderr:\n{}",
-                String::from_utf8_lossy(&stderr.join().unwrap_or_default())
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
-    }
+/// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output.
+pub fn wait_output(child: Child) -> Output {
+    ralph_test_support::wait_output(child, RUN_TIMEOUT)
 }
 
 pub fn code(status: ExitStatus) -> i32 {

@@ -13,7 +13,6 @@
 //! configuration names only the mock, and variables that would send them elsewhere are removed.
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -338,50 +337,9 @@ pub fn json_run(out: Output) -> JsonRun {
     }
 }
 
-/// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output, read
-/// concurrently so a full pipe never blocks it.
-pub fn wait_output(mut child: Child) -> Output {
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "the process did not finish within {RUN_TIMEOUT:?}\nstderr:\n{}",
-                String::from_utf8_lossy(&stderr.join().unwrap_or_default())
-            );
-        }
-        std::thread::sleep(POLL);
-    };
-    Output {
-        status,
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
-    }
+/// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output.
+pub fn wait_output(child: Child) -> Output {
+    ralph_test_support::wait_output(child, RUN_TIMEOUT)
 }
 
 /// Waits until `path` exists and is non-empty (a file the agent's tool writes).
