@@ -2,10 +2,9 @@
 //! server, in an isolated root (HOME, XDG directories, TMPDIR, workspace), and reading what
 //! the run reported.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ralph_test_support::{AgentSetup, MockServer, Script, real_agent};
 use serde_json::Value;
@@ -13,7 +12,6 @@ use serde_json::Value;
 /// Only a guard against a hang: the slowest run here (OpenCode's start, Gemini's and
 /// Copilot's retries) takes about ten seconds.
 const RUN_TIMEOUT: Duration = Duration::from_secs(300);
-const POLL: Duration = Duration::from_millis(20);
 
 /// The mock's script: `work` (the default) runs one shell command, then answers with the
 /// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
@@ -183,34 +181,6 @@ fn run(mut command: Command) -> Output {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = command.spawn().expect("ralph starts");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout is piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr is piped")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting works") {
-            break status;
-        }
-        if started.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "ralph did not finish within {RUN_TIMEOUT:?}; stderr:\n{}",
-                String::from_utf8_lossy(&stderr.join().unwrap_or_default())
-            );
-        }
-        std::thread::sleep(POLL);
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
+    let child = command.spawn().expect("ralph starts");
+    ralph_test_support::wait_output(child, RUN_TIMEOUT)
 }
