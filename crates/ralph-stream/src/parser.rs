@@ -177,3 +177,36 @@ pub(crate) fn read_f64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<f6
     }
     Ok(value)
 }
+
+/// The text of a `content` value: a plain string, or the `text` of every
+/// `{"type":"text"}` block of an array (pi's message content, Claude's tool results).
+pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
+    if c.peek() == Some(b'"') {
+        return Ok(c.read_str()?.into_iter().collect());
+    }
+    let mut texts = Vec::new();
+    let Some(mut array) = c.enter_array()? else {
+        return Ok(texts);
+    };
+    while c.next_element(&mut array)? {
+        let Some(mut block) = c.enter_object()? else {
+            continue;
+        };
+        let (mut kind, mut text) = (None, None);
+        while let Some(key) = c.next_key(&mut block)? {
+            if key.eq("type") {
+                kind = c.read_str()?;
+            } else if key.eq("text") {
+                text = c.read_str()?;
+            } else {
+                c.skip()?;
+            }
+        }
+        if let (Some(kind), Some(text)) = (kind, text)
+            && kind.eq("text")
+        {
+            texts.push(text);
+        }
+    }
+    Ok(texts)
+}

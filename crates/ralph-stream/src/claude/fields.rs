@@ -8,6 +8,7 @@ use crate::json::Malformed;
 use crate::json::Next;
 use crate::parser::read_string_field;
 use crate::parser::read_strings;
+use crate::parser::read_text_blocks;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Kind<'a> {
@@ -231,7 +232,7 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
         } else if key.eq("tool_use_id") {
             tool_use_id = c.read_str()?;
         } else if key.eq("content") {
-            texts = read_result_content(c)?;
+            texts = read_text_blocks(c)?;
         } else if key.eq("is_error") {
             is_error = c.read_bool()?.unwrap_or(false);
         } else {
@@ -259,23 +260,6 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
         b"redacted_thinking" | b"image" | b"document" | b"web_search_tool_result" => Block::Ignored,
         _ => Block::Unknown(kind),
     }))
-}
-
-/// A tool result's `content`: a string, or an array of `{"type":"text","text":…}`.
-fn read_result_content<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    if c.peek() == Some(b'"') {
-        return Ok(c.read_str()?.into_iter().collect());
-    }
-    let mut texts = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(texts);
-    };
-    while c.next_element(&mut array)? {
-        if let Some(Block::Text(text)) = read_block(c)? {
-            texts.push(text);
-        }
-    }
-    Ok(texts)
 }
 
 /// `{input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}`.

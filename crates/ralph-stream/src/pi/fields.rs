@@ -6,6 +6,7 @@ use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
 use crate::json::Next;
+use crate::parser::read_text_blocks;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Kind<'a> {
@@ -240,39 +241,6 @@ fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
         }
     }
     Ok(message)
-}
-
-/// The text of a `content` value: a plain string, or the `text` of every
-/// `{"type":"text"}` block of an array.
-fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    if c.peek() == Some(b'"') {
-        return Ok(c.read_str()?.into_iter().collect());
-    }
-    let mut texts = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(texts);
-    };
-    while c.next_element(&mut array)? {
-        let Some(mut block) = c.enter_object()? else {
-            continue;
-        };
-        let (mut kind, mut text) = (None, None);
-        while let Some(key) = c.next_key(&mut block)? {
-            if key.eq("type") {
-                kind = c.read_str()?;
-            } else if key.eq("text") {
-                text = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        if let (Some(kind), Some(text)) = (kind, text)
-            && kind.eq("text")
-        {
-            texts.push(text);
-        }
-    }
-    Ok(texts)
 }
 
 fn read_tool_result<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
