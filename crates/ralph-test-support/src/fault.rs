@@ -83,6 +83,15 @@ impl Fault {
         }
     }
 
+    /// Sets the `retry-after-ms` header of an HTTP fault (no effect on other kinds): the
+    /// agents' SDKs obey it, so a small value keeps their own retries fast in tests.
+    pub fn retry_after_ms(mut self, ms: u64) -> Self {
+        if let FaultKind::Http { retry_after_ms, .. } = &mut self.kind {
+            *retry_after_ms = Some(ms);
+        }
+        self
+    }
+
     /// Limits the fault to the first `times` attempts at its turn.
     pub fn times(mut self, times: u32) -> Self {
         self.times = Some(times);

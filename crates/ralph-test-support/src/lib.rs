@@ -28,6 +28,7 @@ mod real_agents;
 mod record;
 mod reply;
 mod routing;
+mod run_files;
 mod script;
 mod server;
 mod sse;
@@ -62,6 +63,7 @@ pub use real_agents::{
 };
 pub use record::{Outcome, RecordedRequest, Routed};
 pub use reply::{DEFAULT_ARG_CHUNK_CHARS, DEFAULT_DELTA_CHARS};
+pub use run_files::RunFiles;
 pub use script::{DEFAULT_SIDE_TEXT, MAIN_SCENARIO, Route, Script};
 pub use server::{MockServer, ServerOptions};
 pub use turn::{Call, ReadArgs, Stop, ToolCall, Turn, UsageOverride, WriteArgs};

@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 
 use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
 use ralph_test_support::{
-    Builtin, ClaudeOptions, ClaudeSetup, Fault, FaultKind, MockError, MockServer, Outcome, Script,
-    Turn, UNICODE_SAMPLE,
+    Builtin, ClaudeOptions, ClaudeSetup, Fault, MockError, MockServer, Outcome, Script, Turn,
+    UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
@@ -220,16 +220,7 @@ fn claude_retries_silently_without_streaming_after_an_sse_error() -> Result<(), 
 
 #[test]
 fn claude_gives_up_on_a_persistent_500_with_exit_1() -> Result<(), MockError> {
-    let fault = Fault {
-        kind: FaultKind::Http {
-            status: 500,
-            retry_after_s: None,
-            retry_after_ms: Some(1),
-            should_retry: None,
-        },
-        times: None,
-        message: None,
-    };
+    let fault = Fault::http(500).retry_after_ms(1);
     let server = MockServer::start(Script::from_turns(vec![Turn::default().with_fault(fault)]))?;
     let options = ClaudeOptions {
         max_retries: 1,

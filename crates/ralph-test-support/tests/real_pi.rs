@@ -7,8 +7,7 @@ mod common;
 use common::agent_run::stderr;
 use common::pi::{PI_NEW, PI_OLD, deltas, last_assistant, of_type, outcomes, run_pi, tokens};
 use ralph_test_support::{
-    Builtin, Fault, FaultKind, MockError, MockServer, Outcome, PiProvider, Script, Turn,
-    UNICODE_SAMPLE,
+    Builtin, Fault, MockError, MockServer, Outcome, PiProvider, Script, Turn, UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
@@ -125,14 +124,8 @@ fn pi_old_receives_unicode_text_split_inside_characters() -> Result<(), MockErro
 /// A 500 with `retry-after-ms: 1`, so the SDK's own retries inside pi do not wait.
 fn fast_500() -> Fault {
     Fault {
-        kind: FaultKind::Http {
-            status: 500,
-            retry_after_s: None,
-            retry_after_ms: Some(1),
-            should_retry: None,
-        },
-        times: None,
         message: Some("mock internal server error".to_owned()),
+        ..Fault::http(500).retry_after_ms(1)
     }
 }
 

@@ -2,17 +2,12 @@
 
 mod common;
 
-use common::{anthropic_body, get, head, post};
+use common::{anthropic_body, get, head, post, thinking_text_shell};
 use ralph_test_support::{MockServer, Outcome, Script, Turn, Wire};
 use serde_json::{Value, json};
 
 fn sample_script() -> Script {
-    Script::from_turns(vec![Turn {
-        thinking: Some("Hmm.".to_owned()),
-        text: Some("Hi there, friend!".to_owned()),
-        shell: Some("echo hi".to_owned()),
-        ..Turn::default()
-    }])
+    Script::from_turns(vec![thinking_text_shell("echo hi")])
 }
 
 fn event(name: &str, data: Value) -> Value {

@@ -2,21 +2,13 @@
 
 mod common;
 
-use common::{chat_body, post};
+use common::{chat_body, post, thinking_text_shell};
 use ralph_test_support::{MockServer, Script, Turn};
 use serde_json::{Value, json};
 
 /// Turn 0: thinking, text (17 characters: two deltas) and a shell call; turn 1: text.
 fn sample_script() -> Script {
-    Script::from_turns(vec![
-        Turn {
-            thinking: Some("Hmm.".to_owned()),
-            text: Some("Hi there, friend!".to_owned()),
-            shell: Some("echo hi".to_owned()),
-            ..Turn::default()
-        },
-        Turn::text("Done."),
-    ])
+    Script::from_turns(vec![thinking_text_shell("echo hi"), Turn::text("Done.")])
 }
 
 fn chunk(seq: u64, delta: Value, finish: Value) -> Value {

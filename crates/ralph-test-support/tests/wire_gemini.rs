@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::post;
-use ralph_test_support::{Fault, MockServer, Outcome, Script, Stop, Turn, Wire};
+use common::{cut_by_length, post, thinking_text_shell};
+use ralph_test_support::{Fault, MockServer, Outcome, Script, Turn, Wire};
 use serde_json::{Value, json};
 
 const STREAM_PATH: &str = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
@@ -30,18 +30,7 @@ fn user(text: &str) -> Value {
 }
 
 fn sample_script() -> Script {
-    Script::from_turns(vec![
-        Turn {
-            thinking: Some("Hmm.".to_owned()),
-            text: Some("Hi there, friend!".to_owned()),
-            shell: Some("ls {{cwd}}".to_owned()),
-            ..Turn::default()
-        },
-        Turn {
-            stop: Some(Stop::Length),
-            ..Turn::text("Cut")
-        },
-    ])
+    Script::from_turns(vec![thinking_text_shell("ls {{cwd}}"), cut_by_length()])
 }
 
 #[test]

@@ -2,23 +2,12 @@
 
 mod common;
 
-use common::{post, responses_body};
-use ralph_test_support::{MockServer, Script, Stop, Turn};
+use common::{cut_by_length, post, responses_body, thinking_text_shell};
+use ralph_test_support::{MockServer, Script};
 use serde_json::{Value, json};
 
 fn sample_script() -> Script {
-    Script::from_turns(vec![
-        Turn {
-            thinking: Some("Hmm.".to_owned()),
-            text: Some("Hi there, friend!".to_owned()),
-            shell: Some("echo hi".to_owned()),
-            ..Turn::default()
-        },
-        Turn {
-            stop: Some(Stop::Length),
-            ..Turn::text("Cut")
-        },
-    ])
+    Script::from_turns(vec![thinking_text_shell("echo hi"), cut_by_length()])
 }
 
 /// `(event name, sequence_number)` of every event.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use ralph_test_support::RunFiles;
 use serde_json::Value;
 
 /// How long any ralph run in these tests may take before the test gives up on it. Only
@@ -112,28 +113,22 @@ impl Workspace {
         std::fs::read_to_string(self.state().join(format!("prompt-{n}.txt"))).expect("prompt")
     }
 
-    fn run_dir(&self) -> PathBuf {
-        let id = std::fs::read_to_string(self.path().join(".ralph/current-run"))
-            .expect("current-run marker");
-        self.path().join(".ralph/runs").join(id.trim())
+    /// The files of the workspace's current run.
+    pub fn run_files(&self) -> RunFiles {
+        RunFiles::current(self.path())
     }
 
     /// The history log's records.
     pub fn history(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.run_dir().join("history.jsonl"))
-            .expect("history")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("history line"))
-            .collect()
+        self.run_files().history()
     }
 
     pub fn summary(&self) -> String {
-        std::fs::read_to_string(self.run_dir().join("summary.md")).expect("summary.md")
+        self.run_files().summary()
     }
 
     pub fn saved_state(&self) -> Value {
-        let text = std::fs::read_to_string(self.run_dir().join("state.json")).expect("state");
-        serde_json::from_str(&text).expect("state JSON")
+        self.run_files().saved_state()
     }
 
     /// Waits until the fake agents have been started `n` times.

@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use ralph_test_support::{
-    ClaudeOptions, ClaudeSetup, MockServer, PiOptions, PiSetup, Routed, Script, agents_bin_dir,
-    real_agent,
+    ClaudeOptions, ClaudeSetup, MockServer, PiOptions, PiSetup, Routed, RunFiles, Script,
+    agents_bin_dir, real_agent,
 };
 use serde_json::Value;
 
@@ -202,23 +202,13 @@ impl RealEnv {
         wait_output(command.spawn().expect("spawn the agent"))
     }
 
-    fn run_dir(&self) -> PathBuf {
-        let id = std::fs::read_to_string(self.ws().join(".ralph/current-run"))
-            .expect("current-run marker");
-        self.ws().join(".ralph/runs").join(id.trim())
-    }
-
     /// The run's history records.
     pub fn history(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.run_dir().join("history.jsonl"))
-            .expect("history")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("history line"))
-            .collect()
+        RunFiles::current(&self.ws()).history()
     }
 
     pub fn summary(&self) -> String {
-        std::fs::read_to_string(self.run_dir().join("summary.md")).expect("summary.md")
+        RunFiles::current(&self.ws()).summary()
     }
 
     /// `(scenario, turn, attempt, outcome kind)` of every model request, in order.

@@ -129,29 +129,45 @@ pub fn pi_stream(spec: &PiSpec) -> Generated {
             );
         };
 
+        // Streams one content block (start, a delta a piece, end) after the finished
+        // `blocks`, and returns the finished block; `sealed` is what the finished block
+        // adds after its text (thinking keeps a signature).
+        let stream_block = |out: &mut String,
+                            blocks: &[String],
+                            kind: &str,
+                            index: usize,
+                            text: &str,
+                            deltas: usize,
+                            sealed: &str,
+                            on_piece: &mut dyn FnMut(&str)| {
+            let mut so_far = String::new();
+            let start = format!(r#""type":"{kind}_start","contentIndex":{index}"#);
+            update(out, &start, blocks, "");
+            for piece in pieces(text, deltas) {
+                push_escaped(&mut so_far, piece);
+                let open = format!(r#"{{"type":"{kind}","{kind}":"{so_far}"}}"#);
+                let mut ev = format!(r#""type":"{kind}_delta","contentIndex":{index},"delta":"#);
+                push_json_str(&mut ev, piece);
+                update(out, &ev, blocks, &open);
+                on_piece(piece);
+            }
+            let block = format!(r#"{{"type":"{kind}","{kind}":"{so_far}"{sealed}}}"#);
+            let end = format!(r#""type":"{kind}_end","contentIndex":{index}"#);
+            update(out, &end, blocks, &block);
+            block
+        };
+
         // Thinking.
         let thinking = rng.text(spec.thinking_deltas * spec.delta_bytes, spec.unicode);
-        let mut so_far = String::new();
-        update(
+        let thinking_block = stream_block(
             &mut out,
-            r#""type":"thinking_start","contentIndex":0"#,
             &blocks,
-            "",
-        );
-        for piece in pieces(&thinking, spec.thinking_deltas) {
-            push_escaped(&mut so_far, piece);
-            let open = format!(r#"{{"type":"thinking","thinking":"{so_far}"}}"#);
-            let mut ev = String::from(r#""type":"thinking_delta","contentIndex":0,"delta":"#);
-            push_json_str(&mut ev, piece);
-            update(&mut out, &ev, &blocks, &open);
-        }
-        let thinking_block =
-            format!(r#"{{"type":"thinking","thinking":"{so_far}","thinkingSignature":"sig"}}"#);
-        update(
-            &mut out,
-            r#""type":"thinking_end","contentIndex":0"#,
-            &blocks,
-            &thinking_block,
+            "thinking",
+            0,
+            &thinking,
+            spec.thinking_deltas,
+            r#","thinkingSignature":"sig""#,
+            &mut |_| {},
         );
         blocks.push(thinking_block);
 
@@ -161,28 +177,18 @@ pub fn pi_stream(spec: &PiSpec) -> Generated {
             text.push_str("\n\n");
             text.push_str(PROMISE);
         }
-        let mut so_far = String::new();
-        update(
+        let text_block = stream_block(
             &mut out,
-            r#""type":"text_start","contentIndex":1"#,
             &blocks,
+            "text",
+            1,
+            &text,
+            spec.text_deltas,
             "",
-        );
-        for piece in pieces(&text, spec.text_deltas) {
-            push_escaped(&mut so_far, piece);
-            let open = format!(r#"{{"type":"text","text":"{so_far}"}}"#);
-            let mut ev = String::from(r#""type":"text_delta","contentIndex":1,"delta":"#);
-            push_json_str(&mut ev, piece);
-            update(&mut out, &ev, &blocks, &open);
-            expect.text.push_str(piece);
-            expect.text_deltas += 1;
-        }
-        let text_block = format!(r#"{{"type":"text","text":"{so_far}"}}"#);
-        update(
-            &mut out,
-            r#""type":"text_end","contentIndex":1"#,
-            &blocks,
-            &text_block,
+            &mut |piece| {
+                expect.text.push_str(piece);
+                expect.text_deltas += 1;
+            },
         );
         blocks.push(text_block);
 

@@ -42,16 +42,23 @@ fn usage_json(usage: &Usage) -> Value {
 
 /// The SSE events of a complete streamed answer.
 pub(crate) fn stream(reply: &Reply, include_usage: bool) -> Vec<Event> {
+    // Every chunk carries the same envelope; only its choices (and the last one's usage)
+    // differ.
+    let envelope = |choices: Value| {
+        json!({
+            "id": id(reply),
+            "object": "chat.completion.chunk",
+            "created": MOCK_CREATED,
+            "model": reply.model,
+            "choices": choices,
+        })
+    };
     let chunk = |delta: Value, finish: Option<&str>| {
         Event::json(
             None,
-            &json!({
-                "id": id(reply),
-                "object": "chat.completion.chunk",
-                "created": MOCK_CREATED,
-                "model": reply.model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-            }),
+            &envelope(
+                json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]),
+            ),
         )
     };
     let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
@@ -91,17 +98,9 @@ pub(crate) fn stream(reply: &Reply, include_usage: bool) -> Vec<Event> {
     }
     events.push(chunk(json!({}), Some(finish_reason(reply.stop))));
     if include_usage {
-        events.push(Event::json(
-            None,
-            &json!({
-                "id": id(reply),
-                "object": "chat.completion.chunk",
-                "created": MOCK_CREATED,
-                "model": reply.model,
-                "choices": [],
-                "usage": usage_json(&reply.usage),
-            }),
-        ));
+        let mut last = envelope(json!([]));
+        last["usage"] = usage_json(&reply.usage);
+        events.push(Event::json(None, &last));
     }
     events.push(Event::raw_data("[DONE]"));
     events

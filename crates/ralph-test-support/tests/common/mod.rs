@@ -8,11 +8,30 @@ pub(crate) mod pi;
 use std::io::Read;
 use std::time::Duration;
 
-use ralph_test_support::MockServer;
+use ralph_test_support::{MockServer, Stop, Turn};
 use serde_json::{Value, json};
 
 /// Generous: no test waits this long unless something hangs.
 const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The turn every wire test answers first: thinking, text (17 characters: two deltas) and a
+/// shell call running `shell`.
+pub(crate) fn thinking_text_shell(shell: &str) -> Turn {
+    Turn {
+        thinking: Some("Hmm.".to_owned()),
+        text: Some("Hi there, friend!".to_owned()),
+        shell: Some(shell.to_owned()),
+        ..Turn::default()
+    }
+}
+
+/// A text turn cut off by the output limit.
+pub(crate) fn cut_by_length() -> Turn {
+    Turn {
+        stop: Some(Stop::Length),
+        ..Turn::text("Cut")
+    }
+}
 
 /// An HTTP answer, read to the end or to the point where the connection broke.
 #[derive(Debug)]
