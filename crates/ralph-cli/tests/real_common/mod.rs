@@ -158,28 +158,24 @@ impl RealEnv {
 
     /// Runs `ralph run --output json <args>` to the end.
     pub fn run_json(&self, args: &[&str]) -> JsonRun {
+        json_run(wait_output(self.start_json(args)))
+    }
+
+    /// `ralph run --output json <args>`, started with its output piped.
+    fn start_json(&self, args: &[&str]) -> Child {
         let mut all = vec!["run", "--output", "json"];
         all.extend_from_slice(args);
-        let child = self
-            .ralph(&all)
+        self.ralph(&all)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn ralph");
-        json_run(wait_output(child))
+            .expect("spawn ralph")
     }
 
     /// Starts `ralph run --output json <args>` without waiting for it; its output is read
     /// as it comes, so it never blocks on a full pipe.
     pub fn spawn_json(&self, args: &[&str]) -> Running {
-        let mut all = vec!["run", "--output", "json"];
-        all.extend_from_slice(args);
-        let child = self
-            .ralph(&all)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn ralph");
+        let child = self.start_json(args);
         let pid = i32::try_from(child.id()).expect("pid");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
