@@ -4,43 +4,14 @@
 use ralph_agent::BackendKind;
 use saphyr::{Scalar, YamlData};
 
-use super::decode::{
-    DEADLINE_KEYS, backend_kind_node, count, decode_deadlines, output_format, prompt_mode,
-};
 use super::describe::describe;
 use super::error::{ConfigError, ConfigErrorKind, ConfigWarningKind};
+use super::keys::Section;
 use super::node::{Decoder, Field, Node, Schema, join_path};
 use super::origin::Spanned;
 use super::raw::{RawDeadlines, RawHat, RawHatBackend};
-use super::unsupported;
+use super::read::{self, backend_kind_node};
 use crate::topic::{RESERVED_TRIGGERS, validate_topic};
-
-const HAT_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "triggers",
-    "publishes",
-    "instructions",
-    "backend",
-    "args",
-    "backend_args",
-    "default_publishes",
-    "max_activations",
-    DEADLINE_KEYS[0],
-    DEADLINE_KEYS[1],
-    DEADLINE_KEYS[2],
-    DEADLINE_KEYS[3],
-    "pty",
-];
-
-const HAT_BACKEND_KEYS: &[&str] = &[
-    "type",
-    "command",
-    "args",
-    "prompt_mode",
-    "prompt_flag",
-    "output_format",
-];
 
 /// The keys of the `{command: ...}` form that mean nothing in the `{type: ...}` form.
 const CUSTOM_ONLY_KEYS: [&str; 3] = ["prompt_mode", "prompt_flag", "output_format"];
@@ -77,9 +48,7 @@ fn decode_hat(
     let path = join_path(parent, &id.value);
     let schema = Schema {
         path: &path,
-        keys: HAT_KEYS,
-        unsupported: unsupported::HAT,
-        related: &[],
+        keys: Section::Hat,
     };
     let mut s = dec.section(value, &schema)?;
     let name = s
@@ -140,8 +109,8 @@ fn decode_hat(
         (a, b) => a.or(b),
     };
     let default_publishes = s.take("default_publishes").and_then(|f| dec.topic(&f));
-    let max_activations = s.take("max_activations").and_then(|f| count(dec, &f));
-    let deadlines: RawDeadlines = decode_deadlines(dec, &mut |key| s.take(key));
+    let max_activations = s.take("max_activations").and_then(|f| read::count(dec, &f));
+    let deadlines: RawDeadlines = read::deadlines(dec, &mut |key| s.take(key));
     let pty = s.take("pty").and_then(|f| dec.boolean(&f));
     s.finish();
     Some(RawHat {
@@ -194,9 +163,7 @@ fn hat_backend(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<RawHatBac
 fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend> {
     let schema = Schema {
         path: &field.path,
-        keys: HAT_BACKEND_KEYS,
-        unsupported: unsupported::HAT_BACKEND,
-        related: &[],
+        keys: Section::HatBackend,
     };
     let mut s = dec.section(field.value, &schema)?;
     let type_field = s.take("type");
@@ -256,14 +223,14 @@ fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend
             Some(RawHatBackend::Command {
                 command,
                 args,
-                prompt_mode: mode_field.and_then(|f| prompt_mode(dec, &f)),
+                prompt_mode: mode_field.and_then(|f| read::prompt_mode(dec, &f)),
                 prompt_flag: flag_field.and_then(|f| {
                     dec.nonempty_string(
                         &f,
                         "name the flag, or remove the key to pass the prompt as the last argument",
                     )
                 }),
-                output_format: format_field.and_then(|f| output_format(dec, &f)),
+                output_format: format_field.and_then(|f| read::output_format(dec, &f)),
             })
         }
         (None, None) => {

@@ -6,6 +6,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use super::keys::Section;
 use super::origin::Origin;
 use super::suggest::did_you_mean;
 use crate::topic::TopicError;
@@ -42,8 +43,8 @@ pub enum ConfigErrorKind {
     #[error("{} twice in the same mapping: keep only one of them", .key.as_ref().map_or_else(|| "this key appears".to_owned(), |k| format!("`{k}` appears")))]
     DuplicateKey { key: Option<String> },
     #[error(
-        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`, \
-         `pricing`), found {found}"
+        "a config file must be a mapping of sections ({}), found {found}",
+        top_sections()
     )]
     NotAMapping { found: String },
     #[error(
@@ -62,7 +63,7 @@ pub enum ConfigErrorKind {
         place: String,
         /// A close key of the same mapping, or the same key in another section.
         suggestion: Option<String>,
-        expected: &'static [&'static str],
+        expected: Vec<&'static str>,
     },
     #[error("`{key}` is not supported by ralph (yet): {why}")]
     Unsupported { key: String, why: &'static str },
@@ -171,6 +172,16 @@ pub enum ConfigErrorKind {
         #[source]
         source: io::Error,
     },
+}
+
+/// The top-level keys, as the message lists them.
+fn top_sections() -> String {
+    Section::Top
+        .names()
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn unknown_key_help(suggestion: Option<&str>, expected: &[&str]) -> String {

@@ -15,6 +15,11 @@
 //!    a [`ResolvedConfig`] with `Duration`s and backend kinds.
 //!
 //! [`load`] runs the three stages over the real files.
+//!
+//! Every key is declared once, in [`keys`] (its section, type, default, doc line and
+//! how `ralph init` writes it): the keys each mapping accepts, the "did you mean"
+//! suggestions, the `ralph init` template ([`init_template`]) and the configuration
+//! reference `docs/config.md` ([`reference()`]) all come from that table.
 
 mod choice;
 mod decode;
@@ -23,12 +28,14 @@ mod decode_pricing;
 mod describe;
 mod dump;
 mod error;
+pub mod keys;
 mod load;
 mod merge;
 mod node;
 mod origin;
 mod overrides;
 mod raw;
+mod read;
 mod resolve;
 mod resolved;
 mod suggest;
@@ -38,6 +45,7 @@ mod unsupported;
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+pub use keys::{EXAMPLE_HATS, KEYS, Key, Section, reference};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
@@ -54,4 +62,4 @@ pub use resolved::{
     DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines,
     HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
-pub use template::{EXAMPLE_HATS, init_template};
+pub use template::init_template;

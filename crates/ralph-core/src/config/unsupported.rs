@@ -13,9 +13,9 @@
 //! - **nothing** when the value asks for exactly what ralph does anyway
 //!   (`persistent: false`, `memories: {enabled: false}`, `concurrency: 1`).
 
-use saphyr::{Scalar, YamlData};
+use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
-use super::node::Node;
+use super::keys::Section;
 
 /// How much ignoring a key matters, judged from its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,8 +161,20 @@ fn adapters_impact(node: &Node<'_>) -> Impact {
 
 const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so nothing changes";
 
+/// The unsupported keys of `section`'s mappings.
+pub(crate) fn of(section: Section) -> &'static [Unsupported] {
+    match section {
+        Section::Top => TOP_LEVEL,
+        Section::Cli => CLI,
+        Section::EventLoop => EVENT_LOOP,
+        Section::Hat => HAT,
+        Section::HatBackend => HAT_BACKEND,
+        Section::Core | Section::Scratchpad | Section::Price => &[],
+    }
+}
+
 /// Top-level keys.
-pub(crate) const TOP_LEVEL: &[Unsupported] = &[
+const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "memories",
         warning_unless_disabled,
@@ -284,7 +296,7 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
 ];
 
 /// Keys under `cli`.
-pub(crate) const CLI: &[Unsupported] = &[
+const CLI: &[Unsupported] = &[
     entry(
         "default_mode",
         error_unless_autonomous,
@@ -308,7 +320,7 @@ pub(crate) const CLI: &[Unsupported] = &[
 ];
 
 /// Keys under `event_loop`.
-pub(crate) const EVENT_LOOP: &[Unsupported] = &[
+const EVENT_LOOP: &[Unsupported] = &[
     entry(
         "cooldown_delay_seconds",
         warning_unless_zero,
@@ -353,7 +365,7 @@ pub(crate) const EVENT_LOOP: &[Unsupported] = &[
 ];
 
 /// Keys under `hats.<id>`.
-pub(crate) const HAT: &[Unsupported] = &[
+const HAT: &[Unsupported] = &[
     entry(
         "disallowed_tools",
         error_unless_empty,
@@ -388,7 +400,7 @@ pub(crate) const HAT: &[Unsupported] = &[
 ];
 
 /// Keys under `hats.<id>.backend` (mapping form).
-pub(crate) const HAT_BACKEND: &[Unsupported] = &[entry(
+const HAT_BACKEND: &[Unsupported] = &[entry(
     "agent",
     error,
     "ralph would run the backend's default agent instead; pass the agent through `args`",
@@ -402,6 +414,37 @@ mod tests {
     fn impact_of(f: fn(&Node<'_>) -> Impact, yaml: &str) -> Impact {
         let docs = saphyr::MarkedYaml::load_from_str(yaml).unwrap();
         f(&docs[0])
+    }
+
+    /// The keys named in backquotes in the messages (`cli.backend`, `cli.pty: true`).
+    fn named_keys(why: &str) -> Vec<String> {
+        why.split('`')
+            .skip(1)
+            .step_by(2)
+            .filter_map(|quoted| {
+                let key = quoted.split([':', ' ']).next()?;
+                ["cli.", "event_loop.", "core."]
+                    .iter()
+                    .any(|p| key.starts_with(p))
+                    .then(|| key.to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unsupported_keys_are_not_declared_keys_and_point_at_declared_ones() {
+        let declared: Vec<String> = crate::config::keys::KEYS.iter().map(|k| k.path()).collect();
+        for section in Section::ALL {
+            let known = section.names();
+            for entry in of(section) {
+                assert!(!known.contains(&entry.key), "{:?}.{}", section, entry.key);
+                for named in named_keys(entry.why) {
+                    assert!(declared.contains(&named), "`{}` names `{named}`", entry.key);
+                }
+            }
+        }
+        // The check reads the messages as intended.
+        assert_eq!(named_keys(CLI[2].why), ["cli.pty"]);
     }
 
     #[test]
