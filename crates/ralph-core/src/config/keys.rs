@@ -12,13 +12,14 @@
 use std::time::Duration;
 
 use ralph_agent::BackendKind;
+use saphyr::Yaml;
 
 use super::choice::{AUTO, BackendChoice, PromptMode};
 use super::resolved::{
     DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT, HatBackend, HatConfig, ModelPricing, ResolvedConfig,
 };
 use crate::topic::TASK_START;
 
@@ -95,7 +96,7 @@ impl Section {
     }
 
     /// The section a key opens (`cli` opens [`Section::Cli`]), if any.
-    fn opened_by(key: &Key) -> Option<Section> {
+    pub(crate) fn opened_by(key: &Key) -> Option<Section> {
         let path = key.path();
         Section::ALL.into_iter().find(|s| s.path() == path)
     }
@@ -116,6 +117,8 @@ pub struct Key {
     pub doc: &'static str,
     /// How `ralph init` writes it.
     pub init: Init,
+    /// How `--dry-run` writes the resolved value.
+    pub dump: Dump,
 }
 
 impl Key {
@@ -273,6 +276,31 @@ pub enum Init {
     InExample,
 }
 
+/// How `ralph run --dry-run` writes a key's resolved value: an accessor from the part of
+/// the resolved configuration the key's section describes to the YAML value, or `None`
+/// to leave the key out (nothing configured, or it does not apply).
+#[derive(Debug, Clone, Copy)]
+pub enum Dump {
+    /// Not written (an alias of another key).
+    Skip,
+    /// A mapping of the keys of the section it opens (left out when that section does
+    /// not apply, such as a hat without a backend of its own).
+    Keys,
+    /// Each hat, by id, as a mapping of [`Section::Hat`]'s keys (left out with no hats).
+    Hats,
+    /// Each configured price, by model, as a mapping of [`Section::Price`]'s keys (left
+    /// out when none is configured: the built-in table is not a setting).
+    Prices,
+    /// A key of the top level, `cli`, `event_loop` or `core`.
+    Config(fn(&ResolvedConfig) -> Option<Yaml<'static>>),
+    /// A key of a hat.
+    Hat(fn(&HatConfig) -> Option<Yaml<'static>>),
+    /// A key of a hat's backend.
+    Backend(fn(&HatBackend) -> Option<Yaml<'static>>),
+    /// A key of a price.
+    Price(fn(&ModelPricing) -> Option<Yaml<'static>>),
+}
+
 /// The backend names `cli.backend` accepts.
 fn backend_choices() -> Vec<&'static str> {
     BackendChoice::names().collect()
@@ -407,6 +435,30 @@ mod tests {
         }
         for section in Section::ALL {
             assert!(section.keys().next().is_some(), "{section:?} has no keys");
+        }
+    }
+
+    #[test]
+    fn each_dump_accessor_reads_the_part_its_section_describes() {
+        for key in KEYS {
+            let fits = match key.dump {
+                Dump::Skip => true,
+                Dump::Keys => Section::opened_by(key).is_some(),
+                Dump::Hats => key.path() == "hats",
+                Dump::Prices => key.path() == "pricing",
+                Dump::Config(_) => matches!(
+                    key.section,
+                    Section::Top
+                        | Section::Cli
+                        | Section::EventLoop
+                        | Section::Core
+                        | Section::Scratchpad
+                ),
+                Dump::Hat(_) => key.section == Section::Hat,
+                Dump::Backend(_) => key.section == Section::HatBackend,
+                Dump::Price(_) => key.section == Section::Price,
+            };
+            assert!(fits, "{}", key.path());
         }
     }
 

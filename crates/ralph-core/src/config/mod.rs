@@ -41,6 +41,7 @@ mod resolved;
 mod suggest;
 mod template;
 mod unsupported;
+mod yaml_value;
 
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
