@@ -272,7 +272,7 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn dump_writes_every_declared_key() {
-    use ralph_core::config::{KEYS, keys::Dump};
+    use ralph_core::config::{KEYS, key::Dump};
     use saphyr::LoadableYamlNode;
 
     // every_key.yml sets every key (its hats cover each backend form), so its dump

@@ -25,7 +25,7 @@ fn docs_config_md_is_current() {
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == generated,
-        "docs/config.md is out of date with crates/ralph-core/src/config/keys/table.rs; \
+        "docs/config.md is out of date with crates/ralph-core/src/config/keys.rs; \
          regenerate it with `{BLESS_VAR}=1 cargo test -p ralph-core --test config_reference` \
          and commit the result"
     );

@@ -12,10 +12,10 @@ use saphyr::{Scalar, YamlData};
 use super::decode_hat::decode_hats;
 use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
-use super::keys::Section;
-use super::node::{Decoder, Field, Node, Schema, parse_document};
+use super::key::{Read, Section};
+use super::node::{Decoder, Field, Node, parse_document};
 use super::origin::{Origin, Spanned};
-use super::raw::{RawCli, RawConfig, RawCore, RawEventLoop, RawScratchpad};
+use super::raw::{RawConfig, RawScratchpad};
 use super::read;
 
 /// A config file, checked value by value.
@@ -61,107 +61,47 @@ fn position(origin: &Origin) -> (usize, usize) {
 }
 
 fn decode_top(dec: &mut Decoder, doc: &Node<'_>) -> RawConfig {
-    let schema = Schema {
-        path: "",
-        keys: Section::Top,
-    };
     let mut config = RawConfig::default();
-    let Some(mut top) = dec.section(doc, &schema) else {
-        return config;
-    };
-    if let Some(f) = top.take("cli") {
-        config.cli = decode_cli(dec, &f);
-    }
-    if let Some(f) = top.take("event_loop") {
-        config.event_loop = decode_event_loop(dec, &f);
-    }
-    if let Some(f) = top.take("core") {
-        config.core = decode_core(dec, &f);
-    }
-    if let Some(f) = top.take("hats") {
-        config.hats = decode_hats(dec, &f);
-    }
-    if let Some(f) = top.take("pricing") {
-        config.pricing = decode_pricing(dec, &f);
-    }
-    top.finish();
-    config
-}
-
-fn decode_cli(dec: &mut Decoder, field: &Field<'_>) -> RawCli {
-    let schema = Schema {
-        path: &field.path,
-        keys: Section::Cli,
-    };
-    let mut cli = RawCli::default();
-    let Some(mut s) = dec.section(field.value, &schema) else {
-        return cli;
-    };
-    cli.backend = s
-        .take("backend")
-        .and_then(|f| read::backend_choice(dec, &f));
-    cli.command = s
-        .take("command")
-        .and_then(|f| dec.nonempty_string(&f, "name the program to run, or remove the key"));
-    cli.args = s.take("args").and_then(|f| dec.plain_strings(&f));
-    cli.prompt_mode = s
-        .take("prompt_mode")
-        .and_then(|f| read::prompt_mode(dec, &f));
-    cli.prompt_flag = s.take("prompt_flag").and_then(|f| {
-        dec.nonempty_string(
-            &f,
-            "name the flag, or remove the key to pass the prompt as the last argument",
-        )
-    });
-    cli.output_format = s
-        .take("output_format")
-        .and_then(|f| read::output_format(dec, &f));
-    cli.deadlines = read::deadlines(dec, &mut |key| s.take(key));
-    cli.pty = s.take("pty").and_then(|f| dec.boolean(&f));
-    cli.backend_priority = s
-        .take("backend_priority")
-        .and_then(|f| read::backend_priority(dec, &f));
-    s.finish();
-    cli
-}
-
-fn decode_event_loop(dec: &mut Decoder, field: &Field<'_>) -> RawEventLoop {
-    let schema = Schema {
-        path: &field.path,
-        keys: Section::EventLoop,
-    };
-    let mut el = RawEventLoop::default();
-    let Some(mut s) = dec.section(field.value, &schema) else {
-        return el;
-    };
-    el.prompt = s
-        .take("prompt")
-        .and_then(|f| dec.nonempty_string(&f, "write the task, or remove the key"));
-    el.prompt_file = s
-        .take("prompt_file")
-        .and_then(|f| dec.path(&f, "name the file holding the task, or remove the key"))
-        .map(|p| {
-            let base = p.origin.base_dir().unwrap_or_default();
-            p.map(|path| base.join(path))
-        });
-    el.completion_promise = s
-        .take("completion_promise")
-        .and_then(|f| completion_promise(dec, &f));
-    el.max_iterations = s.take("max_iterations").and_then(|f| read::count(dec, &f));
-    el.max_runtime_seconds = s
-        .take("max_runtime_seconds")
-        .and_then(|f| dec.uint(&f, read::MIN_LIMIT, u64::MAX));
-    el.max_cost_usd = s.take("max_cost_usd").and_then(|f| dec.positive_number(&f));
-    el.max_consecutive_failures = s
-        .take("max_consecutive_failures")
-        .and_then(|f| read::count(dec, &f));
-    el.starting_event = s.take("starting_event").and_then(|f| dec.topic(&f));
-    el.required_events = s.take("required_events").and_then(|f| dec.topics(&f));
-    s.finish();
+    decode_keys(dec, doc, "", Section::Top, &mut config);
+    let el = &config.event_loop;
     if let (Some(prompt), Some(file)) = (&el.prompt, &el.prompt_file) {
         dec.errors.push(prompt_conflict(prompt, file));
     }
-    el
+    config
+}
+
+/// Reads a mapping of `section`'s keys at `path` into `config`, each key as its entry in
+/// the key table says.
+fn decode_keys(
+    dec: &mut Decoder,
+    node: &Node<'_>,
+    path: &str,
+    section: Section,
+    config: &mut RawConfig,
+) {
+    let Some(mut mapping) = dec.section(node, &section.schema(path)) else {
+        return;
+    };
+    for key in section.keys() {
+        let Some(field) = mapping.take(key.name) else {
+            continue;
+        };
+        match key.read {
+            Read::Layer(read) => read(dec, &field, config),
+            Read::Keys => {
+                if let Some(opened) = Section::opened_by(key) {
+                    decode_keys(dec, field.value, &field.path, opened, config);
+                }
+            }
+            Read::Scratchpad => scratchpad(dec, &field, config),
+            Read::Hats => config.hats = decode_hats(dec, &field),
+            Read::Prices => config.pricing = decode_pricing(dec, &field),
+            // Hat and price keys live in their own sections (`decode_hat.rs`,
+            // `decode_pricing.rs`); the table's tests keep them there.
+            Read::Hat(_) | Read::Own => {}
+        }
+    }
+    mapping.finish();
 }
 
 /// `prompt` and `prompt_file` in one layer: which one is meant is anyone's guess.
@@ -183,62 +123,13 @@ pub(crate) fn prompt_conflict<A, B>(prompt: &Spanned<A>, file: &Spanned<B>) -> C
     )
 }
 
-/// A completion promise is emitted as a topic (`ralph emit LOOP_COMPLETE`), so it
-/// must be one.
-fn completion_promise(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<String>> {
-    if matches!(&field.value.data, YamlData::Value(Scalar::String(s)) if s.trim().is_empty()) {
-        dec.error(
-            field.value,
-            ConfigErrorKind::Empty {
-                key: field.path.clone(),
-                why: EMPTY_PROMISE_WHY,
-            },
-        );
-        return None;
-    }
-    dec.topic(field)
-}
-
-const EMPTY_PROMISE_WHY: &str =
-    "the agent could never signal that the task is done; remove the key to use the default";
-
-fn decode_core(dec: &mut Decoder, field: &Field<'_>) -> RawCore {
-    let schema = Schema {
-        path: &field.path,
-        keys: Section::Core,
-    };
-    let mut core = RawCore::default();
-    let Some(mut s) = dec.section(field.value, &schema) else {
-        return core;
-    };
-    if let Some(f) = s.take("scratchpad") {
-        core.scratchpad = scratchpad(dec, &f);
-    }
-    core.guardrails = s.take("guardrails").and_then(|f| dec.plain_strings(&f));
-    core.specs_dir = s
-        .take("specs_dir")
-        .and_then(|f| dec.path(&f, "name the directory, or remove the key"));
-    s.finish();
-    core
-}
-
-fn scratchpad(dec: &mut Decoder, field: &Field<'_>) -> RawScratchpad {
-    const PATH_WHY: &str = "name the file, or remove the key";
+/// `core.scratchpad`: a path alone means `{enabled: true, path: PATH}`.
+fn scratchpad(dec: &mut Decoder, field: &Field<'_>, config: &mut RawConfig) {
     if let YamlData::Value(Scalar::String(_)) = field.value.data {
-        let path = dec.path(field, PATH_WHY);
+        let path = dec.path(field, read::SCRATCHPAD_WHY);
         let enabled = path.as_ref().map(|p| Spanned::new(true, p.origin.clone()));
-        return RawScratchpad { enabled, path };
+        config.core.scratchpad = RawScratchpad { enabled, path };
+        return;
     }
-    let schema = Schema {
-        path: &field.path,
-        keys: Section::Scratchpad,
-    };
-    let mut pad = RawScratchpad::default();
-    let Some(mut s) = dec.section(field.value, &schema) else {
-        return pad;
-    };
-    pad.enabled = s.take("enabled").and_then(|f| dec.boolean(&f));
-    pad.path = s.take("path").and_then(|f| dec.path(&f, PATH_WHY));
-    s.finish();
-    pad
+    decode_keys(dec, field.value, &field.path, Section::Scratchpad, config);
 }

@@ -13,8 +13,8 @@
 //! (case-insensitively, surrounding blanks ignored), so one file cannot price a model twice.
 
 use super::error::{ConfigError, ConfigErrorKind};
-use super::keys::Section;
-use super::node::{Decoder, Field, Node, Schema, join_path};
+use super::key::Section;
+use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
 use super::raw::RawPrice;
 
@@ -67,11 +67,7 @@ fn decode_price(
     value: &Node<'_>,
 ) -> Option<RawPrice> {
     let path = join_path(parent, &model.value);
-    let schema = Schema {
-        path: &path,
-        keys: Section::Price,
-    };
-    let mut s = dec.section(value, &schema)?;
+    let mut s = dec.section(value, &Section::Price.schema(&path))?;
     let required = |dec: &mut Decoder, key: &'static str, f: Option<Field<'_>>| match f {
         Some(f) => price(dec, &f),
         None => {

@@ -8,7 +8,7 @@ use std::fmt;
 
 use saphyr::{Yaml, YamlEmitter};
 
-use super::keys::{Dump, Key, Section};
+use super::key::{Dump, Key, Section};
 use super::resolved::{HatBackend, HatConfig, ModelPricing, ResolvedConfig};
 use super::yaml_value::Map;
 

@@ -6,7 +6,6 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use super::keys::Section;
 use super::origin::Origin;
 use super::suggest::did_you_mean;
 use crate::topic::TopicError;
@@ -44,9 +43,13 @@ pub enum ConfigErrorKind {
     DuplicateKey { key: Option<String> },
     #[error(
         "a config file must be a mapping of sections ({}), found {found}",
-        top_sections()
+        quoted(.sections)
     )]
-    NotAMapping { found: String },
+    NotAMapping {
+        found: String,
+        /// The top-level keys.
+        sections: Vec<&'static str>,
+    },
     #[error(
         "a config file holds one YAML document, this one holds {count}: remove the `---` \
          separators or split the file"
@@ -174,11 +177,9 @@ pub enum ConfigErrorKind {
     },
 }
 
-/// The top-level keys, as the message lists them.
-fn top_sections() -> String {
-    Section::Top
-        .names()
-        .iter()
+/// Keys as a message lists them: `` `a`, `b` ``.
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ")

@@ -1,80 +1,82 @@
-//! Every `ralph.yml` key, declared once (as ripgrep's `flags/defs.rs` declares each
-//! flag once): where it may appear, its type, its default, one line for users, and how
-//! `ralph init` writes it.
+//! Every `ralph.yml` key, declared once: the table, one entry per key (see
+//! [`super::key`] for what an entry holds), in the order `ralph init` writes them,
+//! `--dry-run` dumps them and `docs/config.md` lists them. Each entry says how the key
+//! is read into a layer (`read`) and how its resolved value is dumped (`dump`).
 //!
-//! From this table come the keys each mapping accepts (unknown keys are errors, with
-//! "did you mean" drawn from the same lists), the `ralph init` template
-//! ([`super::init_template`]) and the configuration reference `docs/config.md`
-//! ([`reference()`]). The decoder must read every key declared here: a declared key it
-//! never takes trips a debug assertion (`Section::finish`), which the `every_key.yml`
-//! fixture exercises.
+//! To add a key: add its entry here and its field in `raw.rs` (layering follows from
+//! the field), give it its resolved form in `resolved.rs` and `resolve.rs`, and
+//! regenerate `docs/config.md`.
 
-use std::time::Duration;
-
-use ralph_agent::BackendKind;
 use saphyr::Yaml;
 
-use super::choice::{AUTO, BackendChoice, PromptMode};
-use super::resolved::{
-    DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
-    DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, HatBackend, HatConfig, ModelPricing, ResolvedConfig,
+use super::choice::AUTO;
+use super::key::defaults as d;
+use super::key::{
+    Default, Dump, EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, Init, Key, Read, STARTUP_TIMEOUT,
+    Section, Type, Value,
 };
-use crate::topic::TASK_START;
+use super::node::Schema;
+use super::read;
+use super::resolved::{
+    AgentBackend, CustomBackend, HatBackend, Prompt, PromptSource, ResolvedConfig,
+};
+use super::unsupported::{self, Unsupported};
+use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
 
-mod table;
+/// The example hats shown (commented out) at the end of the `ralph init` template: a
+/// two-hat plan/build workflow whose planner ends the loop with the default completion
+/// promise. Tests check that, uncommented, they validate.
+pub const EXAMPLE_HATS: &str = "\
+hats:
+  planner:
+    name: Planner
+    description: Splits the task into small steps and hands out one at a time
+    triggers: [work.start, step.done]
+    publishes: [step.ready, LOOP_COMPLETE]
+    instructions: |
+      Read the scratchpad, pick the next unfinished step and emit step.ready with it.
+      When every step is done and verified, emit LOOP_COMPLETE.
+  builder:
+    name: Builder
+    description: Implements exactly one step, then verifies and commits it
+    triggers: [step.ready]
+    publishes: [step.done]
+    default_publishes: step.done
+";
 
-pub use table::{EXAMPLE_HATS, KEYS};
+const EXAMPLE_PRICING: &str = "\
+pricing:
+  gpt-5.5: {input: 1.25, output: 10, cache_read: 0.125}
+";
 
-/// A mapping of `ralph.yml` that holds keys, named by its dotted path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
-    /// The top level of the file.
-    Top,
-    /// `cli:`.
-    Cli,
-    /// `event_loop:`.
-    EventLoop,
-    /// `core:`.
-    Core,
-    /// `core.scratchpad:` (mapping form).
-    Scratchpad,
-    /// `hats.<id>:`.
-    Hat,
-    /// `hats.<id>.backend:` (mapping form).
-    HatBackend,
-    /// `pricing.<model>:`.
-    Price,
+/// One row of the table, in [`Key`]'s field order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one positional call per key keeps each entry a compact row of the table"
+)]
+const fn key(
+    section: Section,
+    name: &'static str,
+    ty: Type,
+    default: Default,
+    doc: &'static str,
+    init: Init,
+    dump: Dump,
+    read: Read,
+) -> Key {
+    Key {
+        section,
+        name,
+        ty,
+        default,
+        doc,
+        init,
+        dump,
+        read,
+    }
 }
 
 impl Section {
-    /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 8] = [
-        Section::Top,
-        Section::Cli,
-        Section::EventLoop,
-        Section::Core,
-        Section::Scratchpad,
-        Section::Hat,
-        Section::HatBackend,
-        Section::Price,
-    ];
-
-    /// The dotted path, with `<id>` and `<model>` for the names users choose.
-    pub fn path(self) -> &'static str {
-        match self {
-            Section::Top => "",
-            Section::Cli => "cli",
-            Section::EventLoop => "event_loop",
-            Section::Core => "core",
-            Section::Scratchpad => "core.scratchpad",
-            Section::Hat => "hats.<id>",
-            Section::HatBackend => "hats.<id>.backend",
-            Section::Price => "pricing.<model>",
-        }
-    }
-
     /// The keys of this section, in declaration order.
     pub fn keys(self) -> impl Iterator<Item = &'static Key> {
         KEYS.iter().filter(move |k| k.section == self)
@@ -85,390 +87,370 @@ impl Section {
         self.keys().map(|k| k.name).collect()
     }
 
-    /// Whether a key misplaced in this section is looked for in the others that share
-    /// this property (`max_iterations` under `cli` suggests `event_loop.max_iterations`).
-    /// Hats, backends, prices and the scratchpad have keys of their own only.
-    pub(crate) fn suggests_across(self) -> bool {
-        matches!(
-            self,
-            Section::Top | Section::Cli | Section::EventLoop | Section::Core
-        )
+    /// The upstream keys ralph knows about but does not implement, in this section's
+    /// mappings.
+    pub(crate) fn unsupported(self) -> &'static [Unsupported] {
+        match self {
+            Section::Top => unsupported::TOP_LEVEL,
+            Section::Cli => unsupported::CLI,
+            Section::EventLoop => unsupported::EVENT_LOOP,
+            Section::Hat => unsupported::HAT,
+            Section::HatBackend => unsupported::HAT_BACKEND,
+            Section::Core | Section::Scratchpad | Section::Price => &[],
+        }
     }
 
-    /// The section a key opens (`cli` opens [`Section::Cli`]), if any.
-    pub(crate) fn opened_by(key: &Key) -> Option<Section> {
-        let path = key.path();
-        Section::ALL.into_iter().find(|s| s.path() == path)
+    /// What a mapping of this section, at `path`, may hold.
+    pub(crate) fn schema(self, path: &str) -> Schema<'_> {
+        let elsewhere = if self.suggests_across() {
+            Section::ALL
+                .into_iter()
+                .filter(|s| s.suggests_across() && *s != self)
+                .flat_map(Section::keys)
+                .map(Key::path)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Schema {
+            path,
+            keys: self.names(),
+            unsupported: self.unsupported(),
+            elsewhere,
+        }
     }
-}
-
-/// One key: everything ralph knows about it in one place.
-#[derive(Debug, Clone, Copy)]
-pub struct Key {
-    /// Where the key may appear.
-    pub section: Section,
-    /// The key as written in its mapping.
-    pub name: &'static str,
-    /// What it accepts.
-    pub ty: Type,
-    /// What ralph uses when no layer sets it.
-    pub default: Default,
-    /// One line for users: what the key does (its unit is in [`Type`]).
-    pub doc: &'static str,
-    /// How `ralph init` writes it.
-    pub init: Init,
-    /// How `--dry-run` writes the resolved value.
-    pub dump: Dump,
 }
 
 impl Key {
-    /// The dotted path (`event_loop.max_iterations`, `hats.<id>.pty`).
-    pub fn path(&self) -> String {
-        super::node::join_path(self.section.path(), self.name)
-    }
-
     /// The keys of the section this key opens (empty for a plain value).
     pub fn children(&self) -> Vec<&'static Key> {
         Section::opened_by(self).map_or_else(Vec::new, |s| s.keys().collect())
     }
 }
 
-/// What a key accepts, as the reference describes it.
-#[derive(Debug, Clone, Copy)]
-pub enum Type {
-    /// A mapping of the keys declared under it.
-    Mapping,
-    /// A mapping from names the user chooses (hat ids, model names) to mappings.
-    NamedMappings(&'static str),
-    /// `true` or `false`.
-    Bool,
-    /// A whole number, at least 1.
-    Count,
-    /// A whole number of seconds, at least 1.
-    Seconds,
-    /// A number of US dollars greater than 0.
-    Dollars,
-    /// A number of US dollars per million tokens, 0 or more.
-    PricePerMillion,
-    /// Text.
-    Text,
-    /// Text that must not be empty.
-    NonEmptyText,
-    /// A file or directory path.
-    Path,
-    /// A list of strings.
-    Strings,
-    /// A topic (`word.word`).
-    Topic,
-    /// A list of distinct topics.
-    Topics,
-    /// One of a fixed set of names.
-    Choice(fn() -> Vec<&'static str>),
-    /// A list of distinct backend names.
-    BackendList,
-    /// A path, or a mapping of its own keys.
-    PathOrMapping,
-    /// A backend name, or a mapping of its own keys.
-    BackendOrMapping,
-}
-
-impl Type {
-    /// How the reference describes the type.
-    pub fn describe(self) -> String {
-        match self {
-            Type::Mapping => "mapping".to_owned(),
-            Type::NamedMappings(name) => format!("mapping of {name} to mappings"),
-            Type::Bool => "`true` or `false`".to_owned(),
-            Type::Count => "whole number ≥ 1".to_owned(),
-            Type::Seconds => "seconds (whole number ≥ 1)".to_owned(),
-            Type::Dollars => "US dollars (number > 0)".to_owned(),
-            Type::PricePerMillion => "US dollars per million tokens (number ≥ 0)".to_owned(),
-            Type::Text => "string".to_owned(),
-            Type::NonEmptyText => "non-empty string".to_owned(),
-            Type::Path => "path".to_owned(),
-            Type::Strings => "list of strings".to_owned(),
-            Type::Topic => "topic".to_owned(),
-            Type::Topics => "list of topics".to_owned(),
-            Type::Choice(names) => names()
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Type::BackendList => "list of backend names".to_owned(),
-            Type::PathOrMapping => "path, or mapping".to_owned(),
-            Type::BackendOrMapping => "backend name, or mapping".to_owned(),
-        }
+/// The custom backend `cli` runs, if it runs one.
+fn cli_custom(config: &ResolvedConfig) -> Option<&CustomBackend> {
+    match &config.agent.backend {
+        AgentBackend::Custom(custom) => Some(custom),
+        AgentBackend::Auto | AgentBackend::Builtin { .. } => None,
     }
 }
 
-/// A default value, in the form `ralph.yml` writes it.
-#[derive(Debug, Clone, Copy)]
-pub enum Value {
-    Text(&'static str),
-    Count(u32),
-    Seconds(Duration),
-    Bool(bool),
-    /// `[]`.
-    EmptyList,
-    /// A list of names, computed (the built-in backends).
-    Names(fn() -> Vec<&'static str>),
-}
-
-impl Value {
-    /// The value as YAML on one line.
-    pub fn yaml(self) -> String {
-        match self {
-            Value::Text(s) => s.to_owned(),
-            Value::Count(n) => n.to_string(),
-            Value::Seconds(d) => d.as_secs().to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::EmptyList => "[]".to_owned(),
-            Value::Names(names) => format!("[{}]", names().join(", ")),
-        }
+/// The custom program a hat's backend runs, if it runs one.
+fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
+    match backend {
+        HatBackend::Custom { backend, .. } => Some(backend),
+        HatBackend::Builtin { .. } => None,
     }
 }
 
-/// What ralph uses when no layer sets a key.
-#[derive(Debug, Clone, Copy)]
-pub enum Default {
-    /// This value.
-    Value(Value),
-    /// No value: what leaving the key out means.
-    Unset(&'static str),
-    /// The key must be given.
-    Required,
-    /// A mapping: each of its keys has its own default.
-    Keys,
+use Default::{Keys, Required, Unset};
+use Section::{Cli, Core, EventLoop, Hat, Price, Scratchpad, Top};
+
+const fn value(v: Value) -> Default {
+    Default::Value(v)
 }
 
-impl Default {
-    /// How the reference shows the default.
-    pub fn describe(self) -> String {
-        match self {
-            Default::Value(v) => format!("`{}`", v.yaml()),
-            Default::Unset(what) => what.to_owned(),
-            Default::Required => "required".to_owned(),
-            Default::Keys => "see its keys".to_owned(),
-        }
-    }
-}
-
-/// How `ralph init` writes a key.
-#[derive(Debug, Clone, Copy)]
-pub enum Init {
-    /// With its default value.
-    Default,
-    /// The backend `ralph init --backend` was given.
-    Backend,
-    /// As a mapping of its own keys, each written by its own rule.
-    Keys,
-    /// With this value for the custom backend; commented out for the others.
-    ForCustom(&'static str),
-    /// Commented out, with this example value (it has no default to show).
-    Example(&'static str),
-    /// Commented out, as this example block (a mapping of the user's own names), after
-    /// this note.
-    Block {
-        example: &'static str,
-        note: &'static str,
-    },
-    /// Not written: it belongs to an entry of a [`Init::Block`] example.
-    InExample,
-}
-
-/// How `ralph run --dry-run` writes a key's resolved value: an accessor from the part of
-/// the resolved configuration the key's section describes to the YAML value, or `None`
-/// to leave the key out (nothing configured, or it does not apply).
-#[derive(Debug, Clone, Copy)]
-pub enum Dump {
-    /// Not written (an alias of another key).
-    Skip,
-    /// A mapping of the keys of the section it opens (left out when that section does
-    /// not apply, such as a hat without a backend of its own).
-    Keys,
-    /// Each hat, by id, as a mapping of [`Section::Hat`]'s keys (left out with no hats).
-    Hats,
-    /// Each configured price, by model, as a mapping of [`Section::Price`]'s keys (left
-    /// out when none is configured: the built-in table is not a setting).
-    Prices,
-    /// A key of the top level, `cli`, `event_loop` or `core`.
-    Config(fn(&ResolvedConfig) -> Option<Yaml<'static>>),
-    /// A key of a hat.
-    Hat(fn(&HatConfig) -> Option<Yaml<'static>>),
-    /// A key of a hat's backend.
-    Backend(fn(&HatBackend) -> Option<Yaml<'static>>),
-    /// A key of a price.
-    Price(fn(&ModelPricing) -> Option<Yaml<'static>>),
-}
-
-/// The backend names `cli.backend` accepts.
-fn backend_choices() -> Vec<&'static str> {
-    BackendChoice::names().collect()
-}
-
-/// The backends a hat's `type` accepts: `auto` and `custom` need more than a name.
-fn builtin_backends() -> Vec<&'static str> {
-    BackendKind::ALL
-        .into_iter()
-        .filter(|k| *k != BackendKind::Custom)
-        .map(BackendKind::name)
-        .collect()
-}
-
-fn prompt_modes() -> Vec<&'static str> {
-    PromptMode::ALL.map(PromptMode::name).to_vec()
-}
-
-fn output_formats() -> Vec<&'static str> {
-    ralph_stream::StreamFormat::ALL
-        .map(ralph_stream::StreamFormat::name)
-        .to_vec()
-}
-
-/// The deadline keys, shared by `cli` and each hat (read by one reader).
-pub(crate) const STARTUP_TIMEOUT: &str = "startup_timeout_seconds";
-pub(crate) const IDLE_TIMEOUT: &str = "idle_timeout_seconds";
-pub(crate) const ITERATION_TIMEOUT: &str = "iteration_timeout_seconds";
-pub(crate) const EXIT_GRACE: &str = "exit_grace_seconds";
-
-/// The configuration reference (`docs/config.md`), generated from [`KEYS`].
-pub fn reference() -> String {
-    let mut out = String::from(REFERENCE_HEADER);
-    for section in Section::ALL {
-        let keys: Vec<_> = section.keys().collect();
-        let heading = match section {
-            Section::Top => "Top level".to_owned(),
-            other => format!("`{}`", other.path()),
-        };
-        out.push_str(&format!(
-            "\n## {heading}\n\n| Key | Type | Default | What it does |\n|---|---|---|---|\n"
-        ));
-        for key in keys {
-            out.push_str(&format!(
-                "| `{}` | {} | {} | {} |\n",
-                key.path(),
-                key.ty.describe(),
-                key.default.describe(),
-                key.doc.replace('|', "\\|"),
-            ));
-        }
-    }
-    out
-}
-
-const REFERENCE_HEADER: &str = "\
-# Configuration reference
-
-<!-- Generated from crates/ralph-core/src/config/keys/table.rs: do not edit by hand.
-     Regenerate with `RALPH_BLESS=1 cargo test -p ralph-core --test config_reference`. -->
-
-ralph reads its settings in layers, each overriding the one before key by key: built-in
-defaults, the user file (`$XDG_CONFIG_HOME/ralph/config.yml`, else
-`~/.config/ralph/config.yml`), the project file (`ralph.yml`, or `-c FILE`), then the
-command line (`-b`, `-p`, `-P`, `--max-iterations`, `--max-runtime`, `--max-cost`,
-`--completion-promise`). Every key is optional unless marked required. Unknown keys are
-errors; keys of ralph-orchestrator that ralph does not implement are reported as errors or
-warnings, depending on whether ignoring them would change what the loop does.
-`ralph run --dry-run` prints the configuration a run would use; `ralph init` writes a
-`ralph.yml` with every default.
-
-Two groups of keys travel together across layers: a layer that sets `prompt` or
-`prompt_file` replaces both, and a layer that switches `cli.backend` to another backend
-drops the lower layers' `command`, `args`, `prompt_mode`, `prompt_flag`, `output_format`
-and `pty`. Hats and prices are replaced whole, per hat id and per model.
-";
-
-/// Values shared by the table's entries.
-pub(crate) mod defaults {
-    use super::*;
-
-    pub(crate) const BACKEND: Value = Value::Text(AUTO);
-    pub(crate) const STARTUP: Value = Value::Seconds(DEFAULT_STARTUP_TIMEOUT);
-    pub(crate) const IDLE: Value = Value::Seconds(DEFAULT_IDLE_TIMEOUT);
-    pub(crate) const ITERATION: Value = Value::Seconds(DEFAULT_ITERATION_TIMEOUT);
-    pub(crate) const GRACE: Value = Value::Seconds(DEFAULT_EXIT_GRACE);
-    pub(crate) const PROMISE: Value = Value::Text(DEFAULT_COMPLETION_PROMISE);
-    pub(crate) const ITERATIONS: Value = Value::Count(DEFAULT_MAX_ITERATIONS);
-    pub(crate) const RUNTIME: Value = Value::Seconds(DEFAULT_MAX_RUNTIME);
-    pub(crate) const FAILURES: Value = Value::Count(DEFAULT_MAX_CONSECUTIVE_FAILURES);
-    pub(crate) const STARTING_EVENT: Value = Value::Text(TASK_START);
-    pub(crate) const SCRATCHPAD: Value = Value::Text(DEFAULT_SCRATCHPAD);
-    pub(crate) const SPECS_DIR: Value = Value::Text(DEFAULT_SPECS_DIR);
-    pub(crate) const PROMPT_FILE: &str = DEFAULT_PROMPT_FILE;
-    pub(crate) const BACKENDS: fn() -> Vec<&'static str> = super::backend_choices;
-    pub(crate) const BUILTIN_BACKENDS: fn() -> Vec<&'static str> = super::builtin_backends;
-    pub(crate) const PROMPT_MODES: fn() -> Vec<&'static str> = super::prompt_modes;
-    pub(crate) const OUTPUT_FORMATS: fn() -> Vec<&'static str> = super::output_formats;
-    pub(crate) const ARG: Value = Value::Text("arg");
-    pub(crate) const TEXT_FORMAT: Value = Value::Text("text");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_written_with_their_default_have_one() {
-        let without: Vec<_> = KEYS
-            .iter()
-            .filter(|k| matches!(k.init, Init::Default) && !matches!(k.default, Default::Value(_)))
-            .map(Key::path)
-            .collect();
-        assert_eq!(without, Vec::<String>::new());
-    }
-
-    #[test]
-    fn no_key_is_declared_twice() {
-        let mut paths: Vec<_> = KEYS.iter().map(Key::path).collect();
-        let declared = paths.len();
-        paths.sort();
-        paths.dedup();
-        assert_eq!(paths.len(), declared);
-    }
-
-    #[test]
-    fn mappings_open_a_section_of_their_own() {
-        // Every `Init::Keys` key has keys under it, and every section but the top one is
-        // opened by a declared key (`hats` and `pricing` open theirs through an id).
-        for key in KEYS.iter().filter(|k| matches!(k.init, Init::Keys)) {
-            assert!(!key.children().is_empty(), "{}", key.path());
-        }
-        for section in Section::ALL {
-            assert!(section.keys().next().is_some(), "{section:?} has no keys");
-        }
-    }
-
-    #[test]
-    fn each_dump_accessor_reads_the_part_its_section_describes() {
-        for key in KEYS {
-            let fits = match key.dump {
-                Dump::Skip => true,
-                Dump::Keys => Section::opened_by(key).is_some(),
-                Dump::Hats => key.path() == "hats",
-                Dump::Prices => key.path() == "pricing",
-                Dump::Config(_) => matches!(
-                    key.section,
-                    Section::Top
-                        | Section::Cli
-                        | Section::EventLoop
-                        | Section::Core
-                        | Section::Scratchpad
-                ),
-                Dump::Hat(_) => key.section == Section::Hat,
-                Dump::Backend(_) => key.section == Section::HatBackend,
-                Dump::Price(_) => key.section == Section::Price,
-            };
-            assert!(fits, "{}", key.path());
-        }
-    }
-
-    #[test]
-    fn default_names_are_the_names_ralph_reads() {
-        let text = |v: Value| v.yaml();
-        assert_eq!(text(defaults::ARG), PromptMode::Arg.name());
-        assert_eq!(
-            text(defaults::TEXT_FORMAT),
-            ralph_stream::StreamFormat::Text.name()
-        );
-    }
-}
+/// Every key ralph reads. Not reformatted by rustfmt, so that each entry stays one
+/// compact unit.
+#[rustfmt::skip]
+pub static KEYS: &[Key] = &[
+    // The top level.
+    key(Top, "cli", Type::Mapping, Keys, "Which agent ralph runs, and how.", Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "event_loop", Type::Mapping, Keys,
+        "The task, how the agent says it is done, and the limits that stop the loop.",
+        Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "core", Type::Mapping, Keys,
+        "Files and rules shared by every iteration.", Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "hats", Type::NamedMappings("hat ids"), Unset("no hats: one agent does the whole task"),
+        "Roles that hand the work over through events: each event goes to the one hat that \
+         triggers on it.",
+        Init::Block {
+            example: EXAMPLE_HATS,
+            note: "To use the example below, uncomment it and set `event_loop.starting_event` \
+                   to `work.start`.",
+        },
+        Dump::Hats,
+        Read::Hats),
+    key(Top, "pricing", Type::NamedMappings("model names"), Unset("ralph's built-in list prices"),
+        "Model prices for agents that count tokens but report no cost (Codex, Gemini CLI); \
+         in US dollars per million tokens, they override and extend ralph's built-in list \
+         prices.",
+        Init::Block {
+            example: EXAMPLE_PRICING,
+            note: "`cache_read` and `cache_write` default to `input`. Codex never names its model in its output: ralph prices it as the model its \
+                   `args` ask for (`-m NAME`).",
+        },
+        Dump::Prices,
+        Read::Prices),
+    // cli
+    key(Cli, "backend", Type::Choice(d::BACKENDS), value(d::BACKEND),
+        "The agent to run; `auto` takes the first one installed, in `backend_priority` order.",
+        Init::Backend,
+        Dump::Config(|c| Some(string(c.agent.backend.kind().map_or(AUTO, |k| k.name())))),
+        Read::Layer(|dec, f, c| c.cli.backend = read::backend_choice(dec, f))),
+    key(Cli, "command", Type::NonEmptyText, Unset("the backend's own program"),
+        "The program to run: required for `custom`; for another backend, its program's name \
+         or path.",
+        Init::ForCustom("my-agent"),
+        Dump::Config(|c| match &c.agent.backend {
+            AgentBackend::Builtin { command, .. } => command.as_deref().map(string),
+            AgentBackend::Custom(custom) => Some(string(&custom.command)),
+            AgentBackend::Auto => None,
+        }),
+        Read::Layer(|dec, f, c| c.cli.command = dec.nonempty_string(f, read::COMMAND_WHY))),
+    key(Cli, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
+        "Custom backend only: pass the prompt as the last argument, or on standard input.",
+        Init::ForCustom("arg"),
+        Dump::Config(|c| cli_custom(c).map(|b| string(b.prompt_mode.name()))),
+        Read::Layer(|dec, f, c| c.cli.prompt_mode = read::prompt_mode(dec, f))),
+    key(Cli, "prompt_flag", Type::NonEmptyText, Unset("the prompt is the last argument"),
+        "Custom backend only: the flag written before the prompt argument.",
+        Init::Example("--prompt"),
+        Dump::Config(|c| cli_custom(c)?.prompt_flag.as_deref().map(string)),
+        Read::Layer(|dec, f, c| c.cli.prompt_flag = dec.nonempty_string(f, read::PROMPT_FLAG_WHY))),
+    key(Cli, "output_format", Type::Choice(d::OUTPUT_FORMATS), value(d::TEXT_FORMAT),
+        "Custom backend only: how to read its output (plain text, or an agent's JSON stream).",
+        Init::ForCustom("text"),
+        Dump::Config(|c| cli_custom(c).map(|b| string(b.output_format.name()))),
+        Read::Layer(|dec, f, c| c.cli.output_format = read::output_format(dec, f))),
+    key(Cli, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments appended to the agent's command line, such as `[\"--model\", \"NAME\"]`.",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.agent.args))),
+        Read::Layer(|dec, f, c| c.cli.args = dec.plain_strings(f))),
+    key(Cli, STARTUP_TIMEOUT, Type::Seconds, value(d::STARTUP),
+        "Stop the agent if it prints nothing at all within this many seconds of starting.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.startup))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, IDLE_TIMEOUT, Type::Seconds, value(d::IDLE),
+        "Stop the agent after this many seconds without output (longer than the tool calls \
+         it runs silently).",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.idle))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, ITERATION_TIMEOUT, Type::Seconds, value(d::ITERATION),
+        "Stop the agent when one iteration takes longer than this many seconds.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.iteration))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, EXIT_GRACE, Type::Seconds, value(d::GRACE),
+        "Seconds an agent that has emitted its final event may take to exit.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.exit_grace))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.exit_grace_seconds = read::seconds(dec, f))),
+    key(Cli, "pty", Type::Bool, value(Value::Bool(false)),
+        "Run the agent on a pseudo-terminal instead of pipes, for an agent that needs one.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.agent.pty))),
+        Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),
+    key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
+        "The backends `auto` tries, in order (`custom` cannot be detected).",
+        Init::Default,
+        Dump::Config(|c| Some(Yaml::Sequence(c.backend_priority.iter().map(|k| string(k.name())).collect()))),
+        Read::Layer(|dec, f, c| c.cli.backend_priority = read::backend_priority(dec, f))),
+    // event_loop
+    key(EventLoop, "prompt", Type::NonEmptyText,
+        Unset("the prompt file"),
+        "The task, written inline (`-p` on the command line replaces it and `prompt_file`).",
+        Init::Example("\"Add a dark mode to the settings page.\""),
+        Dump::Config(|c| match c.event_loop.prompt.as_ref()? {
+            Prompt { source: PromptSource::Inline, text } => Some(string(text)),
+            Prompt { source: PromptSource::File(_), .. } => None,
+        }),
+        Read::Layer(|dec, f, c| c.event_loop.prompt = dec.nonempty_string(f, "write the task, or remove the key"))),
+    key(EventLoop, "prompt_file", Type::Path,
+        Unset("`PROMPT.md` next to the project config, if it exists"),
+        "A file holding the task, relative to this config file (`-P` replaces it and `prompt`).",
+        Init::Example(d::PROMPT_FILE),
+        Dump::Config(|c| match &c.event_loop.prompt.as_ref()?.source {
+            PromptSource::File(path) => Some(path_value(path)),
+            PromptSource::Inline => None,
+        }),
+        Read::Layer(|dec, f, c| c.event_loop.prompt_file = read::prompt_file(dec, f))),
+    key(EventLoop, "completion_promise", Type::Topic, value(d::PROMISE),
+        "The topic the agent emits (`ralph emit TOPIC`) when the task is done; the loop ends \
+         there.",
+        Init::Default,
+        Dump::Config(|c| Some(string(&c.event_loop.completion_promise))),
+        Read::Layer(|dec, f, c| c.event_loop.completion_promise = read::completion_promise(dec, f))),
+    key(EventLoop, "max_iterations", Type::Count, value(d::ITERATIONS),
+        "Stop the loop after this many iterations.",
+        Init::Default,
+        Dump::Config(|c| Some(int(c.event_loop.max_iterations.into()))),
+        Read::Layer(|dec, f, c| c.event_loop.max_iterations = read::count(dec, f))),
+    key(EventLoop, "max_runtime_seconds", Type::Seconds, value(d::RUNTIME),
+        "Stop the loop once it has run this many seconds.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.event_loop.max_runtime))),
+        Read::Layer(|dec, f, c| c.event_loop.max_runtime_seconds = read::seconds(dec, f))),
+    key(EventLoop, "max_cost_usd", Type::Dollars, Unset("no cost limit"),
+        "Stop the loop once the agents' cost reaches this many US dollars.",
+        Init::Example("10.0"),
+        Dump::Config(|c| c.event_loop.max_cost_usd.map(number)),
+        Read::Layer(|dec, f, c| c.event_loop.max_cost_usd = dec.positive_number(f))),
+    key(EventLoop, "max_consecutive_failures", Type::Count, value(d::FAILURES),
+        "Stop the loop after this many failed iterations in a row.",
+        Init::Default,
+        Dump::Config(|c| Some(int(c.event_loop.max_consecutive_failures.into()))),
+        Read::Layer(|dec, f, c| c.event_loop.max_consecutive_failures = read::count(dec, f))),
+    key(EventLoop, "starting_event", Type::Topic, value(d::STARTING_EVENT),
+        "The topic ralph publishes to start the run (with hats, the first hat triggers on it).",
+        Init::Default,
+        Dump::Config(|c| Some(string(&c.event_loop.starting_event))),
+        Read::Layer(|dec, f, c| c.event_loop.starting_event = dec.topic(f))),
+    key(EventLoop, "required_events", Type::Topics, value(Value::EmptyList),
+        "Topics that must all have been emitted before completion is accepted.",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.event_loop.required_events))),
+        Read::Layer(|dec, f, c| c.event_loop.required_events = dec.topics(f))),
+    // core
+    key(Core, "scratchpad", Type::PathOrMapping, Keys,
+        "Notes the agent keeps between iterations (each starts with a fresh context); a path \
+         alone means `{enabled: true, path: PATH}`.",
+        Init::Keys,
+        Dump::Keys,
+        Read::Scratchpad),
+    key(Scratchpad, "enabled", Type::Bool, value(Value::Bool(true)),
+        "Whether the agent keeps a scratchpad.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.core.scratchpad.is_some()))),
+        Read::Layer(|dec, f, c| c.core.scratchpad.enabled = dec.boolean(f))),
+    key(Scratchpad, "path", Type::Path, value(d::SCRATCHPAD),
+        "The scratchpad file, relative to the workspace.",
+        Init::Default,
+        Dump::Config(|c| c.core.scratchpad.as_deref().map(path_value)),
+        Read::Layer(|dec, f, c| c.core.scratchpad.path = dec.path(f, read::SCRATCHPAD_WHY))),
+    key(Core, "guardrails", Type::Strings, value(Value::EmptyList),
+        "Rules repeated in every prompt, such as `Run the tests before every commit.`",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.core.guardrails))),
+        Read::Layer(|dec, f, c| c.core.guardrails = dec.plain_strings(f))),
+    key(Core, "specs_dir", Type::Path, value(d::SPECS_DIR),
+        "Where `ralph plan` writes specs, relative to the workspace.",
+        Init::Default,
+        Dump::Config(|c| Some(path_value(&c.core.specs_dir))),
+        Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, "name the directory, or remove the key"))),
+    // hats.<id>
+    key(Hat, "name", Type::NonEmptyText, Unset("the hat id"),
+        "The name shown in ralph's output.", Init::InExample,
+        Dump::Hat(|h| Some(string(&h.name))),
+        Read::Hat(|dec, f, h| h.name = dec.nonempty_string(f, "name the hat, or remove the key to use its id"))),
+    key(Hat, "description", Type::NonEmptyText, Required,
+        "One line saying what the hat does (the agent reads it to know which hat handles what).",
+        Init::InExample,
+        Dump::Hat(|h| Some(string(&h.description))),
+        Read::Own),
+    key(Hat, "triggers", Type::Topics, value(Value::EmptyList),
+        "The topics this hat handles; a topic triggers one hat only.", Init::InExample,
+        Dump::Hat(|h| Some(strings(&h.triggers))),
+        Read::Hat(|dec, f, h| h.triggers = read::triggers(dec, f, &h.id.value))),
+    key(Hat, "publishes", Type::Topics, value(Value::EmptyList),
+        "The topics this hat may emit.", Init::InExample,
+        Dump::Hat(|h| Some(strings(&h.publishes))),
+        Read::Hat(|dec, f, h| h.publishes = dec.topics(f))),
+    key(Hat, "instructions", Type::Text, value(Value::Text("\"\"")),
+        "What the agent is told to do while wearing this hat.", Init::InExample,
+        Dump::Hat(|h| (!h.instructions.is_empty()).then(|| string(&h.instructions))),
+        Read::Hat(|dec, f, h| h.instructions = dec.string(f))),
+    key(Hat, "backend", Type::BackendOrMapping, Unset("`cli.backend`"),
+        "The agent this hat runs: a backend name, `{type: NAME, args: [...]}`, or \
+         `{command: PROGRAM, ...}`.",
+        Init::InExample,
+        Dump::Keys,
+        Read::Own),
+    key(Hat, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments appended to whichever backend the hat runs.", Init::InExample,
+        Dump::Hat(|h| (!h.args.is_empty()).then(|| strings(&h.args))),
+        Read::Hat(|dec, f, h| h.args = dec.plain_strings(f))),
+    key(Hat, "backend_args", Type::Strings, value(Value::EmptyList),
+        "Another name for `args` (set one of the two).", Init::InExample,
+        Dump::Skip,
+        Read::Hat(|dec, f, h| read::backend_args(dec, f, &mut h.args))),
+    key(Hat, "default_publishes", Type::Topic, Unset("nothing is published for it"),
+        "The topic published for the hat when its agent succeeds without emitting one.",
+        Init::InExample,
+        Dump::Hat(|h| h.default_publishes.as_deref().map(string)),
+        Read::Hat(|dec, f, h| h.default_publishes = dec.topic(f))),
+    key(Hat, "max_activations", Type::Count, Unset("no limit"),
+        "How many times the hat may run; after that ralph publishes `<id>.exhausted` instead.",
+        Init::InExample,
+        Dump::Hat(|h| h.max_activations.map(|n| int(n.into()))),
+        Read::Hat(|dec, f, h| h.max_activations = read::count(dec, f))),
+    key(Hat, STARTUP_TIMEOUT, Type::Seconds, Unset("`cli.startup_timeout_seconds`"),
+        "Overrides `cli.startup_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.startup))),
+        Read::Hat(|dec, f, h| h.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, IDLE_TIMEOUT, Type::Seconds, Unset("`cli.idle_timeout_seconds`"),
+        "Overrides `cli.idle_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.idle))),
+        Read::Hat(|dec, f, h| h.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, ITERATION_TIMEOUT, Type::Seconds, Unset("`cli.iteration_timeout_seconds`"),
+        "Overrides `cli.iteration_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.iteration))),
+        Read::Hat(|dec, f, h| h.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, EXIT_GRACE, Type::Seconds, Unset("`cli.exit_grace_seconds`"),
+        "Overrides `cli.exit_grace_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.exit_grace))),
+        Read::Hat(|dec, f, h| h.deadlines.exit_grace_seconds = read::seconds(dec, f))),
+    key(Hat, "pty", Type::Bool,
+        Unset("`cli.pty` if the hat runs `cli.backend`'s program, else `false`"),
+        "Run this hat's agent on a pseudo-terminal.", Init::InExample,
+        Dump::Hat(|h| Some(boolean(h.pty))),
+        Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
+    // hats.<id>.backend
+    key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset("one of `type` and `command` is required"),
+        "A built-in backend.", Init::InExample,
+        Dump::Backend(|b| match b {
+            HatBackend::Builtin { kind, .. } => Some(string(kind.name())),
+            HatBackend::Custom { .. } => None,
+        }),
+        Read::Own),
+    key(Section::HatBackend, "command", Type::NonEmptyText, Unset("one of `type` and `command` is required"),
+        "A custom program instead of a built-in backend.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(&c.command))),
+        Read::Own),
+    key(Section::HatBackend, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
+        "With `command`: pass the prompt as the last argument, or on standard input.",
+        Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(c.prompt_mode.name()))),
+        Read::Own),
+    key(Section::HatBackend, "prompt_flag", Type::NonEmptyText, Unset("the prompt is the last argument"),
+        "With `command`: the flag written before the prompt argument.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b)?.prompt_flag.as_deref().map(string)),
+        Read::Own),
+    key(Section::HatBackend, "output_format", Type::Choice(d::OUTPUT_FORMATS), value(d::TEXT_FORMAT),
+        "With `command`: how to read the program's output.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(c.output_format.name()))),
+        Read::Own),
+    key(Section::HatBackend, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments for this backend (the hat's own `args` follow them).", Init::InExample,
+        Dump::Backend(|b| match b {
+            HatBackend::Builtin { args, .. } | HatBackend::Custom { args, .. } => Some(strings(args)),
+        }),
+        Read::Own),
+    // pricing.<model>
+    key(Price, "input", Type::PricePerMillion, Required,
+        "US dollars per million input tokens.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.input))),
+        Read::Own),
+    key(Price, "output", Type::PricePerMillion, Required,
+        "US dollars per million output tokens.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.output))),
+        Read::Own),
+    key(Price, "cache_read", Type::PricePerMillion, Unset("the `input` price"),
+        "US dollars per million tokens read from the prompt cache.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.cache_read))),
+        Read::Own),
+    key(Price, "cache_write", Type::PricePerMillion, Unset("the `input` price"),
+        "US dollars per million tokens written to the prompt cache.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.cache_write))),
+        Read::Own),
+];

@@ -16,10 +16,12 @@
 //!
 //! [`load`] runs the three stages over the real files.
 //!
-//! Every key is declared once, in [`keys`] (its section, type, default, doc line and
-//! how `ralph init` writes it): the keys each mapping accepts, the "did you mean"
-//! suggestions, the `ralph init` template ([`init_template`]) and the configuration
-//! reference `docs/config.md` ([`reference()`]) all come from that table.
+//! Every key is declared once, in the table [`KEYS`] (`keys.rs`): its section, type,
+//! default, doc line, how `ralph init` writes it, how the decoder reads it and how
+//! `--dry-run` dumps it. The keys each mapping accepts, the "did you mean" suggestions,
+//! decoding, the `ralph init` template ([`init_template`]), the `--dry-run` dump and the
+//! configuration reference `docs/config.md` ([`reference()`]) all come from that table;
+//! layering is derived field by field from the raw structs (`raw.rs`).
 
 mod choice;
 mod decode;
@@ -28,7 +30,8 @@ mod decode_pricing;
 mod describe;
 mod dump;
 mod error;
-pub mod keys;
+pub mod key;
+mod keys;
 mod load;
 mod merge;
 mod node;
@@ -36,6 +39,7 @@ mod origin;
 mod overrides;
 mod raw;
 mod read;
+mod reference;
 mod resolve;
 mod resolved;
 mod suggest;
@@ -43,10 +47,14 @@ mod template;
 mod unsupported;
 mod yaml_value;
 
+#[cfg(test)]
+mod keys_tests;
+
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
-pub use keys::{EXAMPLE_HATS, KEYS, Key, Section, reference};
+pub use key::{Key, Section};
+pub use keys::{EXAMPLE_HATS, KEYS};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
@@ -55,6 +63,7 @@ pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice,
     RawScratchpad, SpannedList,
 };
+pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
 pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,

@@ -15,10 +15,9 @@ use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
 use super::describe::{describe, expected, type_hint};
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
-use super::keys::Section as Keys;
 use super::origin::{Origin, Spanned};
 use super::suggest::closest;
-use super::unsupported::{self, Impact, Unsupported};
+use super::unsupported::{Impact, Unsupported};
 use crate::topic::validate_topic;
 
 pub(crate) type Node<'a> = MarkedYaml<'a>;
@@ -81,13 +80,18 @@ fn marker_origin(file: &Arc<Path>, line: usize, col: usize) -> Origin {
     }
 }
 
-/// What a mapping may contain: the keys declared for its section (see
-/// [`super::keys`]), and the upstream keys ralph knows about but does not implement.
+/// What a mapping may contain (built from the key table by
+/// `keys::Section::schema`).
 pub(crate) struct Schema<'s> {
     /// The mapping's dotted path (`cli`, `hats.builder`), empty for the top level.
     pub(crate) path: &'s str,
-    /// Which declared keys it holds.
-    pub(crate) keys: Keys,
+    /// The keys ralph reads.
+    pub(crate) keys: Vec<&'static str>,
+    /// Upstream keys ralph knows about but does not implement.
+    pub(crate) unsupported: &'static [Unsupported],
+    /// The dotted paths of other sections' keys, to suggest
+    /// `event_loop.max_iterations` for a `max_iterations` written under `cli`.
+    pub(crate) elsewhere: Vec<String>,
 }
 
 impl Schema<'_> {
@@ -253,23 +257,22 @@ impl Decoder {
                 node,
                 ConfigErrorKind::NotAMapping {
                     found: describe(node),
+                    sections: schema.keys.clone(),
                 },
             );
             return None;
         }
         let entries = self.keyed_entries(node, schema.path)?;
-        let known = schema.keys.names();
-        let unsupported = unsupported::of(schema.keys);
         let mut fields = Vec::with_capacity(entries.len());
         for (name, key_node, value) in entries {
             let name = name.as_str();
-            if known.contains(&name) {
+            if schema.keys.contains(&name) {
                 fields.push(Field {
                     path: schema.key_path(name),
                     key: key_node,
                     value,
                 });
-            } else if let Some(entry) = unsupported.iter().find(|u| u.key == name) {
+            } else if let Some(entry) = schema.unsupported.iter().find(|u| u.key == name) {
                 self.unsupported(key_node, value, schema, entry);
             } else if name == "<<" {
                 self.error(
@@ -284,8 +287,8 @@ impl Decoder {
                     ConfigErrorKind::UnknownKey {
                         key: name.to_owned(),
                         place: schema.place(),
-                        suggestion: suggest_key(name, schema, &known),
-                        expected: known.clone(),
+                        suggestion: suggest_key(name, schema),
+                        expected: schema.keys.clone(),
                     },
                 );
             }
@@ -503,20 +506,16 @@ impl Decoder {
     }
 }
 
-/// A close key of the same mapping, else the same key in another section (for
-/// sections that suggest across, see [`Keys::suggests_across`]).
-fn suggest_key(name: &str, schema: &Schema<'_>, known: &[&'static str]) -> Option<String> {
-    closest(name, known.iter().copied())
+/// A close key of the same mapping, else the same key in another section.
+fn suggest_key(name: &str, schema: &Schema<'_>) -> Option<String> {
+    closest(name, schema.keys.iter().copied())
         .map(str::to_owned)
         .or_else(|| {
-            if !schema.keys.suggests_across() {
-                return None;
-            }
-            Keys::ALL
-                .into_iter()
-                .filter(|s| s.suggests_across() && *s != schema.keys)
-                .find(|s| s.keys().any(|k| k.name == name))
-                .map(|s| join_path(s.path(), name))
+            schema
+                .elsewhere
+                .iter()
+                .find(|path| path.rsplit('.').next() == Some(name))
+                .cloned()
         })
 }
 

@@ -153,6 +153,26 @@ pub struct RawHat {
     pub pty: Option<Spanned<bool>>,
 }
 
+impl RawHat {
+    /// A hat that sets nothing yet.
+    pub(crate) fn new(id: Spanned<String>) -> Self {
+        RawHat {
+            id,
+            name: None,
+            description: None,
+            triggers: None,
+            publishes: None,
+            instructions: None,
+            backend: None,
+            args: None,
+            default_publishes: None,
+            max_activations: None,
+            deadlines: RawDeadlines::default(),
+            pty: None,
+        }
+    }
+}
+
 /// `hats.<id>.backend`, in its three forms.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RawHatBackend {

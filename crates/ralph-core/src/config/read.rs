@@ -1,17 +1,20 @@
-//! Readers of the values several sections share (counts, deadlines, backend names,
-//! closed choices), used by [`super::decode`] and [`super::decode_hat`] alike.
+//! The readers the key table's entries use for their values (counts, seconds, backend
+//! names, closed choices, topics with rules of their own), beyond the plain ones of
+//! [`super::node::Decoder`].
+
+use std::path::PathBuf;
 
 use ralph_agent::BackendKind;
 use ralph_stream::StreamFormat;
-use saphyr::YamlData;
+use saphyr::{Scalar, YamlData};
 
 use super::choice::{BackendChoice, PromptMode};
 use super::error::{ConfigError, ConfigErrorKind};
-use super::keys::{EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, STARTUP_TIMEOUT};
 use super::node::{Decoder, Field, Node};
 use super::origin::Spanned;
-use super::raw::RawDeadlines;
+use super::raw::SpannedList;
 use super::suggest::closest;
+use crate::topic::RESERVED_TRIGGERS;
 
 /// Smallest count or number of seconds a limit or deadline accepts: zero would stop
 /// the loop (or the agent) before it starts.
@@ -23,20 +26,94 @@ pub(crate) fn count(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u32>
         .map(|n| n.map(|v| u32::try_from(v).unwrap_or(u32::MAX)))
 }
 
-/// Reads the four deadline keys through `take` (a section's `take`).
-pub(crate) fn deadlines<'a>(
-    dec: &mut Decoder,
-    take: &mut dyn FnMut(&str) -> Option<Field<'a>>,
-) -> RawDeadlines {
-    let [startup, idle, iteration, grace] =
-        [STARTUP_TIMEOUT, IDLE_TIMEOUT, ITERATION_TIMEOUT, EXIT_GRACE]
-            .map(|key| take(key).and_then(|f| dec.uint(&f, MIN_LIMIT, u64::MAX)));
-    RawDeadlines {
-        startup_timeout_seconds: startup,
-        idle_timeout_seconds: idle,
-        iteration_timeout_seconds: iteration,
-        exit_grace_seconds: grace,
+/// A number of seconds (a deadline, the runtime limit): at least one.
+pub(crate) fn seconds(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u64>> {
+    dec.uint(field, MIN_LIMIT, u64::MAX)
+}
+
+/// What an empty `command` is told.
+pub(crate) const COMMAND_WHY: &str = "name the program to run, or remove the key";
+/// What an empty `prompt_flag` is told.
+pub(crate) const PROMPT_FLAG_WHY: &str =
+    "name the flag, or remove the key to pass the prompt as the last argument";
+/// What an empty scratchpad path is told.
+pub(crate) const SCRATCHPAD_WHY: &str = "name the file, or remove the key";
+
+/// `event_loop.prompt_file`, joined to the directory of the file that names it.
+pub(crate) fn prompt_file(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<PathBuf>> {
+    dec.path(field, "name the file holding the task, or remove the key")
+        .map(|p| {
+            let base = p.origin.base_dir().unwrap_or_default();
+            p.map(|path| base.join(path))
+        })
+}
+
+/// A completion promise is emitted as a topic (`ralph emit LOOP_COMPLETE`), so it
+/// must be one.
+pub(crate) fn completion_promise(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<String>> {
+    if matches!(&field.value.data, YamlData::Value(Scalar::String(s)) if s.trim().is_empty()) {
+        dec.error(
+            field.value,
+            ConfigErrorKind::Empty {
+                key: field.path.clone(),
+                why: EMPTY_PROMISE_WHY,
+            },
+        );
+        return None;
     }
+    dec.topic(field)
+}
+
+const EMPTY_PROMISE_WHY: &str =
+    "the agent could never signal that the task is done; remove the key to use the default";
+
+/// A hat's `triggers`: topics, none of them one ralph publishes itself.
+pub(crate) fn triggers(
+    dec: &mut Decoder,
+    field: &Field<'_>,
+    hat: &str,
+) -> Option<SpannedList<String>> {
+    let triggers = dec.topics(field);
+    for topic in triggers.iter().flat_map(|t| &t.value) {
+        if RESERVED_TRIGGERS.contains(&topic.value.as_str()) {
+            dec.errors.push(ConfigError::new(
+                topic.origin.clone(),
+                ConfigErrorKind::ReservedTrigger {
+                    hat: hat.to_owned(),
+                    topic: topic.value.clone(),
+                },
+            ));
+        }
+    }
+    triggers
+}
+
+/// A hat's `backend_args`, the alias of its `args` (read before it): setting both is
+/// an error, and neither is kept.
+pub(crate) fn backend_args(
+    dec: &mut Decoder,
+    field: &Field<'_>,
+    args: &mut Option<Spanned<Vec<String>>>,
+) {
+    let alias = dec.plain_strings(field);
+    *args = match (args.take(), alias) {
+        (Some(a), Some(b)) => {
+            let hat = field
+                .path
+                .strip_suffix(".backend_args")
+                .unwrap_or(&field.path);
+            dec.errors.push(ConfigError::new(
+                b.origin,
+                ConfigErrorKind::Conflict {
+                    key: field.path.clone(),
+                    other_key: format!("{hat}.args"),
+                    other: a.origin,
+                },
+            ));
+            None
+        }
+        (a, b) => a.or(b),
+    };
 }
 
 pub(crate) fn backend_choice(

@@ -5,7 +5,7 @@
 use ralph_agent::BackendKind;
 
 use super::choice::BackendChoice;
-use super::keys::{Default, Init, Key, Section};
+use super::key::{Default, Init, Key, Section};
 
 /// The widest a comment line of the template gets (wider doc lines are wrapped).
 const COMMENT_WIDTH: usize = 88;

@@ -15,8 +15,6 @@
 
 use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
-use super::keys::Section;
-
 /// How much ignoring a key matters, judged from its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Impact {
@@ -161,20 +159,8 @@ fn adapters_impact(node: &Node<'_>) -> Impact {
 
 const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so nothing changes";
 
-/// The unsupported keys of `section`'s mappings.
-pub(crate) fn of(section: Section) -> &'static [Unsupported] {
-    match section {
-        Section::Top => TOP_LEVEL,
-        Section::Cli => CLI,
-        Section::EventLoop => EVENT_LOOP,
-        Section::Hat => HAT,
-        Section::HatBackend => HAT_BACKEND,
-        Section::Core | Section::Scratchpad | Section::Price => &[],
-    }
-}
-
 /// Top-level keys.
-const TOP_LEVEL: &[Unsupported] = &[
+pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "memories",
         warning_unless_disabled,
@@ -296,7 +282,7 @@ const TOP_LEVEL: &[Unsupported] = &[
 ];
 
 /// Keys under `cli`.
-const CLI: &[Unsupported] = &[
+pub(crate) const CLI: &[Unsupported] = &[
     entry(
         "default_mode",
         error_unless_autonomous,
@@ -320,7 +306,7 @@ const CLI: &[Unsupported] = &[
 ];
 
 /// Keys under `event_loop`.
-const EVENT_LOOP: &[Unsupported] = &[
+pub(crate) const EVENT_LOOP: &[Unsupported] = &[
     entry(
         "cooldown_delay_seconds",
         warning_unless_zero,
@@ -365,7 +351,7 @@ const EVENT_LOOP: &[Unsupported] = &[
 ];
 
 /// Keys under `hats.<id>`.
-const HAT: &[Unsupported] = &[
+pub(crate) const HAT: &[Unsupported] = &[
     entry(
         "disallowed_tools",
         error_unless_empty,
@@ -400,7 +386,7 @@ const HAT: &[Unsupported] = &[
 ];
 
 /// Keys under `hats.<id>.backend` (mapping form).
-const HAT_BACKEND: &[Unsupported] = &[entry(
+pub(crate) const HAT_BACKEND: &[Unsupported] = &[entry(
     "agent",
     error,
     "ralph would run the backend's default agent instead; pass the agent through `args`",
@@ -414,37 +400,6 @@ mod tests {
     fn impact_of(f: fn(&Node<'_>) -> Impact, yaml: &str) -> Impact {
         let docs = saphyr::MarkedYaml::load_from_str(yaml).unwrap();
         f(&docs[0])
-    }
-
-    /// The keys named in backquotes in the messages (`cli.backend`, `cli.pty: true`).
-    fn named_keys(why: &str) -> Vec<String> {
-        why.split('`')
-            .skip(1)
-            .step_by(2)
-            .filter_map(|quoted| {
-                let key = quoted.split([':', ' ']).next()?;
-                ["cli.", "event_loop.", "core."]
-                    .iter()
-                    .any(|p| key.starts_with(p))
-                    .then(|| key.to_owned())
-            })
-            .collect()
-    }
-
-    #[test]
-    fn unsupported_keys_are_not_declared_keys_and_point_at_declared_ones() {
-        let declared: Vec<String> = crate::config::keys::KEYS.iter().map(|k| k.path()).collect();
-        for section in Section::ALL {
-            let known = section.names();
-            for entry in of(section) {
-                assert!(!known.contains(&entry.key), "{:?}.{}", section, entry.key);
-                for named in named_keys(entry.why) {
-                    assert!(declared.contains(&named), "`{}` names `{named}`", entry.key);
-                }
-            }
-        }
-        // The check reads the messages as intended.
-        assert_eq!(named_keys(CLI[2].why), ["cli.pty"]);
     }
 
     #[test]
