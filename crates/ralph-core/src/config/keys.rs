@@ -147,6 +147,9 @@ fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
 use Default::{Keys, Required, Unset};
 use Section::{Cli, Core, EventLoop, Hat, Price, Scratchpad, Top};
 
+/// A hat backend's mapping form needs one of these two keys.
+const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
+
 const fn value(v: Value) -> Default {
     Default::Value(v)
 }
@@ -168,7 +171,8 @@ pub static KEYS: &[Key] = &[
         "Files and rules shared by every iteration.", Init::Keys,
         Dump::Keys,
         Read::Keys),
-    key(Top, "hats", Type::NamedMappings("hat ids"), Unset("no hats: one agent does the whole task"),
+    key(Top, "hats", Type::NamedMappings("hat ids"),
+        Unset("no hats: one agent does the whole task"),
         "Roles that hand the work over through events: each event goes to the one hat that \
          triggers on it.",
         Init::Block {
@@ -184,7 +188,8 @@ pub static KEYS: &[Key] = &[
          prices.",
         Init::Block {
             example: EXAMPLE_PRICING,
-            note: "`cache_read` and `cache_write` default to `input`. Codex never names its model in its output: ralph prices it as the model its \
+            note: "`cache_read` and `cache_write` default to `input`. Codex never names its \
+                   model in its output: ralph prices it as the model its \
                    `args` ask for (`-m NAME`).",
         },
         Dump::Prices,
@@ -254,7 +259,9 @@ pub static KEYS: &[Key] = &[
     key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
         "The backends `auto` tries, in order (`custom` cannot be detected).",
         Init::Default,
-        Dump::Config(|c| Some(Yaml::Sequence(c.backend_priority.iter().map(|k| string(k.name())).collect()))),
+        Dump::Config(|c| {
+            Some(Yaml::Sequence(c.backend_priority.iter().map(|k| string(k.name())).collect()))
+        }),
         Read::Layer(|dec, f, c| c.cli.backend_priority = read::backend_priority(dec, f))),
     // event_loop
     key(EventLoop, "prompt", Type::NonEmptyText,
@@ -265,7 +272,7 @@ pub static KEYS: &[Key] = &[
             Prompt { source: PromptSource::Inline, text } => Some(string(text)),
             Prompt { source: PromptSource::File(_), .. } => None,
         }),
-        Read::Layer(|dec, f, c| c.event_loop.prompt = dec.nonempty_string(f, "write the task, or remove the key"))),
+        Read::Layer(|dec, f, c| c.event_loop.prompt = dec.nonempty_string(f, read::PROMPT_WHY))),
     key(EventLoop, "prompt_file", Type::Path,
         Unset("`PROMPT.md` next to the project config, if it exists"),
         "A file holding the task, relative to this config file (`-P` replaces it and `prompt`).",
@@ -280,7 +287,9 @@ pub static KEYS: &[Key] = &[
          there.",
         Init::Default,
         Dump::Config(|c| Some(string(&c.event_loop.completion_promise))),
-        Read::Layer(|dec, f, c| c.event_loop.completion_promise = read::completion_promise(dec, f))),
+        Read::Layer(|dec, f, c| {
+            c.event_loop.completion_promise = read::completion_promise(dec, f);
+        })),
     key(EventLoop, "max_iterations", Type::Count, value(d::ITERATIONS),
         "Stop the loop after this many iterations.",
         Init::Default,
@@ -337,12 +346,12 @@ pub static KEYS: &[Key] = &[
         "Where `ralph plan` writes specs, relative to the workspace.",
         Init::Default,
         Dump::Config(|c| Some(path_value(&c.core.specs_dir))),
-        Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, "name the directory, or remove the key"))),
+        Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, read::SPECS_DIR_WHY))),
     // hats.<id>
     key(Hat, "name", Type::NonEmptyText, Unset("the hat id"),
         "The name shown in ralph's output.", Init::InExample,
         Dump::Hat(|h| Some(string(&h.name))),
-        Read::Hat(|dec, f, h| h.name = dec.nonempty_string(f, "name the hat, or remove the key to use its id"))),
+        Read::Hat(|dec, f, h| h.name = dec.nonempty_string(f, read::HAT_NAME_WHY))),
     key(Hat, "description", Type::NonEmptyText, Required,
         "One line saying what the hat does (the agent reads it to know which hat handles what).",
         Init::InExample,
@@ -393,7 +402,8 @@ pub static KEYS: &[Key] = &[
         Dump::Hat(|h| Some(seconds(h.deadlines.idle))),
         Read::Hat(|dec, f, h| h.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
     key(Hat, ITERATION_TIMEOUT, Type::Seconds, Unset("`cli.iteration_timeout_seconds`"),
-        "Overrides `cli.iteration_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        "Overrides `cli.iteration_timeout_seconds` (seconds) for this hat's agent.",
+        Init::InExample,
         Dump::Hat(|h| Some(seconds(h.deadlines.iteration))),
         Read::Hat(|dec, f, h| h.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
     key(Hat, EXIT_GRACE, Type::Seconds, Unset("`cli.exit_grace_seconds`"),
@@ -406,14 +416,14 @@ pub static KEYS: &[Key] = &[
         Dump::Hat(|h| Some(boolean(h.pty))),
         Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
     // hats.<id>.backend
-    key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset("one of `type` and `command` is required"),
+    key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
         "A built-in backend.", Init::InExample,
         Dump::Backend(|b| match b {
             HatBackend::Builtin { kind, .. } => Some(string(kind.name())),
             HatBackend::Custom { .. } => None,
         }),
         Read::Own),
-    key(Section::HatBackend, "command", Type::NonEmptyText, Unset("one of `type` and `command` is required"),
+    key(Section::HatBackend, "command", Type::NonEmptyText, Unset(TYPE_OR_COMMAND),
         "A custom program instead of a built-in backend.", Init::InExample,
         Dump::Backend(|b| hat_custom(b).map(|c| string(&c.command))),
         Read::Own),
@@ -422,18 +432,22 @@ pub static KEYS: &[Key] = &[
         Init::InExample,
         Dump::Backend(|b| hat_custom(b).map(|c| string(c.prompt_mode.name()))),
         Read::Own),
-    key(Section::HatBackend, "prompt_flag", Type::NonEmptyText, Unset("the prompt is the last argument"),
+    key(Section::HatBackend, "prompt_flag", Type::NonEmptyText,
+        Unset("the prompt is the last argument"),
         "With `command`: the flag written before the prompt argument.", Init::InExample,
         Dump::Backend(|b| hat_custom(b)?.prompt_flag.as_deref().map(string)),
         Read::Own),
-    key(Section::HatBackend, "output_format", Type::Choice(d::OUTPUT_FORMATS), value(d::TEXT_FORMAT),
+    key(Section::HatBackend, "output_format", Type::Choice(d::OUTPUT_FORMATS),
+        value(d::TEXT_FORMAT),
         "With `command`: how to read the program's output.", Init::InExample,
         Dump::Backend(|b| hat_custom(b).map(|c| string(c.output_format.name()))),
         Read::Own),
     key(Section::HatBackend, "args", Type::Strings, value(Value::EmptyList),
         "Extra arguments for this backend (the hat's own `args` follow them).", Init::InExample,
         Dump::Backend(|b| match b {
-            HatBackend::Builtin { args, .. } | HatBackend::Custom { args, .. } => Some(strings(args)),
+            HatBackend::Builtin { args, .. } | HatBackend::Custom { args, .. } => {
+                Some(strings(args))
+            }
         }),
         Read::Own),
     // pricing.<model>

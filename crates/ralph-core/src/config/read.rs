@@ -36,6 +36,12 @@ pub(crate) const COMMAND_WHY: &str = "name the program to run, or remove the key
 /// What an empty `prompt_flag` is told.
 pub(crate) const PROMPT_FLAG_WHY: &str =
     "name the flag, or remove the key to pass the prompt as the last argument";
+/// What an empty `event_loop.prompt` is told.
+pub(crate) const PROMPT_WHY: &str = "write the task, or remove the key";
+/// What an empty `core.specs_dir` is told.
+pub(crate) const SPECS_DIR_WHY: &str = "name the directory, or remove the key";
+/// What an empty hat `name` is told.
+pub(crate) const HAT_NAME_WHY: &str = "name the hat, or remove the key to use its id";
 /// What an empty scratchpad path is told.
 pub(crate) const SCRATCHPAD_WHY: &str = "name the file, or remove the key";
 
