@@ -2,7 +2,7 @@
 //! it belongs to.
 
 use super::choice::PromptMode;
-use super::key::{Default, Dump, Init, Key, Read, Section, Value, defaults};
+use super::key::{Default, Dump, Init, Key, Read, Section, Type, Value, defaults};
 use super::keys::KEYS;
 use super::unsupported;
 
@@ -124,4 +124,61 @@ fn default_names_are_the_names_ralph_reads() {
         text(defaults::TEXT_FORMAT),
         ralph_stream::StreamFormat::Text.name()
     );
+}
+
+/// A value of `ty` a reader must accept, and one it must refuse.
+fn samples(ty: Type) -> (String, String) {
+    let pair = |ok: &str, bad: &str| (ok.to_owned(), bad.to_owned());
+    match ty {
+        Type::Bool => pair("true", "yes"),
+        Type::Count | Type::Seconds => pair("3", "0"),
+        Type::Dollars => pair("2.5", "0"),
+        Type::PricePerMillion => pair("0", "-1"),
+        Type::Text => pair("words", "[a]"),
+        Type::NonEmptyText | Type::Path => pair("words", "' '"),
+        Type::Strings => pair("[a, b]", "{a: b}"),
+        Type::Topic => pair("a.b", "a b"),
+        Type::Topics => pair("[a.b, c]", "[a.b, a.b]"),
+        Type::Choice(names) => (names()[0].to_owned(), "nope".to_owned()),
+        Type::BackendList => pair("[pi, codex]", "[custom]"),
+        Type::Mapping | Type::NamedMappings(_) | Type::PathOrMapping | Type::BackendOrMapping => {
+            pair("{}", "5")
+        }
+    }
+}
+
+/// A file that sets `key` to `value` (in a hat `h`, for a hat's key), and the same
+/// file without the key.
+fn file_with(key: &Key, value: &str) -> (String, String) {
+    let (head, indent) = match key.section {
+        Section::Cli => ("cli:\n", "  "),
+        Section::EventLoop => ("event_loop:\n", "  "),
+        Section::Core => ("core:\n", "  "),
+        Section::Scratchpad => ("core:\n  scratchpad:\n", "    "),
+        Section::Hat => ("hats:\n  h:\n    description: d\n", "    "),
+        other => panic!("no sample file for {other:?}"),
+    };
+    let placeholder = format!("{indent}# nothing\n");
+    (
+        format!("{head}{indent}{}: {value}\n", key.name),
+        format!("{head}{placeholder}"),
+    )
+}
+
+#[test]
+fn each_reader_accepts_and_refuses_what_its_type_says() {
+    let parse = |text: &str| super::decode::parse_layer(text, std::path::Path::new("t.yml"));
+    let read_by_table = KEYS
+        .iter()
+        .filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_)));
+    for key in read_by_table {
+        let (ok, bad) = samples(key.ty);
+        let path = key.path().replace("<id>", "h");
+        let (with, without) = file_with(key, &ok);
+        let read = parse(&with).unwrap_or_else(|e| panic!("{path}: {ok}: {e}"));
+        let baseline = parse(&without).expect("baseline").config;
+        assert_ne!(read.config, baseline, "{path} was not read");
+        let errors = parse(&file_with(key, &bad).0).expect_err(&path).to_string();
+        assert!(errors.contains(&format!("`{path}`")), "{path}: {errors}");
+    }
 }
