@@ -1,5 +1,6 @@
-//! From a parsed YAML tree to a [`RawConfig`]: the top level, `cli`, `event_loop` and
-//! `core` (hats live in [`super::decode_hat`], prices in [`super::decode_pricing`]).
+//! From a parsed YAML tree to a [`RawConfig`], walking the key table: each mapping's
+//! keys are taken in table order and read as their entry says (hats are read in
+//! [`super::decode_hat`], prices in [`super::decode_pricing`]).
 //!
 //! Each value is checked on its own here (type, range, topic syntax, known names);
 //! checks that need several layers at once wait for [`super::resolve`].

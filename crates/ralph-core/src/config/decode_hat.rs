@@ -1,5 +1,5 @@
-//! `hats:`: each hat's keys, its backend in any of the three forms, and the rules a
-//! single hat must follow (a description, no reserved triggers).
+//! `hats:`: each hat's keys (read as the key table says), its description (which every
+//! hat needs) and its backend in any of the three forms.
 
 use ralph_agent::BackendKind;
 use saphyr::{Scalar, YamlData};
