@@ -1,6 +1,7 @@
 //! Layering: a later layer overrides an earlier one key by key.
 //!
-//! Each section layers field by field (`raw.rs` derives it for every field), so maps
+//! The layer and each of its sections layer field by field (`raw.rs` derives it for every
+//! field; hats and prices are layered here), so maps
 //! merge deeply (a layer that sets `event_loop.max_iterations` keeps the
 //! `event_loop.prompt_file` of the layer below), lists and scalars replace, and hats
 //! are replaced whole, per hat id. Two pairs of keys travel together because mixing
@@ -18,28 +19,12 @@
 
 use super::choice::BackendChoice;
 use super::decode_pricing::same_model;
-use super::raw::{Layered, RawCli, RawConfig, RawEventLoop, RawHat, RawPrice};
+use super::raw::{Layered, RawCli, RawConfig, RawHat, RawPrice};
 
 /// Merges `over` on top of `base`.
-pub fn merge(base: RawConfig, over: RawConfig) -> RawConfig {
-    RawConfig {
-        cli: merge_cli(base.cli, over.cli),
-        event_loop: merge_event_loop(base.event_loop, over.event_loop),
-        core: base.core.layer(over.core),
-        hats: merge_hats(base.hats, over.hats),
-        pricing: merge_pricing(base.pricing, over.pricing),
-    }
-}
-
-fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
-    let effective = |cli: &RawCli| {
-        cli.backend
-            .as_ref()
-            .map_or(BackendChoice::Auto, |b| b.value)
-    };
-    let switches_backend = over.backend.is_some() && effective(&over) != effective(&base);
-    let base = if switches_backend {
-        RawCli {
+pub fn merge(mut base: RawConfig, over: RawConfig) -> RawConfig {
+    if switches_backend(&base.cli, &over.cli) {
+        base.cli = RawCli {
             backend: None,
             command: None,
             args: None,
@@ -47,45 +32,54 @@ fn merge_cli(base: RawCli, over: RawCli) -> RawCli {
             prompt_flag: None,
             output_format: None,
             pty: None,
-            ..base
-        }
-    } else {
-        base
-    };
+            ..base.cli
+        };
+    }
+    let el = &over.event_loop;
+    if el.prompt.is_some() || el.prompt_file.is_some() {
+        base.event_loop.prompt = None;
+        base.event_loop.prompt_file = None;
+    }
     base.layer(over)
 }
 
-fn merge_event_loop(mut base: RawEventLoop, over: RawEventLoop) -> RawEventLoop {
-    if over.prompt.is_some() || over.prompt_file.is_some() {
-        base.prompt = None;
-        base.prompt_file = None;
-    }
-    base.layer(over)
+/// Whether `over` names a backend other than the one `base` runs.
+fn switches_backend(base: &RawCli, over: &RawCli) -> bool {
+    let effective = |cli: &RawCli| {
+        cli.backend
+            .as_ref()
+            .map_or(BackendChoice::Auto, |b| b.value)
+    };
+    over.backend.is_some() && effective(over) != effective(base)
 }
 
 /// A hat from a later layer replaces the earlier hat with the same id in place; new
 /// hats follow in their layer's order.
-fn merge_hats(mut base: Vec<RawHat>, over: Vec<RawHat>) -> Vec<RawHat> {
-    for hat in over {
-        match base.iter_mut().find(|h| h.id.value == hat.id.value) {
-            Some(slot) => *slot = hat,
-            None => base.push(hat),
+impl Layered for Vec<RawHat> {
+    fn layer(mut self, over: Self) -> Self {
+        for hat in over {
+            match self.iter_mut().find(|h| h.id.value == hat.id.value) {
+                Some(slot) => *slot = hat,
+                None => self.push(hat),
+            }
         }
+        self
     }
-    base
 }
 
 /// A later layer's price replaces the earlier price of the same model in place; new
 /// models follow in their layer's order.
-fn merge_pricing(mut base: Vec<RawPrice>, over: Vec<RawPrice>) -> Vec<RawPrice> {
-    for price in over {
-        match base
-            .iter_mut()
-            .find(|p| same_model(&p.model.value, &price.model.value))
-        {
-            Some(slot) => *slot = price,
-            None => base.push(price),
+impl Layered for Vec<RawPrice> {
+    fn layer(mut self, over: Self) -> Self {
+        for price in over {
+            match self
+                .iter_mut()
+                .find(|p| same_model(&p.model.value, &price.model.value))
+            {
+                Some(slot) => *slot = price,
+                None => self.push(price),
+            }
         }
+        self
     }
-    base
 }

@@ -53,16 +53,18 @@ macro_rules! layered {
     };
 }
 
-/// One configuration layer, mirroring `ralph.yml`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawConfig {
-    pub cli: RawCli,
-    pub event_loop: RawEventLoop,
-    pub core: RawCore,
-    /// Hats in file order.
-    pub hats: Vec<RawHat>,
-    /// `pricing:`, in file order.
-    pub pricing: Vec<RawPrice>,
+layered! {
+    /// One configuration layer, mirroring `ralph.yml`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawConfig {
+        pub cli: RawCli,
+        pub event_loop: RawEventLoop,
+        pub core: RawCore,
+        /// Hats in file order.
+        pub hats: Vec<RawHat>,
+        /// `pricing:`, in file order.
+        pub pricing: Vec<RawPrice>,
+    }
 }
 
 layered! {
