@@ -1,10 +1,9 @@
 //! Layering: a later layer overrides an earlier one key by key.
 //!
-//! The layer and each of its sections layer field by field (`raw.rs` derives it for every
-//! field; hats and prices are layered here), so maps
-//! merge deeply (a layer that sets `event_loop.max_iterations` keeps the
-//! `event_loop.prompt_file` of the layer below), lists and scalars replace, and hats
-//! are replaced whole, per hat id. Two pairs of keys travel together because mixing
+//! The layer and each of its sections layer field by field (`raw.rs` derives it for
+//! every field; hats and prices are layered here), so maps merge deeply (a layer that
+//! sets `event_loop.max_iterations` keeps the `event_loop.prompt_file` of the layer
+//! below), lists and scalars replace, and hats are replaced whole, per hat id. Two pairs of keys travel together because mixing
 //! them across layers would build something no layer asked for:
 //! - `prompt` and `prompt_file`: a layer that gives either replaces both (so `-p TEXT`
 //!   overrides a `prompt_file` in `ralph.yml`);
