@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use saphyr::Yaml;
 
 use super::choice::{AUTO, BackendChoice, PromptMode};
@@ -301,11 +300,7 @@ fn backend_choices() -> Vec<&'static str> {
 
 /// The backends a hat's `type` accepts: `auto` and `custom` need more than a name.
 fn builtin_backends() -> Vec<&'static str> {
-    BackendKind::ALL
-        .into_iter()
-        .filter(|k| *k != BackendKind::Custom)
-        .map(BackendKind::name)
-        .collect()
+    BackendChoice::builtin_names().collect()
 }
 
 fn prompt_modes() -> Vec<&'static str> {

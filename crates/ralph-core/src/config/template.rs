@@ -2,8 +2,6 @@
 //! the key table ([`super::keys`]): every key with a default is written with it, each
 //! under its doc line, so the template cannot drift from the behaviour it documents.
 
-use ralph_agent::BackendKind;
-
 use super::choice::BackendChoice;
 use super::key::{Default, Init, Key, Section};
 
@@ -54,7 +52,7 @@ fn write_key(out: &mut String, key: &Key, depth: usize, backend: BackendChoice) 
         },
         Init::Backend => out.push_str(&format!("{indent}{name}: {}\n", backend.name())),
         Init::ForCustom(example) => {
-            let mark = if backend == BackendChoice::Backend(BackendKind::Custom) {
+            let mark = if backend == BackendChoice::CUSTOM {
                 ""
             } else {
                 "# "
