@@ -243,3 +243,56 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
         }
     );
 }
+
+/// The dotted paths of every key in `yaml`, with hat ids and model names written as
+/// the key table writes them (`hats.<id>.pty`).
+fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
+    let saphyr::Yaml::Mapping(map) = yaml else {
+        return;
+    };
+    for (key, value) in map {
+        let name = key.as_str().expect("string keys");
+        let name = match path {
+            "hats" => "<id>",
+            "pricing" => "<model>",
+            _ => name,
+        };
+        let key_path = if path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{path}.{name}")
+        };
+        dumped_paths(value, &key_path, out);
+        // `hats.<id>` and `pricing.<model>` are entries, not keys.
+        if !matches!(path, "hats" | "pricing") {
+            out.push(key_path);
+        }
+    }
+}
+
+#[test]
+fn dump_writes_every_declared_key() {
+    use ralph_core::config::{KEYS, key::Dump};
+    use saphyr::LoadableYamlNode;
+
+    // every_key.yml sets every key (its hats cover each backend form), so its dump
+    // must write every key the table gives a way to write; `prompt` and `prompt_file`
+    // exclude each other, and the fixture names a file.
+    let dumped = load_fixture("every_key.yml")
+        .expect("valid")
+        .config
+        .to_yaml();
+    let docs = saphyr::Yaml::load_from_str(&dumped).expect("the dump is YAML");
+    let mut written = Vec::new();
+    dumped_paths(&docs[0], "", &mut written);
+    written.sort();
+    written.dedup();
+    let mut declared: Vec<String> = KEYS
+        .iter()
+        .filter(|k| !matches!(k.dump, Dump::Skip))
+        .map(|k| k.path())
+        .filter(|p| p != "event_loop.prompt")
+        .collect();
+    declared.sort();
+    assert_eq!(written, declared);
+}

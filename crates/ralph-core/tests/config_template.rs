@@ -63,9 +63,9 @@ fn example_hats_validate_once_uncommented() {
             let plain = line.strip_prefix("# ").unwrap_or(line);
             if EXAMPLE_HATS.lines().any(|l| l == plain) {
                 format!("{plain}\n")
-            } else if line == "event_loop:" {
-                // The template says to add this line with the hats.
-                "event_loop:\n  starting_event: work.start\n".to_owned()
+            } else if line.trim_start().starts_with("starting_event:") {
+                // The template says to set this with the hats.
+                "  starting_event: work.start\n".to_owned()
             } else {
                 format!("{line}\n")
             }

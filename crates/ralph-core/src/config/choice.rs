@@ -27,6 +27,18 @@ impl BackendChoice {
         }
     }
 
+    /// The custom backend (a program the config describes).
+    pub(crate) const CUSTOM: BackendChoice = BackendChoice::Backend(BackendKind::Custom);
+
+    /// The backends that can be named alone (by a hat's `type`, in
+    /// `cli.backend_priority`): neither `auto` nor `custom`, which need more than a name.
+    pub(crate) fn builtin_names() -> impl Iterator<Item = &'static str> {
+        BackendKind::ALL
+            .into_iter()
+            .filter(|k| *k != BackendKind::Custom)
+            .map(BackendKind::name)
+    }
+
     /// Every accepted name, `auto` first.
     pub fn names() -> impl Iterator<Item = &'static str> {
         std::iter::once(AUTO).chain(BackendKind::ALL.into_iter().map(BackendKind::name))

@@ -1,46 +1,17 @@
-//! `hats:`: each hat's keys, its backend in any of the three forms, and the rules a
-//! single hat must follow (a description, no reserved triggers).
+//! `hats:`: each hat's keys (read as the key table says), its description (which every
+//! hat needs) and its backend in any of the three forms.
 
 use ralph_agent::BackendKind;
 use saphyr::{Scalar, YamlData};
 
-use super::decode::{
-    DEADLINE_KEYS, backend_kind_node, count, decode_deadlines, output_format, prompt_mode,
-};
 use super::describe::describe;
 use super::error::{ConfigError, ConfigErrorKind, ConfigWarningKind};
-use super::node::{Decoder, Field, Node, Schema, join_path};
+use super::key::{Read, Section};
+use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
-use super::raw::{RawDeadlines, RawHat, RawHatBackend};
-use super::unsupported;
-use crate::topic::{RESERVED_TRIGGERS, validate_topic};
-
-const HAT_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "triggers",
-    "publishes",
-    "instructions",
-    "backend",
-    "args",
-    "backend_args",
-    "default_publishes",
-    "max_activations",
-    DEADLINE_KEYS[0],
-    DEADLINE_KEYS[1],
-    DEADLINE_KEYS[2],
-    DEADLINE_KEYS[3],
-    "pty",
-];
-
-const HAT_BACKEND_KEYS: &[&str] = &[
-    "type",
-    "command",
-    "args",
-    "prompt_mode",
-    "prompt_flag",
-    "output_format",
-];
+use super::raw::{RawHat, RawHatBackend};
+use super::read::{self, backend_kind_node};
+use crate::topic::validate_topic;
 
 /// The keys of the `{command: ...}` form that mean nothing in the `{type: ...}` form.
 const CUSTOM_ONLY_KEYS: [&str; 3] = ["prompt_mode", "prompt_flag", "output_format"];
@@ -75,89 +46,48 @@ fn decode_hat(
     value: &Node<'_>,
 ) -> Option<RawHat> {
     let path = join_path(parent, &id.value);
-    let schema = Schema {
-        path: &path,
-        keys: HAT_KEYS,
-        unsupported: unsupported::HAT,
-        related: &[],
-    };
-    let mut s = dec.section(value, &schema)?;
-    let name = s
-        .take("name")
-        .and_then(|f| dec.nonempty_string(&f, "name the hat, or remove the key to use its id"));
-    let description = match s.take("description") {
-        Some(f) => match dec.string(&f) {
-            Some(d) if d.value.trim().is_empty() => {
-                dec.error(
-                    f.value,
-                    ConfigErrorKind::MissingDescription {
-                        hat: id.value.clone(),
-                    },
-                );
-                None
-            }
-            other => other,
-        },
-        None => {
-            dec.errors.push(ConfigError::new(
-                id.origin.clone(),
-                ConfigErrorKind::MissingDescription {
-                    hat: id.value.clone(),
-                },
-            ));
-            None
-        }
-    };
-    let triggers = s.take("triggers").and_then(|f| dec.topics(&f));
-    for topic in triggers.iter().flat_map(|t| &t.value) {
-        if RESERVED_TRIGGERS.contains(&topic.value.as_str()) {
-            dec.errors.push(ConfigError::new(
-                topic.origin.clone(),
-                ConfigErrorKind::ReservedTrigger {
-                    hat: id.value.clone(),
-                    topic: topic.value.clone(),
-                },
-            ));
+    let mut s = dec.section(value, &Section::Hat.schema(&path))?;
+    let mut hat = RawHat::new(id);
+    let mut description = None;
+    for key in Section::Hat.keys() {
+        let field = s.take(key.name);
+        match (key.read, field) {
+            (Read::Hat(read), Some(f)) => read(dec, &f, &mut hat),
+            // The keys this section reads itself (see `Read::Own`).
+            (Read::Own, f) if key.name == DESCRIPTION => description = Some(f),
+            (Read::Own, Some(f)) if key.name == BACKEND => hat.backend = hat_backend(dec, &f),
+            _ => {}
         }
     }
-    let publishes = s.take("publishes").and_then(|f| dec.topics(&f));
-    let instructions = s.take("instructions").and_then(|f| dec.string(&f));
-    let backend = s.take("backend").and_then(|f| hat_backend(dec, &f));
-    let args = s.take("args").and_then(|f| dec.plain_strings(&f));
-    let backend_args = s.take("backend_args").and_then(|f| dec.plain_strings(&f));
-    let args = match (args, backend_args) {
-        (Some(a), Some(b)) => {
-            dec.errors.push(ConfigError::new(
-                b.origin,
-                ConfigErrorKind::Conflict {
-                    key: format!("{path}.backend_args"),
-                    other_key: format!("{path}.args"),
-                    other: a.origin,
-                },
-            ));
+    s.finish();
+    hat.description = self::description(dec, &hat.id, description.flatten());
+    Some(hat)
+}
+
+const DESCRIPTION: &str = "description";
+const BACKEND: &str = "backend";
+
+/// The description every hat needs: the agent reads it to know which hat does what.
+fn description(
+    dec: &mut Decoder,
+    id: &Spanned<String>,
+    field: Option<Field<'_>>,
+) -> Option<Spanned<String>> {
+    let missing = ConfigErrorKind::MissingDescription {
+        hat: id.value.clone(),
+    };
+    let Some(f) = field else {
+        dec.errors
+            .push(ConfigError::new(id.origin.clone(), missing));
+        return None;
+    };
+    match dec.string(&f) {
+        Some(d) if d.value.trim().is_empty() => {
+            dec.error(f.value, missing);
             None
         }
-        (a, b) => a.or(b),
-    };
-    let default_publishes = s.take("default_publishes").and_then(|f| dec.topic(&f));
-    let max_activations = s.take("max_activations").and_then(|f| count(dec, &f));
-    let deadlines: RawDeadlines = decode_deadlines(dec, &mut |key| s.take(key));
-    let pty = s.take("pty").and_then(|f| dec.boolean(&f));
-    s.finish();
-    Some(RawHat {
-        id,
-        name,
-        description,
-        triggers,
-        publishes,
-        instructions,
-        backend,
-        args,
-        default_publishes,
-        max_activations,
-        deadlines,
-        pty,
-    })
+        other => other,
+    }
 }
 
 fn hat_backend(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<RawHatBackend>> {
@@ -192,13 +122,7 @@ fn hat_backend(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<RawHatBac
 }
 
 fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend> {
-    let schema = Schema {
-        path: &field.path,
-        keys: HAT_BACKEND_KEYS,
-        unsupported: unsupported::HAT_BACKEND,
-        related: &[],
-    };
-    let mut s = dec.section(field.value, &schema)?;
+    let mut s = dec.section(field.value, &Section::HatBackend.schema(&field.path))?;
     let type_field = s.take("type");
     let command_field = s.take("command");
     let args = s.take("args").and_then(|f| dec.plain_strings(&f));
@@ -256,14 +180,10 @@ fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend
             Some(RawHatBackend::Command {
                 command,
                 args,
-                prompt_mode: mode_field.and_then(|f| prompt_mode(dec, &f)),
-                prompt_flag: flag_field.and_then(|f| {
-                    dec.nonempty_string(
-                        &f,
-                        "name the flag, or remove the key to pass the prompt as the last argument",
-                    )
-                }),
-                output_format: format_field.and_then(|f| output_format(dec, &f)),
+                prompt_mode: mode_field.and_then(|f| read::prompt_mode(dec, &f)),
+                prompt_flag: flag_field
+                    .and_then(|f| dec.nonempty_string(&f, read::PROMPT_FLAG_WHY)),
+                output_format: format_field.and_then(|f| read::output_format(dec, &f)),
             })
         }
         (None, None) => {

@@ -13,12 +13,10 @@
 //! (case-insensitively, surrounding blanks ignored), so one file cannot price a model twice.
 
 use super::error::{ConfigError, ConfigErrorKind};
-use super::node::{Decoder, Field, Node, Schema, join_path};
+use super::key::Section;
+use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
 use super::raw::RawPrice;
-
-/// The keys of one model's entry.
-pub(crate) const PRICE_KEYS: &[&str] = &["input", "output", "cache_read", "cache_write"];
 
 /// What a model entry without a required price is told.
 const MISSING_PRICE_WHY: &str = "give it in US dollars per million tokens";
@@ -69,13 +67,7 @@ fn decode_price(
     value: &Node<'_>,
 ) -> Option<RawPrice> {
     let path = join_path(parent, &model.value);
-    let schema = Schema {
-        path: &path,
-        keys: PRICE_KEYS,
-        unsupported: &[],
-        related: &[],
-    };
-    let mut s = dec.section(value, &schema)?;
+    let mut s = dec.section(value, &Section::Price.schema(&path))?;
     let required = |dec: &mut Decoder, key: &'static str, f: Option<Field<'_>>| match f {
         Some(f) => price(dec, &f),
         None => {

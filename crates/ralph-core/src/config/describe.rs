@@ -3,9 +3,7 @@
 
 use std::borrow::Cow;
 
-use saphyr::{Scalar, YamlData};
-
-use super::node::Node;
+use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
 /// Words used in "expects X, found Y".
 pub(crate) mod expected {

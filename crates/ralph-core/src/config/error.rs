@@ -42,10 +42,14 @@ pub enum ConfigErrorKind {
     #[error("{} twice in the same mapping: keep only one of them", .key.as_ref().map_or_else(|| "this key appears".to_owned(), |k| format!("`{k}` appears")))]
     DuplicateKey { key: Option<String> },
     #[error(
-        "a config file must be a mapping of sections (`cli`, `event_loop`, `core`, `hats`, \
-         `pricing`), found {found}"
+        "a config file must be a mapping of sections ({}), found {found}",
+        quoted(.sections)
     )]
-    NotAMapping { found: String },
+    NotAMapping {
+        found: String,
+        /// The top-level keys.
+        sections: Vec<&'static str>,
+    },
     #[error(
         "a config file holds one YAML document, this one holds {count}: remove the `---` \
          separators or split the file"
@@ -62,7 +66,7 @@ pub enum ConfigErrorKind {
         place: String,
         /// A close key of the same mapping, or the same key in another section.
         suggestion: Option<String>,
-        expected: &'static [&'static str],
+        expected: Vec<&'static str>,
     },
     #[error("`{key}` is not supported by ralph (yet): {why}")]
     Unsupported { key: String, why: &'static str },
@@ -171,6 +175,14 @@ pub enum ConfigErrorKind {
         #[source]
         source: io::Error,
     },
+}
+
+/// Keys as a message lists them: `` `a`, `b` ``.
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn unknown_key_help(suggestion: Option<&str>, expected: &[&str]) -> String {

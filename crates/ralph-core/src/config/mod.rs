@@ -15,6 +15,13 @@
 //!    a [`ResolvedConfig`] with `Duration`s and backend kinds.
 //!
 //! [`load`] runs the three stages over the real files.
+//!
+//! Every key is declared once, in the table [`KEYS`] (`keys.rs`): its section, type,
+//! default, doc line, how `ralph init` writes it, how the decoder reads it and how
+//! `--dry-run` dumps it. The keys each mapping accepts, the "did you mean" suggestions,
+//! decoding, the `ralph init` template ([`init_template`]), the `--dry-run` dump and the
+//! configuration reference `docs/config.md` ([`reference()`]) all come from that table;
+//! layering is derived field by field from the raw structs (`raw.rs`).
 
 mod choice;
 mod decode;
@@ -23,21 +30,31 @@ mod decode_pricing;
 mod describe;
 mod dump;
 mod error;
+pub mod key;
+mod keys;
 mod load;
 mod merge;
 mod node;
 mod origin;
 mod overrides;
 mod raw;
+mod read;
+mod reference;
 mod resolve;
 mod resolved;
 mod suggest;
 mod template;
 mod unsupported;
+mod yaml_value;
+
+#[cfg(test)]
+mod keys_tests;
 
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+pub use key::{Key, Section};
+pub use keys::{EXAMPLE_HATS, KEYS};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
@@ -46,6 +63,7 @@ pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice,
     RawScratchpad, SpannedList,
 };
+pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
 pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
@@ -54,4 +72,4 @@ pub use resolved::{
     DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines,
     HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
-pub use template::{EXAMPLE_HATS, init_template};
+pub use template::init_template;

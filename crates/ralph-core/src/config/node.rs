@@ -80,17 +80,18 @@ fn marker_origin(file: &Arc<Path>, line: usize, col: usize) -> Origin {
     }
 }
 
-/// What a mapping may contain.
+/// What a mapping may contain (built from the key table by
+/// `keys::Section::schema`).
 pub(crate) struct Schema<'s> {
     /// The mapping's dotted path (`cli`, `hats.builder`), empty for the top level.
     pub(crate) path: &'s str,
     /// The keys ralph reads.
-    pub(crate) keys: &'static [&'static str],
+    pub(crate) keys: Vec<&'static str>,
     /// Upstream keys ralph knows about but does not implement.
     pub(crate) unsupported: &'static [Unsupported],
-    /// Other sections' keys, to suggest `event_loop.max_iterations` for a
-    /// `max_iterations` written under `cli`.
-    pub(crate) related: &'static [(&'static str, &'static [&'static str])],
+    /// The dotted paths of other sections' keys, to suggest
+    /// `event_loop.max_iterations` for a `max_iterations` written under `cli`.
+    pub(crate) elsewhere: Vec<String>,
 }
 
 impl Schema<'_> {
@@ -256,6 +257,7 @@ impl Decoder {
                 node,
                 ConfigErrorKind::NotAMapping {
                     found: describe(node),
+                    sections: schema.keys.clone(),
                 },
             );
             return None;
@@ -286,7 +288,7 @@ impl Decoder {
                         key: name.to_owned(),
                         place: schema.place(),
                         suggestion: suggest_key(name, schema),
-                        expected: schema.keys,
+                        expected: schema.keys.clone(),
                     },
                 );
             }
@@ -504,16 +506,16 @@ impl Decoder {
     }
 }
 
+/// A close key of the same mapping, else the same key in another section.
 fn suggest_key(name: &str, schema: &Schema<'_>) -> Option<String> {
     closest(name, schema.keys.iter().copied())
         .map(str::to_owned)
         .or_else(|| {
             schema
-                .related
+                .elsewhere
                 .iter()
-                .filter(|(section, _)| *section != schema.path)
-                .find(|(_, keys)| keys.contains(&name))
-                .map(|(section, _)| join_path(section, name))
+                .find(|path| path.rsplit('.').next() == Some(name))
+                .cloned()
         })
 }
 

@@ -16,75 +16,124 @@ use super::origin::Spanned;
 /// A list whose items each keep their origin (topics, backend names).
 pub type SpannedList<T> = Spanned<Vec<Spanned<T>>>;
 
-/// One configuration layer, mirroring `ralph.yml`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawConfig {
-    pub cli: RawCli,
-    pub event_loop: RawEventLoop,
-    pub core: RawCore,
-    /// Hats in file order.
-    pub hats: Vec<RawHat>,
-    /// `pricing:`, in file order.
-    pub pricing: Vec<RawPrice>,
+/// Layering: a later layer's value over an earlier one's ([`super::merge`]).
+pub(crate) trait Layered {
+    /// `self` with `over` on top: `over` wins wherever it says something.
+    fn layer(self, over: Self) -> Self;
 }
 
-/// `cli:`: which agent to run and how.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawCli {
-    pub backend: Option<Spanned<BackendChoice>>,
-    /// The program to run: required for `custom`, a binary override otherwise.
-    pub command: Option<Spanned<String>>,
-    /// Extra arguments appended to the backend's command line.
-    pub args: Option<Spanned<Vec<String>>>,
-    pub prompt_mode: Option<Spanned<PromptMode>>,
-    pub prompt_flag: Option<Spanned<String>>,
-    pub output_format: Option<Spanned<StreamFormat>>,
-    pub deadlines: RawDeadlines,
-    /// Run the agent on a pseudo-terminal instead of pipes.
-    pub pty: Option<Spanned<bool>>,
-    /// Auto-detection order.
-    pub backend_priority: Option<SpannedList<BackendKind>>,
+impl<T> Layered for Option<T> {
+    fn layer(self, over: Self) -> Self {
+        over.or(self)
+    }
 }
 
-/// The supervision deadlines, in seconds (under `cli:` and per hat).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawDeadlines {
-    pub startup_timeout_seconds: Option<Spanned<u64>>,
-    pub idle_timeout_seconds: Option<Spanned<u64>>,
-    pub iteration_timeout_seconds: Option<Spanned<u64>>,
-    pub exit_grace_seconds: Option<Spanned<u64>>,
+/// Declares a section's struct and layers it field by field, so a key added to a
+/// section is merged without further code (keys that travel together across layers
+/// are handled in [`super::merge`] before this).
+macro_rules! layered {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl Layered for $name {
+            fn layer(self, over: Self) -> Self {
+                $name {
+                    $($field: self.$field.layer(over.$field),)*
+                }
+            }
+        }
+    };
 }
 
-/// `event_loop:`: the task, completion and limits.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawEventLoop {
-    pub prompt: Option<Spanned<String>>,
-    /// Already joined to the directory of the file that names it (or left relative to
-    /// the working directory for the command line).
-    pub prompt_file: Option<Spanned<PathBuf>>,
-    pub completion_promise: Option<Spanned<String>>,
-    pub max_iterations: Option<Spanned<u32>>,
-    pub max_runtime_seconds: Option<Spanned<u64>>,
-    pub max_cost_usd: Option<Spanned<f64>>,
-    pub max_consecutive_failures: Option<Spanned<u32>>,
-    pub starting_event: Option<Spanned<String>>,
-    pub required_events: Option<SpannedList<String>>,
+layered! {
+    /// One configuration layer, mirroring `ralph.yml`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawConfig {
+        pub cli: RawCli,
+        pub event_loop: RawEventLoop,
+        pub core: RawCore,
+        /// Hats in file order.
+        pub hats: Vec<RawHat>,
+        /// `pricing:`, in file order.
+        pub pricing: Vec<RawPrice>,
+    }
 }
 
-/// `core:`: files and standing rules shared by every iteration.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawCore {
-    pub scratchpad: RawScratchpad,
-    pub guardrails: Option<Spanned<Vec<String>>>,
-    pub specs_dir: Option<Spanned<PathBuf>>,
+layered! {
+    /// `cli:`: which agent to run and how.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawCli {
+        pub backend: Option<Spanned<BackendChoice>>,
+        /// The program to run: required for `custom`, a binary override otherwise.
+        pub command: Option<Spanned<String>>,
+        /// Extra arguments appended to the backend's command line.
+        pub args: Option<Spanned<Vec<String>>>,
+        pub prompt_mode: Option<Spanned<PromptMode>>,
+        pub prompt_flag: Option<Spanned<String>>,
+        pub output_format: Option<Spanned<StreamFormat>>,
+        pub deadlines: RawDeadlines,
+        /// Run the agent on a pseudo-terminal instead of pipes.
+        pub pty: Option<Spanned<bool>>,
+        /// Auto-detection order.
+        pub backend_priority: Option<SpannedList<BackendKind>>,
+    }
 }
 
-/// `core.scratchpad`, written either as a path or as `{enabled, path}` (a bare path
-/// means `enabled: true`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawScratchpad {
-    pub enabled: Option<Spanned<bool>>,
-    pub path: Option<Spanned<PathBuf>>,
+layered! {
+    /// The supervision deadlines, in seconds (under `cli:` and per hat).
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawDeadlines {
+        pub startup_timeout_seconds: Option<Spanned<u64>>,
+        pub idle_timeout_seconds: Option<Spanned<u64>>,
+        pub iteration_timeout_seconds: Option<Spanned<u64>>,
+        pub exit_grace_seconds: Option<Spanned<u64>>,
+    }
+}
+
+layered! {
+    /// `event_loop:`: the task, completion and limits.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawEventLoop {
+        pub prompt: Option<Spanned<String>>,
+        /// Already joined to the directory of the file that names it (or left relative to
+        /// the working directory for the command line).
+        pub prompt_file: Option<Spanned<PathBuf>>,
+        pub completion_promise: Option<Spanned<String>>,
+        pub max_iterations: Option<Spanned<u32>>,
+        pub max_runtime_seconds: Option<Spanned<u64>>,
+        pub max_cost_usd: Option<Spanned<f64>>,
+        pub max_consecutive_failures: Option<Spanned<u32>>,
+        pub starting_event: Option<Spanned<String>>,
+        pub required_events: Option<SpannedList<String>>,
+    }
+}
+
+layered! {
+    /// `core:`: files and standing rules shared by every iteration.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawCore {
+        pub scratchpad: RawScratchpad,
+        pub guardrails: Option<Spanned<Vec<String>>>,
+        pub specs_dir: Option<Spanned<PathBuf>>,
+    }
+}
+
+layered! {
+    /// `core.scratchpad`, written either as a path or as `{enabled, path}` (a bare path
+    /// means `enabled: true`).
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawScratchpad {
+        pub enabled: Option<Spanned<bool>>,
+        pub path: Option<Spanned<PathBuf>>,
+    }
 }
 
 /// `hats.<id>:`: one role in a multi-hat workflow.
@@ -104,6 +153,26 @@ pub struct RawHat {
     pub deadlines: RawDeadlines,
     /// `pty`: overrides `cli.pty` for this hat's agent.
     pub pty: Option<Spanned<bool>>,
+}
+
+impl RawHat {
+    /// A hat that sets nothing yet.
+    pub(crate) fn new(id: Spanned<String>) -> Self {
+        RawHat {
+            id,
+            name: None,
+            description: None,
+            triggers: None,
+            publishes: None,
+            instructions: None,
+            backend: None,
+            args: None,
+            default_publishes: None,
+            max_activations: None,
+            deadlines: RawDeadlines::default(),
+            pty: None,
+        }
+    }
 }
 
 /// `hats.<id>.backend`, in its three forms.

@@ -1,126 +1,89 @@
-//! The commented `ralph.yml` that `ralph init --backend NAME` writes.
-//!
-//! Every value shown is ralph's default, taken from the same constants the resolver
-//! uses, so the template cannot drift from the behaviour it documents.
+//! The commented `ralph.yml` that `ralph init --backend NAME` writes, generated from
+//! the key table ([`super::keys`]): every key with a default is written with it, each
+//! under its doc line, so the template cannot drift from the behaviour it documents.
 
-use super::choice::{BackendChoice, PromptMode};
-use super::resolved::{
-    DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
-    DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT,
-};
-use ralph_agent::BackendKind;
+use super::choice::BackendChoice;
+use super::key::{Default, Init, Key, Section};
 
-/// The example hats shown (commented out) at the end of the template: a two-hat
-/// plan/build workflow whose planner ends the loop with the default completion
-/// promise. Exposed so tests can check that, uncommented, they validate.
-pub const EXAMPLE_HATS: &str = "\
-hats:
-  planner:
-    name: Planner
-    description: Splits the task into small steps and hands out one at a time
-    triggers: [work.start, step.done]
-    publishes: [step.ready, LOOP_COMPLETE]
-    instructions: |
-      Read the scratchpad, pick the next unfinished step and emit step.ready with it.
-      When every step is done and verified, emit LOOP_COMPLETE.
-  builder:
-    name: Builder
-    description: Implements exactly one step, then verifies and commits it
-    triggers: [step.ready]
-    publishes: [step.done]
-    default_publishes: step.done
+/// The widest a comment line of the template gets (wider doc lines are wrapped).
+const COMMENT_WIDTH: usize = 88;
+
+const HEADER: &str = "\
+# ralph.yml: what ralph runs, and when it stops.
+# Every key is optional: each one with a default is written with it, the others are
+# commented out with an example. The configuration reference (docs/config.md) lists
+# every key, a hat's included. `ralph run --dry-run` prints what a run would use.
 ";
-
-/// The starting event the example hats expect (shown commented out with them).
-const EXAMPLE_STARTING_EVENT: &str = "work.start";
 
 /// A commented `ralph.yml` for `backend` (which may be `auto`).
 pub fn init_template(backend: BackendChoice) -> String {
-    let custom = if backend == BackendChoice::Backend(BackendKind::Custom) {
-        format!(
-            "  # The program to run, and how it takes the prompt ({modes}).\n  \
-             command: my-agent\n  prompt_mode: {arg}\n  \
-             # prompt_flag: --prompt\n  \
-             # How to read its output: text, or one of the agents' JSON formats.\n  \
-             output_format: text\n",
-            modes = PromptMode::ALL.map(PromptMode::name).join(" or "),
-            arg = PromptMode::Arg.name(),
-        )
-    } else {
-        String::new()
-    };
-    let backends: Vec<_> = BackendChoice::names().collect();
-    let hats: String = EXAMPLE_HATS.lines().map(|l| format!("# {l}\n")).collect();
-    format!(
-        "\
-# ralph.yml: what ralph runs, and when it stops.
-# Every key is optional; the values shown are the defaults.
-# `ralph run --dry-run` prints the configuration a run would use.
+    let mut out = String::from(HEADER);
+    for key in Section::Top.keys() {
+        out.push('\n');
+        write_key(&mut out, key, 0, backend);
+    }
+    out
+}
 
-cli:
-  # The agent: {backends}.
-  # `auto` takes the first one installed, in `backend_priority` order.
-  backend: {backend}
-{custom}  # Extra arguments for the agent's command line, such as a model:
-  # args: [\"--model\", \"...\"]
-  # Deadlines, in seconds: no output at all after the start, no output for this
-  # long, one whole iteration, and how long an agent that has finished may take to exit.
-  startup_timeout_seconds: {startup}
-  idle_timeout_seconds: {idle}
-  iteration_timeout_seconds: {iteration}
-  exit_grace_seconds: {grace}
-  # Run the agent on a pseudo-terminal instead of pipes (for one that needs a terminal):
-  # pty: true
+fn write_key(out: &mut String, key: &Key, depth: usize, backend: BackendChoice) {
+    let indent = "  ".repeat(depth);
+    if matches!(key.init, Init::InExample) {
+        return;
+    }
+    match (key.init, key.default) {
+        // Commented out, so the comment says what leaving it out means.
+        (Init::Example(_) | Init::ForCustom(_), Default::Unset(unset)) => {
+            comment(out, &indent, &format!("{} If unset: {unset}.", key.doc));
+        }
+        _ => comment(out, &indent, key.doc),
+    }
+    let name = key.name;
+    match key.init {
+        Init::Keys => {
+            out.push_str(&format!("{indent}{name}:\n"));
+            for child in key.children() {
+                write_key(out, child, depth + 1, backend);
+            }
+        }
+        Init::Default => match key.default {
+            Default::Value(value) => out.push_str(&format!("{indent}{name}: {}\n", value.yaml())),
+            // The table's tests require a value for `Init::Default`.
+            Default::Unset(_) | Default::Required | Default::Keys => {}
+        },
+        Init::Backend => out.push_str(&format!("{indent}{name}: {}\n", backend.name())),
+        Init::ForCustom(example) => {
+            let mark = if backend == BackendChoice::CUSTOM {
+                ""
+            } else {
+                "# "
+            };
+            out.push_str(&format!("{indent}{mark}{name}: {example}\n"));
+        }
+        Init::Example(example) => out.push_str(&format!("{indent}# {name}: {example}\n")),
+        Init::Block { example, note } => {
+            comment(out, &indent, note);
+            for line in example.lines() {
+                out.push_str(&format!("{indent}# {line}\n"));
+            }
+        }
+        Init::InExample => {}
+    }
+}
 
-event_loop:
-  # The task: inline with `prompt:`, or a file (relative to this file).
-  # Without either, ralph reads {prompt_file} if it exists, or takes `-p`/`-P`.
-  # prompt_file: {prompt_file}
-  # The topic the agent emits (`ralph emit {promise}`) when the task is done.
-  completion_promise: {promise}
-  # Limits: the loop stops at the first one reached.
-  max_iterations: {iterations}
-  max_runtime_seconds: {runtime}
-  # max_cost_usd: 10.0
-  max_consecutive_failures: {failures}
-  # Topics that must have been emitted before completion is accepted:
-  # required_events: [review.approved]
-
-core:
-  # Notes the agent keeps between iterations (each starts with a fresh context).
-  scratchpad: {scratchpad}
-  specs_dir: {specs}
-  # Rules repeated in every prompt:
-  # guardrails:
-  #   - \"Run the tests before every commit.\"
-
-# Prices in US dollars per million tokens, for agents that count tokens but report no
-# cost (Codex, Gemini CLI); they override and extend ralph's built-in list prices.
-# `cache_read` and `cache_write` default to `input`. Codex never names its model in
-# its output: ralph prices it as the model its `args` ask for (`-m NAME`).
-# pricing:
-#   gpt-5.5: {{input: 1.25, output: 10, cache_read: 0.125}}
-
-# Hats split the work into roles that hand over through events. Each event goes to
-# the one hat that triggers on it; ralph starts the run with `event_loop.starting_event`.
-# To use the example below, uncomment it and add `starting_event: {starting}`
-# under `event_loop`.
-{hats}",
-        backends = backends.join(", "),
-        backend = backend.name(),
-        startup = DEFAULT_STARTUP_TIMEOUT.as_secs(),
-        idle = DEFAULT_IDLE_TIMEOUT.as_secs(),
-        iteration = DEFAULT_ITERATION_TIMEOUT.as_secs(),
-        grace = DEFAULT_EXIT_GRACE.as_secs(),
-        prompt_file = DEFAULT_PROMPT_FILE,
-        promise = DEFAULT_COMPLETION_PROMISE,
-        iterations = DEFAULT_MAX_ITERATIONS,
-        runtime = DEFAULT_MAX_RUNTIME.as_secs(),
-        failures = DEFAULT_MAX_CONSECUTIVE_FAILURES,
-        scratchpad = DEFAULT_SCRATCHPAD,
-        specs = DEFAULT_SPECS_DIR,
-        starting = EXAMPLE_STARTING_EVENT,
-    )
+/// `text` as comment lines, wrapped at word boundaries.
+fn comment(out: &mut String, indent: &str, text: &str) {
+    let prefix = format!("{indent}# ");
+    let mut line = prefix.clone();
+    for word in text.split_whitespace() {
+        if line.len() > prefix.len() && line.len() + 1 + word.len() > COMMENT_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line.clone_from(&prefix);
+        } else if line.len() > prefix.len() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
 }

@@ -13,9 +13,7 @@
 //! - **nothing** when the value asks for exactly what ralph does anyway
 //!   (`persistent: false`, `memories: {enabled: false}`, `concurrency: 1`).
 
-use saphyr::{Scalar, YamlData};
-
-use super::node::Node;
+use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
 /// How much ignoring a key matters, judged from its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

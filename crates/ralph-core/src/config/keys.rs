@@ -1,0 +1,470 @@
+//! Every `ralph.yml` key, declared once: the table, one entry per key (see
+//! [`super::key`] for what an entry holds), in the order `ralph init` writes them,
+//! `--dry-run` dumps them and `docs/config.md` lists them. Each entry says how the key
+//! is read into a layer (`read`) and how its resolved value is dumped (`dump`).
+//!
+//! To add a key: add its entry here and its field in `raw.rs` (layering follows from
+//! the field), give it its resolved form in `resolved.rs` and `resolve.rs`, and
+//! regenerate `docs/config.md`.
+
+use saphyr::Yaml;
+
+use super::choice::AUTO;
+use super::key::defaults as d;
+use super::key::{
+    Default, Dump, EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, Init, Key, Read, STARTUP_TIMEOUT,
+    Section, Type, Value,
+};
+use super::node::Schema;
+use super::read;
+use super::resolved::{
+    AgentBackend, CustomBackend, HatBackend, Prompt, PromptSource, ResolvedConfig,
+};
+use super::unsupported::{self, Unsupported};
+use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
+
+/// The example hats shown (commented out) at the end of the `ralph init` template: a
+/// two-hat plan/build workflow whose planner ends the loop with the default completion
+/// promise. Tests check that, uncommented, they validate.
+pub const EXAMPLE_HATS: &str = "\
+hats:
+  planner:
+    name: Planner
+    description: Splits the task into small steps and hands out one at a time
+    triggers: [work.start, step.done]
+    publishes: [step.ready, LOOP_COMPLETE]
+    instructions: |
+      Read the scratchpad, pick the next unfinished step and emit step.ready with it.
+      When every step is done and verified, emit LOOP_COMPLETE.
+  builder:
+    name: Builder
+    description: Implements exactly one step, then verifies and commits it
+    triggers: [step.ready]
+    publishes: [step.done]
+    default_publishes: step.done
+";
+
+const EXAMPLE_PRICING: &str = "\
+pricing:
+  gpt-5.5: {input: 1.25, output: 10, cache_read: 0.125}
+";
+
+/// One row of the table, in [`Key`]'s field order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one positional call per key keeps each entry a compact row of the table"
+)]
+const fn key(
+    section: Section,
+    name: &'static str,
+    ty: Type,
+    default: Default,
+    doc: &'static str,
+    init: Init,
+    dump: Dump,
+    read: Read,
+) -> Key {
+    Key {
+        section,
+        name,
+        ty,
+        default,
+        doc,
+        init,
+        dump,
+        read,
+    }
+}
+
+impl Section {
+    /// The keys of this section, in declaration order.
+    pub fn keys(self) -> impl Iterator<Item = &'static Key> {
+        KEYS.iter().filter(move |k| k.section == self)
+    }
+
+    /// The names of this section's keys, for "expected one of" and suggestions.
+    pub fn names(self) -> Vec<&'static str> {
+        self.keys().map(|k| k.name).collect()
+    }
+
+    /// The upstream keys ralph knows about but does not implement, in this section's
+    /// mappings.
+    pub(crate) fn unsupported(self) -> &'static [Unsupported] {
+        match self {
+            Section::Top => unsupported::TOP_LEVEL,
+            Section::Cli => unsupported::CLI,
+            Section::EventLoop => unsupported::EVENT_LOOP,
+            Section::Hat => unsupported::HAT,
+            Section::HatBackend => unsupported::HAT_BACKEND,
+            Section::Core | Section::Scratchpad | Section::Price => &[],
+        }
+    }
+
+    /// What a mapping of this section, at `path`, may hold.
+    pub(crate) fn schema(self, path: &str) -> Schema<'_> {
+        let elsewhere = if self.suggests_across() {
+            Section::ALL
+                .into_iter()
+                .filter(|s| s.suggests_across() && *s != self)
+                .flat_map(Section::keys)
+                .map(Key::path)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Schema {
+            path,
+            keys: self.names(),
+            unsupported: self.unsupported(),
+            elsewhere,
+        }
+    }
+}
+
+impl Key {
+    /// The keys of the section this key opens (empty for a plain value).
+    pub fn children(&self) -> Vec<&'static Key> {
+        Section::opened_by(self).map_or_else(Vec::new, |s| s.keys().collect())
+    }
+}
+
+/// The custom backend `cli` runs, if it runs one.
+fn cli_custom(config: &ResolvedConfig) -> Option<&CustomBackend> {
+    match &config.agent.backend {
+        AgentBackend::Custom(custom) => Some(custom),
+        AgentBackend::Auto | AgentBackend::Builtin { .. } => None,
+    }
+}
+
+/// The custom program a hat's backend runs, if it runs one.
+fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
+    match backend {
+        HatBackend::Custom { backend, .. } => Some(backend),
+        HatBackend::Builtin { .. } => None,
+    }
+}
+
+use Default::{Keys, Required, Unset};
+use Section::{Cli, Core, EventLoop, Hat, Price, Scratchpad, Top};
+
+/// A hat backend's mapping form needs one of these two keys.
+const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
+
+const fn value(v: Value) -> Default {
+    Default::Value(v)
+}
+
+/// Every key ralph reads. Not reformatted by rustfmt, so that each entry stays one
+/// compact unit.
+#[rustfmt::skip]
+pub static KEYS: &[Key] = &[
+    // The top level.
+    key(Top, "cli", Type::Mapping, Keys, "Which agent ralph runs, and how.", Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "event_loop", Type::Mapping, Keys,
+        "The task, how the agent says it is done, and the limits that stop the loop.",
+        Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "core", Type::Mapping, Keys,
+        "Files and rules shared by every iteration.", Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "hats", Type::NamedMappings("hat ids"),
+        Unset("no hats: one agent does the whole task"),
+        "Roles that hand the work over through events: each event goes to the one hat that \
+         triggers on it.",
+        Init::Block {
+            example: EXAMPLE_HATS,
+            note: "To use the example below, uncomment it and set `event_loop.starting_event` \
+                   to `work.start`.",
+        },
+        Dump::Hats,
+        Read::Hats),
+    key(Top, "pricing", Type::NamedMappings("model names"), Unset("ralph's built-in list prices"),
+        "Model prices for agents that count tokens but report no cost (Codex, Gemini CLI); \
+         in US dollars per million tokens, they override and extend ralph's built-in list \
+         prices.",
+        Init::Block {
+            example: EXAMPLE_PRICING,
+            note: "`cache_read` and `cache_write` default to `input`. Codex never names its \
+                   model in its output: ralph prices it as the model its \
+                   `args` ask for (`-m NAME`).",
+        },
+        Dump::Prices,
+        Read::Prices),
+    // cli
+    key(Cli, "backend", Type::Choice(d::BACKENDS), value(d::BACKEND),
+        "The agent to run; `auto` takes the first one installed, in `backend_priority` order.",
+        Init::Backend,
+        Dump::Config(|c| Some(string(c.agent.backend.kind().map_or(AUTO, |k| k.name())))),
+        Read::Layer(|dec, f, c| c.cli.backend = read::backend_choice(dec, f))),
+    key(Cli, "command", Type::NonEmptyText, Unset("the backend's own program"),
+        "The program to run: required for `custom`; for another backend, its program's name \
+         or path.",
+        Init::ForCustom("my-agent"),
+        Dump::Config(|c| match &c.agent.backend {
+            AgentBackend::Builtin { command, .. } => command.as_deref().map(string),
+            AgentBackend::Custom(custom) => Some(string(&custom.command)),
+            AgentBackend::Auto => None,
+        }),
+        Read::Layer(|dec, f, c| c.cli.command = dec.nonempty_string(f, read::COMMAND_WHY))),
+    key(Cli, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
+        "Custom backend only: pass the prompt as the last argument, or on standard input.",
+        Init::ForCustom("arg"),
+        Dump::Config(|c| cli_custom(c).map(|b| string(b.prompt_mode.name()))),
+        Read::Layer(|dec, f, c| c.cli.prompt_mode = read::prompt_mode(dec, f))),
+    key(Cli, "prompt_flag", Type::NonEmptyText, Unset("the prompt is the last argument"),
+        "Custom backend only: the flag written before the prompt argument.",
+        Init::Example("--prompt"),
+        Dump::Config(|c| cli_custom(c)?.prompt_flag.as_deref().map(string)),
+        Read::Layer(|dec, f, c| c.cli.prompt_flag = dec.nonempty_string(f, read::PROMPT_FLAG_WHY))),
+    key(Cli, "output_format", Type::Choice(d::OUTPUT_FORMATS), value(d::TEXT_FORMAT),
+        "Custom backend only: how to read its output (plain text, or an agent's JSON stream).",
+        Init::ForCustom("text"),
+        Dump::Config(|c| cli_custom(c).map(|b| string(b.output_format.name()))),
+        Read::Layer(|dec, f, c| c.cli.output_format = read::output_format(dec, f))),
+    key(Cli, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments appended to the agent's command line, such as `[\"--model\", \"NAME\"]`.",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.agent.args))),
+        Read::Layer(|dec, f, c| c.cli.args = dec.plain_strings(f))),
+    key(Cli, STARTUP_TIMEOUT, Type::Seconds, value(d::STARTUP),
+        "Stop the agent if it prints nothing at all within this many seconds of starting.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.startup))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, IDLE_TIMEOUT, Type::Seconds, value(d::IDLE),
+        "Stop the agent after this many seconds without output (longer than the tool calls \
+         it runs silently).",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.idle))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, ITERATION_TIMEOUT, Type::Seconds, value(d::ITERATION),
+        "Stop the agent when one iteration takes longer than this many seconds.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.iteration))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
+    key(Cli, EXIT_GRACE, Type::Seconds, value(d::GRACE),
+        "Seconds an agent that has emitted its final event may take to exit.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.agent.deadlines.exit_grace))),
+        Read::Layer(|dec, f, c| c.cli.deadlines.exit_grace_seconds = read::seconds(dec, f))),
+    key(Cli, "pty", Type::Bool, value(Value::Bool(false)),
+        "Run the agent on a pseudo-terminal instead of pipes, for an agent that needs one.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.agent.pty))),
+        Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),
+    key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
+        "The backends `auto` tries, in order (`custom` cannot be detected).",
+        Init::Default,
+        Dump::Config(|c| {
+            Some(Yaml::Sequence(c.backend_priority.iter().map(|k| string(k.name())).collect()))
+        }),
+        Read::Layer(|dec, f, c| c.cli.backend_priority = read::backend_priority(dec, f))),
+    // event_loop
+    key(EventLoop, "prompt", Type::NonEmptyText,
+        Unset("the prompt file"),
+        "The task, written inline (`-p` on the command line replaces it and `prompt_file`).",
+        Init::Example("\"Add a dark mode to the settings page.\""),
+        Dump::Config(|c| match c.event_loop.prompt.as_ref()? {
+            Prompt { source: PromptSource::Inline, text } => Some(string(text)),
+            Prompt { source: PromptSource::File(_), .. } => None,
+        }),
+        Read::Layer(|dec, f, c| c.event_loop.prompt = dec.nonempty_string(f, read::PROMPT_WHY))),
+    key(EventLoop, "prompt_file", Type::Path,
+        Unset("`PROMPT.md` next to the project config, if it exists"),
+        "A file holding the task, relative to this config file (`-P` replaces it and `prompt`).",
+        Init::Example(d::PROMPT_FILE),
+        Dump::Config(|c| match &c.event_loop.prompt.as_ref()?.source {
+            PromptSource::File(path) => Some(path_value(path)),
+            PromptSource::Inline => None,
+        }),
+        Read::Layer(|dec, f, c| c.event_loop.prompt_file = read::prompt_file(dec, f))),
+    key(EventLoop, "completion_promise", Type::Topic, value(d::PROMISE),
+        "The topic the agent emits (`ralph emit TOPIC`) when the task is done; the loop ends \
+         there.",
+        Init::Default,
+        Dump::Config(|c| Some(string(&c.event_loop.completion_promise))),
+        Read::Layer(|dec, f, c| {
+            c.event_loop.completion_promise = read::completion_promise(dec, f);
+        })),
+    key(EventLoop, "max_iterations", Type::Count, value(d::ITERATIONS),
+        "Stop the loop after this many iterations.",
+        Init::Default,
+        Dump::Config(|c| Some(int(c.event_loop.max_iterations.into()))),
+        Read::Layer(|dec, f, c| c.event_loop.max_iterations = read::count(dec, f))),
+    key(EventLoop, "max_runtime_seconds", Type::Seconds, value(d::RUNTIME),
+        "Stop the loop once it has run this many seconds.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.event_loop.max_runtime))),
+        Read::Layer(|dec, f, c| c.event_loop.max_runtime_seconds = read::seconds(dec, f))),
+    key(EventLoop, "max_cost_usd", Type::Dollars, Unset("no cost limit"),
+        "Stop the loop once the agents' cost reaches this many US dollars.",
+        Init::Example("10.0"),
+        Dump::Config(|c| c.event_loop.max_cost_usd.map(number)),
+        Read::Layer(|dec, f, c| c.event_loop.max_cost_usd = dec.positive_number(f))),
+    key(EventLoop, "max_consecutive_failures", Type::Count, value(d::FAILURES),
+        "Stop the loop after this many failed iterations in a row.",
+        Init::Default,
+        Dump::Config(|c| Some(int(c.event_loop.max_consecutive_failures.into()))),
+        Read::Layer(|dec, f, c| c.event_loop.max_consecutive_failures = read::count(dec, f))),
+    key(EventLoop, "starting_event", Type::Topic, value(d::STARTING_EVENT),
+        "The topic ralph publishes to start the run (with hats, the first hat triggers on it).",
+        Init::Default,
+        Dump::Config(|c| Some(string(&c.event_loop.starting_event))),
+        Read::Layer(|dec, f, c| c.event_loop.starting_event = dec.topic(f))),
+    key(EventLoop, "required_events", Type::Topics, value(Value::EmptyList),
+        "Topics that must all have been emitted before completion is accepted.",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.event_loop.required_events))),
+        Read::Layer(|dec, f, c| c.event_loop.required_events = dec.topics(f))),
+    // core
+    key(Core, "scratchpad", Type::PathOrMapping, Keys,
+        "Notes the agent keeps between iterations (each starts with a fresh context); a path \
+         alone means `{enabled: true, path: PATH}`.",
+        Init::Keys,
+        Dump::Keys,
+        Read::Scratchpad),
+    key(Scratchpad, "enabled", Type::Bool, value(Value::Bool(true)),
+        "Whether the agent keeps a scratchpad.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.core.scratchpad.is_some()))),
+        Read::Layer(|dec, f, c| c.core.scratchpad.enabled = dec.boolean(f))),
+    key(Scratchpad, "path", Type::Path, value(d::SCRATCHPAD),
+        "The scratchpad file, relative to the workspace.",
+        Init::Default,
+        Dump::Config(|c| c.core.scratchpad.as_deref().map(path_value)),
+        Read::Layer(|dec, f, c| c.core.scratchpad.path = dec.path(f, read::SCRATCHPAD_WHY))),
+    key(Core, "guardrails", Type::Strings, value(Value::EmptyList),
+        "Rules repeated in every prompt, such as `Run the tests before every commit.`",
+        Init::Default,
+        Dump::Config(|c| Some(strings(&c.core.guardrails))),
+        Read::Layer(|dec, f, c| c.core.guardrails = dec.plain_strings(f))),
+    key(Core, "specs_dir", Type::Path, value(d::SPECS_DIR),
+        "Where `ralph plan` writes specs, relative to the workspace.",
+        Init::Default,
+        Dump::Config(|c| Some(path_value(&c.core.specs_dir))),
+        Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, read::SPECS_DIR_WHY))),
+    // hats.<id>
+    key(Hat, "name", Type::NonEmptyText, Unset("the hat id"),
+        "The name shown in ralph's output.", Init::InExample,
+        Dump::Hat(|h| Some(string(&h.name))),
+        Read::Hat(|dec, f, h| h.name = dec.nonempty_string(f, read::HAT_NAME_WHY))),
+    key(Hat, "description", Type::NonEmptyText, Required,
+        "One line saying what the hat does (the agent reads it to know which hat handles what).",
+        Init::InExample,
+        Dump::Hat(|h| Some(string(&h.description))),
+        Read::Own),
+    key(Hat, "triggers", Type::Topics, value(Value::EmptyList),
+        "The topics this hat handles; a topic triggers one hat only.", Init::InExample,
+        Dump::Hat(|h| Some(strings(&h.triggers))),
+        Read::Hat(|dec, f, h| h.triggers = read::triggers(dec, f, &h.id.value))),
+    key(Hat, "publishes", Type::Topics, value(Value::EmptyList),
+        "The topics this hat may emit.", Init::InExample,
+        Dump::Hat(|h| Some(strings(&h.publishes))),
+        Read::Hat(|dec, f, h| h.publishes = dec.topics(f))),
+    key(Hat, "instructions", Type::Text, value(Value::Text("\"\"")),
+        "What the agent is told to do while wearing this hat.", Init::InExample,
+        Dump::Hat(|h| (!h.instructions.is_empty()).then(|| string(&h.instructions))),
+        Read::Hat(|dec, f, h| h.instructions = dec.string(f))),
+    key(Hat, "backend", Type::BackendOrMapping, Unset("`cli.backend`"),
+        "The agent this hat runs: a backend name, `{type: NAME, args: [...]}`, or \
+         `{command: PROGRAM, ...}`.",
+        Init::InExample,
+        Dump::Keys,
+        Read::Own),
+    key(Hat, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments appended to whichever backend the hat runs.", Init::InExample,
+        Dump::Hat(|h| (!h.args.is_empty()).then(|| strings(&h.args))),
+        Read::Hat(|dec, f, h| h.args = dec.plain_strings(f))),
+    key(Hat, "backend_args", Type::Strings, value(Value::EmptyList),
+        "Another name for `args` (set one of the two).", Init::InExample,
+        Dump::Skip,
+        Read::Hat(|dec, f, h| read::backend_args(dec, f, &mut h.args))),
+    key(Hat, "default_publishes", Type::Topic, Unset("nothing is published for it"),
+        "The topic published for the hat when its agent succeeds without emitting one.",
+        Init::InExample,
+        Dump::Hat(|h| h.default_publishes.as_deref().map(string)),
+        Read::Hat(|dec, f, h| h.default_publishes = dec.topic(f))),
+    key(Hat, "max_activations", Type::Count, Unset("no limit"),
+        "How many times the hat may run; after that ralph publishes `<id>.exhausted` instead.",
+        Init::InExample,
+        Dump::Hat(|h| h.max_activations.map(|n| int(n.into()))),
+        Read::Hat(|dec, f, h| h.max_activations = read::count(dec, f))),
+    key(Hat, STARTUP_TIMEOUT, Type::Seconds, Unset("`cli.startup_timeout_seconds`"),
+        "Overrides `cli.startup_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.startup))),
+        Read::Hat(|dec, f, h| h.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, IDLE_TIMEOUT, Type::Seconds, Unset("`cli.idle_timeout_seconds`"),
+        "Overrides `cli.idle_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.idle))),
+        Read::Hat(|dec, f, h| h.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, ITERATION_TIMEOUT, Type::Seconds, Unset("`cli.iteration_timeout_seconds`"),
+        "Overrides `cli.iteration_timeout_seconds` (seconds) for this hat's agent.",
+        Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.iteration))),
+        Read::Hat(|dec, f, h| h.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
+    key(Hat, EXIT_GRACE, Type::Seconds, Unset("`cli.exit_grace_seconds`"),
+        "Overrides `cli.exit_grace_seconds` (seconds) for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(seconds(h.deadlines.exit_grace))),
+        Read::Hat(|dec, f, h| h.deadlines.exit_grace_seconds = read::seconds(dec, f))),
+    key(Hat, "pty", Type::Bool,
+        Unset("`cli.pty` if the hat runs `cli.backend`'s program, else `false`"),
+        "Run this hat's agent on a pseudo-terminal.", Init::InExample,
+        Dump::Hat(|h| Some(boolean(h.pty))),
+        Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
+    // hats.<id>.backend
+    key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
+        "A built-in backend.", Init::InExample,
+        Dump::Backend(|b| match b {
+            HatBackend::Builtin { kind, .. } => Some(string(kind.name())),
+            HatBackend::Custom { .. } => None,
+        }),
+        Read::Own),
+    key(Section::HatBackend, "command", Type::NonEmptyText, Unset(TYPE_OR_COMMAND),
+        "A custom program instead of a built-in backend.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(&c.command))),
+        Read::Own),
+    key(Section::HatBackend, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
+        "With `command`: pass the prompt as the last argument, or on standard input.",
+        Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(c.prompt_mode.name()))),
+        Read::Own),
+    key(Section::HatBackend, "prompt_flag", Type::NonEmptyText,
+        Unset("the prompt is the last argument"),
+        "With `command`: the flag written before the prompt argument.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b)?.prompt_flag.as_deref().map(string)),
+        Read::Own),
+    key(Section::HatBackend, "output_format", Type::Choice(d::OUTPUT_FORMATS),
+        value(d::TEXT_FORMAT),
+        "With `command`: how to read the program's output.", Init::InExample,
+        Dump::Backend(|b| hat_custom(b).map(|c| string(c.output_format.name()))),
+        Read::Own),
+    key(Section::HatBackend, "args", Type::Strings, value(Value::EmptyList),
+        "Extra arguments for this backend (the hat's own `args` follow them).", Init::InExample,
+        Dump::Backend(|b| match b {
+            HatBackend::Builtin { args, .. } | HatBackend::Custom { args, .. } => {
+                Some(strings(args))
+            }
+        }),
+        Read::Own),
+    // pricing.<model>
+    key(Price, "input", Type::PricePerMillion, Required,
+        "US dollars per million input tokens.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.input))),
+        Read::Own),
+    key(Price, "output", Type::PricePerMillion, Required,
+        "US dollars per million output tokens.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.output))),
+        Read::Own),
+    key(Price, "cache_read", Type::PricePerMillion, Unset("the `input` price"),
+        "US dollars per million tokens read from the prompt cache.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.cache_read))),
+        Read::Own),
+    key(Price, "cache_write", Type::PricePerMillion, Unset("the `input` price"),
+        "US dollars per million tokens written to the prompt cache.", Init::InExample,
+        Dump::Price(|p| Some(number(p.price.cache_write))),
+        Read::Own),
+];

@@ -1,0 +1,50 @@
+//! The configuration reference, `docs/config.md`, generated from the key table.
+
+use super::key::Section;
+
+/// The configuration reference (`docs/config.md`), generated from [`super::KEYS`].
+pub fn reference() -> String {
+    let mut out = String::from(REFERENCE_HEADER);
+    for section in Section::ALL {
+        let keys: Vec<_> = section.keys().collect();
+        let heading = match section {
+            Section::Top => "Top level".to_owned(),
+            other => format!("`{}`", other.path()),
+        };
+        out.push_str(&format!(
+            "\n## {heading}\n\n| Key | Type | Default | What it does |\n|---|---|---|---|\n"
+        ));
+        for key in keys {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                key.path(),
+                key.ty.describe(),
+                key.default.describe(),
+                key.doc.replace('|', "\\|"),
+            ));
+        }
+    }
+    out
+}
+
+const REFERENCE_HEADER: &str = "\
+# Configuration reference
+
+<!-- Generated from crates/ralph-core/src/config/keys.rs: do not edit by hand.
+     Regenerate with `RALPH_BLESS=1 cargo test -p ralph-core --test config_reference`. -->
+
+ralph reads its settings in layers, each overriding the one before key by key: built-in
+defaults, the user file (`$XDG_CONFIG_HOME/ralph/config.yml`, else
+`~/.config/ralph/config.yml`), the project file (`ralph.yml`, or `-c FILE`), then the
+command line (`-b`, `-p`, `-P`, `--max-iterations`, `--max-runtime`, `--max-cost`,
+`--completion-promise`). Every key is optional unless marked required. Unknown keys are
+errors; keys of ralph-orchestrator that ralph does not implement are reported as errors or
+warnings, depending on whether ignoring them would change what the loop does.
+`ralph run --dry-run` prints the configuration a run would use; `ralph init` writes a
+`ralph.yml` with every default.
+
+Two groups of keys travel together across layers: a layer that sets `prompt` or
+`prompt_file` replaces both, and a layer that switches `cli.backend` to another backend
+drops the lower layers' `command`, `args`, `prompt_mode`, `prompt_flag`, `output_format`
+and `pty`. Hats and prices are replaced whole, per hat id and per model.
+";
