@@ -8,6 +8,7 @@
 //! stop: write `summary.md` and the final state (durably) and report why.
 
 pub(crate) mod backends;
+pub(crate) mod launch;
 pub(crate) mod observer;
 pub(crate) mod signals;
 pub(crate) mod text;
@@ -23,7 +24,6 @@ use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
-use ralph_core::launch::{agent_deadlines, command_line, pricing};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
 use ralph_core::prompt::{
     PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
@@ -40,6 +40,7 @@ use crate::error::CliError;
 use crate::exit;
 use crate::term::status::FRAME_INTERVAL;
 use backends::Agents;
+use launch::{agent_deadlines, command_line, pricing};
 use observer::Observer;
 
 /// The variable naming the running ralph binary, for agents.

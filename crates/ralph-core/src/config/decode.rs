@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use ralph_agent::BackendKind;
 use ralph_stream::StreamFormat;
+use ralph_types::BackendKind;
 use saphyr::{Scalar, YamlData};
 
 use super::choice::{BackendChoice, PromptMode};

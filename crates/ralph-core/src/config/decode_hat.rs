@@ -1,7 +1,7 @@
 //! `hats:`: each hat's keys, its backend in any of the three forms, and the rules a
 //! single hat must follow (a description, no reserved triggers).
 
-use ralph_agent::BackendKind;
+use ralph_types::BackendKind;
 use saphyr::{Scalar, YamlData};
 
 use super::decode::{

@@ -6,8 +6,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use ralph_stream::{ModelPrice, StreamFormat};
+use ralph_types::BackendKind;
 
 use super::choice::{BackendChoice, PromptMode};
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};

@@ -10,7 +10,7 @@ use super::resolved::{
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
     DEFAULT_STARTUP_TIMEOUT,
 };
-use ralph_agent::BackendKind;
+use ralph_types::BackendKind;
 
 /// The example hats shown (commented out) at the end of the template: a two-hat
 /// plan/build workflow whose planner ends the loop with the default completion

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::BackendKind;
 use crate::backend::BackendProfile;
-use crate::supervise::{Deadlines, DiscardOutput, SpawnSpec, StopRequests, Termination, run};
+use crate::supervise::{DiscardOutput, RunDeadlines, SpawnSpec, StopRequests, Termination, run};
 
 /// How long a version command may take. Node-based CLIs start in one to a few seconds on an
 /// idle machine, but `pi --version` took over 5 s on a busy 2-core machine (load 12, measured by
@@ -182,10 +182,10 @@ impl Detector {
 
     async fn run_version(&self, path: PathBuf, args: &[&str]) -> Availability {
         let spec = SpawnSpec::new(path.clone()).args(args.iter().copied());
-        let deadlines = Deadlines {
+        let deadlines = RunDeadlines {
             wall: Some(self.probe_timeout),
             kill_grace: PROBE_KILL_GRACE,
-            ..Deadlines::none()
+            ..RunDeadlines::none()
         };
         let outcome = run(spec, deadlines, &mut DiscardOutput, StopRequests::never()).await;
         match outcome.termination {
