@@ -11,13 +11,14 @@
 
 mod cli;
 mod commands;
+mod diagnostic;
 mod error;
 mod exit;
 mod input;
 mod output;
 mod run;
 mod shell_words;
-mod term;
+mod view;
 
 use std::process::ExitCode;
 

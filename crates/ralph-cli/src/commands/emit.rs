@@ -16,12 +16,9 @@ use crate::cli::EmitArgs;
 use crate::error::CliError;
 use crate::exit::Outcome;
 
-/// The variable `ralph run` sets for agents: the absolute path of the run's inbox.
-pub(crate) const EVENTS_FILE_VAR: &str = "RALPH_EVENTS_FILE";
-
 pub(crate) fn run(args: &EmitArgs) -> Result<Outcome, CliError> {
     let event = event_from_args(&args.topic, args.payload.as_deref(), args.json)?;
-    let path = match std::env::var_os(EVENTS_FILE_VAR).filter(|p| !p.is_empty()) {
+    let path = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => {
             let cwd = super::working_directory()?;

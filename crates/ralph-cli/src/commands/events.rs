@@ -18,8 +18,8 @@ use crate::cli::{EventsArgs, TableArg};
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::output::JsonLines;
-use crate::term::clock;
-use crate::term::one_line;
+use crate::view::term::clock;
+use crate::view::term::one_line;
 
 /// The outcome shown for the iteration still running.
 const RUNNING: &str = "running";

@@ -15,7 +15,7 @@ use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::input::Input;
 use crate::output::JsonLines;
-use crate::term::AgentView;
+use crate::view::term::AgentView;
 
 /// `--view`: the human rendering on a (possibly color-stripping) stdout.
 struct View {

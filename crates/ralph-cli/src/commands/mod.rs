@@ -18,9 +18,9 @@ use ralph_core::config::ResolvedConfig;
 
 use crate::cli::Cli;
 use crate::cli::Command;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::Outcome;
-use crate::run::observer::diagnostic;
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {

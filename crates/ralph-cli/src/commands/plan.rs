@@ -12,10 +12,10 @@ use ralph_core::config::Overrides;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::PlanArgs;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::Outcome;
 use crate::run::backends::{interactive_command, resolve_default};
-use crate::run::observer::diagnostic;
 use crate::shell_words::shell_line;
 
 /// What the agent is asked when no idea is given.

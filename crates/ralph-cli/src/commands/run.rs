@@ -15,10 +15,11 @@ use ralph_core::store::RalphDir;
 use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
 use crate::exit::Outcome;
-use crate::run::observer::{JsonObserver, Observer};
-use crate::run::text::{TextObserver, TextOptions};
 use crate::run::{Run, backends, drive, signals};
-use crate::term::Detail;
+use crate::view::json::JsonObserver;
+use crate::view::observer::Observer;
+use crate::view::term::Detail;
+use crate::view::text::{TextObserver, TextOptions};
 
 pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
     let workspace = super::working_directory()?;
