@@ -30,9 +30,9 @@ fn main() -> ExitCode {
         Err(err) => {
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {
-                exit::Outcome::Failed
+                exit::CommandOutcome::Failed
             } else {
-                exit::Outcome::Success
+                exit::CommandOutcome::Success
             };
             let _ = err.print();
             return exit::code(outcome);
@@ -40,10 +40,10 @@ fn main() -> ExitCode {
     };
     match commands::run(cli) {
         Ok(outcome) => exit::code(outcome),
-        Err(error::CliError::BrokenPipe) => exit::code(exit::Outcome::Success),
+        Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {
             eprintln!("ralph: {err}");
-            exit::code(exit::Outcome::Failed)
+            exit::code(exit::CommandOutcome::Failed)
         }
     }
 }

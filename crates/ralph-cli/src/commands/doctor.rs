@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -111,7 +111,7 @@ impl OutputSink for Capture {
     }
 }
 
-pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &DoctorArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -127,9 +127,9 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
         FormatArg::Text => print_text(&report)?,
     }
     Ok(if report.ok {
-        Outcome::Success
+        CommandOutcome::Success
     } else {
-        Outcome::Failed
+        CommandOutcome::Failed
     })
 }
 

@@ -111,7 +111,7 @@ pub(crate) async fn drive(
         reason: &reason,
         message: reason.to_string(),
         outcome: reason.class(),
-        exit_code: exit::number(exit::Outcome::of_loop(reason.class())),
+        exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
         summary_path: &shown,
     });
