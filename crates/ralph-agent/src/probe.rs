@@ -22,21 +22,8 @@ pub const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// SIGTERM-to-SIGKILL grace for a version probe that timed out.
 const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
 
-/// The default auto-detection order: every backend in [`BackendKind::ALL`]'s order but
-/// `custom`, which is never detected (it is last there).
-pub const DEFAULT_PRIORITY: [BackendKind; BackendKind::ALL.len() - 1] = {
-    assert!(matches!(
-        BackendKind::ALL[BackendKind::ALL.len() - 1],
-        BackendKind::Custom
-    ));
-    let mut order = [BackendKind::Custom; BackendKind::ALL.len() - 1];
-    let mut i = 0;
-    while i < order.len() {
-        order[i] = BackendKind::ALL[i];
-        i += 1;
-    }
-    order
-};
+/// The default auto-detection order (`cli.backend_priority`), shared with the config.
+pub use ralph_types::DEFAULT_PRIORITY;
 
 /// Finds `program` the way the supervisor will run it: a name is looked up on `PATH`, a
 /// path (containing `/`) is checked directly. `None` when it is missing or not executable.

@@ -53,6 +53,22 @@ impl BackendKind {
     }
 }
 
+/// The default auto-detection order (`cli.backend_priority`): every backend in
+/// [`BackendKind::ALL`]'s order but `custom`, which is never detected (it is last there).
+pub const DEFAULT_PRIORITY: [BackendKind; BackendKind::ALL.len() - 1] = {
+    assert!(matches!(
+        BackendKind::ALL[BackendKind::ALL.len() - 1],
+        BackendKind::Custom
+    ));
+    let mut order = [BackendKind::Custom; BackendKind::ALL.len() - 1];
+    let mut i = 0;
+    while i < order.len() {
+        order[i] = BackendKind::ALL[i];
+        i += 1;
+    }
+    order
+};
+
 impl fmt::Display for BackendKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

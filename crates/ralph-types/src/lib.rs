@@ -18,7 +18,7 @@ mod named;
 mod prompt_mode;
 mod termination;
 
-pub use backend::{BackendKind, UnknownBackend};
+pub use backend::{BackendKind, DEFAULT_PRIORITY, UnknownBackend};
 pub use deadlines::{
     DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT, DEFAULT_KILL_GRACE,
     DEFAULT_STARTUP_TIMEOUT, Deadlines,
