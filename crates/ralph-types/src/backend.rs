@@ -77,13 +77,8 @@ impl fmt::Display for BackendKind {
 
 /// The error for a backend name ralph does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown backend `{0}` (expected one of: {names})", names = names(BackendKind::ALL.map(BackendKind::name)))]
+#[error("unknown backend `{0}` (expected one of: {names})", names = crate::named::list(BackendKind::ALL.map(BackendKind::name)))]
 pub struct UnknownBackend(pub String);
-
-/// `names` as an error message lists them.
-pub(crate) fn names<const N: usize>(names: [&str; N]) -> String {
-    names.join(", ")
-}
 
 crate::named::serde_by_name!(BackendKind);
 

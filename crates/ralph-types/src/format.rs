@@ -72,7 +72,7 @@ impl fmt::Display for StreamFormat {
 
 /// The error for a format name ralph does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stream format `{0}` (expected one of: {names})", names = crate::backend::names(StreamFormat::ALL.map(StreamFormat::name)))]
+#[error("unknown stream format `{0}` (expected one of: {names})", names = crate::named::list(StreamFormat::ALL.map(StreamFormat::name)))]
 pub struct UnknownFormat(pub String);
 
 crate::named::serde_by_name!(StreamFormat);

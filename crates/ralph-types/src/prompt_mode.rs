@@ -34,7 +34,7 @@ impl fmt::Display for PromptMode {
 
 /// The error for a prompt mode ralph does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown prompt mode `{0}` (expected one of: {names})", names = crate::backend::names(PromptMode::ALL.map(PromptMode::name)))]
+#[error("unknown prompt mode `{0}` (expected one of: {names})", names = crate::named::list(PromptMode::ALL.map(PromptMode::name)))]
 pub struct UnknownPromptMode(pub String);
 
 impl FromStr for PromptMode {
