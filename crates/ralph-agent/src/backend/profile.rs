@@ -1,6 +1,6 @@
 //! What ralph knows about each agent CLI: binary, command lines, prompt delivery, output
-//! format, version probe and install hint. One exhaustive match, so a new [`BackendKind`]
-//! cannot be added without deciding all of these.
+//! format, version probe, install hint and how its arguments name a model. One exhaustive
+//! match, so a new [`BackendKind`] cannot be added without deciding all of these.
 //!
 //! Sources: the real command lines in `shared/realworld/*/README.md` (captured against the
 //! agents themselves) and upstream ralph-orchestrator's backend table. Where an agent reads
