@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ralph_agent::supervise::{
-    Deadlines, Flow, OutputSink, SpawnSpec, StopRequests, Termination, run,
+    Flow, OutputSink, RunDeadlines, SpawnSpec, StopRequests, Termination, run,
 };
 use ralph_agent::{Control, run_agent};
 use ralph_stream::{AgentEvent, StreamFormat};
@@ -68,10 +68,10 @@ fn cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-fn deadlines() -> Deadlines {
-    Deadlines {
+fn deadlines() -> RunDeadlines {
+    RunDeadlines {
         wall: Some(Duration::from_secs(120)),
-        ..Deadlines::none()
+        ..RunDeadlines::none()
     }
 }
 

@@ -1,30 +1,27 @@
 //! Agent backends and process supervision.
 //!
 //! How it works: [`backend`] turns a [`BackendKind`], its config and a prompt into an
-//! exact command line (program, arguments, stdin bytes, output format); [`detect`] finds
+//! exact command line (program, arguments, stdin bytes, output format); [`probe`] finds
 //! which agent CLIs are installed by probing their version commands; [`supervise`] runs
 //! one command line as a child in its own process group, hands its stdout bytes to a sink
 //! (the stream parser) as they arrive, enforces the startup, inactivity, wall-clock and
 //! exit-grace deadlines and the caller's stop requests, and always ends with the agent's
-//! whole process tree stopped and reaped, reporting a typed [`Outcome`]; [`session`]
+//! whole process tree stopped and reaped, reporting a typed [`ProcessOutcome`]; [`session`]
 //! puts the two together: one agent run whose output is parsed into events as it arrives.
 
-mod backend_kind;
-
 pub mod backend;
-pub mod detect;
+pub mod probe;
 pub mod session;
 pub mod supervise;
 
 pub use backend::{
     BackendProfile, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,
-    PromptDelivery, PromptMode,
+    ModelOption, PromptDelivery, PromptMode, requested_model,
 };
-pub use backend_kind::BackendKind;
-pub use backend_kind::UnknownBackend;
-pub use detect::{Availability, DetectError, Detector, resolve_binary};
+pub use probe::{Availability, DetectError, Detector, resolve_binary};
+pub use ralph_types::{BackendKind, UnknownBackend};
 pub use session::{AgentRun, Control, run_agent, run_agent_with};
 pub use supervise::{
-    Deadlines, Flow, Outcome, OutputSink, SpawnSpec, StdinSource, StopController, StopLevel,
-    StopRequests, Termination, run,
+    Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StdinSource, StopController,
+    StopLevel, StopRequests, Termination, run,
 };

@@ -11,10 +11,10 @@ use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
 use ralph_stream::StreamFormat;
 
-use crate::supervise::Deadlines;
 use crate::supervise::Flow;
-use crate::supervise::Outcome;
 use crate::supervise::OutputSink;
+use crate::supervise::ProcessOutcome;
+use crate::supervise::RunDeadlines;
 use crate::supervise::SpawnSpec;
 use crate::supervise::StopRequests;
 use crate::supervise::run;
@@ -31,7 +31,7 @@ pub enum Control {
 /// How one agent run ended: the process side and the stream side.
 #[derive(Debug)]
 pub struct AgentRun {
-    pub outcome: Outcome,
+    pub outcome: ProcessOutcome,
     pub summary: SessionSummary,
     /// The format the output was parsed as (`Text` when it was to be recognised and
     /// nothing was).
@@ -56,7 +56,7 @@ impl AgentRun {
 pub async fn run_agent(
     spec: SpawnSpec,
     format: StreamFormat,
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     stop: StopRequests,
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {
@@ -75,7 +75,7 @@ pub async fn run_agent(
 pub async fn run_agent_with(
     spec: SpawnSpec,
     decoder: StreamDecoder,
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     stop: StopRequests,
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {

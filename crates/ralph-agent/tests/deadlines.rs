@@ -5,14 +5,14 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use ralph_agent::supervise::{ChildStatus, Deadlines, Flow, OutputSink, SpawnSpec, Termination};
+use ralph_agent::supervise::{ChildStatus, Flow, OutputSink, RunDeadlines, SpawnSpec, Termination};
 
 const MS: Duration = Duration::from_millis(1);
 
 #[tokio::test]
 async fn silent_agent_hits_the_startup_deadline() {
     let out = tempfile::tempdir().unwrap();
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         startup: Some(500 * MS),
         idle: Some(100 * MS),
         ..short()
@@ -38,7 +38,7 @@ async fn silent_agent_hits_the_startup_deadline() {
 #[tokio::test]
 async fn agent_that_prints_then_hangs_hits_the_inactivity_deadline() {
     let out = tempfile::tempdir().unwrap();
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         startup: Some(Duration::from_secs(20)),
         idle: Some(400 * MS),
         ..short()
@@ -70,7 +70,7 @@ async fn agent_that_prints_then_hangs_hits_the_inactivity_deadline() {
 async fn agent_that_prints_slowly_for_longer_than_the_inactivity_deadline_is_not_killed() {
     let out = tempfile::tempdir().unwrap();
     // 12 lines, 0.15 s apart: about 1.8 s in total, each gap far below the 1.2 s deadline.
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         startup: Some(Duration::from_secs(20)),
         idle: Some(1200 * MS),
         ..short()
@@ -96,7 +96,7 @@ async fn agent_that_prints_slowly_for_longer_than_the_inactivity_deadline_is_not
 async fn wall_clock_deadline_stops_a_busy_agent() {
     let out = tempfile::tempdir().unwrap();
     // Prints every 0.05 s for far longer than the wall clock: never idle, always too long.
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         idle: Some(Duration::from_secs(10)),
         wall: Some(700 * MS),
         ..short()
@@ -130,7 +130,7 @@ impl OutputSink for FinishOnDone {
 #[tokio::test]
 async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace_as_a_success() {
     let out = tempfile::tempdir().unwrap();
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         idle: Some(Duration::from_secs(20)),
         exit_grace: 400 * MS,
         ..short()
@@ -161,7 +161,7 @@ async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace_as_a_
 #[tokio::test]
 async fn finished_agent_that_exits_within_the_grace_reports_its_exit() {
     let out = tempfile::tempdir().unwrap();
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         exit_grace: Duration::from_secs(20),
         ..short()
     };
@@ -181,7 +181,7 @@ async fn finished_agent_that_exits_within_the_grace_reports_its_exit() {
 #[tokio::test]
 async fn agent_that_closes_stdout_but_keeps_running_hits_the_inactivity_deadline() {
     let out = tempfile::tempdir().unwrap();
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         idle: Some(500 * MS),
         ..short()
     };
@@ -198,7 +198,7 @@ async fn agent_that_closes_stdout_but_keeps_running_hits_the_inactivity_deadline
 async fn no_deadline_fires_for_a_quick_agent() {
     let mut sink = Collect::default();
     let spec = SpawnSpec::new("sh").args(["-c", "echo quick"]);
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         startup: Some(Duration::from_secs(20)),
         idle: Some(Duration::from_secs(20)),
         ..short()

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use ralph_agent::supervise::{
-    ChildStatus, Deadlines, Flow, OutputSink, StopRequests, Termination, run,
+    ChildStatus, Flow, OutputSink, RunDeadlines, StopRequests, Termination, run,
 };
 
 const MS: Duration = Duration::from_millis(1);
 
-fn idle_stop() -> Deadlines {
-    Deadlines {
+fn idle_stop() -> RunDeadlines {
+    RunDeadlines {
         idle: Some(400 * MS),
         ..short()
     }

@@ -42,7 +42,7 @@ async fn pipes_are_not_terminals() {
 async fn pty_child_is_stopped_with_its_session() {
     let out = tempfile::tempdir().unwrap();
     let mut sink = Collect::default();
-    let deadlines = ralph_agent::supervise::Deadlines {
+    let deadlines = ralph_agent::supervise::RunDeadlines {
         idle: Some(std::time::Duration::from_millis(400)),
         ..short()
     };

@@ -87,7 +87,7 @@ async fn second_interrupt_escalates_a_stop_the_agent_ignores() {
         }
     }
     let mut sink = TwoInterrupts(controller, 0);
-    let deadlines = ralph_agent::supervise::Deadlines {
+    let deadlines = ralph_agent::supervise::RunDeadlines {
         kill_grace: std::time::Duration::from_secs(30),
         ..short()
     };

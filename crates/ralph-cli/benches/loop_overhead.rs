@@ -96,7 +96,7 @@ impl Bench {
             let out = self
                 .command(&agent)
                 .args(["-p", "--mode", "json", "--no-session"])
-                .env("RALPH_EVENTS_FILE", &events)
+                .env(ralph_types::env::EVENTS_FILE, &events)
                 .stdout(Stdio::piped())
                 .output()
                 .expect("fake agent");

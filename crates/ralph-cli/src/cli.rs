@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Parser;
 use clap::Subcommand;
 use clap::ValueEnum;
-use ralph_core::config::BackendChoice;
+use clap::builder::PossibleValue;
+use ralph_core::config::{AUTO, BackendChoice};
 use ralph_stream::StreamFormat;
 
 /// ralph keeps an AI coding agent working in a loop until a task is verifiably done.
@@ -270,7 +271,7 @@ pub(crate) struct EmitArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct InspectArgs {
     /// Which agent wrote the stream; `auto` recognises it from the first events.
-    #[arg(long, value_enum, default_value_t = AgentArg::Auto)]
+    #[arg(long, value_enum, default_value_t = AgentArg::AUTO)]
     pub(crate) agent: AgentArg,
     /// Print the normalized events as JSON lines instead of the summary.
     #[arg(long, conflicts_with = "view")]
@@ -295,31 +296,38 @@ pub(crate) struct InspectArgs {
     pub(crate) file: Option<PathBuf>,
 }
 
-/// An agent stream format, or `auto`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum AgentArg {
-    Auto,
-    Pi,
-    Claude,
-    Codex,
-    Gemini,
-    Opencode,
-    Copilot,
-    Text,
-}
+/// An agent stream format, or `auto`. Its values are the formats' names (ralph-types'
+/// agent table) after `auto`, so a new format is a new value here without an edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AgentArg(Option<StreamFormat>);
 
 impl AgentArg {
-    pub(crate) fn format(self) -> Option<StreamFormat> {
-        match self {
-            AgentArg::Auto => None,
-            AgentArg::Pi => Some(StreamFormat::Pi),
-            AgentArg::Claude => Some(StreamFormat::Claude),
-            AgentArg::Codex => Some(StreamFormat::Codex),
-            AgentArg::Gemini => Some(StreamFormat::Gemini),
-            AgentArg::Opencode => Some(StreamFormat::Opencode),
-            AgentArg::Copilot => Some(StreamFormat::Copilot),
-            AgentArg::Text => Some(StreamFormat::Text),
+    /// Recognise the format from the first events.
+    pub(crate) const AUTO: AgentArg = AgentArg(None);
+
+    /// `auto`, then every format in [`StreamFormat::ALL`]'s order.
+    const VALUES: [AgentArg; StreamFormat::ALL.len() + 1] = {
+        let mut values = [AgentArg::AUTO; StreamFormat::ALL.len() + 1];
+        let mut i = 0;
+        while i < StreamFormat::ALL.len() {
+            values[i + 1] = AgentArg(Some(StreamFormat::ALL[i]));
+            i += 1;
         }
+        values
+    };
+
+    pub(crate) fn format(self) -> Option<StreamFormat> {
+        self.0
+    }
+}
+
+impl ValueEnum for AgentArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::VALUES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.map_or(AUTO, StreamFormat::name)))
     }
 }
 
@@ -351,5 +359,30 @@ impl ColorArg {
                 anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_values_are_auto_then_every_format_name() {
+        let names: Vec<String> = AgentArg::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value)
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "auto", "pi", "claude", "codex", "gemini", "opencode", "copilot", "text"
+            ]
+        );
+        assert_eq!(
+            AgentArg::from_str("opencode", false).map(AgentArg::format),
+            Ok(Some(StreamFormat::Opencode))
+        );
+        assert_eq!(AgentArg::from_str("auto", false), Ok(AgentArg::AUTO));
     }
 }

@@ -6,7 +6,7 @@ use ralph_core::machine::EndClass;
 
 /// How a command ended, as far as the exit code is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum CommandOutcome {
     /// The task completed (or the command did what was asked).
     Success,
     /// Something failed: a config error, an unreadable input, too many failed iterations.
@@ -17,28 +17,28 @@ pub(crate) enum Outcome {
     Interrupted,
 }
 
-impl Outcome {
+impl CommandOutcome {
     /// How a loop's end maps onto a command outcome.
-    pub(crate) fn of_loop(class: EndClass) -> Outcome {
+    pub(crate) fn of_loop(class: EndClass) -> CommandOutcome {
         match class {
-            EndClass::Completed => Outcome::Success,
-            EndClass::Failed => Outcome::Failed,
-            EndClass::LimitReached => Outcome::LimitReached,
-            EndClass::Interrupted => Outcome::Interrupted,
+            EndClass::Completed => CommandOutcome::Success,
+            EndClass::Failed => CommandOutcome::Failed,
+            EndClass::LimitReached => CommandOutcome::LimitReached,
+            EndClass::Interrupted => CommandOutcome::Interrupted,
         }
     }
 }
 
 /// The exit code for an outcome: 0, 1, 2 or 130 (128 + SIGINT, as shells report it).
-pub(crate) fn code(outcome: Outcome) -> ExitCode {
+pub(crate) fn code(outcome: CommandOutcome) -> ExitCode {
     ExitCode::from(number(outcome))
 }
 
-pub(crate) fn number(outcome: Outcome) -> u8 {
+pub(crate) fn number(outcome: CommandOutcome) -> u8 {
     match outcome {
-        Outcome::Success => 0,
-        Outcome::Failed => 1,
-        Outcome::LimitReached => 2,
-        Outcome::Interrupted => 130,
+        CommandOutcome::Success => 0,
+        CommandOutcome::Failed => 1,
+        CommandOutcome::LimitReached => 2,
+        CommandOutcome::Interrupted => 130,
     }
 }

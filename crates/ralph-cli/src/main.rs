@@ -11,13 +11,14 @@
 
 mod cli;
 mod commands;
+mod diagnostic;
 mod error;
 mod exit;
 mod input;
 mod output;
 mod run;
 mod shell_words;
-mod term;
+mod view;
 
 use std::process::ExitCode;
 
@@ -29,9 +30,9 @@ fn main() -> ExitCode {
         Err(err) => {
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {
-                exit::Outcome::Failed
+                exit::CommandOutcome::Failed
             } else {
-                exit::Outcome::Success
+                exit::CommandOutcome::Success
             };
             let _ = err.print();
             return exit::code(outcome);
@@ -39,10 +40,10 @@ fn main() -> ExitCode {
     };
     match commands::run(cli) {
         Ok(outcome) => exit::code(outcome),
-        Err(error::CliError::BrokenPipe) => exit::code(exit::Outcome::Success),
+        Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {
             eprintln!("ralph: {err}");
-            exit::code(exit::Outcome::Failed)
+            exit::code(exit::CommandOutcome::Failed)
         }
     }
 }

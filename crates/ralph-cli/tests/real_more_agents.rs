@@ -24,8 +24,8 @@ mod harness;
 use harness::{Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, WORK_TOKENS, run_ralph};
 use pretty_assertions::assert_eq;
 use ralph_test_support::{
-    AgentSetup, CodexOptions, CopilotOptions, GeminiOptions, Outcome, PRICE_CACHE_READ,
-    PRICE_INPUT, PRICE_OUTPUT,
+    AgentSetup, CodexOptions, CopilotOptions, GeminiOptions, PRICE_CACHE_READ, PRICE_INPUT,
+    PRICE_OUTPUT, ReplyOutcome,
 };
 use serde_json::{Value, json};
 
@@ -158,7 +158,7 @@ fn check_failure(run: &RealRun, reason_parts: &[&str]) {
             "{part:?} not in {reason:?}\n{context}"
         );
     }
-    let model_requests: Vec<Outcome> = run
+    let model_requests: Vec<ReplyOutcome> = run
         .server
         .requests()
         .into_iter()
@@ -170,7 +170,7 @@ fn check_failure(run: &RealRun, reason_parts: &[&str]) {
     assert!(
         model_requests
             .iter()
-            .all(|o| *o == Outcome::HttpError { status: 500 }),
+            .all(|o| *o == ReplyOutcome::HttpError { status: 500 }),
         "{context}"
     );
 }

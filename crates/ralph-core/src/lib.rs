@@ -4,10 +4,11 @@
 //! configuration, the events an agent emitted, what an iteration cost) and gives
 //! decisions back (which hat runs next with which events, whether the loop is done or
 //! a limit is reached), so every rule is tested as a pure state transition; [`prompt`]
-//! builds each iteration's prompt, [`launch`] the agent's command line and deadlines,
-//! [`summary`] the run's `summary.md`, all from values; [`run_event`] is what a run
-//! reports to its observers (the `--output json` schema). The CLI crate runs the agents
-//! around them. The I/O that belongs to ralph's own files lives here too, in modules of its
+//! builds each iteration's prompt, [`summary`] the run's `summary.md`, all from values;
+//! [`run_event`] is what a run reports to its observers (the `--output json` schema). The
+//! vocabulary it shares with the supervisor (agent names, deadlines, how a run ended)
+//! comes from `ralph-types`; the core does not depend on the crate that starts processes.
+//! The CLI crate turns configuration into command lines and runs the agents around it. The I/O that belongs to ralph's own files lives here too, in modules of its
 //! own: [`config`] reads `ralph.yml` and its layers, [`inbox`] appends and reads a
 //! run's event inbox, [`store`] keeps a run's files under `.ralph/` (history, saved
 //! state, summary, the workspace lock).
@@ -15,7 +16,6 @@
 pub mod config;
 pub mod event;
 pub mod inbox;
-pub mod launch;
 pub mod machine;
 pub mod prompt;
 pub mod run_event;

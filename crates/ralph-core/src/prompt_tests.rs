@@ -175,4 +175,6 @@ fn agents_whose_shell_loses_path_are_told_to_call_ralph_through_ralph_bin() {
             && !prompt.contains("`ralph emit"),
         "{prompt}"
     );
+    // The variable the prompt names is the one the loop sets.
+    assert_eq!(RALPH_BY_PATH_VAR, format!("\"${}\"", ralph_types::env::BIN));
 }

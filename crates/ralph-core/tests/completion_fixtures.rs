@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use ralph_agent::Termination;
 use ralph_core::machine::{CompletionSignal, classify, completion_signal};
 use ralph_stream::{StreamFormat, summarize};
+use ralph_types::Termination;
 
 const PROMISE: &str = "LOOP_COMPLETE";
 

@@ -6,12 +6,12 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use ralph_core::config::{
     AgentBackend, AgentConfig, CustomBackend, DEFAULT_EXIT_GRACE, DEFAULT_STARTUP_TIMEOUT,
     Deadlines, PromptMode, ResolveEnv, Resolved, parse_layer, resolve,
 };
 use ralph_stream::StreamFormat;
+use ralph_types::BackendKind;
 use support::rendered;
 
 fn fixtures() -> PathBuf {

@@ -7,13 +7,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use ralph_core::config::{
     AgentBackend, AgentConfig, BackendChoice, CoreConfig, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions, LoopConfig, Overrides, Prompt,
     PromptSource, Resolved, ResolvedConfig, load, user_config_path,
 };
+use ralph_types::BackendKind;
 use support::rendered;
 use tempfile::TempDir;
 

@@ -25,7 +25,7 @@ fn template_is_valid_for_every_backend_and_selects_it() {
         assert_eq!(resolved.warnings, [], "{choice}");
         let expected = match choice {
             BackendChoice::Auto => AgentBackend::Auto,
-            BackendChoice::Backend(ralph_agent::BackendKind::Custom) => {
+            BackendChoice::Backend(ralph_types::BackendKind::Custom) => {
                 AgentBackend::Custom(CustomBackend {
                     command: "my-agent".to_owned(),
                     prompt_mode: PromptMode::Arg,
@@ -56,7 +56,7 @@ fn template_states_the_defaults_it_leaves_unchanged() {
 
 #[test]
 fn example_hats_validate_once_uncommented() {
-    let template = init_template(BackendChoice::Backend(ralph_agent::BackendKind::Pi));
+    let template = init_template(BackendChoice::Backend(ralph_types::BackendKind::Pi));
     let uncommented: String = template
         .lines()
         .map(|line| {
@@ -102,20 +102,20 @@ fn example_hats_validate_once_uncommented() {
 #[test]
 fn template_for_pi() {
     insta::assert_snapshot!(init_template(BackendChoice::Backend(
-        ralph_agent::BackendKind::Pi
+        ralph_types::BackendKind::Pi
     )));
 }
 
 #[test]
 fn template_for_custom() {
     insta::assert_snapshot!(init_template(BackendChoice::Backend(
-        ralph_agent::BackendKind::Custom
+        ralph_types::BackendKind::Custom
     )));
 }
 
 #[test]
 fn example_pricing_validates_once_uncommented() {
-    let template = init_template(BackendChoice::Backend(ralph_agent::BackendKind::Codex));
+    let template = init_template(BackendChoice::Backend(ralph_types::BackendKind::Codex));
     let uncommented: String = template
         .lines()
         .map(|line| match line.strip_prefix("# ") {

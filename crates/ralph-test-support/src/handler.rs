@@ -21,7 +21,7 @@ use crate::builtin::Builtin;
 use crate::conversation::{Conversation, Wire};
 use crate::fault::FaultKind;
 use crate::gemini_request;
-use crate::record::{Outcome, RecordedRequest, Routed};
+use crate::record::{RecordedRequest, ReplyOutcome, Routed};
 use crate::reply::Reply;
 use crate::routing::{AttemptKey, Selected, select};
 use crate::script::Script;
@@ -225,21 +225,21 @@ enum Answer {
 }
 
 impl Plan {
-    fn outcome(&self, attempt: u32, stream: bool) -> Outcome {
+    fn outcome(&self, attempt: u32, stream: bool) -> ReplyOutcome {
         let fault = self.turn.fault.as_ref().filter(|fault| fault.hits(attempt));
         let delivered = if stream {
-            Outcome::Streamed
+            ReplyOutcome::Streamed
         } else {
-            Outcome::Json
+            ReplyOutcome::Json
         };
         match self.answer {
-            Answer::Side => Outcome::Side,
-            Answer::Exhausted => Outcome::Exhausted,
-            Answer::Unrouted => Outcome::Unrouted,
+            Answer::Side => ReplyOutcome::Side,
+            Answer::Exhausted => ReplyOutcome::Exhausted,
+            Answer::Unrouted => ReplyOutcome::Unrouted,
             Answer::Scripted => match fault.map(|fault| &fault.kind) {
-                Some(FaultKind::Http { status, .. }) => Outcome::HttpError { status: *status },
-                Some(FaultKind::Drop { .. }) if stream => Outcome::Dropped,
-                Some(FaultKind::SseError { .. }) if stream => Outcome::SseError,
+                Some(FaultKind::Http { status, .. }) => ReplyOutcome::HttpError { status: *status },
+                Some(FaultKind::Drop { .. }) if stream => ReplyOutcome::Dropped,
+                Some(FaultKind::SseError { .. }) if stream => ReplyOutcome::SseError,
                 // Stream faults do not touch a non-streaming answer.
                 Some(FaultKind::Drop { .. } | FaultKind::SseError { .. }) | None => delivered,
             },

@@ -61,7 +61,7 @@ pub use markers::Knobs;
 pub use real_agents::{
     AGENTS_DIR_ENV, SKIP_REAL_AGENTS_ENV, agents_bin_dir, agents_dir, real_agent,
 };
-pub use record::{Outcome, RecordedRequest, Routed};
+pub use record::{RecordedRequest, ReplyOutcome, Routed};
 pub use reply::{DEFAULT_ARG_CHUNK_CHARS, DEFAULT_DELTA_CHARS};
 pub use run_files::RunFiles;
 pub use script::{DEFAULT_SIDE_TEXT, MAIN_SCENARIO, Route, Script};

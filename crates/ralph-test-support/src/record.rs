@@ -46,13 +46,13 @@ pub struct Routed {
     /// 0-based attempt at this turn of this conversation.
     pub attempt: u32,
     /// What was sent.
-    pub outcome: Outcome,
+    pub outcome: ReplyOutcome,
 }
 
 /// What the mock sent back to a model request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Outcome {
+pub enum ReplyOutcome {
     /// A complete SSE stream.
     Streamed,
     /// A complete non-streaming JSON answer.

@@ -4,14 +4,14 @@
 mod common;
 
 use common::{anthropic_body, chat_body, post, responses_body};
-use ralph_test_support::{Fault, FaultKind, MockServer, Outcome, Script, Stop, Turn};
+use ralph_test_support::{Fault, FaultKind, MockServer, ReplyOutcome, Script, Stop, Turn};
 use serde_json::{Value, json};
 
 fn go() -> Value {
     json!([{"role": "user", "content": "go"}])
 }
 
-fn outcomes(server: &MockServer) -> Vec<Outcome> {
+fn outcomes(server: &MockServer) -> Vec<ReplyOutcome> {
     server
         .model_requests()
         .into_iter()
@@ -89,11 +89,11 @@ fn a_fault_with_times_hits_only_the_first_attempts_at_its_turn() {
     assert_eq!(
         outcomes(&server),
         vec![
-            Outcome::HttpError { status: 500 },
-            Outcome::HttpError { status: 500 },
-            Outcome::HttpError { status: 503 },
-            Outcome::Streamed,
-            Outcome::Streamed,
+            ReplyOutcome::HttpError { status: 500 },
+            ReplyOutcome::HttpError { status: 500 },
+            ReplyOutcome::HttpError { status: 503 },
+            ReplyOutcome::Streamed,
+            ReplyOutcome::Streamed,
         ]
     );
 }
@@ -149,7 +149,7 @@ fn a_drop_fault_cuts_the_connection_after_the_given_deltas() {
             ]
         )
     );
-    assert_eq!(outcomes(&server), vec![Outcome::Dropped]);
+    assert_eq!(outcomes(&server), vec![ReplyOutcome::Dropped]);
 }
 
 #[test]
@@ -243,7 +243,10 @@ fn the_non_streaming_fallback_after_an_sse_error_gets_the_whole_answer() {
         fallback["content"],
         json!([{"type": "text", "text": "whole answer"}])
     );
-    assert_eq!(outcomes(&server), vec![Outcome::SseError, Outcome::Json]);
+    assert_eq!(
+        outcomes(&server),
+        vec![ReplyOutcome::SseError, ReplyOutcome::Json]
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
 use ralph_test_support::{
-    Builtin, ClaudeOptions, ClaudeSetup, Fault, MockError, MockServer, Outcome, Script, Turn,
+    Builtin, ClaudeOptions, ClaudeSetup, Fault, MockError, MockServer, ReplyOutcome, Script, Turn,
     UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
@@ -79,7 +79,7 @@ fn assistant_blocks(run: &ClaudeRun) -> Vec<Value> {
 
 /// `(turn, outcome, streamed)` of every model request. Claude 2.1.332's non-streaming retry
 /// sends `stream: false`; 2.1.112's sends no `stream` at all.
-fn model_requests(server: &MockServer) -> Vec<(usize, Outcome, bool)> {
+fn model_requests(server: &MockServer) -> Vec<(usize, ReplyOutcome, bool)> {
     server
         .model_requests()
         .into_iter()
@@ -149,7 +149,10 @@ fn claude_runs_a_bash_tool_turn() -> Result<(), MockError> {
     );
     assert_eq!(
         model_requests(&server),
-        vec![(0, Outcome::Streamed, true), (1, Outcome::Streamed, true)]
+        vec![
+            (0, ReplyOutcome::Streamed, true),
+            (1, ReplyOutcome::Streamed, true)
+        ]
     );
     // The second request carries the Bash output back as a tool_result.
     let second = server.model_requests()[1].body.clone().unwrap_or_default();
@@ -213,7 +216,10 @@ fn claude_retries_silently_without_streaming_after_an_sse_error() -> Result<(), 
     );
     assert_eq!(
         model_requests(&server),
-        vec![(0, Outcome::SseError, true), (0, Outcome::Json, false)]
+        vec![
+            (0, ReplyOutcome::SseError, true),
+            (0, ReplyOutcome::Json, false)
+        ]
     );
     Ok(())
 }
@@ -244,7 +250,7 @@ fn claude_gives_up_on_a_persistent_500_with_exit_1() -> Result<(), MockError> {
         ),
         (Some(1), json!(true), json!(500), 1)
     );
-    let statuses: Vec<Outcome> = model_requests(&server).into_iter().map(|r| r.1).collect();
-    assert_eq!(statuses, vec![Outcome::HttpError { status: 500 }; 2]);
+    let statuses: Vec<ReplyOutcome> = model_requests(&server).into_iter().map(|r| r.1).collect();
+    assert_eq!(statuses, vec![ReplyOutcome::HttpError { status: 500 }; 2]);
     Ok(())
 }

@@ -7,7 +7,7 @@ mod common;
 use common::agent_run::stderr;
 use common::pi::{PI_NEW, PI_OLD, deltas, last_assistant, of_type, outcomes, run_pi, tokens};
 use ralph_test_support::{
-    Builtin, Fault, MockError, MockServer, Outcome, PiProvider, Script, Turn, UNICODE_SAMPLE,
+    Builtin, Fault, MockError, MockServer, PiProvider, ReplyOutcome, Script, Turn, UNICODE_SAMPLE,
 };
 use serde_json::{Value, json};
 
@@ -65,7 +65,10 @@ fn tool_turn(binary: &str, provider: PiProvider) -> Result<(), MockError> {
     );
     assert_eq!(
         outcomes(&server),
-        vec![(0, 0, Outcome::Streamed), (1, 0, Outcome::Streamed)]
+        vec![
+            (0, 0, ReplyOutcome::Streamed),
+            (1, 0, ReplyOutcome::Streamed)
+        ]
     );
     // pi sent the tool's output back in its second request.
     let second = server.model_requests()[1].body.clone().unwrap_or_default();
@@ -160,14 +163,14 @@ fn recovers_from_500(binary: &str) -> Result<(), MockError> {
             json!([{"type": "text", "text": "Recovered."}])
         )
     );
-    let error = Outcome::HttpError { status: 500 };
+    let error = ReplyOutcome::HttpError { status: 500 };
     assert_eq!(
         outcomes(&server),
         vec![
             (0, 0, error.clone()),
             (0, 1, error.clone()),
             (0, 2, error),
-            (0, 3, Outcome::Streamed)
+            (0, 3, ReplyOutcome::Streamed)
         ]
     );
     // The SDK numbers its own retries; pi's retry starts a new request.
@@ -218,8 +221,11 @@ fn persistent_500(binary: &str) -> Result<(), MockError> {
         )
     );
     let attempts = (1 + 3) * REQUESTS_PER_PI_ATTEMPT as usize;
-    let statuses: Vec<Outcome> = outcomes(&server).into_iter().map(|o| o.2).collect();
-    assert_eq!(statuses, vec![Outcome::HttpError { status: 500 }; attempts]);
+    let statuses: Vec<ReplyOutcome> = outcomes(&server).into_iter().map(|o| o.2).collect();
+    assert_eq!(
+        statuses,
+        vec![ReplyOutcome::HttpError { status: 500 }; attempts]
+    );
     Ok(())
 }
 
@@ -271,7 +277,10 @@ fn cut_stream(binary: &str, provider: PiProvider) -> Result<(), MockError> {
     );
     assert_eq!(
         outcomes(&server),
-        vec![(0, 0, Outcome::Dropped), (0, 1, Outcome::Streamed)]
+        vec![
+            (0, 0, ReplyOutcome::Dropped),
+            (0, 1, ReplyOutcome::Streamed)
+        ]
     );
     Ok(())
 }

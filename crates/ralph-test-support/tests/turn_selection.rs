@@ -7,7 +7,7 @@ use std::path::Path;
 
 use common::{chat_body, post};
 use ralph_test_support::{
-    Builtin, DEFAULT_SIDE_TEXT, EXHAUSTED_TEXT, MockServer, Outcome, Script, Turn,
+    Builtin, DEFAULT_SIDE_TEXT, EXHAUSTED_TEXT, MockServer, ReplyOutcome, Script, Turn,
 };
 use serde_json::{Value, json};
 
@@ -26,7 +26,7 @@ fn text(server: &MockServer, messages: Value) -> String {
 }
 
 /// `(scenario, turn, attempt, outcome)` of every model request so far.
-fn routing(server: &MockServer) -> Vec<(Option<String>, usize, u32, Outcome)> {
+fn routing(server: &MockServer) -> Vec<(Option<String>, usize, u32, ReplyOutcome)> {
     server
         .model_requests()
         .into_iter()
@@ -50,8 +50,8 @@ fn tool(result: &str) -> Value {
 fn main_turns(
     turn: usize,
     attempt: u32,
-    outcome: Outcome,
-) -> (Option<String>, usize, u32, Outcome) {
+    outcome: ReplyOutcome,
+) -> (Option<String>, usize, u32, ReplyOutcome) {
     (Some("main".to_owned()), turn, attempt, outcome)
 }
 
@@ -75,10 +75,10 @@ fn the_turn_is_the_number_of_assistant_turns_and_a_retry_replays_it() {
     assert_eq!(
         routing(&server),
         vec![
-            main_turns(0, 0, Outcome::Json),
-            main_turns(0, 1, Outcome::Json),
-            main_turns(1, 0, Outcome::Json),
-            main_turns(2, 0, Outcome::Exhausted),
+            main_turns(0, 0, ReplyOutcome::Json),
+            main_turns(0, 1, ReplyOutcome::Json),
+            main_turns(1, 0, ReplyOutcome::Json),
+            main_turns(2, 0, ReplyOutcome::Exhausted),
         ]
     );
 }
@@ -160,8 +160,11 @@ fn unknown_markers_and_unrouted_requests_answer_with_an_explanation() {
         (true, true),
         "{unknown} / {unrouted}"
     );
-    let outcomes: Vec<Outcome> = routing(&server).into_iter().map(|r| r.3).collect();
-    assert_eq!(outcomes, vec![Outcome::Unrouted, Outcome::Unrouted]);
+    let outcomes: Vec<ReplyOutcome> = routing(&server).into_iter().map(|r| r.3).collect();
+    assert_eq!(
+        outcomes,
+        vec![ReplyOutcome::Unrouted, ReplyOutcome::Unrouted]
+    );
 }
 
 #[test]
@@ -189,9 +192,9 @@ fn side_requests_without_tools_get_the_side_text_and_use_no_attempt() {
     assert_eq!(
         routing(&server),
         vec![
-            (None, 0, 0, Outcome::Side),
-            main_turns(0, 0, Outcome::HttpError { status: 500 }),
-            main_turns(0, 1, Outcome::Json),
+            (None, 0, 0, ReplyOutcome::Side),
+            main_turns(0, 0, ReplyOutcome::HttpError { status: 500 }),
+            main_turns(0, 1, ReplyOutcome::Json),
         ]
     );
 }

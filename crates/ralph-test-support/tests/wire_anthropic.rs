@@ -3,7 +3,7 @@
 mod common;
 
 use common::{anthropic_body, get, head, post, thinking_text_shell};
-use ralph_test_support::{MockServer, Outcome, Script, Turn, Wire};
+use ralph_test_support::{MockServer, ReplyOutcome, Script, Turn, Wire};
 use serde_json::{Value, json};
 
 fn sample_script() -> Script {
@@ -135,7 +135,7 @@ fn answers_stream_false_with_one_message() {
         .routed
         .clone()
         .map(|routed| routed.outcome);
-    assert_eq!(outcome, Some(Outcome::Json));
+    assert_eq!(outcome, Some(ReplyOutcome::Json));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{cut_by_length, post, thinking_text_shell};
-use ralph_test_support::{Fault, MockServer, Outcome, Script, Turn, Wire};
+use ralph_test_support::{Fault, MockServer, ReplyOutcome, Script, Turn, Wire};
 use serde_json::{Value, json};
 
 const STREAM_PATH: &str = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
@@ -110,7 +110,7 @@ fn a_side_request_wanting_json_gets_an_object_of_its_schema() {
             .routed
             .as_ref()
             .map(|r| r.outcome.clone()),
-        Some(Outcome::Side)
+        Some(ReplyOutcome::Side)
     );
 }
 

@@ -1,19 +1,7 @@
 //! The config-described backend (`cli.backend: custom`).
 
 use ralph_stream::StreamFormat;
-
-/// How a custom command receives its prompt (`cli.prompt_mode`).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum PromptMode {
-    /// As the last argument, or after `prompt_flag` when one is set.
-    #[default]
-    Arg,
-    /// On stdin, which is then closed.
-    Stdin,
-}
+use ralph_types::PromptMode;
 
 /// Settings of a custom backend, as read from the config.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

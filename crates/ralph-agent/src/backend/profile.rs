@@ -1,6 +1,6 @@
 //! What ralph knows about each agent CLI: binary, command lines, prompt delivery, output
-//! format, version probe and install hint. One exhaustive match, so a new [`BackendKind`]
-//! cannot be added without deciding all of these.
+//! format, version probe, install hint and how its arguments name a model. One exhaustive
+//! match, so a new [`BackendKind`] cannot be added without deciding all of these.
 //!
 //! Sources: the real command lines in `shared/realworld/*/README.md` (captured against the
 //! agents themselves) and upstream ralph-orchestrator's backend table. Where an agent reads
@@ -11,7 +11,7 @@
 use ralph_stream::StreamFormat;
 
 use crate::BackendKind;
-use crate::backend::PromptDelivery;
+use crate::backend::{ModelOption, PromptDelivery};
 
 /// The static description of one backend. `Custom` has no binary of its own: its command,
 /// arguments, delivery and format come from the config.
@@ -38,9 +38,25 @@ pub struct BackendProfile {
     /// commands with `bash -lc`, and Debian's `/etc/profile` rewrites `PATH`): ralph's
     /// directory is then gone from `PATH`, so agents must call it through `$RALPH_BIN`.
     pub tools_reset_path: bool,
+    /// How the command line names a model; `None` when it cannot (Amp picks its model by
+    /// `--mode`) or is unknown (a custom program).
+    pub model_option: Option<ModelOption>,
+    /// Options that set a key of the agent's own config file as `KEY=VALUE`, where
+    /// `model=NAME` names the model too (Codex's `-c/--config`).
+    pub config_options: &'static [&'static str],
 }
 
 const VERSION: &[&str] = &["--version"];
+/// `--model NAME` only.
+const LONG_MODEL: Option<ModelOption> = Some(ModelOption {
+    long: "--model",
+    short: None,
+});
+/// `--model NAME` or `-m NAME`.
+const LONG_AND_SHORT_MODEL: Option<ModelOption> = Some(ModelOption {
+    long: "--model",
+    short: Some("-m"),
+});
 
 impl BackendProfile {
     /// The profile of `kind`.
@@ -66,6 +82,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @anthropic-ai/claude-code",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_MODEL,
+                config_options: &[],
             },
             // Kiro's stdin behaviour is unknown (it could not be installed here), so stdin
             // is /dev/null and the prompt follows `--`, which its clap parser honours.
@@ -82,6 +100,8 @@ impl BackendProfile {
                 install_hint: "install the Kiro CLI (`kiro-cli`) from https://kiro.dev/docs/cli/",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_MODEL,
+                config_options: &[],
             },
             // Gemini reads a non-TTY stdin as the prompt and then runs non-interactively,
             // so no `-p` is needed (checked with gemini 0.61.0: a 320 KB prompt starting
@@ -98,6 +118,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @google/gemini-cli",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_AND_SHORT_MODEL,
+                config_options: &[],
             },
             // `codex exec` with no prompt argument reads the prompt from stdin (checked with
             // codex 0.169.0 and a 320 KB prompt starting with `-`).
@@ -119,6 +141,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @openai/codex",
                 needs_pty: false,
                 tools_reset_path: true,
+                model_option: LONG_AND_SHORT_MODEL,
+                config_options: &["-c", "--config"],
             },
             // Amp's execute mode takes the prompt from a piped stdin. `--stream-json` is
             // Claude-compatible stream JSON (not observed here: Amp cannot run offline);
@@ -135,6 +159,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @sourcegraph/amp",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: None,
+                config_options: &[],
             },
             // Copilot's stdin behaviour is unknown: prompt after `-p`, stdin /dev/null.
             BackendKind::Copilot => BackendProfile {
@@ -149,6 +175,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @github/copilot",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_MODEL,
+                config_options: &[],
             },
             // `opencode run` appends a non-TTY stdin to its (empty) message. `--auto` approves
             // what OpenCode would ask about (checked with opencode 1.18.33): without it a tool
@@ -166,6 +194,8 @@ impl BackendProfile {
                 install_hint: "npm install -g opencode-ai",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_AND_SHORT_MODEL,
+                config_options: &[],
             },
             // pi reads a non-TTY stdin to EOF before doing anything, and a positional prompt
             // starting with `-` or `@` is misparsed, or fails with E2BIG past 128 KiB: stdin
@@ -182,6 +212,8 @@ impl BackendProfile {
                 install_hint: "npm install -g @mariozechner/pi-coding-agent",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: LONG_MODEL,
+                config_options: &[],
             },
             // Everything comes from the config; these are the defaults it refines.
             BackendKind::Custom => BackendProfile {
@@ -196,6 +228,8 @@ impl BackendProfile {
                 install_hint: "set `cli.command` in ralph.yml to a program on PATH or a path to an executable",
                 needs_pty: false,
                 tools_reset_path: false,
+                model_option: None,
+                config_options: &[],
             },
         }
     }

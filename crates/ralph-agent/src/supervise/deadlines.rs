@@ -9,20 +9,14 @@
 
 use std::time::{Duration, Instant};
 
-/// Default startup deadline: agents load extensions and connect before the first event.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
-/// Default inactivity deadline: long enough for a slow model turn or a quiet tool run.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
-/// Default wall-clock deadline of one iteration.
-pub const DEFAULT_WALL_TIMEOUT: Duration = Duration::from_secs(3600);
-/// Default time an agent gets to exit after its terminal event.
-pub const DEFAULT_EXIT_GRACE: Duration = Duration::from_secs(5);
-/// Default time between SIGTERM and SIGKILL when stopping.
-pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(3);
+use ralph_types::{DEFAULT_KILL_GRACE, Deadlines};
 
-/// The deadlines of one run. `None` disables a deadline.
+/// The deadlines one supervised run enforces: the configured [`Deadlines`] with the wall
+/// clock of this particular run, the kill grace, and any of them switched off. Only its
+/// `Default` knows default values, and it takes them from [`Deadlines::default`], so the
+/// supervisor cannot drift from the documented defaults. `None` disables a deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Deadlines {
+pub struct RunDeadlines {
     pub startup: Option<Duration>,
     pub idle: Option<Duration>,
     pub wall: Option<Duration>,
@@ -30,26 +24,34 @@ pub struct Deadlines {
     pub kill_grace: Duration,
 }
 
-impl Default for Deadlines {
-    fn default() -> Deadlines {
-        Deadlines {
-            startup: Some(DEFAULT_STARTUP_TIMEOUT),
-            idle: Some(DEFAULT_IDLE_TIMEOUT),
-            wall: Some(DEFAULT_WALL_TIMEOUT),
-            exit_grace: DEFAULT_EXIT_GRACE,
+impl From<Deadlines> for RunDeadlines {
+    /// The configured deadlines, the iteration's as the wall clock, the default kill
+    /// grace.
+    fn from(d: Deadlines) -> RunDeadlines {
+        RunDeadlines {
+            startup: Some(d.startup),
+            idle: Some(d.idle),
+            wall: Some(d.iteration),
+            exit_grace: d.exit_grace,
             kill_grace: DEFAULT_KILL_GRACE,
         }
     }
 }
 
-impl Deadlines {
+impl Default for RunDeadlines {
+    fn default() -> RunDeadlines {
+        RunDeadlines::from(Deadlines::default())
+    }
+}
+
+impl RunDeadlines {
     /// No startup, inactivity or wall deadline; default graces.
-    pub fn none() -> Deadlines {
-        Deadlines {
+    pub fn none() -> RunDeadlines {
+        RunDeadlines {
             startup: None,
             idle: None,
             wall: None,
-            ..Deadlines::default()
+            ..RunDeadlines::default()
         }
     }
 }
@@ -66,7 +68,7 @@ pub(crate) enum Expiry {
 /// Tracks activity and answers "what expires next, and when".
 #[derive(Clone, Debug)]
 pub(crate) struct DeadlineClock {
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     started: Instant,
     first_byte: Option<Instant>,
     last_byte: Instant,
@@ -74,7 +76,7 @@ pub(crate) struct DeadlineClock {
 }
 
 impl DeadlineClock {
-    pub(crate) fn new(deadlines: Deadlines, started: Instant) -> DeadlineClock {
+    pub(crate) fn new(deadlines: RunDeadlines, started: Instant) -> DeadlineClock {
         DeadlineClock {
             deadlines,
             started,
@@ -126,8 +128,8 @@ mod tests {
 
     const S: Duration = Duration::from_secs(1);
 
-    fn deadlines() -> Deadlines {
-        Deadlines {
+    fn deadlines() -> RunDeadlines {
+        RunDeadlines {
             startup: Some(10 * S),
             idle: Some(5 * S),
             wall: Some(100 * S),
@@ -151,7 +153,7 @@ mod tests {
     #[test]
     fn without_a_startup_deadline_inactivity_counts_from_spawn() {
         let t0 = Instant::now();
-        let d = Deadlines {
+        let d = RunDeadlines {
             startup: None,
             ..deadlines()
         };
@@ -174,7 +176,7 @@ mod tests {
     #[test]
     fn wall_clock_wins_when_it_is_earlier() {
         let t0 = Instant::now();
-        let d = Deadlines {
+        let d = RunDeadlines {
             wall: Some(3 * S),
             ..deadlines()
         };
@@ -182,6 +184,24 @@ mod tests {
             DeadlineClock::new(d, t0).next(),
             Some((t0 + 3 * S, Expiry::Wall))
         );
-        assert_eq!(DeadlineClock::new(Deadlines::none(), t0).next(), None);
+        assert_eq!(DeadlineClock::new(RunDeadlines::none(), t0).next(), None);
+    }
+
+    /// The supervisor once had its own defaults (an inactivity deadline of 10 minutes
+    /// where the docs say 15); its defaults must be the documented ones.
+    #[test]
+    fn the_default_run_deadlines_are_the_documented_defaults() {
+        const DOCUMENTED_IDLE: Duration = Duration::from_secs(900);
+        const DOCUMENTED_STARTUP: Duration = Duration::from_secs(120);
+        const DOCUMENTED_ITERATION: Duration = Duration::from_secs(3600);
+        let d = RunDeadlines::default();
+        assert_eq!(
+            (d.startup, d.idle, d.wall),
+            (
+                Some(DOCUMENTED_STARTUP),
+                Some(DOCUMENTED_IDLE),
+                Some(DOCUMENTED_ITERATION)
+            )
+        );
     }
 }

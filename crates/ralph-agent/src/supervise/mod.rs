@@ -39,12 +39,9 @@ mod stop;
 mod teardown;
 mod tree;
 
-pub use deadlines::{
-    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_KILL_GRACE, DEFAULT_STARTUP_TIMEOUT,
-    DEFAULT_WALL_TIMEOUT, Deadlines,
-};
+pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;
-pub use outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
 pub use run::{FINAL_DRAIN_TIMEOUT, POST_EXIT_DRAIN, STDOUT_READ_BYTES, run};
 pub use sink::{DiscardOutput, Flow, OutputSink};
@@ -53,4 +50,3 @@ pub use spec::{SpawnSpec, StdinSource};
 pub use stderr_tail::STDERR_TAIL_BYTES;
 pub use stop::{DOUBLE_INTERRUPT_WINDOW, StopController, StopLevel, StopRequests};
 pub use teardown::REAP_TIMEOUT;
-pub use tree::MARKER_VAR;

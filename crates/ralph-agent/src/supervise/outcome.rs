@@ -1,104 +1,9 @@
-//! The typed result of one supervised run.
+//! The typed result of one supervised run. How it ended ([`Termination`]) is shared
+//! vocabulary and lives in `ralph-types`; the process details stay here.
 
-use std::fmt;
-use std::io;
 use std::time::Duration;
 
-/// How the run ended. Exactly one of these; timeouts and stops are distinct so the loop
-/// and the user can tell "the agent crashed" from "ralph stopped a hung agent".
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Termination {
-    /// The child exited on its own with this code.
-    Exited { code: i32 },
-    /// The child was killed by a signal ralph did not send.
-    Signaled { signal: i32 },
-    /// No stdout byte arrived within the startup deadline; ralph stopped it.
-    StartupTimeout,
-    /// No stdout byte arrived for the inactivity deadline; ralph stopped it.
-    IdleTimeout,
-    /// The iteration hit its wall-clock deadline; ralph stopped it.
-    WallClockTimeout,
-    /// The agent reported its terminal event but did not exit within the exit grace;
-    /// ralph stopped it. A success.
-    StoppedAfterFinish,
-    /// The output sink asked for a stop (e.g. a budget was crossed).
-    StoppedByCaller,
-    /// A stop request (Ctrl-C) ended the run.
-    Interrupted,
-    /// The child could not be started.
-    FailedToStart { error: SpawnFailure },
-    /// The child ended but its exit status could not be collected (something else in the
-    /// process reaped it).
-    StatusLost,
-}
-
-impl Termination {
-    /// True for a clean exit and for a stop after the agent had finished.
-    pub fn is_success(&self) -> bool {
-        match self {
-            Termination::Exited { code } => *code == 0,
-            Termination::StoppedAfterFinish => true,
-            Termination::Signaled { .. }
-            | Termination::StartupTimeout
-            | Termination::IdleTimeout
-            | Termination::WallClockTimeout
-            | Termination::StoppedByCaller
-            | Termination::Interrupted
-            | Termination::FailedToStart { .. }
-            | Termination::StatusLost => false,
-        }
-    }
-}
-
-impl fmt::Display for Termination {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Termination::Exited { code } => write!(f, "exited with code {code}"),
-            Termination::Signaled { signal } => write!(f, "killed by signal {signal}"),
-            Termination::StartupTimeout => {
-                f.write_str("stopped: no output before the startup timeout")
-            }
-            Termination::IdleTimeout => {
-                f.write_str("stopped: no output for the inactivity timeout")
-            }
-            Termination::WallClockTimeout => f.write_str("stopped: iteration wall-clock timeout"),
-            Termination::StoppedAfterFinish => {
-                f.write_str("finished; stopped after the exit grace")
-            }
-            Termination::StoppedByCaller => f.write_str("stopped by ralph (limit reached)"),
-            Termination::Interrupted => f.write_str("interrupted"),
-            Termination::FailedToStart { error } => write!(f, "{error}"),
-            Termination::StatusLost => f.write_str("ended, but its exit status was lost"),
-        }
-    }
-}
-
-/// Why a child could not be started.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("could not start `{program}`: {message}")]
-pub struct SpawnFailure {
-    pub program: String,
-    pub kind: io::ErrorKind,
-    pub message: String,
-}
-
-impl SpawnFailure {
-    pub(crate) fn new(program: &std::ffi::OsStr, error: &io::Error) -> SpawnFailure {
-        let hint = match error.kind() {
-            io::ErrorKind::NotFound => " (not found on PATH; is it installed?)",
-            io::ErrorKind::PermissionDenied => " (not executable; check its permissions)",
-            _ => match error.raw_os_error() {
-                Some(libc::E2BIG) => " (the command line or environment is too large)",
-                _ => "",
-            },
-        };
-        SpawnFailure {
-            program: program.to_string_lossy().into_owned(),
-            kind: error.kind(),
-            message: format!("{error}{hint}"),
-        }
-    }
-}
+pub use ralph_types::{SpawnFailure, Termination};
 
 /// How the child process itself ended, whoever caused it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,9 +12,11 @@ pub enum ChildStatus {
     Signal(i32),
 }
 
-/// Everything the caller needs after a run.
+/// Everything the caller needs after a supervised process ran: how it ended and what it
+/// wrote (not to be confused with the loop's `IterationOutcome`, which judges an
+/// iteration from this and its stream).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct ProcessOutcome {
     pub termination: Termination,
     /// The child's own exit status, when it was reaped.
     pub child_status: Option<ChildStatus>,

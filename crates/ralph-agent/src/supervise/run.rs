@@ -1,6 +1,6 @@
 //! The supervision loop of one agent run: spawn, stream stdout to the sink as it arrives,
 //! drain stderr, feed stdin, enforce deadlines and stop requests, stop the whole tree, and
-//! report a typed [`Outcome`].
+//! report a typed [`ProcessOutcome`].
 //!
 //! Order of a run: spawn; loop until the agent has exited and its output is drained;
 //! stop and reap whatever it left behind; read what those leftovers had written; return.
@@ -18,13 +18,13 @@ use tokio::process::ChildStderr;
 
 use super::deadlines::{DeadlineClock, Expiry};
 use super::guard::KillOnDrop;
-use super::outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+use super::outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 use super::spawn::{StdoutReader, spawn};
 use super::stderr_tail::StderrTail;
 use super::stop::{StopLevel, StopRequests};
 use super::teardown::{REAP_TIMEOUT, clean_up, signal_tree};
 use super::tree::{AgentTree, become_subreaper};
-use super::{Deadlines, Flow, OutputSink, SpawnSpec, StdinSource};
+use super::{Flow, OutputSink, RunDeadlines, SpawnSpec, StdinSource};
 
 /// Size of one stdout read: large, so a flooding agent costs few wake-ups.
 pub const STDOUT_READ_BYTES: usize = 256 * 1024;
@@ -47,13 +47,13 @@ type StdinWrite = Pin<Box<dyn Future<Output = bool> + Send>>;
 /// process of the run it could find is still running.
 pub async fn run(
     spec: SpawnSpec,
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     sink: &mut impl OutputSink,
     stop: StopRequests,
-) -> Outcome {
+) -> ProcessOutcome {
     let started = Instant::now();
     if stop.current() > StopLevel::None {
-        return Outcome::without_child(Termination::Interrupted, started);
+        return ProcessOutcome::without_child(Termination::Interrupted, started);
     }
     become_subreaper();
     let token = format!(
@@ -65,7 +65,7 @@ pub async fn run(
         Ok(s) => s,
         Err(e) => {
             let error = SpawnFailure::new(&spec.program, &e);
-            return Outcome::without_child(Termination::FailedToStart { error }, started);
+            return ProcessOutcome::without_child(Termination::FailedToStart { error }, started);
         }
     };
     let prompt = match spec.stdin {
@@ -109,9 +109,9 @@ pub async fn run(
     run.outcome(started)
 }
 
-impl Outcome {
-    fn without_child(termination: Termination, started: Instant) -> Outcome {
-        Outcome {
+impl ProcessOutcome {
+    fn without_child(termination: Termination, started: Instant) -> ProcessOutcome {
+        ProcessOutcome {
             termination,
             child_status: None,
             pid: None,
@@ -127,7 +127,7 @@ impl Outcome {
 }
 
 struct Supervision {
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     clock: DeadlineClock,
     guard: KillOnDrop,
     child: tokio::process::Child,
@@ -329,7 +329,7 @@ impl Supervision {
         }
     }
 
-    fn outcome(&self, started: Instant) -> Outcome {
+    fn outcome(&self, started: Instant) -> ProcessOutcome {
         let status = self.exit.and_then(|(s, _)| s);
         let termination = match (&self.reason, status) {
             (Some(reason), _) => reason.clone(),
@@ -337,7 +337,7 @@ impl Supervision {
             (None, Some(ChildStatus::Signal(signal))) => Termination::Signaled { signal },
             (None, None) => Termination::StatusLost,
         };
-        Outcome {
+        ProcessOutcome {
             termination,
             child_status: status,
             pid: u32::try_from(self.pid()).ok(),

@@ -26,7 +26,7 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 
 /// The environment variable that marks every process of one agent run.
-pub const MARKER_VAR: &str = "RALPH_AGENT_RUN";
+pub(crate) use ralph_types::env::AGENT_RUN as MARKER_VAR;
 
 /// The fields of `/proc/<pid>/stat` ralph needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::sys::signal::{kill, killpg};
 use nix::unistd::Pid;
-use ralph_agent::supervise::{Deadlines, Flow, Outcome, OutputSink, SpawnSpec, StopRequests, run};
+use ralph_agent::supervise::{
+    Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StopRequests, run,
+};
 
 /// Generous bound on any single run, so a broken supervisor fails instead of hanging.
 pub const OUTER_TIMEOUT: Duration = Duration::from_secs(60);
@@ -19,8 +21,8 @@ pub fn fake(name: &str) -> PathBuf {
 }
 
 /// Short deadlines for tests; each test overrides what it exercises.
-pub fn short() -> Deadlines {
-    Deadlines {
+pub fn short() -> RunDeadlines {
+    RunDeadlines {
         startup: None,
         idle: None,
         wall: Some(Duration::from_secs(30)),
@@ -59,18 +61,18 @@ impl OutputSink for CountZeros {
 
 pub async fn supervise(
     spec: SpawnSpec,
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     sink: &mut impl OutputSink,
-) -> Outcome {
+) -> ProcessOutcome {
     supervise_with(spec, deadlines, sink, StopRequests::never()).await
 }
 
 pub async fn supervise_with(
     spec: SpawnSpec,
-    deadlines: Deadlines,
+    deadlines: RunDeadlines,
     sink: &mut impl OutputSink,
     stop: StopRequests,
-) -> Outcome {
+) -> ProcessOutcome {
     match tokio::time::timeout(OUTER_TIMEOUT, run(spec, deadlines, sink, stop)).await {
         Ok(outcome) => outcome,
         Err(_) => panic!("supervised run did not end within {OUTER_TIMEOUT:?}"),
@@ -137,7 +139,7 @@ pub async fn read_pid_file(path: &Path) -> i32 {
     }
 }
 
-pub fn pid_of(outcome: &Outcome) -> i32 {
+pub fn pid_of(outcome: &ProcessOutcome) -> i32 {
     match outcome.pid {
         Some(pid) => pid as i32,
         None => panic!("the run has no pid: {outcome:?}"),

@@ -7,9 +7,9 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs};
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 
-pub(crate) fn run(args: &CompletionsArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &CompletionsArgs) -> Result<CommandOutcome, CliError> {
     // Generated into memory first: clap_complete panics when its writer fails, and a
     // closed stdout (`ralph completions bash | head`) must stay quiet.
     let mut script = Vec::new();
@@ -17,5 +17,5 @@ pub(crate) fn run(args: &CompletionsArgs) -> Result<Outcome, CliError> {
     let mut out = std::io::stdout().lock();
     out.write_all(&script).map_err(CliError::write)?;
     out.flush().map_err(CliError::write)?;
-    Ok(Outcome::Success)
+    Ok(CommandOutcome::Success)
 }

@@ -15,18 +15,18 @@ use std::time::Duration;
 use anstyle::Style;
 use ralph_agent::supervise::{Flow, OutputSink, StopRequests};
 use ralph_agent::{
-    BackendKind, BackendProfile, CommandBuilder, CommandLine, Deadlines, SpawnSpec, StdinSource,
-    detect::VERSION_PROBE_TIMEOUT, resolve_binary,
+    BackendKind, BackendProfile, CommandBuilder, CommandLine, RunDeadlines, SpawnSpec, StdinSource,
+    probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
     AgentConfig, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
 };
-use ralph_core::launch::{command_line, probe_target};
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
+use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
 /// Stands for the prompt in the command lines shown.
@@ -111,7 +111,7 @@ impl OutputSink for Capture {
     }
 }
 
-pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &DoctorArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -127,9 +127,9 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome, CliError> {
         FormatArg::Text => print_text(&report)?,
     }
     Ok(if report.ok {
-        Outcome::Success
+        CommandOutcome::Success
     } else {
-        Outcome::Failed
+        CommandOutcome::Failed
     })
 }
 
@@ -323,10 +323,10 @@ async fn probe(program: &str, version_args: &[&str]) -> Probe {
     let spec = SpawnSpec::new(path.clone())
         .args(version_args.iter().copied())
         .stdin(StdinSource::Null);
-    let deadlines = Deadlines {
+    let deadlines = RunDeadlines {
         wall: Some(VERSION_PROBE_TIMEOUT),
         kill_grace: PROBE_KILL_GRACE,
-        ..Deadlines::none()
+        ..RunDeadlines::none()
     };
     let mut capture = Capture(Vec::new());
     let outcome =

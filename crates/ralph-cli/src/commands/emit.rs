@@ -14,14 +14,11 @@ use ralph_core::store::{RalphDir, unix_ms};
 
 use crate::cli::EmitArgs;
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 
-/// The variable `ralph run` sets for agents: the absolute path of the run's inbox.
-pub(crate) const EVENTS_FILE_VAR: &str = "RALPH_EVENTS_FILE";
-
-pub(crate) fn run(args: &EmitArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     let event = event_from_args(&args.topic, args.payload.as_deref(), args.json)?;
-    let path = match std::env::var_os(EVENTS_FILE_VAR).filter(|p| !p.is_empty()) {
+    let path = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => {
             let cwd = super::working_directory()?;
@@ -40,5 +37,5 @@ pub(crate) fn run(args: &EmitArgs) -> Result<Outcome, CliError> {
         &mut std::io::stdout(),
         format!("event `{}` published\n", event.topic).as_bytes(),
     );
-    Ok(Outcome::Success)
+    Ok(CommandOutcome::Success)
 }

@@ -16,10 +16,10 @@ use serde_json::Value;
 
 use crate::cli::{EventsArgs, TableArg};
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 use crate::output::JsonLines;
-use crate::term::clock;
-use crate::term::one_line;
+use crate::view::term::clock;
+use crate::view::term::one_line;
 
 /// The outcome shown for the iteration still running.
 const RUNNING: &str = "running";
@@ -44,7 +44,7 @@ struct Row {
     payload: Option<Value>,
 }
 
-pub(crate) fn run(args: &EventsArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let dir = RalphDir::in_workspace(&cwd);
     let run_dir = dir
@@ -72,7 +72,7 @@ pub(crate) fn run(args: &EventsArgs) -> Result<Outcome, CliError> {
                 .map_err(CliError::write)?;
         }
     }
-    Ok(Outcome::Success)
+    Ok(CommandOutcome::Success)
 }
 
 fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {

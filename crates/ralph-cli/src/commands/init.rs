@@ -16,9 +16,9 @@ use ralph_core::config::{
 
 use crate::cli::InitArgs;
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 
-pub(crate) fn run(args: &InitArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let shown = args
         .config
@@ -46,7 +46,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<Outcome, CliError> {
         args.backend
     )
     .map_err(CliError::write)?;
-    Ok(Outcome::Success)
+    Ok(CommandOutcome::Success)
 }
 
 /// The template must be a valid config on its own: a failure here is a bug in ralph,

@@ -12,10 +12,10 @@ use serde::Serialize;
 
 use crate::cli::InspectArgs;
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 use crate::input::Input;
 use crate::output::JsonLines;
-use crate::term::AgentView;
+use crate::view::term::AgentView;
 
 /// `--view`: the human rendering on a (possibly color-stripping) stdout.
 struct View {
@@ -92,7 +92,7 @@ fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
     })
 }
 
-pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     let input = Input::from_arg(args.file.as_deref());
     let forced = args.agent.format();
     let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args)?);
@@ -155,7 +155,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
         _ => {}
     }
     if args.view {
-        return Ok(Outcome::Success);
+        return Ok(CommandOutcome::Success);
     }
     let mut out = out.unwrap_or_else(JsonLines::stdout);
     if !args.events {
@@ -178,5 +178,5 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome, CliError> {
         })?;
     }
     out.flush()?;
-    Ok(Outcome::Success)
+    Ok(CommandOutcome::Success)
 }

@@ -18,11 +18,11 @@ use ralph_core::config::ResolvedConfig;
 
 use crate::cli::Cli;
 use crate::cli::Command;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
-use crate::exit::Outcome;
-use crate::run::observer::diagnostic;
+use crate::exit::CommandOutcome;
 
-pub(crate) fn run(cli: Cli) -> Result<Outcome, CliError> {
+pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
     match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Run(args) => run::run(&args),

@@ -12,10 +12,10 @@ use ralph_core::config::Overrides;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::PlanArgs;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
-use crate::exit::Outcome;
+use crate::exit::CommandOutcome;
 use crate::run::backends::{interactive_command, resolve_default};
-use crate::run::observer::diagnostic;
 use crate::shell_words::shell_line;
 
 /// What the agent is asked when no idea is given.
@@ -47,7 +47,7 @@ When the file is written, tell me its path and that `ralph run -P <path>` carrie
     )
 }
 
-pub(crate) fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let overrides = Overrides {
         backend: args.backend,
@@ -75,7 +75,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
             let line = shell_line(&command.program, &command.args);
             std::io::Write::write_all(&mut std::io::stdout(), format!("{line}\n").as_bytes())
                 .map_err(CliError::write)?;
-            return Ok(Outcome::Success);
+            return Ok(CommandOutcome::Success);
         }
         let specs = cwd.join(&specs_dir);
         std::fs::create_dir_all(&specs)
@@ -86,22 +86,26 @@ pub(crate) fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
 
 /// Runs the agent in the foreground until it exits. Ctrl-C belongs to the agent (it is
 /// in the terminal's foreground group too): ralph catches it only so as not to die first.
-async fn session(program: &OsString, args: &[OsString], name: &str) -> Result<Outcome, CliError> {
+async fn session(
+    program: &OsString,
+    args: &[OsString],
+    name: &str,
+) -> Result<CommandOutcome, CliError> {
     let _interrupt = signal(SignalKind::interrupt()).map_err(CliError::Runtime)?;
     let status = run_interactive(program, args).await?;
     match status {
-        Some(ChildStatus::Code(0)) => Ok(Outcome::Success),
+        Some(ChildStatus::Code(0)) => Ok(CommandOutcome::Success),
         Some(ChildStatus::Code(code)) => {
             diagnostic(format_args!("{name} exited with code {code}"));
-            Ok(Outcome::Failed)
+            Ok(CommandOutcome::Failed)
         }
         Some(ChildStatus::Signal(signal)) => {
             diagnostic(format_args!("{name} was killed by signal {signal}"));
-            Ok(Outcome::Failed)
+            Ok(CommandOutcome::Failed)
         }
         None => {
             diagnostic(format_args!("{name} ended, but its exit status was lost"));
-            Ok(Outcome::Failed)
+            Ok(CommandOutcome::Failed)
         }
     }
 }

@@ -14,13 +14,14 @@ use ralph_core::store::RalphDir;
 
 use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
-use crate::exit::Outcome;
-use crate::run::observer::{JsonObserver, Observer};
-use crate::run::text::{TextObserver, TextOptions};
+use crate::exit::CommandOutcome;
 use crate::run::{Run, backends, drive, signals};
-use crate::term::Detail;
+use crate::view::json::JsonObserver;
+use crate::view::observer::Observer;
+use crate::view::term::Detail;
+use crate::view::text::{TextObserver, TextOptions};
 
-pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
+pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
     let overrides = Overrides {
         backend: args.backend,
@@ -36,7 +37,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
         let mut out = std::io::stdout();
         out.write_all(config.to_yaml().as_bytes())
             .map_err(CliError::write)?;
-        return Ok(Outcome::Success);
+        return Ok(CommandOutcome::Success);
     }
 
     let ralph_dir = RalphDir::in_workspace(&workspace);
@@ -113,6 +114,6 @@ pub(crate) fn run(args: &RunArgs) -> Result<Outcome, CliError> {
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };
         let reason = drive(run, observer.as_mut(), &stop).await?;
-        Ok(Outcome::of_loop(reason.class()))
+        Ok(CommandOutcome::of_loop(reason.class()))
     })
 }

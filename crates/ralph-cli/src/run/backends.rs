@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand};
 use ralph_core::config::{AgentConfig, ResolvedConfig};
-use ralph_core::launch::{interactive_command_line, probe_target};
+
+use super::launch::{interactive_command_line, probe_target};
 
 /// One hat's agent, ready to run.
 #[derive(Clone, Debug)]

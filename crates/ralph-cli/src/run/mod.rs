@@ -1,16 +1,16 @@
 //! The loop's shell: the I/O around the pure state machine.
 //!
 //! Per iteration: ask the machine for the next hat, build its prompt, start its agent
-//! with ralph's environment (`RALPH_BIN`, `RALPH_EVENTS_FILE`, ralph first on `PATH`)
+//! with ralph's environment (`ralph_types::env`: `RALPH_BIN`, `RALPH_EVENTS_FILE`, ...;
+//! ralph first on `PATH`)
 //! under the iteration's deadlines, hand every agent event to the observer and stop the
 //! agent at the turn that crosses the cost budget, read what it emitted from the inbox,
 //! tell the machine, append the history line and save the state. When the machine says
 //! stop: write `summary.md` and the final state (durably) and report why.
 
 pub(crate) mod backends;
-pub(crate) mod observer;
+pub(crate) mod launch;
 pub(crate) mod signals;
-pub(crate) mod text;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
@@ -23,7 +23,6 @@ use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
-use ralph_core::launch::{agent_deadlines, command_line, pricing};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
 use ralph_core::prompt::{
     PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
@@ -33,17 +32,15 @@ use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
+use ralph_types::env as var;
 use tokio::time::MissedTickBehavior;
 
-use crate::commands::emit::EVENTS_FILE_VAR;
 use crate::error::CliError;
 use crate::exit;
-use crate::term::status::FRAME_INTERVAL;
+use crate::view::observer::Observer;
+use crate::view::term::status::FRAME_INTERVAL;
 use backends::Agents;
-use observer::Observer;
-
-/// The variable naming the running ralph binary, for agents.
-pub(crate) const BIN_VAR: &str = "RALPH_BIN";
+use launch::{agent_deadlines, command_line, pricing};
 
 /// Everything a run starts from.
 pub(crate) struct Run<'a> {
@@ -114,7 +111,7 @@ pub(crate) async fn drive(
         reason: &reason,
         message: reason.to_string(),
         outcome: reason.class(),
-        exit_code: exit::number(exit::Outcome::of_loop(reason.class())),
+        exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
         summary_path: &shown,
     });
@@ -171,11 +168,8 @@ async fn iterate(
     )?;
     let format = command.output_format;
     let mut env = env.to_vec();
-    env.push((
-        "RALPH_ITERATION".into(),
-        iteration.number.to_string().into(),
-    ));
-    env.push(("RALPH_HAT".into(), iteration.hat.clone().into()));
+    env.push((var::ITERATION.into(), iteration.number.to_string().into()));
+    env.push((var::HAT.into(), iteration.hat.clone().into()));
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
     let wall = run
         .machine
@@ -355,9 +349,9 @@ fn agent_env(run_dir: &RunDir) -> Result<Vec<(OsString, OsString)>, CliError> {
     let path = std::env::join_paths(path_dirs)
         .map_err(|e| CliError::io("build PATH with", &exe, io::Error::other(e)))?;
     Ok(vec![
-        (BIN_VAR.into(), exe.into_os_string()),
-        (EVENTS_FILE_VAR.into(), run_dir.inbox().into_os_string()),
-        ("RALPH_RUN_ID".into(), run_dir.id().into()),
+        (var::BIN.into(), exe.into_os_string()),
+        (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
+        (var::RUN_ID.into(), run_dir.id().into()),
         ("PATH".into(), path),
     ])
 }

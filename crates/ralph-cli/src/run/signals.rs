@@ -11,7 +11,7 @@ use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
 use ralph_agent::{StopController, StopLevel};
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::observer::diagnostic;
+use crate::diagnostic::diagnostic;
 
 /// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process. Call from
 /// inside the runtime.

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use ralph_agent::BackendKind;
+use ralph_types::BackendKind;
+pub use ralph_types::PromptMode;
 
 /// The name that asks ralph to pick the first installed backend.
 pub const AUTO: &str = "auto";
@@ -66,34 +67,6 @@ impl FromStr for BackendChoice {
         s.parse::<BackendKind>()
             .map(BackendChoice::Backend)
             .map_err(|_| UnknownBackendChoice(s.to_owned()))
-    }
-}
-
-/// How a custom backend receives the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PromptMode {
-    /// As the last argument (after `prompt_flag` when one is set).
-    Arg,
-    /// On standard input, which is then closed.
-    Stdin,
-}
-
-impl PromptMode {
-    /// Every mode, in the order help texts list them.
-    pub const ALL: [PromptMode; 2] = [PromptMode::Arg, PromptMode::Stdin];
-
-    /// The name used in `ralph.yml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PromptMode::Arg => "arg",
-            PromptMode::Stdin => "stdin",
-        }
-    }
-}
-
-impl fmt::Display for PromptMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -1,7 +1,7 @@
 //! `hats:`: each hat's keys (read as the key table says), its description (which every
 //! hat needs) and its backend in any of the three forms.
 
-use ralph_agent::BackendKind;
+use ralph_types::BackendKind;
 use saphyr::{Scalar, YamlData};
 
 use super::describe::describe;

@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use ralph_agent::BackendKind;
 use ralph_stream::StreamFormat;
+use ralph_types::BackendKind;
 
 use super::choice::{BackendChoice, PromptMode};
 use super::origin::Spanned;

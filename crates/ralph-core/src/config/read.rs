@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ralph_agent::BackendKind;
+use ralph_types::BackendKind;
 use ralph_stream::StreamFormat;
 use saphyr::{Scalar, YamlData};
 

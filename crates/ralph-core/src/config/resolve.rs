@@ -6,8 +6,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use ralph_stream::{ModelPrice, StreamFormat};
+use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 
 use super::choice::{BackendChoice, PromptMode};
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
@@ -61,12 +61,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         pty: raw.cli.pty.as_ref().is_some_and(|p| p.value),
     };
     let backend_priority = raw.cli.backend_priority.clone().map_or_else(
-        || {
-            BackendKind::ALL
-                .into_iter()
-                .filter(|k| *k != BackendKind::Custom)
-                .collect()
-        },
+        || DEFAULT_PRIORITY.to_vec(),
         |list| list.value.into_iter().map(|k| k.value).collect(),
     );
     let event_loop = r.event_loop(raw.event_loop, env);

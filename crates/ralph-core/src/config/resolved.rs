@@ -8,10 +8,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ralph_agent::BackendKind;
 use ralph_stream::{ModelPrice, PriceTable, StreamFormat};
+use ralph_types::BackendKind;
 
 use super::choice::PromptMode;
+// The deadlines and their defaults are shared with the supervisor: defined once, in
+// ralph-types.
+pub use ralph_types::{
+    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT, DEFAULT_STARTUP_TIMEOUT,
+    Deadlines,
+};
 
 /// Default for `event_loop.completion_promise`.
 pub const DEFAULT_COMPLETION_PROMISE: &str = "LOOP_COMPLETE";
@@ -28,18 +34,6 @@ pub const DEFAULT_SPECS_DIR: &str = ".ralph/specs/";
 /// The prompt file read when no prompt is configured, if it exists (next to the
 /// project config, or in the working directory).
 pub const DEFAULT_PROMPT_FILE: &str = "PROMPT.md";
-/// Default `cli.startup_timeout_seconds`: npm-installed agent CLIs can take tens of
-/// seconds to print anything on a cold start.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(120);
-/// Default `cli.idle_timeout_seconds`: longer than the longest tool call an agent
-/// runs silently (Claude Code's Bash tool stops at ten minutes), so healthy work is
-/// never killed for being quiet.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
-/// Default `cli.iteration_timeout_seconds`.
-pub const DEFAULT_ITERATION_TIMEOUT: Duration = Duration::from_secs(60 * 60);
-/// Default `cli.exit_grace_seconds`: time to exit after the agent's final event.
-pub const DEFAULT_EXIT_GRACE: Duration = Duration::from_secs(5);
-
 /// Everything a run needs to know from configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedConfig {
@@ -140,30 +134,6 @@ pub struct CustomBackend {
     pub prompt_flag: Option<String>,
     /// How to read the program's output (plain text unless configured).
     pub output_format: StreamFormat,
-}
-
-/// The supervision deadlines for one agent run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Deadlines {
-    /// No output at all within this long after start.
-    pub startup: Duration,
-    /// No output for this long.
-    pub idle: Duration,
-    /// The whole iteration.
-    pub iteration: Duration,
-    /// Time to exit once the agent has emitted its final event.
-    pub exit_grace: Duration,
-}
-
-impl Default for Deadlines {
-    fn default() -> Self {
-        Deadlines {
-            startup: DEFAULT_STARTUP_TIMEOUT,
-            idle: DEFAULT_IDLE_TIMEOUT,
-            iteration: DEFAULT_ITERATION_TIMEOUT,
-            exit_grace: DEFAULT_EXIT_GRACE,
-        }
-    }
 }
 
 /// The task, completion and limits.

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use ralph_agent::Termination;
+use ralph_types::Termination;
 use serde::{Deserialize, Serialize};
 
 /// How one iteration ended, judged from the process and the stream together.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use ralph_test_support::{MockError, MockServer, Outcome, PiOptions, PiProvider, PiSetup};
+use ralph_test_support::{MockError, MockServer, PiOptions, PiProvider, PiSetup, ReplyOutcome};
 use serde_json::{Value, json};
 
 use super::agent_run::{json_lines, require_agent, run, workdir};
@@ -90,7 +90,7 @@ pub(crate) fn deltas(lines: &[Value], kind: &str) -> String {
         .collect()
 }
 
-pub(crate) fn outcomes(server: &MockServer) -> Vec<(usize, u32, Outcome)> {
+pub(crate) fn outcomes(server: &MockServer) -> Vec<(usize, u32, ReplyOutcome)> {
     server
         .model_requests()
         .into_iter()

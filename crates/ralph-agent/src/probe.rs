@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::BackendKind;
 use crate::backend::BackendProfile;
-use crate::supervise::{Deadlines, DiscardOutput, SpawnSpec, StopRequests, Termination, run};
+use crate::supervise::{DiscardOutput, RunDeadlines, SpawnSpec, StopRequests, Termination, run};
 
 /// How long a version command may take. Node-based CLIs start in one to a few seconds on an
 /// idle machine, but `pi --version` took over 5 s on a busy 2-core machine (load 12, measured by
@@ -22,21 +22,8 @@ pub const VERSION_PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// SIGTERM-to-SIGKILL grace for a version probe that timed out.
 const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
 
-/// The default auto-detection order: every backend in [`BackendKind::ALL`]'s order but
-/// `custom`, which is never detected (it is last there).
-pub const DEFAULT_PRIORITY: [BackendKind; BackendKind::ALL.len() - 1] = {
-    assert!(matches!(
-        BackendKind::ALL[BackendKind::ALL.len() - 1],
-        BackendKind::Custom
-    ));
-    let mut order = [BackendKind::Custom; BackendKind::ALL.len() - 1];
-    let mut i = 0;
-    while i < order.len() {
-        order[i] = BackendKind::ALL[i];
-        i += 1;
-    }
-    order
-};
+/// The default auto-detection order (`cli.backend_priority`), shared with the config.
+pub use ralph_types::DEFAULT_PRIORITY;
 
 /// Finds `program` the way the supervisor will run it: a name is looked up on `PATH`, a
 /// path (containing `/`) is checked directly. `None` when it is missing or not executable.
@@ -182,10 +169,10 @@ impl Detector {
 
     async fn run_version(&self, path: PathBuf, args: &[&str]) -> Availability {
         let spec = SpawnSpec::new(path.clone()).args(args.iter().copied());
-        let deadlines = Deadlines {
+        let deadlines = RunDeadlines {
             wall: Some(self.probe_timeout),
             kill_grace: PROBE_KILL_GRACE,
-            ..Deadlines::none()
+            ..RunDeadlines::none()
         };
         let outcome = run(spec, deadlines, &mut DiscardOutput, StopRequests::never()).await;
         match outcome.termination {

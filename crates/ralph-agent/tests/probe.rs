@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use ralph_agent::BackendKind;
-use ralph_agent::detect::{Availability, DetectError, Detector};
+use ralph_agent::probe::{Availability, DetectError, Detector};
 use ralph_agent::supervise::Termination;
 
 /// Writes an executable `name` into `dir` that logs each call to `calls` and runs `body`.

@@ -1,27 +1,22 @@
 //! From an agent's configuration to what the supervisor runs: the command line, the
-//! deadlines and the pricing of one iteration. Pure; the only place the configuration's
-//! deadlines are mapped onto the supervisor's.
-//!
-//! Pricing: Codex never names its model in its stream, so ralph prices its tokens as the
-//! model the agent's arguments ask for ([`requested_model`]: `--model`/`-m`, and Codex's
-//! `-c model=…`). Taking it from the arguments, rather than from a key of its own, means
-//! ralph prices exactly what it told the agent to use; a model chosen in the agent's own
-//! config file (`~/.codex/config.toml`) is unknown to ralph, and its cost stays unknown.
+//! deadlines and the pricing of one iteration. Pure glue between ralph-core's resolved
+//! configuration and ralph-agent's backends: what each agent's command line looks like
+//! is ralph-agent's (`BackendProfile`), what the user configured is ralph-core's; this
+//! is the only place the configuration's deadlines are mapped onto the supervisor's.
 
 use std::path::Path;
 use std::time::Duration;
 
-use ralph_agent::supervise::DEFAULT_KILL_GRACE;
 use ralph_agent::{
     BackendKind, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,
+    RunDeadlines, requested_model,
 };
+use ralph_core::config::{AgentBackend, AgentConfig, Deadlines, ResolvedConfig};
 use ralph_stream::Pricing;
-
-use crate::config::{AgentBackend, AgentConfig, Deadlines, PromptMode, ResolvedConfig};
 
 /// The program to check before a run, as `(backend, command override)`; `None` for
 /// `auto`, which is detected instead.
-pub fn probe_target(agent: &AgentConfig) -> Option<(BackendKind, Option<&str>)> {
+pub(crate) fn probe_target(agent: &AgentConfig) -> Option<(BackendKind, Option<&str>)> {
     match &agent.backend {
         AgentBackend::Auto => None,
         AgentBackend::Builtin { kind, command } => Some((*kind, command.as_deref())),
@@ -34,7 +29,7 @@ pub fn probe_target(agent: &AgentConfig) -> Option<(BackendKind, Option<&str>)> 
 /// `detected` is the backend `auto` resolved to (ignored otherwise); `program`, when
 /// given, is the program's resolved path (so the agent runs exactly what was checked,
 /// whatever its `PATH` says).
-pub fn command_line(
+pub(crate) fn command_line(
     agent: &AgentConfig,
     detected: BackendKind,
     program: Option<&Path>,
@@ -47,7 +42,7 @@ pub fn command_line(
 /// The interactive command line of `agent` (`ralph plan`), starting with `prompt`: the
 /// program, the backend's interactive arguments, the configured extra arguments, then the
 /// prompt as the backend takes it. Arguments as in [`command_line`].
-pub fn interactive_command_line(
+pub(crate) fn interactive_command_line(
     agent: &AgentConfig,
     detected: BackendKind,
     program: Option<&Path>,
@@ -88,10 +83,7 @@ fn custom_settings(agent: &AgentConfig) -> Option<CustomSettings> {
     Some(CustomSettings {
         command: Some(custom.command.clone()),
         args: Vec::new(),
-        prompt_mode: match custom.prompt_mode {
-            PromptMode::Arg => ralph_agent::PromptMode::Arg,
-            PromptMode::Stdin => ralph_agent::PromptMode::Stdin,
-        },
+        prompt_mode: custom.prompt_mode,
         prompt_flag: custom.prompt_flag.clone(),
         output_format: Some(custom.output_format),
     })
@@ -99,79 +91,17 @@ fn custom_settings(agent: &AgentConfig) -> Option<CustomSettings> {
 
 /// The supervisor's deadlines for an iteration under `deadlines`, whose wall clock is
 /// `wall` (the iteration timeout, or less when the run's time is running out).
-pub fn agent_deadlines(deadlines: &Deadlines, wall: Duration) -> ralph_agent::Deadlines {
-    ralph_agent::Deadlines {
-        startup: Some(deadlines.startup),
-        idle: Some(deadlines.idle),
+pub(crate) fn agent_deadlines(deadlines: &Deadlines, wall: Duration) -> RunDeadlines {
+    RunDeadlines {
         wall: Some(wall),
-        exit_grace: deadlines.exit_grace,
-        kill_grace: DEFAULT_KILL_GRACE,
+        ..RunDeadlines::from(*deadlines)
     }
-}
-
-/// How each backend's command line names a model: its long option, and its short one.
-fn model_options(kind: BackendKind) -> Option<(&'static str, Option<&'static str>)> {
-    match kind {
-        BackendKind::Codex | BackendKind::Gemini | BackendKind::Opencode => {
-            Some(("--model", Some("-m")))
-        }
-        BackendKind::Claude | BackendKind::Copilot | BackendKind::Pi | BackendKind::Kiro => {
-            Some(("--model", None))
-        }
-        // Amp picks its model by `--mode`, not by name; a custom program's options are
-        // unknown.
-        BackendKind::Amp | BackendKind::Custom => None,
-    }
-}
-
-/// Codex's `-c/--config KEY=VALUE` override of its config file.
-const CODEX_CONFIG_OPTIONS: [&str; 2] = ["-c", "--config"];
-
-/// The model that `args` (a backend's extra arguments) ask `kind` to use: the last of
-/// `--model NAME`, `--model=NAME`, `-m NAME`, `-m=NAME` (where `-m` is the backend's
-/// short option) and, for Codex, `-c model=NAME` (TOML quotes removed). Arguments after a
-/// `--` are not options.
-pub fn requested_model(kind: BackendKind, args: &[String]) -> Option<&str> {
-    let (long, short) = model_options(kind)?;
-    let names = |arg: &str| arg == long || short == Some(arg);
-    let mut model = None;
-    let mut args = args.iter().map(String::as_str);
-    while let Some(arg) = args.next() {
-        if arg == "--" {
-            break;
-        }
-        if names(arg) {
-            model = args.next().or(model);
-        } else if let Some((option, value)) = arg.split_once('=')
-            && names(option)
-        {
-            model = Some(value);
-        } else if kind == BackendKind::Codex && CODEX_CONFIG_OPTIONS.contains(&arg) {
-            let value = args.next().unwrap_or_default();
-            if let Some(name) = codex_config_model(value) {
-                model = Some(name);
-            }
-        }
-    }
-    model.map(str::trim).filter(|m| !m.is_empty())
-}
-
-/// `NAME` from Codex's `model=NAME` or `model="NAME"`.
-fn codex_config_model(setting: &str) -> Option<&str> {
-    let (key, value) = setting.split_once('=')?;
-    if key.trim() != "model" {
-        return None;
-    }
-    let value = value.trim();
-    let unquoted = ['"', '\'']
-        .iter()
-        .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q));
-    Some(unquoted.unwrap_or(value))
 }
 
 /// How one iteration of `agent` (running as `kind`) prices usage its agent reports without
-/// a cost: the configured price table, and the model its arguments ask for.
-pub fn pricing(config: &ResolvedConfig, agent: &AgentConfig, kind: BackendKind) -> Pricing {
+/// a cost: the configured price table, and the model its arguments ask for (Codex never
+/// names its model in its stream; see `ralph_agent::requested_model`).
+pub(crate) fn pricing(config: &ResolvedConfig, agent: &AgentConfig, kind: BackendKind) -> Pricing {
     let pricing = Pricing::new(config.price_table());
     match requested_model(kind, &agent.args) {
         Some(model) => pricing.with_default_model(model),
@@ -184,10 +114,11 @@ mod tests {
     use std::ffi::OsString;
 
     use ralph_agent::StdinSource;
+    use ralph_core::config::{CustomBackend, PromptMode};
     use ralph_stream::StreamFormat;
+    use ralph_types::DEFAULT_KILL_GRACE;
 
     use super::*;
-    use crate::config::CustomBackend;
 
     fn agent(backend: AgentBackend, args: &[&str]) -> AgentConfig {
         AgentConfig {
@@ -293,7 +224,7 @@ mod tests {
         };
         assert_eq!(
             agent_deadlines(&d, Duration::from_secs(9)),
-            ralph_agent::Deadlines {
+            RunDeadlines {
                 startup: Some(Duration::from_secs(1)),
                 idle: Some(Duration::from_secs(2)),
                 wall: Some(Duration::from_secs(9)),
@@ -303,55 +234,9 @@ mod tests {
         );
     }
 
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|a| (*a).to_owned()).collect()
-    }
-
-    #[test]
-    fn the_requested_model_is_the_last_model_option_before_a_separator() {
-        let cases: [(BackendKind, &[&str], Option<&str>); 12] = [
-            (BackendKind::Codex, &["-m", "gpt-5.5"], Some("gpt-5.5")),
-            (
-                BackendKind::Codex,
-                &["--model=o3", "--model", "gpt-5"],
-                Some("gpt-5"),
-            ),
-            (BackendKind::Codex, &["-m=gpt-5-mini"], Some("gpt-5-mini")),
-            (BackendKind::Codex, &["-c", "model=\"o3\""], Some("o3")),
-            (
-                BackendKind::Codex,
-                &["--config", "model='o4-mini'"],
-                Some("o4-mini"),
-            ),
-            (
-                BackendKind::Codex,
-                &["-c", "model_reasoning_effort=high"],
-                None,
-            ),
-            (
-                BackendKind::Gemini,
-                &["--yolo", "-m", "gemini-2.5-flash"],
-                Some("gemini-2.5-flash"),
-            ),
-            (BackendKind::Codex, &["--", "-m", "gpt-5"], None),
-            // `-m` means nothing to these: no guess.
-            (BackendKind::Claude, &["-m", "opus"], None),
-            (BackendKind::Claude, &["--model", "opus"], Some("opus")),
-            (BackendKind::Custom, &["--model", "x"], None),
-            (BackendKind::Codex, &["--model"], None),
-        ];
-        for (kind, given, expected) in cases {
-            assert_eq!(
-                requested_model(kind, &args(given)),
-                expected,
-                "{kind} {given:?}"
-            );
-        }
-    }
-
     #[test]
     fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_for() {
-        use crate::config::{
+        use ralph_core::config::{
             CoreConfig, DEFAULT_MAX_RUNTIME, LoopConfig, ModelPricing, ResolvedConfig,
         };
         use ralph_stream::{CostKind, ModelPrice, Tokens, Usage};

@@ -17,8 +17,8 @@ use std::time::Instant;
 use ralph_core::run_event::RunEvent;
 
 use super::observer::{Observer, report_closed};
-use crate::term::status::{self, ERASE, SHOW_AFTER, status_line};
-use crate::term::{Detail, RunView};
+use crate::view::term::status::{self, ERASE, SHOW_AFTER, status_line};
+use crate::view::term::{Detail, RunView};
 
 /// Terminal width assumed when it cannot be read.
 const DEFAULT_COLUMNS: usize = 80;

@@ -1,12 +1,11 @@
-//! The closed set of agent CLIs ralph can drive.
+//! The closed set of agent CLIs ralph can drive, and the one list of their names.
 
 use std::fmt;
 use std::str::FromStr;
 
 /// Every agent CLI ralph knows. Matched exhaustively everywhere, so adding an agent is a
 /// compile error at each place that must learn about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BackendKind {
     Claude,
     Kiro,
@@ -35,8 +34,11 @@ impl BackendKind {
         BackendKind::Custom,
     ];
 
-    /// The name used in `ralph.yml`, on the command line and in JSON output.
-    pub fn name(self) -> &'static str {
+    /// The name used in `ralph.yml`, on the command line and in JSON output. This is the
+    /// list of agent names: stream formats named after an agent take theirs from here
+    /// ([`StreamFormat::name`](crate::StreamFormat::name)), and so do serde's names and
+    /// the CLI's values.
+    pub const fn name(self) -> &'static str {
         match self {
             BackendKind::Claude => "claude",
             BackendKind::Kiro => "kiro",
@@ -51,6 +53,22 @@ impl BackendKind {
     }
 }
 
+/// The default auto-detection order (`cli.backend_priority`): every backend in
+/// [`BackendKind::ALL`]'s order but `custom`, which is never detected (it is last there).
+pub const DEFAULT_PRIORITY: [BackendKind; BackendKind::ALL.len() - 1] = {
+    assert!(matches!(
+        BackendKind::ALL[BackendKind::ALL.len() - 1],
+        BackendKind::Custom
+    ));
+    let mut order = [BackendKind::Custom; BackendKind::ALL.len() - 1];
+    let mut i = 0;
+    while i < order.len() {
+        order[i] = BackendKind::ALL[i];
+        i += 1;
+    }
+    order
+};
+
 impl fmt::Display for BackendKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -59,10 +77,10 @@ impl fmt::Display for BackendKind {
 
 /// The error for a backend name ralph does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown backend `{0}` (expected one of: claude, kiro, gemini, codex, amp, copilot, opencode, pi, custom)"
-)]
+#[error("unknown backend `{0}` (expected one of: {names})", names = crate::named::list(BackendKind::ALL.map(BackendKind::name)))]
 pub struct UnknownBackend(pub String);
+
+crate::named::serde_by_name!(BackendKind);
 
 impl FromStr for BackendKind {
     type Err = UnknownBackend;
@@ -87,6 +105,15 @@ mod tests {
         assert_eq!(
             "claud".parse::<BackendKind>(),
             Err(UnknownBackend("claud".to_owned()))
+        );
+    }
+
+    #[test]
+    fn an_unknown_name_lists_every_backend() {
+        assert_eq!(
+            UnknownBackend("claud".to_owned()).to_string(),
+            "unknown backend `claud` (expected one of: claude, kiro, gemini, codex, amp, \
+             copilot, opencode, pi, custom)"
         );
     }
 }

@@ -1,0 +1,28 @@
+//! ralph's shared vocabulary: the small closed sets and plain values that the loop core,
+//! the agent supervisor and the CLI all speak, in the manner of codex-rs's
+//! `codex-protocol`.
+//!
+//! Nothing here does I/O and nothing depends on a runtime, so the sans-IO core can use
+//! these types without depending on the crate that starts processes. What lives here:
+//! which agents ralph knows and their names ([`BackendKind`], the one list of names, which
+//! [`StreamFormat`] and the CLI's values derive from), how a custom agent takes its
+//! prompt ([`PromptMode`]), the configured [`Deadlines`] with their defaults, how a run
+//! ended ([`Termination`]), and the names of the environment variables ralph sets for
+//! agents ([`env`](mod@env)).
+
+mod backend;
+mod deadlines;
+pub mod env;
+mod format;
+mod named;
+mod prompt_mode;
+mod termination;
+
+pub use backend::{BackendKind, DEFAULT_PRIORITY, UnknownBackend};
+pub use deadlines::{
+    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT, DEFAULT_KILL_GRACE,
+    DEFAULT_STARTUP_TIMEOUT, Deadlines,
+};
+pub use format::{StreamFormat, UnknownFormat};
+pub use prompt_mode::{PromptMode, UnknownPromptMode};
+pub use termination::{SpawnFailure, Termination};
