@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use ralph_types::BackendKind;
 use ralph_stream::StreamFormat;
+use ralph_types::BackendKind;
 use saphyr::{Scalar, YamlData};
 
 use super::choice::{BackendChoice, PromptMode};
