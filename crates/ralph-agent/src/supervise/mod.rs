@@ -28,6 +28,7 @@ mod deadlines;
 mod guard;
 mod interactive;
 mod outcome;
+mod phase;
 mod pty;
 mod run;
 mod signal;
@@ -45,8 +46,9 @@ pub use deadlines::{
 };
 pub use interactive::run_interactive;
 pub use outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+pub use phase::POST_EXIT_DRAIN;
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
-pub use run::{FINAL_DRAIN_TIMEOUT, POST_EXIT_DRAIN, STDOUT_READ_BYTES, run};
+pub use run::{FINAL_DRAIN_TIMEOUT, STDOUT_READ_BYTES, run};
 pub use sink::{DiscardOutput, Flow, OutputSink};
 pub use spawn::STDOUT_PIPE_BYTES;
 pub use spec::{SpawnSpec, StdinSource};

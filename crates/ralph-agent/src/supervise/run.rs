@@ -16,23 +16,20 @@ use nix::sys::signal::Signal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::ChildStderr;
 
-use super::deadlines::{DeadlineClock, Expiry};
 use super::guard::KillOnDrop;
 use super::outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+use super::phase::{Action, Event, Machine};
 use super::spawn::{StdoutReader, spawn};
 use super::stderr_tail::StderrTail;
 use super::stop::{StopLevel, StopRequests};
-use super::teardown::{REAP_TIMEOUT, clean_up, signal_tree};
+use super::teardown::{clean_up, signal_tree};
 use super::tree::{AgentTree, become_subreaper};
-use super::{Deadlines, Flow, OutputSink, SpawnSpec, StdinSource};
+use super::{Deadlines, OutputSink, SpawnSpec, StdinSource};
 
 /// Size of one stdout read: large, so a flooding agent costs few wake-ups.
 pub const STDOUT_READ_BYTES: usize = 256 * 1024;
 /// Size of one stderr read.
 const STDERR_READ_BYTES: usize = 16 * 1024;
-/// After the agent exited, how long ralph keeps reading output that its leftover
-/// processes hold open before it stops them.
-pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// After the leftovers were stopped, the bound on reading what they had written (only a
 /// process ralph could not find can keep the pipes open that long).
 pub const FINAL_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
@@ -85,8 +82,7 @@ pub async fn run(
     };
     let pid = spawned.pid;
     let mut run = Supervision {
-        deadlines,
-        clock: DeadlineClock::new(deadlines, started),
+        machine: Machine::new(deadlines, started, spawned.stderr.is_some()),
         guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
         child: spawned.child,
         stdout: spawned.stdout,
@@ -97,12 +93,6 @@ pub async fn run(
         ebuf: Vec::with_capacity(STDERR_READ_BYTES),
         stdout_bytes: 0,
         stderr_tail: StderrTail::default(),
-        reason: None,
-        term_sent: None,
-        kill_at: None,
-        killed_at: None,
-        exit: None,
-        gave_up: false,
     };
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
@@ -127,8 +117,8 @@ impl Outcome {
 }
 
 struct Supervision {
-    deadlines: Deadlines,
-    clock: DeadlineClock,
+    /// Every decision: the phase, the deadlines and why the agent is being stopped.
+    machine: Machine,
     guard: KillOnDrop,
     child: tokio::process::Child,
     stdout: StdoutReader,
@@ -140,15 +130,6 @@ struct Supervision {
     ebuf: Vec<u8>,
     stdout_bytes: u64,
     stderr_tail: StderrTail,
-    /// Why ralph stopped the child; the first reason wins.
-    reason: Option<Termination>,
-    term_sent: Option<Instant>,
-    kill_at: Option<Instant>,
-    killed_at: Option<Instant>,
-    /// The child's status (`None` if `wait` failed) and when it was reaped.
-    exit: Option<(Option<ChildStatus>, Instant)>,
-    /// SIGKILL did not end the child within [`REAP_TIMEOUT`].
-    gave_up: bool,
 }
 
 impl Supervision {
@@ -156,154 +137,72 @@ impl Supervision {
         self.guard.tree.pgid()
     }
 
-    /// Until the child exited and its output is drained (or the drain timed out).
+    /// Until the child exited and its output is drained (or the drain timed out), or
+    /// SIGKILL did not end it. The machine decides; this waits for the next event and
+    /// carries out what it answers.
     async fn supervise(&mut self, sink: &mut impl OutputSink, mut stop: StopRequests) {
-        let mut stdout_open = true;
-        let mut stderr_open = self.stderr.is_some();
         loop {
-            if self.gave_up || (self.exit.is_some() && !stdout_open && !stderr_open) {
-                return;
-            }
-            let timer = self.next_timer();
+            let timer = self.machine.deadline();
             let far = Instant::now() + Duration::from_secs(86_400);
-            let running = self.exit.is_none();
-            tokio::select! {
-                read = self.stdout.read(&mut self.buf), if stdout_open => match read {
-                    Ok(n) if n > 0 => self.on_stdout(sink),
-                    _ => stdout_open = false,
+            let (event, now) = tokio::select! {
+                read = self.stdout.read(&mut self.buf), if self.machine.stdout_open() => match read {
+                    Ok(n) if n > 0 => {
+                        // Taken before the sink runs: parsing the chunk is not the agent's time.
+                        let now = Instant::now();
+                        self.stdout_bytes += n as u64;
+                        (Event::Stdout(sink.on_stdout(&self.buf)), now)
+                    }
+                    _ => (Event::StdoutClosed, Instant::now()),
                 },
-                read = read_opt(&mut self.stderr, &mut self.ebuf), if stderr_open => match read {
+                read = read_opt(&mut self.stderr, &mut self.ebuf), if self.machine.stderr_open() => match read {
                     Ok(n) if n > 0 => {
                         self.stderr_tail.push(&self.ebuf);
                         sink.on_stderr(&self.ebuf);
+                        continue;
                     }
-                    _ => stderr_open = false,
+                    _ => (Event::StderrClosed, Instant::now()),
                 },
                 written = write_opt(&mut self.stdin), if self.stdin.is_some() => {
                     self.stdin = None;
                     self.stdin_complete = written;
+                    continue;
                 }
-                status = self.child.wait(), if running => {
-                    let status = status.ok().and_then(|s| child_status(&s));
-                    self.exit = Some((status, Instant::now()));
+                status = self.child.wait(), if self.machine.child_running() => {
                     self.guard.agent_running = None;
+                    let status = status.ok().and_then(|s| child_status(&s));
+                    (Event::ChildExited(status), Instant::now())
                 }
-                level = stop.changed(), if running && self.killed_at.is_none() => match level {
-                    StopLevel::None => {}
-                    StopLevel::Graceful => self.begin_stop(Termination::Interrupted, false),
-                    StopLevel::Immediate => self.begin_stop(Termination::Interrupted, true),
-                },
+                level = stop.changed(), if self.machine.accepts_stop() => {
+                    (Event::Stop(level), Instant::now())
+                }
                 () = tokio::time::sleep_until(timer.unwrap_or(far).into()), if timer.is_some() => {
-                    self.on_timer();
+                    (Event::Timer, Instant::now())
                 }
+            };
+            match self.machine.on(event, now) {
+                Action::Wait => {}
+                Action::Terminate => self.signal(Signal::SIGTERM),
+                Action::Kill => self.signal(Signal::SIGKILL),
+                Action::StopWaiting | Action::GiveUp => return,
             }
         }
     }
 
-    fn on_stdout(&mut self, sink: &mut impl OutputSink) {
-        let now = Instant::now();
-        self.stdout_bytes += self.buf.len() as u64;
-        self.clock.on_output(now);
-        let flow = sink.on_stdout(&self.buf);
-        if self.reason.is_some() || self.exit.is_some() {
-            return;
-        }
-        match flow {
-            Flow::Continue => {}
-            Flow::Finished => self.clock.on_finished(now),
-            Flow::Stop => self.begin_stop(Termination::StoppedByCaller, false),
-        }
-    }
-
-    /// The next instant something must happen, by phase.
-    fn next_timer(&self) -> Option<Instant> {
-        if let Some((_, exited_at)) = self.exit {
-            return Some(exited_at + POST_EXIT_DRAIN);
-        }
-        if let Some(killed) = self.killed_at {
-            return Some(killed + REAP_TIMEOUT);
-        }
-        if let Some(kill_at) = self.kill_at {
-            return Some(kill_at);
-        }
-        self.clock.next().map(|(at, _)| at)
-    }
-
-    fn on_timer(&mut self) {
-        let now = Instant::now();
-        if let Some((_, exited_at)) = self.exit {
-            if now >= exited_at + POST_EXIT_DRAIN {
-                // Leftovers hold the pipes open: stop waiting, tear_down stops them.
-                self.gave_up = true;
-            }
-            return;
-        }
-        if let Some(killed) = self.killed_at {
-            self.gave_up = now >= killed + REAP_TIMEOUT;
-            return;
-        }
-        if let Some(kill_at) = self.kill_at {
-            if now >= kill_at {
-                self.kill_now();
-            }
-            return;
-        }
-        let Some((at, expiry)) = self.clock.next() else {
-            return;
-        };
-        if now < at {
-            return;
-        }
-        let reason = match expiry {
-            Expiry::Startup => Termination::StartupTimeout,
-            Expiry::Idle => Termination::IdleTimeout,
-            Expiry::Wall => Termination::WallClockTimeout,
-            Expiry::ExitGrace => Termination::StoppedAfterFinish,
-        };
-        self.begin_stop(reason, false);
-    }
-
-    /// Records why the child is being stopped and signals its tree: SIGTERM (SIGKILL after
-    /// the kill grace), or SIGKILL at once when `immediate`.
-    fn begin_stop(&mut self, reason: Termination, immediate: bool) {
-        self.reason.get_or_insert(reason);
-        if immediate {
-            self.kill_now();
-        } else if self.term_sent.is_none() {
-            let now = Instant::now();
-            signal_tree(
-                &mut self.guard.tree,
-                Signal::SIGTERM,
-                self.guard.agent_running,
-            );
-            self.term_sent = Some(now);
-            self.kill_at = Some(now + self.deadlines.kill_grace);
-        }
-    }
-
-    fn kill_now(&mut self) {
-        if self.killed_at.is_none() {
-            signal_tree(
-                &mut self.guard.tree,
-                Signal::SIGKILL,
-                self.guard.agent_running,
-            );
-            self.killed_at = Some(Instant::now());
-            self.kill_at = None;
-        }
+    fn signal(&mut self, signal: Signal) {
+        signal_tree(&mut self.guard.tree, signal, self.guard.agent_running);
     }
 
     /// Stops and reaps what the agent left, then reads what was still in the pipes.
     async fn tear_down(&mut self, sink: &mut impl OutputSink) {
-        if self.exit.is_none() {
+        let Some(exit) = self.machine.exit() else {
             // The child survived SIGKILL for REAP_TIMEOUT (uninterruptible sleep); tokio's
             // kill_on_drop reaps it when it finally dies.
             return;
-        }
+        };
         clean_up(
             &mut self.guard.tree,
-            self.term_sent,
-            self.deadlines.kill_grace,
+            exit.term_sent,
+            self.machine.kill_grace(),
         )
         .await;
         let _ = tokio::time::timeout(FINAL_DRAIN_TIMEOUT, self.drain(sink)).await;
@@ -330,19 +229,12 @@ impl Supervision {
     }
 
     fn outcome(&self, started: Instant) -> Outcome {
-        let status = self.exit.and_then(|(s, _)| s);
-        let termination = match (&self.reason, status) {
-            (Some(reason), _) => reason.clone(),
-            (None, Some(ChildStatus::Code(code))) => Termination::Exited { code },
-            (None, Some(ChildStatus::Signal(signal))) => Termination::Signaled { signal },
-            (None, None) => Termination::StatusLost,
-        };
         Outcome {
-            termination,
-            child_status: status,
+            termination: self.machine.termination(),
+            child_status: self.machine.exit().and_then(|e| e.status),
             pid: u32::try_from(self.pid()).ok(),
             wall: started.elapsed(),
-            time_to_first_byte: self.clock.first_byte().map(|t| t - started),
+            time_to_first_byte: self.machine.first_byte().map(|t| t - started),
             stdout_bytes: self.stdout_bytes,
             stderr_bytes: self.stderr_tail.total(),
             stderr_tail: self.stderr_tail.to_text(),
