@@ -24,6 +24,7 @@
 //! then beyond reach. Pids are signalled by number, so a process that exits and whose pid
 //! is reused between ralph's scan and its signal could be hit (a window of microseconds).
 
+mod child;
 mod deadlines;
 mod guard;
 mod interactive;

@@ -13,16 +13,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStderr;
 
+use super::child::{AgentProcess, Child, Output};
 use super::guard::KillOnDrop;
-use super::outcome::{ChildStatus, Outcome, SpawnFailure, Termination};
+use super::outcome::{Outcome, SpawnFailure, Termination};
 use super::phase::{Action, Event, Machine};
 use super::spawn::{StdoutReader, spawn};
 use super::stderr_tail::StderrTail;
 use super::stop::{StopLevel, StopRequests};
-use super::teardown::{clean_up, signal_tree};
+use super::teardown::clean_up;
 use super::tree::{AgentTree, become_subreaper};
 use super::{Deadlines, OutputSink, SpawnSpec, StdinSource};
 
@@ -81,19 +82,12 @@ pub async fn run(
         _ => None,
     };
     let pid = spawned.pid;
-    let mut run = Supervision {
-        machine: Machine::new(deadlines, started, spawned.stderr.is_some()),
+    let agent = AgentProcess {
+        process: spawned.child,
         guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
-        child: spawned.child,
-        stdout: spawned.stdout,
-        stderr: spawned.stderr,
-        stdin_complete: stdin.is_none(),
-        stdin,
-        buf: Vec::with_capacity(STDOUT_READ_BYTES),
-        ebuf: Vec::with_capacity(STDERR_READ_BYTES),
-        stdout_bytes: 0,
-        stderr_tail: StderrTail::default(),
     };
+    let machine = Machine::new(deadlines, started, spawned.stderr.is_some());
+    let mut run = Supervision::new(machine, agent, spawned.stdout, spawned.stderr, stdin);
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
     run.outcome(started)
@@ -116,13 +110,14 @@ impl Outcome {
     }
 }
 
-struct Supervision {
+/// One run in progress: the agent (`C`), its stdout (`O`) and stderr (`E`, none on a PTY),
+/// and what was read so far.
+struct Supervision<C, O, E> {
     /// Every decision: the phase, the deadlines and why the agent is being stopped.
     machine: Machine,
-    guard: KillOnDrop,
-    child: tokio::process::Child,
-    stdout: StdoutReader,
-    stderr: Option<ChildStderr>,
+    child: C,
+    stdout: O,
+    stderr: Option<E>,
     /// The pending prompt write; `None` once done (or for `/dev/null`).
     stdin: Option<StdinWrite>,
     stdin_complete: bool,
@@ -132,9 +127,26 @@ struct Supervision {
     stderr_tail: StderrTail,
 }
 
-impl Supervision {
-    fn pid(&self) -> i32 {
-        self.guard.tree.pgid()
+impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
+    fn new(
+        machine: Machine,
+        child: C,
+        stdout: O,
+        stderr: Option<E>,
+        stdin: Option<StdinWrite>,
+    ) -> Supervision<C, O, E> {
+        Supervision {
+            machine,
+            child,
+            stdout,
+            stderr,
+            stdin_complete: stdin.is_none(),
+            stdin,
+            buf: Vec::with_capacity(STDOUT_READ_BYTES),
+            ebuf: Vec::with_capacity(STDERR_READ_BYTES),
+            stdout_bytes: 0,
+            stderr_tail: StderrTail::default(),
+        }
     }
 
     /// Until the child exited and its output is drained (or the drain timed out), or
@@ -143,16 +155,16 @@ impl Supervision {
     async fn supervise(&mut self, sink: &mut impl OutputSink, mut stop: StopRequests) {
         loop {
             let timer = self.machine.deadline();
-            let far = Instant::now() + Duration::from_secs(86_400);
-            let (event, now) = tokio::select! {
+            let far = now() + Duration::from_secs(86_400);
+            let (event, at) = tokio::select! {
                 read = self.stdout.read(&mut self.buf), if self.machine.stdout_open() => match read {
                     Ok(n) if n > 0 => {
                         // Taken before the sink runs: parsing the chunk is not the agent's time.
-                        let now = Instant::now();
+                        let at = now();
                         self.stdout_bytes += n as u64;
-                        (Event::Stdout(sink.on_stdout(&self.buf)), now)
+                        (Event::Stdout(sink.on_stdout(&self.buf)), at)
                     }
-                    _ => (Event::StdoutClosed, Instant::now()),
+                    _ => (Event::StdoutClosed, now()),
                 },
                 read = read_opt(&mut self.stderr, &mut self.ebuf), if self.machine.stderr_open() => match read {
                     Ok(n) if n > 0 => {
@@ -160,7 +172,7 @@ impl Supervision {
                         sink.on_stderr(&self.ebuf);
                         continue;
                     }
-                    _ => (Event::StderrClosed, Instant::now()),
+                    _ => (Event::StderrClosed, now()),
                 },
                 written = write_opt(&mut self.stdin), if self.stdin.is_some() => {
                     self.stdin = None;
@@ -168,45 +180,22 @@ impl Supervision {
                     continue;
                 }
                 status = self.child.wait(), if self.machine.child_running() => {
-                    self.guard.agent_running = None;
-                    let status = status.ok().and_then(|s| child_status(&s));
-                    (Event::ChildExited(status), Instant::now())
+                    (Event::ChildExited(status), now())
                 }
                 level = stop.changed(), if self.machine.accepts_stop() => {
-                    (Event::Stop(level), Instant::now())
+                    (Event::Stop(level), now())
                 }
                 () = tokio::time::sleep_until(timer.unwrap_or(far).into()), if timer.is_some() => {
-                    (Event::Timer, Instant::now())
+                    (Event::Timer, now())
                 }
             };
-            match self.machine.on(event, now) {
+            match self.machine.on(event, at) {
                 Action::Wait => {}
-                Action::Terminate => self.signal(Signal::SIGTERM),
-                Action::Kill => self.signal(Signal::SIGKILL),
+                Action::Terminate => self.child.signal_tree(Signal::SIGTERM),
+                Action::Kill => self.child.signal_tree(Signal::SIGKILL),
                 Action::StopWaiting | Action::GiveUp => return,
             }
         }
-    }
-
-    fn signal(&mut self, signal: Signal) {
-        signal_tree(&mut self.guard.tree, signal, self.guard.agent_running);
-    }
-
-    /// Stops and reaps what the agent left, then reads what was still in the pipes.
-    async fn tear_down(&mut self, sink: &mut impl OutputSink) {
-        let Some(exit) = self.machine.exit() else {
-            // The child survived SIGKILL for REAP_TIMEOUT (uninterruptible sleep); tokio's
-            // kill_on_drop reaps it when it finally dies.
-            return;
-        };
-        clean_up(
-            &mut self.guard.tree,
-            exit.term_sent,
-            self.machine.kill_grace(),
-        )
-        .await;
-        let _ = tokio::time::timeout(FINAL_DRAIN_TIMEOUT, self.drain(sink)).await;
-        self.guard.disarm();
     }
 
     async fn drain(&mut self, sink: &mut impl OutputSink) {
@@ -227,6 +216,29 @@ impl Supervision {
             sink.on_stderr(&self.ebuf);
         }
     }
+}
+
+impl Supervision<AgentProcess, StdoutReader, ChildStderr> {
+    fn pid(&self) -> i32 {
+        self.child.guard.tree.pgid()
+    }
+
+    /// Stops and reaps what the agent left, then reads what was still in the pipes.
+    async fn tear_down(&mut self, sink: &mut impl OutputSink) {
+        let Some(exit) = self.machine.exit() else {
+            // The child survived SIGKILL for REAP_TIMEOUT (uninterruptible sleep); tokio's
+            // kill_on_drop reaps it when it finally dies.
+            return;
+        };
+        clean_up(
+            &mut self.child.guard.tree,
+            exit.term_sent,
+            self.machine.kill_grace(),
+        )
+        .await;
+        let _ = tokio::time::timeout(FINAL_DRAIN_TIMEOUT, self.drain(sink)).await;
+        self.child.guard.disarm();
+    }
 
     fn outcome(&self, started: Instant) -> Outcome {
         Outcome {
@@ -239,18 +251,26 @@ impl Supervision {
             stderr_bytes: self.stderr_tail.total(),
             stderr_tail: self.stderr_tail.to_text(),
             stdin_complete: self.stdin_complete,
-            leftovers_signalled: self.guard.tree.signalled_count(),
+            leftovers_signalled: self.child.guard.tree.signalled_count(),
         }
     }
 }
 
 /// Replaces `buf` with what stderr has (when there is a stderr); end of file otherwise.
-async fn read_opt(stderr: &mut Option<ChildStderr>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    buf.clear();
+async fn read_opt(stderr: &mut Option<impl Output>, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     match stderr {
-        Some(s) => s.read_buf(buf).await,
-        None => Ok(0),
+        Some(s) => s.read(buf).await,
+        None => {
+            buf.clear();
+            Ok(0)
+        }
     }
+}
+
+/// The loop's clock: tokio's, which is the system's monotonic clock except in tests that
+/// pause it to drive the loop on made-up time.
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
 }
 
 /// Polls the pending prompt write (never called without one).
@@ -261,12 +281,6 @@ async fn write_opt(stdin: &mut Option<StdinWrite>) -> bool {
     }
 }
 
-pub(crate) fn child_status(status: &std::process::ExitStatus) -> Option<ChildStatus> {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => Some(ChildStatus::Code(code)),
-        (None, Some(signal)) => Some(ChildStatus::Signal(signal)),
-        // Only stopped/continued statuses have neither; `wait` does not return those.
-        (None, None) => None,
-    }
-}
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

@@ -1,0 +1,499 @@
+//! The run loop driven by a scripted child on tokio's paused clock: no process and no
+//! real waiting, so exact instants can be asserted. The child answers signals as its
+//! script says; its output closes when it dies unless the script has a leftover hold it.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::*;
+use crate::supervise::{ChildStatus, Flow, POST_EXIT_DRAIN, REAP_TIMEOUT, StopController};
+
+const MS: Duration = Duration::from_millis(1);
+const KILL_GRACE: Duration = Duration::from_millis(300);
+const TERM: ChildStatus = ChildStatus::Signal(libc::SIGTERM);
+const KILL: ChildStatus = ChildStatus::Signal(libc::SIGKILL);
+
+/// Deadlines that never fire unless a test sets one.
+fn no_deadlines() -> Deadlines {
+    Deadlines {
+        kill_grace: KILL_GRACE,
+        ..Deadlines::none()
+    }
+}
+
+/// What the scripted agent does when signalled.
+#[derive(Clone, Copy, Debug)]
+enum OnSignal {
+    /// Dies of the signal this long after it.
+    DiesAfter(Duration),
+    /// Carries on (a TERM handler that ignores it; for SIGKILL, uninterruptible sleep).
+    Ignores,
+}
+
+/// When a stream reaches end of file.
+#[derive(Clone, Copy, Debug)]
+enum Closes {
+    /// When the agent dies (its last writer).
+    WithTheAgent,
+    /// At this offset from the start, whether the agent lives or not.
+    At(Duration),
+    /// Never: a leftover process holds it open.
+    Never,
+}
+
+/// When and how the agent ends, shared by the child and its streams.
+type Death = Arc<Mutex<Option<(Instant, ChildStatus)>>>;
+
+fn death_of(death: &Death) -> Option<(Instant, ChildStatus)> {
+    *death.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct ScriptedChild {
+    t0: Instant,
+    death: Death,
+    on_term: OnSignal,
+    on_kill: OnSignal,
+    /// Every signal the loop sent, with its offset from the start.
+    signals: Vec<(Duration, Signal)>,
+}
+
+impl Child for ScriptedChild {
+    async fn wait(&mut self) -> Option<ChildStatus> {
+        match death_of(&self.death) {
+            Some((at, status)) => {
+                tokio::time::sleep_until(at.into()).await;
+                Some(status)
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    fn signal_tree(&mut self, signal: Signal) {
+        let now = now();
+        self.signals.push((now - self.t0, signal));
+        let reaction = match signal {
+            Signal::SIGKILL => self.on_kill,
+            _ => self.on_term,
+        };
+        if let OnSignal::DiesAfter(delay) = reaction {
+            let at = now + delay;
+            let mut death = self.death.lock().unwrap_or_else(PoisonError::into_inner);
+            if death.is_none_or(|(earlier, _)| at < earlier) {
+                *death = Some((at, ChildStatus::Signal(signal as i32)));
+            }
+        }
+    }
+}
+
+struct ScriptedOutput {
+    t0: Instant,
+    /// Chunks and the offsets they are written at; a dead agent writes nothing more.
+    chunks: VecDeque<(Duration, &'static [u8])>,
+    closes: Closes,
+    death: Death,
+}
+
+impl Output for ScriptedOutput {
+    async fn read(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        buf.clear();
+        let died = death_of(&self.death).map(|(at, _)| at);
+        if let Some(&(offset, bytes)) = self.chunks.front()
+            && died.is_none_or(|died| self.t0 + offset < died)
+        {
+            tokio::time::sleep_until((self.t0 + offset).into()).await;
+            self.chunks.pop_front();
+            buf.extend_from_slice(bytes);
+            return Ok(bytes.len());
+        }
+        let eof = match self.closes {
+            Closes::WithTheAgent => died,
+            Closes::At(offset) => Some(self.t0 + offset),
+            Closes::Never => None,
+        };
+        match eof {
+            Some(at) => {
+                tokio::time::sleep_until(at.into()).await;
+                Ok(0)
+            }
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// One scripted agent run.
+struct Script {
+    deadlines: Deadlines,
+    stdout: Vec<(Duration, &'static [u8])>,
+    stdout_closes: Closes,
+    /// `None`: a PTY, no separate stderr.
+    stderr_closes: Option<Closes>,
+    /// When the agent exits by itself, and how.
+    exits: Option<(Duration, ChildStatus)>,
+    on_term: OnSignal,
+    on_kill: OnSignal,
+}
+
+impl Default for Script {
+    /// Silent, never exits by itself, dies at once of any signal.
+    fn default() -> Script {
+        Script {
+            deadlines: no_deadlines(),
+            stdout: Vec::new(),
+            stdout_closes: Closes::WithTheAgent,
+            stderr_closes: Some(Closes::WithTheAgent),
+            exits: None,
+            on_term: OnSignal::DiesAfter(Duration::ZERO),
+            on_kill: OnSignal::DiesAfter(Duration::ZERO),
+        }
+    }
+}
+
+/// What the loop did with a script.
+#[derive(Debug, PartialEq, Eq)]
+struct Played {
+    termination: Termination,
+    status: Option<ChildStatus>,
+    signals: Vec<(Duration, Signal)>,
+    /// When the loop stopped waiting.
+    ended: Duration,
+    stdout_bytes: u64,
+}
+
+/// Runs the loop over `script` (call on a paused clock).
+async fn play(script: Script, sink: &mut impl OutputSink, stop: StopRequests) -> Played {
+    let t0 = now();
+    let death: Death = Arc::new(Mutex::new(
+        script.exits.map(|(offset, status)| (t0 + offset, status)),
+    ));
+    let output = |chunks: Vec<_>, closes| ScriptedOutput {
+        t0,
+        chunks: chunks.into(),
+        closes,
+        death: Arc::clone(&death),
+    };
+    let child = ScriptedChild {
+        t0,
+        death: Arc::clone(&death),
+        on_term: script.on_term,
+        on_kill: script.on_kill,
+        signals: Vec::new(),
+    };
+    let stdout = output(script.stdout, script.stdout_closes);
+    let stderr = script
+        .stderr_closes
+        .map(|closes| output(Vec::new(), closes));
+    let machine = Machine::new(script.deadlines, t0, stderr.is_some());
+    let mut run = Supervision::new(machine, child, stdout, stderr, None);
+    run.supervise(sink, stop).await;
+    Played {
+        termination: run.machine.termination(),
+        status: run.machine.exit().and_then(|e| e.status),
+        signals: run.child.signals,
+        ended: now() - t0,
+        stdout_bytes: run.stdout_bytes,
+    }
+}
+
+/// Answers `Finished` at a `DONE` line, `Stop` at a `STOP` line.
+struct Lines;
+
+impl OutputSink for Lines {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        match bytes {
+            b"DONE\n" => Flow::Finished,
+            b"STOP\n" => Flow::Stop,
+            _ => Flow::Continue,
+        }
+    }
+}
+
+async fn play_alone(script: Script) -> Played {
+    play(script, &mut Lines, StopRequests::never()).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
+    let idle = 400 * MS;
+    let played = play_alone(Script {
+        deadlines: Deadlines {
+            idle: Some(idle),
+            ..no_deadlines()
+        },
+        stdout: vec![(10 * MS, b"hello\n")],
+        on_term: OnSignal::DiesAfter(20 * MS),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        played,
+        Played {
+            termination: Termination::IdleTimeout,
+            status: Some(TERM),
+            signals: vec![(10 * MS + idle, Signal::SIGTERM)],
+            ended: 10 * MS + idle + 20 * MS,
+            stdout_bytes: 6,
+        }
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn startup_and_wall_deadlines_are_reported_as_themselves() {
+    let startup = play_alone(Script {
+        deadlines: Deadlines {
+            startup: Some(700 * MS),
+            idle: Some(100 * MS),
+            ..no_deadlines()
+        },
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (startup.termination, startup.signals),
+        (
+            Termination::StartupTimeout,
+            vec![(700 * MS, Signal::SIGTERM)]
+        )
+    );
+    // Never idle, always too long.
+    let busy: Vec<(Duration, &'static [u8])> =
+        (1..100).map(|i| (i * 50 * MS, &b"line\n"[..])).collect();
+    let wall = play_alone(Script {
+        deadlines: Deadlines {
+            idle: Some(200 * MS),
+            wall: Some(725 * MS),
+            ..no_deadlines()
+        },
+        stdout: busy,
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (wall.termination, wall.signals, wall.stdout_bytes),
+        (
+            Termination::WallClockTimeout,
+            vec![(725 * MS, Signal::SIGTERM)],
+            14 * 5
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
+    let played = play_alone(Script {
+        deadlines: Deadlines {
+            startup: Some(100 * MS),
+            ..no_deadlines()
+        },
+        on_term: OnSignal::Ignores,
+        on_kill: OnSignal::DiesAfter(MS),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (
+            played.termination,
+            played.status,
+            played.signals,
+            played.ended
+        ),
+        (
+            Termination::StartupTimeout,
+            Some(KILL),
+            vec![
+                (100 * MS, Signal::SIGTERM),
+                (100 * MS + KILL_GRACE, Signal::SIGKILL)
+            ],
+            100 * MS + KILL_GRACE + MS
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn kill_not_honoured_gives_up_after_the_reap_timeout() {
+    let played = play_alone(Script {
+        deadlines: Deadlines {
+            startup: Some(100 * MS),
+            ..no_deadlines()
+        },
+        on_term: OnSignal::Ignores,
+        on_kill: OnSignal::Ignores,
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (played.termination, played.status, played.ended),
+        (
+            Termination::StartupTimeout,
+            None,
+            100 * MS + KILL_GRACE + REAP_TIMEOUT
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace() {
+    let exit_grace = 250 * MS;
+    let played = play_alone(Script {
+        deadlines: Deadlines {
+            idle: Some(100 * MS),
+            exit_grace,
+            ..no_deadlines()
+        },
+        stdout: vec![(10 * MS, b"working\n"), (30 * MS, b"DONE\n")],
+        ..Script::default()
+    })
+    .await;
+    // The exit grace, longer than the inactivity deadline, governs after the terminal event.
+    assert_eq!(
+        (played.termination, played.signals),
+        (
+            Termination::StoppedAfterFinish,
+            vec![(30 * MS + exit_grace, Signal::SIGTERM)]
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
+    let played = play_alone(Script {
+        stdout: vec![(10 * MS, b"DONE\n")],
+        stdout_closes: Closes::Never,
+        exits: Some((50 * MS, ChildStatus::Code(0))),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (
+            played.termination,
+            played.status,
+            played.signals,
+            played.ended
+        ),
+        (
+            Termination::Exited { code: 0 },
+            Some(ChildStatus::Code(0)),
+            vec![],
+            50 * MS + POST_EXIT_DRAIN
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn output_closed_before_the_exit_ends_the_wait_at_the_exit() {
+    let played = play_alone(Script {
+        stdout: vec![(10 * MS, b"bye stdout\n")],
+        stdout_closes: Closes::At(20 * MS),
+        stderr_closes: Some(Closes::At(30 * MS)),
+        exits: Some((400 * MS, ChildStatus::Code(4))),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(
+        (played.termination, played.ended),
+        (Termination::Exited { code: 4 }, 400 * MS)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn output_closed_after_the_exit_ends_the_wait_when_the_last_stream_closes() {
+    let played = play_alone(Script {
+        stdout_closes: Closes::At(120 * MS),
+        stderr_closes: Some(Closes::At(150 * MS)),
+        exits: Some((100 * MS, ChildStatus::Code(0))),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(played.ended, 150 * MS);
+}
+
+#[tokio::test(start_paused = true)]
+async fn on_a_pty_only_stdout_has_to_close() {
+    let played = play_alone(Script {
+        stderr_closes: None,
+        exits: Some((100 * MS, ChildStatus::Code(0))),
+        ..Script::default()
+    })
+    .await;
+    assert_eq!(played.ended, 100 * MS);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_sink_stop_terminates_the_agent() {
+    let played = play_alone(Script {
+        stdout: vec![(10 * MS, b"STOP\n"), (20 * MS, b"more\n")],
+        on_term: OnSignal::DiesAfter(50 * MS),
+        ..Script::default()
+    })
+    .await;
+    // Output written while it is being stopped still reaches the sink.
+    assert_eq!(
+        (played.termination, played.signals, played.stdout_bytes),
+        (
+            Termination::StoppedByCaller,
+            vec![(10 * MS, Signal::SIGTERM)],
+            10
+        )
+    );
+}
+
+/// Plays `script` while Ctrl-C is pressed at each of `presses` (offsets from the start).
+async fn play_interrupted(script: Script, presses: &[Duration]) -> Played {
+    let (controller, requests) = StopController::new();
+    let t0 = now();
+    let presses = presses.to_vec();
+    let presser = tokio::spawn(async move {
+        for at in presses {
+            tokio::time::sleep_until((t0 + at).into()).await;
+            controller.interrupt(now());
+        }
+        controller
+    });
+    let played = play(script, &mut Lines, requests).await;
+    presser.abort();
+    played
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_ctrl_c_terminates_the_agent() {
+    let played = play_interrupted(
+        Script {
+            on_term: OnSignal::DiesAfter(10 * MS),
+            ..Script::default()
+        },
+        &[100 * MS],
+    )
+    .await;
+    assert_eq!(
+        (played.termination, played.status, played.signals),
+        (
+            Termination::Interrupted,
+            Some(TERM),
+            vec![(100 * MS, Signal::SIGTERM)]
+        )
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
+    let played = play_interrupted(
+        Script {
+            deadlines: Deadlines {
+                kill_grace: Duration::from_secs(30),
+                ..no_deadlines()
+            },
+            on_term: OnSignal::Ignores,
+            ..Script::default()
+        },
+        &[100 * MS, 300 * MS],
+    )
+    .await;
+    assert_eq!(
+        (played.termination, played.status, played.signals),
+        (
+            Termination::Interrupted,
+            Some(KILL),
+            vec![(100 * MS, Signal::SIGTERM), (300 * MS, Signal::SIGKILL)]
+        )
+    );
+}
