@@ -278,56 +278,40 @@ async fn startup_and_wall_deadlines_are_reported_as_themselves() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
-    let played = play_alone(Script {
+/// A silent agent that ignores SIGTERM, stopped by a 100 ms startup deadline.
+async fn ignoring_term(on_kill: OnSignal) -> Played {
+    play_alone(Script {
         deadlines: Deadlines {
             startup: Some(100 * MS),
             ..no_deadlines()
         },
         on_term: OnSignal::Ignores,
-        on_kill: OnSignal::DiesAfter(MS),
+        on_kill,
         ..Script::default()
     })
-    .await;
-    assert_eq!(
-        (
-            played.termination,
-            played.status,
-            played.signals,
-            played.ended
-        ),
-        (
-            Termination::StartupTimeout,
-            Some(KILL),
-            vec![
-                (100 * MS, Signal::SIGTERM),
-                (100 * MS + KILL_GRACE, Signal::SIGKILL)
-            ],
-            100 * MS + KILL_GRACE + MS
-        )
-    );
+    .await
 }
 
 #[tokio::test(start_paused = true)]
-async fn kill_not_honoured_gives_up_after_the_reap_timeout() {
-    let played = play_alone(Script {
-        deadlines: Deadlines {
-            startup: Some(100 * MS),
-            ..no_deadlines()
-        },
-        on_term: OnSignal::Ignores,
-        on_kill: OnSignal::Ignores,
-        ..Script::default()
-    })
-    .await;
+async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
+    let term = (100 * MS, Signal::SIGTERM);
+    let kill = (100 * MS + KILL_GRACE, Signal::SIGKILL);
+    let killed = Played {
+        termination: Termination::StartupTimeout,
+        status: Some(KILL),
+        signals: vec![term, kill],
+        ended: kill.0 + MS,
+        stdout_bytes: 0,
+    };
+    assert_eq!(ignoring_term(OnSignal::DiesAfter(MS)).await, killed);
+    // KILL not honoured either: given up on after the reap timeout, without a status.
     assert_eq!(
-        (played.termination, played.status, played.ended),
-        (
-            Termination::StartupTimeout,
-            None,
-            100 * MS + KILL_GRACE + REAP_TIMEOUT
-        )
+        ignoring_term(OnSignal::Ignores).await,
+        Played {
+            status: None,
+            ended: kill.0 + REAP_TIMEOUT,
+            ..killed
+        }
     );
 }
 
@@ -364,58 +348,49 @@ async fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
     })
     .await;
     assert_eq!(
+        played,
+        Played {
+            termination: Termination::Exited { code: 0 },
+            status: Some(ChildStatus::Code(0)),
+            signals: vec![],
+            ended: 50 * MS + POST_EXIT_DRAIN,
+            stdout_bytes: 5,
+        }
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_wait_ends_at_the_exit_or_when_the_last_stream_closes_after_it() {
+    let exit = 100 * MS;
+    let cases = [
+        // Closed before the exit (not an exit in itself): at the exit.
+        (Closes::At(20 * MS), Some(Closes::At(30 * MS)), exit),
+        // Closed after the exit: when the last one closes.
+        (Closes::At(120 * MS), Some(Closes::At(150 * MS)), 150 * MS),
+        (Closes::At(150 * MS), Some(Closes::At(120 * MS)), 150 * MS),
+        // On a PTY only stdout has to close.
+        (Closes::WithTheAgent, None, exit),
+        // A leftover holds stderr: at the drain bound.
         (
-            played.termination,
-            played.status,
-            played.signals,
-            played.ended
+            Closes::WithTheAgent,
+            Some(Closes::Never),
+            exit + POST_EXIT_DRAIN,
         ),
-        (
-            Termination::Exited { code: 0 },
-            Some(ChildStatus::Code(0)),
-            vec![],
-            50 * MS + POST_EXIT_DRAIN
-        )
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn output_closed_before_the_exit_ends_the_wait_at_the_exit() {
-    let played = play_alone(Script {
-        stdout: vec![(10 * MS, b"bye stdout\n")],
-        stdout_closes: Closes::At(20 * MS),
-        stderr_closes: Some(Closes::At(30 * MS)),
-        exits: Some((400 * MS, ChildStatus::Code(4))),
-        ..Script::default()
-    })
-    .await;
-    assert_eq!(
-        (played.termination, played.ended),
-        (Termination::Exited { code: 4 }, 400 * MS)
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn output_closed_after_the_exit_ends_the_wait_when_the_last_stream_closes() {
-    let played = play_alone(Script {
-        stdout_closes: Closes::At(120 * MS),
-        stderr_closes: Some(Closes::At(150 * MS)),
-        exits: Some((100 * MS, ChildStatus::Code(0))),
-        ..Script::default()
-    })
-    .await;
-    assert_eq!(played.ended, 150 * MS);
-}
-
-#[tokio::test(start_paused = true)]
-async fn on_a_pty_only_stdout_has_to_close() {
-    let played = play_alone(Script {
-        stderr_closes: None,
-        exits: Some((100 * MS, ChildStatus::Code(0))),
-        ..Script::default()
-    })
-    .await;
-    assert_eq!(played.ended, 100 * MS);
+    ];
+    for (stdout_closes, stderr_closes, ended) in cases {
+        let played = play_alone(Script {
+            stdout_closes,
+            stderr_closes,
+            exits: Some((exit, ChildStatus::Code(4))),
+            ..Script::default()
+        })
+        .await;
+        assert_eq!(
+            (played.termination, played.ended),
+            (Termination::Exited { code: 4 }, ended),
+            "stdout {stdout_closes:?}, stderr {stderr_closes:?}"
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]
