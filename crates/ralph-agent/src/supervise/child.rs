@@ -1,10 +1,12 @@
 //! The seam between the run loop and the agent process: the loop waits for the agent
-//! through [`Child`] and reads its output through [`Output`], so it can be driven by the
-//! real process (here) or by a scripted test double on a paused clock (`run_tests.rs`),
-//! the way watchexec's supervisor is tested with its test child.
+//! through [`Child`], reads its output through [`Output`] and tells time through
+//! [`Clock`], so it can be driven by the real process and the system clock (here) or by a
+//! scripted test double on made-up time (`run_tests.rs`), the way watchexec's supervisor
+//! is tested with its test child.
 
 use std::future::Future;
 use std::io;
+use std::time::Instant;
 
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
@@ -30,6 +32,27 @@ pub(crate) trait Output {
     /// Replaces `buf`'s contents with what is available, up to its capacity; `Ok(0)` at
     /// end of file. Cancel-safe.
     fn read(&mut self, buf: &mut Vec<u8>) -> impl Future<Output = io::Result<usize>> + Send;
+}
+
+/// Where the run loop reads the time and sleeps until a deadline.
+pub(crate) trait Clock {
+    fn now(&self) -> Instant;
+
+    /// Completes at `at` (at once if it has passed). Cancel-safe.
+    fn sleep_until(&self, at: Instant) -> impl Future<Output = ()> + Send;
+}
+
+/// The system's monotonic clock and tokio's timers.
+pub(crate) struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    fn sleep_until(&self, at: Instant) -> impl Future<Output = ()> + Send {
+        tokio::time::sleep_until(at.into())
+    }
 }
 
 /// The real agent process and the guard that owns its tree.

@@ -16,7 +16,7 @@ use nix::sys::signal::Signal;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStderr;
 
-use super::child::{AgentProcess, Child, Output};
+use super::child::{AgentProcess, Child, Clock, Output, SystemClock};
 use super::guard::KillOnDrop;
 use super::outcome::{Outcome, SpawnFailure, Termination};
 use super::phase::{Action, Event, Machine};
@@ -87,7 +87,14 @@ pub async fn run(
         guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
     };
     let machine = Machine::new(deadlines, started, spawned.stderr.is_some());
-    let mut run = Supervision::new(machine, agent, spawned.stdout, spawned.stderr, stdin);
+    let mut run = Supervision::new(
+        machine,
+        agent,
+        spawned.stdout,
+        spawned.stderr,
+        stdin,
+        SystemClock,
+    );
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
     run.outcome(started)
@@ -111,8 +118,8 @@ impl Outcome {
 }
 
 /// One run in progress: the agent (`C`), its stdout (`O`) and stderr (`E`, none on a PTY),
-/// and what was read so far.
-struct Supervision<C, O, E> {
+/// the clock (`K`), and what was read so far.
+struct Supervision<C, O, E, K> {
     /// Every decision: the phase, the deadlines and why the agent is being stopped.
     machine: Machine,
     child: C,
@@ -125,16 +132,18 @@ struct Supervision<C, O, E> {
     ebuf: Vec<u8>,
     stdout_bytes: u64,
     stderr_tail: StderrTail,
+    clock: K,
 }
 
-impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
+impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
     fn new(
         machine: Machine,
         child: C,
         stdout: O,
         stderr: Option<E>,
         stdin: Option<StdinWrite>,
-    ) -> Supervision<C, O, E> {
+        clock: K,
+    ) -> Supervision<C, O, E, K> {
         Supervision {
             machine,
             child,
@@ -146,6 +155,7 @@ impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
             ebuf: Vec::with_capacity(STDERR_READ_BYTES),
             stdout_bytes: 0,
             stderr_tail: StderrTail::default(),
+            clock,
         }
     }
 
@@ -155,16 +165,16 @@ impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
     async fn supervise(&mut self, sink: &mut impl OutputSink, mut stop: StopRequests) {
         loop {
             let timer = self.machine.deadline();
-            let far = now() + Duration::from_secs(86_400);
+            let far = self.clock.now() + Duration::from_secs(86_400);
             let (event, at) = tokio::select! {
                 read = self.stdout.read(&mut self.buf), if self.machine.stdout_open() => match read {
                     Ok(n) if n > 0 => {
                         // Taken before the sink runs: parsing the chunk is not the agent's time.
-                        let at = now();
+                        let at = self.clock.now();
                         self.stdout_bytes += n as u64;
                         (Event::Stdout(sink.on_stdout(&self.buf)), at)
                     }
-                    _ => (Event::StdoutClosed, now()),
+                    _ => (Event::StdoutClosed, self.clock.now()),
                 },
                 read = read_opt(&mut self.stderr, &mut self.ebuf), if self.machine.stderr_open() => match read {
                     Ok(n) if n > 0 => {
@@ -172,7 +182,7 @@ impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
                         sink.on_stderr(&self.ebuf);
                         continue;
                     }
-                    _ => (Event::StderrClosed, now()),
+                    _ => (Event::StderrClosed, self.clock.now()),
                 },
                 written = write_opt(&mut self.stdin), if self.stdin.is_some() => {
                     self.stdin = None;
@@ -180,13 +190,13 @@ impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
                     continue;
                 }
                 status = self.child.wait(), if self.machine.child_running() => {
-                    (Event::ChildExited(status), now())
+                    (Event::ChildExited(status), self.clock.now())
                 }
                 level = stop.changed(), if self.machine.accepts_stop() => {
-                    (Event::Stop(level), now())
+                    (Event::Stop(level), self.clock.now())
                 }
-                () = tokio::time::sleep_until(timer.unwrap_or(far).into()), if timer.is_some() => {
-                    (Event::Timer, now())
+                () = self.clock.sleep_until(timer.unwrap_or(far)), if timer.is_some() => {
+                    (Event::Timer, self.clock.now())
                 }
             };
             match self.machine.on(event, at) {
@@ -218,7 +228,7 @@ impl<C: Child, O: Output, E: Output> Supervision<C, O, E> {
     }
 }
 
-impl Supervision<AgentProcess, StdoutReader, ChildStderr> {
+impl Supervision<AgentProcess, StdoutReader, ChildStderr, SystemClock> {
     fn pid(&self) -> i32 {
         self.child.guard.tree.pgid()
     }
@@ -265,12 +275,6 @@ async fn read_opt(stderr: &mut Option<impl Output>, buf: &mut Vec<u8>) -> std::i
             Ok(0)
         }
     }
-}
-
-/// The loop's clock: tokio's, which is the system's monotonic clock except in tests that
-/// pause it to drive the loop on made-up time.
-fn now() -> Instant {
-    tokio::time::Instant::now().into_std()
 }
 
 /// Polls the pending prompt write (never called without one).

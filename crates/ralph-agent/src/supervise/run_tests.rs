@@ -1,10 +1,14 @@
-//! The run loop driven by a scripted child on tokio's paused clock: no process and no
-//! real waiting, so exact instants can be asserted. The child answers signals as its
+//! The run loop driven by a scripted child on a fake clock: no process, no runtime and
+//! no real waiting, so exact instants can be asserted. The child answers signals as its
 //! script says; its output closes when it dies unless the script has a leftover hold it.
+//! [`drive`] polls the loop and, whenever nothing is ready, moves the clock to the
+//! earliest instant something sleeps until.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::pin::pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
 
 use super::*;
 use crate::supervise::{ChildStatus, Flow, POST_EXIT_DRAIN, REAP_TIMEOUT, StopController};
@@ -19,6 +23,79 @@ fn no_deadlines() -> Deadlines {
     Deadlines {
         kill_grace: KILL_GRACE,
         ..Deadlines::none()
+    }
+}
+
+/// Made-up time, moved on only by [`drive`].
+#[derive(Clone)]
+struct FakeClock(Arc<Mutex<FakeTime>>);
+
+struct FakeTime {
+    now: Instant,
+    /// Instants pending sleeps wait for, gathered while the loop is polled.
+    sleeping_until: BTreeSet<Instant>,
+}
+
+impl FakeClock {
+    fn new() -> FakeClock {
+        FakeClock(Arc::new(Mutex::new(FakeTime {
+            now: Instant::now(),
+            sleeping_until: BTreeSet::new(),
+        })))
+    }
+
+    fn time(&self) -> MutexGuard<'_, FakeTime> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Clock for FakeClock {
+    fn now(&self) -> Instant {
+        self.time().now
+    }
+
+    fn sleep_until(&self, at: Instant) -> impl Future<Output = ()> + Send {
+        let clock = self.clone();
+        std::future::poll_fn(move |_| {
+            let mut time = clock.time();
+            if time.now >= at {
+                return Poll::Ready(());
+            }
+            time.sleeping_until.insert(at);
+            Poll::Pending
+        })
+    }
+}
+
+/// Runs `future` to completion on `clock`, with `presses` (instants and what happens
+/// then) carried out when the clock reaches them. Panics when everything waits and
+/// nothing sleeps: the loop would hang.
+fn drive<F: Future>(
+    clock: &FakeClock,
+    future: F,
+    mut presses: Vec<(Instant, StopController)>,
+) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        let mut time = clock.time();
+        let sleeper = std::mem::take(&mut time.sleeping_until).into_iter().next();
+        let press = presses.iter().map(|(at, _)| *at).min();
+        let Some(next) = sleeper.into_iter().chain(press).min() else {
+            panic!("the loop waits for nothing that can happen: it would hang");
+        };
+        time.now = next;
+        drop(time);
+        presses.retain(|(at, controller)| {
+            if *at > next {
+                return true;
+            }
+            controller.interrupt(next);
+            false
+        });
     }
 }
 
@@ -50,6 +127,7 @@ fn death_of(death: &Death) -> Option<(Instant, ChildStatus)> {
 }
 
 struct ScriptedChild {
+    clock: FakeClock,
     t0: Instant,
     death: Death,
     on_term: OnSignal,
@@ -62,7 +140,7 @@ impl Child for ScriptedChild {
     async fn wait(&mut self) -> Option<ChildStatus> {
         match death_of(&self.death) {
             Some((at, status)) => {
-                tokio::time::sleep_until(at.into()).await;
+                self.clock.sleep_until(at).await;
                 Some(status)
             }
             None => std::future::pending().await,
@@ -70,7 +148,7 @@ impl Child for ScriptedChild {
     }
 
     fn signal_tree(&mut self, signal: Signal) {
-        let now = now();
+        let now = self.clock.now();
         self.signals.push((now - self.t0, signal));
         let reaction = match signal {
             Signal::SIGKILL => self.on_kill,
@@ -87,6 +165,7 @@ impl Child for ScriptedChild {
 }
 
 struct ScriptedOutput {
+    clock: FakeClock,
     t0: Instant,
     /// Chunks and the offsets they are written at; a dead agent writes nothing more.
     chunks: VecDeque<(Duration, &'static [u8])>,
@@ -101,7 +180,7 @@ impl Output for ScriptedOutput {
         if let Some(&(offset, bytes)) = self.chunks.front()
             && died.is_none_or(|died| self.t0 + offset < died)
         {
-            tokio::time::sleep_until((self.t0 + offset).into()).await;
+            self.clock.sleep_until(self.t0 + offset).await;
             self.chunks.pop_front();
             buf.extend_from_slice(bytes);
             return Ok(bytes.len());
@@ -113,7 +192,7 @@ impl Output for ScriptedOutput {
         };
         match eof {
             Some(at) => {
-                tokio::time::sleep_until(at.into()).await;
+                self.clock.sleep_until(at).await;
                 Ok(0)
             }
             None => std::future::pending().await,
@@ -160,19 +239,23 @@ struct Played {
     stdout_bytes: u64,
 }
 
-/// Runs the loop over `script` (call on a paused clock).
-async fn play(script: Script, sink: &mut impl OutputSink, stop: StopRequests) -> Played {
-    let t0 = now();
+/// Runs the loop over `script`, with Ctrl-C pressed at each of `ctrl_c` (offsets from the
+/// start).
+fn play(script: Script, ctrl_c: &[Duration]) -> Played {
+    let clock = FakeClock::new();
+    let t0 = clock.now();
     let death: Death = Arc::new(Mutex::new(
         script.exits.map(|(offset, status)| (t0 + offset, status)),
     ));
     let output = |chunks: Vec<_>, closes| ScriptedOutput {
+        clock: clock.clone(),
         t0,
         chunks: chunks.into(),
         closes,
         death: Arc::clone(&death),
     };
     let child = ScriptedChild {
+        clock: clock.clone(),
         t0,
         death: Arc::clone(&death),
         on_term: script.on_term,
@@ -184,13 +267,18 @@ async fn play(script: Script, sink: &mut impl OutputSink, stop: StopRequests) ->
         .stderr_closes
         .map(|closes| output(Vec::new(), closes));
     let machine = Machine::new(script.deadlines, t0, stderr.is_some());
-    let mut run = Supervision::new(machine, child, stdout, stderr, None);
-    run.supervise(sink, stop).await;
+    let mut run = Supervision::new(machine, child, stdout, stderr, None, clock.clone());
+    let (controller, requests) = StopController::new();
+    let presses = ctrl_c
+        .iter()
+        .map(|offset| (t0 + *offset, controller.clone()))
+        .collect();
+    drive(&clock, run.supervise(&mut Lines, requests), presses);
     Played {
         termination: run.machine.termination(),
         status: run.machine.exit().and_then(|e| e.status),
         signals: run.child.signals,
-        ended: now() - t0,
+        ended: clock.now() - t0,
         stdout_bytes: run.stdout_bytes,
     }
 }
@@ -208,12 +296,12 @@ impl OutputSink for Lines {
     }
 }
 
-async fn play_alone(script: Script) -> Played {
-    play(script, &mut Lines, StopRequests::never()).await
+fn play_alone(script: Script) -> Played {
+    play(script, &[])
 }
 
-#[tokio::test(start_paused = true)]
-async fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
+#[test]
+fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
     let idle = 400 * MS;
     let played = play_alone(Script {
         deadlines: Deadlines {
@@ -223,8 +311,7 @@ async fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
         stdout: vec![(10 * MS, b"hello\n")],
         on_term: OnSignal::DiesAfter(20 * MS),
         ..Script::default()
-    })
-    .await;
+    });
     assert_eq!(
         played,
         Played {
@@ -237,8 +324,8 @@ async fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn startup_and_wall_deadlines_are_reported_as_themselves() {
+#[test]
+fn startup_and_wall_deadlines_are_reported_as_themselves() {
     let startup = play_alone(Script {
         deadlines: Deadlines {
             startup: Some(700 * MS),
@@ -246,8 +333,7 @@ async fn startup_and_wall_deadlines_are_reported_as_themselves() {
             ..no_deadlines()
         },
         ..Script::default()
-    })
-    .await;
+    });
     assert_eq!(
         (startup.termination, startup.signals),
         (
@@ -266,8 +352,7 @@ async fn startup_and_wall_deadlines_are_reported_as_themselves() {
         },
         stdout: busy,
         ..Script::default()
-    })
-    .await;
+    });
     assert_eq!(
         (wall.termination, wall.signals, wall.stdout_bytes),
         (
@@ -279,7 +364,7 @@ async fn startup_and_wall_deadlines_are_reported_as_themselves() {
 }
 
 /// A silent agent that ignores SIGTERM, stopped by a 100 ms startup deadline.
-async fn ignoring_term(on_kill: OnSignal) -> Played {
+fn ignoring_term(on_kill: OnSignal) -> Played {
     play_alone(Script {
         deadlines: Deadlines {
             startup: Some(100 * MS),
@@ -289,11 +374,10 @@ async fn ignoring_term(on_kill: OnSignal) -> Played {
         on_kill,
         ..Script::default()
     })
-    .await
 }
 
-#[tokio::test(start_paused = true)]
-async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
+#[test]
+fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
     let term = (100 * MS, Signal::SIGTERM);
     let kill = (100 * MS + KILL_GRACE, Signal::SIGKILL);
     let killed = Played {
@@ -303,10 +387,10 @@ async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
         ended: kill.0 + MS,
         stdout_bytes: 0,
     };
-    assert_eq!(ignoring_term(OnSignal::DiesAfter(MS)).await, killed);
+    assert_eq!(ignoring_term(OnSignal::DiesAfter(MS)), killed);
     // KILL not honoured either: given up on after the reap timeout, without a status.
     assert_eq!(
-        ignoring_term(OnSignal::Ignores).await,
+        ignoring_term(OnSignal::Ignores),
         Played {
             status: None,
             ended: kill.0 + REAP_TIMEOUT,
@@ -315,8 +399,8 @@ async fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace() {
+#[test]
+fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace() {
     let exit_grace = 250 * MS;
     let played = play_alone(Script {
         deadlines: Deadlines {
@@ -326,8 +410,7 @@ async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace() {
         },
         stdout: vec![(10 * MS, b"working\n"), (30 * MS, b"DONE\n")],
         ..Script::default()
-    })
-    .await;
+    });
     // The exit grace, longer than the inactivity deadline, governs after the terminal event.
     assert_eq!(
         (played.termination, played.signals),
@@ -338,15 +421,14 @@ async fn finished_agent_that_does_not_exit_is_stopped_after_the_exit_grace() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
+#[test]
+fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
     let played = play_alone(Script {
         stdout: vec![(10 * MS, b"DONE\n")],
         stdout_closes: Closes::Never,
         exits: Some((50 * MS, ChildStatus::Code(0))),
         ..Script::default()
-    })
-    .await;
+    });
     assert_eq!(
         played,
         Played {
@@ -359,8 +441,8 @@ async fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_wait_ends_at_the_exit_or_when_the_last_stream_closes_after_it() {
+#[test]
+fn the_wait_ends_at_the_exit_or_when_the_last_stream_closes_after_it() {
     let exit = 100 * MS;
     let cases = [
         // Closed before the exit (not an exit in itself): at the exit.
@@ -383,8 +465,7 @@ async fn the_wait_ends_at_the_exit_or_when_the_last_stream_closes_after_it() {
             stderr_closes,
             exits: Some((exit, ChildStatus::Code(4))),
             ..Script::default()
-        })
-        .await;
+        });
         assert_eq!(
             (played.termination, played.ended),
             (Termination::Exited { code: 4 }, ended),
@@ -393,14 +474,13 @@ async fn the_wait_ends_at_the_exit_or_when_the_last_stream_closes_after_it() {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_sink_stop_terminates_the_agent() {
+#[test]
+fn the_sink_stop_terminates_the_agent() {
     let played = play_alone(Script {
         stdout: vec![(10 * MS, b"STOP\n"), (20 * MS, b"more\n")],
         on_term: OnSignal::DiesAfter(50 * MS),
         ..Script::default()
-    })
-    .await;
+    });
     // Output written while it is being stopped still reaches the sink.
     assert_eq!(
         (played.termination, played.signals, played.stdout_bytes),
@@ -412,33 +492,15 @@ async fn the_sink_stop_terminates_the_agent() {
     );
 }
 
-/// Plays `script` while Ctrl-C is pressed at each of `presses` (offsets from the start).
-async fn play_interrupted(script: Script, presses: &[Duration]) -> Played {
-    let (controller, requests) = StopController::new();
-    let t0 = now();
-    let presses = presses.to_vec();
-    let presser = tokio::spawn(async move {
-        for at in presses {
-            tokio::time::sleep_until((t0 + at).into()).await;
-            controller.interrupt(now());
-        }
-        controller
-    });
-    let played = play(script, &mut Lines, requests).await;
-    presser.abort();
-    played
-}
-
-#[tokio::test(start_paused = true)]
-async fn one_ctrl_c_terminates_the_agent() {
-    let played = play_interrupted(
+#[test]
+fn one_ctrl_c_terminates_the_agent() {
+    let played = play(
         Script {
             on_term: OnSignal::DiesAfter(10 * MS),
             ..Script::default()
         },
         &[100 * MS],
-    )
-    .await;
+    );
     assert_eq!(
         (played.termination, played.status, played.signals),
         (
@@ -449,9 +511,9 @@ async fn one_ctrl_c_terminates_the_agent() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
-    let played = play_interrupted(
+#[test]
+fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
+    let played = play(
         Script {
             deadlines: Deadlines {
                 kill_grace: Duration::from_secs(30),
@@ -461,8 +523,7 @@ async fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
             ..Script::default()
         },
         &[100 * MS, 300 * MS],
-    )
-    .await;
+    );
     assert_eq!(
         (played.termination, played.status, played.signals),
         (
