@@ -6,6 +6,10 @@
 //! stop and reap whatever it left behind; read what those leftovers had written; return.
 //! Every path, including a dropped future or a panic, ends with no process of the run
 //! left (see [`KillOnDrop`] and the `tree` module for what that guarantee covers).
+//!
+//! What to do and when is decided by the pure machine of the `phase` module; the loop here
+//! only waits for the next event (through the `child` module's seam, so tests can drive it
+//! with a scripted child on a fake clock) and carries out what the machine answers.
 
 use std::future::Future;
 use std::pin::Pin;
