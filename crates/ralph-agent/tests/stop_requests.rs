@@ -5,7 +5,8 @@ mod common;
 
 use common::*;
 use ralph_agent::supervise::{
-    ChildStatus, Flow, OutputSink, StopController, StopLevel, Termination,
+    ChildStatus, Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StopController,
+    StopLevel, Termination,
 };
 
 /// Requests a stop of `level` as soon as the agent has printed something.
@@ -21,78 +22,70 @@ impl OutputSink for StopOnFirstOutput {
     }
 }
 
-#[tokio::test]
-async fn graceful_stop_sends_sigterm_and_reports_interrupted() {
-    let out = tempfile::tempdir().unwrap();
+/// Runs `spec` with a sink that `sink` builds around the controller of the run's stop
+/// requests.
+async fn run_with_controller<S: OutputSink>(
+    spec: SpawnSpec,
+    deadlines: RunDeadlines,
+    sink: impl FnOnce(StopController) -> S,
+) -> ProcessOutcome {
     let (controller, requests) = StopController::new();
-    let mut sink = StopOnFirstOutput {
-        controller,
-        level: StopLevel::Graceful,
-    };
-    let outcome = supervise_with(
-        agent("print-then-hang.sh", out.path()),
-        short(),
-        &mut sink,
-        requests,
-    )
-    .await;
+    supervise_with(spec, deadlines, &mut sink(controller), requests).await
+}
+
+/// Asserts that a stop request ended the run, that `signal` ended the agent, and that
+/// nothing of its group is left.
+fn assert_interrupted_by(outcome: &ProcessOutcome, signal: i32) {
     assert_eq!(
         (outcome.termination.clone(), outcome.child_status),
-        (
-            Termination::Interrupted,
-            Some(ChildStatus::Signal(libc::SIGTERM))
-        )
+        (Termination::Interrupted, Some(ChildStatus::Signal(signal)))
     );
-    assert_group_gone(pid_of(&outcome));
+    assert_group_gone(pid_of(outcome));
+}
+
+/// Runs the fake agent `script` and requests a stop of `level` at its first output.
+async fn stop_at_first_output(script: &str, level: StopLevel) -> ProcessOutcome {
+    let out = tempfile::tempdir().unwrap();
+    let spec = agent(script, out.path());
+    run_with_controller(spec, short(), |controller| StopOnFirstOutput {
+        controller,
+        level,
+    })
+    .await
+}
+
+#[tokio::test]
+async fn graceful_stop_sends_sigterm_and_reports_interrupted() {
+    let outcome = stop_at_first_output("print-then-hang.sh", StopLevel::Graceful).await;
+    assert_interrupted_by(&outcome, libc::SIGTERM);
 }
 
 #[tokio::test]
 async fn immediate_stop_sends_sigkill_at_once() {
-    let out = tempfile::tempdir().unwrap();
-    let (controller, requests) = StopController::new();
-    let mut sink = StopOnFirstOutput {
-        controller,
-        level: StopLevel::Immediate,
-    };
     // The agent would print "bye after term" on SIGTERM: with an immediate stop it never
     // gets the chance.
-    let outcome = supervise_with(
-        agent("term-says-bye.sh", out.path()),
-        short(),
-        &mut sink,
-        requests,
-    )
-    .await;
-    assert_eq!(
-        (outcome.termination.clone(), outcome.child_status),
-        (
-            Termination::Interrupted,
-            Some(ChildStatus::Signal(libc::SIGKILL))
-        )
-    );
-    assert_group_gone(pid_of(&outcome));
+    let outcome = stop_at_first_output("term-says-bye.sh", StopLevel::Immediate).await;
+    assert_interrupted_by(&outcome, libc::SIGKILL);
 }
 
 #[tokio::test]
 async fn second_interrupt_escalates_a_stop_the_agent_ignores() {
     let out = tempfile::tempdir().unwrap();
-    let (controller, requests) = StopController::new();
-    struct TwoInterrupts(StopController, usize);
-    impl OutputSink for TwoInterrupts {
-        fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
-            self.1 += bytes.len();
+    /// Presses Ctrl-C on every chunk of output.
+    struct InterruptOnOutput(StopController);
+    impl OutputSink for InterruptOnOutput {
+        fn on_stdout(&mut self, _bytes: &[u8]) -> Flow {
             // First output: Ctrl-C. The agent ignores SIGTERM and keeps printing: Ctrl-C again.
             self.0.interrupt(std::time::Instant::now());
             Flow::Continue
         }
     }
-    let mut sink = TwoInterrupts(controller, 0);
-    let deadlines = ralph_agent::supervise::RunDeadlines {
+    let deadlines = RunDeadlines {
         kill_grace: std::time::Duration::from_secs(30),
         ..short()
     };
     let spec = agent("slow-printer.sh", out.path()).args(["100000", "0.05"]);
-    let spec = ralph_agent::supervise::SpawnSpec {
+    let spec = SpawnSpec {
         program: "sh".into(),
         args: vec![
             "-c".into(),
@@ -104,15 +97,8 @@ async fn second_interrupt_escalates_a_stop_the_agent_ignores() {
         .collect(),
         ..spec
     };
-    let outcome = supervise_with(spec, deadlines, &mut sink, requests).await;
-    assert_eq!(
-        (outcome.termination.clone(), outcome.child_status),
-        (
-            Termination::Interrupted,
-            Some(ChildStatus::Signal(libc::SIGKILL))
-        )
-    );
-    assert_group_gone(pid_of(&outcome));
+    let outcome = run_with_controller(spec, deadlines, InterruptOnOutput).await;
+    assert_interrupted_by(&outcome, libc::SIGKILL);
 }
 
 #[tokio::test]

@@ -8,8 +8,8 @@
 use std::ffi::OsString;
 use std::process::Stdio;
 
+use super::child::child_status;
 use super::outcome::{ChildStatus, SpawnFailure};
-use super::run::child_status;
 
 /// Runs `program args` in the foreground and waits for it. `Ok(None)` when its status
 /// could not be collected.

@@ -24,10 +24,12 @@
 //! then beyond reach. Pids are signalled by number, so a process that exits and whose pid
 //! is reused between ralph's scan and its signal could be hit (a window of microseconds).
 
+mod child;
 mod deadlines;
 mod guard;
 mod interactive;
 mod outcome;
+mod phase;
 mod pty;
 mod run;
 mod signal;
@@ -42,8 +44,9 @@ mod tree;
 pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
+pub use phase::POST_EXIT_DRAIN;
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
-pub use run::{FINAL_DRAIN_TIMEOUT, POST_EXIT_DRAIN, STDOUT_READ_BYTES, run};
+pub use run::{FINAL_DRAIN_TIMEOUT, STDOUT_READ_BYTES, run};
 pub use sink::{DiscardOutput, Flow, OutputSink};
 pub use spawn::STDOUT_PIPE_BYTES;
 pub use spec::{SpawnSpec, StdinSource};

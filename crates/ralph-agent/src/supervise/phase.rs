@@ -1,0 +1,329 @@
+//! The phase of one supervised run and every transition between phases, without I/O.
+//!
+//! The run loop feeds the [`Machine`] what happened ([`Event`]: output and what the sink
+//! said of it, a stream closed, the child reaped, a stop request, a timer) and when, and
+//! carries out what it answers ([`Action`]: SIGTERM or SIGKILL to the tree, stop waiting).
+//! The one deadline the loop sleeps until is read from the phase ([`Machine::deadline`]).
+//! Nothing here reads a clock or touches a process, so every transition is tested with
+//! made-up instants (see `phase_tests.rs`).
+//!
+//! Transitions (and the action each one asks for):
+//! - Running → Terminating: a deadline, a graceful stop request or the sink's `Stop`
+//!   (SIGTERM);
+//! - Running or Terminating → Killed: an immediate stop request, or the kill grace ran
+//!   out (SIGKILL);
+//! - Killed → GaveUp: [`REAP_TIMEOUT`] passed (leave the loop);
+//! - Running, Terminating or Killed → Exited: the agent was reaped;
+//! - Exited → Finished: both streams closed, or [`POST_EXIT_DRAIN`] passed (leave the
+//!   loop).
+
+use std::time::{Duration, Instant};
+
+use super::deadlines::{DeadlineClock, Expiry};
+use super::outcome::{ChildStatus, Termination};
+use super::stop::StopLevel;
+use super::teardown::REAP_TIMEOUT;
+use super::{Flow, RunDeadlines};
+
+/// After the agent exited, how long ralph keeps reading output that its leftover
+/// processes hold open before it stops them.
+pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(500);
+
+/// Where a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// The agent runs; the deadline clock governs.
+    Running,
+    /// SIGTERM went to the tree at `term_sent`; SIGKILL follows at `kill_at`.
+    Terminating {
+        term_sent: Instant,
+        kill_at: Instant,
+    },
+    /// SIGKILL went to the tree at `killed_at` (after a SIGTERM at `term_sent`, if any);
+    /// the agent has [`REAP_TIMEOUT`] to die.
+    Killed {
+        term_sent: Option<Instant>,
+        killed_at: Instant,
+    },
+    /// The agent was reaped; its output is read until it closes or [`POST_EXIT_DRAIN`]
+    /// has passed (leftover processes may hold it open).
+    Exited(Exit),
+    /// Nothing more to wait for: the agent was reaped and its output closed or the drain
+    /// timed out. What it left behind is the teardown's business.
+    Finished(Exit),
+    /// SIGKILL did not end the agent within [`REAP_TIMEOUT`] (uninterruptible sleep).
+    GaveUp,
+}
+
+/// How the agent was reaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Exit {
+    /// `None` when its status could not be collected.
+    pub(crate) status: Option<ChildStatus>,
+    pub(crate) at: Instant,
+    /// When SIGTERM went to the tree, if it did: the teardown's kill grace counts from
+    /// there.
+    pub(crate) term_sent: Option<Instant>,
+}
+
+/// What happened, as the run loop saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// A chunk of stdout arrived and the sink answered `Flow`.
+    Stdout(Flow),
+    /// Stdout reached end of file (or failed).
+    StdoutClosed,
+    /// Stderr reached end of file (or failed).
+    StderrClosed,
+    /// The agent itself was reaped (`None`: its status was lost).
+    ChildExited(Option<ChildStatus>),
+    /// The caller's stop request changed to this level.
+    Stop(StopLevel),
+    /// The instant [`Machine::deadline`] named was reached.
+    Timer,
+}
+
+/// What the run loop must do now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Nothing; keep waiting for the next event.
+    Wait,
+    /// Send SIGTERM to the agent's tree.
+    Terminate,
+    /// Send SIGKILL to the agent's tree.
+    Kill,
+    /// The agent was reaped and its output is drained (or the drain timed out): leave the
+    /// loop and tear down.
+    StopWaiting,
+    /// The agent survived SIGKILL: leave the loop without a teardown.
+    GiveUp,
+}
+
+/// The supervisor's decisions for one run.
+#[derive(Clone, Debug)]
+pub(crate) struct Machine {
+    clock: DeadlineClock,
+    kill_grace: Duration,
+    phase: Phase,
+    /// Why ralph stopped the agent; the first reason wins.
+    reason: Option<Termination>,
+    stdout_open: bool,
+    stderr_open: bool,
+}
+
+impl Machine {
+    /// A run spawned at `started`; `has_stderr` is false on a PTY (stderr shares stdout).
+    pub(crate) fn new(deadlines: RunDeadlines, started: Instant, has_stderr: bool) -> Machine {
+        Machine {
+            clock: DeadlineClock::new(deadlines, started),
+            kill_grace: deadlines.kill_grace,
+            phase: Phase::Running,
+            reason: None,
+            stdout_open: true,
+            stderr_open: has_stderr,
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub(crate) fn kill_grace(&self) -> Duration {
+        self.kill_grace
+    }
+
+    pub(crate) fn stdout_open(&self) -> bool {
+        self.stdout_open
+    }
+
+    pub(crate) fn stderr_open(&self) -> bool {
+        self.stderr_open
+    }
+
+    /// True until the agent was reaped (or given up on): its `wait` is still pending.
+    pub(crate) fn child_running(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Running | Phase::Terminating { .. } | Phase::Killed { .. }
+        )
+    }
+
+    /// True while a stop request can still change anything (not once SIGKILL was sent).
+    pub(crate) fn accepts_stop(&self) -> bool {
+        matches!(self.phase, Phase::Running | Phase::Terminating { .. })
+    }
+
+    /// How the agent was reaped, once it was.
+    pub(crate) fn exit(&self) -> Option<Exit> {
+        match self.phase {
+            Phase::Exited(exit) | Phase::Finished(exit) => Some(exit),
+            Phase::Running | Phase::Terminating { .. } | Phase::Killed { .. } | Phase::GaveUp => {
+                None
+            }
+        }
+    }
+
+    pub(crate) fn first_byte(&self) -> Option<Instant> {
+        self.clock.first_byte()
+    }
+
+    /// The next instant something must happen in this phase; `None` when only an event
+    /// can move the run on.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        match self.phase {
+            Phase::Running => self.clock.next().map(|(at, _)| at),
+            Phase::Terminating { kill_at, .. } => Some(kill_at),
+            Phase::Killed { killed_at, .. } => Some(killed_at + REAP_TIMEOUT),
+            Phase::Exited(exit) => Some(exit.at + POST_EXIT_DRAIN),
+            Phase::Finished(_) | Phase::GaveUp => None,
+        }
+    }
+
+    /// Every transition: `event` happened at `now`.
+    pub(crate) fn on(&mut self, event: Event, now: Instant) -> Action {
+        match event {
+            Event::Stdout(flow) => self.on_stdout(flow, now),
+            Event::StdoutClosed => {
+                self.stdout_open = false;
+                self.finish_if_drained()
+            }
+            Event::StderrClosed => {
+                self.stderr_open = false;
+                self.finish_if_drained()
+            }
+            Event::ChildExited(status) => self.on_exit(status, now),
+            Event::Stop(StopLevel::None) => Action::Wait,
+            Event::Stop(StopLevel::Graceful) => self.stop(Termination::Interrupted, false, now),
+            Event::Stop(StopLevel::Immediate) => self.stop(Termination::Interrupted, true, now),
+            Event::Timer => self.on_timer(now),
+        }
+    }
+
+    /// How the run ended: ralph's reason for stopping it if it had one, else the agent's
+    /// own exit.
+    pub(crate) fn termination(&self) -> Termination {
+        match (&self.reason, self.exit().and_then(|e| e.status)) {
+            (Some(reason), _) => reason.clone(),
+            (None, Some(ChildStatus::Code(code))) => Termination::Exited { code },
+            (None, Some(ChildStatus::Signal(signal))) => Termination::Signaled { signal },
+            (None, None) => Termination::StatusLost,
+        }
+    }
+
+    /// Output counts as activity in every phase (for the first-byte time). A terminal
+    /// event or a stop asked for once ralph is already stopping the agent, or after it
+    /// exited, changes nothing: no later phase reads the clock, and [`Machine::stop`]
+    /// keeps the first reason.
+    fn on_stdout(&mut self, flow: Flow, now: Instant) -> Action {
+        self.clock.on_output(now);
+        match flow {
+            Flow::Continue => Action::Wait,
+            Flow::Finished => {
+                self.clock.on_finished(now);
+                Action::Wait
+            }
+            Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
+        }
+    }
+
+    fn on_exit(&mut self, status: Option<ChildStatus>, now: Instant) -> Action {
+        let term_sent = match self.phase {
+            Phase::Running => None,
+            Phase::Terminating { term_sent, .. } => Some(term_sent),
+            Phase::Killed { term_sent, .. } => term_sent,
+            // Reaped once; after giving up the loop no longer waits.
+            Phase::Exited(_) | Phase::Finished(_) | Phase::GaveUp => return Action::Wait,
+        };
+        self.phase = Phase::Exited(Exit {
+            status,
+            at: now,
+            term_sent,
+        });
+        self.finish_if_drained()
+    }
+
+    /// Leaves the loop once the agent was reaped and both its streams closed.
+    fn finish_if_drained(&mut self) -> Action {
+        match self.phase {
+            Phase::Exited(exit) if !self.stdout_open && !self.stderr_open => {
+                self.phase = Phase::Finished(exit);
+                Action::StopWaiting
+            }
+            _ => Action::Wait,
+        }
+    }
+
+    fn on_timer(&mut self, now: Instant) -> Action {
+        if self.deadline().is_none_or(|at| now < at) {
+            return Action::Wait;
+        }
+        match self.phase {
+            Phase::Running => {
+                let Some((_, expiry)) = self.clock.next() else {
+                    return Action::Wait;
+                };
+                let reason = match expiry {
+                    Expiry::Startup => Termination::StartupTimeout,
+                    Expiry::Idle => Termination::IdleTimeout,
+                    Expiry::Wall => Termination::WallClockTimeout,
+                    Expiry::ExitGrace => Termination::StoppedAfterFinish,
+                };
+                self.stop(reason, false, now)
+            }
+            Phase::Terminating { .. } => self.kill(now),
+            Phase::Killed { .. } => {
+                self.phase = Phase::GaveUp;
+                Action::GiveUp
+            }
+            Phase::Exited(exit) => {
+                // Leftovers hold the pipes open: stop waiting, the teardown stops them.
+                self.phase = Phase::Finished(exit);
+                Action::StopWaiting
+            }
+            Phase::Finished(_) | Phase::GaveUp => Action::Wait,
+        }
+    }
+
+    /// Records why the agent is being stopped (the first reason wins) and starts stopping
+    /// it: SIGTERM then, after the kill grace, SIGKILL; or SIGKILL at once when
+    /// `immediate`. Only while it runs and SIGKILL has not been sent.
+    fn stop(&mut self, reason: Termination, immediate: bool, now: Instant) -> Action {
+        if !self.accepts_stop() {
+            return Action::Wait;
+        }
+        self.reason.get_or_insert(reason);
+        if immediate {
+            return self.kill(now);
+        }
+        match self.phase {
+            Phase::Running => {
+                self.phase = Phase::Terminating {
+                    term_sent: now,
+                    kill_at: now + self.kill_grace,
+                };
+                Action::Terminate
+            }
+            _ => Action::Wait,
+        }
+    }
+
+    fn kill(&mut self, now: Instant) -> Action {
+        let term_sent = match self.phase {
+            Phase::Running => None,
+            Phase::Terminating { term_sent, .. } => Some(term_sent),
+            Phase::Killed { .. } | Phase::Exited(_) | Phase::Finished(_) | Phase::GaveUp => {
+                return Action::Wait;
+            }
+        };
+        self.phase = Phase::Killed {
+            term_sent,
+            killed_at: now,
+        };
+        Action::Kill
+    }
+}
+
+#[cfg(test)]
+#[path = "phase_tests.rs"]
+mod tests;
