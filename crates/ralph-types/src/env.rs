@@ -25,17 +25,5 @@ pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";
 pub const ALL: [&str; 6] = [BIN, EVENTS_FILE, RUN_ID, ITERATION, HAT, AGENT_RUN];
 
 #[cfg(test)]
-mod tests {
-    /// The user-facing list of what ralph sets for an agent.
-    const AGENTS_DOC: &str = include_str!("../../../docs/agents.md");
-
-    #[test]
-    fn every_variable_is_documented_in_agents_md() {
-        for var in super::ALL {
-            assert!(
-                AGENTS_DOC.contains(&format!("| `{var}` |")),
-                "docs/agents.md has no table row for {var}"
-            );
-        }
-    }
-}
+#[path = "env_tests.rs"]
+mod tests;

@@ -51,17 +51,5 @@ impl FromStr for PromptMode {
 crate::named::serde_by_name!(PromptMode);
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip() {
-        for mode in PromptMode::ALL {
-            assert_eq!(mode.name().parse::<PromptMode>(), Ok(mode));
-        }
-        assert_eq!(
-            "argv".parse::<PromptMode>().unwrap_err().to_string(),
-            "unknown prompt mode `argv` (expected one of: arg, stdin)"
-        );
-    }
-}
+#[path = "prompt_mode_tests.rs"]
+mod tests;

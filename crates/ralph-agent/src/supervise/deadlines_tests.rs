@@ -1,0 +1,81 @@
+
+use super::*;
+
+const S: Duration = Duration::from_secs(1);
+
+fn deadlines() -> RunDeadlines {
+    RunDeadlines {
+        startup: Some(10 * S),
+        idle: Some(5 * S),
+        wall: Some(100 * S),
+        exit_grace: 2 * S,
+        kill_grace: S,
+    }
+}
+
+#[test]
+fn startup_governs_until_the_first_byte_then_inactivity_resets_on_every_byte() {
+    let t0 = Instant::now();
+    let mut clock = DeadlineClock::new(deadlines(), t0);
+    assert_eq!(clock.next(), Some((t0 + 10 * S, Expiry::Startup)));
+    clock.on_output(t0 + 3 * S);
+    assert_eq!(clock.next(), Some((t0 + 8 * S, Expiry::Idle)));
+    clock.on_output(t0 + 7 * S);
+    assert_eq!(clock.next(), Some((t0 + 12 * S, Expiry::Idle)));
+    assert_eq!(clock.first_byte(), Some(t0 + 3 * S));
+}
+
+#[test]
+fn without_a_startup_deadline_inactivity_counts_from_spawn() {
+    let t0 = Instant::now();
+    let d = RunDeadlines {
+        startup: None,
+        ..deadlines()
+    };
+    assert_eq!(
+        DeadlineClock::new(d, t0).next(),
+        Some((t0 + 5 * S, Expiry::Idle))
+    );
+}
+
+#[test]
+fn after_the_terminal_event_only_exit_grace_and_wall_remain() {
+    let t0 = Instant::now();
+    let mut clock = DeadlineClock::new(deadlines(), t0);
+    clock.on_output(t0 + S);
+    clock.on_finished(t0 + 2 * S);
+    clock.on_finished(t0 + 3 * S);
+    assert_eq!(clock.next(), Some((t0 + 4 * S, Expiry::ExitGrace)));
+}
+
+#[test]
+fn wall_clock_wins_when_it_is_earlier() {
+    let t0 = Instant::now();
+    let d = RunDeadlines {
+        wall: Some(3 * S),
+        ..deadlines()
+    };
+    assert_eq!(
+        DeadlineClock::new(d, t0).next(),
+        Some((t0 + 3 * S, Expiry::Wall))
+    );
+    assert_eq!(DeadlineClock::new(RunDeadlines::none(), t0).next(), None);
+}
+
+/// The supervisor once had its own defaults (an inactivity deadline of 10 minutes
+/// where the docs say 15); its defaults must be the documented ones.
+#[test]
+fn the_default_run_deadlines_are_the_documented_defaults() {
+    const DOCUMENTED_IDLE: Duration = Duration::from_secs(900);
+    const DOCUMENTED_STARTUP: Duration = Duration::from_secs(120);
+    const DOCUMENTED_ITERATION: Duration = Duration::from_secs(3600);
+    let d = RunDeadlines::default();
+    assert_eq!(
+        (d.startup, d.idle, d.wall),
+        (
+            Some(DOCUMENTED_STARTUP),
+            Some(DOCUMENTED_IDLE),
+            Some(DOCUMENTED_ITERATION)
+        )
+    );
+}

@@ -1,0 +1,40 @@
+
+use super::*;
+
+#[test]
+fn second_interrupt_within_the_window_escalates_to_immediate() {
+    let (ctl, req) = StopController::new();
+    let t0 = Instant::now();
+    assert_eq!(ctl.interrupt(t0), StopLevel::Graceful);
+    assert_eq!(req.current(), StopLevel::Graceful);
+    assert_eq!(
+        ctl.interrupt(t0 + DOUBLE_INTERRUPT_WINDOW / 2),
+        StopLevel::Immediate
+    );
+    assert_eq!(req.current(), StopLevel::Immediate);
+}
+
+#[test]
+fn second_interrupt_after_the_window_stays_graceful() {
+    let (ctl, req) = StopController::new();
+    let t0 = Instant::now();
+    ctl.interrupt(t0);
+    let late = t0 + DOUBLE_INTERRUPT_WINDOW + Duration::from_millis(1);
+    assert_eq!(ctl.interrupt(late), StopLevel::Graceful);
+    // ...and re-arms the window from the late one.
+    assert_eq!(
+        ctl.interrupt(late + Duration::from_millis(10)),
+        StopLevel::Immediate
+    );
+    assert_eq!(req.current(), StopLevel::Immediate);
+}
+
+#[test]
+fn requests_never_go_down() {
+    let (ctl, req) = StopController::new();
+    ctl.request(StopLevel::Immediate);
+    ctl.request(StopLevel::Graceful);
+    assert_eq!(req.current(), StopLevel::Immediate);
+    assert_eq!(ctl.requests().current(), StopLevel::Immediate);
+    assert_eq!(StopRequests::never().current(), StopLevel::None);
+}

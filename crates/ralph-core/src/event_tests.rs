@@ -1,0 +1,100 @@
+
+use super::*;
+use serde_json::json;
+
+#[test]
+fn lines_round_trip_text_json_and_empty_payloads() {
+    let events = vec![
+        Event::with_text("build.done", "wrote \"a\"\nand b"),
+        Event {
+            topic: "review.approved".into(),
+            payload: Some(json!({"files": ["a.rs"], "ok": true})),
+        },
+        Event::new("LOOP_COMPLETE"),
+    ];
+    let read: Vec<_> = events
+        .iter()
+        .map(|e| {
+            let line = encode_line(e, 1_764_000_000_000);
+            assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+            parse_line(line.trim_end().as_bytes())
+        })
+        .collect();
+    let expected: Vec<_> = events.into_iter().map(|e| Some(Ok(e))).collect();
+    assert_eq!(read, expected);
+}
+
+#[test]
+fn foreign_lines_read_when_they_carry_a_topic() {
+    let upstream =
+        br#"{"topic":"build.done","payload":"ok","ts":"2026-01-01T00:00:00Z","extra":1}"#;
+    assert_eq!(
+        parse_line(upstream),
+        Some(Ok(Event::with_text("build.done", "ok")))
+    );
+    assert_eq!(
+        parse_line(br#"{"topic":"x","payload":null}"#),
+        Some(Ok(Event::new("x")))
+    );
+    assert_eq!(parse_line(b"  \t"), None);
+}
+
+#[test]
+fn invalid_lines_say_why() {
+    let cases: Vec<(&[u8], InvalidLine)> = vec![
+        (b"\xff\xfe", InvalidLine::NotUtf8),
+        (br#"{"payload":"x"}"#, InvalidLine::NoTopic),
+        (br#"{"topic":3}"#, InvalidLine::NoTopic),
+        (
+            br#"{"topic":"a b"}"#,
+            InvalidLine::BadTopic {
+                topic: "a b".into(),
+                reason: TopicError::BadChar(' ').to_string(),
+            },
+        ),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(parse_line(line), Some(Err(expected)));
+    }
+    assert!(matches!(
+        parse_line(b"hello"),
+        Some(Err(InvalidLine::NotJson { .. }))
+    ));
+    assert!(matches!(
+        parse_line(b"[1,2]"),
+        Some(Err(InvalidLine::NotJson { .. }))
+    ));
+}
+
+#[test]
+fn emit_arguments_are_checked() {
+    assert_eq!(
+        event_from_args("build.done", Some("{\"a\": 1}"), false),
+        Ok(Event::with_text("build.done", "{\"a\": 1}"))
+    );
+    assert_eq!(
+        event_from_args("build.done", Some("{\"a\": 1}"), true),
+        Ok(Event {
+            topic: "build.done".into(),
+            payload: Some(json!({"a": 1}))
+        })
+    );
+    assert_eq!(
+        event_from_args("build done", None, false),
+        Err(EmitError::Topic {
+            topic: "build done".into(),
+            reason: TopicError::BadChar(' ')
+        })
+    );
+    assert!(matches!(
+        event_from_args("t", Some("{oops"), true),
+        Err(EmitError::Json { .. })
+    ));
+    let big = "x".repeat(MAX_PAYLOAD_BYTES + 1);
+    assert_eq!(
+        event_from_args("t", Some(&big), false),
+        Err(EmitError::TooLarge {
+            len: MAX_PAYLOAD_BYTES + 1
+        })
+    );
+}

@@ -1,0 +1,99 @@
+
+use super::*;
+
+#[test]
+fn classify_judges_process_and_stream_together() {
+    let errors = vec!["401 invalid api key".to_owned()];
+    let ok = Termination::Exited { code: 0 };
+    let cases = [
+        (
+            classify(&ok, true, &[], false, false),
+            IterationOutcome::Succeeded,
+        ),
+        (
+            classify(&Termination::StoppedAfterFinish, true, &[], false, false),
+            IterationOutcome::Succeeded,
+        ),
+        // pi exits 0 when every model call failed.
+        (
+            classify(&ok, false, &errors, false, false),
+            IterationOutcome::Failed {
+                reason: "the agent reported an error: 401 invalid api key".into(),
+            },
+        ),
+        (
+            classify(&Termination::Exited { code: 3 }, false, &[], false, false),
+            IterationOutcome::Failed {
+                reason: "exited with code 3".into(),
+            },
+        ),
+        (
+            classify(&Termination::StoppedByCaller, false, &[], true, false),
+            IterationOutcome::StoppedAtCostLimit,
+        ),
+        // A budget crossed on the last turn of a run that finished anyway.
+        (
+            classify(&ok, true, &[], true, false),
+            IterationOutcome::Succeeded,
+        ),
+        (
+            classify(&Termination::WallClockTimeout, false, &[], false, true),
+            IterationOutcome::StoppedAtRuntimeLimit,
+        ),
+        (
+            classify(&Termination::WallClockTimeout, false, &[], false, false),
+            IterationOutcome::Failed {
+                reason: "stopped: iteration wall-clock timeout".into(),
+            },
+        ),
+        (
+            classify(&Termination::Interrupted, true, &[], true, true),
+            IterationOutcome::Interrupted,
+        ),
+    ];
+    let (got, want): (Vec<_>, Vec<_>) = cases.into_iter().unzip();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn stop_reasons_map_to_end_classes() {
+    let reasons = [
+        StopReason::Completed {
+            promise: "DONE".into(),
+            signal: CompletionSignal::Event,
+        },
+        StopReason::MaxIterations { limit: 1 },
+        StopReason::MaxRuntime { limit_secs: 1 },
+        StopReason::MaxCost { limit_usd: 1.0 },
+        StopReason::StaleLoop {
+            topic: "t".into(),
+            repeats: 3,
+        },
+        StopReason::ConsecutiveFailures { failures: 5 },
+        StopReason::InvalidEvents { lines: 3 },
+        StopReason::Interrupted,
+    ];
+    let classes: Vec<_> = reasons.iter().map(StopReason::class).collect();
+    assert_eq!(
+        classes,
+        vec![
+            EndClass::Completed,
+            EndClass::LimitReached,
+            EndClass::LimitReached,
+            EndClass::LimitReached,
+            EndClass::LimitReached,
+            EndClass::Failed,
+            EndClass::Failed,
+            EndClass::Interrupted,
+        ]
+    );
+}
+
+#[test]
+fn durations_read_naturally() {
+    let shown: Vec<_> = [0.85, 12.34, 185.0, 3725.0]
+        .into_iter()
+        .map(|s| format_duration(Duration::from_secs_f64(s)))
+        .collect();
+    assert_eq!(shown, vec!["850ms", "12.3s", "3m 05s", "1h 02m"]);
+}

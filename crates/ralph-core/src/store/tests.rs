@@ -1,0 +1,62 @@
+
+use std::time::Duration;
+
+use super::*;
+use crate::event::Event;
+
+#[test]
+fn run_ids_are_utc_timestamps() {
+    let at = |secs| run_id(UNIX_EPOCH + Duration::from_secs(secs));
+    assert_eq!(
+        [at(0), at(951_782_400), at(1_764_151_200 + 3_723)],
+        ["19700101T000000Z", "20000229T000000Z", "20251126T110203Z"]
+    );
+}
+
+#[test]
+fn runs_get_their_own_directory_and_become_current() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let _lock = dir.lock().unwrap();
+    assert_eq!(dir.current_run().unwrap(), None);
+    let now = UNIX_EPOCH + Duration::from_secs(1_764_151_200);
+    let first = dir.create_run(now).unwrap();
+    let second = dir.create_run(now).unwrap();
+    assert_eq!(
+        (first.id(), second.id()),
+        ("20251126T100000Z", "20251126T100000Z-2")
+    );
+    assert_eq!(dir.current_run().unwrap(), Some(second.clone()));
+    assert_eq!(fs::read(second.inbox()).unwrap(), b"");
+    assert_eq!(
+        fs::read_to_string(ws.path().join(".ralph/.gitignore")).unwrap(),
+        GITIGNORE
+    );
+}
+
+#[test]
+fn saved_state_round_trips_and_other_formats_are_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    assert!(matches!(run.load(), Err(StoreError::NoRun(_))));
+    let mut state = LoopState::default();
+    state.pending.push_back(Event::with_text("a", "b"));
+    state.iterations = 4;
+    let saved = SavedRun {
+        format: STATE_FORMAT,
+        run_id: run.id().into(),
+        objective: "task".into(),
+        inbox_offset: 42,
+        state,
+    };
+    run.save(&saved, Durability::Durable).unwrap();
+    assert_eq!(run.load().unwrap(), saved);
+    fs::write(run.state(), "{\"format\": 99}").unwrap();
+    assert!(matches!(
+        run.load(),
+        Err(StoreError::Format { found: 99, .. })
+    ));
+    fs::write(run.state(), "{\"format\": 1, \"run_id\": ").unwrap();
+    assert!(matches!(run.load(), Err(StoreError::Damaged { .. })));
+}

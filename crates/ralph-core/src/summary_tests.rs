@@ -1,0 +1,105 @@
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::event::Event;
+use crate::machine::{CompletionSignal, HatTotals};
+
+#[test]
+fn numbers_get_thousands_separators() {
+    let shown: Vec<_> = [0, 999, 1000, 1_234_567].map(thousands).to_vec();
+    assert_eq!(shown, vec!["0", "999", "1,000", "1,234,567"]);
+}
+
+#[test]
+fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
+    let tokens = Tokens {
+        input: 12_000,
+        output: 800,
+        cache_read: 4000,
+        cache_write: 200,
+    };
+    let state = LoopState {
+        iterations: 3,
+        runtime_ms: 133_000,
+        cost_usd: 0.0423,
+        tokens,
+        pending: [Event::with_text("review.rejected", "tests fail\nsee log")].into(),
+        hats: BTreeMap::from([
+            (
+                "planner".to_owned(),
+                HatTotals {
+                    iterations: 1,
+                    failures: 0,
+                    duration_ms: 12_000,
+                    cost_usd: 0.01,
+                    unpriced_iterations: 0,
+                    tokens,
+                },
+            ),
+            (
+                "builder".to_owned(),
+                HatTotals {
+                    iterations: 2,
+                    failures: 1,
+                    duration_ms: 121_000,
+                    cost_usd: 0.0323,
+                    unpriced_iterations: 1,
+                    tokens,
+                },
+            ),
+        ]),
+        ..LoopState::default()
+    };
+    let reason = StopReason::Completed {
+        promise: "LOOP_COMPLETE".into(),
+        signal: CompletionSignal::Event,
+    };
+    let text = render_summary(&SummaryInput {
+        run_id: "20261126T101500Z",
+        objective: "Add a flag.\n\nDetails:\n- one\n- two\n",
+        reason: &reason,
+        state: &state,
+        max_iterations: 100,
+        hats: &[
+            ("planner", "Planner"),
+            ("builder", "Builder"),
+            ("reviewer", "Reviewer"),
+        ],
+    });
+    assert_eq!(
+            text,
+            "# ralph run 20261126T101500Z
+
+**Stopped:** completed: the agent emitted LOOP_COMPLETE
+
+| | |
+|---|---|
+| Iterations | 3 of 100 |
+| Time | 2m 13s |
+| Cost | $0.0423 |
+| Tokens | 17,000 (input 12,000, output 800, cache read 4,000, cache write 200) |
+
+## Task
+
+> Add a flag.
+> Details:
+> - one
+> …
+
+## Hats
+
+| Hat | Iterations | Failed | Time | Cost | Tokens |
+|---|---:|---:|---:|---:|---:|
+| Planner | 1 | 0 | 12.0s | $0.0100 | 17,000 |
+| Builder | 2 | 1 | 2m 01s | at least $0.0323 (1 iterations reported no cost) | 17,000 |
+| Reviewer | 0 | 0 | - | - | - |
+
+## Pending events
+
+- `review.rejected`: tests fail
+
+Every iteration is recorded in `history.jsonl` next to this file; `ralph run --continue` resumes the run.
+"
+        );
+}
