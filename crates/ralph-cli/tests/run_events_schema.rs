@@ -337,22 +337,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             backend: "pi".into(),
         },
     ];
-    let reasons = [
-        StopReason::Completed {
-            promise: "DONE".into(),
-            signal: CompletionSignal::FinalText,
-        },
-        StopReason::MaxIterations { limit: 1 },
-        StopReason::MaxRuntime { limit_secs: 1 },
-        StopReason::MaxCost { limit_usd: 1.5 },
-        StopReason::StaleLoop {
-            topic: "t".into(),
-            repeats: 3,
-        },
-        StopReason::ConsecutiveFailures { failures: 5 },
-        StopReason::InvalidEvents { lines: 3 },
-        StopReason::Interrupted,
-    ];
+    let reasons = StopReason::examples();
     let outcomes = [
         IterationOutcome::Succeeded,
         IterationOutcome::Failed { reason: "r".into() },
@@ -447,5 +432,10 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         .map(Value::to_string)
         .collect();
     assert_eq!(invalid, Vec::<String>::new());
-    assert_eq!(all.len(), 1 + 1 + 15 + 1 + 8 + 5 + 8);
+    // Started, iteration started, the agent events, events emitted, then one line per
+    // notice, per iteration outcome and per stop reason.
+    assert_eq!(
+        all.len(),
+        1 + 1 + agent_events.len() + 1 + notices.len() + outcomes.len() + reasons.len()
+    );
 }

@@ -6,7 +6,7 @@ use ralph_stream::{CostKind, Tokens};
 use std::borrow::Cow;
 
 use ralph_core::event::InvalidLine;
-use ralph_core::machine::{CompletionSignal, EndClass, IterationOutcome, Notice, StopReason};
+use ralph_core::machine::{EndClass, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
 
@@ -62,35 +62,7 @@ fn notices() -> Vec<Notice> {
 }
 
 fn reasons() -> Vec<StopReason> {
-    let all = vec![
-        StopReason::Completed {
-            promise: "P".into(),
-            signal: CompletionSignal::Event,
-        },
-        StopReason::MaxIterations { limit: 1 },
-        StopReason::MaxRuntime { limit_secs: 1 },
-        StopReason::MaxCost { limit_usd: 1.0 },
-        StopReason::StaleLoop {
-            topic: "t".into(),
-            repeats: 3,
-        },
-        StopReason::ConsecutiveFailures { failures: 1 },
-        StopReason::InvalidEvents { lines: 3 },
-        StopReason::Interrupted,
-    ];
-    for r in &all {
-        match r {
-            StopReason::Completed { .. }
-            | StopReason::MaxIterations { .. }
-            | StopReason::MaxRuntime { .. }
-            | StopReason::MaxCost { .. }
-            | StopReason::StaleLoop { .. }
-            | StopReason::ConsecutiveFailures { .. }
-            | StopReason::InvalidEvents { .. }
-            | StopReason::Interrupted => {}
-        }
-    }
-    all
+    StopReason::examples()
 }
 
 fn outcomes() -> Vec<IterationOutcome> {

@@ -1,4 +1,3 @@
-
 /// The user-facing list of what ralph sets for an agent.
 const AGENTS_DOC: &str = include_str!("../../../docs/agents.md");
 

@@ -1,4 +1,3 @@
-
 use crate::{BackendKind, PromptMode, StreamFormat};
 
 #[test]

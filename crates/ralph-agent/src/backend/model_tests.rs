@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn args(v: &[&str]) -> Vec<String> {

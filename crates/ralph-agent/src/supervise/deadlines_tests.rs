@@ -1,4 +1,3 @@
-
 use super::*;
 
 const S: Duration = Duration::from_secs(1);

@@ -144,6 +144,45 @@ pub enum EndClass {
 }
 
 impl StopReason {
+    /// One stop reason of every kind (a completion by each signal), with made-up values:
+    /// what the documentation and schema tests check, so a new reason cannot be left
+    /// out of them. The match below fails to compile until a new variant is listed.
+    pub fn examples() -> Vec<StopReason> {
+        let all = vec![
+            StopReason::Completed {
+                promise: "DONE".into(),
+                signal: CompletionSignal::Event,
+            },
+            StopReason::Completed {
+                promise: "DONE".into(),
+                signal: CompletionSignal::FinalText,
+            },
+            StopReason::MaxIterations { limit: 1 },
+            StopReason::MaxRuntime { limit_secs: 1 },
+            StopReason::MaxCost { limit_usd: 1.5 },
+            StopReason::StaleLoop {
+                topic: "t".into(),
+                repeats: 3,
+            },
+            StopReason::ConsecutiveFailures { failures: 5 },
+            StopReason::InvalidEvents { lines: 3 },
+            StopReason::Interrupted,
+        ];
+        for reason in &all {
+            match reason {
+                StopReason::Completed { .. }
+                | StopReason::MaxIterations { .. }
+                | StopReason::MaxRuntime { .. }
+                | StopReason::MaxCost { .. }
+                | StopReason::StaleLoop { .. }
+                | StopReason::ConsecutiveFailures { .. }
+                | StopReason::InvalidEvents { .. }
+                | StopReason::Interrupted => {}
+            }
+        }
+        all
+    }
+
     pub fn class(&self) -> EndClass {
         match self {
             StopReason::Completed { .. } => EndClass::Completed,

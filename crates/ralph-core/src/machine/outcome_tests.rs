@@ -1,4 +1,3 @@
-
 use super::*;
 
 #[test]
@@ -57,26 +56,12 @@ fn classify_judges_process_and_stream_together() {
 
 #[test]
 fn stop_reasons_map_to_end_classes() {
-    let reasons = [
-        StopReason::Completed {
-            promise: "DONE".into(),
-            signal: CompletionSignal::Event,
-        },
-        StopReason::MaxIterations { limit: 1 },
-        StopReason::MaxRuntime { limit_secs: 1 },
-        StopReason::MaxCost { limit_usd: 1.0 },
-        StopReason::StaleLoop {
-            topic: "t".into(),
-            repeats: 3,
-        },
-        StopReason::ConsecutiveFailures { failures: 5 },
-        StopReason::InvalidEvents { lines: 3 },
-        StopReason::Interrupted,
-    ];
+    let reasons = StopReason::examples();
     let classes: Vec<_> = reasons.iter().map(StopReason::class).collect();
     assert_eq!(
         classes,
         vec![
+            EndClass::Completed,
             EndClass::Completed,
             EndClass::LimitReached,
             EndClass::LimitReached,

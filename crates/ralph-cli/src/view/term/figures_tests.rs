@@ -1,4 +1,3 @@
-
 use ralph_stream::Tokens;
 
 use super::*;

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn render(deltas: &[&str]) -> String {
