@@ -13,7 +13,7 @@ use ralph_core::config::{
     DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions, LoopConfig, Overrides, Prompt,
     PromptSource, Resolved, ResolvedConfig, load, user_config_path,
 };
-use ralph_types::BackendKind;
+use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 use support::rendered;
 use tempfile::TempDir;
 
@@ -89,16 +89,8 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 deadlines: Deadlines::default(),
                 pty: false,
             },
-            backend_priority: vec![
-                BackendKind::Claude,
-                BackendKind::Kiro,
-                BackendKind::Gemini,
-                BackendKind::Codex,
-                BackendKind::Amp,
-                BackendKind::Copilot,
-                BackendKind::Opencode,
-                BackendKind::Pi,
-            ],
+            // The order itself is pinned where it is defined (ralph-types).
+            backend_priority: DEFAULT_PRIORITY.to_vec(),
             event_loop: LoopConfig {
                 prompt: None,
                 completion_promise: DEFAULT_COMPLETION_PROMISE.to_owned(),

@@ -1,6 +1,6 @@
 //! Routing: which hat runs with which events, and what a hat's result publishes.
 
-use ralph_stream::{CostKind, Tokens};
+use ralph_stream::CostKind;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use pretty_assertions::assert_eq;
@@ -211,12 +211,7 @@ fn finish_records_the_iteration_and_the_totals() {
             duration_ms: 2000,
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
-            tokens: Tokens {
-                input: 100,
-                output: 10,
-                cache_read: 0,
-                cache_write: 0
-            },
+            tokens: report_tokens(),
             turns: 2,
             consumed: vec![ev(TASK_START)],
             events: vec![payload.clone()],
@@ -225,12 +220,7 @@ fn finish_records_the_iteration_and_the_totals() {
             completion: None,
         }
     );
-    let tokens = Tokens {
-        input: 100,
-        output: 10,
-        cache_read: 0,
-        cache_write: 0,
-    };
+    let tokens = report_tokens();
     assert_eq!(
         m.state(),
         &LoopState {

@@ -55,6 +55,16 @@ pub(super) fn lines(events: &[Event]) -> Vec<InboxLine> {
         .collect()
 }
 
+/// The tokens every [`report`] used.
+pub(super) fn report_tokens() -> Tokens {
+    Tokens {
+        input: 100,
+        output: 10,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
 pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationReport {
     IterationReport {
         outcome,
@@ -62,12 +72,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         usage: Usage {
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
-            tokens: Tokens {
-                input: 100,
-                output: 10,
-                cache_read: 0,
-                cache_write: 0,
-            },
+            tokens: report_tokens(),
             turns: 2,
             model: Some("m".into()),
         },
