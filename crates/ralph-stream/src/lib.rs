@@ -23,7 +23,6 @@ mod claude;
 mod codex;
 mod copilot;
 mod decoder;
-mod detect;
 mod event;
 mod format;
 mod framer;
@@ -33,6 +32,7 @@ mod opencode;
 mod parser;
 mod pi;
 mod pricing;
+mod sniff;
 mod summary;
 mod text;
 

@@ -1,5 +1,6 @@
-//! What every agent parser shares: the event callback, text joining, reporting lines
-//! that are no usable event, and small readers of nested JSON fields.
+//! What every agent parser shares: the parser trait and its one `parse_line`, the
+//! event callback, text joining, reporting lines that are no usable event, and small
+//! readers of nested JSON fields.
 
 use std::fmt::Write as _;
 
@@ -7,14 +8,104 @@ use crate::event::AgentEvent;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
-use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::Walked;
+use crate::json::fields;
 use crate::json::walk;
 
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
+
+/// One agent's parser: what its event types and fields mean. The walking, the reporting
+/// of lines that are no usable event and of unknown types are shared ([`parse_line`]).
+pub(crate) trait AgentParser {
+    /// The event types this agent sends and ralph tells apart.
+    type Kind: Copy;
+    /// What `read_field` keeps of one line, borrowed from it.
+    type Fields<'a>: Default;
+    /// How auto-detection recognises this agent's lines.
+    const HINTS: &'static Hints;
+
+    /// The kind of an event by its decoded `type`, or `None` for a type ralph does not
+    /// know.
+    fn classify(ty: &[u8]) -> Option<Self::Kind>;
+
+    /// Reads the value of the top-level key `key` (decoded) of an event of `kind`; the
+    /// value must be consumed (read or skipped).
+    fn read_field<'a>(
+        &self,
+        kind: Self::Kind,
+        key: &[u8],
+        c: &mut Cursor<'a>,
+        f: &mut Self::Fields<'a>,
+    ) -> Result<(), Malformed>;
+
+    /// Acts on one complete event.
+    fn on_event(&mut self, kind: Self::Kind, f: Self::Fields<'_>, emit: &mut Emit<'_>);
+
+    /// Reads a top-level key of an event of a type this agent does not know: skipped,
+    /// unless the agent reads something from every line.
+    fn read_unknown<'a>(
+        &self,
+        _key: &[u8],
+        c: &mut Cursor<'a>,
+        _f: &mut Self::Fields<'a>,
+    ) -> Result<(), Malformed> {
+        c.skip()
+    }
+
+    /// An event of a type this agent does not know: reported as such.
+    fn on_unknown(&mut self, ty: JsonStr<'_>, _f: Self::Fields<'_>, emit: &mut Emit<'_>) {
+        emit(&AgentEvent::Unknown {
+            event_type: ty.decode(),
+        });
+    }
+
+    /// End of stream: emits whatever the parser still holds.
+    fn finish(&mut self, _emit: &mut Emit<'_>) {}
+
+    /// The buffer decoded strings of the current line go to.
+    fn scratch(&mut self) -> &mut Scratch;
+}
+
+/// What tells an agent's lines apart from other agents' (see `crate::sniff`). A type
+/// the agent's `classify` knows tells, unless it is one of `shared_types`.
+#[derive(Debug)]
+pub(crate) struct Hints {
+    /// Event types other agents send too: they tell only with one of `keys`.
+    pub(crate) shared_types: &'static [&'static [u8]],
+    /// Top-level keys that this agent's events of a shared type carry and no other
+    /// agent's event of that type does.
+    pub(crate) keys: &'static [&'static [u8]],
+    /// Prefixes of type names that tell even when `classify` does not know the type.
+    pub(crate) type_prefixes: &'static [&'static [u8]],
+}
+
+/// Reads one line and hands its event to `parser`: a line that is not JSON (or breaks
+/// off mid-way, so the event is lost) is reported as a non-JSON line, JSON without a
+/// string `type` or with a type the agent does not know as an unknown event.
+pub(crate) fn parse_line<P: AgentParser>(parser: &mut P, line: &[u8], emit: &mut Emit<'_>) {
+    parser.scratch().clear();
+    let walked = walk(
+        line,
+        |ty| P::classify(&ty.name()),
+        |kind, key, c, fields| match kind {
+            Some(kind) => parser.read_field(kind, key, c, fields),
+            None => parser.read_unknown(key, c, fields),
+        },
+    );
+    match walked {
+        Walked::Typed(_, Some(kind), fields) => parser.on_event(kind, fields, emit),
+        Walked::Typed(ty, None, fields) => parser.on_unknown(ty, fields, emit),
+        Walked::NotJson => emit(&AgentEvent::NonJson {
+            line: String::from_utf8_lossy(line),
+        }),
+        Walked::Untyped => emit(&AgentEvent::Unknown {
+            event_type: "".into(),
+        }),
+    }
+}
 
 /// Joins decoded strings with `sep`. One string without escapes stays borrowed from the
 /// line; anything else is built in the scratch buffer.
@@ -31,42 +122,6 @@ pub(crate) fn text_of<'a>(texts: &[JsonStr<'a>], sep: &str, scratch: &mut Scratc
                 append(*text, scratch);
             }
             Span::Scratch(start..scratch.len())
-        }
-    }
-}
-
-/// Reads one event line: its kind (from its `type`) and the fields `read_field` keeps, or
-/// `None` after reporting a line that is no usable event (see [`typed`]).
-pub(crate) fn read_event<'a, K: Copy, F: Default>(
-    line: &'a [u8],
-    emit: &mut Emit<'_>,
-    classify: impl FnOnce(JsonStr<'a>) -> K,
-    mut read_field: impl FnMut(K, JsonStr<'a>, &mut Cursor<'a>, &mut F) -> Result<Next, Malformed>,
-) -> Option<(K, F)> {
-    let mut fields = F::default();
-    let walked = walk(line, classify, |kind, key, c| {
-        read_field(kind, key, c, &mut fields)
-    });
-    typed(walked, line, emit).map(|kind| (kind, fields))
-}
-
-/// The kind of a walked line, or `None` after reporting a line that is no usable event:
-/// not JSON (or broken off mid-way, so the event is lost) is a non-JSON line, JSON
-/// without a string `type` an unknown event.
-pub(crate) fn typed<K>(walked: Walked<K>, line: &[u8], emit: &mut Emit<'_>) -> Option<K> {
-    match walked {
-        Walked::Typed(kind) => Some(kind),
-        Walked::NotJson | Walked::Broken(_) => {
-            emit(&AgentEvent::NonJson {
-                line: String::from_utf8_lossy(line),
-            });
-            None
-        }
-        Walked::Untyped => {
-            emit(&AgentEvent::Unknown {
-                event_type: "".into(),
-            });
-            None
         }
     }
 }
@@ -91,37 +146,32 @@ pub(crate) fn saturate(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
-/// Reads the string field `name` of an object value (`{"message": "..."}`); anything else
-/// reads as `None`.
-pub(crate) fn read_string_field<'a>(
+/// Reads the field `name` of an object value with `read` (the last one, if the key
+/// repeats); anything else reads as `None`: `field_of(c, b"message", Cursor::read_str)`.
+pub(crate) fn field_of<'a, T>(
     c: &mut Cursor<'a>,
-    name: &str,
-) -> Result<Option<JsonStr<'a>>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
+    name: &[u8],
+    read: impl Fn(&mut Cursor<'a>) -> Result<Option<T>, Malformed>,
+) -> Result<Option<T>, Malformed> {
     let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_str()?;
+    c.object(|c, key| {
+        if *key.name() == *name {
+            value = read(c)?;
         } else {
             c.skip()?;
         }
-    }
+        Ok(())
+    })?;
     Ok(value)
 }
 
 /// Reads an array of strings; elements of other types are left out.
 pub(crate) fn read_strings<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
     let mut out = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(out);
-    };
-    while c.next_element(&mut array)? {
-        if let Some(s) = c.read_str()? {
-            out.push(s);
-        }
-    }
+    c.array(|c| {
+        out.extend(c.read_str()?);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -146,38 +196,6 @@ pub(crate) fn append(s: JsonStr<'_>, scratch: &mut Scratch) {
     }
 }
 
-/// Reads the integer field `name` of an object value; anything else reads as `None`.
-pub(crate) fn read_u64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<u64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_u64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
-}
-
-/// Reads the number field `name` of an object value; anything else reads as `None`.
-pub(crate) fn read_f64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<f64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_f64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
-}
-
 /// The text of a `content` value: a plain string, or the `text` of every
 /// `{"type":"text"}` block of an array (pi's message content, Claude's tool results).
 pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
@@ -185,28 +203,37 @@ pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>
         return Ok(c.read_str()?.into_iter().collect());
     }
     let mut texts = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(texts);
-    };
-    while c.next_element(&mut array)? {
-        let Some(mut block) = c.enter_object()? else {
-            continue;
-        };
+    c.array(|c| {
         let (mut kind, mut text) = (None, None);
-        while let Some(key) = c.next_key(&mut block)? {
-            if key.eq("type") {
-                kind = c.read_str()?;
-            } else if key.eq("text") {
-                text = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
+        fields!(c, {
+            b"type" => kind = c.read_str()?,
+            b"text" => text = c.read_str()?,
+        })?;
         if let (Some(kind), Some(text)) = (kind, text)
-            && kind.eq("text")
+            && *kind.name() == *b"text"
         {
             texts.push(text);
         }
-    }
+        Ok(())
+    })?;
     Ok(texts)
+}
+
+/// What the decoder needs of a parser, whatever its agent: one dispatch in `decoder.rs`
+/// reaches every parser through it.
+pub(crate) trait Lines {
+    /// Parses one line (without its newline).
+    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>);
+    /// End of stream.
+    fn end(&mut self, emit: &mut Emit<'_>);
+}
+
+impl<P: AgentParser> Lines for P {
+    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+        parse_line(self, line, emit);
+    }
+
+    fn end(&mut self, emit: &mut Emit<'_>) {
+        self.finish(emit);
+    }
 }

@@ -23,22 +23,23 @@ use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
 use crate::event::Usage;
+use crate::json::Cursor;
 use crate::json::JsonStr;
+use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::json::Span;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
+use crate::parser::Hints;
 use crate::parser::saturate;
 
 mod fields;
 
-use crate::parser::read_event;
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
 use fields::Block;
 use fields::Fields;
 use fields::Kind;
-use fields::classify;
-use fields::read_field;
 
 /// Parses Claude Code's stream-json lines.
 #[derive(Debug, Default)]
@@ -59,20 +60,35 @@ struct PendingMessage {
     error: Option<String>,
 }
 
-impl ClaudeParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for ClaudeParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    const HINTS: &'static Hints = fields::HINTS;
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        fields::classify(ty)
+    }
+
+    fn read_field<'a>(
+        &self,
+        kind: Kind,
+        key: &[u8],
+        c: &mut Cursor<'a>,
+        f: &mut Fields<'a>,
+    ) -> Result<(), Malformed> {
+        fields::read_field(kind, key, c, f)
+    }
+
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
     }
 
     /// End of stream: a message still being assembled is complete now.
-    pub(crate) fn finish(&mut self, emit: &mut Emit<'_>) {
+    fn finish(&mut self, emit: &mut Emit<'_>) {
         self.flush(emit);
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::System => self.on_system(f, emit),
             Kind::Assistant => self.on_assistant(f, emit),
@@ -83,12 +99,11 @@ impl ClaudeParser {
                 resets_at: f.resets_at,
             }),
             Kind::Ignored => {}
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl ClaudeParser {
     fn on_system(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
         let Some(subtype) = f.subtype else {
             emit(&AgentEvent::Unknown {
@@ -96,7 +111,7 @@ impl ClaudeParser {
             });
             return;
         };
-        match subtype.raw() {
+        match &*subtype.name() {
             b"init" => emit(&AgentEvent::SessionStarted {
                 session_id: f.session_id.map(JsonStr::decode),
                 model: f.model.map(JsonStr::decode),
@@ -305,7 +320,7 @@ impl ClaudeParser {
 }
 
 fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match reason.raw() {
+    match &*reason.name() {
         b"end_turn" | b"stop_sequence" => Stop::Completed,
         b"tool_use" => Stop::ToolUse,
         b"max_tokens" => Stop::Length,

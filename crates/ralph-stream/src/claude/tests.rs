@@ -1,13 +1,14 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::parser::Lines as _;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     let mut parser = ClaudeParser::default();
     let mut out = Vec::new();
     let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
     for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut push);
+        parser.line(line.as_bytes(), &mut push);
     }
     parser.finish(&mut push);
     out

@@ -87,6 +87,36 @@ impl<'a> Cursor<'a> {
         Ok(Some(key))
     }
 
+    /// Walks the fields of an object value: `field` gets each key (to compare through
+    /// [`JsonStr::name`]) with the cursor on its value, which it must consume. Any other
+    /// value is skipped; returns whether it was an object. Fields are handed over in
+    /// document order, so a handler that assigns lets the last duplicate key win, as
+    /// JSON parsers do.
+    pub(crate) fn object(
+        &mut self,
+        mut field: impl FnMut(&mut Self, JsonStr<'a>) -> Result<()>,
+    ) -> Result<bool> {
+        let Some(mut object) = self.enter_object()? else {
+            return Ok(false);
+        };
+        while let Some(key) = self.next_key(&mut object)? {
+            field(self, key)?;
+        }
+        Ok(true)
+    }
+
+    /// Walks the elements of an array value with the cursor on each, which `element`
+    /// must consume. Any other value is skipped.
+    pub(crate) fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        let Some(mut array) = self.enter_array()? else {
+            return Ok(());
+        };
+        while self.next_element(&mut array)? {
+            element(self)?;
+        }
+        Ok(())
+    }
+
     /// Enters an array. Returns `None` (after skipping the value) when the next value is
     /// not an array.
     pub(crate) fn enter_array(&mut self) -> Result<Option<Array>> {
@@ -259,6 +289,23 @@ impl<'a> Cursor<'a> {
         Err(Malformed)
     }
 }
+
+/// Reads an object value through [`Cursor::object`], matching each key, decoded, against
+/// byte-string patterns; every other key's value is skipped:
+///
+/// `fields!(c, { b"role" => m.role = c.read_str()?, b"usage" => m.usage = read_usage(c)? })`
+macro_rules! fields {
+    ($c:ident, { $($name:pat $(if $guard:expr)? => $read:expr),* $(,)? }) => {
+        $c.object(|$c, key| {
+            match &*key.name() {
+                $($name $(if $guard)? => $read,)*
+                _ => $c.skip()?,
+            }
+            Ok(())
+        })
+    };
+}
+pub(crate) use fields;
 
 /// State of an object being walked with [`Cursor::next_key`].
 #[derive(Debug)]

@@ -18,9 +18,9 @@ mod walk;
 
 pub(crate) use cursor::Cursor;
 pub(crate) use cursor::Malformed;
+pub(crate) use cursor::fields;
 pub(crate) use string::JsonStr;
 pub(crate) use string::Scratch;
 pub(crate) use string::Span;
-pub(crate) use walk::Next;
 pub(crate) use walk::Walked;
 pub(crate) use walk::walk;

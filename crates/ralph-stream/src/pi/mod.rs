@@ -21,22 +21,23 @@ use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
 use crate::event::Usage;
+use crate::json::Cursor;
 use crate::json::JsonStr;
+use crate::json::Malformed;
 use crate::json::Scratch;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
+use crate::parser::Hints;
 use crate::parser::saturate;
 
 mod fields;
 
-use crate::parser::read_event;
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
 use fields::Fields;
 use fields::Kind;
 use fields::Message;
 use fields::Update;
-use fields::classify;
-use fields::read_field;
 
 /// Parses pi's JSON lines; keeps the little state that spans lines.
 #[derive(Debug, Default)]
@@ -52,19 +53,30 @@ pub(crate) struct PiParser {
     run_finished: bool,
 }
 
-impl PiParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        let turn_usage_seen = self.turn_usage_seen;
-        let read = |kind, key, c: &mut _, fields: &mut _| {
-            read_field(kind, key, c, fields, turn_usage_seen)
-        };
-        if let Some((kind, fields)) = read_event(line, emit, classify, read) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for PiParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    const HINTS: &'static Hints = fields::HINTS;
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        fields::classify(ty)
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn read_field<'a>(
+        &self,
+        kind: Kind,
+        key: &[u8],
+        c: &mut Cursor<'a>,
+        f: &mut Fields<'a>,
+    ) -> Result<(), Malformed> {
+        fields::read_field(kind, key, c, f, self.turn_usage_seen)
+    }
+
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
+    }
+
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::Session => emit(&AgentEvent::SessionStarted {
                 session_id: f.id.map(JsonStr::decode),
@@ -155,12 +167,11 @@ impl PiParser {
                 error: f.error_message.map(JsonStr::decode),
             }),
             Kind::MessageStart | Kind::ToolUpdate | Kind::Ignored => {}
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl PiParser {
     fn on_update(&mut self, update: Update<'_>, emit: &mut Emit<'_>) {
         let Some(kind) = update.kind else {
             emit(&AgentEvent::Unknown {
@@ -168,7 +179,7 @@ impl PiParser {
             });
             return;
         };
-        match kind.raw() {
+        match &*kind.name() {
             b"text_delta" => {
                 if let Some(delta) = update.delta {
                     let text = delta.decode_into(&mut self.scratch);
@@ -238,7 +249,7 @@ impl PiParser {
 }
 
 fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match reason.raw() {
+    match &*reason.name() {
         b"stop" => Stop::Completed,
         b"toolUse" => Stop::ToolUse,
         b"length" => Stop::Length,

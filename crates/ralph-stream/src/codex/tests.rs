@@ -2,7 +2,9 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::event::CostKind;
+use crate::event::Tokens;
 use crate::event::Usage;
+use crate::parser::Lines as _;
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;
 
@@ -10,7 +12,7 @@ fn events_priced(pricing: Pricing, input: &str) -> Vec<AgentEvent<'static>> {
     let mut parser = CodexParser::new(pricing);
     let mut out = Vec::new();
     for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
+        parser.line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
             out.push(e.clone().into_owned())
         });
     }

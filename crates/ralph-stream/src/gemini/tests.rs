@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::parser::Lines as _;
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;
 
@@ -8,7 +9,7 @@ fn events_priced(pricing: Pricing, input: &str) -> Vec<AgentEvent<'static>> {
     let mut parser = GeminiParser::new(pricing);
     let mut out = Vec::new();
     for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
+        parser.line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
             out.push(e.clone().into_owned())
         });
     }
