@@ -8,6 +8,7 @@ use crate::format::StreamFormat;
 use crate::framer::DEFAULT_MAX_LINE_BYTES;
 use crate::framer::Frame;
 use crate::framer::LineFramer;
+use crate::framer::Piece;
 use crate::gemini::GeminiParser;
 use crate::json::Walked;
 use crate::json::walk;
@@ -125,10 +126,21 @@ impl StreamDecoder {
 
     /// Feeds one chunk of the stream; `on_event` sees every event it completes.
     pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&AgentEvent<'_>)) {
+        let max_line = self.framer.max_line();
         let (parser, lines) = (&mut self.parser, &mut self.lines);
-        self.framer.push(chunk, |frame| {
-            *lines += 1;
-            parser.frame(frame, *lines == 1, &mut on_event);
+        self.framer.push_offering(chunk, |piece| match piece {
+            // The first line may start with a byte order mark: it is framed.
+            Piece::LineStart(bytes) if *lines > 0 => {
+                let len = parser.lines()?.line_start(bytes, max_line, &mut on_event)?;
+                *lines += 1;
+                Some(len)
+            }
+            Piece::LineStart(_) => None,
+            Piece::Frame(frame) => {
+                *lines += 1;
+                parser.frame(frame, *lines == 1, &mut on_event);
+                None
+            }
         });
     }
 

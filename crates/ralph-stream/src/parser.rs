@@ -5,21 +5,24 @@
 use std::fmt::Write as _;
 
 use crate::event::AgentEvent;
+use crate::event::Stop;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::Walked;
 use crate::json::fields;
 use crate::json::walk;
+use crate::json::walk_line_start;
 
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
 
-/// One agent's parser: what its event types and fields mean. The walking, the reporting
-/// of lines that are no usable event and of unknown types are shared ([`parse_line`]).
-pub(crate) trait AgentParser {
+/// What one agent's lines mean: its event types, the fields ralph reads from them and
+/// what tells its lines from other agents'. Each agent states it in its `fields.rs`.
+pub(crate) trait Vocabulary {
     /// The event types this agent sends and ralph tells apart.
     type Kind: Copy;
     /// What `read_field` keeps of one line, borrowed from it.
@@ -35,14 +38,11 @@ pub(crate) trait AgentParser {
     /// value must be consumed (read or skipped).
     fn read_field<'a>(
         &self,
-        kind: Self::Kind,
+        k: Self::Kind,
         key: &[u8],
         c: &mut Cursor<'a>,
         f: &mut Self::Fields<'a>,
-    ) -> Result<(), Malformed>;
-
-    /// Acts on one complete event.
-    fn on_event(&mut self, kind: Self::Kind, f: Self::Fields<'_>, emit: &mut Emit<'_>);
+    ) -> Read;
 
     /// Reads a top-level key of an event of a type this agent does not know: skipped,
     /// unless the agent reads something from every line.
@@ -54,6 +54,14 @@ pub(crate) trait AgentParser {
     ) -> Result<(), Malformed> {
         c.skip()
     }
+}
+
+/// One agent's parser: what it does with the events its [`Vocabulary`] reads. The
+/// walking, the reporting of lines that are no usable event and of unknown types are
+/// shared ([`parse_line`]).
+pub(crate) trait AgentParser: Vocabulary {
+    /// Acts on one complete event.
+    fn on_event(&mut self, kind: Self::Kind, f: Self::Fields<'_>, emit: &mut Emit<'_>);
 
     /// An event of a type this agent does not know: reported as such.
     fn on_unknown(&mut self, ty: JsonStr<'_>, _f: Self::Fields<'_>, emit: &mut Emit<'_>) {
@@ -87,14 +95,58 @@ pub(crate) struct Hints {
 /// string `type` or with a type the agent does not know as an unknown event.
 pub(crate) fn parse_line<P: AgentParser>(parser: &mut P, line: &[u8], emit: &mut Emit<'_>) {
     parser.scratch().clear();
-    let walked = walk(
-        line,
-        |ty| P::classify(&ty.name()),
-        |kind, key, c, fields| match kind {
-            Some(kind) => parser.read_field(kind, key, c, fields),
-            None => parser.read_unknown(key, c, fields),
-        },
-    );
+    let walked = walk(line, |ty| P::classify(&ty.name()), read(parser));
+    hand_over(parser, walked, line, emit);
+}
+
+/// Reads the line that starts `bytes` (the rest of a chunk) without looking for its end
+/// first: JSON cannot hold a raw newline, so the object's end is near the line's. When
+/// the line is a JSON object followed by blanks and a newline, no longer than
+/// `max_line`, handles it as [`parse_line`] would and returns its length (up to the
+/// newline); otherwise returns `None` and handles nothing: the caller frames the line.
+/// Saves a pass over every line, which is what skipping a long line costs.
+pub(crate) fn parse_line_start<P: AgentParser>(
+    parser: &mut P,
+    bytes: &[u8],
+    max_line: usize,
+    emit: &mut Emit<'_>,
+) -> Option<usize> {
+    parser.scratch().clear();
+    let (walked, end) = walk_line_start(bytes, |ty| P::classify(&ty.name()), read(parser));
+    if matches!(walked, Walked::NotJson) {
+        return None;
+    }
+    let blanks = bytes[end..]
+        .iter()
+        .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+    let len = end + blanks;
+    let line = &bytes[..len];
+    // As the framer cuts it: without the newline and one carriage return before it.
+    let framed = line.strip_suffix(b"\r").unwrap_or(line);
+    if bytes[len] != b'\n' || framed.len() > max_line {
+        return None;
+    }
+    hand_over(parser, walked, framed, emit);
+    Some(len)
+}
+
+/// The field reader of `parser`'s vocabulary, for known and unknown types.
+fn read<'p, 'a, P: AgentParser>(
+    parser: &'p P,
+) -> impl FnMut(Option<P::Kind>, &[u8], &mut Cursor<'a>, &mut P::Fields<'a>) -> Read + 'p {
+    |kind, key, c, fields| match kind {
+        Some(kind) => parser.read_field(kind, key, c, fields),
+        None => parser.read_unknown(key, c, fields),
+    }
+}
+
+/// Hands a walked line to `parser`, or reports it.
+fn hand_over<P: AgentParser>(
+    parser: &mut P,
+    walked: Walked<'_, Option<P::Kind>, P::Fields<'_>>,
+    line: &[u8],
+    emit: &mut Emit<'_>,
+) {
     match walked {
         Walked::Typed(_, Some(kind), fields) => parser.on_event(kind, fields, emit),
         Walked::Typed(ty, None, fields) => parser.on_unknown(ty, fields, emit),
@@ -139,6 +191,16 @@ pub(crate) fn unknown_sub(
     emit(&AgentEvent::Unknown {
         event_type: scratch.as_str()[start..].into(),
     });
+}
+
+/// How a message ended, by its agent's decoded stop reason and the agent's table of
+/// them; a reason not in the table is [`Stop::Other`].
+pub(crate) fn stop_of(reason: JsonStr<'_>, table: &[(&[u8], Stop)]) -> Stop {
+    let reason = reason.name();
+    table
+        .iter()
+        .find(|(name, _)| **name == *reason)
+        .map_or(Stop::Other, |(_, stop)| *stop)
 }
 
 /// A count that does not fit a `u32` saturates rather than wrapping.
@@ -224,6 +286,16 @@ pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>
 pub(crate) trait Lines {
     /// Parses one line (without its newline).
     fn line(&mut self, line: &[u8], emit: &mut Emit<'_>);
+    /// Parses the line `bytes` starts with, if it can tell where it ends (see
+    /// [`parse_line_start`]); returns its length.
+    fn line_start(
+        &mut self,
+        _bytes: &[u8],
+        _max_line: usize,
+        _emit: &mut Emit<'_>,
+    ) -> Option<usize> {
+        None
+    }
     /// End of stream.
     fn end(&mut self, emit: &mut Emit<'_>);
 }
@@ -233,7 +305,24 @@ impl<P: AgentParser> Lines for P {
         parse_line(self, line, emit);
     }
 
+    fn line_start(&mut self, bytes: &[u8], max_line: usize, emit: &mut Emit<'_>) -> Option<usize> {
+        parse_line_start(self, bytes, max_line, emit)
+    }
+
     fn end(&mut self, emit: &mut Emit<'_>) {
         self.finish(emit);
     }
+}
+
+/// The events `parser` makes of `input`'s lines, the end of the stream included: what
+/// the agents' unit tests compare.
+#[cfg(test)]
+pub(crate) fn events_of(mut parser: impl Lines, input: &str) -> Vec<AgentEvent<'static>> {
+    let mut out = Vec::new();
+    let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
+    for line in input.lines() {
+        parser.line(line.as_bytes(), &mut push);
+    }
+    parser.end(&mut push);
+    out
 }

@@ -1,28 +1,19 @@
 //! Reading Claude's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::ClaudeParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
 use crate::parser::read_strings;
 use crate::parser::read_text_blocks;
-
-/// Claude's `result` carries keys no other agent's `result` has.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[b"result"],
-    keys: &[
-        b"subtype",
-        b"session_id",
-        b"total_cost_usd",
-        b"is_error",
-        b"num_turns",
-    ],
-    type_prefixes: &[],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -34,18 +25,78 @@ pub(crate) enum Kind {
     Ignored,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"system" => Kind::System,
-        b"assistant" => Kind::Assistant,
-        b"user" => Kind::User,
-        b"result" => Kind::Result,
-        b"rate_limit_event" => Kind::RateLimit,
-        // Partial-message deltas, only with --include-partial-messages: the complete
-        // blocks follow as `assistant` lines anyway.
-        b"stream_event" => Kind::Ignored,
-        _ => return None,
-    })
+impl Vocabulary for ClaudeParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Claude's `result` carries keys no other agent's `result` has.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"result"],
+        keys: &[
+            b"subtype",
+            b"session_id",
+            b"total_cost_usd",
+            b"is_error",
+            b"num_turns",
+        ],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"system" => Kind::System,
+            b"assistant" => Kind::Assistant,
+            b"user" => Kind::User,
+            b"result" => Kind::Result,
+            b"rate_limit_event" => Kind::RateLimit,
+            // Partial-message deltas, only with --include-partial-messages: the complete
+            // blocks follow as `assistant` lines anyway.
+            b"stream_event" => Kind::Ignored,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::Assistant | Kind::User, b"message") => f.message = Some(read_message(c)?),
+            (Kind::Assistant | Kind::User, b"parent_tool_use_id") => f.parent_id = c.read_str()?,
+            (Kind::Assistant | Kind::User, b"error") => f.error = c.read_str()?,
+            (Kind::Assistant | Kind::User, b"is_api_error_message") => {
+                f.api_error = c.read_bool()?.unwrap_or(false);
+            }
+            (Kind::System | Kind::Result, b"subtype") => f.subtype = c.read_str()?,
+            (Kind::System, _) => match key {
+                b"session_id" => f.session_id = c.read_str()?,
+                b"model" => f.model = c.read_str()?,
+                b"error" => f.error = c.read_str()?,
+                b"error_status" => f.error_status = c.read_u64()?,
+                b"attempt" => f.attempt = c.read_u64()?,
+                b"max_retries" => f.max_retries = c.read_u64()?,
+                b"retry_delay_ms" => f.retry_delay_ms = c.read_u64()?,
+                b"compact_metadata" => f.trigger = field_of(c, b"trigger", Cursor::read_str)?,
+                _ => c.skip()?,
+            },
+            (Kind::Result, _) => match key {
+                b"is_error" => f.is_error = c.read_bool()?,
+                b"num_turns" => f.num_turns = c.read_u64()?,
+                b"duration_ms" => f.duration_ms = c.read_u64()?,
+                b"total_cost_usd" => f.total_cost_usd = c.read_f64()?,
+                b"usage" => f.usage = read_usage(c)?,
+                b"modelUsage" => f.model_usage = read_model_usage(c)?,
+                b"result" => f.result = c.read_str()?,
+                b"errors" => f.errors = read_strings(c)?,
+                _ => c.skip()?,
+            },
+            (Kind::RateLimit, b"rate_limit_info") => {
+                (f.rate_status, f.resets_at) = (None, None);
+                fields!(c, {
+                    b"status" => f.rate_status = c.read_str()?,
+                    b"resetsAt" => f.resets_at = c.read_u64()?,
+                })?;
+            }
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -99,54 +150,6 @@ pub(super) enum Block<'a> {
     /// Known blocks with nothing ralph uses (redacted thinking, images, ...).
     Ignored,
     Unknown(JsonStr<'a>),
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (Kind::Assistant | Kind::User, b"message") => f.message = Some(read_message(c)?),
-        (Kind::Assistant | Kind::User, b"parent_tool_use_id") => f.parent_id = c.read_str()?,
-        (Kind::Assistant | Kind::User, b"error") => f.error = c.read_str()?,
-        (Kind::Assistant | Kind::User, b"is_api_error_message") => {
-            f.api_error = c.read_bool()?.unwrap_or(false);
-        }
-        (Kind::System | Kind::Result, b"subtype") => f.subtype = c.read_str()?,
-        (Kind::System, _) => match key {
-            b"session_id" => f.session_id = c.read_str()?,
-            b"model" => f.model = c.read_str()?,
-            b"error" => f.error = c.read_str()?,
-            b"error_status" => f.error_status = c.read_u64()?,
-            b"attempt" => f.attempt = c.read_u64()?,
-            b"max_retries" => f.max_retries = c.read_u64()?,
-            b"retry_delay_ms" => f.retry_delay_ms = c.read_u64()?,
-            b"compact_metadata" => f.trigger = field_of(c, b"trigger", Cursor::read_str)?,
-            _ => c.skip()?,
-        },
-        (Kind::Result, _) => match key {
-            b"is_error" => f.is_error = c.read_bool()?,
-            b"num_turns" => f.num_turns = c.read_u64()?,
-            b"duration_ms" => f.duration_ms = c.read_u64()?,
-            b"total_cost_usd" => f.total_cost_usd = c.read_f64()?,
-            b"usage" => f.usage = read_usage(c)?,
-            b"modelUsage" => f.model_usage = read_model_usage(c)?,
-            b"result" => f.result = c.read_str()?,
-            b"errors" => f.errors = read_strings(c)?,
-            _ => c.skip()?,
-        },
-        (Kind::RateLimit, b"rate_limit_info") => {
-            (f.rate_status, f.resets_at) = (None, None);
-            fields!(c, {
-                b"status" => f.rate_status = c.read_str()?,
-                b"resetsAt" => f.resets_at = c.read_u64()?,
-            })?;
-        }
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {

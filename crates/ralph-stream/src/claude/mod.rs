@@ -23,15 +23,13 @@ use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::Hints;
 use crate::parser::saturate;
+use crate::parser::stop_of;
 
 mod fields;
 
@@ -61,24 +59,6 @@ struct PendingMessage {
 }
 
 impl AgentParser for ClaudeParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    const HINTS: &'static Hints = fields::HINTS;
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        fields::classify(ty)
-    }
-
-    fn read_field<'a>(
-        &self,
-        kind: Kind,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_field(kind, key, c, f)
-    }
-
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
     }
@@ -241,7 +221,7 @@ impl ClaudeParser {
             && let Some(reason) = message.stop_reason
             && pending.stop.is_none()
         {
-            pending.stop = Some(stop_of(reason));
+            pending.stop = Some(stop_of(reason, STOPS));
         }
     }
 
@@ -319,14 +299,13 @@ impl ClaudeParser {
     }
 }
 
-fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match &*reason.name() {
-        b"end_turn" | b"stop_sequence" => Stop::Completed,
-        b"tool_use" => Stop::ToolUse,
-        b"max_tokens" => Stop::Length,
-        _ => Stop::Other,
-    }
-}
+/// Claude's `stop_reason`s.
+const STOPS: &[(&[u8], Stop)] = &[
+    (b"end_turn", Stop::Completed),
+    (b"stop_sequence", Stop::Completed),
+    (b"tool_use", Stop::ToolUse),
+    (b"max_tokens", Stop::Length),
+];
 
 #[cfg(test)]
 mod tests;

@@ -1,20 +1,17 @@
 //! Reading Codex's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::CodexParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
-
-/// Codex's `error` has no key of its own: a line of another type decides.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[b"error"],
-    keys: &[],
-    type_prefixes: &[],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -28,18 +25,41 @@ pub(crate) enum Kind {
     Error,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"thread.started" => Kind::ThreadStarted,
-        b"turn.started" => Kind::TurnStarted,
-        b"turn.completed" => Kind::TurnCompleted,
-        b"turn.failed" => Kind::TurnFailed,
-        b"item.started" => Kind::ItemStarted,
-        b"item.updated" => Kind::ItemUpdated,
-        b"item.completed" => Kind::ItemCompleted,
-        b"error" => Kind::Error,
-        _ => return None,
-    })
+impl Vocabulary for CodexParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Codex's `error` has no key of its own: a line of another type decides.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"error"],
+        keys: &[],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"thread.started" => Kind::ThreadStarted,
+            b"turn.started" => Kind::TurnStarted,
+            b"turn.completed" => Kind::TurnCompleted,
+            b"turn.failed" => Kind::TurnFailed,
+            b"item.started" => Kind::ItemStarted,
+            b"item.updated" => Kind::ItemUpdated,
+            b"item.completed" => Kind::ItemCompleted,
+            b"error" => Kind::Error,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::ThreadStarted, b"thread_id") => f.thread_id = c.read_str()?,
+            (Kind::TurnCompleted, b"usage") => f.usage = read_usage(c)?,
+            (Kind::TurnFailed, b"error") => f.message = field_of(c, b"message", Cursor::read_str)?,
+            (Kind::Error, b"message") => f.message = c.read_str()?,
+            (Kind::ItemStarted | Kind::ItemCompleted, b"item") => f.item = read_item(c)?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -77,23 +97,6 @@ impl<'a> Item<'a> {
     pub(super) fn error(&self) -> Option<JsonStr<'a>> {
         self.error.or(self.message)
     }
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (Kind::ThreadStarted, b"thread_id") => f.thread_id = c.read_str()?,
-        (Kind::TurnCompleted, b"usage") => f.usage = read_usage(c)?,
-        (Kind::TurnFailed, b"error") => f.message = field_of(c, b"message", Cursor::read_str)?,
-        (Kind::Error, b"message") => f.message = c.read_str()?,
-        (Kind::ItemStarted | Kind::ItemCompleted, b"item") => f.item = read_item(c)?,
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 /// `{input_tokens, cached_input_tokens, cache_write_input_tokens, output_tokens, …}`:

@@ -22,14 +22,11 @@ use std::collections::HashSet;
 use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::Hints;
 use crate::parser::append;
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
@@ -78,24 +75,6 @@ impl CodexParser {
 }
 
 impl AgentParser for CodexParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    const HINTS: &'static Hints = fields::HINTS;
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        fields::classify(ty)
-    }
-
-    fn read_field<'a>(
-        &self,
-        kind: Kind,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_field(kind, key, c, f)
-    }
-
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
     }

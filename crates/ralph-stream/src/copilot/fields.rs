@@ -1,27 +1,16 @@
 //! Reading Copilot CLI's events: the kinds ralph knows and the fields it uses, read
 //! lazily from the line.
 
+use super::CopilotParser;
+
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
-
-/// Copilot's types are dotted and namespaced by who speaks; its `result` is the only
-/// one with `sessionId` and `exitCode`.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[b"result"],
-    keys: &[b"sessionId", b"exitCode"],
-    type_prefixes: &[
-        b"session.",
-        b"user.",
-        b"assistant.",
-        b"tool.",
-        b"model.",
-        b"subagent.",
-    ],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -45,71 +34,105 @@ pub(crate) enum Kind {
     Ignored,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"session.start" | b"session.resume" => Kind::SessionStart,
-        b"session.tools_updated" => Kind::ToolsUpdated,
-        b"session.model_change" => Kind::ModelChange,
-        b"assistant.message_delta" => Kind::MessageDelta,
-        b"assistant.message" => Kind::Message,
-        b"assistant.reasoning_delta" => Kind::ReasoningDelta,
-        b"assistant.reasoning" => Kind::Reasoning,
-        b"tool.execution_start" => Kind::ToolStart,
-        b"tool.execution_complete" => Kind::ToolComplete,
-        b"model.call_failure" => Kind::CallFailure,
-        b"assistant.turn_retry" => Kind::TurnRetry,
-        b"model.call_final_result" => Kind::CallFinalResult,
-        b"session.error" => Kind::SessionError,
-        b"session.compaction_start" => Kind::CompactionStart,
-        b"session.compaction_complete" => Kind::CompactionComplete,
-        b"result" => Kind::Result,
-        // Set-up, progress and bookkeeping. `tool.shell_output` and
-        // `tool.execution_partial_result` repeat output that `tool.execution_complete`
-        // carries whole; `session.background_tasks_changed` comes by the dozen, empty.
-        b"session.skills_loaded"
-        | b"session.mcp_servers_loaded"
-        | b"session.mcp_server_status_changed"
-        | b"session.custom_agents_updated"
-        | b"session.extensions_loaded"
-        | b"session.background_tasks_changed"
-        | b"session.info"
-        | b"session.warning"
-        | b"session.idle"
-        | b"session.title_changed"
-        | b"session.usage_info"
-        | b"session.usage_checkpoint"
-        | b"session.context_changed"
-        | b"session.shutdown"
-        | b"session.task_complete"
-        | b"user.message"
-        | b"pending_messages.modified"
-        | b"assistant.turn_start"
-        | b"assistant.turn_end"
-        | b"assistant.message_start"
-        | b"assistant.intent"
-        | b"assistant.streaming_delta"
-        | b"assistant.tool_call_delta"
-        | b"assistant.usage"
-        | b"assistant.idle"
-        | b"model.call_start"
-        | b"model.call_finished"
-        | b"tool.user_requested"
-        | b"tool.execution_progress"
-        | b"tool.execution_partial_result"
-        | b"tool.shell_output"
-        | b"skill.invoked"
-        | b"subagent.started"
-        | b"subagent.completed"
-        | b"subagent.failed"
-        | b"subagent.selected"
-        | b"subagent.deselected"
-        | b"hook.start"
-        | b"hook.progress"
-        | b"hook.end"
-        | b"permission.requested"
-        | b"permission.completed" => Kind::Ignored,
-        _ => return None,
-    })
+impl Vocabulary for CopilotParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Copilot's types are dotted and namespaced by who speaks; its `result` is the only
+    /// one with `sessionId` and `exitCode`.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"result"],
+        keys: &[b"sessionId", b"exitCode"],
+        type_prefixes: &[
+            b"session.",
+            b"user.",
+            b"assistant.",
+            b"tool.",
+            b"model.",
+            b"subagent.",
+        ],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"session.start" | b"session.resume" => Kind::SessionStart,
+            b"session.tools_updated" => Kind::ToolsUpdated,
+            b"session.model_change" => Kind::ModelChange,
+            b"assistant.message_delta" => Kind::MessageDelta,
+            b"assistant.message" => Kind::Message,
+            b"assistant.reasoning_delta" => Kind::ReasoningDelta,
+            b"assistant.reasoning" => Kind::Reasoning,
+            b"tool.execution_start" => Kind::ToolStart,
+            b"tool.execution_complete" => Kind::ToolComplete,
+            b"model.call_failure" => Kind::CallFailure,
+            b"assistant.turn_retry" => Kind::TurnRetry,
+            b"model.call_final_result" => Kind::CallFinalResult,
+            b"session.error" => Kind::SessionError,
+            b"session.compaction_start" => Kind::CompactionStart,
+            b"session.compaction_complete" => Kind::CompactionComplete,
+            b"result" => Kind::Result,
+            // Set-up, progress and bookkeeping. `tool.shell_output` and
+            // `tool.execution_partial_result` repeat output that `tool.execution_complete`
+            // carries whole; `session.background_tasks_changed` comes by the dozen, empty.
+            b"session.skills_loaded"
+            | b"session.mcp_servers_loaded"
+            | b"session.mcp_server_status_changed"
+            | b"session.custom_agents_updated"
+            | b"session.extensions_loaded"
+            | b"session.background_tasks_changed"
+            | b"session.info"
+            | b"session.warning"
+            | b"session.idle"
+            | b"session.title_changed"
+            | b"session.usage_info"
+            | b"session.usage_checkpoint"
+            | b"session.context_changed"
+            | b"session.shutdown"
+            | b"session.task_complete"
+            | b"user.message"
+            | b"pending_messages.modified"
+            | b"assistant.turn_start"
+            | b"assistant.turn_end"
+            | b"assistant.message_start"
+            | b"assistant.intent"
+            | b"assistant.streaming_delta"
+            | b"assistant.tool_call_delta"
+            | b"assistant.usage"
+            | b"assistant.idle"
+            | b"model.call_start"
+            | b"model.call_finished"
+            | b"tool.user_requested"
+            | b"tool.execution_progress"
+            | b"tool.execution_partial_result"
+            | b"tool.shell_output"
+            | b"skill.invoked"
+            | b"subagent.started"
+            | b"subagent.completed"
+            | b"subagent.failed"
+            | b"subagent.selected"
+            | b"subagent.deselected"
+            | b"hook.start"
+            | b"hook.progress"
+            | b"hook.end"
+            | b"permission.requested"
+            | b"permission.completed" => Kind::Ignored,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::Ignored, _) => c.skip()?,
+            (Kind::Result, b"sessionId") => f.session_id = c.read_str()?,
+            (Kind::Result, b"exitCode") => f.exit_code = c.read_u64()?,
+            (Kind::Result, b"usage") => {
+                f.duration_ms = field_of(c, b"sessionDurationMs", Cursor::read_u64)?;
+            }
+            (Kind::Result, _) => c.skip()?,
+            (_, b"data") => f.data = read_data(k, c)?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -146,26 +169,6 @@ pub(super) struct Data<'a> {
     pub(super) retry_attempt: Option<u64>,
     /// `message`, `errorMessage` or `reason`.
     pub(super) message: Option<JsonStr<'a>>,
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (Kind::Ignored, _) => c.skip()?,
-        (Kind::Result, b"sessionId") => f.session_id = c.read_str()?,
-        (Kind::Result, b"exitCode") => f.exit_code = c.read_u64()?,
-        (Kind::Result, b"usage") => {
-            f.duration_ms = field_of(c, b"sessionDurationMs", Cursor::read_u64)?;
-        }
-        (Kind::Result, _) => c.skip()?,
-        (_, b"data") => f.data = read_data(kind, c)?,
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 fn read_data<'a>(kind: Kind, c: &mut Cursor<'a>) -> Result<Data<'a>, Malformed> {

@@ -33,12 +33,10 @@ use crate::event::Tokens;
 use crate::event::Usage;
 use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::Hints;
 use crate::parser::field_of;
 use crate::parser::saturate;
 
@@ -70,24 +68,6 @@ pub(crate) struct CopilotParser {
 }
 
 impl AgentParser for CopilotParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    const HINTS: &'static Hints = fields::HINTS;
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        fields::classify(ty)
-    }
-
-    fn read_field<'a>(
-        &self,
-        kind: Kind,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_field(kind, key, c, f)
-    }
-
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
     }

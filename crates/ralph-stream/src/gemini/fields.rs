@@ -1,19 +1,16 @@
 //! Reading Gemini CLI's events: the kinds ralph knows and the fields it uses, read
 //! lazily from the line.
 
+use super::GeminiParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
-
-/// Gemini CLI's `result`, `tool_use` and `error` carry keys the other agents' do not.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[b"result", b"tool_use", b"error"],
-    keys: &[b"stats", b"tool_id", b"tool_name", b"severity"],
-    type_prefixes: &[],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -26,17 +23,55 @@ pub(crate) enum Kind {
     Result,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"init" => Kind::Init,
-        b"message" => Kind::Message,
-        b"thought" => Kind::Thought,
-        b"tool_use" => Kind::ToolUse,
-        b"tool_result" => Kind::ToolResult,
-        b"error" => Kind::Error,
-        b"result" => Kind::Result,
-        _ => return None,
-    })
+impl Vocabulary for GeminiParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Gemini CLI's `result`, `tool_use` and `error` carry keys the other agents' do not.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"result", b"tool_use", b"error"],
+        keys: &[b"stats", b"tool_id", b"tool_name", b"severity"],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"init" => Kind::Init,
+            b"message" => Kind::Message,
+            b"thought" => Kind::Thought,
+            b"tool_use" => Kind::ToolUse,
+            b"tool_result" => Kind::ToolResult,
+            b"error" => Kind::Error,
+            b"result" => Kind::Result,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::Init, b"session_id") => f.session_id = c.read_str()?,
+            (Kind::Init, b"model") => f.model = c.read_str()?,
+            (Kind::Message, b"role") => f.role = c.read_str()?,
+            (Kind::Message, b"content") => f.content = c.read_str()?,
+            (Kind::Thought, b"subject") => f.subject = c.read_str()?,
+            (Kind::Thought, b"description") => f.description = c.read_str()?,
+            (Kind::ToolUse | Kind::ToolResult, _) => match key {
+                b"tool_id" => f.tool_id = c.read_str()?,
+                b"tool_name" => f.tool_name = c.read_str()?,
+                b"parameters" => f.parameters = Some(c.read_raw()?),
+                b"status" => f.status = c.read_str()?,
+                b"output" => f.output = c.read_str()?,
+                b"error" => f.error = read_error(c)?,
+                _ => c.skip()?,
+            },
+            (Kind::Error, b"severity") => f.severity = c.read_str()?,
+            (Kind::Error, b"message") => f.message = c.read_str()?,
+            (Kind::Result, b"status") => f.status = c.read_str()?,
+            (Kind::Result, b"error") => f.error = read_error(c)?,
+            (Kind::Result, b"stats") => f.stats = read_stats(c)?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -89,38 +124,6 @@ impl Counts {
             cache_write: 0,
         }
     }
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (Kind::Init, b"session_id") => f.session_id = c.read_str()?,
-        (Kind::Init, b"model") => f.model = c.read_str()?,
-        (Kind::Message, b"role") => f.role = c.read_str()?,
-        (Kind::Message, b"content") => f.content = c.read_str()?,
-        (Kind::Thought, b"subject") => f.subject = c.read_str()?,
-        (Kind::Thought, b"description") => f.description = c.read_str()?,
-        (Kind::ToolUse | Kind::ToolResult, _) => match key {
-            b"tool_id" => f.tool_id = c.read_str()?,
-            b"tool_name" => f.tool_name = c.read_str()?,
-            b"parameters" => f.parameters = Some(c.read_raw()?),
-            b"status" => f.status = c.read_str()?,
-            b"output" => f.output = c.read_str()?,
-            b"error" => f.error = read_error(c)?,
-            _ => c.skip()?,
-        },
-        (Kind::Error, b"severity") => f.severity = c.read_str()?,
-        (Kind::Error, b"message") => f.message = c.read_str()?,
-        (Kind::Result, b"status") => f.status = c.read_str()?,
-        (Kind::Result, b"error") => f.error = read_error(c)?,
-        (Kind::Result, b"stats") => f.stats = read_stats(c)?,
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 /// An error given as `{"type": …, "message": …}` or as a plain string.

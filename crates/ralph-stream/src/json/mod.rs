@@ -18,9 +18,11 @@ mod walk;
 
 pub(crate) use cursor::Cursor;
 pub(crate) use cursor::Malformed;
+pub(crate) use cursor::Result as Read;
 pub(crate) use cursor::fields;
 pub(crate) use string::JsonStr;
 pub(crate) use string::Scratch;
 pub(crate) use string::Span;
 pub(crate) use walk::Walked;
 pub(crate) use walk::walk;
+pub(crate) use walk::walk_line_start;

@@ -29,11 +29,30 @@ pub(crate) enum Walked<'a, K, F> {
 pub(crate) fn walk<'a, K: Copy, F: Default>(
     line: &'a [u8],
     classify: impl Fn(JsonStr<'a>) -> K,
-    mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+    field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
 ) -> Walked<'a, K, F> {
-    let mut cursor = Cursor::new(line);
+    walk_with(Cursor::new(line), line, classify, field).0
+}
+
+/// Like [`walk`], for a line whose end is not known yet: `bytes` runs from the line's
+/// start to wherever (the end of a chunk), and the walk reads no further than the line's
+/// first raw newline. Also returns where the object ended.
+pub(crate) fn walk_line_start<'a, K: Copy, F: Default>(
+    bytes: &'a [u8],
+    classify: impl Fn(JsonStr<'a>) -> K,
+    field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> (Walked<'a, K, F>, usize) {
+    walk_with(Cursor::on_line_start(bytes), bytes, classify, field)
+}
+
+fn walk_with<'a, K: Copy, F: Default>(
+    mut cursor: Cursor<'a>,
+    bytes: &'a [u8],
+    classify: impl Fn(JsonStr<'a>) -> K,
+    mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> (Walked<'a, K, F>, usize) {
     let Ok(Some(mut object)) = cursor.enter_object() else {
-        return Walked::NotJson;
+        return (Walked::NotJson, 0);
     };
     let mut fields = F::default();
     let mut deferred: Vec<(JsonStr<'a>, &'a [u8])> = Vec::new();
@@ -46,7 +65,7 @@ pub(crate) fn walk<'a, K: Copy, F: Default>(
         let key = match cursor.next_key(&mut object) {
             Ok(Some(key)) => key,
             Ok(None) => break,
-            Err(Malformed) => return Walked::NotJson,
+            Err(Malformed) => return (Walked::NotJson, 0),
         };
         let name = key.name();
         let step = if *name == *b"type" {
@@ -75,17 +94,19 @@ pub(crate) fn walk<'a, K: Copy, F: Default>(
             }
         };
         if step.is_err() {
-            return Walked::NotJson;
+            return (Walked::NotJson, 0);
         }
     }
-    match (last, first) {
+    let end = cursor.position();
+    let walked = match (last, first) {
         (Some(Some(ty)), Some((_, kind))) if !retyped => Walked::Typed(ty, kind, fields),
-        (Some(Some(ty)), _) => reread(line, ty, classify(ty), field),
+        (Some(Some(ty)), _) => reread(&bytes[..end], ty, classify(ty), field),
         _ => Walked::Untyped,
-    }
+    };
+    (walked, end)
 }
 
-/// Reads the fields of `line` again for the kind of its last `type`.
+/// Reads the fields of the object `line` again for the kind of its last `type`.
 fn reread<'a, K: Copy, F: Default>(
     line: &'a [u8],
     ty: JsonStr<'a>,
@@ -155,5 +176,23 @@ mod tests {
         assert_eq!(keys(r#"{"type":5}"#).0, Walked::Untyped);
         assert_eq!(keys(r#"{"a":"#).0, Walked::NotJson);
         assert_eq!(keys(r#"{"type":"ab","a":[1,"#).0, Walked::NotJson);
+    }
+
+    #[test]
+    fn a_walk_from_a_line_start_stops_at_the_newline() {
+        let walk = |bytes: &'static str| {
+            let (walked, end) = walk_line_start(
+                bytes.as_bytes(),
+                |ty| ty.decode().len(),
+                |_, _, c, (): &mut ()| c.skip(),
+            );
+            (matches!(walked, Walked::Typed(..)), end)
+        };
+        assert_eq!(walk("{\"type\":\"ab\"} \n{\"next\":1}"), (true, 13));
+        // Broken off at the newline: nothing of the next line is read into it.
+        assert!(!walk("{\"type\":\"ab\",\n\"x\":1}").0);
+        assert!(!walk("{\"type\":\"a\nb\"}").0);
+        assert!(!walk("{\"type\":\"ab\",\"x\":[1,\n2]}").0);
+        assert!(!walk("{\"type\":\"ab\",\"x\":{\"y\":\"\n\"}}").0);
     }
 }

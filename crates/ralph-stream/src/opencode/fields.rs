@@ -1,20 +1,17 @@
 //! Reading OpenCode's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::OpencodeParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
-
-/// Every OpenCode line names its session and carries one `part`.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[b"tool_use", b"error"],
-    keys: &[b"sessionID", b"part"],
-    type_prefixes: &[],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -26,16 +23,52 @@ pub(crate) enum Kind {
     Error,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"step_start" => Kind::StepStart,
-        b"step_finish" => Kind::StepFinish,
-        b"text" => Kind::Text,
-        b"reasoning" => Kind::Reasoning,
-        b"tool_use" => Kind::ToolUse,
-        b"error" => Kind::Error,
-        _ => return None,
-    })
+impl Vocabulary for OpencodeParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Every OpenCode line names its session and carries one `part`.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"tool_use", b"error"],
+        keys: &[b"sessionID", b"part"],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"step_start" => Kind::StepStart,
+            b"step_finish" => Kind::StepFinish,
+            b"text" => Kind::Text,
+            b"reasoning" => Kind::Reasoning,
+            b"tool_use" => Kind::ToolUse,
+            b"error" => Kind::Error,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (_, b"sessionID") => return self.read_unknown(key, c, f),
+            (Kind::Error, b"error") => f.error = Some(read_error(c)?),
+            (Kind::Error, _) => c.skip()?,
+            (_, b"part") => f.part = read_part(c)?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
+
+    /// Every line names the session, whatever its type.
+    fn read_unknown<'a>(
+        &self,
+        key: &[u8],
+        c: &mut Cursor<'a>,
+        f: &mut Fields<'a>,
+    ) -> Result<(), Malformed> {
+        match key {
+            b"sessionID" => f.session_id = c.read_str()?,
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -75,35 +108,6 @@ pub(super) struct ErrorInfo<'a> {
     pub(super) message: Option<JsonStr<'a>>,
     pub(super) data_message: Option<JsonStr<'a>>,
     pub(super) status_code: Option<u64>,
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (_, b"sessionID") => return read_session(key, c, f),
-        (Kind::Error, b"error") => f.error = Some(read_error(c)?),
-        (Kind::Error, _) => c.skip()?,
-        (_, b"part") => f.part = read_part(c)?,
-        _ => c.skip()?,
-    }
-    Ok(())
-}
-
-/// The one field read from lines of every type, known or not: `sessionID`.
-pub(super) fn read_session<'a>(
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<(), Malformed> {
-    match key {
-        b"sessionID" => f.session_id = c.read_str()?,
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 fn read_part<'a>(c: &mut Cursor<'a>) -> Result<Part<'a>, Malformed> {

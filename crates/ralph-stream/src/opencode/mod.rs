@@ -24,15 +24,13 @@ use std::fmt::Write as _;
 use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::Hints;
 use crate::parser::append;
+use crate::parser::stop_of;
 
 mod fields;
 
@@ -59,36 +57,8 @@ struct Step {
 }
 
 impl AgentParser for OpencodeParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    const HINTS: &'static Hints = fields::HINTS;
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        fields::classify(ty)
-    }
-
-    fn read_field<'a>(
-        &self,
-        kind: Kind,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_field(kind, key, c, f)
-    }
-
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
-    }
-
-    /// Every line names the session, whatever its type.
-    fn read_unknown<'a>(
-        &self,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_session(key, c, f)
     }
 
     fn on_unknown(&mut self, ty: JsonStr<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
@@ -151,7 +121,7 @@ impl AgentParser for OpencodeParser {
             }
             Kind::ToolUse => self.on_tool(&part, emit),
             Kind::StepFinish => {
-                let stop = part.reason.map_or(Stop::Other, stop_of);
+                let stop = part.reason.map_or(Stop::Other, |r| stop_of(r, STOPS));
                 let text = self.step.take().map(|s| s.text).unwrap_or_default();
                 emit(&AgentEvent::MessageFinished {
                     text: text.into(),
@@ -241,15 +211,13 @@ impl OpencodeParser {
     }
 }
 
-fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match &*reason.name() {
-        b"stop" => Stop::Completed,
-        b"tool-calls" => Stop::ToolUse,
-        b"length" => Stop::Length,
-        b"error" => Stop::Error,
-        _ => Stop::Other,
-    }
-}
+/// OpenCode's step finish `reason`s.
+const STOPS: &[(&[u8], Stop)] = &[
+    (b"stop", Stop::Completed),
+    (b"tool-calls", Stop::ToolUse),
+    (b"length", Stop::Length),
+    (b"error", Stop::Error),
+];
 
 #[cfg(test)]
 mod tests;

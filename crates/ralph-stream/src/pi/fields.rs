@@ -1,21 +1,18 @@
 //! Reading pi's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::PiParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
+use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
+use crate::parser::Vocabulary;
 use crate::parser::field_of;
 use crate::parser::read_text_blocks;
-
-/// pi's types are its own; nothing else is needed to tell its lines.
-pub(super) const HINTS: &Hints = &Hints {
-    shared_types: &[],
-    keys: &[],
-    type_prefixes: &[],
-};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
@@ -39,33 +36,88 @@ pub(crate) enum Kind {
     Ignored,
 }
 
-pub(super) fn classify(ty: &[u8]) -> Option<Kind> {
-    Some(match ty {
-        b"session" => Kind::Session,
-        b"agent_start" => Kind::AgentStart,
-        b"agent_end" => Kind::AgentEnd,
-        b"agent_settled" => Kind::AgentSettled,
-        b"turn_start" => Kind::TurnStart,
-        b"turn_end" => Kind::TurnEnd,
-        b"message_start" => Kind::MessageStart,
-        b"message_update" => Kind::MessageUpdate,
-        b"message_end" => Kind::MessageEnd,
-        b"tool_execution_start" => Kind::ToolStart,
-        b"tool_execution_update" => Kind::ToolUpdate,
-        b"tool_execution_end" => Kind::ToolEnd,
-        b"auto_retry_start" => Kind::RetryStart,
-        b"auto_retry_end" => Kind::RetryEnd,
-        b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
-        b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
-        b"queue_update"
-        | b"entry_appended"
-        | b"session_info_changed"
-        | b"thinking_level_changed"
-        | b"summarization_retry_start"
-        | b"summarization_retry_end"
-        | b"bash_execution_update" => Kind::Ignored,
-        _ => return None,
-    })
+impl Vocabulary for PiParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// pi's types are its own; nothing else is needed to tell its lines.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[],
+        keys: &[],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"session" => Kind::Session,
+            b"agent_start" => Kind::AgentStart,
+            b"agent_end" => Kind::AgentEnd,
+            b"agent_settled" => Kind::AgentSettled,
+            b"turn_start" => Kind::TurnStart,
+            b"turn_end" => Kind::TurnEnd,
+            b"message_start" => Kind::MessageStart,
+            b"message_update" => Kind::MessageUpdate,
+            b"message_end" => Kind::MessageEnd,
+            b"tool_execution_start" => Kind::ToolStart,
+            b"tool_execution_update" => Kind::ToolUpdate,
+            b"tool_execution_end" => Kind::ToolEnd,
+            b"auto_retry_start" => Kind::RetryStart,
+            b"auto_retry_end" => Kind::RetryEnd,
+            b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
+            b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
+            b"queue_update"
+            | b"entry_appended"
+            | b"session_info_changed"
+            | b"thinking_level_changed"
+            | b"summarization_retry_start"
+            | b"summarization_retry_end"
+            | b"bash_execution_update" => Kind::Ignored,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::MessageUpdate, b"assistantMessageEvent") => f.update = Some(read_update(c)?),
+            (Kind::MessageEnd, b"message") => f.message = Some(read_message(c)?),
+            // A turn's usage is counted once: its message is then not needed.
+            (Kind::TurnEnd, b"message") if !self.turn_usage_seen => {
+                f.message = Some(read_message(c)?)
+            }
+            (Kind::Session, b"id") => f.id = c.read_str()?,
+            (Kind::ToolStart | Kind::ToolEnd, _) => match key {
+                b"toolCallId" => f.tool_call_id = c.read_str()?,
+                b"toolName" => f.tool_name = c.read_str()?,
+                b"args" => f.args = Some(c.read_raw()?),
+                b"parentToolCallId" => f.parent_id = c.read_str()?,
+                b"isError" => f.is_error = c.read_bool()?,
+                b"result" => {
+                    f.result_texts = field_of(c, b"content", |c| read_text_blocks(c).map(Some))?
+                        .unwrap_or_default();
+                }
+                _ => c.skip()?,
+            },
+            (
+                Kind::AgentEnd
+                | Kind::RetryStart
+                | Kind::RetryEnd
+                | Kind::CompactionStart
+                | Kind::CompactionEnd,
+                _,
+            ) => match key {
+                b"willRetry" => f.will_retry = c.read_bool()?,
+                b"attempt" => f.attempt = c.read_u64()?,
+                b"maxAttempts" => f.max_attempts = c.read_u64()?,
+                b"delayMs" => f.delay_ms = c.read_u64()?,
+                b"errorMessage" => f.error_message = c.read_str()?,
+                b"success" => f.success = c.read_bool()?,
+                b"finalError" => f.final_error = c.read_str()?,
+                b"reason" => f.reason = c.read_str()?,
+                _ => c.skip()?,
+            },
+            _ => c.skip()?,
+        }
+        Ok(())
+    }
 }
 
 /// The top-level fields of one pi event that ralph reads.
@@ -107,54 +159,6 @@ pub(super) struct Message<'a> {
     pub(super) usage: Option<(Tokens, Option<f64>)>,
     pub(super) model: Option<JsonStr<'a>>,
     pub(super) provider: Option<JsonStr<'a>>,
-}
-
-pub(super) fn read_field<'a>(
-    kind: Kind,
-    key: &[u8],
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-    turn_usage_seen: bool,
-) -> Result<(), Malformed> {
-    match (kind, key) {
-        (Kind::MessageUpdate, b"assistantMessageEvent") => f.update = Some(read_update(c)?),
-        (Kind::MessageEnd, b"message") => f.message = Some(read_message(c)?),
-        // A turn's usage is counted once: its message is then not needed.
-        (Kind::TurnEnd, b"message") if !turn_usage_seen => f.message = Some(read_message(c)?),
-        (Kind::Session, b"id") => f.id = c.read_str()?,
-        (Kind::ToolStart | Kind::ToolEnd, _) => match key {
-            b"toolCallId" => f.tool_call_id = c.read_str()?,
-            b"toolName" => f.tool_name = c.read_str()?,
-            b"args" => f.args = Some(c.read_raw()?),
-            b"parentToolCallId" => f.parent_id = c.read_str()?,
-            b"isError" => f.is_error = c.read_bool()?,
-            b"result" => {
-                f.result_texts =
-                    field_of(c, b"content", |c| read_text_blocks(c).map(Some))?.unwrap_or_default();
-            }
-            _ => c.skip()?,
-        },
-        (
-            Kind::AgentEnd
-            | Kind::RetryStart
-            | Kind::RetryEnd
-            | Kind::CompactionStart
-            | Kind::CompactionEnd,
-            _,
-        ) => match key {
-            b"willRetry" => f.will_retry = c.read_bool()?,
-            b"attempt" => f.attempt = c.read_u64()?,
-            b"maxAttempts" => f.max_attempts = c.read_u64()?,
-            b"delayMs" => f.delay_ms = c.read_u64()?,
-            b"errorMessage" => f.error_message = c.read_str()?,
-            b"success" => f.success = c.read_bool()?,
-            b"finalError" => f.final_error = c.read_str()?,
-            b"reason" => f.reason = c.read_str()?,
-            _ => c.skip()?,
-        },
-        _ => c.skip()?,
-    }
-    Ok(())
 }
 
 /// Reads `assistantMessageEvent`'s `type` and `delta` (its snapshot is skipped).

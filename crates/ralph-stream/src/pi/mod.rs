@@ -21,14 +21,12 @@ use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
 use crate::json::Scratch;
 use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::Hints;
 use crate::parser::saturate;
+use crate::parser::stop_of;
 
 mod fields;
 
@@ -54,24 +52,6 @@ pub(crate) struct PiParser {
 }
 
 impl AgentParser for PiParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    const HINTS: &'static Hints = fields::HINTS;
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        fields::classify(ty)
-    }
-
-    fn read_field<'a>(
-        &self,
-        kind: Kind,
-        key: &[u8],
-        c: &mut Cursor<'a>,
-        f: &mut Fields<'a>,
-    ) -> Result<(), Malformed> {
-        fields::read_field(kind, key, c, f, self.turn_usage_seen)
-    }
-
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
     }
@@ -207,7 +187,9 @@ impl PiParser {
         if !message.role.is_some_and(|r| r.eq("assistant")) {
             return;
         }
-        let stop = message.stop_reason.map_or(Stop::Other, stop_of);
+        let stop = message
+            .stop_reason
+            .map_or(Stop::Other, |r| stop_of(r, STOPS));
         let text = text_of(&message.texts, "\n", &mut self.scratch);
         let error = message
             .error_message
@@ -248,16 +230,14 @@ impl PiParser {
     }
 }
 
-fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match &*reason.name() {
-        b"stop" => Stop::Completed,
-        b"toolUse" => Stop::ToolUse,
-        b"length" => Stop::Length,
-        b"error" => Stop::Error,
-        b"aborted" => Stop::Aborted,
-        _ => Stop::Other,
-    }
-}
+/// pi's `stopReason`s.
+const STOPS: &[(&[u8], Stop)] = &[
+    (b"stop", Stop::Completed),
+    (b"toolUse", Stop::ToolUse),
+    (b"length", Stop::Length),
+    (b"error", Stop::Error),
+    (b"aborted", Stop::Aborted),
+];
 
 #[cfg(test)]
 mod tests;
