@@ -258,6 +258,18 @@ impl<'a> Cursor<'a> {
     /// stays linear however the string is escaped.
     fn scan_string(&mut self) -> Result<JsonStr<'a>> {
         let start = self.pos + 1;
+        // Keys and enum-like values are short: a plain loop finds their end before a
+        // vector search would be set up.
+        for (offset, &b) in self.bytes[start..].iter().take(SHORT_STRING).enumerate() {
+            match b {
+                b'"' => {
+                    self.pos = start + offset + 1;
+                    return Ok(JsonStr::new(&self.bytes[start..start + offset]));
+                }
+                b'\\' | b'\n' => break,
+                _ => {}
+            }
+        }
         let rest = &self.bytes[start..];
         // One search for the whole string: text with many escaped quotes (code, JSON in
         // JSON) would otherwise pay a search's set-up at each of them.
@@ -345,6 +357,9 @@ macro_rules! fields {
     };
 }
 pub(crate) use fields;
+
+/// How many bytes of a string are looked at one by one before a vector search.
+const SHORT_STRING: usize = 24;
 
 /// State of an object being walked with [`Cursor::next_key`].
 #[derive(Debug)]
