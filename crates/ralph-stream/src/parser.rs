@@ -34,7 +34,7 @@ pub(crate) trait Vocabulary {
     /// know.
     fn classify(ty: &[u8]) -> Option<Self::Kind>;
 
-    /// Reads the value of the top-level key `key` (decoded) of an event of `kind`; the
+    /// Reads the value of the top-level key `key` (decoded) of an event of kind `k`; the
     /// value must be consumed (read or skipped).
     fn read_field<'a>(
         &self,

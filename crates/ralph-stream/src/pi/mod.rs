@@ -3,8 +3,8 @@
 //! Up to the 0.8x releases every `message_update` repeats the whole message so far twice
 //! (`assistantMessageEvent.partial` and `message`), so lines grow with the answer and the
 //! stream grows quadratically. The parser reads the event type and the small
-//! `assistantMessageEvent` head (`type`, `delta`) and stops: the snapshots are never
-//! scanned, let alone built. Later releases send the delta-only shape (no snapshots,
+//! `assistantMessageEvent` head (`type`, `delta`); the snapshots are only skipped (a
+//! later duplicate key would count), never decoded or built. Later releases send the delta-only shape (no snapshots,
 //! plus `agent_settled`, `compaction_*`, `queue_update`, `parentToolCallId`); the same
 //! code reads both because it never depends on a field being absent.
 //!
