@@ -3,24 +3,30 @@
 use crate::claude::ClaudeParser;
 use crate::codex::CodexParser;
 use crate::copilot::CopilotParser;
-use crate::detect::detect_line;
 use crate::event::AgentEvent;
 use crate::format::StreamFormat;
 use crate::framer::DEFAULT_MAX_LINE_BYTES;
 use crate::framer::Frame;
 use crate::framer::LineFramer;
+use crate::framer::Piece;
 use crate::gemini::GeminiParser;
-use crate::json::Cursor;
+use crate::json::Walked;
+use crate::json::walk;
 use crate::opencode::OpencodeParser;
 use crate::parser::Emit;
+use crate::parser::Lines;
 use crate::pi::PiParser;
 use crate::pricing::Pricing;
+use crate::sniff::detect_line;
 use crate::text::TextParser;
 
 /// How many lines auto-detection may hold before giving up. Every agent we know
 /// announces itself in its first line or two; the rest is slack for noise such as npm
 /// messages printed before the first event.
 pub const DETECT_MAX_LINES: usize = 64;
+
+/// The UTF-8 byte order mark some Windows tools write before the first line.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Turns the bytes an agent writes into [`AgentEvent`]s.
 ///
@@ -120,10 +126,21 @@ impl StreamDecoder {
 
     /// Feeds one chunk of the stream; `on_event` sees every event it completes.
     pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&AgentEvent<'_>)) {
+        let max_line = self.framer.max_line();
         let (parser, lines) = (&mut self.parser, &mut self.lines);
-        self.framer.push(chunk, |frame| {
-            *lines += 1;
-            parser.frame(frame, &mut on_event);
+        self.framer.push_offering(chunk, |piece| match piece {
+            // The first line may start with a byte order mark: it is framed.
+            Piece::LineStart(bytes) if *lines > 0 => {
+                let len = parser.lines()?.line_start(bytes, max_line, &mut on_event)?;
+                *lines += 1;
+                Some(len)
+            }
+            Piece::LineStart(_) => None,
+            Piece::Frame(frame) => {
+                *lines += 1;
+                parser.frame(frame, *lines == 1, &mut on_event);
+                None
+            }
         });
     }
 
@@ -132,7 +149,7 @@ impl StreamDecoder {
         let (parser, lines) = (&mut self.parser, &mut self.lines);
         self.framer.finish(|frame| {
             *lines += 1;
-            parser.frame(frame, &mut on_event);
+            parser.frame(frame, *lines == 1, &mut on_event);
         });
         if let Parser::Detecting(held, _) = parser {
             let held = std::mem::take(held);
@@ -141,24 +158,31 @@ impl StreamDecoder {
                 parser.line(&line, &mut on_event);
             }
         }
-        match parser {
-            Parser::Claude(p) => p.finish(&mut on_event),
-            Parser::Text(p) => p.finish(&mut on_event),
-            // No other format holds anything back: their messages end on their own events.
-            Parser::Pi(_)
-            | Parser::Codex(_)
-            | Parser::Gemini(_)
-            | Parser::Opencode(_)
-            | Parser::Copilot(_)
-            | Parser::Detecting(..)
-            | Parser::Unrecognised => {}
+        if let Some(parser) = parser.lines() {
+            parser.end(&mut on_event);
         }
     }
 }
 
 impl Parser {
-    fn frame(&mut self, frame: Frame<'_>, emit: &mut Emit<'_>) {
+    /// The parser of a known format: the one dispatch to every agent's parser.
+    fn lines(&mut self) -> Option<&mut dyn Lines> {
+        match self {
+            Parser::Pi(p) => Some(p),
+            Parser::Claude(p) => Some(p),
+            Parser::Codex(p) => Some(p),
+            Parser::Gemini(p) => Some(p),
+            Parser::Opencode(p) => Some(p),
+            Parser::Copilot(p) => Some(p),
+            Parser::Text(p) => Some(p),
+            Parser::Detecting(..) | Parser::Unrecognised => None,
+        }
+    }
+
+    fn frame(&mut self, frame: Frame<'_>, first: bool, emit: &mut Emit<'_>) {
         match frame {
+            // A byte order mark is not part of the first line's JSON.
+            Frame::Line(line) if first => self.line(line.strip_prefix(BOM).unwrap_or(line), emit),
             Frame::Line(line) => self.line(line, emit),
             Frame::Oversize(len) => emit(&AgentEvent::OversizeLine { len }),
         }
@@ -186,16 +210,14 @@ impl Parser {
             }
         }
         match self {
-            Parser::Text(p) => p.parse_line(line, emit),
+            Parser::Text(p) => p.line(line, emit),
             _ if line.iter().all(u8::is_ascii_whitespace) => {}
-            Parser::Pi(p) => p.parse_line(line, emit),
-            Parser::Claude(p) => p.parse_line(line, emit),
-            Parser::Codex(p) => p.parse_line(line, emit),
-            Parser::Gemini(p) => p.parse_line(line, emit),
-            Parser::Opencode(p) => p.parse_line(line, emit),
-            Parser::Copilot(p) => p.parse_line(line, emit),
             Parser::Unrecognised => unparsed_line(line, emit),
-            Parser::Detecting(..) => {}
+            parser => {
+                if let Some(parser) = parser.lines() {
+                    parser.line(line, emit);
+                }
+            }
         }
     }
 }
@@ -203,30 +225,14 @@ impl Parser {
 /// A line nobody can parse: JSON of an unknown kind is an unknown event, the rest is
 /// not JSON.
 fn unparsed_line(line: &[u8], emit: &mut Emit<'_>) {
-    let mut cursor = Cursor::new(line);
-    let typed = match cursor.enter_object() {
-        Ok(Some(mut object)) => loop {
-            match cursor.next_key(&mut object) {
-                Ok(Some(key)) if key.eq("type") => match cursor.read_str() {
-                    Ok(Some(ty)) => break Some(ty.decode().into_owned()),
-                    _ => break Some(String::new()),
-                },
-                Ok(Some(_)) => {
-                    if cursor.skip().is_err() {
-                        break None;
-                    }
-                }
-                Ok(None) => break Some(String::new()),
-                Err(_) => break None,
-            }
-        },
-        _ => None,
-    };
-    match typed {
-        Some(ty) => emit(&AgentEvent::Unknown {
-            event_type: ty.into(),
+    match walk(line, |_| (), |(), _, c, (): &mut ()| c.skip()) {
+        Walked::Typed(ty, (), ()) => emit(&AgentEvent::Unknown {
+            event_type: ty.decode(),
         }),
-        None => emit(&AgentEvent::NonJson {
+        Walked::Untyped => emit(&AgentEvent::Unknown {
+            event_type: "".into(),
+        }),
+        Walked::NotJson => emit(&AgentEvent::NonJson {
             line: String::from_utf8_lossy(line),
         }),
     }

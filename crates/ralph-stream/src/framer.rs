@@ -8,7 +8,6 @@
 //! cap is never held: its bytes are counted and dropped until its newline arrives.
 
 use memchr::memchr;
-use memchr::memchr_iter;
 
 /// The default longest line kept in memory. pi's snapshot lines reach hundreds of KB and
 /// a tool output repeated in one line can reach tens of MB; beyond this a line is not an
@@ -25,6 +24,15 @@ pub enum Frame<'a> {
 }
 
 /// Splits a byte stream into lines; see the module documentation.
+/// What [`LineFramer::push_offering`] hands its callback.
+#[derive(Debug)]
+pub(crate) enum Piece<'a> {
+    /// The rest of the chunk, from the start of a line whose end is not looked for yet.
+    LineStart(&'a [u8]),
+    /// A line (or an over-long one), as [`LineFramer::push`] gives it.
+    Frame(Frame<'a>),
+}
+
 #[derive(Debug)]
 pub struct LineFramer {
     carry: Vec<u8>,
@@ -72,6 +80,23 @@ impl LineFramer {
 
     /// Feeds one chunk; calls `on_frame` for every line the chunk completes.
     pub fn push(&mut self, chunk: &[u8], mut on_frame: impl FnMut(Frame<'_>)) {
+        self.push_offering(chunk, |piece| {
+            if let Piece::Frame(frame) = piece {
+                on_frame(frame);
+            }
+            None
+        });
+    }
+
+    /// Like [`LineFramer::push`], but offers each line that starts inside `chunk` first
+    /// as the rest of the chunk ([`Piece::LineStart`]): a callback that can tell where
+    /// the line ends handles it and returns its length (the index of its newline), which
+    /// saves looking for the newline; `None` has the line framed as usual.
+    pub(crate) fn push_offering(
+        &mut self,
+        chunk: &[u8],
+        mut on: impl FnMut(Piece<'_>) -> Option<usize>,
+    ) {
         let mut rest = chunk;
 
         if let Some(mut skipped) = self.skipping {
@@ -82,7 +107,7 @@ impl LineFramer {
             };
             skipped.add(&rest[..nl]);
             self.skipping = None;
-            on_frame(Frame::Oversize(skipped.line_len()));
+            on(Piece::Frame(Frame::Oversize(skipped.line_len())));
             rest = &rest[nl + 1..];
         } else if !self.carry.is_empty() {
             let Some(nl) = memchr(b'\n', rest) else {
@@ -91,14 +116,23 @@ impl LineFramer {
             };
             self.carry.extend_from_slice(&rest[..nl]);
             rest = &rest[nl + 1..];
-            on_frame(frame(&self.carry, self.max_line));
+            on(Piece::Frame(frame(&self.carry, self.max_line)));
             self.carry.clear();
         }
 
         let mut start = 0;
-        for nl in memchr_iter(b'\n', rest) {
-            on_frame(frame(&rest[start..nl], self.max_line));
-            start = nl + 1;
+        while start < rest.len() {
+            let line = &rest[start..];
+            if let Some(len) = on(Piece::LineStart(line)) {
+                debug_assert_eq!(line.get(len), Some(&b'\n'));
+                start += len + 1;
+                continue;
+            }
+            let Some(nl) = memchr(b'\n', line) else {
+                break;
+            };
+            on(Piece::Frame(frame(&line[..nl], self.max_line)));
+            start += nl + 1;
         }
         self.hold(&rest[start..]);
     }
@@ -114,6 +148,11 @@ impl LineFramer {
     }
 
     /// Bytes of an incomplete line currently held.
+    /// The longest line handed over whole.
+    pub(crate) fn max_line(&self) -> usize {
+        self.max_line
+    }
+
     pub fn pending(&self) -> usize {
         self.carry.len()
     }

@@ -1,9 +1,11 @@
 //! Pure stream parsing: the bytes an agent CLI writes become normalized agent events.
 //!
 //! How it works: a [`LineFramer`] splits arbitrary chunks on the `\n` byte (never
-//! copying a complete line that lies inside one chunk), a per-agent parser reads each
-//! line with a small lazy JSON cursor that walks only the top-level keys it needs, and
-//! hands borrowed [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
+//! copying a complete line that lies inside one chunk; a JSON line is read before its
+//! newline is looked for, since JSON holds no raw newline), a per-agent parser reads each
+//! line with a small lazy JSON cursor that reads keys as a JSON parser does (decoded,
+//! the last duplicate winning) but decodes only the values it needs, and hands borrowed
+//! [`AgentEvent`]s to a callback. A [`SessionSummary`] folds those
 //! events into what the loop needs (final text, cost, tokens, success). Agents that
 //! count tokens but never price them (Codex, Gemini CLI) get an estimated cost from a
 //! [`PriceTable`] of list prices that the config can override ([`Pricing`]). Nothing here
@@ -23,7 +25,6 @@ mod claude;
 mod codex;
 mod copilot;
 mod decoder;
-mod detect;
 mod event;
 mod format;
 mod framer;
@@ -33,6 +34,7 @@ mod opencode;
 mod parser;
 mod pi;
 mod pricing;
+mod sniff;
 mod summary;
 mod text;
 

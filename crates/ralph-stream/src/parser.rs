@@ -1,20 +1,163 @@
-//! What every agent parser shares: the event callback, text joining, reporting lines
-//! that are no usable event, and small readers of nested JSON fields.
+//! What every agent parser shares: the parser trait and its one `parse_line`, the
+//! event callback, text joining, reporting lines that are no usable event, and small
+//! readers of nested JSON fields.
 
 use std::fmt::Write as _;
 
 use crate::event::AgentEvent;
+use crate::event::Stop;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
-use crate::json::Next;
+use crate::json::Read;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::Walked;
+use crate::json::fields;
 use crate::json::walk;
+use crate::json::walk_line_start;
 
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
+
+/// What one agent's lines mean: its event types, the fields ralph reads from them and
+/// what tells its lines from other agents'. Each agent states it in its `fields.rs`.
+pub(crate) trait Vocabulary {
+    /// The event types this agent sends and ralph tells apart.
+    type Kind: Copy;
+    /// What `read_field` keeps of one line, borrowed from it.
+    type Fields<'a>: Default;
+    /// How auto-detection recognises this agent's lines.
+    const HINTS: &'static Hints;
+
+    /// The kind of an event by its decoded `type`, or `None` for a type ralph does not
+    /// know.
+    fn classify(ty: &[u8]) -> Option<Self::Kind>;
+
+    /// Reads the value of the top-level key `key` (decoded) of an event of kind `k`; the
+    /// value must be consumed (read or skipped).
+    fn read_field<'a>(
+        &self,
+        k: Self::Kind,
+        key: &[u8],
+        c: &mut Cursor<'a>,
+        f: &mut Self::Fields<'a>,
+    ) -> Read;
+
+    /// Reads a top-level key of an event of a type this agent does not know: skipped,
+    /// unless the agent reads something from every line.
+    fn read_unknown<'a>(
+        &self,
+        _key: &[u8],
+        c: &mut Cursor<'a>,
+        _f: &mut Self::Fields<'a>,
+    ) -> Result<(), Malformed> {
+        c.skip()
+    }
+}
+
+/// One agent's parser: what it does with the events its [`Vocabulary`] reads. The
+/// walking, the reporting of lines that are no usable event and of unknown types are
+/// shared ([`parse_line`]).
+pub(crate) trait AgentParser: Vocabulary {
+    /// Acts on one complete event.
+    fn on_event(&mut self, kind: Self::Kind, f: Self::Fields<'_>, emit: &mut Emit<'_>);
+
+    /// An event of a type this agent does not know: reported as such.
+    fn on_unknown(&mut self, ty: JsonStr<'_>, _f: Self::Fields<'_>, emit: &mut Emit<'_>) {
+        emit(&AgentEvent::Unknown {
+            event_type: ty.decode(),
+        });
+    }
+
+    /// End of stream: emits whatever the parser still holds.
+    fn finish(&mut self, _emit: &mut Emit<'_>) {}
+
+    /// The buffer decoded strings of the current line go to.
+    fn scratch(&mut self) -> &mut Scratch;
+}
+
+/// What tells an agent's lines apart from other agents' (see `crate::sniff`). A type
+/// the agent's `classify` knows tells, unless it is one of `shared_types`.
+#[derive(Debug)]
+pub(crate) struct Hints {
+    /// Event types other agents send too: they tell only with one of `keys`.
+    pub(crate) shared_types: &'static [&'static [u8]],
+    /// Top-level keys that this agent's events of a shared type carry and no other
+    /// agent's event of that type does.
+    pub(crate) keys: &'static [&'static [u8]],
+    /// Prefixes of type names that tell even when `classify` does not know the type.
+    pub(crate) type_prefixes: &'static [&'static [u8]],
+}
+
+/// Reads one line and hands its event to `parser`: a line that is not JSON (or breaks
+/// off mid-way, so the event is lost) is reported as a non-JSON line, JSON without a
+/// string `type` or with a type the agent does not know as an unknown event.
+pub(crate) fn parse_line<P: AgentParser>(parser: &mut P, line: &[u8], emit: &mut Emit<'_>) {
+    parser.scratch().clear();
+    let walked = walk(line, |ty| P::classify(&ty.name()), read(parser));
+    hand_over(parser, walked, line, emit);
+}
+
+/// Reads the line that starts `bytes` (the rest of a chunk) without looking for its end
+/// first: JSON cannot hold a raw newline, so the object's end is near the line's. When
+/// the line is a JSON object followed by blanks and a newline, no longer than
+/// `max_line`, handles it as [`parse_line`] would and returns its length (up to the
+/// newline); otherwise returns `None` and handles nothing: the caller frames the line.
+/// Saves a pass over every line, which is what skipping a long line costs.
+pub(crate) fn parse_line_start<P: AgentParser>(
+    parser: &mut P,
+    bytes: &[u8],
+    max_line: usize,
+    emit: &mut Emit<'_>,
+) -> Option<usize> {
+    parser.scratch().clear();
+    let (walked, end) = walk_line_start(bytes, |ty| P::classify(&ty.name()), read(parser));
+    if matches!(walked, Walked::NotJson) {
+        return None;
+    }
+    let blanks = bytes[end..]
+        .iter()
+        .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+    let len = end + blanks;
+    let line = &bytes[..len];
+    // As the framer cuts it: without the newline and one carriage return before it.
+    let framed = line.strip_suffix(b"\r").unwrap_or(line);
+    if bytes[len] != b'\n' || framed.len() > max_line {
+        return None;
+    }
+    hand_over(parser, walked, framed, emit);
+    Some(len)
+}
+
+/// The field reader of `parser`'s vocabulary, for known and unknown types.
+fn read<'p, 'a, P: AgentParser>(
+    parser: &'p P,
+) -> impl FnMut(Option<P::Kind>, &[u8], &mut Cursor<'a>, &mut P::Fields<'a>) -> Read + 'p {
+    |kind, key, c, fields| match kind {
+        Some(kind) => parser.read_field(kind, key, c, fields),
+        None => parser.read_unknown(key, c, fields),
+    }
+}
+
+/// Hands a walked line to `parser`, or reports it.
+fn hand_over<P: AgentParser>(
+    parser: &mut P,
+    walked: Walked<'_, Option<P::Kind>, P::Fields<'_>>,
+    line: &[u8],
+    emit: &mut Emit<'_>,
+) {
+    match walked {
+        Walked::Typed(_, Some(kind), fields) => parser.on_event(kind, fields, emit),
+        Walked::Typed(ty, None, fields) => parser.on_unknown(ty, fields, emit),
+        Walked::NotJson => emit(&AgentEvent::NonJson {
+            line: String::from_utf8_lossy(line),
+        }),
+        Walked::Untyped => emit(&AgentEvent::Unknown {
+            event_type: "".into(),
+        }),
+    }
+}
 
 /// Joins decoded strings with `sep`. One string without escapes stays borrowed from the
 /// line; anything else is built in the scratch buffer.
@@ -35,42 +178,6 @@ pub(crate) fn text_of<'a>(texts: &[JsonStr<'a>], sep: &str, scratch: &mut Scratc
     }
 }
 
-/// Reads one event line: its kind (from its `type`) and the fields `read_field` keeps, or
-/// `None` after reporting a line that is no usable event (see [`typed`]).
-pub(crate) fn read_event<'a, K: Copy, F: Default>(
-    line: &'a [u8],
-    emit: &mut Emit<'_>,
-    classify: impl FnOnce(JsonStr<'a>) -> K,
-    mut read_field: impl FnMut(K, JsonStr<'a>, &mut Cursor<'a>, &mut F) -> Result<Next, Malformed>,
-) -> Option<(K, F)> {
-    let mut fields = F::default();
-    let walked = walk(line, classify, |kind, key, c| {
-        read_field(kind, key, c, &mut fields)
-    });
-    typed(walked, line, emit).map(|kind| (kind, fields))
-}
-
-/// The kind of a walked line, or `None` after reporting a line that is no usable event:
-/// not JSON (or broken off mid-way, so the event is lost) is a non-JSON line, JSON
-/// without a string `type` an unknown event.
-pub(crate) fn typed<K>(walked: Walked<K>, line: &[u8], emit: &mut Emit<'_>) -> Option<K> {
-    match walked {
-        Walked::Typed(kind) => Some(kind),
-        Walked::NotJson | Walked::Broken(_) => {
-            emit(&AgentEvent::NonJson {
-                line: String::from_utf8_lossy(line),
-            });
-            None
-        }
-        Walked::Untyped => {
-            emit(&AgentEvent::Unknown {
-                event_type: "".into(),
-            });
-            None
-        }
-    }
-}
-
 /// Emits an unknown event of sub-type `sub` under `parent` (`parent/sub`), built in the
 /// scratch buffer.
 pub(crate) fn unknown_sub(
@@ -86,42 +193,47 @@ pub(crate) fn unknown_sub(
     });
 }
 
+/// How a message ended, by its agent's decoded stop reason and the agent's table of
+/// them; a reason not in the table is [`Stop::Other`].
+pub(crate) fn stop_of(reason: JsonStr<'_>, table: &[(&[u8], Stop)]) -> Stop {
+    let reason = reason.name();
+    table
+        .iter()
+        .find(|(name, _)| **name == *reason)
+        .map_or(Stop::Other, |(_, stop)| *stop)
+}
+
 /// A count that does not fit a `u32` saturates rather than wrapping.
 pub(crate) fn saturate(v: u64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
 
-/// Reads the string field `name` of an object value (`{"message": "..."}`); anything else
-/// reads as `None`.
-pub(crate) fn read_string_field<'a>(
+/// Reads the field `name` of an object value with `read` (the last one, if the key
+/// repeats); anything else reads as `None`: `field_of(c, b"message", Cursor::read_str)`.
+pub(crate) fn field_of<'a, T>(
     c: &mut Cursor<'a>,
-    name: &str,
-) -> Result<Option<JsonStr<'a>>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
+    name: &[u8],
+    read: impl Fn(&mut Cursor<'a>) -> Result<Option<T>, Malformed>,
+) -> Result<Option<T>, Malformed> {
     let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_str()?;
+    c.object(|c, key| {
+        if *key.name() == *name {
+            value = read(c)?;
         } else {
             c.skip()?;
         }
-    }
+        Ok(())
+    })?;
     Ok(value)
 }
 
 /// Reads an array of strings; elements of other types are left out.
 pub(crate) fn read_strings<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
     let mut out = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(out);
-    };
-    while c.next_element(&mut array)? {
-        if let Some(s) = c.read_str()? {
-            out.push(s);
-        }
-    }
+    c.array(|c| {
+        out.extend(c.read_str()?);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -146,38 +258,6 @@ pub(crate) fn append(s: JsonStr<'_>, scratch: &mut Scratch) {
     }
 }
 
-/// Reads the integer field `name` of an object value; anything else reads as `None`.
-pub(crate) fn read_u64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<u64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_u64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
-}
-
-/// Reads the number field `name` of an object value; anything else reads as `None`.
-pub(crate) fn read_f64_field(c: &mut Cursor<'_>, name: &str) -> Result<Option<f64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut value = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq(name) {
-            value = c.read_f64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(value)
-}
-
 /// The text of a `content` value: a plain string, or the `text` of every
 /// `{"type":"text"}` block of an array (pi's message content, Claude's tool results).
 pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
@@ -185,28 +265,64 @@ pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>
         return Ok(c.read_str()?.into_iter().collect());
     }
     let mut texts = Vec::new();
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(texts);
-    };
-    while c.next_element(&mut array)? {
-        let Some(mut block) = c.enter_object()? else {
-            continue;
-        };
+    c.array(|c| {
         let (mut kind, mut text) = (None, None);
-        while let Some(key) = c.next_key(&mut block)? {
-            if key.eq("type") {
-                kind = c.read_str()?;
-            } else if key.eq("text") {
-                text = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
+        fields!(c, {
+            b"type" => kind = c.read_str()?,
+            b"text" => text = c.read_str()?,
+        })?;
         if let (Some(kind), Some(text)) = (kind, text)
-            && kind.eq("text")
+            && *kind.name() == *b"text"
         {
             texts.push(text);
         }
-    }
+        Ok(())
+    })?;
     Ok(texts)
+}
+
+/// What the decoder needs of a parser, whatever its agent: one dispatch in `decoder.rs`
+/// reaches every parser through it.
+pub(crate) trait Lines {
+    /// Parses one line (without its newline).
+    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>);
+    /// Parses the line `bytes` starts with, if it can tell where it ends (see
+    /// [`parse_line_start`]); returns its length.
+    fn line_start(
+        &mut self,
+        _bytes: &[u8],
+        _max_line: usize,
+        _emit: &mut Emit<'_>,
+    ) -> Option<usize> {
+        None
+    }
+    /// End of stream.
+    fn end(&mut self, emit: &mut Emit<'_>);
+}
+
+impl<P: AgentParser> Lines for P {
+    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+        parse_line(self, line, emit);
+    }
+
+    fn line_start(&mut self, bytes: &[u8], max_line: usize, emit: &mut Emit<'_>) -> Option<usize> {
+        parse_line_start(self, bytes, max_line, emit)
+    }
+
+    fn end(&mut self, emit: &mut Emit<'_>) {
+        self.finish(emit);
+    }
+}
+
+/// The events `parser` makes of `input`'s lines, the end of the stream included: what
+/// the agents' unit tests compare.
+#[cfg(test)]
+pub(crate) fn events_of(mut parser: impl Lines, input: &str) -> Vec<AgentEvent<'static>> {
+    let mut out = Vec::new();
+    let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
+    for line in input.lines() {
+        parser.line(line.as_bytes(), &mut push);
+    }
+    parser.end(&mut push);
+    out
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::parser::Emit;
+use crate::parser::Lines;
 
 /// How much of a text agent's output is kept as its final message. Completion detection
 /// reads only the last lines; keeping everything would let a chatty agent grow memory
@@ -16,8 +17,8 @@ pub(crate) struct TextParser {
     tail: String,
 }
 
-impl TextParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+impl Lines for TextParser {
+    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
         let text = String::from_utf8_lossy(line);
         let mut delta = String::with_capacity(text.len() + 1);
         delta.push_str(&text);
@@ -28,14 +29,16 @@ impl TextParser {
         });
     }
 
-    pub(crate) fn finish(&mut self, emit: &mut Emit<'_>) {
+    fn end(&mut self, emit: &mut Emit<'_>) {
         emit(&AgentEvent::MessageFinished {
             text: Cow::Borrowed(self.tail.trim_end_matches('\n')),
             stop: Stop::Completed,
             error: None,
         });
     }
+}
 
+impl TextParser {
     fn keep(&mut self, delta: &str) {
         self.tail.push_str(delta);
         if self.tail.len() > 2 * TEXT_TAIL_BYTES {

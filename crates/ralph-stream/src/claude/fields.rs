@@ -1,42 +1,106 @@
 //! Reading Claude's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::ClaudeParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
-use crate::json::Next;
-use crate::parser::read_string_field;
+use crate::json::Read;
+use crate::json::fields;
+use crate::parser::Hints;
+use crate::parser::Vocabulary;
+use crate::parser::field_of;
 use crate::parser::read_strings;
 use crate::parser::read_text_blocks;
 
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Kind<'a> {
+pub(crate) enum Kind {
     System,
     Assistant,
     User,
     Result,
     RateLimit,
     Ignored,
-    Unknown(JsonStr<'a>),
 }
 
-pub(super) fn classify(ty: JsonStr<'_>) -> Kind<'_> {
-    match ty.raw() {
-        b"system" => Kind::System,
-        b"assistant" => Kind::Assistant,
-        b"user" => Kind::User,
-        b"result" => Kind::Result,
-        b"rate_limit_event" => Kind::RateLimit,
-        // Partial-message deltas, only with --include-partial-messages: the complete
-        // blocks follow as `assistant` lines anyway.
-        b"stream_event" => Kind::Ignored,
-        _ => Kind::Unknown(ty),
+impl Vocabulary for ClaudeParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Claude's `result` carries keys no other agent's `result` has.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"result"],
+        keys: &[
+            b"subtype",
+            b"session_id",
+            b"total_cost_usd",
+            b"is_error",
+            b"num_turns",
+        ],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"system" => Kind::System,
+            b"assistant" => Kind::Assistant,
+            b"user" => Kind::User,
+            b"result" => Kind::Result,
+            b"rate_limit_event" => Kind::RateLimit,
+            // Partial-message deltas, only with --include-partial-messages: the complete
+            // blocks follow as `assistant` lines anyway.
+            b"stream_event" => Kind::Ignored,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::Assistant | Kind::User, b"message") => f.message = Some(read_message(c)?),
+            (Kind::Assistant | Kind::User, b"parent_tool_use_id") => f.parent_id = c.read_str()?,
+            (Kind::Assistant | Kind::User, b"error") => f.error = c.read_str()?,
+            (Kind::Assistant | Kind::User, b"is_api_error_message") => {
+                f.api_error = c.read_bool()?.unwrap_or(false);
+            }
+            (Kind::System | Kind::Result, b"subtype") => f.subtype = c.read_str()?,
+            (Kind::System, _) => match key {
+                b"session_id" => f.session_id = c.read_str()?,
+                b"model" => f.model = c.read_str()?,
+                b"error" => f.error = c.read_str()?,
+                b"error_status" => f.error_status = c.read_u64()?,
+                b"attempt" => f.attempt = c.read_u64()?,
+                b"max_retries" => f.max_retries = c.read_u64()?,
+                b"retry_delay_ms" => f.retry_delay_ms = c.read_u64()?,
+                b"compact_metadata" => f.trigger = field_of(c, b"trigger", Cursor::read_str)?,
+                _ => c.skip()?,
+            },
+            (Kind::Result, _) => match key {
+                b"is_error" => f.is_error = c.read_bool()?,
+                b"num_turns" => f.num_turns = c.read_u64()?,
+                b"duration_ms" => f.duration_ms = c.read_u64()?,
+                b"total_cost_usd" => f.total_cost_usd = c.read_f64()?,
+                b"usage" => f.usage = read_usage(c)?,
+                b"modelUsage" => f.model_usage = read_model_usage(c)?,
+                b"result" => f.result = c.read_str()?,
+                b"errors" => f.errors = read_strings(c)?,
+                _ => c.skip()?,
+            },
+            (Kind::RateLimit, b"rate_limit_info") => {
+                (f.rate_status, f.resets_at) = (None, None);
+                fields!(c, {
+                    b"status" => f.rate_status = c.read_str()?,
+                    b"resetsAt" => f.resets_at = c.read_u64()?,
+                })?;
+            }
+            _ => c.skip()?,
+        }
+        Ok(())
     }
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     pub(super) subtype: Option<JsonStr<'a>>,
     pub(super) message: Option<Message<'a>>,
     pub(super) parent_id: Option<JsonStr<'a>>,
@@ -88,169 +152,48 @@ pub(super) enum Block<'a> {
     Unknown(JsonStr<'a>),
 }
 
-pub(super) fn read_field<'a>(
-    kind: Kind<'a>,
-    key: JsonStr<'a>,
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<Next, Malformed> {
-    match kind {
-        Kind::Assistant | Kind::User => {
-            if key.eq("message") {
-                f.message = Some(read_message(c)?);
-                // A user line's tool output is repeated in `tool_use_result`: skip it.
-                if matches!(kind, Kind::User) {
-                    return Ok(Next::Done);
-                }
-            } else if key.eq("parent_tool_use_id") {
-                f.parent_id = c.read_str()?;
-            } else if key.eq("error") {
-                f.error = c.read_str()?;
-            } else if key.eq("is_api_error_message") {
-                f.api_error = c.read_bool()?.unwrap_or(false);
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::System => {
-            if key.eq("subtype") {
-                f.subtype = c.read_str()?;
-            } else if key.eq("session_id") {
-                f.session_id = c.read_str()?;
-            } else if key.eq("model") {
-                f.model = c.read_str()?;
-            } else if key.eq("error") {
-                f.error = c.read_str()?;
-            } else if key.eq("error_status") {
-                f.error_status = c.read_u64()?;
-            } else if key.eq("attempt") {
-                f.attempt = c.read_u64()?;
-            } else if key.eq("max_retries") {
-                f.max_retries = c.read_u64()?;
-            } else if key.eq("retry_delay_ms") {
-                f.retry_delay_ms = c.read_u64()?;
-            } else if key.eq("compact_metadata") {
-                f.trigger = read_string_field(c, "trigger")?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Result => {
-            if key.eq("subtype") {
-                f.subtype = c.read_str()?;
-            } else if key.eq("is_error") {
-                f.is_error = c.read_bool()?;
-            } else if key.eq("num_turns") {
-                f.num_turns = c.read_u64()?;
-            } else if key.eq("duration_ms") {
-                f.duration_ms = c.read_u64()?;
-            } else if key.eq("total_cost_usd") {
-                f.total_cost_usd = c.read_f64()?;
-            } else if key.eq("usage") {
-                f.usage = read_usage(c)?;
-            } else if key.eq("modelUsage") {
-                f.model_usage = read_model_usage(c)?;
-            } else if key.eq("result") {
-                f.result = c.read_str()?;
-            } else if key.eq("errors") {
-                f.errors = read_strings(c)?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::RateLimit => {
-            if key.eq("rate_limit_info") {
-                read_rate_limit(c, f)?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Ignored | Kind::Unknown(_) => return Ok(Next::Done),
-    }
-    Ok(Next::More)
-}
-
 fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
     let mut message = Message::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(message);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("id") {
-            message.id = c.read_str()?;
-        } else if key.eq("model") {
-            message.model = c.read_str()?;
-        } else if key.eq("stop_reason") {
-            message.stop_reason = c.read_str()?;
-        } else if key.eq("content") {
-            message.blocks = read_blocks(c)?;
-        } else {
-            c.skip()?;
-        }
-    }
+    fields!(c, {
+        b"id" => message.id = c.read_str()?,
+        b"model" => message.model = c.read_str()?,
+        b"stop_reason" => message.stop_reason = c.read_str()?,
+        b"content" => message.blocks = read_blocks(c)?,
+    })?;
     Ok(message)
 }
 
 fn read_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<Block<'a>>, Malformed> {
     let mut blocks = Vec::new();
-    if c.peek() == Some(b'"') {
-        // A user prompt given as a plain string.
-        c.skip()?;
-        return Ok(blocks);
-    }
-    let Some(mut array) = c.enter_array()? else {
-        return Ok(blocks);
-    };
-    while c.next_element(&mut array)? {
-        if let Some(block) = read_block(c)? {
-            blocks.push(block);
-        }
-    }
+    // A user prompt given as a plain string has no blocks.
+    c.array(|c| {
+        blocks.extend(read_block(c)?);
+        Ok(())
+    })?;
     Ok(blocks)
 }
 
 fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
     let mut kind = None;
     let (mut text, mut thinking, mut id, mut name, mut input) = (None, None, None, None, None);
     let (mut tool_use_id, mut texts, mut is_error) = (None, Vec::new(), false);
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("type") {
-            kind = c.read_str()?;
-        } else if key.eq("text") {
-            text = c.read_str()?;
-        } else if key.eq("thinking") {
-            thinking = c.read_str()?;
-        } else if key.eq("id") {
-            id = c.read_str()?;
-        } else if key.eq("name") {
-            name = c.read_str()?;
-        } else if key.eq("input") {
-            input = Some(c.read_raw()?);
-        } else if key.eq("tool_use_id") {
-            tool_use_id = c.read_str()?;
-        } else if key.eq("content") {
-            texts = read_text_blocks(c)?;
-        } else if key.eq("is_error") {
-            is_error = c.read_bool()?.unwrap_or(false);
-        } else {
-            c.skip()?;
-        }
-    }
+    fields!(c, {
+        b"type" => kind = c.read_str()?,
+        b"text" => text = c.read_str()?,
+        b"thinking" => thinking = c.read_str()?,
+        b"id" => id = c.read_str()?,
+        b"name" => name = c.read_str()?,
+        b"input" => input = Some(c.read_raw()?),
+        b"tool_use_id" => tool_use_id = c.read_str()?,
+        b"content" => texts = read_text_blocks(c)?,
+        b"is_error" => is_error = c.read_bool()?.unwrap_or(false),
+    })?;
     let Some(kind) = kind else {
         return Ok(None);
     };
-    Ok(Some(match kind.raw() {
-        b"text" => match text {
-            Some(text) => Block::Text(text),
-            None => Block::Ignored,
-        },
-        b"thinking" => match thinking {
-            Some(thinking) => Block::Thinking(thinking),
-            None => Block::Ignored,
-        },
+    Ok(Some(match &*kind.name() {
+        b"text" => text.map_or(Block::Ignored, Block::Text),
+        b"thinking" => thinking.map_or(Block::Ignored, Block::Thinking),
         b"tool_use" | b"server_tool_use" => Block::ToolUse { id, name, input },
         b"tool_result" => Block::ToolResult {
             id: tool_use_id,
@@ -264,76 +207,45 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
 
 /// `{input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}`.
 fn read_usage(c: &mut Cursor<'_>) -> Result<Option<Tokens>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut tokens = Tokens::default();
-    while let Some(key) = c.next_key(&mut object)? {
-        let slot = if key.eq("input_tokens") {
-            &mut tokens.input
-        } else if key.eq("output_tokens") {
-            &mut tokens.output
-        } else if key.eq("cache_read_input_tokens") {
-            &mut tokens.cache_read
-        } else if key.eq("cache_creation_input_tokens") {
-            &mut tokens.cache_write
-        } else {
-            c.skip()?;
-            continue;
-        };
-        *slot = c.read_u64()?.unwrap_or(0);
-    }
-    Ok(Some(tokens))
+    let mut t = Tokens::default();
+    let object = fields!(c, {
+        b"input_tokens" => t.input = c.read_u64()?.unwrap_or(0),
+        b"output_tokens" => t.output = c.read_u64()?.unwrap_or(0),
+        b"cache_read_input_tokens" => t.cache_read = c.read_u64()?.unwrap_or(0),
+        b"cache_creation_input_tokens" => t.cache_write = c.read_u64()?.unwrap_or(0),
+    })?;
+    Ok(object.then_some(t))
 }
 
 /// `modelUsage`: cumulative per-model counts. Returns their sum, and the model's name
-/// when there is exactly one.
+/// when there is exactly one. A model named twice counts once, with its last counts.
 fn read_model_usage<'a>(
     c: &mut Cursor<'a>,
 ) -> Result<Option<(Tokens, Option<JsonStr<'a>>)>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut total = Tokens::default();
-    let mut models = 0usize;
-    let mut only = None;
-    while let Some(model) = c.next_key(&mut object)? {
-        let Some(mut counts) = c.enter_object()? else {
-            continue;
-        };
-        models += 1;
-        only = Some(model);
-        while let Some(key) = c.next_key(&mut counts)? {
-            let slot = if key.eq("inputTokens") {
-                &mut total.input
-            } else if key.eq("outputTokens") {
-                &mut total.output
-            } else if key.eq("cacheReadInputTokens") {
-                &mut total.cache_read
-            } else if key.eq("cacheCreationInputTokens") {
-                &mut total.cache_write
-            } else {
-                c.skip()?;
-                continue;
-            };
-            *slot += c.read_u64()?.unwrap_or(0);
+    let mut models: Vec<(JsonStr<'a>, Tokens)> = Vec::new();
+    c.object(|c, model| {
+        models.retain(|(seen, _)| seen.name() != model.name());
+        let mut t = Tokens::default();
+        let object = fields!(c, {
+            b"inputTokens" => t.input = c.read_u64()?.unwrap_or(0),
+            b"outputTokens" => t.output = c.read_u64()?.unwrap_or(0),
+            b"cacheReadInputTokens" => t.cache_read = c.read_u64()?.unwrap_or(0),
+            b"cacheCreationInputTokens" => t.cache_write = c.read_u64()?.unwrap_or(0),
+        })?;
+        if object {
+            models.push((model, t));
         }
-    }
-    Ok((models > 0).then_some((total, only.filter(|_| models == 1))))
-}
-
-fn read_rate_limit<'a>(c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Result<(), Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(());
+        Ok(())
+    })?;
+    let only = match models.as_slice() {
+        [(model, _)] => Some(*model),
+        _ => None,
     };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("status") {
-            f.rate_status = c.read_str()?;
-        } else if key.eq("resetsAt") {
-            f.resets_at = c.read_u64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(())
+    let total = models.iter().fold(Tokens::default(), |sum, (_, t)| Tokens {
+        input: sum.input + t.input,
+        output: sum.output + t.output,
+        cache_read: sum.cache_read + t.cache_read,
+        cache_write: sum.cache_write + t.cache_write,
+    });
+    Ok((!models.is_empty()).then_some((total, only)))
 }

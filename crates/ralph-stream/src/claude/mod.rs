@@ -26,19 +26,18 @@ use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
 use crate::json::Span;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
 use crate::parser::saturate;
+use crate::parser::stop_of;
 
 mod fields;
 
-use crate::parser::read_event;
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
 use fields::Block;
 use fields::Fields;
 use fields::Kind;
-use fields::classify;
-use fields::read_field;
 
 /// Parses Claude Code's stream-json lines.
 #[derive(Debug, Default)]
@@ -59,20 +58,17 @@ struct PendingMessage {
     error: Option<String>,
 }
 
-impl ClaudeParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for ClaudeParser {
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
     }
 
     /// End of stream: a message still being assembled is complete now.
-    pub(crate) fn finish(&mut self, emit: &mut Emit<'_>) {
+    fn finish(&mut self, emit: &mut Emit<'_>) {
         self.flush(emit);
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::System => self.on_system(f, emit),
             Kind::Assistant => self.on_assistant(f, emit),
@@ -83,12 +79,11 @@ impl ClaudeParser {
                 resets_at: f.resets_at,
             }),
             Kind::Ignored => {}
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl ClaudeParser {
     fn on_system(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
         let Some(subtype) = f.subtype else {
             emit(&AgentEvent::Unknown {
@@ -96,7 +91,7 @@ impl ClaudeParser {
             });
             return;
         };
-        match subtype.raw() {
+        match &*subtype.name() {
             b"init" => emit(&AgentEvent::SessionStarted {
                 session_id: f.session_id.map(JsonStr::decode),
                 model: f.model.map(JsonStr::decode),
@@ -226,7 +221,7 @@ impl ClaudeParser {
             && let Some(reason) = message.stop_reason
             && pending.stop.is_none()
         {
-            pending.stop = Some(stop_of(reason));
+            pending.stop = Some(stop_of(reason, STOPS));
         }
     }
 
@@ -304,14 +299,13 @@ impl ClaudeParser {
     }
 }
 
-fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match reason.raw() {
-        b"end_turn" | b"stop_sequence" => Stop::Completed,
-        b"tool_use" => Stop::ToolUse,
-        b"max_tokens" => Stop::Length,
-        _ => Stop::Other,
-    }
-}
+/// Claude's `stop_reason`s.
+const STOPS: &[(&[u8], Stop)] = &[
+    (b"end_turn", Stop::Completed),
+    (b"stop_sequence", Stop::Completed),
+    (b"tool_use", Stop::ToolUse),
+    (b"max_tokens", Stop::Length),
+];
 
 #[cfg(test)]
 mod tests;

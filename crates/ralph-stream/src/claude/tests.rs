@@ -1,16 +1,10 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::parser::events_of;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
-    let mut parser = ClaudeParser::default();
-    let mut out = Vec::new();
-    let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
-    for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut push);
-    }
-    parser.finish(&mut push);
-    out
+    events_of(ClaudeParser::default(), input)
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The cursor: walks one JSON value at a time, skipping what nobody asked for.
 
-use memchr::memchr;
+use memchr::memchr_iter;
+use memchr::memchr2_iter;
 
 use super::string::JsonStr;
 
@@ -8,7 +9,8 @@ use super::string::JsonStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Malformed;
 
-pub(crate) type Result<T> = std::result::Result<T, Malformed>;
+/// What reading a value gives: the value, or [`Malformed`].
+pub(crate) type Result<T = ()> = std::result::Result<T, Malformed>;
 
 /// Reads JSON values in document order from a byte slice.
 ///
@@ -19,17 +21,39 @@ pub(crate) type Result<T> = std::result::Result<T, Malformed>;
 pub(crate) struct Cursor<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The bytes run past the end of the line being read (the rest of a chunk): a raw
+    /// newline ends the line, and so is not whitespace, nor allowed inside a string.
+    one_line: bool,
 }
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Cursor { bytes, pos: 0 }
+        Cursor {
+            bytes,
+            pos: 0,
+            one_line: false,
+        }
+    }
+
+    /// A cursor on a line whose end is not known yet: it reads no further than the
+    /// first raw newline.
+    pub(crate) fn on_line_start(bytes: &'a [u8]) -> Self {
+        Cursor {
+            bytes,
+            pos: 0,
+            one_line: true,
+        }
+    }
+
+    /// How far the cursor has read.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
     }
 
     #[inline]
     fn skip_ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            if matches!(b, b' ' | b'\t' | b'\r') || (b == b'\n' && !self.one_line) {
                 self.pos += 1;
             } else {
                 break;
@@ -85,6 +109,36 @@ impl<'a> Cursor<'a> {
         let key = self.scan_string()?;
         self.expect(b':')?;
         Ok(Some(key))
+    }
+
+    /// Walks the fields of an object value: `field` gets each key (to compare through
+    /// [`JsonStr::name`]) with the cursor on its value, which it must consume. Any other
+    /// value is skipped; returns whether it was an object. Fields are handed over in
+    /// document order, so a handler that assigns lets the last duplicate key win, as
+    /// JSON parsers do.
+    pub(crate) fn object(
+        &mut self,
+        mut field: impl FnMut(&mut Self, JsonStr<'a>) -> Result<()>,
+    ) -> Result<bool> {
+        let Some(mut object) = self.enter_object()? else {
+            return Ok(false);
+        };
+        while let Some(key) = self.next_key(&mut object)? {
+            field(self, key)?;
+        }
+        Ok(true)
+    }
+
+    /// Walks the elements of an array value with the cursor on each, which `element`
+    /// must consume. Any other value is skipped.
+    pub(crate) fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        let Some(mut array) = self.enter_array()? else {
+            return Ok(());
+        };
+        while self.next_element(&mut array)? {
+            element(self)?;
+        }
+        Ok(())
     }
 
     /// Enters an array. Returns `None` (after skipping the value) when the next value is
@@ -204,22 +258,48 @@ impl<'a> Cursor<'a> {
     /// stays linear however the string is escaped.
     fn scan_string(&mut self) -> Result<JsonStr<'a>> {
         let start = self.pos + 1;
-        let mut from = start;
-        loop {
-            let Some(offset) = memchr(b'"', &self.bytes[from..]) else {
-                return Err(Malformed);
-            };
-            let quote = from + offset;
-            let mut backslashes = 0;
-            while quote - backslashes > start && self.bytes[quote - backslashes - 1] == b'\\' {
-                backslashes += 1;
+        // Keys and enum-like values are short: a plain loop finds their end before a
+        // vector search would be set up.
+        for (offset, &b) in self.bytes[start..].iter().take(SHORT_STRING).enumerate() {
+            match b {
+                b'"' => {
+                    self.pos = start + offset + 1;
+                    return Ok(JsonStr::new(&self.bytes[start..start + offset]));
+                }
+                b'\\' | b'\n' => break,
+                _ => {}
             }
-            if backslashes % 2 == 0 {
-                self.pos = quote + 1;
-                return Ok(JsonStr::new(&self.bytes[start..quote]));
-            }
-            from = quote + 1;
         }
+        let rest = &self.bytes[start..];
+        // One search for the whole string: text with many escaped quotes (code, JSON in
+        // JSON) would otherwise pay a search's set-up at each of them.
+        let end = if self.one_line {
+            memchr2_iter(b'"', b'\n', rest).find_map(|at| self.string_end(start, at))
+        } else {
+            memchr_iter(b'"', rest).find_map(|at| self.string_end(start, at))
+        };
+        match end {
+            Some(Ok(quote)) => {
+                self.pos = quote + 1;
+                Ok(JsonStr::new(&self.bytes[start..quote]))
+            }
+            Some(Err(Malformed)) | None => Err(Malformed),
+        }
+    }
+
+    /// Whether the quote or newline at `offset` past `start` ends the string that starts
+    /// there: `None` for an escaped quote, an error for a newline.
+    #[inline]
+    fn string_end(&self, start: usize, offset: usize) -> Option<Result<usize>> {
+        let at = start + offset;
+        if self.bytes[at] == b'\n' {
+            return Some(Err(Malformed));
+        }
+        let mut backslashes = 0;
+        while at - backslashes > start && self.bytes[at - backslashes - 1] == b'\\' {
+            backslashes += 1;
+        }
+        (backslashes % 2 == 0).then_some(Ok(at))
     }
 
     /// Consumes a number or literal token.
@@ -245,6 +325,7 @@ impl<'a> Cursor<'a> {
                     continue;
                 }
                 b'{' | b'[' => depth += 1,
+                b'\n' if self.one_line => return Err(Malformed),
                 b'}' | b']' => {
                     depth -= 1;
                     if depth == 0 {
@@ -259,6 +340,26 @@ impl<'a> Cursor<'a> {
         Err(Malformed)
     }
 }
+
+/// Reads an object value through [`Cursor::object`], matching each key, decoded, against
+/// byte-string patterns; every other key's value is skipped:
+///
+/// `fields!(c, { b"role" => m.role = c.read_str()?, b"usage" => m.usage = read_usage(c)? })`
+macro_rules! fields {
+    ($c:ident, { $($name:pat $(if $guard:expr)? => $read:expr),* $(,)? }) => {
+        $c.object(|$c, key| {
+            match &*key.name() {
+                $($name $(if $guard)? => $read,)*
+                _ => $c.skip()?,
+            }
+            Ok(())
+        })
+    };
+}
+pub(crate) use fields;
+
+/// How many bytes of a string are looked at one by one before a vector search.
+const SHORT_STRING: usize = 24;
 
 /// State of an object being walked with [`Cursor::next_key`].
 #[derive(Debug)]

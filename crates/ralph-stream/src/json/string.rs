@@ -16,11 +16,6 @@ impl<'a> JsonStr<'a> {
         JsonStr { raw }
     }
 
-    /// The raw (still escaped) bytes.
-    pub(crate) fn raw(self) -> &'a [u8] {
-        self.raw
-    }
-
     /// True when the string, once decoded, equals `s`. Keys and event types are plain
     /// ASCII in every agent we know, so the fast path compares bytes; an escaped key
     /// still compares correctly through the slow path.
@@ -29,6 +24,15 @@ impl<'a> JsonStr<'a> {
             return true;
         }
         memchr(b'\\', self.raw).is_some() && unescape(self.raw) == s
+    }
+
+    /// The decoded bytes, for matching against names (keys, event types, enum-like
+    /// values): the raw bytes themselves, at no cost, when there is no escape.
+    pub(crate) fn name(self) -> Cow<'a, [u8]> {
+        if memchr(b'\\', self.raw).is_none() {
+            return Cow::Borrowed(self.raw);
+        }
+        Cow::Owned(unescape(self.raw).into_bytes())
     }
 
     /// Decodes without a scratch buffer: borrowed when there is nothing to unescape.
@@ -316,5 +320,10 @@ mod tests {
         assert!(JsonStr::new(b"type").eq("type"));
         assert!(JsonStr::new(br"t\u0079pe").eq("type"));
         assert!(!JsonStr::new(b"typo").eq("type"));
+        assert!(matches!(
+            JsonStr::new(b"type").name(),
+            Cow::Borrowed(b"type")
+        ));
+        assert_eq!(&*JsonStr::new(br"\u0065rror").name(), b"error");
     }
 }

@@ -4,78 +4,124 @@ use super::Cursor;
 use super::JsonStr;
 use super::Malformed;
 
-/// What a field handler wants next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Next {
-    /// Keep reading keys.
-    More,
-    /// Everything needed is in hand: stop reading this line.
-    Done,
-}
-
 /// The result of walking one line.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Walked<K> {
-    /// The line is not a JSON object (or breaks off before its type is known).
+pub(crate) enum Walked<'a, K, F> {
+    /// The line is not a JSON object (or breaks off before its end).
     NotJson,
-    /// A JSON object without a string `type` key.
+    /// A JSON object whose (last) `type` is not a string, or that has none.
     Untyped,
-    /// A typed event whose fields were handed to the handler.
-    Typed(K),
-    /// A typed event whose fields broke off mid-way: the event is lost.
-    Broken(K),
+    /// A typed event: its `type`, the kind `classify` made of it and the fields the
+    /// handler read.
+    Typed(JsonStr<'a>, K, F),
 }
 
-/// Walks the top-level object of `line`. `classify` turns the `type` value into the
-/// caller's event kind; `field` is then called with every other top-level key and a
-/// cursor positioned on its value, which the handler must consume (or return
-/// [`Next::Done`] to stop early).
+/// Walks the top-level object of `line` as a JSON parser reads it. `classify` turns the
+/// `type` value into the caller's event kind; `field` is then called with every other
+/// top-level key's decoded name and a cursor positioned on its value, which the handler
+/// must consume, filling in the fields `F`.
 ///
 /// The event type usually comes first, so fields are handled in place as they are read.
 /// Keys that come before the type are kept as raw slices and handed over once it is
-/// known: key order is a habit of the agents, not a promise.
-pub(crate) fn walk<'a, K: Copy>(
+/// known: key order is a habit of the agents, not a promise. The whole object is read,
+/// so a later duplicate `type` is seen: the last one wins, as in JSON parsers, and the
+/// fields are then read again for it (rare enough that nothing is buffered for it).
+pub(crate) fn walk<'a, K: Copy, F: Default>(
     line: &'a [u8],
-    classify: impl FnOnce(JsonStr<'a>) -> K,
-    mut field: impl FnMut(K, JsonStr<'a>, &mut Cursor<'a>) -> Result<Next, Malformed>,
-) -> Walked<K> {
-    let mut cursor = Cursor::new(line);
+    classify: impl Fn(JsonStr<'a>) -> K,
+    field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> Walked<'a, K, F> {
+    walk_with(Cursor::new(line), line, classify, field).0
+}
+
+/// Like [`walk`], for a line whose end is not known yet: `bytes` runs from the line's
+/// start to wherever (the end of a chunk), and the walk reads no further than the line's
+/// first raw newline. Also returns where the object ended.
+pub(crate) fn walk_line_start<'a, K: Copy, F: Default>(
+    bytes: &'a [u8],
+    classify: impl Fn(JsonStr<'a>) -> K,
+    field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> (Walked<'a, K, F>, usize) {
+    walk_with(Cursor::on_line_start(bytes), bytes, classify, field)
+}
+
+fn walk_with<'a, K: Copy, F: Default>(
+    mut cursor: Cursor<'a>,
+    bytes: &'a [u8],
+    classify: impl Fn(JsonStr<'a>) -> K,
+    mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> (Walked<'a, K, F>, usize) {
     let Ok(Some(mut object)) = cursor.enter_object() else {
-        return Walked::NotJson;
+        return (Walked::NotJson, 0);
     };
+    let mut fields = F::default();
     let mut deferred: Vec<(JsonStr<'a>, &'a [u8])> = Vec::new();
-    let kind = loop {
-        match cursor.next_key(&mut object) {
-            Ok(Some(key)) if key.eq("type") => match cursor.read_str() {
-                Ok(Some(ty)) => break classify(ty),
-                Ok(None) => {}
-                Err(Malformed) => return Walked::NotJson,
-            },
-            Ok(Some(key)) => match cursor.read_raw() {
-                Ok(raw) => deferred.push((key, raw)),
-                Err(Malformed) => return Walked::NotJson,
-            },
-            Ok(None) => return Walked::Untyped,
-            Err(Malformed) => return Walked::NotJson,
-        }
-    };
-    for (key, raw) in deferred {
-        match field(kind, key, &mut Cursor::new(raw)) {
-            Ok(Next::More) => {}
-            Ok(Next::Done) => return Walked::Typed(kind),
-            Err(Malformed) => return Walked::Broken(kind),
+    // The first string type, whose kind the fields are read for as they come.
+    let mut first: Option<(JsonStr<'a>, K)> = None;
+    // The last `type` value: `Some(None)` when it is not a string.
+    let mut last: Option<Option<JsonStr<'a>>> = None;
+    let mut retyped = false;
+    loop {
+        let key = match cursor.next_key(&mut object) {
+            Ok(Some(key)) => key,
+            Ok(None) => break,
+            Err(Malformed) => return (Walked::NotJson, 0),
+        };
+        let name = key.name();
+        let step = if *name == *b"type" {
+            cursor.read_str().and_then(|ty| {
+                last = Some(ty);
+                match (ty, first) {
+                    (Some(ty), None) => {
+                        let kind = classify(ty);
+                        first = Some((ty, kind));
+                        deferred.drain(..).try_for_each(|(key, raw)| {
+                            field(kind, &key.name(), &mut Cursor::new(raw), &mut fields)
+                        })
+                    }
+                    (_, Some(_)) => {
+                        retyped = true;
+                        Ok(())
+                    }
+                    (None, None) => Ok(()),
+                }
+            })
+        } else {
+            match first {
+                Some((_, kind)) if !retyped => field(kind, &name, &mut cursor, &mut fields),
+                Some(_) => cursor.skip(),
+                None => cursor.read_raw().map(|raw| deferred.push((key, raw))),
+            }
+        };
+        if step.is_err() {
+            return (Walked::NotJson, 0);
         }
     }
-    loop {
-        let step = cursor.next_key(&mut object).and_then(|key| match key {
-            Some(key) => field(kind, key, &mut cursor),
-            None => Ok(Next::Done),
-        });
-        match step {
-            Ok(Next::More) => {}
-            Ok(Next::Done) => return Walked::Typed(kind),
-            Err(Malformed) => return Walked::Broken(kind),
-        }
+    let end = cursor.position();
+    let walked = match (last, first) {
+        (Some(Some(ty)), Some((_, kind))) if !retyped => Walked::Typed(ty, kind, fields),
+        (Some(Some(ty)), _) => reread(&bytes[..end], ty, classify(ty), field),
+        _ => Walked::Untyped,
+    };
+    (walked, end)
+}
+
+/// Reads the fields of the object `line` again for the kind of its last `type`.
+fn reread<'a, K: Copy, F: Default>(
+    line: &'a [u8],
+    ty: JsonStr<'a>,
+    kind: K,
+    mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> Walked<'a, K, F> {
+    let mut fields = F::default();
+    let mut cursor = Cursor::new(line);
+    let read = cursor.object(|c, key| match &*key.name() {
+        b"type" => c.skip(),
+        name => field(kind, name, c, &mut fields),
+    });
+    match read {
+        Ok(_) => Walked::Typed(ty, kind, fields),
+        Err(Malformed) => Walked::NotJson,
     }
 }
 
@@ -83,34 +129,43 @@ pub(crate) fn walk<'a, K: Copy>(
 mod tests {
     use super::*;
 
-    fn keys(line: &str) -> (Walked<u8>, Vec<String>) {
-        let mut seen = Vec::new();
+    fn keys(line: &str) -> (Walked<'_, u8, Vec<String>>, Option<String>) {
         let walked = walk(
             line.as_bytes(),
-            |ty| ty.raw().len() as u8,
-            |_, key, c| {
-                seen.push(key.decode().into_owned());
-                if key.eq("stop") {
-                    return Ok(Next::Done);
-                }
-                c.skip().map(|()| Next::More)
+            |ty| ty.decode().len() as u8,
+            |_, key, c, seen: &mut Vec<String>| {
+                seen.push(String::from_utf8_lossy(key).into_owned());
+                c.skip()
             },
         );
-        (walked, seen)
+        let ty = match &walked {
+            Walked::Typed(ty, ..) => Some(ty.decode().into_owned()),
+            _ => None,
+        };
+        (walked, ty)
+    }
+
+    fn fields(line: &str) -> Vec<String> {
+        match keys(line).0 {
+            Walked::Typed(_, _, seen) => seen,
+            other => panic!("{line}: {other:?}"),
+        }
     }
 
     #[test]
     fn fields_before_the_type_are_replayed_after_it() {
-        let (walked, seen) = keys(r#"{"a":{"x":1},"type":"abc","b":[2]}"#);
-        assert_eq!(walked, Walked::Typed(3));
-        assert_eq!(seen, ["a", "b"]);
+        assert_eq!(fields(r#"{"a":{"x":1},"type":"abc","b":[2]}"#), ["a", "b"]);
     }
 
     #[test]
-    fn a_handler_can_stop_before_the_rest_of_the_line() {
-        let (walked, seen) = keys(r#"{"type":"t","stop":1,"rest":"never read"#);
-        assert_eq!(walked, Walked::Typed(1));
-        assert_eq!(seen, ["stop"]);
+    fn the_last_type_wins_and_the_fields_are_read_for_it() {
+        let line = r#"{"a":1,"type":"abc","b":2,"t\u0079pe":"abcd","c":3}"#;
+        let (walked, ty) = keys(line);
+        assert_eq!(ty.as_deref(), Some("abcd"));
+        assert!(matches!(walked, Walked::Typed(_, 4, _)), "{walked:?}");
+        assert_eq!(fields(line), ["a", "b", "c"]);
+        assert_eq!(keys(r#"{"type":"abc","type":5}"#).0, Walked::Untyped);
+        assert_eq!(fields(r#"{"type":5,"x":1,"type":"ab"}"#), ["x"]);
     }
 
     #[test]
@@ -120,6 +175,24 @@ mod tests {
         assert_eq!(keys(r#"{"a":1}"#).0, Walked::Untyped);
         assert_eq!(keys(r#"{"type":5}"#).0, Walked::Untyped);
         assert_eq!(keys(r#"{"a":"#).0, Walked::NotJson);
-        assert_eq!(keys(r#"{"type":"ab","a":[1,"#).0, Walked::Broken(2));
+        assert_eq!(keys(r#"{"type":"ab","a":[1,"#).0, Walked::NotJson);
+    }
+
+    #[test]
+    fn a_walk_from_a_line_start_stops_at_the_newline() {
+        let walk = |bytes: &'static str| {
+            let (walked, end) = walk_line_start(
+                bytes.as_bytes(),
+                |ty| ty.decode().len(),
+                |_, _, c, (): &mut ()| c.skip(),
+            );
+            (matches!(walked, Walked::Typed(..)), end)
+        };
+        assert_eq!(walk("{\"type\":\"ab\"} \n{\"next\":1}"), (true, 13));
+        // Broken off at the newline: nothing of the next line is read into it.
+        assert!(!walk("{\"type\":\"ab\",\n\"x\":1}").0);
+        assert!(!walk("{\"type\":\"a\nb\"}").0);
+        assert!(!walk("{\"type\":\"ab\",\"x\":[1,\n2]}").0);
+        assert!(!walk("{\"type\":\"ab\",\"x\":{\"y\":\"\n\"}}").0);
     }
 }

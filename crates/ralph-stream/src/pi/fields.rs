@@ -1,15 +1,21 @@
 //! Reading pi's events: the kinds ralph knows and the fields it uses, read lazily
 //! from the line.
 
+use super::PiParser;
+
 use crate::event::Tokens;
 use crate::json::Cursor;
 use crate::json::JsonStr;
 use crate::json::Malformed;
-use crate::json::Next;
+use crate::json::Read;
+use crate::json::fields;
+use crate::parser::Hints;
+use crate::parser::Vocabulary;
+use crate::parser::field_of;
 use crate::parser::read_text_blocks;
 
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Kind<'a> {
+pub(crate) enum Kind {
     Session,
     AgentStart,
     AgentEnd,
@@ -28,41 +34,95 @@ pub(super) enum Kind<'a> {
     CompactionEnd,
     /// Known, carries nothing ralph uses.
     Ignored,
-    Unknown(JsonStr<'a>),
 }
 
-pub(super) fn classify(ty: JsonStr<'_>) -> Kind<'_> {
-    match ty.raw() {
-        b"session" => Kind::Session,
-        b"agent_start" => Kind::AgentStart,
-        b"agent_end" => Kind::AgentEnd,
-        b"agent_settled" => Kind::AgentSettled,
-        b"turn_start" => Kind::TurnStart,
-        b"turn_end" => Kind::TurnEnd,
-        b"message_start" => Kind::MessageStart,
-        b"message_update" => Kind::MessageUpdate,
-        b"message_end" => Kind::MessageEnd,
-        b"tool_execution_start" => Kind::ToolStart,
-        b"tool_execution_update" => Kind::ToolUpdate,
-        b"tool_execution_end" => Kind::ToolEnd,
-        b"auto_retry_start" => Kind::RetryStart,
-        b"auto_retry_end" => Kind::RetryEnd,
-        b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
-        b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
-        b"queue_update"
-        | b"entry_appended"
-        | b"session_info_changed"
-        | b"thinking_level_changed"
-        | b"summarization_retry_start"
-        | b"summarization_retry_end"
-        | b"bash_execution_update" => Kind::Ignored,
-        _ => Kind::Unknown(ty),
+impl Vocabulary for PiParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// pi's types are its own; nothing else is needed to tell its lines.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[],
+        keys: &[],
+        type_prefixes: &[],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Some(match ty {
+            b"session" => Kind::Session,
+            b"agent_start" => Kind::AgentStart,
+            b"agent_end" => Kind::AgentEnd,
+            b"agent_settled" => Kind::AgentSettled,
+            b"turn_start" => Kind::TurnStart,
+            b"turn_end" => Kind::TurnEnd,
+            b"message_start" => Kind::MessageStart,
+            b"message_update" => Kind::MessageUpdate,
+            b"message_end" => Kind::MessageEnd,
+            b"tool_execution_start" => Kind::ToolStart,
+            b"tool_execution_update" => Kind::ToolUpdate,
+            b"tool_execution_end" => Kind::ToolEnd,
+            b"auto_retry_start" => Kind::RetryStart,
+            b"auto_retry_end" => Kind::RetryEnd,
+            b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
+            b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
+            b"queue_update"
+            | b"entry_appended"
+            | b"session_info_changed"
+            | b"thinking_level_changed"
+            | b"summarization_retry_start"
+            | b"summarization_retry_end"
+            | b"bash_execution_update" => Kind::Ignored,
+            _ => return None,
+        })
+    }
+
+    fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
+        match (k, key) {
+            (Kind::MessageUpdate, b"assistantMessageEvent") => f.update = Some(read_update(c)?),
+            (Kind::MessageEnd, b"message") => f.message = Some(read_message(c)?),
+            // A turn's usage is counted once: its message is then not needed.
+            (Kind::TurnEnd, b"message") if !self.turn_usage_seen => {
+                f.message = Some(read_message(c)?)
+            }
+            (Kind::Session, b"id") => f.id = c.read_str()?,
+            (Kind::ToolStart | Kind::ToolEnd, _) => match key {
+                b"toolCallId" => f.tool_call_id = c.read_str()?,
+                b"toolName" => f.tool_name = c.read_str()?,
+                b"args" => f.args = Some(c.read_raw()?),
+                b"parentToolCallId" => f.parent_id = c.read_str()?,
+                b"isError" => f.is_error = c.read_bool()?,
+                b"result" => {
+                    f.result_texts = field_of(c, b"content", |c| read_text_blocks(c).map(Some))?
+                        .unwrap_or_default();
+                }
+                _ => c.skip()?,
+            },
+            (
+                Kind::AgentEnd
+                | Kind::RetryStart
+                | Kind::RetryEnd
+                | Kind::CompactionStart
+                | Kind::CompactionEnd,
+                _,
+            ) => match key {
+                b"willRetry" => f.will_retry = c.read_bool()?,
+                b"attempt" => f.attempt = c.read_u64()?,
+                b"maxAttempts" => f.max_attempts = c.read_u64()?,
+                b"delayMs" => f.delay_ms = c.read_u64()?,
+                b"errorMessage" => f.error_message = c.read_str()?,
+                b"success" => f.success = c.read_bool()?,
+                b"finalError" => f.final_error = c.read_str()?,
+                b"reason" => f.reason = c.read_str()?,
+                _ => c.skip()?,
+            },
+            _ => c.skip()?,
+        }
+        Ok(())
     }
 }
 
 /// The top-level fields of one pi event that ralph reads.
 #[derive(Debug, Default)]
-pub(super) struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     pub(super) id: Option<JsonStr<'a>>,
     pub(super) message: Option<Message<'a>>,
     pub(super) update: Option<Update<'a>>,
@@ -101,199 +161,40 @@ pub(super) struct Message<'a> {
     pub(super) provider: Option<JsonStr<'a>>,
 }
 
-pub(super) fn read_field<'a>(
-    kind: Kind<'a>,
-    key: JsonStr<'a>,
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-    turn_usage_seen: bool,
-) -> Result<Next, Malformed> {
-    match kind {
-        Kind::MessageUpdate => {
-            if key.eq("assistantMessageEvent") {
-                f.update = Some(read_update(c)?);
-                // The snapshots that follow are never needed.
-                return Ok(Next::Done);
-            }
-        }
-        Kind::MessageEnd => {
-            if key.eq("message") {
-                f.message = Some(read_message(c)?);
-                return Ok(Next::Done);
-            }
-        }
-        Kind::TurnEnd => {
-            if turn_usage_seen {
-                return Ok(Next::Done);
-            }
-            if key.eq("message") {
-                f.message = Some(read_message(c)?);
-                return Ok(Next::Done);
-            }
-        }
-        Kind::Session => {
-            if key.eq("id") {
-                f.id = c.read_str()?;
-                return Ok(Next::More);
-            }
-        }
-        Kind::ToolStart | Kind::ToolEnd => {
-            if key.eq("toolCallId") {
-                f.tool_call_id = c.read_str()?;
-            } else if key.eq("toolName") {
-                f.tool_name = c.read_str()?;
-            } else if key.eq("args") {
-                f.args = Some(c.read_raw()?);
-            } else if key.eq("parentToolCallId") {
-                f.parent_id = c.read_str()?;
-            } else if key.eq("isError") {
-                f.is_error = c.read_bool()?;
-            } else if key.eq("result") {
-                f.result_texts = read_tool_result(c)?;
-            } else {
-                c.skip()?;
-            }
-            return Ok(Next::More);
-        }
-        Kind::AgentEnd
-        | Kind::RetryStart
-        | Kind::RetryEnd
-        | Kind::CompactionStart
-        | Kind::CompactionEnd => {
-            if key.eq("willRetry") {
-                f.will_retry = c.read_bool()?;
-            } else if key.eq("attempt") {
-                f.attempt = c.read_u64()?;
-            } else if key.eq("maxAttempts") {
-                f.max_attempts = c.read_u64()?;
-            } else if key.eq("delayMs") {
-                f.delay_ms = c.read_u64()?;
-            } else if key.eq("errorMessage") {
-                f.error_message = c.read_str()?;
-            } else if key.eq("success") {
-                f.success = c.read_bool()?;
-            } else if key.eq("finalError") {
-                f.final_error = c.read_str()?;
-            } else if key.eq("reason") {
-                f.reason = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-            return Ok(Next::More);
-        }
-        Kind::AgentStart
-        | Kind::AgentSettled
-        | Kind::TurnStart
-        | Kind::MessageStart
-        | Kind::ToolUpdate
-        | Kind::Ignored
-        | Kind::Unknown(_) => return Ok(Next::Done),
-    }
-    c.skip()?;
-    Ok(Next::More)
-}
-
-/// Reads `assistantMessageEvent` up to its `type` and `delta`, and stops there.
+/// Reads `assistantMessageEvent`'s `type` and `delta` (its snapshot is skipped).
 fn read_update<'a>(c: &mut Cursor<'a>) -> Result<Update<'a>, Malformed> {
     let mut update = Update::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(update);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("type") {
-            update.kind = c.read_str()?;
-        } else if key.eq("delta") {
-            update.delta = c.read_str()?;
-        } else {
-            c.skip()?;
-        }
-        if let Some(kind) = update.kind
-            && (update.delta.is_some() || !matches!(kind.raw(), b"text_delta" | b"thinking_delta"))
-        {
-            break;
-        }
-    }
+    fields!(c, {
+        b"type" => update.kind = c.read_str()?,
+        b"delta" => update.delta = c.read_str()?,
+    })?;
     Ok(update)
 }
 
 fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
-    let mut message = Message::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(message);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("role") {
-            message.role = c.read_str()?;
-        } else if key.eq("content") {
-            message.texts = read_text_blocks(c)?;
-        } else if key.eq("stopReason") {
-            message.stop_reason = c.read_str()?;
-        } else if key.eq("errorMessage") {
-            message.error_message = c.read_str()?;
-        } else if key.eq("usage") {
-            message.usage = read_usage(c)?;
-        } else if key.eq("model") {
-            message.model = c.read_str()?;
-        } else if key.eq("provider") {
-            message.provider = c.read_str()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(message)
-}
-
-fn read_tool_result<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>>, Malformed> {
-    let mut texts = Vec::new();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(texts);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("content") {
-            texts = read_text_blocks(c)?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(texts)
+    let mut m = Message::default();
+    fields!(c, {
+        b"role" => m.role = c.read_str()?,
+        b"content" => m.texts = read_text_blocks(c)?,
+        b"stopReason" => m.stop_reason = c.read_str()?,
+        b"errorMessage" => m.error_message = c.read_str()?,
+        b"usage" => m.usage = read_usage(c)?,
+        b"model" => m.model = c.read_str()?,
+        b"provider" => m.provider = c.read_str()?,
+    })?;
+    Ok(m)
 }
 
 /// `{input, output, cacheRead, cacheWrite, totalTokens, cost: {…, total}}`.
 fn read_usage(c: &mut Cursor<'_>) -> Result<Option<(Tokens, Option<f64>)>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
     let mut tokens = Tokens::default();
     let mut cost = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("input") {
-            tokens.input = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("output") {
-            tokens.output = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cacheRead") {
-            tokens.cache_read = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cacheWrite") {
-            tokens.cache_write = c.read_u64()?.unwrap_or(0);
-        } else if key.eq("cost") {
-            cost = read_cost_total(c)?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(Some((tokens, cost)))
-}
-
-fn read_cost_total(c: &mut Cursor<'_>) -> Result<Option<f64>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut total = None;
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("total") {
-            total = c.read_f64()?;
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(total)
+    let object = fields!(c, {
+        b"input" => tokens.input = c.read_u64()?.unwrap_or(0),
+        b"output" => tokens.output = c.read_u64()?.unwrap_or(0),
+        b"cacheRead" => tokens.cache_read = c.read_u64()?.unwrap_or(0),
+        b"cacheWrite" => tokens.cache_write = c.read_u64()?.unwrap_or(0),
+        b"cost" => cost = field_of(c, b"total", Cursor::read_f64)?,
+    })?;
+    Ok(object.then_some((tokens, cost)))
 }

@@ -3,8 +3,8 @@
 //! Up to the 0.8x releases every `message_update` repeats the whole message so far twice
 //! (`assistantMessageEvent.partial` and `message`), so lines grow with the answer and the
 //! stream grows quadratically. The parser reads the event type and the small
-//! `assistantMessageEvent` head (`type`, `delta`) and stops: the snapshots are never
-//! scanned, let alone built. Later releases send the delta-only shape (no snapshots,
+//! `assistantMessageEvent` head (`type`, `delta`); the snapshots are only skipped (a
+//! later duplicate key would count), never decoded or built. Later releases send the delta-only shape (no snapshots,
 //! plus `agent_settled`, `compaction_*`, `queue_update`, `parentToolCallId`); the same
 //! code reads both because it never depends on a field being absent.
 //!
@@ -23,20 +23,19 @@ use crate::event::Stop;
 use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
 use crate::parser::saturate;
+use crate::parser::stop_of;
 
 mod fields;
 
-use crate::parser::read_event;
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
 use fields::Fields;
 use fields::Kind;
 use fields::Message;
 use fields::Update;
-use fields::classify;
-use fields::read_field;
 
 /// Parses pi's JSON lines; keeps the little state that spans lines.
 #[derive(Debug, Default)]
@@ -52,19 +51,12 @@ pub(crate) struct PiParser {
     run_finished: bool,
 }
 
-impl PiParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        let turn_usage_seen = self.turn_usage_seen;
-        let read = |kind, key, c: &mut _, fields: &mut _| {
-            read_field(kind, key, c, fields, turn_usage_seen)
-        };
-        if let Some((kind, fields)) = read_event(line, emit, classify, read) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for PiParser {
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::Session => emit(&AgentEvent::SessionStarted {
                 session_id: f.id.map(JsonStr::decode),
@@ -155,12 +147,11 @@ impl PiParser {
                 error: f.error_message.map(JsonStr::decode),
             }),
             Kind::MessageStart | Kind::ToolUpdate | Kind::Ignored => {}
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl PiParser {
     fn on_update(&mut self, update: Update<'_>, emit: &mut Emit<'_>) {
         let Some(kind) = update.kind else {
             emit(&AgentEvent::Unknown {
@@ -168,7 +159,7 @@ impl PiParser {
             });
             return;
         };
-        match kind.raw() {
+        match &*kind.name() {
             b"text_delta" => {
                 if let Some(delta) = update.delta {
                     let text = delta.decode_into(&mut self.scratch);
@@ -196,7 +187,9 @@ impl PiParser {
         if !message.role.is_some_and(|r| r.eq("assistant")) {
             return;
         }
-        let stop = message.stop_reason.map_or(Stop::Other, stop_of);
+        let stop = message
+            .stop_reason
+            .map_or(Stop::Other, |r| stop_of(r, STOPS));
         let text = text_of(&message.texts, "\n", &mut self.scratch);
         let error = message
             .error_message
@@ -237,16 +230,14 @@ impl PiParser {
     }
 }
 
-fn stop_of(reason: JsonStr<'_>) -> Stop {
-    match reason.raw() {
-        b"stop" => Stop::Completed,
-        b"toolUse" => Stop::ToolUse,
-        b"length" => Stop::Length,
-        b"error" => Stop::Error,
-        b"aborted" => Stop::Aborted,
-        _ => Stop::Other,
-    }
-}
+/// pi's `stopReason`s.
+const STOPS: &[(&[u8], Stop)] = &[
+    (b"stop", Stop::Completed),
+    (b"toolUse", Stop::ToolUse),
+    (b"length", Stop::Length),
+    (b"error", Stop::Error),
+    (b"aborted", Stop::Aborted),
+];
 
 #[cfg(test)]
 mod tests;

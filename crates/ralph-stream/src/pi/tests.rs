@@ -5,16 +5,10 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::event::CostKind;
 use crate::event::Tokens;
+use crate::parser::events_of;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
-    let mut parser = PiParser::default();
-    let mut out = Vec::new();
-    for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
-            out.push(e.clone().into_owned())
-        });
-    }
-    out
+    events_of(PiParser::default(), input)
 }
 
 fn text(s: &str) -> AgentEvent<'static> {
@@ -24,12 +18,22 @@ fn text(s: &str) -> AgentEvent<'static> {
 }
 
 #[test]
-fn deltas_are_read_without_touching_the_snapshots() {
-    // The snapshot after the delta is deliberately broken JSON: it is never read.
+fn deltas_are_read_and_the_snapshots_only_skipped() {
+    // Keys inside the snapshots that look like the event's own are not read.
     let got = events(
-        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"héllo \"w\"","partial":{"role":"assistant","content":[{"type":"text","text":"BROKEN"#,
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"héllo \"w\"","partial":{"role":"assistant","type":"thinking_delta","delta":"no","content":[{"type":"text","text":"snap"}]}},"message":{"type":"x","assistantMessageEvent":{}}}"#,
     );
     assert_eq!(got, vec![text("héllo \"w\"")]);
+}
+
+#[test]
+fn a_line_broken_off_in_its_snapshot_is_not_json() {
+    // A JSON parser rejects the whole line, so its delta is not taken either.
+    let line = r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"x","partial":{"role":"assistant","content":[{"type":"text","text":"BROKEN"#;
+    assert_eq!(
+        events(line),
+        vec![AgentEvent::NonJson { line: line.into() }]
+    );
 }
 
 #[test]

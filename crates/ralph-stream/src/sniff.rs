@@ -1,107 +1,106 @@
-//! Recognising which agent wrote a stream, from the type of its first events.
+//! Recognising which agent wrote a stream, from the type of its first events: each
+//! agent's parser says which types it knows and which keys tell it apart ([`Hints`]).
 //!
 //! Most event types belong to one agent. A few are shared (`result`: Claude Code, Gemini
 //! CLI, Copilot; `tool_use`: Gemini CLI, OpenCode; `error`: Codex, Gemini CLI, OpenCode);
 //! for those the line's other top-level keys decide, and when they do not either, the
-//! line decides nothing and the next one is asked.
+//! line decides nothing and the next one is asked. Keys and types are compared decoded,
+//! and the last `type` of a line counts, as for the parsers.
 
+use crate::claude::ClaudeParser;
+use crate::codex::CodexParser;
+use crate::copilot::CopilotParser;
 use crate::format::StreamFormat;
+use crate::gemini::GeminiParser;
 use crate::json::Cursor;
+use crate::opencode::OpencodeParser;
+use crate::parser::AgentParser;
+use crate::parser::Hints;
+use crate::pi::PiParser;
+
+/// One agent as auto-detection sees it.
+struct Agent {
+    format: StreamFormat,
+    knows: fn(&[u8]) -> bool,
+    hints: &'static Hints,
+}
+
+impl Agent {
+    const fn of<P: AgentParser>(format: StreamFormat) -> Agent {
+        Agent {
+            format,
+            knows: knows::<P>,
+            hints: P::HINTS,
+        }
+    }
+
+    /// Whether the type alone says the line is this agent's.
+    fn owns(&self, ty: &[u8]) -> bool {
+        !self.hints.shared_types.contains(&ty)
+            && ((self.knows)(ty) || self.hints.type_prefixes.iter().any(|p| ty.starts_with(p)))
+    }
+}
+
+fn knows<P: AgentParser>(ty: &[u8]) -> bool {
+    P::classify(ty).is_some()
+}
+
+/// Every agent with a JSON stream.
+const AGENTS: [Agent; 6] = [
+    Agent::of::<PiParser>(StreamFormat::Pi),
+    Agent::of::<ClaudeParser>(StreamFormat::Claude),
+    Agent::of::<CodexParser>(StreamFormat::Codex),
+    Agent::of::<GeminiParser>(StreamFormat::Gemini),
+    Agent::of::<OpencodeParser>(StreamFormat::Opencode),
+    Agent::of::<CopilotParser>(StreamFormat::Copilot),
+];
 
 /// The format a line announces, if it is a JSON object whose type (and, for a shared
 /// type, whose keys) tell.
 pub(crate) fn detect_line(line: &[u8]) -> Option<StreamFormat> {
     let mut cursor = Cursor::new(line);
-    let mut object = cursor.enter_object().ok()??;
     let mut ty = None;
-    let mut hint = None;
-    while let Some(key) = cursor.next_key(&mut object).ok()? {
-        if key.eq("type") {
-            let value = cursor.read_str().ok()??;
-            if let Some(format) = format_of_type(value.raw()) {
-                return Some(format);
-            }
-            ty = Some(value);
+    // The agents (bits by index in `AGENTS`) whose keys the line carries.
+    let mut hinted = 0u8;
+    let object = cursor.object(|c, key| {
+        let key = key.name();
+        if *key == *b"type" {
+            ty = c.read_str()?;
         } else {
-            hint = hint.or_else(|| format_of_key(key.raw()));
-            cursor.skip().ok()?;
+            for (i, agent) in AGENTS.iter().enumerate() {
+                if agent.hints.keys.contains(&&*key) {
+                    hinted |= 1 << i;
+                }
+            }
+            c.skip()?;
         }
+        Ok(())
+    });
+    if !object.ok()? {
+        return None;
     }
-    let (ty, hint) = (ty?, hint?);
-    uses_shared_type(hint, ty.raw()).then_some(hint)
-}
-
-/// The agent whose events, of the shared types, carry this top-level key.
-fn format_of_key(key: &[u8]) -> Option<StreamFormat> {
-    match key {
-        b"sessionID" | b"part" => Some(StreamFormat::Opencode),
-        b"sessionId" | b"exitCode" => Some(StreamFormat::Copilot),
-        b"stats" | b"tool_id" | b"tool_name" | b"severity" => Some(StreamFormat::Gemini),
-        b"subtype" | b"session_id" | b"total_cost_usd" | b"is_error" | b"num_turns" => {
-            Some(StreamFormat::Claude)
-        }
-        _ => None,
+    let ty = ty?.name();
+    if let Some(agent) = AGENTS.iter().find(|agent| agent.owns(&ty)) {
+        return Some(agent.format);
     }
-}
-
-/// Whether `format` has events of the shared type `ty`: a key hint from another agent's
-/// vocabulary must not decide a type that agent never sends.
-fn uses_shared_type(format: StreamFormat, ty: &[u8]) -> bool {
-    match format {
-        StreamFormat::Claude | StreamFormat::Copilot => ty == b"result",
-        StreamFormat::Gemini => matches!(ty, b"result" | b"tool_use" | b"error"),
-        StreamFormat::Opencode => matches!(ty, b"tool_use" | b"error"),
-        StreamFormat::Codex => ty == b"error",
-        StreamFormat::Pi | StreamFormat::Text => false,
-    }
+    // A key from one agent's vocabulary decides only a type that agent sends, and only
+    // when no other agent's key says otherwise.
+    let mut candidates = AGENTS
+        .iter()
+        .enumerate()
+        .filter(|(i, agent)| hinted & (1 << i) != 0 && agent.hints.shared_types.contains(&&*ty));
+    let (_, agent) = candidates.next()?;
+    candidates.next().is_none().then_some(agent.format)
 }
 
 /// The format an event type belongs to, when that type alone tells. Types that several
 /// agents use (`result`, `tool_use`, `error`) decide nothing: the next event will.
-pub(crate) fn format_of_type(ty: &[u8]) -> Option<StreamFormat> {
-    match ty {
-        b"session"
-        | b"agent_start"
-        | b"agent_end"
-        | b"agent_settled"
-        | b"turn_start"
-        | b"turn_end"
-        | b"message_start"
-        | b"message_update"
-        | b"message_end"
-        | b"tool_execution_start"
-        | b"tool_execution_update"
-        | b"tool_execution_end"
-        | b"auto_retry_start"
-        | b"auto_retry_end"
-        | b"auto_compaction_start"
-        | b"auto_compaction_end"
-        | b"compaction_start"
-        | b"compaction_end"
-        | b"queue_update" => Some(StreamFormat::Pi),
-        b"system" | b"assistant" | b"user" | b"rate_limit_event" | b"stream_event" => {
-            Some(StreamFormat::Claude)
-        }
-        b"thread.started" | b"turn.started" | b"turn.completed" | b"turn.failed"
-        | b"item.started" | b"item.updated" | b"item.completed" => Some(StreamFormat::Codex),
-        b"init" | b"message" | b"tool_result" => Some(StreamFormat::Gemini),
-        b"step_start" | b"step_finish" | b"text" | b"reasoning" => Some(StreamFormat::Opencode),
-        _ if is_copilot_type(ty) => Some(StreamFormat::Copilot),
-        _ => None,
-    }
-}
-
-/// Copilot's types are dotted and namespaced by who speaks.
-fn is_copilot_type(ty: &[u8]) -> bool {
-    const PREFIXES: [&[u8]; 6] = [
-        b"session.",
-        b"user.",
-        b"assistant.",
-        b"tool.",
-        b"model.",
-        b"subagent.",
-    ];
-    PREFIXES.iter().any(|p| ty.starts_with(p))
+#[cfg(test)]
+fn format_of_type(ty: &[u8]) -> Option<StreamFormat> {
+    AGENTS
+        .iter()
+        .find(|agent| agent.owns(ty))
+        .map(|agent| agent.format)
 }
 
 #[cfg(test)]

@@ -2,16 +2,11 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::event::CostKind;
+use crate::event::Tokens;
+use crate::parser::events_of;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
-    let mut parser = OpencodeParser::default();
-    let mut out = Vec::new();
-    for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
-            out.push(e.clone().into_owned())
-        });
-    }
-    out
+    events_of(OpencodeParser::default(), input)
 }
 
 fn session(id: &str) -> AgentEvent<'static> {

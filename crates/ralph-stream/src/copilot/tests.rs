@@ -1,16 +1,10 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::parser::events_of;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
-    let mut parser = CopilotParser::default();
-    let mut out = Vec::new();
-    for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
-            out.push(e.clone().into_owned())
-        });
-    }
-    out
+    events_of(CopilotParser::default(), input)
 }
 
 /// A line in Copilot's envelope.

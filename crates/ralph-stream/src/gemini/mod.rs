@@ -29,17 +29,19 @@ use crate::event::CostKind;
 use crate::event::Stop;
 use crate::event::Tokens;
 use crate::event::Usage;
-use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
-use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
 use crate::parser::append;
-use crate::parser::read_event;
-use crate::parser::read_string_field;
 use crate::pricing::Pricing;
+
+mod fields;
+
+use fields::Fields;
+use fields::Kind;
+use fields::Stats;
 
 /// The model `init` names when Gemini CLI's router chooses per request: no price.
 const ROUTED_MODEL: &str = "auto";
@@ -65,83 +67,6 @@ struct Pending {
     has_tool_use: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Kind<'a> {
-    Init,
-    Message,
-    Thought,
-    ToolUse,
-    ToolResult,
-    Error,
-    Result,
-    Unknown(JsonStr<'a>),
-}
-
-fn classify(ty: JsonStr<'_>) -> Kind<'_> {
-    match ty.raw() {
-        b"init" => Kind::Init,
-        b"message" => Kind::Message,
-        b"thought" => Kind::Thought,
-        b"tool_use" => Kind::ToolUse,
-        b"tool_result" => Kind::ToolResult,
-        b"error" => Kind::Error,
-        b"result" => Kind::Result,
-        _ => Kind::Unknown(ty),
-    }
-}
-
-#[derive(Debug, Default)]
-struct Fields<'a> {
-    session_id: Option<JsonStr<'a>>,
-    model: Option<JsonStr<'a>>,
-    role: Option<JsonStr<'a>>,
-    content: Option<JsonStr<'a>>,
-    tool_id: Option<JsonStr<'a>>,
-    tool_name: Option<JsonStr<'a>>,
-    parameters: Option<&'a [u8]>,
-    status: Option<JsonStr<'a>>,
-    output: Option<JsonStr<'a>>,
-    error: Option<JsonStr<'a>>,
-    severity: Option<JsonStr<'a>>,
-    subject: Option<JsonStr<'a>>,
-    description: Option<JsonStr<'a>>,
-    message: Option<JsonStr<'a>>,
-    stats: Option<Stats<'a>>,
-}
-
-/// `result.stats`: the run's counts, and the same counts per model.
-#[derive(Debug, Default)]
-struct Stats<'a> {
-    counts: Counts,
-    duration_ms: Option<u64>,
-    models: Vec<(JsonStr<'a>, Counts)>,
-}
-
-/// One block of Gemini's token counts.
-#[derive(Clone, Copy, Debug, Default)]
-struct Counts {
-    total: Option<u64>,
-    prompt: u64,
-    candidates: u64,
-    cached: u64,
-    uncached: Option<u64>,
-}
-
-impl Counts {
-    fn tokens(self) -> Tokens {
-        Tokens {
-            input: self
-                .uncached
-                .unwrap_or(self.prompt.saturating_sub(self.cached)),
-            output: self
-                .candidates
-                .max(self.total.unwrap_or(0).saturating_sub(self.prompt)),
-            cache_read: self.cached,
-            cache_write: 0,
-        }
-    }
-}
-
 impl GeminiParser {
     pub(crate) fn new(pricing: Pricing) -> Self {
         GeminiParser {
@@ -153,15 +78,14 @@ impl GeminiParser {
     pub(crate) fn set_pricing(&mut self, pricing: Pricing) {
         self.pricing = pricing;
     }
+}
 
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for GeminiParser {
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::Init => {
                 let model = f.model.map(JsonStr::decode);
@@ -242,12 +166,11 @@ impl GeminiParser {
                 }
             }
             Kind::Result => self.on_result(f, emit),
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl GeminiParser {
     fn on_result(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
         let is_error = match f.status {
             Some(status) => !status.eq("success"),
@@ -328,137 +251,5 @@ impl GeminiParser {
     }
 }
 
-fn read_field<'a>(
-    kind: Kind<'a>,
-    key: JsonStr<'a>,
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<Next, Malformed> {
-    match kind {
-        Kind::Init => {
-            if key.eq("session_id") {
-                f.session_id = c.read_str()?;
-            } else if key.eq("model") {
-                f.model = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Message => {
-            if key.eq("role") {
-                f.role = c.read_str()?;
-            } else if key.eq("content") {
-                f.content = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Thought => {
-            if key.eq("subject") {
-                f.subject = c.read_str()?;
-            } else if key.eq("description") {
-                f.description = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::ToolUse | Kind::ToolResult => {
-            if key.eq("tool_id") {
-                f.tool_id = c.read_str()?;
-            } else if key.eq("tool_name") {
-                f.tool_name = c.read_str()?;
-            } else if key.eq("parameters") {
-                f.parameters = Some(c.read_raw()?);
-            } else if key.eq("status") {
-                f.status = c.read_str()?;
-            } else if key.eq("output") {
-                f.output = c.read_str()?;
-            } else if key.eq("error") {
-                f.error = read_error(c)?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Error => {
-            if key.eq("severity") {
-                f.severity = c.read_str()?;
-            } else if key.eq("message") {
-                f.message = c.read_str()?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Result => {
-            if key.eq("status") {
-                f.status = c.read_str()?;
-            } else if key.eq("error") {
-                f.error = read_error(c)?;
-            } else if key.eq("stats") {
-                f.stats = read_stats(c)?;
-            } else {
-                c.skip()?;
-            }
-        }
-        Kind::Unknown(_) => return Ok(Next::Done),
-    }
-    Ok(Next::More)
-}
-
-/// An error given as `{"type": …, "message": …}` or as a plain string.
-fn read_error<'a>(c: &mut Cursor<'a>) -> Result<Option<JsonStr<'a>>, Malformed> {
-    if c.peek() == Some(b'"') {
-        return c.read_str();
-    }
-    read_string_field(c, "message")
-}
-
-fn read_stats<'a>(c: &mut Cursor<'a>) -> Result<Option<Stats<'a>>, Malformed> {
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(None);
-    };
-    let mut stats = Stats::default();
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("duration_ms") {
-            stats.duration_ms = c.read_u64()?;
-        } else if key.eq("models") {
-            let Some(mut models) = c.enter_object()? else {
-                continue;
-            };
-            while let Some(model) = c.next_key(&mut models)? {
-                let mut counts = Counts::default();
-                let Some(mut block) = c.enter_object()? else {
-                    continue;
-                };
-                while let Some(key) = c.next_key(&mut block)? {
-                    read_count(key, c, &mut counts)?;
-                }
-                stats.models.push((model, counts));
-            }
-        } else {
-            read_count(key, c, &mut stats.counts)?;
-        }
-    }
-    Ok(Some(stats))
-}
-
-/// Reads one key of a counts block, or skips it.
-fn read_count(key: JsonStr<'_>, c: &mut Cursor<'_>, counts: &mut Counts) -> Result<(), Malformed> {
-    if key.eq("total_tokens") {
-        counts.total = c.read_u64()?;
-    } else if key.eq("input_tokens") {
-        counts.prompt = c.read_u64()?.unwrap_or(0);
-    } else if key.eq("output_tokens") {
-        counts.candidates = c.read_u64()?.unwrap_or(0);
-    } else if key.eq("cached") {
-        counts.cached = c.read_u64()?.unwrap_or(0);
-    } else if key.eq("input") {
-        counts.uncached = c.read_u64()?;
-    } else {
-        c.skip()?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
-#[path = "gemini_tests.rs"]
 mod tests;

@@ -33,16 +33,18 @@ use crate::event::Tokens;
 use crate::event::Usage;
 use crate::json::Cursor;
 use crate::json::JsonStr;
-use crate::json::Malformed;
-use crate::json::Next;
 use crate::json::Scratch;
 use crate::json::Span;
+use crate::parser::AgentParser;
 use crate::parser::Emit;
-use crate::parser::read_event;
-use crate::parser::read_f64_field;
-use crate::parser::read_string_field;
-use crate::parser::read_u64_field;
+use crate::parser::field_of;
 use crate::parser::saturate;
+
+mod fields;
+
+use fields::Data;
+use fields::Fields;
+use fields::Kind;
 
 /// Parses Copilot CLI's JSON lines.
 #[derive(Debug, Default)]
@@ -65,135 +67,12 @@ pub(crate) struct CopilotParser {
     session_error: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Kind<'a> {
-    SessionStart,
-    ToolsUpdated,
-    ModelChange,
-    MessageDelta,
-    Message,
-    ReasoningDelta,
-    Reasoning,
-    ToolStart,
-    ToolComplete,
-    CallFailure,
-    TurnRetry,
-    CallFinalResult,
-    SessionError,
-    CompactionStart,
-    CompactionComplete,
-    Result,
-    /// Known, carries nothing ralph uses.
-    Ignored,
-    Unknown(JsonStr<'a>),
-}
-
-fn classify(ty: JsonStr<'_>) -> Kind<'_> {
-    match ty.raw() {
-        b"session.start" | b"session.resume" => Kind::SessionStart,
-        b"session.tools_updated" => Kind::ToolsUpdated,
-        b"session.model_change" => Kind::ModelChange,
-        b"assistant.message_delta" => Kind::MessageDelta,
-        b"assistant.message" => Kind::Message,
-        b"assistant.reasoning_delta" => Kind::ReasoningDelta,
-        b"assistant.reasoning" => Kind::Reasoning,
-        b"tool.execution_start" => Kind::ToolStart,
-        b"tool.execution_complete" => Kind::ToolComplete,
-        b"model.call_failure" => Kind::CallFailure,
-        b"assistant.turn_retry" => Kind::TurnRetry,
-        b"model.call_final_result" => Kind::CallFinalResult,
-        b"session.error" => Kind::SessionError,
-        b"session.compaction_start" => Kind::CompactionStart,
-        b"session.compaction_complete" => Kind::CompactionComplete,
-        b"result" => Kind::Result,
-        // Set-up, progress and bookkeeping. `tool.shell_output` and
-        // `tool.execution_partial_result` repeat output that `tool.execution_complete`
-        // carries whole; `session.background_tasks_changed` comes by the dozen, empty.
-        b"session.skills_loaded"
-        | b"session.mcp_servers_loaded"
-        | b"session.mcp_server_status_changed"
-        | b"session.custom_agents_updated"
-        | b"session.extensions_loaded"
-        | b"session.background_tasks_changed"
-        | b"session.info"
-        | b"session.warning"
-        | b"session.idle"
-        | b"session.title_changed"
-        | b"session.usage_info"
-        | b"session.usage_checkpoint"
-        | b"session.context_changed"
-        | b"session.shutdown"
-        | b"session.task_complete"
-        | b"user.message"
-        | b"pending_messages.modified"
-        | b"assistant.turn_start"
-        | b"assistant.turn_end"
-        | b"assistant.message_start"
-        | b"assistant.intent"
-        | b"assistant.streaming_delta"
-        | b"assistant.tool_call_delta"
-        | b"assistant.usage"
-        | b"assistant.idle"
-        | b"model.call_start"
-        | b"model.call_finished"
-        | b"tool.user_requested"
-        | b"tool.execution_progress"
-        | b"tool.execution_partial_result"
-        | b"tool.shell_output"
-        | b"skill.invoked"
-        | b"subagent.started"
-        | b"subagent.completed"
-        | b"subagent.failed"
-        | b"subagent.selected"
-        | b"subagent.deselected"
-        | b"hook.start"
-        | b"hook.progress"
-        | b"hook.end"
-        | b"permission.requested"
-        | b"permission.completed" => Kind::Ignored,
-        _ => Kind::Unknown(ty),
-    }
-}
-
-#[derive(Debug, Default)]
-struct Fields<'a> {
-    data: Data<'a>,
-    session_id: Option<JsonStr<'a>>,
-    exit_code: Option<u64>,
-    duration_ms: Option<u64>,
-}
-
-/// The `data` of a line: the union of the fields ralph reads from every event type.
-#[derive(Debug, Default)]
-struct Data<'a> {
-    session_id: Option<JsonStr<'a>>,
-    model: Option<JsonStr<'a>>,
-    id: Option<JsonStr<'a>>,
-    content: Option<JsonStr<'a>>,
-    tool_requests: bool,
-    output_tokens: Option<u64>,
-    parent_tool_call_id: Option<JsonStr<'a>>,
-    tool_call_id: Option<JsonStr<'a>>,
-    tool_name: Option<JsonStr<'a>>,
-    arguments: Option<&'a [u8]>,
-    success: Option<bool>,
-    result: Option<JsonStr<'a>>,
-    error: Option<JsonStr<'a>>,
-    exit_code: Option<f64>,
-    status_code: Option<u64>,
-    retry_attempt: Option<u64>,
-    message: Option<JsonStr<'a>>,
-}
-
-impl CopilotParser {
-    pub(crate) fn parse_line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        self.scratch.clear();
-        if let Some((kind, fields)) = read_event(line, emit, classify, read_field) {
-            self.on_event(kind, fields, emit);
-        }
+impl AgentParser for CopilotParser {
+    fn scratch(&mut self) -> &mut Scratch {
+        &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
         let d = f.data;
         match kind {
             Kind::SessionStart | Kind::ToolsUpdated => {
@@ -326,12 +205,11 @@ impl CopilotParser {
             }),
             Kind::Result => self.on_result(&f.session_id, f.exit_code, f.duration_ms, emit),
             Kind::Ignored => {}
-            Kind::Unknown(ty) => emit(&AgentEvent::Unknown {
-                event_type: ty.decode(),
-            }),
         }
     }
+}
 
+impl CopilotParser {
     fn announce(&mut self, session_id: Option<Cow<'_, str>>, emit: &mut Emit<'_>) {
         self.session_announced = true;
         self.session_id_known |= session_id.is_some();
@@ -450,120 +328,12 @@ fn readable(message: JsonStr<'_>) -> Cow<'_, str> {
     let text = message.decode();
     if text.starts_with('{') {
         let mut c = Cursor::new(text.as_bytes());
-        if let Ok(Some(inner)) = read_string_field(&mut c, "message") {
+        if let Ok(Some(inner)) = field_of(&mut c, b"message", Cursor::read_str) {
             return inner.decode().into_owned().into();
         }
     }
     text
 }
 
-fn read_field<'a>(
-    kind: Kind<'a>,
-    key: JsonStr<'a>,
-    c: &mut Cursor<'a>,
-    f: &mut Fields<'a>,
-) -> Result<Next, Malformed> {
-    match kind {
-        Kind::Ignored | Kind::Unknown(_) => return Ok(Next::Done),
-        Kind::Result => {
-            if key.eq("sessionId") {
-                f.session_id = c.read_str()?;
-            } else if key.eq("exitCode") {
-                f.exit_code = c.read_u64()?;
-            } else if key.eq("usage") {
-                f.duration_ms = read_u64_field(c, "sessionDurationMs")?;
-            } else {
-                c.skip()?;
-            }
-            return Ok(Next::More);
-        }
-        Kind::SessionStart
-        | Kind::ToolsUpdated
-        | Kind::ModelChange
-        | Kind::MessageDelta
-        | Kind::Message
-        | Kind::ReasoningDelta
-        | Kind::Reasoning
-        | Kind::ToolStart
-        | Kind::ToolComplete
-        | Kind::CallFailure
-        | Kind::TurnRetry
-        | Kind::CallFinalResult
-        | Kind::SessionError
-        | Kind::CompactionStart
-        | Kind::CompactionComplete => {}
-    }
-    if key.eq("data") {
-        f.data = read_data(kind, c)?;
-        // `id`, `timestamp`, `parentId` and `ephemeral` are all that can follow.
-        return Ok(Next::Done);
-    }
-    c.skip()?;
-    Ok(Next::More)
-}
-
-fn read_data<'a>(kind: Kind<'a>, c: &mut Cursor<'a>) -> Result<Data<'a>, Malformed> {
-    let mut d = Data::default();
-    let Some(mut object) = c.enter_object()? else {
-        return Ok(d);
-    };
-    while let Some(key) = c.next_key(&mut object)? {
-        if key.eq("sessionId") {
-            d.session_id = c.read_str()?;
-        } else if key.eq("model") || key.eq("selectedModel") || key.eq("newModel") {
-            d.model = c.read_str()?.or(d.model);
-        } else if key.eq("messageId") || key.eq("reasoningId") {
-            d.id = c.read_str()?;
-        } else if key.eq("deltaContent")
-            || (key.eq("content") && matches!(kind, Kind::Message | Kind::Reasoning))
-        {
-            d.content = c.read_str()?;
-        } else if key.eq("toolRequests") {
-            // Only whether there are any matters: the tools report their own start.
-            let raw = c.read_raw()?;
-            d.tool_requests = raw.first() == Some(&b'[')
-                && raw[1..]
-                    .iter()
-                    .any(|&b| !b.is_ascii_whitespace() && b != b']');
-        } else if key.eq("outputTokens") {
-            d.output_tokens = c.read_u64()?;
-        } else if key.eq("parentToolCallId") {
-            d.parent_tool_call_id = c.read_str()?;
-        } else if key.eq("toolCallId") {
-            d.tool_call_id = c.read_str()?;
-        } else if key.eq("toolName") {
-            d.tool_name = c.read_str()?;
-        } else if key.eq("arguments") {
-            d.arguments = Some(c.read_raw()?);
-        } else if key.eq("success") {
-            d.success = c.read_bool()?;
-        } else if key.eq("result") {
-            d.result = if c.peek() == Some(b'"') {
-                c.read_str()?
-            } else {
-                read_string_field(c, "content")?
-            };
-        } else if key.eq("error") {
-            d.error = if c.peek() == Some(b'"') {
-                c.read_str()?
-            } else {
-                read_string_field(c, "message")?
-            };
-        } else if key.eq("shellExecution") {
-            d.exit_code = read_f64_field(c, "exitCode")?;
-        } else if key.eq("statusCode") {
-            d.status_code = c.read_u64()?;
-        } else if key.eq("retryAttempt") {
-            d.retry_attempt = c.read_u64()?;
-        } else if key.eq("message") || key.eq("errorMessage") || key.eq("reason") {
-            d.message = c.read_str()?.or(d.message);
-        } else {
-            c.skip()?;
-        }
-    }
-    Ok(d)
-}
-
 #[cfg(test)]
-#[path = "copilot_tests.rs"]
 mod tests;

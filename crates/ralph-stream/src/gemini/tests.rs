@@ -1,18 +1,12 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::parser::events_of;
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;
 
 fn events_priced(pricing: Pricing, input: &str) -> Vec<AgentEvent<'static>> {
-    let mut parser = GeminiParser::new(pricing);
-    let mut out = Vec::new();
-    for line in input.lines() {
-        parser.parse_line(line.as_bytes(), &mut |e: &AgentEvent<'_>| {
-            out.push(e.clone().into_owned())
-        });
-    }
-    out
+    events_of(GeminiParser::new(pricing), input)
 }
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
