@@ -1,0 +1,86 @@
+
+use super::*;
+
+fn keys_and_raw(json: &str) -> Result<Vec<(String, String)>> {
+    let mut c = Cursor::new(json.as_bytes());
+    let mut obj = c.enter_object()?.ok_or(Malformed)?;
+    let mut out = Vec::new();
+    while let Some(key) = c.next_key(&mut obj)? {
+        let raw = c.read_raw()?;
+        out.push((
+            key.decode().into_owned(),
+            String::from_utf8_lossy(raw).into_owned(),
+        ));
+    }
+    Ok(out)
+}
+
+#[test]
+fn walks_top_level_keys_and_skips_nested_values() {
+    let json = r#" { "a" : 1 , "b":{"x":[1,{"y":"}"}]},"c":"q\"}","d":[],"e":null,"f":true } "#;
+    let got = keys_and_raw(json).unwrap();
+    let want = [
+        ("a", "1"),
+        ("b", r#"{"x":[1,{"y":"}"}]}"#),
+        ("c", r#""q\"}""#),
+        ("d", "[]"),
+        ("e", "null"),
+        ("f", "true"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn strings_ending_in_escaped_backslashes_close_correctly() {
+    let got = keys_and_raw(r#"{"a":"x\\","b":"y\\\"z"}"#).unwrap();
+    assert_eq!(got[0].1, r#""x\\""#);
+    assert_eq!(got[1].1, r#""y\\\"z""#);
+}
+
+#[test]
+fn typed_readers_treat_other_types_as_absent() {
+    let mut c = Cursor::new(br#"["s", 12, 1.5, true, {"k":1}, -3, 7.0]"#);
+    let mut arr = c.enter_array().unwrap().unwrap();
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_u64().unwrap(), None);
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_str().unwrap(), None);
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_f64().unwrap(), Some(1.5));
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_f64().unwrap(), None);
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_bool().unwrap(), None);
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_u64().unwrap(), None);
+    assert!(c.next_element(&mut arr).unwrap());
+    assert_eq!(c.read_u64().unwrap(), Some(7));
+    assert!(!c.next_element(&mut arr).unwrap());
+}
+
+#[test]
+fn truncated_and_broken_input_is_malformed_not_a_panic() {
+    for json in [
+        r#"{"a":"unterminated"#,
+        r#"{"a":{"b":[1,2"#,
+        r#"{"a" 1}"#,
+        r#"{"a":1,,}"#,
+        r#"{a:1}"#,
+        "",
+        "{",
+    ] {
+        assert_eq!(keys_and_raw(json), Err(Malformed), "{json}");
+    }
+}
+
+#[test]
+fn empty_containers_walk() {
+    assert_eq!(keys_and_raw("{}").unwrap(), vec![]);
+    let mut c = Cursor::new(b"[]");
+    let mut arr = c.enter_array().unwrap().unwrap();
+    assert!(!c.next_element(&mut arr).unwrap());
+}
