@@ -214,6 +214,22 @@ impl<'a> Usage<'a> {
         }
     }
 
+    /// Usage priced by ralph from a price table: estimated when a price was found,
+    /// unknown when not.
+    pub fn estimated(tokens: Tokens, cost_usd: Option<f64>, model: Option<Cow<'a, str>>) -> Self {
+        let cost_kind = if cost_usd.is_some() {
+            CostKind::Estimated
+        } else {
+            CostKind::Unknown
+        };
+        Usage {
+            tokens,
+            cost_usd,
+            cost_kind,
+            model,
+        }
+    }
+
     pub fn into_owned(self) -> Usage<'static> {
         Usage {
             tokens: self.tokens,

@@ -19,7 +19,6 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 use serde::Serialize;
 
-use crate::event::CostKind;
 use crate::event::Tokens;
 use crate::event::Usage;
 
@@ -252,16 +251,7 @@ impl Pricing {
                 .as_deref()
                 .and_then(|m| self.table.estimate(m, &tokens))
         };
-        Usage {
-            tokens,
-            cost_usd,
-            cost_kind: if cost_usd.is_some() {
-                CostKind::Estimated
-            } else {
-                CostKind::Unknown
-            },
-            model,
-        }
+        Usage::estimated(tokens, cost_usd, model)
     }
 
     /// The cost of several models' shares of one run, or `None` as soon as one share

@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::event::CostKind;
 
 fn tokens(input: u64, output: u64, cache_read: u64, cache_write: u64) -> Tokens {
     Tokens {

@@ -25,7 +25,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::event::AgentEvent;
-use crate::event::CostKind;
 use crate::event::Stop;
 use crate::event::Tokens;
 use crate::event::Usage;
@@ -218,16 +217,7 @@ impl GeminiParser {
         let cost_usd = self
             .pricing
             .estimate_shares(shares.iter().map(|(m, t)| (m.as_ref(), *t)));
-        Usage {
-            tokens,
-            cost_usd,
-            cost_kind: if cost_usd.is_some() {
-                CostKind::Estimated
-            } else {
-                CostKind::Unknown
-            },
-            model: only_model,
-        }
+        Usage::estimated(tokens, cost_usd, only_model)
     }
 
     /// Ends the model response being streamed, if any.

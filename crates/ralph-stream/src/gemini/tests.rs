@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::event::CostKind;
 use crate::parser::events_of;
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;

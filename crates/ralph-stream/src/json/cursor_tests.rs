@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn keys_and_raw(json: &str) -> Result<Vec<(String, String)>> {

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn decoded(raw: &str) -> String {

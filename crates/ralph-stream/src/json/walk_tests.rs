@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn keys(line: &str) -> (Walked<'_, u8, Vec<String>>, Option<String>) {
