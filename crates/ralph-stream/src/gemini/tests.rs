@@ -199,34 +199,28 @@ fn without_per_model_stats_the_init_model_prices_the_run_unless_it_was_routed() 
         ..Tokens::default()
     };
     let last = |model: &str| events_priced(pricing(), &input(model)).pop();
-    assert_eq!(
-        last("gemini-a"),
+    // A successful single-turn run whose totals are `usage`.
+    let finished = |usage: Usage<'static>| {
         Some(AgentEvent::RunFinished {
             is_error: false,
             error: None,
             turns: Some(0),
             duration_ms: None,
-            totals: Some(Usage {
-                tokens,
-                cost_usd: Some(PRICE.cost_of(&tokens)),
-                cost_kind: CostKind::Estimated,
-                model: Some("gemini-a".into()),
-            }),
+            totals: Some(usage),
         })
-    );
-    let routed = Some(AgentEvent::RunFinished {
-        is_error: false,
-        error: None,
-        turns: Some(0),
-        duration_ms: None,
-        totals: Some(Usage {
+    };
+    assert_eq!(
+        last("gemini-a"),
+        finished(Usage::estimated(
             tokens,
-            cost_usd: None,
-            cost_kind: CostKind::Unknown,
-            model: None,
-        }),
-    });
-    assert_eq!(last(ROUTED_MODEL), routed);
+            Some(PRICE.cost_of(&tokens)),
+            Some("gemini-a".into())
+        ))
+    );
+    assert_eq!(
+        last(ROUTED_MODEL),
+        finished(Usage::estimated(tokens, None, None))
+    );
 }
 
 #[test]
