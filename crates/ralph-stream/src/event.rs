@@ -201,31 +201,30 @@ impl<'a> Usage<'a> {
     /// tokens is unknown rather than free.
     pub fn reported(tokens: Tokens, cost_usd: Option<f64>, model: Option<Cow<'a, str>>) -> Self {
         let cost_usd = cost_usd.filter(|&c| c > 0.0 || tokens.total() == 0);
-        let cost_kind = if cost_usd.is_some() {
-            CostKind::Reported
-        } else {
-            CostKind::Unknown
-        };
-        Usage {
-            tokens,
-            cost_usd,
-            cost_kind,
-            model,
-        }
+        Self::priced(tokens, cost_usd, CostKind::Reported, model)
     }
 
     /// Usage priced by ralph from a price table: estimated when a price was found,
     /// unknown when not.
     pub fn estimated(tokens: Tokens, cost_usd: Option<f64>, model: Option<Cow<'a, str>>) -> Self {
-        let cost_kind = if cost_usd.is_some() {
-            CostKind::Estimated
-        } else {
-            CostKind::Unknown
-        };
+        Self::priced(tokens, cost_usd, CostKind::Estimated, model)
+    }
+
+    /// Usage whose cost is of `known` kind when there is one, and unknown otherwise.
+    fn priced(
+        tokens: Tokens,
+        cost_usd: Option<f64>,
+        known: CostKind,
+        model: Option<Cow<'a, str>>,
+    ) -> Self {
         Usage {
             tokens,
             cost_usd,
-            cost_kind,
+            cost_kind: if cost_usd.is_some() {
+                known
+            } else {
+                CostKind::Unknown
+            },
             model,
         }
     }

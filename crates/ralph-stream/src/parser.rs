@@ -17,6 +17,34 @@ use crate::json::fields;
 use crate::json::walk;
 use crate::json::walk_line_start;
 
+/// Declares an agent's event kinds once: the enum, and for each kind the `type` names
+/// (decoded) that mean it, from which `Kind::of` classifies a line. Several names may mean
+/// one kind (`Ignored` collects the known types ralph has no use for).
+macro_rules! event_kinds {
+    (
+        $vis:vis enum $kind:ident {
+            $($(#[$doc:meta])* $variant:ident = $($name:literal)|+,)*
+        }
+    ) => {
+        #[derive(Clone, Copy, Debug)]
+        $vis enum $kind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $kind {
+            /// The kind an event's decoded `type` names, or `None` for a type ralph does
+            /// not know.
+            $vis fn of(ty: &[u8]) -> Option<$kind> {
+                Some(match ty {
+                    $($($name)|+ => $kind::$variant,)*
+                    _ => return None,
+                })
+            }
+        }
+    };
+}
+pub(crate) use event_kinds;
+
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
 

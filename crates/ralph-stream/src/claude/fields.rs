@@ -11,18 +11,22 @@ use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 use crate::parser::read_strings;
 use crate::parser::read_text_blocks;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    System,
-    Assistant,
-    User,
-    Result,
-    RateLimit,
-    Ignored,
+event_kinds! {
+    pub(crate) enum Kind {
+        System = b"system",
+        Assistant = b"assistant",
+        User = b"user",
+        Result = b"result",
+        RateLimit = b"rate_limit_event",
+        /// Partial-message deltas, only with --include-partial-messages: the complete
+        /// blocks follow as `assistant` lines anyway.
+        Ignored = b"stream_event",
+    }
 }
 
 impl Vocabulary for ClaudeParser {
@@ -42,17 +46,7 @@ impl Vocabulary for ClaudeParser {
     };
 
     fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"system" => Kind::System,
-            b"assistant" => Kind::Assistant,
-            b"user" => Kind::User,
-            b"result" => Kind::Result,
-            b"rate_limit_event" => Kind::RateLimit,
-            // Partial-message deltas, only with --include-partial-messages: the complete
-            // blocks follow as `assistant` lines anyway.
-            b"stream_event" => Kind::Ignored,
-            _ => return None,
-        })
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {

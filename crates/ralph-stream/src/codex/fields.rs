@@ -11,18 +11,20 @@ use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    ThreadStarted,
-    TurnStarted,
-    TurnCompleted,
-    TurnFailed,
-    ItemStarted,
-    ItemUpdated,
-    ItemCompleted,
-    Error,
+event_kinds! {
+    pub(crate) enum Kind {
+        ThreadStarted = b"thread.started",
+        TurnStarted = b"turn.started",
+        TurnCompleted = b"turn.completed",
+        TurnFailed = b"turn.failed",
+        ItemStarted = b"item.started",
+        ItemUpdated = b"item.updated",
+        ItemCompleted = b"item.completed",
+        Error = b"error",
+    }
 }
 
 impl Vocabulary for CodexParser {
@@ -36,17 +38,7 @@ impl Vocabulary for CodexParser {
     };
 
     fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"thread.started" => Kind::ThreadStarted,
-            b"turn.started" => Kind::TurnStarted,
-            b"turn.completed" => Kind::TurnCompleted,
-            b"turn.failed" => Kind::TurnFailed,
-            b"item.started" => Kind::ItemStarted,
-            b"item.updated" => Kind::ItemUpdated,
-            b"item.completed" => Kind::ItemCompleted,
-            b"error" => Kind::Error,
-            _ => return None,
-        })
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {

@@ -10,70 +10,33 @@ use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    SessionStart,
-    ToolsUpdated,
-    ModelChange,
-    MessageDelta,
-    Message,
-    ReasoningDelta,
-    Reasoning,
-    ToolStart,
-    ToolComplete,
-    CallFailure,
-    TurnRetry,
-    CallFinalResult,
-    SessionError,
-    CompactionStart,
-    CompactionComplete,
-    Result,
-    /// Known, carries nothing ralph uses.
-    Ignored,
-}
-
-impl Vocabulary for CopilotParser {
-    type Kind = Kind;
-    type Fields<'a> = Fields<'a>;
-    /// Copilot's types are dotted and namespaced by who speaks; its `result` is the only
-    /// one with `sessionId` and `exitCode`.
-    const HINTS: &'static Hints = &Hints {
-        shared_types: &[b"result"],
-        keys: &[b"sessionId", b"exitCode"],
-        type_prefixes: &[
-            b"session.",
-            b"user.",
-            b"assistant.",
-            b"tool.",
-            b"model.",
-            b"subagent.",
-        ],
-    };
-
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"session.start" | b"session.resume" => Kind::SessionStart,
-            b"session.tools_updated" => Kind::ToolsUpdated,
-            b"session.model_change" => Kind::ModelChange,
-            b"assistant.message_delta" => Kind::MessageDelta,
-            b"assistant.message" => Kind::Message,
-            b"assistant.reasoning_delta" => Kind::ReasoningDelta,
-            b"assistant.reasoning" => Kind::Reasoning,
-            b"tool.execution_start" => Kind::ToolStart,
-            b"tool.execution_complete" => Kind::ToolComplete,
-            b"model.call_failure" => Kind::CallFailure,
-            b"assistant.turn_retry" => Kind::TurnRetry,
-            b"model.call_final_result" => Kind::CallFinalResult,
-            b"session.error" => Kind::SessionError,
-            b"session.compaction_start" => Kind::CompactionStart,
-            b"session.compaction_complete" => Kind::CompactionComplete,
-            b"result" => Kind::Result,
-            // Set-up, progress and bookkeeping. `tool.shell_output` and
-            // `tool.execution_partial_result` repeat output that `tool.execution_complete`
-            // carries whole; `session.background_tasks_changed` comes by the dozen, empty.
-            b"session.skills_loaded"
+event_kinds! {
+    pub(crate) enum Kind {
+        SessionStart = b"session.start"
+            | b"session.resume",
+        ToolsUpdated = b"session.tools_updated",
+        ModelChange = b"session.model_change",
+        MessageDelta = b"assistant.message_delta",
+        Message = b"assistant.message",
+        ReasoningDelta = b"assistant.reasoning_delta",
+        Reasoning = b"assistant.reasoning",
+        ToolStart = b"tool.execution_start",
+        ToolComplete = b"tool.execution_complete",
+        CallFailure = b"model.call_failure",
+        TurnRetry = b"assistant.turn_retry",
+        CallFinalResult = b"model.call_final_result",
+        SessionError = b"session.error",
+        CompactionStart = b"session.compaction_start",
+        CompactionComplete = b"session.compaction_complete",
+        Result = b"result",
+        /// Known, carries nothing ralph uses.
+        /// Set-up, progress and bookkeeping. `tool.shell_output` and
+        /// `tool.execution_partial_result` repeat output that `tool.execution_complete`
+        /// carries whole; `session.background_tasks_changed` comes by the dozen, empty.
+        Ignored = b"session.skills_loaded"
             | b"session.mcp_servers_loaded"
             | b"session.mcp_server_status_changed"
             | b"session.custom_agents_updated"
@@ -114,9 +77,30 @@ impl Vocabulary for CopilotParser {
             | b"hook.progress"
             | b"hook.end"
             | b"permission.requested"
-            | b"permission.completed" => Kind::Ignored,
-            _ => return None,
-        })
+            | b"permission.completed",
+    }
+}
+
+impl Vocabulary for CopilotParser {
+    type Kind = Kind;
+    type Fields<'a> = Fields<'a>;
+    /// Copilot's types are dotted and namespaced by who speaks; its `result` is the only
+    /// one with `sessionId` and `exitCode`.
+    const HINTS: &'static Hints = &Hints {
+        shared_types: &[b"result"],
+        keys: &[b"sessionId", b"exitCode"],
+        type_prefixes: &[
+            b"session.",
+            b"user.",
+            b"assistant.",
+            b"tool.",
+            b"model.",
+            b"subagent.",
+        ],
+    };
+
+    fn classify(ty: &[u8]) -> Option<Kind> {
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {

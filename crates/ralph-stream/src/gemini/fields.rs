@@ -10,17 +10,19 @@ use crate::json::Malformed;
 use crate::json::Read;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    Init,
-    Message,
-    Thought,
-    ToolUse,
-    ToolResult,
-    Error,
-    Result,
+event_kinds! {
+    pub(crate) enum Kind {
+        Init = b"init",
+        Message = b"message",
+        Thought = b"thought",
+        ToolUse = b"tool_use",
+        ToolResult = b"tool_result",
+        Error = b"error",
+        Result = b"result",
+    }
 }
 
 impl Vocabulary for GeminiParser {
@@ -34,16 +36,7 @@ impl Vocabulary for GeminiParser {
     };
 
     fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"init" => Kind::Init,
-            b"message" => Kind::Message,
-            b"thought" => Kind::Thought,
-            b"tool_use" => Kind::ToolUse,
-            b"tool_result" => Kind::ToolResult,
-            b"error" => Kind::Error,
-            b"result" => Kind::Result,
-            _ => return None,
-        })
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {

@@ -11,16 +11,18 @@ use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    StepStart,
-    StepFinish,
-    Text,
-    Reasoning,
-    ToolUse,
-    Error,
+event_kinds! {
+    pub(crate) enum Kind {
+        StepStart = b"step_start",
+        StepFinish = b"step_finish",
+        Text = b"text",
+        Reasoning = b"reasoning",
+        ToolUse = b"tool_use",
+        Error = b"error",
+    }
 }
 
 impl Vocabulary for OpencodeParser {
@@ -34,15 +36,7 @@ impl Vocabulary for OpencodeParser {
     };
 
     fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"step_start" => Kind::StepStart,
-            b"step_finish" => Kind::StepFinish,
-            b"text" => Kind::Text,
-            b"reasoning" => Kind::Reasoning,
-            b"tool_use" => Kind::ToolUse,
-            b"error" => Kind::Error,
-            _ => return None,
-        })
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {

@@ -11,29 +11,39 @@ use crate::json::Read;
 use crate::json::fields;
 use crate::parser::Hints;
 use crate::parser::Vocabulary;
+use crate::parser::event_kinds;
 use crate::parser::field_of;
 use crate::parser::read_text_blocks;
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Kind {
-    Session,
-    AgentStart,
-    AgentEnd,
-    AgentSettled,
-    TurnStart,
-    TurnEnd,
-    MessageStart,
-    MessageUpdate,
-    MessageEnd,
-    ToolStart,
-    ToolUpdate,
-    ToolEnd,
-    RetryStart,
-    RetryEnd,
-    CompactionStart,
-    CompactionEnd,
-    /// Known, carries nothing ralph uses.
-    Ignored,
+event_kinds! {
+    pub(crate) enum Kind {
+        Session = b"session",
+        AgentStart = b"agent_start",
+        AgentEnd = b"agent_end",
+        AgentSettled = b"agent_settled",
+        TurnStart = b"turn_start",
+        TurnEnd = b"turn_end",
+        MessageStart = b"message_start",
+        MessageUpdate = b"message_update",
+        MessageEnd = b"message_end",
+        ToolStart = b"tool_execution_start",
+        ToolUpdate = b"tool_execution_update",
+        ToolEnd = b"tool_execution_end",
+        RetryStart = b"auto_retry_start",
+        RetryEnd = b"auto_retry_end",
+        CompactionStart = b"auto_compaction_start"
+            | b"compaction_start",
+        CompactionEnd = b"auto_compaction_end"
+            | b"compaction_end",
+        /// Known, carries nothing ralph uses.
+        Ignored = b"queue_update"
+            | b"entry_appended"
+            | b"session_info_changed"
+            | b"thinking_level_changed"
+            | b"summarization_retry_start"
+            | b"summarization_retry_end"
+            | b"bash_execution_update",
+    }
 }
 
 impl Vocabulary for PiParser {
@@ -47,32 +57,7 @@ impl Vocabulary for PiParser {
     };
 
     fn classify(ty: &[u8]) -> Option<Kind> {
-        Some(match ty {
-            b"session" => Kind::Session,
-            b"agent_start" => Kind::AgentStart,
-            b"agent_end" => Kind::AgentEnd,
-            b"agent_settled" => Kind::AgentSettled,
-            b"turn_start" => Kind::TurnStart,
-            b"turn_end" => Kind::TurnEnd,
-            b"message_start" => Kind::MessageStart,
-            b"message_update" => Kind::MessageUpdate,
-            b"message_end" => Kind::MessageEnd,
-            b"tool_execution_start" => Kind::ToolStart,
-            b"tool_execution_update" => Kind::ToolUpdate,
-            b"tool_execution_end" => Kind::ToolEnd,
-            b"auto_retry_start" => Kind::RetryStart,
-            b"auto_retry_end" => Kind::RetryEnd,
-            b"auto_compaction_start" | b"compaction_start" => Kind::CompactionStart,
-            b"auto_compaction_end" | b"compaction_end" => Kind::CompactionEnd,
-            b"queue_update"
-            | b"entry_appended"
-            | b"session_info_changed"
-            | b"thinking_level_changed"
-            | b"summarization_retry_start"
-            | b"summarization_retry_end"
-            | b"bash_execution_update" => Kind::Ignored,
-            _ => return None,
-        })
+        Kind::of(ty)
     }
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
