@@ -31,10 +31,8 @@ macro_rules! event_kinds {
             $($(#[$doc])* $variant,)*
         }
 
-        impl $kind {
-            /// The kind an event's decoded `type` names, or `None` for a type ralph does
-            /// not know.
-            $vis fn of(ty: &[u8]) -> Option<$kind> {
+        impl $crate::parser::EventKind for $kind {
+            fn of(ty: &[u8]) -> Option<$kind> {
                 Some(match ty {
                     $($($name)|+ => $kind::$variant,)*
                     _ => return None,
@@ -45,6 +43,14 @@ macro_rules! event_kinds {
 }
 pub(crate) use event_kinds;
 
+/// An agent's event kinds, each named by one or more `type` values (declared with
+/// `event_kinds!`).
+pub(crate) trait EventKind: Copy {
+    /// The kind an event's decoded `type` names, or `None` for a type ralph does not
+    /// know.
+    fn of(ty: &[u8]) -> Option<Self>;
+}
+
 /// The callback parsers hand their events to.
 pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
 
@@ -52,7 +58,7 @@ pub(crate) type Emit<'e> = dyn FnMut(&AgentEvent<'_>) + 'e;
 /// what tells its lines from other agents'. Each agent states it in its `fields.rs`.
 pub(crate) trait Vocabulary {
     /// The event types this agent sends and ralph tells apart.
-    type Kind: Copy;
+    type Kind: EventKind;
     /// What `read_field` keeps of one line, borrowed from it.
     type Fields<'a>: Default;
     /// How auto-detection recognises this agent's lines.
@@ -60,7 +66,9 @@ pub(crate) trait Vocabulary {
 
     /// The kind of an event by its decoded `type`, or `None` for a type ralph does not
     /// know.
-    fn classify(ty: &[u8]) -> Option<Self::Kind>;
+    fn classify(ty: &[u8]) -> Option<Self::Kind> {
+        Self::Kind::of(ty)
+    }
 
     /// Reads the value of the top-level key `key` (decoded) of an event of kind `k`; the
     /// value must be consumed (read or skipped).

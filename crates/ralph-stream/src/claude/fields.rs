@@ -45,10 +45,6 @@ impl Vocabulary for ClaudeParser {
         type_prefixes: &[],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::Assistant | Kind::User, b"message") => f.message = Some(read_message(c)?),

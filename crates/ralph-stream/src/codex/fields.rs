@@ -37,10 +37,6 @@ impl Vocabulary for CodexParser {
         type_prefixes: &[],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::ThreadStarted, b"thread_id") => f.thread_id = c.read_str()?,

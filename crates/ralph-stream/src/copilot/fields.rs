@@ -99,10 +99,6 @@ impl Vocabulary for CopilotParser {
         ],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::Ignored, _) => c.skip()?,

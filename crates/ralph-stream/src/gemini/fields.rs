@@ -35,10 +35,6 @@ impl Vocabulary for GeminiParser {
         type_prefixes: &[],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::Init, b"session_id") => f.session_id = c.read_str()?,

@@ -35,10 +35,6 @@ impl Vocabulary for OpencodeParser {
         type_prefixes: &[],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (_, b"sessionID") => return self.read_unknown(key, c, f),

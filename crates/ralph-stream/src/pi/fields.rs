@@ -56,10 +56,6 @@ impl Vocabulary for PiParser {
         type_prefixes: &[],
     };
 
-    fn classify(ty: &[u8]) -> Option<Kind> {
-        Kind::of(ty)
-    }
-
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::MessageUpdate, b"assistantMessageEvent") => f.update = Some(read_update(c)?),
