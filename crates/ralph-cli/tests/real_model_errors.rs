@@ -44,6 +44,21 @@ scenarios:
       fault: {drop_after: 1, times: 1}
 "#;
 
+/// A scenario's two tests: the agent on pipes, and on a pseudo-terminal.
+macro_rules! pipes_and_pty {
+    ($scenario:ident: $on_pipes:ident, $on_pty:ident) => {
+        #[test]
+        fn $on_pipes() {
+            $scenario(Transport::Pipes);
+        }
+
+        #[test]
+        fn $on_pty() {
+            $scenario(Transport::Pty);
+        }
+    };
+}
+
 fn recovers(transport: Transport) {
     let Some(env) = RealEnv::start(RECOVERS, &[PI]) else {
         return;
@@ -94,15 +109,10 @@ fn recovers(transport: Transport) {
     );
 }
 
-#[test]
-fn pi_retries_failed_model_calls_and_the_iteration_succeeds() {
-    recovers(Transport::Pipes);
-}
-
-#[test]
-fn pi_on_a_terminal_retries_failed_model_calls_and_the_iteration_succeeds() {
-    recovers(Transport::Pty);
-}
+pipes_and_pty!(recovers:
+    pi_retries_failed_model_calls_and_the_iteration_succeeds,
+    pi_on_a_terminal_retries_failed_model_calls_and_the_iteration_succeeds
+);
 
 /// Every attempt fails with HTTP 500 (each pi attempt is three requests: the SDK retries
 /// twice).
@@ -329,15 +339,10 @@ fn claude_recovers(transport: Transport) {
     );
 }
 
-#[test]
-fn claude_recovers_from_a_broken_stream_and_the_iteration_completes() {
-    claude_recovers(Transport::Pipes);
-}
-
-#[test]
-fn claude_on_a_terminal_recovers_from_a_broken_stream_and_the_iteration_completes() {
-    claude_recovers(Transport::Pty);
-}
+pipes_and_pty!(claude_recovers:
+    claude_recovers_from_a_broken_stream_and_the_iteration_completes,
+    claude_on_a_terminal_recovers_from_a_broken_stream_and_the_iteration_completes
+);
 
 /// Every request fails; Claude retries `CLAUDE_CODE_MAX_RETRIES` times, then exits 1.
 const CLAUDE_GIVES_UP: &str = r#"
