@@ -350,6 +350,17 @@ impl<P: AgentParser> Lines for P {
     }
 }
 
+/// A message that failed with `error` before any text: what every agent's tests expect
+/// of a failed model call.
+#[cfg(test)]
+pub(crate) fn failed_message(error: &'static str) -> AgentEvent<'static> {
+    AgentEvent::MessageFinished {
+        text: "".into(),
+        stop: Stop::Error,
+        error: Some(error.into()),
+    }
+}
+
 /// The events `parser` makes of `input`'s lines, the end of the stream included: what
 /// the agents' unit tests compare.
 #[cfg(test)]

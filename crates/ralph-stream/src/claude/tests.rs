@@ -2,6 +2,7 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::parser::events_of;
+use crate::parser::failed_message;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_of(ClaudeParser::default(), input)
@@ -69,11 +70,7 @@ fn the_synthetic_error_message_is_an_error_not_an_answer() {
     assert_eq!(
         got,
         vec![
-            AgentEvent::MessageFinished {
-                text: "".into(),
-                stop: Stop::Error,
-                error: Some("API Error: 500 boom".into())
-            },
+            failed_message("API Error: 500 boom"),
             AgentEvent::RunFinished {
                 is_error: true,
                 error: Some("API Error: 500 boom".into()),

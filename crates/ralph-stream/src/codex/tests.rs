@@ -5,6 +5,7 @@ use crate::event::CostKind;
 use crate::event::Tokens;
 use crate::event::Usage;
 use crate::parser::events_of;
+use crate::parser::failed_message;
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;
 
@@ -251,11 +252,7 @@ fn reconnecting_errors_are_retries_and_the_last_error_fails_the_turn() {
                 delay_ms: None,
                 error: Some("Reconnecting... waiting for network".into()),
             },
-            AgentEvent::MessageFinished {
-                text: "".into(),
-                stop: Stop::Error,
-                error: Some("We’re busy.".into()),
-            },
+            failed_message("We’re busy."),
             run_finished(Some("We’re busy.")),
         ]
     );
@@ -305,11 +302,7 @@ fn missing_and_mistyped_fields_read_as_absent() {
             },
             run_finished(None),
             run_finished(Some("codex reported a failed turn")),
-            AgentEvent::MessageFinished {
-                text: "".into(),
-                stop: Stop::Error,
-                error: Some("codex reported an error".into()),
-            },
+            failed_message("codex reported an error"),
         ]
     );
 }

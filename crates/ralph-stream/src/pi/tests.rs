@@ -6,6 +6,7 @@ use super::*;
 use crate::event::CostKind;
 use crate::event::Tokens;
 use crate::parser::events_of;
+use crate::parser::failed_message;
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_of(PiParser::default(), input)
@@ -151,11 +152,7 @@ fn errors_come_from_the_stop_reason_and_end_the_run_only_when_no_retry_follows()
     assert_eq!(
         got,
         vec![
-            AgentEvent::MessageFinished {
-                text: "".into(),
-                stop: Stop::Error,
-                error: Some("500 boom".into())
-            },
+            failed_message("500 boom"),
             AgentEvent::TurnFinished {
                 usage: Usage {
                     cost_usd: Some(0.0),
