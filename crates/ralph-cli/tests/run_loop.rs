@@ -223,6 +223,39 @@ fn consecutive_failures_end_with_exit_1() {
 }
 
 #[test]
+fn an_agent_that_exits_0_without_output_or_events_fails_until_the_failure_limit() {
+    // `true` takes the prompt as its argument, prints nothing and exits 0.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: \"true\"\nevent_loop:\n  max_iterations: 50\n  \
+         max_consecutive_failures: 3\n",
+        "",
+    );
+    let (code, events, _) = ws.run_json(&["-p", "task"]);
+    assert_eq!(
+        (code, reasons(&events)),
+        (1, ("consecutive_failures".into(), 1))
+    );
+    assert_eq!(outcomes(&ws), vec!["failed", "failed", "failed"]);
+    assert_eq!(
+        ws.history()[0]["outcome"]["reason"],
+        json!("the agent produced no output")
+    );
+}
+
+#[test]
+fn a_silent_agent_that_publishes_an_event_did_something() {
+    // Nothing on stdout, but an event in the inbox: the iteration counts as work.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [\"-c\", \"ralph emit progress step\"]\n\
+         event_loop:\n  max_iterations: 2\n",
+        "",
+    );
+    let (code, events, _) = ws.run_json(&["-p", "task"]);
+    assert_eq!((code, reasons(&events)), (2, ("max_iterations".into(), 2)));
+    assert_eq!(outcomes(&ws), vec!["succeeded", "succeeded"]);
+}
+
+#[test]
 fn invalid_inbox_lines_are_tolerated_until_they_repeat() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\n",

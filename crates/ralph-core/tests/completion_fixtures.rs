@@ -35,6 +35,7 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         &summary.errors,
         false,
         false,
+        false,
     );
     completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref())
 }

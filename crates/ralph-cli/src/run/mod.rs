@@ -22,7 +22,7 @@ use std::time::{Instant, SystemTime};
 use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
-use ralph_core::inbox::InboxReader;
+use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
 use ralph_core::prompt::{
     PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
@@ -231,12 +231,16 @@ async fn iterate(
         .read()
         .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
     let summary = &agent_run.summary;
+    let published = inbox
+        .iter()
+        .any(|line| matches!(line, InboxLine::Event { .. }));
     let outcome = classify(
         &agent_run.outcome.termination,
         summary.succeeded,
         &summary.errors,
         stopped_for_budget,
         wall.cut_to_runtime,
+        agent_run.outcome.stdout_bytes == 0 && !published,
     );
     let failed = outcome.is_failure();
     let report = IterationReport {

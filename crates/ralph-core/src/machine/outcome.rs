@@ -50,6 +50,9 @@ impl fmt::Display for IterationOutcome {
     }
 }
 
+/// Why an agent run that did nothing failed.
+const NO_OUTPUT: &str = "the agent produced no output";
+
 /// Classifies one agent run.
 ///
 /// - `stream_succeeded`: the stream's verdict (`SessionSummary::succeeded`);
@@ -58,20 +61,28 @@ impl fmt::Display for IterationOutcome {
 ///   crossed (the only reason ralph stops an agent through the event callback);
 /// - `wall_is_runtime`: the iteration's wall deadline was cut short to the remaining
 ///   `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
-///   agent.
+///   agent;
+/// - `silent`: the agent wrote nothing on stdout and published no event. Whatever its
+///   exit code says, such a run did nothing: counting it as a success would let a broken
+///   agent spin through every iteration instead of reaching `max_consecutive_failures`.
 pub fn classify(
     termination: &Termination,
     stream_succeeded: bool,
     errors: &[String],
     stopped_for_budget: bool,
     wall_is_runtime: bool,
+    silent: bool,
 ) -> IterationOutcome {
     match termination {
         Termination::Interrupted => IterationOutcome::Interrupted,
         Termination::StoppedByCaller if stopped_for_budget => IterationOutcome::StoppedAtCostLimit,
         Termination::WallClockTimeout if wall_is_runtime => IterationOutcome::StoppedAtRuntimeLimit,
         t if t.is_success() => {
-            if stream_succeeded {
+            if silent {
+                IterationOutcome::Failed {
+                    reason: NO_OUTPUT.to_owned(),
+                }
+            } else if stream_succeeded {
                 IterationOutcome::Succeeded
             } else {
                 let reason = match errors.last() {

@@ -6,47 +6,108 @@ fn classify_judges_process_and_stream_together() {
     let ok = Termination::Exited { code: 0 };
     let cases = [
         (
-            classify(&ok, true, &[], false, false),
+            classify(&ok, true, &[], false, false, false),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(&Termination::StoppedAfterFinish, true, &[], false, false),
+            classify(
+                &Termination::StoppedAfterFinish,
+                true,
+                &[],
+                false,
+                false,
+                false,
+            ),
             IterationOutcome::Succeeded,
         ),
         // pi exits 0 when every model call failed.
         (
-            classify(&ok, false, &errors, false, false),
+            classify(&ok, false, &errors, false, false, false),
             IterationOutcome::Failed {
                 reason: "the agent reported an error: 401 invalid api key".into(),
             },
         ),
         (
-            classify(&Termination::Exited { code: 3 }, false, &[], false, false),
+            classify(
+                &Termination::Exited { code: 3 },
+                false,
+                &[],
+                false,
+                false,
+                false,
+            ),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
         ),
         (
-            classify(&Termination::StoppedByCaller, false, &[], true, false),
+            classify(
+                &Termination::StoppedByCaller,
+                false,
+                &[],
+                true,
+                false,
+                false,
+            ),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
-            classify(&ok, true, &[], true, false),
+            classify(&ok, true, &[], true, false, false),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(&Termination::WallClockTimeout, false, &[], false, true),
+            classify(
+                &Termination::WallClockTimeout,
+                false,
+                &[],
+                false,
+                true,
+                false,
+            ),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(&Termination::WallClockTimeout, false, &[], false, false),
+            classify(
+                &Termination::WallClockTimeout,
+                false,
+                &[],
+                false,
+                false,
+                false,
+            ),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
         ),
         (
-            classify(&Termination::Interrupted, true, &[], true, true),
+            classify(&Termination::Interrupted, true, &[], true, true, false),
+            IterationOutcome::Interrupted,
+        ),
+        // Exit 0 with nothing on stdout and no event published did nothing.
+        (
+            classify(&ok, true, &[], false, false, true),
+            IterationOutcome::Failed {
+                reason: NO_OUTPUT.into(),
+            },
+        ),
+        // A failure says why the process failed, silent or not.
+        (
+            classify(
+                &Termination::Exited { code: 3 },
+                true,
+                &[],
+                false,
+                false,
+                true,
+            ),
+            IterationOutcome::Failed {
+                reason: "exited with code 3".into(),
+            },
+        ),
+        // Interrupted before it wrote anything is still an interruption.
+        (
+            classify(&Termination::Interrupted, true, &[], false, false, true),
             IterationOutcome::Interrupted,
         ),
     ];
