@@ -12,12 +12,17 @@ use ralph_stream::Phase;
 
 use super::markdown::Markdown;
 use super::palette;
+use super::tool_preview::failure_preview;
 use super::tool_preview::one_line;
 use super::tool_preview::output_preview;
+use super::tool_preview::output_tail;
 use super::tool_preview::preview;
 
 /// Lines of a tool's output shown with `-v`.
 pub(crate) const TOOL_OUTPUT_LINES: usize = 3;
+
+/// What starts each line of thinking: it marks thinking where colour does not.
+const THINKING_GUTTER: &str = "┊ ";
 
 /// What the view wrote last, to know when a new line is needed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,10 +74,7 @@ impl AgentView {
             AgentEvent::ThinkingDelta { text } => {
                 if self.verbose {
                     self.end_text();
-                    let styled = palette::DIM.render();
-                    let reset = palette::DIM.render_reset();
-                    self.buf.push_str(&format!("{styled}{text}{reset}"));
-                    self.last = Last::Thinking(!text.ends_with('\n'));
+                    self.thinking(text);
                 }
             }
             AgentEvent::ToolCallStarted { id, name, args, .. } => {
@@ -92,20 +94,21 @@ impl AgentView {
                     .or_else(|| self.tools.get(id.as_ref()).cloned())
                     .unwrap_or_else(|| "tool".to_owned());
                 if *is_error {
-                    // Two lines: agents often lead with "Exit code 2" and say why next.
-                    let why: Vec<&str> = output
-                        .lines()
-                        .filter(|l| !l.trim().is_empty())
-                        .take(2)
-                        .collect();
                     self.line(
                         palette::ERROR,
                         "✗",
-                        &format!("{name} failed: {}", one_line(&why.join(" · "))),
+                        &format!("{name} failed: {}", failure_preview(output)),
                     );
                 }
                 if self.verbose {
-                    for line in output_preview(output, TOOL_OUTPUT_LINES) {
+                    // A failure's cause is at the end of its output (a traceback, a
+                    // compiler's last error); a success's gist is at the start.
+                    let shown = if *is_error {
+                        output_tail(output, TOOL_OUTPUT_LINES)
+                    } else {
+                        output_preview(output, TOOL_OUTPUT_LINES)
+                    };
+                    for line in shown {
                         self.line(palette::DIM, "  ↳", &line);
                     }
                 }
@@ -235,6 +238,24 @@ impl AgentView {
                 self.buf.push('\n');
             }
             self.last = Last::Line;
+        }
+    }
+
+    /// Thinking text, dim and behind a gutter at each line's start, so that it stays
+    /// apart from the answer without colour (`NO_COLOR`, a pipe).
+    fn thinking(&mut self, text: &str) {
+        let mut at_line_start = !matches!(self.last, Last::Thinking(true));
+        self.buf.push_str(&palette::DIM.render().to_string());
+        for piece in text.split_inclusive('\n') {
+            if at_line_start {
+                self.buf.push_str(THINKING_GUTTER);
+            }
+            self.buf.push_str(piece);
+            at_line_start = piece.ends_with('\n');
+        }
+        self.buf.push_str(&palette::DIM.render_reset().to_string());
+        if !text.is_empty() {
+            self.last = Last::Thinking(!at_line_start);
         }
     }
 

@@ -91,3 +91,26 @@ fn claude_api_retries_and_failure() {
         )
     );
 }
+
+/// Thinking streamed in pieces that split lines anywhere: every thinking line starts with
+/// the gutter, the answer does not, so the two differ without colour.
+#[test]
+fn thinking_keeps_its_gutter_without_colour_across_split_deltas() {
+    let mut view = AgentView::new(true);
+    let mut out = String::new();
+    for piece in ["Let me", " think.\nSecond", " line.\n\nAfter a gap."] {
+        view.render(&AgentEvent::ThinkingDelta { text: piece.into() }, &mut out);
+    }
+    view.render(
+        &AgentEvent::TextDelta {
+            text: "The answer.".into(),
+        },
+        &mut out,
+    );
+    view.finish(&mut out);
+    let plain = anstream::adapter::strip_str(&out).to_string();
+    assert_eq!(
+        plain,
+        "┊ Let me think.\n┊ Second line.\n┊ \n┊ After a gap.\nThe answer.\n"
+    );
+}

@@ -6,6 +6,10 @@ use serde_json::Value;
 /// Longest preview, in characters: one terminal line with room for the tool name.
 pub(crate) const PREVIEW_CHARS: usize = 100;
 
+/// Lines of a failed tool's output on its `✗` line: the cause and the line before it
+/// (a traceback's last frame, or an exit status after the error).
+const FAILURE_LINES: usize = 2;
+
 /// Argument names that say what a call does, most telling first. Agents differ: pi's
 /// `bash {command}`, Claude's `Bash {command}`, Codex's `exec_command {cmd}`, pi's
 /// `write {path}`, Claude's `Write {file_path}`, OpenCode's `write {filePath}`.
@@ -67,6 +71,27 @@ pub(crate) fn output_preview(output: &str, max_lines: usize) -> Vec<String> {
         lines.push(format!("… {} more lines", total - max_lines));
     }
     lines
+}
+
+/// The last lines of a failed tool's output, where the cause is (a traceback's
+/// exception, a compiler's error, a command's exit status), as one line.
+pub(crate) fn failure_preview(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = &lines[lines.len().saturating_sub(FAILURE_LINES)..];
+    one_line(&tail.join(" · "))
+}
+
+/// The last lines of a tool's output, for `-v` on a failure, after a count of those
+/// left out.
+pub(crate) fn output_tail(output: &str, max_lines: usize) -> Vec<String> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let skipped = lines.len().saturating_sub(max_lines);
+    let mut shown = Vec::with_capacity(max_lines + 1);
+    if skipped > 0 {
+        shown.push(format!("… {skipped} earlier lines"));
+    }
+    shown.extend(lines[skipped..].iter().map(|l| truncate(l)));
+    shown
 }
 
 /// Collapses whitespace runs (newlines included) and truncates.

@@ -43,3 +43,32 @@ fn output_previews_keep_the_first_lines_and_count_the_rest() {
         vec!["a".to_owned(), "b".to_owned(), "… 2 more lines".to_owned()]
     );
 }
+
+#[test]
+fn a_failure_shows_the_last_lines_where_the_cause_is() {
+    let traceback = "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    main()\n  File \"t.py\", line 1, in main\n    raise ValueError(\"boom\")\nValueError: boom\n\nCommand exited with code 1\n";
+    assert_eq!(
+        failure_preview(traceback),
+        "ValueError: boom · Command exited with code 1"
+    );
+    assert_eq!(failure_preview("only one line"), "only one line");
+    assert_eq!(failure_preview(""), "");
+    let long = format!("{}\n", "x".repeat(300));
+    assert_eq!(failure_preview(&long).chars().count(), PREVIEW_CHARS);
+}
+
+#[test]
+fn output_tails_keep_the_last_lines_and_count_the_rest() {
+    assert_eq!(
+        output_tail("a\n\nb\nc\nd\n", 2),
+        vec![
+            "… 2 earlier lines".to_owned(),
+            "c".to_owned(),
+            "d".to_owned()
+        ]
+    );
+    assert_eq!(
+        output_tail("a\nb\n", 3),
+        vec!["a".to_owned(), "b".to_owned()]
+    );
+}
