@@ -64,6 +64,13 @@ pub(crate) enum CliError {
          (which sets RALPH_EVENTS_FILE), or for a workspace whose .ralph/ names a current run"
     )]
     NoRunForEmit,
+    #[error(
+        "no ralph loop is running in `{}`, so no agent would read the event; `ralph emit` \
+         publishes to a running loop (start one with `ralph run`, or resume the last one with \
+         `ralph run --continue`, then emit)",
+        .0.display()
+    )]
+    NoLoopForEmit(PathBuf),
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
 }

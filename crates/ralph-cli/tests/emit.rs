@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{Workspace, code};
+use std::process::Stdio;
+
+use common::{Workspace, code, wait_output};
 use pretty_assertions::assert_eq;
 
 fn inbox_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -85,26 +87,64 @@ fn emit_without_a_run_says_so() {
 }
 
 #[test]
-fn emit_outside_an_agent_goes_to_the_current_run() {
-    // A person steering a run between iterations: no RALPH_EVENTS_FILE.
+fn emit_after_the_loop_ended_fails_and_writes_nothing() {
+    // The run stopped at its iteration limit: nothing would read a new event.
     let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
     let out = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
     assert_eq!(code(out.status), 2);
+    let inbox = current_inbox(&ws);
+    let before = std::fs::read(&inbox).expect("inbox");
+    let out = ws.run(&["emit", "late", "x"]);
+    assert_eq!(code(out.status), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no ralph loop is running"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing is said to be published");
+    // Nor through a RALPH_EVENTS_FILE left over from the ended run.
+    let out = ws
+        .command(&["emit", "late", "y"])
+        .env("RALPH_EVENTS_FILE", &inbox)
+        .output()
+        .expect("emit");
+    assert_eq!(code(out.status), 1);
+    assert_eq!(std::fs::read(&inbox).expect("inbox"), before);
+}
+
+#[test]
+fn emit_outside_an_agent_goes_to_the_running_loop() {
+    // A person steering a running loop from another terminal: no RALPH_EVENTS_FILE.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | hang=60\n",
+    );
+    let child = ws
+        .command(&["run", "-q", "-p", "task"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    ws.wait_for_agent(1);
     let out = ws.run(&["emit", "human.guidance", "use the new API"]);
+    let inbox = current_inbox(&ws);
+    let lines = inbox_lines(&inbox);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("signal");
+    assert_eq!(code(wait_output(child).status), 130);
     assert_eq!(
         code(out.status),
         0,
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let id = std::fs::read_to_string(ws.path().join(".ralph/current-run")).expect("marker");
-    let inbox = ws
-        .path()
-        .join(".ralph/runs")
-        .join(id.trim())
-        .join("inbox.jsonl");
     assert_eq!(
-        inbox_lines(&inbox),
+        lines,
         vec![serde_json::json!({"topic": "human.guidance", "payload": "use the new API"})]
     );
+}
+
+/// The inbox of the workspace's current run.
+fn current_inbox(ws: &Workspace) -> std::path::PathBuf {
+    ws.run_files().dir().join("inbox.jsonl")
 }

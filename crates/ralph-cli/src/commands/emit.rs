@@ -5,12 +5,12 @@
 //! `ralph_core::inbox`). A short confirmation goes to stdout, which the agent sees as
 //! its tool's output.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ralph_core::event::event_from_args;
 use ralph_core::inbox;
-use ralph_core::store::{RalphDir, unix_ms};
+use ralph_core::store::{RUNS_DIR, RalphDir, unix_ms};
 
 use crate::cli::EmitArgs;
 use crate::error::CliError;
@@ -18,18 +18,33 @@ use crate::exit::CommandOutcome;
 
 pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     let event = event_from_args(&args.topic, args.payload.as_deref(), args.json)?;
-    let path = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let cwd = super::working_directory()?;
-            let dir = RalphDir::in_workspace(&cwd);
-            let run = dir
-                .current_run()
-                .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
-                .ok_or(CliError::NoRunForEmit)?;
-            run.inbox()
+    let (path, dir) =
+        match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                let dir = ralph_dir_of_inbox(&path);
+                (path, dir)
+            }
+            None => {
+                let cwd = super::working_directory()?;
+                let dir = RalphDir::in_workspace(&cwd);
+                let run = dir
+                    .current_run()
+                    .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+                    .ok_or(CliError::NoRunForEmit)?;
+                (run.inbox(), Some(dir))
+            }
+        };
+    // An event for a loop that has ended would sit in a finished run's inbox, unread,
+    // while the agent (or person) is told it was published.
+    if let Some(dir) = dir {
+        let running = dir
+            .loop_running()
+            .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
+        if !running {
+            return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
         }
-    };
+    }
     inbox::append(&path, &event, unix_ms(SystemTime::now()))
         .map_err(|e| CliError::io("append the event to", &path, e))?;
     // The agent reads this as the tool's output; a closed stdout does not undo the event.
@@ -38,4 +53,15 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         format!("event `{}` published\n", event.topic).as_bytes(),
     );
     Ok(CommandOutcome::Success)
+}
+
+/// The `.ralph/` directory an inbox belongs to, when it lies where `ralph run` puts one
+/// (`.ralph/runs/<id>/<inbox>`); `None` for an inbox somewhere else, which is trusted as
+/// given.
+fn ralph_dir_of_inbox(inbox: &Path) -> Option<RalphDir> {
+    let runs = inbox.parent()?.parent()?;
+    let ralph = runs.parent()?;
+    let workspace = ralph.parent()?;
+    let dir = RalphDir::in_workspace(workspace);
+    (runs.file_name()? == RUNS_DIR && dir.path() == ralph).then_some(dir)
 }

@@ -10,7 +10,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use std::os::unix::fs::OpenOptionsExt;
+
 use nix::errno::Errno;
+use nix::fcntl::OFlag;
 use nix::fcntl::{Flock, FlockArg};
 
 /// Name of the lock file under `.ralph/`.
@@ -42,6 +45,30 @@ pub enum LockError {
     Held { pid: Option<u32>, path: PathBuf },
     #[error("cannot lock `{}`: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
+}
+
+/// Whether a loop holds the lock at `path` now; `false` when there is no lock file.
+///
+/// Asks by taking a shared lock without waiting and letting it go at once: `flock` has no
+/// query. A loop starting in that instant would see the lock held and refuse to start,
+/// so only commands that publish to a loop (`ralph emit`) ask.
+pub(super) fn is_held(path: &Path) -> io::Result<bool> {
+    let file = match OpenOptions::new()
+        .read(true)
+        // A link or a FIFO planted at the lock's name is not a lock: never follow or
+        // block on it.
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK).bits())
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    match Flock::lock(file, FlockArg::LockSharedNonblock) {
+        Ok(_released_on_drop) => Ok(false),
+        Err((_, Errno::EWOULDBLOCK)) => Ok(true),
+        Err((_, errno)) => Err(io::Error::from(errno)),
+    }
 }
 
 /// Takes the lock at `path` without waiting.

@@ -113,6 +113,11 @@ impl RalphDir {
         lock::lock(&lock_path)
     }
 
+    /// Whether a loop is running in this workspace now (it holds the workspace lock).
+    pub fn loop_running(&self) -> io::Result<bool> {
+        lock::is_held(&self.root.join(LOCK_FILE))
+    }
+
     /// Creates a new run directory (with an empty inbox) and makes it the current run.
     pub fn create_run(&self, now: SystemTime) -> io::Result<RunDir> {
         let runs = self.root.join(RUNS_DIR);
