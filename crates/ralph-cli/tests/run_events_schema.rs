@@ -221,6 +221,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     use std::borrow::Cow;
 
     use ralph_core::event::{Event, InvalidLine};
+    use ralph_core::inbox::InboxRestart;
     use ralph_core::machine::{CompletionSignal, IterationOutcome, Notice, StopReason};
     use ralph_core::run_event::{Limits, RunEvent, Totals};
     use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
@@ -335,6 +336,15 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         },
         Notice::CostUnknown {
             backend: "pi".into(),
+        },
+        Notice::InboxRestarted {
+            restart: InboxRestart::Shrunk {
+                offset: 100,
+                len: 10,
+            },
+        },
+        Notice::InboxRestarted {
+            restart: InboxRestart::Replaced,
         },
     ];
     let reasons = StopReason::examples();

@@ -10,7 +10,9 @@
 //!   lines and over-long lines are tolerated; a line that is not an event is reported,
 //!   in order with the events, never skipped silently. The offset a reader has reached
 //!   ([`InboxReader::offset`]) always sits at a line start, so a later run can resume
-//!   from it.
+//!   from it. An inbox shorter than that offset (truncated, or damaged saved state) or
+//!   replaced by another file is read again from its start and the reader says so
+//!   ([`InboxRestart`]): seeing an event twice beats never seeing the promise.
 //!
 //! The inbox is the agent's channel only: ralph never writes its own records here (its
 //! history is a separate file), so nothing ralph writes is ever read back as if an
@@ -18,7 +20,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use ralph_stream::{Frame, LineFramer};
@@ -65,11 +67,40 @@ const EXCERPT_CHARS: usize = 120;
 #[derive(Debug)]
 pub struct InboxReader {
     path: PathBuf,
-    file: Option<File>,
+    /// The open inbox and its identity (device, inode), to notice a replaced file.
+    file: Option<(File, (u64, u64))>,
     /// Bytes read so far (including an incomplete last line held by the framer).
     read_to: u64,
     framer: LineFramer,
     buf: Vec<u8>,
+    /// Why reading last started over from the top of the file, until taken.
+    restarted: Option<InboxRestart>,
+}
+
+/// The inbox was not the file the reader was reading: events past the saved offset
+/// would never be seen, so the reader started over at the top of the new content.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum InboxRestart {
+    /// The file is shorter than the offset reached (truncated, or damaged saved state).
+    Shrunk { offset: u64, len: u64 },
+    /// Another file now has the inbox's name (deleted and created again, or moved).
+    Replaced,
+}
+
+impl std::fmt::Display for InboxRestart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InboxRestart::Shrunk { offset, len } => write!(
+                f,
+                "the inbox is {len} bytes, shorter than the {offset} already read (truncated, \
+                 or the saved state is damaged): reading it again from the start"
+            ),
+            InboxRestart::Replaced => f.write_str(
+                "the inbox was replaced by another file: reading the new one from the start",
+            ),
+        }
+    }
 }
 
 impl InboxReader {
@@ -82,7 +113,13 @@ impl InboxReader {
             read_to: offset,
             framer: LineFramer::new(MAX_INBOX_LINE_BYTES),
             buf: vec![0; READ_CHUNK],
+            restarted: None,
         }
+    }
+
+    /// Why the last [`read`](Self::read) started over at the top of the inbox, once.
+    pub fn take_restart(&mut self) -> Option<InboxRestart> {
+        self.restarted.take()
     }
 
     pub fn path(&self) -> &Path {
@@ -95,21 +132,45 @@ impl InboxReader {
     }
 
     /// Every complete line appended since the last call.
+    ///
+    /// A file shorter than what was already read, or another file at the inbox's path,
+    /// is read from its start (see [`take_restart`](Self::take_restart)): losing every
+    /// later event, the promise included, would be worse than seeing a few again.
     pub fn read(&mut self) -> io::Result<Vec<InboxLine>> {
         let mut lines = Vec::new();
+        let current = match std::fs::metadata(&self.path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        if let (Some((_, identity)), Some(meta)) = (&self.file, &current)
+            && *identity != (meta.dev(), meta.ino())
+        {
+            self.file = None;
+            self.restart(InboxRestart::Replaced);
+        }
         if self.file.is_none() {
             match File::open(&self.path) {
-                Ok(mut file) => {
-                    file.seek(SeekFrom::Start(self.read_to))?;
-                    self.file = Some(file);
+                Ok(file) => {
+                    let meta = file.metadata()?;
+                    self.file = Some((file, (meta.dev(), meta.ino())));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(lines),
                 Err(e) => return Err(e),
             }
         }
-        let Some(file) = self.file.as_mut() else {
+        let Some((file, _)) = self.file.as_mut() else {
             return Ok(lines);
         };
+        let len = file.metadata()?.len();
+        if len < self.read_to {
+            let offset = self.read_to;
+            self.restart(InboxRestart::Shrunk { offset, len });
+        }
+        let Some((file, _)) = self.file.as_mut() else {
+            return Ok(lines);
+        };
+        file.seek(SeekFrom::Start(self.read_to))?;
         loop {
             let n = match file.read(&mut self.buf) {
                 Ok(0) => break,
@@ -134,6 +195,15 @@ impl InboxReader {
             });
         }
         Ok(lines)
+    }
+}
+
+impl InboxReader {
+    /// Forgets how far the reader got, and why.
+    fn restart(&mut self, why: InboxRestart) {
+        self.read_to = 0;
+        self.framer = LineFramer::new(MAX_INBOX_LINE_BYTES);
+        self.restarted = Some(why);
     }
 }
 

@@ -128,3 +128,75 @@ fn concurrent_appends_never_interleave() {
         .count();
     assert_eq!((lines.len(), valid), (200, 200));
 }
+
+#[test]
+fn a_saved_offset_past_the_end_reads_the_inbox_again_from_the_start() {
+    // Damaged state or a truncated inbox: without the check every later event,
+    // LOOP_COMPLETE included, would stay invisible.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    fs::write(&path, "{\"topic\":\"LOOP_COMPLETE\"}\n").unwrap();
+    let mut reader = InboxReader::new(&path, 5000);
+    assert_eq!(
+        reader.read().unwrap(),
+        vec![InboxLine::Event {
+            event: Event::new("LOOP_COMPLETE")
+        }]
+    );
+    assert_eq!(
+        reader.take_restart(),
+        Some(InboxRestart::Shrunk {
+            offset: 5000,
+            len: 26
+        })
+    );
+    assert_eq!(reader.take_restart(), None, "said once");
+    assert_eq!(reader.read().unwrap(), vec![]);
+}
+
+#[test]
+fn an_inbox_truncated_while_read_is_read_again_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    fs::write(&path, "{\"topic\":\"a\",\"payload\":\"1\"}\n").unwrap();
+    let mut reader = InboxReader::new(&path, 0);
+    assert_eq!(reader.read().unwrap(), vec![event("a", "1")]);
+    // Truncated in place (same file), then a shorter event appended.
+    fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    append(&path, &Event::new("b"), 1).unwrap();
+    let got = reader.read().unwrap();
+    assert_eq!(got.len(), 1);
+    assert!(matches!(&got[0], InboxLine::Event { event } if event.topic == "b"));
+    assert!(matches!(
+        reader.take_restart(),
+        Some(InboxRestart::Shrunk { offset: 28, .. })
+    ));
+}
+
+#[test]
+fn a_replaced_inbox_is_read_from_the_start_even_when_it_is_longer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    fs::write(&path, "{\"topic\":\"a\",\"payload\":\"1\"}\n").unwrap();
+    let mut reader = InboxReader::new(&path, 0);
+    assert_eq!(reader.read().unwrap(), vec![event("a", "1")]);
+    // Another file takes the name: longer than what was read, so only its identity
+    // tells.
+    let other = dir.path().join("new.jsonl");
+    fs::write(
+        &other,
+        "{\"topic\":\"x\",\"payload\":\"1\"}\n{\"topic\":\"y\",\"payload\":\"2\"}\n",
+    )
+    .unwrap();
+    fs::rename(&other, &path).unwrap();
+    assert_eq!(
+        reader.read().unwrap(),
+        vec![event("x", "1"), event("y", "2")]
+    );
+    assert_eq!(reader.take_restart(), Some(InboxRestart::Replaced));
+    assert_eq!(reader.offset(), fs::metadata(&path).unwrap().len());
+}

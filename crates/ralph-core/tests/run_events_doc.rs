@@ -6,6 +6,7 @@ use ralph_stream::{CostKind, Tokens};
 use std::borrow::Cow;
 
 use ralph_core::event::InvalidLine;
+use ralph_core::inbox::InboxRestart;
 use ralph_core::machine::{EndClass, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
@@ -46,6 +47,12 @@ fn notices() -> Vec<Notice> {
         Notice::CostUnknown {
             backend: "b".into(),
         },
+        Notice::InboxRestarted {
+            restart: InboxRestart::Shrunk { offset: 9, len: 1 },
+        },
+        Notice::InboxRestarted {
+            restart: InboxRestart::Replaced,
+        },
     ];
     for n in &all {
         match n {
@@ -55,7 +62,8 @@ fn notices() -> Vec<Notice> {
             | Notice::CompletionRefused { .. }
             | Notice::PromiseNotLast { .. }
             | Notice::InvalidLine { .. }
-            | Notice::CostUnknown { .. } => {}
+            | Notice::CostUnknown { .. }
+            | Notice::InboxRestarted { .. } => {}
         }
     }
     all

@@ -23,7 +23,9 @@ use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::{InboxLine, InboxReader};
-use ralph_core::machine::{Iteration, IterationReport, Machine, Next, StopReason, Usage, classify};
+use ralph_core::machine::{
+    Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
+};
 use ralph_core::prompt::{
     PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
     build_prompt,
@@ -230,6 +232,12 @@ async fn iterate(
     let inbox = reader
         .read()
         .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    if let Some(restart) = reader.take_restart() {
+        observer.observe(&RunEvent::Notice {
+            iteration: Some(number),
+            notice: &Notice::InboxRestarted { restart },
+        });
+    }
     let summary = &agent_run.summary;
     let published = inbox
         .iter()

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::event::InvalidLine;
+use crate::inbox::InboxRestart;
 
 /// A decision worth reporting. The CLI shows each one; the JSON output carries them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -31,6 +32,12 @@ pub enum Notice {
     /// iteration: the budget then counts only what is known. Given once per run; the
     /// notice event says which iteration.
     CostUnknown { backend: String },
+    /// The inbox was shorter than the offset already read, or another file: it was read
+    /// again from its start so that no later event is lost.
+    InboxRestarted {
+        #[serde(flatten)]
+        restart: InboxRestart,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -76,6 +83,7 @@ impl std::fmt::Display for Notice {
                 "`{backend}` reported no cost: the cost budget counts only reported costs, \
                  so it may be overrun"
             ),
+            Notice::InboxRestarted { restart } => write!(f, "{restart}"),
         }
     }
 }
