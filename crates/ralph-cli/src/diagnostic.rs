@@ -2,10 +2,14 @@
 
 use std::io::{self, Write};
 
+use ralph_core::visible::visible;
+
 /// A message for the user on stderr, prefixed `ralph: `. Never panics: a run whose
-/// terminal went away (SIGHUP) must still end cleanly.
+/// terminal went away (SIGHUP) must still end cleanly. Messages quote text ralph did not
+/// write (paths, config values, an agent's stderr), so they are shown [`visible`].
 pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
+    let message = message.to_string();
     let mut stderr = io::stderr().lock();
     crate::view::term::status::erase_before_diagnostic(&mut stderr);
-    let _ = writeln!(stderr, "ralph: {message}");
+    let _ = writeln!(stderr, "ralph: {}", visible(&message));
 }

@@ -42,7 +42,8 @@ fn main() -> ExitCode {
         Ok(outcome) => exit::code(outcome),
         Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {
-            eprintln!("ralph: {err}");
+            // Errors quote config bytes and paths: nothing in them may act on the terminal.
+            eprintln!("ralph: {}", ralph_core::visible::visible(&err.to_string()));
             exit::code(exit::CommandOutcome::Failed)
         }
     }

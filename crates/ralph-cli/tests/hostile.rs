@@ -38,3 +38,74 @@ fn a_saved_inbox_offset_past_the_end_is_noticed_and_the_promise_still_completes(
         (&json!("shrunk"), &json!(1_000_000))
     );
 }
+
+/// An escape sequence that retitles the terminal, a bell, and a right-to-left override.
+const HOSTILE: &str = "\u{1b}]0;pwned\u{7} \u{202e}desrever";
+
+/// What each view must show instead: the characters as escapes.
+const SHOWN: &str = "\\u{1b}]0;pwned\\u{7} \\u{202e}desrever";
+
+/// Whether `text` holds a control character other than newline, tab and the style
+/// sequences ralph writes itself (`ESC [ … m`), or a bidirectional override.
+fn acts_on_a_terminal(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => {}
+            '\u{1b}' => {
+                // ralph's own colours: CSI parameters then `m`.
+                if chars.next() != Some('[') {
+                    return true;
+                }
+                loop {
+                    match chars.next() {
+                        Some('m') => break,
+                        Some(c) if c.is_ascii_digit() || c == ';' => {}
+                        _ => return true,
+                    }
+                }
+            }
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => return true,
+            c if c.is_control() => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[test]
+fn nothing_an_agent_writes_reaches_the_terminal_raw() {
+    // The agent prints the sequence as its answer (text output) and publishes it as an
+    // event's payload.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [\"-c\", \"printf '%s\\\\n' \\\"$HOSTILE\\\"; \
+         ralph emit note \\\"$HOSTILE\\\"\"]\nevent_loop:\n  max_iterations: 1\n",
+        "",
+    );
+    let out = ws
+        .command(&["run", "-p", "task", "--color", "always", "-v"])
+        .env("HOSTILE", HOSTILE)
+        .output()
+        .expect("ralph run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!acts_on_a_terminal(&stdout), "{stdout:?}");
+    assert!(stdout.contains(SHOWN), "{stdout}");
+
+    let out = ws.run(&["events"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(!acts_on_a_terminal(&table), "{table:?}");
+    assert!(table.contains("\\u{1b}]0;pwned"), "{table}");
+
+    let summary = ws.run_files().summary();
+    assert!(!acts_on_a_terminal(&summary), "{summary:?}");
+}
+
+#[test]
+fn a_config_error_shows_the_characters_it_quotes_as_escapes() {
+    let ws = Workspace::new("cli:\n  back\u{202e}end: pi\n", "");
+    let out = ws.run(&["run", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!acts_on_a_terminal(&stderr), "{stderr:?}");
+    assert!(stderr.contains("back\\u{202e}end"), "{stderr}");
+}

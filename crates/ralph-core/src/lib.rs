@@ -22,3 +22,4 @@ pub mod run_event;
 pub mod store;
 pub mod summary;
 pub mod topic;
+pub mod visible;

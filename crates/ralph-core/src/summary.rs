@@ -2,12 +2,14 @@
 //! Built from the loop state alone (pure), so it says the same whether the run ended
 //! normally, hit a limit or was interrupted.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use ralph_stream::Tokens;
 
 use crate::machine::{DEFAULT_HAT, LoopState, StopReason, format_duration};
+use crate::visible::visible;
 
 /// What the summary is written from.
 #[derive(Clone, Debug)]
@@ -105,7 +107,12 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         "\nEvery iteration is recorded in `history.jsonl` next to this file; \
          `ralph run --continue` resumes the run.\n",
     );
-    out
+    // Hat names, topics, payloads and the task are other people's text; read with `cat`,
+    // the file must not act on the terminal.
+    match visible(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(shown) => shown,
+    }
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost.

@@ -6,6 +6,7 @@
 //! topic. Events an agent emitted in the iteration still running (the inbox past the
 //! saved offset) come last, marked `running`.
 
+use ralph_core::visible::visible;
 use std::io::Write;
 
 use ralph_core::inbox::{InboxLine, InboxReader};
@@ -151,14 +152,15 @@ fn table(rows: &[Row], run_id: &str) -> String {
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => other.to_string(),
             };
+            // Hats, topics and payloads are the agents' (and the config's) text.
             [
                 r.started_at_ms
                     .map_or_else(String::new, |t| clock(t.saturating_sub(start))),
                 r.iteration.to_string(),
-                r.hat.clone().unwrap_or_else(|| "…".to_owned()),
+                visible(r.hat.as_deref().unwrap_or("…")).into_owned(),
                 r.outcome.clone(),
-                r.topic.clone().unwrap_or_else(|| "—".to_owned()),
-                truncate(&one_line(&payload), PAYLOAD_CHARS),
+                visible(r.topic.as_deref().unwrap_or("—")).into_owned(),
+                truncate(&visible(&one_line(&payload)), PAYLOAD_CHARS),
             ]
         })
         .collect();

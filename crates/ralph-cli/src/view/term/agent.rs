@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use anstyle::Style;
+use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 use ralph_stream::Phase;
 
@@ -68,13 +69,13 @@ impl AgentView {
                 if matches!(self.last, Last::Thinking(_)) {
                     self.end_thinking();
                 }
-                self.markdown.push(text, &mut self.buf);
+                self.markdown.push(&visible(text), &mut self.buf);
                 self.last = Last::Text(!self.markdown.at_line_start());
             }
             AgentEvent::ThinkingDelta { text } => {
                 if self.verbose {
                     self.end_text();
-                    self.thinking(text);
+                    self.thinking(&visible(text));
                 }
             }
             AgentEvent::ToolCallStarted { id, name, args, .. } => {
@@ -224,8 +225,9 @@ impl AgentView {
         self.end_text();
         self.end_thinking();
         self.buf.push_str(&format!(
-            "{}{marker} {text}{}\n",
+            "{}{marker} {}{}\n",
             style.render(),
+            visible(text),
             style.render_reset()
         ));
         self.last = Last::Line;

@@ -12,6 +12,7 @@ use anstyle::Style;
 use ralph_core::event::Event;
 use ralph_core::machine::{EndClass, IterationOutcome};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
@@ -426,11 +427,13 @@ fn shown_event(event: &Event) -> String {
     }
 }
 
-/// One styled line.
+/// One styled line. Lines quote topics, payloads, hat names and agents' messages, so the
+/// text is shown [`visible`]; only ralph's own styles reach the terminal as escapes.
 fn line(out: &mut String, style: Style, text: &str) {
     out.push_str(&format!(
-        "{}{text}{}\n",
+        "{}{}{}\n",
         style.render(),
+        visible(text),
         style.render_reset()
     ));
 }

@@ -6,6 +6,7 @@
 //! Diagnostics on stderr share the screen: [`erase_before_diagnostic`] clears the status
 //! line first, so a message never lands after the spinner on the same line.
 
+use ralph_core::visible::visible;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -53,9 +54,11 @@ pub(crate) fn status_line(
     // The remainder of a division by the frame count always indexes the array.
     let frame = FRAMES[(ticks % FRAMES.len() as u128) as usize];
     let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    // `doing` names the agent's tool: the agent's text, shown as text.
     let text = format!(
-        "{frame} iteration {iteration} · {} · {doing}",
-        clock(elapsed_ms)
+        "{frame} iteration {iteration} · {} · {}",
+        clock(elapsed_ms),
+        visible(doing)
     );
     let room = columns.saturating_sub(1);
     if text.chars().count() <= room {
