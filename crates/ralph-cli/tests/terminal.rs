@@ -114,13 +114,9 @@ fn status_clock(screen: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-#[test]
-fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
-    // Pause after line 11 (mid-sentence) and after line 24 (a tool has started).
-    let ws = Workspace::new(
-        "cli:\n  backend: pi\n",
-        "pi/anthropic/tool.jsonl | | pause_at=11,24\n",
-    );
+/// `ralph run -p 'write out.txt'` in a terminal, in `ws`, with the fake agents; the shell
+/// outlives Ctrl-C, writes ralph's exit code to `.fake/exit-code` and says `ralph is done`.
+fn start_run(ws: &Workspace) -> (Terminal, std::path::PathBuf) {
     let state = ws.path().join(".fake");
     let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
@@ -142,7 +138,17 @@ fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
         ),
     )
     .expect("script");
-    let terminal = Terminal::start(ws.path(), &script);
+    (Terminal::start(ws.path(), &script), state)
+}
+
+#[test]
+fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
+    // Pause after line 11 (mid-sentence) and after line 24 (a tool has started).
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/tool.jsonl | | pause_at=11,24\n",
+    );
+    let (terminal, state) = start_run(&ws);
 
     // The header, then the answer as far as it has streamed: mid-sentence.
     wait_paused(&state, 11);
@@ -196,4 +202,23 @@ fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
         .parse()
         .expect("a pid");
     assert_eq!(kill(Pid::from_raw(-pid), None), Err(Errno::ESRCH));
+}
+
+#[test]
+fn ctrl_c_in_the_middle_of_an_answer_starts_ralphs_message_on_a_line_of_its_own() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/tool.jsonl | | pause_at=11\n",
+    );
+    let (terminal, state) = start_run(&ws);
+    wait_paused(&state, 11);
+    terminal.wait_for("the first words", |s| s.contains("I'll create the"));
+    terminal.ctrl_c();
+    let screen = terminal.wait_for("the end of the run", |s| s.contains("ralph is done"));
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("ralph: stopping the agent and ending the loop")),
+        "the message is glued to the answer:\n{screen}"
+    );
 }

@@ -144,6 +144,7 @@ impl<W: Write> TextObserver<W> {
         }
         if let Some(live) = self.live.as_mut() {
             live.last_output = now;
+            status::set_mid_line(!self.at_line_start);
         }
         self.write();
     }

@@ -1,6 +1,6 @@
 //! Completion, every limit, and continuing a run.
 
-use ralph_stream::CostKind;
+use ralph_stream::{CostKind, Tokens};
 use std::collections::VecDeque;
 
 use pretty_assertions::assert_eq;
@@ -265,6 +265,37 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
         (m.state().unpriced_iterations, m.state().cost_usd),
         (2, 0.0)
     );
+}
+
+#[test]
+fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
+    let mut m = Machine::new(Rules {
+        max_cost_usd: Some(10.0),
+        ..solo()
+    });
+    // Ctrl-C while pi was still starting: no turn, no tokens, no cost reported.
+    let mut r = report(IterationOutcome::Interrupted, &[]);
+    r.usage.cost_usd = None;
+    r.usage.cost_kind = CostKind::Unknown;
+    r.usage.turns = 0;
+    r.usage.tokens = Tokens::default();
+    step(&mut m, r);
+    assert!(
+        !m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::CostUnknown { .. }))
+    );
+    assert_eq!(m.state().unpriced_iterations, 0);
+    // Interrupted after a turn whose cost was not reported: that one is unknown.
+    let mut m = Machine::new(Rules {
+        max_cost_usd: Some(10.0),
+        ..solo()
+    });
+    let mut r = report(IterationOutcome::Interrupted, &[]);
+    r.usage.cost_usd = None;
+    r.usage.cost_kind = CostKind::Unknown;
+    step(&mut m, r);
+    assert_eq!(m.state().unpriced_iterations, 1);
 }
 
 #[test]

@@ -6,10 +6,11 @@
 //! Diagnostics on stderr share the screen: [`erase_before_diagnostic`] clears the status
 //! line first, so a message never lands after the spinner on the same line.
 
-use ralph_core::visible::visible;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use ralph_core::visible::visible;
 
 use super::figures::clock;
 
@@ -29,16 +30,31 @@ pub(crate) const ERASE: &str = "\r\x1b[2K";
 /// Whether a status line is on the screen now (for [`erase_before_diagnostic`]).
 static SHOWN: AtomicBool = AtomicBool::new(false);
 
+/// Whether the last thing the text view wrote on a terminal left its line open (an
+/// agent's answer mid-sentence), for [`erase_before_diagnostic`].
+static MID_LINE: AtomicBool = AtomicBool::new(false);
+
 /// Records whether a status line is on the screen.
 pub(crate) fn set_shown(shown: bool) {
     SHOWN.store(shown, Ordering::Relaxed);
 }
 
-/// Clears the status line, if one is shown, before a diagnostic is written to stderr on
-/// the same terminal. The status line is redrawn at the next tick, under the message.
+/// Records whether the text view's output on the terminal ends mid-line.
+pub(crate) fn set_mid_line(mid_line: bool) {
+    MID_LINE.store(mid_line, Ordering::Relaxed);
+}
+
+/// Makes room for a diagnostic written to stderr on the same terminal: clears the status
+/// line, if one is shown (it is redrawn at the next tick, under the message), or ends the
+/// agent's unfinished line, so the message never starts glued to it (Ctrl-C mid-answer).
 pub(crate) fn erase_before_diagnostic(stderr: &mut impl Write) {
-    if SHOWN.swap(false, Ordering::Relaxed) && std::io::stderr().is_terminal() {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    if SHOWN.swap(false, Ordering::Relaxed) {
         let _ = stderr.write_all(ERASE.as_bytes());
+    } else if MID_LINE.swap(false, Ordering::Relaxed) {
+        let _ = stderr.write_all(b"\n");
     }
 }
 
