@@ -19,7 +19,9 @@ fn pid_of(child: &std::process::Child) -> Pid {
     Pid::from_raw(i32::try_from(child.id()).expect("pid"))
 }
 
-fn interrupted_by(signal: Signal) {
+/// `signal` stops the run like Ctrl-C; the message says how to insist with the same kind
+/// of request (`hint`), never with a key the sender may not have.
+fn interrupted_by(signal: Signal, hint: &str) {
     let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
     let child = ws
         .command(&["run", "-p", "task"])
@@ -33,6 +35,10 @@ fn interrupted_by(signal: Signal) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(code(out.status), 130, "{stderr}");
     assert!(stderr.contains("stopping the agent"), "{stderr}");
+    assert!(stderr.contains(hint), "{stderr}");
+    if signal != Signal::SIGINT {
+        assert!(!stderr.contains("Ctrl-C"), "{stderr}");
+    }
     assert!(
         ws.summary().contains("**Stopped:** interrupted"),
         "{}",
@@ -53,17 +59,17 @@ fn interrupted_by(signal: Signal) {
 
 #[test]
 fn ctrl_c_stops_the_agent_writes_the_summary_and_exits_130() {
-    interrupted_by(Signal::SIGINT);
+    interrupted_by(Signal::SIGINT, "press Ctrl-C again");
 }
 
 #[test]
 fn sigterm_is_handled_like_ctrl_c() {
-    interrupted_by(Signal::SIGTERM);
+    interrupted_by(Signal::SIGTERM, "a second one within");
 }
 
 #[test]
 fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
-    interrupted_by(Signal::SIGHUP);
+    interrupted_by(Signal::SIGHUP, "the terminal went away");
 }
 
 #[test]

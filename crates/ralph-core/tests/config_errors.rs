@@ -434,3 +434,14 @@ hats:
         ]
     );
 }
+
+#[test]
+fn a_whole_number_too_large_for_yaml_is_out_of_range_not_a_fraction() {
+    assert_eq!(
+        parse_errors("event_loop:\n  max_iterations: 99999999999999999999\n"),
+        [
+            "ralph.yml:2:19: `event_loop.max_iterations` must be between 1 and 4294967295, \
+          found 100000000000000000000"
+        ]
+    );
+}

@@ -13,6 +13,29 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use crate::diagnostic::diagnostic;
 
+/// Which signal asked ralph to stop: the message says how to insist in the same way.
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Interrupt,
+    Terminate,
+    Hangup,
+}
+
+impl Which {
+    fn again_hint(self) -> String {
+        let window = DOUBLE_INTERRUPT_WINDOW.as_secs();
+        match self {
+            Which::Interrupt => {
+                format!("press Ctrl-C again within {window}s to kill the agent now")
+            }
+            Which::Terminate => {
+                format!("on SIGTERM; a second one within {window}s kills the agent now")
+            }
+            Which::Hangup => "the terminal went away".to_owned(),
+        }
+    }
+}
+
 /// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process. Call from
 /// inside the runtime.
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
@@ -21,16 +44,16 @@ pub(crate) fn install(controller: StopController) -> io::Result<()> {
     let mut hangup = signal(SignalKind::hangup())?;
     tokio::spawn(async move {
         loop {
-            tokio::select! {
-                got = interrupt.recv() => if got.is_none() { return },
-                got = terminate.recv() => if got.is_none() { return },
-                got = hangup.recv() => if got.is_none() { return },
-            }
+            let which = tokio::select! {
+                got = interrupt.recv() => got.map(|()| Which::Interrupt),
+                got = terminate.recv() => got.map(|()| Which::Terminate),
+                got = hangup.recv() => got.map(|()| Which::Hangup),
+            };
+            let Some(which) = which else { return };
             match controller.interrupt(Instant::now()) {
                 StopLevel::Graceful => diagnostic(format_args!(
-                    "stopping the agent and ending the loop (press Ctrl-C again within {}s to \
-                     kill the agent now)",
-                    DOUBLE_INTERRUPT_WINDOW.as_secs()
+                    "stopping the agent and ending the loop ({})",
+                    which.again_hint()
                 )),
                 StopLevel::Immediate => diagnostic(format_args!("killing the agent now")),
                 StopLevel::None => {}

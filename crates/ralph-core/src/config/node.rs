@@ -22,6 +22,9 @@ use crate::topic::validate_topic;
 
 pub(crate) type Node<'a> = MarkedYaml<'a>;
 
+/// The smallest magnitude YAML integers cannot hold (they are `i64`): a whole number this
+/// large is read as a float.
+const BEYOND_YAML_INTEGERS: f64 = 9_223_372_036_854_775_808.0;
 /// saphyr's words for a duplicate key, which deserves its own message.
 const DUPLICATE_KEY_MESSAGE: &str = "duplicated key in mapping";
 
@@ -370,9 +373,27 @@ impl Decoder {
 
     /// A whole number in `min..=max`.
     pub(crate) fn uint(&mut self, field: &Field<'_>, min: u64, max: u64) -> Option<Spanned<u64>> {
-        let YamlData::Value(Scalar::Integer(n)) = field.value.data else {
-            self.wrong_type(&field.path, field.value, expected::WHOLE_NUMBER);
-            return None;
+        let n = match field.value.data {
+            YamlData::Value(Scalar::Integer(n)) => n,
+            // A whole number too large for the YAML parser's integers arrives as a float:
+            // it is out of range, not a fraction to drop.
+            YamlData::Value(Scalar::FloatingPoint(f))
+                if f.fract() == 0.0 && f.abs() >= BEYOND_YAML_INTEGERS =>
+            {
+                self.error(
+                    field.value,
+                    ConfigErrorKind::OutOfRange {
+                        key: field.path.clone(),
+                        requirement: range_requirement(min, max),
+                        found: format!("{}", f.into_inner()),
+                    },
+                );
+                return None;
+            }
+            _ => {
+                self.wrong_type(&field.path, field.value, expected::WHOLE_NUMBER);
+                return None;
+            }
         };
         match u64::try_from(n) {
             Ok(n) if (min..=max).contains(&n) => Some(Spanned::new(n, self.origin(field.value))),
