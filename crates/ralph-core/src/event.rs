@@ -139,6 +139,11 @@ pub enum EmitError {
          details to a file and put its path in the payload"
     )]
     TooLarge { len: usize },
+    #[error(
+        "the --json payload holds the whole number {number}, too large to keep exactly (JSON \
+         readers, ralph's included, round it): write it as a string, \"{number}\""
+    )]
+    InexactNumber { number: String },
 }
 
 /// The event `ralph emit <topic> [payload] [--json]` stands for, checked.
@@ -153,11 +158,14 @@ pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result
             return Err(EmitError::TooLarge { len: p.len() });
         }
         Some(p) if json => {
-            Some(
+            let value =
                 serde_json::from_str::<serde_json::Value>(p).map_err(|e| EmitError::Json {
                     message: e.to_string(),
-                })?,
-            )
+                })?;
+            if let Some(number) = inexact_integer(p) {
+                return Err(EmitError::InexactNumber { number });
+            }
+            Some(value)
         }
         Some(p) => Some(serde_json::Value::String(p.to_owned())),
     };
@@ -165,6 +173,41 @@ pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result
         topic: topic.to_owned(),
         payload: payload.filter(|p| !p.is_null()),
     })
+}
+
+/// The first whole-number literal of valid JSON `json` that no 64-bit integer holds:
+/// parsing would turn it into a rounded float without a word.
+fn inexact_integer(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string, escapes included (the text is valid JSON).
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                let literal = &json[start..i];
+                let whole = !literal.contains(['.', 'e', 'E']);
+                if whole && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                    return Some(literal.to_owned());
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 impl fmt::Display for Event {

@@ -97,3 +97,27 @@ fn emit_arguments_are_checked() {
         })
     );
 }
+
+#[test]
+fn a_json_payload_with_an_integer_no_64_bit_number_holds_is_refused() {
+    let err = event_from_args(
+        "t",
+        Some(r#"{"id": 12345678901234567890123, "s": "99999999999999999999999"}"#),
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        EmitError::InexactNumber {
+            number: "12345678901234567890123".into()
+        }
+    );
+    // Within 64 bits (signed or not), in strings, and floats are kept as JSON keeps them.
+    for ok in [
+        r#"{"n": 18446744073709551615, "m": -9223372036854775808}"#,
+        r#"["12345678901234567890123", "a\"1e999999999999999999999"]"#,
+        r#"{"f": 1.5e300, "g": 0.1}"#,
+    ] {
+        assert!(event_from_args("t", Some(ok), true).is_ok(), "{ok}");
+    }
+}
