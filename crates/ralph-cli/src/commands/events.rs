@@ -6,12 +6,12 @@
 //! topic. Events an agent emitted in the iteration still running (the inbox past the
 //! saved offset) come last, marked `running`.
 
-use ralph_core::visible::visible;
 use std::io::Write;
 
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::IterationRecord;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
+use ralph_core::visible::visible;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,6 +53,13 @@ pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
         .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
         .ok_or_else(|| CliError::NoRunForEvents(dir.path().to_path_buf()))?;
     let mut rows = rows(&run_dir)?;
+    // The TIME column is the run's clock: it starts at the run's first iteration, whatever
+    // rows the filters keep.
+    let run_start = rows
+        .iter()
+        .filter_map(|r| r.started_at_ms)
+        .min()
+        .unwrap_or(0);
     if let Some(pattern) = &args.topic {
         rows.retain(|r| r.topic.as_deref().is_some_and(|t| glob(pattern, t)));
     }
@@ -69,7 +76,7 @@ pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
         }
         TableArg::Table => {
             let mut out = std::io::stdout().lock();
-            out.write_all(table(&rows, run_dir.id()).as_bytes())
+            out.write_all(table(&rows, run_dir.id(), run_start).as_bytes())
                 .map_err(CliError::write)?;
         }
     }
@@ -134,16 +141,12 @@ fn record_rows(record: &IterationRecord) -> Vec<Row> {
         .collect()
 }
 
-/// The rows as an aligned table; times are the run's clock (since its first iteration).
-fn table(rows: &[Row], run_id: &str) -> String {
+/// The rows as an aligned table; times are the run's clock (since `start`, its first
+/// iteration's start).
+fn table(rows: &[Row], run_id: &str, start: u64) -> String {
     if rows.is_empty() {
         return format!("run {run_id}: no events\n");
     }
-    let start = rows
-        .iter()
-        .filter_map(|r| r.started_at_ms)
-        .min()
-        .unwrap_or(0);
     let cells: Vec<[String; 6]> = rows
         .iter()
         .map(|r| {

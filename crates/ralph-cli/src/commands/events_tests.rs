@@ -45,10 +45,26 @@ fn the_table_aligns_its_columns_and_keeps_payloads_to_one_line() {
         },
     ];
     assert_eq!(
-        table(&rows, "r"),
+        table(&rows, "r", 1_000),
         "TIME  ITER  HAT      OUTCOME    TOPIC       PAYLOAD\n\
              0:00     1  builder  succeeded  plan.ready  step one step two\n\
              1:05     2  builder  succeeded  —\n        \
              10  …        running    x           {\"a\":1}\n"
     );
+}
+
+#[test]
+fn a_filtered_table_keeps_the_runs_clock() {
+    // The second iteration started 65 s into the run: shown alone it still says 1:05.
+    let row = Row {
+        iteration: 2,
+        hat: Some("builder".into()),
+        backend: Some("pi".into()),
+        outcome: "succeeded".into(),
+        started_at_ms: Some(66_000),
+        consumed: vec![],
+        topic: Some("build.done".into()),
+        payload: None,
+    };
+    assert!(table(&[row], "r", 1_000).contains("\n1:05 "));
 }
