@@ -89,7 +89,10 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         );
     }
 
-    if !s.pending.is_empty() {
+    // A completed run is over: what is left in its queue will never run, and
+    // `--continue` refuses it.
+    let completed = matches!(input.reason, StopReason::Completed { .. });
+    if !completed && !s.pending.is_empty() {
         out.push_str("\n## Pending events\n\n");
         for event in &s.pending {
             match event.payload_text() {
@@ -103,10 +106,13 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             }
         }
     }
-    out.push_str(
+    out.push_str(if completed {
+        "\nEvery iteration is recorded in `history.jsonl` next to this file. The task is \
+         complete; `ralph run` starts a new run.\n"
+    } else {
         "\nEvery iteration is recorded in `history.jsonl` next to this file; \
-         `ralph run --continue` resumes the run.\n",
-    );
+         `ralph run --continue` resumes the run.\n"
+    });
     // Hat names, topics, payloads and the task are other people's text; read with `cat`,
     // the file must not act on the terminal.
     match visible(&out) {

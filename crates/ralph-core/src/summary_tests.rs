@@ -94,11 +94,24 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
 | Builder | 2 | 1 | 2m 01s | at least $0.0323 (1 iterations reported no cost) | 17,000 |
 | Reviewer | 0 | 0 | - | - | - |
 
-## Pending events
-
-- `review.rejected`: tests fail
-
-Every iteration is recorded in `history.jsonl` next to this file; `ralph run --continue` resumes the run.
+Every iteration is recorded in `history.jsonl` next to this file. The task is complete; `ralph run` starts a new run.
 "
         );
+    // Stopped by a limit, the same run lists what is left and how to go on.
+    let reason = StopReason::MaxIterations { limit: 3 };
+    let text = render_summary(&SummaryInput {
+        run_id: "20261126T101500Z",
+        objective: "Add a flag.",
+        reason: &reason,
+        state: &state,
+        max_iterations: 3,
+        hats: &[],
+    });
+    assert!(
+        text.ends_with(
+            "## Pending events\n\n- `review.rejected`: tests fail\n\nEvery iteration is recorded \
+             in `history.jsonl` next to this file; `ralph run --continue` resumes the run.\n"
+        ),
+        "{text}"
+    );
 }
