@@ -67,6 +67,13 @@ fn init_keeps_an_existing_file_unless_forced() {
     let out = ws.run(&["init", "-c", "ci/alt.yml"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     assert!(ws.path().join("ci/alt.yml").is_file());
+    // A config that is not `ralph.yml` is read only when named: so do the next steps.
+    let said = stdout(&out);
+    assert!(
+        said.contains("`ralph doctor -c ci/alt.yml`") && said.contains("`ralph run -c ci/alt.yml`"),
+        "{said}"
+    );
+    assert!(!said.contains("`ralph run`"), "{said}");
 }
 
 #[test]

@@ -32,21 +32,43 @@ pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
         _ => CliError::io("write", &path, e),
     })?;
     let mut out = io::stdout();
+    // A config elsewhere than `ralph.yml` is only read when named: every command that
+    // follows must name it too.
+    let with_config = match &args.config {
+        Some(path) if path != Path::new(PROJECT_CONFIG_FILE) => {
+            format!(" -c {}", shell_quote(&path.display().to_string()))
+        }
+        _ => String::new(),
+    };
     let next = if cwd.join(DEFAULT_PROMPT_FILE).exists() {
-        "ralph run".to_owned()
+        format!("`ralph run{with_config}`")
     } else {
         format!(
-            "write the task in {DEFAULT_PROMPT_FILE} and `ralph run` (or `ralph plan` to write a spec with the agent first)"
+            "write the task in {DEFAULT_PROMPT_FILE} and `ralph run{with_config}` (or \
+             `ralph plan{with_config}` to write a spec with the agent first)"
         )
     };
     writeln!(
         out,
-        "wrote {} (backend: {}); `ralph doctor` checks the setup; next: {next}",
+        "wrote {} (backend: {}); `ralph doctor{with_config}` checks the setup; next: {next}",
         shown.display(),
         args.backend
     )
     .map_err(CliError::write)?;
     Ok(CommandOutcome::Success)
+}
+
+/// `text` as one shell word: as it is when it is plainly safe, else in single quotes.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// The template must be a valid config on its own: a failure here is a bug in ralph,
