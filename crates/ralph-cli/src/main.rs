@@ -27,7 +27,8 @@ use clap::Parser as _;
 fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => {
+        Err(mut err) => {
+            suggest_subcommand(&mut err);
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {
                 exit::CommandOutcome::Failed
@@ -46,5 +47,42 @@ fn main() -> ExitCode {
             eprintln!("ralph: {}", ralph_core::visible::visible(&err.to_string()));
             exit::code(exit::CommandOutcome::Failed)
         }
+    }
+}
+
+/// The most edits a mistyped command may be from a real one to be suggested.
+const MAX_SUGGESTION_EDITS: usize = 2;
+
+/// Adds a "did you mean" to an unknown command that clap found nothing for: its
+/// similarity threshold misses short slips such as `rn` for `run`.
+fn suggest_subcommand(err: &mut clap::Error) {
+    use clap::CommandFactory as _;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+    if err.kind() != ErrorKind::InvalidSubcommand
+        || err.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
+        return;
+    };
+    let typed = typed.clone();
+    let command = cli::Cli::command();
+    let best = command
+        .get_subcommands()
+        .map(|sub| {
+            (
+                strsim::damerau_levenshtein(&typed, sub.get_name()),
+                sub.get_name(),
+            )
+        })
+        .filter(|(edits, name)| *edits <= MAX_SUGGESTION_EDITS && *edits < name.len())
+        .min();
+    if let Some((_, name)) = best {
+        err.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name.to_owned()]),
+        );
     }
 }

@@ -396,3 +396,19 @@ fn every_command_s_help_has_examples() {
         );
     }
 }
+
+#[test]
+fn a_mistyped_command_gets_a_did_you_mean_even_when_short() {
+    let ws = Workspace::new("", "");
+    for (typed, meant) in [("rn", "'run'"), ("ru", "'run'"), ("evnets", "'events'")] {
+        let out = ws.run(&[typed]);
+        assert_eq!(code(out.status), 1, "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("a similar subcommand exists: {meant}")),
+            "{typed}: {}",
+            stderr(&out)
+        );
+    }
+    let out = ws.run(&["xyzzy"]);
+    assert!(!stderr(&out).contains("similar"), "{}", stderr(&out));
+}
