@@ -173,6 +173,24 @@ claude/v2.1.332_http500_max_retries2.jsonl | | exit=1
 }
 
 #[test]
+fn a_run_that_cannot_start_says_why_in_one_json_line() {
+    // A configuration error and a workspace another loop holds: stdout is not left
+    // empty, it ends with an `error` line that matches the schema.
+    let ws = Workspace::new("cli:\n  backend: pi\n  bakend: x\n", "");
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!((code, kinds), (1, set(&["error"])));
+    let out = ws.run(&["run", "--output", "json", "-p", "task"]);
+    let line: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(line["exit_code"], json!(1));
+    assert!(
+        line["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown key `bakend`")),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_cost_unknown_notice_has_each_key_once() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\n",

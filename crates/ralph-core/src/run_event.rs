@@ -64,6 +64,7 @@ pub enum RunEvent<'a> {
         model: Option<&'a str>,
         outcome: &'a IterationOutcome,
         duration_ms: u64,
+        #[serde(serialize_with = "usd_opt")]
         cost_usd: Option<f64>,
         cost_kind: CostKind,
         tokens: Tokens,
@@ -93,6 +94,14 @@ pub enum RunEvent<'a> {
         totals: Totals,
         summary_path: &'a str,
     },
+    /// ralph could not start or go on with the run (a configuration error, the workspace
+    /// lock, a file it cannot write): the last line, instead of `loop_finished`, so a
+    /// program reading the output learns why it ended.
+    Error {
+        /// The error as ralph says it on stderr.
+        message: &'a str,
+        exit_code: u8,
+    },
 }
 
 /// The limits a run was started with.
@@ -112,6 +121,7 @@ pub struct Totals {
     pub iterations: u32,
     pub elapsed_ms: u64,
     /// The known cost.
+    #[serde(serialize_with = "usd")]
     pub cost_usd: f64,
     /// False when some iteration's cost was not reported: `cost_usd` is then a lower
     /// bound.
@@ -128,6 +138,28 @@ impl Totals {
             cost_complete: state.unpriced_iterations == 0,
             tokens: state.tokens,
         }
+    }
+}
+
+/// Decimal places of the dollar amounts ralph adds up itself: a billionth of a dollar is
+/// finer than any token's price, and it keeps sums of binary fractions
+/// (`0.015629999999999998`) from reaching the output.
+pub const USD_DECIMALS: i32 = 9;
+
+/// `amount` rounded to [`USD_DECIMALS`] places.
+pub fn round_usd(amount: f64) -> f64 {
+    let scale = 10f64.powi(USD_DECIMALS);
+    (amount * scale).round() / scale
+}
+
+fn usd<S: serde::Serializer>(amount: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(round_usd(*amount))
+}
+
+fn usd_opt<S: serde::Serializer>(amount: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match amount {
+        Some(amount) => serializer.serialize_some(&round_usd(*amount)),
+        None => serializer.serialize_none(),
     }
 }
 

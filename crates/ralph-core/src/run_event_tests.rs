@@ -84,3 +84,18 @@ fn iteration_finished_carries_outcome_and_usage() {
         r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":null,"outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":null,"cost_kind":"unknown","tokens":{"input":0,"output":0,"cache_read":0,"cache_write":0},"turns":0,"completion":null,"stderr_tail":null,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
     );
 }
+
+#[test]
+fn dollar_sums_are_written_without_binary_noise() {
+    let totals = Totals {
+        iterations: 3,
+        elapsed_ms: 1,
+        cost_usd: 0.1 + 0.2,
+        cost_complete: true,
+        tokens: Tokens::default(),
+    };
+    assert_eq!(totals.cost_usd.to_string(), "0.30000000000000004");
+    let json = serde_json::to_string(&totals).unwrap();
+    assert!(json.contains("\"cost_usd\":0.3,"), "{json}");
+    assert_eq!(round_usd(1.234_567_890_4), 1.234_567_89);
+}

@@ -176,6 +176,10 @@ fn every_run_event_type_has_a_section() {
             totals,
             summary_path: "s",
         },
+        RunEvent::Error {
+            message: "m",
+            exit_code: 1,
+        },
     ];
     let doc = doc();
     let missing: Vec<String> = events
@@ -188,7 +192,8 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::EventsEmitted { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
-                | RunEvent::LoopFinished { .. } => {}
+                | RunEvent::LoopFinished { .. }
+                | RunEvent::Error { .. } => {}
             }
             name_of(e, "type")
         })

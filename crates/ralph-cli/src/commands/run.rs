@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use ralph_agent::StopController;
 use ralph_core::config::Overrides;
 use ralph_core::machine::{Machine, Rules};
+use ralph_core::run_event::RunEvent;
 use ralph_core::store::RalphDir;
 
 use crate::cli::{OutputArg, RunArgs};
@@ -22,6 +23,22 @@ use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
 
 pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
+    let result = start_and_drive(args);
+    // `--output json` promises a reader JSON lines that say how the run ended: an error
+    // (the config, the lock, a file) gets its line too, not only a message on stderr.
+    if let (Err(err), OutputArg::Json) = (&result, args.output)
+        && !matches!(err, CliError::BrokenPipe)
+    {
+        let message = err.to_string();
+        JsonObserver::stdout().observe(&RunEvent::Error {
+            message: &message,
+            exit_code: crate::exit::number(CommandOutcome::Failed),
+        });
+    }
+    result
+}
+
+fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
     let overrides = Overrides {
         backend: args.backend,

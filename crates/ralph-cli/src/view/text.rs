@@ -113,7 +113,9 @@ impl<W: Write> TextObserver<W> {
         if let Some(live) = self.live.as_mut() {
             match event {
                 RunEvent::IterationStarted { .. } => live.iteration_started = Some(now),
-                RunEvent::IterationFinished { .. } | RunEvent::LoopFinished { .. } => {
+                RunEvent::IterationFinished { .. }
+                | RunEvent::LoopFinished { .. }
+                | RunEvent::Error { .. } => {
                     live.iteration_started = None;
                 }
                 RunEvent::LoopStarted { .. }

@@ -295,6 +295,8 @@ impl RunView {
                 out.push('\n');
                 self.finished(event, out);
             }
+            // Said on stderr, where errors go in text mode.
+            RunEvent::Error { .. } => {}
         }
     }
 
