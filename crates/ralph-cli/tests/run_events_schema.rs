@@ -341,6 +341,9 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         Notice::PromiseNotLast {
             promise: "DONE".into(),
         },
+        Notice::PromiseNotAlone {
+            promise: "DONE".into(),
+        },
         Notice::InvalidLine {
             error: InvalidLine::BadTopic {
                 topic: "a b".into(),

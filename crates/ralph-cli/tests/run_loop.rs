@@ -263,7 +263,11 @@ fn invalid_inbox_lines_are_tolerated_until_they_repeat() {
     );
     let (code, events, _) = ws.run_json(&["-p", "task"]);
     assert_eq!((code, reasons(&events)), (1, ("invalid_events".into(), 1)));
-    let notices = of_type(&events, "notice");
+    // The transcript's answer also names the promise in a sentence: those notices aside.
+    let notices: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] != "promise_not_alone")
+        .collect();
     assert_eq!(notices.len(), 5);
     assert_eq!(notices[0]["notice"], "invalid_line");
     let invalid: Vec<Value> = ws

@@ -8,7 +8,13 @@
 //! start/resume events are not listed, and the completion promise is only offered to a
 //! role allowed to finish (a hat whose `publishes` names it, or the default hat), which
 //! keeps hats from declaring the whole task done after their own step.
+//!
+//! Bounded on purpose: the events section carries at most
+//! [`PromptInput::events_max_bytes`] (the newest events; an agent flooding the bus with
+//! thousands of large payloads once made a prompt of 120 MB), and says how many were
+//! left out and how to read them.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::config::HatConfig;
@@ -31,6 +37,10 @@ pub struct PromptInput<'a> {
     pub promise: &'a str,
     /// `required_events` not emitted yet.
     pub required_missing: &'a [String],
+    /// The most bytes the events section carries (`event_loop.prompt_events_max_bytes`):
+    /// the newest events are kept, a payload longer than what is left is cut, and the
+    /// prompt says how many events were left out.
+    pub events_max_bytes: usize,
     /// How the agent's shell calls ralph: [`RALPH_BY_NAME`], or [`RALPH_BY_PATH_VAR`] for
     /// agents whose shell tool loses ralph's directory from `PATH`.
     pub ralph: &'a str,
@@ -102,13 +112,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
         }
     }
 
-    let shown: Vec<&Event> = input.events.iter().filter(|e| !is_bare_start(e)).collect();
-    if !shown.is_empty() {
-        section(&mut p, "Events to handle");
-        for event in shown {
-            write_event(&mut p, event);
-        }
-    }
+    write_events(&mut p, input);
 
     let can_finish = match input.role {
         Role::Solo => {
@@ -176,11 +180,12 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
         } else {
             p.push('\n');
         }
+        let (ralph, promise) = (input.ralph, input.promise);
         let _ = write!(
             p,
-            "When the whole task is complete and verified, run `{} emit {}` as your last \
-             action.",
-            input.ralph, input.promise
+            "When the whole task is complete and verified, run `{ralph} emit {promise}` as \
+             your last action (if you cannot run commands, end your final answer with a \
+             line that holds only `{promise}`: the word anywhere else in it does not count)."
         );
         if !input.required_missing.is_empty() {
             let _ = write!(
@@ -222,8 +227,75 @@ fn is_bare_start(event: &Event) -> bool {
     (event.topic == TASK_START || event.topic == TASK_RESUME) && event.payload_text().is_none()
 }
 
-fn write_event(p: &mut String, event: &Event) {
-    match event.payload_text() {
+/// The events section: the newest events that fit in [`PromptInput::events_max_bytes`],
+/// oldest first, after a line saying how many earlier ones were left out. The newest
+/// event is always shown, its payload cut to the bound when it alone exceeds it.
+fn write_events(p: &mut String, input: &PromptInput<'_>) {
+    let shown: Vec<&Event> = input.events.iter().filter(|e| !is_bare_start(e)).collect();
+    if shown.is_empty() {
+        return;
+    }
+    let mut left = input.events_max_bytes;
+    let mut kept: Vec<String> = Vec::new();
+    for event in shown.iter().rev() {
+        let mut text = String::new();
+        let whole = write_event(&mut text, event, left, input.ralph);
+        if kept.is_empty() || (whole && text.len() <= left) {
+            left = left.saturating_sub(text.len());
+            kept.push(text);
+        } else {
+            break;
+        }
+    }
+    section(p, "Events to handle");
+    let omitted = shown.len() - kept.len();
+    if omitted > 0 {
+        let _ = writeln!(
+            p,
+            "({omitted} earlier {} left out to keep this prompt short: `{} events` lists \
+             them all.)\n",
+            if omitted == 1 {
+                "event was"
+            } else {
+                "events were"
+            },
+            input.ralph
+        );
+    }
+    for text in kept.iter().rev() {
+        p.push_str(text);
+    }
+}
+
+/// What a cut payload ends with: where the whole payload is.
+fn cut_marker(ralph: &str) -> String {
+    format!("… (payload cut: `{ralph} events` shows all of it)")
+}
+
+/// The payload as the agent reads it, cut at a character boundary to at most `max`
+/// bytes (the marker included) when longer; and whether it is whole.
+fn payload_within<'e>(event: &'e Event, max: usize, ralph: &str) -> Option<(Cow<'e, str>, bool)> {
+    let text = match &event.payload {
+        None | Some(serde_json::Value::Null) => return None,
+        Some(serde_json::Value::String(s)) => Cow::Borrowed(s.as_str()),
+        Some(_) => Cow::Owned(event.payload_text()?),
+    };
+    if text.len() <= max {
+        return Some((text, true));
+    }
+    let marker = cut_marker(ralph);
+    let mut end = max.saturating_sub(marker.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some((Cow::Owned(format!("{}{marker}", &text[..end])), false))
+}
+
+/// Writes one event, its payload cut to `max` bytes; returns whether it is whole.
+fn write_event(p: &mut String, event: &Event, max: usize, ralph: &str) -> bool {
+    let payload = payload_within(event, max, ralph);
+    let whole = payload.as_ref().is_none_or(|(_, whole)| *whole);
+    match payload.map(|(text, _)| text) {
         None => {
             let _ = writeln!(p, "- `{}`", event.topic);
         }
@@ -237,6 +309,7 @@ fn write_event(p: &mut String, event: &Event) {
             }
         }
     }
+    whole
 }
 
 fn code_list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::config::Deadlines;
+use crate::config::{DEFAULT_PROMPT_EVENTS_MAX_BYTES, Deadlines};
 
 fn hat(
     id: &str,
@@ -56,6 +56,7 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         role,
         promise: "LOOP_COMPLETE",
         required_missing: &[],
+        events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES as usize,
         ralph: RALPH_BY_NAME,
     }
 }
@@ -177,4 +178,73 @@ fn agents_whose_shell_loses_path_are_told_to_call_ralph_through_ralph_bin() {
     );
     // The variable the prompt names is the one the loop sets.
     assert_eq!(RALPH_BY_PATH_VAR, format!("\"${}\"", ralph_types::env::BIN));
+}
+
+/// A bound that holds two of the events below but not three.
+const SMALL_BOUND: usize = 120;
+
+#[test]
+fn a_flood_of_events_keeps_the_newest_within_the_bound_and_says_how_many_were_left_out() {
+    let hats = hats();
+    let events: Vec<Event> = (1..=5)
+        .map(|n| Event::with_text("step.ready", format!("step {n}: {}", "x".repeat(30))))
+        .collect();
+    let prompt = build_prompt(&PromptInput {
+        events_max_bytes: SMALL_BOUND,
+        ..input(Role::Hat { hat: &hats[1] }, &events)
+    });
+    let section = prompt
+        .split("## Events to handle\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("an events section");
+    assert!(section.len() <= SMALL_BOUND + 120, "{section}");
+    insta::assert_snapshot!(prompt);
+}
+
+#[test]
+fn a_single_payload_over_the_bound_is_cut_with_a_marker() {
+    let events = [Event::with_text("step.ready", "é".repeat(SMALL_BOUND))];
+    let prompt = build_prompt(&PromptInput {
+        events_max_bytes: SMALL_BOUND,
+        ..input(Role::Solo, &events)
+    });
+    let line = prompt
+        .lines()
+        .find(|l| l.starts_with("- `step.ready`: "))
+        .expect("the event is shown");
+    assert!(
+        line.ends_with("… (payload cut: `ralph events` shows all of it)"),
+        "{line}"
+    );
+    assert!(
+        line.len() <= SMALL_BOUND + "- `step.ready`: ".len(),
+        "{line}"
+    );
+    assert!(!prompt.contains("left out"), "{prompt}");
+}
+
+#[test]
+fn events_within_the_bound_are_all_shown_whole() {
+    let events: Vec<Event> = (1..=3)
+        .map(|n| Event::with_text("step.ready", format!("step {n}")))
+        .collect();
+    let prompt = build_prompt(&input(Role::Solo, &events));
+    for n in 1..=3 {
+        assert!(
+            prompt.contains(&format!("- `step.ready`: step {n}\n")),
+            "{prompt}"
+        );
+    }
+    assert!(!prompt.contains("left out") && !prompt.contains("payload cut"));
+}
+
+#[test]
+fn the_finishing_text_names_both_ways_to_complete() {
+    let prompt = build_prompt(&input(Role::Solo, &[]));
+    assert!(
+        prompt.contains("run `ralph emit LOOP_COMPLETE` as your last action")
+            && prompt.contains("a line that holds only `LOOP_COMPLETE`"),
+        "{prompt}"
+    );
 }

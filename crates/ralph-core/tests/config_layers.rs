@@ -10,8 +10,8 @@ use std::time::Duration;
 use ralph_core::config::{
     AgentBackend, AgentConfig, BackendChoice, CoreConfig, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions, LoopConfig, Overrides, Prompt,
-    PromptSource, Resolved, ResolvedConfig, load, user_config_path,
+    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions,
+    LoopConfig, Overrides, Prompt, PromptSource, Resolved, ResolvedConfig, load, user_config_path,
 };
 use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 use support::rendered;
@@ -100,6 +100,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
                 starting_event: "task.start".to_owned(),
                 required_events: vec![],
+                prompt_events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES,
             },
             core: CoreConfig {
                 scratchpad: Some(PathBuf::from(DEFAULT_SCRATCHPAD)),
@@ -159,6 +160,7 @@ fn each_layer_overrides_the_one_below_key_by_key() {
             max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
             starting_event: "task.start".to_owned(),
             required_events: strings(&["review.approved"]),
+            prompt_events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES,
         }
     );
     assert_eq!(config.core.guardrails, strings(&["Be careful."]));

@@ -40,6 +40,9 @@ fn notices() -> Vec<Notice> {
         Notice::PromiseNotLast {
             promise: "P".into(),
         },
+        Notice::PromiseNotAlone {
+            promise: "P".into(),
+        },
         Notice::InvalidLine {
             error: InvalidLine::NoTopic,
             excerpt: String::new(),
@@ -61,6 +64,7 @@ fn notices() -> Vec<Notice> {
             | Notice::EventsRequeued { .. }
             | Notice::CompletionRefused { .. }
             | Notice::PromiseNotLast { .. }
+            | Notice::PromiseNotAlone { .. }
             | Notice::InvalidLine { .. }
             | Notice::CostUnknown { .. }
             | Notice::InboxRestarted { .. } => {}

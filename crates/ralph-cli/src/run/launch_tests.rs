@@ -123,7 +123,8 @@ fn deadlines_map_onto_the_supervisor_with_the_given_wall() {
 #[test]
 fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_for() {
     use ralph_core::config::{
-        CoreConfig, DEFAULT_MAX_RUNTIME, LoopConfig, ModelPricing, ResolvedConfig,
+        CoreConfig, DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, LoopConfig, ModelPricing,
+        ResolvedConfig,
     };
     use ralph_stream::{CostKind, ModelPrice, Tokens, Usage};
     let price = ModelPrice {
@@ -144,6 +145,7 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
             max_consecutive_failures: 1,
             starting_event: "task.start".into(),
             required_events: vec![],
+            prompt_events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES,
         },
         core: CoreConfig {
             scratchpad: None,

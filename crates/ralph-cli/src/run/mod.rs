@@ -156,6 +156,8 @@ async fn iterate(
         role,
         promise: &config.event_loop.completion_promise,
         required_missing: &missing,
+        events_max_bytes: usize::try_from(config.event_loop.prompt_events_max_bytes)
+            .unwrap_or(usize::MAX),
         ralph: if BackendProfile::of(agent.kind).tools_reset_path {
             RALPH_BY_PATH_VAR
         } else {

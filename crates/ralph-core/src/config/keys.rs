@@ -18,7 +18,8 @@ use super::key::{
 use super::node::Schema;
 use super::read;
 use super::resolved::{
-    AgentBackend, CustomBackend, HatBackend, Prompt, PromptSource, ResolvedConfig,
+    AgentBackend, CustomBackend, DEFAULT_PROMPT_EVENTS_MAX_BYTES, HatBackend, Prompt, PromptSource,
+    ResolvedConfig,
 };
 use super::unsupported::{self, Unsupported};
 use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
@@ -320,6 +321,14 @@ pub static KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(strings(&c.event_loop.required_events))),
         Read::Layer(|dec, f, c| c.event_loop.required_events = dec.topics(f))),
+    key(EventLoop, "prompt_events_max_bytes", Type::Count,
+        value(Value::Count(DEFAULT_PROMPT_EVENTS_MAX_BYTES)),
+        "The most bytes of pending events a prompt carries: the newest are kept, a longer \
+         payload is cut, and the prompt says how many were left out (`ralph events` shows \
+         them all).",
+        Init::Default,
+        Dump::Config(|c| Some(int(c.event_loop.prompt_events_max_bytes.into()))),
+        Read::Layer(|dec, f, c| c.event_loop.prompt_events_max_bytes = read::count(dec, f))),
     // core
     key(Core, "scratchpad", Type::PathOrMapping, Keys,
         "Notes the agent keeps between iterations (each starts with a fresh context); a path \

@@ -69,7 +69,8 @@ pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines,
-    HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
+    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
+    DEFAULT_STARTUP_TIMEOUT, Deadlines, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt,
+    PromptSource, ResolvedConfig,
 };
 pub use template::init_template;

@@ -113,6 +113,7 @@ layered! {
         pub max_consecutive_failures: Option<Spanned<u32>>,
         pub starting_event: Option<Spanned<String>>,
         pub required_events: Option<SpannedList<String>>,
+        pub prompt_events_max_bytes: Option<Spanned<u32>>,
     }
 }
 

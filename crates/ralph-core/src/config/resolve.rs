@@ -16,8 +16,8 @@ use super::raw::{RawCli, RawConfig, RawDeadlines, RawEventLoop, RawHat, RawHatBa
 use super::resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend, HatConfig, LoopConfig,
-    ModelPricing, Prompt, PromptSource, ResolvedConfig,
+    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend,
+    HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
 use crate::topic::TASK_START;
 
@@ -275,6 +275,9 @@ impl Resolver {
                 .required_events
                 .map(|list| list.value.into_iter().map(|t| t.value).collect())
                 .unwrap_or_default(),
+            prompt_events_max_bytes: el
+                .prompt_events_max_bytes
+                .map_or(DEFAULT_PROMPT_EVENTS_MAX_BYTES, |n| n.value),
         }
     }
 

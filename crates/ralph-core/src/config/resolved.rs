@@ -27,6 +27,10 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 100;
 pub const DEFAULT_MAX_RUNTIME: Duration = Duration::from_secs(4 * 60 * 60);
 /// Default for `event_loop.max_consecutive_failures`.
 pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
+/// Default for `event_loop.prompt_events_max_bytes`: 1 MiB of events is far more than
+/// an agent reads with care, and keeps a flood of events (thousands of large payloads)
+/// from making a prompt of hundreds of megabytes.
+pub const DEFAULT_PROMPT_EVENTS_MAX_BYTES: u32 = 1024 * 1024;
 /// Default for `core.scratchpad`.
 pub const DEFAULT_SCRATCHPAD: &str = ".ralph/agent/scratchpad.md";
 /// Default for `core.specs_dir`.
@@ -151,6 +155,8 @@ pub struct LoopConfig {
     pub starting_event: String,
     /// Topics that must all have been seen before completion is accepted.
     pub required_events: Vec<String>,
+    /// The most bytes of events one prompt carries (the rest are named by count).
+    pub prompt_events_max_bytes: u32,
 }
 
 /// The task text and where it came from.

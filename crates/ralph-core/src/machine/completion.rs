@@ -43,6 +43,20 @@ pub fn completion_signal(
     }
 }
 
+/// Whether the iteration deserves the [`Notice::PromiseNotAlone`](super::notice::Notice)
+/// note: it succeeded and did not complete, and its final answer names the promise
+/// somewhere other than alone on its last line (the agent probably meant to finish).
+pub fn promise_not_alone(
+    promise: &str,
+    outcome: &IterationOutcome,
+    final_text: Option<&str>,
+    completion: Option<CompletionSignal>,
+) -> bool {
+    completion.is_none()
+        && *outcome == IterationOutcome::Succeeded
+        && final_text.is_some_and(|text| text.contains(promise) && !last_line_is(text, promise))
+}
+
 /// Whether the last non-empty line of `text`, trimmed, is exactly `promise`.
 pub fn last_line_is(text: &str, promise: &str) -> bool {
     text.lines()

@@ -83,6 +83,49 @@ fn the_final_answer_completes_only_when_its_last_line_is_the_promise_of_a_succes
 }
 
 #[test]
+fn a_final_answer_naming_the_promise_off_its_last_line_says_why_it_did_not_complete() {
+    let notices_for = |outcome: IterationOutcome, emitted: &[Event], text: &str| {
+        let mut m = Machine::new(solo());
+        let it = run(&mut m);
+        let mut r = report(outcome, emitted);
+        r.final_text = Some(text.into());
+        m.finish(it, r, S);
+        // Only this notice: a failed run also has its events requeued.
+        let notices: Vec<Notice> = m
+            .take_notices()
+            .into_iter()
+            .filter(|n| matches!(n, Notice::PromiseNotAlone { .. }))
+            .collect();
+        notices
+    };
+    let not_alone = vec![Notice::PromiseNotAlone {
+        promise: PROMISE.into(),
+    }];
+    let ok = IterationOutcome::Succeeded;
+    assert_eq!(
+        notices_for(ok.clone(), &[], "All done. LOOP_COMPLETE"),
+        not_alone
+    );
+    assert_eq!(
+        notices_for(ok.clone(), &[], "LOOP_COMPLETE\nbut the tests still fail."),
+        not_alone
+    );
+    // Completed, or nothing that looks like an attempt: nothing to explain.
+    assert_eq!(
+        notices_for(ok.clone(), &[], "All done.\n\nLOOP_COMPLETE\n"),
+        []
+    );
+    assert_eq!(notices_for(ok.clone(), &[], "All done."), []);
+    assert_eq!(
+        notices_for(ok, &[ev(PROMISE)], "Emitted LOOP_COMPLETE, all done."),
+        []
+    );
+    // A failed run never completes by its answer: the failure is the reason, not the line.
+    let failed = IterationOutcome::Failed { reason: "x".into() };
+    assert_eq!(notices_for(failed, &[], "All done. LOOP_COMPLETE"), []);
+}
+
+#[test]
 fn an_emitted_promise_counts_even_if_the_run_then_failed_but_not_when_interrupted() {
     let with = |outcome: IterationOutcome| {
         let mut m = Machine::new(solo());

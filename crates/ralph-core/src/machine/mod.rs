@@ -35,7 +35,7 @@ mod usage;
 
 use std::time::Duration;
 
-pub use completion::{completion_signal, last_line_is};
+pub use completion::{completion_signal, last_line_is, promise_not_alone};
 pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
@@ -281,6 +281,16 @@ impl Machine {
             report.final_text.as_deref(),
         );
         let default_published = self.publish(&iteration, &events, &report.outcome, completion);
+        if promise_not_alone(
+            &promise,
+            &report.outcome,
+            report.final_text.as_deref(),
+            completion,
+        ) {
+            self.notices.push(Notice::PromiseNotAlone {
+                promise: promise.clone(),
+            });
+        }
         if report.outcome.is_failure() {
             self.state.consecutive_failures += 1;
         } else if report.outcome == IterationOutcome::Succeeded {

@@ -26,6 +26,9 @@ pub enum Notice {
     /// The promise was emitted but other events followed it, so it does not complete
     /// the loop; it is dropped.
     PromiseNotLast { promise: String },
+    /// The iteration succeeded and its final answer names the promise, but not alone on
+    /// its last line, and nothing else completed the loop: the fallback did not apply.
+    PromiseNotAlone { promise: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
@@ -71,6 +74,12 @@ impl std::fmt::Display for Notice {
                 f,
                 "`{promise}` was emitted but other events followed it, so the task is not \
                  complete (it must be the last event)"
+            ),
+            Notice::PromiseNotAlone { promise } => write!(
+                f,
+                "the final answer mentions `{promise}` but not alone on its last line, so the \
+                 task is not complete (run `ralph emit {promise}`, or end the answer with a \
+                 line that holds only `{promise}`)"
             ),
             Notice::InvalidLine { error, excerpt } => {
                 write!(

@@ -1,0 +1,73 @@
+//! The completion rules as a user meets them: `ralph run --help` names both ways to
+//! finish, and a final answer that names the promise off its last line is told why the
+//! loop went on.
+
+mod common;
+
+use common::{Workspace, finished, of_type};
+use pretty_assertions::assert_eq;
+
+#[test]
+fn run_help_names_both_ways_to_complete() {
+    let ws = Workspace::new("", "");
+    let out = ws.run(&["run", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout).replace(['\n', ' '], "");
+    for phrase in [
+        "`ralph emit LOOP_COMPLETE` (the completion promise) as its last event",
+        "ending a successful iteration's final answer with a line that holds only the promise",
+    ] {
+        assert!(
+            help.contains(&phrase.replace(' ', "")),
+            "no `{phrase}` in:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_final_answer_with_the_promise_in_a_sentence_gets_a_notice_saying_why_it_did_not_complete() {
+    // The transcript's answer ends "Hello from the mock model. LOOP_COMPLETE".
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (2, &"max_iterations".into()),
+        "{stderr}"
+    );
+    let notices: Vec<_> = of_type(&events, "notice")
+        .into_iter()
+        .map(|n| {
+            (
+                n["notice"].clone(),
+                n["promise"].clone(),
+                n["iteration"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        notices,
+        [("promise_not_alone".into(), "LOOP_COMPLETE".into(), 1.into())]
+    );
+    // The text view says it in words.
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    let out = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("mentions `LOOP_COMPLETE` but not alone on its last line"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_promise_alone_on_the_last_line_completes_without_a_notice() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        // The answer's last line becomes the promise alone (`\\n` is a JSON newline).
+        "pi/anthropic/text.jsonl | | sed=s/\\.\\sLOOP_COMPLETE/.\\\\nLOOP_COMPLETE/g\n",
+    );
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(finished(&events)["reason"], "completed");
+    assert_eq!(of_type(&events, "notice"), Vec::<&serde_json::Value>::new());
+}
