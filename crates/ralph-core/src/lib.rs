@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod event;
+pub mod fsafe;
 pub mod inbox;
 pub mod machine;
 pub mod prompt;
