@@ -83,17 +83,32 @@ fn a_prompt_file_over_the_bound_is_refused_with_the_limit() {
 }
 
 #[test]
-fn a_fifo_as_the_config_file_is_refused_at_once() {
+fn a_fifo_or_dev_zero_as_the_config_file_is_refused_at_once() {
     let ws = Workspace::new("", COMPLETES);
     fifo(&ws.path().join("pipe.yml"));
     let (code, stderr) = run(&ws, &["run", "-c", "pipe.yml", "-p", "task"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("pipe.yml"), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
+    let (code, stderr) = run(&ws, &["run", "-c", "/dev/zero", "-p", "task"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("a character device, not a regular file"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn a_fifo_at_the_scratchpad_is_warned_about_and_ctrl_c_still_stops_the_run() {
+    fifo_at_the_scratchpad_then(Signal::SIGINT);
+}
+
+#[test]
+fn a_fifo_at_the_scratchpad_is_warned_about_and_sigterm_still_stops_the_run() {
+    fifo_at_the_scratchpad_then(Signal::SIGTERM);
+}
+
+fn fifo_at_the_scratchpad_then(signal: Signal) {
     let ws = Workspace::new(PI, "pi/anthropic/text.jsonl | | hang=60\n");
     std::fs::create_dir_all(ws.path().join(".ralph/agent")).expect("mkdir");
     fifo(&ws.path().join(".ralph/agent/scratchpad.md"));
@@ -106,7 +121,7 @@ fn a_fifo_at_the_scratchpad_is_warned_about_and_ctrl_c_still_stops_the_run() {
     let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
     // Blocked on the FIFO, ralph would never start the agent: the guard ends the wait.
     let started = wait_for(|| !ws.agent_log().is_empty());
-    kill(pid, Signal::SIGINT).expect("signal ralph");
+    kill(pid, signal).expect("signal ralph");
     let out = ralph_test_support::wait_output(child, HANG_GUARD);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(started, "the agent never started: {stderr}");
