@@ -27,17 +27,19 @@ use ralph_stream::{Frame, LineFramer};
 use serde::Serialize;
 
 use crate::event::{Event, InvalidLine, MAX_INBOX_LINE_BYTES, encode_line, parse_line};
+use crate::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
 
 /// Bytes read per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// Appends `event` (stamped `ts_ms`) to the inbox at `path`, creating the file if needed.
 pub fn append(path: &Path, event: &Event, ts_ms: u64) -> io::Result<()> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    // Never through a link, and never into a FIFO (see `crate::fsafe`).
+    let mut file = fsafe::open(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+        Links::Refuse,
+    )?;
     let line = encode_line(event, ts_ms);
     let len = file.metadata()?.len();
     let mut last = [0u8; 1];
@@ -75,6 +77,8 @@ pub struct InboxReader {
     buf: Vec<u8>,
     /// Why reading last started over from the top of the file, until taken.
     restarted: Option<InboxRestart>,
+    /// Bytes left unread by the last read because of [`MAX_INBOX_SLICE_BYTES`].
+    deferred: u64,
 }
 
 /// The inbox was not the file the reader was reading: events past the saved offset
@@ -114,7 +118,14 @@ impl InboxReader {
             framer: LineFramer::new(MAX_INBOX_LINE_BYTES),
             buf: vec![0; READ_CHUNK],
             restarted: None,
+            deferred: 0,
         }
+    }
+
+    /// How many bytes the last [`read`](Self::read) left for the next one: it reads at
+    /// most [`MAX_INBOX_SLICE_BYTES`] at a time, so a flooded inbox cannot stall the loop.
+    pub fn deferred(&self) -> u64 {
+        self.deferred
     }
 
     /// Why the last [`read`](Self::read) started over at the top of the inbox, once.
@@ -138,26 +149,29 @@ impl InboxReader {
     /// later event, the promise included, would be worse than seeing a few again.
     pub fn read(&mut self) -> io::Result<Vec<InboxLine>> {
         let mut lines = Vec::new();
-        let current = match std::fs::metadata(&self.path) {
-            Ok(meta) => Some(meta),
+        self.deferred = 0;
+        // Opened again on every read: a link, a FIFO or a device put at the inbox's name
+        // is refused (never followed, never blocked on), and another file noticed.
+        let current = match fsafe::open_read(&self.path, Links::Refuse) {
+            Ok(file) => {
+                let meta = file.metadata()?;
+                Some((file, (meta.dev(), meta.ino())))
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
         };
-        if let (Some((_, identity)), Some(meta)) = (&self.file, &current)
-            && *identity != (meta.dev(), meta.ino())
-        {
-            self.file = None;
-            self.restart(InboxRestart::Replaced);
+        match (&self.file, current) {
+            (_, None) => {}
+            (None, Some(current)) => self.file = Some(current),
+            (Some((_, identity)), Some(current)) => {
+                if *identity != current.1 {
+                    self.file = Some(current);
+                    self.restart(InboxRestart::Replaced);
+                }
+            }
         }
         if self.file.is_none() {
-            match File::open(&self.path) {
-                Ok(file) => {
-                    let meta = file.metadata()?;
-                    self.file = Some((file, (meta.dev(), meta.ino())));
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(lines),
-                Err(e) => return Err(e),
-            }
+            return Ok(lines);
         }
         let Some((file, _)) = self.file.as_mut() else {
             return Ok(lines);
@@ -171,8 +185,15 @@ impl InboxReader {
             return Ok(lines);
         };
         file.seek(SeekFrom::Start(self.read_to))?;
+        let end = self.read_to.saturating_add(MAX_INBOX_SLICE_BYTES);
         loop {
-            let n = match file.read(&mut self.buf) {
+            let room = usize::try_from(end - self.read_to).unwrap_or(usize::MAX);
+            if room == 0 {
+                self.deferred = file.metadata()?.len().saturating_sub(self.read_to);
+                break;
+            }
+            let want = room.min(self.buf.len());
+            let n = match file.read(&mut self.buf[..want]) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

@@ -200,3 +200,43 @@ fn a_replaced_inbox_is_read_from_the_start_even_when_it_is_longer() {
     assert_eq!(reader.take_restart(), Some(InboxRestart::Replaced));
     assert_eq!(reader.offset(), fs::metadata(&path).unwrap().len());
 }
+
+#[test]
+fn a_fifo_or_a_link_at_the_inbox_is_refused_at_once_by_reader_and_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut reader = InboxReader::new(&path, 0);
+    let e = reader.read().unwrap_err();
+    assert!(e.to_string().contains("FIFO (named pipe)"), "{e}");
+    let e = append(&path, &Event::with_text("a", "b"), 1).unwrap_err();
+    assert!(e.to_string().contains("FIFO (named pipe)"), "{e}");
+    std::fs::remove_file(&path).unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::write(&outside, "").unwrap();
+    std::os::unix::fs::symlink(&outside, &path).unwrap();
+    assert!(
+        reader
+            .read()
+            .unwrap_err()
+            .to_string()
+            .contains("symbolic link")
+    );
+    assert!(append(&path, &Event::with_text("a", "b"), 1).is_err());
+    assert_eq!(std::fs::read(&outside).unwrap(), b"");
+}
+
+#[test]
+fn one_read_takes_at_most_a_slice_and_the_next_read_takes_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    let line = encode_line(&Event::with_text("t", "x".repeat(1000)), 1);
+    let per_slice = usize::try_from(MAX_INBOX_SLICE_BYTES).unwrap() / line.len();
+    std::fs::write(&path, line.repeat(per_slice + 3)).unwrap();
+    let mut reader = InboxReader::new(&path, 0);
+    let first = reader.read().unwrap();
+    assert_eq!(first.len(), per_slice);
+    assert!(reader.deferred() > 0);
+    let second = reader.read().unwrap();
+    assert_eq!((second.len(), reader.deferred()), (3, 0));
+}

@@ -11,10 +11,13 @@
 //! The CLI crate turns configuration into command lines and runs the agents around it. The I/O that belongs to ralph's own files lives here too, in modules of its
 //! own: [`config`] reads `ralph.yml` and its layers, [`inbox`] appends and reads a
 //! run's event inbox, [`store`] keeps a run's files under `.ralph/` (history, saved
-//! state, summary, the workspace lock).
+//! state, summary, the workspace lock), and every one of those files, like the files a user
+//! names, is opened through [`fsafe`] (no links under `.ralph/`, regular files only,
+//! bounded reads).
 
 pub mod config;
 pub mod event;
+pub mod fsafe;
 pub mod inbox;
 pub mod machine;
 pub mod prompt;

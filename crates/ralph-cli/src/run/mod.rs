@@ -14,7 +14,6 @@ pub(crate) mod signals;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -22,6 +21,7 @@ use std::time::{Instant, SystemTime};
 use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
+use ralph_core::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
     Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
@@ -37,6 +37,7 @@ use ralph_stream::{AgentEvent, StreamDecoder};
 use ralph_types::env as var;
 use tokio::time::MissedTickBehavior;
 
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit;
 use crate::view::observer::Observer;
@@ -140,7 +141,18 @@ async fn iterate(
     };
     let scratchpad_path = config.core.scratchpad.as_ref();
     let scratchpad_text = match scratchpad_path {
-        Some(path) => read_tail(&run.workspace.join(path), SCRATCHPAD_TAIL_BYTES),
+        Some(path) => match read_tail(&run.workspace.join(path), SCRATCHPAD_TAIL_BYTES) {
+            Ok(text) => text,
+            // A missing scratchpad is normal; anything else is said, and the iteration
+            // runs without it rather than waiting on a FIFO.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
+            Err(e) => {
+                diagnostic(format_args!(
+                    "warning: the scratchpad is left out of this prompt: {e}"
+                ));
+                String::new()
+            }
+        },
         None => String::new(),
     };
     let scratchpad_shown = scratchpad_path.map(|p| p.display().to_string());
@@ -234,6 +246,15 @@ async fn iterate(
     let inbox = reader
         .read()
         .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    if reader.deferred() > 0 {
+        diagnostic(format_args!(
+            "warning: the event inbox `{}` has {} more bytes than one iteration reads ({} \
+             bytes); the rest is read after the next iteration",
+            reader.path().display(),
+            reader.deferred(),
+            MAX_INBOX_SLICE_BYTES
+        ));
+    }
     if let Some(restart) = reader.take_restart() {
         observer.observe(&RunEvent::Notice {
             iteration: Some(number),
@@ -370,23 +391,21 @@ fn agent_env(run_dir: &RunDir) -> Result<Vec<(OsString, OsString)>, CliError> {
     ])
 }
 
-/// The last `max` bytes of a file (plus a little, so the prompt can cut at a line);
-/// empty when it cannot be read (a missing scratchpad is normal).
-fn read_tail(path: &Path, max: usize) -> String {
+/// The last `max` bytes of a file (plus a little, so the prompt can cut at a line).
+/// Only a regular file is read (a link to one is fine): a FIFO or a device put there
+/// is refused at once instead of blocking the loop or being read without end.
+fn read_tail(path: &Path, max: usize) -> io::Result<String> {
     let slack = 4096;
-    let Ok(mut file) = File::open(path) else {
-        return String::new();
-    };
-    let len = file.metadata().map_or(0, |m| m.len());
+    let mut file = fsafe::open_read(path, Links::Follow)?;
+    let len = file.metadata()?.len();
     let want = (max + slack) as u64;
-    if len > want && file.seek(SeekFrom::Start(len - want)).is_err() {
-        return String::new();
+    if len > want {
+        file.seek(SeekFrom::Start(len - want))?;
     }
     let mut bytes = Vec::new();
-    if file.read_to_end(&mut bytes).is_err() {
-        return String::new();
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
+    // Bounded even if the file grows while it is read.
+    file.take(want).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `path` relative to the workspace when it lies inside it.

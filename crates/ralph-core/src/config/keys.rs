@@ -276,7 +276,8 @@ pub static KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.event_loop.prompt = dec.nonempty_string(f, read::PROMPT_WHY))),
     key(EventLoop, "prompt_file", Type::Path,
         Unset("`PROMPT.md` next to the project config, if it exists"),
-        "A file holding the task, relative to this config file (`-P` replaces it and `prompt`).",
+        "A file holding the task, relative to this config file (`-P` replaces it and `prompt`); \
+         a regular file (or a link to one) of at most 1 MiB.",
         Init::Example(d::PROMPT_FILE),
         Dump::Config(|c| match &c.event_loop.prompt.as_ref()?.source {
             PromptSource::File(path) => Some(path_value(path)),

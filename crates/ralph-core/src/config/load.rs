@@ -17,6 +17,7 @@ use super::overrides::Overrides;
 use super::raw::RawConfig;
 use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
 use super::resolved::{DEFAULT_PROMPT_FILE, ModelPricing};
+use crate::fsafe::{self, Links, MAX_CONFIG_FILE_BYTES};
 
 /// The project config ralph looks for in the working directory.
 pub const PROJECT_CONFIG_FILE: &str = "ralph.yml";
@@ -156,7 +157,7 @@ fn read_files(options: &LoadOptions) -> FileLayers {
     };
     let project_on_disk = options.cwd.join(&project);
     let read = if required {
-        std::fs::read_to_string(&project_on_disk).map(Some)
+        read_config(&project_on_disk).map(Some)
     } else {
         read_optional(&project_on_disk)
     };
@@ -183,9 +184,15 @@ fn read_files(options: &LoadOptions) -> FileLayers {
     }
 }
 
+/// A config file's text: a regular file (a link to one is fine), never more than
+/// [`MAX_CONFIG_FILE_BYTES`], and a FIFO is refused instead of waited on.
+fn read_config(path: &Path) -> io::Result<String> {
+    fsafe::read_to_string(path, Links::Follow, MAX_CONFIG_FILE_BYTES, "a config file")
+}
+
 /// A file's text, or `None` if it does not exist.
 fn read_optional(path: &Path) -> io::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
+    match read_config(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),

@@ -406,6 +406,14 @@ pub(crate) fn model_pricing(raw: RawPrice) -> ModelPricing {
     }
 }
 
+/// A prompt file: a regular file (a link to one is fine) of at most
+/// [`MAX_PROMPT_FILE_BYTES`](crate::fsafe::MAX_PROMPT_FILE_BYTES); a FIFO or a device is
+/// refused instead of waited on or read without end.
 fn read_prompt(cwd: &Path, path: &Path) -> io::Result<String> {
-    std::fs::read_to_string(cwd.join(path))
+    crate::fsafe::read_to_string(
+        &cwd.join(path),
+        crate::fsafe::Links::Follow,
+        crate::fsafe::MAX_PROMPT_FILE_BYTES,
+        "a prompt file",
+    )
 }

@@ -1,6 +1,11 @@
 //! Replacing a file so that a crash leaves either the old or the new content, never a
 //! mix: write a temporary file in the same directory, then rename it over the target.
 //!
+//! Neither step follows a link: the temporary file is created with `O_EXCL` (which
+//! refuses any existing name, a link included), the rename replaces a link at the target's
+//! name instead of writing through it, and the directories under `.ralph/` on the way are
+//! checked not to be links first.
+//!
 //! Durability (fsync) is separate and optional: a process crash cannot lose what was
 //! written (it is in the page cache), only a power loss can. Files rewritten after every
 //! iteration skip it, so an iteration does not wait for the disk; the final state and
@@ -22,6 +27,7 @@ pub enum Durability {
 /// Replaces `path` with `bytes` (see the module documentation).
 pub fn replace(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
+    crate::fsafe::check_ralph_dirs(path)?;
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     if durability == Durability::Durable {

@@ -10,14 +10,14 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use std::os::unix::fs::OpenOptionsExt;
-
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
 use nix::fcntl::{Flock, FlockArg};
 
 /// Name of the lock file under `.ralph/`.
 pub const LOCK_FILE: &str = "loop.lock";
+
+/// The most of the lock file read for the holder's pid.
+const PID_BYTES: u64 = 32;
 
 /// Held while a loop runs; dropping it releases the lock.
 #[derive(Debug)]
@@ -53,13 +53,9 @@ pub enum LockError {
 /// query. A loop starting in that instant would see the lock held and refuse to start,
 /// so only commands that publish to a loop (`ralph emit`) ask.
 pub(super) fn is_held(path: &Path) -> io::Result<bool> {
-    let file = match OpenOptions::new()
-        .read(true)
-        // A link or a FIFO planted at the lock's name is not a lock: never follow or
-        // block on it.
-        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK).bits())
-        .open(path)
-    {
+    // A link or a FIFO planted at the lock's name is not a lock: never follow or block
+    // on it.
+    let file = match crate::fsafe::open_read(path, crate::fsafe::Links::Refuse) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e),
@@ -77,18 +73,24 @@ pub(super) fn lock(path: &Path) -> Result<WorkspaceLock, LockError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map_err(io_err)?;
+    // Never through a link: a planted `loop.lock` link would have ralph truncate its
+    // target and write a pid into it.
+    let file = crate::fsafe::open(
+        path,
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        crate::fsafe::Links::Refuse,
+    )
+    .map_err(io_err)?;
     let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => lock,
         Err((mut file, Errno::EWOULDBLOCK)) => {
             let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
+            // A pid is a few digits: never read a planted huge file whole.
+            let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
             return Err(LockError::Held {
                 pid: text.trim().parse().ok(),
                 path: path.to_path_buf(),

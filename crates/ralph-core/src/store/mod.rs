@@ -14,6 +14,8 @@
 //!
 //! Each run has its own directory, so a run never sees another run's events. Writes
 //! that replace a file are atomic (the `atomic` module); appends write whole lines.
+//! Nothing here follows a symbolic link or opens anything but a regular file (see
+//! [`crate::fsafe`]): a cloned repository or the agent can plant either under `.ralph/`.
 
 mod atomic;
 mod lock;
@@ -28,6 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use atomic::{Durability, replace};
 pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
 
+use crate::fsafe::{self, Links};
 use crate::machine::{IterationRecord, LoopState};
 
 /// The directory under the workspace.
@@ -101,15 +104,22 @@ impl RalphDir {
     /// Creates `.ralph/` (with its `.gitignore`) and takes the workspace lock.
     pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
         let lock_path = self.root.join(LOCK_FILE);
-        fs::create_dir_all(&self.root).map_err(|source| LockError::Io {
+        let io_err = |source| LockError::Io {
             path: self.root.clone(),
             source,
-        })?;
-        let gitignore = self.root.join(".gitignore");
-        if !gitignore.exists() {
-            // Best effort: a missing .gitignore costs nothing but tidiness.
-            let _ = fs::write(&gitignore, GITIGNORE);
+        };
+        if let Some(workspace) = self.root.parent() {
+            fs::create_dir_all(workspace).map_err(io_err)?;
         }
+        fsafe::create_dir(&self.root).map_err(io_err)?;
+        // Best effort: a missing .gitignore costs nothing but tidiness. Created only if
+        // nothing has the name (O_EXCL), so a dangling link there creates no file outside.
+        let _ = fsafe::open(
+            &self.root.join(".gitignore"),
+            OpenOptions::new().write(true).create_new(true),
+            Links::Refuse,
+        )
+        .and_then(|mut file| file.write_all(GITIGNORE.as_bytes()));
         lock::lock(&lock_path)
     }
 
@@ -121,7 +131,8 @@ impl RalphDir {
     /// Creates a new run directory (with an empty inbox) and makes it the current run.
     pub fn create_run(&self, now: SystemTime) -> io::Result<RunDir> {
         let runs = self.root.join(RUNS_DIR);
-        fs::create_dir_all(&runs)?;
+        fsafe::create_dir(&self.root)?;
+        fsafe::create_dir(&runs)?;
         let base = run_id(now);
         let mut id = base.clone();
         let mut n = 1;
@@ -139,7 +150,11 @@ impl RalphDir {
             path: runs.join(&id),
             id,
         };
-        fs::File::create(run.inbox())?;
+        fsafe::open(
+            &run.inbox(),
+            OpenOptions::new().write(true).create_new(true),
+            Links::Refuse,
+        )?;
         replace(
             &self.root.join(CURRENT_RUN_FILE),
             format!("{}\n", run.id).as_bytes(),
@@ -151,13 +166,24 @@ impl RalphDir {
     /// The current (or last) run, if there is one.
     pub fn current_run(&self) -> io::Result<Option<RunDir>> {
         let marker = self.root.join(CURRENT_RUN_FILE);
-        let id = match fs::read_to_string(&marker) {
+        let text = fsafe::read_to_string(
+            &marker,
+            Links::Refuse,
+            fsafe::MAX_CURRENT_RUN_BYTES,
+            "the current-run marker",
+        );
+        let id = match text {
             Ok(id) => id.trim().to_owned(),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
         let path = self.root.join(RUNS_DIR).join(&id);
-        if id.is_empty() || id.contains('/') || !path.is_dir() {
+        if id.is_empty() || id.contains('/') {
+            return Ok(None);
+        }
+        // A linked run directory would carry every later write outside the workspace.
+        fsafe::check_ralph_dirs(&path.join(STATE_FILE))?;
+        if !path.is_dir() {
             return Ok(None);
         }
         Ok(Some(RunDir { id, path }))
@@ -193,16 +219,22 @@ impl RunDir {
     pub fn append_history(&self, record: &IterationRecord) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
-        OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(self.history())?
-            .write_all(&line)
+        fsafe::open(
+            &self.history(),
+            OpenOptions::new().append(true).create(true),
+            Links::Refuse,
+        )?
+        .write_all(&line)
     }
 
     /// Every iteration recorded so far; lines that do not parse are skipped.
     pub fn read_history(&self) -> io::Result<Vec<IterationRecord>> {
-        let text = match fs::read_to_string(self.history()) {
+        let text = match fsafe::read_to_string(
+            &self.history(),
+            Links::Refuse,
+            fsafe::MAX_HISTORY_FILE_BYTES,
+            "a run's history",
+        ) {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
@@ -220,7 +252,12 @@ impl RunDir {
 
     pub fn load(&self) -> Result<SavedRun, StoreError> {
         let path = self.state();
-        let text = match fs::read_to_string(&path) {
+        let text = match fsafe::read_to_string(
+            &path,
+            Links::Refuse,
+            fsafe::MAX_STATE_FILE_BYTES,
+            "a run's saved state",
+        ) {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(StoreError::NoRun(path)),
             Err(source) => return Err(StoreError::Read { path, source }),

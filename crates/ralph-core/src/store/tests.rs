@@ -59,3 +59,23 @@ fn saved_state_round_trips_and_other_formats_are_refused() {
     fs::write(run.state(), "{\"format\": 1, \"run_id\": ").unwrap();
     assert!(matches!(run.load(), Err(StoreError::Damaged { .. })));
 }
+
+#[test]
+fn links_under_dot_ralph_are_refused_and_nothing_outside_is_written() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    fs::create_dir(dir.path()).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join(RUNS_DIR)).unwrap();
+    let e = dir.create_run(UNIX_EPOCH).unwrap_err();
+    assert!(e.to_string().contains("is a symbolic link"), "{e}");
+    fs::write(dir.path().join(CURRENT_RUN_FILE), "x\n").unwrap();
+    assert!(dir.current_run().is_err());
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+
+    let target = outside.path().join("pid");
+    fs::write(&target, "keep").unwrap();
+    std::os::unix::fs::symlink(&target, dir.path().join(LOCK_FILE)).unwrap();
+    assert!(matches!(dir.lock(), Err(LockError::Io { .. })));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+}
