@@ -22,8 +22,9 @@ pub(crate) enum Command {
     /// Summarize a captured agent stream: cost, tokens, turns, errors, final text.
     ///
     /// Reads what an agent CLI wrote on stdout (a file, or stdin with `-`) and prints one
-    /// JSON object, or with --events the normalized events as JSON lines (schema in
-    /// docs/events.md).
+    /// JSON object (indented on a terminal, one line in a pipe), or with --events the
+    /// normalized events as JSON lines (schema in docs/events.md), or with --view the run
+    /// as it looked live, closed by its verdict line.
     ///
     /// Examples:
     ///   pi -p --mode json "fix the tests" </dev/null | tee run.jsonl | ralph inspect

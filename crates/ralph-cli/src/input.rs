@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io;
+use std::io::IsTerminal;
 use std::io::Read;
 use std::path::Path;
 use std::path::PathBuf;
@@ -50,6 +51,14 @@ impl Input {
         };
         let mut reader: Box<dyn Read> = match self {
             Input::Stdin => {
+                // A person who typed `ralph inspect` alone would otherwise wait for
+                // nothing: say what is being read, and how to end it.
+                if io::stdin().is_terminal() {
+                    crate::diagnostic::diagnostic(format_args!(
+                        "reading an agent's stream from the terminal; end it with Ctrl-D \
+                         (or give a file: `ralph inspect FILE`, `ralph inspect --help`)"
+                    ));
+                }
                 raise_pipe_buffer(libc::STDIN_FILENO);
                 Box::new(io::stdin().lock())
             }

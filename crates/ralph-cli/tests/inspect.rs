@@ -150,3 +150,19 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn the_view_ends_with_the_line_the_live_view_closes_an_iteration_with() {
+    let out = ralph()
+        .args(["inspect", "--view", "--color", "never"])
+        .arg(fixture("pi/anthropic/text.jsonl"))
+        .output()
+        .expect("ralph inspect");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("✓ succeeded · 1 turn · ") && last.contains(" tokens · $"),
+        "{text}"
+    );
+}

@@ -222,3 +222,36 @@ fn ctrl_c_in_the_middle_of_an_answer_starts_ralphs_message_on_a_line_of_its_own(
         "the message is glued to the answer:\n{screen}"
     );
 }
+
+#[test]
+fn inspect_on_a_terminal_indents_its_report_and_says_when_it_reads_the_terminal() {
+    let ws = Workspace::new("", "");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/pi/anthropic/text.jsonl");
+    let script = ws.path().join("session.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "cd '{ws}'\n'{ralph}' inspect '{fixture}'\n'{ralph}' inspect\necho \"inspect done $?\"\n\
+             exec sleep 600\n",
+            ws = ws.path().display(),
+            ralph = ralph_bin(),
+            fixture = fixture.display(),
+        ),
+    )
+    .expect("script");
+    let terminal = Terminal::start(ws.path(), &script);
+    let screen = terminal.wait_for("the hint about reading the terminal", |s| {
+        s.contains("reading an agent's stream from the terminal")
+    });
+    assert!(screen.lines().any(|l| l == "{"), "{screen}");
+    assert!(
+        screen.lines().any(|l| l.starts_with("  \"agent\": \"pi\"")),
+        "{screen}"
+    );
+    let out = terminal.tmux(&["send-keys", "C-d"]);
+    assert!(out.status.success());
+    terminal.wait_for("the second inspect to end", |s| {
+        s.contains("inspect done 1")
+    });
+}

@@ -16,6 +16,9 @@ use crate::exit::CommandOutcome;
 use crate::input::Input;
 use crate::output::JsonLines;
 use crate::view::term::AgentView;
+use crate::view::term::{count, iteration_cost, palette};
+use ralph_core::visible::visible;
+use std::io::IsTerminal as _;
 
 /// `--view`: the human rendering on a (possibly color-stripping) stdout.
 struct View {
@@ -47,15 +50,49 @@ impl View {
             .map_err(CliError::write)
     }
 
-    fn finish(&mut self) -> Result<(), CliError> {
+    /// Ends the rendering with the line the live view closes an iteration with: how the
+    /// run went, its turns, tokens, cost and model.
+    fn finish(&mut self, summary: &SessionSummary) -> Result<(), CliError> {
         use std::io::Write as _;
         self.text.clear();
         self.view.finish(&mut self.text);
+        self.text.push_str(&closing_line(summary));
         self.out
             .write_all(self.text.as_bytes())
             .map_err(CliError::write)?;
         self.out.flush().map_err(CliError::write)
     }
+}
+
+fn print_pretty(text: &str) -> Result<CommandOutcome, CliError> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}").map_err(CliError::write)?;
+    Ok(CommandOutcome::Success)
+}
+
+/// `✓ succeeded · 3 turns · 12,155 tokens · $0.0159 · model`, styled like the live view's
+/// iteration footer.
+fn closing_line(summary: &SessionSummary) -> String {
+    let (style, mark, verdict) = if summary.succeeded {
+        (palette::SUCCESS, "✓", "succeeded")
+    } else {
+        (palette::ERROR, "✗", "failed")
+    };
+    let mut line = format!("{mark} {verdict}");
+    for part in [
+        count(u64::from(summary.turns), "turn", "turns"),
+        count(summary.tokens.total(), "token", "tokens"),
+        iteration_cost(summary.cost_usd, summary.cost_kind),
+    ] {
+        line.push_str(" · ");
+        line.push_str(&part);
+    }
+    if let Some(model) = &summary.model {
+        line.push_str(" · ");
+        line.push_str(&visible(model));
+    }
+    format!("{}{line}{}\n", style.render(), style.render_reset())
 }
 
 /// The summary `ralph inspect` prints: exactly these keys, a documented contract.
@@ -134,7 +171,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         return Err(e);
     }
     if let Some(view) = view.as_mut() {
-        view.finish()?;
+        view.finish(&summary)?;
     }
 
     let lines = decoder.lines();
@@ -159,7 +196,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     }
     let mut out = out.unwrap_or_else(JsonLines::stdout);
     if !args.events {
-        out.write(&Report {
+        let report = Report {
             agent: decoder.format().map(|f| f.name()),
             final_text: summary.final_text.as_deref(),
             cost_usd: summary.cost_usd,
@@ -175,7 +212,14 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
             unknown_events: summary.unknown_events,
             non_json_lines: summary.non_json_lines,
             oversize_lines: summary.oversize_lines,
-        })?;
+        };
+        // A person at a terminal reads it indented; a pipe gets one JSON line.
+        if std::io::stdout().is_terminal() {
+            let pretty =
+                serde_json::to_string_pretty(&report).map_err(|e| CliError::write(e.into()))?;
+            return print_pretty(&pretty);
+        }
+        out.write(&report)?;
     }
     out.flush()?;
     Ok(CommandOutcome::Success)

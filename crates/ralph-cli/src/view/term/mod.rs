@@ -7,12 +7,12 @@
 mod agent;
 mod figures;
 mod markdown;
-mod palette;
+pub(crate) mod palette;
 mod run_view;
 pub(crate) mod status;
 mod tool_preview;
 
 pub(crate) use agent::AgentView;
-pub(crate) use figures::clock;
+pub(crate) use figures::{clock, count, iteration_cost};
 pub(crate) use run_view::{Detail, RunView};
 pub(crate) use tool_preview::one_line;
