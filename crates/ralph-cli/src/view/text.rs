@@ -125,6 +125,8 @@ impl<W: Write> TextObserver<W> {
             }
         }
         self.rendered.clear();
+        self.view
+            .set_width(self.live.as_ref().map(|live| (live.columns)()));
         self.view.render(event, &mut self.rendered);
         if self.rendered.is_empty() {
             return;

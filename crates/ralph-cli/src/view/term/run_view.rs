@@ -97,6 +97,9 @@ pub(crate) struct RunView {
     /// The run's time as last reported (when the current iteration started).
     elapsed_ms: u64,
     current: Option<Current>,
+    /// The terminal's width, when the view is shown on one: long header lines are broken
+    /// between their ` · ` parts instead of by the terminal, mid-word.
+    width: Option<usize>,
 }
 
 impl RunView {
@@ -107,6 +110,20 @@ impl RunView {
             limits: None,
             elapsed_ms: 0,
             current: None,
+            width: None,
+        }
+    }
+
+    /// Sets the terminal's width (`None` when not on a terminal: lines are not broken).
+    pub(crate) fn set_width(&mut self, width: Option<usize>) {
+        self.width = width;
+    }
+
+    /// `text` broken into lines of at most the terminal's width, between ` · ` parts.
+    fn fit(&self, text: &str) -> String {
+        match self.width {
+            Some(width) => fit_parts(text, width),
+            None => text.to_owned(),
         }
     }
 
@@ -162,15 +179,12 @@ impl RunView {
                     .max_cost_usd
                     .map(|c| format!(", ${c:.2}"))
                     .unwrap_or_default();
-                line(
-                    out,
-                    palette::DIM,
-                    &format!(
-                        "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",
-                        count(u64::from(limits.max_iterations), "iteration", "iterations"),
-                        duration_ms(limits.max_runtime_secs * 1000),
-                    ),
+                let intro = format!(
+                    "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",
+                    count(u64::from(limits.max_iterations), "iteration", "iterations"),
+                    duration_ms(limits.max_runtime_secs * 1000),
                 );
+                line(out, palette::DIM, &self.fit(&intro));
             }
             RunEvent::IterationStarted {
                 iteration,
@@ -189,14 +203,17 @@ impl RunView {
                     activity: Activity::Starting,
                 });
                 out.push('\n');
-                line(
-                    out,
-                    palette::HEADER,
-                    &format!(
-                        "── iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {} ──",
-                        clock(self.elapsed_ms)
-                    ),
+                let parts = format!(
+                    "iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {}",
+                    clock(self.elapsed_ms)
                 );
+                let framed = format!("── {parts} ──");
+                // On a narrow terminal the frame goes first, then the parts break.
+                let header = match self.width {
+                    Some(width) if framed.chars().count() > width => self.fit(&parts),
+                    _ => framed,
+                };
+                line(out, palette::HEADER, &header);
             }
             RunEvent::Agent { event, .. } => {
                 if let AgentEvent::SessionStarted {
@@ -276,7 +293,7 @@ impl RunView {
                 if let Some(model) = model {
                     footer.push_str(&format!(" · {model}"));
                 }
-                line(out, style, &footer);
+                line(out, style, &self.fit(&footer));
                 if let Some(tail) = stderr_tail {
                     let lines: Vec<&str> = tail.trim_end().lines().collect();
                     let from = lines.len().saturating_sub(STDERR_LINES);
@@ -427,6 +444,34 @@ fn shown_event(event: &Event) -> String {
         Some(payload) => one_line(&format!("{}: {payload}", event.topic)),
         None => event.topic.clone(),
     }
+}
+
+/// `text` broken between its ` · ` parts into lines of at most `width` characters, each
+/// line after the first indented by two spaces; a part longer than a line stays whole.
+fn fit_parts(text: &str, width: usize) -> String {
+    const SEPARATOR: &str = " · ";
+    const INDENT: &str = "  ";
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for part in text.split(SEPARATOR) {
+        if current.is_empty() {
+            current.push_str(part);
+        } else if current.chars().count() + SEPARATOR.chars().count() + part.chars().count()
+            <= width
+        {
+            current.push_str(SEPARATOR);
+            current.push_str(part);
+        } else {
+            lines.push(std::mem::take(&mut current));
+            current.push_str(INDENT);
+            current.push_str(part);
+        }
+    }
+    lines.push(current);
+    lines.join("\n")
 }
 
 /// One styled line. Lines quote topics, payloads, hat names and agents' messages, so the

@@ -359,3 +359,23 @@ fn the_status_line_follows_what_the_agent_does() {
         "running Bash  ls (+2 more)"
     );
 }
+
+#[test]
+fn headers_break_between_their_parts_on_a_narrow_terminal() {
+    let header = "iteration 12/100 · builder · claude · run time 1:02:03";
+    assert_eq!(
+        fit_parts(header, 40),
+        "iteration 12/100 · builder · claude\n  run time 1:02:03"
+    );
+    assert_eq!(fit_parts(header, 80), header);
+    // No line is cut mid-word, however narrow.
+    for width in 10..60 {
+        for line in fit_parts(header, width).lines() {
+            let part = line.trim_start();
+            assert!(
+                line.chars().count() <= width || !part.contains(" · "),
+                "{width}: {line:?}"
+            );
+        }
+    }
+}
