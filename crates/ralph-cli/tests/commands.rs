@@ -412,3 +412,24 @@ fn a_mistyped_command_gets_a_did_you_mean_even_when_short() {
     let out = ws.run(&["xyzzy"]);
     assert!(!stderr(&out).contains("similar"), "{}", stderr(&out));
 }
+
+#[test]
+fn plan_says_which_spec_was_written_and_what_to_run_next() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "- | | write=.ralph/specs/prune.md\n- | |\n",
+    );
+    let out = ws.run(&["plan", "prune old runs"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "spec written: .ralph/specs/prune.md; next: `ralph run -P .ralph/specs/prune.md`\n"
+    );
+    // A session that writes nothing says so.
+    let out = ws.run(&["plan", "something else"]);
+    assert!(
+        stdout(&out).starts_with("no spec was written in .ralph/specs/;"),
+        "{}",
+        stdout(&out)
+    );
+}

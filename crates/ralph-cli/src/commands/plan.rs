@@ -5,10 +5,14 @@
 //! ralph's process group, so Ctrl-C reaches it and ralph only waits). ralph's part is the
 //! choice of agent (the config's, `auto` detected), the prompt and the command line.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use ralph_agent::supervise::{ChildStatus, run_interactive};
 use ralph_core::config::Overrides;
+use ralph_core::visible::visible;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::cli::PlanArgs;
@@ -80,8 +84,66 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
         let specs = cwd.join(&specs_dir);
         std::fs::create_dir_all(&specs)
             .map_err(|e| CliError::io("create the specs directory", &specs, e))?;
-        session(&command.program, &command.args, agent.kind.name()).await
+        let before = spec_files(&specs);
+        let outcome = session(&command.program, &command.args, agent.kind.name()).await?;
+        // The agent's screen is gone: say what came of the session, and what to run.
+        let written: Vec<PathBuf> = spec_files(&specs)
+            .into_iter()
+            .filter(|(path, modified)| before.get(path) != Some(modified))
+            .map(|(path, _)| path)
+            .collect();
+        let with_config = args
+            .config
+            .as_ref()
+            .map(|c| format!(" -c {}", c.display()))
+            .unwrap_or_default();
+        let message = match written.as_slice() {
+            [] => format!(
+                "no spec was written in {specs_shown}; run `ralph plan{with_config}` again, or \
+                 write the task in PROMPT.md and `ralph run{with_config}`"
+            ),
+            [spec] => {
+                let shown = specs_dir.join(spec).display().to_string();
+                format!("spec written: {shown}; next: `ralph run{with_config} -P {shown}`")
+            }
+            several => format!(
+                "specs written: {}; next: `ralph run{with_config} -P <spec>` for each",
+                several
+                    .iter()
+                    .map(|s| specs_dir.join(s).display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        std::io::Write::write_all(
+            &mut std::io::stdout(),
+            format!("{}\n", visible(&message)).as_bytes(),
+        )
+        .map_err(CliError::write)?;
+        Ok(outcome)
     })
+}
+
+/// Most entries of the specs directory looked at: it is the workspace's, and could hold
+/// anything.
+const MAX_SPEC_ENTRIES: usize = 10_000;
+
+/// The Markdown files directly in `dir` (regular files, not links) with their
+/// modification times, by name relative to `dir`.
+fn spec_files(dir: &Path) -> HashMap<PathBuf, SystemTime> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return HashMap::new();
+    };
+    entries
+        .take(MAX_SPEC_ENTRIES)
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            let name = PathBuf::from(entry.file_name());
+            let markdown = name.extension().is_some_and(|e| e == "md");
+            (meta.is_file() && markdown).then(|| Some((name, meta.modified().ok()?)))?
+        })
+        .collect()
 }
 
 /// Runs the agent in the foreground until it exits. Ctrl-C belongs to the agent (it is
