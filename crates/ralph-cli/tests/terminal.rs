@@ -130,7 +130,7 @@ fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
         &script,
         format!(
             "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
-             XDG_CONFIG_HOME='{state}/config' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
+             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
              FAKE_FIXTURES='{fixtures}'\nunset NO_COLOR RALPH_EVENTS_FILE\n\
              '{ralph}' run -p 'write out.txt'\necho \"exit $?\" > '{state}/exit-code'\n\
              echo 'ralph is done'\nexec sleep 600\n",
