@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod probe;
+pub mod probe_cache;
 pub mod session;
 pub mod supervise;
 
@@ -19,6 +20,7 @@ pub use backend::{
     ModelOption, PromptDelivery, PromptMode, requested_model,
 };
 pub use probe::{Availability, DetectError, Detector, resolve_binary};
+pub use probe_cache::ProbeCache;
 pub use ralph_types::{BackendKind, UnknownBackend};
 pub use session::{AgentRun, Control, run_agent, run_agent_with};
 pub use supervise::{

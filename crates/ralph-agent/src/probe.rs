@@ -4,7 +4,8 @@
 //! 0 within [`VERSION_PROBE_TIMEOUT`] (exit code only: pi prints its version on stderr;
 //! stdin is `/dev/null`, output is discarded). Probes run through the supervisor, so a
 //! hanging `--version` is stopped like any agent. Results are cached in the [`Detector`]
-//! for the rest of the run.
+//! for the rest of the run and, with [`Detector::with_cache`], successes across runs (see
+//! [`crate::probe_cache`]).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use crate::BackendKind;
 use crate::backend::BackendProfile;
+use crate::probe_cache::ProbeCache;
 use crate::supervise::{DiscardOutput, RunDeadlines, SpawnSpec, StopRequests, Termination, run};
 
 /// How long a version command may take. Node-based CLIs start in one to a few seconds on an
@@ -100,6 +102,7 @@ pub struct Detector {
     priority: Vec<BackendKind>,
     probe_timeout: Duration,
     search_path: Option<OsString>,
+    across_runs: Option<ProbeCache>,
     cache: HashMap<(BackendKind, Option<String>), Availability>,
 }
 
@@ -115,6 +118,7 @@ impl Detector {
             priority: DEFAULT_PRIORITY.to_vec(),
             probe_timeout: VERSION_PROBE_TIMEOUT,
             search_path: None,
+            across_runs: None,
             cache: HashMap::new(),
         }
     }
@@ -134,6 +138,13 @@ impl Detector {
     /// Looks binaries up in this `PATH`-style list instead of `$PATH`.
     pub fn with_search_path(mut self, path: impl Into<OsString>) -> Detector {
         self.search_path = Some(path.into());
+        self
+    }
+
+    /// Skips the version command of a binary that succeeded before, unchanged since, and
+    /// remembers new successes in `cache`. Without it every run probes.
+    pub fn with_cache(mut self, cache: Option<ProbeCache>) -> Detector {
+        self.across_runs = cache;
         self
     }
 
@@ -168,6 +179,20 @@ impl Detector {
     }
 
     async fn run_version(&self, path: PathBuf, args: &[&str]) -> Availability {
+        if let Some(cache) = &self.across_runs
+            && cache.hit(&path, args)
+        {
+            return Availability::Available { path };
+        }
+        let found = self.run_version_uncached(path, args).await;
+        if let (Some(cache), Availability::Available { path }) = (&self.across_runs, &found) {
+            cache.store(path, args);
+        }
+        found
+    }
+
+    /// The version command itself, through the supervisor with its deadline.
+    async fn run_version_uncached(&self, path: PathBuf, args: &[&str]) -> Availability {
         let spec = SpawnSpec::new(path.clone()).args(args.iter().copied());
         let deadlines = RunDeadlines {
             wall: Some(self.probe_timeout),

@@ -175,3 +175,24 @@ async fn nothing_installed_lists_what_was_tried() {
     );
     assert!(err.unwrap_err().to_string().contains("tried: pi, amp"));
 }
+
+#[tokio::test]
+async fn successes_are_remembered_across_runs_and_failures_are_not() {
+    let dir = machine();
+    let cache = ralph_agent::ProbeCache::in_dir(dir.path().join("cache"));
+    for _run in 0..2 {
+        let mut d = detector(dir.path()).with_cache(Some(cache.clone()));
+        assert!(matches!(
+            d.probe(BackendKind::Pi, None).await,
+            Availability::Available { .. }
+        ));
+        assert!(matches!(
+            d.probe(BackendKind::Gemini, None).await,
+            Availability::ProbeFailed { .. }
+        ));
+    }
+    assert_eq!(
+        calls(dir.path()),
+        vec!["pi --version", "gemini --version", "gemini --version"]
+    );
+}

@@ -126,7 +126,7 @@ fn start_run(ws: &Workspace) -> (Terminal, std::path::PathBuf) {
         &script,
         format!(
             "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
-             XDG_CONFIG_HOME='{state}/config' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
+             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
              FAKE_FIXTURES='{fixtures}'\nunset NO_COLOR RALPH_EVENTS_FILE\n\
              '{ralph}' run -p 'write out.txt'\necho \"exit $?\" > '{state}/exit-code'\n\
              echo 'ralph is done'\nexec sleep 600\n",

@@ -1,12 +1,15 @@
 //! The agents of a run: every backend the configuration names (the global one and each
 //! hat's), checked once before the first iteration, so a missing binary is reported
 //! before anything runs and each iteration starts exactly the program that was checked.
+//! Successful version probes are remembered in the user's cache directory
+//! (`ralph_agent::probe_cache`), so a second run starts its agent without waiting for
+//! `--version`; `ralph doctor` still probes for real.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand};
-use ralph_core::config::{AgentConfig, ResolvedConfig};
+use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
+use ralph_core::config::{AgentConfig, HatConfig, ResolvedConfig};
 
 use super::launch::{interactive_command_line, probe_target};
 
@@ -41,21 +44,36 @@ impl Agents {
 
 /// Finds every agent `config` needs; `auto` is detected once, in priority order.
 pub(crate) async fn resolve(config: &ResolvedConfig) -> Result<Agents, DetectError> {
-    let mut detector = Detector::new().with_priority(config.backend_priority.clone());
+    let mut detector = detector(config);
     let mut detected: Option<BackendKind> = None;
     let default = find(&mut detector, &mut detected, config.agent.clone()).await?;
     let mut by_hat = HashMap::new();
-    for hat in &config.hats {
+    // A hat that can never be routed an event never runs: checking (and so probing)
+    // its backend would only slow the start, or fail a run that does not need it.
+    for hat in config.hats.iter().filter(|hat| can_run(hat)) {
         let agent = find(&mut detector, &mut detected, config.agent_for(hat)).await?;
         by_hat.insert(hat.id.clone(), agent);
     }
     Ok(Agents { default, by_hat })
 }
 
+/// Whether the machine can ever pick `hat`: routing is by exact topic, and events
+/// nobody triggers on go to the default hat, so a hat without triggers never runs.
+fn can_run(hat: &HatConfig) -> bool {
+    !hat.triggers.is_empty()
+}
+
 /// The default hat's agent alone (what `ralph plan` starts).
 pub(crate) async fn resolve_default(config: &ResolvedConfig) -> Result<Agent, DetectError> {
-    let mut detector = Detector::new().with_priority(config.backend_priority.clone());
+    let mut detector = detector(config);
     find(&mut detector, &mut None, config.agent.clone()).await
+}
+
+/// A detector in `config`'s priority order that remembers successful probes across runs.
+fn detector(config: &ResolvedConfig) -> Detector {
+    Detector::new()
+        .with_priority(config.backend_priority.clone())
+        .with_cache(ProbeCache::user())
 }
 
 /// The interactive command line of `agent` (`ralph plan`), starting with `prompt`.

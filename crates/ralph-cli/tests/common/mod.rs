@@ -46,6 +46,20 @@ impl Workspace {
         self.dir.path()
     }
 
+    /// The user cache directory the runs get (the probe cache lives under it).
+    pub fn cache_dir(&self) -> PathBuf {
+        self.path().join(".fake/cache")
+    }
+
+    /// The `--version` calls the fake agents answered, in order (`pi --version`).
+    pub fn version_log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.state().join("version-log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
     fn state(&self) -> PathBuf {
         self.path().join(".fake")
     }
@@ -62,6 +76,7 @@ impl Workspace {
             .env("PATH", std::env::join_paths(dirs).expect("PATH"))
             .env("HOME", self.path().join(".fake"))
             .env("XDG_CONFIG_HOME", self.path().join(".fake/config"))
+            .env("XDG_CACHE_HOME", self.cache_dir())
             .env("FAKE_STATE", self.state())
             .env("FAKE_PLAN", self.state().join("plan"))
             .env("FAKE_FIXTURES", fixtures())
