@@ -13,9 +13,12 @@
 //!
 //! Prints figures and ratios; asserts nothing about time.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{env_number, fake_pi};
 
 /// The budget the issue sets for ralph's own time per iteration.
 const BUDGET_PER_ITERATION: Duration = Duration::from_millis(1);
@@ -25,13 +28,6 @@ const FAKE_AGENT: &str = r#"#!/bin/sh
 printf '{"topic":"bench.tick","payload":"%s","ts":"2026-01-01T00:00:00Z"}\n' "$$" >> "$RALPH_EVENTS_FILE"
 exec cat "$BENCH_STREAM"
 "#;
-
-fn env_number(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 struct Bench {
     dir: tempfile::TempDir,
@@ -43,13 +39,7 @@ struct Bench {
 impl Bench {
     fn new(iterations: u32) -> Bench {
         let dir = tempfile::tempdir().expect("tempdir");
-        let bin = dir.path().join("bin");
-        std::fs::create_dir(&bin).expect("bin dir");
-        let agent = bin.join("pi");
-        std::fs::write(&agent, FAKE_AGENT).expect("fake agent");
-        let mut perms = std::fs::metadata(&agent).expect("meta").permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(&agent, perms).expect("chmod");
+        let path = fake_pi(dir.path(), FAKE_AGENT);
         let work = dir.path().join("work");
         std::fs::create_dir(&work).expect("work dir");
         std::fs::write(
@@ -57,13 +47,9 @@ impl Bench {
             format!("cli:\n  backend: pi\nevent_loop:\n  max_iterations: {iterations}\n"),
         )
         .expect("ralph.yml");
-        let mut dirs = vec![bin];
-        dirs.extend(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        ));
         Bench {
             iterations,
-            path: std::env::join_paths(dirs).expect("PATH"),
+            path,
             stream: PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("../../tests/fixtures/pi/anthropic/text.jsonl"),
             dir,

@@ -12,9 +12,12 @@
 //! `BENCH_ROUNDS` (default 5; medians are printed). Prints figures and their ratio;
 //! asserts nothing about time.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use support::{env_number, fake_pi};
 
 /// How long the fake agent's `--version` takes.
 const VERSION_DELAY: &str = "0.5";
@@ -27,13 +30,6 @@ date +%s%N > "$BENCH_SPAWNED"
 printf '{"topic":"LOOP_COMPLETE","payload":"","ts":"2026-01-01T00:00:00Z"}\n' >> "$RALPH_EVENTS_FILE"
 "#;
 
-fn env_number(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 struct Bench {
     dir: tempfile::TempDir,
     path: std::ffi::OsString,
@@ -42,21 +38,8 @@ struct Bench {
 impl Bench {
     fn new() -> Bench {
         let dir = tempfile::tempdir().expect("tempdir");
-        let bin = dir.path().join("bin");
-        std::fs::create_dir(&bin).expect("bin dir");
-        let agent = bin.join("pi");
-        std::fs::write(&agent, FAKE_AGENT).expect("fake agent");
-        let mut perms = std::fs::metadata(&agent).expect("meta").permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(&agent, perms).expect("chmod");
-        let mut dirs = vec![bin];
-        dirs.extend(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        ));
-        Bench {
-            path: std::env::join_paths(dirs).expect("PATH"),
-            dir,
-        }
+        let path = fake_pi(dir.path(), FAKE_AGENT);
+        Bench { path, dir }
     }
 
     fn cache(&self) -> PathBuf {

@@ -307,12 +307,7 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
         "cli:\n  backend: pi\n",
         "pi/anthropic/text.jsonl | progress=half done | hang=60\n",
     );
-    let child = ws
-        .command(&["run", "-q", "-p", "task"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let child = ws.start(&["run", "-q", "-p", "task"]);
     ws.wait_for_agent(1);
     // The agent emits before it replays its transcript; wait for the line to land.
     let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
@@ -327,12 +322,8 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .expect("signal");
-    assert_eq!(code(wait_output(child).status), 130);
+    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code(stopped.status), 130);
     assert_eq!(
         rows,
         vec![

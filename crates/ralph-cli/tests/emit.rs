@@ -2,9 +2,7 @@
 
 mod common;
 
-use std::process::Stdio;
-
-use common::{Workspace, code, wait_output};
+use common::{Workspace, code};
 use pretty_assertions::assert_eq;
 
 fn inbox_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -116,22 +114,13 @@ fn emit_outside_an_agent_goes_to_the_running_loop() {
         "cli:\n  backend: pi\n",
         "pi/anthropic/text.jsonl | | hang=60\n",
     );
-    let child = ws
-        .command(&["run", "-q", "-p", "task"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let child = ws.start(&["run", "-q", "-p", "task"]);
     ws.wait_for_agent(1);
     let out = ws.run(&["emit", "human.guidance", "use the new API"]);
     let inbox = current_inbox(&ws);
     let lines = inbox_lines(&inbox);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .expect("signal");
-    assert_eq!(code(wait_output(child).status), 130);
+    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code(stopped.status), 130);
     assert_eq!(
         code(out.status),
         0,

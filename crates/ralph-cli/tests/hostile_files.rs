@@ -112,12 +112,7 @@ fn fifo_at_the_scratchpad_then(signal: Signal) {
     let ws = Workspace::new(PI, "pi/anthropic/text.jsonl | | hang=60\n");
     std::fs::create_dir_all(ws.path().join(".ralph/agent")).expect("mkdir");
     fifo(&ws.path().join(".ralph/agent/scratchpad.md"));
-    let child = ws
-        .command(&["run", "-p", "task"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let child = ws.start(&["run", "-p", "task"]);
     let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
     // Blocked on the FIFO, ralph would never start the agent: the guard ends the wait.
     let started = wait_for(|| !ws.agent_log().is_empty());

@@ -23,15 +23,9 @@ fn pid_of(child: &std::process::Child) -> Pid {
 /// of request (`hint`), never with a key the sender may not have.
 fn interrupted_by(signal: Signal, hint: &str) {
     let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
-    let child = ws
-        .command(&["run", "-p", "task"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let child = ws.start(&["run", "-p", "task"]);
     ws.wait_for_agent(1);
-    kill(pid_of(&child), signal).expect("signal ralph");
-    let out = wait_output(child);
+    let out = ws.stop(child, signal);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(code(out.status), 130, "{stderr}");
     assert!(stderr.contains("stopping the agent"), "{stderr}");

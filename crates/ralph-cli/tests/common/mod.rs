@@ -87,12 +87,23 @@ impl Workspace {
 
     /// Runs `ralph <args>` to the end.
     pub fn run(&self, args: &[&str]) -> Output {
-        let child = self
-            .command(args)
+        wait_output(self.start(args))
+    }
+
+    /// Starts `ralph <args>` without waiting, its output piped (collect it with
+    /// [`wait_output`] or [`Workspace::stop`]).
+    pub fn start(&self, args: &[&str]) -> Child {
+        self.command(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("spawn ralph");
+            .expect("spawn ralph")
+    }
+
+    /// Sends `signal` to a ralph started with [`Workspace::start`] and waits for it.
+    pub fn stop(&self, child: Child, signal: nix::sys::signal::Signal) -> Output {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+        nix::sys::signal::kill(pid, signal).expect("signal ralph");
         wait_output(child)
     }
 

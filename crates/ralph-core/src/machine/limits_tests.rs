@@ -312,33 +312,29 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
 
 #[test]
 fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
-    let mut m = Machine::new(Rules {
-        max_cost_usd: Some(10.0),
-        ..solo()
-    });
-    // Ctrl-C while pi was still starting: no turn, no tokens, no cost reported.
-    let mut r = report(IterationOutcome::Interrupted, &[]);
-    r.usage.cost_usd = None;
-    r.usage.cost_kind = CostKind::Unknown;
-    r.usage.turns = 0;
-    r.usage.tokens = Tokens::default();
-    step(&mut m, r);
-    assert!(
-        !m.take_notices()
+    // Interrupted with no cost reported, before any turn or after one: only the second
+    // leaves the cost unknown.
+    let unpriced_after = |turns: u32, tokens: Tokens| {
+        let mut m = Machine::new(Rules {
+            max_cost_usd: Some(10.0),
+            ..solo()
+        });
+        let mut r = report(IterationOutcome::Interrupted, &[]);
+        r.usage.cost_usd = None;
+        r.usage.cost_kind = CostKind::Unknown;
+        r.usage.turns = turns;
+        r.usage.tokens = tokens;
+        step(&mut m, r);
+        let warned = m
+            .take_notices()
             .iter()
-            .any(|n| matches!(n, Notice::CostUnknown { .. }))
-    );
-    assert_eq!(m.state().unpriced_iterations, 0);
-    // Interrupted after a turn whose cost was not reported: that one is unknown.
-    let mut m = Machine::new(Rules {
-        max_cost_usd: Some(10.0),
-        ..solo()
-    });
-    let mut r = report(IterationOutcome::Interrupted, &[]);
-    r.usage.cost_usd = None;
-    r.usage.cost_kind = CostKind::Unknown;
-    step(&mut m, r);
-    assert_eq!(m.state().unpriced_iterations, 1);
+            .any(|n| matches!(n, Notice::CostUnknown { .. }));
+        (m.state().unpriced_iterations, warned)
+    };
+    // Ctrl-C while pi was still starting: no turn, no tokens.
+    assert_eq!(unpriced_after(0, Tokens::default()), (0, false));
+    let used = report(IterationOutcome::Interrupted, &[]).usage;
+    assert_eq!(unpriced_after(used.turns, used.tokens), (1, true));
 }
 
 #[test]

@@ -4,6 +4,9 @@ use super::*;
 fn classify_judges_process_and_stream_together() {
     let errors = vec!["401 invalid api key".to_owned()];
     let ok = Termination::Exited { code: 0 };
+    let code3 = Termination::Exited { code: 3 };
+    let caller = Termination::StoppedByCaller;
+    let timeout = Termination::WallClockTimeout;
     let cases = [
         (
             classify(&ok, true, &[], false, false, false),
@@ -28,27 +31,13 @@ fn classify_judges_process_and_stream_together() {
             },
         ),
         (
-            classify(
-                &Termination::Exited { code: 3 },
-                false,
-                &[],
-                false,
-                false,
-                false,
-            ),
+            classify(&code3, false, &[], false, false, false),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
         ),
         (
-            classify(
-                &Termination::StoppedByCaller,
-                false,
-                &[],
-                true,
-                false,
-                false,
-            ),
+            classify(&caller, false, &[], true, false, false),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
@@ -57,25 +46,11 @@ fn classify_judges_process_and_stream_together() {
             IterationOutcome::Succeeded,
         ),
         (
-            classify(
-                &Termination::WallClockTimeout,
-                false,
-                &[],
-                false,
-                true,
-                false,
-            ),
+            classify(&timeout, false, &[], false, true, false),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(
-                &Termination::WallClockTimeout,
-                false,
-                &[],
-                false,
-                false,
-                false,
-            ),
+            classify(&timeout, false, &[], false, false, false),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
@@ -93,14 +68,7 @@ fn classify_judges_process_and_stream_together() {
         ),
         // A failure says why the process failed, silent or not.
         (
-            classify(
-                &Termination::Exited { code: 3 },
-                true,
-                &[],
-                false,
-                false,
-                true,
-            ),
+            classify(&code3, true, &[], false, false, true),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
