@@ -231,7 +231,9 @@ pub(crate) struct RunArgs {
     /// Print the resolved configuration and exit without running anything.
     #[arg(long)]
     pub(crate) dry_run: bool,
-    /// Resume the last run: its iteration count, cost, runtime and pending events.
+    /// Resume the last run: its iteration count, cost, runtime and pending events, and the
+    /// limits its command line gave (--max-iterations, --max-cost, --max-runtime,
+    /// --completion-promise) unless given again.
     #[arg(long = "continue")]
     pub(crate) resume: bool,
     /// `text` for people, `json` for programs (JSON lines on stdout, schema in

@@ -109,3 +109,24 @@ fn a_config_error_shows_the_characters_it_quotes_as_escapes() {
     assert!(!acts_on_a_terminal(&stderr), "{stderr:?}");
     assert!(stderr.contains("back\\u{202e}end"), "{stderr}");
 }
+
+#[test]
+fn continue_keeps_the_limits_given_on_the_command_line() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 7\n",
+        "pi/anthropic/text.jsonl | step=one |\n",
+    );
+    let limit = |events: &[Value]| events[0]["limits"]["max_iterations"].clone();
+    let (code, events, _) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
+    assert_eq!((code, limit(&events)), (2, json!(2)));
+    // Not ralph.yml's 7: the run was started with 2, and 2 are done.
+    let (code, events, _) = ws.run_json(&["--continue"]);
+    assert_eq!((code, limit(&events)), (2, json!(2)));
+    assert_eq!(ws.history().len(), 2);
+    // A new flag wins, and is what the next --continue keeps.
+    let (code, events, _) = ws.run_json(&["--continue", "--max-iterations", "3"]);
+    assert_eq!((code, limit(&events)), (2, json!(3)));
+    let (_, events, _) = ws.run_json(&["--continue"]);
+    assert_eq!(limit(&events), json!(3));
+    assert_eq!(ws.history().len(), 3);
+}

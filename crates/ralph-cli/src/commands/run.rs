@@ -11,7 +11,7 @@ use ralph_agent::StopController;
 use ralph_core::config::Overrides;
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
-use ralph_core::store::RalphDir;
+use ralph_core::store::{CommandLineLimits, RalphDir};
 
 use crate::cli::{OutputArg, RunArgs};
 use crate::error::CliError;
@@ -40,7 +40,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
 
 fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
-    let overrides = Overrides {
+    let mut overrides = Overrides {
         backend: args.backend,
         max_iterations: args.max_iterations,
         max_cost_usd: args.max_cost,
@@ -49,6 +49,15 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         prompt: args.prompt.clone(),
         prompt_file: args.prompt_file.clone(),
     };
+    // `--continue` keeps the limits the run was started with on the command line,
+    // unless new ones are given: ralph.yml's values would otherwise come back.
+    if args.resume
+        && let Ok(Some(run_dir)) = RalphDir::in_workspace(&workspace).current_run()
+        && let Ok(saved) = run_dir.load()
+    {
+        saved.command_line.fill(&mut overrides);
+    }
+    let command_line = CommandLineLimits::of(&overrides);
     let config = super::load_config(&workspace, args.config.clone(), overrides)?;
     if args.dry_run {
         let mut out = std::io::stdout();
@@ -91,6 +100,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 resumed: true,
                 agents,
                 run_dir,
+                command_line: command_line.clone(),
             }
         } else {
             let objective = config
@@ -112,6 +122,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 resumed: false,
                 agents,
                 run_dir,
+                command_line: command_line.clone(),
             }
         };
         let (stop, _requests) = StopController::new();

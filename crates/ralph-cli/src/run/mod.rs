@@ -31,7 +31,7 @@ use ralph_core::prompt::{
     build_prompt,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
-use ralph_core::store::{Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
+use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
 use ralph_types::env as var;
@@ -55,6 +55,8 @@ pub(crate) struct Run<'a> {
     pub(crate) inbox_offset: u64,
     pub(crate) resumed: bool,
     pub(crate) agents: Agents,
+    /// The limits given on the command line, saved with the run for `--continue`.
+    pub(crate) command_line: CommandLineLimits,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -367,6 +369,7 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
         objective: run.objective.clone(),
         inbox_offset: reader.offset(),
         state: run.machine.state().clone(),
+        command_line: run.command_line.clone(),
     };
     run.run_dir
         .save(&saved, durability)

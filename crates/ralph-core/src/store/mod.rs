@@ -72,6 +72,45 @@ pub struct SavedRun {
     pub objective: String,
     pub inbox_offset: u64,
     pub state: LoopState,
+    /// The limits given on the command line of the run (and of its last `--continue`),
+    /// which `--continue` applies again unless given anew. Absent in older state files.
+    #[serde(default)]
+    pub command_line: CommandLineLimits,
+}
+
+/// Limits given as flags (`--max-iterations`, `--max-cost`, `--max-runtime`,
+/// `--completion-promise`): kept with the run, so that resuming it does not fall back to
+/// `ralph.yml`'s values.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommandLineLimits {
+    pub max_iterations: Option<u32>,
+    pub max_cost_usd: Option<f64>,
+    pub max_runtime_seconds: Option<u64>,
+    pub completion_promise: Option<String>,
+}
+
+impl CommandLineLimits {
+    /// The limits `overrides` gives.
+    pub fn of(overrides: &crate::config::Overrides) -> CommandLineLimits {
+        CommandLineLimits {
+            max_iterations: overrides.max_iterations,
+            max_cost_usd: overrides.max_cost_usd,
+            max_runtime_seconds: overrides.max_runtime_seconds,
+            completion_promise: overrides.completion_promise.clone(),
+        }
+    }
+
+    /// `overrides` with every limit it does not give taken from these.
+    pub fn fill(&self, overrides: &mut crate::config::Overrides) {
+        overrides.max_iterations = overrides.max_iterations.or(self.max_iterations);
+        overrides.max_cost_usd = overrides.max_cost_usd.or(self.max_cost_usd);
+        overrides.max_runtime_seconds = overrides.max_runtime_seconds.or(self.max_runtime_seconds);
+        if overrides.completion_promise.is_none() {
+            overrides
+                .completion_promise
+                .clone_from(&self.completion_promise);
+        }
+    }
 }
 
 /// Why a saved run could not be read.

@@ -48,6 +48,7 @@ fn saved_state_round_trips_and_other_formats_are_refused() {
         objective: "task".into(),
         inbox_offset: 42,
         state,
+        command_line: CommandLineLimits::default(),
     };
     run.save(&saved, Durability::Durable).unwrap();
     assert_eq!(run.load().unwrap(), saved);
