@@ -130,3 +130,49 @@ fn continue_keeps_the_limits_given_on_the_command_line() {
     assert_eq!(limit(&events), json!(3));
     assert_eq!(ws.history().len(), 3);
 }
+
+#[test]
+fn a_crash_between_history_and_state_does_not_record_an_iteration_twice() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | step=one |\n",
+    );
+    let (code, _, _) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
+    assert_eq!(code, 2);
+    // As if ralph died after appending iteration 2's record but before saving the state:
+    // the state still says one iteration, and a stray byte tore nothing else.
+    let state_path = ws.run_files().dir().join("state.json");
+    let mut state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).expect("state")).expect("JSON");
+    state["state"]["iterations"] = json!(1);
+    std::fs::write(&state_path, state.to_string()).expect("write state");
+
+    let (code, _, stderr) = ws.run_json(&["--continue", "--max-iterations", "2"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("dropped, to run again"), "{stderr}");
+    let iterations: Vec<Value> = ws
+        .history()
+        .iter()
+        .map(|r| r["iteration"].clone())
+        .collect();
+    assert_eq!(iterations, vec![json!(1), json!(2)]);
+}
+
+#[test]
+fn ralph_events_skips_a_damaged_history_line_and_says_so() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | step=one |\n",
+    );
+    let (code, _, _) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(code, 2);
+    let history = ws.run_files().dir().join("history.jsonl");
+    let mut bytes = std::fs::read(&history).expect("history");
+    bytes.extend_from_slice(b"{\"iteration\":\xff\n");
+    std::fs::write(&history, bytes).expect("write history");
+    let out = ws.run(&["events", "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("skipped 1 damaged line"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}

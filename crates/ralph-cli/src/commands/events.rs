@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::{EventsArgs, TableArg};
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::output::JsonLines;
@@ -85,8 +86,16 @@ pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
 
 fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     let history = run_dir
-        .read_history()
+        .read_history_counted()
         .map_err(|e| CliError::io("read", run_dir.history(), e))?;
+    if history.skipped > 0 {
+        diagnostic(format_args!(
+            "warning: skipped {} damaged line(s) of {}",
+            history.skipped,
+            run_dir.history().display()
+        ));
+    }
+    let history = history.records;
     let mut rows = Vec::new();
     for record in &history {
         rows.extend(record_rows(record));

@@ -11,9 +11,10 @@ use ralph_agent::StopController;
 use ralph_core::config::Overrides;
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
-use ralph_core::store::{CommandLineLimits, RalphDir};
+use ralph_core::store::{CommandLineLimits, Durability, RalphDir};
 
 use crate::cli::{OutputArg, RunArgs};
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::{Run, backends, drive, signals};
@@ -87,6 +88,18 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                     )
                 })?;
             let saved = run_dir.load()?;
+            // The state is written after the history line: a crash between the two
+            // leaves a record the state does not cover. That iteration runs again, so its
+            // record goes.
+            let dropped = run_dir
+                .trim_history(saved.state.iterations, Durability::Durable)
+                .map_err(|e| CliError::io("repair", run_dir.history(), e))?;
+            if dropped > 0 {
+                diagnostic(format_args!(
+                    "warning: the history recorded {dropped} iteration(s) past the saved \
+                     state (ralph stopped between the two): dropped, to run again"
+                ));
+            }
             let objective = match (&config.event_loop.prompt, prompt_given) {
                 (Some(prompt), true) => prompt.text.clone(),
                 _ => saved.objective,

@@ -22,6 +22,7 @@ mod lock;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -76,6 +77,14 @@ pub struct SavedRun {
     /// which `--continue` applies again unless given anew. Absent in older state files.
     #[serde(default)]
     pub command_line: CommandLineLimits,
+}
+
+/// A run's history as read back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct History {
+    pub records: Vec<IterationRecord>,
+    /// Lines that were not records (damaged), left out.
+    pub skipped: usize,
 }
 
 /// Limits given as flags (`--max-iterations`, `--max-cost`, `--max-runtime`,
@@ -256,32 +265,77 @@ impl RunDir {
 
     /// Appends one iteration to the history (one line, one write).
     pub fn append_history(&self, record: &IterationRecord) -> io::Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
-        line.push(b'\n');
-        fsafe::open(
+        let mut file = fsafe::open(
             &self.history(),
-            OpenOptions::new().append(true).create(true),
+            OpenOptions::new().read(true).append(true).create(true),
             Links::Refuse,
-        )?
-        .write_all(&line)
+        )?;
+        // A writer that died mid-line left a torn last line: start on a fresh one, so the
+        // torn line spoils only itself and not this record (as the inbox does).
+        let len = file.metadata()?.len();
+        let mut last = [0u8; 1];
+        let torn = len > 0 && file.read_at(&mut last, len - 1)? == 1 && last[0] != b'\n';
+        let mut line = Vec::with_capacity(512);
+        if torn {
+            line.push(b'\n');
+        }
+        serde_json::to_writer(&mut line, record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        // One write on an O_APPEND descriptor: the line lands whole.
+        file.write_all(&line)
     }
 
     /// Every iteration recorded so far; lines that do not parse are skipped.
     pub fn read_history(&self) -> io::Result<Vec<IterationRecord>> {
-        let text = match fsafe::read_to_string(
+        self.read_history_counted().map(|history| history.records)
+    }
+
+    /// Every iteration recorded so far, and how many lines were skipped because they do
+    /// not parse (a torn line, a stray non-UTF-8 byte): damage is counted, never fatal.
+    pub fn read_history_counted(&self) -> io::Result<History> {
+        let bytes = match fsafe::read_bounded(
             &self.history(),
             Links::Refuse,
             fsafe::MAX_HISTORY_FILE_BYTES,
             "a run's history",
         ) {
-            Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(History::default()),
             Err(e) => return Err(e),
         };
-        Ok(text
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect())
+        let mut history = History::default();
+        for line in bytes.split(|&b| b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice(line) {
+                Ok(record) => history.records.push(record),
+                Err(_) => history.skipped += 1,
+            }
+        }
+        Ok(history)
+    }
+
+    /// Drops the records of iterations after `iterations`, which the saved state does not
+    /// cover (ralph stopped between writing the history line and the state): the
+    /// iteration runs again on `--continue`, and must not be in the history twice.
+    /// Returns how many records were dropped.
+    pub fn trim_history(&self, iterations: u32, durability: Durability) -> io::Result<usize> {
+        let history = self.read_history_counted()?;
+        let (kept, dropped): (Vec<_>, Vec<_>) = history
+            .records
+            .into_iter()
+            .partition(|r| r.iteration <= iterations);
+        if dropped.is_empty() {
+            return Ok(0);
+        }
+        let mut bytes = Vec::new();
+        for record in &kept {
+            serde_json::to_writer(&mut bytes, record).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+        }
+        replace(&self.history(), &bytes, durability)?;
+        Ok(dropped.len())
     }
 
     pub fn save(&self, saved: &SavedRun, durability: Durability) -> io::Result<()> {

@@ -80,3 +80,64 @@ fn links_under_dot_ralph_are_refused_and_nothing_outside_is_written() {
     assert!(matches!(dir.lock(), Err(LockError::Io { .. })));
     assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
 }
+
+fn record(iteration: u32) -> IterationRecord {
+    IterationRecord {
+        iteration,
+        hat: "ralph".into(),
+        backend: "pi".into(),
+        model: None,
+        outcome: crate::machine::IterationOutcome::Succeeded,
+        started_at_ms: 0,
+        duration_ms: 0,
+        cost_usd: None,
+        cost_kind: ralph_stream::CostKind::Unknown,
+        tokens: ralph_stream::Tokens::default(),
+        turns: 0,
+        consumed: vec![],
+        events: vec![],
+        invalid_lines: 0,
+        default_published: None,
+        completion: None,
+    }
+}
+
+#[test]
+fn history_survives_a_torn_line_and_stray_bytes_and_counts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(dir.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    run.append_history(&record(1)).unwrap();
+    // A writer died mid-line, and a byte that is not UTF-8 got in.
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(run.history())
+        .unwrap();
+    file.write_all(b"{\"iteration\":2,\"hat\":\"ra\xff")
+        .unwrap();
+    run.append_history(&record(3)).unwrap();
+    let history = run.read_history_counted().unwrap();
+    let numbers: Vec<u32> = history.records.iter().map(|r| r.iteration).collect();
+    assert_eq!((numbers, history.skipped), (vec![1, 3], 1));
+}
+
+#[test]
+fn records_past_the_saved_state_are_trimmed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(dir.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    for n in 1..=3 {
+        run.append_history(&record(n)).unwrap();
+    }
+    assert_eq!(run.trim_history(2, Durability::Atomic).unwrap(), 1);
+    assert_eq!(run.trim_history(2, Durability::Atomic).unwrap(), 0);
+    let numbers: Vec<u32> = run
+        .read_history()
+        .unwrap()
+        .iter()
+        .map(|r| r.iteration)
+        .collect();
+    assert_eq!(numbers, vec![1, 2]);
+}
