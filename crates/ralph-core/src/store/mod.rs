@@ -225,14 +225,34 @@ impl RalphDir {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        let path = self.root.join(RUNS_DIR).join(&id);
-        if id.is_empty() || id.contains('/') {
-            return Ok(None);
+        // The marker is the workspace's, which anything may have written: say what is wrong
+        // with it rather than that there is none.
+        let damaged = |why: String| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("`{}` {why}", marker.display()),
+            )
+        };
+        if id.is_empty() {
+            return Err(damaged(
+                "is empty; start a new run with `ralph run`".to_owned(),
+            ));
         }
+        // Run ids are timestamps (`20261126T101500Z`, `…-2`): `..` or a path is not one.
+        let plain = id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !plain {
+            return Err(damaged(format!("names `{id}`, which is not a run id")));
+        }
+        let path = self.root.join(RUNS_DIR).join(&id);
         // A linked run directory would carry every later write outside the workspace.
         fsafe::check_ralph_dirs(&path.join(STATE_FILE))?;
         if !path.is_dir() {
-            return Ok(None);
+            return Err(damaged(format!(
+                "names run `{id}`, which is not in `{}`; start a new run with `ralph run`",
+                self.root.join(RUNS_DIR).display()
+            )));
         }
         Ok(Some(RunDir { id, path }))
     }

@@ -141,3 +141,26 @@ fn records_past_the_saved_state_are_trimmed_once() {
         .collect();
     assert_eq!(numbers, vec![1, 2]);
 }
+
+#[test]
+fn a_damaged_current_run_marker_says_what_is_wrong_with_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    let marker = ws.path().join(".ralph/current-run");
+    for (text, says) in [
+        ("", "is empty"),
+        ("..", "names `..`, which is not a run id"),
+        ("../../etc", "which is not a run id"),
+        (
+            "20990101T000000Z",
+            "names run `20990101T000000Z`, which is not in",
+        ),
+    ] {
+        fs::write(&marker, text).unwrap();
+        let err = dir.current_run().unwrap_err();
+        assert!(err.to_string().contains(says), "{text:?}: {err}");
+    }
+    fs::write(&marker, format!("{}\n", run.id())).unwrap();
+    assert_eq!(dir.current_run().unwrap(), Some(run));
+}
