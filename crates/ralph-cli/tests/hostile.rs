@@ -176,3 +176,34 @@ fn ralph_events_skips_a_damaged_history_line_and_says_so() {
     assert!(stderr.contains("skipped 1 damaged line"), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }
+
+#[test]
+fn an_agent_that_deletes_dot_ralph_neither_lets_a_second_loop_in_nor_loses_the_summary() {
+    // The agent wipes `.ralph/` (as `git clean -fdx` would), then works on.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [\"-c\", \"rm -rf .ralph && \
+         touch .fake/deleted && sleep 2 && echo done\"]\nevent_loop:\n  max_iterations: 1\n",
+        "",
+    );
+    let first = ws.start(&["run", "-p", "task"]);
+    let deleted = ws.path().join(".fake/deleted");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !deleted.exists() {
+        assert!(std::time::Instant::now() < deadline, "the agent never ran");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = ws.run(&["run", "-p", "another task"]);
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{said}");
+    assert!(said.contains("another ralph loop"), "{said}");
+
+    let out = common::wait_output(first);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("recreated it"), "{stderr}");
+    assert!(
+        ws.run_files().summary().contains("**Stopped:**"),
+        "{}",
+        ws.run_files().summary()
+    );
+}

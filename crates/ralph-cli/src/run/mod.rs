@@ -108,6 +108,7 @@ pub(crate) async fn drive(
         hats: &hats,
     });
     let summary_path = run.run_dir.summary();
+    ensure_run_dir(&run.run_dir)?;
     run.run_dir
         .write_summary(&summary, Durability::Durable)
         .map_err(|e| CliError::io("write", &summary_path, e))?;
@@ -286,6 +287,7 @@ async fn iterate(
         started_at_ms,
     };
     let record = run.machine.finish(iteration, report, session.elapsed());
+    ensure_run_dir(&run.run_dir)?;
     run.run_dir
         .append_history(&record)
         .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
@@ -362,7 +364,24 @@ fn report_notices(machine: &mut Machine, iteration: Option<u32>, observer: &mut 
     }
 }
 
+/// Recreates the run's directory if something deleted it while the agent ran, saying so:
+/// the run goes on and ends with its summary instead of dying on a missing directory.
+fn ensure_run_dir(run_dir: &RunDir) -> Result<(), CliError> {
+    let recreated = run_dir
+        .ensure()
+        .map_err(|e| CliError::io("recreate the run directory", run_dir.path(), e))?;
+    if recreated {
+        diagnostic(format_args!(
+            "warning: the run directory {} was deleted while the agent ran (git clean?); \
+             recreated it: the history and events before now are lost, the run goes on",
+            run_dir.path().display()
+        ));
+    }
+    Ok(())
+}
+
 fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(), CliError> {
+    ensure_run_dir(&run.run_dir)?;
     let saved = SavedRun {
         format: STATE_FORMAT,
         run_id: run.run_dir.id().to_owned(),

@@ -8,10 +8,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg};
+use nix::fcntl::{Flock, FlockArg, OFlag};
 
 /// Name of the lock file under `.ralph/`.
 pub const LOCK_FILE: &str = "loop.lock";
@@ -23,7 +24,80 @@ const PID_BYTES: u64 = 32;
 #[derive(Debug)]
 pub struct WorkspaceLock {
     _lock: Flock<File>,
+    /// The same lock in the user's own directory, where the agent's `git clean -fdx` or
+    /// `rm -rf .ralph` cannot take it away (`None` without a usable user directory).
+    _user: Option<Flock<File>>,
     path: PathBuf,
+}
+
+/// The user's lock for the workspace at `workspace`: in `$XDG_RUNTIME_DIR/ralph/locks/`
+/// (else the cache directory's), named by a hash of the workspace's canonical path.
+/// `None` when no absolute user directory is set or the workspace cannot be resolved.
+pub(super) fn user_lock_path(workspace: &Path) -> Option<PathBuf> {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let base = absolute("XDG_RUNTIME_DIR")
+        .or_else(|| absolute("XDG_CACHE_HOME"))
+        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))?;
+    let canonical = workspace.canonicalize().ok()?;
+    let name = format!(
+        "{:016x}.lock",
+        fnv1a(canonical.as_os_str().as_encoded_bytes())
+    );
+    Some(base.join("ralph").join("locks").join(name))
+}
+
+/// FNV-1a, 64 bits: a stable name for a path (not a defence: the directory is the
+/// user's own). Eight lines instead of a hashing crate.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes
+        .iter()
+        .fold(OFFSET, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
+}
+
+/// Takes the user's lock for a workspace, creating its directory; `Ok(None)` when there is
+/// no user directory to put it in (the lock under `.ralph/` still holds).
+pub(super) fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let io_err = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err)?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC).bits())
+        .open(path)
+        .map_err(io_err)?;
+    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => lock,
+        Err((mut file, Errno::EWOULDBLOCK)) => {
+            let mut text = String::new();
+            let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
+            return Err(LockError::Held {
+                pid: text.trim().parse().ok(),
+                path: path.to_path_buf(),
+            });
+        }
+        Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
+    };
+    let pid = std::process::id().to_string();
+    lock.set_len(0).map_err(io_err)?;
+    lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    lock.write_all(pid.as_bytes()).map_err(io_err)?;
+    Ok(Some(lock))
 }
 
 impl WorkspaceLock {
@@ -67,8 +141,10 @@ pub(super) fn is_held(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// Takes the lock at `path` without waiting.
-pub(super) fn lock(path: &Path) -> Result<WorkspaceLock, LockError> {
+/// Takes the lock at `path` without waiting, after `user` (the user's lock for the same
+/// workspace, see [`user_lock_path`]).
+pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
+    let user = lock_user(user)?;
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
         source,
@@ -104,6 +180,7 @@ pub(super) fn lock(path: &Path) -> Result<WorkspaceLock, LockError> {
     lock.write_all(pid.as_bytes()).map_err(io_err)?;
     Ok(WorkspaceLock {
         _lock: lock,
+        _user: user,
         path: path.to_path_buf(),
     })
 }

@@ -168,11 +168,18 @@ impl RalphDir {
             Links::Refuse,
         )
         .and_then(|mut file| file.write_all(GITIGNORE.as_bytes()));
-        lock::lock(&lock_path)
+        let user = self.root.parent().and_then(lock::user_lock_path);
+        lock::lock(&lock_path, user.as_deref())
     }
 
     /// Whether a loop is running in this workspace now (it holds the workspace lock).
     pub fn loop_running(&self) -> io::Result<bool> {
+        // The user's lock first: the agent may have deleted `.ralph/` with its lock.
+        if let Some(user) = self.root.parent().and_then(lock::user_lock_path)
+            && lock::is_held(&user)?
+        {
+            return Ok(true);
+        }
         lock::is_held(&self.root.join(LOCK_FILE))
     }
 
@@ -259,6 +266,30 @@ impl RalphDir {
 }
 
 impl RunDir {
+    /// Makes sure the run's directory (and `.ralph/`, `runs/`, the current-run marker)
+    /// exists again after something deleted it mid-run (an agent's `git clean -fdx`):
+    /// `true` when it had to be recreated. The files that were in it are gone; what the
+    /// run writes next (history, state, summary) lands again.
+    pub fn ensure(&self) -> io::Result<bool> {
+        if self.path.is_dir() {
+            return Ok(false);
+        }
+        let runs = self.path.parent().unwrap_or(&self.path);
+        let root = runs.parent().unwrap_or(runs);
+        fsafe::create_dir(root)?;
+        fsafe::create_dir(runs)?;
+        fsafe::create_dir(&self.path)?;
+        let marker = root.join(CURRENT_RUN_FILE);
+        if !marker.exists() {
+            replace(
+                &marker,
+                format!("{}\n", self.id).as_bytes(),
+                Durability::Atomic,
+            )?;
+        }
+        Ok(true)
+    }
+
     pub fn id(&self) -> &str {
         &self.id
     }
