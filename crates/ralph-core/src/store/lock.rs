@@ -81,10 +81,21 @@ pub(super) fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, Lock
         .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC).bits())
         .open(path)
         .map_err(io_err)?;
+    take(file, path).map(Some)
+}
+
+/// Locks `file` (at `path`) without waiting and writes this process's pid into it; when
+/// another holds it, says who.
+fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
+    let io_err = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => lock,
         Err((mut file, Errno::EWOULDBLOCK)) => {
             let mut text = String::new();
+            // A pid is a few digits: never read a planted huge file whole.
             let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
             return Err(LockError::Held {
                 pid: text.trim().parse().ok(),
@@ -97,7 +108,7 @@ pub(super) fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, Lock
     lock.set_len(0).map_err(io_err)?;
     lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
     lock.write_all(pid.as_bytes()).map_err(io_err)?;
-    Ok(Some(lock))
+    Ok(lock)
 }
 
 impl WorkspaceLock {
@@ -161,25 +172,8 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
         crate::fsafe::Links::Refuse,
     )
     .map_err(io_err)?;
-    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-        Ok(lock) => lock,
-        Err((mut file, Errno::EWOULDBLOCK)) => {
-            let mut text = String::new();
-            // A pid is a few digits: never read a planted huge file whole.
-            let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
-            return Err(LockError::Held {
-                pid: text.trim().parse().ok(),
-                path: path.to_path_buf(),
-            });
-        }
-        Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
-    };
-    let pid = std::process::id().to_string();
-    lock.set_len(0).map_err(io_err)?;
-    lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
-    lock.write_all(pid.as_bytes()).map_err(io_err)?;
     Ok(WorkspaceLock {
-        _lock: lock,
+        _lock: take(file, path)?,
         _user: user,
         path: path.to_path_buf(),
     })
