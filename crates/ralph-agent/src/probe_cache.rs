@@ -51,10 +51,7 @@ impl ProbeCache {
     /// `None` when neither names an absolute directory (relative ones are ignored, as
     /// the XDG specification says, so a workspace-relative cache is impossible).
     pub fn user() -> Option<ProbeCache> {
-        let from = |var: &str| std::env::var_os(var).filter(|v| Path::new(v).is_absolute());
-        let base = from("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| from("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+        let base = ralph_types::user_dirs::cache_dir()?;
         Some(ProbeCache::in_dir(base.join(CACHE_SUBDIR)))
     }
 
@@ -83,7 +80,8 @@ impl ProbeCache {
     /// path itself, so a collision is a miss, not a wrong answer).
     fn entry_path(&self, binary: &Path) -> PathBuf {
         let bytes = binary.as_os_str().as_encoded_bytes();
-        self.dir.join(format!("{:016x}", fnv1a(bytes)))
+        self.dir
+            .join(format!("{:016x}", ralph_types::user_dirs::fnv1a(bytes)))
     }
 
     fn write_atomically(&self, target: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -149,15 +147,6 @@ fn read_bounded(path: &Path) -> Option<Vec<u8>> {
         .read_to_end(&mut bytes)
         .ok()?;
     (bytes.len() as u64 <= MAX_ENTRY_BYTES).then_some(bytes)
-}
-
-/// FNV-1a, 64 bits: stable across Rust versions, unlike `DefaultHasher`.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes
-        .iter()
-        .fold(OFFSET, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@
 //! which agents ralph knows and their names ([`BackendKind`], the one list of names, which
 //! [`StreamFormat`] and the CLI's values derive from), how a custom agent takes its
 //! prompt ([`PromptMode`]), the configured [`Deadlines`] with their defaults, how a run
-//! ended ([`Termination`]), and the names of the environment variables ralph sets for
-//! agents ([`env`](mod@env)).
+//! ended ([`Termination`]), the names of the environment variables ralph sets for
+//! agents ([`env`](mod@env)), and where the user's own files go ([`user_dirs`]: read from
+//! the environment, never from the workspace).
 
 mod backend;
 mod deadlines;
@@ -17,6 +18,7 @@ mod format;
 mod named;
 mod prompt_mode;
 mod termination;
+pub mod user_dirs;
 
 pub use backend::{BackendKind, DEFAULT_PRIORITY, UnknownBackend};
 pub use deadlines::{

@@ -34,30 +34,13 @@ pub struct WorkspaceLock {
 /// (else the cache directory's), named by a hash of the workspace's canonical path.
 /// `None` when no absolute user directory is set or the workspace cannot be resolved.
 pub(super) fn user_lock_path(workspace: &Path) -> Option<PathBuf> {
-    let absolute = |var: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    let base = absolute("XDG_RUNTIME_DIR")
-        .or_else(|| absolute("XDG_CACHE_HOME"))
-        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))?;
+    let base = ralph_types::user_dirs::runtime_dir()?;
     let canonical = workspace.canonicalize().ok()?;
     let name = format!(
         "{:016x}.lock",
-        fnv1a(canonical.as_os_str().as_encoded_bytes())
+        ralph_types::user_dirs::fnv1a(canonical.as_os_str().as_encoded_bytes())
     );
     Some(base.join("ralph").join("locks").join(name))
-}
-
-/// FNV-1a, 64 bits: a stable name for a path (not a defence: the directory is the
-/// user's own). Eight lines instead of a hashing crate.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes
-        .iter()
-        .fold(OFFSET, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
 /// Takes the user's lock for a workspace, creating its directory; `Ok(None)` when there is
