@@ -18,8 +18,8 @@
 //! callers' `io::Result`s and reads as a full sentence: what, where, how to fix.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
@@ -225,6 +225,28 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => check_dir(dir),
         Err(e) => Err(e),
     }
+}
+
+/// Appends `line` (ending in a newline) to the file at `path` under `.ralph/`, created if
+/// needed, in one write on an `O_APPEND` descriptor, so concurrent writers never
+/// interleave. If the file does not end with a newline (a writer died mid-line), the line
+/// starts with one, so a torn line spoils only itself and not the next record.
+pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
+    let mut file = open(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+        Links::Refuse,
+    )?;
+    let len = file.metadata()?.len();
+    let mut last = [0u8; 1];
+    let torn = len > 0 && file.read_at(&mut last, len - 1)? == 1 && last[0] != b'\n';
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    if torn {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(line);
+    // A short write only happens when the disk is full; write_all then finishes the line.
+    file.write_all(&bytes)
 }
 
 /// The directories between the workspace and `path` that are ralph's own: from the

@@ -18,9 +18,9 @@
 //! history is a separate file), so nothing ralph writes is ever read back as if an
 //! agent had emitted it.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use ralph_stream::{Frame, LineFramer};
@@ -35,23 +35,7 @@ const READ_CHUNK: usize = 64 * 1024;
 /// Appends `event` (stamped `ts_ms`) to the inbox at `path`, creating the file if needed.
 pub fn append(path: &Path, event: &Event, ts_ms: u64) -> io::Result<()> {
     // Never through a link, and never into a FIFO (see `crate::fsafe`).
-    let mut file = fsafe::open(
-        path,
-        OpenOptions::new().read(true).append(true).create(true),
-        Links::Refuse,
-    )?;
-    let line = encode_line(event, ts_ms);
-    let len = file.metadata()?.len();
-    let mut last = [0u8; 1];
-    let torn = len > 0 && file.read_at(&mut last, len - 1)? == 1 && last[0] != b'\n';
-    let mut bytes = Vec::with_capacity(line.len() + 1);
-    if torn {
-        bytes.push(b'\n');
-    }
-    bytes.extend_from_slice(line.as_bytes());
-    // One write: on a regular file opened with O_APPEND it lands whole at the end. A
-    // short write only happens when the disk is full; write_all then finishes the line.
-    file.write_all(&bytes)
+    fsafe::append_line(path, encode_line(event, ts_ms).as_bytes())
 }
 
 /// One line of the inbox, in file order.

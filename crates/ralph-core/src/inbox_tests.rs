@@ -1,5 +1,6 @@
 use super::*;
-use std::fs;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
 
 fn event(topic: &str, text: &str) -> InboxLine {
     InboxLine::Event {

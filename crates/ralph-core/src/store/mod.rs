@@ -22,7 +22,6 @@ mod lock;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -316,24 +315,9 @@ impl RunDir {
 
     /// Appends one iteration to the history (one line, one write).
     pub fn append_history(&self, record: &IterationRecord) -> io::Result<()> {
-        let mut file = fsafe::open(
-            &self.history(),
-            OpenOptions::new().read(true).append(true).create(true),
-            Links::Refuse,
-        )?;
-        // A writer that died mid-line left a torn last line: start on a fresh one, so the
-        // torn line spoils only itself and not this record (as the inbox does).
-        let len = file.metadata()?.len();
-        let mut last = [0u8; 1];
-        let torn = len > 0 && file.read_at(&mut last, len - 1)? == 1 && last[0] != b'\n';
-        let mut line = Vec::with_capacity(512);
-        if torn {
-            line.push(b'\n');
-        }
-        serde_json::to_writer(&mut line, record).map_err(io::Error::other)?;
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
-        // One write on an O_APPEND descriptor: the line lands whole.
-        file.write_all(&line)
+        fsafe::append_line(&self.history(), &line)
     }
 
     /// Every iteration recorded so far; lines that do not parse are skipped.
