@@ -25,6 +25,17 @@ pub(crate) fn quote(word: &str) -> String {
     }
 }
 
+/// ` -c FILE` for the commands a message suggests next, when the config is one a command
+/// reads only when named; empty for none, or for the project's own `ralph.yml`.
+pub(crate) fn config_flag(config: Option<&std::path::Path>) -> String {
+    match config {
+        Some(path) if path != std::path::Path::new(ralph_core::config::PROJECT_CONFIG_FILE) => {
+            format!(" -c {}", quote(&path.display().to_string()))
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 #[path = "shell_words_tests.rs"]
 mod tests;

@@ -17,6 +17,7 @@ use ralph_core::config::{
 use crate::cli::InitArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
+use crate::shell_words::config_flag;
 
 pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
@@ -34,12 +35,7 @@ pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
     let mut out = io::stdout();
     // A config elsewhere than `ralph.yml` is only read when named: every command that
     // follows must name it too.
-    let with_config = match &args.config {
-        Some(path) if path != Path::new(PROJECT_CONFIG_FILE) => {
-            format!(" -c {}", shell_quote(&path.display().to_string()))
-        }
-        _ => String::new(),
-    };
+    let with_config = config_flag(args.config.as_deref());
     let next = if cwd.join(DEFAULT_PROMPT_FILE).exists() {
         format!("`ralph run{with_config}`")
     } else {
@@ -56,19 +52,6 @@ pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
     )
     .map_err(CliError::write)?;
     Ok(CommandOutcome::Success)
-}
-
-/// `text` as one shell word: as it is when it is plainly safe, else in single quotes.
-fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 /// The template must be a valid config on its own: a failure here is a bug in ralph,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ralph_agent::supervise::{ChildStatus, run_interactive};
-use ralph_core::config::Overrides;
+use ralph_core::config::{DEFAULT_PROMPT_FILE, Overrides};
 use ralph_core::visible::visible;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -20,7 +20,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::backends::{interactive_command, resolve_default};
-use crate::shell_words::shell_line;
+use crate::shell_words::{config_flag, quote, shell_line};
 
 /// What the agent is asked when no idea is given.
 const NO_IDEA: &str = "I have not said yet: start by asking me what I want to build or change.";
@@ -92,19 +92,16 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
             .filter(|(path, modified)| before.get(path) != Some(modified))
             .map(|(path, _)| path)
             .collect();
-        let with_config = args
-            .config
-            .as_ref()
-            .map(|c| format!(" -c {}", c.display()))
-            .unwrap_or_default();
+        let with_config = config_flag(args.config.as_deref());
         let message = match written.as_slice() {
             [] => format!(
                 "no spec was written in {specs_shown}; run `ralph plan{with_config}` again, or \
-                 write the task in PROMPT.md and `ralph run{with_config}`"
+                 write the task in {DEFAULT_PROMPT_FILE} and `ralph run{with_config}`"
             ),
             [spec] => {
                 let shown = specs_dir.join(spec).display().to_string();
-                format!("spec written: {shown}; next: `ralph run{with_config} -P {shown}`")
+                let quoted = quote(&shown);
+                format!("spec written: {shown}; next: `ralph run{with_config} -P {quoted}`")
             }
             several => format!(
                 "specs written: {}; next: `ralph run{with_config} -P <spec>` for each",
