@@ -10,6 +10,7 @@
 //! puts the two together: one agent run whose output is parsed into events as it arrives.
 
 pub mod backend;
+pub mod command;
 pub mod probe;
 pub mod probe_cache;
 pub mod session;

@@ -6,7 +6,7 @@
 //! these types without depending on the crate that starts processes. What lives here:
 //! which agents ralph knows and their names ([`BackendKind`], the one list of names, which
 //! [`StreamFormat`] and the CLI's values derive from), how a custom agent takes its
-//! prompt ([`PromptMode`]), the configured [`Deadlines`] with their defaults, how a run
+//! prompt ([`PromptMode`]), how a gate's or hook's command is written ([`Invocation`]), the configured [`Deadlines`] with their defaults, how a run
 //! ended ([`Termination`]), the names of the environment variables ralph sets for
 //! agents ([`env`](mod@env)), and where the user's own files go ([`user_dirs`]: read from
 //! the environment, never from the workspace).
@@ -15,6 +15,7 @@ mod backend;
 mod deadlines;
 pub mod env;
 mod format;
+mod invocation;
 mod named;
 mod prompt_mode;
 mod termination;
@@ -26,5 +27,6 @@ pub use deadlines::{
     DEFAULT_STARTUP_TIMEOUT, Deadlines,
 };
 pub use format::{StreamFormat, UnknownFormat};
+pub use invocation::{Invocation, SHELL};
 pub use prompt_mode::{PromptMode, UnknownPromptMode};
 pub use termination::{SpawnFailure, Termination};

@@ -36,7 +36,7 @@ mod signal;
 mod sink;
 mod spawn;
 mod spec;
-mod stderr_tail;
+pub(crate) mod stderr_tail;
 mod stop;
 mod teardown;
 mod tree;
