@@ -78,7 +78,8 @@ fn upstream_self_hosting_config_loads_with_warnings() {
              ralph (yet) and is ignored: ralph-orchestrator ignored it as well, so nothing changes",
             "upstream_self_hosting.yml:22:1: `backpressure` is not supported by ralph (yet) and is \
              ignored: no command listed here is run (ralph-orchestrator never ran them either); \
-             put the checks in `core.guardrails` or in a hat's instructions",
+             write them as `gates:` (`name`, `run`, `before`), which ralph runs before it \
+             believes the events they guard",
             "upstream_self_hosting.yml:58:1: `skills` is not supported by ralph (yet) and is \
              ignored: ralph injects no skills index into the prompt",
             "upstream_self_hosting.yml:13:16: `cli.prompt_mode` only applies to the custom backend \
@@ -245,8 +246,15 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
 }
 
 /// The dotted paths of every key in `yaml`, with hat ids and model names written as
-/// the key table writes them (`hats.<id>.pty`).
+/// the key table writes them (`hats.<id>.pty`, `gates[].run`).
 fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
+    // A list of mappings (`gates`): each entry's keys, as `gates[].<key>`.
+    if let saphyr::Yaml::Sequence(items) = yaml {
+        for item in items {
+            dumped_paths(item, &format!("{path}[]"), out);
+        }
+        return;
+    }
     let saphyr::Yaml::Mapping(map) = yaml else {
         return;
     };

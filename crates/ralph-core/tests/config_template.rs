@@ -4,8 +4,8 @@
 mod support;
 
 use ralph_core::config::{
-    AgentBackend, BackendChoice, CustomBackend, DEFAULT_COMPLETION_PROMISE, EXAMPLE_HATS,
-    PromptMode, init_template,
+    AgentBackend, BackendChoice, CustomBackend, DEFAULT_COMPLETION_PROMISE, EXAMPLE_GATES,
+    EXAMPLE_HATS, PromptMode, init_template,
 };
 use ralph_stream::StreamFormat;
 use support::{parse_ok, resolve_ok};
@@ -137,5 +137,41 @@ fn example_pricing_validates_once_uncommented() {
                 cache_write: 1.25,
             },
         }]
+    );
+}
+
+#[test]
+fn example_gates_validate_once_uncommented() {
+    let template = init_template(BackendChoice::Backend(ralph_types::BackendKind::Pi));
+    let uncommented: String = template
+        .lines()
+        .map(|line| {
+            let plain = line.strip_prefix("# ").unwrap_or(line);
+            if EXAMPLE_GATES.lines().any(|l| l == plain) {
+                format!("{plain}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    let gates = resolve_ok(&uncommented).config.gates;
+    let shown: Vec<_> = gates
+        .iter()
+        .map(|g| (g.name.as_str(), g.run.to_string(), g.before.clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                "tests",
+                "cargo test --quiet".to_owned(),
+                vec![DEFAULT_COMPLETION_PROMISE.to_owned()]
+            ),
+            (
+                "lint",
+                "cargo clippy --all-targets -- -D warnings".to_owned(),
+                vec![DEFAULT_COMPLETION_PROMISE.to_owned()]
+            ),
+        ]
     );
 }

@@ -157,6 +157,7 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
             model: "gpt-5.5".into(),
             price,
         }],
+        gates: vec![],
         sources: vec![],
     };
     let codex = agent(

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use saphyr::{Scalar, YamlData};
 
+use super::decode_gate::decode_gates;
 use super::decode_hat::decode_hats;
 use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
@@ -97,9 +98,10 @@ fn decode_keys(
             Read::Scratchpad => scratchpad(dec, &field, config),
             Read::Hats => config.hats = decode_hats(dec, &field),
             Read::Prices => config.pricing = decode_pricing(dec, &field),
-            // Hat and price keys live in their own sections (`decode_hat.rs`,
-            // `decode_pricing.rs`); the table's tests keep them there.
-            Read::Hat(_) | Read::Own => {}
+            Read::Gates => config.gates = decode_gates(dec, &field),
+            // Hat, gate and price keys live in their own sections (`decode_hat.rs`,
+            // `decode_gate.rs`, `decode_pricing.rs`); the table's tests keep them there.
+            Read::Hat(_) | Read::Gate(_) | Read::Own => {}
         }
     }
     mapping.finish();

@@ -13,6 +13,9 @@ pub(crate) mod expected {
     pub(crate) const BOOL: &str = "`true` or `false`";
     pub(crate) const STRING_LIST: &str = "a list of strings";
     pub(crate) const MAPPING: &str = "a mapping";
+    pub(crate) const COMMAND: &str =
+        "a command (a string, or a list of the program and its arguments)";
+    pub(crate) const GATE_LIST: &str = "a list of gates (each a mapping with `name` and `run`)";
 }
 
 /// How a node looks, for "found …" in messages.

@@ -9,7 +9,7 @@ use std::fmt;
 use saphyr::{Yaml, YamlEmitter};
 
 use super::key::{Dump, Key, Section};
-use super::resolved::{HatBackend, HatConfig, ModelPricing, ResolvedConfig};
+use super::resolved::{GateConfig, HatBackend, HatConfig, ModelPricing, ResolvedConfig};
 use super::yaml_value::Map;
 
 impl ResolvedConfig {
@@ -46,6 +46,7 @@ enum Part<'a> {
     Hat(&'a HatConfig),
     Backend(&'a HatBackend),
     Price(&'a ModelPricing),
+    Gate(&'a GateConfig),
 }
 
 /// `part` as a mapping of `section`'s keys, each written by its entry's [`Dump`], in
@@ -88,7 +89,16 @@ fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
             }
             (!config.pricing.is_empty()).then(|| prices.into_yaml())
         }
+        (Dump::Gates, Part::Config(config)) => {
+            let gates = config
+                .gates
+                .iter()
+                .map(|gate| section(Section::Gate, Part::Gate(gate)).into_yaml())
+                .collect();
+            (!config.gates.is_empty()).then(|| Yaml::Sequence(gates))
+        }
         (Dump::Config(f), Part::Config(config)) => f(config),
+        (Dump::Gate(f), Part::Gate(gate)) => f(gate),
         (Dump::Hat(f), Part::Hat(hat)) => f(hat),
         (Dump::Backend(f), Part::Backend(backend)) => f(backend),
         (Dump::Price(f), Part::Price(price)) => f(price),

@@ -134,6 +134,19 @@ pub enum ConfigErrorKind {
         first_hat: String,
         first: Origin,
     },
+    #[error("two gates are named `{name}` (the first at {first}): give each gate its own name")]
+    DuplicateGate { name: String, first: Origin },
+    #[error(
+        "gate `{gate}` guards `{topic}`, which nothing publishes: {}",
+        gate_topics_help(.promise, .publishable)
+    )]
+    UnguardedTopic {
+        gate: String,
+        topic: String,
+        promise: String,
+        /// The topics hats publish (`publishes` and `default_publishes`).
+        publishable: Vec<String>,
+    },
     #[error("`{key}` is missing: {why}")]
     MissingKey { key: String, why: &'static str },
     #[error(
@@ -189,6 +202,24 @@ fn unknown_key_help(suggestion: Option<&str>, expected: &[&str]) -> String {
     match suggestion {
         Some(_) => did_you_mean(suggestion),
         None => format!(" (expected one of: {})", expected.join(", ")),
+    }
+}
+
+fn gate_topics_help(promise: &str, publishable: &[String]) -> String {
+    if publishable.is_empty() {
+        format!(
+            "without hats a gate can only guard the completion promise `{promise}` (leave \
+             `before` out for that)"
+        )
+    } else {
+        format!(
+            "a gate guards the completion promise `{promise}` or a topic a hat publishes ({})",
+            publishable
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 

@@ -9,12 +9,12 @@ use saphyr::Yaml;
 
 use super::choice::{AUTO, BackendChoice, PromptMode};
 use super::node::{Decoder, Field};
-use super::raw::{RawConfig, RawHat};
+use super::raw::{RawConfig, RawGate, RawHat};
 use super::resolved::{
-    DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, HatBackend, HatConfig, ModelPricing, ResolvedConfig,
+    DEFAULT_STARTUP_TIMEOUT, GateConfig, HatBackend, HatConfig, ModelPricing, ResolvedConfig,
 };
 use crate::topic::TASK_START;
 
@@ -37,11 +37,13 @@ pub enum Section {
     HatBackend,
     /// `pricing.<model>:`.
     Price,
+    /// One entry of the `gates:` list.
+    Gate,
 }
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 9] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -50,6 +52,7 @@ impl Section {
         Section::Hat,
         Section::HatBackend,
         Section::Price,
+        Section::Gate,
     ];
 
     /// The dotted path, with `<id>` and `<model>` for the names users choose.
@@ -63,6 +66,7 @@ impl Section {
             Section::Hat => "hats.<id>",
             Section::HatBackend => "hats.<id>.backend",
             Section::Price => "pricing.<model>",
+            Section::Gate => "gates[]",
         }
     }
 
@@ -115,6 +119,8 @@ pub(crate) enum Read {
     Hats,
     /// `pricing`: each model's prices.
     Prices,
+    /// `gates`: each gate, through [`Section::Gate`]'s entries.
+    Gates,
     /// Read by its section's own code, together with other keys: a hat's `description`
     /// (which must be there) and `backend` (in three forms), a price's keys (two are
     /// required), a hat backend's keys (which form they make).
@@ -123,6 +129,8 @@ pub(crate) enum Read {
     Layer(fn(&mut Decoder, &Field<'_>, &mut RawConfig)),
     /// A value of the hat being read.
     Hat(fn(&mut Decoder, &Field<'_>, &mut RawHat)),
+    /// A value of the gate being read.
+    Gate(fn(&mut Decoder, &Field<'_>, &mut RawGate)),
 }
 
 /// What a key accepts, as the reference describes it.
@@ -132,6 +140,10 @@ pub enum Type {
     Mapping,
     /// A mapping from names the user chooses (hat ids, model names) to mappings.
     NamedMappings(&'static str),
+    /// A list of mappings of the keys declared under it.
+    MappingList,
+    /// A command: a string run by `sh -c`, or a list of the program and its arguments.
+    Command,
     /// `true` or `false`.
     Bool,
     /// A whole number, at least 1.
@@ -170,6 +182,10 @@ impl Type {
         match self {
             Type::Mapping => "mapping".to_owned(),
             Type::NamedMappings(name) => format!("mapping of {name} to mappings"),
+            Type::MappingList => "list of mappings".to_owned(),
+            Type::Command => "string (run by `sh -c`), or list of strings (the program and its \
+                              arguments)"
+                .to_owned(),
             Type::Bool => "`true` or `false`".to_owned(),
             Type::Count => "whole number ≥ 1".to_owned(),
             Type::Seconds => "seconds (whole number ≥ 1)".to_owned(),
@@ -283,6 +299,9 @@ pub enum Dump {
     /// Each configured price, by model, as a mapping of [`Section::Price`]'s keys (left
     /// out when none is configured: the built-in table is not a setting).
     Prices,
+    /// Each gate, in order, as a mapping of [`Section::Gate`]'s keys (left out with no
+    /// gates).
+    Gates,
     /// A key of the top level, `cli`, `event_loop` or `core`.
     Config(fn(&ResolvedConfig) -> Option<Yaml<'static>>),
     /// A key of a hat.
@@ -291,6 +310,8 @@ pub enum Dump {
     Backend(fn(&HatBackend) -> Option<Yaml<'static>>),
     /// A key of a price.
     Price(fn(&ModelPricing) -> Option<Yaml<'static>>),
+    /// A key of a gate.
+    Gate(fn(&GateConfig) -> Option<Yaml<'static>>),
 }
 
 /// The backend names `cli.backend` accepts.
@@ -342,6 +363,7 @@ pub(crate) mod defaults {
     pub(crate) const STARTING_EVENT: Value = Value::Text(TASK_START);
     pub(crate) const SCRATCHPAD: Value = Value::Text(DEFAULT_SCRATCHPAD);
     pub(crate) const SPECS_DIR: Value = Value::Text(DEFAULT_SPECS_DIR);
+    pub(crate) const GATE_TIMEOUT: Value = Value::Seconds(DEFAULT_GATE_TIMEOUT);
     pub(crate) const PROMPT_FILE: &str = DEFAULT_PROMPT_FILE;
     pub(crate) const BACKENDS: fn() -> Vec<&'static str> = super::backend_choices;
     pub(crate) const BUILTIN_BACKENDS: fn() -> Vec<&'static str> = super::builtin_backends;

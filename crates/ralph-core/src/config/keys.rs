@@ -22,7 +22,7 @@ use super::resolved::{
     ResolvedConfig,
 };
 use super::unsupported::{self, Unsupported};
-use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
+use super::yaml_value::{boolean, int, invocation, number, path_value, seconds, string, strings};
 
 /// The example hats shown (commented out) at the end of the `ralph init` template: a
 /// two-hat plan/build workflow whose planner ends the loop with the default completion
@@ -43,6 +43,17 @@ hats:
     triggers: [step.ready]
     publishes: [step.done]
     default_publishes: step.done
+";
+
+/// The example gates shown (commented out) in the `ralph init` template.
+pub const EXAMPLE_GATES: &str = "\
+gates:
+  - name: tests
+    run: cargo test --quiet
+  - name: lint
+    run: [cargo, clippy, --all-targets, --, -D, warnings]
+    before: [LOOP_COMPLETE]
+    timeout_seconds: 300
 ";
 
 const EXAMPLE_PRICING: &str = "\
@@ -97,7 +108,7 @@ impl Section {
             Section::EventLoop => unsupported::EVENT_LOOP,
             Section::Hat => unsupported::HAT,
             Section::HatBackend => unsupported::HAT_BACKEND,
-            Section::Core | Section::Scratchpad | Section::Price => &[],
+            Section::Core | Section::Scratchpad | Section::Price | Section::Gate => &[],
         }
     }
 
@@ -146,7 +157,7 @@ fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
 }
 
 use Default::{Keys, Required, Unset};
-use Section::{Cli, Core, EventLoop, Hat, Price, Scratchpad, Top};
+use Section::{Cli, Core, EventLoop, Gate, Hat, Price, Scratchpad, Top};
 
 /// A hat backend's mapping form needs one of these two keys.
 const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
@@ -183,6 +194,17 @@ pub static KEYS: &[Key] = &[
         },
         Dump::Hats,
         Read::Hats),
+    key(Top, "gates", Type::MappingList, Unset("no gates: the agent's word is taken"),
+        "Commands ralph runs itself, in the workspace, after an iteration: an event a gate \
+         guards counts only once the gate exits 0; otherwise ralph publishes `gate.failed` \
+         with the gate's output instead.",
+        Init::Block {
+            example: EXAMPLE_GATES,
+            note: "A string runs through `sh -c`, a list is the program and its arguments. \
+                   `ralph gates` runs them by hand.",
+        },
+        Dump::Gates,
+        Read::Gates),
     key(Top, "pricing", Type::NamedMappings("model names"), Unset("ralph's built-in list prices"),
         "Model prices for agents that count tokens but report no cost (Codex, Gemini CLI); \
          in US dollars per million tokens, they override and extend ralph's built-in list \
@@ -425,6 +447,28 @@ pub static KEYS: &[Key] = &[
         "Run this hat's agent on a pseudo-terminal.", Init::InExample,
         Dump::Hat(|h| Some(boolean(h.pty))),
         Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
+    // gates[]
+    key(Gate, "name", Type::NonEmptyText, Required,
+        "The gate's name (letters, digits, `-`, `_`, `.`), shown in the view and naming its log \
+         file.",
+        Init::InExample,
+        Dump::Gate(|g| Some(string(&g.name))),
+        Read::Own),
+    key(Gate, "run", Type::Command, Required,
+        "The command; it passes when it exits 0.", Init::InExample,
+        Dump::Gate(|g| Some(invocation(&g.run))),
+        Read::Own),
+    key(Gate, "before", Type::Topics, Unset("the completion promise"),
+        "The events that count only once this gate passes: the completion promise or topics \
+         hats publish. Gates guarding one event run in order, each only if the one before \
+         passed.",
+        Init::InExample,
+        Dump::Gate(|g| Some(strings(&g.before))),
+        Read::Gate(|dec, f, g| g.before = dec.topics(f))),
+    key(Gate, "timeout_seconds", Type::Seconds, value(d::GATE_TIMEOUT),
+        "Past this, the gate is stopped (its whole process group) and fails.", Init::InExample,
+        Dump::Gate(|g| Some(seconds(g.timeout))),
+        Read::Gate(|dec, f, g| g.timeout_seconds = read::seconds(dec, f))),
     // hats.<id>.backend
     key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
         "A built-in backend.", Init::InExample,

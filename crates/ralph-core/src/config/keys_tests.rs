@@ -76,6 +76,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
             Dump::Keys => Section::opened_by(key).is_some(),
             Dump::Hats => key.path() == "hats",
             Dump::Prices => key.path() == "pricing",
+            Dump::Gates => key.path() == "gates",
             Dump::Config(_) => matches!(
                 key.section,
                 Section::Top
@@ -87,6 +88,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
             Dump::Hat(_) => key.section == Section::Hat,
             Dump::Backend(_) => key.section == Section::HatBackend,
             Dump::Price(_) => key.section == Section::Price,
+            Dump::Gate(_) => key.section == Section::Gate,
         };
         assert!(fits, "{}", key.path());
     }
@@ -100,16 +102,18 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             Read::Scratchpad => key.path() == "core.scratchpad",
             Read::Hats => key.path() == "hats",
             Read::Prices => key.path() == "pricing",
+            Read::Gates => key.path() == "gates",
             Read::Layer(_) => matches!(
                 key.section,
                 Section::Cli | Section::EventLoop | Section::Core | Section::Scratchpad
             ),
             Read::Hat(_) => key.section == Section::Hat,
-            // Read by `decode_hat.rs` and `decode_pricing.rs` (the `every_key.yml`
-            // fixture trips a debug assertion for a key nobody takes).
+            Read::Gate(_) => key.section == Section::Gate,
+            // Read by `decode_hat.rs`, `decode_gate.rs` and `decode_pricing.rs` (the
+            // `every_key.yml` fixture trips a debug assertion for a key nobody takes).
             Read::Own => matches!(
                 key.section,
-                Section::Hat | Section::HatBackend | Section::Price
+                Section::Hat | Section::HatBackend | Section::Price | Section::Gate
             ),
         };
         assert!(fits, "{}", key.path());
@@ -144,6 +148,8 @@ fn samples(ty: Type) -> (String, String) {
         Type::Mapping | Type::NamedMappings(_) | Type::PathOrMapping | Type::BackendOrMapping => {
             pair("{}", "5")
         }
+        Type::MappingList => pair("[]", "{}"),
+        Type::Command => pair("[make, test]", "[]"),
     }
 }
 
@@ -156,6 +162,7 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
         Section::Core => ("core:\n", "  "),
         Section::Scratchpad => ("core:\n  scratchpad:\n", "    "),
         Section::Hat => ("hats:\n  h:\n    description: d\n", "    "),
+        Section::Gate => ("gates:\n  - name: g\n    run: make\n", "    "),
         other => panic!("no sample file for {other:?}"),
     };
     let placeholder = format!("{indent}# nothing\n");
@@ -170,10 +177,10 @@ fn each_reader_accepts_and_refuses_what_its_type_says() {
     let parse = |text: &str| super::decode::parse_layer(text, std::path::Path::new("t.yml"));
     let read_by_table = KEYS
         .iter()
-        .filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_)));
+        .filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_) | Read::Gate(_)));
     for key in read_by_table {
         let (ok, bad) = samples(key.ty);
-        let path = key.path().replace("<id>", "h");
+        let path = key.path().replace("<id>", "h").replace("[]", "[0]");
         let (with, without) = file_with(key, &ok);
         let read = parse(&with).unwrap_or_else(|e| panic!("{path}: {ok}: {e}"));
         let baseline = parse(&without).expect("baseline").config;

@@ -12,13 +12,17 @@
 //!   `pty` from the layers below (the `--model` flag meant for pi must not reach codex,
 //!   nor a terminal one agent needed reach another).
 //!
+//! Gates merge per name: a later layer's gate replaces the earlier gate of that name in
+//! place, new gates follow in their layer's order (so a user file can hold gates every
+//! project runs, and a project can redefine one).
+//!
 //! Prices merge per model: a later layer's price of a model replaces the earlier one
 //! whole (no `cache_read` left over from a price the user rewrote), other models keep
 //! theirs.
 
 use super::choice::BackendChoice;
 use super::decode_pricing::same_model;
-use super::raw::{Layered, RawCli, RawConfig, RawHat, RawPrice};
+use super::raw::{Layered, RawCli, RawConfig, RawGate, RawHat, RawPrice};
 
 /// Merges `over` on top of `base`.
 pub fn merge(mut base: RawConfig, over: RawConfig) -> RawConfig {
@@ -77,6 +81,20 @@ impl Layered for Vec<RawPrice> {
             {
                 Some(slot) => *slot = price,
                 None => self.push(price),
+            }
+        }
+        self
+    }
+}
+
+/// A later layer's gate replaces the earlier gate of the same name in place; new gates
+/// follow in their layer's order.
+impl Layered for Vec<RawGate> {
+    fn layer(mut self, over: Self) -> Self {
+        for gate in over {
+            match self.iter_mut().find(|g| g.name.value == gate.name.value) {
+                Some(slot) => *slot = gate,
+                None => self.push(gate),
             }
         }
         self

@@ -25,6 +25,7 @@
 
 mod choice;
 mod decode;
+mod decode_gate;
 mod decode_hat;
 mod decode_pricing;
 mod describe;
@@ -54,23 +55,23 @@ pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 pub use key::{Key, Section};
-pub use keys::{EXAMPLE_HATS, KEYS};
+pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, KEYS};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
 pub use overrides::{Overrides, flag};
 pub use raw::{
-    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice,
-    RawScratchpad, SpannedList,
+    RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
+    RawPrice, RawScratchpad, SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
 pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
-    DEFAULT_EXIT_GRACE, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
+    DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, Deadlines, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt,
-    PromptSource, ResolvedConfig,
+    DEFAULT_STARTUP_TIMEOUT, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig,
+    ModelPricing, Prompt, PromptSource, ResolvedConfig,
 };
 pub use template::init_template;

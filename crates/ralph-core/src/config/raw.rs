@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use ralph_stream::StreamFormat;
-use ralph_types::BackendKind;
+use ralph_types::{BackendKind, Invocation};
 
 use super::choice::{BackendChoice, PromptMode};
 use super::origin::Spanned;
@@ -64,6 +64,8 @@ layered! {
         pub hats: Vec<RawHat>,
         /// `pricing:`, in file order.
         pub pricing: Vec<RawPrice>,
+        /// `gates:`, in file order.
+        pub gates: Vec<RawGate>,
     }
 }
 
@@ -207,4 +209,15 @@ pub struct RawPrice {
     pub cache_read: Option<Spanned<f64>>,
     /// `None`: the input price.
     pub cache_write: Option<Spanned<f64>>,
+}
+
+/// One entry of `gates:`: a command ralph runs itself to check an event the agent
+/// published.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawGate {
+    /// Where the entry starts (errors about the whole gate point here).
+    pub name: Spanned<String>,
+    pub run: Option<Spanned<Invocation>>,
+    pub before: Option<SpannedList<String>>,
+    pub timeout_seconds: Option<Spanned<u64>>,
 }

@@ -12,12 +12,15 @@ use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 use super::choice::{BackendChoice, PromptMode};
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::origin::{Origin, Spanned};
-use super::raw::{RawCli, RawConfig, RawDeadlines, RawEventLoop, RawHat, RawHatBackend, RawPrice};
+use super::raw::{
+    RawCli, RawConfig, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend, RawPrice,
+};
 use super::resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
-    DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, HatBackend,
-    HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig,
+    DEFAULT_GATE_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
+    DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
+    Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource,
+    ResolvedConfig,
 };
 use crate::topic::TASK_START;
 
@@ -82,12 +85,13 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
     };
     r.check_triggers(&raw.hats);
-    let hats = raw
+    let hats: Vec<HatConfig> = raw
         .hats
         .into_iter()
         .map(|hat| r.hat(hat, &raw.cli, &agent))
         .collect();
     let pricing = raw.pricing.into_iter().map(model_pricing).collect();
+    let gates = r.gates(raw.gates, &event_loop.completion_promise, &hats);
     if !r.errors.is_empty() {
         return Err(ConfigErrors(r.errors));
     }
@@ -99,6 +103,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             core,
             hats,
             pricing,
+            gates,
             sources: env.sources.clone(),
         },
         warnings: r.warnings,
@@ -279,6 +284,54 @@ impl Resolver {
                 .prompt_events_max_bytes
                 .map_or(DEFAULT_PROMPT_EVENTS_MAX_BYTES, |n| n.value),
         }
+    }
+
+    /// The gates, with `before` defaulted to the promise; each guarded topic must be one
+    /// something can publish (the promise, or a topic a hat publishes), or the gate
+    /// would never run and the user would believe the event checked.
+    fn gates(&mut self, raw: Vec<RawGate>, promise: &str, hats: &[HatConfig]) -> Vec<GateConfig> {
+        let mut publishable: Vec<String> = hats
+            .iter()
+            .flat_map(|h| h.publishes.iter().chain(&h.default_publishes))
+            .filter(|t| *t != promise)
+            .cloned()
+            .collect();
+        publishable.sort();
+        publishable.dedup();
+        raw.into_iter()
+            .map(|gate| {
+                let before = match gate.before {
+                    Some(list) => list
+                        .value
+                        .into_iter()
+                        .map(|topic| {
+                            if topic.value != promise && !publishable.contains(&topic.value) {
+                                let kind = ConfigErrorKind::UnguardedTopic {
+                                    gate: gate.name.value.clone(),
+                                    topic: topic.value.clone(),
+                                    promise: promise.to_owned(),
+                                    publishable: publishable.clone(),
+                                };
+                                self.error(topic.origin, kind);
+                            }
+                            topic.value
+                        })
+                        .collect(),
+                    None => vec![promise.to_owned()],
+                };
+                GateConfig {
+                    name: gate.name.value,
+                    // A gate without a command was refused while decoding.
+                    run: gate
+                        .run
+                        .map_or_else(|| ralph_types::Invocation::Argv(Vec::new()), |r| r.value),
+                    before,
+                    timeout: gate
+                        .timeout_seconds
+                        .map_or(DEFAULT_GATE_TIMEOUT, |t| Duration::from_secs(t.value)),
+                }
+            })
+            .collect()
     }
 
     /// Each trigger routes to one hat: the second hat to claim a topic is the error.

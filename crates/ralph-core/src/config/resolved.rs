@@ -33,6 +33,9 @@ pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: u32 = 5;
 pub const DEFAULT_PROMPT_EVENTS_MAX_BYTES: u32 = 1024 * 1024;
 /// Default for `core.scratchpad`.
 pub const DEFAULT_SCRATCHPAD: &str = ".ralph/agent/scratchpad.md";
+/// Default for a gate's `timeout_seconds`: long enough for a real test suite, short
+/// enough that a hung one does not eat the run.
+pub const DEFAULT_GATE_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default for `core.specs_dir`.
 pub const DEFAULT_SPECS_DIR: &str = ".ralph/specs/";
 /// The prompt file read when no prompt is configured, if it exists (next to the
@@ -52,8 +55,31 @@ pub struct ResolvedConfig {
     /// The prices of `pricing:`, which override and extend the built-in table
     /// ([`ResolvedConfig::price_table`]), lowest layer first.
     pub pricing: Vec<ModelPricing>,
+    /// `gates:`, lowest layer first, each in file order.
+    pub gates: Vec<GateConfig>,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
+}
+
+/// A command ralph runs in the workspace after an iteration, before it believes one of
+/// the events in `before`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateConfig {
+    pub name: String,
+    pub run: ralph_types::Invocation,
+    /// The events that count only once this gate passes (the completion promise when
+    /// the file names none).
+    pub before: Vec<String>,
+    pub timeout: Duration,
+}
+
+impl ResolvedConfig {
+    /// The gates guarding `topic`, in declaration order.
+    pub fn gates_before(&self, topic: &str) -> impl Iterator<Item = &GateConfig> {
+        self.gates
+            .iter()
+            .filter(move |g| g.before.iter().any(|t| t == topic))
+    }
 }
 
 impl ResolvedConfig {

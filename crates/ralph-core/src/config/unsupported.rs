@@ -205,7 +205,7 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "backpressure",
         warning,
-        "no command listed here is run (ralph-orchestrator never ran them either); put the checks in `core.guardrails` or in a hat's instructions",
+        "no command listed here is run (ralph-orchestrator never ran them either); write them as `gates:` (`name`, `run`, `before`), which ralph runs before it believes the events they guard",
     ),
     entry("name", warning, "ralph keeps no name for a config"),
     entry(

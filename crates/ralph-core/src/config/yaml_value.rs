@@ -59,3 +59,11 @@ pub(crate) fn seconds(d: Duration) -> Yaml<'static> {
     // Durations here come from whole seconds in the config, which fit in an i64.
     int(i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
+
+/// A command as written: a string, or a list of words.
+pub(crate) fn invocation(command: &ralph_types::Invocation) -> Yaml<'static> {
+    match command {
+        ralph_types::Invocation::Shell(line) => string(line),
+        ralph_types::Invocation::Argv(argv) => strings(argv),
+    }
+}
