@@ -119,6 +119,19 @@ pub(crate) enum Command {
     ///   ralph events --format json | jq -r .topic
     #[command(verbatim_doc_comment)]
     Events(EventsArgs),
+    /// Run the configured gates now, as `ralph run` runs them after an iteration.
+    ///
+    /// Each gate (or only those named) runs in the workspace under its timeout, in the
+    /// order ralph.yml lists them, with the same view as a run; every one runs, even
+    /// after one fails. Output goes to .ralph/gates/<name>.log. Exits 0 when all pass,
+    /// 1 otherwise. Useful in CI and to test a gate before a loop depends on it.
+    ///
+    /// Examples:
+    ///   ralph gates
+    ///   ralph gates tests lint
+    ///   ralph gates --output json | jq -c 'select(.type=="gate_finished")'
+    #[command(verbatim_doc_comment)]
+    Gates(GatesArgs),
     /// Print a shell completion script.
     ///
     /// Examples:
@@ -231,6 +244,9 @@ pub(crate) struct RunArgs {
     /// Print the resolved configuration and exit without running anything.
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Run no gates: the events they guard are believed as the agent publishes them.
+    #[arg(long)]
+    pub(crate) no_gates: bool,
     /// Resume the last run: its iteration count, cost, runtime and pending events, and the
     /// limits its command line gave (--max-iterations, --max-cost, --max-runtime,
     /// --completion-promise) unless given again.
@@ -246,6 +262,23 @@ pub(crate) struct RunArgs {
     /// Also show the agent's thinking, its tools' output and its non-JSON lines.
     #[arg(short, long)]
     pub(crate) verbose: bool,
+    /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct GatesArgs {
+    /// The gates to run (all when none is named).
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Read this config file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// `text` for people, `json` for programs (`gate_started`/`gate_finished` lines, as in
+    /// docs/run-events.md).
+    #[arg(long, value_enum, default_value_t = OutputArg::Text)]
+    pub(crate) output: OutputArg,
     /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub(crate) color: ColorArg,

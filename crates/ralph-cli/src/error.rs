@@ -73,6 +73,13 @@ pub(crate) enum CliError {
     NoLoopForEmit(PathBuf),
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
+    #[error(
+        "no gates are configured: add a `gates:` list to ralph.yml (`ralph init` writes an \
+         example; docs/config.md describes the keys)"
+    )]
+    NoGates,
+    #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
+    UnknownGate { name: String, known: Vec<String> },
 }
 
 impl From<ralph_agent::DetectError> for CliError {

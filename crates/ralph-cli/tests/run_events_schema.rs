@@ -240,7 +240,9 @@ fn every_variant_the_types_can_make_matches_the_schema() {
 
     use ralph_core::event::{Event, InvalidLine};
     use ralph_core::inbox::InboxRestart;
-    use ralph_core::machine::{CompletionSignal, IterationOutcome, Notice, StopReason};
+    use ralph_core::machine::{
+        CompletionSignal, GateEnd, GateResult, IterationOutcome, Notice, StopReason,
+    };
     use ralph_core::run_event::{Limits, RunEvent, Totals};
     use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
 
@@ -344,6 +346,11 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         Notice::PromiseNotAlone {
             promise: "DONE".into(),
         },
+        Notice::EventWithheld {
+            topic: "t".into(),
+            gate: "g".into(),
+            hat: "h".into(),
+        },
         Notice::InvalidLine {
             error: InvalidLine::BadTopic {
                 topic: "a b".into(),
@@ -376,8 +383,33 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         IterationOutcome::StoppedAtRuntimeLimit,
         IterationOutcome::Interrupted,
     ];
-    let events = [Event::new("a"), Event::with_text("b", "c")];
+    let mut addressed = Event::with_text("gate.failed", "x");
+    addressed.to = Some("h".into());
+    let events = [Event::new("a"), Event::with_text("b", "c"), addressed];
     let required = ["r".to_owned()];
+    let verified = ["a".to_owned()];
+    let gate_results: Vec<GateResult> = [
+        GateEnd::Passed,
+        GateEnd::Exit,
+        GateEnd::Timeout,
+        GateEnd::Spawn,
+        GateEnd::Interrupted,
+    ]
+    .into_iter()
+    .map(|end| GateResult {
+        gate: "g".into(),
+        event: "DONE".into(),
+        end,
+        exit_code: (end == GateEnd::Exit).then_some(3),
+        duration_ms: 5,
+        output: if end == GateEnd::Passed {
+            String::new()
+        } else {
+            "out".into()
+        },
+        log: Some(".ralph/runs/r/gates/1-g.log".into()),
+    })
+    .collect();
     let mut all: Vec<Value> = Vec::new();
     let mut push = |event: RunEvent<'_>| all.push(serde_json::to_value(&event).expect("JSON"));
     push(RunEvent::LoopStarted {
@@ -417,7 +449,24 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         iteration: 1,
         events: &events,
         invalid_lines: 2,
+        verified: &verified,
+        withheld: &[],
     });
+    for (iteration, event) in [(Some(1), Some("DONE")), (None, None)] {
+        push(RunEvent::GateStarted {
+            iteration,
+            gate: "g",
+            event,
+            command: "make test",
+        });
+    }
+    for result in &gate_results {
+        push(RunEvent::GateFinished {
+            iteration: None,
+            passed: result.passed(),
+            result,
+        });
+    }
     for notice in &notices {
         push(RunEvent::Notice {
             iteration: None,
@@ -467,6 +516,13 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     // notice, per iteration outcome and per stop reason.
     assert_eq!(
         all.len(),
-        1 + 1 + agent_events.len() + 1 + notices.len() + outcomes.len() + reasons.len()
+        1 + 1
+            + agent_events.len()
+            + 1
+            + 2
+            + gate_results.len()
+            + notices.len()
+            + outcomes.len()
+            + reasons.len()
     );
 }

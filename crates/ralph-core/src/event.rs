@@ -28,6 +28,11 @@ pub struct Event {
     /// A string, or any JSON value; `None` (`null`) when the event carries nothing.
     #[serde(default)]
     pub payload: Option<serde_json::Value>,
+    /// The hat this event goes to when no hat triggers on its topic (ralph addresses
+    /// `gate.failed` to the hat whose event a gate refused). Never read from the inbox:
+    /// only ralph addresses events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 impl Event {
@@ -36,6 +41,7 @@ impl Event {
         Event {
             topic: topic.into(),
             payload: None,
+            to: None,
         }
     }
 
@@ -44,6 +50,7 @@ impl Event {
         Event {
             topic: topic.into(),
             payload: Some(serde_json::Value::String(text.into())),
+            to: None,
         }
     }
 
@@ -121,7 +128,11 @@ pub fn parse_line(line: &[u8]) -> Option<Result<Event, InvalidLine>> {
         }));
     }
     let payload = object.remove("payload").filter(|p| !p.is_null());
-    Some(Ok(Event { topic, payload }))
+    Some(Ok(Event {
+        topic,
+        payload,
+        to: None,
+    }))
 }
 
 /// Why `ralph emit` refuses an event.
@@ -171,6 +182,7 @@ pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result
     };
     Ok(Event {
         topic: topic.to_owned(),
+        to: None,
         payload: payload.filter(|p| !p.is_null()),
     })
 }

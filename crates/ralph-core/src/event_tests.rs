@@ -8,6 +8,7 @@ fn lines_round_trip_text_json_and_empty_payloads() {
         Event {
             topic: "review.approved".into(),
             payload: Some(json!({"files": ["a.rs"], "ok": true})),
+            to: None,
         },
         Event::new("LOOP_COMPLETE"),
     ];
@@ -75,7 +76,8 @@ fn emit_arguments_are_checked() {
         event_from_args("build.done", Some("{\"a\": 1}"), true),
         Ok(Event {
             topic: "build.done".into(),
-            payload: Some(json!({"a": 1}))
+            payload: Some(json!({"a": 1})),
+            to: None,
         })
     );
     assert_eq!(

@@ -154,6 +154,15 @@ pub fn open_read(path: &Path, links: Links) -> io::Result<File> {
     open(path, OpenOptions::new().read(true), links)
 }
 
+/// Creates (or empties) the file at `path` under `.ralph/` for writing, refusing a link.
+pub fn create_file(path: &Path) -> io::Result<File> {
+    open(
+        path,
+        OpenOptions::new().write(true).create(true).truncate(true),
+        Links::Refuse,
+    )
+}
+
 /// Reads all of `path`, refusing a file over `limit` bytes (`what` names it in the
 /// message).
 pub fn read_bounded(

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use crate::config::HatConfig;
 use crate::event::Event;
-use crate::topic::{TASK_RESUME, TASK_START};
+use crate::topic::{GATE_FAILED, TASK_RESUME, TASK_START};
 
 /// The most of the scratchpad a prompt carries: its end, where the latest notes are.
 pub const SCRATCHPAD_TAIL_BYTES: usize = 16 * 1024;
@@ -276,6 +276,9 @@ fn cut_marker(ralph: &str) -> String {
 /// bytes (the marker included) when longer; and whether it is whole.
 fn payload_within<'e>(event: &'e Event, max: usize, ralph: &str) -> Option<(Cow<'e, str>, bool)> {
     let text = match &event.payload {
+        _ if event.topic == GATE_FAILED && gate_failed_text(event).is_some() => {
+            Cow::Owned(gate_failed_text(event)?)
+        }
         None | Some(serde_json::Value::Null) => return None,
         Some(serde_json::Value::String(s)) => Cow::Borrowed(s.as_str()),
         Some(_) => Cow::Owned(event.payload_text()?),
@@ -310,6 +313,43 @@ fn write_event(p: &mut String, event: &Event, max: usize, ralph: &str) -> bool {
         }
     }
     whole
+}
+
+/// `gate.failed`'s payload in words: which gate refused which event and why, what to
+/// do, and the end of the gate's output (the JSON is there for hats that want it, but an
+/// agent acts on the sentence).
+fn gate_failed_text(event: &Event) -> Option<String> {
+    let payload = event.payload.as_ref()?;
+    let field = |key: &str| payload.get(key).and_then(serde_json::Value::as_str);
+    let (gate, guarded) = (field("gate")?, field("event")?);
+    let why = match (
+        field("reason"),
+        payload.get("exit_code").and_then(serde_json::Value::as_i64),
+    ) {
+        (Some("exit"), Some(code)) => format!("failed with exit code {code}"),
+        (Some("timeout"), _) => "did not finish before its timeout and was stopped".to_owned(),
+        (Some("spawn"), _) => "could not be started".to_owned(),
+        (Some("interrupted"), _) => "was interrupted before it finished".to_owned(),
+        _ => "failed".to_owned(),
+    };
+    let command = field("command")
+        .filter(|c| !c.is_empty())
+        .map(|c| format!(" (`{c}`)"))
+        .unwrap_or_default();
+    let mut text = format!(
+        "ralph ran gate `{gate}`{command} before accepting `{guarded}`, and it {why}, so \
+         `{guarded}` was not accepted. Find and fix the cause, check it yourself, then \
+         publish `{guarded}` again."
+    );
+    match field("output").map(str::trim_end).filter(|o| !o.is_empty()) {
+        Some(output) => {
+            text.push_str(" The end of its output:\n```\n");
+            text.push_str(output);
+            text.push_str("\n```");
+        }
+        None => text.push_str(" It printed nothing."),
+    }
+    Some(text)
 }
 
 fn code_list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {

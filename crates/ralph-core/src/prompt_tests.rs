@@ -111,6 +111,7 @@ fn a_hat_sees_its_events_with_payloads_its_instructions_and_what_it_publishes() 
         Event {
             topic: "step.ready".into(),
             payload: Some(json!({"step": 2, "files": ["report.rs"]})),
+            to: None,
         },
         Event::with_text("step.ready", "Update the docs:\n- README\n- --help"),
     ];
@@ -245,6 +246,28 @@ fn the_finishing_text_names_both_ways_to_complete() {
     assert!(
         prompt.contains("run `ralph emit LOOP_COMPLETE` as your last action")
             && prompt.contains("a line that holds only `LOOP_COMPLETE`"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_failed_gate_is_told_in_words_with_its_command_and_output() {
+    let event = Event {
+        topic: crate::topic::GATE_FAILED.into(),
+        payload: Some(json!({
+            "gate": "tests", "event": "LOOP_COMPLETE", "command": "test -f done.txt",
+            "exit_code": 1, "reason": "exit", "output": "done.txt: No such file",
+        })),
+        to: None,
+    };
+    let prompt = build_prompt(&input(Role::Solo, std::slice::from_ref(&event)));
+    assert!(
+        prompt.contains(
+            "- `gate.failed`:\n  ralph ran gate `tests` (`test -f done.txt`) before accepting \
+             `LOOP_COMPLETE`, and it failed with exit code 1, so `LOOP_COMPLETE` was not \
+             accepted. Find and fix the cause, check it yourself, then publish `LOOP_COMPLETE` \
+             again. The end of its output:\n  ```\n  done.txt: No such file\n  ```\n"
+        ),
         "{prompt}"
     );
 }

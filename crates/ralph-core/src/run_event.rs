@@ -13,7 +13,9 @@ use serde::Serialize;
 use crate::event::Event;
 use ralph_stream::{CostKind, Tokens};
 
-use crate::machine::{CompletionSignal, EndClass, IterationOutcome, Notice, StopReason};
+use crate::machine::{
+    CompletionSignal, EndClass, GateResult, IterationOutcome, Notice, StopReason,
+};
 
 /// One thing that happened in a run.
 #[derive(Clone, Debug, Serialize)]
@@ -56,6 +58,25 @@ pub enum RunEvent<'a> {
         iteration: u32,
         events: &'a [Event],
         invalid_lines: u32,
+        /// Topics published only after their gates passed.
+        verified: &'a [String],
+        /// Topics a gate refused: not published (`gate.failed` was instead).
+        withheld: &'a [String],
+    },
+    /// A gate started (`iteration` is null for `ralph gates`).
+    GateStarted {
+        iteration: Option<u32>,
+        gate: &'a str,
+        /// The event it checks (null for `ralph gates`).
+        event: Option<&'a str>,
+        command: &'a str,
+    },
+    /// A gate ended.
+    GateFinished {
+        iteration: Option<u32>,
+        passed: bool,
+        #[serde(flatten)]
+        result: &'a GateResult,
     },
     IterationFinished {
         iteration: u32,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ralph_stream::Tokens;
 
-use crate::machine::{DEFAULT_HAT, LoopState, StopReason, format_duration};
+use crate::machine::{DEFAULT_HAT, GateEnd, LoopState, StopReason, format_duration, verdict};
 use crate::visible::visible;
 
 /// What the summary is written from.
@@ -31,7 +31,7 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
     let s = input.state;
     let mut out = String::new();
     let _ = writeln!(out, "# ralph run {}\n", input.run_id);
-    let _ = writeln!(out, "**Stopped:** {}\n", input.reason);
+    let _ = writeln!(out, "**Stopped:** {}\n", verdict(input.reason, s));
     out.push_str("| | |\n|---|---|\n");
     let _ = writeln!(
         out,
@@ -87,6 +87,31 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             cost(h.cost_usd, h.unpriced_iterations, h.iterations),
             thousands(h.tokens.total()),
         );
+    }
+
+    if !s.gates.is_empty() {
+        out.push_str(
+            "\n## Gates\n\n| Gate | Runs | Passed | Time | Last result |\n\
+             |---|---:|---:|---:|---|\n",
+        );
+        for (name, g) in &s.gates {
+            let last = match g.last {
+                Some(GateEnd::Passed) => "passed",
+                Some(GateEnd::Exit) => "failed",
+                Some(GateEnd::Timeout) => "timed out",
+                Some(GateEnd::Spawn) => "could not start",
+                Some(GateEnd::Interrupted) => "interrupted",
+                None => "-",
+            };
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} | {} | {last} (iteration {}) |",
+                g.runs,
+                g.passed,
+                format_duration(Duration::from_millis(g.duration_ms)),
+                g.last_iteration,
+            );
+        }
     }
 
     // A completed run is over: what is left in its queue will never run, and

@@ -17,6 +17,9 @@ pub const TASK_START: &str = "task.start";
 /// The topic ralph publishes to resume a run (`ralph run --continue`).
 pub const TASK_RESUME: &str = "task.resume";
 
+/// The topic ralph publishes instead of an event a gate refused (see `gates:`).
+pub const GATE_FAILED: &str = "gate.failed";
+
 /// Topics only ralph itself publishes: a hat that triggers on one would be activated by
 /// ralph's bookkeeping rather than by another hat.
 pub const RESERVED_TRIGGERS: [&str; 2] = [TASK_START, TASK_RESUME];

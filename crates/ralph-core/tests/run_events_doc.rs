@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use ralph_core::event::InvalidLine;
 use ralph_core::inbox::InboxRestart;
-use ralph_core::machine::{EndClass, IterationOutcome, Notice, StopReason};
+use ralph_core::machine::{EndClass, GateEnd, GateResult, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
 
@@ -40,6 +40,11 @@ fn notices() -> Vec<Notice> {
         Notice::PromiseNotLast {
             promise: "P".into(),
         },
+        Notice::EventWithheld {
+            topic: "t".into(),
+            gate: "g".into(),
+            hat: "h".into(),
+        },
         Notice::PromiseNotAlone {
             promise: "P".into(),
         },
@@ -64,6 +69,7 @@ fn notices() -> Vec<Notice> {
             | Notice::EventsRequeued { .. }
             | Notice::CompletionRefused { .. }
             | Notice::PromiseNotLast { .. }
+            | Notice::EventWithheld { .. }
             | Notice::PromiseNotAlone { .. }
             | Notice::InvalidLine { .. }
             | Notice::CostUnknown { .. }
@@ -116,6 +122,15 @@ fn every_run_event_type_has_a_section() {
     };
     let reason = StopReason::Interrupted;
     let outcome = IterationOutcome::Succeeded;
+    let gate = GateResult {
+        gate: "g".into(),
+        event: "P".into(),
+        end: GateEnd::Passed,
+        exit_code: Some(0),
+        duration_ms: 1,
+        output: String::new(),
+        log: None,
+    };
     let events = [
         RunEvent::LoopStarted {
             run_id: "r",
@@ -152,6 +167,19 @@ fn every_run_event_type_has_a_section() {
             iteration: 1,
             events: &[],
             invalid_lines: 0,
+            verified: &[],
+            withheld: &[],
+        },
+        RunEvent::GateStarted {
+            iteration: Some(1),
+            gate: "g",
+            event: Some("P"),
+            command: "make",
+        },
+        RunEvent::GateFinished {
+            iteration: Some(1),
+            passed: true,
+            result: &gate,
         },
         RunEvent::Notice {
             iteration: None,
@@ -194,6 +222,8 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::IterationStarted { .. }
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
+                | RunEvent::GateStarted { .. }
+                | RunEvent::GateFinished { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }

@@ -4,6 +4,7 @@ mod completions;
 mod doctor;
 pub(crate) mod emit;
 mod events;
+mod gates;
 mod init;
 mod inspect;
 mod plan;
@@ -31,6 +32,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Plan(args) => plan::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::Events(args) => events::run(&args),
+        Command::Gates(args) => gates::run(&args),
         Command::Completions(args) => completions::run(&args),
     }
 }

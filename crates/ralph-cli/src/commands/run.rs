@@ -59,7 +59,15 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         saved.command_line.fill(&mut overrides);
     }
     let command_line = CommandLineLimits::of(&overrides);
-    let config = super::load_config(&workspace, args.config.clone(), overrides)?;
+    let mut config = super::load_config(&workspace, args.config.clone(), overrides)?;
+    if args.no_gates && !config.gates.is_empty() {
+        diagnostic(format_args!(
+            "warning: --no-gates: the {} configured gate(s) will not run; the events they \
+             guard are believed as the agent publishes them",
+            config.gates.len()
+        ));
+        config.gates.clear();
+    }
     if args.dry_run {
         let mut out = std::io::stdout();
         out.write_all(config.to_yaml().as_bytes())

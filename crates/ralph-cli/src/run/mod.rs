@@ -9,6 +9,7 @@
 //! stop: write `summary.md` and the final state (durably) and report why.
 
 pub(crate) mod backends;
+pub(crate) mod gates;
 pub(crate) mod launch;
 pub(crate) mod signals;
 
@@ -24,7 +25,8 @@ use ralph_core::config::ResolvedConfig;
 use ralph_core::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
-    Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
+    GateResult, Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
+    verdict,
 };
 use ralph_core::prompt::{
     PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
@@ -43,6 +45,7 @@ use crate::exit;
 use crate::view::observer::Observer;
 use crate::view::term::status::FRAME_INTERVAL;
 use backends::Agents;
+use gates::GateRun;
 use launch::{agent_deadlines, command_line, pricing};
 
 /// Everything a run starts from.
@@ -115,7 +118,7 @@ pub(crate) async fn drive(
     let shown = display_path(&summary_path, &run.workspace);
     observer.observe(&RunEvent::LoopFinished {
         reason: &reason,
-        message: reason.to_string(),
+        message: verdict(&reason, run.machine.state()),
         outcome: reason.class(),
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
@@ -186,6 +189,7 @@ async fn iterate(
         },
     )?;
     let format = command.output_format;
+    let run_env = env;
     let mut env = env.to_vec();
     env.push((var::ITERATION.into(), iteration.number.to_string().into()));
     env.push((var::HAT.into(), iteration.hat.clone().into()));
@@ -277,7 +281,7 @@ async fn iterate(
         agent_run.outcome.stdout_bytes == 0 && !published,
     );
     let failed = outcome.is_failure();
-    let report = IterationReport {
+    let mut report = IterationReport {
         outcome,
         final_text: summary.final_text.clone(),
         usage: Usage::from_summary(summary),
@@ -285,7 +289,9 @@ async fn iterate(
         duration: agent_run.outcome.wall,
         backend: backend.to_owned(),
         started_at_ms,
+        gates: Vec::new(),
     };
+    report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     let record = run.machine.finish(iteration, report, session.elapsed());
     ensure_run_dir(&run.run_dir)?;
     run.run_dir
@@ -296,6 +302,8 @@ async fn iterate(
             iteration: number,
             events: &record.events,
             invalid_lines: record.invalid_lines,
+            verified: &record.verified,
+            withheld: &record.withheld,
         });
     }
     report_notices(&mut run.machine, Some(number), observer);
@@ -318,8 +326,50 @@ async fn iterate(
     Ok(())
 }
 
+/// Runs the gates the iteration's result needs, in the order the machine's plan asks
+/// for them, until every guarded event is decided or a stop is requested (the events
+/// whose gates did not run are then withheld).
+async fn check(
+    run: &Run<'_>,
+    iteration: &Iteration,
+    report: &IterationReport,
+    env: &[(OsString, OsString)],
+    stop: &StopController,
+    observer: &mut dyn Observer,
+) -> Vec<GateResult> {
+    let plan = run.machine.gate_plan(iteration, report);
+    let mut results: Vec<GateResult> = Vec::new();
+    if plan.is_empty() {
+        return results;
+    }
+    let mut env = env.to_vec();
+    env.push((var::ITERATION.into(), iteration.number.to_string().into()));
+    let gates = GateRun {
+        workspace: &run.workspace,
+        iteration: Some(iteration.number),
+        env: &env,
+        stop,
+    };
+    while let Some((name, event)) = plan.next_gate(&results) {
+        let Some(gate) = run.config.gates.iter().find(|g| g.name == name) else {
+            break;
+        };
+        if gates.stopping() {
+            break;
+        }
+        let _ = ensure_run_dir(&run.run_dir);
+        let log = run.run_dir.gate_log(iteration.number, name);
+        let event = event.to_owned();
+        results.push(gates.run(gate, Some(&event), log, observer).await);
+    }
+    results
+}
+
 /// Awaits `work`, calling `tick` every [`FRAME_INTERVAL`] until it is done.
-async fn with_ticks<T>(work: impl Future<Output = T>, mut tick: impl FnMut(Instant)) -> T {
+pub(crate) async fn with_ticks<T>(
+    work: impl Future<Output = T>,
+    mut tick: impl FnMut(Instant),
+) -> T {
     let mut ticker = tokio::time::interval(FRAME_INTERVAL);
     ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut work = std::pin::pin!(work);
@@ -431,7 +481,7 @@ fn read_tail(path: &Path, max: usize) -> io::Result<String> {
 }
 
 /// `path` relative to the workspace when it lies inside it.
-fn display_path(path: &Path, workspace: &Path) -> String {
+pub(crate) fn display_path(path: &Path, workspace: &Path) -> String {
     path.strip_prefix(workspace)
         .unwrap_or(path)
         .display()

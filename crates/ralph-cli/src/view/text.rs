@@ -56,6 +56,8 @@ struct Live {
     last_output: Instant,
     /// When the current iteration started; `None` between iterations.
     iteration_started: Option<Instant>,
+    /// The gate running and when it started (the status line then counts its time).
+    gate: Option<(String, Instant)>,
 }
 
 pub(crate) struct TextObserver<W: Write> {
@@ -97,6 +99,7 @@ impl<W: Write> TextObserver<W> {
                 shown: false,
                 last_output: now,
                 iteration_started: None,
+                gate: None,
             }),
             closed: false,
             at_line_start: true,
@@ -118,6 +121,8 @@ impl<W: Write> TextObserver<W> {
                 | RunEvent::Error { .. } => {
                     live.iteration_started = None;
                 }
+                RunEvent::GateStarted { gate, .. } => live.gate = Some(((*gate).to_owned(), now)),
+                RunEvent::GateFinished { .. } => live.gate = None,
                 RunEvent::LoopStarted { .. }
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
@@ -162,21 +167,31 @@ impl<W: Write> TextObserver<W> {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let Some(started) = live.iteration_started else {
-            return;
-        };
         if now.saturating_duration_since(live.last_output) < SHOW_AFTER {
             return;
         }
-        let (Some((number, _, backend)), Some(activity)) =
-            (self.view.iteration(), self.view.activity())
-        else {
-            return;
+        // A gate counts its own time, with or without an iteration (`ralph gates`).
+        let (what, since, doing) = if let Some((gate, started)) = &live.gate {
+            (format!("gate {gate}"), *started, "running".to_owned())
+        } else {
+            let Some(started) = live.iteration_started else {
+                return;
+            };
+            let (Some((number, _, backend)), Some(activity)) =
+                (self.view.iteration(), self.view.activity())
+            else {
+                return;
+            };
+            (
+                format!("iteration {number}"),
+                started,
+                activity.describe(backend),
+            )
         };
         let text = status_line(
-            number,
-            now.saturating_duration_since(started),
-            &activity.describe(backend),
+            &what,
+            now.saturating_duration_since(since),
+            &doing,
             (live.columns)(),
         );
         self.bytes.clear();

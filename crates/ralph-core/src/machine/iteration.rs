@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::gate::GateResult;
 use super::outcome::{CompletionSignal, IterationOutcome};
 use super::usage::Usage;
 use crate::event::Event;
@@ -46,6 +47,9 @@ pub struct IterationReport {
     pub backend: String,
     /// When the iteration started, in Unix milliseconds (for records).
     pub started_at_ms: u64,
+    /// The gates run after the agent, as [`GatePlan::next_gate`](super::GatePlan::next_gate)
+    /// asked for them.
+    pub gates: Vec<GateResult>,
 }
 
 /// One line of the history log: an iteration, as recorded.
@@ -73,4 +77,14 @@ pub struct IterationRecord {
     /// The accepted completion signal, when this iteration completed the run.
     #[serde(default)]
     pub completion: Option<CompletionSignal>,
+    /// The gates run after the agent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateResult>,
+    /// Topics published only after their gates passed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verified: Vec<String>,
+    /// Topics the agent published that a gate refused (or that were not checked because
+    /// the run was stopped): not published.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<String>,
 }

@@ -25,6 +25,8 @@
 //! event [`STALE_REPEATS`] times in a row), iterations.
 
 mod completion;
+mod gate;
+mod gate_check;
 mod iteration;
 mod notice;
 mod outcome;
@@ -36,12 +38,16 @@ mod usage;
 use std::time::Duration;
 
 pub use completion::{completion_signal, last_line_is, promise_not_alone};
+pub use gate::{
+    GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GatePlan, GateRefusal, GateResult,
+    GateRule, Guarded, Verdict, gate_failed_payload, verdict,
+};
 pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
-pub use state::{HatTotals, LoopState, Repeat};
+pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use usage::Usage;
 
 use crate::config::ResolvedConfig;
@@ -73,6 +79,7 @@ pub struct Rules {
     pub starting_event: String,
     pub required_events: Vec<String>,
     pub hats: Vec<HatRule>,
+    pub gates: Vec<GateRule>,
 }
 
 /// One hat's routing rules.
@@ -105,6 +112,7 @@ impl Rules {
                     max_activations: h.max_activations,
                 })
                 .collect(),
+            gates: GateRule::from_config(config),
         }
     }
 
@@ -113,6 +121,13 @@ impl Rules {
         self.hats
             .iter()
             .find(|h| h.triggers.iter().any(|t| t == topic))
+    }
+
+    /// The hat `event` goes to: the one that triggers on its topic, else the hat it is
+    /// addressed to.
+    pub fn route_event(&self, event: &Event) -> Option<&HatRule> {
+        self.route(&event.topic)
+            .or_else(|| event.to.as_deref().and_then(|id| self.hat(id)))
     }
 
     fn hat(&self, id: &str) -> Option<&HatRule> {
@@ -271,6 +286,7 @@ impl Machine {
         self.set_runtime(elapsed);
         self.state.iterations = self.state.iterations.max(iteration.number);
         self.account(&iteration, &report);
+        let plan = self.gate_plan(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 
         let promise = self.rules.promise.clone();
@@ -280,7 +296,22 @@ impl Machine {
             &report.outcome,
             report.final_text.as_deref(),
         );
-        let default_published = self.publish(&iteration, &events, &report.outcome, completion);
+        let checked = self.apply_gates(&iteration, &plan, &report.gates);
+        if completion.is_some() && checked.withheld.contains(&promise) {
+            completion = None;
+        }
+        let publishable: Vec<Event> = events
+            .iter()
+            .filter(|e| !checked.withheld.contains(&e.topic))
+            .cloned()
+            .collect();
+        let default_published = self.publish(
+            &iteration,
+            &publishable,
+            &report.outcome,
+            completion,
+            !checked.withheld.is_empty(),
+        );
         if promise_not_alone(
             &promise,
             &report.outcome,
@@ -335,6 +366,9 @@ impl Machine {
             invalid_lines,
             default_published,
             completion,
+            gates: report.gates,
+            verified: checked.verified,
+            withheld: checked.withheld,
         }
     }
 

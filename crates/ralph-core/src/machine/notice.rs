@@ -23,6 +23,13 @@ pub enum Notice {
     EventsRequeued { hat: String, topics: Vec<String> },
     /// The agent signalled completion, but some `required_events` were never emitted.
     CompletionRefused { missing: Vec<String> },
+    /// A gate refused an event the hat published: it was not published, and
+    /// `gate.failed` went to the hat (or to the hat that triggers on it) instead.
+    EventWithheld {
+        topic: String,
+        gate: String,
+        hat: String,
+    },
     /// The promise was emitted but other events followed it, so it does not complete
     /// the loop; it is dropped.
     PromiseNotLast { promise: String },
@@ -69,6 +76,11 @@ impl std::fmt::Display for Notice {
                 f,
                 "completion refused: these required events were never emitted: {}",
                 missing.join(", ")
+            ),
+            Notice::EventWithheld { topic, gate, hat } => write!(
+                f,
+                "gate `{gate}` failed: `{topic}` was withheld and `gate.failed` published for \
+                 hat `{hat}`"
             ),
             Notice::PromiseNotLast { promise } => write!(
                 f,

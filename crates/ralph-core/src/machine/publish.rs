@@ -1,6 +1,6 @@
 //! What an iteration's result changes: usage totals, the invalid-line streak, and the
 //! events published for the next hats (the agent's, the hat's `default_publishes`, or
-//! its own input again after a failure).
+//! its own input again after a failure; the gates' part is in `gate_check.rs`).
 
 use super::iteration::{Iteration, IterationReport};
 use super::notice::Notice;
@@ -73,6 +73,7 @@ impl Machine {
         events: &[Event],
         outcome: &IterationOutcome,
         completion: Option<CompletionSignal>,
+        held_back: bool,
     ) -> Option<String> {
         let promise = self.rules.promise.clone();
         let last = events.len().checked_sub(1);
@@ -94,7 +95,9 @@ impl Machine {
             self.state.pending.push_back(event.clone());
             published += 1;
         }
-        if published > 0 || completion.is_some() {
+        // A gate held an event back: the hat did hand over, and `gate.failed` goes out
+        // in its place, so neither its default topic nor its input is published again.
+        if published > 0 || completion.is_some() || held_back {
             return None;
         }
         match outcome {

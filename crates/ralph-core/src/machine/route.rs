@@ -17,8 +17,8 @@ impl Machine {
             if self.state.pending.is_empty() {
                 self.state.pending.push_back(Event::new(TASK_RESUME));
             }
-            let head = &self.state.pending[0].topic;
-            let target = match self.rules.route(head) {
+            let head = &self.state.pending[0];
+            let target = match self.rules.route_event(head) {
                 Some(hat) if hops <= self.rules.hats.len() => Some(hat.clone()),
                 Some(_) | None => None,
             };
@@ -62,7 +62,7 @@ impl Machine {
         let pending = std::mem::take(&mut self.state.pending);
         let (taken, kept): (VecDeque<Event>, VecDeque<Event>) = pending
             .into_iter()
-            .partition(|e| self.rules.route(&e.topic).map(|h| h.id.as_str()) == hat);
+            .partition(|e| self.rules.route_event(e).map(|h| h.id.as_str()) == hat);
         self.state.pending = kept;
         taken.into()
     }

@@ -197,6 +197,7 @@ fn finish_records_the_iteration_and_the_totals() {
     let payload = Event {
         topic: "notes".into(),
         payload: Some(json!({"n": 1})),
+        to: None,
     };
     let record = m.finish(it, ok(std::slice::from_ref(&payload)), S);
     assert_eq!(
@@ -218,6 +219,9 @@ fn finish_records_the_iteration_and_the_totals() {
             invalid_lines: 0,
             default_published: None,
             completion: None,
+            gates: vec![],
+            verified: vec![],
+            withheld: vec![],
         }
     );
     let tokens = report_tokens();
@@ -251,6 +255,8 @@ fn finish_records_the_iteration_and_the_totals() {
             )]),
             cost_notice_given: false,
             end: None,
+            gate_refusal: None,
+            gates: BTreeMap::new(),
         }
     );
 }

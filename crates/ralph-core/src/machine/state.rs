@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use super::gate::{GateEnd, GateRefusal};
 use super::outcome::StopReason;
 use crate::event::Event;
 use ralph_stream::Tokens;
@@ -37,6 +38,24 @@ pub struct LoopState {
     pub cost_notice_given: bool,
     /// Why the loop stopped, once it has.
     pub end: Option<StopReason>,
+    /// Why the last completion claim a gate refused was refused (the final verdict
+    /// names the gate when the loop then ends otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_refusal: Option<GateRefusal>,
+    /// What each gate did over the run, for the summary.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub gates: BTreeMap<String, GateTotals>,
+}
+
+/// What one gate did over a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateTotals {
+    pub runs: u32,
+    pub passed: u32,
+    pub duration_ms: u64,
+    /// How its last run ended, and in which iteration.
+    pub last: Option<GateEnd>,
+    pub last_iteration: u32,
 }
 
 /// An event and how many times in a row it was published.

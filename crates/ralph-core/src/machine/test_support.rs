@@ -18,6 +18,7 @@ pub(super) fn solo() -> Rules {
         starting_event: TASK_START.into(),
         required_events: vec![],
         hats: vec![],
+        gates: vec![],
     }
 }
 
@@ -80,6 +81,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         duration: 2 * S,
         backend: "pi".into(),
         started_at_ms: 1000,
+        gates: vec![],
     }
 }
 

@@ -43,6 +43,8 @@ pub const INBOX_FILE: &str = "inbox.jsonl";
 pub const HISTORY_FILE: &str = "history.jsonl";
 pub const STATE_FILE: &str = "state.json";
 pub const SUMMARY_FILE: &str = "summary.md";
+/// The directory of gate logs, in a run's directory and (for `ralph gates`) in `.ralph/`.
+pub const GATES_DIR: &str = "gates";
 
 /// The version of `state.json`'s layout; a file of another version is not resumed.
 pub const STATE_FORMAT: u32 = 1;
@@ -169,6 +171,12 @@ impl RalphDir {
         .and_then(|mut file| file.write_all(GITIGNORE.as_bytes()));
         let user = self.root.parent().and_then(lock::user_lock_path);
         lock::lock(&lock_path, user.as_deref())
+    }
+
+    /// Creates the log of gate `gate` run by hand (`ralph gates`): `.ralph/gates/<gate>.log`.
+    pub fn gate_log(&self, gate: &str) -> io::Result<(PathBuf, std::fs::File)> {
+        fsafe::create_dir(&self.root)?;
+        create_gate_log(&self.root.join(GATES_DIR), &format!("{gate}.log"))
     }
 
     /// Whether a loop is running in this workspace now (it holds the workspace lock).
@@ -313,6 +321,15 @@ impl RunDir {
         self.path.join(SUMMARY_FILE)
     }
 
+    /// Creates the log of gate `gate` run after `iteration`:
+    /// `gates/<iteration>-<gate>.log` in the run's directory.
+    pub fn gate_log(&self, iteration: u32, gate: &str) -> io::Result<(PathBuf, std::fs::File)> {
+        create_gate_log(
+            &self.path.join(GATES_DIR),
+            &format!("{iteration}-{gate}.log"),
+        )
+    }
+
     /// Appends one iteration to the history (one line, one write).
     pub fn append_history(&self, record: &IterationRecord) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
@@ -414,6 +431,14 @@ impl RunDir {
 }
 
 /// Milliseconds since the Unix epoch.
+/// Creates `dir` (its parent must exist) and the file `name` in it, refusing links.
+fn create_gate_log(dir: &Path, name: &str) -> io::Result<(PathBuf, std::fs::File)> {
+    fsafe::create_dir(dir)?;
+    let path = dir.join(name);
+    let file = fsafe::create_file(&path)?;
+    Ok((path, file))
+}
+
 pub fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -99,6 +99,9 @@ fn record(iteration: u32) -> IterationRecord {
         invalid_lines: 0,
         default_published: None,
         completion: None,
+        gates: vec![],
+        verified: vec![],
+        withheld: vec![],
     }
 }
 

@@ -17,6 +17,7 @@ use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::figures::{clock, count, duration_ms, iteration_cost, total_cost};
+use super::gate_lines;
 use super::palette;
 use super::tool_preview::{one_line, preview};
 
@@ -44,6 +45,8 @@ pub(crate) enum Activity {
     Running { tool: String, others: usize },
     /// Waiting for the model's next words.
     Waiting,
+    /// The agent is done; ralph runs a gate.
+    Gate { name: String },
 }
 
 impl Activity {
@@ -54,6 +57,7 @@ impl Activity {
             Activity::Running { tool, others: 0 } => format!("running {tool}"),
             Activity::Running { tool, others } => format!("running {tool} (+{others} more)"),
             Activity::Waiting => "waiting for the model".to_owned(),
+            Activity::Gate { name } => format!("gate {name}"),
         }
     }
 }
@@ -237,14 +241,23 @@ impl RunView {
             RunEvent::EventsEmitted {
                 events,
                 invalid_lines,
+                verified,
+                withheld,
                 ..
             } => {
                 self.agent.finish(out);
                 for event in *events {
+                    let mark = if withheld.contains(&event.topic) {
+                        " ✗ withheld (gate failed)"
+                    } else if verified.contains(&event.topic) {
+                        " ✓ verified"
+                    } else {
+                        ""
+                    };
                     line(
                         out,
                         palette::EVENT,
-                        &format!("⇢ emitted {}", shown_event(event)),
+                        &format!("⇢ emitted {}{mark}", shown_event(event)),
                     );
                 }
                 if *invalid_lines > 0 {
@@ -257,6 +270,26 @@ impl RunView {
                             format!("⚠ {invalid_lines} inbox lines were not events")
                         },
                     );
+                }
+            }
+            RunEvent::GateStarted {
+                gate,
+                command,
+                event,
+                ..
+            } => {
+                self.agent.finish(out);
+                if let Some(current) = self.current.as_mut() {
+                    current.activity = Activity::Gate {
+                        name: (*gate).to_owned(),
+                    };
+                }
+                let (style, text) = gate_lines::started(gate, command, *event);
+                line(out, style, &text);
+            }
+            RunEvent::GateFinished { result, .. } => {
+                for (style, text) in gate_lines::finished(result) {
+                    line(out, style, &text);
                 }
             }
             RunEvent::Notice { notice, .. } => {

@@ -125,6 +125,8 @@ fn render_run_ending(
             iteration: 1,
             events: &planned,
             invalid_lines: 0,
+            verified: &[],
+            withheld: &[],
         },
         &mut out,
     );
@@ -177,6 +179,8 @@ fn render_run_ending(
             iteration: 2,
             events: &emitted,
             invalid_lines: 1,
+            verified: &[],
+            withheld: &[],
         },
         &mut out,
     );
@@ -378,4 +382,71 @@ fn headers_break_between_their_parts_on_a_narrow_terminal() {
             );
         }
     }
+}
+
+#[test]
+fn gates_show_as_they_run_and_mark_the_events_they_checked() {
+    use ralph_core::machine::{GateEnd, GateResult};
+    let mut view = RunView::new(Detail::Normal);
+    let mut out = String::new();
+    let failed = GateResult {
+        gate: "tests".into(),
+        event: "LOOP_COMPLETE".into(),
+        end: GateEnd::Exit,
+        exit_code: Some(1),
+        duration_ms: 1500,
+        output: (1..=14)
+            .map(|n| format!("line {n}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        log: Some(".ralph/runs/r/gates/1-tests.log".into()),
+    };
+    let passed = GateResult {
+        end: GateEnd::Passed,
+        exit_code: Some(0),
+        output: String::new(),
+        ..failed.clone()
+    };
+    view.render(
+        &RunEvent::GateStarted {
+            iteration: Some(1),
+            gate: "tests",
+            event: Some("LOOP_COMPLETE"),
+            command: "cargo test",
+        },
+        &mut out,
+    );
+    for result in [&failed, &passed] {
+        view.render(
+            &RunEvent::GateFinished {
+                iteration: Some(1),
+                passed: result.passed(),
+                result,
+            },
+            &mut out,
+        );
+    }
+    let events = [Event::new("build.done"), Event::new("LOOP_COMPLETE")];
+    view.render(
+        &RunEvent::EventsEmitted {
+            iteration: 1,
+            events: &events,
+            invalid_lines: 0,
+            verified: &["build.done".to_owned()],
+            withheld: &["LOOP_COMPLETE".to_owned()],
+        },
+        &mut out,
+    );
+    let plain = anstream::adapter::strip_str(&out).to_string();
+    assert_eq!(
+        plain,
+        "▸ gate tests · cargo test · checks LOOP_COMPLETE\n\
+         ✗ gate tests failed (exit code 1) · 1.5s · LOOP_COMPLETE withheld\n  \
+         │ … 2 lines before\n  │ line 3\n  │ line 4\n  │ line 5\n  │ line 6\n  \
+         │ line 7\n  │ line 8\n  │ line 9\n  │ line 10\n  │ line 11\n  │ line 12\n  \
+         │ line 13\n  │ line 14\n  log: .ralph/runs/r/gates/1-tests.log\n\
+         ✓ gate tests passed · 1.5s\n\
+         ⇢ emitted build.done ✓ verified\n\
+         ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n"
+    );
 }

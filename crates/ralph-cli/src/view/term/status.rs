@@ -60,19 +60,14 @@ pub(crate) fn erase_before_diagnostic(stderr: &mut impl Write) {
 
 /// The status line's text (no styles), at most `columns - 1` characters so it never
 /// wraps (a wrapped line could not be erased with one [`ERASE`]).
-pub(crate) fn status_line(
-    iteration: u32,
-    elapsed: Duration,
-    doing: &str,
-    columns: usize,
-) -> String {
+pub(crate) fn status_line(what: &str, elapsed: Duration, doing: &str, columns: usize) -> String {
     let ticks = elapsed.as_millis() / FRAME_INTERVAL.as_millis();
     // The remainder of a division by the frame count always indexes the array.
     let frame = FRAMES[(ticks % FRAMES.len() as u128) as usize];
     let elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
     // `doing` names the agent's tool: the agent's text, shown as text.
     let text = format!(
-        "{frame} iteration {iteration} · {} · {}",
+        "{frame} {what} · {} · {}",
         clock(elapsed_ms),
         visible(doing)
     );

@@ -1,0 +1,123 @@
+//! Running gates: the I/O half of `gates:` (the machine's `GatePlan` decides which).
+//!
+//! Each gate runs through the one command runner (`ralph_agent::command`): in the
+//! workspace, in its own process group, under its `timeout_seconds`, stopped with its
+//! whole group by Ctrl-C. Its output streams to a log file under `.ralph/` and only its
+//! tail is kept. The observer hears `gate_started` and `gate_finished`, and gets ticks
+//! while the gate runs, so the live view can show it.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use ralph_agent::command::{CommandRequest, CommandResult, run_command};
+use ralph_agent::{StopController, StopLevel, Termination};
+use ralph_core::config::GateConfig;
+use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
+use ralph_core::run_event::RunEvent;
+
+use super::{display_path, with_ticks};
+use crate::view::observer::Observer;
+
+/// Where one gate runs and who hears about it.
+pub(crate) struct GateRun<'a> {
+    pub(crate) workspace: &'a Path,
+    /// The iteration it checks (`None` for `ralph gates`).
+    pub(crate) iteration: Option<u32>,
+    /// Added to ralph's environment.
+    pub(crate) env: &'a [(OsString, OsString)],
+    pub(crate) stop: &'a StopController,
+}
+
+impl GateRun<'_> {
+    /// Runs `gate` (checking `event`, if any), writing its output to `log`; reports it
+    /// to `observer` and returns its result. A log that cannot be created leaves the
+    /// gate to run without one: the gate decides, not the disk.
+    pub(crate) async fn run(
+        &self,
+        gate: &GateConfig,
+        event: Option<&str>,
+        log: std::io::Result<(PathBuf, File)>,
+        observer: &mut dyn Observer,
+    ) -> GateResult {
+        let command = gate.run.to_string();
+        observer.observe(&RunEvent::GateStarted {
+            iteration: self.iteration,
+            gate: &gate.name,
+            event,
+            command: &command,
+        });
+        let (log_path, mut log_file, log_error) = match log {
+            Ok((path, file)) => (Some(path), Some(file), None),
+            Err(e) => (None, None, Some(e.to_string())),
+        };
+        let request = CommandRequest {
+            invocation: gate.run.clone(),
+            cwd: self.workspace.to_path_buf(),
+            env: self.env.to_vec(),
+            stdin: None,
+            timeout: gate.timeout,
+            keep_stdout: 0,
+        };
+        let writer = log_file.as_mut().map(|f| f as &mut dyn std::io::Write);
+        let work = run_command(request, writer, self.stop.requests());
+        let ran = if observer.wants_ticks() {
+            with_ticks(work, |now| observer.tick(now)).await
+        } else {
+            work.await
+        };
+        let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran);
+        result.log = log_path.map(|p| display_path(&p, self.workspace));
+        if let Some(error) = log_error.or(ran.log_error) {
+            crate::diagnostic::diagnostic(format_args!(
+                "warning: the log of gate `{}` could not be written: {error}",
+                gate.name
+            ));
+        }
+        observer.observe(&RunEvent::GateFinished {
+            iteration: self.iteration,
+            passed: result.passed(),
+            result: &result,
+        });
+        result
+    }
+
+    /// Whether Ctrl-C (or SIGTERM) asked the run to stop: no further gate starts.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.current() > StopLevel::None
+    }
+}
+
+/// What a finished command means as a gate.
+fn gate_result(name: &str, event: &str, ran: &CommandResult) -> GateResult {
+    let end = match &ran.termination {
+        Termination::Exited { code: 0 } => GateEnd::Passed,
+        Termination::WallClockTimeout => GateEnd::Timeout,
+        Termination::FailedToStart { .. } => GateEnd::Spawn,
+        Termination::Interrupted => GateEnd::Interrupted,
+        // No other deadline is set for a gate and no sink stops one: any other end is
+        // the command's own failure.
+        Termination::Exited { .. }
+        | Termination::Signaled { .. }
+        | Termination::StatusLost
+        | Termination::StartupTimeout
+        | Termination::IdleTimeout
+        | Termination::StoppedAfterFinish
+        | Termination::StoppedByCaller => GateEnd::Exit,
+    };
+    let output = match (&ran.termination, end) {
+        (_, GateEnd::Passed) => String::new(),
+        // Nothing ran: what went wrong is ralph's to say.
+        (Termination::FailedToStart { error }, _) => error.to_string(),
+        _ => ran.tail_text(GATE_OUTPUT_MAX_LINES, GATE_OUTPUT_MAX_BYTES),
+    };
+    GateResult {
+        gate: name.to_owned(),
+        event: event.to_owned(),
+        end,
+        exit_code: ran.exit_code(),
+        duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
+        output,
+        log: None,
+    }
+}

@@ -1,0 +1,58 @@
+//! How gates look in the text view: a line when one starts, its verdict and duration
+//! when it ends, and on failure the end of its output and where its log is.
+
+use anstyle::Style;
+
+use ralph_core::machine::{GateEnd, GateResult};
+
+use super::figures::duration_ms;
+use super::palette;
+
+/// How many lines of a failed gate's output the view shows (the agent gets more, in
+/// `gate.failed`; the log has all of it).
+pub(crate) const SHOWN_OUTPUT_LINES: usize = 12;
+
+/// `▸ gate tests · cargo test · checks LOOP_COMPLETE`.
+pub(crate) fn started(gate: &str, command: &str, event: Option<&str>) -> (Style, String) {
+    let checks = event.map(|e| format!(" · checks {e}")).unwrap_or_default();
+    (palette::DIM, format!("▸ gate {gate} · {command}{checks}"))
+}
+
+/// The verdict line, then (on failure) the output's last lines and the log's path.
+pub(crate) fn finished(result: &GateResult) -> Vec<(Style, String)> {
+    let took = duration_ms(result.duration_ms);
+    let verdict = match (result.end, result.exit_code) {
+        (GateEnd::Passed, _) => {
+            return vec![(
+                palette::SUCCESS,
+                format!("✓ gate {} passed · {took}", result.gate),
+            )];
+        }
+        (GateEnd::Exit, Some(code)) => format!("failed (exit code {code})"),
+        (GateEnd::Exit, None) => "failed (killed by a signal)".to_owned(),
+        (GateEnd::Timeout, _) => "timed out, stopped".to_owned(),
+        (GateEnd::Spawn, _) => "could not start".to_owned(),
+        (GateEnd::Interrupted, _) => "interrupted".to_owned(),
+    };
+    let withheld = if result.event.is_empty() {
+        String::new()
+    } else {
+        format!(" · {} withheld", result.event)
+    };
+    let mut lines = vec![(
+        palette::ERROR,
+        format!("✗ gate {} {verdict} · {took}{withheld}", result.gate),
+    )];
+    let output: Vec<&str> = result.output.lines().collect();
+    let from = output.len().saturating_sub(SHOWN_OUTPUT_LINES);
+    if from > 0 {
+        lines.push((palette::DIM, format!("  │ … {from} lines before")));
+    }
+    for l in &output[from..] {
+        lines.push((palette::DIM, format!("  │ {l}")));
+    }
+    if let Some(log) = &result.log {
+        lines.push((palette::DIM, format!("  log: {log}")));
+    }
+    lines
+}
