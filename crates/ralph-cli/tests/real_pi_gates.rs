@@ -1,0 +1,63 @@
+//! A gate with the REAL pi against the offline mock model: pi claims completion before
+//! the work is done, the gate refuses it, pi reads why in its next prompt, does the work
+//! through its bash tool and claims again; the run completes after two iterations.
+
+mod real_common;
+
+use pretty_assertions::assert_eq;
+use real_common::{PI, RealEnv};
+use serde_json::{Value, json};
+
+/// The first prompt has pi claim at once; a prompt that says a gate refused the claim
+/// has it create the file first.
+const SCRIPT: &str = r#"
+default: claim
+routes:
+  - {contains: "ralph ran gate `done-file`", scenario: fix}
+scenarios:
+  claim:
+    - shell: ralph emit LOOP_COMPLETE
+    - text: Done, I think.
+  fix:
+    - shell: echo done > done.txt && ralph emit LOOP_COMPLETE
+    - text: Created done.txt and claimed again.
+"#;
+
+#[test]
+fn pi_is_told_why_its_claim_was_refused_fixes_it_and_completes() {
+    let Some(env) = RealEnv::start(SCRIPT, &[PI]) else {
+        return;
+    };
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 4\ngates:\n  \
+         - name: done-file\n    run: \"test -f done.txt || {{ echo 'done.txt is missing'; exit 1; }}\"\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Create done.txt."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    let gates: Vec<Value> = run
+        .of_type("gate_finished")
+        .iter()
+        .map(|g| json!([g["iteration"], g["passed"], g["output"]]))
+        .collect();
+    assert_eq!(
+        gates,
+        [
+            json!([1, false, "done.txt is missing"]),
+            json!([2, true, null])
+        ]
+    );
+    let scenarios: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
+    assert_eq!(scenarios, ["claim", "claim", "fix", "fix"]);
+    assert_eq!(env.file("done.txt"), Some("done\n".to_owned()));
+    let history = env.history();
+    assert_eq!(
+        (&history[0]["withheld"], &history[1]["verified"]),
+        (&json!(["LOOP_COMPLETE"]), &json!(["LOOP_COMPLETE"]))
+    );
+}
