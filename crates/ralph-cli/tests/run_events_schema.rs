@@ -236,15 +236,12 @@ fn the_schema_rejects_what_the_contract_forbids() {
 /// themselves (runs cannot easily reach them all), validates.
 #[test]
 fn every_variant_the_types_can_make_matches_the_schema() {
-    use std::borrow::Cow;
-
-    use ralph_core::event::{Event, InvalidLine};
-    use ralph_core::inbox::InboxRestart;
+    use ralph_core::event::Event;
     use ralph_core::machine::{
         CompletionSignal, GateEnd, GateResult, IterationOutcome, Notice, StopReason,
     };
     use ralph_core::run_event::{Limits, RunEvent, Totals};
-    use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
+    use ralph_stream::{AgentEvent, CostKind, Tokens};
 
     let validator = validator();
     let totals = Totals {
@@ -254,127 +251,8 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         cost_complete: false,
         tokens: Tokens::default(),
     };
-    let usage = Usage {
-        tokens: Tokens::default(),
-        cost_usd: Some(0.1),
-        cost_kind: ralph_stream::CostKind::Estimated,
-        model: Some(Cow::Borrowed("m")),
-    };
-    let s = |t: &'static str| Cow::Borrowed(t);
-    let agent_events = [
-        AgentEvent::SessionStarted {
-            session_id: None,
-            model: Some(s("m")),
-            provider: None,
-        },
-        AgentEvent::TextDelta { text: s("a") },
-        AgentEvent::ThinkingDelta { text: s("b") },
-        AgentEvent::ToolCallStarted {
-            id: s("t"),
-            name: s("bash"),
-            args: s("not json"),
-            parent_id: Some(s("p")),
-        },
-        AgentEvent::ToolCallFinished {
-            id: s("t"),
-            name: None,
-            output: s(""),
-            is_error: true,
-        },
-        AgentEvent::MessageFinished {
-            text: s(""),
-            stop: Stop::Aborted,
-            error: Some(s("e")),
-        },
-        AgentEvent::TurnFinished {
-            usage: usage.clone(),
-            is_error: false,
-        },
-        AgentEvent::RetryStarted {
-            attempt: Some(1),
-            max_attempts: None,
-            delay_ms: Some(4000),
-            error: None,
-        },
-        AgentEvent::RetryFinished {
-            success: false,
-            attempt: None,
-            error: Some(s("e")),
-        },
-        AgentEvent::Compaction {
-            phase: Phase::Finished,
-            reason: None,
-            error: None,
-        },
-        AgentEvent::RateLimit {
-            status: Some(s("allowed")),
-            resets_at: Some(1),
-        },
-        AgentEvent::RunFinished {
-            is_error: false,
-            error: None,
-            turns: Some(2),
-            duration_ms: None,
-            totals: Some(usage),
-        },
-        AgentEvent::NonJson { line: s("npm") },
-        AgentEvent::Unknown {
-            event_type: s("x/y"),
-        },
-        AgentEvent::OversizeLine { len: 1 },
-    ];
-    let notices = [
-        Notice::HatExhausted {
-            hat: "h".into(),
-            max_activations: 2,
-            dropped: vec!["t".into()],
-        },
-        Notice::DefaultPublished {
-            hat: "h".into(),
-            topic: "t".into(),
-        },
-        Notice::EventsRequeued {
-            hat: "h".into(),
-            topics: vec!["t".into()],
-        },
-        Notice::CompletionRefused {
-            missing: vec!["t".into()],
-        },
-        Notice::PromiseNotLast {
-            promise: "DONE".into(),
-        },
-        Notice::PromiseNotAlone {
-            promise: "DONE".into(),
-        },
-        Notice::EventWithheld {
-            topic: "t".into(),
-            gate: "g".into(),
-            hat: "h".into(),
-        },
-        Notice::InvalidLine {
-            error: InvalidLine::BadTopic {
-                topic: "a b".into(),
-                reason: "r".into(),
-            },
-            excerpt: "x".into(),
-        },
-        Notice::InvalidLine {
-            error: InvalidLine::TooLong { len: 9 },
-            excerpt: "x".into(),
-        },
-        Notice::CostUnknown {
-            backend: "pi".into(),
-        },
-        Notice::InboxRestarted {
-            restart: InboxRestart::Shrunk {
-                offset: 100,
-                len: 10,
-            },
-        },
-        Notice::InboxRestarted {
-            restart: InboxRestart::Replaced,
-        },
-    ];
+    let agent_events = AgentEvent::examples();
+    let notices = Notice::examples();
     let reasons = StopReason::examples();
     let outcomes = [
         IterationOutcome::Succeeded,

@@ -65,36 +65,36 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         }
     }
 
-    out.push_str(
-        "\n## Hats\n\n| Hat | Iterations | Failed | Time | Cost | Tokens |\n\
-         |---|---:|---:|---:|---:|---:|\n",
-    );
-    let mut rows: Vec<(&str, &str)> = input.hats.to_vec();
-    if s.hats.contains_key(DEFAULT_HAT) && !rows.iter().any(|(id, _)| *id == DEFAULT_HAT) {
-        rows.push((DEFAULT_HAT, DEFAULT_HAT));
+    let mut hat_ids: Vec<(&str, &str)> = input.hats.to_vec();
+    if s.hats.contains_key(DEFAULT_HAT) && !hat_ids.iter().any(|(id, _)| *id == DEFAULT_HAT) {
+        hat_ids.push((DEFAULT_HAT, DEFAULT_HAT));
     }
-    for (id, name) in rows {
-        let Some(h) = s.hats.get(id) else {
-            let _ = writeln!(out, "| {name} | 0 | 0 | - | - | - |");
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {} |",
-            h.iterations,
-            h.failures,
+    let hat_rows = hat_ids.into_iter().map(|(id, name)| match s.hats.get(id) {
+        None => vec![
+            name.to_owned(),
+            "0".into(),
+            "0".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+        ],
+        Some(h) => vec![
+            name.to_owned(),
+            h.iterations.to_string(),
+            h.failures.to_string(),
             format_duration(Duration::from_millis(h.duration_ms)),
             cost(h.cost_usd, h.unpriced_iterations, h.iterations),
             thousands(h.tokens.total()),
-        );
-    }
-
+        ],
+    });
+    table(
+        &mut out,
+        "Hats",
+        &["Hat", "Iterations", "Failed", "Time", "Cost", "Tokens"],
+        hat_rows,
+    );
     if !s.gates.is_empty() {
-        out.push_str(
-            "\n## Gates\n\n| Gate | Runs | Passed | Time | Last result |\n\
-             |---|---:|---:|---:|---|\n",
-        );
-        for (name, g) in &s.gates {
+        let gate_rows = s.gates.iter().map(|(name, g)| {
             let last = match g.last {
                 Some(GateEnd::Passed) => "passed",
                 Some(GateEnd::Exit) => "failed",
@@ -103,15 +103,20 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
                 Some(GateEnd::Interrupted) => "interrupted",
                 None => "-",
             };
-            let _ = writeln!(
-                out,
-                "| {name} | {} | {} | {} | {last} (iteration {}) |",
-                g.runs,
-                g.passed,
+            vec![
+                name.clone(),
+                g.runs.to_string(),
+                g.passed.to_string(),
                 format_duration(Duration::from_millis(g.duration_ms)),
-                g.last_iteration,
-            );
-        }
+                format!("{last} (iteration {})", g.last_iteration),
+            ]
+        });
+        table(
+            &mut out,
+            "Gates",
+            &["Gate", "Runs", "Passed", "Time", "Last result"],
+            gate_rows,
+        );
     }
 
     // A completed run is over: what is left in its queue will never run, and
@@ -143,6 +148,22 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
     match visible(&out) {
         Cow::Borrowed(_) => out,
         Cow::Owned(shown) => shown,
+    }
+}
+
+/// A Markdown section holding a table: the first column is text, the others figures
+/// (right-aligned).
+fn table(
+    out: &mut String,
+    heading: &str,
+    columns: &[&str],
+    rows: impl Iterator<Item = Vec<String>>,
+) {
+    let _ = write!(out, "\n## {heading}\n\n| {} |\n|---|", columns.join(" | "));
+    out.push_str(&"---:|".repeat(columns.len().saturating_sub(1)));
+    out.push('\n');
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
 }
 

@@ -5,8 +5,6 @@
 use ralph_stream::{CostKind, Tokens};
 use std::borrow::Cow;
 
-use ralph_core::event::InvalidLine;
-use ralph_core::inbox::InboxRestart;
 use ralph_core::machine::{EndClass, GateEnd, GateResult, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
@@ -19,64 +17,6 @@ fn doc() -> String {
 fn name_of<T: serde::Serialize>(value: &T, key: &str) -> String {
     let json = serde_json::to_value(value).expect("serializes");
     json[key].as_str().expect("tag").to_owned()
-}
-
-fn notices() -> Vec<Notice> {
-    let all = vec![
-        Notice::HatExhausted {
-            hat: "h".into(),
-            max_activations: 1,
-            dropped: vec![],
-        },
-        Notice::DefaultPublished {
-            hat: "h".into(),
-            topic: "t".into(),
-        },
-        Notice::EventsRequeued {
-            hat: "h".into(),
-            topics: vec![],
-        },
-        Notice::CompletionRefused { missing: vec![] },
-        Notice::PromiseNotLast {
-            promise: "P".into(),
-        },
-        Notice::EventWithheld {
-            topic: "t".into(),
-            gate: "g".into(),
-            hat: "h".into(),
-        },
-        Notice::PromiseNotAlone {
-            promise: "P".into(),
-        },
-        Notice::InvalidLine {
-            error: InvalidLine::NoTopic,
-            excerpt: String::new(),
-        },
-        Notice::CostUnknown {
-            backend: "b".into(),
-        },
-        Notice::InboxRestarted {
-            restart: InboxRestart::Shrunk { offset: 9, len: 1 },
-        },
-        Notice::InboxRestarted {
-            restart: InboxRestart::Replaced,
-        },
-    ];
-    for n in &all {
-        match n {
-            Notice::HatExhausted { .. }
-            | Notice::DefaultPublished { .. }
-            | Notice::EventsRequeued { .. }
-            | Notice::CompletionRefused { .. }
-            | Notice::PromiseNotLast { .. }
-            | Notice::EventWithheld { .. }
-            | Notice::PromiseNotAlone { .. }
-            | Notice::InvalidLine { .. }
-            | Notice::CostUnknown { .. }
-            | Notice::InboxRestarted { .. } => {}
-        }
-    }
-    all
 }
 
 fn reasons() -> Vec<StopReason> {
@@ -239,7 +179,10 @@ fn every_run_event_type_has_a_section() {
 #[test]
 fn every_notice_reason_and_status_has_a_row() {
     let doc = doc();
-    let mut names: Vec<String> = notices().iter().map(|n| name_of(n, "notice")).collect();
+    let mut names: Vec<String> = Notice::examples()
+        .iter()
+        .map(|n| name_of(n, "notice"))
+        .collect();
     names.extend(reasons().iter().map(|r| name_of(r, "reason")));
     names.extend(outcomes().iter().map(|o| name_of(o, "status")));
     let missing: Vec<&String> = names

@@ -26,6 +26,7 @@ mod codex;
 mod copilot;
 mod decoder;
 mod event;
+mod event_examples;
 mod format;
 mod framer;
 mod gemini;

@@ -29,7 +29,7 @@ impl Machine {
         if self.rules.gates.is_empty() {
             return GatePlan::default();
         }
-        let promise = self.rules.promise.as_str();
+        let promise = self.rules.event_loop.completion_promise.as_str();
         let events: Vec<Event> = report
             .inbox
             .iter()
@@ -62,6 +62,7 @@ impl Machine {
         // The required events come first: a completion they refuse needs no gate.
         let required_in = self
             .rules
+            .event_loop
             .required_events
             .iter()
             .all(|t| self.state.seen_topics.contains(t) || topics.contains(&t.as_str()));
@@ -95,7 +96,7 @@ impl Machine {
             match plan.verdict(&topic, results) {
                 Some(Verdict::Verified) => checked.verified.push(topic),
                 Some(Verdict::Refused(result)) => {
-                    if topic == self.rules.promise {
+                    if topic == self.rules.event_loop.completion_promise {
                         self.state.gate_refusal = Some(GateRefusal {
                             gate: result.gate.clone(),
                             end: result.end,

@@ -138,9 +138,8 @@ fn a_refused_completion_is_withheld_and_the_agent_gets_gate_failed_next() {
 #[test]
 fn a_completion_a_gate_refuses_on_the_last_iteration_is_not_a_success() {
     let mut m = Machine::new(Rules {
-        max_iterations: 1,
         gates: vec![gate("tests", &[PROMISE])],
-        ..solo()
+        ..limits(solo(), |l| l.max_iterations = 1)
     });
     gated_step(&mut m, ok(&[ev(PROMISE)]), &[("tests", GateEnd::Timeout)]);
     let reason = stop(&mut m);
@@ -246,9 +245,8 @@ fn a_default_publish_is_gated_and_held_back_when_refused() {
 #[test]
 fn required_events_refuse_a_completion_before_any_gate_runs() {
     let mut m = Machine::new(Rules {
-        required_events: vec!["tests.passed".into()],
         gates: vec![gate("tests", &[PROMISE])],
-        ..solo()
+        ..limits(solo(), |l| l.required_events = vec!["tests.passed".into()])
     });
     let it = run(&mut m);
     let report = ok(&[ev(PROMISE)]);

@@ -148,10 +148,9 @@ fn an_emitted_promise_counts_even_if_the_run_then_failed_but_not_when_interrupte
 
 #[test]
 fn completion_is_refused_until_the_required_events_were_published() {
-    let rules = Rules {
-        required_events: vec!["review.approved".into(), "tests.passed".into()],
-        ..solo()
-    };
+    let rules = limits(solo(), |l| {
+        l.required_events = vec!["review.approved".into(), "tests.passed".into()]
+    });
     let mut m = Machine::new(rules);
     step(&mut m, ok(&[ev("tests.passed")]));
     let it = run(&mut m);
@@ -177,11 +176,10 @@ fn completion_is_refused_until_the_required_events_were_published() {
 
 #[test]
 fn completion_in_the_last_allowed_iteration_is_completion_not_a_limit() {
-    let mut m = Machine::new(Rules {
-        max_iterations: 2,
-        max_cost_usd: Some(1.0),
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| {
+        l.max_iterations = 2;
+        l.max_cost_usd = Some(1.0);
+    }));
     step(&mut m, ok(&[]));
     // This iteration is the last allowed one, and it also spends the budget.
     step(&mut m, ok(&[ev(PROMISE)]));
@@ -191,10 +189,7 @@ fn completion_in_the_last_allowed_iteration_is_completion_not_a_limit() {
 
 #[test]
 fn the_iteration_limit_stops_the_loop_after_the_last_iteration() {
-    let mut m = Machine::new(Rules {
-        max_iterations: 2,
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_iterations = 2));
     step(&mut m, ok(&[ev("a")]));
     step(&mut m, ok(&[ev("b")]));
     assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 2 });
@@ -203,10 +198,7 @@ fn the_iteration_limit_stops_the_loop_after_the_last_iteration() {
 
 #[test]
 fn runtime_limit_bounds_the_iteration_and_is_reported_as_the_runtime_limit() {
-    let mut m = Machine::new(Rules {
-        max_runtime: 100 * S,
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 100 * S));
     assert_eq!(
         m.iteration_wall(60 * S, 10 * S),
         WallPlan {
@@ -232,17 +224,11 @@ fn runtime_limit_bounds_the_iteration_and_is_reported_as_the_runtime_limit() {
 
 #[test]
 fn runtime_used_up_between_iterations_stops_before_the_next_one() {
-    let mut m = Machine::new(Rules {
-        max_runtime: 100 * S,
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 100 * S));
     let it = run(&mut m);
     m.finish(it, ok(&[ev("a")]), 50 * S);
     assert!(matches!(m.next(60 * S), Next::Run(_)));
-    let mut m = Machine::new(Rules {
-        max_runtime: 100 * S,
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 100 * S));
     assert_eq!(
         m.next(100 * S),
         Next::Stop(StopReason::MaxRuntime { limit_secs: 100 })
@@ -251,10 +237,7 @@ fn runtime_used_up_between_iterations_stops_before_the_next_one() {
 
 #[test]
 fn the_budget_is_crossed_mid_iteration_and_stops_the_loop() {
-    let mut m = Machine::new(Rules {
-        max_cost_usd: Some(1.2),
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(1.2)));
     step(&mut m, ok(&[ev("a")])); // spends 0.5
     assert_eq!(
         [
@@ -274,10 +257,7 @@ fn the_budget_is_crossed_mid_iteration_and_stops_the_loop() {
 
 #[test]
 fn a_budget_reached_at_the_end_of_an_iteration_stops_the_loop() {
-    let mut m = Machine::new(Rules {
-        max_cost_usd: Some(1.0),
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(1.0)));
     step(&mut m, ok(&[ev("a")]));
     step(&mut m, ok(&[ev("b")]));
     assert_eq!(stop(&mut m), StopReason::MaxCost { limit_usd: 1.0 });
@@ -285,10 +265,7 @@ fn a_budget_reached_at_the_end_of_an_iteration_stops_the_loop() {
 
 #[test]
 fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
-    let mut m = Machine::new(Rules {
-        max_cost_usd: Some(10.0),
-        ..solo()
-    });
+    let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(10.0)));
     let unpriced = || {
         let mut r = ok(&[]);
         r.usage.cost_usd = None;
@@ -315,10 +292,7 @@ fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
     // Interrupted with no cost reported, before any turn or after one: only the second
     // leaves the cost unknown.
     let unpriced_after = |turns: u32, tokens: Tokens| {
-        let mut m = Machine::new(Rules {
-            max_cost_usd: Some(10.0),
-            ..solo()
-        });
+        let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(10.0)));
         let mut r = report(IterationOutcome::Interrupted, &[]);
         r.usage.cost_usd = None;
         r.usage.cost_kind = CostKind::Unknown;
@@ -406,10 +380,7 @@ fn invalid_inbox_lines_are_reported_and_end_the_loop_only_when_they_repeat() {
 
 #[test]
 fn continue_resumes_counters_cost_and_pending_events() {
-    let mut m = Machine::new(Rules {
-        max_iterations: 2,
-        ..three_hats()
-    });
+    let mut m = Machine::new(limits(three_hats(), |l| l.max_iterations = 2));
     step(&mut m, ok(&[ev("plan.ready")]));
     step(&mut m, failed(&[]));
     assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 2 });
@@ -419,23 +390,13 @@ fn continue_resumes_counters_cost_and_pending_events() {
 
     // Same limit: the run is still at it.
     let mut same = Machine::resume(
-        Rules {
-            max_iterations: 2,
-            ..three_hats()
-        },
+        limits(three_hats(), |l| l.max_iterations = 2),
         saved.clone(),
     )
     .unwrap();
     assert_eq!(stop(&mut same), StopReason::MaxIterations { limit: 2 });
 
-    let mut more = Machine::resume(
-        Rules {
-            max_iterations: 4,
-            ..three_hats()
-        },
-        saved,
-    )
-    .unwrap();
+    let mut more = Machine::resume(limits(three_hats(), |l| l.max_iterations = 4), saved).unwrap();
     let it = run(&mut more);
     assert_eq!(
         (it.number, it.hat.as_str(), it.events.clone()),

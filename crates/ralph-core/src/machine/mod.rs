@@ -50,7 +50,7 @@ pub use outcome::{
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use usage::Usage;
 
-use crate::config::ResolvedConfig;
+use crate::config::{LoopConfig, ResolvedConfig};
 use crate::event::Event;
 use crate::topic::TASK_RESUME;
 
@@ -68,16 +68,12 @@ pub const MAX_CONSECUTIVE_INVALID_LINES: u32 = 3;
 /// Suffix of the topic published when a hat reaches `max_activations`.
 pub const EXHAUSTED_SUFFIX: &str = ".exhausted";
 
-/// The parts of the configuration the machine decides with.
+/// The parts of the configuration the machine decides with: the loop's settings as
+/// configured (so a new limit is declared once, in `LoopConfig`), the hats' routing and
+/// the gates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rules {
-    pub promise: String,
-    pub max_iterations: u32,
-    pub max_runtime: Duration,
-    pub max_cost_usd: Option<f64>,
-    pub max_consecutive_failures: u32,
-    pub starting_event: String,
-    pub required_events: Vec<String>,
+    pub event_loop: LoopConfig,
     pub hats: Vec<HatRule>,
     pub gates: Vec<GateRule>,
 }
@@ -93,15 +89,8 @@ pub struct HatRule {
 
 impl Rules {
     pub fn from_config(config: &ResolvedConfig) -> Rules {
-        let el = &config.event_loop;
         Rules {
-            promise: el.completion_promise.clone(),
-            max_iterations: el.max_iterations,
-            max_runtime: el.max_runtime,
-            max_cost_usd: el.max_cost_usd,
-            max_consecutive_failures: el.max_consecutive_failures,
-            starting_event: el.starting_event.clone(),
-            required_events: el.required_events.clone(),
+            event_loop: config.event_loop.clone(),
             hats: config
                 .hats
                 .iter()
@@ -165,7 +154,7 @@ impl Machine {
         let mut state = LoopState::default();
         state
             .pending
-            .push_back(Event::new(rules.starting_event.clone()));
+            .push_back(Event::new(rules.event_loop.starting_event.clone()));
         Machine {
             rules,
             state,
@@ -212,6 +201,7 @@ impl Machine {
     /// `required_events` not published yet.
     pub fn missing_required(&self) -> Vec<String> {
         self.rules
+            .event_loop
             .required_events
             .iter()
             .filter(|t| !self.state.seen_topics.contains(*t))
@@ -250,7 +240,7 @@ impl Machine {
     /// never longer than the runtime left.
     pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
         let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
-        let left = self.rules.max_runtime.saturating_sub(used);
+        let left = self.rules.event_loop.max_runtime.saturating_sub(used);
         if left < iteration_timeout {
             WallPlan {
                 wall: left,
@@ -270,6 +260,7 @@ impl Machine {
     /// turn.
     pub fn crosses_budget(&self, iteration_cost: Option<f64>) -> bool {
         self.rules
+            .event_loop
             .max_cost_usd
             .is_some_and(|max| self.state.cost_usd + iteration_cost.unwrap_or(0.0) >= max)
     }
@@ -289,7 +280,7 @@ impl Machine {
         let plan = self.gate_plan(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 
-        let promise = self.rules.promise.clone();
+        let promise = self.rules.event_loop.completion_promise.clone();
         let mut completion = completion_signal(
             &promise,
             &events,
@@ -377,24 +368,25 @@ impl Machine {
     }
 
     fn runtime_over(&self) -> bool {
-        Duration::from_millis(self.state.runtime_ms) >= self.rules.max_runtime
+        Duration::from_millis(self.state.runtime_ms) >= self.rules.event_loop.max_runtime
     }
 
     fn cost_over(&self) -> bool {
         self.rules
+            .event_loop
             .max_cost_usd
             .is_some_and(|max| self.state.cost_usd >= max)
     }
 
     fn max_cost_reason(&self) -> StopReason {
         StopReason::MaxCost {
-            limit_usd: self.rules.max_cost_usd.unwrap_or(0.0),
+            limit_usd: self.rules.event_loop.max_cost_usd.unwrap_or(0.0),
         }
     }
 
     fn max_runtime_reason(&self) -> StopReason {
         StopReason::MaxRuntime {
-            limit_secs: self.rules.max_runtime.as_secs(),
+            limit_secs: self.rules.event_loop.max_runtime.as_secs(),
         }
     }
 
@@ -402,15 +394,15 @@ impl Machine {
     /// beyond one).
     fn limit_before_iteration(&self) -> Option<StopReason> {
         let s = &self.state;
-        if s.iterations >= self.rules.max_iterations {
+        if s.iterations >= self.rules.event_loop.max_iterations {
             Some(StopReason::MaxIterations {
-                limit: self.rules.max_iterations,
+                limit: self.rules.event_loop.max_iterations,
             })
         } else if self.runtime_over() {
             Some(self.max_runtime_reason())
         } else if self.cost_over() {
             Some(self.max_cost_reason())
-        } else if s.consecutive_failures >= self.rules.max_consecutive_failures {
+        } else if s.consecutive_failures >= self.rules.event_loop.max_consecutive_failures {
             Some(StopReason::ConsecutiveFailures {
                 failures: s.consecutive_failures,
             })
@@ -427,7 +419,7 @@ impl Machine {
             Some(self.max_cost_reason())
         } else if *outcome == IterationOutcome::StoppedAtRuntimeLimit || self.runtime_over() {
             Some(self.max_runtime_reason())
-        } else if s.consecutive_failures >= self.rules.max_consecutive_failures {
+        } else if s.consecutive_failures >= self.rules.event_loop.max_consecutive_failures {
             Some(StopReason::ConsecutiveFailures {
                 failures: s.consecutive_failures,
             })
@@ -444,9 +436,9 @@ impl Machine {
                 topic: repeat.event.topic.clone(),
                 repeats: repeat.count,
             })
-        } else if s.iterations >= self.rules.max_iterations {
+        } else if s.iterations >= self.rules.event_loop.max_iterations {
             Some(StopReason::MaxIterations {
-                limit: self.rules.max_iterations,
+                limit: self.rules.event_loop.max_iterations,
             })
         } else {
             None

@@ -108,3 +108,78 @@ impl std::fmt::Display for Notice {
         }
     }
 }
+
+impl Notice {
+    /// One notice of every kind (some twice, one per form of their detail), with made-up
+    /// values: what the documentation and schema tests check, so a new kind cannot be
+    /// left out of them. The match below fails to compile until a new kind is listed.
+    pub fn examples() -> Vec<Notice> {
+        let all = vec![
+            Notice::HatExhausted {
+                hat: "h".into(),
+                max_activations: 2,
+                dropped: vec!["t".into()],
+            },
+            Notice::DefaultPublished {
+                hat: "h".into(),
+                topic: "t".into(),
+            },
+            Notice::EventsRequeued {
+                hat: "h".into(),
+                topics: vec!["t".into()],
+            },
+            Notice::CompletionRefused {
+                missing: vec!["t".into()],
+            },
+            Notice::PromiseNotLast {
+                promise: "DONE".into(),
+            },
+            Notice::PromiseNotAlone {
+                promise: "DONE".into(),
+            },
+            Notice::EventWithheld {
+                topic: "t".into(),
+                gate: "g".into(),
+                hat: "h".into(),
+            },
+            Notice::InvalidLine {
+                error: InvalidLine::BadTopic {
+                    topic: "a b".into(),
+                    reason: "r".into(),
+                },
+                excerpt: "x".into(),
+            },
+            Notice::InvalidLine {
+                error: InvalidLine::TooLong { len: 9 },
+                excerpt: "x".into(),
+            },
+            Notice::CostUnknown {
+                backend: "pi".into(),
+            },
+            Notice::InboxRestarted {
+                restart: InboxRestart::Shrunk {
+                    offset: 100,
+                    len: 10,
+                },
+            },
+            Notice::InboxRestarted {
+                restart: InboxRestart::Replaced,
+            },
+        ];
+        for notice in &all {
+            match notice {
+                Notice::HatExhausted { .. }
+                | Notice::DefaultPublished { .. }
+                | Notice::EventsRequeued { .. }
+                | Notice::CompletionRefused { .. }
+                | Notice::EventWithheld { .. }
+                | Notice::PromiseNotLast { .. }
+                | Notice::PromiseNotAlone { .. }
+                | Notice::InvalidLine { .. }
+                | Notice::CostUnknown { .. }
+                | Notice::InboxRestarted { .. } => {}
+            }
+        }
+        all
+    }
+}

@@ -36,7 +36,7 @@ impl Machine {
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
         hat.unpriced_iterations += u32::from(unpriced);
         hat.tokens += usage.tokens;
-        if unpriced && self.rules.max_cost_usd.is_some() && !s.cost_notice_given {
+        if unpriced && self.rules.event_loop.max_cost_usd.is_some() && !s.cost_notice_given {
             s.cost_notice_given = true;
             self.notices.push(Notice::CostUnknown {
                 backend: report.backend.clone(),
@@ -75,7 +75,7 @@ impl Machine {
         completion: Option<CompletionSignal>,
         held_back: bool,
     ) -> Option<String> {
-        let promise = self.rules.promise.clone();
+        let promise = self.rules.event_loop.completion_promise.clone();
         let last = events.len().checked_sub(1);
         let mut published = 0;
         for (i, event) in events.iter().enumerate() {

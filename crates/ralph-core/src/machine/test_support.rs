@@ -1,6 +1,7 @@
 //! Builders shared by the machine tests.
 
 use super::*;
+use crate::config::LoopConfig;
 use crate::inbox::InboxLine;
 use crate::topic::TASK_START;
 use ralph_stream::{CostKind, Tokens};
@@ -10,16 +11,26 @@ pub(super) const PROMISE: &str = "LOOP_COMPLETE";
 
 pub(super) fn solo() -> Rules {
     Rules {
-        promise: PROMISE.into(),
-        max_iterations: 10,
-        max_runtime: 3600 * S,
-        max_cost_usd: None,
-        max_consecutive_failures: 3,
-        starting_event: TASK_START.into(),
-        required_events: vec![],
+        event_loop: LoopConfig {
+            prompt: None,
+            completion_promise: PROMISE.into(),
+            max_iterations: 10,
+            max_runtime: 3600 * S,
+            max_cost_usd: None,
+            max_consecutive_failures: 3,
+            starting_event: TASK_START.into(),
+            required_events: vec![],
+            prompt_events_max_bytes: crate::config::DEFAULT_PROMPT_EVENTS_MAX_BYTES,
+        },
         hats: vec![],
         gates: vec![],
     }
+}
+
+/// `rules` with its loop settings changed by `set`.
+pub(super) fn limits(mut rules: Rules, set: impl FnOnce(&mut LoopConfig)) -> Rules {
+    set(&mut rules.event_loop);
+    rules
 }
 
 pub(super) fn hat(id: &str, triggers: &[&str]) -> HatRule {
@@ -35,7 +46,10 @@ pub(super) fn hat(id: &str, triggers: &[&str]) -> HatRule {
 /// reviewer ← build.review.
 pub(super) fn three_hats() -> Rules {
     Rules {
-        starting_event: "work.start".into(),
+        event_loop: LoopConfig {
+            starting_event: "work.start".into(),
+            ..solo().event_loop
+        },
         hats: vec![
             hat("planner", &["work.start", "build.done"]),
             hat("builder", &["plan.ready", "review.rejected"]),

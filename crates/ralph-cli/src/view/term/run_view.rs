@@ -372,18 +372,9 @@ impl RunView {
                 current.activity = Activity::Thinking;
                 return;
             }
-            AgentEvent::SessionStarted { .. }
-            | AgentEvent::TextDelta { .. }
-            | AgentEvent::MessageFinished { .. }
-            | AgentEvent::TurnFinished { .. }
-            | AgentEvent::RetryStarted { .. }
-            | AgentEvent::RetryFinished { .. }
-            | AgentEvent::Compaction { .. }
-            | AgentEvent::RateLimit { .. }
-            | AgentEvent::RunFinished { .. }
-            | AgentEvent::NonJson { .. }
-            | AgentEvent::Unknown { .. }
-            | AgentEvent::OversizeLine { .. } => {}
+            // The activity follows tools and thinking only; any other kind of event
+            // (including kinds added later) leaves it to what the tools say.
+            _ => {}
         }
         current.activity = match current.running.last() {
             Some((_, label)) => Activity::Running {
