@@ -280,7 +280,7 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn dump_writes_every_declared_key() {
-    use ralph_core::config::{KEYS, key::Dump};
+    use ralph_core::config::{all_keys, key::Dump};
     use saphyr::LoadableYamlNode;
 
     // every_key.yml sets every key (its hats cover each backend form), so its dump
@@ -295,8 +295,7 @@ fn dump_writes_every_declared_key() {
     dumped_paths(&docs[0], "", &mut written);
     written.sort();
     written.dedup();
-    let mut declared: Vec<String> = KEYS
-        .iter()
+    let mut declared: Vec<String> = all_keys()
         .filter(|k| !matches!(k.dump, Dump::Skip))
         .map(|k| k.path())
         .filter(|p| p != "event_loop.prompt")

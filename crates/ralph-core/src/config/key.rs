@@ -1,7 +1,7 @@
 //! What a `ralph.yml` key is made of (as ripgrep's `flags/defs.rs` makes each flag one
 //! unit): where it may appear, its type, its default, one line for users, how
 //! `ralph init` writes it, how the decoder reads it and how `--dry-run` dumps it. The
-//! keys themselves are declared in [`super::KEYS`] (`keys.rs`).
+//! keys themselves are declared in [`super::all_keys`] (`keys.rs`).
 
 use std::time::Duration;
 

@@ -22,7 +22,7 @@ use super::resolved::{
     ResolvedConfig,
 };
 use super::unsupported::{self, Unsupported};
-use super::yaml_value::{boolean, int, invocation, number, path_value, seconds, string, strings};
+use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
 
 /// The example hats shown (commented out) at the end of the `ralph init` template: a
 /// two-hat plan/build workflow whose planner ends the loop with the default completion
@@ -66,7 +66,7 @@ pricing:
     clippy::too_many_arguments,
     reason = "one positional call per key keeps each entry a compact row of the table"
 )]
-const fn key(
+pub(super) const fn key(
     section: Section,
     name: &'static str,
     ty: Type,
@@ -91,7 +91,7 @@ const fn key(
 impl Section {
     /// The keys of this section, in declaration order.
     pub fn keys(self) -> impl Iterator<Item = &'static Key> {
-        KEYS.iter().filter(move |k| k.section == self)
+        all_keys().filter(move |k| k.section == self)
     }
 
     /// The names of this section's keys, for "expected one of" and suggestions.
@@ -149,27 +149,39 @@ fn cli_custom(config: &ResolvedConfig) -> Option<&CustomBackend> {
 }
 
 /// The custom program a hat's backend runs, if it runs one.
-fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
+pub(super) fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
     match backend {
         HatBackend::Custom { backend, .. } => Some(backend),
         HatBackend::Builtin { .. } => None,
     }
 }
 
-use Default::{Keys, Required, Unset};
-use Section::{Cli, Core, EventLoop, Gate, Hat, Price, Scratchpad, Top};
+use Default::{Keys, Unset};
+use Section::{Cli, Core, EventLoop, Scratchpad, Top};
 
 /// A hat backend's mapping form needs one of these two keys.
-const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
+pub(super) const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
 
-const fn value(v: Value) -> Default {
+pub(super) const fn value(v: Value) -> Default {
     Default::Value(v)
 }
 
-/// Every key ralph reads. Not reformatted by rustfmt, so that each entry stays one
-/// compact unit.
+/// Every key ralph reads, table by table; within a section, in the order `ralph init`
+/// writes them, `--dry-run` dumps them and `docs/config.md` lists them.
+pub fn all_keys() -> impl Iterator<Item = &'static Key> {
+    [
+        MAIN_KEYS,
+        super::keys_hat::HAT_KEYS,
+        super::keys_gate::GATE_KEYS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// The keys of the top level, `cli`, `event_loop` and `core`. Not reformatted by
+/// rustfmt, so that each entry stays one compact unit.
 #[rustfmt::skip]
-pub static KEYS: &[Key] = &[
+static MAIN_KEYS: &[Key] = &[
     // The top level.
     key(Top, "cli", Type::Mapping, Keys, "Which agent ralph runs, and how.", Init::Keys,
         Dump::Keys,
@@ -379,146 +391,4 @@ pub static KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(path_value(&c.core.specs_dir))),
         Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, read::SPECS_DIR_WHY))),
-    // hats.<id>
-    key(Hat, "name", Type::NonEmptyText, Unset("the hat id"),
-        "The name shown in ralph's output.", Init::InExample,
-        Dump::Hat(|h| Some(string(&h.name))),
-        Read::Hat(|dec, f, h| h.name = dec.nonempty_string(f, read::HAT_NAME_WHY))),
-    key(Hat, "description", Type::NonEmptyText, Required,
-        "One line saying what the hat does (the agent reads it to know which hat handles what).",
-        Init::InExample,
-        Dump::Hat(|h| Some(string(&h.description))),
-        Read::Own),
-    key(Hat, "triggers", Type::Topics, value(Value::EmptyList),
-        "The topics this hat handles; a topic triggers one hat only.", Init::InExample,
-        Dump::Hat(|h| Some(strings(&h.triggers))),
-        Read::Hat(|dec, f, h| h.triggers = read::triggers(dec, f, &h.id.value))),
-    key(Hat, "publishes", Type::Topics, value(Value::EmptyList),
-        "The topics this hat may emit.", Init::InExample,
-        Dump::Hat(|h| Some(strings(&h.publishes))),
-        Read::Hat(|dec, f, h| h.publishes = dec.topics(f))),
-    key(Hat, "instructions", Type::Text, value(Value::Text("\"\"")),
-        "What the agent is told to do while wearing this hat.", Init::InExample,
-        Dump::Hat(|h| (!h.instructions.is_empty()).then(|| string(&h.instructions))),
-        Read::Hat(|dec, f, h| h.instructions = dec.string(f))),
-    key(Hat, "backend", Type::BackendOrMapping, Unset("`cli.backend`"),
-        "The agent this hat runs: a backend name, `{type: NAME, args: [...]}`, or \
-         `{command: PROGRAM, ...}`.",
-        Init::InExample,
-        Dump::Keys,
-        Read::Own),
-    key(Hat, "args", Type::Strings, value(Value::EmptyList),
-        "Extra arguments appended to whichever backend the hat runs.", Init::InExample,
-        Dump::Hat(|h| (!h.args.is_empty()).then(|| strings(&h.args))),
-        Read::Hat(|dec, f, h| h.args = dec.plain_strings(f))),
-    key(Hat, "backend_args", Type::Strings, value(Value::EmptyList),
-        "Another name for `args` (set one of the two).", Init::InExample,
-        Dump::Skip,
-        Read::Hat(|dec, f, h| read::backend_args(dec, f, &mut h.args))),
-    key(Hat, "default_publishes", Type::Topic, Unset("nothing is published for it"),
-        "The topic published for the hat when its agent succeeds without emitting one.",
-        Init::InExample,
-        Dump::Hat(|h| h.default_publishes.as_deref().map(string)),
-        Read::Hat(|dec, f, h| h.default_publishes = dec.topic(f))),
-    key(Hat, "max_activations", Type::Count, Unset("no limit"),
-        "How many times the hat may run; after that ralph publishes `<id>.exhausted` instead.",
-        Init::InExample,
-        Dump::Hat(|h| h.max_activations.map(|n| int(n.into()))),
-        Read::Hat(|dec, f, h| h.max_activations = read::count(dec, f))),
-    key(Hat, STARTUP_TIMEOUT, Type::Seconds, Unset("`cli.startup_timeout_seconds`"),
-        "Overrides `cli.startup_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
-        Dump::Hat(|h| Some(seconds(h.deadlines.startup))),
-        Read::Hat(|dec, f, h| h.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
-    key(Hat, IDLE_TIMEOUT, Type::Seconds, Unset("`cli.idle_timeout_seconds`"),
-        "Overrides `cli.idle_timeout_seconds` (seconds) for this hat's agent.", Init::InExample,
-        Dump::Hat(|h| Some(seconds(h.deadlines.idle))),
-        Read::Hat(|dec, f, h| h.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
-    key(Hat, ITERATION_TIMEOUT, Type::Seconds, Unset("`cli.iteration_timeout_seconds`"),
-        "Overrides `cli.iteration_timeout_seconds` (seconds) for this hat's agent.",
-        Init::InExample,
-        Dump::Hat(|h| Some(seconds(h.deadlines.iteration))),
-        Read::Hat(|dec, f, h| h.deadlines.iteration_timeout_seconds = read::seconds(dec, f))),
-    key(Hat, EXIT_GRACE, Type::Seconds, Unset("`cli.exit_grace_seconds`"),
-        "Overrides `cli.exit_grace_seconds` (seconds) for this hat's agent.", Init::InExample,
-        Dump::Hat(|h| Some(seconds(h.deadlines.exit_grace))),
-        Read::Hat(|dec, f, h| h.deadlines.exit_grace_seconds = read::seconds(dec, f))),
-    key(Hat, "pty", Type::Bool,
-        Unset("`cli.pty` if the hat runs `cli.backend`'s program, else `false`"),
-        "Run this hat's agent on a pseudo-terminal.", Init::InExample,
-        Dump::Hat(|h| Some(boolean(h.pty))),
-        Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
-    // gates[]
-    key(Gate, "name", Type::NonEmptyText, Required,
-        "The gate's name (letters, digits, `-`, `_`, `.`), shown in the view and naming its log \
-         file.",
-        Init::InExample,
-        Dump::Gate(|g| Some(string(&g.name))),
-        Read::Own),
-    key(Gate, "run", Type::Command, Required,
-        "The command; it passes when it exits 0.", Init::InExample,
-        Dump::Gate(|g| Some(invocation(&g.run))),
-        Read::Own),
-    key(Gate, "before", Type::Topics, Unset("the completion promise"),
-        "The events that count only once this gate passes: the completion promise or topics \
-         hats publish. Gates guarding one event run in order, each only if the one before \
-         passed.",
-        Init::InExample,
-        Dump::Gate(|g| Some(strings(&g.before))),
-        Read::Gate(|dec, f, g| g.before = dec.topics(f))),
-    key(Gate, "timeout_seconds", Type::Seconds, value(d::GATE_TIMEOUT),
-        "Past this, the gate is stopped (its whole process group) and fails.", Init::InExample,
-        Dump::Gate(|g| Some(seconds(g.timeout))),
-        Read::Gate(|dec, f, g| g.timeout_seconds = read::seconds(dec, f))),
-    // hats.<id>.backend
-    key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
-        "A built-in backend.", Init::InExample,
-        Dump::Backend(|b| match b {
-            HatBackend::Builtin { kind, .. } => Some(string(kind.name())),
-            HatBackend::Custom { .. } => None,
-        }),
-        Read::Own),
-    key(Section::HatBackend, "command", Type::NonEmptyText, Unset(TYPE_OR_COMMAND),
-        "A custom program instead of a built-in backend.", Init::InExample,
-        Dump::Backend(|b| hat_custom(b).map(|c| string(&c.command))),
-        Read::Own),
-    key(Section::HatBackend, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
-        "With `command`: pass the prompt as the last argument, or on standard input.",
-        Init::InExample,
-        Dump::Backend(|b| hat_custom(b).map(|c| string(c.prompt_mode.name()))),
-        Read::Own),
-    key(Section::HatBackend, "prompt_flag", Type::NonEmptyText,
-        Unset("the prompt is the last argument"),
-        "With `command`: the flag written before the prompt argument.", Init::InExample,
-        Dump::Backend(|b| hat_custom(b)?.prompt_flag.as_deref().map(string)),
-        Read::Own),
-    key(Section::HatBackend, "output_format", Type::Choice(d::OUTPUT_FORMATS),
-        value(d::TEXT_FORMAT),
-        "With `command`: how to read the program's output.", Init::InExample,
-        Dump::Backend(|b| hat_custom(b).map(|c| string(c.output_format.name()))),
-        Read::Own),
-    key(Section::HatBackend, "args", Type::Strings, value(Value::EmptyList),
-        "Extra arguments for this backend (the hat's own `args` follow them).", Init::InExample,
-        Dump::Backend(|b| match b {
-            HatBackend::Builtin { args, .. } | HatBackend::Custom { args, .. } => {
-                Some(strings(args))
-            }
-        }),
-        Read::Own),
-    // pricing.<model>
-    key(Price, "input", Type::PricePerMillion, Required,
-        "US dollars per million input tokens.", Init::InExample,
-        Dump::Price(|p| Some(number(p.price.input))),
-        Read::Own),
-    key(Price, "output", Type::PricePerMillion, Required,
-        "US dollars per million output tokens.", Init::InExample,
-        Dump::Price(|p| Some(number(p.price.output))),
-        Read::Own),
-    key(Price, "cache_read", Type::PricePerMillion, Unset("the `input` price"),
-        "US dollars per million tokens read from the prompt cache.", Init::InExample,
-        Dump::Price(|p| Some(number(p.price.cache_read))),
-        Read::Own),
-    key(Price, "cache_write", Type::PricePerMillion, Unset("the `input` price"),
-        "US dollars per million tokens written to the prompt cache.", Init::InExample,
-        Dump::Price(|p| Some(number(p.price.cache_write))),
-        Read::Own),
 ];

@@ -3,7 +3,7 @@
 
 use super::choice::PromptMode;
 use super::key::{Default, Dump, Init, Key, Read, Section, Type, Value, defaults};
-use super::keys::KEYS;
+use super::keys::all_keys;
 use super::unsupported;
 
 /// The keys named in backquotes in the messages (`cli.backend`, `cli.pty: true`).
@@ -23,7 +23,7 @@ fn named_keys(why: &str) -> Vec<String> {
 
 #[test]
 fn unsupported_keys_are_not_declared_keys_and_point_at_declared_ones() {
-    let declared: Vec<String> = KEYS.iter().map(|k| k.path()).collect();
+    let declared: Vec<String> = all_keys().map(|k| k.path()).collect();
     for section in Section::ALL {
         let known = section.names();
         for entry in section.unsupported() {
@@ -39,8 +39,7 @@ fn unsupported_keys_are_not_declared_keys_and_point_at_declared_ones() {
 
 #[test]
 fn keys_written_with_their_default_have_one() {
-    let without: Vec<_> = KEYS
-        .iter()
+    let without: Vec<_> = all_keys()
         .filter(|k| matches!(k.init, Init::Default) && !matches!(k.default, Default::Value(_)))
         .map(Key::path)
         .collect();
@@ -49,7 +48,7 @@ fn keys_written_with_their_default_have_one() {
 
 #[test]
 fn no_key_is_declared_twice() {
-    let mut paths: Vec<_> = KEYS.iter().map(Key::path).collect();
+    let mut paths: Vec<_> = all_keys().map(Key::path).collect();
     let declared = paths.len();
     paths.sort();
     paths.dedup();
@@ -60,7 +59,7 @@ fn no_key_is_declared_twice() {
 fn mappings_open_a_section_of_their_own() {
     // Every `Init::Keys` key has keys under it, and every section but the top one is
     // opened by a declared key (`hats` and `pricing` open theirs through an id).
-    for key in KEYS.iter().filter(|k| matches!(k.init, Init::Keys)) {
+    for key in all_keys().filter(|k| matches!(k.init, Init::Keys)) {
         assert!(!key.children().is_empty(), "{}", key.path());
     }
     for section in Section::ALL {
@@ -70,7 +69,7 @@ fn mappings_open_a_section_of_their_own() {
 
 #[test]
 fn each_dump_accessor_reads_the_part_its_section_describes() {
-    for key in KEYS {
+    for key in all_keys() {
         let fits = match key.dump {
             Dump::Skip => true,
             Dump::Keys => Section::opened_by(key).is_some(),
@@ -96,7 +95,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
 
 #[test]
 fn each_reader_fills_the_part_its_section_reads_into() {
-    for key in KEYS {
+    for key in all_keys() {
         let fits = match key.read {
             Read::Keys => Section::opened_by(key).is_some(),
             Read::Scratchpad => key.path() == "core.scratchpad",
@@ -175,9 +174,8 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
 #[test]
 fn each_reader_accepts_and_refuses_what_its_type_says() {
     let parse = |text: &str| super::decode::parse_layer(text, std::path::Path::new("t.yml"));
-    let read_by_table = KEYS
-        .iter()
-        .filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_) | Read::Gate(_)));
+    let read_by_table =
+        all_keys().filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_) | Read::Gate(_)));
     for key in read_by_table {
         let (ok, bad) = samples(key.ty);
         let path = key.path().replace("<id>", "h").replace("[]", "[0]");

@@ -16,7 +16,7 @@
 //!
 //! [`load`] runs the three stages over the real files.
 //!
-//! Every key is declared once, in the table [`KEYS`] (`keys.rs`): its section, type,
+//! Every key is declared once, in the table [`all_keys`] (`keys.rs`): its section, type,
 //! default, doc line, how `ralph init` writes it, how the decoder reads it and how
 //! `--dry-run` dumps it. The keys each mapping accepts, the "did you mean" suggestions,
 //! decoding, the `ralph init` template ([`init_template`]), the `--dry-run` dump and the
@@ -33,6 +33,8 @@ mod dump;
 mod error;
 pub mod key;
 mod keys;
+mod keys_gate;
+mod keys_hat;
 mod load;
 mod merge;
 mod node;
@@ -55,7 +57,7 @@ pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 pub use key::{Key, Section};
-pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, KEYS};
+pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, all_keys};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};

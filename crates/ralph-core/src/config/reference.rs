@@ -2,7 +2,7 @@
 
 use super::key::Section;
 
-/// The configuration reference (`docs/config.md`), generated from [`super::KEYS`].
+/// The configuration reference (`docs/config.md`), generated from [`super::all_keys`].
 pub fn reference() -> String {
     let mut out = String::from(REFERENCE_HEADER);
     for section in Section::ALL {
