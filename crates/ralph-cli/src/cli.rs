@@ -132,6 +132,12 @@ pub(crate) enum Command {
     ///   ralph gates --output json | jq -c 'select(.type=="gate_finished")'
     #[command(verbatim_doc_comment)]
     Gates(GatesArgs),
+    /// The agent's working memory: `ralph tools task …`.
+    ///
+    /// Commands an agent runs (through its shell) to keep what outlives one iteration;
+    /// the same commands and files as ralph-orchestrator's `ralph tools`.
+    #[command(verbatim_doc_comment)]
+    Tools(crate::cli_tools::ToolsArgs),
     /// Print a shell completion script.
     ///
     /// Examples:

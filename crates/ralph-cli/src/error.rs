@@ -78,6 +78,8 @@ pub(crate) enum CliError {
          example; docs/config.md describes the keys)"
     )]
     NoGates,
+    #[error(transparent)]
+    Task(#[from] ralph_core::tasks::TaskError),
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
     UnknownGate { name: String, known: Vec<String> },
 }

@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod event;
+pub mod file_lock;
 pub mod fsafe;
 pub mod inbox;
 pub mod machine;
@@ -24,5 +25,7 @@ pub mod prompt;
 pub mod run_event;
 pub mod store;
 pub mod summary;
+pub mod tasks;
+pub mod time_text;
 pub mod topic;
 pub mod visible;

@@ -68,9 +68,6 @@ verbose: true
             "ralph.yml:16:1: `memories` is not supported by ralph (yet) and is ignored: ralph \
              injects no memories into the prompt; the scratchpad carries notes between \
              iterations",
-            "ralph.yml:17:1: `tasks` is not supported by ralph (yet) and is ignored: ralph has \
-             no task list (`ralph tools task`); use the scratchpad, and \
-             `event_loop.required_events` to hold completion back",
             "ralph.yml:18:1: `skills` is not supported by ralph (yet) and is ignored: ralph \
              injects no skills index into the prompt",
             "ralph.yml:19:1: `features` is not supported by ralph (yet) and is ignored: ralph \

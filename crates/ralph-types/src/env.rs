@@ -16,13 +16,24 @@ pub const RUN_ID: &str = "RALPH_RUN_ID";
 pub const ITERATION: &str = "RALPH_ITERATION";
 /// The id of the hat the iteration runs. Set by `ralph run` for each iteration's agent.
 pub const HAT: &str = "RALPH_HAT";
+/// The workspace the loop runs in (absolute). Set by `ralph run` for every agent, so
+/// `ralph tools …` finds the loop's files even from a subdirectory.
+pub const WORKSPACE: &str = "RALPH_WORKSPACE";
 /// A token unique to one supervised process (`<ralph pid>-<counter>`). Set by the
 /// supervisor for every process it starts (agents, version probes); ralph finds the
 /// process's descendants by it, even those that left its process group, to stop them.
 pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";
 
 /// Every variable above, in the order `docs/agents.md` lists them.
-pub const ALL: [&str; 6] = [BIN, EVENTS_FILE, RUN_ID, ITERATION, HAT, AGENT_RUN];
+pub const ALL: [&str; 7] = [
+    BIN,
+    EVENTS_FILE,
+    RUN_ID,
+    WORKSPACE,
+    ITERATION,
+    HAT,
+    AGENT_RUN,
+];
 
 #[cfg(test)]
 #[path = "env_tests.rs"]

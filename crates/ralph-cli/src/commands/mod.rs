@@ -9,6 +9,7 @@ mod init;
 mod inspect;
 mod plan;
 mod run;
+mod tools;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -33,6 +34,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Doctor(args) => doctor::run(&args),
         Command::Events(args) => events::run(&args),
         Command::Gates(args) => gates::run(&args),
+        Command::Tools(args) => tools::run(&args),
         Command::Completions(args) => completions::run(&args),
     }
 }

@@ -39,11 +39,13 @@ pub enum Section {
     Price,
     /// One entry of the `gates:` list.
     Gate,
+    /// `tasks:`.
+    Tasks,
 }
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 9] = [
+    pub const ALL: [Section; 10] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -53,6 +55,7 @@ impl Section {
         Section::HatBackend,
         Section::Price,
         Section::Gate,
+        Section::Tasks,
     ];
 
     /// The dotted path, with `<id>` and `<model>` for the names users choose.
@@ -67,6 +70,7 @@ impl Section {
             Section::HatBackend => "hats.<id>.backend",
             Section::Price => "pricing.<model>",
             Section::Gate => "gates[]",
+            Section::Tasks => "tasks",
         }
     }
 

@@ -18,8 +18,8 @@ use super::key::{
 use super::node::Schema;
 use super::read;
 use super::resolved::{
-    AgentBackend, CustomBackend, DEFAULT_PROMPT_EVENTS_MAX_BYTES, HatBackend, Prompt, PromptSource,
-    ResolvedConfig,
+    AgentBackend, CustomBackend, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_TASKS_ENABLED,
+    HatBackend, Prompt, PromptSource, ResolvedConfig,
 };
 use super::unsupported::{self, Unsupported};
 use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
@@ -108,7 +108,11 @@ impl Section {
             Section::EventLoop => unsupported::EVENT_LOOP,
             Section::Hat => unsupported::HAT,
             Section::HatBackend => unsupported::HAT_BACKEND,
-            Section::Core | Section::Scratchpad | Section::Price | Section::Gate => &[],
+            Section::Core
+            | Section::Scratchpad
+            | Section::Price
+            | Section::Gate
+            | Section::Tasks => &[],
         }
     }
 
@@ -157,7 +161,7 @@ pub(super) fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
 }
 
 use Default::{Keys, Unset};
-use Section::{Cli, Core, EventLoop, Scratchpad, Top};
+use Section::{Cli, Core, EventLoop, Scratchpad, Tasks, Top};
 
 /// A hat backend's mapping form needs one of these two keys.
 pub(super) const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
@@ -193,6 +197,11 @@ static MAIN_KEYS: &[Key] = &[
         Read::Keys),
     key(Top, "core", Type::Mapping, Keys,
         "Files and rules shared by every iteration.", Init::Keys,
+        Dump::Keys,
+        Read::Keys),
+    key(Top, "tasks", Type::Mapping, Keys,
+        "The task list agents keep with `ralph tools task` (.ralph/agent/tasks.jsonl).",
+        Init::Keys,
         Dump::Keys,
         Read::Keys),
     key(Top, "hats", Type::NamedMappings("hat ids"),
@@ -391,4 +400,11 @@ static MAIN_KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(path_value(&c.core.specs_dir))),
         Read::Layer(|dec, f, c| c.core.specs_dir = dec.path(f, read::SPECS_DIR_WHY))),
+    // tasks
+    key(Tasks, "enabled", Type::Bool, value(Value::Bool(DEFAULT_TASKS_ENABLED)),
+        "Show the ready tasks in every prompt, and refuse completion while a task of the run \
+         is open or in progress.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.tasks.enabled))),
+        Read::Layer(|dec, f, c| c.tasks.enabled = dec.boolean(f))),
 ];

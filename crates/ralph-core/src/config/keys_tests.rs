@@ -83,6 +83,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
                     | Section::EventLoop
                     | Section::Core
                     | Section::Scratchpad
+                    | Section::Tasks
             ),
             Dump::Hat(_) => key.section == Section::Hat,
             Dump::Backend(_) => key.section == Section::HatBackend,
@@ -104,7 +105,11 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             Read::Gates => key.path() == "gates",
             Read::Layer(_) => matches!(
                 key.section,
-                Section::Cli | Section::EventLoop | Section::Core | Section::Scratchpad
+                Section::Cli
+                    | Section::EventLoop
+                    | Section::Core
+                    | Section::Scratchpad
+                    | Section::Tasks
             ),
             Read::Hat(_) => key.section == Section::Hat,
             Read::Gate(_) => key.section == Section::Gate,
@@ -162,6 +167,7 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
         Section::Scratchpad => ("core:\n  scratchpad:\n", "    "),
         Section::Hat => ("hats:\n  h:\n    description: d\n", "    "),
         Section::Gate => ("gates:\n  - name: g\n    run: make\n", "    "),
+        Section::Tasks => ("tasks:\n", "  "),
         other => panic!("no sample file for {other:?}"),
     };
     let placeholder = format!("{indent}# nothing\n");

@@ -64,7 +64,7 @@ pub use origin::{Origin, Spanned};
 pub use overrides::{Overrides, flag};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
-    RawPrice, RawScratchpad, SpannedList,
+    RawPrice, RawScratchpad, RawTasks, SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
@@ -73,7 +73,7 @@ pub use resolved::{
     DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig,
-    ModelPricing, Prompt, PromptSource, ResolvedConfig,
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
+    LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig, TasksConfig,
 };
 pub use template::init_template;

@@ -66,6 +66,15 @@ layered! {
         pub pricing: Vec<RawPrice>,
         /// `gates:`, in file order.
         pub gates: Vec<RawGate>,
+        pub tasks: RawTasks,
+    }
+}
+
+layered! {
+    /// `tasks:`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawTasks {
+        pub enabled: Option<Spanned<bool>>,
     }
 }
 

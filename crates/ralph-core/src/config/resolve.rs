@@ -19,8 +19,8 @@ use super::resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_GATE_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource,
-    ResolvedConfig,
+    DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing,
+    Prompt, PromptSource, ResolvedConfig, TasksConfig,
 };
 use crate::topic::TASK_START;
 
@@ -104,6 +104,9 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             hats,
             pricing,
             gates,
+            tasks: TasksConfig {
+                enabled: raw.tasks.enabled.map_or(DEFAULT_TASKS_ENABLED, |e| e.value),
+            },
             sources: env.sources.clone(),
         },
         warnings: r.warnings,

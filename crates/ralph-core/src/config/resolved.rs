@@ -57,9 +57,20 @@ pub struct ResolvedConfig {
     pub pricing: Vec<ModelPricing>,
     /// `gates:`, lowest layer first, each in file order.
     pub gates: Vec<GateConfig>,
+    pub tasks: TasksConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
 }
+
+/// `tasks:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TasksConfig {
+    /// The prompt shows the ready tasks and completion waits for the run's tasks.
+    pub enabled: bool,
+}
+
+/// Default for `tasks.enabled` (ralph-orchestrator's too).
+pub const DEFAULT_TASKS_ENABLED: bool = true;
 
 /// A command ralph runs in the workspace after an iteration, before it believes one of
 /// the events in `before`.

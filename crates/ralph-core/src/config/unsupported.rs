@@ -167,11 +167,6 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
         "ralph injects no memories into the prompt; the scratchpad carries notes between iterations",
     ),
     entry(
-        "tasks",
-        warning_unless_disabled,
-        "ralph has no task list (`ralph tools task`); use the scratchpad, and `event_loop.required_events` to hold completion back",
-    ),
-    entry(
         "skills",
         warning_unless_disabled,
         "ralph injects no skills index into the prompt",

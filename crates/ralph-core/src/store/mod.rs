@@ -430,7 +430,6 @@ impl RunDir {
     }
 }
 
-/// Milliseconds since the Unix epoch.
 /// Creates `dir` (its parent must exist) and the file `name` in it, refusing links.
 fn create_gate_log(dir: &Path, name: &str) -> io::Result<(PathBuf, std::fs::File)> {
     fsafe::create_dir(dir)?;
@@ -439,6 +438,7 @@ fn create_gate_log(dir: &Path, name: &str) -> io::Result<(PathBuf, std::fs::File
     Ok((path, file))
 }
 
+/// Milliseconds since the Unix epoch.
 pub fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -446,34 +446,10 @@ pub fn unix_ms(t: SystemTime) -> u64 {
 
 /// A run id: the UTC start time, `YYYYMMDDTHHMMSSZ`.
 pub fn run_id(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
+    let c = crate::time_text::Civil::of(t);
     format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    // d is in 1..=31 and m in 1..=12 by construction.
-    (
-        y,
-        u32::try_from(m).unwrap_or(1),
-        u32::try_from(d).unwrap_or(1),
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        c.year, c.month, c.day, c.hour, c.minute, c.second
     )
 }
 

@@ -1,0 +1,115 @@
+//! `ralph tools …`: the commands agents run to keep the loop's working memory (the same
+//! commands, options and files as ralph-orchestrator's, so its workflows run unchanged).
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use crate::cli::TableArg;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ToolsArgs {
+    #[command(subcommand)]
+    pub(crate) tool: Tool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Tool {
+    /// Work items that outlive an iteration: add, start, close, list what is ready.
+    ///
+    /// Tasks live in .ralph/agent/tasks.jsonl (ralph-orchestrator's file). An id may be
+    /// given whole or by its last digits (`921a`). With `tasks: {enabled: true}` in
+    /// ralph.yml each prompt lists the ready tasks, and the loop cannot complete while a
+    /// task of the run is open or in progress.
+    ///
+    /// Examples:
+    ///   ralph tools task add "Write the parser" -p 2 -d "pi NDJSON"
+    ///   ralph tools task add "Test it" --blocked-by 921a
+    ///   ralph tools task ensure "Docs" --key docs
+    ///   ralph tools task ready
+    ///   ralph tools task start 921a && ralph tools task close 921a
+    ///   ralph tools task list --format json
+    #[command(verbatim_doc_comment)]
+    Task(TaskArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct TaskArgs {
+    #[command(subcommand)]
+    pub(crate) command: TaskCommand,
+    /// The workspace (default: $RALPH_WORKSPACE, set for agents by `ralph run`, else the
+    /// current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    /// `table` for people, `json` for programs.
+    #[arg(long, global = true, value_enum, default_value_t = TableArg::Table)]
+    pub(crate) format: TableArg,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum TaskCommand {
+    /// Create a task.
+    Add {
+        title: String,
+        #[command(flatten)]
+        details: TaskDetails,
+        /// Ids of the tasks that must be done first.
+        #[arg(long = "blocked-by", value_name = "ID", num_args = 1..)]
+        blocked_by: Vec<String>,
+        /// A stable name, so `ensure` finds it again.
+        #[arg(long)]
+        key: Option<String>,
+    },
+    /// Create a task once: the task with KEY when there is one, else a new one.
+    Ensure {
+        title: String,
+        #[arg(long)]
+        key: String,
+        #[command(flatten)]
+        details: TaskDetails,
+        #[arg(long = "blocked-by", value_name = "ID", num_args = 1..)]
+        blocked_by: Vec<String>,
+    },
+    /// List tasks (closed and failed ones only with --all or -s).
+    List {
+        /// Only tasks with this status.
+        #[arg(short = 's', long, value_enum)]
+        status: Option<StatusArg>,
+        /// Closed and failed tasks too.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Open tasks whose blockers are done, most urgent first.
+    Ready,
+    /// Mark a task in progress.
+    Start { id: String },
+    /// Mark a task done.
+    Close { id: String },
+    /// Mark a task failed (given up on).
+    Fail { id: String },
+    /// Make a closed or failed task open again.
+    Reopen { id: String },
+    /// Show one task.
+    Show { id: String },
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct TaskDetails {
+    /// 1 (most urgent) to 5.
+    #[arg(short = 'p', long, default_value_t = ralph_core::tasks::DEFAULT_PRIORITY,
+          value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub(crate) priority: u8,
+    /// What is to be done, in more words.
+    #[arg(short = 'd', long)]
+    pub(crate) description: Option<String>,
+}
+
+/// A task status, as the command line names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StatusArg {
+    Open,
+    #[value(name = "in_progress", alias = "in-progress")]
+    InProgress,
+    Closed,
+    Failed,
+}

@@ -1,0 +1,86 @@
+//! The loop's task list: work items the agent keeps across iterations with
+//! `ralph tools task …`, in `.ralph/agent/tasks.jsonl`.
+//!
+//! The file is ralph-orchestrator's: one JSON object a line with its fields (`id`,
+//! `title`, `description`, `key`, `status`, `priority`, `blocked_by`, `loop_id`,
+//! `created`, `started`, `closed`), so either tool reads what the other wrote; fields
+//! ralph does not know are kept as they are. A line that is not a task is reported with
+//! its number, skipped, and written back unchanged, so no edit ever drops it.
+//!
+//! Writers take `tasks.jsonl.lock` (see [`crate::file_lock`]), read, change and replace
+//! the file atomically: concurrent agents queue instead of losing tasks. Pure parts
+//! ([`TaskList`], [`Task`]) are here; the command line is in ralph-cli.
+
+mod list;
+mod task;
+
+pub use list::{Damaged, TaskError, TaskList};
+pub use task::{DEFAULT_PRIORITY, PRIORITIES, Task, TaskStatus, new_task_id};
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::file_lock::lock_beside;
+use crate::fsafe::{self, Links};
+use crate::store::{Durability, replace};
+
+/// Where the task list lives, relative to the workspace.
+pub const TASKS_FILE: &str = ".ralph/agent/tasks.jsonl";
+
+/// The largest task list read, in bytes (about 250,000 tasks): a bound on what a hostile
+/// or runaway file can make ralph read into memory.
+pub const MAX_TASKS_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The task list of `workspace`.
+pub fn tasks_path(workspace: &Path) -> PathBuf {
+    workspace.join(TASKS_FILE)
+}
+
+/// Reads the task list at `path` (empty when the file does not exist yet).
+pub fn read(path: &Path) -> io::Result<TaskList> {
+    match fsafe::read_bounded(path, Links::Refuse, MAX_TASKS_FILE_BYTES, "the task list") {
+        Ok(bytes) => Ok(TaskList::parse(&bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(TaskList::default()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Changes the task list at `path` under its lock: reads it, lets `change` edit it, and
+/// replaces the file with the result when `change` succeeds. Creates `.ralph/agent/`
+/// when needed.
+pub fn update<T>(
+    path: &Path,
+    change: impl FnOnce(&mut TaskList) -> Result<T, TaskError>,
+) -> Result<T, UpdateError> {
+    if let Some(dir) = path.parent() {
+        create_dirs(dir)?;
+    }
+    let _lock = lock_beside(path)?;
+    let mut list = read(path)?;
+    let out = change(&mut list)?;
+    replace(path, &list.render(), Durability::Atomic)?;
+    Ok(out)
+}
+
+/// Why an update did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError {
+    #[error(transparent)]
+    Task(#[from] TaskError),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Creates `.ralph/` and `.ralph/agent/` (no further up: the workspace must exist).
+fn create_dirs(dir: &Path) -> io::Result<()> {
+    if let Some(parent) = dir.parent()
+        && !parent.is_dir()
+    {
+        fsafe::create_dir(parent)?;
+    }
+    fsafe::create_dir(dir)
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,115 @@
+//! One task, as a line of `tasks.jsonl`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+/// The priority a task gets unless told otherwise (1 is the most urgent).
+pub const DEFAULT_PRIORITY: u8 = 3;
+/// The priorities a task may have.
+pub const PRIORITIES: std::ops::RangeInclusive<u8> = 1..=5;
+
+/// Where a task stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Open,
+    InProgress,
+    Closed,
+    Failed,
+}
+
+impl TaskStatus {
+    pub const ALL: [TaskStatus; 4] = [
+        TaskStatus::Open,
+        TaskStatus::InProgress,
+        TaskStatus::Closed,
+        TaskStatus::Failed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskStatus::Open => "open",
+            TaskStatus::InProgress => "in_progress",
+            TaskStatus::Closed => "closed",
+            TaskStatus::Failed => "failed",
+        }
+    }
+
+    /// Open or in progress: work that is not done.
+    pub fn is_unfinished(self) -> bool {
+        matches!(self, TaskStatus::Open | TaskStatus::InProgress)
+    }
+}
+
+/// One work item. Field order and names are ralph-orchestrator's; `extra` keeps fields
+/// ralph does not know, so rewriting a line never loses them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A stable name (`ralph tools task ensure --key`), so a task is created once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub status: TaskStatus,
+    #[serde(default = "default_priority")]
+    pub priority: u8,
+    #[serde(default)]
+    pub blocked_by: Vec<String>,
+    /// The run that created it (`RALPH_RUN_ID`), when a loop's agent did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_id: Option<String>,
+    pub created: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed: Option<String>,
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+fn default_priority() -> u8 {
+    DEFAULT_PRIORITY
+}
+
+impl Task {
+    /// A new open task.
+    pub fn new(id: String, title: String, created: String) -> Task {
+        Task {
+            id,
+            title,
+            description: None,
+            key: None,
+            status: TaskStatus::Open,
+            priority: DEFAULT_PRIORITY,
+            blocked_by: Vec::new(),
+            loop_id: None,
+            created,
+            started: None,
+            closed: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
+static ID_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A new task id in ralph-orchestrator's form, `task-<unix seconds>-<4 hex digits>`. The
+/// digits mix the time's nanoseconds, the process id and a counter, so ids made at once
+/// by many processes differ; [`super::TaskList::add`] still checks.
+pub fn new_task_id(now: SystemTime) -> String {
+    let since = now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seed = format!(
+        "{}-{}-{}",
+        since.as_nanos(),
+        std::process::id(),
+        ID_COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let hash = ralph_types::user_dirs::fnv1a(seed.as_bytes());
+    format!("task-{}-{:04x}", since.as_secs(), hash & 0xffff)
+}

@@ -1,0 +1,219 @@
+use std::time::{Duration, UNIX_EPOCH};
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+const SAMPLE: &str = include_str!("../../tests/fixtures/incumbent_tasks.jsonl");
+
+fn task(id: &str, title: &str, priority: u8, created: &str) -> Task {
+    Task {
+        priority,
+        ..Task::new(id.into(), title.into(), created.into())
+    }
+}
+
+#[test]
+fn reads_ralph_orchestrators_file_and_writes_it_back_byte_for_byte() {
+    let list = TaskList::parse(SAMPLE.as_bytes());
+    let titles: Vec<(&str, TaskStatus)> =
+        list.tasks().map(|t| (t.title.as_str(), t.status)).collect();
+    assert_eq!(
+        titles,
+        [
+            ("Write the parser", TaskStatus::Closed),
+            ("Test it", TaskStatus::Open),
+            ("Docs", TaskStatus::Open),
+        ]
+    );
+    assert_eq!(String::from_utf8(list.render()).unwrap(), SAMPLE);
+    // `ready` as ralph-orchestrator answers it: the blocker is closed.
+    let ready: Vec<&str> = list.ready().iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(ready, ["Test it", "Docs"]);
+}
+
+#[test]
+fn unknown_fields_and_damaged_lines_survive_a_rewrite() {
+    let text = b"{\"id\":\"task-1-aaaa\",\"title\":\"A\",\"status\":\"open\",\"priority\":2,\"blocked_by\":[],\"created\":\"c\",\"owner\":\"bob\"}\nnot json \xff\n{\"id\":\"task-2-bbbb\"}\n";
+    let mut list = TaskList::parse(text);
+    assert_eq!(
+        list.damaged().iter().map(|d| d.line).collect::<Vec<_>>(),
+        [2, 3]
+    );
+    list.close("aaaa", "now").unwrap();
+    let rendered = list.render();
+    assert!(rendered.windows(10).any(|w| w == b"not json \xff"));
+    let again = TaskList::parse(&rendered);
+    let a = again.find("task-1-aaaa").unwrap();
+    assert_eq!(
+        (a.status, a.extra["owner"].as_str()),
+        (TaskStatus::Closed, Some("bob"))
+    );
+    assert_eq!(again.damaged().len(), 2);
+}
+
+#[test]
+fn ids_match_whole_by_prefix_or_by_suffix_and_say_when_ambiguous() {
+    let mut list = TaskList::default();
+    list.add(task("task-10-abcd", "one", 3, "1")).unwrap();
+    list.add(task("task-11-abce", "two", 3, "2")).unwrap();
+    assert_eq!(list.find("abcd").unwrap().title, "one");
+    assert_eq!(list.find("task-11").unwrap().title, "two");
+    assert!(matches!(
+        list.find("task-1"),
+        Err(TaskError::Ambiguous { .. })
+    ));
+    assert!(matches!(list.find("zzzz"), Err(TaskError::NotFound { .. })));
+}
+
+#[test]
+fn ready_is_open_and_unblocked_most_urgent_first() {
+    let mut list = TaskList::default();
+    let a = list.add(task("task-1-a", "later", 4, "1")).unwrap();
+    let b = list.add(task("task-1-b", "urgent", 1, "2")).unwrap();
+    let blocked = Task {
+        blocked_by: vec![b.clone()],
+        ..task("task-1-c", "after urgent", 1, "0")
+    };
+    list.add(blocked).unwrap();
+    list.add(task("task-1-d", "same urgency, newer", 1, "3"))
+        .unwrap();
+    let titles = |l: &TaskList| {
+        l.ready()
+            .iter()
+            .map(|t| t.title.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(titles(&list), ["urgent", "same urgency, newer", "later"]);
+    list.start(&b, "t").unwrap();
+    assert_eq!(
+        titles(&list),
+        ["same urgency, newer", "later"],
+        "in progress is not ready"
+    );
+    list.close(&b, "t").unwrap();
+    assert_eq!(
+        titles(&list),
+        ["after urgent", "same urgency, newer", "later"]
+    );
+    assert_eq!(list.find(&a).unwrap().status, TaskStatus::Open);
+}
+
+#[test]
+fn status_changes_stamp_times_and_refuse_what_makes_no_sense() {
+    let mut list = TaskList::default();
+    let id = list.add(task("task-1-a", "t", 3, "c")).unwrap();
+    list.start(&id, "s1").unwrap();
+    list.start(&id, "s2").unwrap();
+    assert_eq!(list.find(&id).unwrap().started.as_deref(), Some("s1"));
+    list.close(&id, "c1").unwrap();
+    list.close(&id, "c2").unwrap();
+    assert_eq!(list.find(&id).unwrap().closed.as_deref(), Some("c1"));
+    assert!(matches!(
+        list.start(&id, "x"),
+        Err(TaskError::Transition { .. })
+    ));
+    assert!(matches!(
+        list.fail(&id, "x"),
+        Err(TaskError::Transition { .. })
+    ));
+    list.reopen(&id).unwrap();
+    assert_eq!(
+        (
+            list.find(&id).unwrap().status,
+            list.find(&id).unwrap().closed.clone()
+        ),
+        (TaskStatus::Open, None)
+    );
+    list.fail(&id, "f").unwrap();
+    assert_eq!(list.find(&id).unwrap().status, TaskStatus::Failed);
+}
+
+#[test]
+fn bad_input_is_refused_with_what_to_do() {
+    let mut list = TaskList::default();
+    assert_eq!(
+        list.add(task("t-1", " ", 3, "c")),
+        Err(TaskError::EmptyTitle)
+    );
+    assert_eq!(
+        list.add(task("t-1", "x", 9, "c")),
+        Err(TaskError::Priority(9))
+    );
+    let blocked = Task {
+        blocked_by: vec!["nope".into()],
+        ..task("t-1", "x", 3, "c")
+    };
+    assert!(matches!(list.add(blocked), Err(TaskError::NotFound { .. })));
+    assert!(list.tasks().next().is_none(), "nothing was added");
+}
+
+#[test]
+fn the_runs_unfinished_tasks_include_unowned_ones_but_not_other_runs() {
+    let mut list = TaskList::default();
+    let mine = Task {
+        loop_id: Some("run-1".into()),
+        ..task("task-1-a", "mine", 3, "1")
+    };
+    let other = Task {
+        loop_id: Some("run-0".into()),
+        ..task("task-1-b", "old run", 3, "2")
+    };
+    list.add(mine).unwrap();
+    list.add(other).unwrap();
+    let person = list.add(task("task-1-c", "a person's", 3, "3")).unwrap();
+    list.add(task("task-1-d", "done", 3, "4")).unwrap();
+    list.close("task-1-d", "t").unwrap();
+    let open: Vec<&str> = list
+        .unfinished_of_run("run-1")
+        .iter()
+        .map(|t| t.title.as_str())
+        .collect();
+    assert_eq!(open, ["mine", "a person's"]);
+    list.start(&person, "t").unwrap();
+    assert_eq!(
+        list.unfinished_of_run("run-1").len(),
+        2,
+        "in progress is unfinished"
+    );
+}
+
+#[test]
+fn ids_made_at_once_differ_and_have_the_incumbents_form() {
+    let now = UNIX_EPOCH + Duration::from_secs(1_795_660_762);
+    let ids: std::collections::BTreeSet<String> = (0..200).map(|_| new_task_id(now)).collect();
+    assert!(ids.len() > 190, "{}", ids.len());
+    let id = ids.iter().next().unwrap();
+    assert!(id.starts_with("task-1795660762-") && id.len() == "task-1795660762-921a".len());
+}
+
+#[test]
+fn update_writes_under_the_lock_and_keeps_the_file_on_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tasks_path(dir.path());
+    let id = update(&path, |list| list.add(task("task-1-a", "first", 3, "c"))).unwrap();
+    assert!(dir.path().join(".ralph/agent/tasks.jsonl.lock").exists());
+    let before = std::fs::read(&path).unwrap();
+    let failed = update(&path, |list| list.start("nope", "t"));
+    assert!(matches!(
+        failed,
+        Err(UpdateError::Task(TaskError::NotFound { .. }))
+    ));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                update(&path, |list| {
+                    list.add(task(&format!("task-2-{i}"), "t", 3, "c"))
+                })
+                .unwrap()
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(read(&path).unwrap().tasks().count(), 9);
+    assert_eq!(read(&path).unwrap().find(&id).unwrap().title, "first");
+}
