@@ -18,6 +18,7 @@
 pub mod config;
 pub mod event;
 pub mod fsafe;
+pub mod hooks;
 pub mod inbox;
 pub mod machine;
 pub mod prompt;

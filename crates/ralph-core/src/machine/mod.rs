@@ -25,6 +25,7 @@
 //! event [`STALE_REPEATS`] times in a row), iterations.
 
 mod completion;
+mod hook_stop;
 mod iteration;
 mod notice;
 mod outcome;
