@@ -110,6 +110,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             hats: vec![],
             pricing: vec![],
             sources: vec![],
+            hooks: Default::default(),
         }
     );
 }

@@ -13,6 +13,7 @@ use saphyr::{Scalar, YamlData};
 use super::decode_hat::decode_hats;
 use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
+use super::hooks::decode_hooks;
 use super::key::{Read, Section};
 use super::node::{Decoder, Field, Node, parse_document};
 use super::origin::{Origin, Spanned};
@@ -97,6 +98,7 @@ fn decode_keys(
             Read::Scratchpad => scratchpad(dec, &field, config),
             Read::Hats => config.hats = decode_hats(dec, &field),
             Read::Prices => config.pricing = decode_pricing(dec, &field),
+            Read::Hooks => config.hooks = decode_hooks(dec, &field),
             // Hat and price keys live in their own sections (`decode_hat.rs`,
             // `decode_pricing.rs`); the table's tests keep them there.
             Read::Hat(_) | Read::Own => {}

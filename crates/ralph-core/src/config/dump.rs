@@ -60,7 +60,7 @@ fn section(section: Section, part: Part<'_>) -> Map {
 
 fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
     match (key.dump, part) {
-        (Dump::Skip, _) => None,
+        (Dump::Skip | Dump::InHooks, _) => None,
         (Dump::Keys, _) => {
             let opened = Section::opened_by(key)?;
             let part = match (opened, part) {
@@ -88,6 +88,7 @@ fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
             }
             (!config.pricing.is_empty()).then(|| prices.into_yaml())
         }
+        (Dump::Hooks, Part::Config(config)) => super::hooks::dump_hooks(&config.hooks),
         (Dump::Config(f), Part::Config(config)) => f(config),
         (Dump::Hat(f), Part::Hat(hat)) => f(hat),
         (Dump::Backend(f), Part::Backend(backend)) => f(backend),

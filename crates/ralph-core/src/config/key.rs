@@ -37,11 +37,19 @@ pub enum Section {
     HatBackend,
     /// `pricing.<model>:`.
     Price,
+    /// `hooks:`.
+    Hooks,
+    /// `hooks.defaults:`.
+    HookDefaults,
+    /// One hook, an item of `hooks.events.<phase>:`.
+    Hook,
+    /// A hook's `mutate:`.
+    HookMutate,
 }
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 12] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -50,6 +58,10 @@ impl Section {
         Section::Hat,
         Section::HatBackend,
         Section::Price,
+        Section::Hooks,
+        Section::HookDefaults,
+        Section::Hook,
+        Section::HookMutate,
     ];
 
     /// The dotted path, with `<id>` and `<model>` for the names users choose.
@@ -63,6 +75,10 @@ impl Section {
             Section::Hat => "hats.<id>",
             Section::HatBackend => "hats.<id>.backend",
             Section::Price => "pricing.<model>",
+            Section::Hooks => "hooks",
+            Section::HookDefaults => "hooks.defaults",
+            Section::Hook => "hooks.events.<phase>[]",
+            Section::HookMutate => "hooks.events.<phase>[].mutate",
         }
     }
 
@@ -123,6 +139,8 @@ pub(crate) enum Read {
     Layer(fn(&mut Decoder, &Field<'_>, &mut RawConfig)),
     /// A value of the hat being read.
     Hat(fn(&mut Decoder, &Field<'_>, &mut RawHat)),
+    /// `hooks`: the whole section, in `hooks.rs`.
+    Hooks,
 }
 
 /// What a key accepts, as the reference describes it.
@@ -162,6 +180,12 @@ pub enum Type {
     PathOrMapping,
     /// A backend name, or a mapping of its own keys.
     BackendOrMapping,
+    /// A command: a string run by `sh -c`, or a list (the program and its arguments).
+    Command,
+    /// A mapping of environment variable names to strings.
+    EnvMap,
+    /// A mapping of hook phases to lists of hooks.
+    HookEvents,
 }
 
 impl Type {
@@ -189,6 +213,9 @@ impl Type {
             Type::BackendList => "list of backend names".to_owned(),
             Type::PathOrMapping => "path, or mapping".to_owned(),
             Type::BackendOrMapping => "backend name, or mapping".to_owned(),
+            Type::Command => "string (run by `sh -c`), or list of strings (no shell)".to_owned(),
+            Type::EnvMap => "mapping of variable names to strings".to_owned(),
+            Type::HookEvents => "mapping of phase names to lists of hooks".to_owned(),
         }
     }
 }
@@ -291,6 +318,10 @@ pub enum Dump {
     Backend(fn(&HatBackend) -> Option<Yaml<'static>>),
     /// A key of a price.
     Price(fn(&ModelPricing) -> Option<Yaml<'static>>),
+    /// `hooks`: the whole section (each hook with its defaults folded in).
+    Hooks,
+    /// A key inside `hooks`, written by [`Dump::Hooks`].
+    InHooks,
 }
 
 /// The backend names `cli.backend` accepts.
@@ -349,4 +380,8 @@ pub(crate) mod defaults {
     pub(crate) const OUTPUT_FORMATS: fn() -> Vec<&'static str> = super::output_formats;
     pub(crate) const ARG: Value = Value::Text("arg");
     pub(crate) const TEXT_FORMAT: Value = Value::Text("text");
+    pub(crate) const ON_ERRORS: fn() -> Vec<&'static str> = super::super::hooks::on_errors;
+    pub(crate) const SUSPEND_MODES: fn() -> Vec<&'static str> = super::super::hooks::suspend_modes;
+    pub(crate) const MUTATE_FORMATS: fn() -> Vec<&'static str> =
+        super::super::hooks::mutate_formats;
 }

@@ -10,6 +10,7 @@
 use saphyr::Yaml;
 
 use super::choice::AUTO;
+use super::hooks::EXAMPLE_HOOKS;
 use super::key::defaults as d;
 use super::key::{
     Default, Dump, EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, Init, Key, Read, STARTUP_TIMEOUT,
@@ -23,6 +24,7 @@ use super::resolved::{
 };
 use super::unsupported::{self, Unsupported};
 use super::yaml_value::{boolean, int, number, path_value, seconds, string, strings};
+use crate::hooks::spec::{DEFAULT_HOOK_MAX_OUTPUT_BYTES, DEFAULT_HOOK_TIMEOUT};
 
 /// The example hats shown (commented out) at the end of the `ralph init` template: a
 /// two-hat plan/build workflow whose planner ends the loop with the default completion
@@ -97,7 +99,13 @@ impl Section {
             Section::EventLoop => unsupported::EVENT_LOOP,
             Section::Hat => unsupported::HAT,
             Section::HatBackend => unsupported::HAT_BACKEND,
-            Section::Core | Section::Scratchpad | Section::Price => &[],
+            Section::Core
+            | Section::Scratchpad
+            | Section::Price
+            | Section::Hooks
+            | Section::HookDefaults
+            | Section::Hook
+            | Section::HookMutate => &[],
         }
     }
 
@@ -146,7 +154,9 @@ fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
 }
 
 use Default::{Keys, Required, Unset};
-use Section::{Cli, Core, EventLoop, Hat, Price, Scratchpad, Top};
+use Section::{
+    Cli, Core, EventLoop, Hat, Hook, HookDefaults, HookMutate, Hooks, Price, Scratchpad, Top,
+};
 
 /// A hat backend's mapping form needs one of these two keys.
 const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
@@ -195,6 +205,16 @@ pub static KEYS: &[Key] = &[
         },
         Dump::Prices,
         Read::Prices),
+    key(Top, "hooks", Type::Mapping, Unset("no hooks"),
+        "Commands ralph runs at the loop's boundaries, with a JSON description of the \
+         boundary on stdin (ralph-orchestrator's schema; see docs/hooks.md).",
+        Init::Block {
+            example: EXAMPLE_HOOKS,
+            note: "Hook commands run in the workspace; a list is the program and its arguments \
+                   (no shell), a string runs through `sh -c`.",
+        },
+        Dump::Hooks,
+        Read::Hooks),
     // cli
     key(Cli, "backend", Type::Choice(d::BACKENDS), value(d::BACKEND),
         "The agent to run; `auto` takes the first one installed, in `backend_priority` order.",
@@ -476,5 +496,95 @@ pub static KEYS: &[Key] = &[
     key(Price, "cache_write", Type::PricePerMillion, Unset("the `input` price"),
         "US dollars per million tokens written to the prompt cache.", Init::InExample,
         Dump::Price(|p| Some(number(p.price.cache_write))),
+        Read::Own),
+    // hooks
+    key(Hooks, "enabled", Type::Bool, value(Value::Bool(false)),
+        "Whether the hooks run: without `true`, none does (and ralph warns).", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hooks, "defaults", Type::Mapping, Keys,
+        "Values for the hooks that do not set their own.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hooks, "events", Type::HookEvents, Unset("no hooks"),
+        "The hooks of each phase, run in the order listed: `pre.` or `post.` followed by \
+         `loop.start`, `iteration.start`, `loop.complete`, `loop.error` (or `plan.created`, \
+         `human.interact`, which ralph accepts but does not reach yet).",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    // hooks.defaults
+    key(HookDefaults, "timeout_seconds", Type::Seconds, value(Value::Seconds(DEFAULT_HOOK_TIMEOUT)),
+        "Stop a hook (its whole process group) after this many seconds; a timeout is a failure.",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(HookDefaults, "max_output_bytes", Type::Count,
+        value(Value::Count(DEFAULT_HOOK_MAX_OUTPUT_BYTES)),
+        "The most bytes of a hook's stdout kept for its `mutate` answer (at most 1 MiB); \
+         the log file in the run directory has all of it.",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(HookDefaults, "suspend_mode", Type::Choice(d::SUSPEND_MODES),
+        value(Value::Text("wait_for_resume")),
+        "How an `on_error: suspend` hook holds the loop: until `ralph hooks resume`, by \
+         retrying it with backoff, or until resumed and then retrying it.",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    // hooks.events.<phase>[]
+    key(Hook, "name", Type::NonEmptyText, Required,
+        "Names the hook in ralph's output and its log file.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "command", Type::Command, Required,
+        "What to run: a list is the program (on `PATH`, or a path relative to `cwd`) and its \
+         arguments; a string runs through `sh -c`.",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "cwd", Type::Path, Unset("the workspace"),
+        "The directory the hook runs in, relative to the workspace.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "env", Type::EnvMap, Unset("ralph's environment"),
+        "Variables added to the hook's environment.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "timeout_seconds", Type::Seconds, Unset("`hooks.defaults.timeout_seconds`"),
+        "Overrides `hooks.defaults.timeout_seconds` for this hook.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "max_output_bytes", Type::Count, Unset("`hooks.defaults.max_output_bytes`"),
+        "Overrides `hooks.defaults.max_output_bytes` for this hook.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "on_error", Type::Choice(d::ON_ERRORS), Required,
+        "What a failure (non-zero exit, timeout, cannot start, unusable answer) does: `warn` \
+         goes on, `block` stops the loop (exit 1), `suspend` holds it (see `suspend_mode`).",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "suspend_mode", Type::Choice(d::SUSPEND_MODES),
+        Unset("`hooks.defaults.suspend_mode`"),
+        "Overrides `hooks.defaults.suspend_mode` for this hook.", Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(Hook, "mutate", Type::Mapping, Keys,
+        "Whether the hook's JSON answer on stdout adds metadata to later prompts.",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    // hooks.events.<phase>[].mutate
+    key(HookMutate, "enabled", Type::Bool, value(Value::Bool(false)),
+        "Read the hook's stdout as `{\"metadata\": {...}}` and merge it into the run's \
+         metadata (an unusable answer is a failure).",
+        Init::InExample,
+        Dump::InHooks,
+        Read::Own),
+    key(HookMutate, "format", Type::Choice(d::MUTATE_FORMATS), value(Value::Text("json")),
+        "The answer's format (JSON is the only one).", Init::InExample,
+        Dump::InHooks,
         Read::Own),
 ];

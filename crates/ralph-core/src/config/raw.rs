@@ -64,6 +64,8 @@ layered! {
         pub hats: Vec<RawHat>,
         /// `pricing:`, in file order.
         pub pricing: Vec<RawPrice>,
+        /// `hooks:`, resolved within the section (a later layer's replaces it whole).
+        pub hooks: Option<Spanned<crate::hooks::HooksConfig>>,
     }
 }
 

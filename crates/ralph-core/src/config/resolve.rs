@@ -100,6 +100,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             hats,
             pricing,
             sources: env.sources.clone(),
+            hooks: raw.hooks.map(|h| h.value).unwrap_or_default(),
         },
         warnings: r.warnings,
     })

@@ -54,6 +54,8 @@ pub struct ResolvedConfig {
     pub pricing: Vec<ModelPricing>,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
+    /// `hooks:` (disabled and empty when absent).
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 impl ResolvedConfig {

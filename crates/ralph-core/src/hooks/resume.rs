@@ -4,7 +4,7 @@
 //!
 //! While a hook holds the loop, `.ralph/hook-suspended` names it, so `ralph hooks
 //! resume` can say what it resumes and refuse when nothing waits. Both files are
-//! written and read through [`fsafe`](crate::fsafe): no link under `.ralph/` is
+//! written and read through [`crate::fsafe`]: no link under `.ralph/` is
 //! followed, and only a regular file counts as a request.
 
 use std::fs::{self, OpenOptions};

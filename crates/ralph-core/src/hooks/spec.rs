@@ -10,7 +10,7 @@ use super::phase::HookPhase;
 /// `hooks.defaults.timeout_seconds` when unset (ralph-orchestrator's value).
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(30);
 /// `hooks.defaults.max_output_bytes` when unset (ralph-orchestrator's value).
-pub const DEFAULT_HOOK_MAX_OUTPUT_BYTES: u64 = 8192;
+pub const DEFAULT_HOOK_MAX_OUTPUT_BYTES: u32 = 8192;
 /// The largest `max_output_bytes` accepted: what a hook's stdout may put in memory and,
 /// through `mutate`, into every later prompt.
 pub const MAX_HOOK_OUTPUT_BYTES: u64 = 1024 * 1024;
@@ -89,11 +89,31 @@ pub struct HookSpec {
     pub mutate: bool,
 }
 
+/// `hooks.defaults`: what a hook that does not say uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookDefaults {
+    pub timeout: Duration,
+    pub max_output_bytes: u64,
+    pub suspend_mode: SuspendMode,
+}
+
+impl Default for HookDefaults {
+    fn default() -> Self {
+        HookDefaults {
+            timeout: DEFAULT_HOOK_TIMEOUT,
+            max_output_bytes: u64::from(DEFAULT_HOOK_MAX_OUTPUT_BYTES),
+            suspend_mode: SuspendMode::WaitForResume,
+        }
+    }
+}
+
 /// The `hooks:` section.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HooksConfig {
     /// `hooks.enabled`: without `true`, no hook runs.
     pub enabled: bool,
+    /// Already applied to each hook; kept for `--dry-run`.
+    pub defaults: HookDefaults,
     /// Each phase with its hooks in declaration order, phases in file order.
     pub events: Vec<(HookPhase, Vec<HookSpec>)>,
 }
