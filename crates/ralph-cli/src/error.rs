@@ -73,6 +73,12 @@ pub(crate) enum CliError {
     NoLoopForEmit(PathBuf),
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
+    #[error(
+        "no loop in `{}` is waiting on a hook: `ralph hooks resume` lets a loop held by an \
+         `on_error: suspend` hook go on",
+        .0.display()
+    )]
+    NothingSuspended(PathBuf),
 }
 
 impl From<ralph_agent::DetectError> for CliError {

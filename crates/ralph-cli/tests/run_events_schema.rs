@@ -457,6 +457,55 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             summary_path: "s.md",
         });
     }
+    use ralph_core::hooks::policy::{HookAction, HookFailure};
+    push(RunEvent::HookStarted {
+        phase: "pre.iteration.start",
+        hook: "h",
+        iteration: Some(2),
+        attempt: 1,
+        command: "./h.sh",
+    });
+    push(RunEvent::HookStarted {
+        phase: "pre.loop.start",
+        hook: "h",
+        iteration: None,
+        attempt: 3,
+        command: "./h.sh",
+    });
+    let actions = [
+        HookAction::Continue,
+        HookAction::Warn,
+        HookAction::Block,
+        HookAction::Retry,
+        HookAction::Suspend,
+        HookAction::Stop,
+    ];
+    let failures = [
+        None,
+        Some(HookFailure::Exit),
+        Some(HookFailure::Timeout),
+        Some(HookFailure::Spawn),
+        Some(HookFailure::Signal),
+        Some(HookFailure::Answer),
+        Some(HookFailure::Interrupted),
+    ];
+    for (action, failure) in actions.into_iter().zip(failures.into_iter().cycle()) {
+        push(RunEvent::HookFinished {
+            phase: "post.loop.error",
+            hook: "h",
+            iteration: Some(1),
+            attempt: 1,
+            passed: failure.is_none(),
+            failure,
+            exit_code: failure.map(|_| 1),
+            message: failure.map(|_| "exit code 1"),
+            duration_ms: 3,
+            action,
+            output_tail: failure.map(|_| "tail"),
+            log_path: ".ralph/runs/r/hooks/1-post.loop.error-h.log",
+        });
+    }
+    let hook_lines = 2 + actions.len();
     let invalid: Vec<String> = all
         .iter()
         .filter(|v| !validator.is_valid(v))
@@ -467,6 +516,12 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     // notice, per iteration outcome and per stop reason.
     assert_eq!(
         all.len(),
-        1 + 1 + agent_events.len() + 1 + notices.len() + outcomes.len() + reasons.len()
+        1 + 1
+            + agent_events.len()
+            + 1
+            + notices.len()
+            + outcomes.len()
+            + reasons.len()
+            + hook_lines
     );
 }

@@ -4,6 +4,7 @@ mod completions;
 mod doctor;
 pub(crate) mod emit;
 mod events;
+mod hooks;
 mod init;
 mod inspect;
 mod plan;
@@ -32,6 +33,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Doctor(args) => doctor::run(&args),
         Command::Events(args) => events::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Hooks(args) => hooks::run(&args),
     }
 }
 

@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use ralph_types::Termination;
+use serde::Serialize;
+
 use super::spec::{HookSpec, OnError, SuspendMode};
 
 /// The pauses before each retry of a `suspend_mode: retry_backoff` hook
@@ -50,6 +53,72 @@ pub fn after_failure(hook: &HookSpec, failures: u32) -> AfterFailure {
                 None => AfterFailure::Block,
             }
         }
+    }
+}
+
+impl AfterFailure {
+    /// What the run event reports.
+    pub fn action(self) -> HookAction {
+        match self {
+            AfterFailure::Warn => HookAction::Warn,
+            AfterFailure::Block => HookAction::Block,
+            AfterFailure::WaitForResume { .. } => HookAction::Suspend,
+            AfterFailure::Retry { .. } => HookAction::Retry,
+        }
+    }
+}
+
+/// What ralph does after a hook ran (`hook_finished`'s `action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookAction {
+    /// It passed: go on.
+    Continue,
+    /// It failed with `on_error: warn`: go on.
+    Warn,
+    /// It failed and stops the loop.
+    Block,
+    /// It failed and runs again after a backoff.
+    Retry,
+    /// It failed and the loop waits for `ralph hooks resume`.
+    Suspend,
+    /// Ctrl-C stopped it: the run ends.
+    Stop,
+}
+
+/// How a hook failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookFailure {
+    /// It exited with a code other than 0.
+    Exit,
+    /// It ran past `timeout_seconds` and was stopped.
+    Timeout,
+    /// It could not be started (a missing or non-executable command).
+    Spawn,
+    /// A signal ralph did not send ended it, or its status was lost.
+    Signal,
+    /// Its `mutate` answer could not be used.
+    Answer,
+    /// Ctrl-C stopped it.
+    Interrupted,
+}
+
+/// How a hook's process ended, judged: `None` when it passed (exit code 0).
+pub fn failure_of(termination: &Termination) -> Option<HookFailure> {
+    match termination {
+        Termination::Exited { code: 0 } => None,
+        Termination::Exited { .. } => Some(HookFailure::Exit),
+        // Only the total deadline applies to a hook; the others are listed for
+        // completeness of the match.
+        Termination::WallClockTimeout | Termination::StartupTimeout | Termination::IdleTimeout => {
+            Some(HookFailure::Timeout)
+        }
+        Termination::FailedToStart { .. } => Some(HookFailure::Spawn),
+        Termination::Interrupted | Termination::StoppedByCaller => Some(HookFailure::Interrupted),
+        Termination::Signaled { .. }
+        | Termination::StatusLost
+        | Termination::StoppedAfterFinish => Some(HookFailure::Signal),
     }
 }
 

@@ -66,3 +66,16 @@ fn retry_backoff_follows_the_schedule_then_blocks() {
     );
     assert!(RETRY_BACKOFF.windows(2).all(|w| w[0] < w[1]));
 }
+
+#[test]
+fn only_exit_code_zero_passes() {
+    use ralph_types::Termination as T;
+    assert_eq!(failure_of(&T::Exited { code: 0 }), None);
+    assert_eq!(failure_of(&T::Exited { code: 3 }), Some(HookFailure::Exit));
+    assert_eq!(failure_of(&T::WallClockTimeout), Some(HookFailure::Timeout));
+    assert_eq!(failure_of(&T::Interrupted), Some(HookFailure::Interrupted));
+    assert_eq!(
+        failure_of(&T::Signaled { signal: 9 }),
+        Some(HookFailure::Signal)
+    );
+}

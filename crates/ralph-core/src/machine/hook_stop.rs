@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Machine, StopReason};
+use super::{Iteration, Machine, StopReason};
 
 impl Machine {
     /// Ends the run because hook `hook` at `phase` blocked it, for `why`. A blocked
@@ -28,6 +28,20 @@ impl Machine {
         };
         self.state.end = Some(end.clone());
         end
+    }
+}
+
+impl Machine {
+    /// Undoes [`Machine::next`] for an iteration a hook kept from running: its events go
+    /// back to the front of the queue, in order, and its hat's activation is not
+    /// counted, so a continued run (`--continue`) handles them.
+    pub fn give_back(&mut self, iteration: Iteration) {
+        for event in iteration.events.into_iter().rev() {
+            self.state.pending.push_front(event);
+        }
+        if let Some(n) = self.state.activations.get_mut(&iteration.hat) {
+            *n = n.saturating_sub(1);
+        }
     }
 }
 

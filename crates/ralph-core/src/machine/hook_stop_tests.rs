@@ -42,3 +42,15 @@ fn a_blocked_completion_is_no_completion_but_a_limit_stays_the_cause() {
     let limit = stop(&mut m);
     assert_eq!(m.block_for_hook("guard", "x", "y", S), limit);
 }
+
+#[test]
+fn an_iteration_given_back_runs_again_with_the_same_events() {
+    let mut m = Machine::new(three_hats());
+    let first = run(&mut m);
+    let again = {
+        m.give_back(first.clone());
+        run(&mut m)
+    };
+    assert_eq!(again, first);
+    assert_eq!(m.state().activations.get(&first.hat), Some(&1));
+}

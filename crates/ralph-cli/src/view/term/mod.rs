@@ -6,6 +6,7 @@
 
 mod agent;
 mod figures;
+mod hook_view;
 mod markdown;
 pub(crate) mod palette;
 mod run_view;
