@@ -248,10 +248,18 @@ fn a_suspending_hook_holds_the_loop_until_ralph_hooks_resume() {
         ),
         TWO_ITERATIONS,
     );
-    // Nothing waits yet: resume says so.
+    // Nothing waits yet, even with a marker a dead loop left: resume says so.
+    std::fs::create_dir(ws.path().join(".ralph")).expect(".ralph");
+    std::fs::write(
+        ws.path().join(".ralph/hook-suspended"),
+        "pre.loop.start x\n",
+    )
+    .expect("marker");
     let idle = ws.run(&["hooks", "resume"]);
     assert_eq!(code(idle.status), 1);
     assert!(String::from_utf8_lossy(&idle.stderr).contains("no loop"));
+    assert!(!ws.path().join(".ralph/resume-requested").exists());
+    std::fs::remove_file(ws.path().join(".ralph/hook-suspended")).expect("remove the marker");
 
     let child = ws.start(&["run", "--output", "json", "-p", "task"]);
     wait_suspended(&ws);
@@ -271,6 +279,7 @@ fn a_suspending_hook_holds_the_loop_until_ralph_hooks_resume() {
     assert!(stdout.contains(r#""action":"suspend""#), "{stdout}");
     assert_eq!(ws.agent_log().len(), 2);
     assert!(!ws.path().join(".ralph/hook-suspended").exists());
+    assert_eq!(code(ws.run(&["hooks", "resume"]).status), 1);
 }
 
 #[test]

@@ -136,10 +136,18 @@ fn resume() -> Result<CommandOutcome, CliError> {
     let ralph_dir = RalphDir::in_workspace(&workspace);
     let signal = ResumeSignal::new(ralph_dir.path());
     let marker = ralph_dir.path().to_path_buf();
-    let Some(what) = signal
-        .suspended()
-        .map_err(|e| CliError::io("read the suspended-hook marker in", &marker, e))?
-    else {
+    // A marker left by a loop that died while it waited suspends nothing.
+    let running = ralph_dir
+        .loop_running()
+        .map_err(|e| CliError::io("check for a running loop in", &marker, e))?;
+    let what = if running {
+        signal
+            .suspended()
+            .map_err(|e| CliError::io("read the suspended-hook marker in", &marker, e))?
+    } else {
+        None
+    };
+    let Some(what) = what else {
         return Err(CliError::NothingSuspended(workspace));
     };
     signal
