@@ -150,6 +150,29 @@ pi/anthropic/tool_error.jsonl | LOOP_COMPLETE |
 }
 
 #[test]
+fn a_run_with_hooks_that_warn_retry_and_block_matches_the_schema() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n    pre.loop.start:\n      \
+         - {name: ok, command: 'cat > /dev/null', on_error: block}\n      \
+         - {name: lint, command: 'echo warn; exit 1', on_error: warn}\n    \
+         pre.iteration.start:\n      \
+         - {name: flaky, command: 'exit 2', on_error: suspend, suspend_mode: retry_backoff}\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds,
+        set(&[
+            "hook_finished",
+            "hook_started",
+            "loop_finished/hook_blocked",
+            "loop_started"
+        ])
+    );
+}
+
+#[test]
 fn retries_failed_model_calls_and_limits_match_the_schema() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n  starting_event: work.start\n\
