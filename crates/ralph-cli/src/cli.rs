@@ -146,6 +146,19 @@ pub(crate) enum Command {
     ///   ralph completions fish > ~/.config/fish/completions/ralph.fish
     #[command(verbatim_doc_comment)]
     Completions(CompletionsArgs),
+    /// Check the lifecycle hooks (`hooks:` in ralph.yml), or let a loop a hook suspended
+    /// go on.
+    ///
+    /// `validate` checks the section and that each hook's command exists and can be run;
+    /// it exits 1 when one cannot. `resume` ends the wait of a loop held by an
+    /// `on_error: suspend` hook in this workspace; it exits 1 when no loop waits.
+    ///
+    /// Examples:
+    ///   ralph hooks validate
+    ///   ralph hooks validate -c ci/ralph.yml --format json
+    ///   ralph hooks resume
+    #[command(verbatim_doc_comment)]
+    Hooks(HooksArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -198,6 +211,30 @@ pub(crate) struct EventsArgs {
     /// `table` for people, `json` for programs (one JSON object per line).
     #[arg(long, value_enum, default_value_t = TableArg::Table)]
     pub(crate) format: TableArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct HooksArgs {
+    #[command(subcommand)]
+    pub(crate) command: HooksCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum HooksCommand {
+    /// Check the `hooks:` section and that each hook's command can start.
+    Validate(HooksValidateArgs),
+    /// Let the loop a suspending hook holds in this workspace go on.
+    Resume,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct HooksValidateArgs {
+    /// `text` for people, `json` for programs (one JSON object per hook).
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub(crate) format: FormatArg,
+    /// Check this config file instead of ./ralph.yml.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -82,6 +82,12 @@ pub(crate) enum CliError {
     Task(#[from] ralph_core::tasks::TaskError),
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
     UnknownGate { name: String, known: Vec<String> },
+    #[error(
+        "no loop in `{}` is waiting on a hook: `ralph hooks resume` lets a loop held by an \
+         `on_error: suspend` hook go on",
+        .0.display()
+    )]
+    NothingSuspended(PathBuf),
 }
 
 impl From<ralph_agent::DetectError> for CliError {

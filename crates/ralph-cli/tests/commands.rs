@@ -376,6 +376,7 @@ fn every_command_s_help_has_examples() {
         "doctor",
         "events",
         "completions",
+        "hooks",
     ] {
         let out = ws.run(&[command, "--help"]);
         assert_eq!(code(out.status), 0, "{command}");

@@ -150,6 +150,29 @@ pi/anthropic/tool_error.jsonl | LOOP_COMPLETE |
 }
 
 #[test]
+fn a_run_with_hooks_that_warn_retry_and_block_matches_the_schema() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n    pre.loop.start:\n      \
+         - {name: ok, command: 'cat > /dev/null', on_error: block}\n      \
+         - {name: lint, command: 'echo warn; exit 1', on_error: warn}\n    \
+         pre.iteration.start:\n      \
+         - {name: flaky, command: 'exit 2', on_error: suspend, suspend_mode: retry_backoff}\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        kinds,
+        set(&[
+            "hook_finished",
+            "hook_started",
+            "loop_finished/hook_blocked",
+            "loop_started"
+        ])
+    );
+}
+
+#[test]
 fn retries_failed_model_calls_and_limits_match_the_schema() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n  starting_event: work.start\n\
@@ -384,6 +407,55 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             summary_path: "s.md",
         });
     }
+    use ralph_core::hooks::policy::{HookAction, HookFailure};
+    push(RunEvent::HookStarted {
+        phase: "pre.iteration.start",
+        hook: "h",
+        iteration: Some(2),
+        attempt: 1,
+        command: "./h.sh",
+    });
+    push(RunEvent::HookStarted {
+        phase: "pre.loop.start",
+        hook: "h",
+        iteration: None,
+        attempt: 3,
+        command: "./h.sh",
+    });
+    let actions = [
+        HookAction::Continue,
+        HookAction::Warn,
+        HookAction::Block,
+        HookAction::Retry,
+        HookAction::Suspend,
+        HookAction::Stop,
+    ];
+    let failures = [
+        None,
+        Some(HookFailure::Exit),
+        Some(HookFailure::Timeout),
+        Some(HookFailure::Spawn),
+        Some(HookFailure::Signal),
+        Some(HookFailure::Answer),
+        Some(HookFailure::Interrupted),
+    ];
+    for (action, failure) in actions.into_iter().zip(failures.into_iter().cycle()) {
+        push(RunEvent::HookFinished {
+            phase: "post.loop.error",
+            hook: "h",
+            iteration: Some(1),
+            attempt: 1,
+            passed: failure.is_none(),
+            failure,
+            exit_code: failure.map(|_| 1),
+            message: failure.map(|_| "exit code 1"),
+            duration_ms: 3,
+            action,
+            output_tail: failure.map(|_| "tail"),
+            log_path: ".ralph/runs/r/hooks/1-post.loop.error-h.log",
+        });
+    }
+    let hook_lines = 2 + actions.len();
     let invalid: Vec<String> = all
         .iter()
         .filter(|v| !validator.is_valid(v))
@@ -402,5 +474,6 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             + notices.len()
             + outcomes.len()
             + reasons.len()
+            + hook_lines
     );
 }

@@ -19,6 +19,7 @@ pub mod config;
 pub mod event;
 pub mod file_lock;
 pub mod fsafe;
+pub mod hooks;
 pub mod inbox;
 pub mod machine;
 pub mod prompt;

@@ -11,6 +11,7 @@ use ralph_stream::AgentEvent;
 use serde::Serialize;
 
 use crate::event::Event;
+use crate::hooks::policy::{HookAction, HookFailure};
 use ralph_stream::{CostKind, Tokens};
 
 use crate::machine::{
@@ -122,6 +123,37 @@ pub enum RunEvent<'a> {
         /// The error as ralph says it on stderr.
         message: &'a str,
         exit_code: u8,
+    },
+    /// A hook started (docs/hooks.md).
+    HookStarted {
+        /// Its phase (`pre.loop.start`).
+        phase: &'a str,
+        hook: &'a str,
+        /// The iteration about to run or last run; `None` before the first.
+        iteration: Option<u32>,
+        /// 1, then one more for each retry at this boundary.
+        attempt: u32,
+        /// The command as configured.
+        command: &'a str,
+    },
+    /// A hook ended, and what ralph does about it.
+    HookFinished {
+        phase: &'a str,
+        hook: &'a str,
+        iteration: Option<u32>,
+        attempt: u32,
+        passed: bool,
+        /// How it failed, when it did.
+        failure: Option<HookFailure>,
+        exit_code: Option<i32>,
+        /// Why it failed, in words.
+        message: Option<&'a str>,
+        duration_ms: u64,
+        action: HookAction,
+        /// The last lines of its output, when it failed.
+        output_tail: Option<&'a str>,
+        /// Its full output, relative to the workspace.
+        log_path: &'a str,
     },
 }
 

@@ -51,7 +51,7 @@ fn every_key_is_read() {
 
 #[test]
 fn upstream_example_with_unsupported_sections_is_refused_where_it_matters() {
-    // hooks (enabled) and disallowed_tools change what the loop does: errors. The
+    // disallowed_tools changes what the loop does: an error (its hooks load). The
     // other sections are safe to ignore but are not even reached as warnings: the
     // file has to be fixed first.
     assert_eq!(
@@ -61,9 +61,6 @@ fn upstream_example_with_unsupported_sections_is_refused_where_it_matters() {
              (yet): ralph cannot keep this hat from using those tools, so it could edit files it \
              must not; remove the key, or give the hat a backend whose arguments restrict its \
              tools",
-            "upstream_full.yml:50:1: `hooks` is not supported by ralph (yet): ralph runs no hooks, \
-             so the loop would run without them, including any that block or suspend it; remove \
-             the section (or set `enabled: false`) to run without hooks",
         ]
     );
 }
@@ -263,6 +260,8 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
         let name = match path {
             "hats" => "<id>",
             "pricing" => "<model>",
+            "hooks.events" => "<phase>",
+            p if p.ends_with("[].env") => "<name>",
             _ => name,
         };
         let key_path = if path.is_empty() {
@@ -270,9 +269,17 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
         } else {
             format!("{path}.{name}")
         };
-        dumped_paths(value, &key_path, out);
-        // `hats.<id>` and `pricing.<model>` are entries, not keys.
-        if !matches!(path, "hats" | "pricing") {
+        match value {
+            // A phase's hooks: each item is a mapping of the hook's keys.
+            saphyr::Yaml::Sequence(items) => {
+                for item in items {
+                    dumped_paths(item, &format!("{key_path}[]"), out);
+                }
+            }
+            _ => dumped_paths(value, &key_path, out),
+        }
+        // `hats.<id>`, `pricing.<model>` and `hooks.events.<phase>` are entries, not keys.
+        if !matches!(path, "hats" | "pricing" | "hooks.events") && !path.ends_with("[].env") {
             out.push(key_path);
         }
     }

@@ -112,6 +112,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             gates: vec![],
             tasks: ralph_core::config::TasksConfig { enabled: true },
             sources: vec![],
+            hooks: Default::default(),
         }
     );
 }

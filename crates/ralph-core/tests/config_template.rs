@@ -175,3 +175,31 @@ fn example_gates_validate_once_uncommented() {
         ]
     );
 }
+
+#[test]
+fn example_hooks_validate_once_uncommented() {
+    let template = init_template(BackendChoice::Backend(ralph_types::BackendKind::Pi));
+    let example = ralph_core::config::EXAMPLE_HOOKS;
+    let uncommented: String = template
+        .lines()
+        .map(|line| match line.strip_prefix("# ") {
+            Some(plain) if example.lines().any(|l| l == plain) => format!("{plain}\n"),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    let resolved = resolve_ok(&uncommented);
+    assert_eq!(resolved.warnings, []);
+    let hooks = resolved.config.hooks;
+    assert!(hooks.enabled);
+    let names: Vec<(&str, &str)> = hooks
+        .all()
+        .map(|(phase, h)| (phase.name(), h.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("pre.loop.start", "env-guard"),
+            ("post.loop.complete", "notify")
+        ]
+    );
+}

@@ -122,7 +122,6 @@ hats:
     aggregate: {mode: wait_for_all}
     import: shared/reviewer.yml
     backend: {type: kiro, agent: reviewer}
-hooks: {events: {}}
 RObot: {enabled: true, timeout_seconds: 60}
 adapters: {kiro: {enabled: false}}
 agent: claude
@@ -160,29 +159,26 @@ max_cost: 5
              would lose everything it imports; copy the imported keys into this hat",
             "ralph.yml:16:27: `hats.reviewer.backend.agent` is not supported by ralph (yet): \
              ralph would run the backend's default agent instead; pass the agent through `args`",
-            "ralph.yml:17:1: `hooks` is not supported by ralph (yet): ralph runs no hooks, so \
-             the loop would run without them, including any that block or suspend it; remove the \
-             section (or set `enabled: false`) to run without hooks",
-            "ralph.yml:18:1: `RObot` is not supported by ralph (yet): ralph has no \
+            "ralph.yml:17:1: `RObot` is not supported by ralph (yet): ralph has no \
              human-in-the-loop channel, so questions for a human would go unanswered; set \
              `enabled: false` or remove the section to run without one",
-            "ralph.yml:19:1: `adapters` is not supported by ralph (yet): set per-backend \
+            "ralph.yml:18:1: `adapters` is not supported by ralph (yet): set per-backend \
              timeouts with `cli.iteration_timeout_seconds` and `cli.idle_timeout_seconds`, and \
              choose which backends auto-detection may pick with `cli.backend_priority`; ralph \
              would not leave out an adapter marked `enabled: false`",
-            "ralph.yml:20:1: `agent` is not supported by ralph (yet): this version 1 key moved: \
+            "ralph.yml:19:1: `agent` is not supported by ralph (yet): this version 1 key moved: \
              write `cli.backend` instead",
-            "ralph.yml:21:1: `agent_priority` is not supported by ralph (yet): this version 1 \
+            "ralph.yml:20:1: `agent_priority` is not supported by ralph (yet): this version 1 \
              key moved: write `cli.backend_priority` instead",
-            "ralph.yml:22:1: `prompt_file` is not supported by ralph (yet): this version 1 key \
+            "ralph.yml:21:1: `prompt_file` is not supported by ralph (yet): this version 1 key \
              moved: write `event_loop.prompt_file` instead",
-            "ralph.yml:23:1: `completion_promise` is not supported by ralph (yet): this version \
+            "ralph.yml:22:1: `completion_promise` is not supported by ralph (yet): this version \
              1 key moved: write `event_loop.completion_promise` instead",
-            "ralph.yml:24:1: `max_iterations` is not supported by ralph (yet): this version 1 \
+            "ralph.yml:23:1: `max_iterations` is not supported by ralph (yet): this version 1 \
              key moved: write `event_loop.max_iterations` instead",
-            "ralph.yml:25:1: `max_runtime` is not supported by ralph (yet): this version 1 key \
+            "ralph.yml:24:1: `max_runtime` is not supported by ralph (yet): this version 1 key \
              moved: write `event_loop.max_runtime_seconds` instead",
-            "ralph.yml:26:1: `max_cost` is not supported by ralph (yet): this version 1 key \
+            "ralph.yml:25:1: `max_cost` is not supported by ralph (yet): this version 1 key \
              moved: write `event_loop.max_cost_usd` instead",
         ]
     );

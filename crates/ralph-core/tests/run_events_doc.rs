@@ -5,6 +5,7 @@
 use ralph_stream::{CostKind, Tokens};
 use std::borrow::Cow;
 
+use ralph_core::hooks::policy::HookAction;
 use ralph_core::machine::{EndClass, GateEnd, GateResult, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_stream::AgentEvent;
@@ -152,6 +153,27 @@ fn every_run_event_type_has_a_section() {
             message: "m",
             exit_code: 1,
         },
+        RunEvent::HookStarted {
+            phase: "pre.loop.start",
+            hook: "h",
+            iteration: None,
+            attempt: 1,
+            command: "c",
+        },
+        RunEvent::HookFinished {
+            phase: "pre.loop.start",
+            hook: "h",
+            iteration: None,
+            attempt: 1,
+            passed: true,
+            failure: None,
+            exit_code: Some(0),
+            message: None,
+            duration_ms: 0,
+            action: HookAction::Continue,
+            output_tail: None,
+            log_path: "l",
+        },
     ];
     let doc = doc();
     let missing: Vec<String> = events
@@ -167,7 +189,9 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }
-                | RunEvent::Error { .. } => {}
+                | RunEvent::Error { .. }
+                | RunEvent::HookStarted { .. }
+                | RunEvent::HookFinished { .. } => {}
             }
             name_of(e, "type")
         })

@@ -5,6 +5,7 @@ mod doctor;
 pub(crate) mod emit;
 mod events;
 mod gates;
+mod hooks;
 mod init;
 mod inspect;
 mod plan;
@@ -36,6 +37,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Gates(args) => gates::run(&args),
         Command::Tools(args) => tools::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Hooks(args) => hooks::run(&args),
     }
 }
 

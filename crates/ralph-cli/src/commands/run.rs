@@ -122,6 +122,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 agents,
                 run_dir,
                 command_line: command_line.clone(),
+                hook_notes: String::new(),
             }
         } else {
             let objective = config
@@ -144,6 +145,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 agents,
                 run_dir,
                 command_line: command_line.clone(),
+                hook_notes: String::new(),
             }
         };
         let (stop, _requests) = StopController::new();

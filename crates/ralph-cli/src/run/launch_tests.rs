@@ -160,6 +160,7 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
         gates: vec![],
         tasks: ralph_core::config::TasksConfig { enabled: true },
         sources: vec![],
+        hooks: Default::default(),
     };
     let codex = agent(
         AgentBackend::Builtin {

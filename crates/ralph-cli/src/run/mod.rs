@@ -10,6 +10,7 @@
 
 pub(crate) mod backends;
 pub(crate) mod gates;
+pub(crate) mod hooks;
 pub(crate) mod launch;
 pub(crate) mod signals;
 
@@ -60,6 +61,8 @@ pub(crate) struct Run<'a> {
     pub(crate) agents: Agents,
     /// The limits given on the command line, saved with the run for `--continue`.
     pub(crate) command_line: CommandLineLimits,
+    /// What `mutate` hooks added, shown at the end of every prompt (`run/hooks.rs`).
+    pub(crate) hook_notes: String,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -72,6 +75,16 @@ pub(crate) async fn drive(
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     let env = agent_env(&run.run_dir)?;
     announce(&run, observer);
+    let max_iterations = run.config.event_loop.max_iterations;
+    let mut hooks = hooks::Hooks::new(
+        &run.config.hooks,
+        &run.workspace,
+        &run.run_dir,
+        max_iterations,
+    );
+    hooks
+        .loop_start(&mut run.machine, session, observer, stop)
+        .await;
 
     let reason = loop {
         if stop.current() > StopLevel::None {
@@ -82,6 +95,21 @@ pub(crate) async fn drive(
             Next::Run(iteration) => iteration,
         };
         report_notices(&mut run.machine, None, observer);
+        let backend = run.agents.get(&iteration.hat).kind.name();
+        let Some(iteration) = hooks
+            .iteration_start(
+                &mut run.machine,
+                iteration,
+                backend,
+                session,
+                observer,
+                stop,
+            )
+            .await
+        else {
+            continue;
+        };
+        run.hook_notes = hooks.prompt_notes();
         iterate(
             &mut run,
             iteration,
@@ -94,6 +122,9 @@ pub(crate) async fn drive(
         .await?;
         save(&run, &reader, Durability::Atomic)?;
     };
+    let reason = hooks
+        .loop_end(reason, &mut run.machine, session, observer, stop)
+        .await;
 
     save(&run, &reader, Durability::Durable)?;
     let hats: Vec<(&str, &str)> = run
@@ -163,7 +194,7 @@ async fn iterate(
     };
     let scratchpad_shown = scratchpad_path.map(|p| p.display().to_string());
     let missing = run.machine.missing_required();
-    let prompt = build_prompt(&PromptInput {
+    let mut prompt = build_prompt(&PromptInput {
         objective: &run.objective,
         guardrails: &config.core.guardrails,
         scratchpad: scratchpad_shown.as_deref().map(|path| Scratchpad {
@@ -182,6 +213,7 @@ async fn iterate(
             RALPH_BY_NAME
         },
     });
+    prompt.push_str(&run.hook_notes);
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
         |source| CliError::Build {
             hat: iteration.hat.clone(),

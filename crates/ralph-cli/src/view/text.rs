@@ -126,7 +126,9 @@ impl<W: Write> TextObserver<W> {
                 RunEvent::LoopStarted { .. }
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
-                | RunEvent::Notice { .. } => {}
+                | RunEvent::Notice { .. }
+                | RunEvent::HookStarted { .. }
+                | RunEvent::HookFinished { .. } => {}
             }
         }
         self.rendered.clear();

@@ -14,6 +14,7 @@ use super::decode_gate::decode_gates;
 use super::decode_hat::decode_hats;
 use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
+use super::hooks::decode_hooks;
 use super::key::{Read, Section};
 use super::node::{Decoder, Field, Node, parse_document};
 use super::origin::{Origin, Spanned};
@@ -99,6 +100,7 @@ fn decode_keys(
             Read::Hats => config.hats = decode_hats(dec, &field),
             Read::Prices => config.pricing = decode_pricing(dec, &field),
             Read::Gates => config.gates = decode_gates(dec, &field),
+            Read::Hooks => config.hooks = decode_hooks(dec, &field),
             // Hat, gate and price keys live in their own sections (`decode_hat.rs`,
             // `decode_gate.rs`, `decode_pricing.rs`); the table's tests keep them there.
             Read::Hat(_) | Read::Gate(_) | Read::Own => {}

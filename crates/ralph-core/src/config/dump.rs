@@ -61,7 +61,7 @@ fn section(section: Section, part: Part<'_>) -> Map {
 
 fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
     match (key.dump, part) {
-        (Dump::Skip, _) => None,
+        (Dump::Skip | Dump::InHooks, _) => None,
         (Dump::Keys, _) => {
             let opened = Section::opened_by(key)?;
             let part = match (opened, part) {
@@ -97,6 +97,7 @@ fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
                 .collect();
             (!config.gates.is_empty()).then(|| Yaml::Sequence(gates))
         }
+        (Dump::Hooks, Part::Config(config)) => super::hooks::dump_hooks(&config.hooks),
         (Dump::Config(f), Part::Config(config)) => f(config),
         (Dump::Gate(f), Part::Gate(gate)) => f(gate),
         (Dump::Hat(f), Part::Hat(hat)) => f(hat),

@@ -279,4 +279,11 @@ pub enum ConfigWarningKind {
         .expected.display()
     )]
     LegacyUserConfig { expected: PathBuf },
+    #[error(
+        "the hooks in `{key}` never run: ralph has no plan step or human-in-the-loop \
+         channel yet, so it does not reach this phase"
+    )]
+    HookPhaseNotFiring { key: String },
+    #[error("no hook runs unless `{key}` is `true`")]
+    HooksNotEnabled { key: String },
 }

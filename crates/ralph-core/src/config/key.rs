@@ -41,11 +41,19 @@ pub enum Section {
     Gate,
     /// `tasks:`.
     Tasks,
+    /// `hooks:`.
+    Hooks,
+    /// `hooks.defaults:`.
+    HookDefaults,
+    /// One hook, an item of `hooks.events.<phase>:`.
+    Hook,
+    /// A hook's `mutate:`.
+    HookMutate,
 }
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 10] = [
+    pub const ALL: [Section; 14] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -56,6 +64,10 @@ impl Section {
         Section::Price,
         Section::Gate,
         Section::Tasks,
+        Section::Hooks,
+        Section::HookDefaults,
+        Section::Hook,
+        Section::HookMutate,
     ];
 
     /// The dotted path, with `<id>` and `<model>` for the names users choose.
@@ -71,6 +83,10 @@ impl Section {
             Section::Price => "pricing.<model>",
             Section::Gate => "gates[]",
             Section::Tasks => "tasks",
+            Section::Hooks => "hooks",
+            Section::HookDefaults => "hooks.defaults",
+            Section::Hook => "hooks.events.<phase>[]",
+            Section::HookMutate => "hooks.events.<phase>[].mutate",
         }
     }
 
@@ -135,6 +151,8 @@ pub(crate) enum Read {
     Hat(fn(&mut Decoder, &Field<'_>, &mut RawHat)),
     /// A value of the gate being read.
     Gate(fn(&mut Decoder, &Field<'_>, &mut RawGate)),
+    /// `hooks`: the whole section, in `hooks.rs`.
+    Hooks,
 }
 
 /// What a key accepts, as the reference describes it.
@@ -178,6 +196,10 @@ pub enum Type {
     PathOrMapping,
     /// A backend name, or a mapping of its own keys.
     BackendOrMapping,
+    /// A mapping of environment variable names to strings.
+    EnvMap,
+    /// A mapping of hook phases to lists of hooks.
+    HookEvents,
 }
 
 impl Type {
@@ -209,6 +231,8 @@ impl Type {
             Type::BackendList => "list of backend names".to_owned(),
             Type::PathOrMapping => "path, or mapping".to_owned(),
             Type::BackendOrMapping => "backend name, or mapping".to_owned(),
+            Type::EnvMap => "mapping of variable names to strings".to_owned(),
+            Type::HookEvents => "mapping of phase names to lists of hooks".to_owned(),
         }
     }
 }
@@ -316,6 +340,10 @@ pub enum Dump {
     Price(fn(&ModelPricing) -> Option<Yaml<'static>>),
     /// A key of a gate.
     Gate(fn(&GateConfig) -> Option<Yaml<'static>>),
+    /// `hooks`: the whole section (each hook with its defaults folded in).
+    Hooks,
+    /// A key inside `hooks`, written by [`Dump::Hooks`].
+    InHooks,
 }
 
 /// The backend names `cli.backend` accepts.
@@ -375,4 +403,8 @@ pub(crate) mod defaults {
     pub(crate) const OUTPUT_FORMATS: fn() -> Vec<&'static str> = super::output_formats;
     pub(crate) const ARG: Value = Value::Text("arg");
     pub(crate) const TEXT_FORMAT: Value = Value::Text("text");
+    pub(crate) const ON_ERRORS: fn() -> Vec<&'static str> = super::super::hooks::on_errors;
+    pub(crate) const SUSPEND_MODES: fn() -> Vec<&'static str> = super::super::hooks::suspend_modes;
+    pub(crate) const MUTATE_FORMATS: fn() -> Vec<&'static str> =
+        super::super::hooks::mutate_formats;
 }

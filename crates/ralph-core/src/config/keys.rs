@@ -10,6 +10,7 @@
 use saphyr::Yaml;
 
 use super::choice::AUTO;
+use super::hooks::EXAMPLE_HOOKS;
 use super::key::defaults as d;
 use super::key::{
     Default, Dump, EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, Init, Key, Read, STARTUP_TIMEOUT,
@@ -112,7 +113,11 @@ impl Section {
             | Section::Scratchpad
             | Section::Price
             | Section::Gate
-            | Section::Tasks => &[],
+            | Section::Tasks
+            | Section::Hooks
+            | Section::HookDefaults
+            | Section::Hook
+            | Section::HookMutate => &[],
         }
     }
 
@@ -177,6 +182,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static Key> {
         MAIN_KEYS,
         super::keys_hat::HAT_KEYS,
         super::keys_gate::GATE_KEYS,
+        super::keys_hooks::HOOK_KEYS,
     ]
     .into_iter()
     .flatten()
@@ -238,6 +244,16 @@ static MAIN_KEYS: &[Key] = &[
         },
         Dump::Prices,
         Read::Prices),
+    key(Top, "hooks", Type::Mapping, Unset("no hooks"),
+        "Commands ralph runs at the loop's boundaries, with a JSON description of the \
+         boundary on stdin (ralph-orchestrator's schema; see docs/hooks.md).",
+        Init::Block {
+            example: EXAMPLE_HOOKS,
+            note: "Hook commands run in the workspace; a list is the program and its arguments \
+                   (no shell), a string runs through `sh -c`.",
+        },
+        Dump::Hooks,
+        Read::Hooks),
     // cli
     key(Cli, "backend", Type::Choice(d::BACKENDS), value(d::BACKEND),
         "The agent to run; `auto` takes the first one installed, in `backend_priority` order.",

@@ -67,6 +67,14 @@ fn mappings_open_a_section_of_their_own() {
     }
 }
 
+/// The sections read and dumped whole by `hooks.rs`.
+fn is_hooks(section: Section) -> bool {
+    matches!(
+        section,
+        Section::Hooks | Section::HookDefaults | Section::Hook | Section::HookMutate
+    )
+}
+
 #[test]
 fn each_dump_accessor_reads_the_part_its_section_describes() {
     for key in all_keys() {
@@ -89,6 +97,8 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
             Dump::Backend(_) => key.section == Section::HatBackend,
             Dump::Price(_) => key.section == Section::Price,
             Dump::Gate(_) => key.section == Section::Gate,
+            Dump::Hooks => key.path() == "hooks",
+            Dump::InHooks => is_hooks(key.section),
         };
         assert!(fits, "{}", key.path());
     }
@@ -103,6 +113,7 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             Read::Hats => key.path() == "hats",
             Read::Prices => key.path() == "pricing",
             Read::Gates => key.path() == "gates",
+            Read::Hooks => key.path() == "hooks",
             Read::Layer(_) => matches!(
                 key.section,
                 Section::Cli
@@ -113,12 +124,14 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             ),
             Read::Hat(_) => key.section == Section::Hat,
             Read::Gate(_) => key.section == Section::Gate,
-            // Read by `decode_hat.rs`, `decode_gate.rs` and `decode_pricing.rs` (the
-            // `every_key.yml` fixture trips a debug assertion for a key nobody takes).
-            Read::Own => matches!(
-                key.section,
-                Section::Hat | Section::HatBackend | Section::Price | Section::Gate
-            ),
+            // Read by `decode_hat.rs`, `decode_gate.rs`, `decode_pricing.rs` and `hooks.rs`
+            // (the `every_key.yml` fixture trips a debug assertion for a key nobody takes).
+            Read::Own => {
+                matches!(
+                    key.section,
+                    Section::Hat | Section::HatBackend | Section::Price | Section::Gate
+                ) || is_hooks(key.section)
+            }
         };
         assert!(fits, "{}", key.path());
     }
@@ -149,9 +162,12 @@ fn samples(ty: Type) -> (String, String) {
         Type::Topics => pair("[a.b, c]", "[a.b, a.b]"),
         Type::Choice(names) => (names()[0].to_owned(), "nope".to_owned()),
         Type::BackendList => pair("[pi, codex]", "[custom]"),
-        Type::Mapping | Type::NamedMappings(_) | Type::PathOrMapping | Type::BackendOrMapping => {
-            pair("{}", "5")
-        }
+        Type::Mapping
+        | Type::NamedMappings(_)
+        | Type::PathOrMapping
+        | Type::BackendOrMapping
+        | Type::EnvMap
+        | Type::HookEvents => pair("{}", "5"),
         Type::MappingList => pair("[]", "{}"),
         Type::Command => pair("[make, test]", "[]"),
     }

@@ -192,7 +192,7 @@ impl Decoder {
         self.warnings.push(ConfigWarning { origin, kind });
     }
 
-    fn wrong_type(&mut self, field_path: &str, node: &Node<'_>, expected: &'static str) {
+    pub(crate) fn wrong_type(&mut self, field_path: &str, node: &Node<'_>, expected: &'static str) {
         let hint = type_hint(node, expected);
         self.error(
             node,

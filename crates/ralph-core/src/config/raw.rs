@@ -67,6 +67,8 @@ layered! {
         /// `gates:`, in file order.
         pub gates: Vec<RawGate>,
         pub tasks: RawTasks,
+        /// `hooks:`, resolved within the section (a later layer's replaces it whole).
+        pub hooks: Option<Spanned<crate::hooks::HooksConfig>>,
     }
 }
 

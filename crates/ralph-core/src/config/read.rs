@@ -202,7 +202,7 @@ pub(crate) fn backend_priority(
 }
 
 /// A value from a small closed set, spelled by name.
-fn choice<T: Copy>(
+pub(crate) fn choice<T: Copy>(
     dec: &mut Decoder,
     field: &Field<'_>,
     all: &[T],

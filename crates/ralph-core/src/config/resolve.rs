@@ -108,6 +108,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
                 enabled: raw.tasks.enabled.map_or(DEFAULT_TASKS_ENABLED, |e| e.value),
             },
             sources: env.sources.clone(),
+            hooks: raw.hooks.map(|h| h.value).unwrap_or_default(),
         },
         warnings: r.warnings,
     })

@@ -60,6 +60,8 @@ pub struct ResolvedConfig {
     pub tasks: TasksConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
+    /// `hooks:` (disabled and empty when absent).
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// `tasks:`.

@@ -87,14 +87,6 @@ fn warning_unless_disabled(node: &Node<'_>) -> Impact {
     }
 }
 
-fn error_unless_disabled(node: &Node<'_>) -> Impact {
-    if is_disabled(node) {
-        Impact::None
-    } else {
-        Impact::Error
-    }
-}
-
 /// For sections that are off unless `enabled: true` (upstream's `RObot`).
 fn error_if_enabled(node: &Node<'_>) -> Impact {
     if is_enabled(node) {
@@ -170,11 +162,6 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
         "skills",
         warning_unless_disabled,
         "ralph injects no skills index into the prompt",
-    ),
-    entry(
-        "hooks",
-        error_unless_disabled,
-        "ralph runs no hooks, so the loop would run without them, including any that block or suspend it; remove the section (or set `enabled: false`) to run without hooks",
     ),
     entry(
         "features",

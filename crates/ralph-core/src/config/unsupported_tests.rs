@@ -10,7 +10,6 @@ fn impact_of(f: fn(&Node<'_>) -> Impact, yaml: &str) -> Impact {
 fn inert_values_are_not_reported() {
     let cases = [
         impact_of(warning_unless_disabled, "{enabled: false, inject: auto}"),
-        impact_of(error_unless_disabled, "{enabled: false}"),
         impact_of(error_if_enabled, "{enabled: false, timeout_seconds: 120}"),
         impact_of(error_if_true, "false"),
         impact_of(warning_unless_zero, "0"),
@@ -19,14 +18,12 @@ fn inert_values_are_not_reported() {
         impact_of(error_unless_one, "1"),
         impact_of(error_unless_autonomous, "autonomous"),
     ];
-    assert_eq!(cases, [Impact::None; 9]);
+    assert_eq!(cases, [Impact::None; 8]);
 }
 
 #[test]
 fn values_that_change_behaviour_are_errors() {
     let cases = [
-        impact_of(error_unless_disabled, "{enabled: true}"),
-        impact_of(error_unless_disabled, "{events: {}}"),
         impact_of(error_if_enabled, "{enabled: true}"),
         impact_of(error_if_true, "true"),
         impact_of(error_unless_empty, "[Edit, Write]"),
@@ -38,7 +35,7 @@ fn values_that_change_behaviour_are_errors() {
             "{claude: {timeout: 300}, kiro: {enabled: false}}",
         ),
     ];
-    assert_eq!(cases, [Impact::Error; 9]);
+    assert_eq!(cases, [Impact::Error; 7]);
 }
 
 #[test]

@@ -27,6 +27,7 @@
 mod completion;
 mod gate;
 mod gate_check;
+mod hook_stop;
 mod iteration;
 mod notice;
 mod outcome;

@@ -142,6 +142,12 @@ pub enum StopReason {
         lines: u32,
     },
     Interrupted,
+    /// A hook with `on_error: block` (or a `retry_backoff` hook out of retries) failed.
+    HookBlocked {
+        hook: String,
+        phase: String,
+        why: String,
+    },
 }
 
 /// What a stop reason means for the exit code (mapped in one place, by the CLI).
@@ -178,6 +184,11 @@ impl StopReason {
             StopReason::ConsecutiveFailures { failures: 5 },
             StopReason::InvalidEvents { lines: 3 },
             StopReason::Interrupted,
+            StopReason::HookBlocked {
+                hook: "env-guard".into(),
+                phase: "pre.loop.start".into(),
+                why: "exit code 1".into(),
+            },
         ];
         for reason in &all {
             match reason {
@@ -188,7 +199,8 @@ impl StopReason {
                 | StopReason::StaleLoop { .. }
                 | StopReason::ConsecutiveFailures { .. }
                 | StopReason::InvalidEvents { .. }
-                | StopReason::Interrupted => {}
+                | StopReason::Interrupted
+                | StopReason::HookBlocked { .. } => {}
             }
         }
         all
@@ -197,9 +209,9 @@ impl StopReason {
     pub fn class(&self) -> EndClass {
         match self {
             StopReason::Completed { .. } => EndClass::Completed,
-            StopReason::ConsecutiveFailures { .. } | StopReason::InvalidEvents { .. } => {
-                EndClass::Failed
-            }
+            StopReason::ConsecutiveFailures { .. }
+            | StopReason::InvalidEvents { .. }
+            | StopReason::HookBlocked { .. } => EndClass::Failed,
             StopReason::MaxIterations { .. }
             | StopReason::MaxRuntime { .. }
             | StopReason::MaxCost { .. }
@@ -219,6 +231,7 @@ impl StopReason {
             StopReason::ConsecutiveFailures { .. } => "consecutive_failures",
             StopReason::InvalidEvents { .. } => "invalid_events",
             StopReason::Interrupted => "interrupted",
+            StopReason::HookBlocked { .. } => "hook_blocked",
         }
     }
 }
@@ -265,6 +278,9 @@ impl fmt::Display for StopReason {
                  with `ralph emit`)"
             ),
             StopReason::Interrupted => f.write_str("interrupted"),
+            StopReason::HookBlocked { hook, phase, why } => {
+                write!(f, "hook `{hook}` ({phase}) blocked the loop: {why}")
+            }
         }
     }
 }

@@ -99,6 +99,7 @@ fn stop_reasons_map_to_end_classes() {
             EndClass::Failed,
             EndClass::Failed,
             EndClass::Interrupted,
+            EndClass::Failed,
         ]
     );
 }

@@ -7,6 +7,7 @@
 mod agent;
 mod figures;
 mod gate_lines;
+mod hook_view;
 mod markdown;
 pub(crate) mod palette;
 mod run_view;

@@ -347,6 +347,10 @@ impl RunView {
             }
             // Said on stderr, where errors go in text mode.
             RunEvent::Error { .. } => {}
+            RunEvent::HookStarted { .. } | RunEvent::HookFinished { .. } => {
+                self.agent.finish(out);
+                super::hook_view::render(event, self.detail, out);
+            }
         }
     }
 
