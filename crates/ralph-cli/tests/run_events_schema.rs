@@ -367,6 +367,11 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         Notice::InboxRestarted {
             restart: InboxRestart::Replaced,
         },
+        Notice::LeftoversStopped {
+            ralph_pid: 4242,
+            stopped: 2,
+            survivors: 0,
+        },
     ];
     let reasons = StopReason::examples();
     let outcomes = [

@@ -56,6 +56,11 @@ fn notices() -> Vec<Notice> {
         Notice::InboxRestarted {
             restart: InboxRestart::Replaced,
         },
+        Notice::LeftoversStopped {
+            ralph_pid: 2,
+            stopped: 1,
+            survivors: 0,
+        },
     ];
     for n in &all {
         match n {
@@ -67,7 +72,8 @@ fn notices() -> Vec<Notice> {
             | Notice::PromiseNotAlone { .. }
             | Notice::InvalidLine { .. }
             | Notice::CostUnknown { .. }
-            | Notice::InboxRestarted { .. } => {}
+            | Notice::InboxRestarted { .. }
+            | Notice::LeftoversStopped { .. } => {}
         }
     }
     all

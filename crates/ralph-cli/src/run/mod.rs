@@ -10,6 +10,7 @@
 
 pub(crate) mod backends;
 pub(crate) mod launch;
+pub(crate) mod leftovers;
 pub(crate) mod signals;
 
 use std::cell::RefCell;
@@ -44,6 +45,7 @@ use crate::view::observer::Observer;
 use crate::view::term::status::FRAME_INTERVAL;
 use backends::Agents;
 use launch::{agent_deadlines, command_line, pricing};
+use leftovers::AgentRecorder;
 
 /// Everything a run starts from.
 pub(crate) struct Run<'a> {
@@ -57,6 +59,11 @@ pub(crate) struct Run<'a> {
     pub(crate) agents: Agents,
     /// The limits given on the command line, saved with the run for `--continue`.
     pub(crate) command_line: CommandLineLimits,
+    /// Keeps the record a later ralph needs if this one is killed while an agent runs.
+    pub(crate) recorder: AgentRecorder,
+    /// What a killed ralph had left running and this one stopped before the run, said
+    /// in the run's events after `loop_started`.
+    pub(crate) leftovers: Option<Notice>,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -69,6 +76,12 @@ pub(crate) async fn drive(
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     let env = agent_env(&run.run_dir)?;
     announce(&run, observer);
+    if let Some(notice) = run.leftovers.take() {
+        observer.observe(&RunEvent::Notice {
+            iteration: None,
+            notice: &notice,
+        });
+    }
 
     let reason = loop {
         if stop.current() > StopLevel::None {
@@ -218,11 +231,14 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
+    let (recorder, run_dir) = (&run.recorder, &run.run_dir);
+    recorder.before_spawn(run_dir);
     let agent_run = run_agent_with(
         spec,
         decoder,
         deadlines,
         stop.requests(),
+        |agent| recorder.at_spawn(run_dir, agent),
         |event, summary| {
             shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
@@ -245,6 +261,7 @@ async fn iterate(
     } else {
         agent_run.await
     };
+    recorder.after_reap(run_dir);
 
     let inbox = reader
         .read()

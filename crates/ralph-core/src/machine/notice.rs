@@ -41,6 +41,14 @@ pub enum Notice {
         #[serde(flatten)]
         restart: InboxRestart,
     },
+    /// An earlier ralph in the workspace was killed (SIGKILL) while its agent ran, and
+    /// processes the agent had started were still running: they were stopped before this
+    /// run began. `survivors` outlived SIGKILL (uninterruptible sleep).
+    LeftoversStopped {
+        ralph_pid: i32,
+        stopped: usize,
+        survivors: usize,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -93,6 +101,29 @@ impl std::fmt::Display for Notice {
                  so it may be overrun"
             ),
             Notice::InboxRestarted { restart } => write!(f, "{restart}"),
+            Notice::LeftoversStopped {
+                ralph_pid,
+                stopped,
+                survivors,
+            } => {
+                let processes = |n: &usize| {
+                    if *n == 1 {
+                        "1 process".to_owned()
+                    } else {
+                        format!("{n} processes")
+                    }
+                };
+                write!(
+                    f,
+                    "stopped {} that the agent of an earlier ralph (pid {ralph_pid}, killed \
+                     before it could stop them) had left running",
+                    processes(stopped)
+                )?;
+                if *survivors > 0 {
+                    write!(f, "; {} did not stop even on SIGKILL", processes(survivors))?;
+                }
+                Ok(())
+            }
         }
     }
 }
