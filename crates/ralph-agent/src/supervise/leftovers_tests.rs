@@ -3,7 +3,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use super::*;
-use crate::supervise::tree::{MARKER_VAR, read_stat};
+use crate::supervise::tree::{MARKER_VAR, ProcStat, ancestors_of, read_stat};
 
 /// A short grace: the test processes are `sleep`s, which die of SIGTERM at once.
 const GRACE: Duration = Duration::from_millis(500);
@@ -168,4 +168,21 @@ fn own_identity_names_this_process() {
     assert_eq!(me.pid, nix::unistd::getpid().as_raw());
     assert_eq!(identity_of(me.pid), Some(me));
     assert!(boot_id().is_some_and(|id| !id.is_empty()));
+}
+
+#[test]
+fn ancestors_reach_from_a_process_up_to_init() {
+    let started = start("sleep 60 & echo $!; echo ready; wait", None);
+    let (shell, sleep) = (started.0[0], started.0[1]);
+    let stats: Vec<ProcStat> = [shell, std::process::id() as i32]
+        .into_iter()
+        .filter_map(read_stat)
+        .collect();
+    let ancestors = ancestors_of(sleep, &stats);
+    assert!(ancestors.contains(&shell), "{ancestors:?}");
+    assert!(
+        ancestors.contains(&(std::process::id() as i32)),
+        "{ancestors:?}"
+    );
+    assert!(!ancestors.contains(&sleep) && !ancestors.contains(&1));
 }

@@ -307,8 +307,13 @@ impl AgentTree {
             members.extend(stats.iter().filter(|s| s.pgid == self.pgid).map(|s| s.pid));
         }
         close_over_children(&mut members, &stats);
-        // A zombie proves a group, but is nothing to stop: its reaper is another's.
-        members.retain(|pid| stats.iter().any(|s| s.pid == *pid && !s.is_dead()));
+        // A zombie proves a group, but is nothing to stop: its reaper is another's. Nor
+        // is this ralph's own ancestry (a shell the dead ralph's agent left, from which
+        // this ralph was started), which the group or the marker may include.
+        let ancestors = ancestors_of(me, &stats);
+        members.retain(|pid| {
+            !ancestors.contains(pid) && stats.iter().any(|s| s.pid == *pid && !s.is_dead())
+        });
         self.reach = Reach::Stale {
             not_before,
             leader,
@@ -351,6 +356,16 @@ fn marker_needle(value: &str) -> Vec<u8> {
     needle.push(b'=');
     needle.extend_from_slice(value.as_bytes());
     needle
+}
+
+/// The parent of `pid`, its parent, and so on up to init.
+pub(crate) fn ancestors_of(pid: i32, stats: &[ProcStat]) -> BTreeSet<i32> {
+    let mut ancestors = BTreeSet::new();
+    let mut next = read_stat(pid).map(|s| s.ppid);
+    while let Some(parent) = next.filter(|&p| p > 1 && ancestors.insert(p)) {
+        next = stats.iter().find(|s| s.pid == parent).map(|s| s.ppid);
+    }
+    ancestors
 }
 
 /// Adds the children of members, and theirs, until nothing changes: a process whose
