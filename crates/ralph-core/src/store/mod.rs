@@ -207,16 +207,24 @@ impl RalphDir {
             path: runs.join(&id),
             id,
         };
-        fsafe::open(
+        let set_up = fsafe::open(
             &run.inbox(),
             OpenOptions::new().write(true).create_new(true),
             Links::Refuse,
-        )?;
-        replace(
-            &self.root.join(CURRENT_RUN_FILE),
-            format!("{}\n", run.id).as_bytes(),
-            Durability::Atomic,
-        )?;
+        )
+        .and_then(|_| {
+            replace(
+                &self.root.join(CURRENT_RUN_FILE),
+                format!("{}\n", run.id).as_bytes(),
+                Durability::Atomic,
+            )
+        });
+        if let Err(e) = set_up {
+            // A run that could not be set up (a full disk) is not left behind half made:
+            // the directory was created just now, by this call, so nothing else is in it.
+            let _ = fs::remove_dir_all(&run.path);
+            return Err(e);
+        }
         Ok(run)
     }
 
