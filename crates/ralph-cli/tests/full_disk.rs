@@ -1,6 +1,7 @@
-//! `ralph run` on a full disk: a small tmpfs, filled at the moment that matters. Where the
-//! machine allows no mount (neither as root nor through `sudo -n`), each test says so on
-//! stderr and passes without running.
+//! `ralph run` on a full disk: a small tmpfs, filled at the moment that matters. The tmpfs
+//! is mounted as root, else through `sudo -n`, else in a user namespace of the test's own
+//! (the test runs again in it); where the machine allows none of these, each test says so
+//! on stderr and passes without running.
 
 mod common;
 
@@ -116,15 +117,58 @@ impl Drop for Tmpfs {
     }
 }
 
-/// The tmpfs, or `None` after saying on stderr why the test does not run.
+/// Set in a test's own run inside a user namespace (see [`tmpfs_or_skip`]).
+const IN_USERNS_VAR: &str = "RALPH_TEST_IN_USERNS";
+
+/// Printed by a test run inside a user namespace once its tmpfs is mounted: a failure
+/// after it is the test's, not the namespace's.
+const MOUNTED_IN_USERNS: &str = "ralph-test: tmpfs mounted in a user namespace";
+
+/// The tmpfs, or `None` when the test must not go on here: either it already ran (and
+/// passed) in a user namespace of its own, where an unprivileged user may mount a tmpfs,
+/// or the machine allows no mount at all, which is said on stderr.
 fn tmpfs_or_skip(test: &str) -> Option<Tmpfs> {
-    match Tmpfs::mount() {
-        Ok(tmpfs) => Some(tmpfs),
-        Err(why) => {
-            eprintln!("SKIPPED {test}: this machine allows no tmpfs mount here ({why})");
-            None
+    let why = match Tmpfs::mount() {
+        Ok(tmpfs) => {
+            if std::env::var_os(IN_USERNS_VAR).is_some() {
+                println!("{MOUNTED_IN_USERNS}");
+            }
+            return Some(tmpfs);
         }
+        Err(why) => why,
+    };
+    if std::env::var_os(IN_USERNS_VAR).is_some() {
+        return None;
     }
+    // Run this test again, alone, as root of a new user and mount namespace.
+    let exe = std::env::current_exe().expect("the test binary");
+    let rerun = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "--"])
+        .arg(exe)
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(IN_USERNS_VAR, "1")
+        .stdin(Stdio::null())
+        .output();
+    match rerun {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains(MOUNTED_IN_USERNS) => {
+            assert!(
+                out.status.success(),
+                "{test} failed in its user namespace:\n{}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            eprintln!("{test}: ran and passed in a user namespace (no mount allowed here)");
+        }
+        Ok(out) => eprintln!(
+            "SKIPPED {test}: this machine allows no tmpfs mount here ({why}; in a user \
+             namespace: {})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => eprintln!(
+            "SKIPPED {test}: this machine allows no tmpfs mount here ({why}; unshare: {e})"
+        ),
+    }
+    None
 }
 
 fn stderr(out: &Output) -> String {
@@ -176,4 +220,66 @@ fn a_full_disk_at_start_fails_clearly_and_leaves_no_empty_run_directory() {
     let out = ws.run(&["run", "--continue", "--max-iterations", "2"]);
     assert_eq!(code(out.status), 2, "{}", stderr(&out));
     assert_eq!(runs(&ws), before);
+}
+
+/// A task long enough that the saved state takes several pages of the tmpfs: when the
+/// disk fills during an iteration, the page freed by removing the agent record cannot
+/// hold it, while the history line still fits in the history's last page.
+fn long_task() -> String {
+    "Write the report, section by section. ".repeat(400)
+}
+
+#[test]
+fn a_disk_that_fills_between_the_history_and_the_state_does_not_duplicate_the_iteration() {
+    let Some(tmpfs) = tmpfs_or_skip(
+        "a_disk_that_fills_between_the_history_and_the_state_does_not_duplicate_the_iteration",
+    ) else {
+        return;
+    };
+    let ws = Workspace::new_in(
+        tmpfs.path(),
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | step=one |\n\
+         pi/anthropic/text.jsonl | step=two | fill=../filler\n\
+         pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let task = long_task();
+    let out = ws.run(&["run", "-p", &task, "--max-iterations", "5"]);
+    let message = stderr(&out);
+    assert_eq!(code(out.status), 1, "{message}");
+    assert!(
+        message.contains("cannot save the run state to")
+            && message.contains("No space left on device"),
+        "{message}"
+    );
+    let iterations = |ws: &Workspace| -> Vec<u64> {
+        ws.history()
+            .iter()
+            .map(|r| r["iteration"].as_u64().expect("iteration"))
+            .collect()
+    };
+    // The moment the test is about: the history has iteration 2, the state does not.
+    assert_eq!(iterations(&ws), [1, 2]);
+    assert_eq!(ws.saved_state()["state"]["iterations"], 1);
+
+    std::fs::remove_file(tmpfs.path().join("filler")).expect("free the disk");
+    let out = ws.run(&["run", "--continue"]);
+    let message = stderr(&out);
+    assert_eq!(code(out.status), 0, "{message}");
+    assert!(message.contains("dropped, to run again"), "{message}");
+    // Iteration 2 ran again, and is in the history once: history and state agree.
+    assert_eq!(iterations(&ws), [1, 2]);
+    assert_eq!(ws.saved_state()["state"]["iterations"], 2);
+    assert_eq!(ws.agent_log().len(), 3);
+    // The record is the re-run's: it completed. What the lost attempt had emitted is
+    // not lost either (the inbox is read again from the saved offset).
+    let history = ws.history();
+    let topics: Vec<&str> = history[1]["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["topic"].as_str().expect("topic"))
+        .collect();
+    assert_eq!(topics, ["step", "LOOP_COMPLETE"], "{history:?}");
+    assert_eq!(history[1]["completion"], "event");
 }
