@@ -29,7 +29,7 @@ const BOOT_ID_MAX_BYTES: usize = 64;
 
 /// What [`stop_leftovers`] found and did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Leftovers {
+pub struct StoppedLeftovers {
     /// Processes that were signalled and are gone.
     pub stopped: usize,
     /// Processes still running after SIGKILL and the reap timeout (uninterruptible
@@ -62,12 +62,12 @@ pub async fn stop_leftovers(
     owner: ProcessIdentity,
     agent: Option<ProcessIdentity>,
     kill_grace: Duration,
-) -> Leftovers {
+) -> StoppedLeftovers {
     let mut tree = AgentTree::stale(&agent_run_owner(owner), owner.start_ticks, agent);
     clean_up(&mut tree, None, kill_grace).await;
     tree.collect();
     let survivors = tree.known().iter().filter(|&&pid| !is_gone(pid)).count();
-    Leftovers {
+    StoppedLeftovers {
         stopped: tree.signalled_count().saturating_sub(survivors),
         survivors,
     }

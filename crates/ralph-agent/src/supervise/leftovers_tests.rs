@@ -68,7 +68,7 @@ fn owner_marker(owner: ProcessIdentity) -> String {
     format!("{}-7", agent_run_owner(owner))
 }
 
-fn stop(owner: ProcessIdentity, agent: Option<ProcessIdentity>) -> Leftovers {
+fn stop(owner: ProcessIdentity, agent: Option<ProcessIdentity>) -> StoppedLeftovers {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -88,7 +88,7 @@ fn a_process_with_the_dead_ralphs_marker_is_stopped() {
     assert!(started.0.iter().all(|&p| !alive(p)), "{found:?}");
     assert_eq!(
         found,
-        Leftovers {
+        StoppedLeftovers {
             stopped: 2,
             survivors: 0
         }
@@ -105,7 +105,7 @@ fn a_marked_process_older_than_the_dead_ralph_is_left_alone() {
         start_ticks: u64::MAX / 2,
     };
     let started = start("echo ready; exec sleep 60", Some(&owner_marker(owner)));
-    assert_eq!(stop(owner, None), Leftovers::default());
+    assert_eq!(stop(owner, None), StoppedLeftovers::default());
     assert!(alive(started.0[0]));
 }
 
@@ -114,7 +114,7 @@ fn a_marked_process_of_another_ralph_is_left_alone() {
     const DEAD: ProcessIdentity = dead(4);
     let other = dead(5);
     let started = start("echo ready; exec sleep 60", Some(&owner_marker(other)));
-    assert_eq!(stop(DEAD, None), Leftovers::default());
+    assert_eq!(stop(DEAD, None), StoppedLeftovers::default());
     assert!(alive(started.0[0]));
 }
 
@@ -128,7 +128,7 @@ fn a_recorded_group_whose_leader_started_at_another_time_is_left_alone() {
         pid: leader.pid,
         start_ticks: leader.start_ticks + 1,
     };
-    assert_eq!(stop(DEAD, Some(reused)), Leftovers::default());
+    assert_eq!(stop(DEAD, Some(reused)), StoppedLeftovers::default());
     assert!(started.0.iter().all(|&p| alive(p)));
     // The same group with the leader's true start time is the agent's: all of it stops.
     let agent = ProcessIdentity {

@@ -47,7 +47,7 @@ mod tree;
 pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;
 pub use leftovers::{
-    LEFTOVER_KILL_GRACE, Leftovers, boot_id, identity_of, own_identity, stop_leftovers,
+    LEFTOVER_KILL_GRACE, StoppedLeftovers, boot_id, identity_of, own_identity, stop_leftovers,
 };
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use phase::POST_EXIT_DRAIN;
