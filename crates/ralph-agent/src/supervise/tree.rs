@@ -286,10 +286,19 @@ impl AgentTree {
             return;
         };
         let me = getpid().as_raw();
+        let my_group = nix::unistd::getpgrp().as_raw();
         let stats: Vec<ProcStat> = all_pids()
             .into_iter()
             .filter(|&p| p != me)
             .filter_map(read_stat)
+            .collect();
+        // Never this ralph's own ancestry or job (a shell the dead ralph's agent left, from
+        // which this ralph was started, and the pipeline around it), which the marker or
+        // the group may include; nor what hangs only from those.
+        let ancestors = ancestors_of(me, &stats);
+        let stats: Vec<ProcStat> = stats
+            .into_iter()
+            .filter(|s| !ancestors.contains(&s.pid) && s.pgid != my_group)
             .collect();
         let mut members: BTreeSet<i32> = stats
             .iter()
@@ -307,13 +316,8 @@ impl AgentTree {
             members.extend(stats.iter().filter(|s| s.pgid == self.pgid).map(|s| s.pid));
         }
         close_over_children(&mut members, &stats);
-        // A zombie proves a group, but is nothing to stop: its reaper is another's. Nor
-        // is this ralph's own ancestry (a shell the dead ralph's agent left, from which
-        // this ralph was started), which the group or the marker may include.
-        let ancestors = ancestors_of(me, &stats);
-        members.retain(|pid| {
-            !ancestors.contains(pid) && stats.iter().any(|s| s.pid == *pid && !s.is_dead())
-        });
+        // A zombie proves a group, but is nothing to stop: its reaper is another's.
+        members.retain(|pid| stats.iter().any(|s| s.pid == *pid && !s.is_dead()));
         self.reach = Reach::Stale {
             not_before,
             leader,
