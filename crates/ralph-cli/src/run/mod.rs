@@ -5,8 +5,10 @@
 //! ralph first on `PATH`)
 //! under the iteration's deadlines, hand every agent event to the observer and stop the
 //! agent at the turn that crosses the cost budget, read what it emitted from the inbox,
-//! tell the machine, append the history line and save the state. When the machine says
-//! stop: write `summary.md` and the final state (durably) and report why.
+//! tell the machine, append the history line and save the state. While the agent runs,
+//! its run directory names it and this ralph (the `leftovers` module), for the next ralph
+//! to clean up after a `kill -9`. When the machine says stop: write `summary.md` and the
+//! final state (durably) and report why.
 
 pub(crate) mod backends;
 pub(crate) mod launch;
