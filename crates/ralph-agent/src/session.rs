@@ -10,6 +10,7 @@ use ralph_stream::AgentEvent;
 use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
 use ralph_stream::StreamFormat;
+use ralph_types::ProcessIdentity;
 
 use crate::supervise::Flow;
 use crate::supervise::OutputSink;
@@ -65,23 +66,27 @@ pub async fn run_agent(
         StreamDecoder::new(Some(format)),
         deadlines,
         stop,
+        |_| {},
         on_event,
     )
     .await
 }
 
 /// Like [`run_agent`], with a decoder set up by the caller (its format, its pricing for
-/// agents that report tokens but no cost, its line cap).
+/// agents that report tokens but no cost, its line cap), and `on_spawn` called with the
+/// agent as soon as it started (see [`OutputSink::on_spawn`]).
 pub async fn run_agent_with(
     spec: SpawnSpec,
     decoder: StreamDecoder,
     deadlines: RunDeadlines,
     stop: StopRequests,
+    on_spawn: impl FnOnce(ProcessIdentity),
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {
     let mut sink = ParsingSink {
         decoder,
         summary: SessionSummary::default(),
+        on_spawn: Some(on_spawn),
         on_event,
         stop: false,
     };
@@ -106,23 +111,33 @@ pub async fn run_agent_with(
     }
 }
 
-struct ParsingSink<F> {
+struct ParsingSink<S, F> {
     decoder: StreamDecoder,
     summary: SessionSummary,
+    /// Taken at the spawn.
+    on_spawn: Option<S>,
     on_event: F,
     stop: bool,
 }
 
-impl<F> OutputSink for ParsingSink<F>
+impl<S, F> OutputSink for ParsingSink<S, F>
 where
+    S: FnOnce(ProcessIdentity),
     F: FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 {
+    fn on_spawn(&mut self, agent: ProcessIdentity) {
+        if let Some(on_spawn) = self.on_spawn.take() {
+            on_spawn(agent);
+        }
+    }
+
     fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
         let ParsingSink {
             decoder,
             summary,
             on_event,
             stop,
+            ..
         } = self;
         decoder.feed(bytes, |event| {
             summary.observe(event);

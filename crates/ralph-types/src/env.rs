@@ -22,7 +22,19 @@ pub const WORKSPACE: &str = "RALPH_WORKSPACE";
 /// A token unique to one supervised process (`<ralph pid>-<counter>`). Set by the
 /// supervisor for every process it starts (agents, version probes); ralph finds the
 /// process's descendants by it, even those that left its process group, to stop them.
+/// A token unique to one supervised process: `<owner>-<counter>`, where the owner is the
+/// ralph process that started it ([`agent_run_owner`]). Set by the supervisor for every
+/// process it starts (agents, version probes); ralph finds the process's descendants by
+/// it, even those that left its process group, to stop them, and a later ralph finds
+/// what a killed one left behind by its owner part.
 pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";
+
+/// The owner part of [`AGENT_RUN`] tokens: the ralph process's pid and start time (clock
+/// ticks since boot, `/proc/<pid>/stat` field 22), which together name one process of
+/// one boot even after its pid is reused.
+pub fn agent_run_owner(ralph: crate::ProcessIdentity) -> String {
+    format!("{}-{}", ralph.pid, ralph.start_ticks)
+}
 
 /// Every variable above, in the order `docs/agents.md` lists them.
 pub const ALL: [&str; 7] = [

@@ -8,7 +8,8 @@
 //! [`StreamFormat`] and the CLI's values derive from), how a custom agent takes its
 //! prompt ([`PromptMode`]), how a gate's or hook's command is written ([`Invocation`]), the configured [`Deadlines`] with their defaults, how a run
 //! ended ([`Termination`]), the names of the environment variables ralph sets for
-//! agents ([`env`](mod@env)), and where the user's own files go ([`user_dirs`]: read from
+//! agents ([`env`](mod@env)), one process's identity across pid reuse
+//! ([`ProcessIdentity`]), and where the user's own files go ([`user_dirs`]: read from
 //! the environment, never from the workspace).
 
 mod backend;
@@ -17,6 +18,7 @@ pub mod env;
 mod format;
 mod invocation;
 mod named;
+mod process;
 mod prompt_mode;
 mod termination;
 pub mod user_dirs;
@@ -28,5 +30,6 @@ pub use deadlines::{
 };
 pub use format::{StreamFormat, UnknownFormat};
 pub use invocation::{Invocation, SHELL};
+pub use process::ProcessIdentity;
 pub use prompt_mode::{PromptMode, UnknownPromptMode};
 pub use termination::{SpawnFailure, Termination};

@@ -21,13 +21,16 @@
 //! agent runs are reaped here. Poll [`run`] from a runtime thread that lives as long as
 //! the run (not `spawn_blocking`): the death signal is tied to the forking thread. If
 //! ralph is SIGKILLed, only the agent itself gets the death signal; its grandchildren are
-//! then beyond reach. Pids are signalled by number, so a process that exits and whose pid
+//! then beyond this ralph's reach, and are stopped by the next one ([`stop_leftovers`],
+//! from the record the run shell keeps through [`OutputSink::on_spawn`]). Pids are
+//! signalled by number, so a process that exits and whose pid
 //! is reused between ralph's scan and its signal could be hit (a window of microseconds).
 
 mod child;
 mod deadlines;
 mod guard;
 mod interactive;
+mod leftovers;
 mod outcome;
 mod phase;
 mod pty;
@@ -43,6 +46,9 @@ mod tree;
 
 pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;
+pub use leftovers::{
+    LEFTOVER_KILL_GRACE, StoppedLeftovers, boot_id, identity_of, own_identity, stop_leftovers,
+};
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use phase::POST_EXIT_DRAIN;
 pub use pty::{PTY_COLUMNS, PTY_ROWS};

@@ -13,10 +13,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
+use ralph_types::ProcessIdentity;
+use ralph_types::env::agent_run_owner;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStderr;
 
@@ -28,7 +31,7 @@ use super::spawn::{StdoutReader, spawn};
 use super::stderr_tail::StderrTail;
 use super::stop::{StopLevel, StopRequests};
 use super::teardown::clean_up;
-use super::tree::{AgentTree, become_subreaper};
+use super::tree::{AgentTree, become_subreaper, identity_of};
 use super::{OutputSink, RunDeadlines, SpawnSpec, StdinSource};
 
 /// Size of one stdout read: large, so a flooding agent costs few wake-ups.
@@ -40,6 +43,19 @@ const STDERR_READ_BYTES: usize = 16 * 1024;
 pub const FINAL_DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
 
 static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The owner part of this process's marker tokens (`ralph_types::env::agent_run_owner`);
+/// a start time of 0 where `/proc` cannot tell it.
+fn token_owner() -> &'static str {
+    static OWNER: OnceLock<String> = OnceLock::new();
+    OWNER.get_or_init(|| {
+        let pid = nix::unistd::getpid().as_raw();
+        agent_run_owner(identity_of(pid).unwrap_or(ProcessIdentity {
+            pid,
+            start_ticks: 0,
+        }))
+    })
+}
 
 /// Writes the prompt, closes stdin, and tells whether every byte went through.
 type StdinWrite = Pin<Box<dyn Future<Output = bool> + Send>>;
@@ -60,7 +76,7 @@ pub async fn run(
     become_subreaper();
     let token = format!(
         "{}-{}",
-        std::process::id(),
+        token_owner(),
         RUN_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     let spawned = match spawn(&spec, &token) {
@@ -70,6 +86,9 @@ pub async fn run(
             return ProcessOutcome::without_child(Termination::FailedToStart { error }, started);
         }
     };
+    if let Some(agent) = identity_of(spawned.pid) {
+        sink.on_spawn(agent);
+    }
     let prompt = match spec.stdin {
         StdinSource::Bytes(bytes) => Some(bytes),
         StdinSource::Null => None,

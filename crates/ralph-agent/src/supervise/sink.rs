@@ -21,6 +21,11 @@ pub trait OutputSink {
 
     /// Stderr as it arrives (also kept as a bounded tail in the outcome). Ignored by default.
     fn on_stderr(&mut self, _bytes: &[u8]) {}
+
+    /// The child was just started (`agent.pid` is also its process group), before any of
+    /// its output: the run shell records it, so that a later ralph can stop what it
+    /// leaves if this one is killed. Ignored by default.
+    fn on_spawn(&mut self, _agent: ralph_types::ProcessIdentity) {}
 }
 
 /// A sink that drops everything (version probes, benchmarks of the supervisor alone).

@@ -21,7 +21,9 @@ const POLL_MAX: Duration = Duration::from_millis(50);
 pub(crate) fn signal_tree(tree: &mut AgentTree, signal: Signal, agent_pid: Option<i32>) {
     tree.collect();
     // ESRCH (already gone) and refusals are fine here: the liveness checks decide.
-    let _ = signal_group(tree.pgid(), Some(signal));
+    if let Some(pgid) = tree.group() {
+        let _ = signal_group(pgid, Some(signal));
+    }
     if let Some(pid) = agent_pid {
         let _ = signal_pid(pid, Some(signal));
     }

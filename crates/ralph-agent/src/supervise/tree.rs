@@ -18,12 +18,19 @@
 //! after its parent died; and a detached orphan that exits before it is ever seen stays a
 //! zombie child of ralph until ralph exits (reaping unknown children could steal another
 //! part of ralph's exit statuses).
+//!
+//! The same nets, tightened, find what a ralph killed with SIGKILL left behind
+//! ([`AgentTree::stale`]): its orphans were reparented elsewhere, so only a process that
+//! carries the dead ralph's marker and started after it counts, its group only once such a
+//! process (or the recorded agent itself, by pid and start time) proves the group is the
+//! agent's, and then their descendants. A reused pid or group id alone proves nothing.
 
 use std::collections::BTreeSet;
 use std::sync::Once;
 
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
+use ralph_types::ProcessIdentity;
 
 /// The environment variable that marks every process of one agent run.
 pub(crate) use ralph_types::env::AGENT_RUN as MARKER_VAR;
@@ -35,7 +42,12 @@ pub(crate) struct ProcStat {
     pub(crate) ppid: i32,
     pub(crate) pgid: i32,
     pub(crate) state: u8,
+    /// Clock ticks since boot when the process started (field 22).
+    pub(crate) start_ticks: u64,
 }
+
+/// Fields between the process group (field 5) and the start time (field 22).
+const FIELDS_BEFORE_START: usize = 22 - 5 - 1;
 
 impl ProcStat {
     fn is_dead(&self) -> bool {
@@ -54,11 +66,16 @@ pub(crate) fn parse_stat(pid: i32, data: &[u8]) -> Option<ProcStat> {
     let mut number = || -> Option<i32> { std::str::from_utf8(fields.next()?).ok()?.parse().ok() };
     let ppid = number()?;
     let pgid = number()?;
+    let start_ticks = std::str::from_utf8(fields.nth(FIELDS_BEFORE_START)?)
+        .ok()?
+        .parse()
+        .ok()?;
     Some(ProcStat {
         pid,
         ppid,
         pgid,
         state,
+        start_ticks,
     })
 }
 
@@ -70,6 +87,16 @@ pub(crate) fn read_stat(pid: i32) -> Option<ProcStat> {
 /// True when `pid` no longer runs (gone, or a zombie waiting to be reaped).
 pub(crate) fn is_gone(pid: i32) -> bool {
     read_stat(pid).is_none_or(|s| s.is_dead())
+}
+
+/// The running (not zombie) process that has `pid` now, if any.
+pub(crate) fn identity_of(pid: i32) -> Option<ProcessIdentity> {
+    read_stat(pid)
+        .filter(|s| !s.is_dead())
+        .map(|s| ProcessIdentity {
+            pid,
+            start_ticks: s.start_ticks,
+        })
 }
 
 /// Makes ralph a child subreaper, once per process: orphans of agent trees are
@@ -84,15 +111,19 @@ pub(crate) fn become_subreaper() {
     });
 }
 
-/// Pids listed in `/proc` that were allocated after `since` (all pids when the kernel's
-/// last pid is unknown).
-fn pids_created_after(since: i32) -> Vec<i32> {
+/// Every pid listed in `/proc`.
+fn all_pids() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let listed: Vec<i32> = dir
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-        .collect();
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// Pids listed in `/proc` that were allocated after `since` (all pids when the kernel's
+/// last pid is unknown).
+fn pids_created_after(since: i32) -> Vec<i32> {
+    let listed = all_pids();
     // Read after listing, so every listed pid is covered by the range.
     let last: Option<i32> = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
         .ok()
@@ -108,12 +139,31 @@ fn pids_created_after(since: i32) -> Vec<i32> {
         .collect()
 }
 
+/// Whose processes a tree gathers.
+#[derive(Clone, Debug)]
+enum Reach {
+    /// This ralph's own run: the agent's group, the agent's descendants, and orphans ralph
+    /// adopted that carry the run's marker.
+    Live,
+    /// What a dead ralph left: processes that carry its marker and started no earlier than
+    /// `not_before`, the recorded group once proven the agent's, and their descendants.
+    Stale {
+        not_before: u64,
+        /// The recorded agent (the group's leader), if one was recorded.
+        leader: Option<ProcessIdentity>,
+        /// Set once a member proved that the group is the agent's.
+        group_proven: bool,
+    },
+}
+
 /// One agent run's processes.
 #[derive(Clone, Debug)]
 pub(crate) struct AgentTree {
     agent_pid: i32,
     pgid: i32,
-    /// `\0RALPH_AGENT_RUN=<token>\0`, searched in `/proc/<pid>/environ`.
+    reach: Reach,
+    /// `\0RALPH_AGENT_RUN=<token>\0` (a live run) or `\0RALPH_AGENT_RUN=<owner>-` (every run
+    /// of a dead ralph), searched in `/proc/<pid>/environ`.
     needle: Vec<u8>,
     /// Pids currently believed to belong to the run (the agent itself excluded).
     known: BTreeSet<i32>,
@@ -123,14 +173,37 @@ pub(crate) struct AgentTree {
 
 impl AgentTree {
     pub(crate) fn new(agent_pid: i32, pgid: i32, token: &str) -> AgentTree {
-        let mut needle = vec![0u8];
-        needle.extend_from_slice(MARKER_VAR.as_bytes());
-        needle.push(b'=');
-        needle.extend_from_slice(token.as_bytes());
+        let mut needle = marker_needle(token);
         needle.push(0);
         AgentTree {
             agent_pid,
             pgid,
+            reach: Reach::Live,
+            needle,
+            known: BTreeSet::new(),
+            seen: BTreeSet::new(),
+        }
+    }
+
+    /// What a dead ralph's agents left: processes marked with a token of `owner` (see
+    /// `ralph_types::env::agent_run_owner`) that started at or after `not_before` ticks,
+    /// and the group of `leader`, the agent that ran last, once it is proven to be that.
+    pub(crate) fn stale(
+        owner: &str,
+        not_before: u64,
+        leader: Option<ProcessIdentity>,
+    ) -> AgentTree {
+        let mut needle = marker_needle(owner);
+        needle.push(b'-');
+        AgentTree {
+            // No agent of this ralph runs: nothing is taken for one by its pid.
+            agent_pid: 0,
+            pgid: leader.map_or(0, |l| l.pid),
+            reach: Reach::Stale {
+                not_before,
+                leader,
+                group_proven: false,
+            },
             needle,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
@@ -139,6 +212,15 @@ impl AgentTree {
 
     pub(crate) fn pgid(&self) -> i32 {
         self.pgid
+    }
+
+    /// The process group a stop signals: always the agent's in a live run; a dead
+    /// ralph's only once proven its agent's.
+    pub(crate) fn group(&self) -> Option<i32> {
+        match self.reach {
+            Reach::Live => Some(self.pgid),
+            Reach::Stale { group_proven, .. } => group_proven.then_some(self.pgid),
+        }
     }
 
     pub(crate) fn known(&self) -> &BTreeSet<i32> {
@@ -168,6 +250,10 @@ impl AgentTree {
 
     /// Adds every process that currently belongs to the run to the known set.
     pub(crate) fn collect(&mut self) {
+        if let Reach::Stale { .. } = self.reach {
+            self.collect_stale();
+            return;
+        }
         let me = getpid().as_raw();
         let stats: Vec<ProcStat> = pids_created_after(self.agent_pid)
             .into_iter()
@@ -182,19 +268,61 @@ impl AgentTree {
                 members.insert(s.pid);
             }
         }
-        // Close over the parent relation until nothing changes.
-        loop {
-            let before = members.len();
-            for s in &stats {
-                if members.contains(&s.ppid) {
-                    members.insert(s.pid);
-                }
-            }
-            if members.len() == before {
-                break;
-            }
-        }
+        close_over_children(&mut members, &stats);
         members.remove(&self.agent_pid);
+        self.known = members;
+    }
+
+    /// [`collect`](Self::collect) for a dead ralph's leftovers: every process is read
+    /// (they may be days old, past a pid wrap-around), and the known set is rebuilt from
+    /// proof each time rather than kept.
+    fn collect_stale(&mut self) {
+        let Reach::Stale {
+            not_before,
+            leader,
+            group_proven,
+        } = self.reach
+        else {
+            return;
+        };
+        let me = getpid().as_raw();
+        let my_group = nix::unistd::getpgrp().as_raw();
+        let stats: Vec<ProcStat> = all_pids()
+            .into_iter()
+            .filter(|&p| p != me)
+            .filter_map(read_stat)
+            .collect();
+        // Never this ralph's own ancestry or job (a shell the dead ralph's agent left, from
+        // which this ralph was started, and the pipeline around it), which the marker or
+        // the group may include; nor what hangs only from those.
+        let ancestors = ancestors_of(me, &stats);
+        let stats: Vec<ProcStat> = stats
+            .into_iter()
+            .filter(|s| !ancestors.contains(&s.pid) && s.pgid != my_group)
+            .collect();
+        let mut members: BTreeSet<i32> = stats
+            .iter()
+            .filter(|s| s.start_ticks >= not_before && self.carries_marker(s.pid))
+            .map(|s| s.pid)
+            .collect();
+        let proven = group_proven
+            || leader.is_some_and(|leader| {
+                stats.iter().any(|s| {
+                    let is_leader = s.pid == leader.pid && s.start_ticks == leader.start_ticks;
+                    is_leader || (s.pgid == leader.pid && members.contains(&s.pid))
+                })
+            });
+        if proven {
+            members.extend(stats.iter().filter(|s| s.pgid == self.pgid).map(|s| s.pid));
+        }
+        close_over_children(&mut members, &stats);
+        // A zombie proves a group, but is nothing to stop: its reaper is another's.
+        members.retain(|pid| stats.iter().any(|s| s.pid == *pid && !s.is_dead()));
+        self.reach = Reach::Stale {
+            not_before,
+            leader,
+            group_proven: proven,
+        };
         self.known = members;
     }
 
@@ -213,9 +341,50 @@ impl AgentTree {
         });
     }
 
-    /// True while any known process runs, or the group still has members.
+    /// True while any known process runs, or (in a live run) the group still has
+    /// members. A dead ralph's group is read member by member at each collect instead:
+    /// its zombies belong to another reaper, which may take its time.
     pub(crate) fn anything_alive(&self) -> bool {
-        super::signal::group_exists(self.pgid) || self.known.iter().any(|&p| !is_gone(p))
+        let group_alive = match self.reach {
+            Reach::Live => super::signal::group_exists(self.pgid),
+            Reach::Stale { .. } => false,
+        };
+        group_alive || self.known.iter().any(|&p| !is_gone(p))
+    }
+}
+
+/// `\0RALPH_AGENT_RUN=<value>`, the start of the marker in an environment block.
+fn marker_needle(value: &str) -> Vec<u8> {
+    let mut needle = vec![0u8];
+    needle.extend_from_slice(MARKER_VAR.as_bytes());
+    needle.push(b'=');
+    needle.extend_from_slice(value.as_bytes());
+    needle
+}
+
+/// The parent of `pid`, its parent, and so on up to init.
+pub(crate) fn ancestors_of(pid: i32, stats: &[ProcStat]) -> BTreeSet<i32> {
+    let mut ancestors = BTreeSet::new();
+    let mut next = read_stat(pid).map(|s| s.ppid);
+    while let Some(parent) = next.filter(|&p| p > 1 && ancestors.insert(p)) {
+        next = stats.iter().find(|s| s.pid == parent).map(|s| s.ppid);
+    }
+    ancestors
+}
+
+/// Adds the children of members, and theirs, until nothing changes: a process whose
+/// parent is a member is one (its parent still runs, so the pid is not a reused one).
+fn close_over_children(members: &mut BTreeSet<i32>, stats: &[ProcStat]) {
+    loop {
+        let before = members.len();
+        for s in stats {
+            if members.contains(&s.ppid) {
+                members.insert(s.pid);
+            }
+        }
+        if members.len() == before {
+            break;
+        }
     }
 }
 

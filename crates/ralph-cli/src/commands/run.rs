@@ -17,6 +17,7 @@ use crate::cli::{OutputArg, RunArgs};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
+use crate::run::leftovers::{self, AgentRecorder};
 use crate::run::{Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
@@ -85,6 +86,8 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     runtime.block_on(async {
+        // Before anything of this run starts: what a killed ralph left running here.
+        let stale = leftovers::stop_stale(&ralph_dir).await;
         let agents = backends::resolve(&config).await?;
         let run = if args.resume {
             let run_dir = ralph_dir
@@ -123,6 +126,8 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 run_dir,
                 command_line: command_line.clone(),
                 hook_notes: String::new(),
+                recorder: AgentRecorder::for_this_process(),
+                leftovers: stale,
             }
         } else {
             let objective = config
@@ -146,6 +151,8 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 run_dir,
                 command_line: command_line.clone(),
                 hook_notes: String::new(),
+                recorder: AgentRecorder::for_this_process(),
+                leftovers: stale,
             }
         };
         let (stop, _requests) = StopController::new();

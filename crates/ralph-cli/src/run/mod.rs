@@ -5,13 +5,16 @@
 //! ralph first on `PATH`)
 //! under the iteration's deadlines, hand every agent event to the observer and stop the
 //! agent at the turn that crosses the cost budget, read what it emitted from the inbox,
-//! tell the machine, append the history line and save the state. When the machine says
-//! stop: write `summary.md` and the final state (durably) and report why.
+//! tell the machine, append the history line and save the state. While the agent runs,
+//! its run directory names it and this ralph (the `leftovers` module), for the next ralph
+//! to clean up after a `kill -9`. When the machine says stop: write `summary.md` and the
+//! final state (durably) and report why.
 
 pub(crate) mod backends;
 pub(crate) mod gates;
 pub(crate) mod hooks;
 pub(crate) mod launch;
+pub(crate) mod leftovers;
 pub(crate) mod signals;
 
 use std::cell::RefCell;
@@ -48,6 +51,7 @@ use crate::view::term::status::FRAME_INTERVAL;
 use backends::Agents;
 use gates::GateRun;
 use launch::{agent_deadlines, command_line, pricing};
+use leftovers::AgentRecorder;
 
 /// Everything a run starts from.
 pub(crate) struct Run<'a> {
@@ -63,6 +67,11 @@ pub(crate) struct Run<'a> {
     pub(crate) command_line: CommandLineLimits,
     /// What `mutate` hooks added, shown at the end of every prompt (`run/hooks.rs`).
     pub(crate) hook_notes: String,
+    /// Keeps the record a later ralph needs if this one is killed while an agent runs.
+    pub(crate) recorder: AgentRecorder,
+    /// What a killed ralph had left running and this one stopped before the run, said
+    /// in the run's events after `loop_started`.
+    pub(crate) leftovers: Option<Notice>,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -75,6 +84,12 @@ pub(crate) async fn drive(
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     let env = agent_env(&run.run_dir)?;
     announce(&run, observer);
+    if let Some(notice) = run.leftovers.take() {
+        observer.observe(&RunEvent::Notice {
+            iteration: None,
+            notice: &notice,
+        });
+    }
     let max_iterations = run.config.event_loop.max_iterations;
     let mut hooks = hooks::Hooks::new(
         &run.config.hooks,
@@ -254,11 +269,14 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
+    let (recorder, run_dir) = (&run.recorder, &run.run_dir);
+    recorder.before_spawn(run_dir);
     let agent_run = run_agent_with(
         spec,
         decoder,
         deadlines,
         stop.requests(),
+        |agent| recorder.at_spawn(run_dir, agent),
         |event, summary| {
             shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
@@ -281,6 +299,7 @@ async fn iterate(
     } else {
         agent_run.await
     };
+    recorder.after_reap(run_dir);
 
     let inbox = reader
         .read()

@@ -33,7 +33,12 @@ impl Workspace {
     /// A workspace with `config` as ralph.yml (none when empty) and `plan` for the fake
     /// agents (one line per invocation, see tests/fake-agents/fake-agent).
     pub fn new(config: &str, plan: &str) -> Workspace {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Workspace::new_in(&std::env::temp_dir(), config, plan)
+    }
+
+    /// [`Workspace::new`] in a directory under `parent` (a small file system, say).
+    pub fn new_in(parent: &Path, config: &str, plan: &str) -> Workspace {
+        let dir = tempfile::tempdir_in(parent).expect("tempdir");
         if !config.is_empty() {
             std::fs::write(dir.path().join("ralph.yml"), config).expect("write ralph.yml");
         }

@@ -48,6 +48,14 @@ pub enum Notice {
         #[serde(flatten)]
         restart: InboxRestart,
     },
+    /// An earlier ralph in the workspace was killed (SIGKILL) while its agent ran, and
+    /// processes the agent had started were still running: they were stopped before this
+    /// run began. `survivors` outlived SIGKILL (uninterruptible sleep).
+    LeftoversStopped {
+        ralph_pid: i32,
+        stopped: usize,
+        survivors: usize,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -105,6 +113,29 @@ impl std::fmt::Display for Notice {
                  so it may be overrun"
             ),
             Notice::InboxRestarted { restart } => write!(f, "{restart}"),
+            Notice::LeftoversStopped {
+                ralph_pid,
+                stopped,
+                survivors,
+            } => {
+                let processes = |n: &usize| {
+                    if *n == 1 {
+                        "1 process".to_owned()
+                    } else {
+                        format!("{n} processes")
+                    }
+                };
+                write!(
+                    f,
+                    "stopped {} that the agent of an earlier ralph (pid {ralph_pid}, killed \
+                     before it could stop them) had left running",
+                    processes(stopped)
+                )?;
+                if *survivors > 0 {
+                    write!(f, "; {} did not stop even on SIGKILL", processes(survivors))?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -165,6 +196,11 @@ impl Notice {
             Notice::InboxRestarted {
                 restart: InboxRestart::Replaced,
             },
+            Notice::LeftoversStopped {
+                ralph_pid: 4242,
+                stopped: 2,
+                survivors: 0,
+            },
         ];
         for notice in &all {
             match notice {
@@ -177,7 +213,8 @@ impl Notice {
                 | Notice::PromiseNotAlone { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::CostUnknown { .. }
-                | Notice::InboxRestarted { .. } => {}
+                | Notice::InboxRestarted { .. }
+                | Notice::LeftoversStopped { .. } => {}
             }
         }
         all

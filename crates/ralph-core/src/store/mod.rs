@@ -9,6 +9,7 @@
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
+//!     agent.json         while an agent may run: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
 //! ```
 //!
@@ -18,6 +19,7 @@
 //! [`crate::fsafe`]): a cloned repository or the agent can plant either under `.ralph/`.
 
 mod atomic;
+mod leftovers;
 mod lock;
 
 use std::fs::{self, OpenOptions};
@@ -28,6 +30,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace};
+pub use leftovers::{AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, Host, Leftovers};
 pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
 
 use crate::fsafe::{self, Links};
@@ -212,16 +215,24 @@ impl RalphDir {
             path: runs.join(&id),
             id,
         };
-        fsafe::open(
+        let set_up = fsafe::open(
             &run.inbox(),
             OpenOptions::new().write(true).create_new(true),
             Links::Refuse,
-        )?;
-        replace(
-            &self.root.join(CURRENT_RUN_FILE),
-            format!("{}\n", run.id).as_bytes(),
-            Durability::Atomic,
-        )?;
+        )
+        .and_then(|_| {
+            replace(
+                &self.root.join(CURRENT_RUN_FILE),
+                format!("{}\n", run.id).as_bytes(),
+                Durability::Atomic,
+            )
+        });
+        if let Err(e) = set_up {
+            // A run that could not be set up (a full disk) is not left behind half made:
+            // the directory was created just now, by this call, so nothing else is in it.
+            let _ = fs::remove_dir_all(&run.path);
+            return Err(e);
+        }
         Ok(run)
     }
 

@@ -156,3 +156,19 @@ fn a_damaged_current_run_marker_says_what_is_wrong_with_it() {
     fs::write(&marker, format!("{}\n", run.id())).unwrap();
     assert_eq!(dir.current_run().unwrap(), Some(run));
 }
+
+#[test]
+fn a_run_that_cannot_be_set_up_leaves_no_directory_behind() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let first = dir.create_run(UNIX_EPOCH).unwrap();
+    // The marker cannot be replaced (a directory holds its name), as on a full disk.
+    fs::remove_file(ws.path().join(".ralph").join(CURRENT_RUN_FILE)).unwrap();
+    fs::create_dir(ws.path().join(".ralph").join(CURRENT_RUN_FILE)).unwrap();
+    assert!(dir.create_run(UNIX_EPOCH).is_err());
+    let runs: Vec<_> = fs::read_dir(ws.path().join(".ralph").join(RUNS_DIR))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(runs, [std::ffi::OsString::from(first.id())]);
+}

@@ -10,7 +10,7 @@
 
 use anstyle::Style;
 use ralph_core::event::Event;
-use ralph_core::machine::{EndClass, IterationOutcome};
+use ralph_core::machine::{EndClass, IterationOutcome, Notice};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
@@ -292,6 +292,11 @@ impl RunView {
                     line(out, style, &text);
                 }
             }
+            // Already said on stderr when it happened, before the run began.
+            RunEvent::Notice {
+                notice: Notice::LeftoversStopped { .. },
+                ..
+            } => {}
             RunEvent::Notice { notice, .. } => {
                 self.agent.finish(out);
                 line(out, palette::NOTICE, &format!("note: {notice}"));

@@ -1,0 +1,298 @@
+//! No orphans even after `kill -9` of ralph: the agent dies with ralph (its death signal),
+//! but what the agent started survives it; the next `ralph run` or `--continue` in the
+//! workspace stops that, says so, and never touches a process that is not provably what
+//! the killed ralph left.
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, code, finished, of_type};
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// Iteration 1 publishes an event and ends; iteration 2 starts a long `sleep` in its
+/// process group and then works for minutes; iteration 3 completes.
+const PLAN: &str = "pi/anthropic/text.jsonl | step=one |\n\
+                    pi/anthropic/text.jsonl | | spawn=300 hang=300\n\
+                    pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
+
+/// How long a process that was signalled may take to disappear before a test fails.
+const GONE_WITHIN: Duration = Duration::from_secs(10);
+
+/// Processes a test started or that its agents started, SIGKILLed when the test ends,
+/// passed or failed, so that no test leaves one behind: single processes, and process
+/// groups (the agent's holds whatever else it started).
+#[derive(Default)]
+struct KillOnDrop {
+    pids: Vec<i32>,
+    groups: Vec<i32>,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for &pgid in &self.groups {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+        for &pid in &self.pids {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+/// `/proc/<pid>/stat`'s state and start time (field 22), if the process exists.
+fn stat(pid: i32) -> Option<(char, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    Some((fields[0].chars().next()?, fields[19].parse().ok()?))
+}
+
+/// Running: present and not a zombie waiting for its reaper.
+fn alive(pid: i32) -> bool {
+    stat(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X')
+}
+
+fn wait_until_gone(pid: i32) -> bool {
+    let deadline = Instant::now() + GONE_WITHIN;
+    while alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+fn read_pid(path: &Path) -> i32 {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs iteration 1, then kills ralph with SIGKILL while iteration 2's agent and its
+/// background `sleep` run; returns ralph's pid and the `sleep`'s, which the guard now
+/// holds. Asserts the precondition: the agent died with ralph, the `sleep` did not.
+fn kill_9_while_the_agent_runs(ws: &Workspace, guard: &mut KillOnDrop) -> (i32, i32) {
+    let ralph = ws.start(&["run", "-p", "task", "--max-iterations", "5"]);
+    let ralph_pid = i32::try_from(ralph.id()).expect("pid");
+    guard.pids.push(ralph_pid);
+    let state = ws.path().join(".fake");
+    let sleep = read_pid(&state.join("child-2"));
+    let agent = read_pid(&state.join("pid-2"));
+    guard.pids.push(sleep);
+    guard.groups.push(agent);
+    assert!(alive(sleep));
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(wait_until_gone(agent), "the agent outlived ralph");
+    // Given the agent's death a moment to reach its children, if it ever would.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        alive(sleep),
+        "precondition: the agent's child survives ralph"
+    );
+    (ralph_pid, sleep)
+}
+
+#[test]
+fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", PLAN);
+    let mut guard = KillOnDrop::default();
+    let (ralph, sleep) = kill_9_while_the_agent_runs(&ws, &mut guard);
+
+    let out = ws.run(&["run", "--continue"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 0, "{stderr}");
+    assert!(wait_until_gone(sleep), "the leftover still runs: {stderr}");
+    // The `sleep`, and the agent's own foreground child if it had started one.
+    assert!(stderr.starts_with("ralph: stopped "), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            " that the agent of an earlier ralph (pid {ralph}, killed before it could stop \
+             them) had left running\n"
+        )),
+        "{stderr}"
+    );
+    // Said once, on stderr only: the text view on stdout does not repeat it.
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("had left running"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!ws.run_files().dir().join("agent.json").exists());
+}
+
+#[test]
+fn a_fresh_run_after_kill_9_stops_the_leftovers_and_reports_a_notice() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", PLAN);
+    let mut guard = KillOnDrop::default();
+    let (ralph, sleep) = kill_9_while_the_agent_runs(&ws, &mut guard);
+
+    let (code, events, stderr) = ws.run_json(&["-p", "another task", "--max-iterations", "1"]);
+    assert_eq!(finished(&events)["reason"], "completed", "{stderr}");
+    assert_eq!(code, 0);
+    assert!(wait_until_gone(sleep), "the leftover still runs: {stderr}");
+    assert!(stderr.contains("had left running"), "{stderr}");
+    let notices = of_type(&events, "notice");
+    assert_eq!(notices.len(), 1, "{events:?}");
+    let notice = notices[0];
+    assert_eq!(
+        [
+            &notice["iteration"],
+            &notice["notice"],
+            &notice["ralph_pid"],
+            &notice["survivors"]
+        ],
+        [
+            &json!(null),
+            &json!("leftovers_stopped"),
+            &json!(ralph),
+            &json!(0)
+        ],
+    );
+    assert!(notice["stopped"].as_u64() >= Some(1), "{notice}");
+    assert_eq!(
+        events[1]["notice"], "leftovers_stopped",
+        "right after loop_started"
+    );
+}
+
+#[test]
+fn a_normal_run_leaves_no_record_and_the_next_run_says_nothing() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | spawn=300\n",
+    );
+    let mut guard = KillOnDrop::default();
+    let out = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
+    let sleep = read_pid(&ws.path().join(".fake/child-1"));
+    guard.pids.push(sleep);
+    assert_eq!(code(out.status), 2);
+    // The live run stopped its own leftover and removed the record.
+    assert!(wait_until_gone(sleep));
+    assert!(!ws.run_files().dir().join("agent.json").exists());
+    let out = ws.run(&["run", "--continue", "--max-iterations", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("left running"), "{stderr}");
+}
+
+/// A process that is not ralph's: `sleep` in its own process group, started by the test.
+fn unrelated_process(guard: &mut KillOnDrop) -> (i32, u64) {
+    let child = Command::new("sleep")
+        .arg("300")
+        .process_group(0)
+        .stdin(Stdio::null())
+        .env_remove("RALPH_AGENT_RUN")
+        .spawn()
+        .expect("spawn sleep");
+    let pid = i32::try_from(child.id()).expect("pid");
+    guard.groups.push(pid);
+    std::mem::forget(child);
+    (pid, stat(pid).expect("stat").1)
+}
+
+/// A pid that no process has now: one that just exited.
+fn dead_pid() -> i32 {
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let pid = i32::try_from(child.id()).expect("pid");
+    child.wait().expect("wait");
+    pid
+}
+
+fn write_record(ws: &Workspace, record: &Value) {
+    let path = ws.run_files().dir().join("agent.json");
+    std::fs::write(path, record.to_string()).expect("write the record");
+}
+
+#[test]
+fn a_recorded_group_whose_start_time_does_not_match_is_left_alone() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    assert_eq!(
+        code(
+            ws.run(&["run", "-p", "task", "--max-iterations", "1"])
+                .status
+        ),
+        2
+    );
+    let mut guard = KillOnDrop::default();
+    let (pid, start) = unrelated_process(&mut guard);
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").expect("boot id");
+    // A dead ralph whose agent had this pid, but started at another time: the pid was
+    // reused by a process (and group) that is not the agent's.
+    let record = |agent_start: u64| {
+        json!({
+            "format": 1,
+            "boot_id": boot.trim(),
+            "ralph": {"pid": dead_pid(), "start_ticks": 0},
+            "agent": {"pid": pid, "start_ticks": agent_start},
+        })
+    };
+    write_record(&ws, &record(start + 1));
+    let out = ws.run(&["run", "--continue", "--max-iterations", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 2, "{stderr}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        alive(pid),
+        "a process that is not ralph's was stopped: {stderr}"
+    );
+    assert!(!stderr.contains("left running"), "{stderr}");
+
+    // The same record with the group's true start time names it: then it is stopped,
+    // so what spared it above was the start time alone.
+    write_record(&ws, &record(start));
+    let out = ws.run(&["run", "--continue", "--max-iterations", "3"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(wait_until_gone(pid), "{stderr}");
+    assert!(stderr.contains("stopped 1 process that"), "{stderr}");
+}
+
+#[test]
+fn a_record_naming_a_running_ralph_is_left_alone() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    assert_eq!(
+        code(
+            ws.run(&["run", "-p", "task", "--max-iterations", "1"])
+                .status
+        ),
+        2
+    );
+    let mut guard = KillOnDrop::default();
+    // The "ralph" is a live process (as in a workspace copied while its ralph ran), and
+    // the agent's group is alive with its true start time.
+    let (ralph, ralph_start) = unrelated_process(&mut guard);
+    let (agent, agent_start) = unrelated_process(&mut guard);
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").expect("boot id");
+    write_record(
+        &ws,
+        &json!({
+            "format": 1,
+            "boot_id": boot.trim(),
+            "ralph": {"pid": ralph, "start_ticks": ralph_start},
+            "agent": {"pid": agent, "start_ticks": agent_start},
+        }),
+    );
+    let out = ws.run(&["run", "--continue", "--max-iterations", "2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 2, "{stderr}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(alive(ralph) && alive(agent), "{stderr}");
+}
