@@ -23,6 +23,7 @@ pub mod hooks;
 pub mod inbox;
 pub mod machine;
 pub mod prompt;
+mod prompt_tasks;
 pub mod run_event;
 pub mod store;
 pub mod summary;

@@ -19,6 +19,8 @@ use std::fmt::Write as _;
 
 use crate::config::HatConfig;
 use crate::event::Event;
+use crate::prompt_tasks::write_tasks;
+use crate::tasks::TasksView;
 use crate::topic::{GATE_FAILED, TASK_RESUME, TASK_START};
 
 /// The most of the scratchpad a prompt carries: its end, where the latest notes are.
@@ -44,6 +46,8 @@ pub struct PromptInput<'a> {
     /// How the agent's shell calls ralph: [`RALPH_BY_NAME`], or [`RALPH_BY_PATH_VAR`] for
     /// agents whose shell tool loses ralph's directory from `PATH`.
     pub ralph: &'a str,
+    /// The run's task list, when `tasks.enabled`.
+    pub tasks: Option<&'a TasksView<'a>>,
 }
 
 /// ralph found on `PATH` (ralph puts its own directory first for the agent).
@@ -110,6 +114,10 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             p.push_str(tail.trim_end());
             p.push_str("\n</scratchpad>\n");
         }
+    }
+
+    if let Some(view) = input.tasks {
+        write_tasks(&mut p, view, input.ralph);
     }
 
     write_events(&mut p, input);

@@ -58,6 +58,7 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         required_missing: &[],
         events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES as usize,
         ralph: RALPH_BY_NAME,
+        tasks: None,
     }
 }
 
@@ -270,4 +271,48 @@ fn a_failed_gate_is_told_in_words_with_its_command_and_output() {
         ),
         "{prompt}"
     );
+}
+
+#[test]
+fn with_tasks_enabled_and_none_stored_the_prompt_teaches_the_list_in_a_few_lines() {
+    let events = [Event::new(TASK_START)];
+    let view = crate::tasks::TasksView::default();
+    let prompt = build_prompt(&PromptInput {
+        tasks: Some(&view),
+        ..input(Role::Solo, &events)
+    });
+    insta::assert_snapshot!(prompt);
+}
+
+#[test]
+fn the_prompt_lists_the_runs_tasks_in_progress_then_ready_bounded() {
+    use crate::tasks::{Task, TaskList, TaskStatus};
+    let mut list = TaskList::default();
+    let mut started = Task::new("task-1-aaaa".into(), "Write the parser".into(), "0".into());
+    started.priority = 2;
+    list.add(started).unwrap();
+    list.start("aaaa", "1").unwrap();
+    for i in 0..12 {
+        let mut t = Task::new(
+            format!("task-2-{i:04}"),
+            format!("Step {i}"),
+            format!("{i:02}"),
+        );
+        t.priority = if i == 7 { 1 } else { 3 };
+        list.add(t).unwrap();
+    }
+    let mut blocked = Task::new("task-3-bbbb".into(), "After step 0".into(), "99".into());
+    blocked.blocked_by = vec!["task-2-0000".into()];
+    list.add(blocked).unwrap();
+    let mut other = Task::new("task-4-cccc".into(), "Another run's".into(), "0".into());
+    other.loop_id = Some("older-run".into());
+    list.add(other).unwrap();
+    assert_eq!(list.find("cccc").unwrap().status, TaskStatus::Open);
+    let view = list.view("this-run");
+    let events = [Event::new(TASK_START)];
+    let prompt = build_prompt(&PromptInput {
+        tasks: Some(&view),
+        ..input(Role::Solo, &events)
+    });
+    insta::assert_snapshot!(prompt);
 }

@@ -1,4 +1,5 @@
-//! What the `ralph run` benchmarks share: a fake `pi` on `PATH` and their settings.
+//! What the `ralph` benchmarks share: a fake `pi` on `PATH` and their settings.
+#![allow(dead_code, reason = "each benchmark uses the part it needs")]
 
 use std::ffi::OsString;
 use std::path::Path;

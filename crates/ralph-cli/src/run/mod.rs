@@ -15,26 +15,26 @@ pub(crate) mod gates;
 pub(crate) mod hooks;
 pub(crate) mod launch;
 pub(crate) mod leftovers;
+mod memory;
 pub(crate) mod signals;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
 use ralph_core::config::ResolvedConfig;
-use ralph_core::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
+use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
     verdict,
 };
 use ralph_core::prompt::{
-    PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, SCRATCHPAD_TAIL_BYTES, Scratchpad,
-    build_prompt,
+    PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, Scratchpad, build_prompt,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
@@ -82,7 +82,7 @@ pub(crate) async fn drive(
 ) -> Result<StopReason, CliError> {
     let session = Instant::now();
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
-    let env = agent_env(&run.run_dir)?;
+    let env = agent_env(&run.run_dir, &run.workspace)?;
     announce(&run, observer);
     if let Some(notice) = run.leftovers.take() {
         observer.observe(&RunEvent::Notice {
@@ -191,31 +191,16 @@ async fn iterate(
         None if config.hats.is_empty() => Role::Solo,
         None => Role::Coordinator { hats: &config.hats },
     };
-    let scratchpad_path = config.core.scratchpad.as_ref();
-    let scratchpad_text = match scratchpad_path {
-        Some(path) => match read_tail(&run.workspace.join(path), SCRATCHPAD_TAIL_BYTES) {
-            Ok(text) => text,
-            // A missing scratchpad is normal; anything else is said, and the iteration
-            // runs without it rather than waiting on a FIFO.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
-            Err(e) => {
-                diagnostic(format_args!(
-                    "warning: the scratchpad is left out of this prompt: {e}"
-                ));
-                String::new()
-            }
-        },
-        None => String::new(),
-    };
-    let scratchpad_shown = scratchpad_path.map(|p| p.display().to_string());
+    let scratchpad = memory::scratchpad(config, &run.workspace);
+    let task_list = memory::task_list(config, &run.workspace);
+    let tasks_view = task_list.as_ref().map(|list| list.view(run.run_dir.id()));
     let missing = run.machine.missing_required();
     let mut prompt = build_prompt(&PromptInput {
         objective: &run.objective,
         guardrails: &config.core.guardrails,
-        scratchpad: scratchpad_shown.as_deref().map(|path| Scratchpad {
-            path,
-            text: &scratchpad_text,
-        }),
+        scratchpad: scratchpad
+            .as_ref()
+            .map(|(path, text)| Scratchpad { path, text }),
         events: &iteration.events,
         role,
         promise: &config.event_loop.completion_promise,
@@ -227,6 +212,7 @@ async fn iterate(
         } else {
             RALPH_BY_NAME
         },
+        tasks: tasks_view.as_ref(),
     });
     prompt.push_str(&run.hook_notes);
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
@@ -341,6 +327,7 @@ async fn iterate(
         backend: backend.to_owned(),
         started_at_ms,
         gates: Vec::new(),
+        unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     let record = run.machine.finish(iteration, report, session.elapsed());
@@ -498,7 +485,7 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
 
 /// What every agent of the run gets in its environment: how to reach ralph and the
 /// run's inbox.
-fn agent_env(run_dir: &RunDir) -> Result<Vec<(OsString, OsString)>, CliError> {
+fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsString)>, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
     let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(path) = std::env::var_os("PATH") {
@@ -510,25 +497,9 @@ fn agent_env(run_dir: &RunDir) -> Result<Vec<(OsString, OsString)>, CliError> {
         (var::BIN.into(), exe.into_os_string()),
         (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
         (var::RUN_ID.into(), run_dir.id().into()),
+        (var::WORKSPACE.into(), workspace.as_os_str().to_owned()),
         ("PATH".into(), path),
     ])
-}
-
-/// The last `max` bytes of a file (plus a little, so the prompt can cut at a line).
-/// Only a regular file is read (a link to one is fine): a FIFO or a device put there
-/// is refused at once instead of blocking the loop or being read without end.
-fn read_tail(path: &Path, max: usize) -> io::Result<String> {
-    let slack = 4096;
-    let mut file = fsafe::open_read(path, Links::Follow)?;
-    let len = file.metadata()?.len();
-    let want = (max + slack) as u64;
-    if len > want {
-        file.seek(SeekFrom::Start(len - want))?;
-    }
-    let mut bytes = Vec::new();
-    // Bounded even if the file grows while it is read.
-    file.take(want).read_to_end(&mut bytes)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// `path` relative to the workspace when it lies inside it.

@@ -12,8 +12,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::StopReason;
-use super::state::LoopState;
 use crate::config::ResolvedConfig;
 
 /// The most lines of a failed gate's output kept for the agent and the views.
@@ -99,42 +97,6 @@ pub struct GateResult {
 impl GateResult {
     pub fn passed(&self) -> bool {
         self.end == GateEnd::Passed
-    }
-}
-
-/// Why the last completion claim was refused, kept for the loop's final verdict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GateRefusal {
-    pub gate: String,
-    pub end: GateEnd,
-    pub exit_code: Option<i32>,
-}
-
-impl std::fmt::Display for GateRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the last completion claim was refused by gate `{}`",
-            self.gate
-        )?;
-        match (self.end, self.exit_code) {
-            (GateEnd::Exit, Some(code)) => write!(f, " (exit code {code})"),
-            (GateEnd::Timeout, _) => f.write_str(" (timed out)"),
-            (GateEnd::Spawn, _) => f.write_str(" (could not start)"),
-            (GateEnd::Interrupted, _) => f.write_str(" (interrupted)"),
-            (GateEnd::Exit | GateEnd::Passed, _) => Ok(()),
-        }
-    }
-}
-
-/// The loop's final verdict: why it stopped, and, when it stopped otherwise after a
-/// gate refused its completion, which gate.
-pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
-    match (&state.gate_refusal, reason) {
-        (Some(refusal), reason) if !matches!(reason, StopReason::Completed { .. }) => {
-            format!("{reason}; {refusal}")
-        }
-        _ => reason.to_string(),
     }
 }
 

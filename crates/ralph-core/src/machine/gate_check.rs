@@ -3,10 +3,11 @@
 //! `gate.failed`, a refused completion is remembered for the final verdict).
 
 use super::completion::completion_signal;
-use super::gate::{GatePlan, GateRefusal, GateResult, Verdict, gate_failed_payload};
+use super::gate::{GatePlan, GateResult, Verdict, gate_failed_payload};
 use super::iteration::{Iteration, IterationReport};
 use super::notice::Notice;
 use super::outcome::IterationOutcome;
+use super::refusal::CompletionRefusal;
 use super::{DEFAULT_HAT, Machine};
 use crate::event::Event;
 use crate::inbox::InboxLine;
@@ -59,14 +60,15 @@ impl Machine {
                     && report.outcome == IterationOutcome::Succeeded
             });
         topics.extend(default);
-        // The required events come first: a completion they refuse needs no gate.
+        // The required events and the open tasks come first: a completion they refuse
+        // needs no gate.
         let required_in = self
             .rules
             .event_loop
             .required_events
             .iter()
             .all(|t| self.state.seen_topics.contains(t) || topics.contains(&t.as_str()));
-        if completion.is_some() && required_in {
+        if completion.is_some() && required_in && report.unfinished_tasks.is_empty() {
             topics.push(promise);
         }
         GatePlan::new(&self.rules.gates, topics)
@@ -97,7 +99,7 @@ impl Machine {
                 Some(Verdict::Verified) => checked.verified.push(topic),
                 Some(Verdict::Refused(result)) => {
                     if topic == self.rules.event_loop.completion_promise {
-                        self.state.gate_refusal = Some(GateRefusal {
+                        self.state.refusal = Some(CompletionRefusal::Gate {
                             gate: result.gate.clone(),
                             end: result.end,
                             exit_code: result.exit_code,

@@ -50,6 +50,9 @@ pub struct IterationReport {
     /// The gates run after the agent, as [`GatePlan::next_gate`](super::GatePlan::next_gate)
     /// asked for them.
     pub gates: Vec<GateResult>,
+    /// The run's tasks that are open or in progress (`id: title`), when `tasks.enabled`:
+    /// a completion claim is refused while there are any.
+    pub unfinished_tasks: Vec<String>,
 }
 
 /// One line of the history log: an iteration, as recorded.

@@ -32,23 +32,27 @@ mod iteration;
 mod notice;
 mod outcome;
 mod publish;
+mod refusal;
 mod route;
 mod state;
+mod tasks_check;
 mod usage;
 
 use std::time::Duration;
 
 pub use completion::{completion_signal, last_line_is, promise_not_alone};
 pub use gate::{
-    GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GatePlan, GateRefusal, GateResult,
-    GateRule, Guarded, Verdict, gate_failed_payload, verdict,
+    GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GatePlan, GateResult, GateRule, Guarded,
+    Verdict, gate_failed_payload,
 };
 pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
+pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
+pub use tasks_check::REFUSAL_TASKS_SHOWN;
 pub use usage::Usage;
 
 use crate::config::{LoopConfig, ResolvedConfig};
@@ -318,6 +322,13 @@ impl Machine {
             self.state.consecutive_failures += 1;
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
+        }
+        if completion.is_some()
+            && self.missing_required().is_empty()
+            && let Some(refused) = self.refuse_for_tasks(&report.unfinished_tasks)
+        {
+            completion = None;
+            self.state.pending.push_front(refused);
         }
         if completion.is_some() {
             let missing = self.missing_required();

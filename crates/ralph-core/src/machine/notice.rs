@@ -23,6 +23,9 @@ pub enum Notice {
     EventsRequeued { hat: String, topics: Vec<String> },
     /// The agent signalled completion, but some `required_events` were never emitted.
     CompletionRefused { missing: Vec<String> },
+    /// The agent signalled completion while tasks of the run were open or in progress
+    /// (`id: title` each); a `task.resume` event naming them is queued.
+    TasksUnfinished { tasks: Vec<String> },
     /// A gate refused an event the hat published: it was not published, and
     /// `gate.failed` went to the hat (or to the hat that triggers on it) instead.
     EventWithheld {
@@ -84,6 +87,16 @@ impl std::fmt::Display for Notice {
                 f,
                 "completion refused: these required events were never emitted: {}",
                 missing.join(", ")
+            ),
+            Notice::TasksUnfinished { tasks } => write!(
+                f,
+                "completion refused: {} of the run not done yet ({})",
+                if tasks.len() == 1 {
+                    "1 task is".to_owned()
+                } else {
+                    format!("{} tasks are", tasks.len())
+                },
+                tasks.join("; ")
             ),
             Notice::EventWithheld { topic, gate, hat } => write!(
                 f,
@@ -168,6 +181,9 @@ impl Notice {
             Notice::PromiseNotAlone {
                 promise: "DONE".into(),
             },
+            Notice::TasksUnfinished {
+                tasks: vec!["task-1-a: t".into()],
+            },
             Notice::EventWithheld {
                 topic: "t".into(),
                 gate: "g".into(),
@@ -208,6 +224,7 @@ impl Notice {
                 | Notice::DefaultPublished { .. }
                 | Notice::EventsRequeued { .. }
                 | Notice::CompletionRefused { .. }
+                | Notice::TasksUnfinished { .. }
                 | Notice::EventWithheld { .. }
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }

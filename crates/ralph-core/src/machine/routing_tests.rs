@@ -255,7 +255,7 @@ fn finish_records_the_iteration_and_the_totals() {
             )]),
             cost_notice_given: false,
             end: None,
-            gate_refusal: None,
+            refusal: None,
             gates: BTreeMap::new(),
         }
     );

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use super::gate::{GateEnd, GateRefusal};
+use super::gate::GateEnd;
 use super::outcome::StopReason;
+use super::refusal::CompletionRefusal;
 use crate::event::Event;
 use ralph_stream::Tokens;
 
@@ -38,10 +39,10 @@ pub struct LoopState {
     pub cost_notice_given: bool,
     /// Why the loop stopped, once it has.
     pub end: Option<StopReason>,
-    /// Why the last completion claim a gate refused was refused (the final verdict
-    /// names the gate when the loop then ends otherwise).
+    /// Why the last refused completion claim was refused (the final verdict says it
+    /// when the loop then ends otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gate_refusal: Option<GateRefusal>,
+    pub refusal: Option<CompletionRefusal>,
     /// What each gate did over the run, for the summary.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub gates: BTreeMap<String, GateTotals>,

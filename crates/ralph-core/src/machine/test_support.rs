@@ -96,6 +96,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         backend: "pi".into(),
         started_at_ms: 1000,
         gates: vec![],
+        unfinished_tasks: vec![],
     }
 }
 

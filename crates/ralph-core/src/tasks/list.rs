@@ -1,18 +1,23 @@
 //! The whole task list as read from `tasks.jsonl`: the tasks, and the lines that are
 //! not tasks (kept as they are), with what the commands do to them.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 
 use super::task::{PRIORITIES, Task, TaskStatus};
 
 /// One line of the file.
 #[derive(Clone, Debug, PartialEq)]
 enum Line {
-    Task(Box<Task>),
-    /// Not a task: written back byte for byte.
-    Damaged {
-        bytes: Vec<u8>,
+    /// A task, and the line it was read from while it is unchanged (written back as it
+    /// is: fast, and exactly what the other tool wrote).
+    Task {
+        task: Box<Task>,
+        raw: Option<Range<usize>>,
     },
+    /// Not a task: written back byte for byte.
+    Damaged { raw: Range<usize> },
 }
 
 /// A line that is not a task.
@@ -26,6 +31,8 @@ pub struct Damaged {
 /// The task list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskList {
+    /// The file as read: unchanged lines are written back from here.
+    source: Vec<u8>,
     lines: Vec<Line>,
     damaged: Vec<Damaged>,
 }
@@ -54,26 +61,41 @@ pub enum TaskError {
 impl TaskList {
     /// Reads a file's bytes. Never fails: a line that is not a task is kept aside.
     pub fn parse(bytes: &[u8]) -> TaskList {
-        let mut list = TaskList::default();
-        for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
+        TaskList::parse_owned(bytes.to_vec())
+    }
+
+    /// [`TaskList::parse`], keeping `source` (no copy of the file).
+    pub fn parse_owned(source: Vec<u8>) -> TaskList {
+        let mut lines = Vec::new();
+        let mut damaged = Vec::new();
+        let mut start = 0;
+        for (i, line) in source.split(|b| *b == b'\n').enumerate() {
+            let range = start..start + line.len();
+            start = range.end + 1;
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice::<Task>(raw) {
-                Ok(task) => list.lines.push(Line::Task(Box::new(task))),
+            let raw = range.start..range.start + line.len();
+            match serde_json::from_slice::<Task>(line) {
+                Ok(task) => lines.push(Line::Task {
+                    task: Box::new(task),
+                    raw: Some(raw),
+                }),
                 Err(e) => {
-                    list.damaged.push(Damaged {
+                    damaged.push(Damaged {
                         line: i + 1,
                         error: e.to_string(),
                     });
-                    list.lines.push(Line::Damaged {
-                        bytes: raw.to_vec(),
-                    });
+                    lines.push(Line::Damaged { raw });
                 }
             }
         }
-        list
+        TaskList {
+            source,
+            lines,
+            damaged,
+        }
     }
 
     /// The file's new contents: every task and every kept line, in order.
@@ -81,13 +103,10 @@ impl TaskList {
         let mut out = Vec::new();
         for line in &self.lines {
             match line {
-                Line::Task(task) => {
-                    // A task is plain strings and numbers: it always serializes.
-                    if let Ok(json) = serde_json::to_vec(task) {
-                        out.extend_from_slice(&json);
-                    }
+                Line::Task { raw: Some(raw), .. } | Line::Damaged { raw } => {
+                    out.extend_from_slice(&self.source[raw.clone()]);
                 }
-                Line::Damaged { bytes } => out.extend_from_slice(bytes),
+                Line::Task { task, raw: None } => out.extend_from_slice(&task_line(task)),
             }
             out.push(b'\n');
         }
@@ -102,14 +121,7 @@ impl TaskList {
     /// Every task, in file order.
     pub fn tasks(&self) -> impl Iterator<Item = &Task> {
         self.lines.iter().filter_map(|l| match l {
-            Line::Task(task) => Some(task.as_ref()),
-            Line::Damaged { .. } => None,
-        })
-    }
-
-    fn tasks_mut(&mut self) -> impl Iterator<Item = &mut Task> {
-        self.lines.iter_mut().filter_map(|l| match l {
-            Line::Task(task) => Some(task.as_mut()),
+            Line::Task { task, .. } => Some(task.as_ref()),
             Line::Damaged { .. } => None,
         })
     }
@@ -144,9 +156,24 @@ impl TaskList {
         }
     }
 
+    /// The task `id` names, to be changed: its line is written anew (keeping the fields
+    /// ralph does not know); every other line stays as read.
     fn get_mut(&mut self, id: &str) -> Result<&mut Task, TaskError> {
         let index = self.index_of(id)?;
-        Ok(self.tasks_mut().nth(index).expect("index_of found it"))
+        let source = &self.source;
+        let line = self
+            .lines
+            .iter_mut()
+            .filter(|l| matches!(l, Line::Task { .. }))
+            .nth(index)
+            .expect("index_of found it");
+        let Line::Task { task, raw } = line else {
+            unreachable!("only task lines are counted")
+        };
+        if let Some(old) = raw.take() {
+            task.keep_unknown_of(&source[old]);
+        }
+        Ok(task.as_mut())
     }
 
     /// Adds `task` (its id made unique if another task has it already, and its blockers
@@ -170,7 +197,10 @@ impl TaskList {
             task.id = format!("{base}-{n}");
         }
         let id = task.id.clone();
-        self.lines.push(Line::Task(Box::new(task)));
+        self.lines.push(Line::Task {
+            task: Box::new(task),
+            raw: None,
+        });
         Ok(id)
     }
 
@@ -234,15 +264,15 @@ impl TaskList {
     /// Open tasks none of whose blockers is unfinished, most urgent first (then oldest).
     /// A blocker no longer in the list blocks nothing.
     pub fn ready(&self) -> Vec<&Task> {
+        let status: HashMap<&str, TaskStatus> =
+            self.tasks().map(|t| (t.id.as_str(), t.status)).collect();
         let mut ready: Vec<&Task> = self
             .tasks()
             .filter(|t| t.status == TaskStatus::Open)
             .filter(|t| {
-                t.blocked_by.iter().all(|b| {
-                    self.tasks()
-                        .find(|other| other.id == *b)
-                        .is_none_or(|other| !other.status.is_unfinished())
-                })
+                t.blocked_by
+                    .iter()
+                    .all(|b| status.get(b.as_str()).is_none_or(|s| !s.is_unfinished()))
             })
             .collect();
         ready.sort_by(|a, b| (a.priority, &a.created).cmp(&(b.priority, &b.created)));
@@ -257,6 +287,55 @@ impl TaskList {
             .filter(|t| t.loop_id.as_deref().is_none_or(|id| id == run_id))
             .collect()
     }
+}
+
+/// What a prompt shows of the task list: the run's tasks (see
+/// [`TaskList::unfinished_of_run`]) in progress and ready, and how many are blocked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TasksView<'a> {
+    pub in_progress: Vec<&'a Task>,
+    /// Most urgent first.
+    pub ready: Vec<&'a Task>,
+    /// Open but waiting for a blocker.
+    pub blocked: usize,
+}
+
+impl TaskList {
+    /// The run's tasks as a prompt shows them.
+    pub fn view(&self, run_id: &str) -> TasksView<'_> {
+        let of_run = |t: &&Task| t.loop_id.as_deref().is_none_or(|id| id == run_id);
+        let ready: Vec<&Task> = self.ready().into_iter().filter(of_run).collect();
+        let open = self
+            .tasks()
+            .filter(of_run)
+            .filter(|t| t.status == TaskStatus::Open)
+            .count();
+        TasksView {
+            in_progress: self
+                .tasks()
+                .filter(of_run)
+                .filter(|t| t.status == TaskStatus::InProgress)
+                .collect(),
+            blocked: open - ready.len(),
+            ready,
+        }
+    }
+}
+
+/// A task's line: its fields in ralph-orchestrator's order, then the fields ralph does
+/// not know that the line it replaces had.
+fn task_line(task: &Task) -> Vec<u8> {
+    // A task is plain strings and numbers: it always serializes.
+    let mut line = serde_json::to_vec(task).unwrap_or_default();
+    if let Some(extra) = task.unknown.as_ref().filter(|m| !m.is_empty())
+        && let Ok(extra) = serde_json::to_vec(extra)
+        && line.last() == Some(&b'}')
+    {
+        line.pop();
+        line.push(b',');
+        line.extend_from_slice(&extra[1..]);
+    }
+    line
 }
 
 fn transition(task: &Task, status: TaskStatus, hint: &'static str) -> TaskError {

@@ -14,7 +14,7 @@
 mod list;
 mod task;
 
-pub use list::{Damaged, TaskError, TaskList};
+pub use list::{Damaged, TaskError, TaskList, TasksView};
 pub use task::{DEFAULT_PRIORITY, PRIORITIES, Task, TaskStatus, new_task_id};
 
 use std::io;
@@ -39,7 +39,7 @@ pub fn tasks_path(workspace: &Path) -> PathBuf {
 /// Reads the task list at `path` (empty when the file does not exist yet).
 pub fn read(path: &Path) -> io::Result<TaskList> {
     match fsafe::read_bounded(path, Links::Refuse, MAX_TASKS_FILE_BYTES, "the task list") {
-        Ok(bytes) => Ok(TaskList::parse(&bytes)),
+        Ok(bytes) => Ok(TaskList::parse_owned(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(TaskList::default()),
         Err(e) => Err(e),
     }

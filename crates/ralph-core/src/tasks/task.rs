@@ -43,8 +43,9 @@ impl TaskStatus {
     }
 }
 
-/// One work item. Field order and names are ralph-orchestrator's; `extra` keeps fields
-/// ralph does not know, so rewriting a line never loses them.
+/// One work item. Field order and names are ralph-orchestrator's. Fields ralph does not
+/// know are not kept here: [`super::TaskList`] keeps each line as read and, when it
+/// rewrites one, carries them over, so no edit loses them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     pub id: String,
@@ -67,9 +68,41 @@ pub struct Task {
     pub started: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed: Option<String>,
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// The fields of its line that ralph does not know, once the task is changed (while
+    /// it is not, its line is written back as read).
+    #[serde(skip)]
+    pub(crate) unknown: Option<serde_json::Map<String, serde_json::Value>>,
 }
+
+impl Task {
+    /// Takes the fields ralph does not know from `line`, the line this task was read
+    /// from, before the task changes.
+    pub(crate) fn keep_unknown_of(&mut self, line: &[u8]) {
+        if let Ok(mut fields) =
+            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
+        {
+            for known in KNOWN_FIELDS {
+                fields.remove(known);
+            }
+            self.unknown = Some(fields);
+        }
+    }
+}
+
+/// The fields [`Task`] reads and writes (a rewritten line keeps every other one).
+pub(crate) const KNOWN_FIELDS: [&str; 11] = [
+    "id",
+    "title",
+    "description",
+    "key",
+    "status",
+    "priority",
+    "blocked_by",
+    "loop_id",
+    "created",
+    "started",
+    "closed",
+];
 
 fn default_priority() -> u8 {
     DEFAULT_PRIORITY
@@ -90,7 +123,7 @@ impl Task {
             created,
             started: None,
             closed: None,
-            extra: serde_json::Map::new(),
+            unknown: None,
         }
     }
 }

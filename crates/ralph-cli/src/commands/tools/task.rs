@@ -23,6 +23,14 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::workspace(args.root.as_deref())?;
     let path = tasks::tasks_path(&workspace);
     let now = || rfc3339_nanos(SystemTime::now());
+    // Changes return the task as changed (no second read); queries read the list once.
+    let changed =
+        |verb: &'static str, change: &dyn Fn(&mut TaskList) -> Result<String, tasks::TaskError>| {
+            update(&path, |list| {
+                let id = change(list)?;
+                Ok(Shown::Changed(verb, Box::new(list.find(&id)?.clone())))
+            })
+        };
     let shown = match &args.command {
         TaskCommand::Add {
             title,
@@ -31,8 +39,7 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
             key,
         } => {
             let task = new_task(title, details, blocked_by, key.clone());
-            let id = update(&path, |list| list.add(task))?;
-            Shown::Changed("created", id)
+            changed("created", &|list| list.add(task.clone()))?
         }
         TaskCommand::Ensure {
             title,
@@ -41,71 +48,76 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
             blocked_by,
         } => {
             let task = new_task(title, details, blocked_by, Some(key.clone()));
-            let (verb, id) = update(&path, |list| match list.with_key(key) {
-                Some(found) => Ok(("found", found.id.clone())),
-                None => list.add(task).map(|id| ("created", id)),
-            })?;
-            Shown::Changed(verb, id)
+            update(&path, |list| {
+                let (verb, id) = match list.with_key(key) {
+                    Some(found) => ("found", found.id.clone()),
+                    None => ("created", list.add(task)?),
+                };
+                Ok(Shown::Changed(verb, Box::new(list.find(&id)?.clone())))
+            })?
         }
-        TaskCommand::Start { id } => {
-            Shown::Changed("started", update(&path, |l| l.start(id, &now()))?)
-        }
-        TaskCommand::Close { id } => {
-            Shown::Changed("closed", update(&path, |l| l.close(id, &now()))?)
-        }
-        TaskCommand::Fail { id } => {
-            Shown::Changed("failed", update(&path, |l| l.fail(id, &now()))?)
-        }
-        TaskCommand::Reopen { id } => Shown::Changed("reopened", update(&path, |l| l.reopen(id))?),
-        TaskCommand::Show { id } => Shown::One(id.clone()),
-        TaskCommand::List { status, all } => Shown::List {
+        TaskCommand::Start { id } => changed("started", &|l| l.start(id, &now()))?,
+        TaskCommand::Close { id } => changed("closed", &|l| l.close(id, &now()))?,
+        TaskCommand::Fail { id } => changed("failed", &|l| l.fail(id, &now()))?,
+        TaskCommand::Reopen { id } => changed("reopened", &|l| l.reopen(id))?,
+        TaskCommand::Show { id } => Shown::Query(Query::One(id.clone())),
+        TaskCommand::List { status, all } => Shown::Query(Query::List {
             status: status.map(status_of),
             all: *all,
-        },
-        TaskCommand::Ready => Shown::Ready,
+        }),
+        TaskCommand::Ready => Shown::Query(Query::Ready),
     };
-    let list = read(&path)?;
-    let mut out = std::io::stdout().lock();
+    // Buffered: a list of thousands of tasks is one write, not one a line.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match shown {
-        Shown::Changed(verb, id) => {
-            let task = list.find(&id)?;
-            match args.format {
-                TableArg::Json => json_line(&mut out, task)?,
-                TableArg::Table => writeln!(
-                    out,
-                    "{verb} task {}: {} ({})",
-                    task.id,
-                    visible(&task.title),
-                    task.status
-                )
-                .map_err(CliError::write)?,
+        Shown::Changed(verb, task) => match args.format {
+            TableArg::Json => json_line(&mut out, &task)?,
+            TableArg::Table => writeln!(
+                out,
+                "{verb} task {}: {} ({})",
+                task.id,
+                visible(&task.title),
+                task.status
+            )
+            .map_err(CliError::write)?,
+        },
+        Shown::Query(query) => {
+            let list = read(&path)?;
+            match query {
+                Query::One(id) => {
+                    let task = list.find(&id)?;
+                    match args.format {
+                        TableArg::Json => json_line(&mut out, task)?,
+                        TableArg::Table => show(&mut out, task).map_err(CliError::write)?,
+                    }
+                }
+                Query::List { status, all } => {
+                    let tasks: Vec<&Task> = list
+                        .tasks()
+                        .filter(|t| match status {
+                            Some(s) => t.status == s,
+                            None => all || t.status.is_unfinished(),
+                        })
+                        .collect();
+                    print_list(&mut out, &tasks, args.format)?;
+                }
+                Query::Ready => print_list(&mut out, &list.ready(), args.format)?,
             }
         }
-        Shown::One(id) => {
-            let task = list.find(&id)?;
-            match args.format {
-                TableArg::Json => json_line(&mut out, task)?,
-                TableArg::Table => show(&mut out, task).map_err(CliError::write)?,
-            }
-        }
-        Shown::List { status, all } => {
-            let tasks: Vec<&Task> = list
-                .tasks()
-                .filter(|t| match status {
-                    Some(s) => t.status == s,
-                    None => all || t.status.is_unfinished(),
-                })
-                .collect();
-            print_list(&mut out, &tasks, args.format)?;
-        }
-        Shown::Ready => print_list(&mut out, &list.ready(), args.format)?,
     }
+    out.flush().map_err(CliError::write)?;
     Ok(CommandOutcome::Success)
 }
 
 /// What to print once the command has done its work.
 enum Shown {
-    Changed(&'static str, String),
+    /// A task was changed (or found, by `ensure`): as it is now.
+    Changed(&'static str, Box<Task>),
+    Query(Query),
+}
+
+/// What a read-only command shows.
+enum Query {
     One(String),
     List {
         status: Option<TaskStatus>,
@@ -124,18 +136,17 @@ fn new_task(
     let run = std::env::var(ralph_types::env::RUN_ID)
         .ok()
         .filter(|id| !id.is_empty());
-    Task {
-        description: details.description.clone(),
-        key,
-        priority: details.priority,
-        blocked_by: blocked_by.to_vec(),
-        loop_id: run,
-        ..Task::new(
-            tasks::new_task_id(now),
-            title.trim().to_owned(),
-            rfc3339_nanos(now),
-        )
-    }
+    let mut task = Task::new(
+        tasks::new_task_id(now),
+        title.trim().to_owned(),
+        rfc3339_nanos(now),
+    );
+    task.description = details.description.clone();
+    task.key = key;
+    task.priority = details.priority;
+    task.blocked_by = blocked_by.to_vec();
+    task.loop_id = run;
+    task
 }
 
 fn status_of(arg: StatusArg) -> TaskStatus {
@@ -151,7 +162,11 @@ fn update<T>(
     path: &Path,
     change: impl FnOnce(&mut TaskList) -> Result<T, tasks::TaskError>,
 ) -> Result<T, CliError> {
-    tasks::update(path, change).map_err(|e| match e {
+    tasks::update(path, |list| {
+        warn_damaged(path, list);
+        change(list)
+    })
+    .map_err(|e| match e {
         UpdateError::Task(e) => CliError::Task(e),
         UpdateError::Io(e) => CliError::io("update the task list", path, e),
     })
@@ -160,6 +175,12 @@ fn update<T>(
 /// Reads the list, saying on stderr which lines are not tasks (they are kept).
 fn read(path: &Path) -> Result<TaskList, CliError> {
     let list = tasks::read(path).map_err(|e| CliError::io("read the task list", path, e))?;
+    warn_damaged(path, &list);
+    Ok(list)
+}
+
+/// Says on stderr which lines of the list are not tasks (they are kept as they are).
+fn warn_damaged(path: &Path, list: &TaskList) {
     for damaged in list.damaged() {
         diagnostic(format_args!(
             "warning: {}:{}: not a task ({}); it is skipped and kept in the file as it is",
@@ -168,7 +189,6 @@ fn read(path: &Path) -> Result<TaskList, CliError> {
             damaged.error
         ));
     }
-    Ok(list)
 }
 
 fn json_line(out: &mut impl Write, task: &Task) -> Result<(), CliError> {

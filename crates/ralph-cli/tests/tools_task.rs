@@ -1,0 +1,242 @@
+//! `ralph tools task` as agents and people use it: the incumbent's file read and
+//! written compatibly, fifty processes at once, a damaged line, errors that say what to
+//! do, and a loop that cannot complete while its tasks are open.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::{Workspace, code, finished, of_type, ralph_bin};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+const SAMPLE: &str = include_str!("../../ralph-core/tests/fixtures/incumbent_tasks.jsonl");
+
+fn task(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["tools", "task"];
+    all.extend_from_slice(args);
+    let out = ws.run(&all);
+    (
+        code(out.status),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tasks_file(ws: &Workspace) -> String {
+    std::fs::read_to_string(ws.path().join(".ralph/agent/tasks.jsonl")).unwrap_or_default()
+}
+
+#[test]
+fn the_incumbents_file_is_read_and_changed_in_place() {
+    let ws = Workspace::new("", "");
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    std::fs::write(ws.path().join(".ralph/agent/tasks.jsonl"), SAMPLE).unwrap();
+    let (status, stdout, _) = task(&ws, &["ready"]);
+    assert_eq!(status, 0);
+    let ids: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, ["task-1795660762-76e3", "task-1795660762-887a"]);
+    // `list --format json` as the incumbent prints it: closed tasks hidden.
+    let (_, json_out, _) = task(&ws, &["list", "--format", "json"]);
+    let listed: Value = serde_json::from_str(&json_out).unwrap();
+    assert_eq!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["title"].clone())
+            .collect::<Vec<_>>(),
+        [json!("Test it"), json!("Docs")]
+    );
+    // Closing by key rewrites that one line; the others stay byte for byte.
+    let (status, stdout, _) = task(&ws, &["close", "docs"]);
+    assert_eq!(
+        (
+            status,
+            stdout.starts_with("closed task task-1795660762-887a: Docs")
+        ),
+        (0, true)
+    );
+    let lines: Vec<String> = tasks_file(&ws).lines().map(str::to_owned).collect();
+    let sample: Vec<&str> = SAMPLE.lines().collect();
+    assert_eq!(
+        (lines[0].as_str(), lines[1].as_str()),
+        (sample[0], sample[1])
+    );
+    let docs: Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(
+        (docs["status"].as_str(), docs["key"].as_str()),
+        (Some("closed"), Some("docs"))
+    );
+    assert!(docs["closed"].as_str().unwrap().ends_with("+00:00"));
+}
+
+#[test]
+fn a_loop_run_tags_its_tasks_and_the_workspace_comes_from_the_loop() {
+    let ws = Workspace::new("", "");
+    let sub = ws.path().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = Command::new(ralph_bin())
+        .args([
+            "tools",
+            "task",
+            "add",
+            "From a subdirectory",
+            "-p",
+            "1",
+            "--format",
+            "json",
+        ])
+        .current_dir(&sub)
+        .env("RALPH_WORKSPACE", ws.path())
+        .env("RALPH_RUN_ID", "20261126T064700Z")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let added: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (added["loop_id"].as_str(), added["priority"].as_u64()),
+        (Some("20261126T064700Z"), Some(1))
+    );
+    assert!(!sub.join(".ralph").exists());
+    assert!(tasks_file(&ws).contains("From a subdirectory"));
+}
+
+#[test]
+fn fifty_processes_adding_and_closing_at_once_lose_nothing() {
+    let ws = Workspace::new("", "");
+    let (_, out, _) = task(&ws, &["add", "seed", "--format", "json"]);
+    let seed: Value = serde_json::from_str(&out).unwrap();
+    let seed_id = seed["id"].as_str().unwrap().to_owned();
+    let children: Vec<_> = (0..50)
+        .map(|i| {
+            let mut cmd = ws.command(&["tools", "task", "add", &format!("task {i}")]);
+            if i % 10 == 0 {
+                cmd = ws.command(&["tools", "task", "start", &seed_id]);
+            }
+            cmd.stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            code(out.status),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = tasks_file(&ws);
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a whole task"))
+        .collect();
+    assert_eq!(lines.len(), 1 + 45);
+    let ids: std::collections::BTreeSet<&str> =
+        lines.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), lines.len(), "ids are unique");
+    assert_eq!(lines[0]["status"], "in_progress");
+}
+
+#[test]
+fn a_damaged_line_is_reported_with_its_number_and_kept() {
+    let ws = Workspace::new("", "");
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let damaged = format!("{}{{\"id\": \"half\n", SAMPLE);
+    std::fs::write(ws.path().join(".ralph/agent/tasks.jsonl"), &damaged).unwrap();
+    let (status, _, stderr) = task(&ws, &["add", "after the damage"]);
+    assert_eq!(status, 0);
+    assert!(
+        stderr.contains(".ralph/agent/tasks.jsonl:4: not a task") && stderr.contains("kept"),
+        "{stderr}"
+    );
+    let text = tasks_file(&ws);
+    assert!(
+        text.contains("{\"id\": \"half\n"),
+        "the damaged line is still there"
+    );
+    assert!(text.contains("after the damage"));
+}
+
+#[test]
+fn mistakes_exit_non_zero_and_say_what_to_do() {
+    let ws = Workspace::new("", "");
+    for (args, expected) in [
+        (
+            &["start", "nope"][..],
+            "no task `nope` (`ralph tools task list` shows the open ones",
+        ),
+        (&["add", "  "][..], "a task needs a title"),
+        (
+            &["add", "x", "--blocked-by", "ghost"][..],
+            "no task `ghost`",
+        ),
+        (&["add", "x", "-p", "9"][..], "9 is not in 1..=5"),
+    ] {
+        let (status, _, stderr) = task(&ws, args);
+        assert!(
+            status != 0 && stderr.contains(expected),
+            "{args:?}: {status} {stderr}"
+        );
+    }
+    task(&ws, &["add", "a"]);
+    let (_, out, _) = task(&ws, &["list", "--format", "json"]);
+    let id = serde_json::from_str::<Value>(&out).unwrap()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    task(&ws, &["close", &id]);
+    let (status, _, stderr) = task(&ws, &["start", &id]);
+    assert_eq!(status, 1);
+    assert!(stderr.contains("is closed: reopen it first"), "{stderr}");
+}
+
+#[test]
+fn the_loop_cannot_complete_while_its_tasks_are_open() {
+    // Iteration 1 adds a task and claims completion; iteration 2 closes it and claims
+    // again. The fake agent runs `ralph tools task` through the PATH ralph gives it.
+    let plan = "pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task ensure 'Write the docs' --key docs\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task close docs\n";
+    let ws = Workspace::new("cli:\n  backend: pi\n", plan);
+    let (status, events, stderr) = ws.run_json(&["-p", "document it", "--max-iterations", "4"]);
+    assert_eq!(
+        (status, finished(&events)["reason"].clone()),
+        (0, json!("completed")),
+        "{stderr}"
+    );
+    let refusals: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "tasks_unfinished")
+        .collect();
+    assert_eq!(refusals.len(), 1);
+    assert!(
+        refusals[0]["tasks"][0]
+            .as_str()
+            .unwrap()
+            .ends_with(": Write the docs")
+    );
+    // The second prompt lists the task and says why the claim was refused.
+    let prompt = ws.prompt(2);
+    assert!(
+        prompt.contains("was refused: 1 task of the run is not done"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("## Tasks") && prompt.contains(") Write the docs"),
+        "{prompt}"
+    );
+    assert_eq!(ws.history().len(), 2);
+}

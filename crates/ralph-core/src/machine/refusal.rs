@@ -1,0 +1,61 @@
+//! Why the loop's last completion claim was refused: kept in the state, so that a loop
+//! that then stops at a limit says in its verdict what stood in the way.
+
+use serde::{Deserialize, Serialize};
+
+use super::gate::GateEnd;
+use super::outcome::StopReason;
+use super::state::LoopState;
+
+/// What refused a completion claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum CompletionRefusal {
+    /// A gate guarding the promise did not pass.
+    Gate {
+        gate: String,
+        end: GateEnd,
+        exit_code: Option<i32>,
+    },
+    /// Tasks of the run were still open or in progress.
+    OpenTasks { count: usize },
+}
+
+impl std::fmt::Display for CompletionRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompletionRefusal::Gate {
+                gate,
+                end,
+                exit_code,
+            } => {
+                write!(f, "the last completion claim was refused by gate `{gate}`")?;
+                match (end, exit_code) {
+                    (GateEnd::Exit, Some(code)) => write!(f, " (exit code {code})"),
+                    (GateEnd::Timeout, _) => f.write_str(" (timed out)"),
+                    (GateEnd::Spawn, _) => f.write_str(" (could not start)"),
+                    (GateEnd::Interrupted, _) => f.write_str(" (interrupted)"),
+                    (GateEnd::Exit | GateEnd::Passed, _) => Ok(()),
+                }
+            }
+            CompletionRefusal::OpenTasks { count: 1 } => {
+                f.write_str("the last completion claim was refused: 1 task was still open")
+            }
+            CompletionRefusal::OpenTasks { count } => write!(
+                f,
+                "the last completion claim was refused: {count} tasks were still open"
+            ),
+        }
+    }
+}
+
+/// The loop's final verdict: why it stopped, and, when it stopped otherwise after its
+/// completion was refused, what refused it.
+pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
+    match (&state.refusal, reason) {
+        (Some(refusal), reason) if !matches!(reason, StopReason::Completed { .. }) => {
+            format!("{reason}; {refusal}")
+        }
+        _ => reason.to_string(),
+    }
+}

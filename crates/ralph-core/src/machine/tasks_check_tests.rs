@@ -1,0 +1,93 @@
+//! Completion waits for the run's tasks.
+
+use pretty_assertions::assert_eq;
+
+use super::super::test_support::*;
+use super::super::*;
+use crate::topic::TASK_RESUME;
+
+fn with_tasks(report: IterationReport, tasks: &[&str]) -> IterationReport {
+    IterationReport {
+        unfinished_tasks: tasks.iter().map(|t| (*t).to_owned()).collect(),
+        ..report
+    }
+}
+
+#[test]
+fn a_claim_with_open_tasks_is_refused_and_the_agent_is_told_which() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let record = m.finish(
+        it,
+        with_tasks(ok(&[ev(PROMISE)]), &["task-1-a: Write the parser"]),
+        S,
+    );
+    assert_eq!(record.completion, None);
+    assert!(m.take_notices().iter().any(|n| matches!(
+        n,
+        Notice::TasksUnfinished { tasks } if tasks == &["task-1-a: Write the parser".to_owned()]
+    )));
+    let next = run(&mut m);
+    assert_eq!(next.events[0].topic, TASK_RESUME);
+    let payload = next.events[0].payload_text().unwrap();
+    assert!(
+        payload.starts_with("`LOOP_COMPLETE` was refused: 1 task of the run is not done:\n- task-1-a: Write the parser\n"),
+        "{payload}"
+    );
+    // Once the list is done the same claim completes.
+    m.finish(next, ok(&[ev(PROMISE)]), S);
+    assert_eq!(stop(&mut m), completed(CompletionSignal::Event));
+}
+
+#[test]
+fn a_refusal_for_tasks_on_the_last_iteration_is_named_in_the_verdict() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_iterations = 1));
+    let it = run(&mut m);
+    m.finish(it, with_tasks(ok(&[ev(PROMISE)]), &["a", "b"]), S);
+    let reason = stop(&mut m);
+    assert_eq!(reason, StopReason::MaxIterations { limit: 1 });
+    assert_eq!(
+        verdict(&reason, m.state()),
+        format!("{reason}; the last completion claim was refused: 2 tasks were still open")
+    );
+}
+
+#[test]
+fn open_tasks_keep_gates_from_running_and_the_final_text_is_refused_too() {
+    let mut m = Machine::new(Rules {
+        gates: vec![GateRule {
+            name: "tests".into(),
+            command: "make".into(),
+            before: vec![PROMISE.into()],
+        }],
+        ..solo()
+    });
+    let it = run(&mut m);
+    let report = IterationReport {
+        final_text: Some(format!("Done.\n{PROMISE}")),
+        ..with_tasks(ok(&[]), &["x"])
+    };
+    assert!(
+        m.gate_plan(&it, &report).is_empty(),
+        "no gate for a refused claim"
+    );
+    let record = m.finish(it, report, S);
+    assert_eq!(record.completion, None);
+}
+
+#[test]
+fn a_long_list_is_cut_in_the_refusal() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let many: Vec<String> = (0..REFUSAL_TASKS_SHOWN + 5)
+        .map(|i| format!("t{i}"))
+        .collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    m.finish(it, with_tasks(ok(&[ev(PROMISE)]), &many), S);
+    let payload = run(&mut m).events[0].payload_text().unwrap();
+    assert!(
+        payload.contains("- … and 5 more (`ralph tools task list`)"),
+        "{payload}"
+    );
+    assert_eq!(payload.matches("\n- t").count(), REFUSAL_TASKS_SHOWN);
+}
