@@ -21,6 +21,7 @@ use crate::run::leftovers::{self, AgentRecorder};
 use crate::run::{Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
+use crate::view::recorder::Recorder;
 use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
 
@@ -171,7 +172,18 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             }
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };
-        let reason = drive(run, observer.as_mut(), &stop).await?;
+        let record = run
+            .run_dir
+            .open_run_events()
+            .map_err(|e| {
+                diagnostic(format_args!(
+                    "warning: the run's events are not recorded in {}: {e}",
+                    run.run_dir.run_events().display()
+                ));
+            })
+            .ok();
+        let mut recorder = Recorder::new(observer.as_mut(), record);
+        let reason = drive(run, &mut recorder, &stop).await?;
         Ok(CommandOutcome::of_loop(reason.class()))
     })
 }

@@ -6,5 +6,6 @@
 
 pub(crate) mod json;
 pub(crate) mod observer;
+pub(crate) mod recorder;
 pub(crate) mod term;
 pub(crate) mod text;

@@ -46,6 +46,9 @@ pub const INBOX_FILE: &str = "inbox.jsonl";
 pub const HISTORY_FILE: &str = "history.jsonl";
 pub const STATE_FILE: &str = "state.json";
 pub const SUMMARY_FILE: &str = "summary.md";
+/// Every run event of the run, as `--output json` prints them (what `ralph watch` and
+/// the full-screen view read back).
+pub const RUN_EVENTS_FILE: &str = "run-events.jsonl";
 /// The directory of gate logs, in a run's directory and (for `ralph gates`) in `.ralph/`.
 pub const GATES_DIR: &str = "gates";
 
@@ -330,6 +333,19 @@ impl RunDir {
 
     pub fn summary(&self) -> PathBuf {
         self.path.join(SUMMARY_FILE)
+    }
+
+    pub fn run_events(&self) -> PathBuf {
+        self.path.join(RUN_EVENTS_FILE)
+    }
+
+    /// Opens the run's event record for appending (a continued run adds to it).
+    pub fn open_run_events(&self) -> io::Result<std::fs::File> {
+        fsafe::open(
+            &self.run_events(),
+            std::fs::OpenOptions::new().append(true).create(true),
+            fsafe::Links::Refuse,
+        )
     }
 
     /// Creates the log of gate `gate` run after `iteration`:
