@@ -45,6 +45,7 @@ fn prints_one_object_with_exactly_the_documented_keys() {
             "tool_errors": 0,
             "errors": [],
             "succeeded": true,
+            "rate_limited": null,
             "terminal_event": true,
             "lines": 43,
             "unknown_events": 0,

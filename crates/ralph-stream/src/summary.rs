@@ -7,6 +7,7 @@ use crate::event::CostKind;
 use crate::event::Stop;
 use crate::event::Tokens;
 use crate::event::Usage;
+use crate::rate_limit::{RateLimited, names_limit, reset_in_message};
 
 /// Folds a run's events into its outcome. Feed it every event with
 /// [`SessionSummary::observe`]; every public field is up to date after each call, so the
@@ -38,6 +39,9 @@ pub struct SessionSummary {
     pub unknown_events: u64,
     pub non_json_lines: u64,
     pub oversize_lines: u64,
+    /// The run failed on a provider's rate or usage limit (`None` when it succeeded in
+    /// the end, or failed otherwise).
+    pub rate_limited: Option<RateLimited>,
     #[serde(skip)]
     state: State,
 }
@@ -57,6 +61,8 @@ struct State {
     run_result: Option<bool>,
     retry_pending: bool,
     retry_failed: bool,
+    /// The last limit the stream named, whether or not the run then recovered.
+    limit: Option<RateLimited>,
 }
 
 impl SessionSummary {
@@ -87,6 +93,7 @@ impl SessionSummary {
                 if stop.is_failure() {
                     if let Some(error) = error {
                         push_error(&mut self.errors, error);
+                        note_limit(&mut self.state.limit, error, None);
                     }
                 } else {
                     s.retry_pending = false;
@@ -117,6 +124,7 @@ impl SessionSummary {
                     self.state.retry_failed = true;
                     if let Some(error) = error {
                         push_error(&mut self.errors, error);
+                        note_limit(&mut self.state.limit, error, None);
                     }
                 }
             }
@@ -131,6 +139,7 @@ impl SessionSummary {
                 self.state.run_result = Some(*is_error);
                 if *is_error && let Some(error) = error {
                     push_error(&mut self.errors, error);
+                    note_limit(&mut self.state.limit, error, None);
                 }
                 // Claude counts the failed turn of an error run; only successful turns
                 // count here.
@@ -144,6 +153,13 @@ impl SessionSummary {
                     self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
                     self.note_model(totals);
                 }
+            }
+            AgentEvent::RateLimit {
+                status: Some(status),
+                resets_at,
+            } if status.as_ref() == REJECTED => {
+                let message = format!("rate limit {status}");
+                note_limit(&mut self.state.limit, &message, *resets_at);
             }
             AgentEvent::Compaction { .. } | AgentEvent::RateLimit { .. } => {}
             AgentEvent::NonJson { .. } => self.non_json_lines += 1,
@@ -184,7 +200,30 @@ impl SessionSummary {
                     !s.retry_pending && matches!(s.last_stop, Some(Stop::Completed | Stop::Length))
                 }
             };
+        self.rate_limited = if self.succeeded {
+            None
+        } else {
+            s.limit.clone()
+        };
     }
+}
+
+/// Claude Code's `rate_limit_event` status when a request was refused.
+const REJECTED: &str = "rejected";
+
+/// Keeps `message` as the run's limit when it names one (with the reset time it or the
+/// event gives; a later limit with no reset time keeps an earlier one's).
+fn note_limit(limit: &mut Option<RateLimited>, message: &str, resets_at: Option<u64>) {
+    if !names_limit(message) {
+        return;
+    }
+    let resets_at = resets_at
+        .or_else(|| reset_in_message(message))
+        .or_else(|| limit.as_ref().and_then(|l| l.resets_at));
+    *limit = Some(RateLimited {
+        resets_at,
+        message: message.to_owned(),
+    });
 }
 
 fn push_error(errors: &mut Vec<String>, error: &str) {

@@ -108,6 +108,9 @@ struct Report<'a> {
     tool_errors: u32,
     errors: &'a [String],
     succeeded: bool,
+    /// The run failed on a provider's rate or usage limit: the message, and when it
+    /// resets if the agent said.
+    rate_limited: Option<&'a ralph_stream::RateLimited>,
     terminal_event: bool,
     lines: u64,
     unknown_events: u64,
@@ -207,6 +210,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
             tool_errors: summary.tool_errors,
             errors: &summary.errors,
             succeeded: summary.succeeded,
+            rate_limited: summary.rate_limited.as_ref(),
             terminal_event: summary.terminal_event,
             lines,
             unknown_events: summary.unknown_events,

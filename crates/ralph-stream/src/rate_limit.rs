@@ -1,0 +1,65 @@
+//! Telling a provider's rate or usage limit from other failures, in what each agent
+//! writes: pi and Codex put the HTTP status at the start of an error message (`429 …`),
+//! Gemini CLI says `RESOURCE_EXHAUSTED`, Claude Code sends a `rate_limit_event` whose
+//! status is `rejected` (with the reset time) and ends a usage-limited run with
+//! `Claude AI usage limit reached|<unix time>`. A limit is not the agent's fault and
+//! passes with time, so the loop treats it apart from a failure.
+
+use serde::Serialize;
+
+/// A run that ended on a rate or usage limit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RateLimited {
+    /// When the limit resets, in Unix seconds, when the agent said.
+    pub resets_at: Option<u64>,
+    /// The message that named the limit.
+    pub message: String,
+}
+
+/// Words that name a rate or usage limit in providers' and agents' error messages
+/// (compared in lower case).
+const LIMIT_WORDS: [&str; 9] = [
+    "rate limit",
+    "rate_limit",
+    "ratelimit",
+    "too many requests",
+    "overloaded",
+    "quota",
+    "resource_exhausted",
+    "resource exhausted",
+    "usage limit",
+];
+
+/// Whether `message` reports a rate or usage limit: one of [`LIMIT_WORDS`], or HTTP
+/// status 429 at the start (`429 …`) or after `HTTP`, `status`, `code` or `(`.
+pub fn names_limit(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    if LIMIT_WORDS.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    let trimmed = lower.trim_start();
+    trimmed.starts_with("429 ")
+        || trimmed == "429"
+        || [
+            "http 429",
+            "status 429",
+            "status: 429",
+            "code 429",
+            "code: 429",
+            "(429)",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).
+pub fn reset_in_message(message: &str) -> Option<u64> {
+    let (_, tail) = message.rsplit_once('|')?;
+    let secs: u64 = tail.trim().parse().ok()?;
+    // A plausible Unix time (after 2020), not some other number after a bar.
+    (secs > 1_577_836_800).then_some(secs)
+}
+
+#[cfg(test)]
+#[path = "rate_limit_tests.rs"]
+mod tests;

@@ -1,0 +1,35 @@
+use super::*;
+
+#[test]
+fn limit_messages_of_each_agent_are_recognised() {
+    for message in [
+        "429 mock rate limit exceeded",
+        "429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}}",
+        "Claude AI usage limit reached|1764140400",
+        "API Error: 529 Overloaded",
+        "[API Error: got status: 429 Too Many Requests.]",
+        "RESOURCE_EXHAUSTED: Quota exceeded for quota metric",
+        "stream error: exceeded retry limit, last status: 429 Too Many Requests",
+        "You've hit your usage limit.",
+    ] {
+        assert!(names_limit(message), "{message}");
+    }
+    for message in [
+        "500 internal server error",
+        "tool failed: line 429 of main.rs",
+        "connection refused",
+        "",
+    ] {
+        assert!(!names_limit(message), "{message}");
+    }
+}
+
+#[test]
+fn claudes_usage_limit_carries_its_reset_time() {
+    assert_eq!(
+        reset_in_message("Claude AI usage limit reached|1764140400"),
+        Some(1_764_140_400)
+    );
+    assert_eq!(reset_in_message("a|b"), None);
+    assert_eq!(reset_in_message("exit code|2"), None);
+}

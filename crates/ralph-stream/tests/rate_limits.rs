@@ -1,0 +1,76 @@
+//! Real captures of each agent hitting a provider limit are told apart from other
+//! failures, and a run that recovered from one is not.
+
+mod support;
+
+use ralph_stream::{SessionSummary, StreamDecoder, StreamFormat};
+use support::{fixtures_dir, read};
+
+fn summarize(bytes: &[u8], format: StreamFormat) -> SessionSummary {
+    let mut decoder = StreamDecoder::new(Some(format));
+    let mut summary = SessionSummary::default();
+    decoder.feed(bytes, |e| summary.observe(e));
+    decoder.finish(|e| summary.observe(e));
+    summary
+}
+
+fn summary(path: &str, format: StreamFormat) -> SessionSummary {
+    summarize(&read(&fixtures_dir().join(path)), format)
+}
+
+#[test]
+fn each_agents_limit_failure_is_reported_as_a_limit() {
+    for (path, format) in [
+        ("pi/anthropic/error429.jsonl", StreamFormat::Pi),
+        ("pi/openai/error429.jsonl", StreamFormat::Pi),
+        (
+            "codex/v0.169.0_json_http429_no_retries.jsonl",
+            StreamFormat::Codex,
+        ),
+        (
+            "claude/v2.1.112_overloaded529_max_retries2.jsonl",
+            StreamFormat::Claude,
+        ),
+        (
+            "gemini/v0.61.0_stream-json_http429_max_attempts2.jsonl",
+            StreamFormat::Gemini,
+        ),
+    ] {
+        let s = summary(path, format);
+        assert!(!s.succeeded, "{path}");
+        let limit = s
+            .rate_limited
+            .unwrap_or_else(|| panic!("{path}: no limit seen"));
+        assert!(!limit.message.is_empty(), "{path}");
+    }
+}
+
+#[test]
+fn a_run_that_recovered_or_failed_otherwise_is_not_rate_limited() {
+    let recovered = summary(
+        "claude/v2.1.332_overloaded529_twice_then_ok.jsonl",
+        StreamFormat::Claude,
+    );
+    assert!(recovered.succeeded && recovered.rate_limited.is_none());
+    let unauthorized = summary(
+        "opencode/v1.18.33_json_http401_always.jsonl",
+        StreamFormat::Opencode,
+    );
+    assert!(!unauthorized.succeeded && unauthorized.rate_limited.is_none());
+}
+
+#[test]
+fn claudes_rejected_rate_limit_event_carries_the_reset_time() {
+    let stream = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"s","model":"claude-x"}"#,
+        "\n",
+        r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1764140400}}"#,
+        "\n",
+        r#"{"type":"result","subtype":"error_during_execution","is_error":true,"result":"Claude AI usage limit reached|1764140400","num_turns":1}"#,
+        "\n",
+    );
+    let limit = summarize(stream.as_bytes(), StreamFormat::Claude)
+        .rate_limited
+        .expect("a limit");
+    assert_eq!(limit.resets_at, Some(1_764_140_400));
+}
