@@ -60,7 +60,12 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         saved.command_line.fill(&mut overrides);
     }
     let command_line = CommandLineLimits::of(&overrides);
-    let mut config = super::load_config(&workspace, args.config.clone(), overrides)?;
+    let mut config = super::load_config_with_hats(
+        &workspace,
+        args.config.clone(),
+        overrides,
+        args.hats.clone(),
+    )?;
     if args.no_gates && !config.gates.is_empty() {
         diagnostic(format_args!(
             "warning: --no-gates: the {} configured gate(s) will not run; the events they \
