@@ -208,6 +208,9 @@ pub(crate) struct DoctorArgs {
     /// Check this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Check it with these hats, as `ralph run -H` would use them.
+    #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
+    pub(crate) hats: Option<HatsSource>,
 }
 
 #[derive(Debug, clap::Args)]

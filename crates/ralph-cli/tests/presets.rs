@@ -172,3 +172,15 @@ fn a_broken_hats_file_is_reported_with_its_position() {
         stderr(&out)
     );
 }
+
+#[test]
+fn doctor_checks_the_config_with_the_hats_of_h() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let out = ws.run(&["doctor", "-H", "builtin:review", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        report["config"]["files"],
+        serde_json::json!(["ralph.yml", "builtin:review"]),
+        "{report}"
+    );
+}
