@@ -184,3 +184,29 @@ fn doctor_checks_the_config_with_the_hats_of_h() {
         "{report}"
     );
 }
+
+#[test]
+fn continue_keeps_the_hats_of_h() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | cause.found=add.sh line 1 |\n\
+         pi/anthropic/text.jsonl | fix.done=fixed |\n",
+    );
+    let (code, _, stderr) =
+        ws.run_json(&["-H", "builtin:debug", "-p", "task", "--max-iterations", "1"]);
+    assert_eq!(code, 2, "{stderr}");
+    // No -H this time: the run goes on with the hats it started with.
+    let (code, _, stderr) = ws.run_json(&["--continue", "--max-iterations", "2"]);
+    assert_eq!(code, 2, "{stderr}");
+    let hats: Vec<String> = ws
+        .agent_log()
+        .iter()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find_map(|w| w.strip_prefix("hat="))
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(hats, ["investigator", "fixer"]);
+    assert_eq!(ws.saved_state()["command_line"]["hats"], "builtin:debug");
+}
