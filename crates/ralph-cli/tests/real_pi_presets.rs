@@ -317,3 +317,29 @@ fn hatless_baseline_runs_one_agent_to_completion() {
         tasks: 0,
     });
 }
+
+/// The presets the tests above run, one test each.
+const TESTED: [&str; 6] = [
+    "code-assist",
+    "debug",
+    "review",
+    "research",
+    "spec-driven",
+    "hatless-baseline",
+];
+
+#[test]
+fn every_built_in_preset_has_a_real_run_here() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ralph"))
+        .args(["init", "--list-presets"])
+        .output()
+        .expect("ralph runs");
+    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        listed, TESTED,
+        "a new preset needs its run with the real pi here"
+    );
+}
