@@ -6,7 +6,7 @@ use clap::Parser;
 use clap::Subcommand;
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
-use ralph_core::config::{AUTO, BackendChoice};
+use ralph_core::config::{AUTO, BackendChoice, HatsSource};
 use ralph_stream::StreamFormat;
 
 /// ralph keeps an AI coding agent working in a loop until a task is verifiably done.
@@ -54,6 +54,7 @@ pub(crate) enum Command {
     /// Examples:
     ///   ralph run -p "Make the test suite pass"
     ///   ralph run -P PROMPT.md -b claude --max-iterations 20 --max-cost 5
+    ///   ralph run -H builtin:debug -p "tests/parse.rs::empty_input fails"
     ///   ralph run --continue --max-iterations 40
     ///   ralph run -q -p "Fix the lint warnings" && git push
     ///   ralph run --output json | jq -c 'select(.type=="iteration_finished")'
@@ -73,13 +74,16 @@ pub(crate) enum Command {
     /// Write a commented ralph.yml in this directory.
     ///
     /// Every key is shown with its default and a comment; the file is checked before it
-    /// is written. An existing file is kept unless --force is given.
+    /// is written. An existing file is kept unless --force is given. With --preset the
+    /// file carries a built-in workflow's hats (docs/presets.md).
     ///
     /// Examples:
     ///   ralph init
     ///   ralph init --backend pi
     ///   ralph init --backend claude --force
     ///   ralph init -c ci/ralph.yml --backend codex
+    ///   ralph init --list-presets
+    ///   ralph init --preset code-assist --backend pi
     #[command(verbatim_doc_comment)]
     Init(InitArgs),
     /// Plan with the agent: an interactive session that ends with a spec to run.
@@ -172,6 +176,12 @@ pub(crate) struct InitArgs {
     /// Write this file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Write the workflow of this built-in preset (its hats and their events).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) preset: Option<String>,
+    /// Print the built-in presets, one a line (name, then what it is for), and exit.
+    #[arg(long, conflicts_with_all = ["preset", "force", "config"])]
+    pub(crate) list_presets: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -198,6 +208,9 @@ pub(crate) struct DoctorArgs {
     /// Check this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Check it with these hats, as `ralph run -H` would use them.
+    #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
+    pub(crate) hats: Option<HatsSource>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -269,6 +282,10 @@ pub(crate) struct RunArgs {
     /// Read this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Use these hats instead of the config's: `builtin:NAME` (a preset, see `ralph init
+    /// --list-presets`) or a YAML file; the rest still comes from ralph.yml.
+    #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
+    pub(crate) hats: Option<HatsSource>,
     /// The agent: a backend name, or `auto` for the first one installed.
     #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend)]
     pub(crate) backend: Option<BackendChoice>,
@@ -336,6 +353,10 @@ pub(crate) enum OutputArg {
 
 fn parse_backend(s: &str) -> Result<BackendChoice, String> {
     s.parse::<BackendChoice>().map_err(|e| e.to_string())
+}
+
+fn parse_hats(s: &str) -> Result<HatsSource, String> {
+    HatsSource::parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, clap::Args)]

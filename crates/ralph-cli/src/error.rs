@@ -80,6 +80,8 @@ pub(crate) enum CliError {
     NoGates,
     #[error(transparent)]
     Task(#[from] ralph_core::tasks::TaskError),
+    #[error(transparent)]
+    UnknownPreset(#[from] ralph_core::config::UnknownPreset),
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
     UnknownGate { name: String, known: Vec<String> },
     #[error(

@@ -52,6 +52,7 @@ impl Dirs {
             xdg_config_home: None,
             home: Some(self.home.path().as_os_str().to_owned()),
             overrides,
+            ..LoadOptions::default()
         }
     }
 

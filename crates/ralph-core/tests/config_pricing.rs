@@ -123,6 +123,7 @@ fn a_later_layer_replaces_a_model_price_whole_and_keeps_the_others() {
         xdg_config_home: None,
         home: Some(home.path().as_os_str().to_owned()),
         overrides: Overrides::default(),
+        ..LoadOptions::default()
     })
     .expect("loads");
     assert_eq!(
@@ -168,6 +169,7 @@ fn prices_load_on_their_own_from_a_config_that_would_not_resolve() {
         xdg_config_home: None,
         home: None,
         overrides: Overrides::default(),
+        ..LoadOptions::default()
     };
     assert!(load(&options).is_err());
     assert_eq!(

@@ -19,7 +19,7 @@ use ralph_agent::{
     probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
-    AgentConfig, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
+    AgentConfig, HatsSource, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
 };
 use serde::Serialize;
 
@@ -117,7 +117,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<CommandOutcome, CliError> {
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    let report = runtime.block_on(examine(&cwd, args.config.clone()));
+    let report = runtime.block_on(examine(&cwd, args.config.clone(), args.hats.clone()));
     match args.format {
         FormatArg::Json => {
             let mut out = crate::output::JsonLines::stdout();
@@ -133,7 +133,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<CommandOutcome, CliError> {
     })
 }
 
-async fn examine(cwd: &Path, config_file: Option<PathBuf>) -> Report {
+async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSource>) -> Report {
     let mut probes: HashMap<String, Probe> = HashMap::new();
     let mut backends = Vec::new();
     for kind in BackendKind::ALL {
@@ -165,11 +165,10 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>) -> Report {
     let project = config_file
         .clone()
         .unwrap_or_else(|| PathBuf::from(PROJECT_CONFIG_FILE));
-    let loaded = load(&LoadOptions::from_env(
-        cwd.to_path_buf(),
-        config_file,
-        Overrides::default(),
-    ));
+    let loaded = load(
+        &LoadOptions::from_env(cwd.to_path_buf(), config_file, Overrides::default())
+            .with_hats(hats),
+    );
     let config = match loaded {
         Err(errors) => ConfigReport {
             ok: false,

@@ -1,4 +1,6 @@
-//! `ralph init [--backend NAME] [--force]`: writes the commented `ralph.yml` template.
+//! `ralph init [--backend NAME] [--force] [--preset NAME]`: writes the commented
+//! `ralph.yml` template (with a built-in preset's workflow when one is named);
+//! `ralph init --list-presets` prints the presets.
 //!
 //! The template is checked (parsed and resolved like any config) before anything is
 //! written, so `ralph init` never leaves a file that `ralph run` would refuse. An existing
@@ -10,8 +12,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::{
-    DEFAULT_PROMPT_FILE, PROJECT_CONFIG_FILE, RawConfig, ResolveEnv, init_template, merge,
-    parse_layer, resolve,
+    DEFAULT_PROMPT_FILE, PRESETS, PROJECT_CONFIG_FILE, RawConfig, ResolveEnv, init_template, merge,
+    parse_layer, preset, preset_template, resolve,
 };
 
 use crate::cli::InitArgs;
@@ -20,13 +22,20 @@ use crate::exit::CommandOutcome;
 use crate::shell_words::config_flag;
 
 pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
+    if args.list_presets {
+        return list_presets();
+    }
+    let preset = args.preset.as_deref().map(preset).transpose()?;
     let cwd = super::working_directory()?;
     let shown = args
         .config
         .clone()
         .unwrap_or_else(|| PathBuf::from(PROJECT_CONFIG_FILE));
     let path = cwd.join(&shown);
-    let text = init_template(args.backend);
+    let text = match preset {
+        Some(p) => preset_template(args.backend, p),
+        None => init_template(args.backend),
+    };
     check(&text, &shown, &cwd)?;
     write(&path, &text, args.force).map_err(|e| match e.kind() {
         io::ErrorKind::AlreadyExists => CliError::ConfigExists(shown.clone()),
@@ -44,13 +53,25 @@ pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
              `ralph plan{with_config}` to write a spec with the agent first)"
         )
     };
+    let workflow = preset.map_or_else(String::new, |p| format!(", preset: {}", p.name));
     writeln!(
         out,
-        "wrote {} (backend: {}); `ralph doctor{with_config}` checks the setup; next: {next}",
+        "wrote {} (backend: {}{workflow}); `ralph doctor{with_config}` checks the setup; \
+         next: {next}",
         shown.display(),
         args.backend
     )
     .map_err(CliError::write)?;
+    Ok(CommandOutcome::Success)
+}
+
+/// One preset a line: its name, padded so the descriptions line up, then what it is for.
+fn list_presets() -> Result<CommandOutcome, CliError> {
+    let width = PRESETS.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let mut out = io::stdout().lock();
+    for p in PRESETS {
+        writeln!(out, "{:width$}  {}", p.name, p.description).map_err(CliError::write)?;
+    }
     Ok(CommandOutcome::Success)
 }
 

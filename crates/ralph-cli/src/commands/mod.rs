@@ -15,6 +15,7 @@ mod tools;
 use std::path::Path;
 use std::path::PathBuf;
 
+use ralph_core::config::HatsSource;
 use ralph_core::config::LoadOptions;
 use ralph_core::config::Overrides;
 use ralph_core::config::ResolvedConfig;
@@ -53,12 +54,18 @@ pub(crate) fn load_config(
     config_file: Option<PathBuf>,
     overrides: Overrides,
 ) -> Result<ResolvedConfig, CliError> {
-    let resolved = ralph_core::config::load(&LoadOptions::from_env(
-        workspace.to_path_buf(),
-        config_file,
-        overrides,
-    ))
-    .map_err(CliError::Config)?;
+    load_config_with_hats(workspace, config_file, overrides, None)
+}
+
+/// [`load_config`] with the hats of `-H` over the files' own.
+pub(crate) fn load_config_with_hats(
+    workspace: &Path,
+    config_file: Option<PathBuf>,
+    overrides: Overrides,
+    hats: Option<HatsSource>,
+) -> Result<ResolvedConfig, CliError> {
+    let options = LoadOptions::from_env(workspace.to_path_buf(), config_file, overrides);
+    let resolved = ralph_core::config::load(&options.with_hats(hats)).map_err(CliError::Config)?;
     for warning in &resolved.warnings {
         diagnostic(format_args!("warning: {warning}"));
     }

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::time::SystemTime;
 
 use ralph_agent::StopController;
-use ralph_core::config::Overrides;
+use ralph_core::config::{HatsSource, Overrides};
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::{CommandLineLimits, Durability, RalphDir};
@@ -52,16 +52,27 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         prompt: args.prompt.clone(),
         prompt_file: args.prompt_file.clone(),
     };
+    let mut hats = args.hats.clone();
     // `--continue` keeps the limits the run was started with on the command line,
-    // unless new ones are given: ralph.yml's values would otherwise come back.
+    // unless new ones are given: ralph.yml's values would otherwise come back. So with
+    // its `-H`: the pending events are topics of those hats.
     if args.resume
         && let Ok(Some(run_dir)) = RalphDir::in_workspace(&workspace).current_run()
         && let Ok(saved) = run_dir.load()
     {
         saved.command_line.fill(&mut overrides);
+        if hats.is_none()
+            && let Some(saved_hats) = &saved.command_line.hats
+        {
+            hats = Some(HatsSource::parse(saved_hats).map_err(CliError::from)?);
+        }
     }
-    let command_line = CommandLineLimits::of(&overrides);
-    let mut config = super::load_config(&workspace, args.config.clone(), overrides)?;
+    let command_line = CommandLineLimits {
+        hats: hats.as_ref().map(|h| h.shown().display().to_string()),
+        ..CommandLineLimits::of(&overrides)
+    };
+    let mut config =
+        super::load_config_with_hats(&workspace, args.config.clone(), overrides, hats)?;
     if args.no_gates && !config.gates.is_empty() {
         diagnostic(format_args!(
             "warning: --no-gates: the {} configured gate(s) will not run; the events they \

@@ -286,4 +286,9 @@ pub enum ConfigWarningKind {
     HookPhaseNotFiring { key: String },
     #[error("no hook runs unless `{key}` is `true`")]
     HooksNotEnabled { key: String },
+    #[error(
+        "a hats file (-H) brings hats and their workflow keys only: what it sets under \
+         {keys} is ignored (the project's config decides that)"
+    )]
+    IgnoredInHatsFile { keys: String },
 }

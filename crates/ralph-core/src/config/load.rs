@@ -1,5 +1,6 @@
 //! Finding and reading the config files, then layering them: built-in defaults, the
-//! user file, the project file (or `-c FILE`), the command line.
+//! user file, the project file (or `-c FILE`), the hats of `-H` (see `overlay.rs`),
+//! the command line.
 //!
 //! This and the prompt file read in [`super::resolve`] are the only I/O of the
 //! configuration layer; everything else works on text and values.
@@ -13,6 +14,7 @@ use super::decode::parse_layer;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::merge::merge;
 use super::origin::Origin;
+use super::overlay::{HatsSource, apply_overlay, read_overlay};
 use super::overrides::Overrides;
 use super::raw::RawConfig;
 use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
@@ -41,6 +43,8 @@ pub struct LoadOptions {
     pub home: Option<OsString>,
     /// The command line's settings.
     pub overrides: Overrides,
+    /// `-H`: the hats (and their workflow keys) to use instead of the files' own.
+    pub hats: Option<HatsSource>,
 }
 
 impl LoadOptions {
@@ -52,6 +56,16 @@ impl LoadOptions {
             xdg_config_home: std::env::var_os("XDG_CONFIG_HOME"),
             home: std::env::var_os("HOME"),
             overrides,
+            hats: None,
+        }
+    }
+
+    /// These options with the hats of `source` over the config files' (`-H`).
+    #[must_use]
+    pub fn with_hats(self, source: Option<HatsSource>) -> Self {
+        LoadOptions {
+            hats: source,
+            ..self
         }
     }
 }
@@ -71,21 +85,41 @@ pub fn user_config_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> 
 /// the command line are reported together.
 pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
     let FileLayers {
-        mut layers,
-        sources,
+        layers,
+        mut sources,
         mut warnings,
         mut errors,
         project_dir,
     } = read_files(options);
-    match options.overrides.clone().into_layer() {
-        Ok(layer) => layers.push(layer),
-        Err(e) => errors.extend(e.0),
-    }
+    let overlay = options.hats.as_ref().and_then(|source| {
+        match read_overlay(source, &options.cwd, read_config) {
+            Ok(overlay) => {
+                sources.push(source.shown());
+                warnings.extend(overlay.warnings);
+                Some(overlay.layer)
+            }
+            Err(e) => {
+                errors.extend(e.0);
+                None
+            }
+        }
+    });
+    let command_line = match options.overrides.clone().into_layer() {
+        Ok(layer) => layer,
+        Err(e) => {
+            errors.extend(e.0);
+            RawConfig::default()
+        }
+    };
     if !errors.is_empty() {
         return Err(ConfigErrors(errors));
     }
 
-    let merged = layers.into_iter().fold(RawConfig::default(), merge);
+    let mut merged = layers.into_iter().fold(RawConfig::default(), merge);
+    if let Some(overlay) = overlay {
+        merged = apply_overlay(merged, overlay);
+    }
+    let merged = merge(merged, command_line);
     let env = ResolveEnv {
         cwd: options.cwd.clone(),
         default_prompt_file: project_dir.join(DEFAULT_PROMPT_FILE),

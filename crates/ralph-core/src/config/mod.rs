@@ -41,7 +41,9 @@ mod load;
 mod merge;
 mod node;
 mod origin;
+mod overlay;
 mod overrides;
+mod preset;
 mod raw;
 mod read;
 mod reference;
@@ -64,7 +66,9 @@ pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, all_keys};
 pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
+pub use overlay::HatsSource;
 pub use overrides::{Overrides, flag};
+pub use preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
     RawPrice, RawScratchpad, RawTasks, SpannedList,
@@ -79,4 +83,4 @@ pub use resolved::{
     DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
     LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig, TasksConfig,
 };
-pub use template::init_template;
+pub use template::{init_template, preset_template};

@@ -95,14 +95,17 @@ pub struct History {
 }
 
 /// Limits given as flags (`--max-iterations`, `--max-cost`, `--max-runtime`,
-/// `--completion-promise`): kept with the run, so that resuming it does not fall back to
-/// `ralph.yml`'s values.
+/// `--completion-promise`), and the hats of `-H`: kept with the run, so that resuming it
+/// does not fall back to `ralph.yml`'s values (nor route its events to other hats).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommandLineLimits {
     pub max_iterations: Option<u32>,
     pub max_cost_usd: Option<f64>,
     pub max_runtime_seconds: Option<u64>,
     pub completion_promise: Option<String>,
+    /// `-H` as given (`builtin:NAME` or a path); absent in runs saved before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hats: Option<String>,
 }
 
 impl CommandLineLimits {
@@ -113,6 +116,7 @@ impl CommandLineLimits {
             max_cost_usd: overrides.max_cost_usd,
             max_runtime_seconds: overrides.max_runtime_seconds,
             completion_promise: overrides.completion_promise.clone(),
+            hats: None,
         }
     }
 

@@ -1,0 +1,182 @@
+//! The hats overlay (`ralph run -H builtin:NAME` or `-H path/to/hats.yml`): a workflow's
+//! hats over the project's own `ralph.yml`, as ralph-orchestrator's `-H` does.
+//!
+//! A hats file is parsed by the same decoder as any config file (same checks, same
+//! `file:line:column` errors; a built-in preset is shown as `builtin:NAME`). It brings
+//! the workflow: the hats, and the keys that only make sense with them:
+//! `event_loop.starting_event`, `event_loop.required_events` (both name the hats'
+//! topics) and `event_loop.completion_promise`, plus `gates:` (a gate's `before` names
+//! the hats' topics). ralph-orchestrator's `name`, `description` and `events` are
+//! accepted too. Everything else belongs to the project (the agent, the limits, the
+//! task) and is ignored with one warning, so a ralph-orchestrator preset file still runs.
+//!
+//! The overlay replaces the project's hats, starting event and required events whole
+//! (they describe one topology: mixing two would route topics to hats that never see
+//! them), keeps the project's completion promise unless it names one, and adds its gates
+//! to the project's (per name, as layers do). Unlike ralph-orchestrator, whose allow-list
+//! drops `required_events`, a preset's required events are kept.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::decode::parse_layer;
+use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::origin::Origin;
+use super::preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
+use super::raw::{Layered, RawConfig, RawEventLoop};
+
+/// Where `-H` takes the hats from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HatsSource {
+    /// `builtin:NAME`.
+    Builtin(&'static Preset),
+    /// A YAML file, relative to the working directory.
+    File(PathBuf),
+}
+
+impl HatsSource {
+    /// `builtin:NAME` (which must be a preset), else a file path.
+    pub fn parse(arg: &str) -> Result<HatsSource, UnknownPreset> {
+        match arg.strip_prefix(BUILTIN_PREFIX) {
+            Some(name) => preset(name).map(HatsSource::Builtin),
+            None => Ok(HatsSource::File(PathBuf::from(arg))),
+        }
+    }
+
+    /// How messages and `--dry-run` name it.
+    pub fn shown(&self) -> PathBuf {
+        match self {
+            HatsSource::Builtin(p) => PathBuf::from(format!("{BUILTIN_PREFIX}{}", p.name)),
+            HatsSource::File(path) => path.clone(),
+        }
+    }
+}
+
+/// The overlay read from `source`, with what ralph ignores in it.
+pub(crate) struct Overlay {
+    pub(crate) layer: RawConfig,
+    pub(crate) warnings: Vec<ConfigWarning>,
+}
+
+/// Reads and checks the hats file (`read` reads a file's text).
+pub(crate) fn read_overlay(
+    source: &HatsSource,
+    cwd: &Path,
+    read: impl FnOnce(&Path) -> io::Result<String>,
+) -> Result<Overlay, ConfigErrors> {
+    let shown = source.shown();
+    let text = match source {
+        HatsSource::Builtin(p) => p.text.to_owned(),
+        HatsSource::File(path) => read(&cwd.join(path)).map_err(|e| {
+            ConfigErrors(vec![ConfigError::new(
+                Origin::WholeFile(Arc::from(shown.as_path())),
+                ConfigErrorKind::Read {
+                    source: with_builtin_hint(e, path),
+                },
+            )])
+        })?,
+    };
+    let parsed = parse_layer(&text, &shown)?;
+    let mut warnings: Vec<ConfigWarning> = parsed
+        .warnings
+        .into_iter()
+        .filter(|w| !is_overlay_key(&w.kind))
+        .collect();
+    let (layer, ignored) = keep_workflow(parsed.config);
+    if !ignored.is_empty() {
+        warnings.push(ConfigWarning {
+            origin: Origin::WholeFile(Arc::from(shown.as_path())),
+            kind: ConfigWarningKind::IgnoredInHatsFile {
+                keys: ignored.join(", "),
+            },
+        });
+    }
+    Ok(Overlay { layer, warnings })
+}
+
+/// `-H debug` for a file that does not exist: the preset was probably meant.
+fn with_builtin_hint(e: io::Error, path: &Path) -> io::Error {
+    let meant = path
+        .to_str()
+        .and_then(|name| PRESETS.iter().find(|p| p.name == name));
+    match (e.kind(), meant) {
+        (io::ErrorKind::NotFound, Some(p)) => io::Error::new(
+            e.kind(),
+            format!(
+                "{e}; for the built-in preset, write `-H {BUILTIN_PREFIX}{}`",
+                p.name
+            ),
+        ),
+        _ => e,
+    }
+}
+
+/// The top-level keys ralph-orchestrator's overlay carries that ralph's config file does
+/// not (a hats file's name and description, its per-topic notes): expected here, so not
+/// worth a warning each.
+fn is_overlay_key(kind: &ConfigWarningKind) -> bool {
+    matches!(kind, ConfigWarningKind::Unsupported { key, .. } if key == "name" || key == "description")
+}
+
+/// The workflow part of a hats file, and the keys it sets that are not part of it.
+fn keep_workflow(mut rest: RawConfig) -> (RawConfig, Vec<&'static str>) {
+    let el = &mut rest.event_loop;
+    let kept = RawConfig {
+        hats: std::mem::take(&mut rest.hats),
+        gates: std::mem::take(&mut rest.gates),
+        event_loop: RawEventLoop {
+            starting_event: el.starting_event.take(),
+            required_events: el.required_events.take(),
+            completion_promise: el.completion_promise.take(),
+            ..RawEventLoop::default()
+        },
+        ..RawConfig::default()
+    };
+    let mut ignored = Vec::new();
+    let RawConfig {
+        cli,
+        event_loop,
+        core,
+        pricing,
+        tasks,
+        hooks,
+        ..
+    } = &rest;
+    let sections = [
+        ("cli", *cli != Default::default()),
+        (
+            "event_loop (other than the workflow's keys)",
+            *event_loop != Default::default(),
+        ),
+        ("core", *core != Default::default()),
+        ("pricing", !pricing.is_empty()),
+        ("tasks", *tasks != Default::default()),
+        ("hooks", hooks.is_some()),
+    ];
+    ignored.extend(
+        sections
+            .iter()
+            .filter(|(_, set)| *set)
+            .map(|(name, _)| *name),
+    );
+    // A section added to the config later is still reported, if not by name.
+    if ignored.is_empty() && rest != RawConfig::default() {
+        ignored.push("settings other than the workflow's");
+    }
+    (kept, ignored)
+}
+
+/// `base` (the user's and project's files) with the workflow of `overlay` in place of
+/// its own.
+pub(crate) fn apply_overlay(mut base: RawConfig, overlay: RawConfig) -> RawConfig {
+    base.hats = overlay.hats;
+    base.event_loop.starting_event = overlay.event_loop.starting_event;
+    base.event_loop.required_events = overlay.event_loop.required_events;
+    base.event_loop.completion_promise = base
+        .event_loop
+        .completion_promise
+        .layer(overlay.event_loop.completion_promise);
+    base.gates = base.gates.layer(overlay.gates);
+    base
+}
