@@ -175,7 +175,8 @@ fn a_run_with_hooks_that_warn_retry_and_block_matches_the_schema() {
 #[test]
 fn retries_failed_model_calls_and_limits_match_the_schema() {
     let ws = Workspace::new(
-        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n  starting_event: work.start\n\
+        "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\nevent_loop:\n  max_iterations: 3\n  \
+         starting_event: work.start\n\
          hats:\n  first:\n    description: Starts\n    triggers: [work.start]\n  \
          second:\n    description: Goes on\n    triggers: [step]\n    backend: claude\n",
         "pi/openai/flaky.jsonl | step=one |
@@ -189,6 +190,7 @@ claude/v2.1.332_http500_max_retries2.jsonl | | exit=1
         "agent/retry_started",
         "agent/retry_finished",
         "notice/events_requeued",
+        "rate_limit_wait",
         "loop_finished/max_iterations",
     ] {
         assert!(kinds.contains(kind), "no {kind} in {kinds:?}");
@@ -283,6 +285,14 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         IterationOutcome::StoppedAtCostLimit,
         IterationOutcome::StoppedAtRuntimeLimit,
         IterationOutcome::Interrupted,
+        IterationOutcome::RateLimited {
+            message: "429".into(),
+            resets_at: Some(1_795_676_400),
+        },
+        IterationOutcome::RateLimited {
+            message: "429".into(),
+            resets_at: None,
+        },
     ];
     let mut addressed = Event::with_text("gate.failed", "x");
     addressed.to = Some("h".into());
@@ -353,6 +363,14 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         verified: &verified,
         withheld: &[],
     });
+    for resets_at in [Some(1_795_676_400), None] {
+        push(RunEvent::RateLimitWait {
+            iteration: 1,
+            wait_secs: 60,
+            resets_at,
+            message: "429 rate limit",
+        });
+    }
     for (iteration, event) in [(Some(1), Some("DONE")), (None, None)] {
         push(RunEvent::GateStarted {
             iteration,
@@ -469,6 +487,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         1 + 1
             + agent_events.len()
             + 1
+            + 2
             + 2
             + gate_results.len()
             + notices.len()

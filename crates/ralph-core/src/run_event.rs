@@ -64,6 +64,15 @@ pub enum RunEvent<'a> {
         /// Topics a gate refused: not published (`gate.failed` was instead).
         withheld: &'a [String],
     },
+    /// The iteration ended on a provider's rate or usage limit: the loop waits this long,
+    /// then runs it again (`cli.on_rate_limit: wait`).
+    RateLimitWait {
+        iteration: u32,
+        wait_secs: u64,
+        /// When the limit resets, in Unix seconds, when the agent said.
+        resets_at: Option<u64>,
+        message: &'a str,
+    },
     /// A gate started (`iteration` is null for `ralph gates`).
     GateStarted {
         iteration: Option<u32>,

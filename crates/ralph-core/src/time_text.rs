@@ -52,6 +52,15 @@ pub fn date(t: SystemTime) -> String {
     format!("{:04}-{:02}-{:02}", c.year, c.month, c.day)
 }
 
+/// `2026-11-26 07:40 UTC` for a time in Unix seconds: when a limit resets.
+pub fn utc_minute_secs(unix_secs: u64) -> String {
+    let c = Civil::of(UNIX_EPOCH + std::time::Duration::from_secs(unix_secs));
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        c.year, c.month, c.day, c.hour, c.minute
+    )
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;

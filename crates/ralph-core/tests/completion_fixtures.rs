@@ -36,6 +36,7 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         false,
         false,
         false,
+        summary.rate_limited.as_ref(),
     );
     completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref())
 }

@@ -112,6 +112,10 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             pricing: vec![],
             gates: vec![],
             tasks: ralph_core::config::TasksConfig { enabled: true },
+            rate_limits: ralph_core::config::RateLimitConfig {
+                policy: ralph_core::config::RateLimitPolicy::Wait,
+                wait: std::time::Duration::from_secs(60),
+            },
             sources: vec![],
             hooks: Default::default(),
         }

@@ -33,6 +33,10 @@ fn outcomes() -> Vec<IterationOutcome> {
         IterationOutcome::StoppedAtCostLimit,
         IterationOutcome::StoppedAtRuntimeLimit,
         IterationOutcome::Interrupted,
+        IterationOutcome::RateLimited {
+            message: "429".into(),
+            resets_at: None,
+        },
     ];
     for o in &all {
         match o {
@@ -40,7 +44,8 @@ fn outcomes() -> Vec<IterationOutcome> {
             | IterationOutcome::Failed { .. }
             | IterationOutcome::StoppedAtCostLimit
             | IterationOutcome::StoppedAtRuntimeLimit
-            | IterationOutcome::Interrupted => {}
+            | IterationOutcome::Interrupted
+            | IterationOutcome::RateLimited { .. } => {}
         }
     }
     all
@@ -153,6 +158,12 @@ fn every_run_event_type_has_a_section() {
             message: "m",
             exit_code: 1,
         },
+        RunEvent::RateLimitWait {
+            iteration: 1,
+            wait_secs: 60,
+            resets_at: None,
+            message: "429",
+        },
         RunEvent::HookStarted {
             phase: "pre.loop.start",
             hook: "h",
@@ -186,6 +197,7 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::EventsEmitted { .. }
                 | RunEvent::GateStarted { .. }
                 | RunEvent::GateFinished { .. }
+                | RunEvent::RateLimitWait { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }

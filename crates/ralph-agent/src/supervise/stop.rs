@@ -112,6 +112,14 @@ impl StopRequests {
         *self.rx.borrow()
     }
 
+    /// Waits until a stop is requested (returns at once when one already was); pends
+    /// forever once the controller is gone. Cancel-safe.
+    pub async fn stopped(&mut self) {
+        while self.current() == StopLevel::None {
+            self.changed().await;
+        }
+    }
+
     /// Waits until the level changes and returns it; pends forever once the controller is
     /// gone. Cancel-safe.
     pub(crate) async fn changed(&mut self) -> StopLevel {

@@ -159,6 +159,10 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
         }],
         gates: vec![],
         tasks: ralph_core::config::TasksConfig { enabled: true },
+        rate_limits: ralph_core::config::RateLimitConfig {
+            policy: ralph_core::config::RateLimitPolicy::Wait,
+            wait: std::time::Duration::from_secs(60),
+        },
         sources: vec![],
         hooks: Default::default(),
     };

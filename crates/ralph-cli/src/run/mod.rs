@@ -136,6 +136,7 @@ pub(crate) async fn drive(
         )
         .await?;
         save(&run, &reader, Durability::Atomic)?;
+        wait_out_rate_limit(&mut run, session, observer, stop).await;
     };
     let reason = hooks
         .loop_end(reason, &mut run.machine, session, observer, stop)
@@ -316,6 +317,7 @@ async fn iterate(
         stopped_for_budget,
         wall.cut_to_runtime,
         agent_run.outcome.stdout_bytes == 0 && !published,
+        summary.rate_limited.as_ref(),
     );
     let failed = outcome.is_failure();
     let mut report = IterationReport {
@@ -401,6 +403,46 @@ async fn check(
         results.push(gates.run(gate, Some(&event), log, observer).await);
     }
     results
+}
+
+/// After an iteration that ended on a provider's limit (`cli.on_rate_limit: wait`):
+/// says how long the loop waits and sleeps that long, ticking the view; Ctrl-C ends the
+/// wait at once (the loop then stops as interrupted).
+async fn wait_out_rate_limit(
+    run: &mut Run<'_>,
+    session: Instant,
+    observer: &mut dyn Observer,
+    stop: &StopController,
+) {
+    let now = unix_ms(SystemTime::now()) / 1000;
+    let Some(plan) = run.machine.rate_limit_wait(now, session.elapsed()) else {
+        return;
+    };
+    let message = run
+        .machine
+        .state()
+        .rate_limit
+        .as_ref()
+        .map(|l| l.message.clone())
+        .unwrap_or_default();
+    observer.observe(&RunEvent::RateLimitWait {
+        iteration: run.machine.state().iterations + 1,
+        wait_secs: plan.wait.as_secs(),
+        resets_at: plan.resets_at,
+        message: &message,
+    });
+    let mut requests = stop.requests();
+    let sleep = async {
+        tokio::select! {
+            () = tokio::time::sleep(plan.wait) => {}
+            () = requests.stopped() => {}
+        }
+    };
+    if observer.wants_ticks() {
+        with_ticks(sleep, |now| observer.tick(now)).await;
+    } else {
+        sleep.await;
+    }
 }
 
 /// Awaits `work`, calling `tick` every [`FRAME_INTERVAL`] until it is done.

@@ -126,6 +126,7 @@ impl<W: Write> TextObserver<W> {
                 RunEvent::LoopStarted { .. }
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
+                | RunEvent::RateLimitWait { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::HookStarted { .. }
                 | RunEvent::HookFinished { .. } => {}

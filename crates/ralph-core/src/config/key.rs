@@ -356,6 +356,12 @@ fn builtin_backends() -> Vec<&'static str> {
     BackendChoice::builtin_names().collect()
 }
 
+fn rate_limit_policies() -> Vec<&'static str> {
+    super::resolved::RateLimitPolicy::ALL
+        .map(super::resolved::RateLimitPolicy::name)
+        .to_vec()
+}
+
 fn prompt_modes() -> Vec<&'static str> {
     PromptMode::ALL.map(PromptMode::name).to_vec()
 }
@@ -402,6 +408,10 @@ pub(crate) mod defaults {
     pub(crate) const PROMPT_MODES: fn() -> Vec<&'static str> = super::prompt_modes;
     pub(crate) const OUTPUT_FORMATS: fn() -> Vec<&'static str> = super::output_formats;
     pub(crate) const ARG: Value = Value::Text("arg");
+    pub(crate) const RATE_LIMIT_POLICY: Value = Value::Text("wait");
+    pub(crate) const RATE_LIMIT_WAIT: Value =
+        Value::Seconds(super::super::resolved::DEFAULT_RATE_LIMIT_WAIT);
+    pub(crate) const RATE_LIMIT_POLICIES: fn() -> Vec<&'static str> = super::rate_limit_policies;
     pub(crate) const TEXT_FORMAT: Value = Value::Text("text");
     pub(crate) const ON_ERRORS: fn() -> Vec<&'static str> = super::super::hooks::on_errors;
     pub(crate) const SUSPEND_MODES: fn() -> Vec<&'static str> = super::super::hooks::suspend_modes;

@@ -316,6 +316,19 @@ static MAIN_KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(boolean(c.agent.pty))),
         Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),
+    key(Cli, "on_rate_limit", Type::Choice(d::RATE_LIMIT_POLICIES), value(d::RATE_LIMIT_POLICY),
+        "When an agent's run ends on a provider's rate or usage limit: `wait` until it resets \
+         (or a backoff), then run the iteration again, without counting it; `fail` counts it \
+         as a failed iteration.",
+        Init::Default,
+        Dump::Config(|c| Some(string(c.rate_limits.policy.name()))),
+        Read::Layer(|dec, f, c| c.cli.on_rate_limit = read::rate_limit_policy(dec, f))),
+    key(Cli, "rate_limit_wait_seconds", Type::Seconds, value(d::RATE_LIMIT_WAIT),
+        "The first wait when the agent gives no reset time; it doubles with each limit in a \
+         row, up to 30 minutes.",
+        Init::Default,
+        Dump::Config(|c| Some(seconds(c.rate_limits.wait))),
+        Read::Layer(|dec, f, c| c.cli.rate_limit_wait_seconds = read::seconds(dec, f))),
     key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
         "The backends `auto` tries, in order (`custom` cannot be detected).",
         Init::Default,

@@ -79,8 +79,10 @@ pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
-    LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig, TasksConfig,
+    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_RATE_LIMIT_POLICY,
+    DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig,
+    MAX_RATE_LIMIT_WAIT, ModelPricing, Prompt, PromptSource, RateLimitConfig, RateLimitPolicy,
+    ResolvedConfig, TasksConfig,
 };
 pub use template::{init_template, preset_template};

@@ -97,6 +97,8 @@ layered! {
         pub pty: Option<Spanned<bool>>,
         /// Auto-detection order.
         pub backend_priority: Option<SpannedList<BackendKind>>,
+        pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
+        pub rate_limit_wait_seconds: Option<Spanned<u64>>,
     }
 }
 

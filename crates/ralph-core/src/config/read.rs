@@ -227,6 +227,30 @@ pub(crate) fn choice<T: Copy>(
     }
 }
 
+/// `cli.on_rate_limit`: `failover` is ralph-orchestrator's and the issue tracker's name for
+/// trying other backends, which ralph does not do yet: refused with that said, rather
+/// than run a loop that waits where the file asks for another agent.
+pub(crate) fn rate_limit_policy(
+    dec: &mut Decoder,
+    field: &Field<'_>,
+) -> Option<Spanned<super::resolved::RateLimitPolicy>> {
+    use super::resolved::RateLimitPolicy;
+    if let saphyr::YamlData::Value(saphyr::Scalar::String(s)) = &field.value.data
+        && s == "failover"
+    {
+        dec.error(
+            field.value,
+            ConfigErrorKind::Unsupported {
+                key: field.path.clone(),
+                why: "ralph cannot fail over to other backends yet; use `wait` (wait for the \
+                      limit to reset, then go on) or `fail`",
+            },
+        );
+        return None;
+    }
+    choice(dec, field, &RateLimitPolicy::ALL, RateLimitPolicy::name)
+}
+
 pub(crate) fn prompt_mode(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<PromptMode>> {
     choice(dec, field, &PromptMode::ALL, PromptMode::name)
 }

@@ -18,9 +18,10 @@ use super::raw::{
 use super::resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_GATE_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
-    DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing,
-    Prompt, PromptSource, ResolvedConfig, TasksConfig,
+    DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_RATE_LIMIT_POLICY,
+    DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_TASKS_ENABLED,
+    Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource,
+    RateLimitConfig, ResolvedConfig, TasksConfig,
 };
 use crate::topic::TASK_START;
 
@@ -104,6 +105,16 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             hats,
             pricing,
             gates,
+            rate_limits: RateLimitConfig {
+                policy: raw
+                    .cli
+                    .on_rate_limit
+                    .map_or(DEFAULT_RATE_LIMIT_POLICY, |p| p.value),
+                wait: raw
+                    .cli
+                    .rate_limit_wait_seconds
+                    .map_or(DEFAULT_RATE_LIMIT_WAIT, |s| Duration::from_secs(s.value)),
+            },
             tasks: TasksConfig {
                 enabled: raw.tasks.enabled.map_or(DEFAULT_TASKS_ENABLED, |e| e.value),
             },

@@ -58,11 +58,50 @@ pub struct ResolvedConfig {
     /// `gates:`, lowest layer first, each in file order.
     pub gates: Vec<GateConfig>,
     pub tasks: TasksConfig,
+    pub rate_limits: RateLimitConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// `hooks:` (disabled and empty when absent).
     pub hooks: crate::hooks::HooksConfig,
 }
+
+/// What the loop does when an agent's run ends on a provider's rate or usage limit
+/// (`cli.on_rate_limit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateLimitPolicy {
+    /// Wait until the limit resets (or a backoff), then run the iteration again.
+    Wait,
+    /// Count it as a failed iteration.
+    Fail,
+}
+
+impl RateLimitPolicy {
+    pub const ALL: [RateLimitPolicy; 2] = [RateLimitPolicy::Wait, RateLimitPolicy::Fail];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RateLimitPolicy::Wait => "wait",
+            RateLimitPolicy::Fail => "fail",
+        }
+    }
+}
+
+/// `cli.on_rate_limit` and `cli.rate_limit_wait_seconds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimitConfig {
+    pub policy: RateLimitPolicy,
+    /// The first wait when the agent gives no reset time; it doubles with each limit in a
+    /// row, up to [`MAX_RATE_LIMIT_WAIT`].
+    pub wait: Duration,
+}
+
+/// Default for `cli.on_rate_limit`.
+pub const DEFAULT_RATE_LIMIT_POLICY: RateLimitPolicy = RateLimitPolicy::Wait;
+/// Default for `cli.rate_limit_wait_seconds`.
+pub const DEFAULT_RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
+/// The longest backoff between attempts when no reset time is known (a reset time the
+/// agent gives is waited for however far it is, within `max_runtime_seconds`).
+pub const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// `tasks:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,7 +25,8 @@ pub fn completion_signal(
     final_text: Option<&str>,
 ) -> Option<CompletionSignal> {
     match outcome {
-        IterationOutcome::Interrupted => None,
+        // The user stopped it, or a provider's limit cut it short: neither finished.
+        IterationOutcome::Interrupted | IterationOutcome::RateLimited { .. } => None,
         IterationOutcome::Succeeded
         | IterationOutcome::Failed { .. }
         | IterationOutcome::StoppedAtCostLimit

@@ -32,6 +32,7 @@ mod iteration;
 mod notice;
 mod outcome;
 mod publish;
+mod rate_limit;
 mod refusal;
 mod route;
 mod state;
@@ -50,12 +51,13 @@ pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
+pub use rate_limit::{RESET_SLACK, RateLimitStreak, RateLimitWait};
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
 pub use usage::Usage;
 
-use crate::config::{LoopConfig, ResolvedConfig};
+use crate::config::{LoopConfig, RateLimitConfig, ResolvedConfig};
 use crate::event::Event;
 use crate::topic::TASK_RESUME;
 
@@ -81,6 +83,7 @@ pub struct Rules {
     pub event_loop: LoopConfig,
     pub hats: Vec<HatRule>,
     pub gates: Vec<GateRule>,
+    pub rate_limits: RateLimitConfig,
 }
 
 /// One hat's routing rules.
@@ -107,6 +110,7 @@ impl Rules {
                 })
                 .collect(),
             gates: GateRule::from_config(config),
+            rate_limits: config.rate_limits,
         }
     }
 
@@ -280,7 +284,10 @@ impl Machine {
         elapsed: Duration,
     ) -> IterationRecord {
         self.set_runtime(elapsed);
-        self.state.iterations = self.state.iterations.max(iteration.number);
+        let waits = self.note_rate_limit(&iteration, &report.outcome);
+        if !waits {
+            self.state.iterations = self.state.iterations.max(iteration.number);
+        }
         self.account(&iteration, &report);
         let plan = self.gate_plan(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
@@ -318,7 +325,7 @@ impl Machine {
                 promise: promise.clone(),
             });
         }
-        if report.outcome.is_failure() {
+        if report.outcome.is_failure() || self.limit_is_failure(&report.outcome) {
             self.state.consecutive_failures += 1;
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
@@ -463,10 +470,13 @@ impl IterationOutcome {
     pub fn is_failure(&self) -> bool {
         match self {
             IterationOutcome::Failed { .. } => true,
+            // A provider's limit is not the agent's failure (`cli.on_rate_limit: fail`
+            // counts it as one in `Machine::finish`).
             IterationOutcome::Succeeded
             | IterationOutcome::StoppedAtCostLimit
             | IterationOutcome::StoppedAtRuntimeLimit
-            | IterationOutcome::Interrupted => false,
+            | IterationOutcome::Interrupted
+            | IterationOutcome::RateLimited { .. } => false,
         }
     }
 }

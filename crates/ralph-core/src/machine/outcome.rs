@@ -23,6 +23,14 @@ pub enum IterationOutcome {
     StoppedAtRuntimeLimit,
     /// The user stopped the run (Ctrl-C, SIGTERM).
     Interrupted,
+    /// The agent's run failed on a provider's rate or usage limit. Not the agent's
+    /// failure: with `cli.on_rate_limit: wait` the loop waits and runs the iteration
+    /// again, without counting it.
+    RateLimited {
+        message: String,
+        /// When the limit resets, in Unix seconds, when the agent said.
+        resets_at: Option<u64>,
+    },
 }
 
 impl IterationOutcome {
@@ -34,6 +42,7 @@ impl IterationOutcome {
             IterationOutcome::StoppedAtCostLimit => "stopped_at_cost_limit",
             IterationOutcome::StoppedAtRuntimeLimit => "stopped_at_runtime_limit",
             IterationOutcome::Interrupted => "interrupted",
+            IterationOutcome::RateLimited { .. } => "rate_limited",
         }
     }
 }
@@ -46,6 +55,13 @@ impl fmt::Display for IterationOutcome {
             IterationOutcome::StoppedAtCostLimit => f.write_str("stopped at the cost limit"),
             IterationOutcome::StoppedAtRuntimeLimit => f.write_str("stopped at the runtime limit"),
             IterationOutcome::Interrupted => f.write_str("interrupted"),
+            IterationOutcome::RateLimited { message, resets_at } => {
+                write!(f, "rate limited: {message}")?;
+                match resets_at {
+                    Some(at) => write!(f, " (resets {})", crate::time_text::utc_minute_secs(*at)),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -64,7 +80,9 @@ const NO_OUTPUT: &str = "the agent produced no output";
 ///   agent;
 /// - `silent`: the agent wrote nothing on stdout and published no event. Whatever its
 ///   exit code says, such a run did nothing: counting it as a success would let a broken
-///   agent spin through every iteration instead of reaching `max_consecutive_failures`.
+///   agent spin through every iteration instead of reaching `max_consecutive_failures`;
+/// - `rate_limited`: the stream's limit (`SessionSummary::rate_limited`): a run that
+///   failed on one is [`IterationOutcome::RateLimited`], not failed.
 pub fn classify(
     termination: &Termination,
     stream_succeeded: bool,
@@ -72,7 +90,12 @@ pub fn classify(
     stopped_for_budget: bool,
     wall_is_runtime: bool,
     silent: bool,
+    rate_limited: Option<&ralph_stream::RateLimited>,
 ) -> IterationOutcome {
+    let limited = |limit: &ralph_stream::RateLimited| IterationOutcome::RateLimited {
+        message: limit.message.clone(),
+        resets_at: limit.resets_at,
+    };
     match termination {
         Termination::Interrupted => IterationOutcome::Interrupted,
         Termination::StoppedByCaller if stopped_for_budget => IterationOutcome::StoppedAtCostLimit,
@@ -84,6 +107,8 @@ pub fn classify(
                 }
             } else if stream_succeeded {
                 IterationOutcome::Succeeded
+            } else if let Some(limit) = rate_limited {
+                limited(limit)
             } else {
                 let reason = match errors.last() {
                     Some(error) => format!("the agent reported an error: {error}"),
@@ -91,6 +116,9 @@ pub fn classify(
                 };
                 IterationOutcome::Failed { reason }
             }
+        }
+        _ if rate_limited.is_some() && !stream_succeeded => {
+            limited(rate_limited.expect("checked above"))
         }
         t => {
             let reason = match errors.last() {

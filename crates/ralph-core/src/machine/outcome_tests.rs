@@ -9,7 +9,7 @@ fn classify_judges_process_and_stream_together() {
     let timeout = Termination::WallClockTimeout;
     let cases = [
         (
-            classify(&ok, true, &[], false, false, false),
+            classify(&ok, true, &[], false, false, false, None),
             IterationOutcome::Succeeded,
         ),
         (
@@ -20,62 +20,79 @@ fn classify_judges_process_and_stream_together() {
                 false,
                 false,
                 false,
+                None,
             ),
             IterationOutcome::Succeeded,
         ),
         // pi exits 0 when every model call failed.
         (
-            classify(&ok, false, &errors, false, false, false),
+            classify(&ok, false, &errors, false, false, false, None),
             IterationOutcome::Failed {
                 reason: "the agent reported an error: 401 invalid api key".into(),
             },
         ),
         (
-            classify(&code3, false, &[], false, false, false),
+            classify(&code3, false, &[], false, false, false, None),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
         ),
         (
-            classify(&caller, false, &[], true, false, false),
+            classify(&caller, false, &[], true, false, false, None),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
-            classify(&ok, true, &[], true, false, false),
+            classify(&ok, true, &[], true, false, false, None),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(&timeout, false, &[], false, true, false),
+            classify(&timeout, false, &[], false, true, false, None),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(&timeout, false, &[], false, false, false),
+            classify(&timeout, false, &[], false, false, false, None),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
         ),
         (
-            classify(&Termination::Interrupted, true, &[], true, true, false),
+            classify(
+                &Termination::Interrupted,
+                true,
+                &[],
+                true,
+                true,
+                false,
+                None,
+            ),
             IterationOutcome::Interrupted,
         ),
         // Exit 0 with nothing on stdout and no event published did nothing.
         (
-            classify(&ok, true, &[], false, false, true),
+            classify(&ok, true, &[], false, false, true, None),
             IterationOutcome::Failed {
                 reason: NO_OUTPUT.into(),
             },
         ),
         // A failure says why the process failed, silent or not.
         (
-            classify(&code3, true, &[], false, false, true),
+            classify(&code3, true, &[], false, false, true, None),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
         ),
         // Interrupted before it wrote anything is still an interruption.
         (
-            classify(&Termination::Interrupted, true, &[], false, false, true),
+            classify(
+                &Termination::Interrupted,
+                true,
+                &[],
+                false,
+                false,
+                true,
+                None,
+            ),
             IterationOutcome::Interrupted,
         ),
     ];
@@ -111,4 +128,43 @@ fn durations_read_naturally() {
         .map(|s| format_duration(Duration::from_secs_f64(s)))
         .collect();
     assert_eq!(shown, vec!["850ms", "12.3s", "3m 05s", "1h 02m"]);
+}
+
+#[test]
+fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
+    let limit = ralph_stream::RateLimited {
+        resets_at: Some(1_795_676_400),
+        message: "429 rate limit".into(),
+    };
+    let errors = vec![limit.message.clone()];
+    let expected = IterationOutcome::RateLimited {
+        message: "429 rate limit".into(),
+        resets_at: Some(1_795_676_400),
+    };
+    let ok = Termination::Exited { code: 0 };
+    assert_eq!(
+        classify(&ok, false, &errors, false, false, false, Some(&limit)),
+        expected
+    );
+    let code1 = Termination::Exited { code: 1 };
+    assert_eq!(
+        classify(&code1, false, &errors, false, false, false, Some(&limit)),
+        expected
+    );
+    assert_eq!(
+        classify(
+            &Termination::Interrupted,
+            false,
+            &errors,
+            false,
+            false,
+            false,
+            Some(&limit)
+        ),
+        IterationOutcome::Interrupted
+    );
+    assert_eq!(
+        expected.to_string(),
+        "rate limited: 429 rate limit (resets 2026-11-26 07:00 UTC)"
+    );
 }

@@ -118,7 +118,8 @@ impl Machine {
             IterationOutcome::Failed { .. }
             | IterationOutcome::StoppedAtCostLimit
             | IterationOutcome::StoppedAtRuntimeLimit
-            | IterationOutcome::Interrupted => {
+            | IterationOutcome::Interrupted
+            | IterationOutcome::RateLimited { .. } => {
                 // The hat did not hand over: it gets its events again.
                 let requeue: Vec<Event> = iteration
                     .events

@@ -52,10 +52,21 @@ impl std::fmt::Display for CompletionRefusal {
 /// The loop's final verdict: why it stopped, and, when it stopped otherwise after its
 /// completion was refused, what refused it.
 pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
-    match (&state.refusal, reason) {
+    let mut verdict = match (&state.refusal, reason) {
         (Some(refusal), reason) if !matches!(reason, StopReason::Completed { .. }) => {
             format!("{reason}; {refusal}")
         }
         _ => reason.to_string(),
+    };
+    // A loop that ran out of time while a provider limited it says until when.
+    if let (StopReason::MaxRuntime { .. }, Some(limit)) = (reason, &state.rate_limit) {
+        match limit.resets_at {
+            Some(at) => verdict.push_str(&format!(
+                "; rate limited until {}",
+                crate::time_text::utc_minute_secs(at)
+            )),
+            None => verdict.push_str("; still rate limited"),
+        }
     }
+    verdict
 }

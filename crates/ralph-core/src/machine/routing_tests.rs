@@ -256,6 +256,7 @@ fn finish_records_the_iteration_and_the_totals() {
             cost_notice_given: false,
             end: None,
             refusal: None,
+            rate_limit: None,
             gates: BTreeMap::new(),
         }
     );

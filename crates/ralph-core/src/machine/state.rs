@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::gate::GateEnd;
 use super::outcome::StopReason;
+use super::rate_limit::RateLimitStreak;
 use super::refusal::CompletionRefusal;
 use crate::event::Event;
 use ralph_stream::Tokens;
@@ -43,6 +44,9 @@ pub struct LoopState {
     /// when the loop then ends otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<CompletionRefusal>,
+    /// Provider limits hit in a row (cleared by an iteration that did not hit one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitStreak>,
     /// What each gate did over the run, for the summary.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub gates: BTreeMap<String, GateTotals>,

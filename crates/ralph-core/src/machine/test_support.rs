@@ -24,6 +24,10 @@ pub(super) fn solo() -> Rules {
         },
         hats: vec![],
         gates: vec![],
+        rate_limits: crate::config::RateLimitConfig {
+            policy: crate::config::RateLimitPolicy::Wait,
+            wait: 60 * S,
+        },
     }
 }
 

@@ -287,6 +287,30 @@ impl RunView {
                 let (style, text) = gate_lines::started(gate, command, *event);
                 line(out, style, &text);
             }
+            RunEvent::RateLimitWait {
+                iteration,
+                wait_secs,
+                resets_at,
+                ..
+            } => {
+                self.agent.finish(out);
+                let until = resets_at
+                    .map(|at| {
+                        format!(
+                            " (the limit resets {})",
+                            ralph_core::time_text::utc_minute_secs(at)
+                        )
+                    })
+                    .unwrap_or_default();
+                line(
+                    out,
+                    palette::NOTICE,
+                    &format!(
+                        "⏸ rate limited: waiting {}{until}, then iteration {iteration} again",
+                        duration_ms(wait_secs.saturating_mul(1000))
+                    ),
+                );
+            }
             RunEvent::GateFinished { result, .. } => {
                 for (style, text) in gate_lines::finished(result) {
                     line(out, style, &text);
@@ -467,7 +491,8 @@ fn outcome_mark(outcome: &IterationOutcome) -> (Style, &'static str) {
         IterationOutcome::Failed { .. } => (palette::ERROR, "✗"),
         IterationOutcome::StoppedAtCostLimit
         | IterationOutcome::StoppedAtRuntimeLimit
-        | IterationOutcome::Interrupted => (palette::NOTICE, "■"),
+        | IterationOutcome::Interrupted
+        | IterationOutcome::RateLimited { .. } => (palette::NOTICE, "■"),
     }
 }
 

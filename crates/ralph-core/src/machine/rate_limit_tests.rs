@@ -1,0 +1,107 @@
+//! Provider limits: waited out without counting, backoff, runtime, and `fail`.
+
+use pretty_assertions::assert_eq;
+
+use super::super::test_support::*;
+use super::super::*;
+use crate::config::{RateLimitConfig, RateLimitPolicy};
+
+fn limited(resets_at: Option<u64>) -> IterationReport {
+    report(
+        IterationOutcome::RateLimited {
+            message: "429 rate limit".into(),
+            resets_at,
+        },
+        &[],
+    )
+}
+
+#[test]
+fn a_limited_iteration_is_not_counted_and_runs_again_after_the_wait() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_iterations = 2));
+    let first = run(&mut m);
+    m.finish(first.clone(), limited(None), S);
+    assert_eq!(m.state().iterations, 0);
+    assert_eq!(m.state().consecutive_failures, 0);
+    assert_eq!(
+        m.rate_limit_wait(1_000, S),
+        Some(RateLimitWait {
+            wait: 60 * S,
+            resets_at: None
+        })
+    );
+    let again = run(&mut m);
+    assert_eq!((again.number, again.events.clone()), (1, first.events));
+    assert_eq!(m.state().activations[DEFAULT_HAT], 1);
+    // A second limit in a row doubles the wait; a reset time given is waited for.
+    m.finish(again, limited(None), S);
+    assert_eq!(m.rate_limit_wait(1_000, S).map(|w| w.wait), Some(120 * S));
+    let third = run(&mut m);
+    m.finish(third, limited(Some(1_100)), S);
+    assert_eq!(
+        m.rate_limit_wait(1_000, S).map(|w| w.wait),
+        Some(100 * S + RESET_SLACK)
+    );
+    // Once an iteration gets through, the streak is over.
+    let fourth = run(&mut m);
+    m.finish(fourth, ok(&[]), S);
+    assert_eq!(
+        (m.state().rate_limit.clone(), m.state().iterations),
+        (None, 1)
+    );
+    assert_eq!(m.rate_limit_wait(1_000, S), None);
+}
+
+#[test]
+fn a_wait_past_the_runtime_limit_ends_the_loop_saying_until_when() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 30 * S));
+    let it = run(&mut m);
+    m.finish(it, limited(Some(1_795_680_000)), S);
+    assert_eq!(m.rate_limit_wait(1_795_676_000, S), None);
+    let reason = stop(&mut m);
+    assert_eq!(reason, StopReason::MaxRuntime { limit_secs: 30 });
+    assert!(
+        verdict(&reason, m.state()).ends_with("; rate limited until 2026-11-26 08:00 UTC"),
+        "{}",
+        verdict(&reason, m.state())
+    );
+}
+
+#[test]
+fn with_fail_a_limit_is_a_failed_iteration() {
+    let mut m = Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+        },
+        ..limits(solo(), |l| l.max_consecutive_failures = 2)
+    });
+    for _ in 0..2 {
+        let it = run(&mut m);
+        m.finish(it, limited(None), S);
+        assert_eq!(m.rate_limit_wait(0, S), None);
+    }
+    assert_eq!(m.state().iterations, 2);
+    assert_eq!(
+        stop(&mut m),
+        StopReason::ConsecutiveFailures { failures: 2 }
+    );
+}
+
+#[test]
+fn a_limited_run_never_completes() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let report = IterationReport {
+        final_text: Some(PROMISE.into()),
+        ..report(
+            IterationOutcome::RateLimited {
+                message: "429".into(),
+                resets_at: None,
+            },
+            &[ev(PROMISE)],
+        )
+    };
+    let record = m.finish(it, report, S);
+    assert_eq!(record.completion, None);
+}
