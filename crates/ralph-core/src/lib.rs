@@ -20,6 +20,7 @@ pub mod event;
 pub mod fsafe;
 pub mod inbox;
 pub mod machine;
+pub mod memory;
 pub mod prompt;
 pub mod run_event;
 pub mod store;

@@ -80,8 +80,6 @@ fn upstream_self_hosting_config_loads_with_warnings() {
              ignored: no command listed here is run (ralph-orchestrator never ran them either); \
              write them as `gates:` (`name`, `run`, `before`), which ralph runs before it \
              believes the events they guard",
-            "upstream_self_hosting.yml:58:1: `skills` is not supported by ralph (yet) and is \
-             ignored: ralph injects no skills index into the prompt",
             "upstream_self_hosting.yml:13:16: `cli.prompt_mode` only applies to the custom backend \
              and is ignored: `kiro` receives its prompt and writes its output its own way",
         ]
@@ -263,6 +261,7 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
         let name = match path {
             "hats" => "<id>",
             "pricing" => "<model>",
+            "skills.overrides" => "<name>",
             _ => name,
         };
         let key_path = if path.is_empty() {
@@ -271,8 +270,9 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
             format!("{path}.{name}")
         };
         dumped_paths(value, &key_path, out);
-        // `hats.<id>` and `pricing.<model>` are entries, not keys.
-        if !matches!(path, "hats" | "pricing") {
+        // `hats.<id>`, `pricing.<model>` and `skills.overrides.<name>` are entries, not
+        // keys.
+        if !matches!(path, "hats" | "pricing" | "skills.overrides") {
             out.push(key_path);
         }
     }

@@ -108,7 +108,14 @@ impl Section {
             Section::EventLoop => unsupported::EVENT_LOOP,
             Section::Hat => unsupported::HAT,
             Section::HatBackend => unsupported::HAT_BACKEND,
-            Section::Core | Section::Scratchpad | Section::Price | Section::Gate => &[],
+            Section::SkillOverride => unsupported::SKILL_OVERRIDE,
+            Section::Core
+            | Section::Scratchpad
+            | Section::Price
+            | Section::Gate
+            | Section::Memories
+            | Section::MemoryFilter
+            | Section::Skills => &[],
         }
     }
 
@@ -173,6 +180,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static Key> {
         MAIN_KEYS,
         super::keys_hat::HAT_KEYS,
         super::keys_gate::GATE_KEYS,
+        super::keys_memory::MEMORY_KEYS,
     ]
     .into_iter()
     .flatten()

@@ -27,6 +27,7 @@ mod choice;
 mod decode;
 mod decode_gate;
 mod decode_hat;
+mod decode_memory;
 mod decode_pricing;
 mod describe;
 mod dump;
@@ -35,7 +36,9 @@ pub mod key;
 mod keys;
 mod keys_gate;
 mod keys_hat;
+mod keys_memory;
 mod load;
+mod memory_config;
 mod merge;
 mod node;
 mod origin;
@@ -64,7 +67,8 @@ pub use origin::{Origin, Spanned};
 pub use overrides::{Overrides, flag};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
-    RawPrice, RawScratchpad, SpannedList,
+    RawMemories, RawMemoryFilter, RawPrice, RawScratchpad, RawSkillOverride, RawSkills,
+    SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
@@ -72,8 +76,9 @@ pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig,
-    ModelPricing, Prompt, PromptSource, ResolvedConfig,
+    DEFAULT_MEMORY_BUDGET, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE,
+    DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT, Deadlines, GateConfig,
+    HatBackend, HatConfig, LoopConfig, MEMORY_BUDGET_CAP, MemoriesConfig, MemoryFilter,
+    MemoryInject, ModelPricing, Prompt, PromptSource, ResolvedConfig, SkillOverride, SkillsConfig,
 };
 pub use template::init_template;

@@ -104,6 +104,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             hats,
             pricing,
             gates,
+            memories: super::memory_config::memories(raw.memories),
+            skills: super::memory_config::skills(raw.skills),
             sources: env.sources.clone(),
         },
         warnings: r.warnings,

@@ -12,6 +12,10 @@ use ralph_stream::{ModelPrice, PriceTable, StreamFormat};
 use ralph_types::BackendKind;
 
 use super::choice::PromptMode;
+pub use super::memory_config::{
+    DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_CAP, MemoriesConfig, MemoryFilter, MemoryInject,
+    SkillOverride, SkillsConfig,
+};
 // The deadlines and their defaults are shared with the supervisor: defined once, in
 // ralph-types.
 pub use ralph_types::{
@@ -57,6 +61,8 @@ pub struct ResolvedConfig {
     pub pricing: Vec<ModelPricing>,
     /// `gates:`, lowest layer first, each in file order.
     pub gates: Vec<GateConfig>,
+    pub memories: MemoriesConfig,
+    pub skills: SkillsConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
 }

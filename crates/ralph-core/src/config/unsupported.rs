@@ -11,7 +11,7 @@
 //! - a **warning** when running without it is safe (prompt extras, display settings,
 //!   keys ralph-orchestrator ignored as well);
 //! - **nothing** when the value asks for exactly what ralph does anyway
-//!   (`persistent: false`, `memories: {enabled: false}`, `concurrency: 1`).
+//!   (`persistent: false`, `tasks: {enabled: false}`, `concurrency: 1`).
 
 use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
@@ -162,19 +162,9 @@ const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so no
 /// Top-level keys.
 pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
-        "memories",
-        warning_unless_disabled,
-        "ralph injects no memories into the prompt; the scratchpad carries notes between iterations",
-    ),
-    entry(
         "tasks",
         warning_unless_disabled,
         "ralph has no task list (`ralph tools task`); use the scratchpad, and `event_loop.required_events` to hold completion back",
-    ),
-    entry(
-        "skills",
-        warning_unless_disabled,
-        "ralph injects no skills index into the prompt",
     ),
     entry(
         "hooks",
@@ -390,6 +380,13 @@ pub(crate) const HAT_BACKEND: &[Unsupported] = &[entry(
     "agent",
     error,
     "ralph would run the backend's default agent instead; pass the agent through `args`",
+)];
+
+/// Keys under `skills.overrides.<name>`.
+pub(crate) const SKILL_OVERRIDE: &[Unsupported] = &[entry(
+    "tags",
+    warning,
+    "ralph does not choose skills by tag; limit a skill with `hats` or `backends`",
 )];
 
 #[cfg(test)]

@@ -1,0 +1,96 @@
+//! Writing `memories.md`: a new file, a memory's block, and edits in place.
+//!
+//! A write never regenerates the file from what was read: adding inserts one block at the
+//! top of its section (newest first, where ralph-orchestrator puts it) and deleting cuts
+//! one entry's bytes out. Whatever else is in the file, a damaged entry, a note a person
+//! wrote, stays as it was.
+
+use std::fmt::Write as _;
+
+use super::parse::{Entry, Parsed};
+use super::{Memory, MemoryType};
+
+/// A file with no memories yet: every section, empty.
+pub const TEMPLATE: &str = "# Memories\n\n## Patterns\n\n## Decisions\n\n## Fixes\n\n## Context\n";
+
+/// The text lines of a memory as the file quotes them: blank lines are left out, since
+/// ralph-orchestrator does not read a `>` line without text.
+pub fn content_lines(content: &str) -> impl Iterator<Item = &str> {
+    content
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+}
+
+/// A memory's block: a blank line, its heading, its text, its tags and day.
+pub fn block(memory: &Memory) -> String {
+    let mut out = format!("\n### {}\n", memory.id);
+    for line in content_lines(&memory.content) {
+        let _ = writeln!(out, "> {line}");
+    }
+    let _ = writeln!(
+        out,
+        "<!-- tags: {} | created: {} -->",
+        memory.tags.join(", "),
+        memory.created
+    );
+    out
+}
+
+/// `text` (read as `parsed`) with `memory` at the top of its section; the section is
+/// added at the end when the file has none (an empty file becomes [`TEMPLATE`] first).
+pub fn insert(text: &str, parsed: &Parsed, memory: &Memory) -> String {
+    let block = block(memory);
+    if text.trim().is_empty() {
+        let fresh = super::parse::parse(TEMPLATE);
+        return insert(TEMPLATE, &fresh, memory);
+    }
+    match parsed.sections[memory.memory_type as usize] {
+        Some(at) => {
+            let mut out = String::with_capacity(text.len() + block.len() + 1);
+            out.push_str(&text[..at]);
+            if !text[..at].ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&block);
+            out.push_str(&text[at..]);
+            out
+        }
+        None => {
+            let mut out = String::with_capacity(text.len() + block.len() + 32);
+            out.push_str(text.trim_end_matches(['\n', '\r']));
+            let _ = write!(out, "\n\n## {}\n", memory.memory_type.section());
+            out.push_str(&block);
+            out
+        }
+    }
+}
+
+/// `text` without `entry`'s bytes.
+pub fn remove(text: &str, entry: &Entry) -> String {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..entry.span.start]);
+    out.push_str(&text[entry.span.end..]);
+    out
+}
+
+/// Memories as the prompt and `ralph tools memory prime` show them: the file's layout,
+/// with only the sections that have one, in the order given within each section.
+pub fn markdown<'m>(memories: impl IntoIterator<Item = &'m Memory> + Clone) -> String {
+    let mut out = String::from("# Memories\n");
+    for kind in MemoryType::ALL {
+        let mut of_kind = memories
+            .clone()
+            .into_iter()
+            .filter(|m| m.memory_type == kind)
+            .peekable();
+        if of_kind.peek().is_none() {
+            continue;
+        }
+        let _ = write!(out, "\n## {}\n", kind.section());
+        for memory in of_kind {
+            out.push_str(&block(memory));
+        }
+    }
+    out
+}
