@@ -140,6 +140,18 @@ pub(crate) enum Command {
     ///   ralph completions fish > ~/.config/fish/completions/ralph.fish
     #[command(verbatim_doc_comment)]
     Completions(CompletionsArgs),
+    /// The loop's working memory, for agents: `ralph tools memory`, `ralph tools skill`.
+    ///
+    /// Each command acts on the workspace given by --root, else $RALPH_WORKSPACE (set by
+    /// `ralph run` for its agents), else the current directory; files live under
+    /// .ralph/agent/. Every list can be printed as JSON (--format json).
+    ///
+    /// Examples:
+    ///   ralph tools memory add "pi exits 0 on failure: check its last event" -t fix
+    ///   ralph tools memory search pi
+    ///   ralph tools skill load release-notes
+    #[command(verbatim_doc_comment)]
+    Tools(crate::cli_tools::ToolsArgs),
 }
 
 #[derive(Debug, clap::Args)]

@@ -80,6 +80,8 @@ pub(crate) enum CliError {
     NoGates,
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
     UnknownGate { name: String, known: Vec<String> },
+    #[error(transparent)]
+    Tool(#[from] crate::commands::tools::ToolError),
 }
 
 impl From<ralph_agent::DetectError> for CliError {

@@ -58,6 +58,8 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         required_missing: &[],
         events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES as usize,
         ralph: RALPH_BY_NAME,
+        memories: None,
+        skills: &[],
     }
 }
 

@@ -16,6 +16,9 @@ pub const RUN_ID: &str = "RALPH_RUN_ID";
 pub const ITERATION: &str = "RALPH_ITERATION";
 /// The id of the hat the iteration runs. Set by `ralph run` for each iteration's agent.
 pub const HAT: &str = "RALPH_HAT";
+/// The workspace an agent works in (absolute). `ralph tools …` acts on it when no
+/// `--root` is given, so an agent that changed directory still reaches the loop's files.
+pub const WORKSPACE: &str = "RALPH_WORKSPACE";
 /// A token unique to one supervised process (`<ralph pid>-<counter>`). Set by the
 /// supervisor for every process it starts (agents, version probes); ralph finds the
 /// process's descendants by it, even those that left its process group, to stop them.

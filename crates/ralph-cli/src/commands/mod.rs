@@ -9,6 +9,7 @@ mod init;
 mod inspect;
 mod plan;
 mod run;
+pub(crate) mod tools;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -34,6 +35,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Events(args) => events::run(&args),
         Command::Gates(args) => gates::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Tools(args) => tools::run(args),
     }
 }
 

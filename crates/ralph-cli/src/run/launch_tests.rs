@@ -158,6 +158,8 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
             price,
         }],
         gates: vec![],
+        memories: ralph_core::config::MemoriesConfig::default(),
+        skills: ralph_core::config::SkillsConfig::default(),
         sources: vec![],
     };
     let codex = agent(

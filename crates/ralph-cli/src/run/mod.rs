@@ -11,6 +11,7 @@
 pub(crate) mod backends;
 pub(crate) mod gates;
 pub(crate) mod launch;
+mod memory;
 pub(crate) mod signals;
 
 use std::cell::RefCell;
@@ -163,6 +164,12 @@ async fn iterate(
     };
     let scratchpad_shown = scratchpad_path.map(|p| p.display().to_string());
     let missing = run.machine.missing_required();
+    let working = memory::WorkingMemory::read(
+        config,
+        &run.workspace,
+        hat.map(|h| h.id.as_str()),
+        agent.kind.name(),
+    );
     let prompt = build_prompt(&PromptInput {
         objective: &run.objective,
         guardrails: &config.core.guardrails,
@@ -181,6 +188,8 @@ async fn iterate(
         } else {
             RALPH_BY_NAME
         },
+        memories: working.prompt(),
+        skills: &working.skills,
     });
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
         |source| CliError::Build {

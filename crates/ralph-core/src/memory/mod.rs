@@ -16,10 +16,10 @@
 //!
 //! One `##` section per [`MemoryType`], one `###` heading per memory (its id,
 //! `mem-<unix seconds>-<4 hex digits>`), its text as `> ` lines, then a comment with its
-//! tags and the day it was written. [`parse`] reads a file (reporting damaged entries
+//! tags and the day it was written. [`parse()`] reads a file (reporting damaged entries
 //! with their line numbers instead of failing), [`render`] edits one in place (so what
 //! it cannot read survives every write), [`select`] searches and primes memories within
-//! a budget, and [`file`] does the locked, atomic I/O.
+//! a budget, and [`mod@file`] does the locked, atomic I/O.
 
 pub mod date;
 pub mod file;

@@ -36,6 +36,8 @@ pub struct Ranked {
     pub shown: usize,
     /// How many passed the filters but did not fit.
     pub left_out: usize,
+    /// The ids of the memories shown, most relevant first.
+    pub ids: Vec<String>,
 }
 
 /// The memories that pass `prime`'s filters, most relevant first.
@@ -88,6 +90,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
             text: String::new(),
             shown: 0,
             left_out: 0,
+            ids: Vec::new(),
         };
     }
     let all = markdown(ranked.iter().copied());
@@ -96,6 +99,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
             text: all,
             shown: ranked.len(),
             left_out: 0,
+            ids: ranked.iter().map(|m| m.id.clone()).collect(),
         };
     };
     // Room for the note at its longest (every memory left out).
@@ -104,6 +108,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
             text: String::new(),
             shown: 0,
             left_out: ranked.len(),
+            ids: Vec::new(),
         };
     };
     let header = chars("# Memories\n");
@@ -134,6 +139,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
         text,
         shown: kept.len(),
         left_out,
+        ids: kept.iter().map(|m| m.id.clone()).collect(),
     }
 }
 

@@ -1,0 +1,85 @@
+//! `ralph tools …`: the commands an agent calls to keep the loop's working memory
+//! (`memory`, `skill`). The logic lives in ralph-core (`memory`, `skills`); these
+//! modules find the workspace, do the I/O and print.
+
+mod memory;
+mod skill;
+
+use std::io::{BufWriter, StdoutLock, Write};
+use std::path::PathBuf;
+
+use crate::cli_tools::{Tool, ToolOptions, ToolsArgs};
+use crate::error::CliError;
+use crate::exit::CommandOutcome;
+
+pub(crate) fn run(args: ToolsArgs) -> Result<CommandOutcome, CliError> {
+    match args.tool {
+        Tool::Memory(args) => memory::run(args),
+        Tool::Skill(args) => skill::run(args),
+    }
+}
+
+/// The workspace a tool acts on: `--root`, else `$RALPH_WORKSPACE` (set by `ralph run`
+/// for its agents), else the current directory.
+pub(crate) fn workspace(options: &ToolOptions) -> Result<PathBuf, CliError> {
+    if let Some(root) = &options.root {
+        return Ok(root.clone());
+    }
+    match std::env::var_os(ralph_types::env::WORKSPACE) {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => super::working_directory(),
+    }
+}
+
+/// Buffered stdout; a closed pipe surfaces as [`CliError::BrokenPipe`].
+pub(crate) struct Out(BufWriter<StdoutLock<'static>>);
+
+impl Out {
+    pub(crate) fn stdout() -> Out {
+        Out(BufWriter::new(std::io::stdout().lock()))
+    }
+
+    pub(crate) fn text(&mut self, text: &str) -> Result<(), CliError> {
+        self.0.write_all(text.as_bytes()).map_err(CliError::write)
+    }
+
+    pub(crate) fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
+        serde_json::to_writer_pretty(&mut self.0, value).map_err(|e| CliError::write(e.into()))?;
+        self.text("\n")
+    }
+
+    pub(crate) fn finish(mut self) -> Result<CommandOutcome, CliError> {
+        self.0.flush().map_err(CliError::write)?;
+        Ok(CommandOutcome::Success)
+    }
+}
+
+/// Why a tool command failed; each message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ToolError {
+    #[error(
+        "no memory `{id}` in `{}`: `ralph tools memory list` shows the ids",
+        .path.display()
+    )]
+    MemoryNotFound { id: String, path: PathBuf },
+    #[error(
+        "the memory has no text: give it as the first argument, such as `ralph tools memory \
+         add \"pi exits 0 on failure: check its last event\" -t fix`"
+    )]
+    EmptyMemory,
+    #[error(
+        "the tag `{0}` holds a character the memories file cannot keep in a tag (`|`, `<`, \
+         `>`, `-->` or a line break); use letters, digits, `-`, `_` or `.`"
+    )]
+    BadTag(String),
+    #[error("unknown memory type `{0}`: the types are pattern, decision, fix and context")]
+    BadType(String),
+    #[error(
+        "`{}` already exists; keep it, or pass --force to replace it with an empty file \
+         (its memories are lost)",
+        .0.display()
+    )]
+    MemoriesExist(PathBuf),
+    #[error("{0}")]
+    UnknownSkill(String),
+}
