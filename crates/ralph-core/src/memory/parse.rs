@@ -8,9 +8,13 @@
 //! and skipped, and since writes edit the file in place (see [`super::render`]) it stays
 //! in the file for a person to repair.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Memory, MemoryType, is_valid_id};
+
+/// The bytes of a typical entry, to size the tables before reading.
+const BYTES_PER_ENTRY_GUESS: usize = 150;
 
 /// A memory and where it is in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,12 +71,12 @@ enum Section {
     Unknown(String),
 }
 
-/// The entry being read.
-struct Open {
-    id: String,
+/// The entry being read (its text borrowed from the file until it is closed).
+struct Open<'t> {
+    id: &'t str,
     line: usize,
     start: usize,
-    content: Vec<String>,
+    content: Vec<&'t str>,
     tags: Vec<String>,
     created: String,
     /// Why it cannot be read, when that is known from its heading already.
@@ -81,7 +85,13 @@ struct Open {
 
 /// Reads a memories file.
 pub fn parse(text: &str) -> Parsed {
-    let mut parsed = Parsed::default();
+    // About one entry per 150 bytes in files ralph writes: enough to rarely grow.
+    let estimate = text.len() / BYTES_PER_ENTRY_GUESS;
+    let mut parsed = Parsed {
+        entries: Vec::with_capacity(estimate),
+        ..Parsed::default()
+    };
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(estimate);
     let mut section = Section::Known(MemoryType::Pattern);
     let mut open: Option<Open> = None;
     let mut offset = 0;
@@ -91,7 +101,7 @@ pub fn parse(text: &str) -> Parsed {
         offset += raw.len();
         let line = raw.trim_end_matches(['\n', '\r']);
         if let Some(title) = line.strip_prefix("## ") {
-            close(&mut parsed, &section, open.take(), start);
+            close(&mut parsed, &mut seen, &section, open.take(), start);
             let title = title.trim();
             section = match MemoryType::from_section(title) {
                 Some(kind) => {
@@ -102,9 +112,9 @@ pub fn parse(text: &str) -> Parsed {
                 None => Section::Unknown(title.to_owned()),
             };
         } else if let Some(heading) = line.strip_prefix("### ") {
-            close(&mut parsed, &section, open.take(), start);
-            let id = heading.trim().to_owned();
-            let damaged = (!is_valid_id(&id)).then(|| {
+            close(&mut parsed, &mut seen, &section, open.take(), start);
+            let id = heading.trim();
+            let damaged = (!is_valid_id(id)).then(|| {
                 format!("the heading `### {id}` is not a memory id (`mem-<digits>-<4 hex digits>`)")
             });
             open = Some(Open {
@@ -118,21 +128,27 @@ pub fn parse(text: &str) -> Parsed {
             });
         } else if let Some(entry) = open.as_mut() {
             if let Some(rest) = line.strip_prefix('>') {
-                entry
-                    .content
-                    .push(rest.strip_prefix(' ').unwrap_or(rest).to_owned());
+                entry.content.push(rest.strip_prefix(" ").unwrap_or(rest));
             } else if let Some((tags, created)) = metadata(line) {
                 entry.tags = tags;
                 entry.created = created;
             }
         }
     }
-    close(&mut parsed, &section, open, offset);
+    close(&mut parsed, &mut seen, &section, open, offset);
     parsed
 }
 
-/// Ends the entry being read at byte `end`: a memory, or a damaged entry.
-fn close(parsed: &mut Parsed, section: &Section, open: Option<Open>, end: usize) {
+/// Ends the entry being read at byte `end`: a memory, or a damaged entry. `seen` maps
+/// the ids read so far to their lines (a scan of `parsed` would make a file of 10,000
+/// memories cost 50 million comparisons).
+fn close<'t>(
+    parsed: &mut Parsed,
+    seen: &mut HashMap<&'t str, usize>,
+    section: &Section,
+    open: Option<Open<'t>>,
+    end: usize,
+) {
     let Some(mut entry) = open else {
         return;
     };
@@ -151,10 +167,10 @@ fn close(parsed: &mut Parsed, section: &Section, open: Option<Open>, end: usize)
             "memory `{}` has no text (no `> ` line under its heading)",
             entry.id
         )),
-        (None, Section::Known(_)) => parsed.find(&entry.id).map(|first| {
+        (None, Section::Known(_)) => seen.get(entry.id).map(|first| {
             format!(
-                "memory `{}` repeats the id of the memory on line {}",
-                entry.id, first.line
+                "memory `{}` repeats the id of the memory on line {first}",
+                entry.id
             )
         }),
     };
@@ -168,9 +184,10 @@ fn close(parsed: &mut Parsed, section: &Section, open: Option<Open>, end: usize)
     let Section::Known(kind) = section else {
         return;
     };
+    seen.insert(entry.id, entry.line);
     parsed.entries.push(Entry {
         memory: Memory {
-            id: std::mem::take(&mut entry.id),
+            id: entry.id.to_owned(),
             memory_type: *kind,
             content: entry.content.join("\n"),
             tags: entry.tags,

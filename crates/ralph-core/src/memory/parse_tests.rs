@@ -166,3 +166,21 @@ fn the_sample_round_trips_through_an_add_and_a_delete() {
     // The sample ends with an empty `## Context` section and no newline after it.
     assert_eq!(removed.trim_end(), INCUMBENT.trim_end());
 }
+
+#[test]
+fn a_blocks_length_is_counted_without_writing_it() {
+    for m in [
+        memory(
+            "mem-1-abcd",
+            MemoryType::Fix,
+            "één\n\n  two  \nthree",
+            &["a", "bé"],
+        ),
+        memory("mem-22-0000", MemoryType::Context, "x", &[]),
+    ] {
+        assert_eq!(
+            crate::memory::render::block_chars(&m),
+            crate::memory::render::block(&m).chars().count()
+        );
+    }
+}

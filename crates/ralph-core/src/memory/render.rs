@@ -37,6 +37,26 @@ pub fn block(memory: &Memory) -> String {
     out
 }
 
+/// The characters of [`block`]`(memory)`, counted without writing it (`prime` weighs
+/// every memory but writes only those that fit).
+pub fn block_chars(memory: &Memory) -> usize {
+    // The fixed parts are ASCII: their bytes are their characters.
+    let count = |s: &str| {
+        if s.is_ascii() {
+            s.len()
+        } else {
+            s.chars().count()
+        }
+    };
+    let mut n = "\n### \n".len() + count(&memory.id);
+    for line in content_lines(&memory.content) {
+        n += "> \n".len() + count(line);
+    }
+    let tags: usize = memory.tags.iter().map(|t| count(t)).sum();
+    let separators = ", ".len() * memory.tags.len().saturating_sub(1);
+    n + "<!-- tags:  | created:  -->\n".len() + tags + separators + count(&memory.created)
+}
+
 /// `text` (read as `parsed`) with `memory` at the top of its section; the section is
 /// added at the end when the file has none (an empty file becomes [`TEMPLATE`] first).
 pub fn insert(text: &str, parsed: &Parsed, memory: &Memory) -> String {
@@ -74,10 +94,18 @@ pub fn remove(text: &str, entry: &Entry) -> String {
     out
 }
 
+/// The first line of the file and of `prime`'s output.
+pub const HEADER: &str = "# Memories\n";
+
+/// A section's heading as `prime` writes it, with the blank line before it.
+pub fn section_heading(kind: MemoryType) -> String {
+    format!("\n## {}\n", kind.section())
+}
+
 /// Memories as the prompt and `ralph tools memory prime` show them: the file's layout,
 /// with only the sections that have one, in the order given within each section.
 pub fn markdown<'m>(memories: impl IntoIterator<Item = &'m Memory> + Clone) -> String {
-    let mut out = String::from("# Memories\n");
+    let mut out = String::from(HEADER);
     for kind in MemoryType::ALL {
         let mut of_kind = memories
             .clone()
@@ -87,7 +115,7 @@ pub fn markdown<'m>(memories: impl IntoIterator<Item = &'m Memory> + Clone) -> S
         if of_kind.peek().is_none() {
             continue;
         }
-        let _ = write!(out, "\n## {}\n", kind.section());
+        out.push_str(&section_heading(kind));
         for memory in of_kind {
             out.push_str(&block(memory));
         }
