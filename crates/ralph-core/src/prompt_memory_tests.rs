@@ -103,7 +103,7 @@ fn the_memories_section_grows_only_as_far_as_the_budget() {
             tags: vec!["x".into()],
             created: "2026-11-26".into(),
         };
-        text = crate::memory::render::insert(&text, &parse(&text), &m);
+        text = crate::memory::render::insert(&text, &parse(&text).sections, &m);
     }
     let parsed = parse(&text);
     let today = date::parse_ymd("2026-11-27").unwrap();

@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use nix::fcntl::{Flock, FlockArg};
 
-use super::parse::{Parsed, parse};
+use super::parse::{Outline, Parsed, outline, parse, read_entry};
 use super::render::{self, TEMPLATE};
 use super::{Memory, MemoryType, date};
 use crate::fsafe::{self, Links};
@@ -125,9 +125,9 @@ impl MemoryFile {
     ) -> io::Result<Memory> {
         let _lock = self.lock_exclusive()?;
         let text = self.read_text()?;
-        let parsed = parse(&text);
+        let outline = outline(&text);
         let memory = Memory {
-            id: fresh_id(&parsed, now)?,
+            id: fresh_id(&outline, now)?,
             memory_type,
             content: render::content_lines(content)
                 .collect::<Vec<_>>()
@@ -135,7 +135,7 @@ impl MemoryFile {
             tags,
             created: date::ymd(date::day_number(now)),
         };
-        let new = render::insert(&text, &parsed, &memory);
+        let new = render::insert(&text, &outline.sections, &memory);
         replace(&self.path, new.as_bytes(), Durability::Atomic)?;
         Ok(memory)
     }
@@ -144,16 +144,16 @@ impl MemoryFile {
     pub fn delete(&self, id: &str) -> io::Result<Option<Memory>> {
         let _lock = self.lock_exclusive()?;
         let text = self.read_text()?;
-        let parsed = parse(&text);
-        let Some(entry) = parsed.find(id) else {
+        let outline = outline(&text);
+        let Some(slot) = outline.find(id) else {
             return Ok(None);
         };
         replace(
             &self.path,
-            render::remove(&text, entry).as_bytes(),
+            render::remove(&text, slot.span.clone()).as_bytes(),
             Durability::Atomic,
         )?;
-        Ok(Some(entry.memory.clone()))
+        Ok(Some(read_entry(&text, slot)))
     }
 
     /// Writes an empty memories file; an existing one is kept unless `force`.
@@ -180,15 +180,15 @@ fn lock(file: File, arg: FlockArg) -> io::Result<Flock<File>> {
     Flock::lock(file, arg).map_err(|(_, errno)| io::Error::from(errno))
 }
 
-/// An id no memory in `parsed` has: `mem-<seconds>-<4 hex digits>`, the digits drawn
+/// An id no memory in `outline` has: `mem-<seconds>-<4 hex digits>`, the digits drawn
 /// from the time, the process and the attempt.
-fn fresh_id(parsed: &Parsed, now: SystemTime) -> io::Result<String> {
+fn fresh_id(outline: &Outline<'_>, now: SystemTime) -> io::Result<String> {
     let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     for attempt in 0..ID_ATTEMPTS {
         let seed = format!("{}:{}:{attempt}", since.as_nanos(), std::process::id());
         let digits = ralph_types::user_dirs::fnv1a(seed.as_bytes());
         let id = format!("mem-{}-{:04x}", since.as_secs(), digits & 0xffff);
-        if parsed.find(&id).is_none() {
+        if outline.find(&id).is_none() {
             return Ok(id);
         }
     }

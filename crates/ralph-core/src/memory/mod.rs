@@ -30,7 +30,7 @@ pub mod select;
 use serde::{Deserialize, Serialize};
 
 pub use file::{MEMORIES_FILE, MemoryFile};
-pub use parse::{Damaged, Entry, Parsed, parse};
+pub use parse::{Damaged, Entry, Outline, Parsed, Slot, outline, parse};
 pub use select::{Prime, Ranked, prime};
 
 /// What kind of lesson a memory is; each kind has its own `##` section.

@@ -64,106 +64,141 @@ impl Parsed {
     }
 }
 
-/// Where the lines being read belong.
-enum Section {
-    Known(MemoryType),
-    /// A `##` heading that names no memory type.
-    Unknown(String),
+/// Where each entry of a file is, without its text: what adding and deleting need,
+/// read with no allocation per entry ([`parse`] reads the text of each from here).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outline<'t> {
+    /// The readable entries, in file order.
+    pub slots: Vec<Slot<'t>>,
+    pub damaged: Vec<Damaged>,
+    /// As [`Parsed::sections`].
+    pub sections: [Option<usize>; 4],
 }
 
-/// The entry being read (its text borrowed from the file until it is closed).
+/// A readable entry's place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot<'t> {
+    pub id: &'t str,
+    pub memory_type: MemoryType,
+    /// The line of its `###` heading, from 1.
+    pub line: usize,
+    /// Its bytes, from its heading to the next heading (or the end of the file).
+    pub span: Range<usize>,
+}
+
+impl<'t> Outline<'t> {
+    /// The entry with this id.
+    pub fn find(&self, id: &str) -> Option<&Slot<'t>> {
+        self.slots.iter().find(|s| s.id == id)
+    }
+}
+
+/// Where the lines being read belong.
+enum Section<'t> {
+    Known(MemoryType),
+    /// A `##` heading that names no memory type.
+    Unknown(&'t str),
+}
+
+/// The entry being read.
 struct Open<'t> {
     id: &'t str,
     line: usize,
     start: usize,
-    content: Vec<&'t str>,
-    tags: Vec<String>,
-    created: String,
+    /// Whether a `>` line has text.
+    has_text: bool,
     /// Why it cannot be read, when that is known from its heading already.
     damaged: Option<String>,
 }
 
 /// Reads a memories file.
 pub fn parse(text: &str) -> Parsed {
+    let outline = outline(text);
+    Parsed {
+        entries: outline
+            .slots
+            .iter()
+            .map(|slot| Entry {
+                memory: read_entry(text, slot),
+                line: slot.line,
+                span: slot.span.clone(),
+            })
+            .collect(),
+        damaged: outline.damaged,
+        sections: outline.sections,
+    }
+}
+
+/// Finds the entries of a memories file and what is wrong with the damaged ones.
+pub fn outline(text: &str) -> Outline<'_> {
     // About one entry per 150 bytes in files ralph writes: enough to rarely grow.
     let estimate = text.len() / BYTES_PER_ENTRY_GUESS;
-    let mut parsed = Parsed {
-        entries: Vec::with_capacity(estimate),
-        ..Parsed::default()
+    let mut outline = Outline {
+        slots: Vec::with_capacity(estimate),
+        ..Outline::default()
     };
+    // The ids read so far, with their lines (a scan of the slots would make a file of
+    // 10,000 memories cost 50 million comparisons).
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(estimate);
     let mut section = Section::Known(MemoryType::Pattern);
     let mut open: Option<Open> = None;
     let mut offset = 0;
     for (index, raw) in text.split_inclusive('\n').enumerate() {
-        let line_no = index + 1;
         let start = offset;
         offset += raw.len();
         let line = raw.trim_end_matches(['\n', '\r']);
         if let Some(title) = line.strip_prefix("## ") {
-            close(&mut parsed, &mut seen, &section, open.take(), start);
+            close(&mut outline, &mut seen, &section, open.take(), start);
             let title = title.trim();
             section = match MemoryType::from_section(title) {
                 Some(kind) => {
-                    let slot = &mut parsed.sections[kind as usize];
-                    slot.get_or_insert(offset);
+                    outline.sections[kind as usize].get_or_insert(offset);
                     Section::Known(kind)
                 }
-                None => Section::Unknown(title.to_owned()),
+                None => Section::Unknown(title),
             };
         } else if let Some(heading) = line.strip_prefix("### ") {
-            close(&mut parsed, &mut seen, &section, open.take(), start);
+            close(&mut outline, &mut seen, &section, open.take(), start);
             let id = heading.trim();
             let damaged = (!is_valid_id(id)).then(|| {
                 format!("the heading `### {id}` is not a memory id (`mem-<digits>-<4 hex digits>`)")
             });
             open = Some(Open {
                 id,
-                line: line_no,
+                line: index + 1,
                 start,
-                content: Vec::new(),
-                tags: Vec::new(),
-                created: String::new(),
+                has_text: false,
                 damaged,
             });
-        } else if let Some(entry) = open.as_mut() {
-            if let Some(rest) = line.strip_prefix('>') {
-                entry.content.push(rest.strip_prefix(" ").unwrap_or(rest));
-            } else if let Some((tags, created)) = metadata(line) {
-                entry.tags = tags;
-                entry.created = created;
-            }
+        } else if let Some(entry) = open.as_mut()
+            && let Some(rest) = line.strip_prefix('>')
+        {
+            entry.has_text |= !rest.trim().is_empty();
         }
     }
-    close(&mut parsed, &mut seen, &section, open, offset);
-    parsed
+    close(&mut outline, &mut seen, &section, open, offset);
+    outline
 }
 
-/// Ends the entry being read at byte `end`: a memory, or a damaged entry. `seen` maps
-/// the ids read so far to their lines (a scan of `parsed` would make a file of 10,000
-/// memories cost 50 million comparisons).
+/// Ends the entry being read at byte `end`: a slot, or a damaged entry.
 fn close<'t>(
-    parsed: &mut Parsed,
+    outline: &mut Outline<'t>,
     seen: &mut HashMap<&'t str, usize>,
-    section: &Section,
+    section: &Section<'_>,
     open: Option<Open<'t>>,
     end: usize,
 ) {
-    let Some(mut entry) = open else {
+    let Some(entry) = open else {
         return;
     };
-    // Blank lines quoted at the end are the gap before the next entry, not text.
-    while entry.content.last().is_some_and(|l| l.trim().is_empty()) {
-        entry.content.pop();
-    }
-    let why = match (&entry.damaged, section) {
-        (Some(why), _) => Some(why.clone()),
+    let why = match (entry.damaged, section) {
+        (Some(why), _) => Some(why),
         (None, Section::Unknown(title)) => Some(format!(
             "memory `{}` is under `## {title}`, which is not one of the sections {}",
             entry.id,
             section_list()
         )),
-        (None, Section::Known(_)) if entry.content.is_empty() => Some(format!(
+        (None, Section::Known(_)) if !entry.has_text => Some(format!(
             "memory `{}` has no text (no `> ` line under its heading)",
             entry.id
         )),
@@ -174,28 +209,49 @@ fn close<'t>(
             )
         }),
     };
-    if let Some(why) = why {
-        parsed.damaged.push(Damaged {
+    match (why, section) {
+        (Some(why), _) => outline.damaged.push(Damaged {
             line: entry.line,
             why,
-        });
-        return;
+        }),
+        (None, Section::Known(kind)) => {
+            seen.insert(entry.id, entry.line);
+            outline.slots.push(Slot {
+                id: entry.id,
+                memory_type: *kind,
+                line: entry.line,
+                span: entry.start..end,
+            });
+        }
+        (None, Section::Unknown(_)) => {}
     }
-    let Section::Known(kind) = section else {
-        return;
-    };
-    seen.insert(entry.id, entry.line);
-    parsed.entries.push(Entry {
-        memory: Memory {
-            id: entry.id.to_owned(),
-            memory_type: *kind,
-            content: entry.content.join("\n"),
-            tags: entry.tags,
-            created: entry.created,
-        },
-        line: entry.line,
-        span: entry.start..end,
-    });
+}
+
+/// The memory in `slot` of `text`: its `> ` lines (blank ones at the end are the gap
+/// before the next entry) and its last tags comment.
+pub fn read_entry(text: &str, slot: &Slot<'_>) -> Memory {
+    let mut content: Vec<&str> = Vec::new();
+    let mut tags = Vec::new();
+    let mut created = String::new();
+    for line in text[slot.span.clone()].lines().skip(1) {
+        let line = line.trim_end_matches('\r');
+        if let Some(rest) = line.strip_prefix('>') {
+            content.push(rest.strip_prefix(' ').unwrap_or(rest));
+        } else if let Some((t, c)) = metadata(line) {
+            tags = t;
+            created = c;
+        }
+    }
+    while content.last().is_some_and(|l| l.trim().is_empty()) {
+        content.pop();
+    }
+    Memory {
+        id: slot.id.to_owned(),
+        memory_type: slot.memory_type,
+        content: content.join("\n"),
+        tags,
+        created,
+    }
 }
 
 /// `## Patterns`, `## Decisions`, ... for messages.

@@ -89,7 +89,7 @@ fn adding_and_deleting_edit_in_place_and_keep_what_could_not_be_read() {
         "line one\n\nline two",
         &["a", "b"],
     );
-    let added = insert(damaged, &parse(damaged), &new);
+    let added = insert(damaged, &parse(damaged).sections, &new);
     assert_eq!(
         added,
         "# Memories\n\n## Patterns\n\n### mem-5-abcd\n> line one\n> line two\n\
@@ -98,7 +98,7 @@ fn adding_and_deleting_edit_in_place_and_keep_what_could_not_be_read() {
     let parsed = parse(&added);
     assert_eq!(parsed.damaged.len(), 1);
     assert_eq!(parsed.entries[0].memory.content, "line one\nline two");
-    let removed = remove(&added, &parsed.entries[0]);
+    let removed = remove(&added, parsed.entries[0].span.clone());
     assert_eq!(removed, damaged);
 }
 
@@ -106,9 +106,9 @@ fn adding_and_deleting_edit_in_place_and_keep_what_could_not_be_read() {
 fn a_missing_section_is_added_and_an_empty_file_gets_the_template() {
     let only_patterns = "# Memories\n\n## Patterns\n";
     let fix = memory("mem-5-abcd", MemoryType::Fix, "restart it", &[]);
-    let text = insert(only_patterns, &parse(only_patterns), &fix);
+    let text = insert(only_patterns, &parse(only_patterns).sections, &fix);
     assert!(text.ends_with("## Patterns\n\n## Fixes\n\n### mem-5-abcd\n> restart it\n<!-- tags:  | created: 2026-11-26 -->\n"));
-    let fresh = insert("", &parse(""), &fix);
+    let fresh = insert("", &parse("").sections, &fix);
     assert!(fresh.starts_with(TEMPLATE.split("## Fixes").next().unwrap()));
     assert_eq!(parse(&fresh).memories().count(), 1);
     assert_eq!(parse(&fresh).damaged, []);
@@ -127,7 +127,7 @@ fn ralph_writes_what_ralph_orchestrator_reads() {
             "first\n  \nsecond",
             &["t"],
         );
-        text = insert(&text, &parse(&text), &m);
+        text = insert(&text, &parse(&text).sections, &m);
     }
     let mut quoted = 0;
     for line in text.lines() {
@@ -159,10 +159,10 @@ fn ralph_writes_what_ralph_orchestrator_reads() {
 fn the_sample_round_trips_through_an_add_and_a_delete() {
     let parsed = parse(INCUMBENT);
     let new = memory("mem-9-ffff", MemoryType::Context, "ctx", &[]);
-    let added = insert(INCUMBENT, &parsed, &new);
+    let added = insert(INCUMBENT, &parsed.sections, &new);
     let reparsed = parse(&added);
     assert_eq!(reparsed.memories().count(), 4);
-    let removed = remove(&added, reparsed.find("mem-9-ffff").unwrap());
+    let removed = remove(&added, reparsed.find("mem-9-ffff").unwrap().span.clone());
     // The sample ends with an empty `## Context` section and no newline after it.
     assert_eq!(removed.trim_end(), INCUMBENT.trim_end());
 }

@@ -7,7 +7,8 @@
 
 use std::fmt::Write as _;
 
-use super::parse::{Entry, Parsed};
+use std::ops::Range;
+
 use super::{Memory, MemoryType};
 
 /// A file with no memories yet: every section, empty.
@@ -57,15 +58,16 @@ pub fn block_chars(memory: &Memory) -> usize {
     n + "<!-- tags:  | created:  -->\n".len() + tags + separators + count(&memory.created)
 }
 
-/// `text` (read as `parsed`) with `memory` at the top of its section; the section is
-/// added at the end when the file has none (an empty file becomes [`TEMPLATE`] first).
-pub fn insert(text: &str, parsed: &Parsed, memory: &Memory) -> String {
+/// `text` with `memory` at the top of its section (`sections` as
+/// [`super::Outline::sections`] gives them for `text`); the section is added at the end
+/// when the file has none (an empty file becomes [`TEMPLATE`] first).
+pub fn insert(text: &str, sections: &[Option<usize>; 4], memory: &Memory) -> String {
     let block = block(memory);
     if text.trim().is_empty() {
-        let fresh = super::parse::parse(TEMPLATE);
-        return insert(TEMPLATE, &fresh, memory);
+        let fresh = super::parse::outline(TEMPLATE);
+        return insert(TEMPLATE, &fresh.sections, memory);
     }
-    match parsed.sections[memory.memory_type as usize] {
+    match sections[memory.memory_type as usize] {
         Some(at) => {
             let mut out = String::with_capacity(text.len() + block.len() + 1);
             out.push_str(&text[..at]);
@@ -86,11 +88,11 @@ pub fn insert(text: &str, parsed: &Parsed, memory: &Memory) -> String {
     }
 }
 
-/// `text` without `entry`'s bytes.
-pub fn remove(text: &str, entry: &Entry) -> String {
+/// `text` without the bytes of `span` (an entry's).
+pub fn remove(text: &str, span: Range<usize>) -> String {
     let mut out = String::with_capacity(text.len());
-    out.push_str(&text[..entry.span.start]);
-    out.push_str(&text[entry.span.end..]);
+    out.push_str(&text[..span.start]);
+    out.push_str(&text[span.end..]);
     out
 }
 
