@@ -75,14 +75,21 @@ impl MemoryFile {
     /// lock when the lock file exists (a writer that rewrites in place, as older
     /// ralph-orchestrator versions do, holds the exclusive one meanwhile).
     pub fn read(&self) -> io::Result<(String, Parsed)> {
+        let text = self.read_shared()?;
+        let parsed = parse(&text);
+        Ok((text, parsed))
+    }
+
+    /// The file's text (empty when it does not exist), read under the shared lock as
+    /// [`MemoryFile::read`] does; [`super::outline`] finds one entry in it without
+    /// reading the others.
+    pub fn read_shared(&self) -> io::Result<String> {
         let _lock = match fsafe::open_read(&self.lock_path(), Links::Refuse) {
             Ok(file) => Some(lock(file, FlockArg::LockShared)?),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
         };
-        let text = self.read_text()?;
-        let parsed = parse(&text);
-        Ok((text, parsed))
+        self.read_text()
     }
 
     fn read_text(&self) -> io::Result<String> {

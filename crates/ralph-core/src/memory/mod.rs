@@ -112,9 +112,8 @@ pub struct Memory {
 impl Memory {
     /// Whether `query` occurs in the text or a tag, ignoring case.
     pub fn matches(&self, query: &str) -> bool {
-        let query = query.to_lowercase();
-        self.content.to_lowercase().contains(&query)
-            || self.tags.iter().any(|t| t.to_lowercase().contains(&query))
+        contains_ignoring_case(&self.content, query)
+            || self.tags.iter().any(|t| contains_ignoring_case(t, query))
     }
 
     /// Whether it has one of `tags`, ignoring case.
@@ -132,6 +131,20 @@ impl Memory {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0)
     }
+}
+
+/// Whether `needle` occurs in `haystack`, ignoring case. An ASCII needle is compared
+/// byte by byte without copying (a search reads every memory); other needles through
+/// lowercase copies.
+pub fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
+    if !needle.is_ascii() {
+        return haystack.to_lowercase().contains(&needle.to_lowercase());
+    }
+    let (hay, needle) = (haystack.as_bytes(), needle.as_bytes());
+    needle.is_empty()
+        || hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// What every memory id starts with.

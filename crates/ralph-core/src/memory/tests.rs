@@ -32,3 +32,12 @@ fn queries_and_tags_ignore_case() {
         Some(MemoryType::Decision)
     );
 }
+
+#[test]
+fn case_is_ignored_for_ascii_and_other_queries() {
+    assert!(contains_ignoring_case("Use MEMCHR here", "memchr"));
+    assert!(contains_ignoring_case("Ärger mit Öl", "öl"));
+    assert!(contains_ignoring_case("anything", ""));
+    assert!(!contains_ignoring_case("memc hr", "memchr"));
+    assert!(!contains_ignoring_case("ab", "abc"));
+}

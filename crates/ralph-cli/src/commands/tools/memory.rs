@@ -4,7 +4,10 @@
 use std::fmt::Write as _;
 use std::time::SystemTime;
 
-use ralph_core::memory::{Memory, MemoryFile, MemoryType, Parsed, Prime, date, prime, render};
+use ralph_core::memory::parse::read_entry;
+use ralph_core::memory::{
+    Damaged, Memory, MemoryFile, MemoryType, Parsed, Prime, date, outline, prime, render,
+};
 
 use super::{Out, ToolError, workspace};
 use crate::cli_tools_memory::{
@@ -32,8 +35,16 @@ pub(super) fn run(args: MemoryArgs) -> Result<CommandOutcome, CliError> {
         ),
         MemoryCommand::List(a) => list(&file, &a),
         MemoryCommand::Show(a) => {
-            let parsed = read(&file)?;
-            let memory = find(&file, &parsed, &a.id)?;
+            // One memory: found in the outline, only its own text read.
+            let text = file
+                .read_shared()
+                .map_err(|e| CliError::io("read", file.path(), e))?;
+            let outline = outline(&text);
+            warn_damaged(&file, &outline.damaged);
+            let slot = outline
+                .find(a.id.trim())
+                .ok_or_else(|| not_found(&file, &a.id))?;
+            let memory = &read_entry(&text, slot);
             let mut out = Out::stdout();
             match a.format {
                 MemoryFormat::Json => out.json(memory)?,
@@ -87,7 +98,13 @@ fn read(file: &MemoryFile) -> Result<Parsed, CliError> {
     let (_, parsed) = file
         .read()
         .map_err(|e| CliError::io("read", file.path(), e))?;
-    for damaged in &parsed.damaged {
+    warn_damaged(file, &parsed.damaged);
+    Ok(parsed)
+}
+
+/// Says on stderr which entries could not be read.
+fn warn_damaged(file: &MemoryFile, damaged: &[Damaged]) {
+    for damaged in damaged {
         diagnostic(format_args!(
             "warning: `{}` line {}: {}; it is left out until someone repairs it (ralph keeps \
              its lines in the file)",
@@ -96,7 +113,6 @@ fn read(file: &MemoryFile) -> Result<Parsed, CliError> {
             damaged.why
         ));
     }
-    Ok(parsed)
 }
 
 fn not_found(file: &MemoryFile, id: &str) -> CliError {
@@ -105,13 +121,6 @@ fn not_found(file: &MemoryFile, id: &str) -> CliError {
         path: file.path().to_owned(),
     }
     .into()
-}
-
-fn find<'p>(file: &MemoryFile, parsed: &'p Parsed, id: &str) -> Result<&'p Memory, CliError> {
-    parsed
-        .find(id.trim())
-        .map(|e| &e.memory)
-        .ok_or_else(|| not_found(file, id))
 }
 
 /// The tags of `--tags`, refusing what the file's comment cannot hold.
