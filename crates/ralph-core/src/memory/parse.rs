@@ -147,7 +147,14 @@ pub fn outline(text: &str) -> Outline<'_> {
         let start = offset;
         offset += raw.len();
         let line = raw.trim_end_matches(['\n', '\r']);
-        if let Some(title) = line.strip_prefix("## ") {
+        // Most lines are text or tags: one byte tells them from headings.
+        if !line.starts_with('#') {
+            if let Some(entry) = open.as_mut()
+                && let Some(rest) = line.strip_prefix('>')
+            {
+                entry.has_text |= !rest.trim().is_empty();
+            }
+        } else if let Some(title) = line.strip_prefix("## ") {
             close(&mut outline, &mut seen, &section, open.take(), start);
             let title = title.trim();
             section = match MemoryType::from_section(title) {
@@ -170,10 +177,6 @@ pub fn outline(text: &str) -> Outline<'_> {
                 has_text: false,
                 damaged,
             });
-        } else if let Some(entry) = open.as_mut()
-            && let Some(rest) = line.strip_prefix('>')
-        {
-            entry.has_text |= !rest.trim().is_empty();
         }
     }
     close(&mut outline, &mut seen, &section, open, offset);
