@@ -25,17 +25,32 @@ pub fn content_lines(content: &str) -> impl Iterator<Item = &str> {
 
 /// A memory's block: a blank line, its heading, its text, its tags and day.
 pub fn block(memory: &Memory) -> String {
-    let mut out = format!("\n### {}\n", memory.id);
-    for line in content_lines(&memory.content) {
-        let _ = writeln!(out, "> {line}");
-    }
-    let _ = writeln!(
-        out,
-        "<!-- tags: {} | created: {} -->",
-        memory.tags.join(", "),
-        memory.created
-    );
+    let mut out = String::with_capacity(block_chars(memory) + 8);
+    write_block(&mut out, memory);
     out
+}
+
+/// [`block`], written at the end of `out` (no string of its own: `prime` writes
+/// thousands).
+pub fn write_block(out: &mut String, memory: &Memory) {
+    out.push_str("\n### ");
+    out.push_str(&memory.id);
+    out.push('\n');
+    for line in content_lines(&memory.content) {
+        out.push_str("> ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str("<!-- tags: ");
+    for (i, tag) in memory.tags.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(tag);
+    }
+    out.push_str(" | created: ");
+    out.push_str(&memory.created);
+    out.push_str(" -->\n");
 }
 
 /// The characters of [`block`]`(memory)`, counted without writing it (`prime` weighs
@@ -119,7 +134,7 @@ pub fn markdown<'m>(memories: impl IntoIterator<Item = &'m Memory> + Clone) -> S
         }
         out.push_str(&section_heading(kind));
         for memory in of_kind {
-            out.push_str(&block(memory));
+            write_block(&mut out, memory);
         }
     }
     out

@@ -7,7 +7,7 @@
 //! smaller one that does, and ends with a note saying how many were left out and how to
 //! find them; the result, note included, never exceeds the budget.
 
-use super::render::{HEADER, block, block_chars, section_heading};
+use super::render::{HEADER, block_chars, section_heading, write_block};
 use super::{Memory, MemoryType, date};
 
 /// What `prime` shows.
@@ -136,7 +136,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
                 text.push_str(&section_heading(kind));
             }
             for i in of_kind {
-                text.push_str(&block(ranked[i]));
+                write_block(&mut text, ranked[i]);
             }
         }
     }

@@ -22,6 +22,9 @@ use crate::exit::CommandOutcome;
 const SEARCH_SHOWN: usize = 10;
 /// The most characters of a memory's text in a table row.
 const TABLE_CONTENT_CHARS: usize = 60;
+/// The widths of the type and day columns (`decision`, `2026-11-26`).
+const TYPE_WIDTH: usize = 8;
+const DAY_WIDTH: usize = 10;
 
 pub(super) fn run(args: MemoryArgs) -> Result<CommandOutcome, CliError> {
     let file = MemoryFile::in_workspace(&workspace(&args.options)?);
@@ -294,20 +297,24 @@ fn table(memories: &[&Memory]) -> String {
         .max()
         .unwrap_or(4)
         .max(4);
-    let mut text = format!(
-        "{:id_width$}  {:8}  {:10}  {:tag_width$}  CONTENT\n",
-        "ID", "TYPE", "CREATED", "TAGS"
-    );
+    let mut text = String::with_capacity((memories.len() + 1) * (id_width + tag_width + 90));
+    let cell = |text: &mut String, value: &str, width: usize| {
+        text.push_str(value);
+        let pad = width.saturating_sub(value.chars().count()) + 2;
+        text.extend(std::iter::repeat_n(' ', pad));
+    };
+    cell(&mut text, "ID", id_width);
+    cell(&mut text, "TYPE", TYPE_WIDTH);
+    cell(&mut text, "CREATED", DAY_WIDTH);
+    cell(&mut text, "TAGS", tag_width);
+    text.push_str("CONTENT\n");
     for (m, tags) in memories.iter().zip(&tags) {
-        let _ = writeln!(
-            text,
-            "{:id_width$}  {:8}  {:10}  {:tag_width$}  {}",
-            m.id,
-            m.memory_type.name(),
-            m.created,
-            tags,
-            shorten(&m.content)
-        );
+        cell(&mut text, &m.id, id_width);
+        cell(&mut text, m.memory_type.name(), TYPE_WIDTH);
+        cell(&mut text, &m.created, DAY_WIDTH);
+        cell(&mut text, tags, tag_width);
+        text.push_str(&shorten(&m.content));
+        text.push('\n');
     }
     text
 }
