@@ -136,7 +136,7 @@ pub(crate) enum Command {
     ///   ralph gates --output json | jq -c 'select(.type=="gate_finished")'
     #[command(verbatim_doc_comment)]
     Gates(GatesArgs),
-    /// The agent's working memory: `ralph tools task …`.
+    /// The agent's working memory: `ralph tools task|memory|skill …`.
     ///
     /// Commands an agent runs (through its shell) to keep what outlives one iteration;
     /// the same commands and files as ralph-orchestrator's `ralph tools`.

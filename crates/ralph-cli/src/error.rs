@@ -90,6 +90,8 @@ pub(crate) enum CliError {
         .0.display()
     )]
     NothingSuspended(PathBuf),
+    #[error(transparent)]
+    Tool(#[from] crate::commands::tools::ToolError),
 }
 
 impl From<ralph_agent::DetectError> for CliError {

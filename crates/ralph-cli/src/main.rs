@@ -11,6 +11,8 @@
 
 mod cli;
 mod cli_tools;
+mod cli_tools_memory;
+mod cli_tools_skill;
 mod commands;
 mod diagnostic;
 mod error;

@@ -46,7 +46,10 @@ fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
         .iter()
         .map(|i| json!([i["iteration"], i["outcome"]["status"]]))
         .collect();
-    assert_eq!(outcomes, [json!([1, "rate_limited"]), json!([1, "succeeded"])]);
+    assert_eq!(
+        outcomes,
+        [json!([1, "rate_limited"]), json!([1, "succeeded"])]
+    );
     let waits = run.of_type("rate_limit_wait");
     assert_eq!((waits.len(), &waits[0]["wait_secs"]), (1, &json!(1)));
     assert!(

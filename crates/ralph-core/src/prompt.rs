@@ -1,8 +1,8 @@
 //! The prompt of one iteration, built from values (no I/O), in this order: what the
 //! loop is, the task (every iteration: the agent starts with a fresh context), the
-//! guardrails, the scratchpad's tail, the events to handle, the role (the active hat's
-//! instructions, or how to work alone, or how to hand work to a hat), and how to hand
-//! over and finish.
+//! guardrails, the scratchpad's tail, the memories and skills ([`crate::prompt_memory`]),
+//! the events to handle, the role (the active hat's instructions, or how to work alone,
+//! or how to hand work to a hat), and how to hand over and finish.
 //!
 //! Lean on purpose: every section that would be empty is left out, ralph's own bare
 //! start/resume events are not listed, and the completion promise is only offered to a
@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 
 use crate::config::HatConfig;
 use crate::event::Event;
+use crate::prompt_memory::{MemoryPrompt, write_memories, write_skills};
 use crate::prompt_tasks::write_tasks;
+use crate::skills::Skill;
 use crate::tasks::TasksView;
 use crate::topic::{GATE_FAILED, TASK_RESUME, TASK_START};
 
@@ -48,6 +50,10 @@ pub struct PromptInput<'a> {
     pub ralph: &'a str,
     /// The run's task list, when `tasks.enabled`.
     pub tasks: Option<&'a TasksView<'a>>,
+    /// What the prompt carries of the memories; `None` when they are off.
+    pub memories: Option<MemoryPrompt<'a>>,
+    /// The skills the agent sees this iteration (none: no skills section).
+    pub skills: &'a [Skill],
 }
 
 /// ralph found on `PATH` (ralph puts its own directory first for the agent).
@@ -120,6 +126,10 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
         write_tasks(&mut p, view, input.ralph);
     }
 
+    if let Some(memories) = input.memories {
+        write_memories(&mut p, memories, input.ralph);
+    }
+    write_skills(&mut p, input.skills, input.ralph);
     write_events(&mut p, input);
 
     let can_finish = match input.role {

@@ -59,6 +59,8 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         events_max_bytes: DEFAULT_PROMPT_EVENTS_MAX_BYTES as usize,
         ralph: RALPH_BY_NAME,
         tasks: None,
+        memories: None,
+        skills: &[],
     }
 }
 

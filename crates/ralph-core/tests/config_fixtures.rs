@@ -77,8 +77,6 @@ fn upstream_self_hosting_config_loads_with_warnings() {
              ignored: no command listed here is run (ralph-orchestrator never ran them either); \
              write them as `gates:` (`name`, `run`, `before`), which ralph runs before it \
              believes the events they guard",
-            "upstream_self_hosting.yml:58:1: `skills` is not supported by ralph (yet) and is \
-             ignored: ralph injects no skills index into the prompt",
             "upstream_self_hosting.yml:13:16: `cli.prompt_mode` only applies to the custom backend \
              and is ignored: `kiro` receives its prompt and writes its output its own way",
         ]
@@ -262,6 +260,7 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
             "pricing" => "<model>",
             "hooks.events" => "<phase>",
             p if p.ends_with("[].env") => "<name>",
+            "skills.overrides" => "<name>",
             _ => name,
         };
         let key_path = if path.is_empty() {
@@ -278,8 +277,13 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
             }
             _ => dumped_paths(value, &key_path, out),
         }
-        // `hats.<id>`, `pricing.<model>` and `hooks.events.<phase>` are entries, not keys.
-        if !matches!(path, "hats" | "pricing" | "hooks.events") && !path.ends_with("[].env") {
+        // `hats.<id>`, `pricing.<model>`, `hooks.events.<phase>` and
+        // `skills.overrides.<name>` are entries, not keys.
+        if !matches!(
+            path,
+            "hats" | "pricing" | "hooks.events" | "skills.overrides"
+        ) && !path.ends_with("[].env")
+        {
             out.push(key_path);
         }
     }

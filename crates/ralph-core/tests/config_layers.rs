@@ -10,8 +10,9 @@ use std::time::Duration;
 use ralph_core::config::{
     AgentBackend, AgentConfig, BackendChoice, CoreConfig, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, Deadlines, LoadOptions,
-    LoopConfig, Overrides, Prompt, PromptSource, Resolved, ResolvedConfig, load, user_config_path,
+    DEFAULT_MEMORY_BUDGET, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
+    Deadlines, LoadOptions, LoopConfig, MemoriesConfig, MemoryFilter, MemoryInject, Overrides,
+    Prompt, PromptSource, Resolved, ResolvedConfig, SkillsConfig, load, user_config_path,
 };
 use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 use support::rendered;
@@ -115,6 +116,17 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             rate_limits: ralph_core::config::RateLimitConfig {
                 policy: ralph_core::config::RateLimitPolicy::Wait,
                 wait: std::time::Duration::from_secs(60),
+            },
+            memories: MemoriesConfig {
+                enabled: true,
+                inject: MemoryInject::Auto,
+                budget: DEFAULT_MEMORY_BUDGET,
+                filter: MemoryFilter::default(),
+            },
+            skills: SkillsConfig {
+                enabled: true,
+                dirs: vec![],
+                overrides: vec![],
             },
             sources: vec![],
             hooks: Default::default(),

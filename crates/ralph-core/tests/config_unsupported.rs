@@ -26,7 +26,7 @@ hats:
     backend: {type: pi, prompt_mode: stdin}
 memories: {enabled: true}
 tasks: {enabled: true}
-skills: {dirs: [.claude/skills]}
+skills: {dirs: [.claude/skills], overrides: {x: {tags: [a]}}}
 features: {parallel: true}
 tui: {prefix_key: ctrl-a}
 adapters: {claude: {timeout: 300}}
@@ -65,11 +65,9 @@ verbose: true
              ignored: every hat shares `core.scratchpad`",
             "ralph.yml:15:25: `hats.builder.backend.prompt_mode` only applies to the custom \
              backend and is ignored: `pi` receives its prompt and writes its output its own way",
-            "ralph.yml:16:1: `memories` is not supported by ralph (yet) and is ignored: ralph \
-             injects no memories into the prompt; the scratchpad carries notes between \
-             iterations",
-            "ralph.yml:18:1: `skills` is not supported by ralph (yet) and is ignored: ralph \
-             injects no skills index into the prompt",
+            "ralph.yml:18:50: `skills.overrides.x.tags` is not supported by ralph (yet) and is \
+             ignored: ralph does not choose skills by tag; limit a skill with `hats` or \
+             `backends`",
             "ralph.yml:19:1: `features` is not supported by ralph (yet) and is ignored: ralph \
              runs one loop per workspace (a second `ralph run` is refused with a message rather \
              than moved to a worktree) and never merges or lands changes itself",

@@ -10,7 +10,7 @@ mod init;
 mod inspect;
 mod plan;
 mod run;
-mod tools;
+pub(crate) mod tools;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Doctor(args) => doctor::run(&args),
         Command::Events(args) => events::run(&args),
         Command::Gates(args) => gates::run(&args),
-        Command::Tools(args) => tools::run(&args),
+        Command::Tools(args) => tools::run(args),
         Command::Completions(args) => completions::run(&args),
         Command::Hooks(args) => hooks::run(&args),
     }

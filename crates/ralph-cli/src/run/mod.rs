@@ -15,6 +15,7 @@ pub(crate) mod gates;
 pub(crate) mod hooks;
 pub(crate) mod launch;
 pub(crate) mod leftovers;
+mod memories;
 mod memory;
 pub(crate) mod signals;
 
@@ -196,6 +197,12 @@ async fn iterate(
     let task_list = memory::task_list(config, &run.workspace);
     let tasks_view = task_list.as_ref().map(|list| list.view(run.run_dir.id()));
     let missing = run.machine.missing_required();
+    let working = memories::WorkingMemory::read(
+        config,
+        &run.workspace,
+        hat.map(|h| h.id.as_str()),
+        agent.kind.name(),
+    );
     let mut prompt = build_prompt(&PromptInput {
         objective: &run.objective,
         guardrails: &config.core.guardrails,
@@ -214,6 +221,8 @@ async fn iterate(
             RALPH_BY_NAME
         },
         tasks: tasks_view.as_ref(),
+        memories: working.prompt(),
+        skills: &working.skills,
     });
     prompt.push_str(&run.hook_notes);
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(

@@ -12,6 +12,7 @@ use saphyr::{Scalar, YamlData};
 
 use super::decode_gate::decode_gates;
 use super::decode_hat::decode_hats;
+use super::decode_memory::decode_skill_overrides;
 use super::decode_pricing::decode_pricing;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning};
 use super::hooks::decode_hooks;
@@ -101,6 +102,7 @@ fn decode_keys(
             Read::Prices => config.pricing = decode_pricing(dec, &field),
             Read::Gates => config.gates = decode_gates(dec, &field),
             Read::Hooks => config.hooks = decode_hooks(dec, &field),
+            Read::SkillOverrides => config.skills.overrides = decode_skill_overrides(dec, &field),
             // Hat, gate and price keys live in their own sections (`decode_hat.rs`,
             // `decode_gate.rs`, `decode_pricing.rs`); the table's tests keep them there.
             Read::Hat(_) | Read::Gate(_) | Read::Own => {}

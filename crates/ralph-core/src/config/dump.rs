@@ -9,7 +9,9 @@ use std::fmt;
 use saphyr::{Yaml, YamlEmitter};
 
 use super::key::{Dump, Key, Section};
-use super::resolved::{GateConfig, HatBackend, HatConfig, ModelPricing, ResolvedConfig};
+use super::resolved::{
+    GateConfig, HatBackend, HatConfig, ModelPricing, ResolvedConfig, SkillOverride,
+};
 use super::yaml_value::Map;
 
 impl ResolvedConfig {
@@ -47,6 +49,7 @@ enum Part<'a> {
     Backend(&'a HatBackend),
     Price(&'a ModelPricing),
     Gate(&'a GateConfig),
+    SkillOverride(&'a SkillOverride),
 }
 
 /// `part` as a mapping of `section`'s keys, each written by its entry's [`Dump`], in
@@ -98,7 +101,16 @@ fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
             (!config.gates.is_empty()).then(|| Yaml::Sequence(gates))
         }
         (Dump::Hooks, Part::Config(config)) => super::hooks::dump_hooks(&config.hooks),
+        (Dump::SkillOverrides, Part::Config(config)) => {
+            let mut overrides = Map::default();
+            for o in &config.skills.overrides {
+                let entry = section(Section::SkillOverride, Part::SkillOverride(o)).into_yaml();
+                overrides.entry_owned(o.name.clone(), entry);
+            }
+            (!config.skills.overrides.is_empty()).then(|| overrides.into_yaml())
+        }
         (Dump::Config(f), Part::Config(config)) => f(config),
+        (Dump::SkillOverride(f), Part::SkillOverride(o)) => f(o),
         (Dump::Gate(f), Part::Gate(gate)) => f(gate),
         (Dump::Hat(f), Part::Hat(hat)) => f(hat),
         (Dump::Backend(f), Part::Backend(backend)) => f(backend),

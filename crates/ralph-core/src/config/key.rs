@@ -15,6 +15,7 @@ use super::resolved::{
     DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
     DEFAULT_STARTUP_TIMEOUT, GateConfig, HatBackend, HatConfig, ModelPricing, ResolvedConfig,
+    SkillOverride,
 };
 use crate::topic::TASK_START;
 
@@ -49,11 +50,19 @@ pub enum Section {
     Hook,
     /// A hook's `mutate:`.
     HookMutate,
+    /// `memories:`.
+    Memories,
+    /// `memories.filter:`.
+    MemoryFilter,
+    /// `skills:`.
+    Skills,
+    /// `skills.overrides.<name>:`.
+    SkillOverride,
 }
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 14] = [
+    pub const ALL: [Section; 18] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -68,6 +77,10 @@ impl Section {
         Section::HookDefaults,
         Section::Hook,
         Section::HookMutate,
+        Section::Memories,
+        Section::MemoryFilter,
+        Section::Skills,
+        Section::SkillOverride,
     ];
 
     /// The dotted path, with `<id>` and `<model>` for the names users choose.
@@ -87,6 +100,10 @@ impl Section {
             Section::HookDefaults => "hooks.defaults",
             Section::Hook => "hooks.events.<phase>[]",
             Section::HookMutate => "hooks.events.<phase>[].mutate",
+            Section::Memories => "memories",
+            Section::MemoryFilter => "memories.filter",
+            Section::Skills => "skills",
+            Section::SkillOverride => "skills.overrides.<name>",
         }
     }
 
@@ -141,6 +158,9 @@ pub(crate) enum Read {
     Prices,
     /// `gates`: each gate, through [`Section::Gate`]'s entries.
     Gates,
+    /// `skills.overrides`: each skill's override, through [`Section::SkillOverride`]'s
+    /// entries.
+    SkillOverrides,
     /// Read by its section's own code, together with other keys: a hat's `description`
     /// (which must be there) and `backend` (in three forms), a price's keys (two are
     /// required), a hat backend's keys (which form they make).
@@ -172,6 +192,10 @@ pub enum Type {
     Count,
     /// A whole number of seconds, at least 1.
     Seconds,
+    /// A whole number of characters, 0 or more.
+    Characters,
+    /// A list of distinct names from a fixed set.
+    ChoiceList(fn() -> Vec<&'static str>),
     /// A number of US dollars greater than 0.
     Dollars,
     /// A number of US dollars per million tokens, 0 or more.
@@ -215,6 +239,15 @@ impl Type {
             Type::Bool => "`true` or `false`".to_owned(),
             Type::Count => "whole number ≥ 1".to_owned(),
             Type::Seconds => "seconds (whole number ≥ 1)".to_owned(),
+            Type::Characters => "characters (whole number ≥ 0)".to_owned(),
+            Type::ChoiceList(names) => format!(
+                "list of {}",
+                names()
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Type::Dollars => "US dollars (number > 0)".to_owned(),
             Type::PricePerMillion => "US dollars per million tokens (number ≥ 0)".to_owned(),
             Type::Text => "string".to_owned(),
@@ -330,6 +363,9 @@ pub enum Dump {
     /// Each gate, in order, as a mapping of [`Section::Gate`]'s keys (left out with no
     /// gates).
     Gates,
+    /// Each skill override, by name, as a mapping of [`Section::SkillOverride`]'s keys
+    /// (left out with none).
+    SkillOverrides,
     /// A key of the top level, `cli`, `event_loop` or `core`.
     Config(fn(&ResolvedConfig) -> Option<Yaml<'static>>),
     /// A key of a hat.
@@ -344,6 +380,8 @@ pub enum Dump {
     Hooks,
     /// A key inside `hooks`, written by [`Dump::Hooks`].
     InHooks,
+    /// A key of a skill override.
+    SkillOverride(fn(&SkillOverride) -> Option<Yaml<'static>>),
 }
 
 /// The backend names `cli.backend` accepts.

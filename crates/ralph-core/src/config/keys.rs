@@ -109,6 +109,7 @@ impl Section {
             Section::EventLoop => unsupported::EVENT_LOOP,
             Section::Hat => unsupported::HAT,
             Section::HatBackend => unsupported::HAT_BACKEND,
+            Section::SkillOverride => unsupported::SKILL_OVERRIDE,
             Section::Core
             | Section::Scratchpad
             | Section::Price
@@ -117,7 +118,10 @@ impl Section {
             | Section::Hooks
             | Section::HookDefaults
             | Section::Hook
-            | Section::HookMutate => &[],
+            | Section::HookMutate
+            | Section::Memories
+            | Section::MemoryFilter
+            | Section::Skills => &[],
         }
     }
 
@@ -183,6 +187,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static Key> {
         super::keys_hat::HAT_KEYS,
         super::keys_gate::GATE_KEYS,
         super::keys_hooks::HOOK_KEYS,
+        super::keys_memory::MEMORY_KEYS,
     ]
     .into_iter()
     .flatten()

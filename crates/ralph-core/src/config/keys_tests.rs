@@ -84,6 +84,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
             Dump::Hats => key.path() == "hats",
             Dump::Prices => key.path() == "pricing",
             Dump::Gates => key.path() == "gates",
+            Dump::SkillOverrides => key.path() == "skills.overrides",
             Dump::Config(_) => matches!(
                 key.section,
                 Section::Top
@@ -92,7 +93,11 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
                     | Section::Core
                     | Section::Scratchpad
                     | Section::Tasks
+                    | Section::Memories
+                    | Section::MemoryFilter
+                    | Section::Skills
             ),
+            Dump::SkillOverride(_) => key.section == Section::SkillOverride,
             Dump::Hat(_) => key.section == Section::Hat,
             Dump::Backend(_) => key.section == Section::HatBackend,
             Dump::Price(_) => key.section == Section::Price,
@@ -114,6 +119,7 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             Read::Prices => key.path() == "pricing",
             Read::Gates => key.path() == "gates",
             Read::Hooks => key.path() == "hooks",
+            Read::SkillOverrides => key.path() == "skills.overrides",
             Read::Layer(_) => matches!(
                 key.section,
                 Section::Cli
@@ -121,15 +127,23 @@ fn each_reader_fills_the_part_its_section_reads_into() {
                     | Section::Core
                     | Section::Scratchpad
                     | Section::Tasks
+                    | Section::Memories
+                    | Section::MemoryFilter
+                    | Section::Skills
             ),
             Read::Hat(_) => key.section == Section::Hat,
             Read::Gate(_) => key.section == Section::Gate,
-            // Read by `decode_hat.rs`, `decode_gate.rs`, `decode_pricing.rs` and `hooks.rs`
-            // (the `every_key.yml` fixture trips a debug assertion for a key nobody takes).
+            // Read by `decode_hat.rs`, `decode_gate.rs`, `decode_pricing.rs`, `hooks.rs`
+            // and the skills' overrides (the `every_key.yml` fixture trips a debug
+            // assertion for a key nobody takes).
             Read::Own => {
                 matches!(
                     key.section,
-                    Section::Hat | Section::HatBackend | Section::Price | Section::Gate
+                    Section::Hat
+                        | Section::HatBackend
+                        | Section::Price
+                        | Section::Gate
+                        | Section::SkillOverride
                 ) || is_hooks(key.section)
             }
         };
@@ -153,6 +167,8 @@ fn samples(ty: Type) -> (String, String) {
     match ty {
         Type::Bool => pair("true", "yes"),
         Type::Count | Type::Seconds => pair("3", "0"),
+        Type::Characters => pair("0", "-1"),
+        Type::ChoiceList(names) => (format!("[{}]", names()[0]), "[nope]".to_owned()),
         Type::Dollars => pair("2.5", "0"),
         Type::PricePerMillion => pair("0", "-1"),
         Type::Text => pair("words", "[a]"),
@@ -184,6 +200,9 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
         Section::Hat => ("hats:\n  h:\n    description: d\n", "    "),
         Section::Gate => ("gates:\n  - name: g\n    run: make\n", "    "),
         Section::Tasks => ("tasks:\n", "  "),
+        Section::Memories => ("memories:\n", "  "),
+        Section::MemoryFilter => ("memories:\n  filter:\n", "    "),
+        Section::Skills => ("skills:\n", "  "),
         other => panic!("no sample file for {other:?}"),
     };
     let placeholder = format!("{indent}# nothing\n");

@@ -22,7 +22,7 @@
 
 use super::choice::BackendChoice;
 use super::decode_pricing::same_model;
-use super::raw::{Layered, RawCli, RawConfig, RawGate, RawHat, RawPrice};
+use super::raw::{Layered, RawCli, RawConfig, RawGate, RawHat, RawPrice, RawSkillOverride};
 
 /// Merges `over` on top of `base`.
 pub fn merge(mut base: RawConfig, over: RawConfig) -> RawConfig {
@@ -95,6 +95,20 @@ impl Layered for Vec<RawGate> {
             match self.iter_mut().find(|g| g.name.value == gate.name.value) {
                 Some(slot) => *slot = gate,
                 None => self.push(gate),
+            }
+        }
+        self
+    }
+}
+
+/// A later layer's override of a skill replaces the earlier one of the same name whole;
+/// new names follow in their layer's order.
+impl Layered for Vec<RawSkillOverride> {
+    fn layer(mut self, over: Self) -> Self {
+        for o in over {
+            match self.iter_mut().find(|s| s.name.value == o.name.value) {
+                Some(slot) => *slot = o,
+                None => self.push(o),
             }
         }
         self

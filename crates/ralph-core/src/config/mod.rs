@@ -27,6 +27,7 @@ mod choice;
 mod decode;
 mod decode_gate;
 mod decode_hat;
+mod decode_memory;
 mod decode_pricing;
 mod describe;
 mod dump;
@@ -37,7 +38,9 @@ mod keys;
 mod keys_gate;
 mod keys_hat;
 mod keys_hooks;
+mod keys_memory;
 mod load;
+mod memory_config;
 mod merge;
 mod node;
 mod origin;
@@ -71,7 +74,8 @@ pub use overrides::{Overrides, flag};
 pub use preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
-    RawPrice, RawScratchpad, RawTasks, SpannedList,
+    RawMemories, RawMemoryFilter, RawPrice, RawScratchpad, RawSkillOverride, RawSkills, RawTasks,
+    SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
@@ -79,10 +83,11 @@ pub use resolved::{
     AgentBackend, AgentConfig, CoreConfig, CustomBackend, DEFAULT_COMPLETION_PROMISE,
     DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
-    DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_RATE_LIMIT_POLICY,
-    DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_STARTUP_TIMEOUT,
-    DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig,
-    MAX_RATE_LIMIT_WAIT, ModelPricing, Prompt, PromptSource, RateLimitConfig, RateLimitPolicy,
-    ResolvedConfig, TasksConfig,
+    DEFAULT_MEMORY_BUDGET, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE,
+    DEFAULT_RATE_LIMIT_POLICY, DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
+    LoopConfig, MAX_RATE_LIMIT_WAIT, MEMORY_BUDGET_CAP, MemoriesConfig, MemoryFilter, MemoryInject,
+    ModelPricing, Prompt, PromptSource, RateLimitConfig, RateLimitPolicy, ResolvedConfig,
+    SkillOverride, SkillsConfig, TasksConfig,
 };
 pub use template::{init_template, preset_template};

@@ -11,7 +11,9 @@ use ralph_stream::StreamFormat;
 use ralph_types::{BackendKind, Invocation};
 
 use super::choice::{BackendChoice, PromptMode};
+use super::memory_config::MemoryInject;
 use super::origin::Spanned;
+use crate::memory::MemoryType;
 
 /// A list whose items each keep their origin (topics, backend names).
 pub type SpannedList<T> = Spanned<Vec<Spanned<T>>>;
@@ -69,6 +71,8 @@ layered! {
         pub tasks: RawTasks,
         /// `hooks:`, resolved within the section (a later layer's replaces it whole).
         pub hooks: Option<Spanned<crate::hooks::HooksConfig>>,
+        pub memories: RawMemories,
+        pub skills: RawSkills,
     }
 }
 
@@ -78,6 +82,50 @@ layered! {
     pub struct RawTasks {
         pub enabled: Option<Spanned<bool>>,
     }
+}
+
+layered! {
+    /// `memories:`: what the prompt carries of `.ralph/agent/memories.md`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawMemories {
+        pub enabled: Option<Spanned<bool>>,
+        pub inject: Option<Spanned<MemoryInject>>,
+        /// Characters; 0 means ralph's cap.
+        pub budget: Option<Spanned<u32>>,
+        pub filter: RawMemoryFilter,
+    }
+}
+
+layered! {
+    /// `memories.filter:`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawMemoryFilter {
+        pub types: Option<SpannedList<MemoryType>>,
+        pub tags: Option<Spanned<Vec<String>>>,
+        /// Days.
+        pub recent: Option<Spanned<u32>>,
+    }
+}
+
+layered! {
+    /// `skills:`: where skills are found and what the configuration changes about them.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawSkills {
+        pub enabled: Option<Spanned<bool>>,
+        pub dirs: Option<Spanned<Vec<String>>>,
+        /// Layered per skill name (`merge.rs`).
+        pub overrides: Vec<RawSkillOverride>,
+    }
+}
+
+/// `skills.overrides.<name>:`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawSkillOverride {
+    pub name: Spanned<String>,
+    pub enabled: Option<Spanned<bool>>,
+    pub hats: Option<Spanned<Vec<String>>>,
+    pub backends: Option<Spanned<Vec<String>>>,
+    pub auto_inject: Option<Spanned<bool>>,
 }
 
 layered! {

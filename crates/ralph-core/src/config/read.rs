@@ -258,3 +258,46 @@ pub(crate) fn prompt_mode(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanne
 pub(crate) fn output_format(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<StreamFormat>> {
     choice(dec, field, &StreamFormat::ALL, StreamFormat::name)
 }
+
+/// A number of characters: a whole number, 0 or more.
+pub(crate) fn characters(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u32>> {
+    dec.uint(field, 0, u64::from(u32::MAX))
+        .map(|n| n.map(|n| u32::try_from(n).unwrap_or(u32::MAX)))
+}
+
+/// A list of distinct names from a small closed set.
+pub(crate) fn choice_list<T: Copy + PartialEq>(
+    dec: &mut Decoder,
+    field: &Field<'_>,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> Option<SpannedList<T>> {
+    let list = dec.strings(field)?;
+    let errors_before = dec.errors.len();
+    let allowed: Vec<&'static str> = all.iter().map(|v| name(*v)).collect();
+    let mut values: Vec<Spanned<T>> = Vec::with_capacity(list.value.len());
+    for item in list.value {
+        match all.iter().copied().find(|v| name(*v) == item.value) {
+            Some(v) if values.iter().any(|s| s.value == v) => {
+                dec.errors.push(ConfigError::new(
+                    item.origin,
+                    ConfigErrorKind::Duplicate {
+                        key: field.path.clone(),
+                        value: item.value,
+                    },
+                ));
+            }
+            Some(v) => values.push(Spanned::new(v, item.origin)),
+            None => dec.errors.push(ConfigError::new(
+                item.origin,
+                ConfigErrorKind::InvalidChoice {
+                    key: field.path.clone(),
+                    suggestion: closest(&item.value, allowed.iter().copied()),
+                    value: item.value,
+                    allowed: allowed.clone(),
+                },
+            )),
+        }
+    }
+    (dec.errors.len() == errors_before).then(|| Spanned::new(values, list.origin))
+}

@@ -118,6 +118,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             tasks: TasksConfig {
                 enabled: raw.tasks.enabled.map_or(DEFAULT_TASKS_ENABLED, |e| e.value),
             },
+            memories: super::memory_config::memories(raw.memories),
+            skills: super::memory_config::skills(raw.skills),
             sources: env.sources.clone(),
             hooks: raw.hooks.map(|h| h.value).unwrap_or_default(),
         },

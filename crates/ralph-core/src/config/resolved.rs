@@ -12,6 +12,10 @@ use ralph_stream::{ModelPrice, PriceTable, StreamFormat};
 use ralph_types::BackendKind;
 
 use super::choice::PromptMode;
+pub use super::memory_config::{
+    DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_CAP, MemoriesConfig, MemoryFilter, MemoryInject,
+    SkillOverride, SkillsConfig,
+};
 // The deadlines and their defaults are shared with the supervisor: defined once, in
 // ralph-types.
 pub use ralph_types::{
@@ -59,6 +63,8 @@ pub struct ResolvedConfig {
     pub gates: Vec<GateConfig>,
     pub tasks: TasksConfig,
     pub rate_limits: RateLimitConfig,
+    pub memories: MemoriesConfig,
+    pub skills: SkillsConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// `hooks:` (disabled and empty when absent).

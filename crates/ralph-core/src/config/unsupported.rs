@@ -11,7 +11,7 @@
 //! - a **warning** when running without it is safe (prompt extras, display settings,
 //!   keys ralph-orchestrator ignored as well);
 //! - **nothing** when the value asks for exactly what ralph does anyway
-//!   (`persistent: false`, `memories: {enabled: false}`, `concurrency: 1`).
+//!   (`persistent: false`, `tasks: {enabled: false}`, `concurrency: 1`).
 
 use saphyr::{MarkedYaml as Node, Scalar, YamlData};
 
@@ -76,14 +76,6 @@ fn is_enabled(node: &Node<'_>) -> bool {
                 && matches!(scalar(v), Some(Scalar::Boolean(true)))
         }),
         _ => false,
-    }
-}
-
-fn warning_unless_disabled(node: &Node<'_>) -> Impact {
-    if is_disabled(node) {
-        Impact::None
-    } else {
-        Impact::Warning
     }
 }
 
@@ -153,16 +145,6 @@ const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so no
 
 /// Top-level keys.
 pub(crate) const TOP_LEVEL: &[Unsupported] = &[
-    entry(
-        "memories",
-        warning_unless_disabled,
-        "ralph injects no memories into the prompt; the scratchpad carries notes between iterations",
-    ),
-    entry(
-        "skills",
-        warning_unless_disabled,
-        "ralph injects no skills index into the prompt",
-    ),
     entry(
         "features",
         warning,
@@ -372,6 +354,13 @@ pub(crate) const HAT_BACKEND: &[Unsupported] = &[entry(
     "agent",
     error,
     "ralph would run the backend's default agent instead; pass the agent through `args`",
+)];
+
+/// Keys under `skills.overrides.<name>`.
+pub(crate) const SKILL_OVERRIDE: &[Unsupported] = &[entry(
+    "tags",
+    warning,
+    "ralph does not choose skills by tag; limit a skill with `hats` or `backends`",
 )];
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ fn impact_of(f: fn(&Node<'_>) -> Impact, yaml: &str) -> Impact {
 #[test]
 fn inert_values_are_not_reported() {
     let cases = [
-        impact_of(warning_unless_disabled, "{enabled: false, inject: auto}"),
         impact_of(error_if_enabled, "{enabled: false, timeout_seconds: 120}"),
         impact_of(error_if_true, "false"),
         impact_of(warning_unless_zero, "0"),
@@ -18,7 +17,7 @@ fn inert_values_are_not_reported() {
         impact_of(error_unless_one, "1"),
         impact_of(error_unless_autonomous, "autonomous"),
     ];
-    assert_eq!(cases, [Impact::None; 8]);
+    assert_eq!(cases, [Impact::None; 7]);
 }
 
 #[test]
@@ -41,9 +40,8 @@ fn values_that_change_behaviour_are_errors() {
 #[test]
 fn safe_values_are_warnings() {
     let cases = [
-        impact_of(warning_unless_disabled, "{enabled: true}"),
         impact_of(warning_unless_zero, "5"),
         impact_of(adapters_impact, "{claude: {enabled: true, timeout: 300}}"),
     ];
-    assert_eq!(cases, [Impact::Warning; 3]);
+    assert_eq!(cases, [Impact::Warning; 2]);
 }

@@ -20,7 +20,7 @@ use crate::view::term::one_line;
 const TITLE_CHARS: usize = 60;
 
 pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
-    let workspace = super::workspace(args.root.as_deref())?;
+    let workspace = super::workspace_of(args.root.as_deref())?;
     let path = tasks::tasks_path(&workspace);
     let now = || rfc3339_nanos(SystemTime::now());
     // Changes return the task as changed (no second read); queries read the list once.

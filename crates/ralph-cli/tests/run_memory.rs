@@ -1,0 +1,81 @@
+//! The loop's working memory in a real `ralph run`: what one iteration stores with
+//! `ralph tools memory add` is in the next iteration's prompt, within its budget, with
+//! the skills index; `inject: none` leaves both the memories and their teaching out.
+
+mod common;
+
+use common::Workspace;
+
+const SKILL: &str = "---\nname: release-notes\ndescription: How to write release notes\n---\nStart with what users see.\n";
+
+fn workspace(config: &str, plan: &str) -> Workspace {
+    let ws = Workspace::new(config, plan);
+    let dir = ws.path().join(".claude/skills/notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), SKILL).unwrap();
+    ws
+}
+
+#[test]
+fn a_memory_stored_in_one_iteration_is_in_the_next_prompt_with_the_skills_index() {
+    let ws = workspace(
+        "cli:\n  backend: pi\nskills:\n  dirs: [.claude/skills]\n",
+        "pi/anthropic/text.jsonl | | memory=fix:pi_exits_0_on_failure\npi/anthropic/text.jsonl | |\n",
+    );
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
+    assert_eq!(ws.agent_log().len(), 2, "{stderr}");
+    let first = ws.prompt(1);
+    assert!(first.contains("## Memories\n\nNone stored yet."), "{first}");
+    assert!(
+        first.contains("- release-notes: How to write release notes"),
+        "{first}"
+    );
+    assert!(first.contains("`ralph tools skill load <name>`"), "{first}");
+    let second = ws.prompt(2);
+    let memories =
+        &second[second.find("<memories>").expect(&second)..second.find("</memories>").unwrap()];
+    assert!(
+        memories.contains("## Fixes\n\n### mem-") && memories.contains("> pi exits 0 on failure\n"),
+        "{second}"
+    );
+    // Nothing stored yet, memories and skills on: the whole prompt stays small.
+    assert!(first.len() < 4096, "{} bytes", first.len());
+}
+
+#[test]
+fn the_budget_and_inject_settings_shape_the_prompt() {
+    let ws = workspace(
+        "cli:\n  backend: pi\nmemories:\n  budget: 300\n",
+        "pi/anthropic/text.jsonl | | memory=pattern:lesson_0_of_many\npi/anthropic/text.jsonl | |\n",
+    );
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let mut text = String::from("# Memories\n\n## Patterns\n");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "\n### mem-{}-{:04x}\n> old lesson {i}\n<!-- tags:  | created: 2026-01-01 -->\n",
+            1_700_000_000 + i,
+            i
+        ));
+    }
+    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
+    assert_eq!(ws.agent_log().len(), 2, "{stderr}");
+    let second = ws.prompt(2);
+    let start = second.find("<memories>\n").unwrap() + "<memories>\n".len();
+    let memories = &second[start..second.find("\n</memories>").unwrap()];
+    assert!(memories.chars().count() <= 300, "{memories}");
+    // The newest first: the one the agent just stored.
+    assert!(memories.contains("> lesson 0 of many"), "{memories}");
+    assert!(memories.contains("more memories not shown"), "{memories}");
+
+    let off = workspace(
+        "cli:\n  backend: pi\nmemories:\n  inject: none\nskills:\n  enabled: false\n  dirs: [.claude/skills]\n",
+        "pi/anthropic/text.jsonl | |\n",
+    );
+    off.run_json(&["-p", "task", "--max-iterations", "1"]);
+    let prompt = off.prompt(1);
+    assert!(
+        !prompt.contains("## Memories") && !prompt.contains("## Skills"),
+        "{prompt}"
+    );
+}
