@@ -65,6 +65,18 @@ impl Escapes {
         self.next_is_escaped = escape >> (BLOCK - 1);
         escaped
     }
+
+    /// Moves past a block whose escaped bytes do not matter, only the escape it may
+    /// carry into the next. Only a block that ends with a backslash carries one, and in
+    /// text few do: the shortcut is worth its branch.
+    #[inline(always)]
+    fn skip(&mut self, backslash: u64) {
+        if backslash >> (BLOCK - 1) == 0 {
+            self.next_is_escaped = 0;
+        } else {
+            self.next(backslash);
+        }
+    }
 }
 
 /// Each bit xor-ed with all the bits below it: with a bit per unescaped quote, the
@@ -135,6 +147,10 @@ fn string_end_by(
     let tail = (!rest.is_empty()).then(|| padded(rest));
     for (index, block) in blocks.iter().chain(tail.as_ref()).enumerate() {
         let masks = classify(block);
+        if masks.quote | (masks.newline & newlines) == 0 {
+            escapes.skip(masks.backslash);
+            continue;
+        }
         let escaped = escapes.next(masks.backslash);
         let ends = (masks.quote & !escaped) | (masks.newline & newlines);
         if ends != 0 {
@@ -180,10 +196,17 @@ fn container_end_by(
         ..Structure::default()
     };
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
-    for (index, block) in blocks.iter().enumerate() {
-        if let Some(found) = scan.block(classify(block), &prefix_xor, index * BLOCK) {
+    let mut index = 0;
+    while let Some(block) = blocks.get(index) {
+        let masks = classify(block);
+        if scan.passes_in_string(masks) {
+            index += 1;
+            continue;
+        }
+        if let Some(found) = scan.block(masks, &prefix_xor, index * BLOCK) {
             return found;
         }
+        index += 1;
     }
     if rest.is_empty() {
         return Container::Unterminated;
@@ -206,6 +229,18 @@ struct Structure {
 }
 
 impl Structure {
+    /// Moves past a block inside a string that goes on past it (most blocks of long
+    /// text), where nothing counts but the escape carried into the next block; `false`
+    /// for any other block, which is then left to [`Structure::block`].
+    #[inline(always)]
+    fn passes_in_string(&mut self, masks: Masks) -> bool {
+        let passes = self.in_string != 0 && masks.quote | (masks.newline & self.newlines) == 0;
+        if passes {
+            self.escapes.skip(masks.backslash);
+        }
+        passes
+    }
+
     /// Reads one block (at `offset`) of the value: what it found, if it ends here.
     #[inline(always)]
     fn block(
@@ -214,15 +249,7 @@ impl Structure {
         prefix_xor: impl Fn(u64) -> u64,
         offset: usize,
     ) -> Option<Container> {
-        if self.in_string != 0 && masks.quote | (masks.newline & self.newlines) == 0 {
-            // Inside a string that goes on past this block (most blocks of long text):
-            // nothing here counts but the escape carried into the next block, and only
-            // a block that ends with a backslash carries one.
-            if masks.backslash >> (BLOCK - 1) == 0 {
-                self.escapes.next_is_escaped = 0;
-            } else {
-                self.escapes.next(masks.backslash);
-            }
+        if self.passes_in_string(masks) {
             return None;
         }
         let quotes = masks.quote & !self.escapes.next(masks.backslash);
