@@ -65,18 +65,6 @@ impl Escapes {
         self.next_is_escaped = escape >> (BLOCK - 1);
         escaped
     }
-
-    /// Moves past a block whose escaped bytes do not matter, only the escape it may
-    /// carry into the next. Only a block that ends with a backslash carries one, and in
-    /// text few do: the shortcut is worth its branch.
-    #[inline(always)]
-    fn skip(&mut self, backslash: u64) {
-        if backslash >> (BLOCK - 1) == 0 {
-            self.next_is_escaped = 0;
-        } else {
-            self.next(backslash);
-        }
-    }
 }
 
 /// Each bit xor-ed with all the bits below it: with a bit per unescaped quote, the
@@ -144,21 +132,79 @@ fn string_end_by(
     let newlines = if one_line { u64::MAX } else { 0 };
     let mut escapes = Escapes::default();
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
-    let tail = (!rest.is_empty()).then(|| padded(rest));
-    for (index, block) in blocks.iter().chain(tail.as_ref()).enumerate() {
-        let masks = classify(block);
-        if masks.quote | (masks.newline & newlines) == 0 {
-            escapes.skip(masks.backslash);
-            continue;
+    let mut index = 0;
+    loop {
+        index = pass_in_string(bytes, index, newlines, &mut escapes, &classify);
+        let Some(block) = blocks.get(index) else {
+            break;
+        };
+        if let Some(end) = first_string_end(bytes, index, classify(block), newlines, &mut escapes) {
+            return end;
         }
-        let escaped = escapes.next(masks.backslash);
-        let ends = (masks.quote & !escaped) | (masks.newline & newlines);
-        if ends != 0 {
-            let at = index * BLOCK + ends.trailing_zeros() as usize;
-            return (bytes[at] == b'"').then_some(at);
-        }
+        index += 1;
     }
-    None
+    if rest.is_empty() {
+        return None;
+    }
+    first_string_end(
+        bytes,
+        index,
+        classify(&padded(rest)),
+        newlines,
+        &mut escapes,
+    )
+    .flatten()
+}
+
+/// In block `index` of `bytes`, with its `masks`: the string's end, if it is there
+/// (`Some(None)` for a newline that breaks the line first).
+#[inline(always)]
+fn first_string_end(
+    bytes: &[u8],
+    index: usize,
+    masks: Masks,
+    newlines: u64,
+    escapes: &mut Escapes,
+) -> Option<Option<usize>> {
+    let escaped = escapes.next(masks.backslash);
+    let ends = (masks.quote & !escaped) | (masks.newline & newlines);
+    (ends != 0).then(|| {
+        let at = index * BLOCK + ends.trailing_zeros() as usize;
+        (bytes[at] == b'"').then_some(at)
+    })
+}
+
+/// Moves past the whole blocks of `bytes`, from block `index` on, that lie inside a
+/// string going on past them (most blocks of long text), and returns the index of the
+/// first other one (or of the end).
+///
+/// Only quotes (and newlines, where they end the line) stop the pass, so it looks at
+/// nothing else: the escape carried into the block it stops at is counted afterwards,
+/// from the run of backslashes just before that block. The run is bounded by the
+/// string's opening quote, and every run is counted once.
+#[inline(always)]
+fn pass_in_string(
+    bytes: &[u8],
+    mut index: usize,
+    newlines: u64,
+    escapes: &mut Escapes,
+    classify: impl Fn(&[u8; BLOCK]) -> Masks,
+) -> usize {
+    let (blocks, _) = bytes.as_chunks::<BLOCK>();
+    let start = index;
+    while let Some(block) = blocks.get(index) {
+        let masks = classify(block);
+        if masks.quote | (masks.newline & newlines) != 0 {
+            break;
+        }
+        index += 1;
+    }
+    if index > start {
+        let before = &bytes[..index * BLOCK];
+        let run = before.iter().rev().take_while(|&&b| b == b'\\').count();
+        escapes.next_is_escaped = (run % 2) as u64;
+    }
+    index
 }
 
 /// How an object or array ends, as far as the blocks tell.
@@ -197,13 +243,14 @@ fn container_end_by(
     };
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
     let mut index = 0;
-    while let Some(block) = blocks.get(index) {
-        let masks = classify(block);
-        if scan.passes_in_string(masks) {
-            index += 1;
-            continue;
+    loop {
+        if scan.in_string != 0 {
+            index = pass_in_string(bytes, index, scan.newlines, &mut scan.escapes, &classify);
         }
-        if let Some(found) = scan.block(masks, &prefix_xor, index * BLOCK) {
+        let Some(block) = blocks.get(index) else {
+            break;
+        };
+        if let Some(found) = scan.block(classify(block), &prefix_xor, index * BLOCK) {
             return found;
         }
         index += 1;
@@ -229,18 +276,6 @@ struct Structure {
 }
 
 impl Structure {
-    /// Moves past a block inside a string that goes on past it (most blocks of long
-    /// text), where nothing counts but the escape carried into the next block; `false`
-    /// for any other block, which is then left to [`Structure::block`].
-    #[inline(always)]
-    fn passes_in_string(&mut self, masks: Masks) -> bool {
-        let passes = self.in_string != 0 && masks.quote | (masks.newline & self.newlines) == 0;
-        if passes {
-            self.escapes.skip(masks.backslash);
-        }
-        passes
-    }
-
     /// Reads one block (at `offset`) of the value: what it found, if it ends here.
     #[inline(always)]
     fn block(
@@ -249,9 +284,6 @@ impl Structure {
         prefix_xor: impl Fn(u64) -> u64,
         offset: usize,
     ) -> Option<Container> {
-        if self.passes_in_string(masks) {
-            return None;
-        }
         let quotes = masks.quote & !self.escapes.next(masks.backslash);
         let inside = prefix_xor(quotes) ^ self.in_string;
         // The top bit, spread: whether the next block starts inside a string.

@@ -160,6 +160,19 @@ fn adversarial_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(byte, 0..max)
 }
 
+/// Long text with few quotes (so that whole blocks lie inside strings) and runs of
+/// backslashes, some longer than a block.
+fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        30 => Just(vec![b'a']),
+        4 => (1..4usize).prop_map(|n| vec![b'\\'; n]),
+        1 => (60..140usize).prop_map(|n| vec![b'\\'; n]),
+        1 => Just(vec![b'"']),
+        1 => prop::sample::select(&b"{}[]\n"[..]).prop_map(|b| vec![b]),
+    ];
+    prop::collection::vec(piece, 0..max).prop_map(|pieces| pieces.concat())
+}
+
 /// Valid JSON of any shape, with strings full of what has to be escaped.
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let text = prop::collection::vec(
@@ -205,6 +218,21 @@ fn backslash_runs_across_block_edges() {
                 container.extend_from_slice(b"]\"]");
                 assert_same_container_end(&container);
             }
+        }
+    }
+}
+
+#[test]
+fn long_backslash_runs_before_a_quote_at_every_offset() {
+    for filler in 0..(2 * BLOCK + 2) {
+        for run in [BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 1] {
+            let mut bytes = vec![b'x'; filler];
+            bytes.extend(std::iter::repeat_n(b'\\', run));
+            bytes.extend_from_slice(b"\"x\"]");
+            assert_same_string_end(&bytes);
+            let mut container = b"[\"".to_vec();
+            container.extend_from_slice(&bytes);
+            assert_same_container_end(&container);
         }
     }
 }
@@ -276,6 +304,18 @@ proptest! {
     ) {
         let mut container = vec![open];
         container.extend(std::iter::repeat_n(b' ', prefix));
+        container.extend_from_slice(&bytes);
+        assert_same_container_end(&container);
+    }
+
+    #[test]
+    fn block_scans_pass_long_strings_as_the_scalar_reading_does(
+        prefix in 0..BLOCK,
+        bytes in sparse_bytes(700),
+    ) {
+        assert_same_string_end(&bytes);
+        let mut container = b"[\"".to_vec();
+        container.extend(std::iter::repeat_n(b'a', prefix));
         container.extend_from_slice(&bytes);
         assert_same_container_end(&container);
     }
