@@ -176,12 +176,14 @@ fn first_string_end(
 
 /// Moves past the whole blocks of `bytes`, from block `index` on, that lie inside a
 /// string going on past them (most blocks of long text), and returns the index of the
-/// first other one (or of the end).
+/// first other one (or of the end), with the escape carried into it in `escapes`.
 ///
-/// Only quotes (and newlines, where they end the line) stop the pass, so it looks at
-/// nothing else: the escape carried into the block it stops at is counted afterwards,
-/// from the run of backslashes just before that block. The run is bounded by the
-/// string's opening quote, and every run is counted once.
+/// The pass looks for nothing but quotes (and newlines, where they end the line); only
+/// at a block with a quote are its escapes worked out, to tell whether the quote is
+/// escaped. The escape carried into a block is the parity of the run of backslashes
+/// just before it, counted back from the block: the run is bounded by the string's
+/// opening quote, and a run is counted at most twice (no run reaches back over a block
+/// with a quote).
 #[inline(always)]
 fn pass_in_string(
     bytes: &[u8],
@@ -194,17 +196,35 @@ fn pass_in_string(
     let start = index;
     while let Some(block) = blocks.get(index) {
         let masks = classify(block);
-        if masks.quote | (masks.newline & newlines) != 0 {
+        if masks.newline & newlines != 0 {
             break;
+        }
+        if masks.quote != 0 {
+            let carry = escape_into(bytes, index);
+            let escaped = Escapes {
+                next_is_escaped: carry,
+            }
+            .next(masks.backslash);
+            if masks.quote & !escaped != 0 {
+                escapes.next_is_escaped = carry;
+                return index;
+            }
         }
         index += 1;
     }
     if index > start {
-        let before = &bytes[..index * BLOCK];
-        let run = before.iter().rev().take_while(|&&b| b == b'\\').count();
-        escapes.next_is_escaped = (run % 2) as u64;
+        escapes.next_is_escaped = escape_into(bytes, index);
     }
     index
+}
+
+/// The escape carried into block `index` of `bytes`: 1 when an odd run of backslashes
+/// ends just before it.
+#[inline(always)]
+fn escape_into(bytes: &[u8], index: usize) -> u64 {
+    let before = &bytes[..index * BLOCK];
+    let run = before.iter().rev().take_while(|&&b| b == b'\\').count();
+    (run % 2) as u64
 }
 
 /// How an object or array ends, as far as the blocks tell.
