@@ -365,8 +365,8 @@ fn classify_portable(block: &[u8; BLOCK]) -> Masks {
         masks.quote |= u64::from(b == b'"') << i;
         masks.backslash |= u64::from(b == b'\\') << i;
         masks.newline |= u64::from(b == b'\n') << i;
-        masks.open |= u64::from(b == b'{' || b == b'[') << i;
-        masks.close |= u64::from(b == b'}' || b == b']') << i;
+        masks.open |= u64::from(b | BRACKET_CASE == b'{') << i;
+        masks.close |= u64::from(b | BRACKET_CASE == b'}') << i;
     }
     masks
 }

@@ -340,6 +340,19 @@ proptest! {
     fn masks_match_the_portable_ones(bytes in prop::collection::vec(any::<u8>(), BLOCK)) {
         let block: &[u8; BLOCK] = bytes.as_slice().try_into().unwrap();
         let want = classify_portable(block);
+        let bits = |set: &[u8]| {
+            (0..BLOCK).fold(0u64, |mask, i| mask | u64::from(set.contains(&block[i])) << i)
+        };
+        prop_assert_eq!(
+            want,
+            Masks {
+                quote: bits(b"\""),
+                backslash: bits(b"\\"),
+                newline: bits(b"\n"),
+                open: bits(b"{["),
+                close: bits(b"}]"),
+            }
+        );
         prop_assert_eq!(classify(block), want);
         #[cfg(target_arch = "x86_64")]
         {
