@@ -9,7 +9,12 @@
 //! `i` for byte `i`) of its quotes, backslashes, newlines and brackets; the escaped
 //! bytes of the whole block come from carry arithmetic on the backslash mask, the bytes
 //! inside strings from a prefix xor of the unescaped quotes, and a block is skipped
-//! whole when it cannot close the value.
+//! whole when it cannot close the value. Most blocks of long text lie inside one
+//! string: those are passed looking at their quotes alone.
+//!
+//! Every answer is the one the byte-at-a-time reading gives (the tests compare them);
+//! where the two could differ, on broken input, [`container_end`] says so and the
+//! caller reads byte by byte.
 //!
 //! The masks come from AVX-512BW or AVX2 when the CPU has them (detected at run time),
 //! else from SSE2 on x86_64 (part of its baseline), and from a plain loop on other
