@@ -8,6 +8,7 @@
 //! cap is never held: its bytes are counted and dropped until its newline arrives.
 
 use memchr::memchr;
+use memchr::memrchr;
 
 /// The default longest line kept in memory. pi's snapshot lines reach hundreds of KB and
 /// a tool output repeated in one line can reach tens of MB; beyond this a line is not an
@@ -27,7 +28,8 @@ pub enum Frame<'a> {
 /// What [`LineFramer::push_offering`] hands its callback.
 #[derive(Debug)]
 pub(crate) enum Piece<'a> {
-    /// The rest of the chunk, from the start of a line whose end is not looked for yet.
+    /// The rest of the chunk up to its last newline, from the start of a line whose end
+    /// is not looked for yet.
     LineStart(&'a [u8]),
     /// A line (or an over-long one), as [`LineFramer::push`] gives it.
     Frame(Frame<'a>),
@@ -120,10 +122,15 @@ impl LineFramer {
             self.carry.clear();
         }
 
+        // A line that starts after the chunk's last newline cannot end in this chunk:
+        // offered, it would be read to the chunk's end for nothing and then held.
+        let complete = memrchr(b'\n', rest).map_or(0, |nl| nl + 1);
         let mut start = 0;
         while start < rest.len() {
             let line = &rest[start..];
-            if let Some(len) = on(Piece::LineStart(line)) {
+            if start < complete
+                && let Some(len) = on(Piece::LineStart(&rest[start..complete]))
+            {
                 debug_assert_eq!(line.get(len), Some(&b'\n'));
                 start += len + 1;
                 continue;

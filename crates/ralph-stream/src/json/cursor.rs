@@ -1,8 +1,7 @@
 //! The cursor: walks one JSON value at a time, skipping what nobody asked for.
 
-use memchr::memchr_iter;
-use memchr::memchr2_iter;
-
+use super::scan;
+use super::scan::Container;
 use super::string::JsonStr;
 
 /// The line is not JSON, or not the JSON we expected at this point.
@@ -253,13 +252,13 @@ impl<'a> Cursor<'a> {
 
     /// Consumes a string starting at the current quote and returns its raw contents.
     ///
-    /// Finds the closing quote with memchr and counts the backslashes before it: an odd
-    /// count means the quote is escaped. Each run of backslashes is counted once, so this
-    /// stays linear however the string is escaped.
+    /// The string ends at the first quote not escaped by a backslash; in a line whose
+    /// end is not known, a raw newline before it means the line broke off inside the
+    /// string.
     fn scan_string(&mut self) -> Result<JsonStr<'a>> {
         let start = self.pos + 1;
         // Keys and enum-like values are short: a plain loop finds their end before a
-        // vector search would be set up.
+        // block of them would be classified.
         for (offset, &b) in self.bytes[start..].iter().take(SHORT_STRING).enumerate() {
             match b {
                 b'"' => {
@@ -270,36 +269,10 @@ impl<'a> Cursor<'a> {
                 _ => {}
             }
         }
-        let rest = &self.bytes[start..];
-        // One search for the whole string: text with many escaped quotes (code, JSON in
-        // JSON) would otherwise pay a search's set-up at each of them.
-        let end = if self.one_line {
-            memchr2_iter(b'"', b'\n', rest).find_map(|at| self.string_end(start, at))
-        } else {
-            memchr_iter(b'"', rest).find_map(|at| self.string_end(start, at))
-        };
-        match end {
-            Some(Ok(quote)) => {
-                self.pos = quote + 1;
-                Ok(JsonStr::new(&self.bytes[start..quote]))
-            }
-            Some(Err(Malformed)) | None => Err(Malformed),
-        }
-    }
-
-    /// Whether the quote or newline at `offset` past `start` ends the string that starts
-    /// there: `None` for an escaped quote, an error for a newline.
-    #[inline]
-    fn string_end(&self, start: usize, offset: usize) -> Option<Result<usize>> {
-        let at = start + offset;
-        if self.bytes[at] == b'\n' {
-            return Some(Err(Malformed));
-        }
-        let mut backslashes = 0;
-        while at - backslashes > start && self.bytes[at - backslashes - 1] == b'\\' {
-            backslashes += 1;
-        }
-        (backslashes % 2 == 0).then_some(Ok(at))
+        let quote =
+            start + scan::string_end(&self.bytes[start..], self.one_line).ok_or(Malformed)?;
+        self.pos = quote + 1;
+        Ok(JsonStr::new(&self.bytes[start..quote]))
     }
 
     /// Consumes a number or literal token.
@@ -317,6 +290,19 @@ impl<'a> Cursor<'a> {
     /// Skips an object or array, strings included, by bracket depth. Lenient about which
     /// kind of bracket closes which: the goal is to find the end, not to validate.
     fn skip_container(&mut self) -> Result<()> {
+        match scan::container_end(&self.bytes[self.pos..], self.one_line) {
+            Container::End(len) => {
+                self.pos += len;
+                Ok(())
+            }
+            Container::Unterminated => Err(Malformed),
+            Container::Irregular => self.skip_container_bytewise(),
+        }
+    }
+
+    /// [`Cursor::skip_container`] a byte at a time: the reading that defines what a
+    /// broken value (a raw newline in it, a backslash outside its strings) reads as.
+    fn skip_container_bytewise(&mut self) -> Result<()> {
         let mut depth = 0usize;
         while let Some(&b) = self.bytes.get(self.pos) {
             match b {

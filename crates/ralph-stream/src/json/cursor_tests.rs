@@ -83,3 +83,17 @@ fn empty_containers_walk() {
     let mut arr = c.enter_array().unwrap().unwrap();
     assert!(!c.next_element(&mut arr).unwrap());
 }
+
+#[test]
+fn broken_containers_read_as_the_bytewise_reading_reads_them() {
+    // Bytewise, a backslash outside strings is an ordinary byte, so the quote after it
+    // opens a string (`],`) and the one after `b` another that never ends.
+    assert_eq!(keys_and_raw(r#"{"a":[\"],"b":1}"#), Err(Malformed));
+    let read = keys_and_raw(r#"{"a":[\"]"],"c":2}"#).unwrap();
+    assert_eq!(read[0].1, r#"[\"]"]"#);
+    assert_eq!(read[1], ("c".to_owned(), "2".to_owned()));
+    // A raw newline inside a value is whitespace in a line whose end is known.
+    assert_eq!(keys_and_raw("{\"a\":[1,\n2]}").unwrap()[0].1, "[1,\n2]");
+    let mut c = Cursor::on_line_start(b"[1,\n2]");
+    assert_eq!(c.skip(), Err(Malformed));
+}

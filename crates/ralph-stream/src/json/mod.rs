@@ -14,6 +14,7 @@
 //! type reads as "absent" rather than failing the line.
 
 mod cursor;
+mod scan;
 mod string;
 mod walk;
 

@@ -1,0 +1,562 @@
+//! Finding where a string or a skipped object or array ends, 64 bytes at a time.
+//!
+//! Most bytes of an agent stream are in values nobody reads (pi repeats the whole
+//! message so far, twice, in every `message_update`) or in long text whose end must be
+//! found before it is decoded. Text is full of escaped quotes (code, JSON inside JSON):
+//! searching for the next quote and counting the backslashes before it pays a search's
+//! set-up every few dozen bytes, and walking a skipped object key by key pays a loop per
+//! key. Here, as in simdjson's first stage, each 64-byte block becomes bit masks (bit
+//! `i` for byte `i`) of its quotes, backslashes, newlines and brackets; the escaped
+//! bytes of the whole block come from carry arithmetic on the backslash mask, the bytes
+//! inside strings from a prefix xor of the unescaped quotes, and a block is skipped
+//! whole when it cannot close the value. Most blocks of long text lie inside one
+//! string: those are passed looking at their quotes alone.
+//!
+//! Every answer is the one the byte-at-a-time reading gives (the tests compare them);
+//! where the two could differ, on broken input, [`container_end`] says so and the
+//! caller reads byte by byte.
+//!
+//! The masks come from AVX-512BW or AVX2 when the CPU has them (detected at run time),
+//! else from SSE2 on x86_64 (part of its baseline), and from a plain loop on other
+//! targets; the bit logic after them is shared.
+
+/// Bytes per block: one bit of a `u64` per byte.
+const BLOCK: usize = 64;
+
+/// Where the bytes that matter are in one block: bit `i` is byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Masks {
+    quote: u64,
+    backslash: u64,
+    newline: u64,
+    /// `{` and `[`.
+    open: u64,
+    /// `}` and `]`.
+    close: u64,
+}
+
+/// The escaped bytes of a run of blocks, one block after the other.
+///
+/// A backslash escapes the byte after it unless it is escaped itself, so in a run of
+/// backslashes every second one escapes, and the byte after the run is escaped when the
+/// run is odd. The count is done for a whole mask by a subtraction whose borrow runs
+/// through each run (simdjson's `json_escape_scanner`).
+#[derive(Debug, Default)]
+struct Escapes {
+    /// 1 when the last byte of the previous block was an escaping backslash.
+    next_is_escaped: u64,
+}
+
+/// Bits at odd positions.
+const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+
+impl Escapes {
+    /// The bytes of this block that a backslash escapes.
+    #[inline(always)]
+    fn next(&mut self, backslash: u64) -> u64 {
+        // No shortcut for blocks without backslashes: in agent text about half the
+        // blocks have one (`\n`), and a branch that guesses wrong half the time costs
+        // more than the arithmetic, which gives the right answer for them too.
+        // A backslash escaped from the previous block starts no run.
+        let potential_escape = backslash & !self.next_is_escaped;
+        // Subtracting each run from the odd bits borrows through the run: an
+        // even-aligned run becomes ones, an odd-aligned one zeros, and the byte after
+        // the run flips. Xor with the odd bits then leaves, in every run, the bits of
+        // the escaping backslashes and, after an odd run, the escaped byte.
+        let maybe_escaped = potential_escape << 1;
+        let codes = (maybe_escaped | ODD_BITS).wrapping_sub(potential_escape) ^ ODD_BITS;
+        let escaped = codes ^ (backslash | self.next_is_escaped);
+        let escape = codes & backslash;
+        self.next_is_escaped = escape >> (BLOCK - 1);
+        escaped
+    }
+}
+
+/// Each bit xor-ed with all the bits below it: with a bit per unescaped quote, the
+/// bytes from an opening quote up to (not including) its closing one.
+#[inline(always)]
+fn prefix_xor(mut bits: u64) -> u64 {
+    let mut shift = 1;
+    while shift < BLOCK {
+        bits ^= bits << shift;
+        shift *= 2;
+    }
+    bits
+}
+
+/// The last, partial block of some bytes, padded with zeros, which match no mask.
+#[inline(always)]
+fn padded(rest: &[u8]) -> [u8; BLOCK] {
+    let mut block = [0u8; BLOCK];
+    block[..rest.len()].copy_from_slice(rest);
+    block
+}
+
+/// Runs a `…_by` scanner with the widest masks this CPU has.
+macro_rules! dispatch {
+    ($scan:ident($($arg:expr),*; $($baseline:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            // The detection is cached by the standard library: a load and a test.
+            let bits = std::is_x86_feature_detected!("popcnt")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("pclmulqdq");
+            if bits && std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW (and so AVX-512F), POPCNT, BMI1 and
+                // PCLMULQDQ, checked just above.
+                return unsafe { avx512::$scan($($arg),*) };
+            }
+            if bits && std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, POPCNT, BMI1 and PCLMULQDQ, checked just
+                // above.
+                return unsafe { avx2::$scan($($arg),*) };
+            }
+        }
+        $scan($($arg),*, $($baseline),*)
+    }};
+}
+
+/// The offset in `bytes` (a string's contents, after its opening quote) of the quote
+/// that ends the string. `None` when the string does not end in `bytes`, or when
+/// `one_line` and a raw newline comes first (the line ended inside the string).
+pub(super) fn string_end(bytes: &[u8], one_line: bool) -> Option<usize> {
+    dispatch!(string_end_by(bytes, one_line; classify))
+}
+
+/// [`string_end`] with the masks made by `classify`.
+///
+/// The loops here call `classify` directly, never from a closure of their own: it
+/// inlines only into code compiled with its target features, which such a closure would
+/// not be even once this function is inlined into code that is.
+#[inline(always)]
+fn string_end_by(
+    bytes: &[u8],
+    one_line: bool,
+    classify: impl Fn(&[u8; BLOCK]) -> Masks,
+) -> Option<usize> {
+    let newlines = if one_line { u64::MAX } else { 0 };
+    let mut escapes = Escapes::default();
+    let (blocks, rest) = bytes.as_chunks::<BLOCK>();
+    let mut index = 0;
+    loop {
+        index = pass_in_string(bytes, index, newlines, &mut escapes, &classify);
+        let Some(block) = blocks.get(index) else {
+            break;
+        };
+        if let Some(end) = first_string_end(bytes, index, classify(block), newlines, &mut escapes) {
+            return end;
+        }
+        index += 1;
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    first_string_end(
+        bytes,
+        index,
+        classify(&padded(rest)),
+        newlines,
+        &mut escapes,
+    )
+    .flatten()
+}
+
+/// In block `index` of `bytes`, with its `masks`: the string's end, if it is there
+/// (`Some(None)` for a newline that breaks the line first).
+#[inline(always)]
+fn first_string_end(
+    bytes: &[u8],
+    index: usize,
+    masks: Masks,
+    newlines: u64,
+    escapes: &mut Escapes,
+) -> Option<Option<usize>> {
+    let escaped = escapes.next(masks.backslash);
+    let ends = (masks.quote & !escaped) | (masks.newline & newlines);
+    (ends != 0).then(|| {
+        let at = index * BLOCK + ends.trailing_zeros() as usize;
+        (bytes[at] == b'"').then_some(at)
+    })
+}
+
+/// Moves past the whole blocks of `bytes`, from block `index` on, that lie inside a
+/// string going on past them (most blocks of long text), and returns the index of the
+/// first other one (or of the end), with the escape carried into it in `escapes`.
+///
+/// The pass looks for nothing but quotes (and newlines, where they end the line); only
+/// at a block with a quote are its escapes worked out, to tell whether the quote is
+/// escaped. The escape carried into a block is the parity of the run of backslashes
+/// just before it, counted back from the block: the run is bounded by the string's
+/// opening quote, and a run is counted at most twice (no run reaches back over a block
+/// with a quote).
+#[inline(always)]
+fn pass_in_string(
+    bytes: &[u8],
+    mut index: usize,
+    newlines: u64,
+    escapes: &mut Escapes,
+    classify: impl Fn(&[u8; BLOCK]) -> Masks,
+) -> usize {
+    let (blocks, _) = bytes.as_chunks::<BLOCK>();
+    let start = index;
+    while let Some(block) = blocks.get(index) {
+        let masks = classify(block);
+        if masks.newline & newlines != 0 {
+            break;
+        }
+        if masks.quote != 0 {
+            let carry = escape_into(bytes, index);
+            let escaped = Escapes {
+                next_is_escaped: carry,
+            }
+            .next(masks.backslash);
+            if masks.quote & !escaped != 0 {
+                escapes.next_is_escaped = carry;
+                return index;
+            }
+        }
+        index += 1;
+    }
+    if index > start {
+        escapes.next_is_escaped = escape_into(bytes, index);
+    }
+    index
+}
+
+/// The escape carried into block `index` of `bytes`: 1 when an odd run of backslashes
+/// ends just before it.
+#[inline(always)]
+fn escape_into(bytes: &[u8], index: usize) -> u64 {
+    let before = &bytes[..index * BLOCK];
+    let run = before.iter().rev().take_while(|&&b| b == b'\\').count();
+    (run % 2) as u64
+}
+
+/// How an object or array ends, as far as the blocks tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Container {
+    /// Its closing bracket is the byte before this offset.
+    End(usize),
+    /// The bytes end first.
+    Unterminated,
+    /// Before its end there is a newline in a line whose end is not known, or a
+    /// backslash outside any string. The lenient byte-at-a-time reading treats such a
+    /// backslash as an ordinary byte, while the masks would take it for an escape: the
+    /// caller reads these (broken) values byte by byte, so they read exactly as before.
+    Irregular,
+}
+
+/// Where the object or array that starts `bytes` (with its `{` or `[`) ends, by
+/// bracket depth outside strings. Lenient, as the byte-at-a-time reading: any closing
+/// bracket closes any opening one.
+pub(super) fn container_end(bytes: &[u8], one_line: bool) -> Container {
+    dispatch!(container_end_by(bytes, one_line; classify, prefix_xor))
+}
+
+/// [`container_end`] with the masks made by `classify` and the prefix xor by
+/// `prefix_xor`.
+#[inline(always)]
+fn container_end_by(
+    bytes: &[u8],
+    one_line: bool,
+    classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> Container {
+    let mut scan = Structure {
+        newlines: if one_line { u64::MAX } else { 0 },
+        ..Structure::default()
+    };
+    let (blocks, rest) = bytes.as_chunks::<BLOCK>();
+    let mut index = 0;
+    loop {
+        if scan.in_string != 0 {
+            index = pass_in_string(bytes, index, scan.newlines, &mut scan.escapes, &classify);
+        }
+        let Some(block) = blocks.get(index) else {
+            break;
+        };
+        if let Some(found) = scan.block(classify(block), &prefix_xor, index * BLOCK) {
+            return found;
+        }
+        index += 1;
+    }
+    if rest.is_empty() {
+        return Container::Unterminated;
+    }
+    let offset = blocks.len() * BLOCK;
+    scan.block(classify(&padded(rest)), &prefix_xor, offset)
+        .unwrap_or(Container::Unterminated)
+}
+
+/// The state of [`container_end`] between blocks.
+#[derive(Debug, Default)]
+struct Structure {
+    /// All ones when newlines end the value (a line whose end is not known).
+    newlines: u64,
+    escapes: Escapes,
+    /// All ones while the previous block ended inside a string.
+    in_string: u64,
+    /// Brackets open so far.
+    depth: u32,
+}
+
+impl Structure {
+    /// Reads one block (at `offset`) of the value: what it found, if it ends here.
+    #[inline(always)]
+    fn block(
+        &mut self,
+        masks: Masks,
+        prefix_xor: impl Fn(u64) -> u64,
+        offset: usize,
+    ) -> Option<Container> {
+        let quotes = masks.quote & !self.escapes.next(masks.backslash);
+        let inside = prefix_xor(quotes) ^ self.in_string;
+        // The top bit, spread: whether the next block starts inside a string.
+        self.in_string = ((inside as i64) >> (BLOCK - 1)) as u64;
+        let open = masks.open & !inside;
+        let close = masks.close & !inside;
+        let irregular = (masks.backslash & !inside) | (masks.newline & self.newlines);
+        if self.depth > close.count_ones() {
+            // Too few closing brackets to get back out: the end is further on.
+            self.depth = self.depth + open.count_ones() - close.count_ones();
+            return (irregular != 0).then_some(Container::Irregular);
+        }
+        let mut brackets = open | close;
+        while brackets != 0 {
+            let bracket = brackets & brackets.wrapping_neg();
+            brackets ^= bracket;
+            if open & bracket != 0 {
+                self.depth += 1;
+                continue;
+            }
+            // Only a stray closing bracket before any opening one finds the depth at
+            // zero; the value starts with an opening one.
+            self.depth = match self.depth.checked_sub(1) {
+                Some(depth) => depth,
+                None => return Some(Container::Irregular),
+            };
+            if self.depth == 0 {
+                if irregular & (bracket - 1) != 0 {
+                    return Some(Container::Irregular);
+                }
+                return Some(Container::End(
+                    offset + bracket.trailing_zeros() as usize + 1,
+                ));
+            }
+        }
+        (irregular != 0).then_some(Container::Irregular)
+    }
+}
+
+/// The masks of one block with the widest instructions every CPU of the target has.
+#[inline(always)]
+fn classify(block: &[u8; BLOCK]) -> Masks {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::classify(block)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        classify_portable(block)
+    }
+}
+
+/// The masks of one block, a byte at a time: for targets without a vector version, and
+/// as the reference the vector versions are tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn classify_portable(block: &[u8; BLOCK]) -> Masks {
+    let mut masks = Masks::default();
+    for (i, &b) in block.iter().enumerate() {
+        masks.quote |= u64::from(b == b'"') << i;
+        masks.backslash |= u64::from(b == b'\\') << i;
+        masks.newline |= u64::from(b == b'\n') << i;
+        masks.open |= u64::from(b | BRACKET_CASE == b'{') << i;
+        masks.close |= u64::from(b | BRACKET_CASE == b'}') << i;
+    }
+    masks
+}
+
+/// Setting this bit maps `[` onto `{` and `]` onto `}` (and nothing else onto them):
+/// one compare finds both kinds of bracket.
+const BRACKET_CASE: u8 = 0x20;
+
+/// The prefix xor in one carry-less multiplication (by all ones).
+#[cfg(target_arch = "x86_64")]
+mod clmul {
+    use std::arch::x86_64::_mm_clmulepi64_si128;
+    use std::arch::x86_64::_mm_cvtsi64_si128;
+    use std::arch::x86_64::_mm_cvtsi128_si64;
+    use std::arch::x86_64::_mm_set1_epi8;
+
+    /// [`super::prefix_xor`]: multiplying without carries by all ones xors each bit
+    /// into every bit above it.
+    #[target_feature(enable = "pclmulqdq")]
+    #[inline]
+    pub(super) fn prefix_xor(bits: u64) -> u64 {
+        let product = _mm_clmulepi64_si128(_mm_cvtsi64_si128(bits as i64), _mm_set1_epi8(-1), 0);
+        _mm_cvtsi128_si64(product) as u64
+    }
+}
+
+/// SSE2: 16 bytes per compare, on every x86_64 CPU.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::__m128i;
+    use std::arch::x86_64::_mm_cmpeq_epi8;
+    use std::arch::x86_64::_mm_loadu_si128;
+    use std::arch::x86_64::_mm_movemask_epi8;
+    use std::arch::x86_64::_mm_or_si128;
+    use std::arch::x86_64::_mm_set1_epi8;
+
+    use super::BLOCK;
+    use super::BRACKET_CASE;
+    use super::Masks;
+
+    /// Bytes per SSE2 register.
+    const LANES: usize = 16;
+
+    /// The masks of one block.
+    #[inline(always)]
+    pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        // SAFETY (for each intrinsic call below): the intrinsics need SSE2, which this
+        // module is only compiled with (`cfg(target_feature = "sse2")`, part of every
+        // x86_64 target); the one load reads exactly the 16-byte array it is given, with
+        // no alignment required.
+        unsafe {
+            let pattern = |byte: u8| _mm_set1_epi8(byte as i8);
+            let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
+            let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
+            let mut masks = Masks::default();
+            for (i, lanes) in block.as_chunks::<LANES>().0.iter().enumerate() {
+                let v = _mm_loadu_si128(lanes.as_ptr().cast::<__m128i>());
+                let folded = _mm_or_si128(v, case);
+                let bits = |v, pattern| {
+                    // movemask sets the low 16 bits: the cast to u16 drops the sign.
+                    let lanes = _mm_movemask_epi8(_mm_cmpeq_epi8(v, pattern)) as u16;
+                    u64::from(lanes) << (i * LANES)
+                };
+                masks.quote |= bits(v, quote);
+                masks.backslash |= bits(v, backslash);
+                masks.newline |= bits(v, newline);
+                masks.open |= bits(folded, open);
+                masks.close |= bits(folded, close);
+            }
+            masks
+        }
+    }
+}
+
+/// AVX2: 32 bytes per compare, on most x86_64 CPUs since 2013.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::__m256i;
+    use std::arch::x86_64::_mm256_cmpeq_epi8;
+    use std::arch::x86_64::_mm256_loadu_si256;
+    use std::arch::x86_64::_mm256_movemask_epi8;
+    use std::arch::x86_64::_mm256_or_si256;
+    use std::arch::x86_64::_mm256_set1_epi8;
+
+    use super::BLOCK;
+    use super::BRACKET_CASE;
+    use super::Container;
+    use super::Masks;
+
+    /// Bytes per AVX2 register.
+    const LANES: usize = 32;
+
+    /// [`super::string_end`] compiled for AVX2.
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    pub(super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
+        super::string_end_by(bytes, one_line, |block| classify(block))
+    }
+
+    /// [`super::container_end`] compiled for AVX2.
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    pub(super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
+        super::container_end_by(
+            bytes,
+            one_line,
+            |block| classify(block),
+            |bits| super::clmul::prefix_xor(bits),
+        )
+    }
+
+    /// The masks of one block.
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        let pattern = |byte: u8| _mm256_set1_epi8(byte as i8);
+        let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
+        let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
+        let mut masks = Masks::default();
+        for (i, lanes) in block.as_chunks::<LANES>().0.iter().enumerate() {
+            // SAFETY: `lanes` is a 32-byte array, exactly what the unaligned load reads.
+            let v = unsafe { _mm256_loadu_si256(lanes.as_ptr().cast::<__m256i>()) };
+            let folded = _mm256_or_si256(v, case);
+            let bits = |v, pattern| {
+                // movemask gives one bit per byte in 32 bits: the cast keeps them all.
+                let lanes = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, pattern)) as u32;
+                u64::from(lanes) << (i * LANES)
+            };
+            masks.quote |= bits(v, quote);
+            masks.backslash |= bits(v, backslash);
+            masks.newline |= bits(v, newline);
+            masks.open |= bits(folded, open);
+            masks.close |= bits(folded, close);
+        }
+        masks
+    }
+}
+
+/// AVX-512BW: a whole block per compare, straight into a 64-bit mask.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::__m512i;
+    use std::arch::x86_64::_mm512_cmpeq_epi8_mask;
+    use std::arch::x86_64::_mm512_loadu_si512;
+    use std::arch::x86_64::_mm512_or_si512;
+    use std::arch::x86_64::_mm512_set1_epi8;
+
+    use super::BLOCK;
+    use super::BRACKET_CASE;
+    use super::Container;
+    use super::Masks;
+
+    /// [`super::string_end`] compiled for AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
+    pub(super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
+        super::string_end_by(bytes, one_line, |block| classify(block))
+    }
+
+    /// [`super::container_end`] compiled for AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
+    pub(super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
+        super::container_end_by(
+            bytes,
+            one_line,
+            |block| classify(block),
+            |bits| super::clmul::prefix_xor(bits),
+        )
+    }
+
+    /// The masks of one block.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        // SAFETY: `block` is a 64-byte array, exactly what the unaligned load reads.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) };
+        let bits = |v, byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+        let folded = _mm512_or_si512(v, _mm512_set1_epi8(BRACKET_CASE as i8));
+        Masks {
+            quote: bits(v, b'"'),
+            backslash: bits(v, b'\\'),
+            newline: bits(v, b'\n'),
+            open: bits(folded, b'{'),
+            close: bits(folded, b'}'),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "scan_tests.rs"]
+mod tests;
