@@ -3,9 +3,10 @@
 mod common;
 
 use std::io::Write;
+use std::time::Duration;
 
 use common::*;
-use ralph_agent::supervise::{ChildStatus, SpawnSpec, Termination};
+use ralph_agent::supervise::{ChildStatus, RunDeadlines, SpawnSpec, Termination};
 
 #[tokio::test]
 async fn replayed_transcript_reaches_the_sink_byte_for_byte() {
@@ -92,12 +93,21 @@ async fn missing_program_fails_to_start_with_a_useful_message() {
     assert!(error.to_string().contains("not found on PATH"), "{error}");
 }
 
+/// How long the 1 GiB flood may take before the test calls it hung.
+const FLOOD_GUARD: Duration = Duration::from_secs(600);
+
 #[tokio::test]
 async fn one_gigabyte_flood_is_counted_without_loss() {
     let out = tempfile::tempdir().unwrap();
     let mut sink = CountZeros::default();
     let spec = agent("flood.sh", out.path()).args([(1u64 << 30).to_string()]);
-    let outcome = supervise(spec, short(), &mut sink).await;
+    // The wall deadline is only a guard against a hang: this test is about losing no
+    // byte, and a debug build on a busy 2-core machine has taken over 60 s for the GiB.
+    let deadlines = RunDeadlines {
+        wall: Some(FLOOD_GUARD),
+        ..short()
+    };
+    let outcome = supervise(spec, deadlines, &mut sink).await;
     assert_eq!(
         (
             outcome.termination,

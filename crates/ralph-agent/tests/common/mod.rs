@@ -73,9 +73,13 @@ pub async fn supervise_with(
     sink: &mut impl OutputSink,
     stop: StopRequests,
 ) -> ProcessOutcome {
-    match tokio::time::timeout(OUTER_TIMEOUT, run(spec, deadlines, sink, stop)).await {
+    // Past the run's own wall deadline (plus the graces), the supervisor has hung.
+    let outer = deadlines.wall.map_or(OUTER_TIMEOUT, |wall| {
+        (wall + OUTER_TIMEOUT / 2).max(OUTER_TIMEOUT)
+    });
+    match tokio::time::timeout(outer, run(spec, deadlines, sink, stop)).await {
         Ok(outcome) => outcome,
-        Err(_) => panic!("supervised run did not end within {OUTER_TIMEOUT:?}"),
+        Err(_) => panic!("supervised run did not end within {outer:?}"),
     }
 }
 
