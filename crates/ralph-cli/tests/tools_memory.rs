@@ -1,6 +1,8 @@
 //! `ralph tools memory` and `ralph tools skill` through the real binary: the
 //! incumbent's file read and round-tripped, concurrent adds, damaged entries, errors.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -172,14 +174,7 @@ fn fifty_processes_adding_at_once_lose_nothing() {
                 .unwrap()
         })
         .collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    common::wait_all_ok(children);
     let listed = list_json(dir.path());
     let mut contents: Vec<String> = listed
         .iter()

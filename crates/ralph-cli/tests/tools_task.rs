@@ -130,15 +130,7 @@ fn fifty_processes_adding_and_closing_at_once_lose_nothing() {
                 .unwrap()
         })
         .collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            code(out.status),
-            0,
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    common::wait_all_ok(children);
     let text = tasks_file(&ws);
     let lines: Vec<Value> = text
         .lines()

@@ -101,7 +101,9 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
         let agents = backends::resolve(&config).await?;
-        let run = if args.resume {
+        // A continued run picks up its directory, task, state and inbox offset; a new one
+        // starts from the configuration.
+        let (run_dir, objective, machine, inbox_offset) = if args.resume {
             let run_dir = ralph_dir
                 .current_run()
                 .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
@@ -127,20 +129,8 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 (Some(prompt), true) => prompt.text.clone(),
                 _ => saved.objective,
             };
-            Run {
-                config: &config,
-                workspace: workspace.clone(),
-                objective,
-                machine: Machine::resume(rules, saved.state)?,
-                inbox_offset: saved.inbox_offset,
-                resumed: true,
-                agents,
-                run_dir,
-                command_line: command_line.clone(),
-                hook_notes: String::new(),
-                recorder: AgentRecorder::for_this_process(),
-                leftovers: stale,
-            }
+            let machine = Machine::resume(rules, saved.state)?;
+            (run_dir, objective, machine, saved.inbox_offset)
         } else {
             let objective = config
                 .event_loop
@@ -152,20 +142,21 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             let run_dir = ralph_dir
                 .create_run(SystemTime::now())
                 .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
-            Run {
-                config: &config,
-                workspace: workspace.clone(),
-                objective,
-                machine: Machine::new(rules),
-                inbox_offset: 0,
-                resumed: false,
-                agents,
-                run_dir,
-                command_line: command_line.clone(),
-                hook_notes: String::new(),
-                recorder: AgentRecorder::for_this_process(),
-                leftovers: stale,
-            }
+            (run_dir, objective, Machine::new(rules), 0)
+        };
+        let run = Run {
+            config: &config,
+            workspace: workspace.clone(),
+            objective,
+            machine,
+            inbox_offset,
+            resumed: args.resume,
+            agents,
+            run_dir,
+            command_line: command_line.clone(),
+            hook_notes: String::new(),
+            recorder: AgentRecorder::for_this_process(),
+            leftovers: stale,
         };
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;

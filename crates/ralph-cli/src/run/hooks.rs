@@ -65,6 +65,20 @@ struct Boundary<'b> {
     stop: Option<&'b StopReason>,
 }
 
+impl<'b> Boundary<'b> {
+    /// A boundary of the loop itself (its start or end): no hat, no events.
+    fn of_loop(phase: HookPhase, iteration: Option<u32>, stop: Option<&'b StopReason>) -> Self {
+        Boundary {
+            phase,
+            iteration,
+            hat: None,
+            backend: None,
+            events: &[],
+            stop,
+        }
+    }
+}
+
 /// The hooks of one run and what they accumulated.
 pub(crate) struct Hooks<'a> {
     config: &'a HooksConfig,
@@ -117,14 +131,7 @@ impl<'a> Hooks<'a> {
         stop: &StopController,
     ) {
         for phase in [HookPhase::PreLoopStart, HookPhase::PostLoopStart] {
-            let boundary = Boundary {
-                phase,
-                iteration: last_iteration(machine),
-                hat: None,
-                backend: None,
-                events: &[],
-                stop: None,
-            };
+            let boundary = Boundary::of_loop(phase, last_iteration(machine), None);
             match self.fire(&boundary, machine, observer, stop).await {
                 Verdict::GoOn => {}
                 Verdict::Blocked { hook, why } => {
@@ -191,14 +198,7 @@ impl<'a> Hooks<'a> {
                 return machine.interrupt(session.elapsed());
             }
             let phase = end_phase(&reason, post);
-            let boundary = Boundary {
-                phase,
-                iteration: last_iteration(machine),
-                hat: None,
-                backend: None,
-                events: &[],
-                stop: Some(&reason),
-            };
+            let boundary = Boundary::of_loop(phase, last_iteration(machine), Some(&reason));
             match self.fire(&boundary, machine, observer, stop).await {
                 Verdict::GoOn => {}
                 Verdict::Blocked { hook, why } => {

@@ -172,6 +172,19 @@ impl Workspace {
     }
 }
 
+/// Waits for every child, each of which must exit 0 (the test fails with its stderr).
+pub fn wait_all_ok(children: Vec<Child>) {
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(
+            code(out.status),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output.
 pub fn wait_output(child: Child) -> Output {
     ralph_test_support::wait_output(child, RUN_TIMEOUT)

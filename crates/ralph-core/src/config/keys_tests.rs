@@ -75,6 +75,22 @@ fn is_hooks(section: Section) -> bool {
     )
 }
 
+/// The sections whose keys are plain values of the layer (read into `RawConfig`, dumped
+/// from `ResolvedConfig`), not of a hat, gate, price or hook.
+fn is_plain(section: Section) -> bool {
+    matches!(
+        section,
+        Section::Cli
+            | Section::EventLoop
+            | Section::Core
+            | Section::Scratchpad
+            | Section::Tasks
+            | Section::Memories
+            | Section::MemoryFilter
+            | Section::Skills
+    )
+}
+
 #[test]
 fn each_dump_accessor_reads_the_part_its_section_describes() {
     for key in all_keys() {
@@ -85,18 +101,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
             Dump::Prices => key.path() == "pricing",
             Dump::Gates => key.path() == "gates",
             Dump::SkillOverrides => key.path() == "skills.overrides",
-            Dump::Config(_) => matches!(
-                key.section,
-                Section::Top
-                    | Section::Cli
-                    | Section::EventLoop
-                    | Section::Core
-                    | Section::Scratchpad
-                    | Section::Tasks
-                    | Section::Memories
-                    | Section::MemoryFilter
-                    | Section::Skills
-            ),
+            Dump::Config(_) => key.section == Section::Top || is_plain(key.section),
             Dump::SkillOverride(_) => key.section == Section::SkillOverride,
             Dump::Hat(_) => key.section == Section::Hat,
             Dump::Backend(_) => key.section == Section::HatBackend,
@@ -120,17 +125,7 @@ fn each_reader_fills_the_part_its_section_reads_into() {
             Read::Gates => key.path() == "gates",
             Read::Hooks => key.path() == "hooks",
             Read::SkillOverrides => key.path() == "skills.overrides",
-            Read::Layer(_) => matches!(
-                key.section,
-                Section::Cli
-                    | Section::EventLoop
-                    | Section::Core
-                    | Section::Scratchpad
-                    | Section::Tasks
-                    | Section::Memories
-                    | Section::MemoryFilter
-                    | Section::Skills
-            ),
+            Read::Layer(_) => is_plain(key.section),
             Read::Hat(_) => key.section == Section::Hat,
             Read::Gate(_) => key.section == Section::Gate,
             // Read by `decode_hat.rs`, `decode_gate.rs`, `decode_pricing.rs`, `hooks.rs`

@@ -4,11 +4,10 @@
 
 use ralph_core::hooks::policy::HookAction;
 use ralph_core::run_event::RunEvent;
-use ralph_core::visible::visible;
 
 use super::figures::duration_ms;
 use super::palette;
-use super::run_view::Detail;
+use super::run_view::{Detail, line};
 use super::tool_preview::one_line;
 
 /// Renders a `hook_started` or `hook_finished` event; other events add nothing.
@@ -74,15 +73,6 @@ pub(super) fn render(event: &RunEvent<'_>, detail: Detail, out: &mut String) {
         }
         _ => {}
     }
-}
-
-fn line(out: &mut String, style: anstyle::Style, text: &str) {
-    out.push_str(&format!(
-        "{}{}{}\n",
-        style.render(),
-        visible(text),
-        style.render_reset()
-    ));
 }
 
 #[cfg(test)]

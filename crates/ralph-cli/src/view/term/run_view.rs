@@ -534,7 +534,7 @@ fn fit_parts(text: &str, width: usize) -> String {
 
 /// One styled line. Lines quote topics, payloads, hat names and agents' messages, so the
 /// text is shown [`visible`]; only ralph's own styles reach the terminal as escapes.
-fn line(out: &mut String, style: Style, text: &str) {
+pub(crate) fn line(out: &mut String, style: Style, text: &str) {
     out.push_str(&format!(
         "{}{}{}\n",
         style.render(),
