@@ -278,17 +278,7 @@ gates:
 ";
     let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
     let child = ws.start(&["run", "--output", "json", "-p", "task"]);
-    let pid_file = ws.path().join("gate.pid");
-    let deadline = Instant::now() + common::RUN_TIMEOUT;
-    while std::fs::read_to_string(&pid_file).map_or(true, |s| !s.ends_with('\n')) {
-        assert!(Instant::now() < deadline, "the gate never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let gate: i32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let gate = common::wait_for_pid(&ws.path().join("gate.pid"), "the gate");
     let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(
         code(out.status),

@@ -532,26 +532,8 @@ fn a_broken_section_is_a_config_error_and_nothing_runs() {
 }
 
 /// ralph-orchestrator's `examples/hooks/minimal/ralph.hooks.yml`, byte for byte.
-const UPSTREAM_MINIMAL: &str = "\
-# Minimal lifecycle hooks example (v1)
-# Validate with:
-#   ralph hooks validate --config examples/hooks/minimal/ralph.hooks.yml
-hooks:
-  enabled: true
-  defaults:
-    timeout_seconds: 30
-    max_output_bytes: 8192
-    suspend_mode: wait_for_resume
-  events:
-    pre.loop.start:
-      - name: env-guard
-        command: [\"./examples/hooks/scripts/env-guard.sh\"]
-        on_error: block
-    post.loop.complete:
-      - name: notify
-        command: [\"./examples/hooks/scripts/notify.sh\"]
-        on_error: warn
-";
+const UPSTREAM_MINIMAL: &str =
+    include_str!("../../ralph-core/tests/fixtures/upstream_hooks_minimal.yml");
 
 #[test]
 fn the_incumbents_minimal_example_loads_and_runs_unchanged() {
@@ -619,20 +601,10 @@ fn ctrl_c_during_a_hook_stops_it_and_what_it_started() {
         TWO_ITERATIONS,
     );
     let child = ws.start(&["run", "-p", "task"]);
-    let pid_file = ws.path().join("grandchild.pid");
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    while std::fs::read_to_string(&pid_file).map_or(true, |s| !s.ends_with('\n')) {
-        assert!(Instant::now() < deadline, "the hook never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let pid = common::wait_for_pid(&ws.path().join("grandchild.pid"), "the hook");
     let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(code(out.status), 130);
     assert!(ws.agent_log().is_empty());
-    let pid: i32 = std::fs::read_to_string(&pid_file)
-        .expect("pid")
-        .trim()
-        .parse()
-        .expect("a pid");
     let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
     assert!(!alive, "the hook's child {pid} survived");
 }

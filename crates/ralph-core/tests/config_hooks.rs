@@ -10,24 +10,7 @@ use ralph_types::Invocation;
 use support::{parse_errors, parse_ok, rendered, resolve_ok};
 
 /// ralph-orchestrator's `examples/hooks/minimal/ralph.hooks.yml`, as it ships.
-const UPSTREAM_MINIMAL: &str = "\
-# Minimal lifecycle hooks example (v1)
-hooks:
-  enabled: true
-  defaults:
-    timeout_seconds: 30
-    max_output_bytes: 8192
-    suspend_mode: wait_for_resume
-  events:
-    pre.loop.start:
-      - name: env-guard
-        command: [\"./examples/hooks/scripts/env-guard.sh\"]
-        on_error: block
-    post.loop.complete:
-      - name: notify
-        command: [\"./examples/hooks/scripts/notify.sh\"]
-        on_error: warn
-";
+const UPSTREAM_MINIMAL: &str = include_str!("fixtures/upstream_hooks_minimal.yml");
 
 #[test]
 fn the_incumbents_minimal_example_loads_unchanged() {

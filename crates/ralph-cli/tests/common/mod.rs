@@ -172,6 +172,21 @@ impl Workspace {
     }
 }
 
+/// Waits until `path` holds a whole line (a pid a test's process wrote) and returns it
+/// as a number; fails the test after [`RUN_TIMEOUT`] (`what` says what never started).
+pub fn wait_for_pid(path: &Path, what: &str) -> i32 {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text.trim().parse().expect("a pid");
+        }
+        assert!(Instant::now() < deadline, "{what} never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits for every child, each of which must exit 0 (the test fails with its stderr).
 pub fn wait_all_ok(children: Vec<Child>) {
     for child in children {
