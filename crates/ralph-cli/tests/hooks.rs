@@ -427,21 +427,24 @@ fn a_mutating_hook_adds_metadata_that_the_next_prompt_shows() {
     assert_eq!(of_type(&events, "hook_finished")[0]["failure"], "answer");
 }
 
-#[test]
-fn a_hook_past_its_timeout_is_stopped_with_what_it_started() {
-    let ws = Workspace::new(
-        &config(
-            "  enabled: true
+/// A `pre.loop.start` hook that starts a grandchild (its pid in `grandchild.pid`) and
+/// waits for it.
+fn slow_hook(timeout_seconds: u32, on_error: &str) -> String {
+    format!(
+        "  enabled: true
   events:
     pre.loop.start:
       - name: slow
         command: 'sleep 60 & echo $! > grandchild.pid; wait'
-        timeout_seconds: 1
-        on_error: warn
-",
-        ),
-        TWO_ITERATIONS,
-    );
+        timeout_seconds: {timeout_seconds}
+        on_error: {on_error}
+"
+    )
+}
+
+#[test]
+fn a_hook_past_its_timeout_is_stopped_with_what_it_started() {
+    let ws = Workspace::new(&config(&slow_hook(1, "warn")), TWO_ITERATIONS);
     let started = Instant::now();
     let (code, events, stderr) = ws.run_json(&["-p", "task"]);
     assert_eq!(code, 0, "{stderr}");
@@ -587,19 +590,7 @@ fn the_incumbents_minimal_example_loads_and_runs_unchanged() {
 
 #[test]
 fn ctrl_c_during_a_hook_stops_it_and_what_it_started() {
-    let ws = Workspace::new(
-        &config(
-            "  enabled: true
-  events:
-    pre.loop.start:
-      - name: slow
-        command: 'sleep 60 & echo $! > grandchild.pid; wait'
-        timeout_seconds: 120
-        on_error: block
-",
-        ),
-        TWO_ITERATIONS,
-    );
+    let ws = Workspace::new(&config(&slow_hook(120, "block")), TWO_ITERATIONS);
     let child = ws.start(&["run", "-p", "task"]);
     let pid = common::wait_for_pid(&ws.path().join("grandchild.pid"), "the hook");
     let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);

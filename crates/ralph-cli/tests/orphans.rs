@@ -222,16 +222,20 @@ fn write_record(ws: &Workspace, record: &Value) {
     std::fs::write(path, record.to_string()).expect("write the record");
 }
 
+/// A workspace whose one run ended at its iteration limit (its run directory is where a
+/// test then plants a record).
+fn a_finished_run() -> Workspace {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    let status = ws
+        .run(&["run", "-p", "task", "--max-iterations", "1"])
+        .status;
+    assert_eq!(code(status), 2);
+    ws
+}
+
 #[test]
 fn a_recorded_group_whose_start_time_does_not_match_is_left_alone() {
-    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
-    assert_eq!(
-        code(
-            ws.run(&["run", "-p", "task", "--max-iterations", "1"])
-                .status
-        ),
-        2
-    );
+    let ws = a_finished_run();
     let mut guard = KillOnDrop::default();
     let (pid, start) = unrelated_process(&mut guard);
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").expect("boot id");
@@ -267,14 +271,7 @@ fn a_recorded_group_whose_start_time_does_not_match_is_left_alone() {
 
 #[test]
 fn a_record_naming_a_running_ralph_is_left_alone() {
-    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
-    assert_eq!(
-        code(
-            ws.run(&["run", "-p", "task", "--max-iterations", "1"])
-                .status
-        ),
-        2
-    );
+    let ws = a_finished_run();
     let mut guard = KillOnDrop::default();
     // The "ralph" is a live process (as in a workspace copied while its ralph ran), and
     // the agent's group is alive with its true start time.
