@@ -398,6 +398,40 @@ mod clmul {
     }
 }
 
+/// The body of `classify` for an instruction set whose compares give a byte mask through
+/// `movemask`: one register of `$lanes` bytes at a time, each compared with the five
+/// patterns, the brackets after folding case (`{[` and `}]` differ in one bit). Expanded
+/// in each `#[target_feature]` function itself, so the intrinsics are inlined there.
+/// The caller provides the `unsafe` context for SSE2, where the whole body needs it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! lane_masks {
+    ($block:expr, $lanes:expr, $set1:ident, $load:ident, $reg:ty, $or:ident, $cmpeq:ident,
+     $movemask:ident, $bits:ty) => {{
+        let pattern = |byte: u8| $set1(byte as i8);
+        let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
+        let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
+        let mut masks = Masks::default();
+        for (i, lanes) in $block.as_chunks::<$lanes>().0.iter().enumerate() {
+            // SAFETY: `lanes` is an array of exactly the bytes the unaligned load reads.
+            #[allow(unused_unsafe)]
+            let v = unsafe { $load(lanes.as_ptr().cast::<$reg>()) };
+            let folded = $or(v, case);
+            let bits = |v, pattern| {
+                // movemask sets one bit per byte in the low bits: the cast keeps them all
+                // and drops the sign.
+                let lanes = $movemask($cmpeq(v, pattern)) as $bits;
+                u64::from(lanes) << (i * $lanes)
+            };
+            masks.quote |= bits(v, quote);
+            masks.backslash |= bits(v, backslash);
+            masks.newline |= bits(v, newline);
+            masks.open |= bits(folded, open);
+            masks.close |= bits(folded, close);
+        }
+        masks
+    }};
+}
+
 /// SSE2: 16 bytes per compare, on every x86_64 CPU.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
@@ -423,25 +457,17 @@ mod sse2 {
         // x86_64 target); the one load reads exactly the 16-byte array it is given, with
         // no alignment required.
         unsafe {
-            let pattern = |byte: u8| _mm_set1_epi8(byte as i8);
-            let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
-            let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
-            let mut masks = Masks::default();
-            for (i, lanes) in block.as_chunks::<LANES>().0.iter().enumerate() {
-                let v = _mm_loadu_si128(lanes.as_ptr().cast::<__m128i>());
-                let folded = _mm_or_si128(v, case);
-                let bits = |v, pattern| {
-                    // movemask sets the low 16 bits: the cast to u16 drops the sign.
-                    let lanes = _mm_movemask_epi8(_mm_cmpeq_epi8(v, pattern)) as u16;
-                    u64::from(lanes) << (i * LANES)
-                };
-                masks.quote |= bits(v, quote);
-                masks.backslash |= bits(v, backslash);
-                masks.newline |= bits(v, newline);
-                masks.open |= bits(folded, open);
-                masks.close |= bits(folded, close);
-            }
-            masks
+            lane_masks!(
+                block,
+                LANES,
+                _mm_set1_epi8,
+                _mm_loadu_si128,
+                __m128i,
+                _mm_or_si128,
+                _mm_cmpeq_epi8,
+                _mm_movemask_epi8,
+                u16
+            )
         }
     }
 }
@@ -485,26 +511,17 @@ mod avx2 {
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
     #[inline]
     pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
-        let pattern = |byte: u8| _mm256_set1_epi8(byte as i8);
-        let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
-        let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
-        let mut masks = Masks::default();
-        for (i, lanes) in block.as_chunks::<LANES>().0.iter().enumerate() {
-            // SAFETY: `lanes` is a 32-byte array, exactly what the unaligned load reads.
-            let v = unsafe { _mm256_loadu_si256(lanes.as_ptr().cast::<__m256i>()) };
-            let folded = _mm256_or_si256(v, case);
-            let bits = |v, pattern| {
-                // movemask gives one bit per byte in 32 bits: the cast keeps them all.
-                let lanes = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, pattern)) as u32;
-                u64::from(lanes) << (i * LANES)
-            };
-            masks.quote |= bits(v, quote);
-            masks.backslash |= bits(v, backslash);
-            masks.newline |= bits(v, newline);
-            masks.open |= bits(folded, open);
-            masks.close |= bits(folded, close);
-        }
-        masks
+        lane_masks!(
+            block,
+            LANES,
+            _mm256_set1_epi8,
+            _mm256_loadu_si256,
+            __m256i,
+            _mm256_or_si256,
+            _mm256_cmpeq_epi8,
+            _mm256_movemask_epi8,
+            u32
+        )
     }
 }
 
