@@ -432,6 +432,31 @@ macro_rules! lane_masks {
     }};
 }
 
+/// The scanners compiled for one instruction set (`$features`): the generic scanners
+/// with this module's `classify` and the carry-less prefix XOR, inlined into functions
+/// that carry the target features (a closure does not inherit them from generic code).
+#[cfg(target_arch = "x86_64")]
+macro_rules! entry_points {
+    ($features:literal) => {
+        /// [`super::string_end`] compiled for this instruction set.
+        #[target_feature(enable = $features)]
+        pub(super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
+            super::string_end_by(bytes, one_line, |block| classify(block))
+        }
+
+        /// [`super::container_end`] compiled for this instruction set.
+        #[target_feature(enable = $features)]
+        pub(super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
+            super::container_end_by(
+                bytes,
+                one_line,
+                |block| classify(block),
+                |bits| super::clmul::prefix_xor(bits),
+            )
+        }
+    };
+}
+
 /// SSE2: 16 bytes per compare, on every x86_64 CPU.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
@@ -490,22 +515,7 @@ mod avx2 {
     /// Bytes per AVX2 register.
     const LANES: usize = 32;
 
-    /// [`super::string_end`] compiled for AVX2.
-    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
-    pub(super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
-        super::string_end_by(bytes, one_line, |block| classify(block))
-    }
-
-    /// [`super::container_end`] compiled for AVX2.
-    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
-    pub(super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
-        super::container_end_by(
-            bytes,
-            one_line,
-            |block| classify(block),
-            |bits| super::clmul::prefix_xor(bits),
-        )
-    }
+    entry_points!("avx2,popcnt,bmi1,pclmulqdq");
 
     /// The masks of one block.
     #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
@@ -539,22 +549,7 @@ mod avx512 {
     use super::Container;
     use super::Masks;
 
-    /// [`super::string_end`] compiled for AVX-512BW.
-    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
-    pub(super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
-        super::string_end_by(bytes, one_line, |block| classify(block))
-    }
-
-    /// [`super::container_end`] compiled for AVX-512BW.
-    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
-    pub(super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
-        super::container_end_by(
-            bytes,
-            one_line,
-            |block| classify(block),
-            |bits| super::clmul::prefix_xor(bits),
-        )
-    }
+    entry_points!("avx512f,avx512bw,popcnt,bmi1,pclmulqdq");
 
     /// The masks of one block.
     #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
