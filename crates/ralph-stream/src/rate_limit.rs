@@ -30,7 +30,7 @@ const LIMIT_WORDS: [&str; 9] = [
     "usage limit",
 ];
 
-/// Whether `message` reports a rate or usage limit: one of [`LIMIT_WORDS`], or HTTP
+/// Whether `message` reports a rate or usage limit: one of `LIMIT_WORDS`, or HTTP
 /// status 429 at the start (`429 …`) or after `HTTP`, `status`, `code` or `(`.
 pub fn names_limit(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
