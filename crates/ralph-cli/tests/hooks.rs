@@ -27,6 +27,13 @@ fn config(hooks: &str) -> String {
     format!("cli:\n  backend: pi\nevent_loop:\n  max_iterations: 4\nhooks:\n{hooks}")
 }
 
+/// `config` with one hook, `hook` (a flow mapping), in `phase`.
+fn one_hook(phase: &str, hook: &str) -> String {
+    config(&format!(
+        "  enabled: true\n  events:\n    {phase}:\n      - {hook}\n"
+    ))
+}
+
 /// The payloads the recording hooks saw, in order.
 fn payloads(ws: &Workspace) -> Vec<Value> {
     std::fs::read_to_string(ws.path().join("payloads.jsonl"))
@@ -206,12 +213,9 @@ fn a_blocking_hook_stops_the_loop_with_a_failure_naming_it() {
 #[test]
 fn a_warning_hook_goes_on_and_the_text_view_shows_it() {
     let ws = Workspace::new(
-        &config(
-            "  enabled: true
-  events:
-    post.iteration.start:
-      - {name: lint, command: 'echo style issue; exit 1', on_error: warn}
-",
+        &one_hook(
+            "post.iteration.start",
+            "{name: lint, command: 'echo style issue; exit 1', on_error: warn}",
         ),
         TWO_ITERATIONS,
     );
@@ -239,12 +243,9 @@ fn wait_suspended(ws: &Workspace) {
 #[test]
 fn a_suspending_hook_holds_the_loop_until_ralph_hooks_resume() {
     let ws = Workspace::new(
-        &config(
-            "  enabled: true
-  events:
-    pre.loop.start:
-      - {name: approval, command: 'test -f approved', on_error: suspend}
-",
+        &one_hook(
+            "pre.loop.start",
+            "{name: approval, command: 'test -f approved', on_error: suspend}",
         ),
         TWO_ITERATIONS,
     );
@@ -362,12 +363,9 @@ fn retry_backoff_retries_until_the_hook_passes_or_blocks() {
     assert_eq!(actions, ["retry", "retry", "continue"]);
 
     let ws = Workspace::new(
-        &config(
-            "  enabled: true
-  events:
-    pre.loop.start:
-      - {name: down, command: ['false'], on_error: suspend, suspend_mode: retry_backoff}
-",
+        &one_hook(
+            "pre.loop.start",
+            "{name: down, command: ['false'], on_error: suspend, suspend_mode: retry_backoff}",
         ),
         TWO_ITERATIONS,
     );
@@ -413,12 +411,9 @@ fn a_mutating_hook_adds_metadata_that_the_next_prompt_shows() {
 
     // An answer that is not the expected JSON is a failure of the hook.
     let ws = Workspace::new(
-        &config(
-            "  enabled: true
-  events:
-    pre.iteration.start:
-      - {name: ticket, command: 'echo not json', on_error: block, mutate: {enabled: true}}
-",
+        &one_hook(
+            "pre.iteration.start",
+            "{name: ticket, command: 'echo not json', on_error: block, mutate: {enabled: true}}",
         ),
         TWO_ITERATIONS,
     );
