@@ -318,3 +318,34 @@ fn the_prompt_lists_the_runs_tasks_in_progress_then_ready_bounded() {
     });
     insta::assert_snapshot!(prompt);
 }
+
+/// Issue 13's bar: with every part of the working memory on and nothing stored yet, the
+/// whole prompt of a one-line task stays under 4 KB (the commands are taught in a few
+/// lines; `--help` carries the rest).
+const EMPTY_MEMORY_PROMPT_BYTES: usize = 4 * 1024;
+
+#[test]
+fn with_tasks_memories_and_skills_on_and_nothing_stored_the_prompt_stays_small() {
+    let events = [Event::new(TASK_START)];
+    let view = crate::tasks::TasksView::default();
+    let hats = hats();
+    for role in [Role::Solo, Role::Hat { hat: &hats[1] }] {
+        let prompt = build_prompt(&PromptInput {
+            scratchpad: Some(Scratchpad {
+                path: ".ralph/agent/scratchpad.md",
+                text: "",
+            }),
+            tasks: Some(&view),
+            memories: Some(crate::prompt_memory::MemoryPrompt::Primed("")),
+            ..input(role, &events)
+        });
+        assert!(
+            prompt.len() < EMPTY_MEMORY_PROMPT_BYTES,
+            "{} bytes:\n{prompt}",
+            prompt.len()
+        );
+        if matches!(role, Role::Solo) {
+            insta::assert_snapshot!(prompt);
+        }
+    }
+}
