@@ -111,6 +111,10 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             pricing: vec![],
             gates: vec![],
             tasks: ralph_core::config::TasksConfig { enabled: true },
+            transcripts: ralph_core::config::TranscriptsConfig {
+                enabled: true,
+                max_bytes_per_run: ralph_core::config::DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN,
+            },
             sources: vec![],
             hooks: Default::default(),
         }

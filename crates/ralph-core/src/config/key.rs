@@ -41,6 +41,8 @@ pub enum Section {
     Gate,
     /// `tasks:`.
     Tasks,
+    /// `transcripts:`.
+    Transcripts,
     /// `hooks:`.
     Hooks,
     /// `hooks.defaults:`.
@@ -53,7 +55,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 14] = [
+    pub const ALL: [Section; 15] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -64,6 +66,7 @@ impl Section {
         Section::Price,
         Section::Gate,
         Section::Tasks,
+        Section::Transcripts,
         Section::Hooks,
         Section::HookDefaults,
         Section::Hook,
@@ -83,6 +86,7 @@ impl Section {
             Section::Price => "pricing.<model>",
             Section::Gate => "gates[]",
             Section::Tasks => "tasks",
+            Section::Transcripts => "transcripts",
             Section::Hooks => "hooks",
             Section::HookDefaults => "hooks.defaults",
             Section::Hook => "hooks.events.<phase>[]",

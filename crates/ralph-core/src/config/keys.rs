@@ -114,6 +114,7 @@ impl Section {
             | Section::Price
             | Section::Gate
             | Section::Tasks
+            | Section::Transcripts
             | Section::Hooks
             | Section::HookDefaults
             | Section::Hook
@@ -182,6 +183,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static Key> {
         MAIN_KEYS,
         super::keys_hat::HAT_KEYS,
         super::keys_gate::GATE_KEYS,
+        super::keys_transcripts::TRANSCRIPT_KEYS,
         super::keys_hooks::HOOK_KEYS,
     ]
     .into_iter()

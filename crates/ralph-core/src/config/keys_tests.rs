@@ -92,6 +92,7 @@ fn each_dump_accessor_reads_the_part_its_section_describes() {
                     | Section::Core
                     | Section::Scratchpad
                     | Section::Tasks
+                    | Section::Transcripts
             ),
             Dump::Hat(_) => key.section == Section::Hat,
             Dump::Backend(_) => key.section == Section::HatBackend,
@@ -121,6 +122,7 @@ fn each_reader_fills_the_part_its_section_reads_into() {
                     | Section::Core
                     | Section::Scratchpad
                     | Section::Tasks
+                    | Section::Transcripts
             ),
             Read::Hat(_) => key.section == Section::Hat,
             Read::Gate(_) => key.section == Section::Gate,
@@ -184,6 +186,7 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
         Section::Hat => ("hats:\n  h:\n    description: d\n", "    "),
         Section::Gate => ("gates:\n  - name: g\n    run: make\n", "    "),
         Section::Tasks => ("tasks:\n", "  "),
+        Section::Transcripts => ("transcripts:\n", "  "),
         other => panic!("no sample file for {other:?}"),
     };
     let placeholder = format!("{indent}# nothing\n");

@@ -37,6 +37,7 @@ mod keys;
 mod keys_gate;
 mod keys_hat;
 mod keys_hooks;
+mod keys_transcripts;
 mod load;
 mod merge;
 mod node;
@@ -67,7 +68,7 @@ pub use origin::{Origin, Spanned};
 pub use overrides::{Overrides, flag};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
-    RawPrice, RawScratchpad, RawTasks, SpannedList,
+    RawPrice, RawScratchpad, RawTasks, RawTranscripts, SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
@@ -76,7 +77,8 @@ pub use resolved::{
     DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_ITERATION_TIMEOUT,
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
-    LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig, TasksConfig,
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, DEFAULT_TRANSCRIPTS_ENABLED,
+    DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN, Deadlines, GateConfig, HatBackend, HatConfig,
+    LoopConfig, ModelPricing, Prompt, PromptSource, ResolvedConfig, TasksConfig, TranscriptsConfig,
 };
 pub use template::init_template;

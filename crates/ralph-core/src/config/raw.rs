@@ -67,6 +67,7 @@ layered! {
         /// `gates:`, in file order.
         pub gates: Vec<RawGate>,
         pub tasks: RawTasks,
+        pub transcripts: RawTranscripts,
         /// `hooks:`, resolved within the section (a later layer's replaces it whole).
         pub hooks: Option<Spanned<crate::hooks::HooksConfig>>,
     }
@@ -77,6 +78,15 @@ layered! {
     #[derive(Debug, Clone, Default, PartialEq)]
     pub struct RawTasks {
         pub enabled: Option<Spanned<bool>>,
+    }
+}
+
+layered! {
+    /// `transcripts:`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawTranscripts {
+        pub enabled: Option<Spanned<bool>>,
+        pub max_bytes_per_run: Option<Spanned<u32>>,
     }
 }
 
