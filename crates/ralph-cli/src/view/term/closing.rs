@@ -142,3 +142,7 @@ impl HatTable {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[path = "closing_tests.rs"]
+mod tests;
