@@ -314,3 +314,25 @@ fn transcripts_can_be_turned_off() {
     assert_eq!(common::code(ws.run(&["run", "-p", "task"]).status), 0);
     assert!(!ws.run_files().dir().join("iterations").exists());
 }
+
+#[test]
+fn a_running_run_is_listed_as_running_and_interrupted_once_stopped() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | hang=60\n",
+    );
+    let child = ws.start(&["run", "-p", "task"]);
+    ws.wait_for_agent(1);
+    let outcome = |ws: &Workspace| {
+        let out = ws.run(&["runs", "--format", "json"]);
+        assert!(out.status.success());
+        let row: Value = serde_json::from_slice(&out.stdout).expect("one run");
+        row["outcome"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(outcome(&ws), "running");
+    // The running run is the current one: prune keeps it whatever N says.
+    assert!(ws.run(&["runs", "prune", "--keep", "0"]).status.success());
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(common::code(out.status), 130);
+    assert_eq!(outcome(&ws), "interrupted");
+}

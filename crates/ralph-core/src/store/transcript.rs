@@ -158,3 +158,7 @@ fn run_order(id: &str) -> (&str, u32) {
         None => (id, 1),
     }
 }
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;
