@@ -11,7 +11,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
-use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use ralph_agent::{SpawnSpec, StdinSource};
@@ -71,6 +71,9 @@ pub(crate) struct Transcript {
     iteration: u32,
     batch: Vec<u8>,
     sender: Option<SyncSender<Vec<u8>>>,
+    /// Batches the compressor is done with, to fill again: a fresh buffer each time
+    /// would cost its page faults again and again.
+    spent: Option<Receiver<Vec<u8>>>,
     worker: Option<JoinHandle<io::Result<Written>>>,
     max_bytes: u64,
 }
@@ -96,6 +99,7 @@ impl Transcript {
             iteration: who.iteration,
             batch: Vec::new(),
             sender: None,
+            spent: None,
             worker: None,
             max_bytes: u64::from(config.max_bytes_per_run),
         };
@@ -112,13 +116,15 @@ impl Transcript {
         match started {
             Ok((_, file)) => {
                 let (sender, receiver) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
+                let (give_back, spent) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
                 let max_bytes = transcript.max_bytes;
                 let worker = std::thread::Builder::new()
                     .name("ralph-transcript".to_owned())
-                    .spawn(move || compress(file, max_bytes, receiver.into_iter()));
+                    .spawn(move || compress(file, max_bytes, receiver.into_iter(), &give_back));
                 match worker {
                     Ok(worker) => {
                         transcript.sender = Some(sender);
+                        transcript.spent = Some(spent);
                         transcript.worker = Some(worker);
                         transcript.batch = Vec::with_capacity(BATCH_BYTES);
                     }
@@ -142,7 +148,11 @@ impl Transcript {
     }
 
     fn hand_over(&mut self) {
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_BYTES));
+        let next = match self.spent.as_ref().map(Receiver::try_recv) {
+            Some(Ok(spent)) => spent,
+            _ => Vec::with_capacity(BATCH_BYTES),
+        };
+        let batch = std::mem::replace(&mut self.batch, next);
         if batch.is_empty() {
             return;
         }
@@ -247,24 +257,26 @@ impl Write for Counting {
 
 /// The compressing thread: every batch into one zstd frame, until the senders are gone
 /// or the compressed size reaches `max_bytes` (the rest is then read and dropped, so the
-/// agent never waits on a transcript that keeps nothing more).
+/// agent never waits on a transcript that keeps nothing more). Each batch, emptied, goes
+/// back through `give_back` to be filled again.
 fn compress(
     file: File,
     max_bytes: u64,
     batches: impl Iterator<Item = Vec<u8>>,
+    give_back: &SyncSender<Vec<u8>>,
 ) -> io::Result<Written> {
     let mut encoder = zstd::stream::write::Encoder::new(Counting { file, written: 0 }, ZSTD_LEVEL)?;
     let mut raw = 0u64;
     let mut cut = false;
-    for batch in batches {
-        if cut {
-            continue;
+    for mut batch in batches {
+        if !cut {
+            encoder.write_all(&batch)?;
+            raw += batch.len() as u64;
+            cut = encoder.get_ref().written >= max_bytes;
         }
-        encoder.write_all(&batch)?;
-        raw += batch.len() as u64;
-        if encoder.get_ref().written >= max_bytes {
-            cut = true;
-        }
+        batch.clear();
+        // Full (the loop has spare batches) or gone: the batch is simply dropped.
+        let _ = give_back.try_send(batch);
     }
     let counting = encoder.finish()?;
     Ok(Written {
