@@ -23,7 +23,7 @@ pub use backend::{
 pub use probe::{Availability, DetectError, Detector, resolve_binary};
 pub use probe_cache::ProbeCache;
 pub use ralph_types::{BackendKind, UnknownBackend};
-pub use session::{AgentRun, Control, run_agent, run_agent_with};
+pub use session::{AgentRun, Control, run_agent, run_agent_teed, run_agent_with};
 pub use supervise::{
     Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StdinSource, StopController,
     StopLevel, StopRequests, Termination, run,

@@ -83,10 +83,25 @@ pub async fn run_agent_with(
     on_spawn: impl FnOnce(ProcessIdentity),
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {
+    run_agent_teed(spec, decoder, deadlines, stop, on_spawn, |_| {}, on_event).await
+}
+
+/// Like [`run_agent_with`], with `on_raw` also given every stdout chunk as it arrived,
+/// before it is parsed (to keep a transcript of the raw stream without holding it).
+pub async fn run_agent_teed(
+    spec: SpawnSpec,
+    decoder: StreamDecoder,
+    deadlines: RunDeadlines,
+    stop: StopRequests,
+    on_spawn: impl FnOnce(ProcessIdentity),
+    on_raw: impl FnMut(&[u8]),
+    on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
+) -> AgentRun {
     let mut sink = ParsingSink {
         decoder,
         summary: SessionSummary::default(),
         on_spawn: Some(on_spawn),
+        on_raw,
         on_event,
         stop: false,
     };
@@ -111,18 +126,20 @@ pub async fn run_agent_with(
     }
 }
 
-struct ParsingSink<S, F> {
+struct ParsingSink<S, R, F> {
     decoder: StreamDecoder,
     summary: SessionSummary,
     /// Taken at the spawn.
     on_spawn: Option<S>,
+    on_raw: R,
     on_event: F,
     stop: bool,
 }
 
-impl<S, F> OutputSink for ParsingSink<S, F>
+impl<S, R, F> OutputSink for ParsingSink<S, R, F>
 where
     S: FnOnce(ProcessIdentity),
+    R: FnMut(&[u8]),
     F: FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 {
     fn on_spawn(&mut self, agent: ProcessIdentity) {
@@ -135,10 +152,12 @@ where
         let ParsingSink {
             decoder,
             summary,
+            on_raw,
             on_event,
             stop,
             ..
         } = self;
+        on_raw(bytes);
         decoder.feed(bytes, |event| {
             summary.observe(event);
             if on_event(event, summary) == Control::Stop {

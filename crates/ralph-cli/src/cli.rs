@@ -123,6 +123,20 @@ pub(crate) enum Command {
     ///   ralph events --format json | jq -r .topic
     #[command(verbatim_doc_comment)]
     Events(EventsArgs),
+    /// List the workspace's runs, newest first, or prune the old ones.
+    ///
+    /// One row per run: its id, when it started, how long it took, how it ended
+    /// (`running` while a loop runs it, `unfinished` when its ralph was killed), its
+    /// iterations, cost, tokens and the iterations of each hat. Each run's files are in
+    /// .ralph/runs/<id>/; `ralph inspect --run ID --iteration N` reads an iteration's
+    /// transcript, `ralph events --run ID` its events.
+    ///
+    /// Examples:
+    ///   ralph runs
+    ///   ralph runs --format json | jq -r 'select(.outcome=="completed") | .id'
+    ///   ralph runs prune --keep 5
+    #[command(verbatim_doc_comment)]
+    Runs(RunsArgs),
     /// Run the configured gates now, as `ralph run` runs them after an iteration.
     ///
     /// Each gate (or only those named) runs in the workspace under its timeout, in the
@@ -215,6 +229,9 @@ pub(crate) struct DoctorArgs {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct EventsArgs {
+    /// Show this run instead of the current one: an id from `ralph runs`, or `last`.
+    #[arg(long, value_name = "ID")]
+    pub(crate) run: Option<String>,
     /// Only the last N rows.
     #[arg(long, value_name = "N")]
     pub(crate) last: Option<usize>,
@@ -224,6 +241,31 @@ pub(crate) struct EventsArgs {
     /// `table` for people, `json` for programs (one JSON object per line).
     #[arg(long, value_enum, default_value_t = TableArg::Table)]
     pub(crate) format: TableArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunsArgs {
+    #[command(subcommand)]
+    pub(crate) command: Option<RunsCommand>,
+    /// `table` for people, `json` for programs (one JSON object per run).
+    #[arg(long, value_enum, default_value_t = TableArg::Table)]
+    pub(crate) format: TableArg,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum RunsCommand {
+    /// Delete all runs but the newest N (the current run is always kept).
+    Prune(PruneArgs),
+}
+
+/// Runs `ralph runs prune` keeps when not told.
+pub(crate) const DEFAULT_KEEP_RUNS: usize = 10;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct PruneArgs {
+    /// How many of the newest runs to keep.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_KEEP_RUNS)]
+    pub(crate) keep: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -395,7 +437,21 @@ pub(crate) struct InspectArgs {
     /// Read prices (`pricing:`) from this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
-    /// The captured stream; `-` or nothing reads stdin.
+    /// Read an iteration's kept transcript of this run instead of a file: an id from
+    /// `ralph runs`, or `last`.
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "iteration",
+        conflicts_with = "file"
+    )]
+    pub(crate) run: Option<String>,
+    /// With --run: the iteration whose transcript to read; with ralph's `--output json`
+    /// capture: the iteration whose agent events to read (all by default).
+    #[arg(long, value_name = "N")]
+    pub(crate) iteration: Option<u32>,
+    /// The captured stream (an agent's stdout, or ralph's `--output json`); `-` or
+    /// nothing reads stdin.
     pub(crate) file: Option<PathBuf>,
 }
 

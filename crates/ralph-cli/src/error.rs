@@ -74,6 +74,32 @@ pub(crate) enum CliError {
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
     #[error(
+        "`--iteration` picks an iteration of a run (`--run ID`) or of ralph's own \
+         `--output json` capture; `{input}` is an agent's stream"
+    )]
+    IterationOfAgentStream { input: String },
+    #[error(
+        "`{input}` is ralph's `--output json` capture, but holds no agent events{}",
+        .iteration.map(|n| format!(" of iteration {n}")).unwrap_or_default()
+    )]
+    NoAgentEvents {
+        input: String,
+        iteration: Option<u32>,
+    },
+    #[error("no run `{id}` in `{}`: `ralph runs` lists them", .dir.display())]
+    UnknownRun { id: String, dir: PathBuf },
+    #[error(
+        "run {run} keeps no raw output of iteration {iteration} (`{}`): it ran with \
+         transcripts disabled, did not run, or its stream was deleted to keep the run under \
+         `transcripts.max_bytes_per_run`; its events are in run-events.jsonl",
+        .path.display()
+    )]
+    NoTranscript {
+        run: String,
+        iteration: u32,
+        path: PathBuf,
+    },
+    #[error(
         "no gates are configured: add a `gates:` list to ralph.yml (`ralph init` writes an \
          example; docs/config.md describes the keys)"
     )]

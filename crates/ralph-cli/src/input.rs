@@ -21,6 +21,11 @@ const PIPE_BUFFER: libc::c_int = 1 << 20;
 pub(crate) enum Input {
     Stdin,
     File(PathBuf),
+    /// A kept raw stream (`iterations/<n>/stdout.zst`), decompressed as it is read.
+    Compressed {
+        path: PathBuf,
+        file: File,
+    },
 }
 
 impl Input {
@@ -36,7 +41,7 @@ impl Input {
     pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_owned(),
-            Input::File(p) => p.display().to_string(),
+            Input::File(p) | Input::Compressed { path: p, .. } => p.display().to_string(),
         }
     }
 
@@ -63,6 +68,9 @@ impl Input {
                 Box::new(io::stdin().lock())
             }
             Input::File(path) => Box::new(File::open(path).map_err(read_error)?),
+            Input::Compressed { file, .. } => {
+                Box::new(zstd::stream::read::Decoder::new(file).map_err(read_error)?)
+            }
         };
         let mut buf = vec![0u8; READ_CHUNK];
         loop {

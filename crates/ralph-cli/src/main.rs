@@ -56,15 +56,14 @@ fn main() -> ExitCode {
 /// The most edits a mistyped command may be from a real one to be suggested.
 const MAX_SUGGESTION_EDITS: usize = 2;
 
-/// Adds a "did you mean" to an unknown command that clap found nothing for: its
-/// similarity threshold misses short slips such as `rn` for `run`.
+/// Adds a "did you mean" to an unknown command that clap found nothing for (its
+/// similarity threshold misses short slips such as `rn` for `run`), or replaces clap's
+/// with the command fewest edits away (`ru` is one from `run`, two from `runs`).
 fn suggest_subcommand(err: &mut clap::Error) {
     use clap::CommandFactory as _;
     use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-    if err.kind() != ErrorKind::InvalidSubcommand
-        || err.get(ContextKind::SuggestedSubcommand).is_some()
-    {
+    if err.kind() != ErrorKind::InvalidSubcommand {
         return;
     }
     let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
@@ -82,7 +81,17 @@ fn suggest_subcommand(err: &mut clap::Error) {
         })
         .filter(|(edits, name)| *edits <= MAX_SUGGESTION_EDITS && *edits < name.len())
         .min();
-    if let Some((_, name)) = best {
+    let clap_edits = match err.get(ContextKind::SuggestedSubcommand) {
+        Some(ContextValue::String(name)) => Some(strsim::damerau_levenshtein(&typed, name)),
+        Some(ContextValue::Strings(names)) => names
+            .iter()
+            .map(|name| strsim::damerau_levenshtein(&typed, name))
+            .min(),
+        _ => None,
+    };
+    if let Some((edits, name)) = best
+        && clap_edits.is_none_or(|theirs| edits <= theirs)
+    {
         err.insert(
             ContextKind::SuggestedSubcommand,
             ContextValue::Strings(vec![name.to_owned()]),

@@ -210,18 +210,23 @@ fn a_run_directory_linked_outside_is_refused_and_nothing_is_written_there() {
     assert_eq!(listing(&moved), before);
 }
 
-/// Every file's name and content under `dir`.
+/// Every file's path (relative to `dir`) and content under `dir`, subdirectories
+/// included.
 fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|e| {
-            let e = e.expect("entry");
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).expect("read"),
-            )
-        })
-        .collect();
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read_dir") {
+        let e = e.expect("entry");
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().expect("file type").is_dir() {
+            files.extend(
+                listing(&e.path())
+                    .into_iter()
+                    .map(|(inner, bytes)| (format!("{name}/{inner}"), bytes)),
+            );
+        } else {
+            files.push((name, std::fs::read(e.path()).expect("read")));
+        }
+    }
     files.sort();
     files
 }

@@ -19,7 +19,7 @@ fn unknown_key_without_close_match_lists_the_valid_keys() {
         parse_errors("cli:\n  backend: pi\nfoo: 1\n"),
         [
             "ralph.yml:3:1: unknown key `foo` at the top level (expected one of: cli, event_loop, \
-             core, tasks, hats, gates, pricing, hooks, memories, skills)"
+             core, tasks, hats, gates, pricing, hooks, transcripts, memories, skills)"
         ]
     );
 }
@@ -89,7 +89,8 @@ fn section_that_is_not_a_mapping() {
         parse_errors("- cli\n- hats\n"),
         [
             "ralph.yml:1:1: a config file must be a mapping of sections (`cli`, `event_loop`, \
-             `core`, `tasks`, `hats`, `gates`, `pricing`, `hooks`, `memories`, `skills`), found a list"
+             `core`, `tasks`, `hats`, `gates`, `pricing`, `hooks`, `transcripts`, `memories`, \
+             `skills`), found a list"
         ]
     );
 }

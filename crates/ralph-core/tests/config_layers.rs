@@ -128,6 +128,10 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 dirs: vec![],
                 overrides: vec![],
             },
+            transcripts: ralph_core::config::TranscriptsConfig {
+                enabled: true,
+                max_bytes_per_run: ralph_core::config::DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN,
+            },
             sources: vec![],
             hooks: Default::default(),
         }

@@ -49,10 +49,13 @@ struct Row {
 pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
     let dir = RalphDir::in_workspace(&cwd);
-    let run_dir = dir
-        .current_run()
-        .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
-        .ok_or_else(|| CliError::NoRunForEvents(dir.path().to_path_buf()))?;
+    let run_dir = match &args.run {
+        Some(id) => super::runs::find_run(&dir, id)?,
+        None => dir
+            .current_run()
+            .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+            .ok_or_else(|| CliError::NoRunForEvents(dir.path().to_path_buf()))?,
+    };
     let mut rows = rows(&run_dir)?;
     // The TIME column is the run's clock: it starts at the run's first iteration, whatever
     // rows the filters keep.

@@ -1,6 +1,7 @@
 //! `ralph inspect`: summarize a captured agent stream.
 
 use ralph_core::config::{LoadOptions, Overrides, load_pricing};
+use ralph_core::store::{RalphDir, STDOUT_FILE};
 use ralph_stream::AgentEvent;
 use ralph_stream::CostKind;
 use ralph_stream::PriceTable;
@@ -10,6 +11,7 @@ use ralph_stream::StreamDecoder;
 use ralph_stream::Tokens;
 use serde::Serialize;
 
+use super::inspect_capture as capture;
 use crate::cli::InspectArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
@@ -98,7 +100,7 @@ fn closing_line(summary: &SessionSummary) -> String {
 /// The summary `ralph inspect` prints: exactly these keys, a documented contract.
 #[derive(Debug, Serialize)]
 struct Report<'a> {
-    agent: Option<&'static str>,
+    agent: Option<&'a str>,
     final_text: Option<&'a str>,
     cost_usd: Option<f64>,
     cost_kind: CostKind,
@@ -132,8 +134,30 @@ fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
     })
 }
 
+/// The most bytes read before deciding whose stream it is without a whole first line.
+const MAX_HEAD_BYTES: usize = 1 << 20;
+
+/// What to read: the file (or stdin), or with `--run` an iteration's kept raw stream.
+fn input(args: &InspectArgs) -> Result<Input, CliError> {
+    let (Some(id), Some(iteration)) = (&args.run, args.iteration) else {
+        return Ok(Input::from_arg(args.file.as_deref()));
+    };
+    let dir = RalphDir::in_workspace(&super::working_directory()?);
+    let run = super::runs::find_run(&dir, id)?;
+    let path = run.iteration_dir(iteration).join(STDOUT_FILE);
+    match run.open_iteration_file(iteration, STDOUT_FILE) {
+        Ok(file) => Ok(Input::Compressed { path, file }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::NoTranscript {
+            run: run.id().to_owned(),
+            iteration,
+            path,
+        }),
+        Err(e) => Err(CliError::io("open", path, e)),
+    }
+}
+
 pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
-    let input = Input::from_arg(args.file.as_deref());
+    let input = input(args)?;
     let forced = args.agent.format();
     let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args)?);
     let mut summary = SessionSummary::default();
@@ -165,11 +189,47 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
             write_error = Some(e);
         }
     };
+    // The first line says whose stream it is: an agent's, or ralph's own capture.
+    let mut head: Option<Vec<u8>> = Some(Vec::new());
+    let mut capture: Option<Capture> = None;
     input.for_each_chunk(|chunk| {
-        decoder.feed(chunk, &mut on_event);
+        let Some(buffer) = head.as_mut() else {
+            match capture.as_mut() {
+                Some(capture) => capture.feed(chunk, &mut on_event),
+                None => decoder.feed(chunk, &mut on_event),
+            }
+            return Ok(());
+        };
+        buffer.extend_from_slice(chunk);
+        let first_line = match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => &buffer[..end],
+            None if buffer.len() < MAX_HEAD_BYTES => return Ok(()),
+            None => &buffer[..],
+        };
+        if capture::is_capture(first_line) {
+            capture = Some(Capture::new(args.iteration));
+        }
+        let buffer = head.take().unwrap_or_default();
+        match capture.as_mut() {
+            Some(capture) => capture.feed(&buffer, &mut on_event),
+            None => decoder.feed(&buffer, &mut on_event),
+        }
         Ok(())
     })?;
-    decoder.finish(&mut on_event);
+    if let Some(buffer) = head.take()
+        && capture::is_capture(&buffer)
+    {
+        capture = Some(Capture::new(args.iteration));
+    }
+    match capture.as_mut() {
+        Some(capture) => capture.finish(&mut on_event),
+        None => decoder.finish(&mut on_event),
+    }
+    if args.run.is_none() && args.iteration.is_some() && capture.is_none() {
+        return Err(CliError::IterationOfAgentStream {
+            input: input.name(),
+        });
+    }
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -177,6 +237,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         view.finish(&summary)?;
     }
 
+    if let Some(capture) = &capture {
+        return capture_report(args, &input, capture, &summary, out);
+    }
     let lines = decoder.lines();
     match (decoder.format(), forced) {
         (None, _) => {
@@ -194,13 +257,25 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         }
         _ => {}
     }
+    let agent = decoder.format().map(|f| f.name());
+    print_report(args, agent, &summary, lines, out)
+}
+
+/// Prints the summary (unless `--events` printed the events).
+fn print_report(
+    args: &InspectArgs,
+    agent: Option<&str>,
+    summary: &SessionSummary,
+    lines: u64,
+    out: Option<JsonLines>,
+) -> Result<CommandOutcome, CliError> {
     if args.view {
         return Ok(CommandOutcome::Success);
     }
     let mut out = out.unwrap_or_else(JsonLines::stdout);
     if !args.events {
         let report = Report {
-            agent: decoder.format().map(|f| f.name()),
+            agent,
             final_text: summary.final_text.as_deref(),
             cost_usd: summary.cost_usd,
             cost_kind: summary.cost_kind,
@@ -227,4 +302,96 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     }
     out.flush()?;
     Ok(CommandOutcome::Success)
+}
+
+/// The summary of a ralph capture's agent events.
+fn capture_report(
+    args: &InspectArgs,
+    input: &Input,
+    capture: &Capture,
+    summary: &SessionSummary,
+    out: Option<JsonLines>,
+) -> Result<CommandOutcome, CliError> {
+    if capture.events == 0 {
+        return Err(CliError::NoAgentEvents {
+            input: input.name(),
+            iteration: args.iteration,
+        });
+    }
+    print_report(
+        args,
+        capture.backend.as_deref(),
+        summary,
+        capture.lines,
+        out,
+    )
+}
+
+/// Reads a ralph capture line by line, handing over the agent events (of one iteration,
+/// when asked).
+struct Capture {
+    iteration: Option<u32>,
+    pending: Vec<u8>,
+    /// The backend of the (first) iteration read.
+    backend: Option<String>,
+    current: u32,
+    lines: u64,
+    events: u64,
+}
+
+impl Capture {
+    fn new(iteration: Option<u32>) -> Capture {
+        Capture {
+            iteration,
+            pending: Vec::new(),
+            backend: None,
+            current: 0,
+            lines: 0,
+            events: 0,
+        }
+    }
+
+    fn feed(&mut self, mut bytes: &[u8], on_event: &mut impl FnMut(&AgentEvent<'_>)) {
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+            if self.pending.is_empty() {
+                self.line(&bytes[..end], on_event);
+            } else {
+                self.pending.extend_from_slice(&bytes[..end]);
+                let line = std::mem::take(&mut self.pending);
+                self.line(&line, on_event);
+            }
+            bytes = &bytes[end + 1..];
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    fn finish(&mut self, on_event: &mut impl FnMut(&AgentEvent<'_>)) {
+        let line = std::mem::take(&mut self.pending);
+        if !line.is_empty() {
+            self.line(&line, on_event);
+        }
+    }
+
+    fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(&AgentEvent<'_>)) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        self.lines += 1;
+        match capture::line(line) {
+            capture::Line::Started { backend } => {
+                self.current += 1;
+                let wanted = self.iteration.is_none_or(|n| n == self.current);
+                if wanted && self.backend.is_none() {
+                    self.backend = Some(backend);
+                }
+            }
+            capture::Line::Agent { iteration, event } => {
+                if self.iteration.is_none_or(|n| n == iteration) {
+                    self.events += 1;
+                    on_event(&event);
+                }
+            }
+            capture::Line::Other => {}
+        }
+    }
 }

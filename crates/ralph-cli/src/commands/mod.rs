@@ -8,8 +8,10 @@ mod gates;
 mod hooks;
 mod init;
 mod inspect;
+mod inspect_capture;
 mod plan;
 mod run;
+pub(crate) mod runs;
 pub(crate) mod tools;
 
 use std::path::Path;
@@ -35,6 +37,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Plan(args) => plan::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::Events(args) => events::run(&args),
+        Command::Runs(args) => runs::run(&args),
         Command::Gates(args) => gates::run(&args),
         Command::Tools(args) => tools::run(args),
         Command::Completions(args) => completions::run(&args),

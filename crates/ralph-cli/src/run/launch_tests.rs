@@ -165,6 +165,10 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
         },
         memories: ralph_core::config::MemoriesConfig::default(),
         skills: ralph_core::config::SkillsConfig::default(),
+        transcripts: ralph_core::config::TranscriptsConfig {
+            enabled: true,
+            max_bytes_per_run: ralph_core::config::DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN,
+        },
         sources: vec![],
         hooks: Default::default(),
     };

@@ -18,6 +18,7 @@ pub(crate) mod leftovers;
 mod memories;
 mod memory;
 pub(crate) mod signals;
+pub(crate) mod transcript;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use ralph_agent::BackendProfile;
-use ralph_agent::{Control, StopController, StopLevel, run_agent_with};
+use ralph_agent::{Control, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
@@ -237,6 +238,13 @@ async fn iterate(
     env.push((var::ITERATION.into(), iteration.number.to_string().into()));
     env.push((var::HAT.into(), iteration.hat.clone().into()));
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
+    let who = transcript::Who {
+        iteration: iteration.number,
+        hat: &iteration.hat,
+        backend: agent.kind.name(),
+    };
+    let mut transcript =
+        transcript::Transcript::start(&run.run_dir, config.transcripts, &who, &prompt, &spec);
     let wall = run
         .machine
         .iteration_wall(agent.config.deadlines.iteration, session.elapsed());
@@ -267,12 +275,13 @@ async fn iterate(
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
     let (recorder, run_dir) = (&run.recorder, &run.run_dir);
     recorder.before_spawn(run_dir);
-    let agent_run = run_agent_with(
+    let agent_run = run_agent_teed(
         spec,
         decoder,
         deadlines,
         stop.requests(),
         |agent| recorder.at_spawn(run_dir, agent),
+        |bytes| transcript.write(bytes),
         |event, summary| {
             shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
@@ -296,6 +305,7 @@ async fn iterate(
         agent_run.await
     };
     recorder.after_reap(run_dir);
+    transcript.finish(run_dir, &agent_run.outcome.stderr_tail);
 
     let inbox = reader
         .read()

@@ -42,6 +42,8 @@ pub enum Section {
     Gate,
     /// `tasks:`.
     Tasks,
+    /// `transcripts:`.
+    Transcripts,
     /// `hooks:`.
     Hooks,
     /// `hooks.defaults:`.
@@ -62,7 +64,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in the order the reference documents them.
-    pub const ALL: [Section; 18] = [
+    pub const ALL: [Section; 19] = [
         Section::Top,
         Section::Cli,
         Section::EventLoop,
@@ -73,6 +75,7 @@ impl Section {
         Section::Price,
         Section::Gate,
         Section::Tasks,
+        Section::Transcripts,
         Section::Hooks,
         Section::HookDefaults,
         Section::Hook,
@@ -96,6 +99,7 @@ impl Section {
             Section::Price => "pricing.<model>",
             Section::Gate => "gates[]",
             Section::Tasks => "tasks",
+            Section::Transcripts => "transcripts",
             Section::Hooks => "hooks",
             Section::HookDefaults => "hooks.defaults",
             Section::Hook => "hooks.events.<phase>[]",

@@ -115,6 +115,7 @@ impl Section {
             | Section::Price
             | Section::Gate
             | Section::Tasks
+            | Section::Transcripts
             | Section::Hooks
             | Section::HookDefaults
             | Section::Hook
@@ -186,6 +187,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static Key> {
         MAIN_KEYS,
         super::keys_hat::HAT_KEYS,
         super::keys_gate::GATE_KEYS,
+        super::keys_transcripts::TRANSCRIPT_KEYS,
         super::keys_hooks::HOOK_KEYS,
         super::keys_memory::MEMORY_KEYS,
     ]

@@ -88,6 +88,7 @@ fn is_plain(section: Section) -> bool {
             | Section::Memories
             | Section::MemoryFilter
             | Section::Skills
+            | Section::Transcripts
     )
 }
 
@@ -198,6 +199,7 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
         Section::Memories => ("memories:\n", "  "),
         Section::MemoryFilter => ("memories:\n  filter:\n", "    "),
         Section::Skills => ("skills:\n", "  "),
+        Section::Transcripts => ("transcripts:\n", "  "),
         other => panic!("no sample file for {other:?}"),
     };
     let placeholder = format!("{indent}# nothing\n");

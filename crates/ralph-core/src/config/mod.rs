@@ -39,6 +39,7 @@ mod keys_gate;
 mod keys_hat;
 mod keys_hooks;
 mod keys_memory;
+mod keys_transcripts;
 mod load;
 mod memory_config;
 mod merge;
@@ -75,7 +76,7 @@ pub use preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
     RawMemories, RawMemoryFilter, RawPrice, RawScratchpad, RawSkillOverride, RawSkills, RawTasks,
-    SpannedList,
+    RawTranscripts, SpannedList,
 };
 pub use reference::reference;
 pub use resolve::{ResolveEnv, Resolved, resolve};
@@ -85,9 +86,10 @@ pub use resolved::{
     DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_RUNTIME,
     DEFAULT_MEMORY_BUDGET, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_PROMPT_FILE,
     DEFAULT_RATE_LIMIT_POLICY, DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR,
-    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, Deadlines, GateConfig, HatBackend, HatConfig,
+    DEFAULT_STARTUP_TIMEOUT, DEFAULT_TASKS_ENABLED, DEFAULT_TRANSCRIPTS_ENABLED,
+    DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN, Deadlines, GateConfig, HatBackend, HatConfig,
     LoopConfig, MAX_RATE_LIMIT_WAIT, MEMORY_BUDGET_CAP, MemoriesConfig, MemoryFilter, MemoryInject,
     ModelPricing, Prompt, PromptSource, RateLimitConfig, RateLimitPolicy, ResolvedConfig,
-    SkillOverride, SkillsConfig, TasksConfig,
+    SkillOverride, SkillsConfig, TasksConfig, TranscriptsConfig,
 };
 pub use template::{init_template, preset_template};

@@ -69,6 +69,7 @@ layered! {
         /// `gates:`, in file order.
         pub gates: Vec<RawGate>,
         pub tasks: RawTasks,
+        pub transcripts: RawTranscripts,
         /// `hooks:`, resolved within the section (a later layer's replaces it whole).
         pub hooks: Option<Spanned<crate::hooks::HooksConfig>>,
         pub memories: RawMemories,
@@ -281,4 +282,13 @@ pub struct RawGate {
     pub run: Option<Spanned<Invocation>>,
     pub before: Option<SpannedList<String>>,
     pub timeout_seconds: Option<Spanned<u64>>,
+}
+
+layered! {
+    /// `transcripts:`.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct RawTranscripts {
+        pub enabled: Option<Spanned<bool>>,
+        pub max_bytes_per_run: Option<Spanned<u32>>,
+    }
 }

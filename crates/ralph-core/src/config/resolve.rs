@@ -20,8 +20,9 @@ use super::resolved::{
     DEFAULT_GATE_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
     DEFAULT_MAX_RUNTIME, DEFAULT_PROMPT_EVENTS_MAX_BYTES, DEFAULT_RATE_LIMIT_POLICY,
     DEFAULT_RATE_LIMIT_WAIT, DEFAULT_SCRATCHPAD, DEFAULT_SPECS_DIR, DEFAULT_TASKS_ENABLED,
-    Deadlines, GateConfig, HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource,
-    RateLimitConfig, ResolvedConfig, TasksConfig,
+    DEFAULT_TRANSCRIPTS_ENABLED, DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN, Deadlines, GateConfig,
+    HatBackend, HatConfig, LoopConfig, ModelPricing, Prompt, PromptSource, RateLimitConfig,
+    ResolvedConfig, TasksConfig, TranscriptsConfig,
 };
 use crate::topic::TASK_START;
 
@@ -120,6 +121,16 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             },
             memories: super::memory_config::memories(raw.memories),
             skills: super::memory_config::skills(raw.skills),
+            transcripts: TranscriptsConfig {
+                enabled: raw
+                    .transcripts
+                    .enabled
+                    .map_or(DEFAULT_TRANSCRIPTS_ENABLED, |e| e.value),
+                max_bytes_per_run: raw
+                    .transcripts
+                    .max_bytes_per_run
+                    .map_or(DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN, |n| n.value),
+            },
             sources: env.sources.clone(),
             hooks: raw.hooks.map(|h| h.value).unwrap_or_default(),
         },

@@ -65,6 +65,7 @@ pub struct ResolvedConfig {
     pub rate_limits: RateLimitConfig,
     pub memories: MemoriesConfig,
     pub skills: SkillsConfig,
+    pub transcripts: TranscriptsConfig,
     /// The config files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// `hooks:` (disabled and empty when absent).
@@ -118,6 +119,23 @@ pub struct TasksConfig {
 
 /// Default for `tasks.enabled` (ralph-orchestrator's too).
 pub const DEFAULT_TASKS_ENABLED: bool = true;
+
+/// `transcripts:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TranscriptsConfig {
+    /// Each iteration keeps its prompt, raw output, stderr and command line.
+    pub enabled: bool,
+    /// The most bytes of compressed raw output a run keeps (the oldest go first).
+    pub max_bytes_per_run: u32,
+}
+
+/// Default for `transcripts.enabled`: the transcript is what answers "what did
+/// iteration 7 do" after the output scrolled away.
+pub const DEFAULT_TRANSCRIPTS_ENABLED: bool = true;
+
+/// Default for `transcripts.max_bytes_per_run`: 256 MiB. A 200 MB pi stream compresses
+/// to a few MB, so this holds the raw output of a long run of ordinary iterations.
+pub const DEFAULT_TRANSCRIPTS_MAX_BYTES_PER_RUN: u32 = 256 << 20;
 
 /// A command ralph runs in the workspace after an iteration, before it believes one of
 /// the events in `before`.

@@ -11,6 +11,8 @@
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
 //!     agent.json         while an agent may run: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
+//!     run-events.jsonl   every run event (the `--output json` lines), agent events included
+//!     iterations/<n>/    each iteration's transcript (the `transcript` module)
 //! ```
 //!
 //! Each run has its own directory, so a run never sees another run's events. Writes
@@ -21,6 +23,7 @@
 mod atomic;
 mod leftovers;
 mod lock;
+mod transcript;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -32,6 +35,9 @@ use serde::{Deserialize, Serialize};
 pub use atomic::{Durability, replace};
 pub use leftovers::{AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, Host, Leftovers};
 pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
+pub use transcript::{
+    COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
+};
 
 use crate::fsafe::{self, Links};
 use crate::machine::{IterationRecord, LoopState};

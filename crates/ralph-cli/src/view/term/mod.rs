@@ -5,6 +5,7 @@
 //! output is the same text.
 
 mod agent;
+mod closing;
 mod figures;
 mod gate_lines;
 mod hook_view;

@@ -16,6 +16,7 @@ use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
+use super::closing::{ContextUse, HatTable};
 use super::figures::{clock, count, duration_ms, iteration_cost, total_cost};
 use super::gate_lines;
 use super::palette;
@@ -104,6 +105,12 @@ pub(crate) struct RunView {
     /// The terminal's width, when the view is shown on one: long header lines are broken
     /// between their ` · ` parts instead of by the terminal, mid-word.
     width: Option<usize>,
+    /// The current iteration's context use, for its footer.
+    context: ContextUse,
+    /// The run's hats, with the iterations shown per hat for the closing table (only
+    /// a run with hats gets one).
+    has_hats: bool,
+    hat_table: HatTable,
 }
 
 impl RunView {
@@ -115,6 +122,9 @@ impl RunView {
             elapsed_ms: 0,
             current: None,
             width: None,
+            context: ContextUse::default(),
+            has_hats: false,
+            hat_table: HatTable::default(),
         }
     }
 
@@ -147,6 +157,7 @@ impl RunView {
     pub(crate) fn render(&mut self, event: &RunEvent<'_>, out: &mut String) {
         if let RunEvent::Agent { event, .. } = event {
             self.track(event);
+            self.context.track(event);
         }
         if self.detail == Detail::Quiet {
             if let RunEvent::LoopFinished { .. } = event {
@@ -165,6 +176,7 @@ impl RunView {
                 ..
             } => {
                 self.limits = Some(ShownLimits::of(limits));
+                self.has_hats = !hats.is_empty();
                 self.elapsed_ms = totals.elapsed_ms;
                 let run = if *resumed {
                     format!(
@@ -198,6 +210,7 @@ impl RunView {
                 ..
             } => {
                 self.agent = AgentView::new(self.detail == Detail::Verbose);
+                self.context = ContextUse::default();
                 self.current = Some(Current {
                     number: *iteration,
                     hat_name: (*hat_name).to_owned(),
@@ -336,10 +349,12 @@ impl RunView {
                 stderr_tail,
                 totals,
                 model,
+                hat,
                 ..
             } => {
                 self.agent.finish(out);
                 self.current = None;
+                self.hat_table.add(hat, *cost_usd, tokens);
                 self.elapsed_ms = totals.elapsed_ms;
                 let (style, mark) = outcome_mark(outcome);
                 let mut footer = format!("{mark} iteration {iteration} {outcome}");
@@ -354,6 +369,9 @@ impl RunView {
                 }
                 if let Some(model) = model {
                     footer.push_str(&format!(" · {model}"));
+                }
+                if let Some(context) = self.context.shown(*model) {
+                    footer.push_str(&format!(" · {context}"));
                 }
                 line(out, style, &self.fit(&footer));
                 if let Some(tail) = stderr_tail {
@@ -447,6 +465,11 @@ impl RunView {
                 count(totals.tokens.total(), "token", "tokens"),
             ),
         );
+        if self.has_hats {
+            for row in self.hat_table.lines() {
+                line(out, Style::new(), &row);
+            }
+        }
         line(out, Style::new(), &format!("  summary: {summary_path}"));
         let resume = match outcome {
             EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),

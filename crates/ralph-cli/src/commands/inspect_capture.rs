@@ -1,0 +1,197 @@
+//! `ralph inspect` on ralph's own `--output json` capture (or a run's
+//! `run-events.jsonl`): the agent events nested in its `agent` lines, read back into the
+//! normalized events the summary and the views take (docs/events.md is their form).
+
+use std::borrow::Cow;
+
+use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
+use serde_json::Value;
+
+/// The line types that only ralph's run events have: a stream whose first line is one
+/// of them is a ralph capture, not an agent's.
+const RUN_EVENT_TYPES: &[&str] = &["loop_started", "iteration_started", "agent"];
+
+/// Whether `first_line` starts a ralph capture.
+pub(super) fn is_capture(first_line: &[u8]) -> bool {
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(first_line) else {
+        return false;
+    };
+    let Some(Value::String(kind)) = map.get("type") else {
+        return false;
+    };
+    RUN_EVENT_TYPES.contains(&kind.as_str()) && (kind != "agent" || map.contains_key("event"))
+}
+
+/// One line of a capture.
+pub(super) enum Line {
+    /// An agent event of `iteration`.
+    Agent {
+        iteration: u32,
+        event: Box<AgentEvent<'static>>,
+    },
+    /// An iteration started with this backend.
+    Started { backend: String },
+    /// Another run event, or a line that is none.
+    Other,
+}
+
+pub(super) fn line(bytes: &[u8]) -> Line {
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(bytes) else {
+        return Line::Other;
+    };
+    match map.get("type").and_then(Value::as_str) {
+        Some("agent") => {
+            let iteration = map
+                .get("iteration")
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0);
+            match map.get("event").and_then(agent_event) {
+                Some(event) => Line::Agent {
+                    iteration,
+                    event: Box::new(event),
+                },
+                None => Line::Other,
+            }
+        }
+        Some("iteration_started") => match map.get("backend").and_then(Value::as_str) {
+            Some(backend) => Line::Started {
+                backend: backend.to_owned(),
+            },
+            None => Line::Other,
+        },
+        _ => Line::Other,
+    }
+}
+
+fn text(v: &Value, key: &str) -> Option<Cow<'static, str>> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(|s| Cow::Owned(s.to_owned()))
+}
+
+fn text_or_empty(v: &Value, key: &str) -> Cow<'static, str> {
+    text(v, key).unwrap_or(Cow::Borrowed(""))
+}
+
+fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn number<T: TryFrom<u64>>(v: &Value, key: &str) -> Option<T> {
+    v.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| T::try_from(n).ok())
+}
+
+fn usage(v: &Value) -> Usage<'static> {
+    let tokens = v
+        .get("tokens")
+        .and_then(|t| serde_json::from_value::<Tokens>(t.clone()).ok())
+        .unwrap_or_default();
+    let cost_kind = v
+        .get("cost_kind")
+        .and_then(|k| serde_json::from_value::<CostKind>(k.clone()).ok())
+        .unwrap_or_default();
+    Usage {
+        tokens,
+        cost_usd: v.get("cost_usd").and_then(Value::as_f64),
+        cost_kind,
+        model: text(v, "model"),
+    }
+}
+
+fn stop(v: &Value) -> Stop {
+    match v.get("stop").and_then(Value::as_str) {
+        Some("completed") => Stop::Completed,
+        Some("tool_use") => Stop::ToolUse,
+        Some("length") => Stop::Length,
+        Some("error") => Stop::Error,
+        Some("aborted") => Stop::Aborted,
+        _ => Stop::Other,
+    }
+}
+
+/// The normalized event `v` is the JSON form of, if it is one.
+fn agent_event(v: &Value) -> Option<AgentEvent<'static>> {
+    Some(match v.get("type")?.as_str()? {
+        "session_started" => AgentEvent::SessionStarted {
+            session_id: text(v, "session_id"),
+            model: text(v, "model"),
+            provider: text(v, "provider"),
+        },
+        "text_delta" => AgentEvent::TextDelta {
+            text: text_or_empty(v, "text"),
+        },
+        "thinking_delta" => AgentEvent::ThinkingDelta {
+            text: text_or_empty(v, "text"),
+        },
+        "tool_call_started" => AgentEvent::ToolCallStarted {
+            id: text_or_empty(v, "id"),
+            name: text_or_empty(v, "name"),
+            // The args were raw JSON, printed as JSON: back to their text.
+            args: Cow::Owned(match v.get("args") {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            }),
+            parent_id: text(v, "parent_id"),
+        },
+        "tool_call_finished" => AgentEvent::ToolCallFinished {
+            id: text_or_empty(v, "id"),
+            name: text(v, "name"),
+            output: text_or_empty(v, "output"),
+            is_error: flag(v, "is_error"),
+        },
+        "message_finished" => AgentEvent::MessageFinished {
+            text: text_or_empty(v, "text"),
+            stop: stop(v),
+            error: text(v, "error"),
+        },
+        "turn_finished" => AgentEvent::TurnFinished {
+            usage: usage(v.get("usage")?),
+            is_error: flag(v, "is_error"),
+        },
+        "retry_started" => AgentEvent::RetryStarted {
+            attempt: number(v, "attempt"),
+            max_attempts: number(v, "max_attempts"),
+            delay_ms: number(v, "delay_ms"),
+            error: text(v, "error"),
+        },
+        "retry_finished" => AgentEvent::RetryFinished {
+            success: flag(v, "success"),
+            attempt: number(v, "attempt"),
+            error: text(v, "error"),
+        },
+        "compaction" => AgentEvent::Compaction {
+            phase: if v.get("phase").and_then(Value::as_str) == Some("finished") {
+                Phase::Finished
+            } else {
+                Phase::Started
+            },
+            reason: text(v, "reason"),
+            error: text(v, "error"),
+        },
+        "rate_limit" => AgentEvent::RateLimit {
+            status: text(v, "status"),
+            resets_at: number(v, "resets_at"),
+        },
+        "run_finished" => AgentEvent::RunFinished {
+            is_error: flag(v, "is_error"),
+            error: text(v, "error"),
+            turns: number(v, "turns"),
+            duration_ms: number(v, "duration_ms"),
+            totals: v.get("totals").filter(|t| !t.is_null()).map(usage),
+        },
+        "non_json" => AgentEvent::NonJson {
+            line: text_or_empty(v, "line"),
+        },
+        "unknown" => AgentEvent::Unknown {
+            event_type: text_or_empty(v, "event_type"),
+        },
+        "oversize_line" => AgentEvent::OversizeLine {
+            len: number(v, "len").unwrap_or(0),
+        },
+        _ => return None,
+    })
+}

@@ -1,0 +1,233 @@
+//! `ralph runs [--format table|json]`: the workspace's runs, newest first, from each
+//! run's saved state and history; `ralph runs prune [--keep N]` deletes the older ones.
+//! Also where the other commands find a run by id (`--run ID|last`).
+
+use std::io::Write;
+use std::time::{Duration, UNIX_EPOCH};
+
+use ralph_core::store::{RalphDir, RunDir, StoreError};
+use ralph_core::time_text::Civil;
+use ralph_core::visible::visible;
+use serde::Serialize;
+
+use crate::cli::{RunsArgs, RunsCommand, TableArg};
+use crate::diagnostic::diagnostic;
+use crate::error::CliError;
+use crate::exit::CommandOutcome;
+use crate::output::JsonLines;
+use crate::view::term::clock;
+
+/// What `--run` takes for the workspace's current (or last) run.
+pub(crate) const LAST: &str = "last";
+
+/// The outcome of the run a loop is running now.
+const RUNNING: &str = "running";
+/// The outcome of a run that stopped without saying why (its ralph was killed).
+const UNFINISHED: &str = "unfinished";
+
+/// One run: what `--format json` prints per line (docs/cli.md).
+#[derive(Debug, Serialize)]
+struct Row {
+    id: String,
+    /// When its first iteration started, in Unix milliseconds (`null` before one did).
+    started_at_ms: Option<u64>,
+    /// When its last iteration ended, once the run has ended.
+    ended_at_ms: Option<u64>,
+    /// Why it stopped (`completed`, `max_iterations`, ...), `running` or `unfinished`.
+    outcome: String,
+    iterations: u32,
+    cost_usd: f64,
+    tokens: u64,
+    /// The hats that ran, with how many iterations each.
+    hats: Vec<HatCount>,
+}
+
+#[derive(Debug, Serialize)]
+struct HatCount {
+    hat: String,
+    iterations: u32,
+}
+
+pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
+    let cwd = super::working_directory()?;
+    let dir = RalphDir::in_workspace(&cwd);
+    match &args.command {
+        Some(RunsCommand::Prune(prune)) => return self::prune(&dir, prune.keep),
+        None => {}
+    }
+    let runs = dir
+        .runs()
+        .map_err(|e| CliError::io("list the runs in", dir.path(), e))?;
+    let running = running_run(&dir);
+    let rows: Vec<Row> = runs
+        .iter()
+        .map(|r| row(r, running.as_deref() == Some(r.id())))
+        .collect();
+    match args.format {
+        TableArg::Json => {
+            let mut out = JsonLines::stdout();
+            for row in &rows {
+                out.write(row)?;
+            }
+            out.flush()?;
+        }
+        TableArg::Table => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(table(&rows).as_bytes())
+                .map_err(CliError::write)?;
+        }
+    }
+    Ok(CommandOutcome::Success)
+}
+
+/// The id of the run a loop is running now, if one is.
+fn running_run(dir: &RalphDir) -> Option<String> {
+    if !dir.loop_running().unwrap_or(false) {
+        return None;
+    }
+    dir.current_run().ok().flatten().map(|r| r.id().to_owned())
+}
+
+fn row(run: &RunDir, running: bool) -> Row {
+    let mut row = Row {
+        id: run.id().to_owned(),
+        started_at_ms: None,
+        ended_at_ms: None,
+        outcome: if running { RUNNING } else { UNFINISHED }.to_owned(),
+        iterations: 0,
+        cost_usd: 0.0,
+        tokens: 0,
+        hats: Vec::new(),
+    };
+    let history = run.read_history().unwrap_or_default();
+    row.started_at_ms = history.first().map(|r| r.started_at_ms);
+    let last_end = history.last().map(|r| r.started_at_ms + r.duration_ms);
+    match run.load() {
+        Ok(saved) => {
+            let state = saved.state;
+            row.iterations = state.iterations;
+            row.cost_usd = state.cost_usd;
+            row.tokens = state.tokens.total();
+            row.hats = state
+                .hats
+                .iter()
+                .map(|(hat, totals)| HatCount {
+                    hat: hat.clone(),
+                    iterations: totals.iterations,
+                })
+                .collect();
+            if let Some(end) = &state.end {
+                row.outcome = end.name().to_owned();
+                row.ended_at_ms = last_end;
+            }
+        }
+        Err(StoreError::NoRun(_)) => {}
+        Err(e) => diagnostic(format_args!("warning: run {}: {e}", run.id())),
+    }
+    row
+}
+
+fn table(rows: &[Row]) -> String {
+    if rows.is_empty() {
+        return "no runs in this workspace: start one with `ralph run`\n".to_owned();
+    }
+    let header = [
+        "RUN", "STARTED", "TOOK", "OUTCOME", "ITER", "COST", "TOKENS", "HATS",
+    ];
+    let cells: Vec<[String; 8]> = rows
+        .iter()
+        .map(|r| {
+            let hats: Vec<String> = r
+                .hats
+                .iter()
+                .map(|h| format!("{}×{}", visible(&h.hat), h.iterations))
+                .collect();
+            [
+                r.id.clone(),
+                r.started_at_ms.map_or_else(|| "—".to_owned(), utc),
+                match (r.started_at_ms, r.ended_at_ms) {
+                    (Some(start), Some(end)) => clock(end.saturating_sub(start)),
+                    _ => "—".to_owned(),
+                },
+                r.outcome.clone(),
+                r.iterations.to_string(),
+                format!("${:.4}", r.cost_usd),
+                r.tokens.to_string(),
+                hats.join(" "),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &cells {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(header.map(str::to_owned)).chain(cells) {
+        let mut line = String::new();
+        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
+            // Numbers right-aligned, the last column unpadded.
+            match i {
+                4..=6 => line.push_str(&format!("{cell:>width$}  ")),
+                7 => line.push_str(cell),
+                _ => line.push_str(&format!("{cell:<width$}  ")),
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `2026-11-26 10:15:00Z`.
+fn utc(ms: u64) -> String {
+    let c = Civil::of(UNIX_EPOCH + Duration::from_millis(ms));
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}Z",
+        c.year, c.month, c.day, c.hour, c.minute, c.second
+    )
+}
+
+/// Deletes every run but the newest `keep` and the current one (the run a loop runs,
+/// or `ralph run --continue` would resume).
+fn prune(dir: &RalphDir, keep: usize) -> Result<CommandOutcome, CliError> {
+    let runs = dir
+        .runs()
+        .map_err(|e| CliError::io("list the runs in", dir.path(), e))?;
+    let current = dir.current_run().ok().flatten().map(|r| r.id().to_owned());
+    let mut out = std::io::stdout().lock();
+    let mut removed = 0usize;
+    for run in runs.iter().skip(keep) {
+        if current.as_deref() == Some(run.id()) {
+            continue;
+        }
+        dir.remove_run(run)
+            .map_err(|e| CliError::io("remove", run.path(), e))?;
+        removed += 1;
+        writeln!(out, "removed run {}", run.id()).map_err(CliError::write)?;
+    }
+    writeln!(
+        out,
+        "{removed} run(s) removed, {} kept",
+        runs.len() - removed
+    )
+    .map_err(CliError::write)?;
+    Ok(CommandOutcome::Success)
+}
+
+/// The run `--run` names: an id from `ralph runs`, or `last` for the workspace's current
+/// (or last) run.
+pub(crate) fn find_run(dir: &RalphDir, id: &str) -> Result<RunDir, CliError> {
+    let found = if id == LAST {
+        dir.current_run()
+            .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+    } else {
+        dir.run(id)
+            .map_err(|e| CliError::io("find the run in", dir.path(), e))?
+    };
+    found.ok_or_else(|| CliError::UnknownRun {
+        id: id.to_owned(),
+        dir: dir.path().to_path_buf(),
+    })
+}

@@ -1,0 +1,73 @@
+use std::borrow::Cow;
+
+use ralph_stream::{AgentEvent, CostKind, Tokens, Usage};
+
+use super::{ContextUse, HatTable, context_window};
+
+fn turn(input: u64, cache_read: u64, model: Option<&'static str>) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage {
+            tokens: Tokens {
+                input,
+                output: 900,
+                cache_read,
+                cache_write: 0,
+            },
+            cost_usd: Some(0.01),
+            cost_kind: CostKind::Reported,
+            model: model.map(Cow::Borrowed),
+        },
+        is_error: false,
+    }
+}
+
+#[test]
+fn windows_are_known_by_family_with_or_without_a_provider() {
+    assert_eq!(context_window("claude-opus-4-5"), Some(200_000));
+    assert_eq!(context_window("anthropic/claude-sonnet-4"), Some(200_000));
+    assert_eq!(context_window("gpt-5.5"), Some(400_000));
+    assert_eq!(context_window("mock-model"), None);
+}
+
+#[test]
+fn context_use_is_the_last_turns_input_against_the_window() {
+    let mut context = ContextUse::default();
+    assert_eq!(context.shown(None), None);
+    context.track(&turn(1_000, 9_000, Some("claude-opus-4-5")));
+    context.track(&turn(2_000, 48_000, Some("claude-opus-4-5")));
+    // A failed call reports no input: the last known context stays.
+    context.track(&turn(0, 0, None));
+    assert_eq!(
+        context.shown(None).as_deref(),
+        Some("context 50,000 of 200,000 (25%)")
+    );
+    let mut unknown = ContextUse::default();
+    unknown.track(&turn(1_500, 0, None));
+    assert_eq!(
+        unknown.shown(Some("mock-model")).as_deref(),
+        Some("context 1,500 tokens")
+    );
+}
+
+#[test]
+fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
+    let mut table = HatTable::default();
+    assert!(table.lines().is_empty());
+    let tokens = Tokens {
+        input: 100,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    table.add("planner", Some(0.5), &tokens);
+    table.add("builder", Some(0.25), &tokens);
+    table.add("planner", None, &tokens);
+    assert_eq!(
+        table.lines(),
+        [
+            "  hat      iterations      cost  tokens",
+            "  planner           2  ≥$0.5000     240",
+            "  builder           1   $0.2500     120",
+        ]
+    );
+}

@@ -1,0 +1,164 @@
+//! What each iteration keeps, and the workspace's runs as a list.
+//!
+//! ```text
+//! runs/<run-id>/iterations/<n>/
+//!   prompt.md        the exact prompt the agent was given
+//!   stdout.zst       the agent's raw stdout as it arrived, zstd-compressed
+//!   stderr.txt       the end of its stderr (bounded)
+//!   command.json     its command line and the NAMES of its environment variables
+//! ```
+//!
+//! The normalized events of an iteration are the run's record (`run-events.jsonl`, the
+//! `--output json` lines with their `iteration`), which the storage cap never deletes.
+//! Everything is created and opened through [`crate::fsafe`]: `.ralph/` is untrusted.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::PathBuf;
+
+use super::{RUNS_DIR, RalphDir, RunDir};
+use crate::fsafe::{self, Links};
+
+/// The directory of the iterations' transcripts in a run's directory.
+pub const ITERATIONS_DIR: &str = "iterations";
+pub const PROMPT_FILE: &str = "prompt.md";
+pub const STDOUT_FILE: &str = "stdout.zst";
+pub const STDERR_FILE: &str = "stderr.txt";
+pub const COMMAND_FILE: &str = "command.json";
+
+impl RunDir {
+    /// `iterations/<n>/` in the run's directory.
+    pub fn iteration_dir(&self, iteration: u32) -> PathBuf {
+        self.path.join(ITERATIONS_DIR).join(iteration.to_string())
+    }
+
+    /// Creates (or empties) the file `name` of iteration `iteration`'s transcript,
+    /// creating its directory, refusing links and anything but a regular file.
+    pub fn create_iteration_file(&self, iteration: u32, name: &str) -> io::Result<(PathBuf, File)> {
+        fsafe::create_dir(&self.path.join(ITERATIONS_DIR))?;
+        let dir = self.iteration_dir(iteration);
+        fsafe::create_dir(&dir)?;
+        let path = dir.join(name);
+        let file = fsafe::create_file(&path)?;
+        Ok((path, file))
+    }
+
+    /// Opens the file `name` of iteration `iteration`'s transcript for reading.
+    pub fn open_iteration_file(&self, iteration: u32, name: &str) -> io::Result<File> {
+        fsafe::open_read(&self.iteration_dir(iteration).join(name), Links::Refuse)
+    }
+
+    /// The kept raw streams, oldest iteration first: `(iteration, bytes on disk)`.
+    pub fn raw_streams(&self) -> io::Result<Vec<(u32, u64)>> {
+        let dir = self.path.join(ITERATIONS_DIR);
+        fsafe::check_ralph_dirs(&dir.join(STDOUT_FILE))?;
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut streams = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            let Some(n) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            // symlink_metadata: a link planted there is neither counted nor followed.
+            match fs::symlink_metadata(entry.path().join(STDOUT_FILE)) {
+                Ok(meta) if meta.is_file() => streams.push((n, meta.len())),
+                _ => {}
+            }
+        }
+        streams.sort_unstable();
+        Ok(streams)
+    }
+
+    /// Deletes iteration `iteration`'s raw stream (its other files stay).
+    pub fn remove_raw_stream(&self, iteration: u32) -> io::Result<()> {
+        let dir = self.iteration_dir(iteration);
+        fsafe::check_ralph_dirs(&dir.join(STDOUT_FILE))?;
+        fsafe::check_dir(&dir)?;
+        match fs::remove_file(dir.join(STDOUT_FILE)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl RalphDir {
+    /// The run `id`, if its directory exists (`id` must be a run id, not a path).
+    pub fn run(&self, id: &str) -> io::Result<Option<RunDir>> {
+        if !is_run_id(id) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("`{id}` is not a run id (`ralph runs` lists them)"),
+            ));
+        }
+        let path = self.root.join(RUNS_DIR).join(id);
+        fsafe::check_ralph_dirs(&path.join(super::STATE_FILE))?;
+        fsafe::check_dir(&path)?;
+        Ok(path.is_dir().then(|| RunDir {
+            id: id.to_owned(),
+            path,
+        }))
+    }
+
+    /// Every run of the workspace, newest first (run ids sort by their start time).
+    pub fn runs(&self) -> io::Result<Vec<RunDir>> {
+        let dir = self.root.join(RUNS_DIR);
+        fsafe::check_ralph_dirs(&dir.join(super::STATE_FILE))?;
+        fsafe::check_dir(&dir)?;
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut runs = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            let Some(id) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if is_run_id(&id) && entry.file_type()?.is_dir() {
+                runs.push(RunDir {
+                    path: entry.path(),
+                    id,
+                });
+            }
+        }
+        runs.sort_by(|a, b| run_order(&b.id).cmp(&run_order(&a.id)));
+        Ok(runs)
+    }
+
+    /// Deletes run `run`'s directory and everything in it.
+    pub fn remove_run(&self, run: &RunDir) -> io::Result<()> {
+        fsafe::check_ralph_dirs(&run.path.join(super::STATE_FILE))?;
+        fsafe::check_dir(&run.path)?;
+        fs::remove_dir_all(&run.path)
+    }
+}
+
+/// Whether `id` looks like a run id (`20261126T101500Z`, `…-2`): no path, no `..`.
+pub fn is_run_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Sorts ids by time, then by the `-N` of runs started in the same second.
+fn run_order(id: &str) -> (&str, u32) {
+    match id.split_once('-') {
+        Some((base, n)) => (base, n.parse().unwrap_or(0)),
+        None => (id, 1),
+    }
+}
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;

@@ -1,0 +1,97 @@
+use std::io::Write;
+use std::time::{Duration, UNIX_EPOCH};
+
+use super::super::{RalphDir, RunDir};
+use super::*;
+
+fn setup() -> (tempfile::TempDir, RalphDir) {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    (ws, dir)
+}
+
+fn keep(run: &RunDir, iteration: u32, bytes: usize) {
+    let (_, mut file) = run.create_iteration_file(iteration, STDOUT_FILE).unwrap();
+    file.write_all(&vec![b'x'; bytes]).unwrap();
+}
+
+#[test]
+fn runs_are_listed_newest_first_with_same_second_runs_in_order() {
+    let (_ws, dir) = setup();
+    assert_eq!(dir.runs().unwrap(), []);
+    let at = |secs| UNIX_EPOCH + Duration::from_secs(secs);
+    for secs in [100, 100, 50, 100] {
+        dir.create_run(at(secs)).unwrap();
+    }
+    // Something that is not a run: ignored.
+    fs::create_dir(dir.path().join(RUNS_DIR).join(".tmp")).unwrap();
+    let ids: Vec<String> = dir
+        .runs()
+        .unwrap()
+        .iter()
+        .map(|r| r.id().to_owned())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "19700101T000140Z-3",
+            "19700101T000140Z-2",
+            "19700101T000140Z",
+            "19700101T000050Z"
+        ]
+    );
+    assert_eq!(
+        dir.run("19700101T000050Z").unwrap().unwrap().id(),
+        "19700101T000050Z"
+    );
+    assert_eq!(dir.run("20990101T000000Z").unwrap(), None);
+    assert!(dir.run("../runs").is_err());
+    assert!(dir.run("").is_err());
+}
+
+#[test]
+fn raw_streams_are_listed_oldest_first_and_removed_alone() {
+    let (_ws, dir) = setup();
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    assert_eq!(run.raw_streams().unwrap(), []);
+    keep(&run, 10, 5);
+    keep(&run, 2, 7);
+    let (_, mut prompt) = run.create_iteration_file(2, PROMPT_FILE).unwrap();
+    prompt.write_all(b"the prompt").unwrap();
+    assert_eq!(run.raw_streams().unwrap(), [(2, 7), (10, 5)]);
+    run.remove_raw_stream(2).unwrap();
+    // Removing what is gone is no error.
+    run.remove_raw_stream(2).unwrap();
+    assert_eq!(run.raw_streams().unwrap(), [(10, 5)]);
+    assert_eq!(
+        fs::read(run.iteration_dir(2).join(PROMPT_FILE)).unwrap(),
+        b"the prompt"
+    );
+}
+
+#[test]
+fn a_linked_iteration_directory_is_neither_written_nor_emptied() {
+    let (_ws, dir) = setup();
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join(STDOUT_FILE), b"not ralph's").unwrap();
+    fs::create_dir(run.path().join(ITERATIONS_DIR)).unwrap();
+    std::os::unix::fs::symlink(outside.path(), run.iteration_dir(1)).unwrap();
+    assert!(run.create_iteration_file(1, PROMPT_FILE).is_err());
+    assert!(run.remove_raw_stream(1).is_err());
+    assert_eq!(
+        fs::read(outside.path().join(STDOUT_FILE)).unwrap(),
+        b"not ralph's"
+    );
+    assert!(!outside.path().join(PROMPT_FILE).exists());
+}
+
+#[test]
+fn removing_a_run_removes_its_directory_only() {
+    let (_ws, dir) = setup();
+    let old = dir.create_run(UNIX_EPOCH).unwrap();
+    let new = dir.create_run(UNIX_EPOCH + Duration::from_secs(1)).unwrap();
+    keep(&old, 1, 3);
+    dir.remove_run(&old).unwrap();
+    assert!(!old.path().exists() && new.path().is_dir());
+}
