@@ -11,6 +11,7 @@ mod inspect;
 mod plan;
 mod run;
 mod tools;
+mod watch;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -38,6 +39,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Tools(args) => tools::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Hooks(args) => hooks::run(&args),
+        Command::Watch(args) => watch::run(&args),
     }
 }
 
