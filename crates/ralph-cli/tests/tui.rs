@@ -245,3 +245,18 @@ fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
     assert!(!screen.contains("? help"), "{screen}");
     assert!(screen.contains("interrupted"), "{screen}");
 }
+
+#[test]
+fn the_full_screen_view_needs_a_terminal_and_a_run() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    let out = ws.run(&["run", "--tui", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("stdout is not a terminal"), "{stderr}");
+    assert!(ws.agent_log().is_empty(), "no agent ran");
+
+    let out = ws.run(&["watch", "no-such-run"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("run-events.jsonl"), "{stderr}");
+}

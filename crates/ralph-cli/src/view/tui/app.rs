@@ -130,18 +130,12 @@ impl App {
         self.message = None;
         let shown = self.shown(model);
         let last = model.iterations.len().saturating_sub(1);
-        let page = usize::from(self.transcript_size.1)
-            .saturating_sub(1)
-            .max(1)
-            .min(if self.transcript_size.1 == 0 {
-                PAGE_FALLBACK
-            } else {
-                usize::MAX
-            });
+        let page = match self.transcript_size.1 {
+            0 => PAGE_FALLBACK,
+            height => usize::from(height).saturating_sub(1).max(1),
+        };
         match key.code {
-            KeyCode::Char('q') | KeyCode::Esc
-                if key.code != KeyCode::Esc || self.look.search.is_empty() =>
-            {
+            KeyCode::Char('q') => {
                 if self.confirm_quit && model.finished.is_none() {
                     self.prompt = Prompt::ConfirmQuit;
                 } else {

@@ -57,11 +57,13 @@ impl TuiObserver {
     }
 
     /// After the loop: the TUI stays until `q` so its end can be read, unless the user
-    /// already asked to stop (a quit, Ctrl-C, SIGTERM). Then the terminal is given back
+    /// already asked to stop (a quit, Ctrl-C, SIGTERM) or the loop ended in an error. Then the terminal is given back
     /// and the verdict said on it.
     pub(crate) fn finish(&mut self) {
         let interrupted = self.session.model.stop_reason.as_deref() == Some("interrupted");
-        if !interrupted && self.session.on_screen() {
+        // No end recorded: ralph failed, and its error is said once the screen is back.
+        let ended = self.session.model.finished.is_some();
+        if ended && !interrupted && self.session.on_screen() {
             self.session.app.message = Some("the loop has ended: q leaves".to_owned());
             loop {
                 self.session.draw(Instant::now());

@@ -9,7 +9,7 @@ use ratatui::crossterm::event::Event;
 
 use super::app::{App, Request};
 use super::model::RunModel;
-use super::terminal::Screen;
+use super::terminal::{self, Screen};
 use super::theme::Theme;
 use super::{draw, export};
 use crate::view::term::status::FRAME_INTERVAL;
@@ -23,6 +23,8 @@ pub(crate) struct Session {
     dirty: bool,
     /// Where exports go when the record does not say (`ralph watch` knows its run).
     run_dir: Option<PathBuf>,
+    /// Held stderr messages seen (see [`terminal::hold`]).
+    held_seen: usize,
 }
 
 impl Session {
@@ -40,6 +42,7 @@ impl Session {
             last_draw: None,
             dirty: true,
             run_dir,
+            held_seen: 0,
         }
     }
 
@@ -114,6 +117,9 @@ impl Session {
     }
 
     pub(crate) fn draw(&mut self, now: Instant) {
+        if let Some(message) = terminal::newest_held(&mut self.held_seen) {
+            self.app.message = Some(message);
+        }
         let Some(screen) = &mut self.screen else {
             return;
         };
