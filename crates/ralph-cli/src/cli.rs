@@ -177,6 +177,17 @@ pub(crate) enum Command {
     ///   ralph hooks resume
     #[command(verbatim_doc_comment)]
     Hooks(HooksArgs),
+    /// Watch a run full-screen from another terminal: iterations, transcripts, search.
+    ///
+    /// Follows the run's .ralph/runs/<id>/run-events.jsonl as the loop writes it (the
+    /// workspace's current run by default), or browses a finished run. Only reads: the loop
+    /// never waits for it, and `q` leaves it running. `?` lists the keys.
+    ///
+    /// Examples:
+    ///   ralph watch
+    ///   ralph watch 20260101-120000-1a2b
+    #[command(verbatim_doc_comment)]
+    Watch(WatchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -364,6 +375,20 @@ pub(crate) struct RunArgs {
     /// Also show the agent's thinking, its tools' output and its non-JSON lines.
     #[arg(short, long)]
     pub(crate) verbose: bool,
+    /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
+    /// Show the run full-screen: iterations, transcripts, search, export (`?` for keys;
+    /// `q` asks, then stops the loop as Ctrl-C does).
+    #[arg(long, conflicts_with_all = ["output", "quiet", "verbose"])]
+    pub(crate) tui: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct WatchArgs {
+    /// The run: its id under .ralph/runs/, or its directory (default: the current run).
+    #[arg(value_name = "RUN")]
+    pub(crate) run: Option<String>,
     /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub(crate) color: ColorArg,

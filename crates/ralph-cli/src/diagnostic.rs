@@ -9,6 +9,9 @@ use ralph_core::visible::visible;
 /// write (paths, config values, an agent's stderr), so they are shown [`visible`].
 pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
     let message = message.to_string();
+    if crate::view::tui::terminal::hold(&format!("ralph: {}", visible(&message))) {
+        return;
+    }
     let mut stderr = io::stderr().lock();
     crate::view::term::status::erase_before_diagnostic(&mut stderr);
     let _ = writeln!(stderr, "ralph: {}", visible(&message));

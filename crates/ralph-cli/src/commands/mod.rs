@@ -13,6 +13,7 @@ mod plan;
 mod run;
 pub(crate) mod runs;
 pub(crate) mod tools;
+mod watch;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -42,6 +43,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Tools(args) => tools::run(args),
         Command::Completions(args) => completions::run(&args),
         Command::Hooks(args) => hooks::run(&args),
+        Command::Watch(args) => watch::run(&args),
     }
 }
 

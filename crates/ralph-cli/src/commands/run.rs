@@ -24,6 +24,8 @@ use crate::view::observer::Observer;
 use crate::view::recorder::Recorder;
 use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
+use crate::view::tui::observer::{NoObserver, TuiObserver};
+use crate::view::tui::terminal::color_allowed;
 
 pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let result = start_and_drive(args);
@@ -160,7 +162,15 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         };
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;
+        let mut tui = match args.tui {
+            true => Some(
+                TuiObserver::start(stop.clone(), args.color.for_stdout() && color_allowed())
+                    .map_err(|e| CliError::io("take over the terminal for", ralph_dir.path(), e))?,
+            ),
+            false => None,
+        };
         let mut observer: Box<dyn Observer> = match args.output {
+            _ if tui.is_some() => Box::new(NoObserver),
             OutputArg::Text => {
                 let detail = match (args.quiet, args.verbose) {
                     (true, _) => Detail::Quiet,
@@ -184,8 +194,17 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 ));
             })
             .ok();
-        let mut recorder = Recorder::new(observer.as_mut(), record);
-        let reason = drive(run, &mut recorder, &stop).await?;
+        let inner: &mut dyn Observer = match tui.as_mut() {
+            Some(tui) => tui,
+            None => observer.as_mut(),
+        };
+        let mut recorder = Recorder::new(inner, record);
+        let reason = drive(run, &mut recorder, &stop).await;
+        drop(recorder);
+        if let Some(tui) = tui.as_mut() {
+            tui.finish();
+        }
+        let reason = reason?;
         Ok(CommandOutcome::of_loop(reason.class()))
     })
 }

@@ -9,3 +9,4 @@ pub(crate) mod observer;
 pub(crate) mod recorder;
 pub(crate) mod term;
 pub(crate) mod text;
+pub(crate) mod tui;

@@ -6,14 +6,14 @@
 
 mod agent;
 mod closing;
-mod figures;
-mod gate_lines;
+pub(crate) mod figures;
+pub(crate) mod gate_lines;
 mod hook_view;
 mod markdown;
 pub(crate) mod palette;
 mod run_view;
 pub(crate) mod status;
-mod tool_preview;
+pub(crate) mod tool_preview;
 
 pub(crate) use agent::AgentView;
 pub(crate) use figures::{clock, count, iteration_cost};

@@ -1,0 +1,71 @@
+//! `ralph watch [RUN]`: the full-screen view of a run from another terminal. It follows
+//! the run's `run-events.jsonl` as the loop writes it (the workspace's current run by
+//! default), or browses a finished run the same way. It only reads: the loop never waits
+//! for it, and any number of watchers may attach at once. `q` leaves; the loop goes on.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ralph_core::store::{RUN_EVENTS_FILE, RUNS_DIR, RalphDir};
+
+use crate::cli::WatchArgs;
+use crate::error::CliError;
+use crate::exit::CommandOutcome;
+use crate::view::term::status::FRAME_INTERVAL;
+use crate::view::tui::app::Request;
+use crate::view::tui::follow::{CHUNK, Follower};
+use crate::view::tui::session::Session;
+use crate::view::tui::terminal::{Screen, color_allowed};
+
+pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
+    let workspace = super::working_directory()?;
+    let ralph_dir = RalphDir::in_workspace(&workspace);
+    let run_dir = match &args.run {
+        Some(run) => {
+            let given = PathBuf::from(run);
+            if given.join(RUN_EVENTS_FILE).is_file() {
+                given
+            } else {
+                ralph_dir.path().join(RUNS_DIR).join(run)
+            }
+        }
+        None => ralph_dir
+            .current_run()
+            .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
+            .ok_or_else(|| {
+                ralph_core::store::StoreError::NoRun(
+                    ralph_dir.path().join(ralph_core::store::CURRENT_RUN_FILE),
+                )
+            })?
+            .path()
+            .to_path_buf(),
+    };
+    let events = run_dir.join(RUN_EVENTS_FILE);
+    let file = std::fs::File::open(&events).map_err(|e| CliError::io("open", &events, e))?;
+    let screen =
+        Screen::enter().map_err(|e| CliError::io("take over the terminal for", &events, e))?;
+    let color = args.color.for_stdout() && color_allowed();
+    let mut session = Session::new(screen, false, color, Some(run_dir));
+    let mut follower = Follower::new(file);
+    loop {
+        let read = follower
+            .read(|line| session.apply_json(line))
+            .map_err(|e| CliError::io("read", &events, e))?;
+        // Catching up: draw between chunks but do not wait for keys.
+        let wait = if read == CHUNK {
+            Duration::ZERO
+        } else {
+            FRAME_INTERVAL
+        };
+        match session.keys(wait) {
+            Request::Quit | Request::Interrupt => break,
+            Request::None | Request::Export => {}
+        }
+        if !session.on_screen() {
+            break;
+        }
+        session.draw_if_due(Instant::now());
+    }
+    session.leave();
+    Ok(CommandOutcome::Success)
+}

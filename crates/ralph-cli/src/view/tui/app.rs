@@ -1,0 +1,319 @@
+//! The TUI's state beside the run model: which iteration is selected, scrolling,
+//! following, search, the selected tool call, help and the quit question, and what each
+//! key does to them.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::lines::{self, Look};
+use super::model::{Entry, RunModel};
+
+/// Lines one PageUp/PageDown moves when the window's height is not known yet.
+const PAGE_FALLBACK: usize = 10;
+
+/// What a key asks of whoever runs the TUI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Request {
+    None,
+    /// Leave the TUI (`ralph watch`), or, under `ralph run --tui`, stop the loop.
+    Quit,
+    /// Ctrl-C: as the signal would.
+    Interrupt,
+    /// Write the selected iteration as Markdown.
+    Export,
+}
+
+/// What is being typed at the status line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Prompt {
+    None,
+    Search(String),
+    /// `q` under `ralph run --tui`: stop the loop? y/n.
+    ConfirmQuit,
+}
+
+#[derive(Debug)]
+pub(crate) struct App {
+    /// Index into the model's iterations; `None` follows the newest.
+    pub(crate) selected: Option<usize>,
+    /// Stick to the newest iteration and its end.
+    pub(crate) follow: bool,
+    pub(crate) look: Look,
+    /// The last search, kept for n/N after the prompt closed.
+    pub(crate) last_search: String,
+    pub(crate) prompt: Prompt,
+    pub(crate) help: bool,
+    /// A message for the status line (an export's path, "not found").
+    pub(crate) message: Option<String>,
+    /// `q` asks first (under `ralph run --tui`).
+    pub(crate) confirm_quit: bool,
+    /// The transcript window's size at the last draw.
+    pub(crate) transcript_size: (u16, u16),
+    /// The search match shown (iteration, entry), for n/N.
+    matched: Option<(usize, usize)>,
+}
+
+impl App {
+    pub(crate) fn new(confirm_quit: bool) -> App {
+        App {
+            selected: None,
+            follow: true,
+            look: Look::default(),
+            last_search: String::new(),
+            prompt: Prompt::None,
+            help: false,
+            message: None,
+            confirm_quit,
+            transcript_size: (0, 0),
+            matched: None,
+        }
+    }
+
+    /// The iteration shown.
+    pub(crate) fn shown(&self, model: &RunModel) -> Option<usize> {
+        let newest = model.iterations.len().checked_sub(1)?;
+        Some(match (self.follow, self.selected) {
+            (false, Some(i)) => i.min(newest),
+            _ => newest,
+        })
+    }
+
+    fn select(&mut self, model: &RunModel, index: usize) {
+        self.follow = false;
+        self.selected = Some(index);
+        self.look.scroll_back = 0;
+        self.look.tool = None;
+        if model.iterations.len().checked_sub(1) == Some(index) && model.running() {
+            self.message = Some("newest iteration (f follows it live)".to_owned());
+        }
+    }
+
+    pub(crate) fn key(&mut self, key: KeyEvent, model: &mut RunModel) -> Request {
+        if key.kind == KeyEventKind::Release {
+            return Request::None;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            return Request::Interrupt;
+        }
+        match &mut self.prompt {
+            Prompt::Search(text) => {
+                match key.code {
+                    KeyCode::Enter => {
+                        self.last_search = text.to_lowercase();
+                        self.look.search = self.last_search.clone();
+                        self.prompt = Prompt::None;
+                        self.find(model, true, true);
+                    }
+                    KeyCode::Esc => self.prompt = Prompt::None,
+                    KeyCode::Backspace => {
+                        text.pop();
+                    }
+                    KeyCode::Char(c) => text.push(c),
+                    _ => {}
+                }
+                return Request::None;
+            }
+            Prompt::ConfirmQuit => {
+                self.prompt = Prompt::None;
+                return if matches!(key.code, KeyCode::Char('y' | 'Y')) {
+                    Request::Quit
+                } else {
+                    self.message = Some("the loop goes on".to_owned());
+                    Request::None
+                };
+            }
+            Prompt::None => {}
+        }
+        if self.help {
+            self.help = false;
+            return Request::None;
+        }
+        self.message = None;
+        let shown = self.shown(model);
+        let last = model.iterations.len().saturating_sub(1);
+        let page = match self.transcript_size.1 {
+            0 => PAGE_FALLBACK,
+            height => usize::from(height).saturating_sub(1).max(1),
+        };
+        match key.code {
+            KeyCode::Char('q') => {
+                if self.confirm_quit && model.finished.is_none() {
+                    self.prompt = Prompt::ConfirmQuit;
+                } else {
+                    return Request::Quit;
+                }
+            }
+            KeyCode::Esc => {
+                self.look.search.clear();
+            }
+            KeyCode::Up | KeyCode::Char('h') => {
+                if let Some(i) = shown {
+                    self.select(model, i.saturating_sub(1));
+                }
+            }
+            KeyCode::Down | KeyCode::Char('l') => {
+                if let Some(i) = shown {
+                    self.select(model, (i + 1).min(last));
+                }
+            }
+            KeyCode::Char('k') => self.scroll_up(1),
+            KeyCode::Char('j') => self.look.scroll_back = self.look.scroll_back.saturating_sub(1),
+            KeyCode::PageUp | KeyCode::Char('b') => self.scroll_up(page),
+            KeyCode::PageDown | KeyCode::Char(' ') => {
+                self.look.scroll_back = self.look.scroll_back.saturating_sub(page);
+            }
+            KeyCode::Home | KeyCode::Char('g') => self.scroll_up(usize::MAX / 2),
+            KeyCode::End | KeyCode::Char('G') => self.look.scroll_back = 0,
+            KeyCode::Char('f') => {
+                self.follow = !self.follow;
+                if self.follow {
+                    self.selected = None;
+                    self.look.scroll_back = 0;
+                } else {
+                    self.selected = shown;
+                }
+                self.message = Some(
+                    if self.follow {
+                        "following live"
+                    } else {
+                        "follow off"
+                    }
+                    .to_owned(),
+                );
+            }
+            KeyCode::Char('/') => self.prompt = Prompt::Search(String::new()),
+            KeyCode::Char('n') => self.find(model, true, false),
+            KeyCode::Char('N') => self.find(model, false, false),
+            KeyCode::Tab => self.next_tool(model, false),
+            KeyCode::BackTab => self.next_tool(model, true),
+            KeyCode::Enter | KeyCode::Char('o') => self.toggle_tool(model),
+            KeyCode::Char('e') => return Request::Export,
+            KeyCode::Char('?') => self.help = true,
+            _ => {}
+        }
+        Request::None
+    }
+
+    fn scroll_up(&mut self, lines: usize) {
+        self.follow = false;
+        self.look.scroll_back = self.look.scroll_back.saturating_add(lines);
+    }
+
+    /// Selects the tool call before (`back`) or after the selected one, newest first when
+    /// none is selected, and scrolls it into view.
+    fn next_tool(&mut self, model: &RunModel, back: bool) {
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let it = &model.iterations[shown];
+        let tools: Vec<usize> = it
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, Entry::Tool(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let Some(&newest) = tools.last() else {
+            self.message = Some("no tool calls in this iteration".to_owned());
+            return;
+        };
+        let next = match self.look.tool {
+            None => newest,
+            Some(current) if back => tools
+                .iter()
+                .rev()
+                .copied()
+                .find(|&i| i < current)
+                .unwrap_or(newest),
+            Some(current) => tools
+                .iter()
+                .copied()
+                .find(|&i| i > current)
+                .unwrap_or(tools[0]),
+        };
+        self.look.tool = Some(next);
+        self.reveal(model, shown, next);
+    }
+
+    fn toggle_tool(&mut self, model: &mut RunModel) {
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let Some(index) = self.look.tool else {
+            self.message = Some("Tab selects a tool call first".to_owned());
+            return;
+        };
+        if let Some(Entry::Tool(call)) = model.iterations[shown].entries.get_mut(index) {
+            call.expanded = !call.expanded;
+        }
+        self.reveal(model, shown, index);
+    }
+
+    /// Scrolls so that entry `index` starts at the window's top (or as near as it goes).
+    fn reveal(&mut self, model: &RunModel, shown: usize, index: usize) {
+        let (width, height) = self.transcript_size;
+        let from = lines::lines_from(&model.iterations[shown], index, &self.look, width);
+        self.look.scroll_back = from.saturating_sub(usize::from(height));
+        self.follow = false;
+        self.selected = Some(shown);
+    }
+
+    /// Finds the next (or previous) entry matching the search, from the selected
+    /// iteration on, and shows it.
+    fn find(&mut self, model: &RunModel, forward: bool, from_start: bool) {
+        if self.last_search.is_empty() {
+            self.message = Some("/ to search".to_owned());
+            return;
+        }
+        self.look.search = self.last_search.clone();
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let current = if from_start { None } else { self.matched };
+        let mut positions: Vec<(usize, usize)> = Vec::new();
+        for (i, it) in model.iterations.iter().enumerate() {
+            for (e, entry) in it.entries.iter().enumerate() {
+                if entry
+                    .searchable()
+                    .to_lowercase()
+                    .contains(&self.last_search)
+                {
+                    positions.push((i, e));
+                }
+            }
+        }
+        let start = current.unwrap_or((shown, if forward { 0 } else { usize::MAX }));
+        let found = if forward {
+            positions
+                .iter()
+                .find(|&&p| {
+                    if current.is_some() {
+                        p > start
+                    } else {
+                        p >= start
+                    }
+                })
+                .or_else(|| positions.first())
+        } else {
+            positions
+                .iter()
+                .rev()
+                .find(|&&p| p < start)
+                .or_else(|| positions.last())
+        };
+        match found.copied() {
+            Some((i, e)) => {
+                self.matched = Some((i, e));
+                self.selected = Some(i);
+                self.follow = false;
+                self.reveal(model, i, e);
+                let n = positions.iter().position(|&p| p == (i, e)).unwrap_or(0) + 1;
+                self.message = Some(format!(
+                    "match {n}/{} in iteration {}",
+                    positions.len(),
+                    model.iterations[i].number
+                ));
+            }
+            None => self.message = Some(format!("not found: {}", self.last_search)),
+        }
+    }
+}

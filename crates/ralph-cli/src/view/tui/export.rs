@@ -1,0 +1,118 @@
+//! `e`: the selected iteration as Markdown, written beside the run's other files
+//! (`.ralph/runs/<id>/exports/iteration-<n>.md`), so it can be read, pasted or attached
+//! after the run.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::model::{Entry, Iteration, RunModel};
+use crate::view::term::figures::duration_ms;
+
+/// The directory under the run's directory that exports go to.
+pub(crate) const EXPORTS_DIR: &str = "exports";
+
+/// Writes iteration `index` of `model` and says where.
+pub(crate) fn write(model: &RunModel, index: usize, run_dir: &Path) -> io::Result<PathBuf> {
+    let it = &model.iterations[index];
+    let dir = run_dir.join(EXPORTS_DIR);
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("iteration-{}.md", it.number));
+    std::fs::write(&path, markdown(model, it))?;
+    Ok(path)
+}
+
+/// The iteration as Markdown: a heading with its figures, then its transcript in order.
+pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Run {} · iteration {} · {}\n",
+        model.run_id, it.number, it.hat
+    );
+    let _ = writeln!(out, "- backend: {}", it.backend);
+    let _ = writeln!(out, "- model: {}", it.model.as_deref().unwrap_or("unknown"));
+    let _ = writeln!(
+        out,
+        "- outcome: {}",
+        it.outcome.as_deref().unwrap_or("running")
+    );
+    if let Some(ms) = it.duration_ms {
+        let _ = writeln!(out, "- duration: {}", duration_ms(ms));
+    }
+    if let Some(cost) = it.cost_usd {
+        let _ = writeln!(out, "- cost: ${cost:.4}");
+    }
+    let _ = writeln!(out, "- tokens: {}", it.tokens.sum());
+    let _ = writeln!(out, "- events emitted: {}\n", it.events_emitted);
+    for entry in &it.entries {
+        match entry {
+            Entry::Text(text) => {
+                let _ = writeln!(out, "{}\n", text.trim_end());
+            }
+            Entry::Thinking(text) => {
+                let _ = writeln!(out, "*Thinking:*\n");
+                for line in text.trim_end().lines() {
+                    let _ = writeln!(out, "> {line}");
+                }
+                out.push('\n');
+            }
+            Entry::Tool(call) => {
+                let status = match call.failed {
+                    None => "running",
+                    Some(false) => "ok",
+                    Some(true) => "failed",
+                };
+                let _ = writeln!(
+                    out,
+                    "**Tool `{}`** ({status}): `{}`\n",
+                    call.name, call.preview
+                );
+                if !call.output.is_empty() {
+                    let fence = fence_for(&call.output);
+                    let _ = writeln!(out, "{fence}\n{}\n{fence}\n", call.output.trim_end());
+                }
+            }
+            Entry::Events(events) => {
+                let _ = writeln!(out, "**Events emitted:**\n");
+                for (topic, payload) in events {
+                    let _ = writeln!(out, "- `{topic}` {payload}");
+                }
+                out.push('\n');
+            }
+            Entry::Gate {
+                name,
+                passed,
+                detail,
+                output,
+            } => {
+                let verdict = match passed {
+                    None => "running",
+                    Some(true) => "passed",
+                    Some(false) => "failed",
+                };
+                let _ = writeln!(out, "**Gate `{name}`** {verdict}: {detail}\n");
+                if let Some(output) = output {
+                    let fence = fence_for(output);
+                    let _ = writeln!(out, "{fence}\n{}\n{fence}\n", output.trim_end());
+                }
+            }
+            Entry::Note(text) if text.is_empty() => {}
+            Entry::Note(text) => {
+                let _ = writeln!(out, "*{}*\n", text.trim());
+            }
+        }
+    }
+    out
+}
+
+/// A code fence longer than any run of backticks in `text`.
+fn fence_for(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat((longest + 1).max(3))
+}

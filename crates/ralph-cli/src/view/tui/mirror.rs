@@ -1,0 +1,173 @@
+//! The run events as the TUI reads them back: an owned mirror of the JSON lines of
+//! docs/run-events.md (`RunEvent` borrows and only serializes). `ralph run --tui` turns
+//! each event into its JSON line and parses it here, exactly as `ralph watch` parses the
+//! lines of `run-events.jsonl`: one code path from what happened to what is shown.
+//!
+//! Only the fields the view shows are read; unknown types and fields are skipped, as the
+//! schema asks of readers.
+
+use serde::Deserialize;
+
+/// One line of `run-events.jsonl`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum RunLine {
+    LoopStarted {
+        run_id: String,
+        run_dir: String,
+        backend: String,
+        limits: Limits,
+        totals: Totals,
+    },
+    IterationStarted {
+        iteration: u32,
+        max_iterations: u32,
+        hat: String,
+        backend: String,
+        started_at_ms: u64,
+    },
+    Agent {
+        iteration: u32,
+        event: AgentLine,
+    },
+    EventsEmitted {
+        iteration: u32,
+        events: Vec<EmittedEvent>,
+        #[serde(default)]
+        withheld: Vec<String>,
+    },
+    GateStarted {
+        iteration: Option<u32>,
+        gate: String,
+        event: Option<String>,
+        command: String,
+    },
+    GateFinished {
+        iteration: Option<u32>,
+        gate: String,
+        passed: bool,
+        reason: String,
+        duration_ms: u64,
+        exit_code: Option<i32>,
+        #[serde(default)]
+        output: Option<String>,
+    },
+    IterationFinished {
+        iteration: u32,
+        model: Option<String>,
+        outcome: Outcome,
+        duration_ms: u64,
+        cost_usd: Option<f64>,
+        tokens: Tokens,
+        totals: Totals,
+    },
+    Notice {
+        iteration: Option<u32>,
+        notice: String,
+    },
+    HookFinished {
+        phase: String,
+        hook: String,
+        passed: bool,
+        message: Option<String>,
+    },
+    LoopFinished {
+        reason: String,
+        message: String,
+        totals: Totals,
+    },
+    Error {
+        message: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// A normalized agent event (docs/events.md), the parts the view shows.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum AgentLine {
+    SessionStarted {
+        model: Option<String>,
+    },
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    ToolCallStarted {
+        id: String,
+        name: String,
+        args: serde_json::Value,
+    },
+    ToolCallFinished {
+        id: String,
+        output: String,
+        is_error: bool,
+    },
+    MessageFinished {
+        stop: String,
+        error: Option<String>,
+    },
+    TurnFinished {
+        usage: Usage,
+    },
+    RetryStarted {
+        attempt: Option<u32>,
+        error: Option<String>,
+    },
+    RunFinished {
+        is_error: bool,
+        error: Option<String>,
+    },
+    NonJson {
+        line: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Limits {
+    pub(crate) max_iterations: u32,
+    pub(crate) max_runtime_secs: u64,
+    pub(crate) max_cost_usd: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct Tokens {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cache_read: u64,
+    pub(crate) cache_write: u64,
+}
+
+impl Tokens {
+    pub(crate) fn sum(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct Totals {
+    pub(crate) elapsed_ms: u64,
+    pub(crate) cost_usd: f64,
+    pub(crate) tokens: Tokens,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Usage {
+    pub(crate) model: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Outcome {
+    pub(crate) status: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct EmittedEvent {
+    pub(crate) topic: String,
+    pub(crate) payload: serde_json::Value,
+}

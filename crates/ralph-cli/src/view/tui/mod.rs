@@ -1,0 +1,19 @@
+//! The full-screen view (ratatui): `ralph run --tui` in-process as the run's observer,
+//! `ralph watch` from another terminal following `run-events.jsonl`. Both read the same
+//! JSON lines into the same [`model::RunModel`] ([`mirror`] is their owned form), so
+//! what is shown never depends on where it is watched from.
+
+pub(crate) mod app;
+pub(crate) mod draw;
+pub(crate) mod export;
+pub(crate) mod follow;
+pub(crate) mod lines;
+pub(crate) mod mirror;
+pub(crate) mod model;
+pub(crate) mod observer;
+pub(crate) mod session;
+pub(crate) mod terminal;
+pub(crate) mod theme;
+
+#[cfg(test)]
+mod tests;

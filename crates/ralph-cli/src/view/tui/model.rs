@@ -1,0 +1,434 @@
+//! What the TUI knows of a run, built from its run events in order ([`RunModel::apply`]).
+//! Streamed text appends to the transcript entry it continues, so following a long
+//! stream costs time and memory linear in what the agent said, never more.
+
+use super::mirror::{AgentLine, RunLine, Tokens, Totals};
+use crate::view::term::tool_preview;
+
+/// The most of one tool's output the view keeps (its tail): a tool that prints a
+/// gigabyte must not grow ralph with it. The whole output stays in the agent's stream.
+pub(crate) const TOOL_OUTPUT_KEPT: usize = 64 * 1024;
+
+/// A tool call in an iteration's transcript.
+#[derive(Debug)]
+pub(crate) struct ToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) preview: String,
+    /// `None` while it runs, then whether it failed.
+    pub(crate) failed: Option<bool>,
+    pub(crate) output: String,
+    pub(crate) expanded: bool,
+}
+
+/// One piece of an iteration's transcript, in the order it happened.
+#[derive(Debug)]
+pub(crate) enum Entry {
+    Text(String),
+    Thinking(String),
+    Tool(ToolCall),
+    /// Events the agent emitted: topic and payload on one line.
+    Events(Vec<(String, String)>),
+    Gate {
+        name: String,
+        /// `None` while it runs.
+        passed: Option<bool>,
+        detail: String,
+        output: Option<String>,
+    },
+    /// Notices, retries, errors, non-JSON lines: one line said as is.
+    Note(String),
+}
+
+impl Entry {
+    /// The text search looks in.
+    pub(crate) fn searchable(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Entry::Text(t) | Entry::Thinking(t) | Entry::Note(t) => t.as_str().into(),
+            Entry::Tool(t) => format!("{} {}\n{}", t.name, t.preview, t.output).into(),
+            Entry::Events(events) => events
+                .iter()
+                .map(|(t, p)| format!("{t} {p}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into(),
+            Entry::Gate {
+                name,
+                detail,
+                output,
+                ..
+            } => format!("{name} {detail}\n{}", output.as_deref().unwrap_or("")).into(),
+        }
+    }
+}
+
+/// One iteration of the run.
+#[derive(Debug, Default)]
+pub(crate) struct Iteration {
+    pub(crate) number: u32,
+    pub(crate) hat: String,
+    pub(crate) backend: String,
+    pub(crate) model: Option<String>,
+    pub(crate) started_at_ms: u64,
+    /// `None` while it runs.
+    pub(crate) outcome: Option<String>,
+    pub(crate) duration_ms: Option<u64>,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) tokens: Tokens,
+    pub(crate) events_emitted: usize,
+    pub(crate) gates_passed: u32,
+    pub(crate) gates_failed: u32,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// The whole run as seen so far.
+#[derive(Debug, Default)]
+pub(crate) struct RunModel {
+    pub(crate) run_id: String,
+    pub(crate) run_dir: String,
+    pub(crate) backend: String,
+    pub(crate) max_iterations: u32,
+    pub(crate) max_runtime_secs: u64,
+    pub(crate) max_cost_usd: Option<f64>,
+    pub(crate) totals: Totals,
+    pub(crate) iterations: Vec<Iteration>,
+    /// What is going on now, for the status line.
+    pub(crate) activity: String,
+    /// The loop's last word, once it ended.
+    pub(crate) finished: Option<String>,
+    /// Why it ended (`interrupted`, `completed`, ...).
+    pub(crate) stop_reason: Option<String>,
+    /// Lines that were not run events (a damaged record).
+    pub(crate) unreadable_lines: u64,
+}
+
+impl RunModel {
+    /// Reads one JSON line of the record (or of `--output json`).
+    pub(crate) fn apply_json(&mut self, line: &[u8]) {
+        match serde_json::from_slice::<RunLine>(line) {
+            Ok(event) => self.apply(event),
+            Err(_) => self.unreadable_lines += 1,
+        }
+    }
+
+    /// The iteration running now (or the last one).
+    pub(crate) fn live(&self) -> Option<&Iteration> {
+        self.iterations.last()
+    }
+
+    /// Whether an iteration is running.
+    pub(crate) fn running(&self) -> bool {
+        self.finished.is_none() && self.live().is_some_and(|i| i.outcome.is_none())
+    }
+
+    fn iteration_mut(&mut self, number: u32) -> Option<&mut Iteration> {
+        self.iterations
+            .iter_mut()
+            .rev()
+            .find(|i| i.number == number)
+    }
+
+    pub(crate) fn apply(&mut self, event: RunLine) {
+        match event {
+            RunLine::LoopStarted {
+                run_id,
+                run_dir,
+                backend,
+                limits,
+                totals,
+            } => {
+                self.run_id = run_id;
+                self.run_dir = run_dir;
+                self.backend = backend;
+                self.max_iterations = limits.max_iterations;
+                self.max_runtime_secs = limits.max_runtime_secs;
+                self.max_cost_usd = limits.max_cost_usd;
+                self.totals = totals;
+                self.finished = None;
+                self.activity = "starting".to_owned();
+            }
+            RunLine::IterationStarted {
+                iteration,
+                max_iterations,
+                hat,
+                backend,
+                started_at_ms,
+            } => {
+                self.max_iterations = max_iterations;
+                self.activity = format!("iteration {iteration}: {hat} working ({backend})");
+                self.iterations.push(Iteration {
+                    number: iteration,
+                    hat,
+                    backend,
+                    started_at_ms,
+                    ..Iteration::default()
+                });
+            }
+            RunLine::Agent { iteration, event } => {
+                if let Some(it) = self.iteration_mut(iteration) {
+                    let doing = agent(it, event);
+                    if let Some(doing) = doing {
+                        self.activity = format!("iteration {iteration}: {doing}");
+                    }
+                }
+            }
+            RunLine::EventsEmitted {
+                iteration,
+                events,
+                withheld,
+            } => {
+                if let Some(it) = self.iteration_mut(iteration) {
+                    it.events_emitted += events.len();
+                    let mut shown: Vec<(String, String)> = events
+                        .into_iter()
+                        .map(|e| (e.topic, tool_preview::one_line(&payload_text(&e.payload))))
+                        .collect();
+                    shown.extend(withheld.into_iter().map(|t| (t, "(withheld)".to_owned())));
+                    it.entries.push(Entry::Events(shown));
+                }
+            }
+            RunLine::GateStarted {
+                iteration,
+                gate,
+                event,
+                command,
+            } => {
+                self.activity = format!("gate {gate} running: {command}");
+                if let Some(it) = iteration.and_then(|n| self.iteration_mut(n)) {
+                    let guards = event.map(|e| format!(" (guards {e})")).unwrap_or_default();
+                    it.entries.push(Entry::Gate {
+                        name: gate,
+                        passed: None,
+                        detail: format!("{command}{guards}"),
+                        output: None,
+                    });
+                }
+            }
+            RunLine::GateFinished {
+                iteration,
+                gate,
+                passed,
+                reason,
+                duration_ms,
+                exit_code,
+                output,
+            } => {
+                if let Some(it) = iteration.and_then(|n| self.iteration_mut(n)) {
+                    gate_finished(it, &gate, passed, &reason, duration_ms, exit_code, output);
+                }
+            }
+            RunLine::IterationFinished {
+                iteration,
+                model,
+                outcome,
+                duration_ms,
+                cost_usd,
+                tokens,
+                totals,
+            } => {
+                self.totals = totals;
+                self.activity = format!("iteration {iteration} {}", outcome.status);
+                if let Some(it) = self.iteration_mut(iteration) {
+                    it.model = model.or(it.model.take());
+                    it.outcome = Some(outcome.status);
+                    it.duration_ms = Some(duration_ms);
+                    it.cost_usd = cost_usd;
+                    it.tokens = tokens;
+                }
+            }
+            RunLine::Notice { iteration, notice } => {
+                let target = match iteration {
+                    Some(n) => self.iteration_mut(n),
+                    None => self.iterations.last_mut(),
+                };
+                if let Some(it) = target {
+                    it.entries.push(Entry::Note(format!("notice: {notice}")));
+                }
+            }
+            RunLine::HookFinished {
+                phase,
+                hook,
+                passed,
+                message,
+            } => {
+                if !passed && let Some(it) = self.iterations.last_mut() {
+                    let why = message.unwrap_or_default();
+                    it.entries
+                        .push(Entry::Note(format!("hook {hook} ({phase}) failed: {why}")));
+                }
+            }
+            RunLine::LoopFinished {
+                reason,
+                message,
+                totals,
+            } => {
+                self.totals = totals;
+                self.activity = format!("loop finished: {message}");
+                self.finished = Some(message);
+                self.stop_reason = Some(reason);
+            }
+            RunLine::Error { message } => {
+                self.activity = format!("error: {message}");
+                self.finished = Some(message);
+                self.stop_reason = Some("error".to_owned());
+            }
+            RunLine::Other => {}
+        }
+    }
+}
+
+/// Adds an agent event to its iteration; says what the agent is doing when that changed.
+fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
+    match event {
+        AgentLine::SessionStarted { model } => {
+            if model.is_some() {
+                it.model = model;
+            }
+            None
+        }
+        AgentLine::TextDelta { text } => {
+            match it.entries.last_mut() {
+                Some(Entry::Text(t)) => t.push_str(&text),
+                _ => it.entries.push(Entry::Text(text)),
+            }
+            Some("writing".to_owned())
+        }
+        AgentLine::ThinkingDelta { text } => {
+            match it.entries.last_mut() {
+                Some(Entry::Thinking(t)) => t.push_str(&text),
+                _ => it.entries.push(Entry::Thinking(text)),
+            }
+            Some("thinking".to_owned())
+        }
+        AgentLine::ToolCallStarted { id, name, args } => {
+            let raw = match &args {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let doing = format!("running {name}");
+            it.entries.push(Entry::Tool(ToolCall {
+                id,
+                name,
+                preview: tool_preview::preview(&raw),
+                failed: None,
+                output: String::new(),
+                expanded: false,
+            }));
+            Some(doing)
+        }
+        AgentLine::ToolCallFinished {
+            id,
+            output,
+            is_error,
+        } => {
+            let call = it.entries.iter_mut().rev().find_map(|e| match e {
+                Entry::Tool(t) if t.id == id => Some(t),
+                _ => None,
+            });
+            if let Some(call) = call {
+                call.failed = Some(is_error);
+                call.output = tail(output, TOOL_OUTPUT_KEPT);
+            }
+            Some("waiting for the model".to_owned())
+        }
+        AgentLine::MessageFinished { stop, error } => {
+            if let Some(error) = error {
+                it.entries
+                    .push(Entry::Note(format!("message ended ({stop}): {error}")));
+            }
+            // The next message's text starts a new entry.
+            if matches!(it.entries.last(), Some(Entry::Text(_) | Entry::Thinking(_))) {
+                it.entries.push(Entry::Note(String::new()));
+            }
+            None
+        }
+        AgentLine::TurnFinished { usage } => {
+            if usage.model.is_some() {
+                it.model = usage.model;
+            }
+            None
+        }
+        AgentLine::RetryStarted { attempt, error } => {
+            let attempt = attempt.map(|a| format!(" {a}")).unwrap_or_default();
+            let error = error.unwrap_or_default();
+            it.entries
+                .push(Entry::Note(format!("retry{attempt}: {error}")));
+            Some("retrying".to_owned())
+        }
+        AgentLine::RunFinished { is_error, error } => {
+            if is_error {
+                let error = error.unwrap_or_else(|| "the agent failed".to_owned());
+                it.entries
+                    .push(Entry::Note(format!("agent error: {error}")));
+            }
+            Some("finishing".to_owned())
+        }
+        AgentLine::NonJson { line } => {
+            it.entries.push(Entry::Note(line));
+            None
+        }
+        AgentLine::Other => None,
+    }
+}
+
+fn gate_finished(
+    it: &mut Iteration,
+    gate: &str,
+    passed: bool,
+    reason: &str,
+    duration_ms: u64,
+    exit_code: Option<i32>,
+    output: Option<String>,
+) {
+    if passed {
+        it.gates_passed += 1;
+    } else {
+        it.gates_failed += 1;
+    }
+    let code = exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
+    let took = crate::view::term::figures::duration_ms(duration_ms);
+    let found = it.entries.iter_mut().rev().find_map(|e| match e {
+        Entry::Gate {
+            name,
+            passed: p @ None,
+            detail,
+            output: o,
+        } if name == gate => Some((p, detail, o)),
+        _ => None,
+    });
+    let line = format!("{reason}{code}, {took}");
+    match found {
+        Some((p, detail, o)) => {
+            *p = Some(passed);
+            *detail = format!("{detail}: {line}");
+            *o = output;
+        }
+        None => it.entries.push(Entry::Gate {
+            name: gate.to_owned(),
+            passed: Some(passed),
+            detail: line,
+            output,
+        }),
+    }
+}
+
+fn payload_text(payload: &serde_json::Value) -> String {
+    match payload {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The last `max` bytes of `text` (on a character boundary).
+fn tail(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = text.len() - max;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    text.replace_range(..cut, "…");
+    text
+}

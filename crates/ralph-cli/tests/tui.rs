@@ -1,0 +1,262 @@
+//! The full-screen view in a real terminal (tmux): a three-hat loop run with `--tui`,
+//! paged back to iteration 1, searched, exported; `ralph watch` in a second window on the
+//! same run, left with `q` while the loop goes on; then `q` under `ralph run --tui` asks
+//! and stops the loop as Ctrl-C does, and the terminal is given back.
+//!
+//! The reviewer's fake agent stops mid-transcript until the test ends the run, so every
+//! check is of a state the screen is known to reach, never of timing. Needs `tmux`
+//! (scripts/test.sh installs it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, ralph_bin};
+
+const POLL: Duration = Duration::from_millis(50);
+const COLUMNS: &str = "100";
+const ROWS: &str = "30";
+
+const THREE_HATS: &str = "\
+cli:
+  backend: pi
+event_loop:
+  starting_event: work.start
+  required_events: [review.approved]
+  max_iterations: 10
+hats:
+  planner:
+    name: Planner
+    description: Splits the task into steps
+    triggers: [work.start]
+    publishes: [plan.ready]
+    instructions: Write the plan and emit plan.ready.
+  builder:
+    name: Builder
+    description: Implements the plan
+    triggers: [plan.ready]
+    publishes: [build.done]
+    backend: claude
+    instructions: Build it and emit build.done.
+  reviewer:
+    name: Reviewer
+    description: Reviews the build
+    triggers: [build.done]
+    publishes: [review.approved, LOOP_COMPLETE]
+    instructions: Review it.
+";
+
+/// The reviewer's transcript stops after this line (a tool call has started).
+const PAUSE_LINE: u32 = 24;
+
+/// A tmux server of its own running the session `t`; its windows are `t:0`, `t:1`.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux is needed for this test: apt-get install tmux")
+    }
+
+    fn screen(&self, window: &str) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-t", window]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, window: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        loop {
+            let screen = self.screen(window);
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{window} never showed {what}:\n{screen}"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn keys(&self, window: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", window];
+        args.extend_from_slice(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+/// A shell script that runs `command` (ralph's arguments) in the workspace with the fake
+/// agents, then says `<name> exit <code>` and waits.
+fn script(ws: &Workspace, name: &str, command: &str) -> PathBuf {
+    let state = ws.path().join(".fake");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let path = ws.path().join(format!("{name}.sh"));
+    std::fs::write(
+        &path,
+        format!(
+            "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
+             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' \
+             FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' FAKE_FIXTURES='{fixtures}'\n\
+             unset NO_COLOR RALPH_EVENTS_FILE\n'{ralph}' {command}\n\
+             echo \"{name} exit $?\"\nexec sleep 600\n",
+            ws = ws.path().display(),
+            fake = fake.display(),
+            state = state.display(),
+            fixtures = fixtures.display(),
+            ralph = ralph_bin(),
+        ),
+    )
+    .expect("script");
+    path
+}
+
+fn wait_file(path: &Path) {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
+#[test]
+fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
+    let ws = Workspace::new(
+        THREE_HATS,
+        &format!(
+            "pi/anthropic/text.jsonl | plan.ready=write hello.txt |\n\
+             claude/v2.1.332_happy_ralph_args.jsonl | build.done=wrote hello.txt | sed=s/LOOP_COMPLETE/Built./\n\
+             pi/anthropic/tool.jsonl | review.approved=looks good;LOOP_COMPLETE | pause_at={PAUSE_LINE}\n"
+        ),
+    );
+    let run = script(&ws, "run", "run --tui -p 'Write hello.txt'");
+    let tmux = Tmux {
+        socket: ws.path().join("tmux.sock"),
+    };
+    let started = tmux.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        COLUMNS,
+        "-y",
+        ROWS,
+        "sh",
+        &run.display().to_string(),
+    ]);
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+
+    // Live: the third iteration runs, the list shows all three.
+    wait_file(&ws.path().join(format!(".fake/paused-{PAUSE_LINE}")));
+    let screen = tmux.wait_for("t:0", "the reviewer at work", |s| {
+        s.contains("iteration 3 · reviewer · running")
+            && s.contains("planner")
+            && s.contains("builder")
+    });
+    assert!(screen.contains("iteration 3/10"), "{screen}");
+
+    // Back to iteration 1.
+    tmux.keys("t:0", &["Up", "Up"]);
+    tmux.wait_for("t:0", "iteration 1", |s| {
+        s.contains("iteration 1 · planner · succeeded")
+    });
+
+    // Search, then export.
+    tmux.keys("t:0", &["/"]);
+    tmux.keys("t:0", &["-l", "mock model"]);
+    tmux.keys("t:0", &["Enter"]);
+    tmux.wait_for("t:0", "a match", |s| s.contains("match 1/"));
+    tmux.keys("t:0", &["e"]);
+    tmux.wait_for("t:0", "where the export went", |s| {
+        s.contains("exported to")
+    });
+    let run_dir = std::fs::read_dir(ws.path().join(".ralph/runs"))
+        .expect("runs")
+        .next()
+        .expect("a run")
+        .expect("entry")
+        .path();
+    let exported = std::fs::read_to_string(run_dir.join("exports/iteration-1.md")).expect("export");
+    assert!(exported.contains("iteration 1 · planner"), "{exported}");
+
+    // A watcher in a second window sees the same run, live, and leaves it running.
+    let watch = script(&ws, "watch", "watch");
+    assert!(
+        tmux.tmux(&["new-window", "-t", "t", "sh", &watch.display().to_string()])
+            .status
+            .success()
+    );
+    tmux.wait_for("t:1", "the run in the watcher", |s| {
+        s.contains("iteration 3 · reviewer · running") && s.contains("planner")
+    });
+    tmux.keys("t:1", &["Up", "Up"]);
+    tmux.wait_for("t:1", "iteration 1 in the watcher", |s| {
+        s.contains("iteration 1 · planner · succeeded")
+    });
+    tmux.keys("t:1", &["q"]);
+    tmux.wait_for("t:1", "the watcher gone", |s| s.contains("watch exit 0"));
+    assert!(
+        tmux.screen("t:0").contains("planner"),
+        "the run's view stays"
+    );
+    assert!(!tmux.screen("t:0").contains("run exit"), "the loop goes on");
+
+    // q under `ralph run --tui` asks; n keeps the loop, q y stops it as Ctrl-C does.
+    tmux.keys("t:0", &["q"]);
+    tmux.wait_for("t:0", "the question", |s| {
+        s.contains("stop the loop and quit? (y/n)")
+    });
+    tmux.keys("t:0", &["n"]);
+    tmux.wait_for("t:0", "the loop going on", |s| {
+        s.contains("the loop goes on")
+    });
+    tmux.keys("t:0", &["q"]);
+    tmux.wait_for("t:0", "the question", |s| {
+        s.contains("stop the loop and quit? (y/n)")
+    });
+    tmux.keys("t:0", &["y"]);
+    let screen = tmux.wait_for("t:0", "the end", |s| s.contains("run exit"));
+    assert!(screen.contains("run exit 130"), "{screen}");
+    // The terminal is back: no TUI frame is left on the screen, the verdict is said.
+    assert!(!screen.contains("? help"), "{screen}");
+    assert!(screen.contains("interrupted"), "{screen}");
+}
+
+#[test]
+fn the_full_screen_view_needs_a_terminal_and_a_run() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    let out = ws.run(&["run", "--tui", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("stdout is not a terminal"), "{stderr}");
+    assert!(ws.agent_log().is_empty(), "no agent ran");
+
+    let out = ws.run(&["watch", "no-such-run"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("run-events.jsonl"), "{stderr}");
+}
