@@ -18,13 +18,7 @@ scenarios:
 "#;
 
 fn summary(env: &RealEnv, args: &[&str]) -> Value {
-    let out = env.ralph(args).output().expect("ralph inspect");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    ralph_test_support::success_json(&env.ralph(args).output().expect("ralph inspect"))
 }
 
 #[test]

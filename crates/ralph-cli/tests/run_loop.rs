@@ -3,38 +3,10 @@
 
 mod common;
 
+use common::THREE_HATS;
 use common::{Workspace, code, finished, of_type};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-const THREE_HATS: &str = "\
-cli:
-  backend: pi
-event_loop:
-  starting_event: work.start
-  required_events: [review.approved]
-  max_iterations: 10
-hats:
-  planner:
-    name: Planner
-    description: Splits the task into steps
-    triggers: [work.start]
-    publishes: [plan.ready]
-    instructions: Write the plan and emit plan.ready.
-  builder:
-    name: Builder
-    description: Implements the plan
-    triggers: [plan.ready]
-    publishes: [build.done]
-    backend: claude
-    instructions: Build it and emit build.done.
-  reviewer:
-    name: Reviewer
-    description: Reviews the build
-    triggers: [build.done]
-    publishes: [review.approved, LOOP_COMPLETE]
-    backend: {type: pi, args: [\"--model\", \"reviewer-model\"]}
-";
 
 const PI_ARGS: &str = "-p --mode json --no-session";
 const CLAUDE_ARGS: &str = "-p --output-format stream-json --verbose --dangerously-skip-permissions";

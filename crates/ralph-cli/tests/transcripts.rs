@@ -24,12 +24,7 @@ fn iteration_dir(ws: &Workspace, n: u32) -> PathBuf {
 }
 
 fn json(out: &std::process::Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    ralph_test_support::success_json(out)
 }
 
 #[test]

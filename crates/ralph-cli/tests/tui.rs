@@ -13,40 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::{RUN_TIMEOUT, Workspace, ralph_bin};
+use common::{RUN_TIMEOUT, THREE_HATS, Workspace, ralph_bin};
 
 const POLL: Duration = Duration::from_millis(50);
 const COLUMNS: &str = "100";
 const ROWS: &str = "30";
-
-const THREE_HATS: &str = "\
-cli:
-  backend: pi
-event_loop:
-  starting_event: work.start
-  required_events: [review.approved]
-  max_iterations: 10
-hats:
-  planner:
-    name: Planner
-    description: Splits the task into steps
-    triggers: [work.start]
-    publishes: [plan.ready]
-    instructions: Write the plan and emit plan.ready.
-  builder:
-    name: Builder
-    description: Implements the plan
-    triggers: [plan.ready]
-    publishes: [build.done]
-    backend: claude
-    instructions: Build it and emit build.done.
-  reviewer:
-    name: Reviewer
-    description: Reviews the build
-    triggers: [build.done]
-    publishes: [review.approved, LOOP_COMPLETE]
-    instructions: Review it.
-";
 
 /// The reviewer's transcript stops after this line (a tool call has started).
 const PAUSE_LINE: u32 = 24;

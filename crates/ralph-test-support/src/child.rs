@@ -55,3 +55,14 @@ pub fn wait_output(mut child: Child, timeout: Duration) -> Output {
         stderr: stderr.join().expect("stderr reader"),
     }
 }
+
+/// The one JSON value a successful command printed; fails the test with its stderr when it
+/// did not succeed.
+pub fn success_json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}

@@ -52,7 +52,7 @@ pub use builtin::{
     Builtin, DEFAULT_BIGWRITE_BYTES, DEFAULT_FLAKY_FAILURES, DEFAULT_LONG_DELTAS,
     DEFAULT_SLOW_DELAY_MS, PROMISE, UNICODE_SAMPLE,
 };
-pub use child::wait_output;
+pub use child::{success_json, wait_output};
 pub use conversation::Wire;
 pub use error::MockError;
 pub use fault::{Fault, FaultKind};

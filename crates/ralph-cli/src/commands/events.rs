@@ -20,6 +20,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::output::JsonLines;
+use crate::view::table::text_table;
 use crate::view::term::clock;
 use crate::view::term::one_line;
 
@@ -180,27 +181,7 @@ fn table(rows: &[Row], run_id: &str, start: u64) -> String {
         })
         .collect();
     let header = ["TIME", "ITER", "HAT", "OUTCOME", "TOPIC", "PAYLOAD"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &cells {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(header.map(str::to_owned)).chain(cells) {
-        let mut line = String::new();
-        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
-            // Numbers right-aligned, the last column unpadded.
-            match i {
-                1 => line.push_str(&format!("{cell:>width$}  ")),
-                5 => line.push_str(cell),
-                _ => line.push_str(&format!("{cell:<width$}  ")),
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    text_table(header, cells, &[1])
 }
 
 fn truncate(text: &str, max: usize) -> String {

@@ -15,6 +15,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::output::JsonLines;
+use crate::view::table::text_table;
 use crate::view::term::clock;
 
 /// What `--run` takes for the workspace's current (or last) run.
@@ -157,27 +158,7 @@ fn table(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &cells {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(header.map(str::to_owned)).chain(cells) {
-        let mut line = String::new();
-        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
-            // Numbers right-aligned, the last column unpadded.
-            match i {
-                4..=6 => line.push_str(&format!("{cell:>width$}  ")),
-                7 => line.push_str(cell),
-                _ => line.push_str(&format!("{cell:<width$}  ")),
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    text_table(header, cells, &[4, 5, 6])
 }
 
 /// `2026-11-26 10:15:00Z`.

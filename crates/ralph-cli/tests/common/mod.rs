@@ -13,6 +13,37 @@ use serde_json::Value;
 /// a guard against hanging: no test asserts on time.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// A three-hat loop (planner, builder on claude, reviewer on pi with its own model) that
+/// needs `review.approved` before it completes.
+pub const THREE_HATS: &str = "\
+cli:
+  backend: pi
+event_loop:
+  starting_event: work.start
+  required_events: [review.approved]
+  max_iterations: 10
+hats:
+  planner:
+    name: Planner
+    description: Splits the task into steps
+    triggers: [work.start]
+    publishes: [plan.ready]
+    instructions: Write the plan and emit plan.ready.
+  builder:
+    name: Builder
+    description: Implements the plan
+    triggers: [plan.ready]
+    publishes: [build.done]
+    backend: claude
+    instructions: Build it and emit build.done.
+  reviewer:
+    name: Reviewer
+    description: Reviews the build
+    triggers: [build.done]
+    publishes: [review.approved, LOOP_COMPLETE]
+    backend: {type: pi, args: [\"--model\", \"reviewer-model\"]}
+";
+
 pub struct Workspace {
     dir: tempfile::TempDir,
 }
