@@ -80,11 +80,7 @@ fn a_completion_is_refused_until_the_gate_passes() {
             &json!("done.txt is missing"),
             &json!(format!(
                 ".ralph/runs/{}/gates/1-done-file.log",
-                ws.run_files()
-                    .dir()
-                    .file_name()
-                    .expect("run id")
-                    .to_string_lossy()
+                ws.run_files().id()
             ))
         )
     );

@@ -100,14 +100,7 @@ fn inspect_reads_a_kept_transcript_as_it_reads_the_captured_file() {
     let from_file = json(&ws.run(&["inspect", file.to_str().unwrap()]));
     let kept = json(&ws.run(&["inspect", "--run", "last", "--iteration", "2"]));
     assert_eq!(kept, from_file);
-    let id = ws
-        .run_files()
-        .dir()
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let id = ws.run_files().id();
     let by_id = json(&ws.run(&["inspect", "--run", &id, "--iteration", "2"]));
     assert_eq!(by_id, from_file);
     // The views are the same too.
@@ -195,14 +188,7 @@ fn runs_lists_the_runs_newest_first_and_events_reads_an_older_one() {
     let config = "cli:\n  backend: pi\nhats:\n  builder:\n    description: builds\n    triggers: [work.start]\n    publishes: [LOOP_COMPLETE]\nevent_loop:\n  starting_event: work.start\n";
     let ws = Workspace::new(config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
     assert_eq!(common::code(ws.run(&["run", "-p", "one"]).status), 0);
-    let first = ws
-        .run_files()
-        .dir()
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let first = ws.run_files().id();
     // Run ids are seconds: the second run gets `-2` if it starts in the same second.
     assert_eq!(common::code(ws.run(&["run", "-p", "two"]).status), 0);
     let out = ws.run(&["runs", "--format", "json"]);
@@ -267,14 +253,7 @@ fn prune_keeps_the_newest_runs_and_the_current_one() {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    let current = ws
-        .run_files()
-        .dir()
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let current = ws.run_files().id();
     assert_eq!(left, [current]);
     // Keeping none still keeps the current run: `--continue` resumes it.
     assert!(ws.run(&["runs", "prune", "--keep", "0"]).status.success());

@@ -28,6 +28,14 @@ impl RunFiles {
         &self.dir
     }
 
+    /// The run's id (its directory's name).
+    pub fn id(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
     /// The records of `history.jsonl`, one JSON value a line.
     pub fn history(&self) -> Vec<Value> {
         std::fs::read_to_string(self.dir.join("history.jsonl"))

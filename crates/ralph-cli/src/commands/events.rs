@@ -6,8 +6,6 @@
 //! topic. Events an agent emitted in the iteration still running (the inbox past the
 //! saved offset) come last, marked `running`.
 
-use std::io::Write;
-
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::IterationRecord;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
@@ -15,11 +13,11 @@ use ralph_core::visible::visible;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{EventsArgs, TableArg};
+use crate::cli::EventsArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::output::JsonLines;
+use crate::output::print_rows;
 use crate::view::table::text_table;
 use crate::view::term::clock;
 use crate::view::term::one_line;
@@ -71,20 +69,9 @@ pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
     if let Some(last) = args.last {
         rows.drain(..rows.len().saturating_sub(last));
     }
-    match args.format {
-        TableArg::Json => {
-            let mut out = JsonLines::stdout();
-            for row in &rows {
-                out.write(row)?;
-            }
-            out.flush()?;
-        }
-        TableArg::Table => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(table(&rows, run_dir.id(), run_start).as_bytes())
-                .map_err(CliError::write)?;
-        }
-    }
+    print_rows(&rows, args.format, |rows| {
+        table(rows, run_dir.id(), run_start)
+    })?;
     Ok(CommandOutcome::Success)
 }
 

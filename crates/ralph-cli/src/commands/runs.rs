@@ -10,11 +10,11 @@ use ralph_core::time_text::Civil;
 use ralph_core::visible::visible;
 use serde::Serialize;
 
-use crate::cli::{RunsArgs, RunsCommand, TableArg};
+use crate::cli::{RunsArgs, RunsCommand};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::output::JsonLines;
+use crate::output::print_rows;
 use crate::view::table::text_table;
 use crate::view::term::clock;
 
@@ -64,20 +64,7 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
         .iter()
         .map(|r| row(r, running.as_deref() == Some(r.id())))
         .collect();
-    match args.format {
-        TableArg::Json => {
-            let mut out = JsonLines::stdout();
-            for row in &rows {
-                out.write(row)?;
-            }
-            out.flush()?;
-        }
-        TableArg::Table => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(table(&rows).as_bytes())
-                .map_err(CliError::write)?;
-        }
-    }
+    print_rows(&rows, args.format, table)?;
     Ok(CommandOutcome::Success)
 }
 
