@@ -18,7 +18,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{env_number, fake_pi};
+use support::{env_number, fake_pi, quiet_command};
 
 /// The budget the issue sets for ralph's own time per iteration.
 const BUDGET_PER_ITERATION: Duration = Duration::from_millis(1);
@@ -61,17 +61,7 @@ impl Bench {
     }
 
     fn command(&self, program: &Path) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(self.work())
-            .env("PATH", &self.path)
-            .env("BENCH_STREAM", &self.stream)
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd
+        quiet_command(program, self.dir.path(), &self.path, &self.stream)
     }
 
     /// The fake agent alone, N times, each with its output read to the end.

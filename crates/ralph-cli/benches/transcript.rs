@@ -14,11 +14,11 @@ mod support;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ralph_test_support::streamgen;
-use support::{env_number, fake_pi};
+use support::{env_number, fake_pi, quiet_command};
 
 /// The bounds, printed beside the figures.
 const MAX_DISK_BYTES: u64 = 20_000_000;
@@ -67,17 +67,7 @@ impl Bench {
     }
 
     fn command(&self, program: &Path) -> Command {
-        let mut cmd = Command::new(program);
-        cmd.current_dir(self.work())
-            .env("PATH", &self.path)
-            .env("BENCH_STREAM", &self.stream)
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("XDG_CACHE_HOME", self.dir.path().join("cache"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd
+        quiet_command(program, self.dir.path(), &self.path, &self.stream)
     }
 
     fn pipe(&self) -> Duration {

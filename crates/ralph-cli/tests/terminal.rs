@@ -7,91 +7,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use common::tmux::{POLL, Tmux};
 use common::{RUN_TIMEOUT, Workspace, ralph_bin};
 use nix::errno::Errno;
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
-
-/// How often the screen is read while waiting for something to appear.
-const POLL: Duration = Duration::from_millis(50);
-const COLUMNS: &str = "100";
-const ROWS: &str = "30";
-
-/// A tmux server of its own (its socket in the workspace) running one window.
-struct Terminal {
-    socket: PathBuf,
-}
-
-impl Terminal {
-    /// Starts `script` (a shell script) in a new `COLUMNS`×`ROWS` window.
-    fn start(dir: &Path, script: &Path) -> Terminal {
-        let terminal = Terminal {
-            socket: dir.join("tmux.sock"),
-        };
-        let out = terminal.tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            COLUMNS,
-            "-y",
-            ROWS,
-            "sh",
-            &script.display().to_string(),
-        ]);
-        assert!(
-            out.status.success(),
-            "tmux new-session: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        terminal
-    }
-
-    fn tmux(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux is needed for this test: apt-get install tmux")
-    }
-
-    /// The visible screen, one string per row, trailing blanks trimmed.
-    fn screen(&self) -> String {
-        let out = self.tmux(&["capture-pane", "-p"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Reads the screen until `ready` holds, and returns it (fails after the run timeout).
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + RUN_TIMEOUT;
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {what}:\n{screen}"
-            );
-            std::thread::sleep(POLL);
-        }
-    }
-
-    fn ctrl_c(&self) {
-        let out = self.tmux(&["send-keys", "C-c"]);
-        assert!(out.status.success());
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-    }
-}
 
 /// Waits until the fake agent has reached its pause after line `n`.
 fn wait_paused(state: &Path, n: u32) {
@@ -116,7 +38,7 @@ fn status_clock(screen: &str) -> Option<String> {
 
 /// `ralph run -p 'write out.txt'` in a terminal, in `ws`, with the fake agents; the shell
 /// outlives Ctrl-C, writes ralph's exit code to `.fake/exit-code` and says `ralph is done`.
-fn start_run(ws: &Workspace) -> (Terminal, std::path::PathBuf) {
+fn start_run(ws: &Workspace) -> (Tmux, PathBuf) {
     let state = ws.path().join(".fake");
     let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
@@ -138,7 +60,7 @@ fn start_run(ws: &Workspace) -> (Terminal, std::path::PathBuf) {
         ),
     )
     .expect("script");
-    (Terminal::start(ws.path(), &script), state)
+    (Tmux::start(ws.path(), "t", &script), state)
 }
 
 #[test]
@@ -152,7 +74,7 @@ fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
 
     // The header, then the answer as far as it has streamed: mid-sentence.
     wait_paused(&state, 11);
-    let screen = terminal.wait_for("the first words", |s| s.contains("I'll create the"));
+    let screen = terminal.wait_for("t", "the first words", |s| s.contains("I'll create the"));
     assert!(
         screen.contains("── iteration 1/100 · ralph · pi · run time 0:00 ──"),
         "{screen}"
@@ -163,19 +85,19 @@ fn a_person_sees_the_run_stream_and_a_clean_stop_on_ctrl_c() {
     // shows what runs, with a clock that counts.
     std::fs::write(state.join("resume-11"), "").expect("resume");
     wait_paused(&state, 24);
-    let screen = terminal.wait_for("the tool call and the status line", |s| {
+    let screen = terminal.wait_for("t", "the tool call and the status line", |s| {
         s.contains("I'll create the file and show it.")
             && s.contains("▸ bash  echo hello > out.txt && cat out.txt")
             && status_clock(s).is_some()
     });
     let first = status_clock(&screen);
-    terminal.wait_for("the status line's clock moving on", |s| {
+    terminal.wait_for("t", "the status line's clock moving on", |s| {
         status_clock(s).is_some_and(|c| Some(&c) != first.as_ref())
     });
 
     // Ctrl-C: the agent is stopped, the status line is gone, the verdict is printed.
-    terminal.ctrl_c();
-    let screen = terminal.wait_for("the end of the run", |s| s.contains("ralph is done"));
+    terminal.keys("t", &["C-c"]);
+    let screen = terminal.wait_for("t", "the end of the run", |s| s.contains("ralph is done"));
     let code = std::fs::read_to_string(state.join("exit-code")).expect("exit code");
     assert_eq!(code.trim(), "exit 130", "{screen}");
     for part in [
@@ -212,9 +134,9 @@ fn ctrl_c_in_the_middle_of_an_answer_starts_ralphs_message_on_a_line_of_its_own(
     );
     let (terminal, state) = start_run(&ws);
     wait_paused(&state, 11);
-    terminal.wait_for("the first words", |s| s.contains("I'll create the"));
-    terminal.ctrl_c();
-    let screen = terminal.wait_for("the end of the run", |s| s.contains("ralph is done"));
+    terminal.wait_for("t", "the first words", |s| s.contains("I'll create the"));
+    terminal.keys("t", &["C-c"]);
+    let screen = terminal.wait_for("t", "the end of the run", |s| s.contains("ralph is done"));
     assert!(
         screen
             .lines()
@@ -240,8 +162,8 @@ fn inspect_on_a_terminal_indents_its_report_and_says_when_it_reads_the_terminal(
         ),
     )
     .expect("script");
-    let terminal = Terminal::start(ws.path(), &script);
-    let screen = terminal.wait_for("the hint about reading the terminal", |s| {
+    let terminal = Tmux::start(ws.path(), "t", &script);
+    let screen = terminal.wait_for("t", "the hint about reading the terminal", |s| {
         s.contains("reading an agent's stream from the terminal")
     });
     assert!(screen.lines().any(|l| l == "{"), "{screen}");
@@ -251,7 +173,7 @@ fn inspect_on_a_terminal_indents_its_report_and_says_when_it_reads_the_terminal(
     );
     let out = terminal.tmux(&["send-keys", "C-d"]);
     assert!(out.status.success());
-    terminal.wait_for("the second inspect to end", |s| {
+    terminal.wait_for("t", "the second inspect to end", |s| {
         s.contains("inspect done 1")
     });
 }

@@ -10,66 +10,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use common::tmux::{POLL, Tmux};
 use common::{RUN_TIMEOUT, THREE_HATS, Workspace, ralph_bin};
-
-const POLL: Duration = Duration::from_millis(50);
-const COLUMNS: &str = "100";
-const ROWS: &str = "30";
 
 /// The reviewer's transcript stops after this line (a tool call has started).
 const PAUSE_LINE: u32 = 24;
-
-/// A tmux server of its own running the session `t`; its windows are `t:0`, `t:1`.
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    fn tmux(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux is needed for this test: apt-get install tmux")
-    }
-
-    fn screen(&self, window: &str) -> String {
-        let out = self.tmux(&["capture-pane", "-p", "-t", window]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, window: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + RUN_TIMEOUT;
-        loop {
-            let screen = self.screen(window);
-            if ready(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{window} never showed {what}:\n{screen}"
-            );
-            std::thread::sleep(POLL);
-        }
-    }
-
-    fn keys(&self, window: &str, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", window];
-        args.extend_from_slice(keys);
-        assert!(self.tmux(&args).status.success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.tmux(&["kill-server"]);
-    }
-}
 
 /// A shell script that runs `command` (ralph's arguments) in the workspace with the fake
 /// agents, then says `<name> exit <code>` and waits.
@@ -120,26 +67,7 @@ fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
         ),
     );
     let run = script(&ws, "run", "run --tui -p 'Write hello.txt'");
-    let tmux = Tmux {
-        socket: ws.path().join("tmux.sock"),
-    };
-    let started = tmux.tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        COLUMNS,
-        "-y",
-        ROWS,
-        "sh",
-        &run.display().to_string(),
-    ]);
-    assert!(
-        started.status.success(),
-        "{}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    let tmux = Tmux::start(ws.path(), "t", &run);
 
     // Live: the third iteration runs, the list shows all three.
     wait_file(&ws.path().join(format!(".fake/paused-{PAUSE_LINE}")));

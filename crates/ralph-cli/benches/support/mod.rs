@@ -28,3 +28,26 @@ pub(crate) fn fake_pi(dir: &Path, script: &str) -> OsString {
     ));
     std::env::join_paths(dirs).expect("PATH")
 }
+
+/// `program` run in `dir/work` with the fake agent's `PATH`, the stream it replays, a
+/// private home and caches under `dir`, and no terminal: every stream is null, so the
+/// figures measure ralph and the agent, not a reader.
+pub(crate) fn quiet_command(
+    program: &Path,
+    dir: &Path,
+    path: &OsString,
+    stream: &Path,
+) -> std::process::Command {
+    use std::process::Stdio;
+    let mut cmd = std::process::Command::new(program);
+    cmd.current_dir(dir.join("work"))
+        .env("PATH", path)
+        .env("BENCH_STREAM", stream)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use ralph_test_support::RunFiles;
 use serde_json::Value;
 
+pub mod tmux;
+
 /// How long any ralph run in these tests may take before the test gives up on it. Only
 /// a guard against hanging: no test asserts on time.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);

@@ -1,0 +1,93 @@
+//! A tmux server of the test's own (its socket in the workspace), for the tests that
+//! watch ralph in a real terminal. Needs `tmux` (scripts/test.sh installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use super::RUN_TIMEOUT;
+
+/// How often the screen is read while waiting for something to appear.
+pub const POLL: Duration = Duration::from_millis(50);
+/// The window's size: wide enough for the status line, small enough to page.
+pub const COLUMNS: &str = "100";
+pub const ROWS: &str = "30";
+
+/// The server; killed (with whatever still runs in it) when dropped.
+pub struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// Starts the server with session `session` running `sh script` in a
+    /// `COLUMNS`×`ROWS` window (its target is `<session>:0`).
+    pub fn start(dir: &Path, session: &str, script: &Path) -> Tmux {
+        let tmux = Tmux {
+            socket: dir.join("tmux.sock"),
+        };
+        let started = tmux.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            COLUMNS,
+            "-y",
+            ROWS,
+            "sh",
+            &script.display().to_string(),
+        ]);
+        assert!(
+            started.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        tmux
+    }
+
+    pub fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux is needed for this test: apt-get install tmux")
+    }
+
+    /// The visible screen of `target`, one string per row, trailing blanks trimmed.
+    pub fn screen(&self, target: &str) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-t", target]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Reads `target`'s screen until `ready` holds, and returns it (fails after the run
+    /// timeout, showing the last screen).
+    pub fn wait_for(&self, target: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        loop {
+            let screen = self.screen(target);
+            if ready(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{target} never showed {what}:\n{screen}"
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Types `keys` (tmux key names) into `target`.
+    pub fn keys(&self, target: &str, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", target];
+        args.extend_from_slice(keys);
+        assert!(self.tmux(&args).status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
