@@ -233,6 +233,10 @@ fn a_failed_check_lands_nothing_and_uncommitted_work_blocks_rm() {
     let ws = repo(COMMIT_OWN_FILE);
     let out = ws.run(&["run", "--worktree=checked", "-q", "-p", "x"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // An agent's `git clean -fdx` in the main checkout loses neither the worktree (a
+    // repository to git clean) nor what ralph knows of it (in git's own directory).
+    git(ws.path(), &["clean", "-fdxq", "-e", ".fake"]);
+    assert_eq!(row(&worktrees(&ws), "checked")["status"], "completed");
     let main_before = git(ws.path(), &["rev-parse", "main"]);
     let out = ws.run(&["runs", "land", "checked", "--check", "exit 3"]);
     assert_eq!(code(out.status), 1, "{}", stderr(&out));

@@ -67,7 +67,13 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
         .iter()
         .map(|r| row(r, running.as_deref() == Some(r.id())))
         .collect();
-    let worktrees = worktree::list::rows(&cwd)?;
+    // The workspace's own runs are shown whatever git says of the worktree loops.
+    let worktrees = worktree::list::rows(&cwd).unwrap_or_else(|e| {
+        diagnostic(format_args!(
+            "warning: the worktree loops cannot be listed: {e}"
+        ));
+        Vec::new()
+    });
     if worktrees.is_empty() {
         print_rows(&rows, args.format, table)?;
     } else {

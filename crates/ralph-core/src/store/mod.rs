@@ -14,7 +14,6 @@
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
 //!     iterations/<n>/    each iteration's transcript (the `transcript` module)
 //!   worktrees/<name>/    worktree loops (`ralph run --worktree`, the `worktree` module)
-//!   worktree-runs/       what the main checkout keeps about each
 //! ```
 //!
 //! Each run has its own directory, so a run never sees another run's events. Writes
@@ -44,8 +43,8 @@ pub use transcript::{
 pub use worktree::{
     BRANCH_PREFIX, INCLUDE_FILE, IncludeError, Landing, LandingOutcome, LoopView, MAX_NAME_LEN,
     NameError, WORKTREE_RECORD_FORMAT, WORKTREE_RECORDS_DIR, WORKTREES_DIR, WorktreeRecord,
-    WorktreeStatus, check_name, include_path_allowed, include_patterns, name_from, plain_ref,
-    worktree_name_of,
+    WorktreeRecords, WorktreeStatus, check_name, include_path_allowed, include_patterns, name_from,
+    plain_ref, worktree_name_of,
 };
 
 use crate::fsafe::{self, Links};
@@ -71,7 +70,7 @@ pub const GATES_DIR: &str = "gates";
 pub const STATE_FORMAT: u32 = 1;
 
 const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
-                         loop.lock\ncurrent-run\nruns/\nworktrees/\nworktree-runs/\n";
+                         loop.lock\ncurrent-run\nruns/\nworktrees/\n";
 
 /// A workspace's `.ralph/` directory.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,13 +1,17 @@
 //! Worktree loops (`ralph run --worktree`): what the main checkout keeps about each.
 //!
 //! ```text
-//! .ralph/
-//!   worktrees/<name>/        the git worktree, on branch `ralph/<name>`; its own .ralph/
-//!   worktree-runs/<name>.json  this module's record: base, branch, the last landing
+//! <checkout>/.ralph/worktrees/<name>/   the git worktree, on branch `ralph/<name>`,
+//!                                       with its own .ralph/ (lock, runs)
+//! <git common dir>/ralph/worktrees/<name>.json   this module's record: where it is,
+//!                                       its base and branch, the last landing
 //! ```
 //!
-//! The record lives in the main checkout, not in the worktree: the worktree's agent may
-//! wipe its own `.ralph/` (`git clean -fdx`), and `ralph runs rm` deletes the worktree.
+//! The record lives in git's common directory (`git rev-parse --git-common-dir`, the
+//! `.git` all checkouts of the repository share), not under a `.ralph/`: an agent's
+//! `git clean -fdx` in the main checkout deletes ignored files there (it skips the
+//! worktrees themselves, which are repositories to it), the worktree's agent may wipe
+//! its own `.ralph/`, and branch names (`ralph/<name>`) are the repository's anyway.
 //! How a worktree loop is doing (running, completed, ...) is read from the worktree's
 //! own run; the record adds only what happened to the branch afterwards (landed, or a
 //! landing that failed), and only while the branch still points where it did then.
@@ -26,8 +30,8 @@ use crate::machine::{EndClass, StopReason};
 
 /// Where the worktrees are, under `.ralph/`.
 pub const WORKTREES_DIR: &str = "worktrees";
-/// Where their records are, under `.ralph/`.
-pub const WORKTREE_RECORDS_DIR: &str = "worktree-runs";
+/// Where their records are, under git's common directory.
+pub const WORKTREE_RECORDS_DIR: &str = "ralph/worktrees";
 /// Every worktree loop's branch is `ralph/<name>`.
 pub const BRANCH_PREFIX: &str = "ralph/";
 /// The version of a record's layout; a record of another version is not read.
@@ -42,6 +46,8 @@ const MAX_RECORD_BYTES: u64 = 16 * 1024;
 pub struct WorktreeRecord {
     pub format: u32,
     pub name: String,
+    /// The worktree's directory (absolute): `<checkout>/.ralph/worktrees/<name>`.
+    pub path: PathBuf,
     /// `ralph/<name>`.
     pub branch: String,
     /// What it was started from and lands on: a full branch ref (`refs/heads/main`), or a
@@ -242,35 +248,53 @@ pub fn worktree_name_of(workspace: &Path) -> Option<String> {
 }
 
 impl RalphDir {
-    /// Where worktree `name` lives: `.ralph/worktrees/<name>`.
+    /// Where worktree `name` of this checkout lives: `.ralph/worktrees/<name>`.
     pub fn worktree_path(&self, name: &str) -> PathBuf {
         self.root.join(WORKTREES_DIR).join(name)
     }
 
-    fn worktree_record_path(&self, name: &str) -> PathBuf {
-        self.root
-            .join(WORKTREE_RECORDS_DIR)
-            .join(format!("{name}.json"))
+    /// The pid of the loop holding this workspace's lock, as it wrote it (only
+    /// meaningful while [`RalphDir::loop_running`] says one runs).
+    pub fn loop_pid(&self) -> Option<u32> {
+        super::lock::holder_pid(&self.root.join(super::LOCK_FILE))
+    }
+}
+
+/// The records of a repository's worktree loops, in its git common directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorktreeRecords {
+    dir: PathBuf,
+}
+
+impl WorktreeRecords {
+    /// The records of the repository whose common directory is `common_dir`.
+    pub fn in_git_dir(common_dir: &Path) -> WorktreeRecords {
+        WorktreeRecords {
+            dir: common_dir.join(WORKTREE_RECORDS_DIR),
+        }
     }
 
-    /// Saves a worktree's record (atomically, never through a link).
-    pub fn save_worktree(&self, record: &WorktreeRecord) -> io::Result<()> {
-        fsafe::create_dir(&self.root)?;
-        fsafe::create_dir(&self.root.join(WORKTREE_RECORDS_DIR))?;
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.json"))
+    }
+
+    /// Saves a record (atomically, never through a link).
+    pub fn save(&self, record: &WorktreeRecord) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-        replace(
-            &self.worktree_record_path(&record.name),
-            &bytes,
-            Durability::Durable,
-        )
+        replace(&self.file(&record.name), &bytes, Durability::Durable)
     }
 
     /// The record of worktree `name`; `Ok(None)` when there is none.
-    pub fn worktree(&self, name: &str) -> io::Result<Option<WorktreeRecord>> {
+    pub fn get(&self, name: &str) -> io::Result<Option<WorktreeRecord>> {
         if check_name(name).is_err() {
             return Ok(None);
         }
-        let path = self.worktree_record_path(name);
+        let path = self.file(name);
         let text = match fsafe::read_to_string(
             &path,
             Links::Refuse,
@@ -287,9 +311,13 @@ impl RalphDir {
                 format!("`{}` is damaged: {e}", path.display()),
             )
         })?;
+        // Its fields become git arguments and the directory `ralph runs rm` removes:
+        // nothing git would read as an option, no directory but a worktree of its name.
         if record.format != WORKTREE_RECORD_FORMAT
             || record.name != name
             || record.branch != format!("{BRANCH_PREFIX}{name}")
+            || !record.path.is_absolute()
+            || worktree_name_of(&record.path).as_deref() != Some(name)
             || !plain_ref(&record.base_ref)
             || !is_commit_id(&record.base_commit)
         {
@@ -305,9 +333,8 @@ impl RalphDir {
     }
 
     /// The names of every worktree with a record, sorted.
-    pub fn worktree_names(&self) -> io::Result<Vec<String>> {
-        let dir = self.root.join(WORKTREE_RECORDS_DIR);
-        let entries = match fs::read_dir(&dir) {
+    pub fn names(&self) -> io::Result<Vec<String>> {
+        let entries = match fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
@@ -325,15 +352,9 @@ impl RalphDir {
         Ok(names)
     }
 
-    /// The pid of the loop holding this workspace's lock, as it wrote it (only
-    /// meaningful while [`RalphDir::loop_running`] says one runs).
-    pub fn loop_pid(&self) -> Option<u32> {
-        super::lock::holder_pid(&self.root.join(super::LOCK_FILE))
-    }
-
     /// Deletes worktree `name`'s record (none is fine).
-    pub fn remove_worktree_record(&self, name: &str) -> io::Result<()> {
-        match fs::remove_file(self.worktree_record_path(name)) {
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        match fs::remove_file(self.file(name)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         }

@@ -4,6 +4,7 @@ fn record(landing: Option<Landing>) -> WorktreeRecord {
     WorktreeRecord {
         format: WORKTREE_RECORD_FORMAT,
         name: "fix-parser".into(),
+        path: "/repo/.ralph/worktrees/fix-parser".into(),
         branch: "ralph/fix-parser".into(),
         base_ref: "refs/heads/main".into(),
         base_commit: "a".repeat(40),
@@ -125,52 +126,72 @@ fn status_prefers_a_live_loop_then_a_landing_the_branch_still_matches() {
 
 #[test]
 fn records_round_trip_and_are_listed_by_name() {
-    let ws = tempfile::tempdir().unwrap();
-    let dir = RalphDir::in_workspace(ws.path());
-    assert_eq!(dir.worktree_names().unwrap(), Vec::<String>::new());
+    let git = tempfile::tempdir().unwrap();
+    let records = WorktreeRecords::in_git_dir(git.path());
+    assert_eq!(records.names().unwrap(), Vec::<String>::new());
     let rec = record(Some(Landing {
         outcome: LandingOutcome::Landed,
         head: "b".repeat(40),
         at_ms: 3,
     }));
-    dir.save_worktree(&rec).unwrap();
-    let other = WorktreeRecord {
+    records.save(&rec).unwrap();
+    let another = |branch: &str, path: &str, base: &str| WorktreeRecord {
         name: "another".into(),
+        branch: branch.into(),
+        path: path.into(),
+        base_ref: base.into(),
         ..record(None)
     };
-    dir.save_worktree(&other).unwrap();
-    assert_eq!(dir.worktree("fix-parser").unwrap(), Some(rec));
-    assert_eq!(dir.worktree("../fix-parser").unwrap(), None);
-    assert_eq!(dir.worktree_names().unwrap(), ["another", "fix-parser"]);
+    let good = another(
+        "ralph/another",
+        "/r/.ralph/worktrees/another",
+        "refs/heads/main",
+    );
+    records.save(&good).unwrap();
+    assert_eq!(records.get("fix-parser").unwrap(), Some(rec));
+    assert_eq!(records.get("another").unwrap(), Some(good));
+    assert_eq!(records.get("../fix-parser").unwrap(), None);
+    assert_eq!(records.names().unwrap(), ["another", "fix-parser"]);
+    assert_eq!(records.path(), git.path().join("ralph/worktrees").as_path());
     // A record under another name's file is not taken for it.
-    fs::copy(
-        dir.worktree_record_path("another"),
-        dir.worktree_record_path("copied"),
-    )
-    .unwrap();
-    assert!(dir.worktree("copied").is_err());
-    // Nor one whose branch or base git would read as an option.
-    for (branch, base) in [
-        ("--force", "refs/heads/main"),
-        ("ralph/another", "--output=x"),
-        ("ralph/another", "refs/heads/a..b"),
+    fs::copy(records.file("another"), records.file("copied")).unwrap();
+    assert!(records.get("copied").is_err());
+    // Nor one whose fields git would read as an option, or whose directory is not a
+    // worktree of its name.
+    for (branch, path, base) in [
+        ("--force", "/r/.ralph/worktrees/another", "refs/heads/main"),
+        ("ralph/another", "/r/.ralph/worktrees/another", "--output=x"),
+        (
+            "ralph/another",
+            "/r/.ralph/worktrees/another",
+            "refs/heads/a..b",
+        ),
+        ("ralph/another", "/home/user", "refs/heads/main"),
+        (
+            "ralph/another",
+            "/r/.ralph/worktrees/other",
+            "refs/heads/main",
+        ),
+        (
+            "ralph/another",
+            ".ralph/worktrees/another",
+            "refs/heads/main",
+        ),
     ] {
-        let bad = WorktreeRecord {
-            name: "another".into(),
-            branch: branch.into(),
-            base_ref: base.into(),
-            ..record(None)
-        };
-        dir.save_worktree(&bad).unwrap();
-        assert!(dir.worktree("another").is_err(), "{branch} {base}");
+        records.save(&another(branch, path, base)).unwrap();
+        assert!(records.get("another").is_err(), "{branch} {path} {base}");
     }
     assert!(plain_ref("refs/heads/feature/x-1.2"));
     assert!(plain_ref(&"0".repeat(40)));
     assert!(!plain_ref("HEAD"));
-    dir.remove_worktree_record("another").unwrap();
-    dir.remove_worktree_record("another").unwrap();
-    assert_eq!(dir.worktree("another").unwrap(), None);
-    assert_eq!(dir.worktree_path("x"), ws.path().join(".ralph/worktrees/x"));
+    records.remove("another").unwrap();
+    records.remove("another").unwrap();
+    assert_eq!(records.get("another").unwrap(), None);
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(
+        RalphDir::in_workspace(ws.path()).worktree_path("x"),
+        ws.path().join(".ralph/worktrees/x")
+    );
 }
 
 #[test]

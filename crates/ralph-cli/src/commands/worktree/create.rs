@@ -6,8 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ralph_core::store::{
-    BRANCH_PREFIX, WORKTREE_RECORD_FORMAT, WORKTREE_RECORDS_DIR, WORKTREES_DIR, WorktreeRecord,
-    check_name, name_from,
+    BRANCH_PREFIX, WORKTREE_RECORD_FORMAT, WORKTREES_DIR, WorktreeRecord, check_name, name_from,
 };
 
 use super::{Repo, include, now_ms};
@@ -53,7 +52,7 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     if let Some(name) = request.name {
         check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
     }
-    let repo = Repo::at(cwd)?;
+    let repo = Repo::at_top(cwd)?;
     let (base_ref, base_commit) = base(&repo, request.base)?;
     // Checked before anything is made: a refused list leaves nothing behind.
     let copies = include::plan(&repo)?;
@@ -62,9 +61,9 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     let name = match request.name {
         Some(name) if taken(&repo, name)? => {
             return Err(CliError::Worktree(format!(
-                "worktree loop `{name}` exists already: continue it with `ralph run --continue` \
-                 in `{}`, or remove it with `ralph runs rm {name}`",
-                repo.dir.worktree_path(name).display()
+                "worktree loop `{name}` exists already in this repository (`ralph runs` lists \
+                 it): continue it with `ralph run --continue` in its worktree, or remove it \
+                 with `ralph runs rm {name}`"
             )));
         }
         Some(name) => name.to_owned(),
@@ -83,20 +82,21 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         let _ = repo.git.run(&repo.top, &["branch", "-D", &branch]);
         return Err(e);
     }
+    let path = repo.ralph_dir().worktree_path(&name);
     let record = WorktreeRecord {
         format: WORKTREE_RECORD_FORMAT,
         name: name.clone(),
+        path: path.clone(),
         branch,
         base_ref,
         base_commit,
         created_at_ms: now_ms(),
         landing: None,
     };
-    repo.dir
-        .save_worktree(&record)
-        .map_err(|e| CliError::io("save the worktree record in", repo.dir.path(), e))?;
+    repo.records
+        .save(&record)
+        .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))?;
     drop(_lock);
-    let path = repo.dir.worktree_path(&name);
     include::copy(&repo.top, &path, &copies)?;
     diagnostic(format_args!(
         "worktree loop `{name}`: branch {} from {}, in {relative}",
@@ -138,11 +138,15 @@ fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> 
 /// Whether `name` is in use: a record, a directory or a branch.
 fn taken(repo: &Repo, name: &str) -> Result<bool, CliError> {
     let record = repo
-        .dir
-        .worktree(name)
-        .map_err(|e| CliError::io("read the worktree records in", repo.dir.path(), e))?;
+        .records
+        .get(name)
+        .map_err(|e| CliError::io("read the worktree records in", repo.records.path(), e))?;
     Ok(record.is_some()
-        || repo.dir.worktree_path(name).symlink_metadata().is_ok()
+        || repo
+            .ralph_dir()
+            .worktree_path(name)
+            .symlink_metadata()
+            .is_ok()
         || repo.head(&format!("{BRANCH_PREFIX}{name}"))?.is_some())
 }
 
@@ -165,8 +169,8 @@ fn free_name(repo: &Repo, hint: Option<&str>) -> Result<String, CliError> {
     )))
 }
 
-/// Makes sure git ignores the worktrees and their records in the main checkout (an
-/// `add -A` there must not take a worktree in as an embedded repository). `.ralph/`'s
+/// Makes sure git ignores the worktrees in the main checkout (an `add -A` there must not
+/// take a worktree in as an embedded repository). `.ralph/`'s
 /// own `.gitignore` says so for workspaces made since; for older ones a line goes to the
 /// repository's `info/exclude`, which is not versioned.
 fn ensure_ignored(repo: &Repo) -> Result<(), CliError> {
@@ -182,7 +186,7 @@ fn ensure_ignored(repo: &Repo) -> Result<(), CliError> {
     std::fs::create_dir_all(&info).map_err(|e| CliError::io("create", &info, e))?;
     let exclude = info.join("exclude");
     let lines = format!(
-        "# ralph's worktree loops (ralph run --worktree)\n/{dir}/{WORKTREES_DIR}/\n/{dir}/{WORKTREE_RECORDS_DIR}/\n",
+        "# ralph's worktree loops (ralph run --worktree)\n/{dir}/{WORKTREES_DIR}/\n",
         dir = ralph_core::store::RALPH_DIR
     );
     std::fs::OpenOptions::new()

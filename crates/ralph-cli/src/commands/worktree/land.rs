@@ -35,7 +35,7 @@ const MAX_ATTEMPTS: u32 = 3;
 const SHORT: usize = 12;
 
 pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliError> {
-    let repo = Repo::at(cwd)?;
+    let repo = Repo::here(cwd)?;
     let mut record = repo.record(&args.name)?;
     let name = record.name.clone();
     let Some(base) = record.base_branch().map(str::to_owned) else {
@@ -45,7 +45,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
             record.base_ref, record.branch
         )));
     };
-    let tree = repo.dir.worktree_path(&name);
+    let tree = record.path.clone();
     if !tree.is_dir() {
         return Err(CliError::Worktree(format!(
             "the worktree of `{name}` (`{}`) is gone; `ralph runs rm {name}` forgets it",
@@ -176,9 +176,9 @@ fn mark(
         head,
         at_ms: now_ms(),
     });
-    repo.dir
-        .save_worktree(record)
-        .map_err(|e| CliError::io("save the worktree record in", repo.dir.path(), e))
+    repo.records
+        .save(record)
+        .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))
 }
 
 /// Runs `--check` (or, without one, the gates of the worktree's configuration) in the

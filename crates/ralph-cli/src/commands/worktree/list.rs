@@ -7,6 +7,7 @@ use ralph_core::store::{LoopView, RalphDir, WorktreeRecord};
 use serde::Serialize;
 
 use super::Repo;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::view::table::text_table;
 
@@ -16,7 +17,8 @@ use crate::view::table::text_table;
 pub(crate) struct WorktreeRow {
     pub(crate) worktree: String,
     pub(crate) branch: String,
-    /// The worktree's directory, relative to the main checkout.
+    /// The worktree's directory: relative to the working directory when inside it,
+    /// else absolute.
     pub(crate) path: String,
     /// The base it was started from and lands on (a branch, or a commit).
     pub(crate) base: String,
@@ -37,28 +39,32 @@ pub(crate) struct WorktreeRow {
     pub(crate) pid: Option<u32>,
 }
 
-/// Every worktree loop the main checkout at `top` has a record of.
-pub(crate) fn rows(top: &Path) -> Result<Vec<WorktreeRow>, CliError> {
-    let dir = RalphDir::in_workspace(top);
-    let names = dir
-        .worktree_names()
-        .map_err(|e| CliError::io("list the worktree loops in", dir.path(), e))?;
-    if names.is_empty() {
+/// Every worktree loop of the repository `cwd` is in (none outside of one).
+pub(crate) fn rows(cwd: &Path) -> Result<Vec<WorktreeRow>, CliError> {
+    let Some(repo) = Repo::find(cwd)? else {
         return Ok(Vec::new());
-    }
-    let repo = Repo::at(top)?;
+    };
+    let names = repo
+        .records
+        .names()
+        .map_err(|e| CliError::io("list the worktree loops in", repo.records.path(), e))?;
     let host = nix::unistd::gethostname()
         .ok()
         .map(|h| h.to_string_lossy().into_owned());
-    names
-        .iter()
-        .map(|name| Ok(row(&repo, &repo.record(name)?, host.as_deref())))
-        .collect()
+    let mut rows = Vec::new();
+    for name in &names {
+        // A damaged record hides only its own row.
+        match repo.record(name) {
+            Ok(record) => rows.push(row(&repo, &record, cwd, host.as_deref())),
+            Err(e) => diagnostic(format_args!("warning: worktree loop `{name}`: {e}")),
+        }
+    }
+    Ok(rows)
 }
 
-fn row(repo: &Repo, record: &WorktreeRecord, host: Option<&str>) -> WorktreeRow {
-    let path = repo.dir.worktree_path(&record.name);
-    let own = RalphDir::in_workspace(&path);
+fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> WorktreeRow {
+    let path = &record.path;
+    let own = RalphDir::in_workspace(path);
     let alive = own.loop_running().unwrap_or(false);
     let run = own.current_run().ok().flatten();
     let saved = run.as_ref().and_then(|r| r.load().ok());
@@ -73,7 +79,7 @@ fn row(repo: &Repo, record: &WorktreeRecord, host: Option<&str>) -> WorktreeRow 
     WorktreeRow {
         worktree: record.name.clone(),
         branch: record.branch.clone(),
-        path: crate::run::display_path(&path, &repo.top),
+        path: crate::run::display_path(path, cwd),
         base: record.base_name().to_owned(),
         status: status.name(),
         exit_code: match alive {

@@ -3,10 +3,10 @@
 //! --git-common-dir`), so that loops started in any checkout of the repository queue on
 //! the same file:
 //!
-//! - `ralph-worktrees.lock`, held for the few git commands that create, remove or land a
+//! - `ralph/worktrees.lock`, held for the few git commands that create, remove or land a
 //!   worktree: ten loops started at once take turns instead of racing on git's own
 //!   lock files;
-//! - `ralph-land.lock`, held for a whole landing (rebase, check, fast-forward): one
+//! - `ralph/land.lock`, held for a whole landing (rebase, check, fast-forward): one
 //!   landing at a time, while other loops may still be created.
 //!
 //! `flock`: released by the kernel however the holder ends.
@@ -22,9 +22,11 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
 /// Held around the git commands that change the repository's worktrees.
-pub(crate) const REPO_LOCK: &str = "ralph-worktrees.lock";
+pub(crate) const REPO_LOCK: &str = "worktrees.lock";
 /// Held for a whole landing.
-pub(crate) const LAND_LOCK: &str = "ralph-land.lock";
+pub(crate) const LAND_LOCK: &str = "land.lock";
+/// The directory of ralph's files in git's common directory (the records are there too).
+const LOCK_DIR: &str = "ralph";
 
 /// A held lock; dropping it releases it.
 #[derive(Debug)]
@@ -39,7 +41,9 @@ pub(crate) fn take(
     name: &str,
     what: Option<&str>,
 ) -> Result<RepoLock, CliError> {
-    let path = common_dir.join(name);
+    let dir = common_dir.join(LOCK_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| CliError::io("create", &dir, e))?;
+    let path = dir.join(name);
     let io_err = |e: std::io::Error| CliError::io("lock", &path, e);
     let file = OpenOptions::new()
         .read(true)

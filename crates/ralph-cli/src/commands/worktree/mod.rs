@@ -1,11 +1,11 @@
 //! Worktree loops: `ralph run --worktree` (`create`), what `ralph runs` shows of them
 //! (`list`), `ralph runs land` and `ralph runs rm`. Each loop runs in its own git
 //! worktree under the main checkout's `.ralph/worktrees/<name>`, on branch
-//! `ralph/<name>`, with its own `.ralph/` (lock, runs); the main checkout keeps a record
-//! of each (`ralph_core::store::WorktreeRecord`). Inside `.ralph/` rather than beside the
-//! repository: it is the one place ralph already owns and ignores, it moves and is
-//! deleted with the checkout, and the user's directory around the repository stays
-//! untouched. See docs/scale.md.
+//! `ralph/<name>`, with its own `.ralph/` (lock, runs); git's common directory keeps a
+//! record of each (`ralph_core::store::WorktreeRecords`). Inside `.ralph/` rather than
+//! beside the repository: it is the one place ralph already owns and ignores, it moves
+//! and is deleted with the checkout, and the user's directory around the repository
+//! stays untouched. See docs/scale.md.
 
 pub(crate) mod create;
 mod git;
@@ -17,60 +17,81 @@ pub(crate) mod rm;
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{RalphDir, WorktreeRecord};
+use ralph_core::store::{RalphDir, WorktreeRecord, WorktreeRecords};
 
 use crate::error::CliError;
 pub(crate) use git::Git;
 
-/// The main checkout the worktree commands run in.
+/// The git checkout the worktree commands run in.
 pub(crate) struct Repo {
-    /// Its top directory (the working directory, which must be the top).
+    /// Its top directory.
     pub(crate) top: PathBuf,
-    /// Git's common directory, where the repository-wide locks are.
+    /// Git's common directory, where the repository-wide locks and the records are.
     pub(crate) common_dir: PathBuf,
-    pub(crate) dir: RalphDir,
+    pub(crate) records: WorktreeRecords,
     pub(crate) git: Git,
 }
 
 impl Repo {
-    /// The repository whose top directory is `cwd`.
-    pub(crate) fn at(cwd: &Path) -> Result<Repo, CliError> {
+    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git).
+    pub(crate) fn find(cwd: &Path) -> Result<Option<Repo>, CliError> {
         let git = Git::new()?;
-        let not_top = |why: String| {
-            CliError::Worktree(format!(
-                "worktree loops start from the top directory of a git checkout, and `{}` {why}",
-                cwd.display()
-            ))
+        let Ok(Some(top)) = git.line(cwd, &["rev-parse", "--show-toplevel"]) else {
+            return Ok(None);
         };
-        let top = git
-            .line(cwd, &["rev-parse", "--show-toplevel"])?
-            .ok_or_else(|| not_top("is not in a git repository".into()))?;
-        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        };
-        if !same(Path::new(&top), cwd) {
-            return Err(not_top(format!("is not it (that is `{top}`)")));
-        }
         let common = git.ok(cwd, &["rev-parse", "--git-common-dir"])?;
         let common_dir = cwd
             .join(common.trim())
             .canonicalize()
-            .map_err(|e| CliError::io("find git's directory", cwd, e))?;
+            .map_err(|e| CliError::io("find git's directory from", cwd, e))?;
+        Ok(Some(Repo {
+            top: PathBuf::from(top),
+            records: WorktreeRecords::in_git_dir(&common_dir),
+            common_dir,
+            git,
+        }))
+    }
+
+    /// The repository `cwd` is in, which it must be.
+    pub(crate) fn here(cwd: &Path) -> Result<Repo, CliError> {
+        Repo::find(cwd)?.ok_or_else(|| {
+            CliError::Worktree(format!(
+                "`{}` is not in a git repository: worktree loops need one",
+                cwd.display()
+            ))
+        })
+    }
+
+    /// The repository whose top directory is `cwd` (where new worktrees go).
+    pub(crate) fn at_top(cwd: &Path) -> Result<Repo, CliError> {
+        let repo = Repo::here(cwd)?;
+        let same = match (repo.top.canonicalize(), cwd.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            return Err(CliError::Worktree(format!(
+                "worktree loops start from the top directory of a git checkout: run this in                  `{}`",
+                repo.top.display()
+            )));
+        }
         Ok(Repo {
             top: cwd.to_path_buf(),
-            common_dir,
-            dir: RalphDir::in_workspace(cwd),
-            git,
+            ..repo
         })
+    }
+
+    /// This checkout's `.ralph/`.
+    pub(crate) fn ralph_dir(&self) -> RalphDir {
+        RalphDir::in_workspace(&self.top)
     }
 
     /// The record of worktree `name`, or why there is none.
     pub(crate) fn record(&self, name: &str) -> Result<WorktreeRecord, CliError> {
         ralph_core::store::check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
-        self.dir
-            .worktree(name)
-            .map_err(|e| CliError::io("read the worktree record in", self.dir.path(), e))?
+        self.records
+            .get(name)
+            .map_err(|e| CliError::io("read the worktree record in", self.records.path(), e))?
             .ok_or_else(|| {
                 CliError::Worktree(format!(
                     "no worktree loop `{name}` here: `ralph runs` lists them"

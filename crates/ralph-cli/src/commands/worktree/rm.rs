@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use ralph_core::store::{RALPH_DIR, RalphDir, WORKTREES_DIR};
+use ralph_core::store::RalphDir;
 
 use super::Repo;
 use crate::cli_runs::RmArgs;
@@ -13,10 +13,10 @@ use crate::error::CliError;
 use crate::exit::CommandOutcome;
 
 pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> {
-    let repo = Repo::at(cwd)?;
+    let repo = Repo::here(cwd)?;
     let record = repo.record(&args.name)?;
     let name = &record.name;
-    let tree = repo.dir.worktree_path(name);
+    let tree = record.path.clone();
     let _lock = repo.lock()?;
     let own = RalphDir::in_workspace(&tree);
     if tree.is_dir() && own.loop_running().unwrap_or(false) {
@@ -47,18 +47,20 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         }
     }
     if tree.is_dir() {
-        let relative = format!("{RALPH_DIR}/{WORKTREES_DIR}/{name}");
+        let path = tree
+            .to_str()
+            .ok_or_else(|| CliError::Worktree(format!("`{}` is not UTF-8", tree.display())))?;
         repo.git
-            .ok(&repo.top, &["worktree", "remove", "--force", &relative])?;
+            .ok(&repo.top, &["worktree", "remove", "--force", "--", path])?;
     } else {
         repo.git.ok(&repo.top, &["worktree", "prune"])?;
     }
     if branch_exists {
         repo.git.ok(&repo.top, &["branch", "-D", &record.branch])?;
     }
-    repo.dir
-        .remove_worktree_record(name)
-        .map_err(|e| CliError::io("remove the worktree record in", repo.dir.path(), e))?;
+    repo.records
+        .remove(name)
+        .map_err(|e| CliError::io("remove the worktree record in", repo.records.path(), e))?;
     println!(
         "removed worktree loop `{name}` and its branch {}",
         record.branch
