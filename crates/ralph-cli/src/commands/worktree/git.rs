@@ -150,10 +150,9 @@ fn git_env() -> Vec<(OsString, OsString)> {
 
 /// Whether git failed because another git process holds one of its lock files.
 pub(crate) fn lock_contention(output: &str) -> bool {
-    output.contains(".lock")
-        && (output.contains("File exists")
-            || output.contains("could not lock config file")
-            || output.contains("Another git process"))
+    output.contains("Another git process")
+        || (output.contains("File exists")
+            && (output.contains(".lock") || output.contains("could not lock")))
 }
 
 /// A few milliseconds that differ between processes, so that loops started together
