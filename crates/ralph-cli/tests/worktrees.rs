@@ -24,7 +24,12 @@ const CONFIG: &str = "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n";
 
 /// A git repository with a committed ralph.yml and `shared.txt`, on branch `main`.
 fn repo(plan: &str) -> Workspace {
-    let ws = Workspace::new(CONFIG, plan);
+    repo_with(CONFIG, plan)
+}
+
+/// [`repo`] with `config` as its ralph.yml.
+fn repo_with(config: &str, plan: &str) -> Workspace {
+    let ws = Workspace::new(config, plan);
     std::fs::write(ws.path().join(".gitignore"), ".fake/\n.env\n*.local\n").expect("ignore");
     std::fs::write(ws.path().join("shared.txt"), "base\n").expect("shared");
     git(ws.path(), &["init", "-q", "-b", "main"]);
@@ -466,4 +471,23 @@ fn git_lock_files_held_by_another_git_are_waited_out() {
     );
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     assert!(ws.path().join("f-held.txt").is_file());
+}
+
+#[test]
+fn hooks_of_a_worktree_loop_get_its_name_and_run_id() {
+    let config = format!(
+        "{CONFIG}hooks:\n  enabled: true\n  events:\n    pre.loop.start:\n      - name: saw\n        \
+         command: 'echo $RALPH_WORKTREE $RALPH_RUN_ID > .ralph/hook-saw'\n        on_error: block\n"
+    );
+    let ws = repo_with(&config, COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=hooked", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let run_id = row(&worktrees(&ws), "hooked")["run_id"].clone();
+    let saw = std::fs::read_to_string(tree(&ws, "hooked").join(".ralph/hook-saw")).unwrap();
+    assert_eq!(saw.trim(), format!("hooked {}", run_id.as_str().unwrap()));
+    // Outside a worktree loop there is no RALPH_WORKTREE (and this agent's commit fails
+    // without a name: the loop's end does not matter here).
+    ws.run(&["run", "-q", "--max-iterations", "1", "-p", "x"]);
+    let saw = std::fs::read_to_string(ws.path().join(".ralph/hook-saw")).unwrap();
+    assert_eq!(saw.split_whitespace().count(), 1, "{saw:?}");
 }
