@@ -133,8 +133,9 @@ pub enum LockError {
 /// Whether a loop holds the lock at `path` now; `false` when there is no lock file.
 ///
 /// Asks by taking a shared lock without waiting and letting it go at once: `flock` has no
-/// query. A loop starting in that instant would see the lock held and refuse to start,
-/// so only commands that publish to a loop (`ralph emit`) ask.
+/// query. A loop starting in that instant sees the lock held, and tries again a few
+/// times ([`PROBE_RETRIES`]) before it refuses to start, so that `ralph emit` and
+/// `ralph runs` (which asks of every worktree loop) can ask at any time.
 pub(super) fn is_held(path: &Path) -> io::Result<bool> {
     // A link or a FIFO planted at the lock's name is not a lock: never follow or block
     // on it.
