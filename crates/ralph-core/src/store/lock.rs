@@ -23,7 +23,7 @@ const PID_BYTES: u64 = 32;
 /// How often a lock found held is tried again, [`PROBE_WAIT`] apart, before it counts as
 /// held: [`is_held`] holds it for an instant (`ralph runs` asks it of every worktree
 /// loop), and a loop starting in that instant must not be refused for it.
-const PROBE_RETRIES: u32 = 5;
+const PROBE_RETRIES: u32 = 10;
 const PROBE_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Held while a loop runs; dropping it releases the lock.
