@@ -491,3 +491,46 @@ fn hooks_of_a_worktree_loop_get_its_name_and_run_id() {
     let saw = std::fs::read_to_string(ws.path().join(".ralph/hook-saw")).unwrap();
     assert_eq!(saw.split_whitespace().count(), 1, "{saw:?}");
 }
+
+#[test]
+fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_gone() {
+    let ws = repo(COMMIT_OWN_FILE);
+    git(ws.path(), &["branch", "feature"]);
+    let out = ws.run(&[
+        "run",
+        "--worktree=on-feature",
+        "--base",
+        "feature",
+        "-q",
+        "-p",
+        "x",
+    ]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert_eq!(row(&worktrees(&ws), "on-feature")["base"], "feature");
+    let main_before = git(ws.path(), &["rev-parse", "main"]);
+    // feature is checked out nowhere: only its ref moves.
+    let out = ws.run(&["runs", "land", "on-feature", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert_eq!(git(ws.path(), &["rev-parse", "main"]), main_before);
+    assert_eq!(
+        git(ws.path(), &["rev-parse", "feature"]),
+        git(ws.path(), &["rev-parse", "ralph/on-feature"])
+    );
+
+    let out = ws.run(&[
+        "run",
+        "--worktree=orphan",
+        "--base",
+        "feature",
+        "-q",
+        "-p",
+        "x",
+    ]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    git(ws.path(), &["branch", "-D", "feature"]);
+    let out = ws.run(&["runs", "rm", "orphan"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot compare"), "{}", stderr(&out));
+    let out = ws.run(&["runs", "rm", "orphan", "--force"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}

@@ -124,10 +124,17 @@ fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> 
         .ok_or_else(|| CliError::Worktree(format!("--base `{rev}` names no commit here")))?;
     let full = match given {
         None => repo.git.line(&repo.top, &["symbolic-ref", "-q", "HEAD"])?,
-        Some(rev) => repo.git.line(
-            &repo.top,
-            &["rev-parse", "--symbolic-full-name", "--end-of-options", rev],
-        )?,
+        // rev-parse echoes `--end-of-options` on a line of its own before the name.
+        Some(rev) => repo
+            .git
+            .run(
+                &repo.top,
+                &["rev-parse", "--symbolic-full-name", "--end-of-options", rev],
+            )?
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("refs/"))
+            .map(str::to_owned),
     };
     let base_ref = full
         .filter(|r| ralph_core::store::plain_ref(r) && r.starts_with("refs/heads/"))

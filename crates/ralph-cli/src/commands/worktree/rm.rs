@@ -30,13 +30,26 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     let branch_exists = repo.head(&record.branch)?.is_some();
     if !args.force {
-        if branch_exists && let Some(n) = repo.ahead(&record)?.filter(|n| *n > 0) {
-            return Err(CliError::Worktree(format!(
-                "{} has {n} commit(s) that {} does not: land them (`ralph runs land {name}`), \
-                 or pass --force to delete them",
-                record.branch,
-                record.base_name()
-            )));
+        if branch_exists {
+            let unlanded = match repo.ahead(&record)? {
+                Some(0) => None,
+                Some(n) => Some(format!(
+                    "{n} commit(s) that {} does not",
+                    record.base_name()
+                )),
+                // The base is gone: nothing says the work is anywhere else.
+                None => Some(format!(
+                    "commits git cannot compare with {}",
+                    record.base_name()
+                )),
+            };
+            if let Some(what) = unlanded {
+                return Err(CliError::Worktree(format!(
+                    "{} has {what}: land them (`ralph runs land {name}`), or pass --force to \
+                     delete them",
+                    record.branch
+                )));
+            }
         }
         if tree.is_dir() && repo.dirty(&tree, true)? {
             return Err(CliError::Worktree(format!(
