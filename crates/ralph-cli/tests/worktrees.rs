@@ -371,6 +371,32 @@ fn hostile_names_are_refused_and_nothing_is_made() {
         let out = ws.run(&["run", "--worktree=based", "--base", base, "-q", "-p", "x"]);
         assert_eq!(code(out.status), 1, "{base}: {}", stderr(&out));
     }
+    // A `.ralph/worktrees` planted as a link (a cloned repository can carry one) is not
+    // followed: nothing is made where it points.
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    let planted = ws.path().join("planted");
+    std::fs::create_dir_all(planted.join(".ralph")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), planted.join(".ralph/worktrees")).unwrap();
+    git(&planted, &["init", "-q", "-b", "main"]);
+    git(
+        &planted,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
+    );
+    let mut cmd = ws.command(&["run", "--worktree=linked", "-q", "-p", "x"]);
+    let out = cmd.current_dir(&planted).output().expect("ralph");
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("link"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     // Without a name, one is made from the task, and made unique.
     for _ in 0..2 {
         let out = ws.run(&["run", "--worktree", "-q", "-p", "Fix the parser/../now"]);

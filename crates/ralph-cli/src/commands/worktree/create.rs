@@ -9,6 +9,8 @@ use ralph_core::store::{
     BRANCH_PREFIX, WORKTREE_RECORD_FORMAT, WORKTREES_DIR, WorktreeRecord, check_name, name_from,
 };
 
+use ralph_core::fsafe;
+
 use super::{Repo, include, now_ms};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -69,6 +71,13 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         Some(name) => name.to_owned(),
         None => free_name(&repo, request.hint.as_deref())?,
     };
+    // A cloned repository may carry `.ralph/worktrees` as a link: the worktree would be
+    // made wherever it points. Both directories are made here, refusing links.
+    let ralph_dir = repo.ralph_dir();
+    let worktrees = ralph_dir.path().join(WORKTREES_DIR);
+    fsafe::create_dir(ralph_dir.path())
+        .and_then(|()| fsafe::create_dir(&worktrees))
+        .map_err(|e| CliError::io("create", &worktrees, e))?;
     let branch = format!("{BRANCH_PREFIX}{name}");
     let relative = format!("{}/{WORKTREES_DIR}/{name}", ralph_core::store::RALPH_DIR);
     repo.git
