@@ -58,6 +58,7 @@ pub(crate) enum Command {
     ///   ralph run --continue --max-iterations 40
     ///   ralph run -q -p "Fix the lint warnings" && git push
     ///   ralph run --output json | jq -c 'select(.type=="iteration_finished")'
+    ///   ralph run --worktree=fix-parser -P tasks/fix-parser.md
     #[command(verbatim_doc_comment)]
     Run(RunArgs),
     /// Publish an event to the running loop (agents call this).
@@ -135,6 +136,12 @@ pub(crate) enum Command {
     ///   ralph runs
     ///   ralph runs --format json | jq -r 'select(.outcome=="completed") | .id'
     ///   ralph runs prune --keep 5
+    ///   ralph runs land fix-parser --check 'cargo test'
+    ///   ralph runs rm fix-parser
+    ///
+    /// In a checkout with worktree loops (`ralph run --worktree`), a second table lists
+    /// them: name, branch, status, exit code, iterations, cost, commits ahead of the
+    /// base, and the host and pid of a loop that is alive.
     #[command(verbatim_doc_comment)]
     Runs(RunsArgs),
     /// Run the configured gates now, as `ralph run` runs them after an iteration.
@@ -267,6 +274,11 @@ pub(crate) struct RunsArgs {
 pub(crate) enum RunsCommand {
     /// Delete all runs but the newest N (the current run is always kept).
     Prune(PruneArgs),
+    /// Land a worktree loop: rebase its branch onto its base, check it, fast-forward the
+    /// base. Exits 1 (keeping the branch) on a conflict or a failed check.
+    Land(crate::cli_runs::LandArgs),
+    /// Remove a worktree loop's worktree and branch.
+    Rm(crate::cli_runs::RmArgs),
 }
 
 /// Runs `ralph runs prune` keeps when not told.
@@ -324,7 +336,7 @@ pub(crate) enum TableArg {
     Json,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub(crate) struct RunArgs {
     /// The task, as text.
     #[arg(short = 'p', long, value_name = "TEXT")]
@@ -382,6 +394,14 @@ pub(crate) struct RunArgs {
     /// `q` asks, then stops the loop as Ctrl-C does).
     #[arg(long, conflicts_with_all = ["output", "quiet", "verbose"])]
     pub(crate) tui: bool,
+    /// Run in a new git worktree, .ralph/worktrees/NAME on branch ralph/NAME (NAME made
+    /// from the task when not given), with its own .ralph/; see `ralph runs`.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", conflicts_with_all = ["resume", "dry_run"])]
+    pub(crate) worktree: Option<String>,
+    /// With --worktree: the branch or commit to start from and land on (default HEAD).
+    #[arg(long, value_name = "REF", requires = "worktree")]
+    pub(crate) base: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

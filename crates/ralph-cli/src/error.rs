@@ -53,6 +53,10 @@ pub(crate) enum CliError {
         path: PathBuf,
         source: io::Error,
     },
+    /// A worktree command refused or failed (`ralph run --worktree`, `ralph runs land|rm`):
+    /// the message says why and what to do.
+    #[error("{0}")]
+    Worktree(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(io::Error),
     #[error(transparent)]

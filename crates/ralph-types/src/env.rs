@@ -19,6 +19,10 @@ pub const HAT: &str = "RALPH_HAT";
 /// The workspace the loop runs in (absolute). Set by `ralph run` for every agent, so
 /// `ralph tools …` finds the loop's files even from a subdirectory.
 pub const WORKSPACE: &str = "RALPH_WORKSPACE";
+/// The name of the worktree loop (`ralph run --worktree=NAME`) the run belongs to, so a
+/// project can derive ports or database names per loop. Set by `ralph run` for every
+/// agent, gate and hook of a loop that runs in `.ralph/worktrees/<name>`; absent otherwise.
+pub const WORKTREE: &str = "RALPH_WORKTREE";
 /// A token unique to one supervised process (`<ralph pid>-<counter>`). Set by the
 /// supervisor for every process it starts (agents, version probes); ralph finds the
 /// process's descendants by it, even those that left its process group, to stop them.
@@ -37,11 +41,12 @@ pub fn agent_run_owner(ralph: crate::ProcessIdentity) -> String {
 }
 
 /// Every variable above, in the order `docs/agents.md` lists them.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     BIN,
     EVENTS_FILE,
     RUN_ID,
     WORKSPACE,
+    WORKTREE,
     ITERATION,
     HAT,
     AGENT_RUN,

@@ -14,6 +14,7 @@ mod run;
 pub(crate) mod runs;
 pub(crate) mod tools;
 mod watch;
+mod worktree;
 
 use std::path::Path;
 use std::path::PathBuf;

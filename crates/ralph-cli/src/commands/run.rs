@@ -13,6 +13,7 @@ use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::{CommandLineLimits, Durability, RalphDir};
 
+use super::worktree;
 use crate::cli::{OutputArg, RunArgs};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -28,7 +29,10 @@ use crate::view::tui::observer::{NoObserver, TuiObserver};
 use crate::view::tui::terminal::color_allowed;
 
 pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
-    let result = start_and_drive(args);
+    let result = match &args.worktree {
+        Some(name) => in_new_worktree(args, name).and_then(|args| start_and_drive(&args)),
+        None => start_and_drive(args),
+    };
     // `--output json` promises a reader JSON lines that say how the run ended: an error
     // (the config, the lock, a file) gets its line too, not only a message on stderr.
     if let (Err(err), OutputArg::Json) = (&result, args.output)
@@ -41,6 +45,28 @@ pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         });
     }
     result
+}
+
+/// `--worktree`: makes the worktree and moves into it, so that the loop runs there as in
+/// any workspace (its own `.ralph/`, lock and run). The files the command line names
+/// are made absolute first: they were given from the main checkout.
+fn in_new_worktree(args: &RunArgs, name: &str) -> Result<RunArgs, CliError> {
+    let cwd = super::working_directory()?;
+    let mut args = args.clone();
+    args.prompt_file = args.prompt_file.map(|p| cwd.join(p));
+    args.config = args.config.map(|p| cwd.join(p));
+    if let Some(HatsSource::File(path)) = &mut args.hats {
+        *path = cwd.join(&*path);
+    }
+    let request = worktree::create::Request {
+        name: Some(name).filter(|n| !n.is_empty()),
+        base: args.base.as_deref(),
+        hint: worktree::create::hint(args.prompt_file.as_deref(), args.prompt.as_deref()),
+    };
+    let created = worktree::create::create(&cwd, &request)?;
+    std::env::set_current_dir(&created.path)
+        .map_err(|e| CliError::io("enter the worktree", &created.path, e))?;
+    Ok(args)
 }
 
 fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {

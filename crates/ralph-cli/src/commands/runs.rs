@@ -10,6 +10,7 @@ use ralph_core::time_text::Civil;
 use ralph_core::visible::visible;
 use serde::Serialize;
 
+use super::worktree;
 use crate::cli::{RunsArgs, RunsCommand};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -54,6 +55,8 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
     let dir = RalphDir::in_workspace(&cwd);
     match &args.command {
         Some(RunsCommand::Prune(prune)) => return self::prune(&dir, prune.keep),
+        Some(RunsCommand::Land(land)) => return super::worktree::land::land(&cwd, land),
+        Some(RunsCommand::Rm(rm)) => return super::worktree::rm::rm(&cwd, rm),
         None => {}
     }
     let runs = dir
@@ -64,7 +67,24 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
         .iter()
         .map(|r| row(r, running.as_deref() == Some(r.id())))
         .collect();
-    print_rows(&rows, args.format, table)?;
+    // The workspace's own runs are shown whatever git says of the worktree loops.
+    let worktrees = worktree::list::rows(&cwd).unwrap_or_else(|e| {
+        diagnostic(format_args!(
+            "warning: the worktree loops cannot be listed: {e}"
+        ));
+        Vec::new()
+    });
+    if worktrees.is_empty() {
+        print_rows(&rows, args.format, table)?;
+    } else {
+        // Worktree loops after the workspace's own runs: a second table, or JSON lines
+        // told apart by their `worktree` key.
+        print_rows(&rows, args.format, |rows| match rows.is_empty() {
+            true => String::new(),
+            false => table(rows) + "\n",
+        })?;
+        print_rows(&worktrees, args.format, worktree::list::table)?;
+    }
     Ok(CommandOutcome::Success)
 }
 

@@ -109,7 +109,9 @@ impl<'a> Hooks<'a> {
             workspace: workspace.to_path_buf(),
             run_dir: run_dir.clone(),
             max_iterations,
-            env: vec![(var::RUN_ID.into(), run_dir.id().into())],
+            env: std::iter::once((var::RUN_ID.into(), run_dir.id().into()))
+                .chain(super::worktree_env(workspace))
+                .collect(),
             signal: ResumeSignal::new(ralph_dir),
             metadata: Metadata::new(),
             runs: 0,

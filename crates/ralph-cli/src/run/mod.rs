@@ -544,8 +544,8 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
         .map_err(|e| CliError::io("save the run state to", run.run_dir.state(), e))
 }
 
-/// What every agent of the run gets in its environment: how to reach ralph and the
-/// run's inbox.
+/// What every agent (and gate) of the run gets in its environment: how to reach ralph,
+/// the run's inbox, and which worktree loop it is.
 fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsString)>, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
     let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
@@ -554,13 +554,21 @@ fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsStri
     }
     let path = std::env::join_paths(path_dirs)
         .map_err(|e| CliError::io("build PATH with", &exe, io::Error::other(e)))?;
-    Ok(vec![
+    let mut env: Vec<(OsString, OsString)> = vec![
         (var::BIN.into(), exe.into_os_string()),
         (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
         (var::RUN_ID.into(), run_dir.id().into()),
         (var::WORKSPACE.into(), workspace.as_os_str().to_owned()),
         ("PATH".into(), path),
-    ])
+    ];
+    env.extend(worktree_env(workspace));
+    Ok(env)
+}
+
+/// `RALPH_WORKTREE` for a loop in a worktree `ralph run --worktree` made (gates and
+/// hooks get it too); nothing elsewhere.
+pub(crate) fn worktree_env(workspace: &Path) -> Option<(OsString, OsString)> {
+    ralph_core::store::worktree_name_of(workspace).map(|name| (var::WORKTREE.into(), name.into()))
 }
 
 /// `path` relative to the workspace when it lies inside it.

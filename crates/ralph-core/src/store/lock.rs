@@ -20,6 +20,12 @@ pub const LOCK_FILE: &str = "loop.lock";
 /// The most of the lock file read for the holder's pid.
 const PID_BYTES: u64 = 32;
 
+/// How often a lock found held is tried again, [`PROBE_WAIT`] apart, before it counts as
+/// held: [`is_held`] holds it for an instant (`ralph runs` asks it of every worktree
+/// loop), and a loop starting in that instant must not be refused for it.
+const PROBE_RETRIES: u32 = 10;
+const PROBE_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Held while a loop runs; dropping it releases the lock.
 #[derive(Debug)]
 pub struct WorkspaceLock {
@@ -74,18 +80,27 @@ fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-        Ok(lock) => lock,
-        Err((mut file, Errno::EWOULDBLOCK)) => {
-            let mut text = String::new();
-            // A pid is a few digits: never read a planted huge file whole.
-            let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
-            return Err(LockError::Held {
-                pid: text.trim().parse().ok(),
-                path: path.to_path_buf(),
-            });
+    let mut file = file;
+    let mut tries = 0;
+    let mut lock = loop {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(lock) => break lock,
+            Err((again, Errno::EWOULDBLOCK)) if tries < PROBE_RETRIES => {
+                tries += 1;
+                file = again;
+                std::thread::sleep(PROBE_WAIT);
+            }
+            Err((mut file, Errno::EWOULDBLOCK)) => {
+                let mut text = String::new();
+                // A pid is a few digits: never read a planted huge file whole.
+                let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
+                return Err(LockError::Held {
+                    pid: text.trim().parse().ok(),
+                    path: path.to_path_buf(),
+                });
+            }
+            Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
         }
-        Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
     };
     let pid = std::process::id().to_string();
     lock.set_len(0).map_err(io_err)?;
@@ -118,8 +133,9 @@ pub enum LockError {
 /// Whether a loop holds the lock at `path` now; `false` when there is no lock file.
 ///
 /// Asks by taking a shared lock without waiting and letting it go at once: `flock` has no
-/// query. A loop starting in that instant would see the lock held and refuse to start,
-/// so only commands that publish to a loop (`ralph emit`) ask.
+/// query. A loop starting in that instant sees the lock held, and tries again a few
+/// times ([`PROBE_RETRIES`]) before it refuses to start, so that `ralph emit` and
+/// `ralph runs` (which asks of every worktree loop) can ask at any time.
 pub(super) fn is_held(path: &Path) -> io::Result<bool> {
     // A link or a FIFO planted at the lock's name is not a lock: never follow or block
     // on it.
@@ -133,6 +149,15 @@ pub(super) fn is_held(path: &Path) -> io::Result<bool> {
         Err((_, Errno::EWOULDBLOCK)) => Ok(true),
         Err((_, errno)) => Err(io::Error::from(errno)),
     }
+}
+
+/// The pid a loop wrote into the lock at `path` (read without following a link, and
+/// only its first bytes); `None` without one.
+pub(super) fn holder_pid(path: &Path) -> Option<u32> {
+    let file = crate::fsafe::open_read(path, crate::fsafe::Links::Refuse).ok()?;
+    let mut text = String::new();
+    file.take(PID_BYTES).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
 }
 
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same

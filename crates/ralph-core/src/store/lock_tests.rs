@@ -55,3 +55,22 @@ fn a_workspace_gets_the_same_user_lock_name_however_it_is_spelled() {
         }));
     }
 }
+
+#[test]
+fn a_loop_starting_while_someone_asks_whether_one_runs_still_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(LOCK_FILE);
+    drop(lock(&path, None).unwrap());
+    // What `is_held` holds for an instant, held here across the first try.
+    let probe = Flock::lock(
+        crate::fsafe::open_read(&path, crate::fsafe::Links::Refuse).unwrap(),
+        FlockArg::LockSharedNonblock,
+    )
+    .unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(PROBE_WAIT);
+        drop(probe);
+    });
+    assert!(lock(&path, None).is_ok());
+    release.join().unwrap();
+}

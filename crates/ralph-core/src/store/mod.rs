@@ -4,7 +4,7 @@
 //! .ralph/
 //!   loop.lock            flock held by the running loop (its pid inside)
 //!   current-run          the id of the current (or last) run
-//!   .gitignore           keeps the two files above and runs/ out of commits
+//!   .gitignore           keeps the two files above, runs/ and the worktrees out of commits
 //!   runs/<run-id>/
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
@@ -13,6 +13,7 @@
 //!     summary.md         written when the run stops
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
 //!     iterations/<n>/    each iteration's transcript (the `transcript` module)
+//!   worktrees/<name>/    worktree loops (`ralph run --worktree`, the `worktree` module)
 //! ```
 //!
 //! Each run has its own directory, so a run never sees another run's events. Writes
@@ -24,6 +25,7 @@ mod atomic;
 mod leftovers;
 mod lock;
 mod transcript;
+mod worktree;
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -37,6 +39,12 @@ pub use leftovers::{AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, Host, Leftover
 pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
+};
+pub use worktree::{
+    BRANCH_PREFIX, INCLUDE_FILE, IncludeError, Landing, LandingOutcome, LoopView, MAX_NAME_LEN,
+    NameError, WORKTREE_RECORD_FORMAT, WORKTREE_RECORDS_DIR, WORKTREES_DIR, WorktreeRecord,
+    WorktreeRecords, WorktreeStatus, check_name, include_path_allowed, include_patterns, name_from,
+    plain_ref, worktree_name_of,
 };
 
 use crate::fsafe::{self, Links};
@@ -62,7 +70,7 @@ pub const GATES_DIR: &str = "gates";
 pub const STATE_FORMAT: u32 = 1;
 
 const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
-                         loop.lock\ncurrent-run\nruns/\n";
+                         loop.lock\ncurrent-run\nruns/\nworktrees/\n";
 
 /// A workspace's `.ralph/` directory.
 #[derive(Clone, Debug, PartialEq, Eq)]

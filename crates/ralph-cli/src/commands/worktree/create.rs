@@ -1,0 +1,214 @@
+//! `ralph run --worktree[=NAME] [--base REF]`: the worktree and its branch, made under
+//! the repository lock, with the files `.worktreeinclude` lists copied in; `ralph run`
+//! then runs the loop there as in any workspace.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ralph_core::store::{
+    BRANCH_PREFIX, WORKTREE_RECORD_FORMAT, WORKTREES_DIR, WorktreeRecord, check_name, name_from,
+};
+
+use ralph_core::fsafe;
+
+use super::{Repo, include, now_ms};
+use crate::diagnostic::diagnostic;
+use crate::error::CliError;
+
+/// A generated name's stem when the task gives none.
+const DEFAULT_STEM: &str = "loop";
+/// How many words of a `-p` task make a generated name.
+const NAME_WORDS: usize = 4;
+/// The most `-<n>` suffixes tried for a free generated name.
+const MAX_SUFFIX: u32 = 999;
+
+/// A worktree made for a loop.
+pub(crate) struct Created {
+    pub(crate) path: PathBuf,
+}
+
+/// What the worktree is made from.
+pub(crate) struct Request<'a> {
+    /// The name given, or `None` for one made from `hint`.
+    pub(crate) name: Option<&'a str>,
+    pub(crate) base: Option<&'a str>,
+    /// The task file (its stem) or text (its first words), for a readable name.
+    pub(crate) hint: Option<String>,
+}
+
+/// A name hint from the task: the prompt file's stem, else the task's first words.
+pub(crate) fn hint(prompt_file: Option<&Path>, prompt: Option<&str>) -> Option<String> {
+    if let Some(stem) = prompt_file.and_then(Path::file_stem) {
+        return Some(stem.to_string_lossy().into_owned());
+    }
+    prompt.map(|p| {
+        p.split_whitespace()
+            .take(NAME_WORDS)
+            .collect::<Vec<_>>()
+            .join("-")
+    })
+}
+
+/// Makes the worktree in the repository whose top is `cwd`.
+pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliError> {
+    if let Some(name) = request.name {
+        check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
+    }
+    let repo = Repo::at_top(cwd)?;
+    let (base_ref, base_commit) = base(&repo, request.base)?;
+    // Checked before anything is made: a refused list leaves nothing behind.
+    let copies = include::plan(&repo)?;
+    let _lock = repo.lock()?;
+    ensure_ignored(&repo)?;
+    let name = match request.name {
+        Some(name) if taken(&repo, name)? => {
+            return Err(CliError::Worktree(format!(
+                "worktree loop `{name}` exists already in this repository (`ralph runs` lists \
+                 it): continue it with `ralph run --continue` in its worktree, or remove it \
+                 with `ralph runs rm {name}`"
+            )));
+        }
+        Some(name) => name.to_owned(),
+        None => free_name(&repo, request.hint.as_deref())?,
+    };
+    // A cloned repository may carry `.ralph/worktrees` as a link: the worktree would be
+    // made wherever it points. Both directories are made here, refusing links.
+    let ralph_dir = repo.ralph_dir();
+    let worktrees = ralph_dir.path().join(WORKTREES_DIR);
+    fsafe::create_dir(ralph_dir.path())
+        .and_then(|()| fsafe::create_dir(&worktrees))
+        .map_err(|e| CliError::io("create", &worktrees, e))?;
+    let branch = format!("{BRANCH_PREFIX}{name}");
+    let relative = format!("{}/{WORKTREES_DIR}/{name}", ralph_core::store::RALPH_DIR);
+    repo.git
+        .ok(&repo.top, &["branch", "--no-track", &branch, &base_commit])?;
+    if let Err(e) = repo
+        .git
+        .ok(&repo.top, &["worktree", "add", &relative, &branch])
+    {
+        // Nothing is left half made: the branch goes with the worktree that failed.
+        let _ = repo.git.run(&repo.top, &["worktree", "prune"]);
+        let _ = repo.git.run(&repo.top, &["branch", "-D", &branch]);
+        return Err(e);
+    }
+    let path = repo.ralph_dir().worktree_path(&name);
+    let record = WorktreeRecord {
+        format: WORKTREE_RECORD_FORMAT,
+        name: name.clone(),
+        path: path.clone(),
+        branch,
+        base_ref,
+        base_commit,
+        created_at_ms: now_ms(),
+        landing: None,
+    };
+    repo.records
+        .save(&record)
+        .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))?;
+    drop(_lock);
+    include::copy(&repo.top, &path, &copies)?;
+    diagnostic(format_args!(
+        "worktree loop `{name}`: branch {} from {}, in {relative}",
+        record.branch,
+        record.base_name()
+    ));
+    Ok(Created { path })
+}
+
+/// The base as recorded (a branch's full ref, else the commit) and its commit.
+fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> {
+    let rev = given.unwrap_or("HEAD");
+    let commit = repo
+        .git
+        .line(
+            &repo.top,
+            &[
+                "rev-parse",
+                "--verify",
+                "-q",
+                "--end-of-options",
+                &format!("{rev}^{{commit}}"),
+            ],
+        )?
+        .ok_or_else(|| CliError::Worktree(format!("--base `{rev}` names no commit here")))?;
+    let full = match given {
+        None => repo.git.line(&repo.top, &["symbolic-ref", "-q", "HEAD"])?,
+        // rev-parse echoes `--end-of-options` on a line of its own before the name.
+        Some(rev) => repo
+            .git
+            .run(
+                &repo.top,
+                &["rev-parse", "--symbolic-full-name", "--end-of-options", rev],
+            )?
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("refs/"))
+            .map(str::to_owned),
+    };
+    let base_ref = full
+        .filter(|r| ralph_core::store::plain_ref(r) && r.starts_with("refs/heads/"))
+        .unwrap_or_else(|| commit.clone());
+    Ok((base_ref, commit))
+}
+
+/// Whether `name` is in use: a record, a directory or a branch.
+fn taken(repo: &Repo, name: &str) -> Result<bool, CliError> {
+    let record = repo
+        .records
+        .get(name)
+        .map_err(|e| CliError::io("read the worktree records in", repo.records.path(), e))?;
+    Ok(record.is_some()
+        || repo
+            .ralph_dir()
+            .worktree_path(name)
+            .symlink_metadata()
+            .is_ok()
+        || repo.head(&format!("{BRANCH_PREFIX}{name}"))?.is_some())
+}
+
+/// The first free name of `<stem>`, `<stem>-2`, …
+fn free_name(repo: &Repo, hint: Option<&str>) -> Result<String, CliError> {
+    let stem = hint
+        .and_then(name_from)
+        .unwrap_or_else(|| DEFAULT_STEM.to_owned());
+    for n in 1..=MAX_SUFFIX {
+        let name = match n {
+            1 => stem.clone(),
+            n => format!("{stem}-{n}"),
+        };
+        if !taken(repo, &name)? {
+            return Ok(name);
+        }
+    }
+    Err(CliError::Worktree(format!(
+        "no free worktree name for `{stem}`: name it with --worktree=NAME"
+    )))
+}
+
+/// Makes sure git ignores the worktrees in the main checkout (an `add -A` there must not
+/// take a worktree in as an embedded repository). `.ralph/`'s
+/// own `.gitignore` says so for workspaces made since; for older ones a line goes to the
+/// repository's `info/exclude`, which is not versioned.
+fn ensure_ignored(repo: &Repo) -> Result<(), CliError> {
+    let probe = format!(
+        "{}/{WORKTREES_DIR}/probe/file",
+        ralph_core::store::RALPH_DIR
+    );
+    let out = repo.git.run(&repo.top, &["check-ignore", "-q", &probe])?;
+    if out.ok() {
+        return Ok(());
+    }
+    let info = repo.common_dir.join("info");
+    std::fs::create_dir_all(&info).map_err(|e| CliError::io("create", &info, e))?;
+    let exclude = info.join("exclude");
+    let lines = format!(
+        "# ralph's worktree loops (ralph run --worktree)\n/{dir}/{WORKTREES_DIR}/\n",
+        dir = ralph_core::store::RALPH_DIR
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&exclude)
+        .and_then(|mut f| f.write_all(lines.as_bytes()))
+        .map_err(|e| CliError::io("add the worktrees to", &exclude, e))
+}

@@ -1,0 +1,166 @@
+//! Running `git` for the worktree commands: through the one command runner
+//! (`ralph_agent::command::run_command`: own process group, a deadline, no orphans),
+//! and again, after a growing pause, when git fails because one of its own `*.lock`
+//! files is held (`index.lock`, `config.lock`, `packed-refs.lock`, a ref's lock) by
+//! another git process: an agent's `git commit` in the main checkout, say. ralph's own
+//! worktree commands queue on the repository lock (`lock.rs`) instead.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ralph_agent::StopController;
+use ralph_agent::command::{CommandRequest, run_command};
+use ralph_types::Invocation;
+
+use crate::error::CliError;
+
+/// The longest one git command may take (a `worktree add` checks out the whole tree).
+const GIT_TIMEOUT: Duration = Duration::from_secs(300);
+/// The most of git's stdout kept (file lists, `worktree list`).
+const GIT_STDOUT_BYTES: usize = 8 * 1024 * 1024;
+/// How long git's lock contention is retried before its failure stands.
+const LOCK_RETRY_FOR: Duration = Duration::from_secs(30);
+/// The first pause before a retry; each next one doubles, up to [`LOCK_RETRY_MAX_PAUSE`].
+const LOCK_RETRY_FIRST_PAUSE: Duration = Duration::from_millis(25);
+const LOCK_RETRY_MAX_PAUSE: Duration = Duration::from_secs(1);
+/// The most of git's output quoted in an error.
+const ERROR_LINES: usize = 12;
+const ERROR_BYTES: usize = 2048;
+
+/// How one git command ended.
+#[derive(Debug)]
+pub(crate) struct GitOutput {
+    /// Its exit code (`None` when it did not exit by itself).
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    /// The end of its output (stdout and stderr), for messages.
+    pub(crate) tail: String,
+}
+
+impl GitOutput {
+    pub(crate) fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// Runs git commands, one at a time, each to its end.
+pub(crate) struct Git {
+    runtime: tokio::runtime::Runtime,
+    stop: StopController,
+}
+
+impl Git {
+    pub(crate) fn new() -> Result<Git, CliError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(CliError::Runtime)?;
+        Ok(Git {
+            runtime,
+            stop: StopController::new().0,
+        })
+    }
+
+    /// `git <args>` in `dir`, retried while git's own lock files are held; its output
+    /// whatever its exit code.
+    pub(crate) fn run(&self, dir: &Path, args: &[&str]) -> Result<GitOutput, CliError> {
+        let started = Instant::now();
+        let mut pause = LOCK_RETRY_FIRST_PAUSE;
+        loop {
+            let out = self.once(dir, args)?;
+            if out.ok() || !lock_contention(&out.tail) || started.elapsed() > LOCK_RETRY_FOR {
+                return Ok(out);
+            }
+            std::thread::sleep(pause + jitter());
+            pause = (pause * 2).min(LOCK_RETRY_MAX_PAUSE);
+        }
+    }
+
+    /// `git <args>` in `dir`, which must succeed: its stdout.
+    pub(crate) fn ok(&self, dir: &Path, args: &[&str]) -> Result<String, CliError> {
+        let out = self.run(dir, args)?;
+        if out.ok() {
+            return Ok(out.stdout);
+        }
+        Err(CliError::Worktree(format!(
+            "`git {}` failed in `{}`{}:\n{}",
+            args.join(" "),
+            dir.display(),
+            out.code.map(|c| format!(" (exit {c})")).unwrap_or_default(),
+            out.tail
+        )))
+    }
+
+    /// `git <args>` in `dir`: its first line of output, trimmed, when it succeeds.
+    pub(crate) fn line(&self, dir: &Path, args: &[&str]) -> Result<Option<String>, CliError> {
+        let out = self.run(dir, args)?;
+        Ok(out.ok().then(|| {
+            out.stdout
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        }))
+    }
+
+    fn once(&self, dir: &Path, args: &[&str]) -> Result<GitOutput, CliError> {
+        let mut argv = vec!["git".to_owned()];
+        argv.extend(args.iter().map(|a| (*a).to_owned()));
+        let request = CommandRequest {
+            invocation: Invocation::Argv(argv),
+            cwd: dir.to_path_buf(),
+            env: git_env(),
+            stdin: None,
+            timeout: GIT_TIMEOUT,
+            keep_stdout: GIT_STDOUT_BYTES,
+        };
+        let result = self
+            .runtime
+            .block_on(run_command(request, None, self.stop.requests()));
+        if let ralph_agent::Termination::FailedToStart { error } = &result.termination {
+            return Err(CliError::Worktree(format!(
+                "cannot run git ({error}); the worktree commands need git on PATH"
+            )));
+        }
+        Ok(GitOutput {
+            code: result.exit_code(),
+            stdout: String::from_utf8_lossy(&result.stdout).into_owned(),
+            tail: result.tail_text(ERROR_LINES, ERROR_BYTES),
+        })
+    }
+}
+
+/// What every git command gets: messages in English (read for lock contention), no
+/// prompt for a password or an editor (a rebase runs unattended), and none of git's
+/// optional locks (a `git status` would otherwise take `index.lock` to refresh it).
+fn git_env() -> Vec<(OsString, OsString)> {
+    [
+        ("LC_ALL", "C"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("GIT_EDITOR", "true"),
+        ("GIT_SEQUENCE_EDITOR", "true"),
+        ("GIT_OPTIONAL_LOCKS", "0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.into(), v.into()))
+    .collect()
+}
+
+/// Whether git failed because another git process holds one of its lock files.
+pub(crate) fn lock_contention(output: &str) -> bool {
+    output.contains("Another git process")
+        || (output.contains("File exists")
+            && (output.contains(".lock") || output.contains("could not lock")))
+}
+
+/// A few milliseconds that differ between processes, so that loops started together
+/// do not retry in step.
+fn jitter() -> Duration {
+    Duration::from_millis(u64::from(std::process::id() % 17))
+}
+
+#[cfg(test)]
+#[path = "git_tests.rs"]
+mod tests;

@@ -1,0 +1,20 @@
+use super::lock_contention;
+
+#[test]
+fn lock_contention_is_told_from_other_failures() {
+    for held in [
+        "fatal: Unable to create '/r/.git/index.lock': File exists.\n\nAnother git process seems to be running",
+        "error: could not lock config file .git/config: File exists",
+        "fatal: cannot lock ref 'refs/heads/ralph/a': Unable to create '/r/.git/refs/heads/ralph/a.lock': File exists.",
+        "error: Unable to create '/r/.git/packed-refs.lock': File exists.",
+    ] {
+        assert!(lock_contention(held), "{held}");
+    }
+    for other in [
+        "fatal: a branch named 'ralph/a' already exists",
+        "fatal: cannot lock ref 'refs/heads/main': is at 1 but expected 2",
+        "CONFLICT (content): Merge conflict in shared.txt",
+    ] {
+        assert!(!lock_contention(other), "{other}");
+    }
+}

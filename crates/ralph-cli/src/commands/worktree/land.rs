@@ -1,0 +1,267 @@
+//! `ralph runs land NAME [--check CMD]`: the worktree loop's branch rebased onto its
+//! base, checked in its worktree, and the base fast-forwarded to it. Never a merge
+//! commit: the base only ever moves forward to a commit that has it as an ancestor.
+//!
+//! One landing at a time (the landing lock); the short repository lock is taken only
+//! for the fast-forward, which first makes sure the base did not move during the check
+//! (if it did, the landing starts over on the new base). A conflict aborts the rebase,
+//! a failed check stops there: the branch and worktree stay for `ralph run --continue`
+//! in the worktree (or a hand's fix), the record says `needs-rebase` or `check-failed`,
+//! and the command exits 1.
+
+use std::path::Path;
+use std::time::Duration;
+
+use ralph_agent::StopController;
+use ralph_agent::command::{CommandRequest, run_command};
+use ralph_core::config::Overrides;
+use ralph_core::store::{Landing, LandingOutcome, RalphDir, WorktreeRecord};
+use ralph_types::Invocation;
+
+use super::{Repo, lock, now_ms};
+use crate::cli_runs::LandArgs;
+use crate::diagnostic::diagnostic;
+use crate::error::CliError;
+use crate::exit::CommandOutcome;
+use crate::run::gates::GateRun;
+use crate::view::term::Detail;
+use crate::view::text::{TextObserver, TextOptions};
+
+/// How long `--check` may run.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+/// How often a landing starts over because the base moved while it checked.
+const MAX_ATTEMPTS: u32 = 3;
+/// Commit ids as shown.
+const SHORT: usize = 12;
+
+pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliError> {
+    let repo = Repo::here(cwd)?;
+    let mut record = repo.record(&args.name)?;
+    let name = record.name.clone();
+    let Some(base) = record.base_branch().map(str::to_owned) else {
+        return Err(CliError::Worktree(format!(
+            "`{name}` was started from commit {}, not a branch: there is no branch to land it \
+             on; merge {} by hand",
+            record.base_ref, record.branch
+        )));
+    };
+    let tree = record.path.clone();
+    if !tree.is_dir() {
+        return Err(CliError::Worktree(format!(
+            "the worktree of `{name}` (`{}`) is gone; `ralph runs rm {name}` forgets it",
+            tree.display()
+        )));
+    }
+    let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
+    refuse_unready(&repo, &record, &tree)?;
+    for _ in 0..MAX_ATTEMPTS {
+        let onto = repo.git.ok(&repo.top, &["rev-parse", "--verify", &base])?;
+        let onto = onto.trim().to_owned();
+        let rebase = repo.git.run(&tree, &["rebase", &onto])?;
+        if !rebase.ok() {
+            let conflicts = repo
+                .git
+                .ok(&tree, &["diff", "--name-only", "--diff-filter=U"])
+                .unwrap_or_default();
+            repo.git.ok(&tree, &["rebase", "--abort"])?;
+            let head = head_of(&repo, &tree)?;
+            mark(&repo, &mut record, LandingOutcome::NeedsRebase, head)?;
+            let files: Vec<&str> = conflicts.lines().collect();
+            diagnostic(format_args!(
+                "`{name}` does not rebase cleanly onto {}{}; the rebase was aborted and {} is \
+                 as it was. Resolve it in `{}` (or `ralph run --continue` there), then land \
+                 again",
+                record.base_name(),
+                match files.is_empty() {
+                    true => format!(":\n{}", rebase.tail),
+                    false => format!(" (conflicts in {})", files.join(", ")),
+                },
+                record.branch,
+                tree.display()
+            ));
+            return Ok(CommandOutcome::Failed);
+        }
+        let head = head_of(&repo, &tree)?;
+        if !check(&tree, args.check.as_deref())? {
+            mark(&repo, &mut record, LandingOutcome::CheckFailed, head)?;
+            diagnostic(format_args!(
+                "`{name}`'s check failed on {} rebased onto {}: nothing landed; the branch and \
+                 `{}` are kept",
+                record.branch,
+                record.base_name(),
+                tree.display()
+            ));
+            return Ok(CommandOutcome::Failed);
+        }
+        let _lock = repo.lock()?;
+        let now = repo.git.ok(&repo.top, &["rev-parse", "--verify", &base])?;
+        if now.trim() != onto {
+            diagnostic(format_args!(
+                "{} moved during the check: rebasing `{name}` again",
+                record.base_name()
+            ));
+            continue;
+        }
+        fast_forward(&repo, &base, &onto, &head)?;
+        let ahead = repo
+            .git
+            .line(
+                &repo.top,
+                &["rev-list", "--count", &format!("{onto}..{head}")],
+            )?
+            .unwrap_or_default();
+        mark(&repo, &mut record, LandingOutcome::Landed, head.clone())?;
+        println!(
+            "landed `{name}`: {} moved from {} to {} ({ahead} commit(s))",
+            record.base_name(),
+            short(&onto),
+            short(&head)
+        );
+        return Ok(CommandOutcome::Success);
+    }
+    Err(CliError::Worktree(format!(
+        "{} kept moving while `{name}` was checked; land it again",
+        record.base_name()
+    )))
+}
+
+/// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
+/// uncommitted changes (a rebase would refuse them, or take them along).
+fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<(), CliError> {
+    let own = RalphDir::in_workspace(tree);
+    if own.loop_running().unwrap_or(false) {
+        return Err(CliError::Worktree(format!(
+            "the loop of `{}` is running{}; land it once it has finished",
+            record.name,
+            own.loop_pid()
+                .map(|p| format!(" (pid {p})"))
+                .unwrap_or_default()
+        )));
+    }
+    let on = repo.git.line(tree, &["symbolic-ref", "-q", "HEAD"])?;
+    let expected = format!("refs/heads/{}", record.branch);
+    if on.as_deref() != Some(expected.as_str()) {
+        return Err(CliError::Worktree(format!(
+            "`{}` is not on {} (it is on {}); check the branch out there, then land again",
+            tree.display(),
+            record.branch,
+            on.as_deref().unwrap_or("a detached HEAD")
+        )));
+    }
+    if repo.dirty(tree, false)? {
+        return Err(CliError::Worktree(format!(
+            "`{}` has uncommitted changes; commit or discard them, then land again",
+            tree.display()
+        )));
+    }
+    Ok(())
+}
+
+fn head_of(repo: &Repo, tree: &Path) -> Result<String, CliError> {
+    Ok(repo
+        .git
+        .ok(tree, &["rev-parse", "--verify", "HEAD"])?
+        .trim()
+        .to_owned())
+}
+
+fn mark(
+    repo: &Repo,
+    record: &mut WorktreeRecord,
+    outcome: LandingOutcome,
+    head: String,
+) -> Result<(), CliError> {
+    record.landing = Some(Landing {
+        outcome,
+        head,
+        at_ms: now_ms(),
+    });
+    repo.records
+        .save(record)
+        .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))
+}
+
+/// Runs `--check` (or, without one, the gates of the worktree's configuration) in the
+/// worktree: whether it passed. Its output goes to stderr.
+fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    let (stop, _requests) = StopController::new();
+    let env: Vec<_> = crate::run::worktree_env(tree).into_iter().collect();
+    if let Some(command) = command {
+        let request = CommandRequest {
+            invocation: Invocation::Shell(command.to_owned()),
+            cwd: tree.to_path_buf(),
+            env,
+            stdin: None,
+            timeout: CHECK_TIMEOUT,
+            keep_stdout: 0,
+        };
+        let mut err = std::io::stderr();
+        let ran = runtime.block_on(run_command(request, Some(&mut err), stop.requests()));
+        return Ok(ran.passed());
+    }
+    let config = super::super::load_config(tree, None, Overrides::default())?;
+    if config.gates.is_empty() {
+        diagnostic(format_args!(
+            "no --check and no gates in the worktree's configuration: landing unchecked"
+        ));
+        return Ok(true);
+    }
+    let ralph_dir = RalphDir::in_workspace(tree);
+    let mut observer = TextObserver::stdout(TextOptions::for_stdout(Detail::Normal, false));
+    runtime.block_on(async {
+        let gates = GateRun {
+            workspace: tree,
+            iteration: None,
+            env: &env,
+            stop: &stop,
+        };
+        let mut passed = true;
+        for gate in &config.gates {
+            let log = ralph_dir.gate_log(&gate.name);
+            passed &= gates.run(gate, None, log, &mut observer).await.passed();
+        }
+        Ok(passed)
+    })
+}
+
+/// Moves `base` from `old` to `new`: in the checkout that has it checked out (which must
+/// be clean), else the ref alone.
+fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
+    let list = repo
+        .git
+        .ok(&repo.top, &["worktree", "list", "--porcelain"])?;
+    let checked_out = list.split("\n\n").find_map(|block| {
+        let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
+        let branch = block.lines().find_map(|l| l.strip_prefix("branch "))?;
+        (branch == base).then(|| std::path::PathBuf::from(path))
+    });
+    match checked_out {
+        Some(path) => {
+            if repo.dirty(&path, false)? {
+                return Err(CliError::Worktree(format!(
+                    "{} is checked out in `{}`, which has uncommitted changes: nothing landed. \
+                     Commit or stash them, then land again",
+                    base.trim_start_matches("refs/heads/"),
+                    path.display()
+                )));
+            }
+            repo.git
+                .ok(&path, &["merge", "--ff-only", "--quiet", new])?;
+        }
+        None => {
+            repo.git.ok(
+                &repo.top,
+                &["update-ref", "-m", "ralph runs land", base, new, old],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(SHORT)]
+}

@@ -1,0 +1,131 @@
+//! What `ralph runs` shows of the worktree loops, read from each worktree's own run and
+//! lock, the main checkout's record and git.
+
+use std::path::Path;
+
+use ralph_core::store::{LoopView, RalphDir, WorktreeRecord};
+use serde::Serialize;
+
+use super::Repo;
+use crate::diagnostic::diagnostic;
+use crate::error::CliError;
+use crate::view::table::text_table;
+
+/// One worktree loop: what `ralph runs --format json` prints per line after the runs
+/// (told apart by its `worktree` key; docs/cli.md).
+#[derive(Debug, Serialize)]
+pub(crate) struct WorktreeRow {
+    pub(crate) worktree: String,
+    pub(crate) branch: String,
+    /// The worktree's directory: relative to the working directory when inside it,
+    /// else absolute.
+    pub(crate) path: String,
+    /// The base it was started from and lands on (a branch, or a commit).
+    pub(crate) base: String,
+    /// running, completed, failed, limit, interrupted, landed, needs-rebase, check-failed.
+    pub(crate) status: &'static str,
+    /// The exit code its `ralph run` had (or has, once it ends); `null` while it runs or
+    /// before its run ended.
+    pub(crate) exit_code: Option<u8>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) iterations: u32,
+    pub(crate) cost_usd: f64,
+    /// Commits on the branch that the base does not have (`null` when git cannot say).
+    pub(crate) ahead: Option<u32>,
+    /// Whether its loop holds the worktree's lock now.
+    pub(crate) alive: bool,
+    /// The machine and process of the live loop.
+    pub(crate) host: Option<String>,
+    pub(crate) pid: Option<u32>,
+}
+
+/// Every worktree loop of the repository `cwd` is in (none outside of one).
+pub(crate) fn rows(cwd: &Path) -> Result<Vec<WorktreeRow>, CliError> {
+    let Some(repo) = Repo::find(cwd)? else {
+        return Ok(Vec::new());
+    };
+    let names = repo
+        .records
+        .names()
+        .map_err(|e| CliError::io("list the worktree loops in", repo.records.path(), e))?;
+    let host = nix::unistd::gethostname()
+        .ok()
+        .map(|h| h.to_string_lossy().into_owned());
+    let mut rows = Vec::new();
+    for name in &names {
+        // A damaged record hides only its own row.
+        match repo.record(name) {
+            Ok(record) => rows.push(row(&repo, &record, cwd, host.as_deref())),
+            Err(e) => diagnostic(format_args!("warning: worktree loop `{name}`: {e}")),
+        }
+    }
+    Ok(rows)
+}
+
+fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> WorktreeRow {
+    let path = &record.path;
+    let own = RalphDir::in_workspace(path);
+    let alive = own.loop_running().unwrap_or(false);
+    let run = own.current_run().ok().flatten();
+    let saved = run.as_ref().and_then(|r| r.load().ok());
+    let end = saved.as_ref().and_then(|s| s.state.end.as_ref());
+    let head = repo.head(&record.branch).ok().flatten();
+    let status = record.status(LoopView {
+        alive,
+        has_run: run.is_some(),
+        end,
+        head: head.as_deref(),
+    });
+    WorktreeRow {
+        worktree: record.name.clone(),
+        branch: record.branch.clone(),
+        path: crate::run::display_path(path, cwd),
+        base: record.base_name().to_owned(),
+        status: status.name(),
+        exit_code: match alive {
+            true => None,
+            false => {
+                end.map(|e| crate::exit::number(crate::exit::CommandOutcome::of_loop(e.class())))
+            }
+        },
+        run_id: run.map(|r| r.id().to_owned()),
+        iterations: saved.as_ref().map_or(0, |s| s.state.iterations),
+        cost_usd: saved.as_ref().map_or(0.0, |s| s.state.cost_usd),
+        ahead: repo.ahead(record).ok().flatten(),
+        alive,
+        host: alive.then(|| host.map(str::to_owned)).flatten(),
+        pid: if alive { own.loop_pid() } else { None },
+    }
+}
+
+/// The worktree loops as a table.
+pub(crate) fn table(rows: &[WorktreeRow]) -> String {
+    let header = [
+        "WORKTREE", "BRANCH", "STATUS", "EXIT", "ITER", "COST", "AHEAD", "ALIVE", "PATH",
+    ];
+    let dash = || "—".to_owned();
+    let cells: Vec<[String; 9]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.worktree.clone(),
+                r.branch.clone(),
+                r.status.to_owned(),
+                r.exit_code.map_or_else(dash, |c| c.to_string()),
+                r.iterations.to_string(),
+                format!("${:.4}", r.cost_usd),
+                r.ahead.map_or_else(dash, |n| n.to_string()),
+                match (r.alive, &r.host, r.pid) {
+                    (false, _, _) => "no".to_owned(),
+                    (true, host, pid) => format!(
+                        "{}:{}",
+                        host.as_deref().unwrap_or("?"),
+                        pid.map_or_else(|| "?".to_owned(), |p| p.to_string())
+                    ),
+                },
+                r.path.clone(),
+            ]
+        })
+        .collect();
+    text_table(header, cells, &[3, 4, 5, 6])
+}

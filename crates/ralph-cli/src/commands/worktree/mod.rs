@@ -1,0 +1,143 @@
+//! Worktree loops: `ralph run --worktree` (`create`), what `ralph runs` shows of them
+//! (`list`), `ralph runs land` and `ralph runs rm`. Each loop runs in its own git
+//! worktree under the main checkout's `.ralph/worktrees/<name>`, on branch
+//! `ralph/<name>`, with its own `.ralph/` (lock, runs); git's common directory keeps a
+//! record of each (`ralph_core::store::WorktreeRecords`). Inside `.ralph/` rather than
+//! beside the repository: it is the one place ralph already owns and ignores, it moves
+//! and is deleted with the checkout, and the user's directory around the repository
+//! stays untouched. See docs/scale.md.
+
+pub(crate) mod create;
+mod git;
+mod include;
+pub(crate) mod land;
+pub(crate) mod list;
+mod lock;
+pub(crate) mod rm;
+
+use std::path::{Path, PathBuf};
+
+use ralph_core::store::{RalphDir, WorktreeRecord, WorktreeRecords};
+
+use crate::error::CliError;
+pub(crate) use git::Git;
+
+/// The git checkout the worktree commands run in.
+pub(crate) struct Repo {
+    /// Its top directory.
+    pub(crate) top: PathBuf,
+    /// Git's common directory, where the repository-wide locks and the records are.
+    pub(crate) common_dir: PathBuf,
+    pub(crate) records: WorktreeRecords,
+    pub(crate) git: Git,
+}
+
+impl Repo {
+    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git).
+    pub(crate) fn find(cwd: &Path) -> Result<Option<Repo>, CliError> {
+        let git = Git::new()?;
+        let Ok(Some(top)) = git.line(cwd, &["rev-parse", "--show-toplevel"]) else {
+            return Ok(None);
+        };
+        let common = git.ok(cwd, &["rev-parse", "--git-common-dir"])?;
+        let common_dir = cwd
+            .join(common.trim())
+            .canonicalize()
+            .map_err(|e| CliError::io("find git's directory from", cwd, e))?;
+        Ok(Some(Repo {
+            top: PathBuf::from(top),
+            records: WorktreeRecords::in_git_dir(&common_dir),
+            common_dir,
+            git,
+        }))
+    }
+
+    /// The repository `cwd` is in, which it must be.
+    pub(crate) fn here(cwd: &Path) -> Result<Repo, CliError> {
+        Repo::find(cwd)?.ok_or_else(|| {
+            CliError::Worktree(format!(
+                "`{}` is not in a git repository: worktree loops need one",
+                cwd.display()
+            ))
+        })
+    }
+
+    /// The repository whose top directory is `cwd` (where new worktrees go).
+    pub(crate) fn at_top(cwd: &Path) -> Result<Repo, CliError> {
+        let repo = Repo::here(cwd)?;
+        let same = match (repo.top.canonicalize(), cwd.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            return Err(CliError::Worktree(format!(
+                "worktree loops start from the top directory of a git checkout: run this in                  `{}`",
+                repo.top.display()
+            )));
+        }
+        Ok(Repo {
+            top: cwd.to_path_buf(),
+            ..repo
+        })
+    }
+
+    /// This checkout's `.ralph/`.
+    pub(crate) fn ralph_dir(&self) -> RalphDir {
+        RalphDir::in_workspace(&self.top)
+    }
+
+    /// The record of worktree `name`, or why there is none.
+    pub(crate) fn record(&self, name: &str) -> Result<WorktreeRecord, CliError> {
+        ralph_core::store::check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
+        self.records
+            .get(name)
+            .map_err(|e| CliError::io("read the worktree record in", self.records.path(), e))?
+            .ok_or_else(|| {
+                CliError::Worktree(format!(
+                    "no worktree loop `{name}` here: `ralph runs` lists them"
+                ))
+            })
+    }
+
+    /// The commit `refs/heads/<branch>` points at, if the branch exists.
+    pub(crate) fn head(&self, branch: &str) -> Result<Option<String>, CliError> {
+        let full = format!("refs/heads/{branch}");
+        self.git
+            .line(&self.top, &["rev-parse", "--verify", "-q", &full])
+    }
+
+    /// How many commits `record`'s branch has that its base does not.
+    pub(crate) fn ahead(&self, record: &WorktreeRecord) -> Result<Option<u32>, CliError> {
+        let range = format!("{}..refs/heads/{}", record.base_ref, record.branch);
+        Ok(self
+            .git
+            .line(&self.top, &["rev-list", "--count", &range])?
+            .and_then(|n| n.parse().ok()))
+    }
+
+    /// Whether the checkout at `dir` has changes git knows about: tracked files changed
+    /// or staged, and with `untracked`, files it does not ignore. ralph's own `.ralph/`
+    /// does not count (its `.gitignore` is untracked in a fresh worktree).
+    pub(crate) fn dirty(&self, dir: &Path, untracked: bool) -> Result<bool, CliError> {
+        let mode = if untracked {
+            "--untracked-files=normal"
+        } else {
+            "--untracked-files=no"
+        };
+        let exclude = format!(":(exclude){}", ralph_core::store::RALPH_DIR);
+        let out = self
+            .git
+            .ok(dir, &["status", "--porcelain", mode, "--", ".", &exclude])?;
+        Ok(!out.trim().is_empty())
+    }
+
+    /// Takes the short repository-wide lock (see `lock.rs`).
+    pub(crate) fn lock(&self) -> Result<lock::RepoLock, CliError> {
+        lock::take(&self.common_dir, lock::REPO_LOCK, None)
+    }
+}
+
+/// The current Unix time in milliseconds.
+pub(crate) fn now_ms() -> u64 {
+    ralph_core::store::unix_ms(std::time::SystemTime::now())
+}
