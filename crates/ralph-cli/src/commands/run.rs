@@ -100,6 +100,12 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     runtime.block_on(async {
+        // Handled from here on, not only once the loop runs: a CI engine or Kubernetes
+        // may cancel while the agents are checked, and a signal's default action would
+        // end ralph without its state, with 143 instead of 130. The stop is sticky: the
+        // loop then ends before its first agent starts, as interrupted.
+        let (stop, _requests) = StopController::new();
+        signals::install(stop.clone()).map_err(CliError::Runtime)?;
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
         let agents = backends::resolve(&config).await?;
@@ -160,8 +166,6 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             recorder: AgentRecorder::for_this_process(),
             leftovers: stale,
         };
-        let (stop, _requests) = StopController::new();
-        signals::install(stop.clone()).map_err(CliError::Runtime)?;
         let mut tui = match args.tui {
             true => Some(
                 TuiObserver::start(stop.clone(), args.color.for_stdout() && color_allowed())

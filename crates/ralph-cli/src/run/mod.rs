@@ -239,6 +239,7 @@ async fn iterate(
     env.push((var::HAT.into(), iteration.hat.clone().into()));
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
     let who = transcript::Who {
+        workspace: &run.workspace,
         iteration: iteration.number,
         hat: &iteration.hat,
         backend: agent.kind.name(),
