@@ -165,6 +165,9 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             hook_notes: String::new(),
             recorder: AgentRecorder::for_this_process(),
             leftovers: stale,
+            github: crate::run::github::GitHub::from_env(
+                !matches!(args.output, OutputArg::Text) || args.tui,
+            ),
         };
         let mut tui = match args.tui {
             true => Some(

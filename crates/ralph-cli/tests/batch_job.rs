@@ -1,7 +1,8 @@
 //! `ralph run` as a batch job: cancelled the way CI engines and Kubernetes cancel (their
 //! signal sequences replayed against a running loop), then finished with `--continue` in
 //! a copy of the repository at another path, as a fresh clone with `.ralph/` restored
-//! from an artifact or a volume would.
+//! from an artifact or a volume would; and the result it hands on (the last JSON event,
+//! GitHub's step summary and annotations).
 
 mod common;
 
@@ -340,4 +341,68 @@ fn a_sigterm_while_the_agents_are_checked_still_ends_as_interrupted_and_resumabl
     let (code, events, stderr) = ws.run_json(&["--continue"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(finished(&events)["reason"], "completed");
+}
+
+#[test]
+fn the_last_json_event_carries_the_branch_and_commit_and_the_step_summary_the_result() {
+    let ws = git_workspace(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    git(ws.path(), &["checkout", "-q", "-b", "ralph/task-1"]);
+    let summary = ws.path().join(".fake/step-summary.md");
+    std::fs::write(&summary, "earlier step\n").expect("summary");
+    let out = ws
+        .command(&["run", "-p", "task", "--output", "json"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .expect("run");
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every stdout line is JSON: no annotation in the contract's way.
+    let events = json_lines(&out);
+    let last = finished(&events);
+    assert_eq!(last["git"]["branch"], "ralph/task-1");
+    assert_eq!(
+        last["git"]["commit"],
+        git(ws.path(), &["rev-parse", "HEAD"])
+    );
+    assert_eq!(last["exit_code"], 0);
+    assert_eq!(last["totals"]["iterations"], 1);
+    let md = std::fs::read_to_string(&summary).expect("summary");
+    assert!(
+        md.starts_with("earlier step\n### ralph: completed\n"),
+        "{md}"
+    );
+    assert!(md.contains("| branch | ralph/task-1 |"), "{md}");
+    assert!(md.contains("| exit code | 0 |"), "{md}");
+}
+
+#[test]
+fn outside_a_repository_the_last_event_has_no_git_and_a_failure_is_annotated_in_text_mode() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_consecutive_failures: 1\n",
+        "pi/anthropic/text.jsonl | | exit=3\n",
+    );
+    let (code_json, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code_json, 1, "{stderr}");
+    assert!(finished(&events).get("git").is_none(), "{events:?}");
+    let out = ws
+        .command(&["run", "-p", "task"])
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .expect("run");
+    assert_eq!(code(out.status), 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error title=ralph failed::"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    assert!(errors[0].ends_with("(exit 1)"), "{stdout}");
 }
