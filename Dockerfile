@@ -14,12 +14,21 @@
 # and was not built where this was written.
 ARG RUST_IMAGE=docker.io/library/rust:1-slim-bookworm
 ARG BASE_IMAGE=docker.io/library/debian:bookworm-slim
+# `source` builds ralph here; `prebuilt` takes `prebuilt/ralph` from the build context (a
+# binary built for Debian 12 or older: scripts/image-test.sh, where no Rust image can be
+# pulled). Only the stage named here is built.
+ARG RALPH_BUILD=source
 
-FROM ${RUST_IMAGE} AS build
+FROM ${RUST_IMAGE} AS build-source
 WORKDIR /src
 COPY . .
 RUN cargo build --release --locked --package ralph-cli \
     && install -D target/release/ralph /out/ralph
+
+FROM ${BASE_IMAGE} AS build-prebuilt
+COPY prebuilt/ralph /out/ralph
+
+FROM build-${RALPH_BUILD} AS build
 
 FROM ${BASE_IMAGE}
 RUN apt-get update \

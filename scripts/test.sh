@@ -50,6 +50,14 @@ if [[ "${RALPH_SKIP_REAL_AGENTS:-}" == 1 ]]; then
 fi
 unset RALPH_SKIP_REAL_AGENTS
 
+# The container image (Dockerfile), built with buildah from Debian's packages and run
+# (`ralph --version`), where apt can install buildah; RALPH_SKIP_IMAGE=1 leaves it out.
+if [[ "${RALPH_SKIP_IMAGE:-}" != 1 ]] && { command -v buildah || command -v apt-get; } >/dev/null; then
+    scripts/image-test.sh
+else
+    echo "test.sh: the container image is not built here (no buildah, no apt-get, or RALPH_SKIP_IMAGE=1)" >&2
+fi
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
