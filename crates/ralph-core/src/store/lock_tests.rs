@@ -88,3 +88,25 @@ fn a_lock_file_restored_from_another_host_does_not_hold_the_workspace() {
     let _held = lock(&path, None).unwrap();
     assert_eq!(read_holder(&path).unwrap().pid, std::process::id());
 }
+
+#[test]
+fn a_lock_held_on_another_host_is_said_so_without_a_kill_to_run_here() {
+    let elsewhere = LockError::Held {
+        pid: Some(77),
+        host: Some("runner-b".to_owned()),
+        path: "w/.ralph/loop.lock".into(),
+    };
+    let text = elsewhere.to_string();
+    assert!(
+        text.contains("(pid 77 on host runner-b) is already running"),
+        "{text}"
+    );
+    assert!(!text.contains("kill"), "{text}");
+    let here = LockError::Held {
+        pid: Some(77),
+        host: None,
+        path: "w/.ralph/loop.lock".into(),
+    };
+    assert!(here.to_string().contains("(pid 77) is already running"));
+    assert!(here.to_string().contains("`kill -INT 77`"));
+}
