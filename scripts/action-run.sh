@@ -97,10 +97,21 @@ run() {
     [[ -n "${RALPH_CONFIG:-}" ]] && args+=(-c "$RALPH_CONFIG")
     [[ -n "${RALPH_MAX_RUNTIME:-}" ]] && args+=(--max-runtime "$RALPH_MAX_RUNTIME")
 
-    # GitHub cancels with SIGINT to the step's processes, then SIGTERM: ralph gets them as
-    # well and ends as interrupted; this shell only waits for it.
+    # GitHub cancels a step by signalling its entry process only (this script: action.yml
+    # `exec`s it): SIGINT, SIGTERM 7.5 s later, then it kills the whole tree. So ralph runs
+    # in the background and gets each as SIGTERM, which it handles as Ctrl-C (a background
+    # job of a script starts with SIGINT ignored); `wait` returns early for each trapped
+    # signal, so it is asked again until ralph is gone, and then gives ralph's status.
+    "$ralph" "${args[@]}" >"$events" &
+    local pid=$!
+    trap 'kill -TERM "$pid" 2>/dev/null || true' INT TERM
+    while kill -0 "$pid" 2>/dev/null; do
+        wait "$pid" || true
+    done
+    trap - INT TERM
+    # bash keeps a reaped background job's status: this is ralph's, never a trap's.
     local code=0
-    "$ralph" "${args[@]}" >"$events" || code=$?
+    wait "$pid" || code=$?
     local last status
     last="$(tail -n 1 "$events" 2>/dev/null || true)"
     status="$(sed -n 's/.*"type":"loop_finished".*"outcome":"\([a-z_]*\)".*/\1/p' <<<"$last")"

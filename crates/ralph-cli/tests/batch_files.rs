@@ -261,6 +261,10 @@ impl ActionRun {
 
     /// `scripts/action-run.sh <step>` as the action runs it.
     fn step(&self, step: &str) -> Output {
+        self.command(step).output().expect("the action's script")
+    }
+
+    fn command(&self, step: &str) -> Command {
         let mut cmd = Command::new("bash");
         cmd.arg(repo().join("scripts/action-run.sh")).arg(step);
         // The fake agents' environment, as the tests' ralph runs get it.
@@ -278,8 +282,8 @@ impl ActionRun {
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_OUTPUT", self.file("output"))
             .env("GITHUB_STEP_SUMMARY", self.file("summary"))
-            .output()
-            .expect("the action's script")
+            .stdin(std::process::Stdio::null());
+        cmd
     }
 
     fn outputs(&self) -> Vec<String> {
@@ -402,5 +406,56 @@ fn a_resumed_job_starts_from_the_pushed_branch_and_continues_the_restored_run() 
     assert_eq!(
         resumed.outputs(),
         ["branch=ralph/task-1", "status=completed", "exit-code=0"]
+    );
+}
+
+#[test]
+fn a_cancelled_job_signals_only_the_script_and_ralph_still_stops_in_time() {
+    use std::time::{Duration, Instant};
+
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    // GitHub signals the step's entry process (the script) and nothing else, until it
+    // kills the tree 10 s after the first signal.
+    let run = ActionRun::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | ignore_term hang=60\n",
+    );
+    assert_eq!(code(run.step("prepare").status), 0);
+    let mut script = run
+        .command("run")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let ready = run.ws.path().join(".fake/ignoring-term-1");
+    let deadline = Instant::now() + common::RUN_TIMEOUT;
+    while !ready.exists() {
+        assert!(Instant::now() < deadline, "the agent never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let pid = Pid::from_raw(i32::try_from(script.id()).expect("pid"));
+    let sent = Instant::now();
+    kill(pid, Signal::SIGINT).expect("SIGINT");
+    while script.try_wait().expect("wait").is_none() {
+        // GitHub's SIGTERM would come at 7.5 s: ralph must be gone well before.
+        assert!(
+            sent.elapsed() < Duration::from_millis(7500),
+            "still running"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let took = sent.elapsed();
+    let out = script.wait_with_output().expect("output");
+    assert_eq!(code(out.status), 130, "{out:?}");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    assert_eq!(
+        run.outputs(),
+        ["branch=ralph/task-1", "status=interrupted", "exit-code=130"]
+    );
+    assert_eq!(
+        run.ws.saved_state()["state"]["pending"],
+        serde_json::json!([{"topic": "task.start", "payload": null}])
     );
 }
