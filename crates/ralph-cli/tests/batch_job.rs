@@ -406,3 +406,29 @@ fn outside_a_repository_the_last_event_has_no_git_and_a_failure_is_annotated_in_
     assert_eq!(errors.len(), 1, "{stdout}");
     assert!(errors[0].ends_with("(exit 1)"), "{stdout}");
 }
+
+#[test]
+fn a_hats_file_given_by_its_absolute_path_is_found_again_in_a_copy_elsewhere() {
+    let config = "cli:\n  backend: pi\n";
+    let ws = git_workspace(config, STUBBORN);
+    std::fs::write(
+        ws.path().join("hats.yml"),
+        "event_loop:\n  starting_event: work.start\nhats:\n  builder:\n    name: Builder\n    \
+         description: Builds it\n    triggers: [work.start]\n    publishes: [LOOP_COMPLETE]\n    \
+         instructions: Build.\n",
+    )
+    .expect("hats");
+    let hats = ws.path().join("hats.yml").display().to_string();
+    let child = ws.start(&["run", "-p", "task", "-H", &hats, "--output", "json"]);
+    wait_for_file(&ws.path().join(".fake/ignoring-term-1"));
+    let (out, _) = replay(child, &kubernetes_stop());
+    assert_eq!(code(out.status), 130, "{out:?}");
+    // Saved relative to the workspace, so that `--continue` finds it wherever it runs.
+    assert_eq!(ws.saved_state()["command_line"]["hats"], "hats.yml");
+    let copy = copy_elsewhere(&ws, config);
+    drop(ws);
+    let (code, events, stderr) = copy.run_json(&["--continue"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(finished(&events)["reason"], "completed");
+    assert_eq!(copy.history()[1]["hat"], "builder");
+}

@@ -70,7 +70,11 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         }
     }
     let command_line = CommandLineLimits {
-        hats: hats.as_ref().map(|h| h.shown().display().to_string()),
+        // Saved for `--continue`, which may run in a clone at another path: a file inside
+        // the workspace is kept relative to it.
+        hats: hats
+            .as_ref()
+            .map(|h| crate::run::display_path(&h.shown(), &workspace)),
         ..CommandLineLimits::of(&overrides)
     };
     let mut config =
