@@ -161,9 +161,32 @@ fn actionlint() -> Option<PathBuf> {
     found
 }
 
+/// The composite action's steps as a reusable workflow whose inputs are the action's:
+/// actionlint reads an action's metadata but does not check its steps, and this way it
+/// checks their expressions and the inputs of the actions they use. JSON is YAML.
+fn action_steps_as_workflow(action: &str) -> Option<String> {
+    let action: Value = serde_saphyr::from_str(action).ok()?;
+    let inputs: serde_json::Map<String, Value> = action["inputs"]
+        .as_object()?
+        .iter()
+        .map(|(name, input)| {
+            let mut spec = serde_json::json!({"type": "string", "required": input["required"]});
+            if let Some(default) = input.get("default") {
+                spec["default"] = default.clone();
+            }
+            (name.clone(), spec)
+        })
+        .collect();
+    let workflow = serde_json::json!({
+        "on": {"workflow_call": {"inputs": inputs}},
+        "jobs": {"steps": {"runs-on": "ubuntu-latest", "steps": action["runs"]["steps"]}},
+    });
+    Some(workflow.to_string())
+}
+
 /// Runs actionlint in a repository laid out as a user's would be: the action at its root,
 /// the example workflow in `.github/workflows/` (so `uses: ./` is checked against
-/// action.yml's inputs).
+/// action.yml's inputs), and the action's steps as a workflow of their own.
 fn lint(actionlint: &Path, workflow: &str, action: &str) -> Output {
     let dir = tempfile::tempdir().expect("tempdir");
     git(dir.path(), &["init", "-q"]);
@@ -174,6 +197,10 @@ fn lint(actionlint: &Path, workflow: &str, action: &str) -> Output {
         workflow,
     )
     .expect("workflow");
+    if let Some(steps) = action_steps_as_workflow(action) {
+        std::fs::write(dir.path().join(".github/workflows/action-steps.yml"), steps)
+            .expect("the action's steps");
+    }
     Command::new(actionlint)
         .arg("-no-color")
         .current_dir(dir.path())
@@ -201,6 +228,12 @@ fn the_action_and_the_example_workflow_pass_actionlint() {
     assert!(!lint(&actionlint, &bad_input, &action).status.success());
     let no_runs = action.replace("\nruns:", "\nrns:");
     assert!(!lint(&actionlint, &workflow, &no_runs).status.success());
+    // The action's own steps are checked: an input it does not declare, and an input the
+    // upload action does not have.
+    let undeclared = action.replace("inputs.max-runtime", "inputs.max-run-time");
+    assert!(!lint(&actionlint, &workflow, &undeclared).status.success());
+    let bad_with = action.replace("include-hidden-files:", "include-hidden:");
+    assert!(!lint(&actionlint, &workflow, &bad_with).status.success());
 }
 
 #[test]
