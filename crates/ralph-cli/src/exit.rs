@@ -42,3 +42,7 @@ pub(crate) fn number(outcome: CommandOutcome) -> u8 {
         CommandOutcome::Interrupted => 130,
     }
 }
+
+#[cfg(test)]
+#[path = "exit_tests.rs"]
+mod tests;

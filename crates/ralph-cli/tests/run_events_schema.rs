@@ -409,7 +409,15 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             totals,
         });
     }
-    for reason in &reasons {
+    let head = ralph_core::run_event::GitHead {
+        branch: Some("ralph/task-1".to_owned()),
+        commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
+    };
+    let detached = ralph_core::run_event::GitHead {
+        branch: None,
+        commit: None,
+    };
+    for (n, reason) in reasons.iter().enumerate() {
         let class = reason.class();
         push(RunEvent::LoopFinished {
             reason,
@@ -423,6 +431,8 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             },
             totals,
             summary_path: "s.md",
+            // Outside a repository, on a branch, and on a detached head before a commit.
+            git: [None, Some(&head), Some(&detached)][n % 3],
         });
     }
     use ralph_core::hooks::policy::{HookAction, HookFailure};

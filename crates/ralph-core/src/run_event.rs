@@ -124,6 +124,10 @@ pub enum RunEvent<'a> {
         exit_code: u8,
         totals: Totals,
         summary_path: &'a str,
+        /// Where the workspace's repository stands at the end (what a batch job hands
+        /// on: the branch to push, the commit to review); absent outside a repository.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        git: Option<&'a GitHead>,
     },
     /// ralph could not start or go on with the run (a configuration error, the workspace
     /// lock, a file it cannot write): the last line, instead of `loop_finished`, so a
@@ -201,6 +205,15 @@ impl Totals {
             tokens: state.tokens,
         }
     }
+}
+
+/// The branch and commit the workspace's repository is at.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct GitHead {
+    /// `None` on a detached head.
+    pub branch: Option<String>,
+    /// The full hash; `None` before the first commit.
+    pub commit: Option<String>,
 }
 
 /// Decimal places of the dollar amounts ralph adds up itself: a billionth of a dollar is

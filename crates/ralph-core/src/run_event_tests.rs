@@ -55,6 +55,7 @@ fn notices_and_stop_reasons_are_flattened() {
             exit_code: 2,
             totals: TOTALS,
             summary_path: ".ralph/runs/r/summary.md",
+            git: None,
         }),
         r#"{"type":"loop_finished","reason":"max_iterations","limit":2,"message":"iteration limit reached (2 iterations)","outcome":"limit_reached","exit_code":2,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}},"summary_path":".ralph/runs/r/summary.md"}"#
     );

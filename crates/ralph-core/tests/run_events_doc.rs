@@ -153,6 +153,7 @@ fn every_run_event_type_has_a_section() {
             exit_code: 130,
             totals,
             summary_path: "s",
+            git: None,
         },
         RunEvent::Error {
             message: "m",

@@ -96,7 +96,11 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         }
     }
     let command_line = CommandLineLimits {
-        hats: hats.as_ref().map(|h| h.shown().display().to_string()),
+        // Saved for `--continue`, which may run in a clone at another path: a file inside
+        // the workspace is kept relative to it.
+        hats: hats
+            .as_ref()
+            .map(|h| crate::run::display_path(&h.shown(), &workspace)),
         ..CommandLineLimits::of(&overrides)
     };
     let mut config =
@@ -126,6 +130,12 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     runtime.block_on(async {
+        // Handled from here on, not only once the loop runs: a CI engine or Kubernetes
+        // may cancel while the agents are checked, and a signal's default action would
+        // end ralph without its state, with 143 instead of 130. The stop is sticky: the
+        // loop then ends before its first agent starts, as interrupted.
+        let (stop, _requests) = StopController::new();
+        signals::install(stop.clone()).map_err(CliError::Runtime)?;
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
         let agents = backends::resolve(&config).await?;
@@ -185,9 +195,10 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             hook_notes: String::new(),
             recorder: AgentRecorder::for_this_process(),
             leftovers: stale,
+            github: crate::run::github::GitHub::from_env(
+                !matches!(args.output, OutputArg::Text) || args.tui,
+            ),
         };
-        let (stop, _requests) = StopController::new();
-        signals::install(stop.clone()).map_err(CliError::Runtime)?;
         let mut tui = match args.tui {
             true => Some(
                 TuiObserver::start(stop.clone(), args.color.for_stdout() && color_allowed())

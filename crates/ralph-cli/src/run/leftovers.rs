@@ -34,9 +34,11 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
         }
     };
     let boot = boot_id();
+    let name = ralph_core::store::this_host();
     let host = Host {
         boot_id: boot.as_deref(),
         at_ralphs_pid: identity_of(record.ralph.pid),
+        name: name.as_deref(),
     };
     if host.at_ralphs_pid == Some(record.ralph) {
         // That ralph still runs (the workspace was copied while it ran): its record and

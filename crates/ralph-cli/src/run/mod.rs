@@ -12,6 +12,8 @@
 
 pub(crate) mod backends;
 pub(crate) mod gates;
+mod git_head;
+pub(crate) mod github;
 pub(crate) mod hooks;
 pub(crate) mod launch;
 pub(crate) mod leftovers;
@@ -74,6 +76,8 @@ pub(crate) struct Run<'a> {
     /// What a killed ralph had left running and this one stopped before the run, said
     /// in the run's events after `loop_started`.
     pub(crate) leftovers: Option<Notice>,
+    /// Where the run's end goes on GitHub Actions (the step summary, annotations).
+    pub(crate) github: github::GitHub,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -165,14 +169,26 @@ pub(crate) async fn drive(
         .write_summary(&summary, Durability::Durable)
         .map_err(|e| CliError::io("write", &summary_path, e))?;
     let shown = display_path(&summary_path, &run.workspace);
-    observer.observe(&RunEvent::LoopFinished {
-        reason: &reason,
-        message: verdict(&reason, run.machine.state()),
+    let git = git_head::git_head(&run.workspace).await;
+    let end = github::RunEnd {
+        reason: reason.name(),
+        message: &verdict(&reason, run.machine.state()),
         outcome: reason.class(),
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
+        git: git.as_ref(),
         summary_path: &shown,
+    };
+    observer.observe(&RunEvent::LoopFinished {
+        reason: &reason,
+        message: end.message.to_owned(),
+        outcome: end.outcome,
+        exit_code: end.exit_code,
+        totals: end.totals,
+        summary_path: end.summary_path,
+        git: end.git,
     });
+    run.github.report(&end);
     Ok(reason)
 }
 
@@ -239,6 +255,7 @@ async fn iterate(
     env.push((var::HAT.into(), iteration.hat.clone().into()));
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
     let who = transcript::Who {
+        workspace: &run.workspace,
         iteration: iteration.number,
         hat: &iteration.hat,
         backend: agent.kind.name(),

@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -34,14 +35,20 @@ const BATCH_BYTES: usize = 256 * 1024;
 const BATCHES_IN_FLIGHT: usize = 8;
 
 /// What the command file holds: enough to run the agent again, without secrets (the
-/// environment's names only; the prompt is `prompt.md`).
+/// environment's names only; the prompt is `prompt.md`), and without this machine's
+/// paths: `.ralph/` is restored on other machines and at other paths (a CI artifact, a
+/// volume), where the workspace's absolute path and where the agent was installed mean
+/// nothing.
 #[derive(Serialize)]
 struct CommandRecord<'a> {
+    /// Relative to the workspace when inside it, else the program's file name (as found
+    /// on `PATH`).
     program: String,
     /// The arguments, the prompt replaced by [`PROMPT_ARG`].
     args: Vec<String>,
     /// Whether the prompt went to the agent's stdin.
     prompt_on_stdin: bool,
+    /// Relative to the workspace (`.` for the workspace itself).
     cwd: Option<String>,
     /// The variables ralph set for the agent (names only).
     env_set: Vec<String>,
@@ -80,6 +87,8 @@ pub(crate) struct Transcript {
 
 /// Who the iteration is, for the command file.
 pub(crate) struct Who<'a> {
+    /// The workspace, which the recorded paths are relative to.
+    pub(crate) workspace: &'a Path,
     pub(crate) iteration: u32,
     pub(crate) hat: &'a str,
     pub(crate) backend: &'a str,
@@ -213,8 +222,16 @@ fn command_record<'a>(who: &Who<'a>, prompt: &str, spec: &SpawnSpec) -> CommandR
         .filter(|name| !set.contains(name))
         .collect();
     inherited.sort();
+    let program = Path::new(&spec.program);
+    let program = match program.strip_prefix(who.workspace) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) if program.is_absolute() => program
+            .file_name()
+            .map_or_else(|| text(&spec.program), |name| text(&name.to_owned())),
+        Err(_) => text(&spec.program),
+    };
     CommandRecord {
-        program: text(&spec.program),
+        program,
         args: spec
             .args
             .iter()
@@ -227,13 +244,23 @@ fn command_record<'a>(who: &Who<'a>, prompt: &str, spec: &SpawnSpec) -> CommandR
             })
             .collect(),
         prompt_on_stdin: matches!(spec.stdin, StdinSource::Bytes(_)),
-        cwd: spec.cwd.as_ref().map(|p| p.display().to_string()),
+        cwd: spec.cwd.as_ref().map(|p| relative_dir(p, who.workspace)),
         env_set: set,
         env_inherited: inherited,
         pty: spec.pty,
         iteration: who.iteration,
         hat: who.hat,
         backend: who.backend,
+    }
+}
+
+/// `dir` relative to `workspace` (`.` for the workspace itself); a directory outside it
+/// as it is.
+fn relative_dir(dir: &Path, workspace: &Path) -> String {
+    match dir.strip_prefix(workspace) {
+        Ok(inside) if inside.as_os_str().is_empty() => ".".to_owned(),
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => dir.display().to_string(),
     }
 }
 

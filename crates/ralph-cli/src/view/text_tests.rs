@@ -127,6 +127,7 @@ fn session(screen: &Screen, live: bool) {
             exit_code: 130,
             totals: TOTALS,
             summary_path: "s.md",
+            git: None,
         },
         at(66_000),
     );

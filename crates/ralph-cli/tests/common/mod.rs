@@ -119,6 +119,9 @@ impl Workspace {
             .env("FAKE_PLAN", self.state().join("plan"))
             .env("FAKE_FIXTURES", fixtures())
             .env_remove("RALPH_EVENTS_FILE")
+            // Under GitHub Actions ralph would add annotations and a step summary.
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
             .stdin(Stdio::null());
         cmd
     }

@@ -40,6 +40,10 @@ pub struct AgentRecord {
     pub ralph: ProcessIdentity,
     /// The agent once started; its pid is also its process group.
     pub agent: Option<ProcessIdentity>,
+    /// The host it ran on. Containers on one node share its boot id, so a workspace
+    /// restored into another pod there would otherwise pass for the same machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// What the machine says now, as far as [`AgentRecord::leftovers`] needs it.
@@ -49,6 +53,8 @@ pub struct Host<'a> {
     pub boot_id: Option<&'a str>,
     /// The running process that has the recorded ralph's pid now, if any.
     pub at_ralphs_pid: Option<ProcessIdentity>,
+    /// This host's name (`None` when unknown).
+    pub name: Option<&'a str>,
 }
 
 /// What a dead ralph may have left: processes marked as started by `ralph`, and the
@@ -67,15 +73,18 @@ impl AgentRecord {
             boot_id,
             ralph,
             agent: None,
+            host: super::this_host(),
         }
     }
 
     /// What may be stopped on the strength of this record, on `host`: nothing when the
     /// machine rebooted since (everything of that boot is gone) or cannot say which boot
-    /// it is, when the recorded ralph still runs (a copied workspace, a record naming
-    /// another live ralph), or when the record is not one this version writes.
+    /// it is, when the record names another host (a workspace restored elsewhere), when
+    /// the recorded ralph still runs (a copied workspace, a record naming another live
+    /// ralph), or when the record is not one this version writes.
     pub fn leftovers(&self, host: &Host<'_>) -> Option<Leftovers> {
-        let same_boot = host.boot_id == Some(self.boot_id.as_str());
+        let other_host = matches!((self.host.as_deref(), host.name), (Some(a), Some(b)) if a != b);
+        let same_boot = host.boot_id == Some(self.boot_id.as_str()) && !other_host;
         let ralph_alive = host.at_ralphs_pid == Some(self.ralph);
         // pid 1 and below name init or "every process"; nothing ralph ever was.
         let plausible = self.ralph.pid > 1;

@@ -26,7 +26,27 @@ fn host(at_ralphs_pid: Option<ProcessIdentity>) -> Host<'static> {
     Host {
         boot_id: Some(BOOT),
         at_ralphs_pid,
+        name: None,
     }
+}
+
+#[test]
+fn a_record_from_another_host_with_the_same_boot_leaves_nothing_to_stop() {
+    // Two pods on one node share its boot id; the pid means nothing in the other.
+    let elsewhere = AgentRecord {
+        host: Some("pod-a-0".to_owned()),
+        ..record()
+    };
+    let here = Host {
+        name: Some("pod-a-1"),
+        ..host(None)
+    };
+    assert_eq!(elsewhere.leftovers(&here), None);
+    let same = Host {
+        name: Some("pod-a-0"),
+        ..host(None)
+    };
+    assert!(elsewhere.leftovers(&same).is_some());
 }
 
 #[test]
@@ -49,12 +69,12 @@ fn a_live_ralph_another_boot_or_an_unknown_boot_leaves_nothing_to_stop() {
     assert_eq!(record().leftovers(&host(Some(RALPH))), None);
     let other_boot = Host {
         boot_id: Some("another"),
-        at_ralphs_pid: None,
+        ..host(None)
     };
     assert_eq!(record().leftovers(&other_boot), None);
     let unknown = Host {
         boot_id: None,
-        at_ralphs_pid: None,
+        ..host(None)
     };
     assert_eq!(record().leftovers(&unknown), None);
 }

@@ -17,8 +17,52 @@ use nix::fcntl::{Flock, FlockArg, OFlag};
 /// Name of the lock file under `.ralph/`.
 pub const LOCK_FILE: &str = "loop.lock";
 
-/// The most of the lock file read for the holder's pid.
-const PID_BYTES: u64 = 32;
+/// The most of the lock file read for the holder's pid and host (a host name is at most
+/// 64 bytes on Linux).
+const HOLDER_BYTES: u64 = 128;
+
+/// Who holds (or last held) a lock, as its file says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockHolder {
+    pub pid: u32,
+    /// The holder's host name; `None` in a file written before ralph recorded it.
+    pub host: Option<String>,
+}
+
+impl LockHolder {
+    /// Parses `<pid> [<host>]`; `None` for anything else.
+    pub fn parse(text: &str) -> Option<LockHolder> {
+        let mut words = text.split_whitespace();
+        let pid = words.next()?.parse().ok()?;
+        let host = words.next().map(str::to_owned);
+        Some(LockHolder { pid, host })
+    }
+
+    /// Whether the holder ran on this machine, so that its pid may be looked up here. A
+    /// file without a host (an older ralph) is taken to be this machine's, as before.
+    pub fn on_this_host(&self) -> bool {
+        match (&self.host, this_host()) {
+            (Some(theirs), Some(ours)) => *theirs == ours,
+            _ => true,
+        }
+    }
+}
+
+/// This machine's host name (a pod's name under Kubernetes, the runner's on CI); `None`
+/// when it has none that is one word of text.
+pub fn this_host() -> Option<String> {
+    let name = nix::unistd::gethostname().ok()?.into_string().ok()?;
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
+}
+
+/// Reads the holder recorded in the lock file at `path`; `None` when there is no file or
+/// it names no holder.
+pub fn read_holder(path: &Path) -> Option<LockHolder> {
+    let file = crate::fsafe::open_read(path, crate::fsafe::Links::Refuse).ok()?;
+    let mut text = String::new();
+    file.take(HOLDER_BYTES).read_to_string(&mut text).ok()?;
+    LockHolder::parse(&text)
+}
 
 /// How often a lock found held is tried again, [`PROBE_WAIT`] apart, before it counts as
 /// held: [`is_held`] holds it for an instant (`ralph runs` asks it of every worktree
@@ -73,8 +117,8 @@ pub(super) fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, Lock
     take(file, path).map(Some)
 }
 
-/// Locks `file` (at `path`) without waiting and writes this process's pid into it; when
-/// another holds it, says who.
+/// Locks `file` (at `path`) without waiting and writes this process's pid and host into
+/// it; when another holds it, says who.
 fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
@@ -92,20 +136,27 @@ fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
             }
             Err((mut file, Errno::EWOULDBLOCK)) => {
                 let mut text = String::new();
-                // A pid is a few digits: never read a planted huge file whole.
-                let _ = (&mut file).take(PID_BYTES).read_to_string(&mut text);
+                // A pid and a host name are short: never read a planted huge file whole.
+                let _ = (&mut file).take(HOLDER_BYTES).read_to_string(&mut text);
+                let holder = LockHolder::parse(&text);
                 return Err(LockError::Held {
-                    pid: text.trim().parse().ok(),
+                    pid: holder.as_ref().map(|h| h.pid),
+                    host: holder
+                        .and_then(|h| h.host)
+                        .filter(|h| Some(h) != this_host().as_ref()),
                     path: path.to_path_buf(),
                 });
             }
             Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
         }
     };
-    let pid = std::process::id().to_string();
+    let holder = match this_host() {
+        Some(host) => format!("{} {host}\n", std::process::id()),
+        None => format!("{}\n", std::process::id()),
+    };
     lock.set_len(0).map_err(io_err)?;
     lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
-    lock.write_all(pid.as_bytes()).map_err(io_err)?;
+    lock.write_all(holder.as_bytes()).map_err(io_err)?;
     Ok(lock)
 }
 
@@ -119,13 +170,26 @@ impl WorkspaceLock {
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(
-        "another ralph loop{} is already running in this workspace (it holds `{}`); wait for \
-         it to finish or stop it (Ctrl-C in its terminal{}), then try again",
-        .pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        "another ralph loop{}{} is already running in this workspace (it holds `{}`); wait \
+         for it to finish or stop it (Ctrl-C in its terminal{}), then try again",
+        .pid.map(|p| format!(" (pid {p}")).unwrap_or_default(),
+        match (.pid, .host) {
+            (Some(_), Some(host)) => format!(" on host {host})"),
+            (Some(_), None) => ")".to_owned(),
+            (None, _) => String::new(),
+        },
         .path.display(),
-        .pid.map(|p| format!(", or `kill -INT {p}`")).unwrap_or_default()
+        match (.pid, .host) {
+            (Some(p), None) => format!(", or `kill -INT {p}`"),
+            _ => String::new(),
+        }
     )]
-    Held { pid: Option<u32>, path: PathBuf },
+    Held {
+        pid: Option<u32>,
+        /// The holder's host, when it is not this one (a volume shared between machines).
+        host: Option<String>,
+        path: PathBuf,
+    },
     #[error("cannot lock `{}`: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
 }
@@ -151,13 +215,13 @@ pub(super) fn is_held(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// The pid a loop wrote into the lock at `path` (read without following a link, and
-/// only its first bytes); `None` without one.
+/// The pid a loop on this host wrote into the lock at `path` (read without following a
+/// link, and only its first bytes); `None` without one, or when another host holds it
+/// (its pid means nothing here).
 pub(super) fn holder_pid(path: &Path) -> Option<u32> {
-    let file = crate::fsafe::open_read(path, crate::fsafe::Links::Refuse).ok()?;
-    let mut text = String::new();
-    file.take(PID_BYTES).read_to_string(&mut text).ok()?;
-    text.trim().parse().ok()
+    read_holder(path)
+        .filter(LockHolder::on_this_host)
+        .map(|h| h.pid)
 }
 
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same

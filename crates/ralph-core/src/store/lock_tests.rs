@@ -6,7 +6,7 @@ fn a_second_lock_is_refused_with_the_holders_pid_until_the_first_is_dropped() {
     let path = dir.path().join(LOCK_FILE);
     let first = lock(&path, None).unwrap();
     match lock(&path, None) {
-        Err(LockError::Held { pid, path: p }) => {
+        Err(LockError::Held { pid, path: p, .. }) => {
             assert_eq!((pid, p), (Some(std::process::id()), path.clone()));
         }
         other => panic!("expected Held, got {other:?}"),
@@ -73,4 +73,59 @@ fn a_loop_starting_while_someone_asks_whether_one_runs_still_starts() {
     });
     assert!(lock(&path, None).is_ok());
     release.join().unwrap();
+}
+
+#[test]
+fn the_lock_file_names_the_holders_pid_and_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(LOCK_FILE);
+    let _held = lock(&path, None).unwrap();
+    let holder = read_holder(&path).unwrap();
+    assert_eq!(holder.pid, std::process::id());
+    assert_eq!(holder.host, this_host());
+    assert!(holder.on_this_host());
+}
+
+#[test]
+fn a_holder_recorded_on_another_host_is_not_this_hosts() {
+    let elsewhere = LockHolder::parse("77 some-other-runner-4f7c\n").unwrap();
+    assert_eq!(elsewhere.pid, 77);
+    assert_eq!(elsewhere.host.as_deref(), Some("some-other-runner-4f7c"));
+    assert_eq!(elsewhere.on_this_host(), this_host().is_none());
+    // An older ralph wrote the pid alone: taken to be this machine's, as before.
+    assert!(LockHolder::parse("77").unwrap().on_this_host());
+    assert_eq!(LockHolder::parse("not a pid"), None);
+}
+
+#[test]
+fn a_lock_file_restored_from_another_host_does_not_hold_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(LOCK_FILE);
+    // What an artifact or a volume brings back: the file, without the other machine's flock.
+    std::fs::write(&path, "77 some-other-runner-4f7c\n").unwrap();
+    assert!(!is_held(&path).unwrap());
+    let _held = lock(&path, None).unwrap();
+    assert_eq!(read_holder(&path).unwrap().pid, std::process::id());
+}
+
+#[test]
+fn a_lock_held_on_another_host_is_said_so_without_a_kill_to_run_here() {
+    let elsewhere = LockError::Held {
+        pid: Some(77),
+        host: Some("runner-b".to_owned()),
+        path: "w/.ralph/loop.lock".into(),
+    };
+    let text = elsewhere.to_string();
+    assert!(
+        text.contains("(pid 77 on host runner-b) is already running"),
+        "{text}"
+    );
+    assert!(!text.contains("kill"), "{text}");
+    let here = LockError::Held {
+        pid: Some(77),
+        host: None,
+        path: "w/.ralph/loop.lock".into(),
+    };
+    assert!(here.to_string().contains("(pid 77) is already running"));
+    assert!(here.to_string().contains("`kill -INT 77`"));
 }

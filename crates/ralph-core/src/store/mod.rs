@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! .ralph/
-//!   loop.lock            flock held by the running loop (its pid inside)
+//!   loop.lock            flock held by the running loop (its pid and host inside)
 //!   current-run          the id of the current (or last) run
 //!   .gitignore           keeps the two files above, runs/ and the worktrees out of commits
 //!   runs/<run-id>/
@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace};
 pub use leftovers::{AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, Host, Leftovers};
-pub use lock::{LOCK_FILE, LockError, WorkspaceLock};
+pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, this_host};
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
 };
@@ -212,6 +212,12 @@ impl RalphDir {
             return Ok(true);
         }
         lock::is_held(&self.root.join(LOCK_FILE))
+    }
+
+    /// Who holds (or last held) the workspace lock, as its file says; see
+    /// [`LockHolder::on_this_host`] before looking its pid up.
+    pub fn lock_holder(&self) -> Option<LockHolder> {
+        lock::read_holder(&self.root.join(LOCK_FILE))
     }
 
     /// Creates a new run directory (with an empty inbox) and makes it the current run.

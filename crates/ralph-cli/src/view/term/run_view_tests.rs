@@ -222,6 +222,7 @@ fn render_run_ending(
             exit_code: 0,
             totals: totals(2, 67_100, complete),
             summary_path: ".ralph/runs/20261126T101500Z/summary.md",
+            git: None,
         },
         &mut out,
     );

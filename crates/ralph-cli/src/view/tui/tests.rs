@@ -447,6 +447,7 @@ fn damaged_lines_are_counted_and_the_end_is_shown() {
         exit_code: 130,
         totals: totals(0, 0.0),
         summary_path: "s.md",
+        git: None,
     };
     model.apply_json(&serde_json::to_vec(&event).unwrap());
     assert_eq!(model.stop_reason.as_deref(), Some("interrupted"));

@@ -1,0 +1,81 @@
+use ralph_stream::Tokens;
+
+use super::*;
+
+fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
+    RunEnd {
+        reason: "consecutive_failures",
+        message: "3 failures in a row | the last:\nexit 1, 100% sure",
+        outcome,
+        exit_code: 1,
+        totals: Totals {
+            iterations: 3,
+            elapsed_ms: 10,
+            cost_usd: 0.125,
+            cost_complete: false,
+            tokens: Tokens {
+                input: 10,
+                output: 2,
+                cache_read: 3,
+                cache_write: 4,
+            },
+        },
+        git,
+        summary_path: ".ralph/runs/r/summary.md",
+    }
+}
+
+#[test]
+fn the_step_summary_is_a_table_of_the_result_that_no_message_can_break() {
+    let head = GitHead {
+        branch: Some("ralph/task-1".to_owned()),
+        commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
+    };
+    let md = step_summary(&end(EndClass::Failed, Some(&head)));
+    assert_eq!(
+        md,
+        "### ralph: failed\n\n| | |\n|---|---|\n\
+         | status | failed |\n\
+         | exit code | 1 |\n\
+         | reason | consecutive_failures: 3 failures in a row \\| the last: exit 1, 100% sure |\n\
+         | branch | ralph/task-1 |\n\
+         | commit | 0123456789abcdef0123456789abcdef01234567 |\n\
+         | iterations | 3 |\n\
+         | cost | $0.1250 (at least) |\n\
+         | tokens | 10 in, 2 out, 3 cache read, 4 cache write |\n\
+         | summary | .ralph/runs/r/summary.md |\n\n"
+    );
+    // Outside a repository: no branch or commit rows.
+    assert!(!step_summary(&end(EndClass::Failed, None)).contains("| branch |"));
+}
+
+#[test]
+fn a_failed_run_is_an_error_a_limited_one_a_warning_and_the_message_is_escaped() {
+    assert_eq!(
+        annotation(&end(EndClass::Failed, None)).as_deref(),
+        Some(
+            "::error title=ralph failed::3 failures in a row | the last:%0Aexit 1, 100%25 sure \
+             (exit 1)"
+        )
+    );
+    let limited = annotation(&end(EndClass::LimitReached, None)).expect("a warning");
+    assert!(
+        limited.starts_with("::warning title=ralph limit_reached::"),
+        "{limited}"
+    );
+    assert_eq!(annotation(&end(EndClass::Completed, None)), None);
+    assert_eq!(annotation(&end(EndClass::Interrupted, None)), None);
+}
+
+#[test]
+fn annotations_only_under_actions_and_never_on_a_json_stdout() {
+    let on = |summary: Option<&str>, actions: Option<&str>, json: bool| {
+        let g = GitHub::from_vars(summary.map(Into::into), actions.map(Into::into), json);
+        (g.summary.is_some(), g.annotate)
+    };
+    assert_eq!(on(None, Some("true"), false), (false, true));
+    assert_eq!(on(None, Some("true"), true), (false, false));
+    assert_eq!(on(None, Some("false"), false), (false, false));
+    assert_eq!(on(Some("/tmp/s.md"), None, true), (true, false));
+    assert_eq!(on(Some(""), None, false), (false, false));
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The steps of the ralph GitHub Action (action.yml at the repository's root), one
+# subcommand each, so that they can be run and tested outside GitHub:
+#
+#   action-run.sh install   find ralph (RALPH_BIN, else PATH) or build it from RALPH_SOURCE
+#   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes
+#   action-run.sh run       run the loop (--continue when .ralph/ was restored), set the
+#                           outputs, annotate a failed or limited run
+#   action-run.sh push      push ralph/<task> to RALPH_REMOTE (default origin)
+#
+# Environment: RALPH_TASK (required but for install), RALPH_PROMPT_FILE or RALPH_PROMPT,
+# RALPH_CONFIG, RALPH_MAX_RUNTIME; GitHub's GITHUB_OUTPUT, GITHUB_PATH and
+# GITHUB_STEP_SUMMARY (ralph appends the summary itself). The `run` step exits with
+# ralph's exit code, so the job fails when the loop does; the outputs are set first.
+set -euo pipefail
+
+# Where `install` puts the ralph it built, and `run` finds it (one step's PATH does not
+# reach the next without GITHUB_PATH).
+RALPH_HOME="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/ralph-action"
+
+die() {
+    echo "::error title=ralph action::$*"
+    exit 1
+}
+
+task_name() {
+    local task="${RALPH_TASK:-}"
+    [[ -n "$task" ]] || die "the input 'task' is empty"
+    # It names a branch and an artifact: one path segment of safe characters.
+    [[ "$task" =~ ^[A-Za-z0-9._-]+$ && "$task" != .* ]] ||
+        die "the task '$task' may hold only letters, digits, '.', '_' and '-' (and not start with '.')"
+    printf '%s' "$task"
+}
+
+ralph_bin() {
+    if [[ -n "${RALPH_BIN:-}" ]]; then
+        printf '%s' "$RALPH_BIN"
+    elif [[ -x "$RALPH_HOME/bin/ralph" ]]; then
+        printf '%s' "$RALPH_HOME/bin/ralph"
+    else
+        command -v ralph || die "ralph is not installed (run the install step first)"
+    fi
+}
+
+output() {
+    if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+        printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
+    fi
+}
+
+install() {
+    if [[ -n "${RALPH_BIN:-}" ]]; then
+        [[ -x "$RALPH_BIN" ]] || die "ralph-bin '$RALPH_BIN' is not an executable"
+    elif ! command -v ralph >/dev/null; then
+        [[ -n "${RALPH_SOURCE:-}" ]] || die "ralph is not on PATH and RALPH_SOURCE is not set"
+        cargo install --locked --root "$RALPH_HOME" --path "$RALPH_SOURCE/crates/ralph-cli"
+    fi
+    "$(ralph_bin)" --version
+}
+
+prepare() {
+    local task branch
+    task="$(task_name)"
+    branch="ralph/$task"
+    local remote="${RALPH_REMOTE:-origin}"
+    # A resumed task goes on from what its earlier job pushed, so the restored state and
+    # the agent's commits agree; a new one starts from the commit checked out.
+    local pushed=""
+    if git fetch --quiet "$remote" "refs/heads/$branch" 2>/dev/null; then
+        pushed="$(git rev-parse FETCH_HEAD)"
+        git checkout --quiet -B "$branch" FETCH_HEAD
+    else
+        git checkout --quiet -B "$branch"
+    fi
+    # What the remote branch was, for the push's lease (empty: it did not exist).
+    mkdir -p "$RALPH_HOME"
+    printf '%s\n' "$pushed" >"$RALPH_HOME/$task.pushed"
+    output branch "$branch"
+    echo "on $branch at $(git rev-parse --short HEAD)"
+}
+
+run() {
+    local task ralph events
+    task="$(task_name)"
+    ralph="$(ralph_bin)"
+    events="$RALPH_HOME/$task.events.jsonl"
+    mkdir -p "$RALPH_HOME"
+    local args=(run --output json)
+    if [[ -f .ralph/current-run ]]; then
+        # Restored from the artifact: finish that run rather than start another.
+        args+=(--continue)
+    elif [[ -n "${RALPH_PROMPT_FILE:-}" ]]; then
+        args+=(-P "$RALPH_PROMPT_FILE")
+    elif [[ -n "${RALPH_PROMPT:-}" ]]; then
+        args+=(-p "$RALPH_PROMPT")
+    fi
+    [[ -n "${RALPH_CONFIG:-}" ]] && args+=(-c "$RALPH_CONFIG")
+    [[ -n "${RALPH_MAX_RUNTIME:-}" ]] && args+=(--max-runtime "$RALPH_MAX_RUNTIME")
+
+    # GitHub cancels a step by signalling its entry process only (this script: action.yml
+    # `exec`s it): SIGINT, SIGTERM 7.5 s later, then it kills the whole tree. So ralph runs
+    # in the background and gets each as SIGTERM, which it handles as Ctrl-C (a background
+    # job of a script starts with SIGINT ignored); `wait` returns early for each trapped
+    # signal, so it is asked again until ralph is gone, and then gives ralph's status.
+    "$ralph" "${args[@]}" >"$events" &
+    local pid=$!
+    trap 'kill -TERM "$pid" 2>/dev/null || true' INT TERM
+    while kill -0 "$pid" 2>/dev/null; do
+        wait "$pid" || true
+    done
+    trap - INT TERM
+    # bash keeps a reaped background job's status: this is ralph's, never a trap's.
+    local code=0
+    wait "$pid" || code=$?
+    local last status
+    last="$(tail -n 1 "$events" 2>/dev/null || true)"
+    status="$(sed -n 's/.*"type":"loop_finished".*"outcome":"\([a-z_]*\)".*/\1/p' <<<"$last")"
+    [[ -n "$status" ]] || status=error
+    output status "$status"
+    output exit-code "$code"
+    # Workflow commands are read from stdout, which is ours here (ralph's went to the
+    # events file): the annotation comes from this script, not from ralph.
+    case "$status" in
+    failed | error) echo "::error title=ralph $task::the loop on $task ended $status (exit $code); see the job summary" ;;
+    limit_reached) echo "::warning title=ralph $task::the loop on $task reached a limit (exit $code); continue it by running the job again" ;;
+    interrupted) echo "::warning title=ralph $task::the loop on $task was interrupted (exit $code); running the job again continues it" ;;
+    esac
+    echo "ralph: $task $status (exit $code)"
+    return "$code"
+}
+
+push() {
+    local task branch
+    task="$(task_name)"
+    branch="ralph/$task"
+    local remote="${RALPH_REMOTE:-origin}"
+    # The branch is the task's alone and this job started from it: moving it is a
+    # fast-forward unless the agent rewrote its commits, which the lease allows only if
+    # nobody else pushed to it meanwhile (an empty lease: it must not exist yet).
+    local pushed=""
+    [[ -f "$RALPH_HOME/$task.pushed" ]] && pushed="$(cat "$RALPH_HOME/$task.pushed")"
+    git push --quiet --force-with-lease="refs/heads/$branch:$pushed" "$remote" "HEAD:refs/heads/$branch"
+    echo "pushed $branch at $(git rev-parse --short HEAD)"
+}
+
+case "${1:-}" in
+install | prepare | run | push) "$1" ;;
+*)
+    echo "usage: $0 install|prepare|run|push" >&2
+    exit 2
+    ;;
+esac
