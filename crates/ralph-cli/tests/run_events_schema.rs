@@ -371,6 +371,29 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             message: "429 rate limit",
         });
     }
+    for (queued, went) in [
+        (true, "queued for iteration 2"),
+        (false, "delivered to pi mid-turn"),
+    ] {
+        push(RunEvent::SteerReceived {
+            iteration: 2,
+            id: "1795676400000-42-1",
+            message: "use the parser in src/p.rs",
+            queued,
+            went,
+        });
+    }
+    for (via, to) in [
+        (ralph_core::steer::SteerVia::Prompt, "prompt"),
+        (ralph_core::steer::SteerVia::MidTurn, "pi mid-turn"),
+    ] {
+        push(RunEvent::SteerDelivered {
+            iteration: 2,
+            id: "1795676400000-42-1",
+            via,
+            to,
+        });
+    }
     for (iteration, event) in [(Some(1), Some("DONE")), (None, None)] {
         push(RunEvent::GateStarted {
             iteration,

@@ -18,6 +18,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::leftovers::{self, AgentRecorder};
+use crate::run::steer::Steering;
 use crate::run::{Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
@@ -146,6 +147,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
             (run_dir, objective, Machine::new(rules), 0)
         };
+        let steering = Steering::start(&run_dir, machine.state().iterations + 1);
         let run = Run {
             config: &config,
             workspace: workspace.clone(),
@@ -159,6 +161,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             hook_notes: String::new(),
             recorder: AgentRecorder::for_this_process(),
             leftovers: stale,
+            steering,
         };
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;
