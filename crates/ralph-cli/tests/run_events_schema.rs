@@ -503,13 +503,16 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         .map(Value::to_string)
         .collect();
     assert_eq!(invalid, Vec::<String>::new());
-    // Started, iteration started, the agent events, events emitted, then one line per
-    // notice, per iteration outcome and per stop reason.
+    // Started, iteration started, the agent events, events emitted, two waits, two steers
+    // received and two delivered, two gate starts, then one line per gate result, notice,
+    // iteration outcome and stop reason.
     assert_eq!(
         all.len(),
         1 + 1
             + agent_events.len()
             + 1
+            + 2
+            + 2
             + 2
             + 2
             + gate_results.len()
