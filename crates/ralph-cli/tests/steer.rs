@@ -269,3 +269,30 @@ fn hostile_request_files_neither_hang_nor_stop_the_loop() {
     assert!(prompt.contains("- still heard\n"), "{prompt}");
     assert!(!prompt.contains("read through a link"), "{prompt}");
 }
+
+#[test]
+fn guidance_carried_by_a_rate_limited_attempt_is_shown_again_to_the_attempt_after() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\n";
+    let plan = "pi/anthropic/text.jsonl | | pause_at=1\npi/anthropic/error429.jsonl | |\n\
+                pi/anthropic/text.jsonl | |\n";
+    let ws = Workspace::new(config, plan);
+    let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "3"]);
+    wait_paused(&ws, 1);
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Use plan B."]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 2\n"),
+        "{stderr}"
+    );
+    resume(&ws, 1);
+    let out = wait_output(child);
+    assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    // Invocation 2 is iteration 2, limited; invocation 3 runs iteration 2 again.
+    assert!(ws.prompt(2).contains("- Use plan B.\n"));
+    assert!(ws.prompt(3).contains("- Use plan B.\n"), "{}", ws.prompt(3));
+    assert!(!ws.prompt(4).contains(HEADING));
+    assert!(
+        ws.summary()
+            .contains("| Steering | 1 message: 1 in a prompt |")
+    );
+}

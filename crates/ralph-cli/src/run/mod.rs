@@ -345,6 +345,7 @@ async fn iterate(
         agent_run.outcome.stdout_bytes == 0 && !published,
         summary.rate_limited.as_ref(),
     );
+    run.steering.after_agent(&outcome);
     let failed = outcome.is_failure();
     let mut report = IterationReport {
         outcome,

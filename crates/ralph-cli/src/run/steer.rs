@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use ralph_core::machine::IterationOutcome;
 use ralph_core::run_event::RunEvent;
 use ralph_core::steer::{
     IterationSteering, Logged, SteerAnswer, SteerBook, SteerLogLine, SteerTally, SteerVia,
@@ -220,6 +221,19 @@ impl Steering {
             });
         }
         carried.into_iter().map(|q| q.message).collect()
+    }
+
+    /// The running iteration's agent ended as `outcome` says. On a rate or usage limit,
+    /// the model may never have read the prompt: what it carried is queued again for the
+    /// attempt that follows (once more is better than never).
+    pub(crate) fn after_agent(&self, outcome: &IterationOutcome) {
+        if !matches!(outcome, IterationOutcome::RateLimited { .. }) {
+            return;
+        }
+        let mut book = lock(&self.shared.book);
+        for line in book.requeue_carried(unix_ms(SystemTime::now())) {
+            self.shared.log(&line);
+        }
     }
 
     /// The running iteration ended; `next` is the one the loop runs next. Returns what

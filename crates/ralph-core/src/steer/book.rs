@@ -22,6 +22,8 @@ pub struct SteerBook {
     next: u32,
     this_iteration: IterationSteering,
     tally: SteerTally,
+    /// What the running iteration's prompt carried, in case the agent never read it.
+    carried: Vec<Queued>,
 }
 
 impl SteerBook {
@@ -33,6 +35,7 @@ impl SteerBook {
             next,
             this_iteration: IterationSteering::default(),
             tally: SteerTally::default(),
+            carried: Vec::new(),
         }
     }
 
@@ -60,6 +63,15 @@ impl SteerBook {
                     book.queue.retain(|q| q.id != line.id);
                     if book.queue.len() < before {
                         book.tally.in_prompt += 1;
+                    }
+                }
+                Logged::Requeued => {
+                    if let Some(message) = &line.message {
+                        book.tally.in_prompt = book.tally.in_prompt.saturating_sub(1);
+                        book.queue.push_back(Queued {
+                            id: line.id.clone(),
+                            message: message.clone(),
+                        });
                     }
                 }
             }
@@ -125,6 +137,7 @@ impl SteerBook {
         self.running = Some(number);
         self.next = number.saturating_add(1);
         let carried: Vec<Queued> = self.queue.drain(..).collect();
+        self.carried.clone_from(&carried);
         let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
         self.this_iteration = IterationSteering {
             in_prompt: count,
@@ -134,9 +147,35 @@ impl SteerBook {
         carried
     }
 
+    /// The running iteration's agent ended without reaching the model (a rate or usage
+    /// limit): what its prompt carried goes back into the queue, for the attempt that
+    /// runs next. Returns the lines for `steering.jsonl`.
+    pub fn requeue_carried(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
+        let carried = std::mem::take(&mut self.carried);
+        let iteration = self.running.unwrap_or(self.next);
+        let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
+        self.tally.in_prompt = self.tally.in_prompt.saturating_sub(count);
+        carried
+            .into_iter()
+            .map(|queued| {
+                let line = SteerLogLine {
+                    at_ms: now_ms,
+                    id: queued.id.clone(),
+                    went: Logged::Requeued,
+                    iteration,
+                    message: Some(queued.message.clone()),
+                    to: None,
+                };
+                self.queue.push_back(queued);
+                line
+            })
+            .collect()
+    }
+
     /// The running iteration ended; `next` is the number the loop hands out next. Returns
     /// what steering did in it.
     pub fn end_iteration(&mut self, next: u32) -> IterationSteering {
+        self.carried.clear();
         self.running = None;
         self.next = next;
         std::mem::take(&mut self.this_iteration)

@@ -97,6 +97,9 @@ pub enum Logged {
     MidTurn,
     /// A queued message carried by `iteration`'s prompt (consumed: not shown again).
     Prompt,
+    /// Carried by `iteration`'s prompt, whose agent ended on a rate or usage limit before
+    /// it could act: queued again (with its text) for the attempt after.
+    Requeued,
 }
 
 /// One line of `steering.jsonl`.

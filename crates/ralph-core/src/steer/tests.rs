@@ -239,3 +239,40 @@ fn the_log_reads_back_skipping_damage() {
     append_log(&run, &line).unwrap();
     assert_eq!(read_log(&run).unwrap(), vec![line.clone(), line]);
 }
+
+#[test]
+fn what_a_limited_attempt_carried_is_queued_again_and_survives_continue() {
+    let mut book = SteerBook::new(1);
+    let mut log = Vec::new();
+    log.extend(book.receive("a", "plan B", false, 1, never).1);
+    assert_eq!(book.start_iteration(1).len(), 1);
+    log.push(SteerLogLine {
+        at_ms: 2,
+        id: "a".into(),
+        went: Logged::Prompt,
+        iteration: 1,
+        message: None,
+        to: None,
+    });
+    let again = book.requeue_carried(3);
+    assert_eq!(
+        again
+            .iter()
+            .map(|l| (l.went, l.iteration))
+            .collect::<Vec<_>>(),
+        vec![(Logged::Requeued, 1)]
+    );
+    log.extend(again);
+    book.end_iteration(1);
+    assert_eq!(book.tally().pending, 1);
+    assert_eq!(SteerBook::resume(1, &log).tally(), book.tally());
+    let texts: Vec<String> = book
+        .start_iteration(1)
+        .into_iter()
+        .map(|q| q.message)
+        .collect();
+    assert_eq!(texts, vec!["plan B"]);
+    // Nothing to give back once the iteration has ended normally.
+    book.end_iteration(2);
+    assert_eq!(book.requeue_carried(4), vec![]);
+}
