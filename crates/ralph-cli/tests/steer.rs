@@ -296,3 +296,35 @@ fn guidance_carried_by_a_rate_limited_attempt_is_shown_again_to_the_attempt_afte
             .contains("| Steering | 1 message: 1 in a prompt |")
     );
 }
+
+#[test]
+fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_message() {
+    let config = "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n    \
+                  pre.iteration.start:\n      - {name: slow, command: 'touch in-hook; while [ ! \
+                  -f hook-go ]; do sleep 0.05; done', on_error: warn}\n";
+    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | |\n");
+    let mut child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "1"]);
+    let marker = ws.path().join("in-hook");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the hook never ran");
+        if child.try_wait().expect("wait").is_some() {
+            panic!("ralph ended: {:?}", wait_output(child));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Before you start: plan B."]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 1\n"),
+        "{stderr}"
+    );
+    std::fs::write(ws.path().join("hook-go"), "").unwrap();
+    let out = wait_output(child);
+    assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        ws.prompt(1).contains("- Before you start: plan B.\n"),
+        "{}",
+        ws.prompt(1)
+    );
+}
