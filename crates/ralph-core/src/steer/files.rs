@@ -28,7 +28,11 @@ const EXTENSION: &str = ".json";
 const MAX_ID_CHARS: usize = 64;
 /// The most directory entries looked at per call: a directory flooded with files must not
 /// hold the loop up (the rest are seen on later calls, as earlier ones are removed).
-const MAX_ENTRIES_SCANNED: usize = 256;
+pub(super) const MAX_ENTRIES_SCANNED: usize = 256;
+/// How the temporary files of an atomic write start (`store::replace`).
+const TEMP_PREFIX: &[u8] = b".tmp-";
+/// A temporary file older than this is what a `ralph steer` that died mid-write left.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Whether `id` can name a request: short, and only letters, digits, `-` and `_`.
 pub fn is_request_id(id: &str) -> bool {
@@ -85,8 +89,10 @@ pub fn withdraw_request(run: &RunDir, id: &str) -> io::Result<bool> {
 }
 
 /// The requests waiting, oldest name first (ids start with the time they were sent), at
-/// most `max`: `(id, path)`. Names that are not requests (temporary files, anything else)
-/// are skipped. No directory yet: none.
+/// most `max`: `(id, path)`. What is not a request is removed, so that junk cannot fill
+/// the entries looked at and hide real requests: anything of another name, and a
+/// temporary file (a request being written) older than [`STALE_TEMP`]. No directory yet:
+/// none.
 pub fn pending_requests(run: &RunDir, max: usize) -> io::Result<Vec<(String, PathBuf)>> {
     let dir = requests_dir(run);
     // A link in the directory's place would have ralph list (and remove) elsewhere.
@@ -96,18 +102,35 @@ pub fn pending_requests(run: &RunDir, max: usize) -> io::Result<Vec<(String, Pat
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
-    let mut found: Vec<(String, PathBuf)> = entries
-        .take(MAX_ENTRIES_SCANNED)
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let id = name.strip_suffix(EXTENSION)?;
-            is_request_id(id).then(|| (id.to_owned(), entry.path()))
-        })
-        .collect();
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    for entry in entries.take(MAX_ENTRIES_SCANNED).filter_map(Result::ok) {
+        let name = entry.file_name();
+        let request = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(EXTENSION))
+            .filter(|id| is_request_id(id));
+        match request {
+            Some(id) => found.push((id.to_owned(), entry.path())),
+            None if is_fresh_temp(&entry) => {}
+            None => discard_request(&entry.path()),
+        }
+    }
     found.sort();
     found.truncate(max);
     Ok(found)
+}
+
+/// Whether `entry` is a temporary file of [`send_request`] that may still be renamed into
+/// a request.
+fn is_fresh_temp(entry: &std::fs::DirEntry) -> bool {
+    entry
+        .file_name()
+        .as_encoded_bytes()
+        .starts_with(TEMP_PREFIX)
+        && entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|at| at.elapsed().is_ok_and(|age| age < STALE_TEMP))
 }
 
 /// Reads the request at `path`: a regular file (no link, no FIFO) of at most

@@ -200,6 +200,7 @@ fn hostile_requests_are_refused_without_blocking_or_reading_them_whole() {
     std::fs::write(requests.join("4-junk.json"), b"{not json").unwrap();
     std::fs::write(requests.join("5-empty.json"), br#"{"message":"  "}"#).unwrap();
     std::fs::write(requests.join(".tmp-half"), b"{").unwrap();
+    std::fs::write(requests.join("not-a-request.txt"), b"x").unwrap();
 
     let found = pending_requests(&run, 16).unwrap();
     let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
@@ -215,6 +216,29 @@ fn hostile_requests_are_refused_without_blocking_or_reading_them_whole() {
     }
     assert!(secret.exists(), "a link is removed, not what it points to");
     assert_eq!(pending_requests(&run, 16).unwrap().len(), 1);
+    // Junk is swept; a request being written is left to finish.
+    assert!(!requests.join("not-a-request.txt").exists());
+    assert!(requests.join(".tmp-half").exists());
+}
+
+#[test]
+fn junk_cannot_hide_a_request() {
+    let (_dir, run) = run_dir();
+    send_request(&run, "0-0-0", &request("first")).unwrap();
+    let requests = run.path().join(STEER_DIR).join(REQUESTS_DIR);
+    for n in 0..2 * files::MAX_ENTRIES_SCANNED {
+        std::fs::write(requests.join(format!("junk{n}")), b"").unwrap();
+    }
+    send_request(&run, "9-9-9", &request("last")).unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        for (id, path) in pending_requests(&run, 16).unwrap() {
+            discard_request(&path);
+            seen.push(id);
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, vec!["0-0-0", "9-9-9"]);
 }
 
 #[test]
