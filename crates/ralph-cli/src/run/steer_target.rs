@@ -12,7 +12,6 @@ pub(crate) trait SteerTarget: Send + Sync {
     /// Hands `message` to the agent now. `Ok(label)` names where it went (e.g. "pi mid-turn");
     /// `Err(())` when the agent cannot take it any more (its turn ended, its input closed):
     /// the caller then queues the message for the next iteration.
-    #[allow(clippy::result_unit_err)]
     fn deliver(&self, message: &str) -> Result<String, ()>;
 }
 
