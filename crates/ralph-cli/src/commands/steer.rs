@@ -10,6 +10,7 @@ use ralph_core::steer::{
     SteerAnswer, SteerRequest, check_message, send_request, take_answer, withdraw_request,
 };
 use ralph_core::store::{RALPH_DIR, RalphDir, unix_ms};
+use ralph_core::visible::visible;
 
 use crate::cli::SteerArgs;
 use crate::error::CliError;
@@ -82,8 +83,10 @@ fn said(answer: SteerAnswer) -> Result<CommandOutcome, CliError> {
     if let SteerAnswer::Refused { reason } = answer {
         return Err(CliError::SteerRefused(reason));
     }
-    // A closed stdout does not undo the delivery.
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), format!("{answer}\n").as_bytes());
+    // The answer lies in the workspace, where an agent can write: nothing in it may act on
+    // the terminal. A closed stdout does not undo the delivery.
+    let shown = format!("{}\n", visible(&answer.to_string()));
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), shown.as_bytes());
     Ok(CommandOutcome::Success)
 }
 

@@ -359,6 +359,7 @@ async fn iterate(
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
+    run.steering.report(&mut |event| observer.observe(event));
     let mut record = run.machine.finish(iteration, report, session.elapsed());
     record.steering = run
         .steering
