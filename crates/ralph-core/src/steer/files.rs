@@ -91,7 +91,7 @@ pub fn withdraw_request(run: &RunDir, id: &str) -> io::Result<bool> {
 /// The requests waiting, oldest name first (ids start with the time they were sent), at
 /// most `max`: `(id, path)`. What is not a request is removed, so that junk cannot fill
 /// the entries looked at and hide real requests: anything of another name, and a
-/// temporary file (a request being written) older than [`STALE_TEMP`]. No directory yet:
+/// temporary file (a request being written) older than a minute. No directory yet:
 /// none.
 pub fn pending_requests(run: &RunDir, max: usize) -> io::Result<Vec<(String, PathBuf)>> {
     let dir = requests_dir(run);
