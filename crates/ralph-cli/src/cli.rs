@@ -195,6 +195,19 @@ pub(crate) enum Command {
     ///   ralph watch 20260101-120000-1a2b
     #[command(verbatim_doc_comment)]
     Watch(WatchArgs),
+    /// Guide the running loop: a message for its agent, now or in the next prompt.
+    ///
+    /// Run it in the workspace (any directory inside it) while `ralph run` works. The
+    /// message goes into the running agent's turn when its backend takes messages then,
+    /// otherwise into the next iteration's prompt, under its own heading; it prints where
+    /// it went (`queued for iteration 3`). Every message is kept in the run's
+    /// steering.jsonl. Exits 1 when no loop runs, or when the loop did not answer.
+    ///
+    /// Examples:
+    ///   ralph steer "the parser already exists in src/parse.rs; reuse it"
+    ///   ralph steer --next "after this, write the docs"
+    #[command(verbatim_doc_comment)]
+    Steer(SteerArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -412,6 +425,16 @@ pub(crate) struct WatchArgs {
     /// When to use colors (`auto`: when stdout is a terminal and `NO_COLOR` is not set).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub(crate) color: ColorArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SteerArgs {
+    /// What to tell the agent.
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) message: String,
+    /// Wait for the next iteration's prompt even when the running agent could take it now.
+    #[arg(long)]
+    pub(crate) next: bool,
 }
 
 #[derive(Debug, clap::Args)]

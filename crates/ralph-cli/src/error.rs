@@ -75,6 +75,27 @@ pub(crate) enum CliError {
         .0.display()
     )]
     NoLoopForEmit(PathBuf),
+    #[error(
+        "no ralph loop is running in `{}`, so there is nothing to steer; start one with \
+         `ralph run` (or `ralph run --continue`) and steer it while it runs",
+        .0.display()
+    )]
+    NoLoopForSteer(PathBuf),
+    #[error("the loop ended before it took the message; nothing was sent")]
+    SteerLoopEnded,
+    #[error("the loop refused the message: {0}")]
+    SteerRefused(String),
+    #[error(
+        "could not confirm the message: the loop did not answer within {secs} s{}",
+        if *.withdrawn {
+            "; it was withdrawn, nothing was sent (try again)"
+        } else {
+            "; the loop took it but has not said where it went (see the run's steering.jsonl)"
+        }
+    )]
+    SteerUnconfirmed { secs: u64, withdrawn: bool },
+    #[error("cannot send that message: {0}")]
+    SteerMessage(#[from] ralph_core::steer::RequestError),
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
     #[error(

@@ -371,6 +371,29 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             message: "429 rate limit",
         });
     }
+    for (queued, went) in [
+        (true, "queued for iteration 2"),
+        (false, "delivered to pi mid-turn"),
+    ] {
+        push(RunEvent::SteerReceived {
+            iteration: 2,
+            id: "1795676400000-42-1",
+            message: "use the parser in src/p.rs",
+            queued,
+            went,
+        });
+    }
+    for (via, to) in [
+        (ralph_core::steer::SteerVia::Prompt, "prompt"),
+        (ralph_core::steer::SteerVia::MidTurn, "pi mid-turn"),
+    ] {
+        push(RunEvent::SteerDelivered {
+            iteration: 2,
+            id: "1795676400000-42-1",
+            via,
+            to,
+        });
+    }
     for (iteration, event) in [(Some(1), Some("DONE")), (None, None)] {
         push(RunEvent::GateStarted {
             iteration,
@@ -490,13 +513,16 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         .map(Value::to_string)
         .collect();
     assert_eq!(invalid, Vec::<String>::new());
-    // Started, iteration started, the agent events, events emitted, then one line per
-    // notice, per iteration outcome and per stop reason.
+    // Started, iteration started, the agent events, events emitted, two waits, two steers
+    // received and two delivered, two gate starts, then one line per gate result, notice,
+    // iteration outcome and stop reason.
     assert_eq!(
         all.len(),
         1 + 1
             + agent_events.len()
             + 1
+            + 2
+            + 2
             + 2
             + 2
             + gate_results.len()

@@ -1,8 +1,9 @@
 //! The prompt of one iteration, built from values (no I/O), in this order: what the
 //! loop is, the task (every iteration: the agent starts with a fresh context), the
 //! guardrails, the scratchpad's tail, the memories and skills ([`crate::prompt_memory`]),
-//! the events to handle, the role (the active hat's instructions, or how to work alone,
-//! or how to hand work to a hat), and how to hand over and finish.
+//! the events to handle, the guidance sent with `ralph steer`, the role (the active hat's
+//! instructions, or how to work alone, or how to hand work to a hat), and how to hand
+//! over and finish.
 //!
 //! Lean on purpose: every section that would be empty is left out, ralph's own bare
 //! start/resume events are not listed, and the completion promise is only offered to a
@@ -20,6 +21,8 @@ use std::fmt::Write as _;
 use crate::config::HatConfig;
 use crate::event::Event;
 use crate::prompt_memory::{MemoryPrompt, write_memories, write_skills};
+pub use crate::prompt_steering::STEERING_HEADING;
+use crate::prompt_steering::write_steering;
 use crate::prompt_tasks::write_tasks;
 use crate::skills::Skill;
 use crate::tasks::TasksView;
@@ -54,6 +57,9 @@ pub struct PromptInput<'a> {
     pub memories: Option<MemoryPrompt<'a>>,
     /// The skills the agent sees this iteration (none: no skills section).
     pub skills: &'a [Skill],
+    /// Guidance sent with `ralph steer` for this iteration, oldest first (none: no
+    /// section); shown before the role.
+    pub steering: &'a [String],
 }
 
 /// ralph found on `PATH` (ralph puts its own directory first for the agent).
@@ -131,6 +137,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
     }
     write_skills(&mut p, input.skills, input.ralph);
     write_events(&mut p, input);
+    write_steering(&mut p, input.steering);
 
     let can_finish = match input.role {
         Role::Solo => {

@@ -33,6 +33,7 @@ fn solo<'a>(events: &'a [Event]) -> PromptInput<'a> {
         ralph: RALPH_BY_NAME,
         memories: None,
         skills: &[],
+        steering: &[],
         tasks: None,
     }
 }

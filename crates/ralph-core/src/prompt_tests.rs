@@ -61,6 +61,7 @@ fn input<'a>(role: Role<'a>, events: &'a [Event]) -> PromptInput<'a> {
         tasks: None,
         memories: None,
         skills: &[],
+        steering: &[],
     }
 }
 
@@ -348,4 +349,26 @@ fn with_tasks_memories_and_skills_on_and_nothing_stored_the_prompt_stays_small()
             insta::assert_snapshot!(prompt);
         }
     }
+}
+
+#[test]
+fn steering_comes_under_its_own_heading_before_the_role() {
+    let hats = hats();
+    let events = [Event::with_text("build.task", "add the flag")];
+    let steering = vec![
+        "Use the existing parser in src/parse.rs.".to_owned(),
+        "Skip the docs for now;\nthey are rewritten next week.".to_owned(),
+    ];
+    let prompt = build_prompt(&PromptInput {
+        steering: &steering,
+        ..input(Role::Hat { hat: &hats[1] }, &events)
+    });
+    let heading = prompt
+        .find(&format!("## {}", crate::prompt::STEERING_HEADING))
+        .expect("heading");
+    assert!(heading < prompt.find("## Your role").unwrap());
+    assert!(heading > prompt.find("## Events to handle").unwrap());
+    insta::assert_snapshot!(prompt);
+    let without = build_prompt(&input(Role::Hat { hat: &hats[1] }, &events));
+    assert!(!without.contains(crate::prompt::STEERING_HEADING));
 }

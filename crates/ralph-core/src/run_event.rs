@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::event::Event;
 use crate::hooks::policy::{HookAction, HookFailure};
+use crate::steer::SteerVia;
 use ralph_stream::{CostKind, Tokens};
 
 use crate::machine::{
@@ -72,6 +73,27 @@ pub enum RunEvent<'a> {
         /// When the limit resets, in Unix seconds, when the agent said.
         resets_at: Option<u64>,
         message: &'a str,
+    },
+    /// A message sent with `ralph steer` reached the loop.
+    SteerReceived {
+        /// The iteration it concerns: the one whose agent took it, or whose prompt will
+        /// carry it.
+        iteration: u32,
+        /// The request's id (also in `steering.jsonl`).
+        id: &'a str,
+        message: &'a str,
+        /// `true` when it waits for a prompt, `false` when the running agent took it.
+        queued: bool,
+        /// Where it went, as `ralph steer` prints it (`queued for iteration 2`).
+        went: &'a str,
+    },
+    /// A steering message reached the agent: mid-turn, or in the prompt of `iteration`.
+    SteerDelivered {
+        iteration: u32,
+        id: &'a str,
+        via: SteerVia,
+        /// Where: the backend's input (`pi mid-turn`) or `prompt`.
+        to: &'a str,
     },
     /// A gate started (`iteration` is null for `ralph gates`).
     GateStarted {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use ralph_stream::Tokens;
 
 use crate::machine::{DEFAULT_HAT, GateEnd, LoopState, StopReason, format_duration, verdict};
+use crate::steer::SteerTally;
 use crate::visible::visible;
 
 /// What the summary is written from.
@@ -21,6 +22,8 @@ pub struct SummaryInput<'a> {
     pub max_iterations: u32,
     /// Configured hats as `(id, name)`, in config order.
     pub hats: &'a [(&'a str, &'a str)],
+    /// What `ralph steer` sent the run.
+    pub steering: SteerTally,
 }
 
 /// How many lines of the task the summary quotes.
@@ -49,6 +52,9 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         cost(s.cost_usd, s.unpriced_iterations, s.iterations)
     );
     let _ = writeln!(out, "| Tokens | {} |", tokens_detail(&s.tokens));
+    if input.steering.received > 0 {
+        let _ = writeln!(out, "| Steering | {} |", steering(&input.steering));
+    }
 
     let objective: Vec<&str> = input
         .objective
@@ -165,6 +171,29 @@ fn table(
     for row in rows {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
+}
+
+/// `3 messages: 1 delivered mid-turn, 1 in a prompt, 1 still queued`.
+pub fn steering(t: &SteerTally) -> String {
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = Vec::new();
+    if t.mid_turn > 0 {
+        parts.push(format!(
+            "{} mid-turn",
+            plural(t.mid_turn, "delivered", "delivered")
+        ));
+    }
+    if t.in_prompt > 0 {
+        parts.push(plural(t.in_prompt, "in a prompt", "in prompts"));
+    }
+    if t.pending > 0 {
+        parts.push(format!("{} still queued", t.pending));
+    }
+    format!(
+        "{}: {}",
+        plural(t.received, "message", "messages"),
+        parts.join(", ")
+    )
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost.

@@ -65,6 +65,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
             ("builder", "Builder"),
             ("reviewer", "Reviewer"),
         ],
+        steering: SteerTally::default(),
     });
     assert_eq!(
             text,
@@ -106,11 +107,40 @@ Every iteration is recorded in `history.jsonl` next to this file. The task is co
         state: &state,
         max_iterations: 3,
         hats: &[],
+        steering: SteerTally::default(),
     });
     assert!(
         text.ends_with(
             "## Pending events\n\n- `review.rejected`: tests fail\n\nEvery iteration is recorded \
              in `history.jsonl` next to this file; `ralph run --continue` resumes the run.\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn steering_is_counted_in_the_table_only_when_there_was_some() {
+    let state = LoopState::default();
+    let reason = StopReason::Interrupted;
+    let input = |steering| SummaryInput {
+        run_id: "r",
+        objective: "t",
+        reason: &reason,
+        state: &state,
+        max_iterations: 3,
+        hats: &[],
+        steering,
+    };
+    assert!(!render_summary(&input(SteerTally::default())).contains("Steering"));
+    let text = render_summary(&input(SteerTally {
+        received: 4,
+        mid_turn: 1,
+        in_prompt: 2,
+        pending: 1,
+    }));
+    assert!(
+        text.contains(
+            "| Steering | 4 messages: 1 delivered mid-turn, 2 in prompts, 1 still queued |\n"
         ),
         "{text}"
     );

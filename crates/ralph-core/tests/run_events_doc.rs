@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use ralph_core::hooks::policy::HookAction;
 use ralph_core::machine::{EndClass, GateEnd, GateResult, IterationOutcome, Notice, StopReason};
 use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_core::steer::SteerVia;
 use ralph_stream::AgentEvent;
 
 fn doc() -> String {
@@ -165,6 +166,19 @@ fn every_run_event_type_has_a_section() {
             resets_at: None,
             message: "429",
         },
+        RunEvent::SteerReceived {
+            iteration: 2,
+            id: "i",
+            message: "m",
+            queued: true,
+            went: "queued for iteration 2",
+        },
+        RunEvent::SteerDelivered {
+            iteration: 2,
+            id: "i",
+            via: SteerVia::Prompt,
+            to: "prompt",
+        },
         RunEvent::HookStarted {
             phase: "pre.loop.start",
             hook: "h",
@@ -199,6 +213,8 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::GateStarted { .. }
                 | RunEvent::GateFinished { .. }
                 | RunEvent::RateLimitWait { .. }
+                | RunEvent::SteerReceived { .. }
+                | RunEvent::SteerDelivered { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }

@@ -12,6 +12,7 @@ mod inspect_capture;
 mod plan;
 mod run;
 pub(crate) mod runs;
+mod steer;
 pub(crate) mod tools;
 mod watch;
 mod worktree;
@@ -45,6 +46,7 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
         Command::Completions(args) => completions::run(&args),
         Command::Hooks(args) => hooks::run(&args),
         Command::Watch(args) => watch::run(&args),
+        Command::Steer(args) => steer::run(&args),
     }
 }
 

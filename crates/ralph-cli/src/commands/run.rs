@@ -19,6 +19,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::leftovers::{self, AgentRecorder};
+use crate::run::steer::Steering;
 use crate::run::{Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
@@ -182,6 +183,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                 .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
             (run_dir, objective, Machine::new(rules), 0)
         };
+        let steering = Steering::start(&run_dir, machine.state().iterations + 1);
         let run = Run {
             config: &config,
             workspace: workspace.clone(),
@@ -198,6 +200,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             github: crate::run::github::GitHub::from_env(
                 !matches!(args.output, OutputArg::Text) || args.tui,
             ),
+            steering,
         };
         let mut tui = match args.tui {
             true => Some(

@@ -20,6 +20,8 @@ pub(crate) mod leftovers;
 mod memories;
 mod memory;
 pub(crate) mod signals;
+pub(crate) mod steer;
+pub(crate) mod steer_target;
 pub(crate) mod transcript;
 
 use std::cell::RefCell;
@@ -78,6 +80,8 @@ pub(crate) struct Run<'a> {
     pub(crate) leftovers: Option<Notice>,
     /// Where the run's end goes on GitHub Actions (the step summary, annotations).
     pub(crate) github: github::GitHub,
+    /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
+    pub(crate) steering: steer::Steering,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -144,6 +148,7 @@ pub(crate) async fn drive(
         save(&run, &reader, Durability::Atomic)?;
         wait_out_rate_limit(&mut run, session, observer, stop).await;
     };
+    run.steering.finish(&mut |event| observer.observe(event));
     let reason = hooks
         .loop_end(reason, &mut run.machine, session, observer, stop)
         .await;
@@ -162,6 +167,7 @@ pub(crate) async fn drive(
         state: run.machine.state(),
         max_iterations: run.config.event_loop.max_iterations,
         hats: &hats,
+        steering: run.steering.tally(),
     });
     let summary_path = run.run_dir.summary();
     ensure_run_dir(&run.run_dir)?;
@@ -220,6 +226,7 @@ async fn iterate(
         hat.map(|h| h.id.as_str()),
         agent.kind.name(),
     );
+    let steering = run.steering.start_iteration(iteration.number, observer);
     let mut prompt = build_prompt(&PromptInput {
         objective: &run.objective,
         guardrails: &config.core.guardrails,
@@ -240,6 +247,7 @@ async fn iterate(
         tasks: tasks_view.as_ref(),
         memories: working.prompt(),
         skills: &working.skills,
+        steering: &steering,
     });
     prompt.push_str(&run.hook_notes);
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
@@ -316,11 +324,10 @@ async fn iterate(
             }
         },
     );
-    let agent_run = if ticks {
-        with_ticks(agent_run, |now| shared.borrow_mut().tick(now)).await
-    } else {
-        agent_run.await
-    };
+    let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
+    let agent_run = (run.steering)
+        .around(agent_run, tick, |event| shared.borrow_mut().observe(event))
+        .await;
     recorder.after_reap(run_dir);
     transcript.finish(run_dir, &agent_run.outcome.stderr_tail);
 
@@ -355,6 +362,7 @@ async fn iterate(
         agent_run.outcome.stdout_bytes == 0 && !published,
         summary.rate_limited.as_ref(),
     );
+    run.steering.after_agent(&outcome);
     let failed = outcome.is_failure();
     let mut report = IterationReport {
         outcome,
@@ -368,7 +376,11 @@ async fn iterate(
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
-    let record = run.machine.finish(iteration, report, session.elapsed());
+    run.steering.report(&mut |event| observer.observe(event));
+    let mut record = run.machine.finish(iteration, report, session.elapsed());
+    record.steering = run
+        .steering
+        .end_iteration(run.machine.state().iterations + 1);
     ensure_run_dir(&run.run_dir)?;
     run.run_dir
         .append_history(&record)

@@ -129,7 +129,9 @@ impl<W: Write> TextObserver<W> {
                 | RunEvent::RateLimitWait { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::HookStarted { .. }
-                | RunEvent::HookFinished { .. } => {}
+                | RunEvent::HookFinished { .. }
+                | RunEvent::SteerReceived { .. }
+                | RunEvent::SteerDelivered { .. } => {}
             }
         }
         self.rendered.clear();

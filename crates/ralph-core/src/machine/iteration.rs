@@ -10,6 +10,7 @@ use super::outcome::{CompletionSignal, IterationOutcome};
 use super::usage::Usage;
 use crate::event::Event;
 use crate::inbox::InboxLine;
+use crate::steer::IterationSteering;
 use ralph_stream::{CostKind, Tokens};
 
 /// One iteration to run: which hat, with which events. Hand it back to
@@ -90,4 +91,7 @@ pub struct IterationRecord {
     /// the run was stopped): not published.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub withheld: Vec<String>,
+    /// What `ralph steer` did in this iteration (the shell fills it in after `finish`).
+    #[serde(default, skip_serializing_if = "IterationSteering::is_empty")]
+    pub steering: IterationSteering,
 }

@@ -59,6 +59,7 @@ pub use usage::Usage;
 
 use crate::config::{LoopConfig, RateLimitConfig, ResolvedConfig};
 use crate::event::Event;
+use crate::steer::IterationSteering;
 use crate::topic::TASK_RESUME;
 
 /// The hat that handles events no configured hat triggers on, and every event when no
@@ -379,6 +380,7 @@ impl Machine {
             gates: report.gates,
             verified: checked.verified,
             withheld: checked.withheld,
+            steering: IterationSteering::default(),
         }
     }
 

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use crate::steer::IterationSteering;
+
 use super::test_support::*;
 use super::*;
 use crate::topic::TASK_START;
@@ -222,6 +224,7 @@ fn finish_records_the_iteration_and_the_totals() {
             gates: vec![],
             verified: vec![],
             withheld: vec![],
+            steering: IterationSteering::default(),
         }
     );
     let tokens = report_tokens();

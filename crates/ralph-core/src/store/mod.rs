@@ -12,6 +12,8 @@
 //!     agent.json         while an agent may run: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
+//!     steering.jsonl     every `ralph steer` message and where it went (`crate::steer`)
+//!     steer/             `ralph steer`'s requests and the loop's answers, in transit
 //!     iterations/<n>/    each iteration's transcript (the `transcript` module)
 //!   worktrees/<name>/    worktree loops (`ralph run --worktree`, the `worktree` module)
 //! ```

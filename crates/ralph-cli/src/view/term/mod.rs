@@ -13,6 +13,7 @@ mod markdown;
 pub(crate) mod palette;
 mod run_view;
 pub(crate) mod status;
+mod steer_view;
 pub(crate) mod tool_preview;
 
 pub(crate) use agent::AgentView;

@@ -111,6 +111,7 @@ pub(crate) struct RunView {
     /// a run with hats gets one).
     has_hats: bool,
     hat_table: HatTable,
+    steering: super::steer_view::SteerCount,
 }
 
 impl RunView {
@@ -125,6 +126,7 @@ impl RunView {
             context: ContextUse::default(),
             has_hats: false,
             hat_table: HatTable::default(),
+            steering: Default::default(),
         }
     }
 
@@ -398,6 +400,10 @@ impl RunView {
                 self.agent.finish(out);
                 super::hook_view::render(event, self.detail, out);
             }
+            RunEvent::SteerReceived { .. } | RunEvent::SteerDelivered { .. } => {
+                self.agent.finish(out);
+                self.steering.render(event, self.detail, out);
+            }
         }
     }
 
@@ -470,6 +476,7 @@ impl RunView {
                 line(out, Style::new(), &row);
             }
         }
+        self.steering.closing(out);
         line(out, Style::new(), &format!("  summary: {summary_path}"));
         let resume = match outcome {
             EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),

@@ -65,6 +65,10 @@ pub(crate) enum RunLine {
         iteration: Option<u32>,
         notice: String,
     },
+    SteerReceived {
+        message: String,
+        went: String,
+    },
     HookFinished {
         phase: String,
         hook: String,

@@ -245,6 +245,14 @@ impl RunModel {
                     it.entries.push(Entry::Note(format!("notice: {notice}")));
                 }
             }
+            RunLine::SteerReceived { message, went } => {
+                // Shown where it was sent: in the iteration running (or last run) then.
+                if let Some(it) = self.iterations.last_mut() {
+                    let shown = tool_preview::one_line(&message);
+                    it.entries
+                        .push(Entry::Note(format!("steer “{shown}” → {went}")));
+                }
+            }
             RunLine::HookFinished {
                 phase,
                 hook,

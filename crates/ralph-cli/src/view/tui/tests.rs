@@ -453,3 +453,26 @@ fn damaged_lines_are_counted_and_the_end_is_shown() {
     assert_eq!(model.stop_reason.as_deref(), Some("interrupted"));
     assert!(!model.running());
 }
+
+#[test]
+fn a_steering_message_is_a_note_in_the_iteration_it_was_sent_during() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    feed(
+        &mut model,
+        &RunEvent::SteerReceived {
+            iteration: 2,
+            id: "i",
+            message: "use\nplan B",
+            queued: true,
+            went: "queued for iteration 2",
+        },
+    );
+    let notes: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(notes, vec!["steer “use plan B” → queued for iteration 2"]);
+}

@@ -1,0 +1,57 @@
+//! Where a steering message goes mid-turn: the running agent's input, while an iteration
+//! runs on a backend that takes messages then. The launch code sets the slot when such an
+//! agent starts and clears it when the agent ends; the steering watcher (`run/steer.rs`)
+//! consults it for every message not sent with `--next`. Empty, every message is queued
+//! for the next iteration's prompt.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The running agent's input for steering messages, while an iteration runs on a backend
+/// that takes them mid-turn (set by the launch code, cleared when the agent ends).
+pub(crate) trait SteerTarget: Send + Sync {
+    /// Hands `message` to the agent now. `Ok(label)` names where it went (e.g. "pi mid-turn");
+    /// `Err(())` when the agent cannot take it any more (its turn ended, its input closed):
+    /// the caller then queues the message for the next iteration.
+    fn deliver(&self, message: &str) -> Result<String, ()>;
+}
+
+/// The slot the loop consults: the current [`SteerTarget`], if any. Cloning shares it.
+#[derive(Clone, Default)]
+pub(crate) struct SteerSlot(Arc<Mutex<Option<Arc<dyn SteerTarget>>>>);
+
+impl SteerSlot {
+    /// From now on, messages go to `target`.
+    #[allow(dead_code)] // Set by the launch code of backends that take messages mid-turn.
+    pub(crate) fn set(&self, target: Arc<dyn SteerTarget>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(target);
+    }
+
+    /// The agent ended: messages are queued again.
+    #[allow(dead_code)] // Cleared by the same launch code.
+    pub(crate) fn clear(&self) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Hands `message` to the current target: where it went, or `None` when there is no
+    /// target or it refused (the caller queues the message).
+    pub(crate) fn deliver(&self, message: &str) -> Option<String> {
+        // Cloned out of the lock: a slow target must not hold up `set` and `clear`.
+        let target = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()?;
+        target.deliver(message).ok()
+    }
+}
+
+impl std::fmt::Debug for SteerSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some();
+        f.debug_struct("SteerSlot").field("set", &set).finish()
+    }
+}

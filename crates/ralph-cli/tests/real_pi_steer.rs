@@ -1,0 +1,101 @@
+//! `ralph steer` with the REAL pi against the offline mock model: a message sent while
+//! iteration 1's bash tool runs is queued (pi takes no message mid-turn on this branch),
+//! and the model reads it in iteration 2's request, as a user message, and acts on it.
+
+mod real_common;
+
+use pretty_assertions::assert_eq;
+use real_common::{PI, RealEnv, wait_for_file};
+use serde_json::Value;
+
+/// What the person types; the mock routes a prompt that carries it to `steered`.
+const GUIDANCE: &str = "Switch to plan B (marker steer-7f3a).";
+
+/// Iteration 1 runs a tool that waits for the test; a prompt carrying the guidance gets an
+/// answer that completes the loop.
+const SCRIPT: &str = r#"
+default: task
+routes:
+  - contains: "steer-7f3a"
+    scenario: steered
+scenarios:
+  task:
+    - text: Working on plan A.
+      shell: "echo yes > started; while [ ! -f go ]; do sleep 0.1; done; echo plan A step done"
+    - text: Plan A step done.
+  steered:
+    - text: "Following the guidance: plan B.\nLOOP_COMPLETE"
+"#;
+
+/// The text of a request's user messages, whatever their content's shape.
+fn user_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
+    let Some(env) = RealEnv::start(SCRIPT, &[PI]) else {
+        return;
+    };
+    env.write_config("cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n");
+    let running = env.spawn_json(&["-p", "Carry out the plan."]);
+    wait_for_file(&env.ws().join("started"));
+
+    let out = env
+        .ralph(&["steer", GUIDANCE])
+        .output()
+        .expect("ralph steer");
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).as_ref()
+        ),
+        (Some(0), "queued for iteration 2\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
+    let run = running.finish();
+
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(run.iterations().len(), 2);
+    let received = run.of_type("steer_received");
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0]["message"], GUIDANCE);
+    let delivered = run.of_type("steer_delivered");
+    assert_eq!(
+        (&delivered[0]["iteration"], &delivered[0]["via"]),
+        (&Value::from(2), &Value::from("prompt"))
+    );
+
+    // The model saw the guidance in iteration 2 only, and answered from it.
+    let requests = env.server.model_requests();
+    let with_guidance: Vec<bool> = requests
+        .iter()
+        .map(|r| user_text(r.body.as_ref().expect("a JSON body")).contains("steer-7f3a"))
+        .collect();
+    assert!(with_guidance.iter().any(|&b| b), "{with_guidance:?}");
+    let first_with = with_guidance.iter().position(|&b| b).unwrap();
+    let routed: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
+    assert!(
+        routed[..first_with].iter().all(|s| s == "task"),
+        "{routed:?}"
+    );
+    assert_eq!(routed[first_with], "steered");
+    assert!(
+        user_text(requests[first_with].body.as_ref().unwrap())
+            .contains("Guidance from the person running the loop")
+    );
+}

@@ -1,0 +1,330 @@
+//! `ralph steer` against a running loop of fake agents: where a message goes, what the
+//! next prompt shows, what the run records, and a run directory full of traps.
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, code, finished, of_type, wait_output};
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+const HEADING: &str = "## Guidance from the person running the loop";
+const CONFIG: &str = "cli:\n  backend: pi\n";
+/// Iteration 1 stops after its first line until the test lets it go on; then each
+/// iteration answers at once (the answer names the promise only in a sentence, so the
+/// loop runs to its iteration limit).
+const PAUSED_FIRST: &str = "pi/anthropic/text.jsonl | | pause_at=1\npi/anthropic/text.jsonl | |\n";
+
+/// Waits until the fake agent of invocation `n` reached its pause.
+fn wait_paused(ws: &Workspace, n: usize) {
+    let marker = ws.path().join(format!(".fake/paused-{n}"));
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the agent never paused");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn resume(ws: &Workspace, n: usize) {
+    std::fs::write(ws.path().join(format!(".fake/resume-{n}")), "").expect("resume");
+}
+
+/// `ralph steer <args>` run from `dir`.
+fn steer_in(ws: &Workspace, dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["steer"];
+    all.extend_from_slice(args);
+    let child = ws
+        .command(&all)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn ralph steer");
+    wait_output(child)
+}
+
+fn said(out: &Output) -> (i32, String, String) {
+    (
+        code(out.status),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn run_dir(ws: &Workspace) -> PathBuf {
+    ws.run_files().dir().to_path_buf()
+}
+
+#[test]
+fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
+    let ws = Workspace::new(CONFIG, PAUSED_FIRST);
+    let child = ws.start(&[
+        "run",
+        "--output",
+        "json",
+        "-p",
+        "task",
+        "--max-iterations",
+        "3",
+    ]);
+    wait_paused(&ws, 1);
+    // From a directory inside the workspace, as from another terminal.
+    let sub = ws.path().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let first = steer_in(&ws, &sub, &["Reuse the parser in src/parse.rs."]);
+    assert_eq!(
+        said(&first),
+        (0, "queued for iteration 2\n".to_owned(), String::new())
+    );
+    let second = steer_in(&ws, ws.path(), &["--next", "Then write\nthe docs."]);
+    assert_eq!(
+        said(&second).1,
+        "queued for iteration 2\n",
+        "{}",
+        said(&second).2
+    );
+    resume(&ws, 1);
+    let out = wait_output(child);
+    let events = json_lines(&out);
+    assert_eq!(
+        code(out.status),
+        2,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    assert!(!ws.prompt(1).contains(HEADING));
+    let prompt = ws.prompt(2);
+    let section = &prompt[prompt.find(HEADING).expect("guidance in prompt 2")..];
+    assert!(
+        section.contains("- Reuse the parser in src/parse.rs.\n- Then write\n  the docs.\n"),
+        "{prompt}"
+    );
+    assert!(
+        section.contains("## How to work"),
+        "before the role: {prompt}"
+    );
+    assert!(!ws.prompt(3).contains(HEADING), "consumed once");
+    let kept = std::fs::read_to_string(run_dir(&ws).join("iterations/2/prompt.md")).unwrap();
+    assert!(kept.contains("Reuse the parser in src/parse.rs."));
+
+    let received = of_type(&events, "steer_received");
+    let shown: Vec<(&Value, &Value, &Value)> = received
+        .iter()
+        .map(|e| (&e["iteration"], &e["queued"], &e["went"]))
+        .collect();
+    let queued = (
+        &Value::from(2),
+        &Value::from(true),
+        &Value::from("queued for iteration 2"),
+    );
+    assert_eq!(shown, vec![queued, queued]);
+    assert_eq!(received[0]["message"], "Reuse the parser in src/parse.rs.");
+    let delivered = of_type(&events, "steer_delivered");
+    assert_eq!(delivered.len(), 2);
+    assert_eq!(
+        (&delivered[0]["via"], &delivered[0]["iteration"]),
+        (&"prompt".into(), &2.into())
+    );
+    // Delivered with the prompt, before the iteration is said to start.
+    let position = |wanted: &dyn Fn(&Value) -> bool| events.iter().position(wanted).unwrap();
+    let delivered_at = position(&|e| e["type"] == "steer_delivered");
+    let second_start = position(&|e| e["type"] == "iteration_started" && e["iteration"] == 2);
+    assert!(delivered_at < second_start);
+    assert_eq!(finished(&events)["reason"], "max_iterations");
+
+    let steering: Vec<Value> = ws.history().iter().map(|r| r["steering"].clone()).collect();
+    assert_eq!(
+        steering,
+        vec![
+            serde_json::json!({"in_prompt": 0, "mid_turn": 0, "queued": 2}),
+            serde_json::json!({"in_prompt": 2, "mid_turn": 0, "queued": 0}),
+            Value::Null,
+        ]
+    );
+    assert!(
+        ws.summary()
+            .contains("| Steering | 2 messages: 2 in prompts |"),
+        "{}",
+        ws.summary()
+    );
+    let log = std::fs::read_to_string(run_dir(&ws).join("steering.jsonl")).unwrap();
+    let went: Vec<String> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["went"].to_string())
+        .collect();
+    assert_eq!(
+        went,
+        vec!["\"queued\"", "\"queued\"", "\"prompt\"", "\"prompt\""]
+    );
+}
+
+#[test]
+fn with_no_loop_running_steer_exits_1_and_says_why() {
+    let ws = Workspace::new(CONFIG, "pi/anthropic/text.jsonl | |\n");
+    let out = steer_in(&ws, ws.path(), &["anything"]);
+    let (code, stdout, stderr) = said(&out);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(stderr.contains("no ralph loop is running"), "{stderr}");
+
+    // A finished run is not a running loop either.
+    let run = ws.run(&["run", "-q", "-p", "task", "--max-iterations", "1"]);
+    assert_eq!(code_of(&run), 2);
+    let (code, _, stderr) = said(&steer_in(&ws, ws.path(), &["too late"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("no ralph loop is running"), "{stderr}");
+    assert!(!run_dir(&ws).join("steering.jsonl").exists());
+
+    let (code, _, stderr) = said(&steer_in(&ws, ws.path(), &["  "]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("the message is empty"), "{stderr}");
+}
+
+fn code_of(out: &Output) -> i32 {
+    code(out.status)
+}
+
+#[test]
+fn a_queued_message_survives_an_interrupt_and_reaches_the_prompt_after_continue() {
+    let ws = Workspace::new(CONFIG, PAUSED_FIRST);
+    let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "3"]);
+    wait_paused(&ws, 1);
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Keep the old API."]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 2\n"),
+        "{stderr}"
+    );
+    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code_of(&stopped), 130);
+    resume(&ws, 1);
+
+    let out = ws.run(&["run", "--continue", "-q"]);
+    assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        ws.prompt(2).contains("- Keep the old API.\n"),
+        "{}",
+        ws.prompt(2)
+    );
+    assert!(!ws.prompt(3).contains(HEADING), "consumed once");
+    assert!(
+        ws.summary()
+            .contains("| Steering | 1 message: 1 in a prompt |")
+    );
+}
+
+#[test]
+fn hostile_request_files_neither_hang_nor_stop_the_loop() {
+    let ws = Workspace::new(CONFIG, PAUSED_FIRST);
+    let child = ws.start(&["run", "-p", "task", "--max-iterations", "2"]);
+    wait_paused(&ws, 1);
+    let requests = run_dir(&ws).join("steer/requests");
+    std::fs::create_dir_all(&requests).unwrap();
+    let outside = ws.path().join("outside.json");
+    std::fs::write(&outside, r#"{"message": "read through a link"}"#).unwrap();
+    symlink(&outside, requests.join("1-link.json")).unwrap();
+    nix::unistd::mkfifo(
+        &requests.join("2-fifo.json"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    let huge = std::fs::File::create(requests.join("3-huge.json")).unwrap();
+    huge.set_len(1 << 40).unwrap();
+    std::fs::create_dir(requests.join("4-dir.json")).unwrap();
+    std::fs::write(requests.join("5-junk.json"), b"\xff\xfe not json").unwrap();
+
+    // The loop still answers a real message promptly.
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["still heard"]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 2\n"),
+        "{stderr}"
+    );
+    resume(&ws, 1);
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code_of(&out), 2, "{stderr}");
+    assert!(
+        stderr.contains("a steering request was refused"),
+        "{stderr}"
+    );
+    let left: Vec<String> = std::fs::read_dir(&requests)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "every trap was removed");
+    assert!(outside.exists(), "the link, not what it points to");
+    let prompt = ws.prompt(2);
+    assert!(prompt.contains("- still heard\n"), "{prompt}");
+    assert!(!prompt.contains("read through a link"), "{prompt}");
+}
+
+#[test]
+fn guidance_carried_by_a_rate_limited_attempt_is_shown_again_to_the_attempt_after() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\n";
+    let plan = "pi/anthropic/text.jsonl | | pause_at=1\npi/anthropic/error429.jsonl | |\n\
+                pi/anthropic/text.jsonl | |\n";
+    let ws = Workspace::new(config, plan);
+    let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "3"]);
+    wait_paused(&ws, 1);
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Use plan B."]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 2\n"),
+        "{stderr}"
+    );
+    resume(&ws, 1);
+    let out = wait_output(child);
+    assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    // Invocation 2 is iteration 2, limited; invocation 3 runs iteration 2 again.
+    assert!(ws.prompt(2).contains("- Use plan B.\n"));
+    assert!(ws.prompt(3).contains("- Use plan B.\n"), "{}", ws.prompt(3));
+    assert!(!ws.prompt(4).contains(HEADING));
+    assert!(
+        ws.summary()
+            .contains("| Steering | 1 message: 1 in a prompt |")
+    );
+}
+
+#[test]
+fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_message() {
+    let config = "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n    \
+                  pre.iteration.start:\n      - {name: slow, command: 'touch in-hook; while [ ! \
+                  -f hook-go ]; do sleep 0.05; done', on_error: warn}\n";
+    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | |\n");
+    let mut child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "1"]);
+    let marker = ws.path().join("in-hook");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the hook never ran");
+        if child.try_wait().expect("wait").is_some() {
+            panic!("ralph ended: {:?}", wait_output(child));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Before you start: plan B."]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "queued for iteration 1\n"),
+        "{stderr}"
+    );
+    std::fs::write(ws.path().join("hook-go"), "").unwrap();
+    let out = wait_output(child);
+    assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        ws.prompt(1).contains("- Before you start: plan B.\n"),
+        "{}",
+        ws.prompt(1)
+    );
+}

@@ -1,0 +1,195 @@
+//! Where each steering message goes, decided without I/O: the queue for the next prompt,
+//! which iteration that is, and the counts the history and the summary show.
+
+use std::collections::VecDeque;
+
+use super::{IterationSteering, Logged, MAX_QUEUED_STEERS, SteerAnswer, SteerLogLine, SteerTally};
+
+/// A message waiting for the next prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queued {
+    pub id: String,
+    pub message: String,
+}
+
+/// The loop's steering state.
+#[derive(Clone, Debug)]
+pub struct SteerBook {
+    queue: VecDeque<Queued>,
+    /// The iteration whose agent runs now, if one does.
+    running: Option<u32>,
+    /// The iteration whose prompt a message queued now lands in.
+    next: u32,
+    this_iteration: IterationSteering,
+    tally: SteerTally,
+    /// What the running iteration's prompt carried, in case the agent never read it.
+    carried: Vec<Queued>,
+}
+
+impl SteerBook {
+    /// A run whose next iteration is `next`, with nothing received yet.
+    pub fn new(next: u32) -> SteerBook {
+        SteerBook {
+            queue: VecDeque::new(),
+            running: None,
+            next,
+            this_iteration: IterationSteering::default(),
+            tally: SteerTally::default(),
+            carried: Vec::new(),
+        }
+    }
+
+    /// A continued run: the queue and counts as `steering.jsonl` left them (a queued
+    /// message no prompt carried yet is still queued).
+    pub fn resume(next: u32, log: &[SteerLogLine]) -> SteerBook {
+        let mut book = SteerBook::new(next);
+        for line in log {
+            match line.went {
+                Logged::Queued => {
+                    book.tally.received += 1;
+                    if let Some(message) = &line.message {
+                        book.queue.push_back(Queued {
+                            id: line.id.clone(),
+                            message: message.clone(),
+                        });
+                    }
+                }
+                Logged::MidTurn => {
+                    book.tally.received += 1;
+                    book.tally.mid_turn += 1;
+                }
+                Logged::Prompt => {
+                    let before = book.queue.len();
+                    book.queue.retain(|q| q.id != line.id);
+                    if book.queue.len() < before {
+                        book.tally.in_prompt += 1;
+                    }
+                }
+                Logged::Requeued => {
+                    if let Some(message) = &line.message {
+                        book.tally.in_prompt = book.tally.in_prompt.saturating_sub(1);
+                        book.queue.push_back(Queued {
+                            id: line.id.clone(),
+                            message: message.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        book
+    }
+
+    /// Takes a message: hands it to the running agent through `deliver` (which returns
+    /// where it went, or `None` when the agent cannot take it) unless `next` asks to wait,
+    /// else queues it for the next prompt. Returns the answer and, unless refused, the
+    /// line for `steering.jsonl`.
+    pub fn receive(
+        &mut self,
+        id: &str,
+        message: &str,
+        next: bool,
+        now_ms: u64,
+        deliver: impl FnOnce(&str) -> Option<String>,
+    ) -> (SteerAnswer, Option<SteerLogLine>) {
+        let line = |went, iteration, to: Option<&str>| SteerLogLine {
+            at_ms: now_ms,
+            id: id.to_owned(),
+            went,
+            iteration,
+            message: Some(message.to_owned()),
+            to: to.map(str::to_owned),
+        };
+        if let Some(iteration) = self.running.filter(|_| !next)
+            && let Some(to) = deliver(message)
+        {
+            self.tally.received += 1;
+            self.tally.mid_turn += 1;
+            self.this_iteration.mid_turn += 1;
+            let logged = line(Logged::MidTurn, iteration, Some(&to));
+            return (SteerAnswer::MidTurn { iteration, to }, Some(logged));
+        }
+        if self.queue.len() >= MAX_QUEUED_STEERS {
+            let reason = format!(
+                "{MAX_QUEUED_STEERS} messages already wait for iteration {}; send more once \
+                 it has started",
+                self.next
+            );
+            return (SteerAnswer::Refused { reason }, None);
+        }
+        self.queue.push_back(Queued {
+            id: id.to_owned(),
+            message: message.to_owned(),
+        });
+        self.tally.received += 1;
+        if self.running.is_some() {
+            self.this_iteration.queued += 1;
+        }
+        let iteration = self.next;
+        (
+            SteerAnswer::Queued { iteration },
+            Some(line(Logged::Queued, iteration, None)),
+        )
+    }
+
+    /// Iteration `number` starts: its prompt carries (and consumes) every queued message;
+    /// what arrives from now on is for the one after it.
+    pub fn start_iteration(&mut self, number: u32) -> Vec<Queued> {
+        self.running = Some(number);
+        self.next = number.saturating_add(1);
+        let carried: Vec<Queued> = self.queue.drain(..).collect();
+        self.carried.clone_from(&carried);
+        let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
+        self.this_iteration = IterationSteering {
+            in_prompt: count,
+            ..IterationSteering::default()
+        };
+        self.tally.in_prompt += count;
+        carried
+    }
+
+    /// The running iteration's agent ended without reaching the model (a rate or usage
+    /// limit): what its prompt carried goes back into the queue, for the attempt that
+    /// runs next. Returns the lines for `steering.jsonl`.
+    pub fn requeue_carried(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
+        let carried = std::mem::take(&mut self.carried);
+        let iteration = self.running.unwrap_or(self.next);
+        let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
+        self.tally.in_prompt = self.tally.in_prompt.saturating_sub(count);
+        carried
+            .into_iter()
+            .map(|queued| {
+                let line = SteerLogLine {
+                    at_ms: now_ms,
+                    id: queued.id.clone(),
+                    went: Logged::Requeued,
+                    iteration,
+                    message: Some(queued.message.clone()),
+                    to: None,
+                };
+                self.queue.push_back(queued);
+                line
+            })
+            .collect()
+    }
+
+    /// The running iteration ended; `next` is the number the loop hands out next. Returns
+    /// what steering did in it.
+    pub fn end_iteration(&mut self, next: u32) -> IterationSteering {
+        self.carried.clear();
+        self.running = None;
+        self.next = next;
+        std::mem::take(&mut self.this_iteration)
+    }
+
+    /// The iteration whose agent runs now.
+    pub fn running(&self) -> Option<u32> {
+        self.running
+    }
+
+    pub fn tally(&self) -> SteerTally {
+        SteerTally {
+            pending: u32::try_from(self.queue.len()).unwrap_or(u32::MAX),
+            ..self.tally
+        }
+    }
+}
