@@ -164,6 +164,14 @@ fn every_run_event_type_has_a_section() {
             resets_at: None,
             message: "429",
         },
+        RunEvent::Failover {
+            iteration: 1,
+            hat: "ralph",
+            from: "pi",
+            from_fallback: 0,
+            to: "claude",
+            to_fallback: 1,
+        },
         RunEvent::HookStarted {
             phase: "pre.loop.start",
             hook: "h",
@@ -198,6 +206,7 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::GateStarted { .. }
                 | RunEvent::GateFinished { .. }
                 | RunEvent::RateLimitWait { .. }
+                | RunEvent::Failover { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }
