@@ -69,6 +69,33 @@ fn a_limit_that_outlasts_the_runtime_ends_the_run_saying_so() {
 }
 
 #[test]
+fn a_reset_time_past_the_runtime_ends_the_run_saying_until_when() {
+    // Claude Code's limited run, its first line made the `rate_limit_event` a Claude
+    // subscription sends when a request is refused (resetting in 2033).
+    let event = r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1999999999}}"#;
+    let plan =
+        format!("claude/v2.1.332_ratelimit429_headers.jsonl | | sed=1s/.*/{event}/ exit=1\n");
+    let config = "cli:\n  backend: claude\nevent_loop:\n  max_runtime_seconds: 20\n";
+    let ws = Workspace::new(config, &plan);
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    let end = finished(&events);
+    assert_eq!(
+        (code, &end["reason"]),
+        (2, &json!("max_runtime")),
+        "{stderr}"
+    );
+    assert!(
+        end["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; rate limited until 2033-05-18 03:33 UTC"),
+        "{end}"
+    );
+    let limited = &of_type(&events, "iteration_finished")[0]["outcome"];
+    assert_eq!(limited["resets_at"], json!(1_999_999_999), "{limited}");
+}
+
+#[test]
 fn with_fail_a_limit_counts_as_a_failed_iteration() {
     let config =
         "cli:\n  backend: pi\n  on_rate_limit: fail\nevent_loop:\n  max_consecutive_failures: 2\n";
