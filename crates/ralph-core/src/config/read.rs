@@ -250,6 +250,18 @@ pub(crate) fn fallback(
     let backends: Vec<_> = items
         .iter()
         .filter_map(|item| {
+            if let YamlData::Value(Scalar::String(name)) = &item.data
+                && name == super::choice::AUTO
+            {
+                dec.error(
+                    item,
+                    ConfigErrorKind::HatBackend {
+                        key: field.path.clone(),
+                        problem: "cannot name `auto`: name the backend to fail over to",
+                    },
+                );
+                return None;
+            }
             let item_field = Field {
                 path: field.path.clone(),
                 key: item,
