@@ -1,10 +1,10 @@
-//! The live view's lines about provider limits: the wait before an iteration runs again,
+//! The live views' lines (the text view's and the TUI's) about provider limits: the wait before an iteration runs again,
 //! and a hat's attempt moving to another of its backends (`on_rate_limit: failover`).
 
 use super::figures::duration_ms;
 
-/// `⏸ rate limited: waiting 1m 0s (the limit resets …), then iteration 3 again`.
-pub(super) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> String {
+/// `⏸ rate limited: waiting 1m 00s (the limit resets …), then iteration 3 again`.
+pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> String {
     let until = resets_at
         .map(|at| {
             format!(
@@ -21,7 +21,7 @@ pub(super) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> St
 
 /// A switch of backend: onto a later one of the hat's backends when the one before is
 /// limited, back onto an earlier one once its limit is over.
-pub(super) fn failover(
+pub(crate) fn failover(
     iteration: u32,
     from: &str,
     from_fallback: u32,
