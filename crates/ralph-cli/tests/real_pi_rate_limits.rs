@@ -180,3 +180,35 @@ fn pi_fails_over_to_its_fallback_and_the_loop_completes() {
         [None, Some(json!(1))]
     );
 }
+
+#[test]
+fn pi_fails_over_to_claude_code_and_the_loop_completes() {
+    let Some(env) = RealEnv::start_with(FAILOVER_SCRIPT, &[PI, CLAUDE], &no_pi_retries()) else {
+        return;
+    };
+    // Claude Code is found on PATH (the launcher directory comes first there).
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\n  args: [--model, mock/error429]\n  \
+         on_rate_limit: failover\n  fallback: [claude]\nevent_loop:\n  max_iterations: 1\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(
+        attempts(&run),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "claude", "succeeded"])
+        ]
+    );
+    let failover = run.of_type("failover");
+    assert_eq!(
+        (failover.len(), &failover[0]["from"], &failover[0]["to"]),
+        (1, &json!("pi"), &json!("claude"))
+    );
+}
