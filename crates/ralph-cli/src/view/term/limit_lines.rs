@@ -36,7 +36,7 @@ pub(crate) fn failover(
     if to_fallback > from_fallback {
         format!("↪ rate limited on {from}: iteration {iteration} runs on {to}")
     } else {
-        format!("↩ the limit of {to} is over: iteration {iteration} runs on it again (not {from})")
+        format!("↩ the limit of {to} is over: iteration {iteration} runs on it again, after {from}")
     }
 }
 

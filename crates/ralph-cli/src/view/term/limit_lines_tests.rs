@@ -10,6 +10,6 @@ fn a_switch_says_which_way_and_which_backends() {
     );
     assert_eq!(
         failover(4, "pi", 2, "pi", 0),
-        "↩ the limit of pi is over: iteration 4 runs on it again (not pi (fallback 2))"
+        "↩ the limit of pi is over: iteration 4 runs on it again, after pi (fallback 2)"
     );
 }
