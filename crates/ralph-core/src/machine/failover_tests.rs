@@ -91,6 +91,16 @@ fn a_reset_time_given_is_when_the_primary_comes_back() {
 }
 
 #[test]
+fn a_reset_time_already_past_still_rests_the_backend_for_the_slack() {
+    let mut m = Machine::new(failover(solo(), 1));
+    let it = run(&mut m);
+    m.finish(it, limited(Some(900), 0, 1_000), S);
+    assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000).fallback, 1);
+    let slack = RESET_SLACK.as_secs();
+    assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000 + slack).fallback, 0);
+}
+
+#[test]
 fn when_every_backend_is_limited_the_loop_waits_for_the_first_free() {
     let mut m = Machine::new(failover(solo(), 2));
     let it = run(&mut m);

@@ -84,8 +84,10 @@ impl Machine {
             return false;
         }
         if policy == RateLimitPolicy::Failover {
+            // A reset time already past still leaves the backend alone for the slack, as
+            // `wait` would wait it: no attempt straight into the same limit.
             let until = match resets_at {
-                Some(at) => at + RESET_SLACK.as_secs(),
+                Some(at) => (*at).max(now) + RESET_SLACK.as_secs(),
                 None => now + self.backoff(count).as_secs(),
             };
             self.backend_ran(
