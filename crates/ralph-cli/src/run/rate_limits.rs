@@ -35,8 +35,9 @@ pub(super) fn pick_backend(
     pick.fallback
 }
 
-/// After an iteration that ended on a provider's limit (`cli.on_rate_limit: wait`):
-/// says how long the loop waits and sleeps that long, ticking the view; Ctrl-C ends the
+/// After an iteration that ended on a provider's limit (`on_rate_limit: wait`, or
+/// `failover` with every backend of the hat limited): says how long the loop waits and
+/// sleeps that long, ticking the view; Ctrl-C ends the
 /// wait at once (the loop then stops as interrupted).
 pub(super) async fn wait_out(
     run: &mut Run<'_>,
