@@ -1,6 +1,7 @@
 //! An agent run that ends on a provider's limit: the loop waits it out and runs the
 //! iteration again without counting it, stops at its runtime limit saying until when it
-//! was limited, or counts it as a failure with `on_rate_limit: fail`.
+//! was limited, counts it as a failure with `on_rate_limit: fail`, or, with `failover`,
+//! runs it again on the next backend of `fallback`.
 
 mod common;
 
@@ -68,6 +69,33 @@ fn a_limit_that_outlasts_the_runtime_ends_the_run_saying_so() {
 }
 
 #[test]
+fn a_reset_time_past_the_runtime_ends_the_run_saying_until_when() {
+    // Claude Code's limited run, its first line made the `rate_limit_event` a Claude
+    // subscription sends when a request is refused (resetting in 2033).
+    let event = r#"{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1999999999}}"#;
+    let plan =
+        format!("claude/v2.1.332_ratelimit429_headers.jsonl | | sed=1s/.*/{event}/ exit=1\n");
+    let config = "cli:\n  backend: claude\nevent_loop:\n  max_runtime_seconds: 20\n";
+    let ws = Workspace::new(config, &plan);
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    let end = finished(&events);
+    assert_eq!(
+        (code, &end["reason"]),
+        (2, &json!("max_runtime")),
+        "{stderr}"
+    );
+    assert!(
+        end["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; rate limited until 2033-05-18 03:33 UTC"),
+        "{end}"
+    );
+    let limited = &of_type(&events, "iteration_finished")[0]["outcome"];
+    assert_eq!(limited["resets_at"], json!(1_999_999_999), "{limited}");
+}
+
+#[test]
 fn with_fail_a_limit_counts_as_a_failed_iteration() {
     let config =
         "cli:\n  backend: pi\n  on_rate_limit: fail\nevent_loop:\n  max_consecutive_failures: 2\n";
@@ -81,14 +109,191 @@ fn with_fail_a_limit_counts_as_a_failed_iteration() {
     assert!(of_type(&events, "rate_limit_wait").is_empty());
 }
 
+/// pi as the primary, Claude Code as the one fallback.
+const FAILOVER: &str = "cli:\n  backend: pi\n  on_rate_limit: failover\n  fallback: [claude]\n  rate_limit_wait_seconds: 1\n";
+const CLAUDE_DONE: &str = "claude/v2.1.332_happy_ralph_args.jsonl | LOOP_COMPLETE |\n";
+const CLAUDE_LIMITED: &str = "claude/v2.1.112_overloaded529_max_retries2.jsonl | | exit=1\n";
+
+/// Each `iteration_finished` as `[iteration, backend, outcome]`.
+fn attempts(events: &[Value]) -> Vec<Value> {
+    of_type(events, "iteration_finished")
+        .iter()
+        .map(|e| json!([e["iteration"], e["backend"], e["outcome"]["status"]]))
+        .collect()
+}
+
+/// Each `failover` as `[iteration, from, from_fallback, to, to_fallback]`.
+fn failovers(events: &[Value]) -> Vec<Value> {
+    of_type(events, "failover")
+        .iter()
+        .map(|e| {
+            json!([
+                e["iteration"],
+                e["from"],
+                e["from_fallback"],
+                e["to"],
+                e["to_fallback"]
+            ])
+        })
+        .collect()
+}
+
 #[test]
-fn failover_is_refused_as_not_supported_yet() {
-    let ws = Workspace::new("cli:\n  backend: pi\n  on_rate_limit: failover\n", DONE);
-    let out = ws.run(&["run", "-p", "task"]);
-    assert_eq!(common::code(out.status), 1);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("ralph.yml:3:18: `cli.on_rate_limit` is not supported by ralph (yet): ralph cannot fail over"),
+fn a_limited_primary_fails_over_to_the_fallback_which_completes() {
+    let ws = Workspace::new(FAILOVER, &format!("{LIMITED}{CLAUDE_DONE}"));
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(
+        (code, finished(&events)["reason"].clone()),
+        (0, json!("completed")),
         "{stderr}"
     );
+    assert_eq!(
+        attempts(&events),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "claude", "succeeded"])
+        ]
+    );
+    assert_eq!(failovers(&events), [json!([1, "pi", 0, "claude", 1])]);
+    assert!(of_type(&events, "rate_limit_wait").is_empty());
+    let started: Vec<&Value> = of_type(&events, "iteration_started")
+        .iter()
+        .map(|e| &e["backend"])
+        .collect();
+    assert_eq!(started, [&json!("pi"), &json!("claude")]);
+    // The history names the fallback that ran; the agents ran in that order.
+    let history: Vec<Value> = ws
+        .history()
+        .iter()
+        .map(|r| json!([r["backend"], r.get("fallback")]))
+        .collect();
+    assert_eq!(history, [json!(["pi", null]), json!(["claude", 1])]);
+    let names: Vec<String> = ws
+        .agent_log()
+        .iter()
+        .map(|l| l.split(' ').nth(1).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(names, ["pi", "claude"]);
+    // Both were checked before the first iteration.
+    assert_eq!(ws.version_log(), ["pi --version", "claude --version"]);
+    // The text view says it.
+    let ws = Workspace::new(FAILOVER, &format!("{LIMITED}{CLAUDE_DONE}"));
+    let out = ws.run(&["run", "-p", "task"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("↪ rate limited on pi: iteration 1 runs on claude (fallback 1)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_loop_returns_to_the_primary_once_its_backoff_is_over() {
+    // Claude's attempt lasts over the primary's backoff (1 s): the next iteration is pi's.
+    let plan = format!(
+        "{LIMITED}claude/v2.1.332_happy_ralph_args.jsonl | | sed=s/LOOP_COMPLETE/done/g hang=2\n{DONE}"
+    );
+    let ws = Workspace::new(FAILOVER, &plan);
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        attempts(&events),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "claude", "succeeded"]),
+            json!([2, "pi", "succeeded"])
+        ]
+    );
+    assert_eq!(
+        failovers(&events),
+        [
+            json!([1, "pi", 0, "claude", 1]),
+            json!([2, "claude", 1, "pi", 0])
+        ]
+    );
+}
+
+#[test]
+fn with_every_backend_limited_the_loop_waits_then_goes_on() {
+    // Backoffs of 3 s and 6 s: far longer than claude's limited attempt, so the primary
+    // is still limited when claude's ends.
+    let config = FAILOVER.replace("wait_seconds: 1", "wait_seconds: 3");
+    let ws = Workspace::new(&config, &format!("{LIMITED}{CLAUDE_LIMITED}{DONE}"));
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        attempts(&events),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "claude", "rate_limited"]),
+            json!([1, "pi", "succeeded"])
+        ]
+    );
+    // The wait is for the primary, free first: its 3 s backoff (from the end of its
+    // attempt, in whole seconds, rounded up), not claude's 6 s.
+    let waits = of_type(&events, "rate_limit_wait");
+    assert_eq!(waits.len(), 1);
+    assert!(waits[0]["wait_secs"].as_u64().unwrap() <= 4, "{}", waits[0]);
+    assert_eq!(
+        failovers(&events),
+        [
+            json!([1, "pi", 0, "claude", 1]),
+            json!([1, "claude", 1, "pi", 0])
+        ]
+    );
+    assert_eq!(finished(&events)["totals"]["iterations"], 1);
+}
+
+#[test]
+fn with_every_backend_limited_past_the_runtime_the_run_ends_saying_so() {
+    let config = format!(
+        "{FAILOVER}  rate_limit_wait_seconds: 60\nevent_loop:\n  max_runtime_seconds: 20\n"
+    )
+    .replace("  rate_limit_wait_seconds: 1\n", "");
+    let ws = Workspace::new(&config, &format!("{LIMITED}{CLAUDE_LIMITED}"));
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    let end = finished(&events);
+    assert_eq!(
+        (code, &end["reason"]),
+        (2, &json!("max_runtime")),
+        "{stderr}"
+    );
+    assert!(
+        end["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("; still rate limited"),
+        "{end}"
+    );
+    assert_eq!(attempts(&events).len(), 2);
+}
+
+#[test]
+fn a_hats_own_failover_overrides_clis_wait() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
+                  starting_event: work.start\nhats:\n  worker:\n    \
+                  description: Works\n    triggers: [work.start]\n    on_rate_limit: failover\n    \
+                  fallback: [{type: claude, args: [--model, spare]}]\n";
+    let ws = Workspace::new(config, &format!("{LIMITED}{CLAUDE_DONE}"));
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(failovers(&events), [json!([1, "pi", 0, "claude", 1])]);
+    // The fallback's own arguments are on its command line.
+    assert!(
+        ws.agent_log()[1].ends_with("--model spare"),
+        "{:?}",
+        ws.agent_log()
+    );
+}
+
+#[test]
+fn an_uninstalled_fallback_is_reported_before_the_run() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n  on_rate_limit: failover\n  fallback: [codex]\n",
+        DONE,
+    );
+    let out = ws.run(&["run", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(out.status), 1, "{stderr}");
+    assert!(stderr.contains("codex"), "{stderr}");
+    assert!(ws.agent_log().is_empty());
 }

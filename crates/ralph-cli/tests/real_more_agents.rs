@@ -10,7 +10,10 @@
 //!   `cli.args`) and Gemini CLI, reported by OpenCode (from its own model prices), unknown
 //!   for Copilot (no tokens, no cost);
 //! - a model that answers HTTP 500 to every attempt: the agent gives up and ralph reports
-//!   the iteration as failed.
+//!   the iteration as failed;
+//! - a model that answers HTTP 429 (with `retry-after` and the providers' rate-limit
+//!   headers): ralph reports the iteration as `rate_limited` (with the reset time where the
+//!   agent passes it on: OpenCode).
 //!
 //! And two facts ralph's command lines depend on: OpenCode (run with `--auto`) may touch a
 //! file outside the workspace without its run ending on an unanswerable question, and Codex,
@@ -21,7 +24,9 @@
 #[path = "real_more_agents/harness.rs"]
 mod harness;
 
-use harness::{Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, WORK_TOKENS, run_ralph};
+use harness::{
+    Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, WORK_TOKENS, run_ralph, run_ralph_with,
+};
 use pretty_assertions::assert_eq;
 use ralph_test_support::{
     AgentSetup, CodexOptions, CopilotOptions, GeminiOptions, PRICE_CACHE_READ, PRICE_INPUT,
@@ -334,4 +339,50 @@ fn copilot_failing_model_fails_the_iteration() {
 /// `text` as one single-quoted POSIX shell word, the way Codex shows a command.
 fn sh_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Runs the `limit` scenario (`on_rate_limit: fail`, so the one iteration is all) and
+/// checks that ralph saw a provider's limit, not another failure; returns the outcome.
+fn limited(agent: &Agent) -> Option<Value> {
+    let run = run_ralph_with(agent, "limit", "  on_rate_limit: fail\n")?;
+    let context = run.context();
+    let outcome = run.one("iteration_finished")["outcome"].clone();
+    assert_eq!(outcome["status"], json!("rate_limited"), "{context}");
+    let refused = run
+        .server
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.routed)
+        .filter(|r| r.outcome == ReplyOutcome::HttpError { status: 429 })
+        .count();
+    assert!(refused > 0, "{context}");
+    Some(outcome)
+}
+
+#[test]
+fn each_agents_rate_limit_is_reported_as_one() {
+    // Run one after the other: Gemini CLI's and Copilot's own retries make this the slow
+    // part, and the agents would only compete for the two cores.
+    for agent in [&CODEX, &GEMINI, &COPILOT] {
+        if let Some(outcome) = limited(agent) {
+            assert_eq!(
+                outcome["resets_at"],
+                Value::Null,
+                "{}: {outcome}",
+                agent.name
+            );
+        }
+    }
+    if let Some(outcome) = limited(&OPENCODE) {
+        // The error line's time plus the provider's `retry-after` (an hour).
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let resets_at = outcome["resets_at"].as_u64().unwrap_or_default();
+        assert!(
+            (now + 3500..=now + 3600).contains(&resets_at),
+            "{outcome}, now {now}"
+        );
+    }
 }

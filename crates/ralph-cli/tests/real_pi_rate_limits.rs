@@ -1,12 +1,13 @@
-//! The REAL pi hitting a provider's rate limit (the mock answers HTTP 429): ralph sees
-//! the limit in pi's stream, waits, runs the iteration again without counting it, and
-//! the loop completes.
+//! The REAL pi and Claude Code hitting a provider's rate limit (the mock answers HTTP 429):
+//! ralph sees the limit in the agent's stream, waits, runs the iteration again without
+//! counting it, and the loop completes; with `on_rate_limit: failover`, pi's limited
+//! attempt runs again at once on its fallback (pi on another model), which completes.
 
 mod real_common;
 
 use pretty_assertions::assert_eq;
 use ralph_test_support::PiOptions;
-use real_common::{PI, RealEnv};
+use real_common::{CLAUDE, PI, RealEnv};
 use serde_json::{Value, json};
 
 /// The first request is refused with 429; pi, told not to retry on its own, gives up at
@@ -21,12 +22,7 @@ scenarios:
 
 #[test]
 fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
-    let options = PiOptions {
-        max_retries: 0,
-        provider_max_retries: Some(0),
-        ..PiOptions::default()
-    };
-    let Some(env) = RealEnv::start_with(SCRIPT, &[PI], &options) else {
+    let Some(env) = RealEnv::start_with(SCRIPT, &[PI], &no_pi_retries()) else {
         return;
     };
     env.write_config(&format!(
@@ -63,4 +59,156 @@ fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
         .map(|(_, turn, attempt, _)| (turn, attempt))
         .collect();
     assert_eq!(requests, [(0, 0), (0, 1)]);
+}
+
+/// pi told not to retry on its own: its first refused request ends its run.
+fn no_pi_retries() -> PiOptions {
+    PiOptions {
+        max_retries: 0,
+        provider_max_retries: Some(0),
+        ..PiOptions::default()
+    }
+}
+
+/// Each `iteration_finished` as `[iteration, backend, outcome]`.
+fn attempts(run: &real_common::JsonRun) -> Vec<Value> {
+    run.iterations()
+        .iter()
+        .map(|i| json!([i["iteration"], i["backend"], i["outcome"]["status"]]))
+        .collect()
+}
+
+/// The first request is refused with 429 and `x-should-retry: false` (the Anthropic SDK
+/// in Claude Code then gives up at once) and the providers' rate-limit headers.
+const CLAUDE_SCRIPT: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: "Nothing to do.\nLOOP_COMPLETE"
+      fault: {http: 429, times: 1, retry_after_ms: 1, should_retry: false, limit_reset: 1}
+"#;
+
+#[test]
+fn claude_hits_a_rate_limit_and_the_loop_waits_and_completes() {
+    let Some(env) = RealEnv::start(CLAUDE_SCRIPT, &[CLAUDE]) else {
+        return;
+    };
+    env.write_config(&format!(
+        "cli:\n  backend: claude\n  command: {}\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
+         max_iterations: 1\n",
+        env.agent_path(CLAUDE).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(
+        attempts(&run),
+        [
+            json!([1, "claude", "rate_limited"]),
+            json!([1, "claude", "succeeded"])
+        ]
+    );
+    let waits = run.of_type("rate_limit_wait");
+    assert_eq!((waits.len(), &waits[0]["wait_secs"]), (1, &json!(1)));
+    let refused = env
+        .model_turns()
+        .into_iter()
+        .filter(|(_, _, _, kind)| kind == "http_error")
+        .count();
+    assert_eq!(refused, 1);
+}
+
+/// The primary's model is the mock's built-in `error429` scenario (a 429 on every
+/// request); the fallback, pi on the default model, plays `task`.
+const FAILOVER_SCRIPT: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: "Nothing to do.\nLOOP_COMPLETE"
+"#;
+
+#[test]
+fn pi_fails_over_to_its_fallback_and_the_loop_completes() {
+    let Some(env) = RealEnv::start_with(FAILOVER_SCRIPT, &[PI], &no_pi_retries()) else {
+        return;
+    };
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\n  args: [--model, mock/error429]\n  \
+         on_rate_limit: failover\n  fallback: [{{type: pi, args: [--model, mock/mock-model]}}]\n\
+         event_loop:\n  max_iterations: 1\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(
+        attempts(&run),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "pi", "succeeded"])
+        ]
+    );
+    let failovers = run.of_type("failover");
+    assert_eq!(
+        failovers
+            .iter()
+            .map(|f| json!([f["from_fallback"], f["to_fallback"]]))
+            .collect::<Vec<_>>(),
+        [json!([0, 1])]
+    );
+    assert!(run.of_type("rate_limit_wait").is_empty());
+    let scenarios: Vec<String> = env
+        .model_turns()
+        .into_iter()
+        .map(|(scenario, _, _, _)| scenario)
+        .collect();
+    assert_eq!(scenarios, ["error429", "task"]);
+    let history = env.history();
+    assert_eq!(
+        history
+            .iter()
+            .map(|r| r.get("fallback").cloned())
+            .collect::<Vec<_>>(),
+        [None, Some(json!(1))]
+    );
+}
+
+#[test]
+fn pi_fails_over_to_claude_code_and_the_loop_completes() {
+    let Some(env) = RealEnv::start_with(FAILOVER_SCRIPT, &[PI, CLAUDE], &no_pi_retries()) else {
+        return;
+    };
+    // Claude Code is found on PATH (the launcher directory comes first there).
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\n  args: [--model, mock/error429]\n  \
+         on_rate_limit: failover\n  fallback: [claude]\nevent_loop:\n  max_iterations: 1\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    assert_eq!(
+        attempts(&run),
+        [
+            json!([1, "pi", "rate_limited"]),
+            json!([1, "claude", "succeeded"])
+        ]
+    );
+    let failover = run.of_type("failover");
+    assert_eq!(
+        (failover.len(), &failover[0]["from"], &failover[0]["to"]),
+        (1, &json!("pi"), &json!("claude"))
+    );
 }

@@ -175,12 +175,15 @@ fn a_run_with_hooks_that_warn_retry_and_block_matches_the_schema() {
 #[test]
 fn retries_failed_model_calls_and_limits_match_the_schema() {
     let ws = Workspace::new(
-        "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\nevent_loop:\n  max_iterations: 3\n  \
+        "cli:\n  backend: pi\n  rate_limit_wait_seconds: 2\nevent_loop:\n  max_iterations: 3\n  \
          starting_event: work.start\n\
          hats:\n  first:\n    description: Starts\n    triggers: [work.start]\n  \
-         second:\n    description: Goes on\n    triggers: [step]\n    backend: claude\n",
+         second:\n    description: Goes on\n    triggers: [step]\n    backend: claude\n    \
+         on_rate_limit: failover\n    fallback: [pi]\n",
+        // The second hat's claude is limited, its fallback pi too: a wait, then claude.
         "pi/openai/flaky.jsonl | step=one |
 claude/v2.1.332_overloaded529_max_retries2.jsonl | | exit=1
+pi/anthropic/error429.jsonl | |
 claude/v2.1.332_http500_max_retries2.jsonl | | exit=1
 ",
     );
@@ -191,6 +194,7 @@ claude/v2.1.332_http500_max_retries2.jsonl | | exit=1
         "agent/retry_finished",
         "notice/events_requeued",
         "rate_limit_wait",
+        "failover",
         "loop_finished/max_iterations",
     ] {
         assert!(kinds.contains(kind), "no {kind} in {kinds:?}");
@@ -394,6 +398,14 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             to,
         });
     }
+    push(RunEvent::Failover {
+        iteration: 1,
+        hat: "builder",
+        from: "claude",
+        from_fallback: 0,
+        to: "pi",
+        to_fallback: 1,
+    });
     for (iteration, event) in [(Some(1), Some("DONE")), (None, None)] {
         push(RunEvent::GateStarted {
             iteration,
@@ -513,15 +525,16 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         .map(Value::to_string)
         .collect();
     assert_eq!(invalid, Vec::<String>::new());
-    // Started, iteration started, the agent events, events emitted, two waits, two steers
-    // received and two delivered, two gate starts, then one line per gate result, notice,
-    // iteration outcome and stop reason.
+    // Started, iteration started, the agent events, events emitted, two waits, a
+    // failover, two steers received and two delivered, two gate starts, then one line per
+    // gate result, notice, iteration outcome and stop reason.
     assert_eq!(
         all.len(),
         1 + 1
             + agent_events.len()
             + 1
             + 2
+            + 1
             + 2
             + 2
             + 2

@@ -23,6 +23,8 @@ fn hat(
         pty: false,
         default_publishes: None,
         max_activations: None,
+        on_rate_limit: None,
+        fallback: None,
     }
 }
 

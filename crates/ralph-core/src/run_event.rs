@@ -95,6 +95,20 @@ pub enum RunEvent<'a> {
         /// Where: the backend's input (`pi mid-turn`) or `prompt`.
         to: &'a str,
     },
+    /// The next attempt of a hat runs on another of its backends than its last one
+    /// (`on_rate_limit: failover`): on a `fallback` backend because the one before is
+    /// limited, or back on an earlier one (the primary) whose limit is over.
+    Failover {
+        iteration: u32,
+        hat: &'a str,
+        /// The backend of the hat's last attempt, and which of its backends that was
+        /// (0 the primary, `n` the `n`th of `fallback`).
+        from: &'a str,
+        from_fallback: u32,
+        /// The backend this attempt runs on.
+        to: &'a str,
+        to_fallback: u32,
+    },
     /// A gate started (`iteration` is null for `ralph gates`).
     GateStarted {
         iteration: Option<u32>,

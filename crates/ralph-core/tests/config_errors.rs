@@ -446,3 +446,17 @@ fn a_whole_number_too_large_for_yaml_is_out_of_range_not_a_fraction() {
         ]
     );
 }
+
+#[test]
+fn a_fallback_names_backends_as_a_hat_does() {
+    assert_eq!(
+        parse_errors("cli:\n  fallback: [auto, claud, {type: pi, command: x}]\n"),
+        [
+            "ralph.yml:2:14: `cli.fallback` cannot name `auto`: name the backend to fail over to",
+            "ralph.yml:2:20: unknown backend `claud` in `cli.fallback`: did you mean `claude`? \
+             (valid backends: claude, kiro, gemini, codex, amp, copilot, opencode, pi, custom)",
+            "ralph.yml:2:38: `cli.fallback.command` and `cli.fallback.type` are both set \
+             (`cli.fallback.type` at ralph.yml:2:28): keep only one",
+        ]
+    );
+}

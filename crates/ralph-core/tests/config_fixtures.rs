@@ -269,6 +269,12 @@ fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {
             format!("{path}.{name}")
         };
         match value {
+            // A `fallback` list: each item is a mapping of a hat backend's keys.
+            saphyr::Yaml::Sequence(items) if name == "fallback" => {
+                for item in items {
+                    dumped_paths(item, "hats.<id>.backend", out);
+                }
+            }
             // A phase's hooks: each item is a mapping of the hook's keys.
             saphyr::Yaml::Sequence(items) => {
                 for item in items {

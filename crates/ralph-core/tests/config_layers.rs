@@ -116,6 +116,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             rate_limits: ralph_core::config::RateLimitConfig {
                 policy: ralph_core::config::RateLimitPolicy::Wait,
                 wait: std::time::Duration::from_secs(60),
+                fallback: Vec::new(),
             },
             memories: MemoriesConfig {
                 enabled: true,

@@ -179,6 +179,14 @@ fn every_run_event_type_has_a_section() {
             via: SteerVia::Prompt,
             to: "prompt",
         },
+        RunEvent::Failover {
+            iteration: 1,
+            hat: "ralph",
+            from: "pi",
+            from_fallback: 0,
+            to: "claude",
+            to_fallback: 1,
+        },
         RunEvent::HookStarted {
             phase: "pre.loop.start",
             hook: "h",
@@ -215,6 +223,7 @@ fn every_run_event_type_has_a_section() {
                 | RunEvent::RateLimitWait { .. }
                 | RunEvent::SteerReceived { .. }
                 | RunEvent::SteerDelivered { .. }
+                | RunEvent::Failover { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }

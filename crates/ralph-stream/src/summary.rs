@@ -208,8 +208,9 @@ impl SessionSummary {
     }
 }
 
-/// Claude Code's `rate_limit_event` status when a request was refused.
-const REJECTED: &str = "rejected";
+/// The status of a refused request's limit: Claude Code's `rate_limit_event` says it, and
+/// the OpenCode parser reports a 429 with it.
+pub(crate) const REJECTED: &str = "rejected";
 
 /// Keeps `message` as the run's limit when it names one (with the reset time it or the
 /// event gives; a later limit with no reset time keeps an earlier one's).

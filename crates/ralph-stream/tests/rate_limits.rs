@@ -35,6 +35,31 @@ fn each_agents_limit_failure_is_reported_as_a_limit() {
             "gemini/v0.61.0_stream-json_http429_max_attempts2.jsonl",
             StreamFormat::Gemini,
         ),
+        // Recorded against the mock answering every request with 429 and the providers'
+        // rate-limit headers (`limit_reset`), each agent told not to retry, or retrying
+        // as it does by default (Gemini CLI, Copilot).
+        ("pi/anthropic/ratelimit429_headers.jsonl", StreamFormat::Pi),
+        ("pi/openai/ratelimit429_headers.jsonl", StreamFormat::Pi),
+        (
+            "claude/v2.1.332_ratelimit429_headers.jsonl",
+            StreamFormat::Claude,
+        ),
+        (
+            "codex/v0.169.0_json_ratelimit429_headers.jsonl",
+            StreamFormat::Codex,
+        ),
+        (
+            "gemini/v0.61.0_stream-json_ratelimit429_always.jsonl",
+            StreamFormat::Gemini,
+        ),
+        (
+            "opencode/v1.18.33_json_ratelimit429_headers.jsonl",
+            StreamFormat::Opencode,
+        ),
+        (
+            "copilot/v1.0.102_json_ratelimit429_always.jsonl",
+            StreamFormat::Copilot,
+        ),
     ] {
         let s = summary(path, format);
         assert!(!s.succeeded, "{path}");
@@ -73,4 +98,35 @@ fn claudes_rejected_rate_limit_event_carries_the_reset_time() {
         .rate_limited
         .expect("a limit");
     assert_eq!(limit.resets_at, Some(1_764_140_400));
+}
+
+#[test]
+fn opencodes_429_gives_the_reset_time_from_retry_after() {
+    // The error line's `timestamp` (1795682491282 ms) plus the provider's `retry-after`
+    // (3600 s) from the response headers OpenCode repeats.
+    let limit = summary(
+        "opencode/v1.18.33_json_ratelimit429_headers.jsonl",
+        StreamFormat::Opencode,
+    )
+    .rate_limited
+    .expect("a limit");
+    assert_eq!(limit.resets_at, Some(1_795_682_491 + 3_600));
+    // The other captures give no reset time: none is invented.
+    for (path, format) in [
+        ("pi/openai/ratelimit429_headers.jsonl", StreamFormat::Pi),
+        (
+            "claude/v2.1.332_ratelimit429_headers.jsonl",
+            StreamFormat::Claude,
+        ),
+        (
+            "copilot/v1.0.102_json_ratelimit429_always.jsonl",
+            StreamFormat::Copilot,
+        ),
+    ] {
+        assert_eq!(
+            summary(path, format).rate_limited.unwrap().resets_at,
+            None,
+            "{path}"
+        );
+    }
 }

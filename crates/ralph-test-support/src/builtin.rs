@@ -193,6 +193,7 @@ impl Builtin {
                     retry_after_s: Some(RATE_LIMIT_RETRY_AFTER_S),
                     retry_after_ms: None,
                     should_retry: None,
+                    limit_reset_s: None,
                 },
                 times: None,
                 message: Some("mock rate limit exceeded".to_owned()),

@@ -22,6 +22,9 @@ pub enum FaultKind {
         retry_after_ms: Option<u64>,
         /// `x-should-retry` header: `false` stops the SDKs' own retries, `true` forces them.
         should_retry: Option<bool>,
+        /// The providers' rate-limit headers (`limit_headers.rs`), saying the limit resets
+        /// this many seconds after the response.
+        limit_reset_s: Option<u64>,
     },
     /// Start streaming, send this many content deltas (text, thinking or tool arguments),
     /// then cut the connection without finishing the HTTP body.
@@ -59,6 +62,7 @@ impl Fault {
                 retry_after_s: None,
                 retry_after_ms: None,
                 should_retry: None,
+                limit_reset_s: None,
             },
             times: None,
             message: None,
@@ -136,6 +140,8 @@ struct FaultSpec {
     retry_after_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     should_retry: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    limit_reset: Option<u64>,
 }
 
 impl TryFrom<FaultSpec> for Fault {
@@ -144,13 +150,15 @@ impl TryFrom<FaultSpec> for Fault {
     fn try_from(spec: FaultSpec) -> Result<Self, Self::Error> {
         let http_options = spec.retry_after.is_some()
             || spec.retry_after_ms.is_some()
-            || spec.should_retry.is_some();
+            || spec.should_retry.is_some()
+            || spec.limit_reset.is_some();
         let kind = match (spec.http, spec.drop_after, spec.sse_error_after) {
             (Some(status), None, None) => FaultKind::Http {
                 status,
                 retry_after_s: spec.retry_after,
                 retry_after_ms: spec.retry_after_ms,
                 should_retry: spec.should_retry,
+                limit_reset_s: spec.limit_reset,
             },
             (None, Some(after_deltas), None) if !http_options => FaultKind::Drop { after_deltas },
             (None, None, Some(after_deltas)) if !http_options => {
@@ -158,7 +166,8 @@ impl TryFrom<FaultSpec> for Fault {
             }
             (None, Some(_), None) | (None, None, Some(_)) => {
                 return Err(
-                    "retry_after, retry_after_ms and should_retry only go with `http`".to_owned(),
+                    "retry_after, retry_after_ms, should_retry and limit_reset only go with `http`"
+                        .to_owned(),
                 );
             }
             _ => {
@@ -190,11 +199,13 @@ impl From<Fault> for FaultSpec {
                 retry_after_s,
                 retry_after_ms,
                 should_retry,
+                limit_reset_s,
             } => {
                 spec.http = Some(status);
                 spec.retry_after = retry_after_s;
                 spec.retry_after_ms = retry_after_ms;
                 spec.should_retry = should_retry;
+                spec.limit_reset = limit_reset_s;
             }
             FaultKind::Drop { after_deltas } => spec.drop_after = Some(after_deltas),
             FaultKind::SseError { after_deltas } => spec.sse_error_after = Some(after_deltas),

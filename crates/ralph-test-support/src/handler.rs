@@ -332,6 +332,7 @@ fn answer(
             retry_after_s,
             retry_after_ms,
             should_retry,
+            limit_reset_s,
         }) => {
             let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             let mut response =
@@ -345,7 +346,15 @@ fn answer(
                     should_retry.map(|retry| retry.to_string()),
                 ),
             ];
-            for (name, value) in values {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let limits = limit_reset_s
+                .map(|reset_in| crate::limit_headers::limit_headers(wire, now, reset_in))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, value)| (name, Some(value)));
+            for (name, value) in values.into_iter().chain(limits) {
                 if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
                     headers.insert(name, value);
                 }

@@ -23,6 +23,7 @@ mod error;
 mod fault;
 mod gemini_request;
 mod handler;
+mod limit_headers;
 mod markers;
 mod real_agents;
 mod record;

@@ -27,6 +27,7 @@ fn an_http_fault_sends_the_wire_error_body_and_its_retry_headers() {
             retry_after_s: Some(1),
             retry_after_ms: Some(5),
             should_retry: Some(false),
+            limit_reset_s: None,
         },
         times: None,
         message: Some("slow down".to_owned()),

@@ -84,6 +84,7 @@ routes:
                 retry_after_s: Some(1),
                 retry_after_ms: Some(11),
                 should_retry: Some(true),
+                limit_reset_s: None,
             },
             times: Some(2),
             message: Some("m".to_owned()),

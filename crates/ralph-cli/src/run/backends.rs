@@ -3,13 +3,14 @@
 //! before anything runs and each iteration starts exactly the program that was checked.
 //! Successful version probes are remembered in the user's cache directory
 //! (`ralph_agent::probe_cache`), so a second run starts its agent without waiting for
-//! `--version`; `ralph doctor` still probes for real.
+//! `--version`; `ralph doctor` still probes for real. A hat whose `on_rate_limit` is
+//! `failover` has its `fallback` backends checked as well, after its primary.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
-use ralph_core::config::{AgentConfig, HatConfig, ResolvedConfig};
+use ralph_core::config::{AgentConfig, HatConfig, RateLimitPolicy, ResolvedConfig};
 
 use super::launch::{interactive_command_line, probe_target};
 
@@ -23,22 +24,30 @@ pub(crate) struct Agent {
     pub(crate) program: PathBuf,
 }
 
-/// The agent of each hat, and of the default hat.
+/// The agents of each hat, and of the default hat: the primary first, then its
+/// `fallback` backends (only with `on_rate_limit: failover`), in order.
 #[derive(Clone, Debug)]
 pub(crate) struct Agents {
-    default: Agent,
-    by_hat: HashMap<String, Agent>,
+    default: Vec<Agent>,
+    by_hat: HashMap<String, Vec<Agent>>,
 }
 
 impl Agents {
-    /// The agent for `hat`: its own, or the default hat's (`ralph_core::machine::DEFAULT_HAT` included).
-    pub(crate) fn get(&self, hat: &str) -> &Agent {
-        self.by_hat.get(hat).unwrap_or(&self.default)
+    /// The agent for `hat` (its own, or the default hat's:
+    /// `ralph_core::machine::DEFAULT_HAT` included) on backend `fallback` (0 the primary, `n` the `n`th of its
+    /// `fallback`); the primary when it has no such backend (the machine only picks
+    /// backends the config names, and they were all checked).
+    pub(crate) fn on(&self, hat: &str, fallback: u32) -> &Agent {
+        let chain = self.by_hat.get(hat).unwrap_or(&self.default);
+        usize::try_from(fallback)
+            .ok()
+            .and_then(|n| chain.get(n))
+            .unwrap_or(&chain[0])
     }
 
     /// The default hat's agent.
     pub(crate) fn default_agent(&self) -> &Agent {
-        &self.default
+        &self.default[0]
     }
 }
 
@@ -46,15 +55,34 @@ impl Agents {
 pub(crate) async fn resolve(config: &ResolvedConfig) -> Result<Agents, DetectError> {
     let mut detector = detector(config);
     let mut detected: Option<BackendKind> = None;
-    let default = find(&mut detector, &mut detected, config.agent.clone()).await?;
+    let default = chain(&mut detector, &mut detected, config, None).await?;
     let mut by_hat = HashMap::new();
     // A hat that can never be routed an event never runs: checking (and so probing)
     // its backend would only slow the start, or fail a run that does not need it.
     for hat in config.hats.iter().filter(|hat| can_run(hat)) {
-        let agent = find(&mut detector, &mut detected, config.agent_for(hat)).await?;
-        by_hat.insert(hat.id.clone(), agent);
+        let agents = chain(&mut detector, &mut detected, config, Some(hat)).await?;
+        by_hat.insert(hat.id.clone(), agents);
     }
     Ok(Agents { default, by_hat })
+}
+
+/// The primary agent of `hat` (the default hat for `None`), then, with `failover`, each
+/// of its `fallback` backends.
+async fn chain(
+    detector: &mut Detector,
+    detected: &mut Option<BackendKind>,
+    config: &ResolvedConfig,
+    hat: Option<&HatConfig>,
+) -> Result<Vec<Agent>, DetectError> {
+    let primary = hat.map_or_else(|| config.agent.clone(), |h| config.agent_for(h));
+    let mut agents = vec![find(detector, detected, primary).await?];
+    if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
+        for fallback in config.fallback_for(hat) {
+            let agent = config.fallback_agent(hat, fallback);
+            agents.push(find(detector, detected, agent).await?);
+        }
+    }
+    Ok(agents)
 }
 
 /// Whether the machine can ever pick `hat`: routing is by exact topic, and events

@@ -162,6 +162,7 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
         rate_limits: ralph_core::config::RateLimitConfig {
             policy: ralph_core::config::RateLimitPolicy::Wait,
             wait: std::time::Duration::from_secs(60),
+            fallback: Vec::new(),
         },
         memories: ralph_core::config::MemoriesConfig::default(),
         skills: ralph_core::config::SkillsConfig::default(),

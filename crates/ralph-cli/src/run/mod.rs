@@ -19,6 +19,7 @@ pub(crate) mod launch;
 pub(crate) mod leftovers;
 mod memories;
 mod memory;
+mod rate_limits;
 pub(crate) mod signals;
 pub(crate) mod steer;
 pub(crate) mod steer_target;
@@ -120,7 +121,8 @@ pub(crate) async fn drive(
             Next::Run(iteration) => iteration,
         };
         report_notices(&mut run.machine, None, observer);
-        let backend = run.agents.get(&iteration.hat).kind.name();
+        let fallback = rate_limits::pick_backend(&run, &iteration, observer);
+        let backend = run.agents.on(&iteration.hat, fallback).kind.name();
         let Some(iteration) = hooks
             .iteration_start(
                 &mut run.machine,
@@ -138,6 +140,7 @@ pub(crate) async fn drive(
         iterate(
             &mut run,
             iteration,
+            fallback,
             &mut reader,
             &env,
             session,
@@ -146,7 +149,7 @@ pub(crate) async fn drive(
         )
         .await?;
         save(&run, &reader, Durability::Atomic)?;
-        wait_out_rate_limit(&mut run, session, observer, stop).await;
+        rate_limits::wait_out(&mut run, session, observer, stop).await;
     };
     run.steering.finish(&mut |event| observer.observe(event));
     let reason = hooks
@@ -198,10 +201,15 @@ pub(crate) async fn drive(
     Ok(reason)
 }
 
-/// One iteration, start to finish.
+/// One iteration, start to finish, on the hat's backend `fallback` (0 its primary).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the loop's parts an iteration uses, each borrowed apart"
+)]
 async fn iterate(
     run: &mut Run<'_>,
     iteration: Iteration,
+    fallback: u32,
     reader: &mut InboxReader,
     env: &[(OsString, OsString)],
     session: Instant,
@@ -210,7 +218,7 @@ async fn iterate(
 ) -> Result<(), CliError> {
     let config = run.config;
     let hat = config.hats.iter().find(|h| h.id == iteration.hat);
-    let agent = run.agents.get(&iteration.hat);
+    let agent = run.agents.on(&iteration.hat, fallback);
     let role = match hat {
         Some(hat) => Role::Hat { hat },
         None if config.hats.is_empty() => Role::Solo,
@@ -371,6 +379,7 @@ async fn iterate(
         inbox,
         duration: agent_run.outcome.wall,
         backend: backend.to_owned(),
+        fallback,
         started_at_ms,
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
@@ -451,46 +460,6 @@ async fn check(
         results.push(gates.run(gate, Some(&event), log, observer).await);
     }
     results
-}
-
-/// After an iteration that ended on a provider's limit (`cli.on_rate_limit: wait`):
-/// says how long the loop waits and sleeps that long, ticking the view; Ctrl-C ends the
-/// wait at once (the loop then stops as interrupted).
-async fn wait_out_rate_limit(
-    run: &mut Run<'_>,
-    session: Instant,
-    observer: &mut dyn Observer,
-    stop: &StopController,
-) {
-    let now = unix_ms(SystemTime::now()) / 1000;
-    let Some(plan) = run.machine.rate_limit_wait(now, session.elapsed()) else {
-        return;
-    };
-    let message = run
-        .machine
-        .state()
-        .rate_limit
-        .as_ref()
-        .map(|l| l.message.clone())
-        .unwrap_or_default();
-    observer.observe(&RunEvent::RateLimitWait {
-        iteration: run.machine.state().iterations + 1,
-        wait_secs: plan.wait.as_secs(),
-        resets_at: plan.resets_at,
-        message: &message,
-    });
-    let mut requests = stop.requests();
-    let sleep = async {
-        tokio::select! {
-            () = tokio::time::sleep(plan.wait) => {}
-            () = requests.stopped() => {}
-        }
-    };
-    if observer.wants_ticks() {
-        with_ticks(sleep, |now| observer.tick(now)).await;
-    } else {
-        sleep.await;
-    }
 }
 
 /// Awaits `work`, calling `tick` every [`FRAME_INTERVAL`] until it is done.

@@ -127,6 +127,7 @@ impl<W: Write> TextObserver<W> {
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
                 | RunEvent::RateLimitWait { .. }
+                | RunEvent::Failover { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::HookStarted { .. }
                 | RunEvent::HookFinished { .. }

@@ -16,7 +16,8 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 /// The mock's script: `work` (the default) runs one shell command, then answers with the
 /// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
 /// `emit` publishes an event with `$RALPH_BIN emit`; `fail` answers HTTP 500 to every
-/// attempt. `retry-after-ms: 1` makes the
+/// attempt; `limit` answers 429 with a reset in an hour (`retry-after` and the providers'
+/// rate-limit headers) and `x-should-retry: false`. `retry-after-ms: 1` makes the
 /// agents that obey it (OpenCode, Copilot) retry at once instead of backing off.
 pub(crate) const SCRIPT: &str = r#"
 default: work
@@ -36,6 +37,10 @@ scenarios:
   fail:
     - text: "never sent"
       fault: {http: 500, retry_after: 0, retry_after_ms: 1, message: "mock outage"}
+  limit:
+    - text: "never sent"
+      fault: {http: 429, retry_after: 3600, retry_after_ms: 1, limit_reset: 3600,
+              should_retry: false, message: "mock rate limit exceeded"}
 "#;
 
 /// The command the `work` scenario runs.
@@ -127,6 +132,11 @@ impl RealRun {
 /// Runs one iteration of `agent` through `ralph run` with the prompt marked for `scenario`;
 /// `None` when real-agent tests are skipped (`RALPH_SKIP_REAL_AGENTS=1`).
 pub(crate) fn run_ralph(agent: &Agent, scenario: &str) -> Option<RealRun> {
+    run_ralph_with(agent, scenario, "")
+}
+
+/// [`run_ralph`] with more lines under `cli:` (each indented by two spaces).
+pub(crate) fn run_ralph_with(agent: &Agent, scenario: &str, cli: &str) -> Option<RealRun> {
     let launcher = match real_agent(agent.name) {
         Ok(Some(path)) => path,
         Ok(None) => return None,
@@ -139,7 +149,7 @@ pub(crate) fn run_ralph(agent: &Agent, scenario: &str) -> Option<RealRun> {
     let workspace = root.path().join("work");
     std::fs::create_dir_all(&workspace).expect("the workspace is created");
     let config = format!(
-        "cli:\n  backend: {name}\n  command: {launcher}\n  args: {args}\n\
+        "cli:\n  backend: {name}\n  command: {launcher}\n  args: {args}\n{cli}\
          event_loop:\n  max_iterations: 1\n  max_consecutive_failures: 1\n\
          pricing:\n{pricing}",
         name = agent.name,

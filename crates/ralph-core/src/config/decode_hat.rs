@@ -90,7 +90,8 @@ fn description(
     }
 }
 
-fn hat_backend(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<RawHatBackend>> {
+/// A backend in its three forms: a hat's `backend`, and each item of a `fallback` list.
+pub(crate) fn hat_backend(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<RawHatBackend>> {
     let origin = dec.origin(field.value);
     match &field.value.data {
         YamlData::Value(Scalar::String(name)) if name == super::choice::AUTO => {

@@ -120,6 +120,16 @@ fn value(key: &Key, part: Part<'_>) -> Option<Yaml<'static>> {
     }
 }
 
+/// A `fallback` list: each backend as a hat's `backend` mapping.
+pub(super) fn backend_list(backends: &[HatBackend]) -> Yaml<'static> {
+    Yaml::Sequence(
+        backends
+            .iter()
+            .map(|b| section(Section::HatBackend, Part::Backend(b)).into_yaml())
+            .collect(),
+    )
+}
+
 impl fmt::Display for ResolvedConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_yaml())

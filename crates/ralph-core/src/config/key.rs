@@ -224,6 +224,8 @@ pub enum Type {
     PathOrMapping,
     /// A backend name, or a mapping of its own keys.
     BackendOrMapping,
+    /// A list of backends, each a name or a mapping (as a hat's `backend`).
+    BackendOrMappingList,
     /// A mapping of environment variable names to strings.
     EnvMap,
     /// A mapping of hook phases to lists of hooks.
@@ -268,6 +270,9 @@ impl Type {
             Type::BackendList => "list of backend names".to_owned(),
             Type::PathOrMapping => "path, or mapping".to_owned(),
             Type::BackendOrMapping => "backend name, or mapping".to_owned(),
+            Type::BackendOrMappingList => {
+                "list of backends (each a name, or a mapping as a hat's `backend`)".to_owned()
+            }
             Type::EnvMap => "mapping of variable names to strings".to_owned(),
             Type::HookEvents => "mapping of phase names to lists of hooks".to_owned(),
         }

@@ -173,6 +173,9 @@ pub(super) fn hat_custom(backend: &HatBackend) -> Option<&CustomBackend> {
 use Default::{Keys, Unset};
 use Section::{Cli, Core, EventLoop, Scratchpad, Tasks, Top};
 
+/// What `ralph init` shows for `cli.fallback`.
+const FALLBACK_EXAMPLE: &str = "[claude, {type: pi, args: [\"--provider\", \"openai\"]}]";
+
 /// A hat backend's mapping form needs one of these two keys.
 pub(super) const TYPE_OR_COMMAND: &str = "one of `type` and `command` is required";
 
@@ -325,8 +328,10 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),
     key(Cli, "on_rate_limit", Type::Choice(d::RATE_LIMIT_POLICIES), value(d::RATE_LIMIT_POLICY),
         "When an agent's run ends on a provider's rate or usage limit: `wait` until it resets \
-         (or a backoff), then run the iteration again, without counting it; `fail` counts it \
-         as a failed iteration.",
+         (or a backoff), then run the iteration again, without counting it; `failover` runs \
+         it again at once on the next backend of `fallback` that is not limited (back on the \
+         primary once its limit has reset; waits when all are limited); `fail` counts it as a \
+         failed iteration.",
         Init::Default,
         Dump::Config(|c| Some(string(c.rate_limits.policy.name()))),
         Read::Layer(|dec, f, c| c.cli.on_rate_limit = read::rate_limit_policy(dec, f))),
@@ -336,6 +341,12 @@ static MAIN_KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(seconds(c.rate_limits.wait))),
         Read::Layer(|dec, f, c| c.cli.rate_limit_wait_seconds = read::seconds(dec, f))),
+    key(Cli, "fallback", Type::BackendOrMappingList, value(Value::EmptyList),
+        "The backends `on_rate_limit: failover` runs, in order, while the primary is limited; \
+         each is checked when the run starts.",
+        Init::Example(FALLBACK_EXAMPLE),
+        Dump::Config(|c| Some(super::dump::backend_list(&c.rate_limits.fallback))),
+        Read::Layer(|dec, f, c| c.cli.fallback = read::fallback(dec, f))),
     key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
         "The backends `auto` tries, in order (`custom` cannot be detected).",
         Init::Default,

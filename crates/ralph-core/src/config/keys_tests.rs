@@ -174,6 +174,7 @@ fn samples(ty: Type) -> (String, String) {
         Type::Topics => pair("[a.b, c]", "[a.b, a.b]"),
         Type::Choice(names) => (names()[0].to_owned(), "nope".to_owned()),
         Type::BackendList => pair("[pi, codex]", "[custom]"),
+        Type::BackendOrMappingList => pair("[claude, {type: pi, args: [-x]}]", "5"),
         Type::Mapping
         | Type::NamedMappings(_)
         | Type::PathOrMapping

@@ -148,6 +148,8 @@ layered! {
         pub backend_priority: Option<SpannedList<BackendKind>>,
         pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
         pub rate_limit_wait_seconds: Option<Spanned<u64>>,
+        /// `failover`'s backends, in order, each in a hat backend's forms.
+        pub fallback: Option<SpannedList<RawHatBackend>>,
     }
 }
 
@@ -218,6 +220,10 @@ pub struct RawHat {
     pub deadlines: RawDeadlines,
     /// `pty`: overrides `cli.pty` for this hat's agent.
     pub pty: Option<Spanned<bool>>,
+    /// Overrides `cli.on_rate_limit` for this hat.
+    pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
+    /// Overrides `cli.fallback` for this hat.
+    pub fallback: Option<SpannedList<RawHatBackend>>,
 }
 
 impl RawHat {
@@ -236,6 +242,8 @@ impl RawHat {
             max_activations: None,
             deadlines: RawDeadlines::default(),
             pty: None,
+            on_rate_limit: None,
+            fallback: None,
         }
     }
 }

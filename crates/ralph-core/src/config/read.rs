@@ -227,29 +227,53 @@ pub(crate) fn choice<T: Copy>(
     }
 }
 
-/// `cli.on_rate_limit`: `failover` is ralph-orchestrator's and the issue tracker's name for
-/// trying other backends, which ralph does not do yet: refused with that said, rather
-/// than run a loop that waits where the file asks for another agent.
+/// `on_rate_limit` (under `cli` and per hat).
 pub(crate) fn rate_limit_policy(
     dec: &mut Decoder,
     field: &Field<'_>,
 ) -> Option<Spanned<super::resolved::RateLimitPolicy>> {
     use super::resolved::RateLimitPolicy;
-    if let saphyr::YamlData::Value(saphyr::Scalar::String(s)) = &field.value.data
-        && s == "failover"
-    {
-        dec.error(
-            field.value,
-            ConfigErrorKind::Unsupported {
-                key: field.path.clone(),
-                why: "ralph cannot fail over to other backends yet; use `wait` (wait for the \
-                      limit to reset, then go on) or `fail`",
-            },
-        );
-        return None;
-    }
     choice(dec, field, &RateLimitPolicy::ALL, RateLimitPolicy::name)
 }
+
+/// `fallback` (under `cli` and per hat): a list of backends, each in the forms of a hat's
+/// `backend` (read by the same code).
+pub(crate) fn fallback(
+    dec: &mut Decoder,
+    field: &Field<'_>,
+) -> Option<super::raw::SpannedList<super::raw::RawHatBackend>> {
+    let YamlData::Sequence(items) = &field.value.data else {
+        dec.wrong_type(&field.path, field.value, FALLBACK_EXPECTED);
+        return None;
+    };
+    let errors_before = dec.errors.len();
+    let backends: Vec<_> = items
+        .iter()
+        .filter_map(|item| {
+            if let YamlData::Value(Scalar::String(name)) = &item.data
+                && name == super::choice::AUTO
+            {
+                dec.error(
+                    item,
+                    ConfigErrorKind::HatBackend {
+                        key: field.path.clone(),
+                        problem: "cannot name `auto`: name the backend to fail over to",
+                    },
+                );
+                return None;
+            }
+            let item_field = Field {
+                path: field.path.clone(),
+                key: item,
+                value: item,
+            };
+            super::decode_hat::hat_backend(dec, &item_field)
+        })
+        .collect();
+    (dec.errors.len() == errors_before).then(|| Spanned::new(backends, dec.origin(field.value)))
+}
+
+const FALLBACK_EXPECTED: &str = "a list of backends (names, or mappings with `type` or `command`)";
 
 pub(crate) fn prompt_mode(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<PromptMode>> {
     choice(dec, field, &PromptMode::ALL, PromptMode::name)

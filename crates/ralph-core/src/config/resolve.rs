@@ -52,12 +52,19 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         warnings: Vec::new(),
     };
     let deadlines = deadlines(&Deadlines::default(), &raw.cli.deadlines);
-    let hat_names_custom = raw.hats.iter().any(|h| {
-        matches!(
-            h.backend.as_ref().map(|b| &b.value),
-            Some(RawHatBackend::Named(BackendKind::Custom))
-        )
-    });
+    let names_custom = |b: &RawHatBackend| matches!(b, RawHatBackend::Named(BackendKind::Custom));
+    let fallbacks = raw
+        .hats
+        .iter()
+        .filter_map(|h| h.fallback.as_ref())
+        .chain(&raw.cli.fallback)
+        .flat_map(|list| &list.value);
+    let hat_names_custom = raw
+        .hats
+        .iter()
+        .filter_map(|h| h.backend.as_ref())
+        .chain(fallbacks)
+        .any(|b| names_custom(&b.value));
     let backend = r.agent_backend(&raw.cli, hat_names_custom);
     let agent = AgentConfig {
         backend,
@@ -87,6 +94,9 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
     };
     r.check_triggers(&raw.hats);
+    let fallback = r
+        .fallback(raw.cli.fallback.clone(), &raw.cli)
+        .unwrap_or_default();
     let hats: Vec<HatConfig> = raw
         .hats
         .into_iter()
@@ -115,6 +125,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
                     .cli
                     .rate_limit_wait_seconds
                     .map_or(DEFAULT_RATE_LIMIT_WAIT, |s| Duration::from_secs(s.value)),
+                fallback,
             },
             tasks: TasksConfig {
                 enabled: raw.tasks.enabled.map_or(DEFAULT_TASKS_ENABLED, |e| e.value),
@@ -400,6 +411,7 @@ impl Resolver {
             None => None,
             Some(b) => self.hat_backend(b, cli),
         };
+        let fallback = self.fallback(hat.fallback, cli);
         let topics = |list: Option<super::raw::SpannedList<String>>| {
             list.map(|l| l.value.into_iter().map(|t| t.value).collect())
                 .unwrap_or_default()
@@ -417,7 +429,23 @@ impl Resolver {
             pty,
             default_publishes: hat.default_publishes.map(|t| t.value),
             max_activations: hat.max_activations.map(|n| n.value),
+            on_rate_limit: hat.on_rate_limit.map(|p| p.value),
+            fallback,
         }
+    }
+
+    /// A `fallback` list, each backend resolved as a hat's is (`None` when not given).
+    fn fallback(
+        &mut self,
+        list: Option<super::raw::SpannedList<RawHatBackend>>,
+        cli: &RawCli,
+    ) -> Option<Vec<HatBackend>> {
+        let list = list?.value;
+        Some(
+            list.into_iter()
+                .filter_map(|b| self.hat_backend(b, cli))
+                .collect(),
+        )
     }
 
     fn hat_backend(&mut self, backend: Spanned<RawHatBackend>, cli: &RawCli) -> Option<HatBackend> {

@@ -78,28 +78,39 @@ pub struct ResolvedConfig {
 pub enum RateLimitPolicy {
     /// Wait until the limit resets (or a backoff), then run the iteration again.
     Wait,
+    /// Run the iteration again on the next backend of `fallback` that is not limited;
+    /// back to the primary once its limit has reset; wait when every one is limited.
+    Failover,
     /// Count it as a failed iteration.
     Fail,
 }
 
 impl RateLimitPolicy {
-    pub const ALL: [RateLimitPolicy; 2] = [RateLimitPolicy::Wait, RateLimitPolicy::Fail];
+    pub const ALL: [RateLimitPolicy; 3] = [
+        RateLimitPolicy::Wait,
+        RateLimitPolicy::Failover,
+        RateLimitPolicy::Fail,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             RateLimitPolicy::Wait => "wait",
+            RateLimitPolicy::Failover => "failover",
             RateLimitPolicy::Fail => "fail",
         }
     }
 }
 
-/// `cli.on_rate_limit` and `cli.rate_limit_wait_seconds`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `cli.on_rate_limit`, `cli.rate_limit_wait_seconds` and `cli.fallback`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RateLimitConfig {
     pub policy: RateLimitPolicy,
     /// The first wait when the agent gives no reset time; it doubles with each limit in a
     /// row, up to [`MAX_RATE_LIMIT_WAIT`].
     pub wait: Duration,
+    /// The backends `failover` runs, in order, when the primary is limited (in the forms
+    /// of a hat's `backend`).
+    pub fallback: Vec<HatBackend>,
 }
 
 /// Default for `cli.on_rate_limit`.
@@ -168,20 +179,7 @@ impl ResolvedConfig {
     pub fn agent_for(&self, hat: &HatConfig) -> AgentConfig {
         let (backend, mut args) = match &hat.backend {
             None => (self.agent.backend.clone(), self.agent.args.clone()),
-            Some(HatBackend::Builtin {
-                kind,
-                command,
-                args,
-            }) => (
-                AgentBackend::Builtin {
-                    kind: *kind,
-                    command: command.clone(),
-                },
-                args.clone(),
-            ),
-            Some(HatBackend::Custom { backend, args }) => {
-                (AgentBackend::Custom(backend.clone()), args.clone())
-            }
+            Some(own) => own.agent_backend(),
         };
         args.extend(hat.args.iter().cloned());
         AgentConfig {
@@ -189,6 +187,63 @@ impl ResolvedConfig {
             args,
             deadlines: hat.deadlines,
             pty: hat.pty,
+        }
+    }
+
+    /// What `hat` (the default hat for `None`) does when its agent hits a provider's
+    /// limit: its own `on_rate_limit`, else `cli`'s.
+    pub fn rate_limit_policy(&self, hat: Option<&HatConfig>) -> RateLimitPolicy {
+        hat.and_then(|h| h.on_rate_limit)
+            .unwrap_or(self.rate_limits.policy)
+    }
+
+    /// The backends `hat` (the default hat for `None`) fails over to: its own
+    /// `fallback`, else `cli`'s.
+    pub fn fallback_for<'a>(&'a self, hat: Option<&'a HatConfig>) -> &'a [HatBackend] {
+        hat.and_then(|h| h.fallback.as_deref())
+            .unwrap_or(&self.rate_limits.fallback)
+    }
+
+    /// The agent that runs `hat`'s iterations (the default hat's for `None`) on
+    /// `fallback`: that backend with its own arguments (and the hat's `args`, which
+    /// follow whichever backend the hat runs), under the hat's deadlines. A terminal is
+    /// kept only for the same program as the primary's (needing one is a fact about the
+    /// program).
+    pub fn fallback_agent(&self, hat: Option<&HatConfig>, fallback: &HatBackend) -> AgentConfig {
+        let primary = match hat {
+            Some(hat) => self.agent_for(hat),
+            None => self.agent.clone(),
+        };
+        let (backend, mut args) = fallback.agent_backend();
+        args.extend(hat.iter().flat_map(|h| h.args.iter().cloned()));
+        let same_program = backend == primary.backend;
+        AgentConfig {
+            backend,
+            args,
+            deadlines: primary.deadlines,
+            pty: primary.pty && same_program,
+        }
+    }
+}
+
+impl HatBackend {
+    /// The program this backend runs and its own arguments.
+    fn agent_backend(&self) -> (AgentBackend, Vec<String>) {
+        match self {
+            HatBackend::Builtin {
+                kind,
+                command,
+                args,
+            } => (
+                AgentBackend::Builtin {
+                    kind: *kind,
+                    command: command.clone(),
+                },
+                args.clone(),
+            ),
+            HatBackend::Custom { backend, args } => {
+                (AgentBackend::Custom(backend.clone()), args.clone())
+            }
         }
     }
 }
@@ -308,6 +363,10 @@ pub struct HatConfig {
     pub pty: bool,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
+    /// The hat's own `on_rate_limit` (`None`: `cli`'s).
+    pub on_rate_limit: Option<RateLimitPolicy>,
+    /// The hat's own `fallback` (`None`: `cli`'s).
+    pub fallback: Option<Vec<HatBackend>>,
 }
 
 /// A hat's own backend.

@@ -46,6 +46,9 @@ pub struct IterationReport {
     pub duration: Duration,
     /// The backend that ran (for records and notices).
     pub backend: String,
+    /// Which of the hat's backends ran: 0 the primary, `n` the `n`th of its `fallback`
+    /// (as [`Machine::pick_backend`](super::Machine::pick_backend) said).
+    pub fallback: u32,
     /// When the iteration started, in Unix milliseconds (for records).
     pub started_at_ms: u64,
     /// The gates run after the agent, as [`GatePlan::next_gate`](super::GatePlan::next_gate)
@@ -62,6 +65,9 @@ pub struct IterationRecord {
     pub iteration: u32,
     pub hat: String,
     pub backend: String,
+    /// The `fallback` backend that ran (1 for the first), when not the hat's primary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<u32>,
     pub model: Option<String>,
     pub outcome: IterationOutcome,
     pub started_at_ms: u64,

@@ -25,6 +25,7 @@
 //! event [`STALE_REPEATS`] times in a row), iterations.
 
 mod completion;
+mod failover;
 mod gate;
 mod gate_check;
 mod hook_stop;
@@ -42,6 +43,7 @@ mod usage;
 use std::time::Duration;
 
 pub use completion::{completion_signal, last_line_is, promise_not_alone};
+pub use failover::{BackendLimit, BackendPick};
 pub use gate::{
     GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GatePlan, GateResult, GateRule, Guarded,
     Verdict, gate_failed_payload,
@@ -57,7 +59,7 @@ pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
 pub use usage::Usage;
 
-use crate::config::{LoopConfig, RateLimitConfig, ResolvedConfig};
+use crate::config::{LoopConfig, RateLimitConfig, RateLimitPolicy, ResolvedConfig};
 use crate::event::Event;
 use crate::steer::IterationSteering;
 use crate::topic::TASK_RESUME;
@@ -94,6 +96,10 @@ pub struct HatRule {
     pub triggers: Vec<String>,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
+    /// The hat's own `on_rate_limit` (`None`: [`Rules::rate_limits`]'s).
+    pub on_rate_limit: Option<RateLimitPolicy>,
+    /// How many backends the hat's own `fallback` names (`None`: `cli.fallback`'s).
+    pub fallbacks: Option<u32>,
 }
 
 impl Rules {
@@ -108,10 +114,12 @@ impl Rules {
                     triggers: h.triggers.clone(),
                     default_publishes: h.default_publishes.clone(),
                     max_activations: h.max_activations,
+                    on_rate_limit: h.on_rate_limit,
+                    fallbacks: h.fallback.as_ref().map(|f| count(f.len())),
                 })
                 .collect(),
             gates: GateRule::from_config(config),
-            rate_limits: config.rate_limits,
+            rate_limits: config.rate_limits.clone(),
         }
     }
 
@@ -285,7 +293,7 @@ impl Machine {
         elapsed: Duration,
     ) -> IterationRecord {
         self.set_runtime(elapsed);
-        let waits = self.note_rate_limit(&iteration, &report.outcome);
+        let waits = self.note_rate_limit(&iteration, &report);
         if !waits {
             self.state.iterations = self.state.iterations.max(iteration.number);
         }
@@ -326,7 +334,7 @@ impl Machine {
                 promise: promise.clone(),
             });
         }
-        if report.outcome.is_failure() || self.limit_is_failure(&report.outcome) {
+        if report.outcome.is_failure() || self.limit_is_failure(&iteration.hat, &report.outcome) {
             self.state.consecutive_failures += 1;
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
@@ -366,6 +374,7 @@ impl Machine {
             backend: report.backend,
             model: report.usage.model,
             outcome: report.outcome,
+            fallback: (report.fallback > 0).then_some(report.fallback),
             started_at_ms: report.started_at_ms,
             duration_ms: millis(report.duration),
             cost_usd: report.usage.cost_usd,
@@ -481,6 +490,11 @@ impl IterationOutcome {
             | IterationOutcome::RateLimited { .. } => false,
         }
     }
+}
+
+/// A count of configured things (a list in a config file), as the state counts them.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn millis(d: Duration) -> u64 {

@@ -1,14 +1,17 @@
-//! Provider limits: an iteration that ended on one is, with `cli.on_rate_limit: wait`,
-//! not counted (neither as an iteration nor as a failure) and runs again once the limit
-//! resets, or after a backoff that doubles with each limit in a row; the wait never
-//! outlasts `max_runtime_seconds`. With `fail` it is a failed iteration.
+//! Provider limits: an iteration that ended on one is, with `on_rate_limit: wait` or
+//! `failover`, not counted (neither as an iteration nor as a failure) and runs again:
+//! with `wait` once the limit resets, or after a backoff that doubles with each limit in
+//! a row; with `failover` at once on the hat's next backend that is not limited (see
+//! `failover.rs`), waiting only when all are. A wait never outlasts
+//! `max_runtime_seconds`. With `fail` it is a failed iteration.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::Machine;
-use super::iteration::Iteration;
+use super::iteration::{Iteration, IterationReport};
+use super::millis;
 use super::outcome::{IterationOutcome, StopReason};
 use crate::config::{MAX_RATE_LIMIT_WAIT, RateLimitPolicy};
 
@@ -16,12 +19,22 @@ use crate::config::{MAX_RATE_LIMIT_WAIT, RateLimitPolicy};
 /// of the reset may still be refused.
 pub const RESET_SLACK: Duration = Duration::from_secs(2);
 
+/// The backoff doubles at most this many times (then [`MAX_RATE_LIMIT_WAIT`] caps it
+/// anyway); keeps the shift from overflowing.
+const MAX_DOUBLINGS: u32 = 16;
+
 /// The limits hit in a row, and the last one's reset time.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateLimitStreak {
     pub count: u32,
     pub resets_at: Option<u64>,
     pub message: String,
+    /// The hat whose attempt hit the last limit.
+    #[serde(default)]
+    pub hat: String,
+    /// Which of its backends it ran on (0 the primary, `n` the `n`th of `fallback`).
+    #[serde(default)]
+    pub fallback: u32,
 }
 
 /// How long to wait before running the limited iteration again.
@@ -33,15 +46,27 @@ pub struct RateLimitWait {
 }
 
 impl Machine {
-    /// Keeps the streak of limits up to date; true when the iteration ended on a limit
-    /// the loop waits out (it is then not counted, and its hat's activation is undone).
+    /// What `hat` does on a limit: its own `on_rate_limit`, else `cli`'s.
+    pub fn rate_limit_policy(&self, hat: &str) -> RateLimitPolicy {
+        self.rules
+            .hat(hat)
+            .and_then(|h| h.on_rate_limit)
+            .unwrap_or(self.rules.rate_limits.policy)
+    }
+
+    /// Keeps the streak of limits (and, with `failover`, which backend is limited until
+    /// when) up to date; true when the iteration ended on a limit the loop runs again
+    /// (it is then not counted, and its hat's activation is undone).
     pub(super) fn note_rate_limit(
         &mut self,
         iteration: &Iteration,
-        outcome: &IterationOutcome,
+        report: &IterationReport,
     ) -> bool {
-        let IterationOutcome::RateLimited { message, resets_at } = outcome else {
+        // When the attempt ended, rounded up: a backoff is never cut short by the rounding.
+        let now = (report.started_at_ms + millis(report.duration)).div_ceil(1000);
+        let IterationOutcome::RateLimited { message, resets_at } = &report.outcome else {
             self.state.rate_limit = None;
+            self.backend_ran(&iteration.hat, report.fallback, now, None);
             return false;
         };
         let streak = self
@@ -51,8 +76,26 @@ impl Machine {
         streak.count += 1;
         streak.resets_at = *resets_at;
         streak.message.clone_from(message);
-        if self.rules.rate_limits.policy != RateLimitPolicy::Wait {
+        streak.hat.clone_from(&iteration.hat);
+        streak.fallback = report.fallback;
+        let count = streak.count;
+        let policy = self.rate_limit_policy(&iteration.hat);
+        if policy == RateLimitPolicy::Fail {
             return false;
+        }
+        if policy == RateLimitPolicy::Failover {
+            // A reset time already past still leaves the backend alone for the slack, as
+            // `wait` would wait it: no attempt straight into the same limit.
+            let until = match resets_at {
+                Some(at) => (*at).max(now) + RESET_SLACK.as_secs(),
+                None => now + self.backoff(count).as_secs(),
+            };
+            self.backend_ran(
+                &iteration.hat,
+                report.fallback,
+                now,
+                Some((until, *resets_at)),
+            );
         }
         if let Some(n) = self.state.activations.get_mut(&iteration.hat) {
             *n = n.saturating_sub(1);
@@ -60,43 +103,63 @@ impl Machine {
         true
     }
 
-    /// Whether `outcome` counts as a failure under the rate-limit policy (`fail`).
-    pub(super) fn limit_is_failure(&self, outcome: &IterationOutcome) -> bool {
-        matches!(outcome, IterationOutcome::RateLimited { .. })
-            && self.rules.rate_limits.policy == RateLimitPolicy::Fail
+    /// The wait before another attempt when no reset time is known: the configured
+    /// first wait, doubled for each limit in a row before this one, at most
+    /// [`MAX_RATE_LIMIT_WAIT`].
+    fn backoff(&self, count: u32) -> Duration {
+        let doublings = count.saturating_sub(1).min(MAX_DOUBLINGS);
+        self.rules
+            .rate_limits
+            .wait
+            .saturating_mul(1 << doublings)
+            .min(MAX_RATE_LIMIT_WAIT)
     }
 
-    /// After an iteration that ended on a limit the loop waits out: how long to wait
-    /// (`now` in Unix seconds, `elapsed` the session's time). When the wait would run
-    /// past `max_runtime_seconds` the loop stops there instead (its verdict says until
-    /// when it was limited) and this returns `None`.
+    /// Whether `outcome` of an iteration of `hat` counts as a failure under the
+    /// rate-limit policy (`fail`).
+    pub(super) fn limit_is_failure(&self, hat: &str, outcome: &IterationOutcome) -> bool {
+        matches!(outcome, IterationOutcome::RateLimited { .. })
+            && self.rate_limit_policy(hat) == RateLimitPolicy::Fail
+    }
+
+    /// After an iteration that ended on a limit the loop runs again: how long to wait
+    /// first (`now` in Unix seconds, `elapsed` the session's time). `None` when the next
+    /// attempt may start at once (a `failover` backend is free) or the loop does not
+    /// run it again. When the wait would run past `max_runtime_seconds` the loop stops
+    /// there instead (its verdict says until when it was limited) and this returns
+    /// `None`.
     pub fn rate_limit_wait(&mut self, now: u64, elapsed: Duration) -> Option<RateLimitWait> {
-        if self.rules.rate_limits.policy != RateLimitPolicy::Wait || self.state.end.is_some() {
+        if self.state.end.is_some() {
             return None;
         }
         let streak = self.state.rate_limit.as_ref()?;
-        let wait = match streak.resets_at {
-            Some(at) => Duration::from_secs(at.saturating_sub(now)) + RESET_SLACK,
-            None => {
-                let doublings = streak.count.saturating_sub(1).min(16);
-                self.rules
-                    .rate_limits
-                    .wait
-                    .saturating_mul(1 << doublings)
-                    .min(MAX_RATE_LIMIT_WAIT)
+        let plan = match self.rate_limit_policy(&streak.hat) {
+            RateLimitPolicy::Fail => return None,
+            RateLimitPolicy::Wait => RateLimitWait {
+                wait: match streak.resets_at {
+                    Some(at) => Duration::from_secs(at.saturating_sub(now)) + RESET_SLACK,
+                    None => self.backoff(streak.count),
+                },
+                resets_at: streak.resets_at,
+            },
+            RateLimitPolicy::Failover => {
+                let soonest = self.every_backend_limited(&streak.hat, now)?;
+                RateLimitWait {
+                    wait: Duration::from_secs(soonest.until.saturating_sub(now)),
+                    resets_at: soonest.resets_at,
+                }
             }
         };
-        let resets_at = streak.resets_at;
         let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
         let left = self.rules.event_loop.max_runtime.saturating_sub(used);
-        if wait >= left {
+        if plan.wait >= left {
             self.set_runtime(elapsed);
             self.state.end = Some(StopReason::MaxRuntime {
                 limit_secs: self.rules.event_loop.max_runtime.as_secs(),
             });
             return None;
         }
-        Some(RateLimitWait { wait, resets_at })
+        Some(plan)
     }
 }
 

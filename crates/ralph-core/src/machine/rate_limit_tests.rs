@@ -73,6 +73,7 @@ fn with_fail_a_limit_is_a_failed_iteration() {
         rate_limits: RateLimitConfig {
             policy: RateLimitPolicy::Fail,
             wait: S,
+            fallback: Vec::new(),
         },
         ..limits(solo(), |l| l.max_consecutive_failures = 2)
     });

@@ -208,6 +208,7 @@ fn finish_records_the_iteration_and_the_totals() {
             iteration: 1,
             hat: DEFAULT_HAT.into(),
             backend: "pi".into(),
+            fallback: None,
             model: Some("m".into()),
             outcome: IterationOutcome::Succeeded,
             started_at_ms: 1000,
@@ -260,6 +261,8 @@ fn finish_records_the_iteration_and_the_totals() {
             end: None,
             refusal: None,
             rate_limit: None,
+            backend_limits: vec![],
+            backends: BTreeMap::new(),
             gates: BTreeMap::new(),
         }
     );

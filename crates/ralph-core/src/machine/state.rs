@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
+use super::failover::BackendLimit;
 use super::gate::GateEnd;
 use super::outcome::StopReason;
 use super::rate_limit::RateLimitStreak;
@@ -47,6 +48,13 @@ pub struct LoopState {
     /// Provider limits hit in a row (cleared by an iteration that did not hit one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimitStreak>,
+    /// The backends (of a hat's primary and `fallback`) limited until some time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backend_limits: Vec<BackendLimit>,
+    /// Which of its backends each hat ran its last attempt on (0 the primary), when
+    /// it failed over at least once.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub backends: BTreeMap<String, u32>,
     /// What each gate did over the run, for the summary.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub gates: BTreeMap<String, GateTotals>,

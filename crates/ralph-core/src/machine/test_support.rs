@@ -27,6 +27,7 @@ pub(super) fn solo() -> Rules {
         rate_limits: crate::config::RateLimitConfig {
             policy: crate::config::RateLimitPolicy::Wait,
             wait: 60 * S,
+            fallback: vec![],
         },
     }
 }
@@ -43,6 +44,8 @@ pub(super) fn hat(id: &str, triggers: &[&str]) -> HatRule {
         triggers: triggers.iter().map(|t| (*t).to_owned()).collect(),
         default_publishes: None,
         max_activations: None,
+        on_rate_limit: None,
+        fallbacks: None,
     }
 }
 
@@ -99,6 +102,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         duration: 2 * S,
         backend: "pi".into(),
         started_at_ms: 1000,
+        fallback: 0,
         gates: vec![],
         unfinished_tasks: vec![],
     }

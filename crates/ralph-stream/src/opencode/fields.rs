@@ -39,6 +39,7 @@ impl Vocabulary for OpencodeParser {
         match (k, key) {
             (_, b"sessionID") => return self.read_unknown(key, c, f),
             (Kind::Error, b"error") => f.error = Some(read_error(c)?),
+            (Kind::Error, b"timestamp") => f.timestamp_ms = c.read_u64()?,
             (Kind::Error, _) => c.skip()?,
             (_, b"part") => f.part = read_part(c)?,
             _ => c.skip()?,
@@ -66,6 +67,8 @@ pub(crate) struct Fields<'a> {
     pub(super) session_id: Option<JsonStr<'a>>,
     pub(super) part: Part<'a>,
     pub(super) error: Option<ErrorInfo<'a>>,
+    /// When the line was written, in Unix milliseconds (read on `error` lines).
+    pub(super) timestamp_ms: Option<u64>,
 }
 
 /// The `part` of a line: the union of the fields ralph reads from every part type.
@@ -91,13 +94,16 @@ pub(super) struct State<'a> {
     pub(super) exit: Option<f64>,
 }
 
-/// `error: {name, message, data: {message, statusCode}}`, or a plain string.
+/// `error: {name, message, data: {message, statusCode, responseHeaders}}`, or a plain
+/// string.
 #[derive(Debug, Default)]
 pub(super) struct ErrorInfo<'a> {
     pub(super) name: Option<JsonStr<'a>>,
     pub(super) message: Option<JsonStr<'a>>,
     pub(super) data_message: Option<JsonStr<'a>>,
     pub(super) status_code: Option<u64>,
+    /// The provider's `retry-after` response header, as written.
+    pub(super) retry_after: Option<JsonStr<'a>>,
 }
 
 fn read_part<'a>(c: &mut Cursor<'a>) -> Result<Part<'a>, Malformed> {
@@ -159,6 +165,9 @@ fn read_error<'a>(c: &mut Cursor<'a>) -> Result<ErrorInfo<'a>, Malformed> {
             fields!(c, {
                 b"message" => error.data_message = c.read_str()?,
                 b"statusCode" => error.status_code = c.read_u64()?,
+                b"responseHeaders" => {
+                    error.retry_after = field_of(c, b"retry-after", Cursor::read_str)?;
+                },
             })?;
         },
     })?;

@@ -14,7 +14,9 @@
 //! - a step cut by a connection error is left open (its `step_start` has no finish) and
 //!   the request is retried within the same message;
 //! - a run that fails for good ends with one `error` line (`error.data.message`,
-//!   `statusCode`) and exit code 1;
+//!   `statusCode`) and exit code 1; an HTTP error carries the provider's response headers
+//!   (`error.data.responseHeaders`), and the line its time (`timestamp`, Unix ms): with a
+//!   429, `retry-after` in seconds from then is when the limit resets;
 //! - there is no final summary event: a successful run just ends. OpenCode therefore has
 //!   no terminal event, and a run's success is judged from its last step's stop reason.
 
@@ -31,6 +33,7 @@ use crate::parser::AgentParser;
 use crate::parser::Emit;
 use crate::parser::append;
 use crate::parser::stop_of;
+use crate::summary::REJECTED;
 
 mod fields;
 
@@ -134,7 +137,14 @@ impl AgentParser for OpencodeParser {
                 });
             }
             Kind::Error => {
-                let error = self.describe_error(f.error.unwrap_or_default());
+                let error = f.error.unwrap_or_default();
+                if let Some(resets_at) = limit_reset(&error, f.timestamp_ms) {
+                    emit(&AgentEvent::RateLimit {
+                        status: Some(REJECTED.into()),
+                        resets_at: Some(resets_at),
+                    });
+                }
+                let error = self.describe_error(error);
                 let text = self.step.take().map(|s| s.text).unwrap_or_default();
                 emit(&AgentEvent::MessageFinished {
                     text: text.into(),
@@ -209,6 +219,19 @@ impl OpencodeParser {
         }
         Span::Scratch(start..self.scratch.len())
     }
+}
+
+/// HTTP's Too Many Requests.
+const TOO_MANY_REQUESTS: u64 = 429;
+
+/// When a 429's limit resets, in Unix seconds: the line's time plus the provider's
+/// `retry-after` (in seconds; the HTTP-date form is not read).
+fn limit_reset(error: &ErrorInfo<'_>, timestamp_ms: Option<u64>) -> Option<u64> {
+    if error.status_code != Some(TOO_MANY_REQUESTS) {
+        return None;
+    }
+    let secs: u64 = error.retry_after?.decode().trim().parse().ok()?;
+    Some(timestamp_ms? / 1000 + secs)
 }
 
 /// OpenCode's step finish `reason`s.

@@ -9,6 +9,7 @@ mod closing;
 pub(crate) mod figures;
 pub(crate) mod gate_lines;
 mod hook_view;
+pub(crate) mod limit_lines;
 mod markdown;
 pub(crate) mod palette;
 mod run_view;

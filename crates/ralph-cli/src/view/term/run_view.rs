@@ -19,6 +19,7 @@ use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
 use super::figures::{clock, count, duration_ms, iteration_cost, total_cost};
 use super::gate_lines;
+use super::limit_lines;
 use super::palette;
 use super::tool_preview::{one_line, preview};
 
@@ -309,22 +310,20 @@ impl RunView {
                 ..
             } => {
                 self.agent.finish(out);
-                let until = resets_at
-                    .map(|at| {
-                        format!(
-                            " (the limit resets {})",
-                            ralph_core::time_text::utc_minute_secs(at)
-                        )
-                    })
-                    .unwrap_or_default();
-                line(
-                    out,
-                    palette::NOTICE,
-                    &format!(
-                        "⏸ rate limited: waiting {}{until}, then iteration {iteration} again",
-                        duration_ms(wait_secs.saturating_mul(1000))
-                    ),
-                );
+                let text = limit_lines::wait(*iteration, *wait_secs, *resets_at);
+                line(out, palette::NOTICE, &text);
+            }
+            RunEvent::Failover {
+                iteration,
+                from,
+                from_fallback,
+                to,
+                to_fallback,
+                ..
+            } => {
+                let text =
+                    limit_lines::failover(*iteration, from, *from_fallback, to, *to_fallback);
+                line(out, palette::NOTICE, &text);
             }
             RunEvent::GateFinished { result, .. } => {
                 for (style, text) in gate_lines::finished(result) {

@@ -69,6 +69,18 @@ pub(crate) enum RunLine {
         message: String,
         went: String,
     },
+    RateLimitWait {
+        iteration: u32,
+        wait_secs: u64,
+        resets_at: Option<u64>,
+    },
+    Failover {
+        iteration: u32,
+        from: String,
+        from_fallback: u32,
+        to: String,
+        to_fallback: u32,
+    },
     HookFinished {
         phase: String,
         hook: String,

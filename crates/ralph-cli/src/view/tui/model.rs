@@ -3,7 +3,7 @@
 //! stream costs time and memory linear in what the agent said, never more.
 
 use super::mirror::{AgentLine, RunLine, Tokens, Totals};
-use crate::view::term::tool_preview;
+use crate::view::term::{limit_lines, tool_preview};
 
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
 /// gigabyte must not grow ralph with it. The whole output stays in the agent's stream.
@@ -251,6 +251,29 @@ impl RunModel {
                     let shown = tool_preview::one_line(&message);
                     it.entries
                         .push(Entry::Note(format!("steer “{shown}” → {went}")));
+                }
+            }
+            // Said under the limited attempt, the last iteration shown.
+            RunLine::RateLimitWait {
+                iteration,
+                wait_secs,
+                resets_at,
+            } => {
+                let text = limit_lines::wait(iteration, wait_secs, resets_at);
+                if let Some(it) = self.iterations.last_mut() {
+                    it.entries.push(Entry::Note(text));
+                }
+            }
+            RunLine::Failover {
+                iteration,
+                from,
+                from_fallback,
+                to,
+                to_fallback,
+            } => {
+                let text = limit_lines::failover(iteration, &from, from_fallback, &to, to_fallback);
+                if let Some(it) = self.iterations.last_mut() {
+                    it.entries.push(Entry::Note(text));
                 }
             }
             RunLine::HookFinished {

@@ -476,3 +476,50 @@ fn a_steering_message_is_a_note_in_the_iteration_it_was_sent_during() {
         .collect();
     assert_eq!(notes, vec!["steer “use plan B” → queued for iteration 2"]);
 }
+
+#[test]
+fn a_limited_attempt_says_where_the_next_one_runs() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "ralph", "pi");
+    let limited = IterationOutcome::RateLimited {
+        message: "429".into(),
+        resets_at: None,
+    };
+    iteration_finished(&mut model, 1, "ralph", &limited);
+    feed(
+        &mut model,
+        &RunEvent::Failover {
+            iteration: 1,
+            hat: "ralph",
+            from: "pi",
+            from_fallback: 0,
+            to: "claude",
+            to_fallback: 1,
+        },
+    );
+    feed(
+        &mut model,
+        &RunEvent::RateLimitWait {
+            iteration: 1,
+            wait_secs: 60,
+            resets_at: None,
+            message: "429",
+        },
+    );
+    let notes: Vec<&str> = model.iterations[0]
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Note(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
+            "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
+        ]
+    );
+}
