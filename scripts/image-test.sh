@@ -44,7 +44,10 @@ fi
 # ralph for the image, built here (Debian 12, as the image).
 (cd "$REPO" && cargo build --quiet --locked --package ralph-cli)
 mkdir -p "$WORK/context/prebuilt"
-cp "$REPO/target/debug/ralph" "$WORK/context/prebuilt/ralph"
+# CARGO_TARGET_DIR moves the build (a shared target directory); relative to the repository.
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+[[ "$TARGET_DIR" == /* ]] || TARGET_DIR="$REPO/$TARGET_DIR"
+cp "$TARGET_DIR/debug/ralph" "$WORK/context/prebuilt/ralph"
 buildah "${STORE[@]}" build --quiet --layers --isolation chroot --pull-never \
     --build-arg RALPH_BUILD=prebuilt -f "$REPO/Dockerfile" -t "$TAG" "$WORK/context" >/dev/null
 
