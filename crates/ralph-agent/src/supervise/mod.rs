@@ -56,6 +56,8 @@ pub use leftovers::{
     LEFTOVER_KILL_GRACE, StoppedLeftovers, boot_id, identity_of, own_identity, stop_leftovers,
 };
 pub use live::LiveStdin;
+#[cfg(test)]
+pub(crate) use live::write_live;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};

@@ -15,7 +15,11 @@
 //!   attempt failed ends with `auto_retry_end {success: false}`;
 //! - failed attempts stream text too, so text is only final once its message ended well;
 //! - the same usage appears in `message_end`, `turn_end` and `agent_end`: it is counted
-//!   once, from the assistant `message_end` (or `turn_end` if that was missing).
+//!   once, from the assistant `message_end` (or `turn_end` if that was missing);
+//! - in RPC mode (`pi --mode rpc`, when ralph steers it) the same events come, plus a
+//!   `response` to each command ralph wrote. A refused `prompt` (or a command pi could not
+//!   parse) means no turn will run: it ends the run as failed. Other answers are
+//!   bookkeeping: a refused `steer` or `abort` changes nothing ralph reports.
 
 use crate::event::AgentEvent;
 use crate::event::Phase;
@@ -100,10 +104,13 @@ impl AgentParser for PiParser {
             Kind::AgentEnd => {
                 let failed = self.last_stop.is_some_and(Stop::is_failure);
                 // Old pi says nothing about retries here; after a failed message a retry
-                // may follow, so only `auto_retry_end` or `agent_settled` can end it.
+                // may follow, so only `auto_retry_end` or `agent_settled` can end it. An
+                // aborted message is never retried (pi retries transient provider errors):
+                // after ralph's `abort` in RPC mode, `agent_end` is the end.
+                let aborted = self.last_stop == Some(Stop::Aborted);
                 let finished = match f.will_retry {
                     Some(will_retry) => !will_retry,
-                    None => !failed,
+                    None => !failed || aborted,
                 };
                 if finished {
                     self.finish_run(failed, emit);
@@ -146,6 +153,21 @@ impl AgentParser for PiParser {
                 reason: f.reason.map(JsonStr::decode),
                 error: f.error_message.map(JsonStr::decode),
             }),
+            Kind::Response => {
+                let command = f.command.as_ref().map(|c| c.name());
+                let starts_the_turn = command
+                    .as_deref()
+                    .is_none_or(|c| matches!(c, b"prompt" | b"parse"));
+                if f.success == Some(false) && starts_the_turn {
+                    let why = f.error_message.map_or("no reason given".into(), |e| {
+                        e.decode_into(&mut self.scratch)
+                            .resolve(&self.scratch)
+                            .to_owned()
+                    });
+                    self.last_error = Some(format!("pi refused the prompt: {why}"));
+                    self.finish_run(true, emit);
+                }
+            }
             Kind::MessageStart | Kind::ToolUpdate | Kind::Ignored => {}
         }
     }
