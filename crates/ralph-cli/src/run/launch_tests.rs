@@ -13,6 +13,7 @@ fn agent(backend: AgentBackend, args: &[&str]) -> AgentConfig {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
         deadlines: Deadlines::default(),
         pty: false,
+        steering: false,
     }
 }
 
@@ -38,6 +39,7 @@ fn builtin_backends_get_their_args_and_the_checked_program() {
             stdin: StdinSource::Bytes(b"go".to_vec()),
             output_format: StreamFormat::Pi,
             pty: false,
+            live: None,
         }
     );
     let auto = command_line(
@@ -57,6 +59,7 @@ fn builtin_backends_get_their_args_and_the_checked_program() {
 fn an_agent_on_a_terminal_gets_its_prompt_as_an_argument() {
     let pi = AgentConfig {
         pty: true,
+        steering: false,
         ..agent(
             AgentBackend::Builtin {
                 kind: BackendKind::Pi,
@@ -74,6 +77,7 @@ fn an_agent_on_a_terminal_gets_its_prompt_as_an_argument() {
             stdin: StdinSource::Null,
             output_format: StreamFormat::Pi,
             pty: true,
+            live: None,
         }
     );
 }

@@ -84,6 +84,10 @@ pub(super) static HAT_KEYS: &[Key] = &[
         "Run this hat's agent on a pseudo-terminal.", Init::InExample,
         Dump::Hat(|h| Some(boolean(h.pty))),
         Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
+    key(Hat, "steering", Type::Bool, Unset("`cli.steering`"),
+        "Overrides `cli.steering` for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(boolean(h.steering))),
+        Read::Hat(|dec, f, h| h.steering = dec.boolean(f))),
     // hats.<id>.backend
     key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
         "A built-in backend.", Init::InExample,

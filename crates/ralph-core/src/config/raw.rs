@@ -144,6 +144,8 @@ layered! {
         pub deadlines: RawDeadlines,
         /// Run the agent on a pseudo-terminal instead of pipes.
         pub pty: Option<Spanned<bool>>,
+        /// Run agents that can take steering messages mid-turn so that they do.
+        pub steering: Option<Spanned<bool>>,
         /// Auto-detection order.
         pub backend_priority: Option<SpannedList<BackendKind>>,
         pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
@@ -218,6 +220,8 @@ pub struct RawHat {
     pub deadlines: RawDeadlines,
     /// `pty`: overrides `cli.pty` for this hat's agent.
     pub pty: Option<Spanned<bool>>,
+    /// `steering`: overrides `cli.steering` for this hat's agent.
+    pub steering: Option<Spanned<bool>>,
 }
 
 impl RawHat {
@@ -236,6 +240,7 @@ impl RawHat {
             max_activations: None,
             deadlines: RawDeadlines::default(),
             pty: None,
+            steering: None,
         }
     }
 }
