@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
 use ralph_core::config::{AgentConfig, HatConfig, ResolvedConfig};
 
-use super::launch::{interactive_command_line, probe_target};
+use super::launch::{interactive_command_line, probe_target, steering_between_iterations};
 
 /// One hat's agent, ready to run.
 #[derive(Clone, Debug)]
@@ -39,6 +39,22 @@ impl Agents {
     /// The default hat's agent.
     pub(crate) fn default_agent(&self) -> &Agent {
         &self.default
+    }
+
+    /// One line per backend that was asked to take steering mid-turn (`steering: true`)
+    /// but takes it only between iterations, each backend once.
+    pub(crate) fn steering_notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = Vec::new();
+        let mut by_hat: Vec<&Agent> = self.by_hat.values().collect();
+        by_hat.sort_by_key(|a| a.kind.name());
+        for agent in std::iter::once(&self.default).chain(by_hat) {
+            if let Some(note) = steering_between_iterations(&agent.config, agent.kind)
+                && !notes.contains(&note)
+            {
+                notes.push(note);
+            }
+        }
+        notes
     }
 }
 

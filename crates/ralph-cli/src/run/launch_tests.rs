@@ -211,3 +211,78 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
     assert_eq!(pricing.default_model(), None);
     assert!(pricing.table().price_of("gpt-5").is_some());
 }
+
+fn builtin(kind: BackendKind) -> AgentBackend {
+    AgentBackend::Builtin {
+        kind,
+        command: None,
+    }
+}
+
+#[test]
+fn steering_runs_pi_and_claude_with_a_live_input_and_says_which_agents_cannot() {
+    let steered = |backend: AgentBackend, pty: bool| AgentConfig {
+        steering: true,
+        pty,
+        ..agent(backend, &["--model", "m"])
+    };
+    let pi = command_line(
+        &steered(builtin(BackendKind::Pi), false),
+        BackendKind::Pi,
+        Some(Path::new("/opt/pi")),
+        "go",
+    )
+    .unwrap();
+    assert_eq!(
+        pi.args,
+        os(&["--mode", "rpc", "--no-session", "--model", "m"])
+    );
+    let live = pi.live.expect("pi is steered");
+    assert_eq!(live.target(), "pi mid-turn");
+    assert_eq!(pi.stdin, live.stdin_source());
+    // `auto` steers what it detected.
+    let auto = command_line(
+        &steered(AgentBackend::Auto, false),
+        BackendKind::Claude,
+        None,
+        "go",
+    );
+    assert_eq!(
+        auto.unwrap().live.map(|l| l.target()),
+        Some("Claude Code mid-turn")
+    );
+    assert_eq!(
+        steering_between_iterations(&steered(builtin(BackendKind::Pi), false), BackendKind::Pi),
+        None
+    );
+    assert_eq!(
+        steering_between_iterations(&agent(builtin(BackendKind::Codex), &[]), BackendKind::Codex),
+        None,
+        "not asked"
+    );
+    let codex = steered(builtin(BackendKind::Codex), false);
+    assert!(
+        command_line(&codex, BackendKind::Codex, None, "go")
+            .unwrap()
+            .live
+            .is_none()
+    );
+    assert_eq!(
+        steering_between_iterations(&codex, BackendKind::Codex).as_deref(),
+        Some(
+            "`codex` takes `ralph steer` messages only between iterations (it reads no commands \
+             while it works): they go into the next iteration's prompt"
+        )
+    );
+    let on_pty = steered(builtin(BackendKind::Pi), true);
+    assert!(
+        command_line(&on_pty, BackendKind::Pi, None, "go")
+            .unwrap()
+            .live
+            .is_none()
+    );
+    assert!(
+        steering_between_iterations(&on_pty, BackendKind::Pi)
+            .is_some_and(|n| n.contains("`pi`") && n.contains("pseudo-terminal")),
+    );
+}
