@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::{assert_group_gone, fake, pid_of, short, supervise, supervise_with};
 use ralph_agent::supervise::{
     ABORT_GRACE, Flow, LiveStdin, OutputSink, SpawnSpec, StdinSource, StopController, StopLevel,
-    Termination,
+    StopRequests, Termination,
 };
 
 /// Collects the output; at `got ask` queues a steering line, at `STOP` asks for a stop, at
@@ -140,4 +140,45 @@ async fn one_live_stdin_cannot_feed_two_runs() {
         "{:?}",
         second.termination
     );
+}
+
+#[tokio::test]
+async fn dropping_the_run_kills_the_child_and_closes_its_input() {
+    let input = LiveStdin::new(Some(b"abort\n".to_vec()));
+    assert!(input.send(b"hello\n".to_vec()));
+    let spec = echo(&input);
+    let mut sink = turns(&input);
+    let (started, mut answered) = tokio::sync::oneshot::channel::<()>();
+    let mut started = Some(started);
+    let task = tokio::spawn(async move {
+        let mut watch = Watch {
+            inner: &mut sink,
+            started: &mut started,
+        };
+        ralph_agent::supervise::run(spec, short(), &mut watch, StopRequests::never()).await
+    });
+    tokio::time::timeout(Duration::from_secs(30), &mut answered)
+        .await
+        .expect("in time")
+        .expect("the child answered");
+    assert!(input.is_open());
+    task.abort();
+    assert!(task.await.is_err_and(|e| e.is_cancelled()));
+    assert!(!input.is_open());
+    assert!(!input.send(b"late\n".to_vec()));
+}
+
+/// Passes output on and says when the first of it arrived.
+struct Watch<'a> {
+    inner: &'a mut Turns,
+    started: &'a mut Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl OutputSink for Watch<'_> {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        if let Some(started) = self.started.take() {
+            let _ = started.send(());
+        }
+        self.inner.on_stdout(bytes)
+    }
 }

@@ -227,3 +227,8 @@ async fn pi_in_rpc_mode_is_aborted_by_a_stop() {
 async fn claude_code_on_stream_json_input_is_interrupted_by_a_stop() {
     a_stop_aborts_the_turn_without_a_signal("claude", BackendKind::Claude).await;
 }
+
+#[tokio::test]
+async fn old_pi_in_rpc_mode_is_aborted_by_a_stop() {
+    a_stop_aborts_the_turn_without_a_signal("pi-0.51.6", BackendKind::Pi).await;
+}
