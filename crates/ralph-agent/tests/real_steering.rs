@@ -86,11 +86,22 @@ impl Setup {
     async fn run(
         &self,
         kind: BackendKind,
+        on_tool: impl FnMut(&LiveInput) -> Control,
+    ) -> (AgentRun, LiveInput) {
+        self.run_with(kind, &[], on_tool).await
+    }
+
+    /// Like [`Self::run`], with extra arguments for the agent.
+    async fn run_with(
+        &self,
+        kind: BackendKind,
+        args: &[String],
         mut on_tool: impl FnMut(&LiveInput) -> Control,
     ) -> (AgentRun, LiveInput) {
         let program = self.program.to_str().expect("a UTF-8 path");
         let line = CommandBuilder::new(kind)
             .command_override(Some(program))
+            .extra_args(args)
             .steering(true)
             .headless("Do the task.")
             .expect("a command line");
@@ -231,4 +242,39 @@ async fn claude_code_on_stream_json_input_is_interrupted_by_a_stop() {
 #[tokio::test]
 async fn old_pi_in_rpc_mode_is_aborted_by_a_stop() {
     a_stop_aborts_the_turn_without_a_signal("pi-0.51.6", BackendKind::Pi).await;
+}
+
+/// pi in RPC mode outlives a failed turn (it waits for the next command): a turn it will not
+/// retry (a 401) still ends the run, by pi's silence after it, while one it retries (the
+/// mock's `flaky` fails once) runs on to its answer.
+#[tokio::test]
+async fn pi_in_rpc_mode_ends_a_failed_turn_it_does_not_retry_and_retries_the_others() {
+    let Some(setup) = Setup::new("pi") else {
+        return;
+    };
+    let model = |name: &str| vec!["--model".to_owned(), format!("mock/{name}")];
+    let (refused, _) = setup
+        .run_with(BackendKind::Pi, &model("error401"), |_| Control::Continue)
+        .await;
+    // Ended by its own exit once its input closed, not by a deadline.
+    assert_eq!(refused.outcome.termination, Termination::Exited { code: 0 });
+    assert!(!refused.summary.succeeded);
+    assert!(
+        refused.summary.errors.iter().any(|e| e.starts_with("401")),
+        "{:?}",
+        refused.summary.errors
+    );
+    let (retried, _) = setup
+        .run_with(BackendKind::Pi, &model("flaky"), |_| Control::Continue)
+        .await;
+    assert!(
+        retried.succeeded(),
+        "{:?} {:?}",
+        retried.outcome.termination,
+        retried.summary
+    );
+    assert_eq!(
+        retried.summary.final_text.as_deref(),
+        Some("Recovered after retry.")
+    );
 }

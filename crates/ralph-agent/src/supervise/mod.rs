@@ -59,7 +59,7 @@ pub use live::LiveStdin;
 #[cfg(test)]
 pub(crate) use live::write_live;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
-pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN};
+pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN, RETRY_SETTLE};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
 pub use run::{FINAL_DRAIN_TIMEOUT, STDOUT_READ_BYTES, run};
 pub use sink::{DiscardOutput, Flow, OutputSink};

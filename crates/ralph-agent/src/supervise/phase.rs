@@ -43,6 +43,12 @@ pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// mock; the rest is room for a loaded machine.
 pub const ABORT_GRACE: Duration = Duration::from_secs(3);
 
+/// After the sink said `Settling` (a failed turn the agent may retry by itself), how long
+/// the agent's silence takes to mean its turn is over. pi 0.73.1 announces a retry
+/// (`auto_retry_start`) within 1 ms of the failed `agent_end`; the rest is room for a
+/// loaded machine.
+pub const RETRY_SETTLE: Duration = Duration::from_secs(2);
+
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -132,6 +138,8 @@ pub(crate) struct Machine {
     stderr_open: bool,
     /// The live stdin is open (`None`: there is none, or it was closed).
     live: Option<Live>,
+    /// When the agent's silence after a `Settling` answer ends its turn.
+    settle_at: Option<Instant>,
 }
 
 /// What the machine knows of an open live stdin.
@@ -152,6 +160,7 @@ impl Machine {
             stdout_open: true,
             stderr_open: has_stderr,
             live: None,
+            settle_at: None,
         }
     }
 
@@ -239,7 +248,10 @@ impl Machine {
     /// can move the run on.
     pub(crate) fn deadline(&self) -> Option<Instant> {
         match self.phase {
-            Phase::Running => self.clock.next().map(|(at, _)| at),
+            Phase::Running => match (self.clock.next(), self.settle_at) {
+                (Some((at, _)), Some(settle)) => Some(at.min(settle)),
+                (next, settle) => next.map(|(at, _)| at).or(settle),
+            },
             Phase::Aborting { term_at, .. } => Some(term_at),
             Phase::Terminating { kill_at, .. } => Some(kill_at),
             Phase::Killed { killed_at, .. } => Some(killed_at + REAP_TIMEOUT),
@@ -286,17 +298,29 @@ impl Machine {
     fn on_stdout(&mut self, flow: Flow, now: Instant) -> Action {
         self.clock.on_output(now);
         match flow {
-            Flow::Continue => Action::Wait,
-            Flow::Finished => {
-                self.clock.on_finished(now);
-                // The agent's turn is over: pi and Claude Code wait for the next command
-                // until their input ends, so it ends now (also while aborting).
-                match self.live.take() {
-                    Some(_) => Action::CloseStdin,
-                    None => Action::Wait,
-                }
+            Flow::Continue => {
+                self.settle_at = None;
+                Action::Wait
             }
+            Flow::Settling => {
+                if self.live.is_some() && self.phase == Phase::Running {
+                    self.settle_at.get_or_insert(now + RETRY_SETTLE);
+                }
+                Action::Wait
+            }
+            Flow::Finished => self.finished(now),
             Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
+        }
+    }
+
+    /// The agent's turn is over: the exit grace starts, and its live stdin closes (pi and
+    /// Claude Code wait for the next command until their input ends; also while aborting).
+    fn finished(&mut self, now: Instant) -> Action {
+        self.settle_at = None;
+        self.clock.on_finished(now);
+        match self.live.take() {
+            Some(_) => Action::CloseStdin,
+            None => Action::Wait,
         }
     }
 
@@ -332,6 +356,7 @@ impl Machine {
             return Action::Wait;
         }
         match self.phase {
+            Phase::Running if self.settle_at.is_some_and(|at| at <= now) => self.finished(now),
             Phase::Running => {
                 let Some((_, expiry)) = self.clock.next() else {
                     return Action::Wait;

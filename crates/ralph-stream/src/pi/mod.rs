@@ -53,6 +53,10 @@ pub(crate) struct PiParser {
     turn_usage_seen: bool,
     /// Whether `RunFinished` was emitted since the last `agent_start`.
     run_finished: bool,
+    /// A `response` was seen: pi runs in RPC mode, where it outlives its turns.
+    rpc: bool,
+    /// The last `agent_end` closed a failed turn without saying whether pi retries it.
+    failed_end: bool,
 }
 
 impl AgentParser for PiParser {
@@ -67,7 +71,10 @@ impl AgentParser for PiParser {
                 model: None,
                 provider: None,
             }),
-            Kind::AgentStart => self.run_finished = false,
+            Kind::AgentStart => {
+                self.run_finished = false;
+                self.failed_end = false;
+            }
             Kind::TurnStart => self.turn_usage_seen = false,
             Kind::MessageUpdate => self.on_update(f.update.unwrap_or_default(), emit),
             Kind::MessageEnd => {
@@ -114,6 +121,8 @@ impl AgentParser for PiParser {
                 };
                 if finished {
                     self.finish_run(failed, emit);
+                } else {
+                    self.failed_end = f.will_retry.is_none();
                 }
             }
             Kind::AgentSettled => {
@@ -122,12 +131,15 @@ impl AgentParser for PiParser {
                     self.finish_run(failed, emit);
                 }
             }
-            Kind::RetryStart => emit(&AgentEvent::RetryStarted {
-                attempt: f.attempt.map(saturate),
-                max_attempts: f.max_attempts.map(saturate),
-                delay_ms: f.delay_ms,
-                error: f.error_message.map(JsonStr::decode),
-            }),
+            Kind::RetryStart => {
+                self.failed_end = false;
+                emit(&AgentEvent::RetryStarted {
+                    attempt: f.attempt.map(saturate),
+                    max_attempts: f.max_attempts.map(saturate),
+                    delay_ms: f.delay_ms,
+                    error: f.error_message.map(JsonStr::decode),
+                });
+            }
             Kind::RetryEnd => {
                 let success = f.success.unwrap_or(false);
                 let error = f.final_error.map(JsonStr::decode);
@@ -154,6 +166,7 @@ impl AgentParser for PiParser {
                 error: f.error_message.map(JsonStr::decode),
             }),
             Kind::Response => {
+                self.rpc = true;
                 let command = f.command.as_ref().map(|c| c.name());
                 let starts_the_turn = command
                     .as_deref()
@@ -236,8 +249,17 @@ impl PiParser {
         let _ = message.provider;
     }
 
+    /// In RPC mode, after a failed turn's `agent_end` that did not say whether a retry
+    /// follows: pi announces a retry (`auto_retry_start`) in the same instant, and says
+    /// nothing more when it gives up on a non-retryable error (a 401, say): it then waits
+    /// for the next command. Only the silence that follows tells.
+    pub(crate) fn awaiting_retry(&self) -> bool {
+        self.rpc && self.failed_end && !self.run_finished
+    }
+
     fn finish_run(&mut self, is_error: bool, emit: &mut Emit<'_>) {
         self.run_finished = true;
+        self.failed_end = false;
         emit(&AgentEvent::RunFinished {
             is_error,
             error: if is_error {

@@ -351,3 +351,52 @@ fn an_aborted_turn_ends_the_run_at_agent_end() {
         })
     );
 }
+
+#[test]
+fn in_rpc_mode_a_failed_turn_awaits_a_retry_until_pi_says_more() {
+    let mut parser = PiParser::default();
+    let feed = |parser: &mut PiParser, input: &str| {
+        for line in input.lines() {
+            crate::parser::Lines::line(parser, line.as_bytes(), &mut |_| {});
+        }
+    };
+    let failed_end = concat!(
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"401 nope"}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[]}"#,
+    );
+    // In print mode pi exits after it: nothing to await.
+    feed(&mut parser, failed_end);
+    assert!(!parser.awaiting_retry());
+    feed(
+        &mut parser,
+        r#"{"type":"response","command":"prompt","success":true}"#,
+    );
+    feed(&mut parser, failed_end);
+    assert!(parser.awaiting_retry());
+    // The retry is announced: no longer in doubt.
+    feed(
+        &mut parser,
+        r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":10}"#,
+    );
+    assert!(!parser.awaiting_retry());
+    feed(&mut parser, r#"{"type":"agent_start"}"#);
+    feed(&mut parser, failed_end);
+    assert!(parser.awaiting_retry());
+    feed(
+        &mut parser,
+        r#"{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"401 nope"}"#,
+    );
+    assert!(!parser.awaiting_retry());
+    // A successful turn, or one that says it will be retried, awaits nothing.
+    feed(&mut parser, r#"{"type":"agent_start"}"#);
+    feed(
+        &mut parser,
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error"}}"#,
+    );
+    feed(
+        &mut parser,
+        r#"{"type":"agent_end","messages":[],"willRetry":true}"#,
+    );
+    assert!(!parser.awaiting_retry());
+}
