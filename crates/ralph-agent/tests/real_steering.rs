@@ -273,8 +273,6 @@ async fn pi_in_rpc_mode_ends_a_failed_turn_it_does_not_retry_and_retries_the_oth
         retried.outcome.termination,
         retried.summary
     );
-    assert_eq!(
-        retried.summary.final_text.as_deref(),
-        Some("Recovered after retry.")
-    );
+    let text = retried.summary.final_text.unwrap_or_default();
+    assert!(text.starts_with("Recovered after retry."), "{text}");
 }
