@@ -18,13 +18,14 @@ pub mod supervise;
 
 pub use backend::{
     BackendProfile, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,
-    ModelOption, PromptDelivery, PromptMode, requested_model,
+    LiveInput, ModelOption, PromptDelivery, PromptMode, SteerProtocol, SteerRefused, Steering,
+    requested_model,
 };
 pub use probe::{Availability, DetectError, Detector, resolve_binary};
 pub use probe_cache::ProbeCache;
 pub use ralph_types::{BackendKind, UnknownBackend};
 pub use session::{AgentRun, Control, run_agent, run_agent_teed, run_agent_with};
 pub use supervise::{
-    Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StdinSource, StopController,
-    StopLevel, StopRequests, Termination, run,
+    Flow, LiveStdin, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StdinSource,
+    StopController, StopLevel, StopRequests, Termination, run,
 };

@@ -168,6 +168,8 @@ where
             Flow::Stop
         } else if self.summary.terminal_event {
             Flow::Finished
+        } else if self.decoder.awaiting_retry() {
+            Flow::Settling
         } else {
             Flow::Continue
         }

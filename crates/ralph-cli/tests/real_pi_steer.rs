@@ -1,6 +1,9 @@
-//! `ralph steer` with the REAL pi against the offline mock model: a message sent while
-//! iteration 1's bash tool runs is queued (pi takes no message mid-turn on this branch),
-//! and the model reads it in iteration 2's request, as a user message, and acts on it.
+//! `ralph steer` with the REAL pi against the offline mock model, a message sent while
+//! iteration 1's bash tool runs:
+//! - by default pi reads its prompt once, so the message is queued: the model reads it in
+//!   iteration 2's prompt, as a user message, and acts on it;
+//! - with `cli.steering: true` pi runs in RPC mode and takes it mid-turn: the model reads it
+//!   in iteration 1's next request, right after the tool's result, and the loop ends there.
 
 mod real_common;
 
@@ -39,28 +42,86 @@ fn user_text(body: &Value) -> String {
         .join("\n")
 }
 
-#[test]
-fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
-    let Some(env) = RealEnv::start(SCRIPT, &[PI]) else {
-        return;
-    };
-    env.write_config("cli:\n  backend: pi\nevent_loop:\n  max_iterations: 3\n");
+/// Starts the loop (`steering` on or off), waits until iteration 1's tool runs, sends the
+/// guidance with `ralph steer`, and returns what it printed (exit code, stdout) and the run
+/// still going (the tool waits for `go`).
+fn steer_during_the_tool(
+    steering: bool,
+) -> Option<(RealEnv, real_common::Running, (Option<i32>, String))> {
+    let env = RealEnv::start(SCRIPT, &[PI])?;
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  steering: {steering}\nevent_loop:\n  max_iterations: 3\n"
+    ));
     let running = env.spawn_json(&["-p", "Carry out the plan."]);
     wait_for_file(&env.ws().join("started"));
-
     let out = env
         .ralph(&["steer", GUIDANCE])
         .output()
         .expect("ralph steer");
-    assert_eq!(
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).as_ref()
-        ),
-        (Some(0), "queued for iteration 2\n"),
+    assert!(
+        out.status.code().is_some(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let said = (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    );
+    Some((env, running, said))
+}
+
+#[test]
+fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
+    let Some((env, running, said)) = steer_during_the_tool(true) else {
+        return;
+    };
+    assert_eq!(said, (Some(0), "delivered to pi mid-turn\n".to_owned()));
+    std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
+    let run = running.finish();
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    // One iteration: pi read the guidance after its tool call and the answer completed.
+    assert_eq!(run.iterations().len(), 1);
+    let delivered = run.of_type("steer_delivered");
+    assert_eq!(
+        (
+            &delivered[0]["iteration"],
+            &delivered[0]["via"],
+            &delivered[0]["to"]
+        ),
+        (
+            &Value::from(1),
+            &Value::from("mid_turn"),
+            &Value::from("pi mid-turn")
+        )
+    );
+    // The model's second request (after the tool) is the first that carries it, as its
+    // newest user message, without the prompt's heading.
+    let requests = env.server.model_requests();
+    let carries: Vec<bool> = requests
+        .iter()
+        .map(|r| user_text(r.body.as_ref().expect("a JSON body")).contains("steer-7f3a"))
+        .collect();
+    assert_eq!(carries, [false, true]);
+    let routed: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
+    assert_eq!(routed, ["task", "steered"]);
+    assert!(
+        !user_text(requests[1].body.as_ref().unwrap())
+            .contains("Guidance from the person running the loop")
+    );
+}
+
+#[test]
+fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
+    let Some((env, running, said)) = steer_during_the_tool(false) else {
+        return;
+    };
+    let out = said;
+    assert_eq!(out, (Some(0), "queued for iteration 2\n".to_owned()));
     std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
     let run = running.finish();
 

@@ -21,6 +21,7 @@ fn hat(
         args: vec![],
         deadlines: Deadlines::default(),
         pty: false,
+        steering: false,
         default_publishes: None,
         max_activations: None,
         on_rate_limit: None,

@@ -134,6 +134,7 @@ fn hats_run_their_backend_in_each_form() {
                     args: strings(&["--model", "sonnet", "--append-system-prompt", "plan only"]),
                     deadlines: global,
                     pty: false,
+                    steering: false,
                 }
             ),
             (
@@ -146,6 +147,7 @@ fn hats_run_their_backend_in_each_form() {
                     args: strings(&["--thinking", "high"]),
                     deadlines: global,
                     pty: false,
+                    steering: false,
                 }
             ),
             (
@@ -161,6 +163,7 @@ fn hats_run_their_backend_in_each_form() {
                         ..global
                     },
                     pty: false,
+                    steering: false,
                 }
             ),
             (
@@ -175,6 +178,7 @@ fn hats_run_their_backend_in_each_form() {
                     args: strings(&["--quiet"]),
                     deadlines: global,
                     pty: false,
+                    steering: false,
                 }
             ),
         ]
@@ -236,6 +240,7 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
             args: vec!["--hat".to_owned()],
             deadlines: Deadlines::default(),
             pty: false,
+            steering: false,
         }
     );
 }

@@ -90,6 +90,7 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
                 args: vec![],
                 deadlines: Deadlines::default(),
                 pty: false,
+                steering: false,
             },
             // The order itself is pinned where it is defined (ralph-types).
             backend_priority: DEFAULT_PRIORITY.to_vec(),
@@ -172,6 +173,7 @@ fn each_layer_overrides_the_one_below_key_by_key() {
                 ..Deadlines::default()
             },
             pty: false,
+            steering: false,
         }
     );
     assert_eq!(
@@ -217,6 +219,7 @@ fn switching_backend_drops_the_settings_of_the_backend_below() {
                 ..Deadlines::default()
             },
             pty: false,
+            steering: false,
         }
     );
     // `-b` naming the backend the files already use keeps their settings.
@@ -615,6 +618,64 @@ fn a_hat_inherits_cli_pty_only_when_it_runs_the_same_program() {
                 ("declined", false),
                 ("custom", false),
             ]
+        )
+    );
+}
+
+#[test]
+fn every_hat_inherits_cli_steering_unless_it_says_otherwise() {
+    let dirs = Dirs::new();
+    let hat = |id: &str, extra: &str| {
+        format!("  {id}:\n    description: d\n    triggers: [{id}.go]\n{extra}")
+    };
+    let yaml = |steering: &str| {
+        [
+            format!("cli:\n  backend: pi\n{steering}hats:\n"),
+            hat("plain", ""),
+            hat("other", "    backend: claude\n"),
+            hat("declined", "    steering: false\n"),
+            hat("asked", "    steering: true\n"),
+        ]
+        .concat()
+    };
+    let steering = |dirs: &Dirs| {
+        let config = dirs.load(Overrides::default()).config;
+        let hats: Vec<(String, bool)> = config
+            .hats
+            .iter()
+            .map(|h| (h.id.clone(), config.agent_for(h).steering))
+            .collect();
+        (config.agent.steering, hats)
+    };
+    let named = |list: [(&str, bool); 4]| {
+        list.iter()
+            .map(|(id, on)| ((*id).to_owned(), *on))
+            .collect::<Vec<_>>()
+    };
+    dirs.file("ralph.yml", &yaml("  steering: true\n"));
+    assert_eq!(
+        steering(&dirs),
+        (
+            true,
+            named([
+                ("plain", true),
+                ("other", true),
+                ("declined", false),
+                ("asked", true)
+            ])
+        )
+    );
+    dirs.file("ralph.yml", &yaml(""));
+    assert_eq!(
+        steering(&dirs),
+        (
+            false,
+            named([
+                ("plain", false),
+                ("other", false),
+                ("declined", false),
+                ("asked", true)
+            ])
         )
     );
 }

@@ -124,6 +124,16 @@ impl StreamDecoder {
         self.lines
     }
 
+    /// True while the agent's turn ended in a failure it may still retry by itself and it
+    /// has said nothing since: pi in RPC mode after a failed `agent_end`. If the agent
+    /// stays silent, the run is over (pi waits for the next command instead of exiting).
+    pub fn awaiting_retry(&self) -> bool {
+        match &self.parser {
+            Parser::Pi(pi) => pi.awaiting_retry(),
+            _ => false,
+        }
+    }
+
     /// Feeds one chunk of the stream; `on_event` sees every event it completes.
     pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&AgentEvent<'_>)) {
         let max_line = self.framer.max_line();

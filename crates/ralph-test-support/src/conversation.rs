@@ -136,11 +136,18 @@ fn anthropic_entries(body: &Value) -> Vec<Entry> {
                     .flatten()
                     .find(|block| block["type"] == "tool_result");
                 // Claude Code puts system reminders next to tool results; the message is still
-                // a tool result, not a new prompt.
-                entries.push(match tool_result {
-                    Some(block) => Entry::ToolResult(text_of(&block["content"])),
-                    None => Entry::Prompt(text_of(content)),
-                });
+                // a tool result, not a new prompt. A message the user sent during the tool
+                // call (stream-json input) also travels there, as text: that is a new prompt.
+                match tool_result {
+                    Some(block) => {
+                        entries.push(Entry::ToolResult(text_of(&block["content"])));
+                        let said = user_text_beside_tool_results(content);
+                        if !said.is_empty() {
+                            entries.push(Entry::Prompt(said));
+                        }
+                    }
+                    None => entries.push(Entry::Prompt(text_of(content))),
+                }
             }
             Some("assistant") => entries.push(Entry::Assistant),
             _ => {}
@@ -148,6 +155,23 @@ fn anthropic_entries(body: &Value) -> Vec<Entry> {
     }
     entries
 }
+
+/// The text blocks of a user message that carries tool results, without Claude Code's
+/// system reminders: what the user said during the tool call, one block a line.
+fn user_text_beside_tool_results(content: &Value) -> String {
+    content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|block| block["type"] == "text")
+        .filter_map(|block| block["text"].as_str())
+        .filter(|text| !text.trim_start().starts_with(SYSTEM_REMINDER))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How Claude Code's system reminders start.
+const SYSTEM_REMINDER: &str = "<system-reminder>";
 
 /// Responses input items. One assistant turn can be several items (reasoning, message,
 /// function calls), so a run of consecutive assistant-side items counts once.
@@ -230,3 +254,7 @@ fn find_cwd(body: &Value) -> Option<String> {
         Value::Null | Value::Bool(_) | Value::Number(_) => None,
     }
 }
+
+#[cfg(test)]
+#[path = "conversation_tests.rs"]
+mod tests;

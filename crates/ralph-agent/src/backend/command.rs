@@ -8,7 +8,8 @@ use ralph_stream::StreamFormat;
 use crate::BackendKind;
 use crate::backend::delivery::{ArgProblem, check_prompt_arg};
 use crate::backend::{
-    BackendProfile, CustomSettings, MAX_SINGLE_ARG_BYTES, PromptDelivery, PromptMode,
+    BackendProfile, CustomSettings, LiveInput, MAX_SINGLE_ARG_BYTES, PromptDelivery, PromptMode,
+    Steering,
 };
 use crate::supervise::{SpawnSpec, StdinSource};
 
@@ -17,10 +18,13 @@ use crate::supervise::{SpawnSpec, StdinSource};
 pub struct CommandLine {
     pub program: OsString,
     pub args: Vec<OsString>,
-    /// The prompt bytes for stdin, or `Null`.
+    /// The prompt bytes for stdin, `Null`, or the live input (`Live`) of a steered run.
     pub stdin: StdinSource,
     pub output_format: StreamFormat,
     pub pty: bool,
+    /// The handle for steering the agent while it runs (the same input as `stdin`), when
+    /// it is run to take steering mid-turn.
+    pub live: Option<LiveInput>,
 }
 
 impl CommandLine {
@@ -84,6 +88,8 @@ pub struct CommandBuilder<'a> {
     custom: Option<&'a CustomSettings>,
     /// Run headless on a terminal although the backend does not need one (`cli.pty`).
     pty: bool,
+    /// Run it to take steering messages mid-turn where it can (`cli.steering`).
+    steering: bool,
 }
 
 impl<'a> CommandBuilder<'a> {
@@ -95,6 +101,7 @@ impl<'a> CommandBuilder<'a> {
             extra_args: Vec::new(),
             custom: None,
             pty: false,
+            steering: false,
         }
     }
 
@@ -126,8 +133,39 @@ impl<'a> CommandBuilder<'a> {
         self
     }
 
+    /// Runs the agent so that it takes steering messages during its turn, where it can
+    /// ([`Self::live_steering`]); otherwise this changes nothing.
+    pub fn steering(mut self, steering: bool) -> Self {
+        self.steering = steering;
+        self
+    }
+
+    /// How a headless run takes steering mid-turn: asked for, the backend has a way
+    /// (pi, Claude Code; never a custom program, whose input is unknown), and its stdin is
+    /// a pipe, not a terminal.
+    pub fn live_steering(&self) -> Option<Steering> {
+        let custom = self.kind == BackendKind::Custom;
+        (self.steering && !custom && !self.headless_pty())
+            .then_some(self.profile.steering)
+            .flatten()
+    }
+
     /// The command line of one headless iteration.
     pub fn headless(&self, prompt: &str) -> Result<CommandLine, BuildError> {
+        if let Some(steering) = self.live_steering() {
+            // The prompt is the first command on the live stdin: no size limit, no
+            // option parsing.
+            let (program, args) = self.program_and_base_args(steering.headless_args)?;
+            let live = LiveInput::start(steering.protocol, prompt);
+            return Ok(CommandLine {
+                program,
+                args,
+                stdin: live.stdin_source(),
+                output_format: self.output_format(),
+                pty: false,
+                live: Some(live),
+            });
+        }
         let (program, mut args) = self.program_and_base_args(self.profile.headless_args)?;
         let delivery = self.headless_delivery();
         let stdin = match self.place_prompt(&mut args, &delivery, prompt)? {
@@ -140,6 +178,7 @@ impl<'a> CommandBuilder<'a> {
             stdin,
             output_format: self.output_format(),
             pty: self.headless_pty(),
+            live: None,
         })
     }
 

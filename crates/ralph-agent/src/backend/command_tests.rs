@@ -22,6 +22,7 @@ fn every_known_backend_has_its_documented_headless_command_line() {
         stdin,
         output_format: format,
         pty: false,
+        live: None,
     };
     let cases = [
         (
@@ -222,6 +223,7 @@ fn command_override_replaces_only_the_program() {
             stdin: StdinSource::Bytes(b"-x".to_vec()),
             output_format: StreamFormat::Pi,
             pty: false,
+            live: None,
         })
     );
 }
@@ -306,6 +308,7 @@ fn custom_backend_honours_prompt_mode_flag_and_format() {
             stdin: StdinSource::Null,
             output_format: StreamFormat::Text,
             pty: false,
+            live: None,
         })
     );
     let flagged = CustomSettings {
@@ -321,6 +324,7 @@ fn custom_backend_honours_prompt_mode_flag_and_format() {
             stdin: StdinSource::Null,
             output_format: StreamFormat::Claude,
             pty: false,
+            live: None,
         })
     );
     let on_stdin = CustomSettings {
@@ -335,6 +339,7 @@ fn custom_backend_honours_prompt_mode_flag_and_format() {
             stdin: StdinSource::Bytes(b"hi".to_vec()),
             output_format: StreamFormat::Text,
             pty: false,
+            live: None,
         })
     );
 }
@@ -378,6 +383,7 @@ fn on_a_terminal_a_stdin_prompt_becomes_the_last_argument() {
             stdin: StdinSource::Null,
             output_format: StreamFormat::Pi,
             pty: true,
+            live: None,
         })
     );
     assert_eq!(
@@ -398,3 +404,6 @@ fn on_a_terminal_a_stdin_prompt_becomes_the_last_argument() {
         PromptDelivery::Arg
     );
 }
+
+#[path = "command_steering_tests.rs"]
+mod steering;

@@ -11,7 +11,7 @@
 use ralph_stream::StreamFormat;
 
 use crate::BackendKind;
-use crate::backend::{ModelOption, PromptDelivery};
+use crate::backend::{ModelOption, PromptDelivery, SteerProtocol, Steering};
 
 /// The static description of one backend. `Custom` has no binary of its own: its command,
 /// arguments, delivery and format come from the config.
@@ -44,6 +44,9 @@ pub struct BackendProfile {
     /// Options that set a key of the agent's own config file as `KEY=VALUE`, where
     /// `model=NAME` names the model too (Codex's `-c/--config`).
     pub config_options: &'static [&'static str],
+    /// How the agent is run to take steering messages mid-turn (`cli.steering`); `None`
+    /// when it cannot (it then gets them in its next iteration's prompt).
+    pub steering: Option<Steering>,
 }
 
 const VERSION: &[&str] = &["--version"];
@@ -84,6 +87,19 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_MODEL,
                 config_options: &[],
+                // User messages on stdin as stream-json, read while the turn runs.
+                steering: Some(Steering {
+                    headless_args: &[
+                        "-p",
+                        "--input-format",
+                        "stream-json",
+                        "--output-format",
+                        "stream-json",
+                        "--verbose",
+                        "--dangerously-skip-permissions",
+                    ],
+                    protocol: SteerProtocol::ClaudeStreamJson,
+                }),
             },
             // Kiro's stdin behaviour is unknown (it could not be installed here), so stdin
             // is /dev/null and the prompt follows `--`, which its clap parser honours.
@@ -102,6 +118,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_MODEL,
                 config_options: &[],
+                steering: None,
             },
             // Gemini reads a non-TTY stdin as the prompt and then runs non-interactively,
             // so no `-p` is needed (checked with gemini 0.61.0: a 320 KB prompt starting
@@ -120,6 +137,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_AND_SHORT_MODEL,
                 config_options: &[],
+                steering: None,
             },
             // `codex exec` with no prompt argument reads the prompt from stdin (checked with
             // codex 0.169.0 and a 320 KB prompt starting with `-`).
@@ -143,6 +161,7 @@ impl BackendProfile {
                 tools_reset_path: true,
                 model_option: LONG_AND_SHORT_MODEL,
                 config_options: &["-c", "--config"],
+                steering: None,
             },
             // Amp's execute mode takes the prompt from a piped stdin. `--stream-json` is
             // Claude-compatible stream JSON (not observed here: Amp cannot run offline);
@@ -161,6 +180,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: None,
                 config_options: &[],
+                steering: None,
             },
             // Copilot's stdin behaviour is unknown: prompt after `-p`, stdin /dev/null.
             BackendKind::Copilot => BackendProfile {
@@ -177,6 +197,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_MODEL,
                 config_options: &[],
+                steering: None,
             },
             // `opencode run` appends a non-TTY stdin to its (empty) message. `--auto` approves
             // what OpenCode would ask about (checked with opencode 1.18.33): without it a tool
@@ -196,6 +217,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_AND_SHORT_MODEL,
                 config_options: &[],
+                steering: None,
             },
             // pi reads a non-TTY stdin to EOF before doing anything, and a positional prompt
             // starting with `-` or `@` is misparsed, or fails with E2BIG past 128 KiB: stdin
@@ -214,6 +236,12 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_MODEL,
                 config_options: &[],
+                // RPC mode: the prompt, steering and abort are commands on stdin; the
+                // events are those of `--mode json`.
+                steering: Some(Steering {
+                    headless_args: &["--mode", "rpc", "--no-session"],
+                    protocol: SteerProtocol::PiRpc,
+                }),
             },
             // Everything comes from the config; these are the defaults it refines.
             BackendKind::Custom => BackendProfile {
@@ -230,6 +258,7 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: None,
                 config_options: &[],
+                steering: None,
             },
         }
     }

@@ -5,7 +5,12 @@
 //! - the child runs in its own process group (its own session on a PTY), dies with ralph
 //!   (`PR_SET_PDEATHSIG` on Linux), and never shares ralph's group, which is never
 //!   signalled;
-//! - stdin is `/dev/null` or a pipe that receives the prompt and is closed;
+//! - stdin is `/dev/null`, a pipe that receives the prompt and is closed, or a live pipe
+//!   ([`LiveStdin`]) that receives frames in order while the agent runs and is closed when
+//!   the agent reports its terminal event, before any signal, and at the end of the run;
+//! - when ralph must stop an agent whose live input has an abort command (budget,
+//!   deadline, Ctrl-C), the command goes first and the agent gets [`ABORT_GRACE`] to
+//!   finish before the signals;
 //! - stdout reaches the sink as it arrives, every byte, including what was written before
 //!   a kill; stderr is drained concurrently and kept as a bounded tail;
 //! - the startup, inactivity, wall-clock and exit-grace deadlines are each reported as
@@ -31,6 +36,7 @@ mod deadlines;
 mod guard;
 mod interactive;
 mod leftovers;
+mod live;
 mod outcome;
 mod phase;
 mod pty;
@@ -49,8 +55,11 @@ pub use interactive::run_interactive;
 pub use leftovers::{
     LEFTOVER_KILL_GRACE, StoppedLeftovers, boot_id, identity_of, own_identity, stop_leftovers,
 };
+pub use live::LiveStdin;
+#[cfg(test)]
+pub(crate) use live::write_live;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
-pub use phase::POST_EXIT_DRAIN;
+pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN, RETRY_SETTLE};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
 pub use run::{FINAL_DRAIN_TIMEOUT, STDOUT_READ_BYTES, run};
 pub use sink::{DiscardOutput, Flow, OutputSink};

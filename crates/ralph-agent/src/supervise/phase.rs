@@ -8,14 +8,21 @@
 //! made-up instants (see `phase_tests.rs`).
 //!
 //! Transitions (and the action each one asks for):
-//! - Running → Terminating: a deadline, a graceful stop request or the sink's `Stop`
-//!   (SIGTERM);
-//! - Running or Terminating → Killed: an immediate stop request, or the kill grace ran
-//!   out (SIGKILL);
+//! - Running → Aborting: a deadline, a graceful stop request or the sink's `Stop`, when the
+//!   agent's live stdin is open and its backend has an abort command (write it);
+//! - Running → Terminating: the same without an abort command, or the exit grace after the
+//!   agent's terminal event ran out (SIGTERM);
+//! - Aborting → Terminating: [`ABORT_GRACE`] ran out (SIGTERM);
+//! - Running, Aborting or Terminating → Killed: an immediate stop request, or the kill
+//!   grace ran out (SIGKILL);
 //! - Killed → GaveUp: [`REAP_TIMEOUT`] passed (leave the loop);
-//! - Running, Terminating or Killed → Exited: the agent was reaped;
+//! - Running, Aborting, Terminating or Killed → Exited: the agent was reaped;
 //! - Exited → Finished: both streams closed, or [`POST_EXIT_DRAIN`] passed (leave the
 //!   loop).
+//!
+//! The live stdin (if any) is closed when the sink first reports the agent's terminal
+//! event (`CloseStdin`: pi and Claude Code wait for the next command until their input
+//! ends); the run loop also closes it before any signal.
 
 use std::time::{Duration, Instant};
 
@@ -29,11 +36,27 @@ use super::{Flow, RunDeadlines};
 /// processes hold open before it stops them.
 pub const POST_EXIT_DRAIN: Duration = Duration::from_millis(500);
 
+/// After ralph wrote the agent's abort command, how long the agent has to end its turn
+/// and exit (once it reports the end, its input is closed and it exits on end of file)
+/// before SIGTERM. pi 0.73.1 and Claude Code 2.1.332 end an aborted tool call and report
+/// it within 0.1 s of the command, and exit within 0.1 s of end of file, against the
+/// mock; the rest is room for a loaded machine.
+pub const ABORT_GRACE: Duration = Duration::from_secs(3);
+
+/// After the sink said `Settling` (a failed turn the agent may retry by itself), how long
+/// the agent's silence takes to mean its turn is over. pi 0.73.1 announces a retry
+/// (`auto_retry_start`) within 1 ms of the failed `agent_end`; the rest is room for a
+/// loaded machine.
+pub const RETRY_SETTLE: Duration = Duration::from_secs(2);
+
 /// Where a run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
     /// The agent runs; the deadline clock governs.
     Running,
+    /// The abort command was written; SIGTERM follows at `term_at` unless the agent exits
+    /// first.
+    Aborting { term_at: Instant },
     /// SIGTERM went to the tree at `term_sent`; SIGKILL follows at `kill_at`.
     Terminating {
         term_sent: Instant,
@@ -88,6 +111,10 @@ pub(crate) enum Event {
 pub(crate) enum Action {
     /// Nothing; keep waiting for the next event.
     Wait,
+    /// Write the backend's abort command to the live stdin (and accept nothing more).
+    Abort,
+    /// Close the live stdin once what was queued is written.
+    CloseStdin,
     /// Send SIGTERM to the agent's tree.
     Terminate,
     /// Send SIGKILL to the agent's tree.
@@ -109,6 +136,17 @@ pub(crate) struct Machine {
     reason: Option<Termination>,
     stdout_open: bool,
     stderr_open: bool,
+    /// The live stdin is open (`None`: there is none, or it was closed).
+    live: Option<Live>,
+    /// When the agent's silence after a `Settling` answer ends its turn.
+    settle_at: Option<Instant>,
+}
+
+/// What the machine knows of an open live stdin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Live {
+    /// Whether the backend has an abort command to write before the signals.
+    can_abort: bool,
 }
 
 impl Machine {
@@ -121,7 +159,16 @@ impl Machine {
             reason: None,
             stdout_open: true,
             stderr_open: has_stderr,
+            live: None,
+            settle_at: None,
         }
+    }
+
+    /// The agent's stdin stays open for commands; `can_abort` when its backend has an
+    /// abort command to try before the signals.
+    pub(crate) fn with_live_stdin(mut self, can_abort: bool) -> Machine {
+        self.live = Some(Live { can_abort });
+        self
     }
 
     #[cfg(test)]
@@ -145,22 +192,51 @@ impl Machine {
     pub(crate) fn child_running(&self) -> bool {
         matches!(
             self.phase,
-            Phase::Running | Phase::Terminating { .. } | Phase::Killed { .. }
+            Phase::Running
+                | Phase::Aborting { .. }
+                | Phase::Terminating { .. }
+                | Phase::Killed { .. }
         )
     }
 
     /// True while a stop request can still change anything (not once SIGKILL was sent).
     pub(crate) fn accepts_stop(&self) -> bool {
-        matches!(self.phase, Phase::Running | Phase::Terminating { .. })
+        matches!(
+            self.phase,
+            Phase::Running | Phase::Aborting { .. } | Phase::Terminating { .. }
+        )
+    }
+
+    /// True while the live stdin is open (never for the other kinds of stdin).
+    #[cfg(test)]
+    pub(crate) fn stdin_live(&self) -> bool {
+        self.live.is_some()
+    }
+
+    /// The live stdin closed by itself (its writer failed: the agent closed its end).
+    pub(crate) fn stdin_closed(&mut self) {
+        self.live = None;
+    }
+
+    /// The abort command could not be queued (the holder of the input had closed it):
+    /// SIGTERM now, as without one.
+    pub(crate) fn abort_refused(&mut self, now: Instant) -> Action {
+        self.live = None;
+        match self.phase {
+            Phase::Aborting { .. } => self.terminate(now),
+            _ => Action::Wait,
+        }
     }
 
     /// How the agent was reaped, once it was.
     pub(crate) fn exit(&self) -> Option<Exit> {
         match self.phase {
             Phase::Exited(exit) | Phase::Finished(exit) => Some(exit),
-            Phase::Running | Phase::Terminating { .. } | Phase::Killed { .. } | Phase::GaveUp => {
-                None
-            }
+            Phase::Running
+            | Phase::Aborting { .. }
+            | Phase::Terminating { .. }
+            | Phase::Killed { .. }
+            | Phase::GaveUp => None,
         }
     }
 
@@ -172,7 +248,11 @@ impl Machine {
     /// can move the run on.
     pub(crate) fn deadline(&self) -> Option<Instant> {
         match self.phase {
-            Phase::Running => self.clock.next().map(|(at, _)| at),
+            Phase::Running => match (self.clock.next(), self.settle_at) {
+                (Some((at, _)), Some(settle)) => Some(at.min(settle)),
+                (next, settle) => next.map(|(at, _)| at).or(settle),
+            },
+            Phase::Aborting { term_at, .. } => Some(term_at),
             Phase::Terminating { kill_at, .. } => Some(kill_at),
             Phase::Killed { killed_at, .. } => Some(killed_at + REAP_TIMEOUT),
             Phase::Exited(exit) => Some(exit.at + POST_EXIT_DRAIN),
@@ -218,18 +298,35 @@ impl Machine {
     fn on_stdout(&mut self, flow: Flow, now: Instant) -> Action {
         self.clock.on_output(now);
         match flow {
-            Flow::Continue => Action::Wait,
-            Flow::Finished => {
-                self.clock.on_finished(now);
+            Flow::Continue => {
+                self.settle_at = None;
                 Action::Wait
             }
+            Flow::Settling => {
+                if self.live.is_some() && self.phase == Phase::Running {
+                    self.settle_at.get_or_insert(now + RETRY_SETTLE);
+                }
+                Action::Wait
+            }
+            Flow::Finished => self.finished(now),
             Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
+        }
+    }
+
+    /// The agent's turn is over: the exit grace starts, and its live stdin closes (pi and
+    /// Claude Code wait for the next command until their input ends; also while aborting).
+    fn finished(&mut self, now: Instant) -> Action {
+        self.settle_at = None;
+        self.clock.on_finished(now);
+        match self.live.take() {
+            Some(_) => Action::CloseStdin,
+            None => Action::Wait,
         }
     }
 
     fn on_exit(&mut self, status: Option<ChildStatus>, now: Instant) -> Action {
         let term_sent = match self.phase {
-            Phase::Running => None,
+            Phase::Running | Phase::Aborting { .. } => None,
             Phase::Terminating { term_sent, .. } => Some(term_sent),
             Phase::Killed { term_sent, .. } => term_sent,
             // Reaped once; after giving up the loop no longer waits.
@@ -259,6 +356,7 @@ impl Machine {
             return Action::Wait;
         }
         match self.phase {
+            Phase::Running if self.settle_at.is_some_and(|at| at <= now) => self.finished(now),
             Phase::Running => {
                 let Some((_, expiry)) = self.clock.next() else {
                     return Action::Wait;
@@ -271,6 +369,7 @@ impl Machine {
                 };
                 self.stop(reason, false, now)
             }
+            Phase::Aborting { .. } => self.terminate(now),
             Phase::Terminating { .. } => self.kill(now),
             Phase::Killed { .. } => {
                 self.phase = Phase::GaveUp;
@@ -286,7 +385,8 @@ impl Machine {
     }
 
     /// Records why the agent is being stopped (the first reason wins) and starts stopping
-    /// it: SIGTERM then, after the kill grace, SIGKILL; or SIGKILL at once when
+    /// it: the abort command when its live stdin is open and has one, then after
+    /// [`ABORT_GRACE`] SIGTERM, then after the kill grace SIGKILL; or SIGKILL at once when
     /// `immediate`. Only while it runs and SIGKILL has not been sent.
     fn stop(&mut self, reason: Termination, immediate: bool, now: Instant) -> Action {
         if !self.accepts_stop() {
@@ -296,21 +396,31 @@ impl Machine {
         if immediate {
             return self.kill(now);
         }
-        match self.phase {
-            Phase::Running => {
-                self.phase = Phase::Terminating {
-                    term_sent: now,
-                    kill_at: now + self.kill_grace,
+        match (self.phase, self.live) {
+            (Phase::Running, Some(Live { can_abort: true })) => {
+                self.phase = Phase::Aborting {
+                    term_at: now + ABORT_GRACE,
                 };
-                Action::Terminate
+                Action::Abort
             }
+            (Phase::Running, _) => self.terminate(now),
             _ => Action::Wait,
         }
     }
 
+    fn terminate(&mut self, now: Instant) -> Action {
+        self.live = None;
+        self.phase = Phase::Terminating {
+            term_sent: now,
+            kill_at: now + self.kill_grace,
+        };
+        Action::Terminate
+    }
+
     fn kill(&mut self, now: Instant) -> Action {
+        self.live = None;
         let term_sent = match self.phase {
-            Phase::Running => None,
+            Phase::Running | Phase::Aborting { .. } => None,
             Phase::Terminating { term_sent, .. } => Some(term_sent),
             Phase::Killed { .. } | Phase::Exited(_) | Phase::Finished(_) | Phase::GaveUp => {
                 return Action::Wait;

@@ -448,3 +448,6 @@ fn a_lost_status_is_reported_as_such() {
     assert_eq!(run.exits_drained(10 * MS, None), Action::StopWaiting);
     assert_eq!(run.machine.termination(), Termination::StatusLost);
 }
+
+#[path = "phase_live_tests.rs"]
+mod live;

@@ -1,6 +1,7 @@
 //! The supervision loop of one agent run: spawn, stream stdout to the sink as it arrives,
-//! drain stderr, feed stdin, enforce deadlines and stop requests, stop the whole tree, and
-//! report a typed [`ProcessOutcome`].
+//! drain stderr, feed stdin (the prompt, or a live input's frames as they are queued),
+//! enforce deadlines and stop requests (with the agent's abort command first where it has
+//! one), stop the whole tree, and report a typed [`ProcessOutcome`].
 //!
 //! Order of a run: spawn; loop until the agent has exited and its output is drained;
 //! stop and reap whatever it left behind; read what those leftovers had written; return.
@@ -25,6 +26,7 @@ use tokio::process::ChildStderr;
 
 use super::child::{AgentProcess, Child, Clock, Output, SystemClock};
 use super::guard::KillOnDrop;
+use super::live::write_live;
 use super::outcome::{ProcessOutcome, SpawnFailure, Termination};
 use super::phase::{Action, Event, Machine};
 use super::spawn::{StdoutReader, spawn};
@@ -32,7 +34,7 @@ use super::stderr_tail::StderrTail;
 use super::stop::{StopLevel, StopRequests};
 use super::teardown::clean_up;
 use super::tree::{AgentTree, become_subreaper, identity_of};
-use super::{OutputSink, RunDeadlines, SpawnSpec, StdinSource};
+use super::{LiveStdin, OutputSink, RunDeadlines, SpawnSpec, StdinSource};
 
 /// Size of one stdout read: large, so a flooding agent costs few wake-ups.
 pub const STDOUT_READ_BYTES: usize = 256 * 1024;
@@ -57,7 +59,8 @@ fn token_owner() -> &'static str {
     })
 }
 
-/// Writes the prompt, closes stdin, and tells whether every byte went through.
+/// Writes the prompt (or a live input's frames until it closes), closes stdin, and tells
+/// whether every byte went through.
 type StdinWrite = Pin<Box<dyn Future<Output = bool> + Send>>;
 
 /// Runs one child under supervision and returns how it ended. Never panics on child
@@ -70,6 +73,22 @@ pub async fn run(
     stop: StopRequests,
 ) -> ProcessOutcome {
     let started = Instant::now();
+    let live = match &spec.stdin {
+        StdinSource::Live(live) => Some(live.clone()),
+        StdinSource::Null | StdinSource::Bytes(_) => None,
+    };
+    // Whatever happens below, the input is closed when the run is over: a sender learns
+    // the agent can take nothing more.
+    let _closer = live.clone().map(CloseOnDrop);
+    if let Some(live) = &live
+        && !live.take()
+    {
+        let error = SpawnFailure::new(
+            &spec.program,
+            &std::io::Error::other("this live stdin already fed another run"),
+        );
+        return ProcessOutcome::without_child(Termination::FailedToStart { error }, started);
+    }
     if stop.current() > StopLevel::None {
         return ProcessOutcome::without_child(Termination::Interrupted, started);
     }
@@ -89,19 +108,16 @@ pub async fn run(
     if let Some(agent) = identity_of(spawned.pid) {
         sink.on_spawn(agent);
     }
-    let prompt = match spec.stdin {
-        StdinSource::Bytes(bytes) => Some(bytes),
-        StdinSource::Null => None,
-    };
-    let stdin: Option<StdinWrite> = match (spawned.stdin, prompt) {
-        (Some(mut pipe), Some(bytes)) => Some(Box::pin(async move {
-            // Written concurrently with reading stdout, so a child that prints before it
-            // reads cannot deadlock against a large prompt. EPIPE (the child exited
-            // without reading) is not an error of the run.
+    // Written concurrently with reading stdout, so a child that prints before it reads
+    // cannot deadlock against a large prompt. EPIPE (the child exited without reading) is
+    // not an error of the run.
+    let stdin: Option<StdinWrite> = match (spawned.stdin, spec.stdin) {
+        (Some(mut pipe), StdinSource::Bytes(bytes)) => Some(Box::pin(async move {
             let written = pipe.write_all(&bytes).await.is_ok();
             drop(pipe);
             written
         })),
+        (Some(pipe), StdinSource::Live(live)) => Some(Box::pin(write_live(pipe, live))),
         _ => None,
     };
     let pid = spawned.pid;
@@ -109,7 +125,10 @@ pub async fn run(
         process: spawned.child,
         guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
     };
-    let machine = Machine::new(deadlines, started, spawned.stderr.is_some());
+    let mut machine = Machine::new(deadlines, started, spawned.stderr.is_some());
+    if let Some(live) = &live {
+        machine = machine.with_live_stdin(live.can_abort());
+    }
     let mut run = Supervision::new(
         machine,
         agent,
@@ -118,9 +137,19 @@ pub async fn run(
         stdin,
         SystemClock,
     );
+    run.live = live;
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
     run.outcome(started)
+}
+
+/// Closes a live input when dropped: at the end of [`run`], on every path.
+struct CloseOnDrop(LiveStdin);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 impl ProcessOutcome {
@@ -148,8 +177,11 @@ struct Supervision<C, O, E, K> {
     child: C,
     stdout: O,
     stderr: Option<E>,
-    /// The pending prompt write; `None` once done (or for `/dev/null`).
+    /// The pending prompt write (or the live input's writer); `None` once done (or for
+    /// `/dev/null`).
     stdin: Option<StdinWrite>,
+    /// The live input, when stdin is one: where the abort command and the close go.
+    live: Option<LiveStdin>,
     stdin_complete: bool,
     buf: Vec<u8>,
     ebuf: Vec<u8>,
@@ -174,6 +206,7 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
             stderr,
             stdin_complete: stdin.is_none(),
             stdin,
+            live: None,
             buf: Vec::with_capacity(STDOUT_READ_BYTES),
             ebuf: Vec::with_capacity(STDERR_READ_BYTES),
             stdout_bytes: 0,
@@ -210,6 +243,9 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
                 written = write_opt(&mut self.stdin), if self.stdin.is_some() => {
                     self.stdin = None;
                     self.stdin_complete = written;
+                    if !written {
+                        self.machine.stdin_closed();
+                    }
                     continue;
                 }
                 status = self.child.wait(), if self.machine.child_running() => {
@@ -222,13 +258,39 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
                     (Event::Timer, self.clock.now())
                 }
             };
-            match self.machine.on(event, at) {
-                Action::Wait => {}
-                Action::Terminate => self.child.signal_tree(Signal::SIGTERM),
-                Action::Kill => self.child.signal_tree(Signal::SIGKILL),
+            let mut action = self.machine.on(event, at);
+            if action == Action::Abort && !self.live.as_ref().is_some_and(LiveStdin::abort) {
+                action = self.machine.abort_refused(at);
+            }
+            match action {
+                Action::Wait | Action::Abort => {}
+                Action::CloseStdin => self.close_stdin(),
+                Action::Terminate => {
+                    self.drop_stdin();
+                    self.child.signal_tree(Signal::SIGTERM);
+                }
+                Action::Kill => {
+                    self.drop_stdin();
+                    self.child.signal_tree(Signal::SIGKILL);
+                }
                 Action::StopWaiting | Action::GiveUp => return,
             }
         }
+    }
+
+    /// Closes the live input after what was queued (the writer then ends by itself).
+    fn close_stdin(&mut self) {
+        if let Some(live) = &self.live {
+            live.close();
+        }
+    }
+
+    /// Before a signal: the agent's stdin ends now, whatever was still to be written (an
+    /// agent being stopped reads no more commands, and one that reacts to end of file
+    /// gets the chance before the signal).
+    fn drop_stdin(&mut self) {
+        self.close_stdin();
+        self.stdin = None;
     }
 
     async fn drain(&mut self, sink: &mut impl OutputSink) {

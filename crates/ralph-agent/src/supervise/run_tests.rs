@@ -533,3 +533,6 @@ fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
         )
     );
 }
+
+#[path = "run_live_tests.rs"]
+mod live;

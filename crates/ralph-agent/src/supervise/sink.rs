@@ -11,6 +11,10 @@ pub enum Flow {
     Finished,
     /// Stop the agent now (e.g. a cost budget was crossed).
     Stop,
+    /// The agent's turn ended in a failure it may still retry by itself (pi in RPC mode);
+    /// if it says nothing more for [`RETRY_SETTLE`](super::RETRY_SETTLE), its turn is
+    /// over: treated as `Finished` (its live stdin closes). Only with a live stdin.
+    Settling,
 }
 
 /// Receives the child's output. Every byte written to the child's stdout reaches

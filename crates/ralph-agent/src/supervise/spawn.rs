@@ -74,7 +74,7 @@ pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     }
     cmd.kill_on_drop(true);
     let pty = if spec.pty {
-        if let StdinSource::Bytes(_) = spec.stdin {
+        if let StdinSource::Bytes(_) | StdinSource::Live(_) = spec.stdin {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a PTY child cannot receive its prompt on stdin; pass it as an argument",
@@ -88,7 +88,7 @@ pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     } else {
         cmd.stdin(match spec.stdin {
             StdinSource::Null => Stdio::null(),
-            StdinSource::Bytes(_) => Stdio::piped(),
+            StdinSource::Bytes(_) | StdinSource::Live(_) => Stdio::piped(),
         });
         cmd.stdout(Stdio::piped());
         cmd.stderr(Stdio::piped());

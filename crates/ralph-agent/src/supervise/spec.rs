@@ -4,14 +4,22 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// What the child reads on stdin. Never an open-ended pipe: pi and others read a non-TTY
-/// stdin to end of file before doing anything, so an open pipe would hang them.
+use super::LiveStdin;
+
+/// What the child reads on stdin. Never a pipe nobody closes: pi and others read a non-TTY
+/// stdin to end of file before doing anything, so a pipe left open would hang them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StdinSource {
     /// `/dev/null`: end of file at once.
     Null,
     /// A pipe that receives these bytes (the prompt) and is then closed.
     Bytes(Vec<u8>),
+    /// A pipe kept open for commands while the agent runs (steering): it receives what is
+    /// queued on the [`LiveStdin`], in order, and is closed when the input is, when the
+    /// agent reports its terminal event, before any signal, and at the end of the run.
+    /// Only for agents that act on each line as it comes (pi's RPC mode, Claude Code's
+    /// stream-json input). One input feeds one run.
+    Live(LiveStdin),
 }
 
 /// One child process to supervise.

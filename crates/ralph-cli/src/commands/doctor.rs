@@ -355,7 +355,7 @@ async fn probe(program: &str, version_args: &[&str]) -> Probe {
 
 /// A command line as shown, and whether the prompt goes on stdin.
 fn shown(line: &CommandLine) -> (String, bool) {
-    let on_stdin = matches!(line.stdin, StdinSource::Bytes(_));
+    let on_stdin = matches!(line.stdin, StdinSource::Bytes(_) | StdinSource::Live(_));
     (shell_line(&line.program, &line.args), on_stdin)
 }
 

@@ -140,6 +140,9 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
         let agents = backends::resolve(&config).await?;
+        for note in agents.steering_notes() {
+            diagnostic(format_args!("note: {note}"));
+        }
         // A continued run picks up its directory, task, state and inbox offset; a new one
         // starts from the configuration.
         let (run_dir, objective, machine, inbox_offset) = if args.resume {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
 use ralph_core::config::{AgentConfig, HatConfig, RateLimitPolicy, ResolvedConfig};
 
-use super::launch::{interactive_command_line, probe_target};
+use super::launch::{interactive_command_line, probe_target, steering_between_iterations};
 
 /// One hat's agent, ready to run.
 #[derive(Clone, Debug)]
@@ -48,6 +48,24 @@ impl Agents {
     /// The default hat's agent.
     pub(crate) fn default_agent(&self) -> &Agent {
         &self.default[0]
+    }
+
+    /// One line per backend that was asked to take steering mid-turn (`steering: true`)
+    /// but takes it only between iterations, each backend once.
+    pub(crate) fn steering_notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = Vec::new();
+        // Fallbacks included: a steered hat that fails over to Codex takes guidance
+        // between iterations there.
+        let mut by_hat: Vec<&Agent> = self.by_hat.values().flatten().collect();
+        by_hat.sort_by_key(|a| a.kind.name());
+        for agent in self.default.iter().chain(by_hat) {
+            if let Some(note) = steering_between_iterations(&agent.config, agent.kind)
+                && !notes.contains(&note)
+            {
+                notes.push(note);
+            }
+        }
+        notes
     }
 }
 

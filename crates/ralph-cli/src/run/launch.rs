@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use ralph_agent::{
-    BackendKind, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,
-    RunDeadlines, requested_model,
+    BackendKind, BackendProfile, BuildError, CommandBuilder, CommandLine, CustomSettings,
+    InteractiveCommand, RunDeadlines, requested_model,
 };
 use ralph_core::config::{AgentBackend, AgentConfig, Deadlines, ResolvedConfig};
 use ralph_stream::Pricing;
@@ -24,7 +24,9 @@ pub(crate) fn probe_target(agent: &AgentConfig) -> Option<(BackendKind, Option<&
     }
 }
 
-/// The headless command line that runs `agent` on `prompt`.
+/// The headless command line that runs `agent` on `prompt`. With `steering` on and a
+/// backend that takes it mid-turn, its `live` is the handle that steers the agent while
+/// it runs (the run shell hands it to `ralph steer`'s target for the iteration).
 ///
 /// `detected` is the backend `auto` resolved to (ignored otherwise); `program`, when
 /// given, is the program's resolved path (so the agent runs exactly what was checked,
@@ -72,7 +74,41 @@ fn builder<'a>(
         // builder reports the missing command itself.
         (AgentBackend::Custom(_), None) => CommandBuilder::new(BackendKind::Custom),
     };
-    builder.extra_args(&agent.args).pty(agent.pty)
+    builder
+        .extra_args(&agent.args)
+        .pty(agent.pty)
+        .steering(agent.steering)
+}
+
+/// Why `agent` (running as `detected`) asks for steering (`steering: true`) but takes it
+/// only between iterations; `None` when it takes it mid-turn or did not ask.
+pub(crate) fn steering_between_iterations(
+    agent: &AgentConfig,
+    detected: BackendKind,
+) -> Option<String> {
+    if !agent.steering {
+        return None;
+    }
+    let custom = custom_settings(agent);
+    let builder = builder(agent, detected, None, custom.as_ref());
+    if builder.live_steering().is_some() {
+        return None;
+    }
+    let kind = match &agent.backend {
+        AgentBackend::Auto => detected,
+        AgentBackend::Builtin { kind, .. } => *kind,
+        AgentBackend::Custom(_) => BackendKind::Custom,
+    };
+    let why = if agent.pty && BackendProfile::of(kind).steering.is_some() {
+        "on a pseudo-terminal (`pty: true`) its input is the terminal"
+    } else {
+        "it reads no commands while it works"
+    };
+    Some(format!(
+        "`{}` takes `ralph steer` messages only between iterations ({why}): they go into \
+         the next iteration's prompt",
+        kind.name()
+    ))
 }
 
 /// A custom backend's settings, in ralph-agent's terms.

@@ -13,6 +13,7 @@ fn agent(backend: AgentBackend, args: &[&str]) -> AgentConfig {
         args: args.iter().map(|a| (*a).to_owned()).collect(),
         deadlines: Deadlines::default(),
         pty: false,
+        steering: false,
     }
 }
 
@@ -38,6 +39,7 @@ fn builtin_backends_get_their_args_and_the_checked_program() {
             stdin: StdinSource::Bytes(b"go".to_vec()),
             output_format: StreamFormat::Pi,
             pty: false,
+            live: None,
         }
     );
     let auto = command_line(
@@ -57,6 +59,7 @@ fn builtin_backends_get_their_args_and_the_checked_program() {
 fn an_agent_on_a_terminal_gets_its_prompt_as_an_argument() {
     let pi = AgentConfig {
         pty: true,
+        steering: false,
         ..agent(
             AgentBackend::Builtin {
                 kind: BackendKind::Pi,
@@ -74,6 +77,7 @@ fn an_agent_on_a_terminal_gets_its_prompt_as_an_argument() {
             stdin: StdinSource::Null,
             output_format: StreamFormat::Pi,
             pty: true,
+            live: None,
         }
     );
 }
@@ -207,4 +211,79 @@ fn an_iteration_is_priced_with_the_configured_table_as_the_model_its_args_ask_fo
     let pricing = super::pricing(&config, &plain, BackendKind::Codex);
     assert_eq!(pricing.default_model(), None);
     assert!(pricing.table().price_of("gpt-5").is_some());
+}
+
+fn builtin(kind: BackendKind) -> AgentBackend {
+    AgentBackend::Builtin {
+        kind,
+        command: None,
+    }
+}
+
+#[test]
+fn steering_runs_pi_and_claude_with_a_live_input_and_says_which_agents_cannot() {
+    let steered = |backend: AgentBackend, pty: bool| AgentConfig {
+        steering: true,
+        pty,
+        ..agent(backend, &["--model", "m"])
+    };
+    let pi = command_line(
+        &steered(builtin(BackendKind::Pi), false),
+        BackendKind::Pi,
+        Some(Path::new("/opt/pi")),
+        "go",
+    )
+    .unwrap();
+    assert_eq!(
+        pi.args,
+        os(&["--mode", "rpc", "--no-session", "--model", "m"])
+    );
+    let live = pi.live.expect("pi is steered");
+    assert_eq!(live.target(), "pi mid-turn");
+    assert_eq!(pi.stdin, live.stdin_source());
+    // `auto` steers what it detected.
+    let auto = command_line(
+        &steered(AgentBackend::Auto, false),
+        BackendKind::Claude,
+        None,
+        "go",
+    );
+    assert_eq!(
+        auto.unwrap().live.map(|l| l.target()),
+        Some("Claude Code mid-turn")
+    );
+    assert_eq!(
+        steering_between_iterations(&steered(builtin(BackendKind::Pi), false), BackendKind::Pi),
+        None
+    );
+    assert_eq!(
+        steering_between_iterations(&agent(builtin(BackendKind::Codex), &[]), BackendKind::Codex),
+        None,
+        "not asked"
+    );
+    let codex = steered(builtin(BackendKind::Codex), false);
+    assert!(
+        command_line(&codex, BackendKind::Codex, None, "go")
+            .unwrap()
+            .live
+            .is_none()
+    );
+    assert_eq!(
+        steering_between_iterations(&codex, BackendKind::Codex).as_deref(),
+        Some(
+            "`codex` takes `ralph steer` messages only between iterations (it reads no commands \
+             while it works): they go into the next iteration's prompt"
+        )
+    );
+    let on_pty = steered(builtin(BackendKind::Pi), true);
+    assert!(
+        command_line(&on_pty, BackendKind::Pi, None, "go")
+            .unwrap()
+            .live
+            .is_none()
+    );
+    assert!(
+        steering_between_iterations(&on_pty, BackendKind::Pi)
+            .is_some_and(|n| n.contains("`pi`") && n.contains("pseudo-terminal")),
+    );
 }

@@ -269,6 +269,9 @@ async fn iterate(
     let mut env = env.to_vec();
     env.push((var::ITERATION.into(), iteration.number.to_string().into()));
     env.push((var::HAT.into(), iteration.hat.clone().into()));
+    // A steered agent's input (pi in RPC mode, Claude Code on stream-json): `ralph steer`
+    // reaches it mid-turn from when it is spawned until it ends.
+    let live = command.live.clone();
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
     let who = transcript::Who {
         workspace: &run.workspace,
@@ -333,9 +336,13 @@ async fn iterate(
         },
     );
     let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
+    if let Some(live) = live {
+        run.steering.slot().set(std::sync::Arc::new(live));
+    }
     let agent_run = (run.steering)
         .around(agent_run, tick, |event| shared.borrow_mut().observe(event))
         .await;
+    run.steering.slot().clear();
     recorder.after_reap(run_dir);
     transcript.finish(run_dir, &agent_run.outcome.stderr_tail);
 

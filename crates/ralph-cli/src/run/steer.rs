@@ -186,7 +186,6 @@ impl Steering {
     }
 
     /// The slot the launch code fills while an agent that takes messages mid-turn runs.
-    #[allow(dead_code)] // Used once a backend delivers mid-turn.
     pub(crate) fn slot(&self) -> &SteerSlot {
         &self.shared.slot
     }

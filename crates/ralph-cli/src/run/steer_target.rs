@@ -6,6 +6,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use ralph_agent::LiveInput;
+
 /// The running agent's input for steering messages, while an iteration runs on a backend
 /// that takes them mid-turn (set by the launch code, cleared when the agent ends).
 pub(crate) trait SteerTarget: Send + Sync {
@@ -15,19 +17,27 @@ pub(crate) trait SteerTarget: Send + Sync {
     fn deliver(&self, message: &str) -> Result<String, ()>;
 }
 
+/// pi in RPC mode and Claude Code on stream-json input: the message is queued on the
+/// agent's open stdin (never blocking the watcher), refused once its turn has ended.
+impl SteerTarget for LiveInput {
+    fn deliver(&self, message: &str) -> Result<String, ()> {
+        self.steer(message)
+            .map(|()| self.target().to_owned())
+            .map_err(|_| ())
+    }
+}
+
 /// The slot the loop consults: the current [`SteerTarget`], if any. Cloning shares it.
 #[derive(Clone, Default)]
 pub(crate) struct SteerSlot(Arc<Mutex<Option<Arc<dyn SteerTarget>>>>);
 
 impl SteerSlot {
     /// From now on, messages go to `target`.
-    #[allow(dead_code)] // Set by the launch code of backends that take messages mid-turn.
     pub(crate) fn set(&self, target: Arc<dyn SteerTarget>) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(target);
     }
 
     /// The agent ended: messages are queued again.
-    #[allow(dead_code)] // Cleared by the same launch code.
     pub(crate) fn clear(&self) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }

@@ -243,7 +243,7 @@ fn command_record<'a>(who: &Who<'a>, prompt: &str, spec: &SpawnSpec) -> CommandR
                 }
             })
             .collect(),
-        prompt_on_stdin: matches!(spec.stdin, StdinSource::Bytes(_)),
+        prompt_on_stdin: matches!(spec.stdin, StdinSource::Bytes(_) | StdinSource::Live(_)),
         cwd: spec.cwd.as_ref().map(|p| relative_dir(p, who.workspace)),
         env_set: set,
         env_inherited: inherited,

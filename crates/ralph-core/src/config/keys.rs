@@ -326,6 +326,13 @@ static MAIN_KEYS: &[Key] = &[
         Init::Default,
         Dump::Config(|c| Some(boolean(c.agent.pty))),
         Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),
+    key(Cli, "steering", Type::Bool, value(Value::Bool(false)),
+        "Let `ralph steer` reach the agent during its turn where it can: pi then runs in RPC \
+         mode, Claude Code reads stream-json input; other agents get the message in the next \
+         iteration's prompt.",
+        Init::Default,
+        Dump::Config(|c| Some(boolean(c.agent.steering))),
+        Read::Layer(|dec, f, c| c.cli.steering = dec.boolean(f))),
     key(Cli, "on_rate_limit", Type::Choice(d::RATE_LIMIT_POLICIES), value(d::RATE_LIMIT_POLICY),
         "When an agent's run ends on a provider's rate or usage limit: `wait` until it resets \
          (or a backoff), then run the iteration again, without counting it; `failover` runs \

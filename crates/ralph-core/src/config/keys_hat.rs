@@ -93,6 +93,10 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Init::InExample,
         Dump::Hat(|h| h.fallback.as_deref().map(super::dump::backend_list)),
         Read::Hat(|dec, f, h| h.fallback = read::fallback(dec, f))),
+    key(Hat, "steering", Type::Bool, Unset("`cli.steering`"),
+        "Overrides `cli.steering` for this hat's agent.", Init::InExample,
+        Dump::Hat(|h| Some(boolean(h.steering))),
+        Read::Hat(|dec, f, h| h.steering = dec.boolean(f))),
     // hats.<id>.backend
     key(Section::HatBackend, "type", Type::Choice(d::BUILTIN_BACKENDS), Unset(TYPE_OR_COMMAND),
         "A built-in backend.", Init::InExample,

@@ -144,6 +144,8 @@ layered! {
         pub deadlines: RawDeadlines,
         /// Run the agent on a pseudo-terminal instead of pipes.
         pub pty: Option<Spanned<bool>>,
+        /// Run agents that can take steering messages mid-turn so that they do.
+        pub steering: Option<Spanned<bool>>,
         /// Auto-detection order.
         pub backend_priority: Option<SpannedList<BackendKind>>,
         pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
@@ -224,6 +226,8 @@ pub struct RawHat {
     pub on_rate_limit: Option<Spanned<super::resolved::RateLimitPolicy>>,
     /// Overrides `cli.fallback` for this hat.
     pub fallback: Option<SpannedList<RawHatBackend>>,
+    /// `steering`: overrides `cli.steering` for this hat's agent.
+    pub steering: Option<Spanned<bool>>,
 }
 
 impl RawHat {
@@ -244,6 +248,7 @@ impl RawHat {
             pty: None,
             on_rate_limit: None,
             fallback: None,
+            steering: None,
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         args: raw.cli.args.clone().map(|a| a.value).unwrap_or_default(),
         deadlines,
         pty: raw.cli.pty.as_ref().is_some_and(|p| p.value),
+        steering: raw.cli.steering.as_ref().is_some_and(|s| s.value),
     };
     let backend_priority = raw.cli.backend_priority.clone().map_or_else(
         || DEFAULT_PRIORITY.to_vec(),
@@ -407,6 +408,8 @@ impl Resolver {
             Some(RawHatBackend::Command { .. }) => false,
         };
         let pty = hat.pty.map_or(runs_cli_program && agent.pty, |p| p.value);
+        // A wish about the loop, not a fact about a program: every hat inherits it.
+        let steering = hat.steering.map_or(agent.steering, |s| s.value);
         let backend = match hat.backend {
             None => None,
             Some(b) => self.hat_backend(b, cli),
@@ -427,6 +430,7 @@ impl Resolver {
             args: hat.args.map(|a| a.value).unwrap_or_default(),
             deadlines: deadlines(&agent.deadlines, &hat.deadlines),
             pty,
+            steering,
             default_publishes: hat.default_publishes.map(|t| t.value),
             max_activations: hat.max_activations.map(|n| n.value),
             on_rate_limit: hat.on_rate_limit.map(|p| p.value),

@@ -187,6 +187,7 @@ impl ResolvedConfig {
             args,
             deadlines: hat.deadlines,
             pty: hat.pty,
+            steering: hat.steering,
         }
     }
 
@@ -222,6 +223,8 @@ impl ResolvedConfig {
             args,
             deadlines: primary.deadlines,
             pty: primary.pty && same_program,
+            // Steering is the hat's wish, whichever backend serves it.
+            steering: primary.steering,
         }
     }
 }
@@ -258,6 +261,10 @@ pub struct AgentConfig {
     /// Run on a pseudo-terminal (`cli.pty`, or the hat's `pty`) even when the backend
     /// works on pipes: for an agent that misbehaves without a terminal.
     pub pty: bool,
+    /// Run the agent so that it takes steering messages during its turn where it can
+    /// (`cli.steering`, or the hat's `steering`); other agents get them in the next
+    /// iteration's prompt.
+    pub steering: bool,
 }
 
 /// The agent program.
@@ -361,6 +368,8 @@ pub struct HatConfig {
     /// The hat's own `pty`; else `cli.pty` when the hat runs `cli.backend`'s program (no
     /// backend of its own, or the same one); else `false`.
     pub pty: bool,
+    /// The hat's own `steering`, else `cli.steering`.
+    pub steering: bool,
     pub default_publishes: Option<String>,
     pub max_activations: Option<u32>,
     /// The hat's own `on_rate_limit` (`None`: `cli`'s).

@@ -24,8 +24,10 @@ event_kinds! {
         Result = b"result",
         RateLimit = b"rate_limit_event",
         /// Partial-message deltas, only with --include-partial-messages: the complete
-        /// blocks follow as `assistant` lines anyway.
-        Ignored = b"stream_event",
+        /// blocks follow as `assistant` lines anyway. `control_response`: with
+        /// `--input-format stream-json`, the answer to ralph's interrupt request (the turn's
+        /// end follows as a `result`).
+        Ignored = b"stream_event" | b"control_response",
     }
 }
 

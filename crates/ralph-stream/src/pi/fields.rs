@@ -35,6 +35,8 @@ event_kinds! {
             | b"compaction_start",
         CompactionEnd = b"auto_compaction_end"
             | b"compaction_end",
+        /// RPC mode's answer to a command ralph wrote (`prompt`, `steer`, `abort`).
+        Response = b"response",
         /// Known, carries nothing ralph uses.
         Ignored = b"queue_update"
             | b"entry_appended"
@@ -65,6 +67,12 @@ impl Vocabulary for PiParser {
                 f.message = Some(read_message(c)?)
             }
             (Kind::Session, b"id") => f.id = c.read_str()?,
+            (Kind::Response, _) => match key {
+                b"command" => f.command = c.read_str()?,
+                b"success" => f.success = c.read_bool()?,
+                b"error" => f.error_message = c.read_str()?,
+                _ => c.skip()?,
+            },
             (Kind::ToolStart | Kind::ToolEnd, _) => match key {
                 b"toolCallId" => f.tool_call_id = c.read_str()?,
                 b"toolName" => f.tool_name = c.read_str()?,
@@ -121,6 +129,8 @@ pub(crate) struct Fields<'a> {
     pub(super) final_error: Option<JsonStr<'a>>,
     pub(super) will_retry: Option<bool>,
     pub(super) reason: Option<JsonStr<'a>>,
+    /// The command a `response` answers.
+    pub(super) command: Option<JsonStr<'a>>,
 }
 
 /// The head of `assistantMessageEvent`.

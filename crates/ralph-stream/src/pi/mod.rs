@@ -15,7 +15,11 @@
 //!   attempt failed ends with `auto_retry_end {success: false}`;
 //! - failed attempts stream text too, so text is only final once its message ended well;
 //! - the same usage appears in `message_end`, `turn_end` and `agent_end`: it is counted
-//!   once, from the assistant `message_end` (or `turn_end` if that was missing).
+//!   once, from the assistant `message_end` (or `turn_end` if that was missing);
+//! - in RPC mode (`pi --mode rpc`, when ralph steers it) the same events come, plus a
+//!   `response` to each command ralph wrote. A refused `prompt` (or a command pi could not
+//!   parse) means no turn will run: it ends the run as failed. Other answers are
+//!   bookkeeping: a refused `steer` or `abort` changes nothing ralph reports.
 
 use crate::event::AgentEvent;
 use crate::event::Phase;
@@ -49,6 +53,10 @@ pub(crate) struct PiParser {
     turn_usage_seen: bool,
     /// Whether `RunFinished` was emitted since the last `agent_start`.
     run_finished: bool,
+    /// A `response` was seen: pi runs in RPC mode, where it outlives its turns.
+    rpc: bool,
+    /// The last `agent_end` closed a failed turn without saying whether pi retries it.
+    failed_end: bool,
 }
 
 impl AgentParser for PiParser {
@@ -63,7 +71,10 @@ impl AgentParser for PiParser {
                 model: None,
                 provider: None,
             }),
-            Kind::AgentStart => self.run_finished = false,
+            Kind::AgentStart => {
+                self.run_finished = false;
+                self.failed_end = false;
+            }
             Kind::TurnStart => self.turn_usage_seen = false,
             Kind::MessageUpdate => self.on_update(f.update.unwrap_or_default(), emit),
             Kind::MessageEnd => {
@@ -100,13 +111,18 @@ impl AgentParser for PiParser {
             Kind::AgentEnd => {
                 let failed = self.last_stop.is_some_and(Stop::is_failure);
                 // Old pi says nothing about retries here; after a failed message a retry
-                // may follow, so only `auto_retry_end` or `agent_settled` can end it.
+                // may follow, so only `auto_retry_end` or `agent_settled` can end it. An
+                // aborted message is never retried (pi retries transient provider errors):
+                // after ralph's `abort` in RPC mode, `agent_end` is the end.
+                let aborted = self.last_stop == Some(Stop::Aborted);
                 let finished = match f.will_retry {
                     Some(will_retry) => !will_retry,
-                    None => !failed,
+                    None => !failed || aborted,
                 };
                 if finished {
                     self.finish_run(failed, emit);
+                } else {
+                    self.failed_end = f.will_retry.is_none();
                 }
             }
             Kind::AgentSettled => {
@@ -115,12 +131,15 @@ impl AgentParser for PiParser {
                     self.finish_run(failed, emit);
                 }
             }
-            Kind::RetryStart => emit(&AgentEvent::RetryStarted {
-                attempt: f.attempt.map(saturate),
-                max_attempts: f.max_attempts.map(saturate),
-                delay_ms: f.delay_ms,
-                error: f.error_message.map(JsonStr::decode),
-            }),
+            Kind::RetryStart => {
+                self.failed_end = false;
+                emit(&AgentEvent::RetryStarted {
+                    attempt: f.attempt.map(saturate),
+                    max_attempts: f.max_attempts.map(saturate),
+                    delay_ms: f.delay_ms,
+                    error: f.error_message.map(JsonStr::decode),
+                });
+            }
             Kind::RetryEnd => {
                 let success = f.success.unwrap_or(false);
                 let error = f.final_error.map(JsonStr::decode);
@@ -146,6 +165,22 @@ impl AgentParser for PiParser {
                 reason: f.reason.map(JsonStr::decode),
                 error: f.error_message.map(JsonStr::decode),
             }),
+            Kind::Response => {
+                self.rpc = true;
+                let command = f.command.as_ref().map(|c| c.name());
+                let starts_the_turn = command
+                    .as_deref()
+                    .is_none_or(|c| matches!(c, b"prompt" | b"parse"));
+                if f.success == Some(false) && starts_the_turn {
+                    let why = f.error_message.map_or("no reason given".into(), |e| {
+                        e.decode_into(&mut self.scratch)
+                            .resolve(&self.scratch)
+                            .to_owned()
+                    });
+                    self.last_error = Some(format!("pi refused the prompt: {why}"));
+                    self.finish_run(true, emit);
+                }
+            }
             Kind::MessageStart | Kind::ToolUpdate | Kind::Ignored => {}
         }
     }
@@ -214,8 +249,17 @@ impl PiParser {
         let _ = message.provider;
     }
 
+    /// In RPC mode, after a failed turn's `agent_end` that did not say whether a retry
+    /// follows: pi announces a retry (`auto_retry_start`) in the same instant, and says
+    /// nothing more when it gives up on a non-retryable error (a 401, say): it then waits
+    /// for the next command. Only the silence that follows tells.
+    pub(crate) fn awaiting_retry(&self) -> bool {
+        self.rpc && self.failed_end && !self.run_finished
+    }
+
     fn finish_run(&mut self, is_error: bool, emit: &mut Emit<'_>) {
         self.run_finished = true;
+        self.failed_end = false;
         emit(&AgentEvent::RunFinished {
             is_error,
             error: if is_error {

@@ -302,3 +302,101 @@ fn non_json_and_untyped_lines_are_reported_not_fatal() {
         ]
     );
 }
+
+#[test]
+fn rpc_responses_are_known_and_a_refused_prompt_fails_the_run() {
+    let accepted = concat!(
+        r#"{"type":"response","command":"prompt","success":true}"#,
+        "\n",
+        r#"{"id":"s1","type":"response","command":"steer","success":true}"#,
+        "\n",
+        r#"{"type":"response","command":"steer","success":false,"error":"not now"}"#,
+        "\n",
+        r#"{"type":"response","command":"abort","success":true}"#,
+    );
+    assert_eq!(events(accepted), vec![]);
+    let refused = |command: &str| {
+        events(&format!(
+            r#"{{"type":"response","command":"{command}","success":false,"error":"Agent is busy \"now\""}}"#
+        ))
+    };
+    let failed = vec![AgentEvent::RunFinished {
+        is_error: true,
+        error: Some("pi refused the prompt: Agent is busy \"now\"".into()),
+        turns: None,
+        duration_ms: None,
+        totals: None,
+    }];
+    assert_eq!(refused("prompt"), failed);
+    // A command pi could not read (never one ralph writes) leaves it waiting the same way.
+    assert_eq!(refused("parse"), failed);
+    assert_eq!(refused("set_model"), vec![]);
+}
+
+#[test]
+fn an_aborted_turn_ends_the_run_at_agent_end() {
+    let got = events(concat!(
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"aborted","errorMessage":"Request was aborted."}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[]}"#,
+    ));
+    assert_eq!(
+        got.last(),
+        Some(&AgentEvent::RunFinished {
+            is_error: true,
+            error: Some("Request was aborted.".into()),
+            turns: None,
+            duration_ms: None,
+            totals: None,
+        })
+    );
+}
+
+#[test]
+fn in_rpc_mode_a_failed_turn_awaits_a_retry_until_pi_says_more() {
+    let mut parser = PiParser::default();
+    let feed = |parser: &mut PiParser, input: &str| {
+        for line in input.lines() {
+            crate::parser::Lines::line(parser, line.as_bytes(), &mut |_| {});
+        }
+    };
+    let failed_end = concat!(
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"401 nope"}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[]}"#,
+    );
+    // In print mode pi exits after it: nothing to await.
+    feed(&mut parser, failed_end);
+    assert!(!parser.awaiting_retry());
+    feed(
+        &mut parser,
+        r#"{"type":"response","command":"prompt","success":true}"#,
+    );
+    feed(&mut parser, failed_end);
+    assert!(parser.awaiting_retry());
+    // The retry is announced: no longer in doubt.
+    feed(
+        &mut parser,
+        r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":10}"#,
+    );
+    assert!(!parser.awaiting_retry());
+    feed(&mut parser, r#"{"type":"agent_start"}"#);
+    feed(&mut parser, failed_end);
+    assert!(parser.awaiting_retry());
+    feed(
+        &mut parser,
+        r#"{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"401 nope"}"#,
+    );
+    assert!(!parser.awaiting_retry());
+    // A successful turn, or one that says it will be retried, awaits nothing.
+    feed(&mut parser, r#"{"type":"agent_start"}"#);
+    feed(
+        &mut parser,
+        r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error"}}"#,
+    );
+    feed(
+        &mut parser,
+        r#"{"type":"agent_end","messages":[],"willRetry":true}"#,
+    );
+    assert!(!parser.awaiting_retry());
+}
