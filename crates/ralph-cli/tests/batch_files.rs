@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{Workspace, code, ralph_bin};
+use common::{Workspace, code, git, ralph_bin};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -23,20 +23,6 @@ fn read(path: &Path) -> String {
 
 fn yaml(path: &Path) -> Value {
     serde_saphyr::from_str(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
 }
 
 // --- The Kubernetes Job -----------------------------------------------------------------

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-use common::{Workspace, code, finished, wait_output};
+use common::{Workspace, code, finished, git, wait_output};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use pretty_assertions::assert_eq;
@@ -87,20 +87,6 @@ fn git_workspace(config: &str, plan: &str) -> Workspace {
     git(ws.path(), &["add", "-A"]);
     git(ws.path(), &["commit", "-q", "-m", "start"]);
     ws
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
 }
 
 /// A copy of `ws`'s whole tree (its `.ralph/` and the fake agents' state included) at
@@ -307,12 +293,7 @@ fn a_second_signal_during_the_teardown_kills_the_agent_at_once_and_still_saves()
         ws.saved_state()["state"]["pending"],
         serde_json::json!([{"topic": "task.start", "payload": null}])
     );
-    let outcomes: Vec<Value> = ws
-        .history()
-        .iter()
-        .map(|r| r["outcome"]["status"].clone())
-        .collect();
-    assert_eq!(outcomes, vec![Value::from("interrupted")]);
+    assert_eq!(ws.outcomes(), [Value::from("interrupted")]);
 }
 
 #[test]

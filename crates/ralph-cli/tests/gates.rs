@@ -297,15 +297,7 @@ gates:
     run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x; echo; echo the end; exit 1\"
 ";
     let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
-    let child = ws.start(&[
-        "run",
-        "--output",
-        "json",
-        "-p",
-        "task",
-        "--max-iterations",
-        "1",
-    ]);
+    let child = ws.start_json(&["-p", "task", "--max-iterations", "1"]);
     let pid = child.id();
     let peak = std::thread::spawn(move || {
         let mut peak = 0;

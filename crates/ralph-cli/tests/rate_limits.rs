@@ -16,11 +16,11 @@ const DONE: &str = "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
 fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
     let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\n";
     let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
-    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
-    assert_eq!(
-        (code, finished(&events)["reason"].clone()),
-        (0, json!("completed")),
-        "{stderr}"
+    let events = ended(
+        &ws,
+        &["-p", "task", "--max-iterations", "1"],
+        0,
+        "completed",
     );
     let waits = of_type(&events, "rate_limit_wait");
     assert_eq!(
@@ -47,24 +47,33 @@ fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
     );
 }
 
+/// Runs `ralph run -p task`, which must end at its runtime limit (exit 2) with a message
+/// ending in `why`: its events.
+fn ended_at_the_runtime_limit(ws: &Workspace, why: &str) -> Vec<Value> {
+    let events = ended(ws, &["-p", "task"], 2, "max_runtime");
+    let end = finished(&events);
+    let message = end["message"].as_str().unwrap();
+    assert!(message.ends_with(why), "{end}");
+    events
+}
+
+/// Runs `ralph run --output json <args>`, which must exit with `code` for `reason`: its
+/// events.
+fn ended(ws: &Workspace, args: &[&str], code: i32, reason: &str) -> Vec<Value> {
+    let (got, events, stderr) = ws.run_json(args);
+    assert_eq!(
+        (got, &finished(&events)["reason"]),
+        (code, &json!(reason)),
+        "{stderr}"
+    );
+    events
+}
+
 #[test]
 fn a_limit_that_outlasts_the_runtime_ends_the_run_saying_so() {
     let config = "cli:\n  backend: pi\nevent_loop:\n  max_runtime_seconds: 5\n";
     let ws = Workspace::new(config, LIMITED);
-    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
-    let end = finished(&events);
-    assert_eq!(
-        (code, &end["reason"]),
-        (2, &json!("max_runtime")),
-        "{stderr}"
-    );
-    assert!(
-        end["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("; still rate limited"),
-        "{end}"
-    );
+    let events = ended_at_the_runtime_limit(&ws, "; still rate limited");
     assert!(of_type(&events, "rate_limit_wait").is_empty());
 }
 
@@ -77,20 +86,7 @@ fn a_reset_time_past_the_runtime_ends_the_run_saying_until_when() {
         format!("claude/v2.1.332_ratelimit429_headers.jsonl | | sed=1s/.*/{event}/ exit=1\n");
     let config = "cli:\n  backend: claude\nevent_loop:\n  max_runtime_seconds: 20\n";
     let ws = Workspace::new(config, &plan);
-    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
-    let end = finished(&events);
-    assert_eq!(
-        (code, &end["reason"]),
-        (2, &json!("max_runtime")),
-        "{stderr}"
-    );
-    assert!(
-        end["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("; rate limited until 2033-05-18 03:33 UTC"),
-        "{end}"
-    );
+    let events = ended_at_the_runtime_limit(&ws, "; rate limited until 2033-05-18 03:33 UTC");
     let limited = &of_type(&events, "iteration_finished")[0]["outcome"];
     assert_eq!(limited["resets_at"], json!(1_999_999_999), "{limited}");
 }
@@ -100,12 +96,7 @@ fn with_fail_a_limit_counts_as_a_failed_iteration() {
     let config =
         "cli:\n  backend: pi\n  on_rate_limit: fail\nevent_loop:\n  max_consecutive_failures: 2\n";
     let ws = Workspace::new(config, LIMITED);
-    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
-    assert_eq!(
-        (code, finished(&events)["reason"].clone()),
-        (1, json!("consecutive_failures")),
-        "{stderr}"
-    );
+    let events = ended(&ws, &["-p", "task"], 1, "consecutive_failures");
     assert!(of_type(&events, "rate_limit_wait").is_empty());
 }
 
@@ -141,12 +132,7 @@ fn failovers(events: &[Value]) -> Vec<Value> {
 #[test]
 fn a_limited_primary_fails_over_to_the_fallback_which_completes() {
     let ws = Workspace::new(FAILOVER, &format!("{LIMITED}{CLAUDE_DONE}"));
-    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
-    assert_eq!(
-        (code, finished(&events)["reason"].clone()),
-        (0, json!("completed")),
-        "{stderr}"
-    );
+    let events = ended(&ws, &["-p", "task"], 0, "completed");
     assert_eq!(
         attempts(&events),
         [
@@ -250,20 +236,7 @@ fn with_every_backend_limited_past_the_runtime_the_run_ends_saying_so() {
     )
     .replace("  rate_limit_wait_seconds: 1\n", "");
     let ws = Workspace::new(&config, &format!("{LIMITED}{CLAUDE_LIMITED}"));
-    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
-    let end = finished(&events);
-    assert_eq!(
-        (code, &end["reason"]),
-        (2, &json!("max_runtime")),
-        "{stderr}"
-    );
-    assert!(
-        end["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("; still rate limited"),
-        "{end}"
-    );
+    let events = ended_at_the_runtime_limit(&ws, "; still rate limited");
     assert_eq!(attempts(&events).len(), 2);
 }
 

@@ -25,18 +25,7 @@ fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
     let Some(env) = RealEnv::start_with(SCRIPT, &[PI], &no_pi_retries()) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
-         max_iterations: 1\n",
-        env.agent_path(PI).display()
-    ));
-    let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    let run = completed_run(&env, PI, "  rate_limit_wait_seconds: 1\n");
     let outcomes: Vec<Value> = run
         .iterations()
         .iter()
@@ -70,6 +59,23 @@ fn no_pi_retries() -> PiOptions {
     }
 }
 
+/// One iteration (`-p Finish.`) with `agent` as the backend (its `cli` section's other
+/// lines in `cli`), which must complete.
+fn completed_run(env: &RealEnv, agent: &str, cli: &str) -> real_common::JsonRun {
+    env.write_config(&format!(
+        "cli:\n  backend: {agent}\n  command: {}\n{cli}event_loop:\n  max_iterations: 1\n",
+        env.agent_path(agent).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    run
+}
+
 /// Each `iteration_finished` as `[iteration, backend, outcome]`.
 fn attempts(run: &real_common::JsonRun) -> Vec<Value> {
     run.iterations()
@@ -93,18 +99,7 @@ fn claude_hits_a_rate_limit_and_the_loop_waits_and_completes() {
     let Some(env) = RealEnv::start(CLAUDE_SCRIPT, &[CLAUDE]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: claude\n  command: {}\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
-         max_iterations: 1\n",
-        env.agent_path(CLAUDE).display()
-    ));
-    let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    let run = completed_run(&env, CLAUDE, "  rate_limit_wait_seconds: 1\n");
     assert_eq!(
         attempts(&run),
         [
@@ -136,18 +131,11 @@ fn pi_fails_over_to_its_fallback_and_the_loop_completes() {
     let Some(env) = RealEnv::start_with(FAILOVER_SCRIPT, &[PI], &no_pi_retries()) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\n  args: [--model, mock/error429]\n  \
-         on_rate_limit: failover\n  fallback: [{{type: pi, args: [--model, mock/mock-model]}}]\n\
-         event_loop:\n  max_iterations: 1\n",
-        env.agent_path(PI).display()
-    ));
-    let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
+    let run = completed_run(
+        &env,
+        PI,
+        "  args: [--model, mock/error429]\n  on_rate_limit: failover\n  \
+         fallback: [{type: pi, args: [--model, mock/mock-model]}]\n",
     );
     assert_eq!(
         attempts(&run),
@@ -187,17 +175,10 @@ fn pi_fails_over_to_claude_code_and_the_loop_completes() {
         return;
     };
     // Claude Code is found on PATH (the launcher directory comes first there).
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\n  args: [--model, mock/error429]\n  \
-         on_rate_limit: failover\n  fallback: [claude]\nevent_loop:\n  max_iterations: 1\n",
-        env.agent_path(PI).display()
-    ));
-    let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
+    let run = completed_run(
+        &env,
+        PI,
+        "  args: [--model, mock/error429]\n  on_rate_limit: failover\n  fallback: [claude]\n",
     );
     assert_eq!(
         attempts(&run),

@@ -38,12 +38,7 @@ fn interrupted_by(signal: Signal, hint: &str) {
         "{}",
         ws.summary()
     );
-    let outcomes: Vec<Value> = ws
-        .history()
-        .iter()
-        .map(|r| r["outcome"]["status"].clone())
-        .collect();
-    assert_eq!(outcomes, vec![Value::from("interrupted")]);
+    assert_eq!(ws.outcomes(), [Value::from("interrupted")]);
     // The start event goes back to the queue for `--continue`.
     assert_eq!(
         ws.saved_state()["state"]["pending"],

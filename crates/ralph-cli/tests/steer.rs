@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -47,6 +46,14 @@ fn steer_in(ws: &Workspace, dir: &Path, args: &[&str]) -> Output {
     wait_output(child)
 }
 
+/// `ralph steer <message>` from the workspace, which must answer that it queued the
+/// message for `iteration`.
+fn steer_queued(ws: &Workspace, message: &str, iteration: u32) {
+    let (code, stdout, stderr) = said(&steer_in(ws, ws.path(), &[message]));
+    let queued = format!("queued for iteration {iteration}\n");
+    assert_eq!((code, &stdout), (0, &queued), "{stderr}");
+}
+
 fn said(out: &Output) -> (i32, String, String) {
     (
         code(out.status),
@@ -69,15 +76,7 @@ fn run_dir(ws: &Workspace) -> PathBuf {
 #[test]
 fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
     let ws = Workspace::new(CONFIG, PAUSED_FIRST);
-    let child = ws.start(&[
-        "run",
-        "--output",
-        "json",
-        "-p",
-        "task",
-        "--max-iterations",
-        "3",
-    ]);
+    let child = ws.start_json(&["-p", "task", "--max-iterations", "3"]);
     wait_paused(&ws, 1);
     // From a directory inside the workspace, as from another terminal.
     let sub = ws.path().join("src/deep");
@@ -200,12 +199,7 @@ fn a_queued_message_survives_an_interrupt_and_reaches_the_prompt_after_continue(
     let ws = Workspace::new(CONFIG, PAUSED_FIRST);
     let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "3"]);
     wait_paused(&ws, 1);
-    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Keep the old API."]));
-    assert_eq!(
-        (code, stdout.as_str()),
-        (0, "queued for iteration 2\n"),
-        "{stderr}"
-    );
+    steer_queued(&ws, "Keep the old API.", 2);
     let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(code_of(&stopped), 130);
     resume(&ws, 1);
@@ -233,24 +227,12 @@ fn hostile_request_files_neither_hang_nor_stop_the_loop() {
     std::fs::create_dir_all(&requests).unwrap();
     let outside = ws.path().join("outside.json");
     std::fs::write(&outside, r#"{"message": "read through a link"}"#).unwrap();
-    symlink(&outside, requests.join("1-link.json")).unwrap();
-    nix::unistd::mkfifo(
-        &requests.join("2-fifo.json"),
-        nix::sys::stat::Mode::from_bits_truncate(0o600),
-    )
-    .unwrap();
-    let huge = std::fs::File::create(requests.join("3-huge.json")).unwrap();
-    huge.set_len(1 << 40).unwrap();
+    ralph_test_support::plant_read_traps(&requests, &outside);
     std::fs::create_dir(requests.join("4-dir.json")).unwrap();
     std::fs::write(requests.join("5-junk.json"), b"\xff\xfe not json").unwrap();
 
     // The loop still answers a real message promptly.
-    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["still heard"]));
-    assert_eq!(
-        (code, stdout.as_str()),
-        (0, "queued for iteration 2\n"),
-        "{stderr}"
-    );
+    steer_queued(&ws, "still heard", 2);
     resume(&ws, 1);
     let out = wait_output(child);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -278,12 +260,7 @@ fn guidance_carried_by_a_rate_limited_attempt_is_shown_again_to_the_attempt_afte
     let ws = Workspace::new(config, plan);
     let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "3"]);
     wait_paused(&ws, 1);
-    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Use plan B."]));
-    assert_eq!(
-        (code, stdout.as_str()),
-        (0, "queued for iteration 2\n"),
-        "{stderr}"
-    );
+    steer_queued(&ws, "Use plan B.", 2);
     resume(&ws, 1);
     let out = wait_output(child);
     assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
@@ -313,12 +290,7 @@ fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_messa
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let (code, stdout, stderr) = said(&steer_in(&ws, ws.path(), &["Before you start: plan B."]));
-    assert_eq!(
-        (code, stdout.as_str()),
-        (0, "queued for iteration 1\n"),
-        "{stderr}"
-    );
+    steer_queued(&ws, "Before you start: plan B.", 1);
     std::fs::write(ws.path().join("hook-go"), "").unwrap();
     let out = wait_output(child);
     assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));

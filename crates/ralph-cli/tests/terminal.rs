@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::tmux::{POLL, Tmux};
+use common::tmux::{POLL, Tmux, session_script};
 use common::{RUN_TIMEOUT, Workspace, ralph_bin};
 use nix::errno::Errno;
 use nix::sys::signal::kill;
@@ -40,26 +40,11 @@ fn status_clock(screen: &str) -> Option<String> {
 /// outlives Ctrl-C, writes ralph's exit code to `.fake/exit-code` and says `ralph is done`.
 fn start_run(ws: &Workspace) -> (Tmux, PathBuf) {
     let state = ws.path().join(".fake");
-    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-    let script = ws.path().join("session.sh");
-    // A trap, so the shell outlives Ctrl-C and reports ralph's exit code.
-    std::fs::write(
-        &script,
-        format!(
-            "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
-             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' \
-             FAKE_FIXTURES='{fixtures}'\nunset NO_COLOR RALPH_EVENTS_FILE\n\
-             '{ralph}' run -p 'write out.txt'\necho \"exit $?\" > '{state}/exit-code'\n\
-             echo 'ralph is done'\nexec sleep 600\n",
-            ws = ws.path().display(),
-            fake = fake.display(),
-            state = state.display(),
-            fixtures = fixtures.display(),
-            ralph = ralph_bin(),
-        ),
-    )
-    .expect("script");
+    let after = format!(
+        "echo \"exit $?\" > '{}/exit-code'\necho 'ralph is done'",
+        state.display()
+    );
+    let script = session_script(ws, "session", "run -p 'write out.txt'", &after);
     (Tmux::start(ws.path(), "t", &script), state)
 }
 

@@ -12,8 +12,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::tmux::{POLL, Tmux};
-use common::{RUN_TIMEOUT, THREE_HATS, Workspace, ralph_bin};
+use common::tmux::{POLL, Tmux, session_script};
+use common::{RUN_TIMEOUT, THREE_HATS, Workspace};
 
 /// The reviewer's transcript stops after this line (a tool call has started).
 const PAUSE_LINE: u32 = 24;
@@ -21,27 +21,7 @@ const PAUSE_LINE: u32 = 24;
 /// A shell script that runs `command` (ralph's arguments) in the workspace with the fake
 /// agents, then says `<name> exit <code>` and waits.
 fn script(ws: &Workspace, name: &str, command: &str) -> PathBuf {
-    let state = ws.path().join(".fake");
-    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-    let path = ws.path().join(format!("{name}.sh"));
-    std::fs::write(
-        &path,
-        format!(
-            "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
-             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' \
-             FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' FAKE_FIXTURES='{fixtures}'\n\
-             unset NO_COLOR RALPH_EVENTS_FILE\n'{ralph}' {command}\n\
-             echo \"{name} exit $?\"\nexec sleep 600\n",
-            ws = ws.path().display(),
-            fake = fake.display(),
-            state = state.display(),
-            fixtures = fixtures.display(),
-            ralph = ralph_bin(),
-        ),
-    )
-    .expect("script");
-    path
+    session_script(ws, name, command, &format!("echo \"{name} exit $?\""))
 }
 
 fn wait_file(path: &Path) {

@@ -522,16 +522,13 @@ fn hooks_of_a_worktree_loop_get_its_name_and_run_id() {
 fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_gone() {
     let ws = repo(COMMIT_OWN_FILE);
     git(ws.path(), &["branch", "feature"]);
-    let out = ws.run(&[
-        "run",
-        "--worktree=on-feature",
-        "--base",
-        "feature",
-        "-q",
-        "-p",
-        "x",
-    ]);
-    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // A worktree loop named `name` based on feature, which completes.
+    let run_on_feature = |name: &str| {
+        let worktree = format!("--worktree={name}");
+        let out = ws.run(&["run", &worktree, "--base", "feature", "-q", "-p", "x"]);
+        assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    };
+    run_on_feature("on-feature");
     assert_eq!(row(&worktrees(&ws), "on-feature")["base"], "feature");
     let main_before = git(ws.path(), &["rev-parse", "main"]);
     // feature is checked out nowhere: only its ref moves.
@@ -543,16 +540,7 @@ fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_go
         git(ws.path(), &["rev-parse", "ralph/on-feature"])
     );
 
-    let out = ws.run(&[
-        "run",
-        "--worktree=orphan",
-        "--base",
-        "feature",
-        "-q",
-        "-p",
-        "x",
-    ]);
-    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    run_on_feature("orphan");
     git(ws.path(), &["branch", "-D", "feature"]);
     let out = ws.run(&["runs", "rm", "orphan"]);
     assert_eq!(code(out.status), 1, "{}", stderr(&out));

@@ -71,18 +71,22 @@ fn iteration_finished_carries_outcome_and_usage() {
             iteration: 2,
             hat: "ralph",
             backend: "pi",
-            model: None,
+            model: Some("mock-model"),
             outcome: &outcome,
             duration_ms: 20,
-            cost_usd: None,
-            cost_kind: CostKind::Unknown,
-            tokens: Tokens::default(),
-            turns: 0,
+            cost_usd: Some(0.05),
+            cost_kind: CostKind::Reported,
+            tokens: Tokens {
+                input: 8,
+                output: 2,
+                ..Tokens::default()
+            },
+            turns: 2,
             completion: None,
-            stderr_tail: None,
+            stderr_tail: Some("error: no such file"),
             totals: TOTALS,
         }),
-        r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":null,"outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":null,"cost_kind":"unknown","tokens":{"input":0,"output":0,"cache_read":0,"cache_write":0},"turns":0,"completion":null,"stderr_tail":null,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
+        r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":"mock-model","outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":0.05,"cost_kind":"reported","tokens":{"input":8,"output":2,"cache_read":0,"cache_write":0},"turns":2,"completion":null,"stderr_tail":"error: no such file","totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0}}}"#
     );
 }
 

@@ -115,8 +115,8 @@ fn no_files_and_no_flags_give_the_built_in_defaults() {
             gates: vec![],
             tasks: ralph_core::config::TasksConfig { enabled: true },
             rate_limits: ralph_core::config::RateLimitConfig {
-                policy: ralph_core::config::RateLimitPolicy::Wait,
-                wait: std::time::Duration::from_secs(60),
+                policy: ralph_core::config::DEFAULT_RATE_LIMIT_POLICY,
+                wait: ralph_core::config::DEFAULT_RATE_LIMIT_WAIT,
                 fallback: Vec::new(),
             },
             memories: MemoriesConfig {

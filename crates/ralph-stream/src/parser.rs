@@ -361,6 +361,33 @@ pub(crate) fn failed_message(error: &'static str) -> AgentEvent<'static> {
     }
 }
 
+/// A top-level tool call's start, as the agents' unit tests expect it.
+#[cfg(test)]
+pub(crate) fn tool_started(id: &str, name: &str, args: &str) -> AgentEvent<'static> {
+    AgentEvent::ToolCallStarted {
+        id: id.to_owned().into(),
+        name: name.to_owned().into(),
+        args: args.to_owned().into(),
+        parent_id: None,
+    }
+}
+
+/// A named tool call's end, as the agents' unit tests expect it.
+#[cfg(test)]
+pub(crate) fn tool_finished(
+    id: &str,
+    name: &str,
+    output: &str,
+    is_error: bool,
+) -> AgentEvent<'static> {
+    AgentEvent::ToolCallFinished {
+        id: id.to_owned().into(),
+        name: Some(name.to_owned().into()),
+        output: output.to_owned().into(),
+        is_error,
+    }
+}
+
 /// The events `parser` makes of `input`'s lines, the end of the stream included: what
 /// the agents' unit tests compare.
 #[cfg(test)]

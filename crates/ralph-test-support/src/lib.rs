@@ -35,6 +35,7 @@ mod server;
 mod sse;
 pub mod streamgen;
 mod tools;
+mod traps;
 mod turn;
 mod usage;
 mod wire;
@@ -67,6 +68,7 @@ pub use reply::{DEFAULT_ARG_CHUNK_CHARS, DEFAULT_DELTA_CHARS};
 pub use run_files::RunFiles;
 pub use script::{DEFAULT_SIDE_TEXT, MAIN_SCENARIO, Route, Script};
 pub use server::{MockServer, ServerOptions};
+pub use traps::{HUGE_TRAP_BYTES, plant_read_traps};
 pub use turn::{Call, ReadArgs, Stop, ToolCall, Turn, UsageOverride, WriteArgs};
 pub use usage::{
     CHARS_PER_OUTPUT_TOKEN, CHARS_PER_TOOL_CALL, FIRST_TURN_CACHE_WRITE, FIRST_TURN_INPUT,

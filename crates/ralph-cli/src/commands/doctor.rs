@@ -113,10 +113,7 @@ impl OutputSink for Capture {
 
 pub(crate) fn run(args: &DoctorArgs) -> Result<CommandOutcome, CliError> {
     let cwd = super::working_directory()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let runtime = super::runtime()?;
     let report = runtime.block_on(examine(&cwd, args.config.clone(), args.hats.clone()));
     match args.format {
         FormatArg::Json => {

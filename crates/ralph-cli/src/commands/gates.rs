@@ -25,10 +25,7 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
     let config = super::load_config(&workspace, args.config.clone(), Overrides::default())?;
     let selected = select(&config.gates, &args.names)?;
     let ralph_dir = RalphDir::in_workspace(&workspace);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let runtime = super::runtime()?;
     runtime.block_on(async {
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;

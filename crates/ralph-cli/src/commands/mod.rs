@@ -51,6 +51,14 @@ pub(crate) fn run(cli: Cli) -> Result<CommandOutcome, CliError> {
 }
 
 /// The directory ralph was started in.
+/// The single-threaded runtime a command's async work runs on.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)
+}
+
 pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
     std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))
 }

@@ -65,10 +65,7 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
     }
     let prompt = planning_prompt(&args.idea.join(" "), &specs_shown);
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let runtime = super::runtime()?;
     runtime.block_on(async {
         let agent = resolve_default(&config).await?;
         let command = interactive_command(&agent, &prompt).map_err(|source| CliError::Build {

@@ -126,10 +126,7 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let rules = Rules::from_config(&config);
     let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let runtime = super::runtime()?;
     runtime.block_on(async {
         // Handled from here on, not only once the loop runs: a CI engine or Kubernetes
         // may cancel while the agents are checked, and a signal's default action would

@@ -28,12 +28,10 @@ use ralph_core::steer::{
 };
 use ralph_core::store::{RunDir, unix_ms};
 use tokio::sync::Notify;
-use tokio::time::MissedTickBehavior;
 
 use super::steer_target::SteerSlot;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
-use crate::view::term::status::FRAME_INTERVAL;
 
 /// How often the watcher looks for requests.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -263,15 +261,14 @@ impl Steering {
     }
 
     /// Awaits `work`, reporting steering as it arrives and calling `tick` (when given)
-    /// every [`FRAME_INTERVAL`].
+    /// on every tick of [`super::frame_ticker`].
     pub(crate) async fn around<T>(
         &self,
         work: impl Future<Output = T>,
         mut tick: Option<impl FnMut(Instant)>,
         mut observe: impl FnMut(&RunEvent<'_>),
     ) -> T {
-        let mut ticker = tokio::time::interval(FRAME_INTERVAL);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        let mut ticker = super::frame_ticker();
         let mut work = std::pin::pin!(work);
         loop {
             tokio::select! {

@@ -141,6 +141,13 @@ impl Workspace {
             .expect("spawn ralph")
     }
 
+    /// Starts `ralph run --output json <args>` like [`Workspace::start`].
+    pub fn start_json(&self, args: &[&str]) -> Child {
+        let mut all = vec!["run", "--output", "json"];
+        all.extend_from_slice(args);
+        self.start(&all)
+    }
+
     /// Sends `signal` to a ralph started with [`Workspace::start`] and waits for it.
     pub fn stop(&self, child: Child, signal: nix::sys::signal::Signal) -> Output {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
@@ -151,9 +158,7 @@ impl Workspace {
     /// Runs `ralph run --output json <args>`: the exit code and every stdout line
     /// parsed as JSON (the test fails if one is not JSON).
     pub fn run_json(&self, args: &[&str]) -> (i32, Vec<Value>, String) {
-        let mut all = vec!["run", "--output", "json"];
-        all.extend_from_slice(args);
-        let out = self.run(&all);
+        let out = wait_output(self.start_json(args));
         let stdout = String::from_utf8(out.stdout).expect("utf-8 stdout");
         let events = stdout
             .lines()
@@ -188,6 +193,14 @@ impl Workspace {
     /// The history log's records.
     pub fn history(&self) -> Vec<Value> {
         self.run_files().history()
+    }
+
+    /// Each history record's outcome status (`"succeeded"`, `"interrupted"`, ...).
+    pub fn outcomes(&self) -> Vec<Value> {
+        self.history()
+            .iter()
+            .map(|r| r["outcome"]["status"].clone())
+            .collect()
     }
 
     pub fn summary(&self) -> String {
@@ -239,6 +252,21 @@ pub fn wait_all_ok(children: Vec<Child>) {
 /// Waits for `child` (killing it after [`RUN_TIMEOUT`]) and collects its output.
 pub fn wait_output(child: Child) -> Output {
     ralph_test_support::wait_output(child, RUN_TIMEOUT)
+}
+
+/// `git <args>` in `dir` as a configured user, which must succeed: its trimmed stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_owned()
 }
 
 pub fn code(status: ExitStatus) -> i32 {

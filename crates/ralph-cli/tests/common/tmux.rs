@@ -5,13 +5,38 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use super::RUN_TIMEOUT;
+use super::{RUN_TIMEOUT, Workspace, fake_agents, fixtures, ralph_bin};
 
 /// How often the screen is read while waiting for something to appear.
 pub const POLL: Duration = Duration::from_millis(50);
 /// The window's size: wide enough for the status line, small enough to page.
 pub const COLUMNS: &str = "100";
 pub const ROWS: &str = "30";
+
+/// Writes `<name>.sh` in the workspace: a shell script that runs `ralph <command>` there
+/// with the fake agents (the environment [`Workspace::command`] sets), then the shell
+/// lines `after` (`$?` is ralph's exit code), then waits. A trap keeps the shell alive
+/// through Ctrl-C.
+pub fn session_script(ws: &Workspace, name: &str, command: &str, after: &str) -> PathBuf {
+    let state = ws.path().join(".fake");
+    let path = ws.path().join(format!("{name}.sh"));
+    std::fs::write(
+        &path,
+        format!(
+            "trap ':' INT\ncd '{ws}'\nexport PATH='{fake}':\"$PATH\" HOME='{state}' \
+             XDG_CONFIG_HOME='{state}/config' XDG_CACHE_HOME='{state}/cache' \
+             FAKE_STATE='{state}' FAKE_PLAN='{state}/plan' FAKE_FIXTURES='{fixtures}'\n\
+             unset NO_COLOR RALPH_EVENTS_FILE\n'{ralph}' {command}\n{after}\nexec sleep 600\n",
+            ws = ws.path().display(),
+            fake = fake_agents().display(),
+            state = state.display(),
+            fixtures = fixtures().display(),
+            ralph = ralph_bin(),
+        ),
+    )
+    .expect("script");
+    path
+}
 
 /// The server; killed (with whatever still runs in it) when dropped.
 pub struct Tmux {

@@ -11,6 +11,19 @@ fn never(_: &str) -> Option<String> {
     None
 }
 
+/// The log line the shell writes when message `id` went into iteration `iteration`'s
+/// prompt.
+fn into_prompt(id: &str, iteration: u32) -> SteerLogLine {
+    SteerLogLine {
+        at_ms: 2,
+        id: id.into(),
+        went: Logged::Prompt,
+        iteration,
+        message: None,
+        to: None,
+    }
+}
+
 #[test]
 fn between_iterations_a_message_is_queued_for_the_next_one() {
     let mut book = SteerBook::new(3);
@@ -102,14 +115,7 @@ fn a_continued_run_keeps_what_no_prompt_carried_yet() {
     let mut log = Vec::new();
     log.extend(book.receive("a", "carried", false, 1, never).1);
     book.start_iteration(1);
-    log.push(SteerLogLine {
-        at_ms: 2,
-        id: "a".into(),
-        went: Logged::Prompt,
-        iteration: 1,
-        message: None,
-        to: None,
-    });
+    log.push(into_prompt("a", 1));
     log.extend(
         book.receive("b", "mid", false, 3, |_| Some("pi mid-turn".into()))
             .1,
@@ -189,14 +195,7 @@ fn hostile_requests_are_refused_without_blocking_or_reading_them_whole() {
         serde_json::to_vec(&request("from outside")).unwrap(),
     )
     .unwrap();
-    symlink(&secret, requests.join("1-link.json")).unwrap();
-    nix::unistd::mkfifo(
-        &requests.join("2-fifo.json"),
-        nix::sys::stat::Mode::from_bits_truncate(0o600),
-    )
-    .unwrap();
-    let huge = std::fs::File::create(requests.join("3-huge.json")).unwrap();
-    huge.set_len(1 << 40).unwrap();
+    ralph_test_support::plant_read_traps(&requests, &secret);
     std::fs::write(requests.join("4-junk.json"), b"{not json").unwrap();
     std::fs::write(requests.join("5-empty.json"), br#"{"message":"  "}"#).unwrap();
     std::fs::write(requests.join(".tmp-half"), b"{").unwrap();
@@ -270,14 +269,7 @@ fn what_a_limited_attempt_carried_is_queued_again_and_survives_continue() {
     let mut log = Vec::new();
     log.extend(book.receive("a", "plan B", false, 1, never).1);
     assert_eq!(book.start_iteration(1).len(), 1);
-    log.push(SteerLogLine {
-        at_ms: 2,
-        id: "a".into(),
-        went: Logged::Prompt,
-        iteration: 1,
-        message: None,
-        to: None,
-    });
+    log.push(into_prompt("a", 1));
     let again = book.requeue_carried(3);
     assert_eq!(
         again

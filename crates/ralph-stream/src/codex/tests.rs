@@ -6,6 +6,7 @@ use crate::event::Tokens;
 use crate::event::Usage;
 use crate::parser::events_of;
 use crate::parser::failed_message;
+use crate::parser::{tool_finished, tool_started};
 use crate::pricing::ModelPrice;
 use crate::pricing::PriceTable;
 
@@ -15,24 +16,6 @@ fn events_priced(pricing: Pricing, input: &str) -> Vec<AgentEvent<'static>> {
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_priced(Pricing::default(), input)
-}
-
-fn started(id: &str, name: &str, args: &str) -> AgentEvent<'static> {
-    AgentEvent::ToolCallStarted {
-        id: id.to_owned().into(),
-        name: name.to_owned().into(),
-        args: args.to_owned().into(),
-        parent_id: None,
-    }
-}
-
-fn finished(id: &str, name: &str, output: &str, is_error: bool) -> AgentEvent<'static> {
-    AgentEvent::ToolCallFinished {
-        id: id.to_owned().into(),
-        name: Some(name.to_owned().into()),
-        output: output.to_owned().into(),
-        is_error,
-    }
 }
 
 fn run_finished(error: Option<&str>) -> AgentEvent<'static> {
@@ -98,14 +81,14 @@ fn commands_start_and_finish_by_item_id_and_a_nonzero_exit_is_an_error() {
             r#"{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc 'echo \"hi\"'","aggregated_output":"hi\n","exit_code":0,"status":"completed"}}"#,
         )),
         vec![
-            started(
+            tool_started(
                 "item_0",
                 "command_execution",
                 r#"{"command":"/bin/bash -lc 'echo \"hi\"'"}"#
             ),
-            started("item_1", "command_execution", r#"{"command":"ls /nope"}"#),
-            finished("item_1", "command_execution", "ls: no such file\n", true),
-            finished("item_0", "command_execution", "hi\n", false),
+            tool_started("item_1", "command_execution", r#"{"command":"ls /nope"}"#),
+            tool_finished("item_1", "command_execution", "ls: no such file\n", true),
+            tool_finished("item_0", "command_execution", "hi\n", false),
         ]
     );
 }
@@ -121,16 +104,16 @@ fn tools_reported_only_when_done_are_started_then_finished() {
             r#"{"type":"item.completed","item":{"id":"item_5","type":"command_execution","command":"true","aggregated_output":"","exit_code":null,"status":"declined"}}"#,
         )),
         vec![
-            started(
+            tool_started(
                 "item_3",
                 "file_change",
                 r#"{"changes":[{"path":"src/a.rs","kind":"update"},{"path":"b.txt","kind":"add"}]}"#
             ),
-            finished("item_3", "file_change", "update src/a.rs\nadd b.txt", false),
-            started("item_4", "web_search", r#"{"query":"rust memchr"}"#),
-            finished("item_4", "web_search", "", false),
-            started("item_5", "command_execution", r#"{"command":"true"}"#),
-            finished("item_5", "command_execution", "", true),
+            tool_finished("item_3", "file_change", "update src/a.rs\nadd b.txt", false),
+            tool_started("item_4", "web_search", r#"{"query":"rust memchr"}"#),
+            tool_finished("item_4", "web_search", "", false),
+            tool_started("item_5", "command_execution", r#"{"command":"true"}"#),
+            tool_finished("item_5", "command_execution", "", true),
         ]
     );
 }
@@ -146,10 +129,10 @@ fn mcp_tool_calls_are_named_server_slash_tool() {
             r#"{"type":"item.completed","item":{"id":"m2","type":"mcp_tool_call","server":"fs","tool":"read","arguments":null,"result":null,"error":{"message":"not found"},"status":"failed"}}"#,
         )),
         vec![
-            started("m1", "fs/read", r#"{"path":"/x"}"#),
-            finished("m1", "fs/read", "a\nb", false),
-            started("m2", "fs/read", "{}"),
-            finished("m2", "fs/read", "not found", true),
+            tool_started("m1", "fs/read", r#"{"path":"/x"}"#),
+            tool_finished("m1", "fs/read", "a\nb", false),
+            tool_started("m2", "fs/read", "{}"),
+            tool_finished("m2", "fs/read", "not found", true),
         ]
     );
 }
@@ -285,8 +268,8 @@ fn missing_and_mistyped_fields_read_as_absent() {
             AgentEvent::Unknown {
                 event_type: "item.completed".into()
             },
-            started("x", "command_execution", "{}"),
-            finished("x", "command_execution", "", false),
+            tool_started("x", "command_execution", "{}"),
+            tool_finished("x", "command_execution", "", false),
             AgentEvent::TurnFinished {
                 usage: Usage {
                     cost_usd: Some(0.0),

@@ -1,7 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::parser::events_of;
+use crate::parser::{events_of, tool_finished, tool_started};
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_of(CopilotParser::default(), input)
@@ -143,30 +143,15 @@ fn tools_are_matched_by_call_id_and_a_nonzero_exit_is_an_error() {
     assert_eq!(
         events(&input),
         vec![
-            AgentEvent::ToolCallStarted {
-                id: "c1".into(),
-                name: "bash".into(),
-                args: r#"{"command":"ls /x"}"#.into(),
-                parent_id: None,
-            },
+            tool_started("c1", "bash", r#"{"command":"ls /x"}"#),
             AgentEvent::ToolCallStarted {
                 id: "c2".into(),
                 name: "view".into(),
                 args: r#"{"path":"a"}"#.into(),
                 parent_id: Some("task1".into()),
             },
-            AgentEvent::ToolCallFinished {
-                id: "c1".into(),
-                name: Some("bash".into()),
-                output: "ls: no\n<exit code 2>".into(),
-                is_error: true,
-            },
-            AgentEvent::ToolCallFinished {
-                id: "c2".into(),
-                name: Some("view".into()),
-                output: "Unknown tool".into(),
-                is_error: true,
-            },
+            tool_finished("c1", "bash", "ls: no\n<exit code 2>", true),
+            tool_finished("c2", "view", "Unknown tool", true),
         ]
     );
 }
@@ -307,12 +292,7 @@ fn compaction_unknown_types_and_wrong_types() {
                 usage: Usage::default(),
                 is_error: false,
             },
-            AgentEvent::ToolCallStarted {
-                id: "late".into(),
-                name: "bash".into(),
-                args: "{}".into(),
-                parent_id: None,
-            },
+            tool_started("late", "bash", "{}"),
             AgentEvent::RunFinished {
                 is_error: false,
                 error: None,

@@ -3,7 +3,7 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::event::CostKind;
 use crate::event::Tokens;
-use crate::parser::events_of;
+use crate::parser::{events_of, tool_finished, tool_started};
 
 fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_of(OpencodeParser::default(), input)
@@ -130,18 +130,8 @@ fn a_running_tool_is_started_once_and_finished_when_it_completes() {
     assert_eq!(
         events(&input),
         vec![
-            AgentEvent::ToolCallStarted {
-                id: "c1".into(),
-                name: "bash".into(),
-                args: r#"{"command":"sleep 1"}"#.into(),
-                parent_id: None,
-            },
-            AgentEvent::ToolCallFinished {
-                id: "c1".into(),
-                name: Some("bash".into()),
-                output: "".into(),
-                is_error: false,
-            },
+            tool_started("c1", "bash", r#"{"command":"sleep 1"}"#),
+            tool_finished("c1", "bash", "", false),
         ]
     );
 }

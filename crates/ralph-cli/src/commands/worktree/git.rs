@@ -52,10 +52,7 @@ pub(crate) struct Git {
 
 impl Git {
     pub(crate) fn new() -> Result<Git, CliError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(CliError::Runtime)?;
+        let runtime = crate::commands::runtime()?;
         Ok(Git {
             runtime,
             stop: StopController::new().0,

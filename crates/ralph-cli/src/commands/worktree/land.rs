@@ -184,10 +184,7 @@ fn mark(
 /// Runs `--check` (or, without one, the gates of the worktree's configuration) in the
 /// worktree: whether it passed. Its output goes to stderr.
 fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(CliError::Runtime)?;
+    let runtime = crate::commands::runtime()?;
     let (stop, _requests) = StopController::new();
     let env: Vec<_> = crate::run::worktree_env(tree).into_iter().collect();
     if let Some(command) = command {

@@ -80,19 +80,14 @@ pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
                 }
                 out.push('\n');
             }
-            Entry::Gate {
-                name,
-                passed,
-                detail,
-                output,
-            } => {
-                let verdict = match passed {
+            Entry::Gate(gate) => {
+                let verdict = match gate.passed {
                     None => "running",
                     Some(true) => "passed",
                     Some(false) => "failed",
                 };
-                let _ = writeln!(out, "**Gate `{name}`** {verdict}: {detail}\n");
-                if let Some(output) = output {
+                let _ = writeln!(out, "**Gate `{}`** {verdict}: {}\n", gate.name, gate.detail);
+                if let Some(output) = &gate.output {
                     let fence = fence_for(output);
                     let _ = writeln!(out, "{fence}\n{}\n{fence}\n", output.trim_end());
                 }

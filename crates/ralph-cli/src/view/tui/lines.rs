@@ -114,26 +114,15 @@ fn entry_lines(
                 wrapped(&text, "", "  ", theme.event(), width, out);
             }
         }
-        Entry::Gate {
-            name,
-            passed,
-            detail,
-            output,
-        } => {
-            let (mark, style) = match passed {
+        Entry::Gate(gate) => {
+            let (mark, style) = match gate.passed {
                 None => ("…", theme.dim()),
                 Some(true) => ("✓", theme.success()),
                 Some(false) => ("✗", theme.error()),
             };
-            wrapped(
-                &format!("{mark} gate {name}: {detail}"),
-                "",
-                "  ",
-                style,
-                width,
-                out,
-            );
-            if let Some(output) = output {
+            let text = format!("{mark} gate {}: {}", gate.name, gate.detail);
+            wrapped(&text, "", "  ", style, width, out);
+            if let Some(output) = &gate.output {
                 for line in tool_preview::output_tail(output, SHOWN_OUTPUT_LINES) {
                     wrapped(&line, "  │ ", "  │ ", theme.dim(), width, out);
                 }

@@ -21,6 +21,16 @@ pub(crate) struct ToolCall {
     pub(crate) expanded: bool,
 }
 
+/// A gate's check in an iteration's transcript.
+#[derive(Debug)]
+pub(crate) struct GateCheck {
+    pub(crate) name: String,
+    /// `None` while it runs.
+    pub(crate) passed: Option<bool>,
+    pub(crate) detail: String,
+    pub(crate) output: Option<String>,
+}
+
 /// One piece of an iteration's transcript, in the order it happened.
 #[derive(Debug)]
 pub(crate) enum Entry {
@@ -29,13 +39,7 @@ pub(crate) enum Entry {
     Tool(ToolCall),
     /// Events the agent emitted: topic and payload on one line.
     Events(Vec<(String, String)>),
-    Gate {
-        name: String,
-        /// `None` while it runs.
-        passed: Option<bool>,
-        detail: String,
-        output: Option<String>,
-    },
+    Gate(GateCheck),
     /// Notices, retries, errors, non-JSON lines: one line said as is.
     Note(String),
 }
@@ -52,12 +56,13 @@ impl Entry {
                 .collect::<Vec<_>>()
                 .join("\n")
                 .into(),
-            Entry::Gate {
-                name,
-                detail,
-                output,
-                ..
-            } => format!("{name} {detail}\n{}", output.as_deref().unwrap_or("")).into(),
+            Entry::Gate(g) => format!(
+                "{} {}\n{}",
+                g.name,
+                g.detail,
+                g.output.as_deref().unwrap_or("")
+            )
+            .into(),
         }
     }
 }
@@ -196,12 +201,12 @@ impl RunModel {
                 self.activity = format!("gate {gate} running: {command}");
                 if let Some(it) = iteration.and_then(|n| self.iteration_mut(n)) {
                     let guards = event.map(|e| format!(" (guards {e})")).unwrap_or_default();
-                    it.entries.push(Entry::Gate {
+                    it.entries.push(Entry::Gate(GateCheck {
                         name: gate,
                         passed: None,
                         detail: format!("{command}{guards}"),
                         output: None,
-                    });
+                    }));
                 }
             }
             RunLine::GateFinished {
@@ -419,27 +424,22 @@ fn gate_finished(
     let code = exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
     let took = crate::view::term::figures::duration_ms(duration_ms);
     let found = it.entries.iter_mut().rev().find_map(|e| match e {
-        Entry::Gate {
-            name,
-            passed: p @ None,
-            detail,
-            output: o,
-        } if name == gate => Some((p, detail, o)),
+        Entry::Gate(g) if g.passed.is_none() && g.name == gate => Some(g),
         _ => None,
     });
     let line = format!("{reason}{code}, {took}");
     match found {
-        Some((p, detail, o)) => {
-            *p = Some(passed);
-            *detail = format!("{detail}: {line}");
-            *o = output;
+        Some(g) => {
+            g.passed = Some(passed);
+            g.detail = format!("{}: {line}", g.detail);
+            g.output = output;
         }
-        None => it.entries.push(Entry::Gate {
+        None => it.entries.push(Entry::Gate(GateCheck {
             name: gate.to_owned(),
             passed: Some(passed),
             detail: line,
             output,
-        }),
+        })),
     }
 }
 
