@@ -10,6 +10,7 @@
 //! - Gemini: none (the Gemini API says `RESOURCE_EXHAUSTED` in the body only).
 
 use crate::conversation::Wire;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// The requests per minute the headers claim (any number: every one is used up).
 const REQUESTS_LIMIT: u32 = 50;
@@ -41,32 +42,9 @@ pub(crate) fn limit_headers(wire: Wire, now: u64, reset_in_s: u64) -> Vec<(&'sta
     }
 }
 
-const SECS_PER_DAY: u64 = 86_400;
-
 /// `secs` (Unix seconds) as `2026-11-26T08:00:00Z`.
 pub(crate) fn rfc3339(secs: u64) -> String {
-    let (days, rest) = (secs / SECS_PER_DAY, secs % SECS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
-}
-
-/// The date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
 }
 
 #[cfg(test)]
