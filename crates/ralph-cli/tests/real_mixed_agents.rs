@@ -7,27 +7,8 @@ mod real_common;
 
 use pretty_assertions::assert_eq;
 use ralph_test_support::{PRICE_CACHE_READ, PRICE_CACHE_WRITE, PRICE_INPUT, PRICE_OUTPUT};
-use real_common::{CLAUDE, PI, RealEnv};
+use real_common::{CLAUDE, PI, RealEnv, three_hats_script};
 use serde_json::{Value, json};
-
-const HATS: &str = r#"
-routes:
-  - {contains: "You are the planner", scenario: planner}
-  - {contains: "You are the builder", scenario: builder}
-  - {contains: "You are the reviewer", scenario: reviewer}
-scenarios:
-  planner:
-    - shell: ralph emit plan.ready "hello.txt"
-    - text: Planned.
-  builder:
-    - write: {path: hello.txt, content: "hello from claude\n"}
-    - shell: ralph emit build.done "wrote $(cat hello.txt)"
-    - text: Built.
-  reviewer:
-    - read: {path: hello.txt}
-    - shell: ralph emit review.approved "{{last_tool_result}}" && ralph emit LOOP_COMPLETE
-    - text: Approved.
-"#;
 
 /// The reviewer's args switch pi to the Anthropic wire. `--provider` alone would not: pi
 /// (0.73.1) keeps the default model of `settings.json` with that model's own provider.
@@ -62,7 +43,7 @@ hats:
 
 #[test]
 fn hats_hand_over_between_pi_and_claude_code_in_one_run() {
-    let Some(env) = RealEnv::start(HATS, &[PI, CLAUDE]) else {
+    let Some(env) = RealEnv::start(&three_hats_script("hello from claude\n"), &[PI, CLAUDE]) else {
         return;
     };
     env.write_config(HATS_CONFIG);
@@ -81,11 +62,12 @@ fn hats_hand_over_between_pi_and_claude_code_in_one_run() {
     assert_eq!(
         iterations,
         vec![
-            json!(["planner", "pi", "succeeded", [{"topic": "plan.ready", "payload": "hello.txt"}]]),
+            json!(["planner", "pi", "succeeded",
+                [{"topic": "plan.ready", "payload": "write hello.txt"}]]),
             json!(["builder", "claude", "succeeded",
-                [{"topic": "build.done", "payload": "wrote hello from claude"}]]),
+                [{"topic": "build.done", "payload": "wrote hello.txt in iteration 2"}]]),
             json!(["reviewer", "pi", "succeeded",
-                [{"topic": "review.approved", "payload": "hello from claude"},
+                [{"topic": "review.approved", "payload": "hello.txt says hello from claude"},
                  {"topic": "LOOP_COMPLETE", "payload": null}]]),
         ]
     );

@@ -6,7 +6,7 @@
 mod real_common;
 
 use pretty_assertions::assert_eq;
-use real_common::{PI, PI_OLD, RealEnv, Transport};
+use real_common::{PI, PI_OLD, RealEnv, Transport, three_hats_script};
 use serde_json::{Value, json};
 
 /// pi runs a command, writes a file from its output, and ends with the promise on its own
@@ -138,28 +138,6 @@ fn pi_on_a_terminal_runs_bash_writes_a_file_and_finishes_in_one_iteration() {
     one_iteration(PI, Transport::Pty);
 }
 
-/// Three hats hand over through events that pi emits with `ralph emit` in its bash tool;
-/// the reviewer reads the builder's file and emits the promise as its last event.
-const HATS: &str = r#"
-routes:
-  - {contains: "You are the planner", scenario: planner}
-  - {contains: "You are the builder", scenario: builder}
-  - {contains: "You are the reviewer", scenario: reviewer}
-scenarios:
-  planner:
-    - shell: ralph emit plan.ready "write hello.txt"
-    - text: Plan published.
-  builder:
-    - write: {path: hello.txt, content: "hello\n"}
-      text: Writing the file.
-    - shell: ralph emit build.done "wrote hello.txt in iteration $RALPH_ITERATION"
-    - text: Built.
-  reviewer:
-    - read: {path: hello.txt}
-    - shell: ralph emit review.approved "hello.txt says {{last_tool_result}}" && ralph emit LOOP_COMPLETE
-    - text: Approved.
-"#;
-
 const HATS_CONFIG: &str = "\
 event_loop:
   starting_event: work.start
@@ -187,7 +165,7 @@ hats:
 ";
 
 fn three_hats(pi: &str, transport: Transport) {
-    let Some(env) = RealEnv::start(HATS, &[pi]) else {
+    let Some(env) = RealEnv::start(&three_hats_script("hello\n"), &[pi]) else {
         return;
     };
     env.write_config(&format!(

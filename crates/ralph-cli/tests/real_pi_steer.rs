@@ -8,6 +8,7 @@
 mod real_common;
 
 use pretty_assertions::assert_eq;
+use ralph_test_support::RecordedRequest;
 use real_common::{PI, RealEnv, wait_for_file};
 use serde_json::Value;
 
@@ -40,6 +41,27 @@ fn user_text(body: &Value) -> String {
         .map(|m| m["content"].to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// For each model request in order, whether its user messages carry the guidance's marker.
+fn carries_guidance(requests: &[RecordedRequest]) -> Vec<bool> {
+    requests
+        .iter()
+        .map(|r| user_text(r.body.as_ref().expect("a JSON body")).contains("steer-7f3a"))
+        .collect()
+}
+
+/// Lets iteration 1's tool finish and returns the run, which must have completed.
+fn let_the_tool_finish(env: &RealEnv, running: real_common::Running) -> real_common::JsonRun {
+    std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
+    let run = running.finish();
+    assert_eq!(
+        run.ending(),
+        ("completed".to_owned(), 0, 0),
+        "stderr:\n{}",
+        run.stderr
+    );
+    run
 }
 
 /// Starts the loop (`steering` on or off), waits until iteration 1's tool runs, sends the
@@ -76,14 +98,7 @@ fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
         return;
     };
     assert_eq!(said, (Some(0), "delivered to pi mid-turn\n".to_owned()));
-    std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
-    let run = running.finish();
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    let run = let_the_tool_finish(&env, running);
     // One iteration: pi read the guidance after its tool call and the answer completed.
     assert_eq!(run.iterations().len(), 1);
     let delivered = run.of_type("steer_delivered");
@@ -102,11 +117,7 @@ fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
     // The model's second request (after the tool) is the first that carries it, as its
     // newest user message, without the prompt's heading.
     let requests = env.server.model_requests();
-    let carries: Vec<bool> = requests
-        .iter()
-        .map(|r| user_text(r.body.as_ref().expect("a JSON body")).contains("steer-7f3a"))
-        .collect();
-    assert_eq!(carries, [false, true]);
+    assert_eq!(carries_guidance(&requests), [false, true]);
     let routed: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
     assert_eq!(routed, ["task", "steered"]);
     assert!(
@@ -120,17 +131,8 @@ fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
     let Some((env, running, said)) = steer_during_the_tool(false) else {
         return;
     };
-    let out = said;
-    assert_eq!(out, (Some(0), "queued for iteration 2\n".to_owned()));
-    std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
-    let run = running.finish();
-
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    assert_eq!(said, (Some(0), "queued for iteration 2\n".to_owned()));
+    let run = let_the_tool_finish(&env, running);
     assert_eq!(run.iterations().len(), 2);
     let received = run.of_type("steer_received");
     assert_eq!(received.len(), 1);
@@ -143,10 +145,7 @@ fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
 
     // The model saw the guidance in iteration 2 only, and answered from it.
     let requests = env.server.model_requests();
-    let with_guidance: Vec<bool> = requests
-        .iter()
-        .map(|r| user_text(r.body.as_ref().expect("a JSON body")).contains("steer-7f3a"))
-        .collect();
+    let with_guidance = carries_guidance(&requests);
     assert!(with_guidance.iter().any(|&b| b), "{with_guidance:?}");
     let first_with = with_guidance.iter().position(|&b| b).unwrap();
     let routed: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();

@@ -238,6 +238,34 @@ impl RealEnv {
     }
 }
 
+/// The mock's script for three hats (planner, builder, reviewer) that hand over through events
+/// the agent emits with `ralph emit` in its shell tool: the builder writes `hello.txt` with
+/// `content`, the reviewer reads it back and emits the promise as its last event.
+pub fn three_hats_script(content: &str) -> String {
+    let content = content.escape_default();
+    format!(
+        r#"
+routes:
+  - {{contains: "You are the planner", scenario: planner}}
+  - {{contains: "You are the builder", scenario: builder}}
+  - {{contains: "You are the reviewer", scenario: reviewer}}
+scenarios:
+  planner:
+    - shell: ralph emit plan.ready "write hello.txt"
+    - text: Plan published.
+  builder:
+    - write: {{path: hello.txt, content: "{content}"}}
+      text: Writing the file.
+    - shell: ralph emit build.done "wrote hello.txt in iteration $RALPH_ITERATION"
+    - text: Built.
+  reviewer:
+    - read: {{path: hello.txt}}
+    - shell: ralph emit review.approved "hello.txt says {{{{last_tool_result}}}}" && ralph emit LOOP_COMPLETE
+    - text: Approved.
+"#
+    )
+}
+
 /// A `ralph run` in progress.
 pub struct Running {
     pub pid: i32,
@@ -248,6 +276,23 @@ impl Running {
     /// Waits for the end (at most [`RUN_TIMEOUT`], enforced by the reader thread).
     pub fn finish(self) -> JsonRun {
         json_run(self.output.recv().expect("ralph's output"))
+    }
+
+    /// Sends ralph SIGINT (Ctrl-C) and waits for the end, which must be an interrupted run.
+    pub fn interrupt(self) -> JsonRun {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.pid),
+            nix::sys::signal::Signal::SIGINT,
+        )
+        .expect("signal ralph");
+        let run = self.finish();
+        assert_eq!(
+            run.ending(),
+            ("interrupted".to_owned(), 130, 130),
+            "stderr:\n{}",
+            run.stderr
+        );
+        run
     }
 }
 
