@@ -38,8 +38,11 @@ async fn wait_until_gone(tree: &mut AgentTree, until: Instant) -> bool {
     let mut pause = POLL_START;
     loop {
         tree.collect();
+        // Look before reaping: a process that dies between a reap and the look would
+        // otherwise count as gone while it stays ralph's unreaped zombie.
+        let alive = tree.anything_alive();
         tree.reap_adopted();
-        if !tree.anything_alive() {
+        if !alive {
             return true;
         }
         let now = Instant::now();
@@ -59,8 +62,9 @@ pub(crate) async fn clean_up(
     kill_grace: Duration,
 ) {
     tree.collect();
+    let alive = tree.anything_alive();
     tree.reap_adopted();
-    if !tree.anything_alive() {
+    if !alive {
         return;
     }
     signal_tree(tree, Signal::SIGTERM, None);
