@@ -10,19 +10,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use real_common::{PI, RealEnv, Transport, alive, wait_for_file};
+use real_common::{PI, RealEnv, SLEEPING_TOOL, Transport, alive, wait_for_file};
 use serde_json::{Value, json};
-
-/// The tool records its shell's pid, starts a daemon in a new session and a plain child,
-/// records theirs (the last file written is the signal that all three exist), and waits.
-const SLEEPING_TOOL: &str = r#"
-default: task
-scenarios:
-  task:
-    - text: Running the long job.
-      shell: "echo $$ > tool.pid; setsid sleep 31 & echo $! > daemon.pid; sleep 30 & echo $! > sleep.pid; wait"
-    - text: never reached
-"#;
 
 /// How long the test waits for every process of the tool to show up in the scan.
 const SCAN_PATIENCE: Duration = Duration::from_secs(5);

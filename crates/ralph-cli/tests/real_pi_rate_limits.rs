@@ -66,14 +66,7 @@ fn completed_run(env: &RealEnv, agent: &str, cli: &str) -> real_common::JsonRun 
         "cli:\n  backend: {agent}\n  command: {}\n{cli}event_loop:\n  max_iterations: 1\n",
         env.agent_path(agent).display()
     ));
-    let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
-    run
+    env.run_json(&["-p", "Finish."]).expect_completed()
 }
 
 /// Each `iteration_finished` as `[iteration, backend, outcome]`.

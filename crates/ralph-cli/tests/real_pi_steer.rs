@@ -54,14 +54,7 @@ fn carries_guidance(requests: &[RecordedRequest]) -> Vec<bool> {
 /// Lets iteration 1's tool finish and returns the run, which must have completed.
 fn let_the_tool_finish(env: &RealEnv, running: real_common::Running) -> real_common::JsonRun {
     std::fs::write(env.ws().join("go"), "").expect("let the tool finish");
-    let run = running.finish();
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
-    run
+    running.finish().expect_completed()
 }
 
 /// Starts the loop (`steering` on or off), waits until iteration 1's tool runs, sends the

@@ -7,18 +7,8 @@
 mod real_common;
 
 use pretty_assertions::assert_eq;
-use real_common::{PI, RealEnv, wait_for_file};
+use real_common::{PI, RealEnv, SLEEPING_TOOL, wait_for_file};
 use serde_json::{Value, json};
-
-/// A tool call that records its shell's pid and waits; the second turn is never reached.
-const SLEEPING_TOOL: &str = r#"
-default: task
-scenarios:
-  task:
-    - text: Running the long job.
-      shell: "echo $$ > tool.pid; sleep 30"
-    - text: never reached
-"#;
 
 fn config(env: &RealEnv, extra: &str) {
     env.write_config(&format!(
@@ -42,6 +32,7 @@ fn ctrl_c_during_a_tool_call_aborts_pi_in_rpc_mode_and_leaves_nothing() {
     };
     config(&env, "");
     let running = env.spawn_json(&["-p", "Run the long job."]);
+    wait_for_file(&env.ws().join("sleep.pid"));
     let tool: i32 = wait_for_file(&env.ws().join("tool.pid"))
         .trim()
         .parse()

@@ -266,6 +266,18 @@ scenarios:
     )
 }
 
+/// A tool call that records its shell's pid, starts a daemon in a new session and a plain
+/// child, records theirs (the last file written, `sleep.pid`, is the signal that all three
+/// exist), and waits; the second turn is never reached.
+pub const SLEEPING_TOOL: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: Running the long job.
+      shell: "echo $$ > tool.pid; setsid sleep 31 & echo $! > daemon.pid; sleep 30 & echo $! > sleep.pid; wait"
+    - text: never reached
+"#;
+
 /// A `ralph run` in progress.
 pub struct Running {
     pub pid: i32,
@@ -415,6 +427,17 @@ impl JsonRun {
             end["exit_code"].as_i64().unwrap_or(-1),
             self.code,
         )
+    }
+
+    /// The run itself, after checking that it completed (exit code 0); stderr otherwise.
+    pub fn expect_completed(self) -> Self {
+        assert_eq!(
+            self.ending(),
+            ("completed".to_owned(), 0, 0),
+            "stderr:\n{}",
+            self.stderr
+        );
+        self
     }
 
     /// The normalized agent events of iteration `n`, in order.
