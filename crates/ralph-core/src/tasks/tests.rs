@@ -231,3 +231,16 @@ fn update_writes_under_the_lock_and_keeps_the_file_on_error() {
     assert_eq!(read(&path).unwrap().tasks().count(), 9);
     assert_eq!(read(&path).unwrap().find(&id).unwrap().title, "first");
 }
+
+#[test]
+fn a_blocker_no_longer_in_the_list_blocks_nothing_and_crlf_lines_read() {
+    let list = TaskList::parse(
+        b"{\"id\":\"task-1-a\",\"title\":\"waits for a gone task\",\"status\":\"open\",\
+          \"blocked_by\":[\"task-gone\"],\"created\":\"1\"}\r\n\
+          {\"id\":\"task-1-b\",\"title\":\"waits for a\",\"status\":\"open\",\
+          \"blocked_by\":[\"task-1-a\"],\"created\":\"2\"}\n\n  \n",
+    );
+    assert_eq!(list.damaged(), []);
+    let ready: Vec<&str> = list.ready().iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(ready, ["waits for a gone task"]);
+}
