@@ -126,8 +126,8 @@ fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
     assert!(stderr.starts_with("ralph: stopped "), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            " that the agent of an earlier ralph (pid {ralph}, killed before it could stop \
-             them) had left running\n"
+            " that an earlier ralph (pid {ralph}, killed before it could stop them) had \
+             left running\n"
         )),
         "{stderr}"
     );
@@ -138,6 +138,53 @@ fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(!ws.run_files().dir().join("agent.json").exists());
+}
+
+#[test]
+fn a_run_after_kill_9_during_a_gate_stops_what_the_gate_left() {
+    // The gate's shell dies with ralph (its death signal); its background `sleep` does not.
+    let config = "\
+cli:
+  backend: pi
+gates:
+  - name: slow
+    run: \"sleep 300 & echo $! > gate-child; echo $$ > gate.pid; wait\"
+";
+    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
+    let mut guard = KillOnDrop::default();
+    let ralph = ws.start(&["run", "-p", "task", "--max-iterations", "1"]);
+    let ralph_pid = i32::try_from(ralph.id()).expect("pid");
+    guard.pids.push(ralph_pid);
+    let gate = read_pid(&ws.path().join("gate.pid"));
+    let sleep = read_pid(&ws.path().join("gate-child"));
+    guard.groups.push(gate);
+    guard.pids.push(sleep);
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        alive(sleep),
+        "precondition: the gate's child survives ralph"
+    );
+    assert!(ws.run_files().dir().join("agent.json").exists());
+
+    let out = ws.run(&[
+        "run",
+        "-p",
+        "another task",
+        "--max-iterations",
+        "1",
+        "--no-gates",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        wait_until_gone(sleep),
+        "the gate's child still runs: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("earlier ralph (pid {ralph_pid}, killed")),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -2,10 +2,13 @@
 //! (`ralph_core::store::AgentRecord`, what the core decides from it) and the supervisor
 //! that reads `/proc` and signals (`ralph_agent::supervise::stop_leftovers`).
 //!
-//! While an agent may run, its run directory holds a record of this ralph and the agent
-//! ([`AgentRecorder`]); it is removed once the agent and all it started are gone. A
-//! ralph killed with SIGKILL cannot remove it: the next `ralph run` (or `--continue`) in
-//! the workspace finds it after taking the lock and stops what is left ([`stop_stale`]).
+//! While the loop runs, its run directory holds a record of this ralph ([`AgentRecorder`],
+//! held by [`RecordHeld`]), naming the agent too while one runs; it is removed when the
+//! loop ends. Every child ralph starts (agents, gates, hooks, probes) carries this ralph's
+//! marker, so a record kept for the whole loop, not only while an agent runs, also covers
+//! a gate or a hook that was running when ralph was killed. A ralph killed with SIGKILL
+//! cannot remove it: the next `ralph run` (or `--continue`) in the workspace finds it
+//! after taking the lock and stops what is left ([`stop_stale`]).
 
 use std::cell::Cell;
 
@@ -83,9 +86,18 @@ impl AgentRecorder {
         }
     }
 
-    /// Before the spawn: names this ralph, so that even a kill right after the fork
-    /// leaves a record (the agent's processes carry this ralph's marker).
-    pub(crate) fn before_spawn(&self, run_dir: &RunDir) {
+    /// Names this ralph in the run's record until the returned guard is dropped (at the
+    /// loop's end): whatever ralph starts meanwhile carries its marker.
+    pub(crate) fn hold(&self, run_dir: &RunDir) -> RecordHeld {
+        self.name_only_this_ralph(run_dir);
+        RecordHeld {
+            run_dir: self.record.as_ref().map(|_| run_dir.clone()),
+        }
+    }
+
+    /// A record that names this ralph only: even a kill right after an agent's fork
+    /// leaves one (the agent's processes carry this ralph's marker).
+    fn name_only_this_ralph(&self, run_dir: &RunDir) {
         if let Some(record) = &self.record {
             self.write(run_dir, record);
         }
@@ -102,13 +114,10 @@ impl AgentRecorder {
         }
     }
 
-    /// The agent and everything it started are gone: nothing to record.
+    /// The agent and everything it started are gone: the record names this ralph only
+    /// again, for the gates and hooks that may follow.
     pub(crate) fn after_reap(&self, run_dir: &RunDir) {
-        if self.record.is_some()
-            && let Err(e) = run_dir.clear_agent_record()
-        {
-            self.warn(run_dir, &e);
-        }
+        self.name_only_this_ralph(run_dir);
     }
 
     fn write(&self, run_dir: &RunDir, record: &AgentRecord) {
@@ -123,6 +132,25 @@ impl AgentRecorder {
             diagnostic(format_args!(
                 "warning: cannot keep the agent record `{}` ({e}): if ralph is killed \
                  with SIGKILL, what the agent started is not stopped by the next run",
+                run_dir.agent_record_path().display()
+            ));
+        }
+    }
+}
+
+/// Removes the run's record when the loop ends, however it ends (an error, a panic).
+pub(crate) struct RecordHeld {
+    /// `None` when this ralph keeps no record.
+    run_dir: Option<RunDir>,
+}
+
+impl Drop for RecordHeld {
+    fn drop(&mut self) {
+        if let Some(run_dir) = &self.run_dir
+            && let Err(e) = run_dir.clear_agent_record()
+        {
+            diagnostic(format_args!(
+                "warning: cannot remove the agent record `{}`: {e}",
                 run_dir.agent_record_path().display()
             ));
         }

@@ -92,6 +92,7 @@ pub(crate) async fn drive(
     stop: &StopController,
 ) -> Result<StopReason, CliError> {
     let session = Instant::now();
+    let _record = run.recorder.hold(&run.run_dir);
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     let env = agent_env(&run.run_dir, &run.workspace)?;
     announce(&run, observer);
@@ -310,7 +311,6 @@ async fn iterate(
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
     let (recorder, run_dir) = (&run.recorder, &run.run_dir);
-    recorder.before_spawn(run_dir);
     let agent_run = run_agent_teed(
         spec,
         decoder,

@@ -140,8 +140,8 @@ impl std::fmt::Display for Notice {
                 };
                 write!(
                     f,
-                    "stopped {} that the agent of an earlier ralph (pid {ralph_pid}, killed \
-                     before it could stop them) had left running",
+                    "stopped {} that an earlier ralph (pid {ralph_pid}, killed before it \
+                     could stop them) had left running",
                     processes(stopped)
                 )?;
                 if *survivors > 0 {

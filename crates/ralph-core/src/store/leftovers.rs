@@ -2,9 +2,10 @@
 //! the agent left running if this ralph is killed with SIGKILL (which leaves it no
 //! chance to stop anything itself).
 //!
-//! `runs/<id>/agent.json` exists while an iteration's agent may run: written before the
-//! spawn (naming this ralph), again at the spawn (adding the agent), and removed once the
-//! agent and everything it started are gone. A ralph that starts in the workspace and,
+//! `runs/<id>/agent.json` exists while the loop runs: written at its start (naming this
+//! ralph, whose marker every agent, gate and hook it starts carries), again at each
+//! agent's spawn (adding the agent) and after its reap (naming the ralph only), and
+//! removed when the loop ends. A ralph that starts in the workspace and,
 //! holding the lock, still finds the file knows that the ralph it names died without
 //! removing it; [`AgentRecord::leftovers`] decides what may then be stopped, from what
 //! the caller read of the machine ([`Host`]). Finding and signalling the processes is the

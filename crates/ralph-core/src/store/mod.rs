@@ -9,7 +9,7 @@
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
-//!     agent.json         while an agent may run: who runs it (the `leftovers` module)
+//!     agent.json         while the loop runs: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
 //!     steering.jsonl     every `ralph steer` message and where it went (`crate::steer`)
