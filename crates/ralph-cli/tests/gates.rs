@@ -270,11 +270,12 @@ cli:
   backend: pi
 gates:
   - name: slow
-    run: \"echo $$ > gate.pid; sleep 300\"
+    run: \"sleep 300 & echo $! > gate-child; echo $$ > gate.pid; wait\"
 ";
     let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
     let child = ws.start(&["run", "--output", "json", "-p", "task"]);
     let gate = common::wait_for_pid(&ws.path().join("gate.pid"), "the gate");
+    let gate_child = common::wait_for_pid(&ws.path().join("gate-child"), "the gate's child");
     let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(
         code(out.status),
@@ -285,6 +286,10 @@ gates:
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(r#""reason":"interrupted""#), "{stdout}");
     assert!(gone(gate), "the gate {gate} survived Ctrl-C");
+    assert!(
+        gone(gate_child),
+        "the gate's child {gate_child} survived Ctrl-C"
+    );
 }
 
 #[test]

@@ -256,7 +256,7 @@ fn required_events_refuse_a_completion_before_any_gate_runs() {
 }
 
 #[test]
-fn gates_stopped_by_ctrl_c_withhold_their_events_without_gate_failed() {
+fn gates_stopped_by_ctrl_c_withhold_their_events_and_count_as_refused() {
     let mut m = Machine::new(Rules {
         gates: vec![gate("tests", &[PROMISE])],
         ..solo()
@@ -271,5 +271,32 @@ fn gates_stopped_by_ctrl_c_withhold_their_events_without_gate_failed() {
     assert_eq!(
         next.events[0].topic, GATE_FAILED,
         "an interrupted gate did not pass"
+    );
+}
+
+#[test]
+fn a_promise_a_gate_refuses_earns_no_note_on_how_to_signal_it() {
+    let mut m = Machine::new(Rules {
+        gates: vec![gate("done-file", &[PROMISE])],
+        ..solo()
+    });
+    // The agent emitted the promise and its answer quotes the command it ran.
+    let report = IterationReport {
+        final_text: Some(format!("Ran `ralph emit {PROMISE}`; all done.")),
+        ..ok(&[ev(PROMISE)])
+    };
+    gated_step(&mut m, report, &[("done-file", GateEnd::Exit)]);
+    let notices = m.take_notices();
+    assert!(
+        notices
+            .iter()
+            .any(|n| matches!(n, Notice::EventWithheld { .. })),
+        "{notices:?}"
+    );
+    assert!(
+        !notices
+            .iter()
+            .any(|n| matches!(n, Notice::PromiseNotAlone { .. })),
+        "{notices:?}"
     );
 }

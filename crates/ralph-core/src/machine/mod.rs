@@ -308,6 +308,9 @@ impl Machine {
             &report.outcome,
             report.final_text.as_deref(),
         );
+        // What the agent signalled, before a gate refuses it: a refused promise was still
+        // signalled properly, so it earns no note on how to signal it.
+        let signalled = completion;
         let checked = self.apply_gates(&iteration, &plan, &report.gates);
         if completion.is_some() && checked.withheld.contains(&promise) {
             completion = None;
@@ -328,7 +331,7 @@ impl Machine {
             &promise,
             &report.outcome,
             report.final_text.as_deref(),
-            completion,
+            signalled,
         ) {
             self.notices.push(Notice::PromiseNotAlone {
                 promise: promise.clone(),
