@@ -23,12 +23,9 @@ pub const WORKSPACE: &str = "RALPH_WORKSPACE";
 /// project can derive ports or database names per loop. Set by `ralph run` for every
 /// agent, gate and hook of a loop that runs in `.ralph/worktrees/<name>`; absent otherwise.
 pub const WORKTREE: &str = "RALPH_WORKTREE";
-/// A token unique to one supervised process (`<ralph pid>-<counter>`). Set by the
-/// supervisor for every process it starts (agents, version probes); ralph finds the
-/// process's descendants by it, even those that left its process group, to stop them.
 /// A token unique to one supervised process: `<owner>-<counter>`, where the owner is the
 /// ralph process that started it ([`agent_run_owner`]). Set by the supervisor for every
-/// process it starts (agents, version probes); ralph finds the process's descendants by
+/// process it starts (agents, gates, hooks, probes); ralph finds the process's descendants by
 /// it, even those that left its process group, to stop them, and a later ralph finds
 /// what a killed one left behind by its owner part.
 pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";

@@ -462,3 +462,7 @@ static MAIN_KEYS: &[Key] = &[
         Dump::Config(|c| Some(boolean(c.tasks.enabled))),
         Read::Layer(|dec, f, c| c.tasks.enabled = dec.boolean(f))),
 ];
+
+#[cfg(test)]
+#[path = "keys_tests.rs"]
+mod tests;

@@ -1,10 +1,10 @@
 //! The key table's own rules: each entry is complete and consistent with the section
 //! it belongs to.
 
-use super::choice::PromptMode;
-use super::key::{Default, Dump, Init, Key, Read, Section, Type, Value, defaults};
-use super::keys::all_keys;
-use super::unsupported;
+use super::super::choice::PromptMode;
+use super::super::key::{Default, Dump, Init, Key, Read, Section, Type, Value, defaults};
+use super::super::unsupported;
+use super::all_keys;
 
 /// The keys named in backquotes in the messages (`cli.backend`, `cli.pty: true`).
 fn named_keys(why: &str) -> Vec<String> {
@@ -212,7 +212,7 @@ fn file_with(key: &Key, value: &str) -> (String, String) {
 
 #[test]
 fn each_reader_accepts_and_refuses_what_its_type_says() {
-    let parse = |text: &str| super::decode::parse_layer(text, std::path::Path::new("t.yml"));
+    let parse = |text: &str| super::super::decode::parse_layer(text, std::path::Path::new("t.yml"));
     let read_by_table =
         all_keys().filter(|k| matches!(k.read, Read::Layer(_) | Read::Hat(_) | Read::Gate(_)));
     for key in read_by_table {

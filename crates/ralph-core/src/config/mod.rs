@@ -58,9 +58,6 @@ mod template;
 mod unsupported;
 mod yaml_value;
 
-#[cfg(test)]
-mod keys_tests;
-
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
 pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
