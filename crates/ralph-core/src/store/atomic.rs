@@ -13,7 +13,11 @@
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+/// The mode a new file is created with, before the umask: what `File::create` uses.
+const NEW_FILE_MODE: u32 = 0o666;
 
 /// Whether to wait until the new content is on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +32,21 @@ pub enum Durability {
 pub fn replace(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::fsafe::check_ralph_dirs(path)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
+    // A temporary file is private (0600) by default; the file it replaces must not turn
+    // private by being rewritten, nor a new one be created unlike any other file the
+    // user's umask allows: as `File::create` would (0666 less the umask), or as it was.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .permissions(std::fs::Permissions::from_mode(NEW_FILE_MODE))
+        .tempfile_in(dir)?;
+    if let Ok(old) = std::fs::symlink_metadata(path)
+        && old.file_type().is_file()
+    {
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(
+                old.permissions().mode() & 0o7777,
+            ))?;
+    }
     tmp.write_all(bytes)?;
     if durability == Durability::Durable {
         tmp.as_file().sync_all()?;
