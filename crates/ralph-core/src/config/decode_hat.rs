@@ -4,12 +4,13 @@
 use ralph_types::BackendKind;
 use saphyr::{Scalar, YamlData};
 
+use super::choice::AUTO;
 use super::describe::describe;
 use super::error::{ConfigError, ConfigErrorKind, ConfigWarningKind};
 use super::key::{Read, Section};
 use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
-use super::raw::{RawHat, RawHatBackend};
+use super::raw::{RawHat, RawHatBackend, SpannedList};
 use super::read::{self, backend_kind_node};
 use crate::topic::validate_topic;
 
@@ -200,3 +201,39 @@ fn backend_mapping(dec: &mut Decoder, field: &Field<'_>) -> Option<RawHatBackend
         }
     }
 }
+
+/// `fallback` (under `cli` and per hat): a list of backends, each in the forms of a hat's
+/// `backend` (read by the same code).
+pub(crate) fn fallback(dec: &mut Decoder, field: &Field<'_>) -> Option<SpannedList<RawHatBackend>> {
+    let YamlData::Sequence(items) = &field.value.data else {
+        dec.wrong_type(&field.path, field.value, FALLBACK_EXPECTED);
+        return None;
+    };
+    let errors_before = dec.errors.len();
+    let backends: Vec<_> = items
+        .iter()
+        .filter_map(|item| {
+            if let YamlData::Value(Scalar::String(name)) = &item.data
+                && name == AUTO
+            {
+                dec.error(
+                    item,
+                    ConfigErrorKind::HatBackend {
+                        key: field.path.clone(),
+                        problem: "cannot name `auto`: name the backend to fail over to",
+                    },
+                );
+                return None;
+            }
+            let item_field = Field {
+                path: field.path.clone(),
+                key: item,
+                value: item,
+            };
+            hat_backend(dec, &item_field)
+        })
+        .collect();
+    (dec.errors.len() == errors_before).then(|| Spanned::new(backends, dec.origin(field.value)))
+}
+
+const FALLBACK_EXPECTED: &str = "a list of backends (names, or mappings with `type` or `command`)";

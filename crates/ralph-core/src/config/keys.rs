@@ -10,6 +10,7 @@
 use saphyr::Yaml;
 
 use super::choice::AUTO;
+use super::decode_hat;
 use super::hooks::EXAMPLE_HOOKS;
 use super::key::defaults as d;
 use super::key::{
@@ -353,7 +354,7 @@ static MAIN_KEYS: &[Key] = &[
          each is checked when the run starts.",
         Init::Example(FALLBACK_EXAMPLE),
         Dump::Config(|c| Some(super::dump::backend_list(&c.rate_limits.fallback))),
-        Read::Layer(|dec, f, c| c.cli.fallback = read::fallback(dec, f))),
+        Read::Layer(|dec, f, c| c.cli.fallback = decode_hat::fallback(dec, f))),
     key(Cli, "backend_priority", Type::BackendList, value(Value::Names(d::BUILTIN_BACKENDS)),
         "The backends `auto` tries, in order (`custom` cannot be detected).",
         Init::Default,

@@ -1,5 +1,6 @@
 //! The keys of a hat, its backend and a price (see `keys.rs` for the table's form).
 
+use super::decode_hat;
 use super::key::defaults as d;
 use super::key::{
     Dump, EXIT_GRACE, IDLE_TIMEOUT, ITERATION_TIMEOUT, Init, Key, Read, STARTUP_TIMEOUT, Section,
@@ -92,7 +93,7 @@ pub(super) static HAT_KEYS: &[Key] = &[
         "Overrides `cli.fallback` for this hat (the hat's `args` follow each backend's).",
         Init::InExample,
         Dump::Hat(|h| h.fallback.as_deref().map(super::dump::backend_list)),
-        Read::Hat(|dec, f, h| h.fallback = read::fallback(dec, f))),
+        Read::Hat(|dec, f, h| h.fallback = decode_hat::fallback(dec, f))),
     key(Hat, "steering", Type::Bool, Unset("`cli.steering`"),
         "Overrides `cli.steering` for this hat's agent.", Init::InExample,
         Dump::Hat(|h| Some(boolean(h.steering))),

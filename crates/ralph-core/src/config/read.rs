@@ -236,45 +236,6 @@ pub(crate) fn rate_limit_policy(
     choice(dec, field, &RateLimitPolicy::ALL, RateLimitPolicy::name)
 }
 
-/// `fallback` (under `cli` and per hat): a list of backends, each in the forms of a hat's
-/// `backend` (read by the same code).
-pub(crate) fn fallback(
-    dec: &mut Decoder,
-    field: &Field<'_>,
-) -> Option<super::raw::SpannedList<super::raw::RawHatBackend>> {
-    let YamlData::Sequence(items) = &field.value.data else {
-        dec.wrong_type(&field.path, field.value, FALLBACK_EXPECTED);
-        return None;
-    };
-    let errors_before = dec.errors.len();
-    let backends: Vec<_> = items
-        .iter()
-        .filter_map(|item| {
-            if let YamlData::Value(Scalar::String(name)) = &item.data
-                && name == super::choice::AUTO
-            {
-                dec.error(
-                    item,
-                    ConfigErrorKind::HatBackend {
-                        key: field.path.clone(),
-                        problem: "cannot name `auto`: name the backend to fail over to",
-                    },
-                );
-                return None;
-            }
-            let item_field = Field {
-                path: field.path.clone(),
-                key: item,
-                value: item,
-            };
-            super::decode_hat::hat_backend(dec, &item_field)
-        })
-        .collect();
-    (dec.errors.len() == errors_before).then(|| Spanned::new(backends, dec.origin(field.value)))
-}
-
-const FALLBACK_EXPECTED: &str = "a list of backends (names, or mappings with `type` or `command`)";
-
 pub(crate) fn prompt_mode(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<PromptMode>> {
     choice(dec, field, &PromptMode::ALL, PromptMode::name)
 }
