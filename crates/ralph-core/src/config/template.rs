@@ -15,9 +15,10 @@ const COMMENT_WIDTH: usize = 88;
 
 const HEADER: &str = "\
 # ralph.yml: what ralph runs, and when it stops.
-# Every key is optional: each one with a default is written with it, the others are
-# commented out with an example. The configuration reference (docs/config.md) lists
-# every key, a hat's included. `ralph run --dry-run` prints what a run would use.
+# Every key is optional: each one with a default is written with it, the others (and
+# those only a custom backend reads) are commented out with an example. The reference
+# (docs/config.md) lists every key, a hat's included. `ralph run --dry-run` prints what
+# a run would use.
 ";
 
 /// A commented `ralph.yml` for `backend` (which may be `auto`).
