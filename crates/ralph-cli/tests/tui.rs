@@ -1,7 +1,8 @@
 //! The full-screen view in a real terminal (tmux): a three-hat loop run with `--tui`,
 //! paged back to iteration 1, searched, exported; `ralph watch` in a second window on the
 //! same run, left with `q` while the loop goes on; then `q` under `ralph run --tui` asks
-//! and stops the loop as Ctrl-C does, and the terminal is given back.
+//! and stops the loop as Ctrl-C does, and the terminal is given back; after an agent that
+//! crashed and a SIGTERM too.
 //!
 //! The reviewer's fake agent stops mid-transcript until the test ends the run, so every
 //! check is of a state the screen is known to reach, never of timing. Needs `tmux`
@@ -123,6 +124,59 @@ fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
     // The terminal is back: no TUI frame is left on the screen, the verdict is said.
     assert!(!screen.contains("? help"), "{screen}");
     assert!(screen.contains("interrupted"), "{screen}");
+}
+
+#[test]
+fn a_crashed_agent_then_sigterm_give_the_terminal_back() {
+    // Iteration 1's agent dies by a signal's exit code; iteration 2's stops mid-stream.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | exit=139\n\
+         pi/anthropic/text.jsonl | | pause_at=2\n",
+    );
+    // After ralph: whether the terminal is back in canonical (cooked) mode.
+    let run = session_script(
+        &ws,
+        "run",
+        "run --tui -p task --max-iterations 3",
+        "echo \"run exit $?\"; stty -a | grep -o -- '-\\{0,1\\}icanon' | sed 's/^/mode /'",
+    );
+    let tmux = Tmux::start(ws.path(), "t", &run);
+    wait_file(&ws.path().join(".fake/paused-2"));
+    tmux.wait_for("t:0", "iteration 2 at work", |s| {
+        s.contains("iteration 2") && s.contains("running")
+    });
+    let alternate = || {
+        let out = tmux.tmux(&["display-message", "-p", "-t", "t:0", "#{alternate_on}"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(alternate(), "1", "the view runs on the alternate screen");
+
+    let lock = std::fs::read_to_string(ws.path().join(".ralph/loop.lock")).expect("the lock");
+    let pid: i32 = lock
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("ralph's pid in the lock");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("SIGTERM");
+    let screen = tmux.wait_for("t:0", "the end", |s| s.contains("mode "));
+    assert!(screen.contains("run exit 130"), "{screen}");
+    assert!(
+        screen.contains("mode icanon"),
+        "raw mode left on:\n{screen}"
+    );
+    assert_eq!(alternate(), "0", "the alternate screen left on:\n{screen}");
+    assert!(!screen.contains("? help"), "{screen}");
+    let cursor = tmux.tmux(&["display-message", "-p", "-t", "t:0", "#{cursor_flag}"]);
+    assert_eq!(
+        String::from_utf8_lossy(&cursor.stdout).trim(),
+        "1",
+        "the cursor is hidden"
+    );
 }
 
 #[test]
