@@ -182,3 +182,30 @@ impl OutputSink for Watch<'_> {
         self.inner.on_stdout(bytes)
     }
 }
+
+/// The startup and idle deadlines hold while the child's stdin is kept open for steering:
+/// a child that waits on its input forever is stopped (the abort command first, which it
+/// ignores, then the signals), and its input is closed.
+#[tokio::test]
+async fn the_startup_and_idle_deadlines_stop_a_child_that_waits_on_its_open_input() {
+    let deadline = Duration::from_millis(400);
+    for (first, expected) in [
+        (None, Termination::StartupTimeout),
+        (Some("hello\n"), Termination::IdleTimeout),
+    ] {
+        let input = LiveStdin::new(Some(b"ignored-abort\n".to_vec()));
+        if let Some(frame) = first {
+            assert!(input.send(frame.as_bytes().to_vec()));
+        }
+        let deadlines = ralph_agent::supervise::RunDeadlines {
+            startup: Some(deadline),
+            idle: Some(deadline),
+            ..short()
+        };
+        let mut sink = turns(&input);
+        let outcome = supervise(echo(&input), deadlines, &mut sink).await;
+        assert_eq!(outcome.termination, expected, "{}", sink.stdout);
+        assert!(!input.is_open());
+        assert_group_gone(pid_of(&outcome));
+    }
+}
