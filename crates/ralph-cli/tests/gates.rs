@@ -265,14 +265,7 @@ fn gone(pid: i32) -> bool {
 
 #[test]
 fn ctrl_c_during_a_gate_ends_the_run_with_130_and_leaves_nothing_running() {
-    let config = "\
-cli:
-  backend: pi
-gates:
-  - name: slow
-    run: \"sleep 300 & echo $! > gate-child; echo $$ > gate.pid; wait\"
-";
-    let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
+    let ws = Workspace::new(common::SLOW_GATE, &format!("{TEXT} | LOOP_COMPLETE |\n"));
     let child = ws.start(&["run", "--output", "json", "-p", "task"]);
     let gate = common::wait_for_pid(&ws.path().join("gate.pid"), "the gate");
     let gate_child = common::wait_for_pid(&ws.path().join("gate-child"), "the gate's child");

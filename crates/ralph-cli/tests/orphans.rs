@@ -143,14 +143,10 @@ fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
 #[test]
 fn a_run_after_kill_9_during_a_gate_stops_what_the_gate_left() {
     // The gate's shell dies with ralph (its death signal); its background `sleep` does not.
-    let config = "\
-cli:
-  backend: pi
-gates:
-  - name: slow
-    run: \"sleep 300 & echo $! > gate-child; echo $$ > gate.pid; wait\"
-";
-    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
+    let ws = Workspace::new(
+        common::SLOW_GATE,
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
     let mut guard = KillOnDrop::default();
     let ralph = ws.start(&["run", "-p", "task", "--max-iterations", "1"]);
     let ralph_pid = i32::try_from(ralph.id()).expect("pid");

@@ -15,6 +15,16 @@ pub mod tmux;
 /// a guard against hanging: no test asserts on time.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// A pi config with one gate, `slow`, that starts a background `sleep` (its pid in
+/// `gate-child`), writes its own pid to `gate.pid` (the sign that both run), and waits.
+pub const SLOW_GATE: &str = "\
+cli:
+  backend: pi
+gates:
+  - name: slow
+    run: \"sleep 300 & echo $! > gate-child; echo $$ > gate.pid; wait\"
+";
+
 /// A three-hat loop (planner, builder on claude, reviewer on pi with its own model) that
 /// needs `review.approved` before it completes.
 pub const THREE_HATS: &str = "\
