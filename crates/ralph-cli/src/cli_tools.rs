@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
+use clap::{ArgAction, ValueEnum};
 
-use crate::cli::{ColorArg, TableArg};
+use crate::cli::ColorArg;
 use crate::cli_tools_memory::MemoryArgs;
 use crate::cli_tools_skill::SkillArgs;
 
@@ -27,11 +27,12 @@ pub(crate) enum Tool {
     ///
     /// Examples:
     ///   ralph tools task add "Write the parser" -p 2 -d "pi NDJSON"
-    ///   ralph tools task add "Test it" --blocked-by 921a
+    ///   ralph tools task add "Test it" --blocked-by 921a,887a
     ///   ralph tools task ensure "Docs" --key docs
     ///   ralph tools task ready
     ///   ralph tools task start 921a && ralph tools task close 921a
-    ///   ralph tools task list --format json
+    ///   ralph tools task list --all --limit 20 --format json
+    ///   ralph tools task ready --format quiet
     #[command(verbatim_doc_comment)]
     Task(TaskArgs),
     /// Keep lessons for later iterations in .ralph/agent/memories.md.
@@ -65,13 +66,22 @@ pub(crate) enum Tool {
 pub(crate) struct TaskArgs {
     #[command(subcommand)]
     pub(crate) command: TaskCommand,
-    /// The workspace (default: $RALPH_WORKSPACE, set for agents by `ralph run`, else the
-    /// current directory).
-    #[arg(long, global = true, value_name = "DIR")]
-    pub(crate) root: Option<PathBuf>,
-    /// `table` for people, `json` for programs.
-    #[arg(long, global = true, value_enum, default_value_t = TableArg::Table)]
-    pub(crate) format: TableArg,
+    #[command(flatten)]
+    pub(crate) options: ToolOptions,
+    /// `table` for people, `json` for programs, `quiet` for the ids alone.
+    #[arg(long, global = true, value_enum, default_value_t = TaskFormat::Table)]
+    pub(crate) format: TaskFormat,
+}
+
+/// How `ralph tools task` prints what it did or found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TaskFormat {
+    /// Lines for people.
+    Table,
+    /// A JSON array for a list, one JSON object for a single task.
+    Json,
+    /// Only the ids, one a line (for `$(…)` and `xargs`).
+    Quiet,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -81,9 +91,8 @@ pub(crate) enum TaskCommand {
         title: String,
         #[command(flatten)]
         details: TaskDetails,
-        /// Ids of the tasks that must be done first.
-        #[arg(long = "blocked-by", value_name = "ID", num_args = 1..)]
-        blocked_by: Vec<String>,
+        #[command(flatten)]
+        blockers: Blockers,
         /// A stable name, so `ensure` finds it again.
         #[arg(long)]
         key: Option<String>,
@@ -95,20 +104,19 @@ pub(crate) enum TaskCommand {
         key: String,
         #[command(flatten)]
         details: TaskDetails,
-        #[arg(long = "blocked-by", value_name = "ID", num_args = 1..)]
-        blocked_by: Vec<String>,
+        #[command(flatten)]
+        blockers: Blockers,
     },
-    /// List tasks (closed and failed ones only with --all or -s).
-    List {
-        /// Only tasks with this status.
-        #[arg(short = 's', long, value_enum)]
-        status: Option<StatusArg>,
-        /// Closed and failed tasks too.
-        #[arg(long)]
+    /// List tasks, in progress first, then by priority and age (closed and failed ones
+    /// only with --all or -s).
+    List(TaskListArgs),
+    /// Open tasks whose blockers are done, most urgent first (inside a run, the run's
+    /// own and those of no run, unless --all).
+    Ready {
+        /// Every run's ready tasks, not only this run's.
+        #[arg(short = 'a', long)]
         all: bool,
     },
-    /// Open tasks whose blockers are done, most urgent first.
-    Ready,
     /// Mark a task in progress.
     Start { id: String },
     /// Mark a task done.
@@ -119,6 +127,32 @@ pub(crate) enum TaskCommand {
     Reopen { id: String },
     /// Show one task.
     Show { id: String },
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct TaskListArgs {
+    /// Only tasks with this status.
+    #[arg(short = 's', long, value_enum, ignore_case = true)]
+    pub(crate) status: Option<StatusArg>,
+    /// Closed and failed tasks too.
+    #[arg(short = 'a', long)]
+    pub(crate) all: bool,
+    /// Only tasks created or closed in the last N days.
+    #[arg(short = 'd', long, value_name = "N")]
+    pub(crate) days: Option<u32>,
+    /// At most N tasks (the first N of the listed order).
+    #[arg(short = 'l', long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+}
+
+/// The tasks a new task waits for.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Blockers {
+    /// A task that must be done first; repeat the flag or separate ids with commas.
+    // One value per occurrence: a title after `--blocked-by X` stays the title.
+    #[arg(long = "blocked-by", value_name = "ID", value_delimiter = ',', num_args = 1,
+          action = ArgAction::Append)]
+    pub(crate) blocked_by: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -136,7 +170,7 @@ pub(crate) struct TaskDetails {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum StatusArg {
     Open,
-    #[value(name = "in_progress", alias = "in-progress")]
+    #[value(name = "in_progress", aliases = ["in-progress", "inprogress"])]
     InProgress,
     Closed,
     Failed,

@@ -232,3 +232,227 @@ fn the_loop_cannot_complete_while_its_tasks_are_open() {
     );
     assert_eq!(ws.history().len(), 2);
 }
+
+/// The ids `--format quiet` printed, one a line.
+fn ids(stdout: &str) -> Vec<&str> {
+    stdout.lines().collect()
+}
+
+/// A task's `blocked_by` as `show --format json` prints it.
+fn blockers(ws: &Workspace, id: &str) -> Vec<String> {
+    let (_, out, _) = task(ws, &["show", id, "--format", "json"]);
+    let shown: Value = serde_json::from_str(&out).unwrap();
+    serde_json::from_value(shown["blocked_by"].clone()).unwrap()
+}
+
+#[test]
+fn blocked_by_takes_the_incumbents_commas_or_a_repeated_flag_and_leaves_the_title_alone() {
+    let ws = Workspace::new("", "");
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    std::fs::write(ws.path().join(".ralph/agent/tasks.jsonl"), SAMPLE).unwrap();
+    let both = ["task-1795660762-921a", "task-1795660762-887a"];
+    let (status, out, stderr) = task(
+        &ws,
+        &[
+            "add",
+            "Commas",
+            "--blocked-by",
+            "921a,887a",
+            "--format",
+            "quiet",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(blockers(&ws, out.trim()), both);
+    let (status, out, stderr) = task(
+        &ws,
+        &[
+            "add",
+            "--blocked-by",
+            "921a",
+            "--blocked-by",
+            "887a, ",
+            "Repeated",
+            "--format",
+            "quiet",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(blockers(&ws, out.trim()), both);
+    let (_, shown, _) = task(&ws, &["show", out.trim(), "--format", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&shown).unwrap()["title"],
+        "Repeated"
+    );
+    let (status, out, stderr) = task(
+        &ws,
+        &[
+            "ensure",
+            "--blocked-by",
+            "921a,887a",
+            "Keyed",
+            "--key",
+            "k",
+            "--format",
+            "quiet",
+        ],
+    );
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(blockers(&ws, out.trim()), both);
+}
+
+#[test]
+fn task_takes_the_options_of_every_tools_command() {
+    let ws = Workspace::new("", "");
+    task(&ws, &["add", "one"]);
+    for args in [
+        &[
+            "-c",
+            "ralph.yml",
+            "-H",
+            "builtin:code-assist",
+            "-v",
+            "--color",
+            "never",
+            "list",
+        ][..],
+        &[
+            "list",
+            "--config",
+            "ralph.yml",
+            "--hats",
+            "x.yml",
+            "--verbose",
+            "--color",
+            "always",
+        ][..],
+        &["ready", "-v", "--root", "."][..],
+    ] {
+        let (status, out, stderr) = task(&ws, args);
+        assert_eq!(
+            (status, out.contains("one")),
+            (0, true),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn format_quiet_prints_the_ids_alone() {
+    let ws = Workspace::new("", "");
+    let (status, first, stderr) = task(&ws, &["add", "first", "-p", "1", "--format", "quiet"]);
+    assert_eq!(status, 0, "{stderr}");
+    let first = first.trim().to_owned();
+    assert!(
+        first.starts_with("task-") && !first.contains(' '),
+        "{first}"
+    );
+    let (_, second, _) = task(
+        &ws,
+        &["ensure", "second", "--key", "s", "--format", "quiet"],
+    );
+    let second = second.trim().to_owned();
+    let (_, listed, _) = task(&ws, &["list", "--format", "quiet"]);
+    assert_eq!(ids(&listed), [first.as_str(), second.as_str()]);
+    let (_, ready, _) = task(&ws, &["--format", "quiet", "ready"]);
+    assert_eq!(ids(&ready), [first.as_str(), second.as_str()]);
+    let (_, shown, _) = task(&ws, &["show", "s", "--format", "quiet"]);
+    assert_eq!(shown, format!("{second}\n"));
+    let (_, closed, _) = task(&ws, &["close", &first, "--format", "quiet"]);
+    assert_eq!(closed, format!("{first}\n"));
+    let (status, none, _) = task(&ws, &["list", "-s", "failed", "--format", "quiet"]);
+    assert_eq!((status, none.as_str()), (0, ""));
+}
+
+#[test]
+fn list_takes_the_incumbents_filters() {
+    let ws = Workspace::new("", "");
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let now = std::time::SystemTime::now();
+    let ago = |days: u64| {
+        ralph_core::time_text::rfc3339_nanos(now - std::time::Duration::from_secs(days * 86_400))
+    };
+    // Created long ago except `new`; `old-closed` was closed yesterday.
+    let line = |id: &str, status: &str, priority: u8, created: &str, closed: Option<&str>| {
+        let mut task = json!({"id": id, "title": id, "status": status, "priority": priority,
+                              "blocked_by": [], "created": created});
+        if let Some(closed) = closed {
+            task["closed"] = json!(closed);
+        }
+        task.to_string()
+    };
+    let file = [
+        line("old-open", "open", 3, &ago(30), None),
+        line("old-closed", "closed", 1, &ago(30), Some(&ago(1))),
+        line("old-failed", "failed", 1, &ago(30), Some(&ago(20))),
+        line("new", "open", 2, &ago(2), None),
+        line("doing", "in_progress", 4, &ago(40), None),
+    ]
+    .join("\n");
+    std::fs::write(ws.path().join(".ralph/agent/tasks.jsonl"), file + "\n").unwrap();
+    for (args, expected) in [
+        // In progress, then open, closed, failed; most urgent first within each.
+        (&["list"][..], &["doing", "new", "old-open"][..]),
+        (
+            &["list", "-a"][..],
+            &["doing", "new", "old-open", "old-closed", "old-failed"][..],
+        ),
+        (&["list", "--all", "-l", "2"][..], &["doing", "new"][..]),
+        (&["list", "-a", "-d", "7"][..], &["new", "old-closed"][..]),
+        (&["list", "--days", "7", "--limit", "1"][..], &["new"][..]),
+        (&["list", "-s", "inprogress"][..], &["doing"][..]),
+        (&["list", "--status", "In_Progress"][..], &["doing"][..]),
+        (&["list", "-s", "in-progress"][..], &["doing"][..]),
+        (
+            &["list", "-s", "closed", "-d", "7"][..],
+            &["old-closed"][..],
+        ),
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--format", "quiet"]);
+        let (status, out, stderr) = task(&ws, &all);
+        assert_eq!(
+            (status, ids(&out)),
+            (0, expected.to_vec()),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn ready_inside_a_run_shows_its_tasks_and_all_shows_every_runs() {
+    let ws = Workspace::new("", "");
+    let add = |title: &str, run: Option<&str>| {
+        let mut cmd = ws.command(&["tools", "task", "add", title, "--format", "quiet"]);
+        cmd.env_remove("RALPH_RUN_ID");
+        if let Some(run) = run {
+            cmd.env("RALPH_RUN_ID", run);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(code(out.status), 0);
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let mine = add("mine", Some("run-a"));
+    let theirs = add("theirs", Some("run-b"));
+    let nobodys = add("nobody's", None);
+    let ready = |args: &[&str], run: Option<&str>| {
+        let mut all = vec!["tools", "task", "ready", "--format", "quiet"];
+        all.extend_from_slice(args);
+        let mut cmd = ws.command(&all);
+        cmd.env_remove("RALPH_RUN_ID");
+        if let Some(run) = run {
+            cmd.env("RALPH_RUN_ID", run);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(code(out.status), 0);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        ids(&ready(&[], Some("run-a"))),
+        [mine.as_str(), nobodys.as_str()]
+    );
+    let every = [mine.as_str(), theirs.as_str(), nobodys.as_str()];
+    assert_eq!(ids(&ready(&["-a"], Some("run-a"))), every);
+    assert_eq!(ids(&ready(&["--all"], Some("run-a"))), every);
+    assert_eq!(ids(&ready(&[], None)), every);
+}

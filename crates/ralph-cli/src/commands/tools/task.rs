@@ -3,14 +3,14 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::SystemTime;
+use std::time::{SystemTime, UNIX_EPOCH};
 
+use ralph_core::memory::date;
 use ralph_core::tasks::{self, Task, TaskList, TaskStatus, UpdateError};
 use ralph_core::time_text::rfc3339_nanos;
 use ralph_core::visible::visible;
 
-use crate::cli::TableArg;
-use crate::cli_tools::{StatusArg, TaskArgs, TaskCommand, TaskDetails};
+use crate::cli_tools::{StatusArg, TaskArgs, TaskCommand, TaskDetails, TaskFormat, TaskListArgs};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
@@ -18,9 +18,12 @@ use crate::view::term::one_line;
 
 /// The widest title a table shows (the rest is cut with `…`).
 const TITLE_CHARS: usize = 60;
+const SECONDS_PER_DAY: i64 = 86_400;
+const SECONDS_PER_HOUR: i64 = 3_600;
+const SECONDS_PER_MINUTE: i64 = 60;
 
 pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
-    let workspace = super::workspace_of(args.root.as_deref())?;
+    let workspace = super::workspace(&args.options)?;
     let path = tasks::tasks_path(&workspace);
     let now = || rfc3339_nanos(SystemTime::now());
     // Changes return the task as changed (no second read); queries read the list once.
@@ -35,19 +38,19 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
         TaskCommand::Add {
             title,
             details,
-            blocked_by,
+            blockers,
             key,
         } => {
-            let task = new_task(title, details, blocked_by, key.clone());
+            let task = new_task(title, details, &blockers.blocked_by, key.clone());
             changed("created", &|list| list.add(task.clone()))?
         }
         TaskCommand::Ensure {
             title,
             key,
             details,
-            blocked_by,
+            blockers,
         } => {
-            let task = new_task(title, details, blocked_by, Some(key.clone()));
+            let task = new_task(title, details, &blockers.blocked_by, Some(key.clone()));
             update(&path, |list| {
                 let (verb, id) = match list.with_key(key) {
                     Some(found) => ("found", found.id.clone()),
@@ -61,18 +64,20 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
         TaskCommand::Fail { id } => changed("failed", &|l| l.fail(id, &now()))?,
         TaskCommand::Reopen { id } => changed("reopened", &|l| l.reopen(id))?,
         TaskCommand::Show { id } => Shown::Query(Query::One(id.clone())),
-        TaskCommand::List { status, all } => Shown::Query(Query::List {
-            status: status.map(status_of),
-            all: *all,
+        TaskCommand::List(list) => Shown::Query(Query::List(list)),
+        // Inside a run its agent sees what its prompt shows: the run's tasks and those
+        // of no run (ralph-orchestrator's `ready` narrows to the current loop likewise).
+        TaskCommand::Ready { all } => Shown::Query(Query::Ready {
+            run: if *all { None } else { current_run() },
         }),
-        TaskCommand::Ready => Shown::Query(Query::Ready),
     };
     // Buffered: a list of thousands of tasks is one write, not one a line.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match shown {
         Shown::Changed(verb, task) => match args.format {
-            TableArg::Json => json_line(&mut out, &task)?,
-            TableArg::Table => writeln!(
+            TaskFormat::Json => json_line(&mut out, &task)?,
+            TaskFormat::Quiet => writeln!(out, "{}", task.id).map_err(CliError::write)?,
+            TaskFormat::Table => writeln!(
                 out,
                 "{verb} task {}: {} ({})",
                 task.id,
@@ -87,21 +92,23 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
                 Query::One(id) => {
                     let task = list.find(&id)?;
                     match args.format {
-                        TableArg::Json => json_line(&mut out, task)?,
-                        TableArg::Table => show(&mut out, task).map_err(CliError::write)?,
+                        TaskFormat::Json => json_line(&mut out, task)?,
+                        TaskFormat::Quiet => {
+                            writeln!(out, "{}", task.id).map_err(CliError::write)?
+                        }
+                        TaskFormat::Table => show(&mut out, task).map_err(CliError::write)?,
                     }
                 }
-                Query::List { status, all } => {
-                    let tasks: Vec<&Task> = list
-                        .tasks()
-                        .filter(|t| match status {
-                            Some(s) => t.status == s,
-                            None => all || t.status.is_unfinished(),
-                        })
-                        .collect();
-                    print_list(&mut out, &tasks, args.format)?;
+                Query::List(filter) => {
+                    print_list(&mut out, &listed(&list, filter), args.format)?;
                 }
-                Query::Ready => print_list(&mut out, &list.ready(), args.format)?,
+                Query::Ready { run } => {
+                    let mut ready = list.ready();
+                    if let Some(run) = run {
+                        ready.retain(|t| t.loop_id.as_deref().is_none_or(|id| id == run));
+                    }
+                    print_list(&mut out, &ready, args.format)?
+                }
             }
         }
     }
@@ -110,20 +117,94 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
 }
 
 /// What to print once the command has done its work.
-enum Shown {
+enum Shown<'a> {
     /// A task was changed (or found, by `ensure`): as it is now.
     Changed(&'static str, Box<Task>),
-    Query(Query),
+    Query(Query<'a>),
 }
 
 /// What a read-only command shows.
-enum Query {
+enum Query<'a> {
     One(String),
-    List {
-        status: Option<TaskStatus>,
-        all: bool,
+    List(&'a TaskListArgs),
+    /// The ready tasks, of one run (and of none) when `run` is given.
+    Ready {
+        run: Option<String>,
     },
-    Ready,
+}
+
+/// The run whose agent calls this command, if any.
+fn current_run() -> Option<String> {
+    std::env::var(ralph_types::env::RUN_ID)
+        .ok()
+        .filter(|id| !id.is_empty())
+}
+
+/// The tasks `list` shows, in ralph-orchestrator's order: in progress, open, closed,
+/// failed; then most urgent; then oldest. `--limit` keeps the first ones of that order.
+fn listed<'a>(list: &'a TaskList, filter: &TaskListArgs) -> Vec<&'a Task> {
+    let status = filter.status.map(status_of);
+    let cutoff = filter.days.map(|days| {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        now - i64::from(days) * SECONDS_PER_DAY
+    });
+    let recent = |stamp: Option<&str>| {
+        stamp
+            .and_then(unix_seconds)
+            .zip(cutoff)
+            .is_some_and(|(at, cutoff)| at > cutoff)
+    };
+    let mut tasks: Vec<&Task> = list
+        .tasks()
+        .filter(|t| match status {
+            Some(s) => t.status == s,
+            None => filter.all || t.status.is_unfinished(),
+        })
+        .filter(|t| cutoff.is_none() || recent(Some(&t.created)) || recent(t.closed.as_deref()))
+        .collect();
+    let rank = |s: TaskStatus| match s {
+        TaskStatus::InProgress => 0,
+        TaskStatus::Open => 1,
+        TaskStatus::Closed => 2,
+        TaskStatus::Failed => 3,
+    };
+    tasks.sort_by(|a, b| {
+        (rank(a.status), a.priority, &a.created).cmp(&(rank(b.status), b.priority, &b.created))
+    });
+    if let Some(limit) = filter.limit {
+        tasks.truncate(limit);
+    }
+    tasks
+}
+
+/// The Unix time of an RFC 3339 stamp (`2026-11-26T02:39:22.227049569+00:00`, or with
+/// `Z` or another offset), as the tasks file holds them; `None` when it is not one.
+fn unix_seconds(stamp: &str) -> Option<i64> {
+    let (day, time) = stamp.split_once(['T', 't', ' '])?;
+    let day = date::parse_ymd(day)?;
+    let clock = time.get(..8)?;
+    let mut fields = clock.split(':').map(|f| f.parse::<i64>().ok());
+    let (hour, minute, second) = (fields.next()??, fields.next()??, fields.next()??);
+    let zone = time[8..].trim_start_matches(|c: char| c == '.' || c.is_ascii_digit());
+    let offset = match zone {
+        "Z" | "z" => 0,
+        _ => {
+            let sign = match zone.get(..1)? {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            let (h, m) = zone[1..].split_once(':')?;
+            sign * (h.parse::<i64>().ok()? * SECONDS_PER_HOUR
+                + m.parse::<i64>().ok()? * SECONDS_PER_MINUTE)
+        }
+    };
+    Some(
+        day * SECONDS_PER_DAY + hour * SECONDS_PER_HOUR + minute * SECONDS_PER_MINUTE + second
+            - offset,
+    )
 }
 
 fn new_task(
@@ -133,9 +214,6 @@ fn new_task(
     key: Option<String>,
 ) -> Task {
     let now = SystemTime::now();
-    let run = std::env::var(ralph_types::env::RUN_ID)
-        .ok()
-        .filter(|id| !id.is_empty());
     let mut task = Task::new(
         tasks::new_task_id(now),
         title.trim().to_owned(),
@@ -144,8 +222,14 @@ fn new_task(
     task.description = details.description.clone();
     task.key = key;
     task.priority = details.priority;
-    task.blocked_by = blocked_by.to_vec();
-    task.loop_id = run;
+    // `--blocked-by "a, b"` and a trailing comma are taken as ralph-orchestrator takes them.
+    task.blocked_by = blocked_by
+        .iter()
+        .map(|id| id.trim())
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+        .collect();
+    task.loop_id = current_run();
     task
 }
 
@@ -196,16 +280,20 @@ fn json_line(out: &mut impl Write, task: &Task) -> Result<(), CliError> {
     writeln!(out).map_err(CliError::write)
 }
 
-/// A table, or a JSON array (ralph-orchestrator prints one, indented).
-fn print_list(out: &mut impl Write, tasks: &[&Task], format: TableArg) -> Result<(), CliError> {
+/// A table, a JSON array (ralph-orchestrator prints one, indented), or the ids.
+fn print_list(out: &mut impl Write, tasks: &[&Task], format: TaskFormat) -> Result<(), CliError> {
     match format {
-        TableArg::Json => {
+        TaskFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, tasks)
                 .map_err(|e| CliError::write(e.into()))?;
             writeln!(out).map_err(CliError::write)
         }
-        TableArg::Table if tasks.is_empty() => writeln!(out, "no tasks").map_err(CliError::write),
-        TableArg::Table => table(out, tasks).map_err(CliError::write),
+        TaskFormat::Quiet => tasks
+            .iter()
+            .try_for_each(|t| writeln!(out, "{}", t.id))
+            .map_err(CliError::write),
+        TaskFormat::Table if tasks.is_empty() => writeln!(out, "no tasks").map_err(CliError::write),
+        TaskFormat::Table => table(out, tasks).map_err(CliError::write),
     }
 }
 
@@ -257,3 +345,7 @@ fn show(out: &mut impl Write, task: &Task) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "task_tests.rs"]
+mod tests;
