@@ -61,3 +61,58 @@ fn pi_is_told_why_its_claim_was_refused_fixes_it_and_completes() {
         (&json!(["LOOP_COMPLETE"]), &json!(["LOOP_COMPLETE"]))
     );
 }
+
+/// pi claims every time and the gate never passes: the loop stops at its limit (exit 2),
+/// never as completed, its verdict names the gate, and the claims pi made with `ralph emit`
+/// earn no note on how to signal completion (its answer quotes the promise).
+#[test]
+fn a_gate_that_never_passes_stops_the_real_pi_loop_at_its_limit_naming_the_gate() {
+    const CLAIMS: &str = r#"
+default: claim
+scenarios:
+  claim:
+    - shell: ralph emit LOOP_COMPLETE
+    - text: I ran `ralph emit LOOP_COMPLETE`, the work is done.
+"#;
+    let Some(env) = RealEnv::start(CLAIMS, &[PI]) else {
+        return;
+    };
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 2\ngates:\n  \
+         - name: tests-pass\n    run: \"echo '3 tests failed'; exit 1\"\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Make the tests pass."]);
+    assert_eq!(
+        (run.ending().0.as_str(), run.code),
+        ("max_iterations", 2),
+        "stderr:\n{}",
+        run.stderr
+    );
+    let refused: Vec<Value> = run
+        .of_type("gate_finished")
+        .iter()
+        .map(|g| json!([g["iteration"], g["passed"], g["output"]]))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            json!([1, false, "3 tests failed"]),
+            json!([2, false, "3 tests failed"])
+        ]
+    );
+    let notices: Vec<&Value> = run
+        .of_type("notice")
+        .into_iter()
+        .map(|n| &n["notice"])
+        .collect();
+    assert!(
+        !notices.contains(&&json!("promise_not_alone")),
+        "{notices:?}"
+    );
+    assert!(
+        run.finished().to_string().contains("tests-pass"),
+        "the verdict names the gate: {}",
+        run.finished()
+    );
+}
