@@ -107,7 +107,7 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     };
     row("status", outcome_name(end.outcome));
     row("exit code", &end.exit_code.to_string());
-    row("reason", &format!("{}: {}", end.reason, end.message));
+    row("reason", &reason_text(end));
     if let Some(git) = end.git {
         row("branch", git.branch.as_deref().unwrap_or("(detached)"));
         row("commit", git.commit.as_deref().unwrap_or("(none yet)"));
@@ -125,6 +125,20 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     row("summary", end.summary_path);
     md.push('\n');
     md
+}
+
+/// The reason's name and its words, the name once: some messages start with it
+/// (`completed: the agent emitted …`, `interrupted`).
+fn reason_text(end: &RunEnd<'_>) -> String {
+    let named = end
+        .message
+        .strip_prefix(end.reason)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'));
+    if named {
+        end.message.to_owned()
+    } else {
+        format!("{}: {}", end.reason, end.message)
+    }
 }
 
 /// A markdown table cell: one line, no column break.
