@@ -29,6 +29,9 @@ pub(crate) struct GitHub {
     pub(crate) summary: Option<PathBuf>,
     /// Print annotations on stdout (running under Actions, stdout not JSON).
     pub(crate) annotate: bool,
+    /// The workspace as seen from where ralph was started, when that is elsewhere
+    /// (`--worktree`): the summary's path is given from there, where the job runs.
+    pub(crate) workspace_shown: Option<PathBuf>,
 }
 
 impl GitHub {
@@ -46,6 +49,7 @@ impl GitHub {
         GitHub {
             summary: summary.filter(|s| !s.is_empty()).map(PathBuf::from),
             annotate: !json && actions.is_some_and(|a| a == "true"),
+            workspace_shown: None,
         }
     }
 
@@ -53,11 +57,19 @@ impl GitHub {
     /// cannot be written costs a warning, never the run's exit code.
     pub(crate) fn report(&self, end: &RunEnd<'_>) {
         if let Some(path) = &self.summary {
+            let seen = self
+                .workspace_shown
+                .as_ref()
+                .map(|workspace| workspace.join(end.summary_path).display().to_string());
+            let end = RunEnd {
+                summary_path: seen.as_deref().unwrap_or(end.summary_path),
+                ..*end
+            };
             let appended = std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(path)
-                .and_then(|mut f| f.write_all(step_summary(end).as_bytes()));
+                .and_then(|mut f| f.write_all(step_summary(&end).as_bytes()));
             if let Err(e) = appended {
                 diagnostic(format_args!(
                     "warning: cannot append the run's summary to {STEP_SUMMARY_VAR} ({}): {e}",
