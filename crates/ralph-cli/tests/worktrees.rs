@@ -548,3 +548,51 @@ fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_go
     let out = ws.run(&["runs", "rm", "orphan", "--force"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
 }
+
+/// Typed in a subdirectory, `ralph run --worktree` works from the top of the checkout,
+/// as git does; the paths it prints (and the step summary's) are seen from where it was
+/// typed, so they lead to the run's files from there.
+#[test]
+fn a_loop_typed_in_a_subdirectory_runs_from_the_top_and_shows_paths_from_there() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let sub = ws.path().join("src/deep");
+    std::fs::create_dir_all(&sub).expect("subdirectory");
+    let step_summary = ws.path().join(".fake/step-summary.md");
+    let run_in = |dir: &Path, name: &str| {
+        let child = ws
+            .command(&["run", &format!("--worktree={name}"), "-p", "x"])
+            .current_dir(dir)
+            .env("GITHUB_STEP_SUMMARY", &step_summary)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ralph");
+        let out = wait_output(child);
+        assert_eq!(code(out.status), 0, "{}", stderr(&out));
+        let run_id = row(&worktrees(&ws), name)["run_id"]
+            .as_str()
+            .expect("a run id")
+            .to_owned();
+        (out, run_id)
+    };
+    for (dir, name, up) in [
+        (&sub, "deep", "../../"),
+        (&ws.path().to_path_buf(), "top", ""),
+    ] {
+        let (out, run_id) = run_in(dir, name);
+        let summary = format!("{up}.ralph/worktrees/{name}/.ralph/runs/{run_id}/summary.md");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!("\n  summary: {summary}\n")),
+            "{summary} in {stdout}"
+        );
+        assert!(dir.join(&summary).is_file(), "{summary}");
+        let made = format!(", in {up}.ralph/worktrees/{name}\n");
+        assert!(stderr(&out).contains(&made), "{made} in {}", stderr(&out));
+        let md = std::fs::read_to_string(&step_summary).expect("step summary");
+        assert!(md.contains(&format!("| summary | {summary} |")), "{md}");
+        // The agent ran at the top of the worktree: its file is there, on the branch.
+        assert!(tree(&ws, name).join(format!("f-{name}.txt")).is_file());
+        assert_eq!(row(&worktrees(&ws), name)["ahead"], 1);
+    }
+}

@@ -85,7 +85,7 @@ pub fn encode_line(event: &Event, ts_ms: u64) -> String {
 }
 
 /// Why an inbox line was not an event.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InvalidLine {
     #[error("the line is not UTF-8")]

@@ -24,7 +24,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use ralph_stream::{Frame, LineFramer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::{Event, InvalidLine, MAX_INBOX_LINE_BYTES, encode_line, parse_line};
 use crate::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
@@ -67,7 +67,7 @@ pub struct InboxReader {
 
 /// The inbox was not the file the reader was reading: events past the saved offset
 /// would never be seen, so the reader started over at the top of the new content.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "cause", rename_all = "snake_case")]
 pub enum InboxRestart {
     /// The file is shorter than the offset reached (truncated, or damaged saved state).

@@ -5,6 +5,7 @@
 //! anything is written, and every agent binary before the run directory is created.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 use ralph_agent::StopController;
@@ -31,8 +32,10 @@ use crate::view::tui::terminal::color_allowed;
 
 pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let result = match &args.worktree {
-        Some(name) => in_new_worktree(args, name).and_then(|args| start_and_drive(&args)),
-        None => start_and_drive(args),
+        Some(name) => {
+            in_new_worktree(args, name).and_then(|(args, seen)| start_and_drive(&args, Some(seen)))
+        }
+        None => start_and_drive(args, None),
     };
     // `--output json` promises a reader JSON lines that say how the run ended: an error
     // (the config, the lock, a file) gets its line too, not only a message on stderr.
@@ -50,8 +53,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
 
 /// `--worktree`: makes the worktree and moves into it, so that the loop runs there as in
 /// any workspace (its own `.ralph/`, lock and run). The files the command line names
-/// are made absolute first: they were given from the main checkout.
-fn in_new_worktree(args: &RunArgs, name: &str) -> Result<RunArgs, CliError> {
+/// are made absolute first: they were given from the main checkout. Also returns the
+/// worktree as seen from where the command was typed, to show the run's paths from there.
+fn in_new_worktree(args: &RunArgs, name: &str) -> Result<(RunArgs, PathBuf), CliError> {
     let cwd = super::working_directory()?;
     let mut args = args.clone();
     args.prompt_file = args.prompt_file.map(|p| cwd.join(p));
@@ -67,10 +71,15 @@ fn in_new_worktree(args: &RunArgs, name: &str) -> Result<RunArgs, CliError> {
     let created = worktree::create::create(&cwd, &request)?;
     std::env::set_current_dir(&created.path)
         .map_err(|e| CliError::io("enter the worktree", &created.path, e))?;
-    Ok(args)
+    Ok((args, worktree::seen_from(&created.path, &cwd)))
 }
 
-fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
+/// Runs the loop in the working directory; `workspace_seen` is that directory as seen
+/// from where ralph was started, when it is elsewhere (`--worktree`).
+fn start_and_drive(
+    args: &RunArgs,
+    workspace_seen: Option<PathBuf>,
+) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
     let mut overrides = Overrides {
         backend: args.backend,
@@ -197,9 +206,12 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
             hook_notes: String::new(),
             recorder: AgentRecorder::for_this_process(),
             leftovers: stale,
-            github: crate::run::github::GitHub::from_env(
-                !matches!(args.output, OutputArg::Text) || args.tui,
-            ),
+            github: crate::run::github::GitHub {
+                workspace_shown: workspace_seen.clone(),
+                ..crate::run::github::GitHub::from_env(
+                    !matches!(args.output, OutputArg::Text) || args.tui,
+                )
+            },
             steering,
         };
         let mut tui = match args.tui {
@@ -217,10 +229,12 @@ fn start_and_drive(args: &RunArgs) -> Result<CommandOutcome, CliError> {
                     (false, true) => Detail::Verbose,
                     (false, false) => Detail::Normal,
                 };
-                Box::new(TextObserver::stdout(TextOptions::for_stdout(
-                    detail,
-                    args.color.for_stdout(),
-                )))
+                let view =
+                    TextObserver::stdout(TextOptions::for_stdout(detail, args.color.for_stdout()));
+                Box::new(match workspace_seen {
+                    Some(seen) => view.show_workspace_as(seen),
+                    None => view,
+                })
             }
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };

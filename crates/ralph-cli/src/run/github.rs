@@ -29,6 +29,9 @@ pub(crate) struct GitHub {
     pub(crate) summary: Option<PathBuf>,
     /// Print annotations on stdout (running under Actions, stdout not JSON).
     pub(crate) annotate: bool,
+    /// The workspace as seen from where ralph was started, when that is elsewhere
+    /// (`--worktree`): the summary's path is given from there, where the job runs.
+    pub(crate) workspace_shown: Option<PathBuf>,
 }
 
 impl GitHub {
@@ -46,6 +49,7 @@ impl GitHub {
         GitHub {
             summary: summary.filter(|s| !s.is_empty()).map(PathBuf::from),
             annotate: !json && actions.is_some_and(|a| a == "true"),
+            workspace_shown: None,
         }
     }
 
@@ -53,11 +57,19 @@ impl GitHub {
     /// cannot be written costs a warning, never the run's exit code.
     pub(crate) fn report(&self, end: &RunEnd<'_>) {
         if let Some(path) = &self.summary {
+            let seen = self
+                .workspace_shown
+                .as_ref()
+                .map(|workspace| workspace.join(end.summary_path).display().to_string());
+            let end = RunEnd {
+                summary_path: seen.as_deref().unwrap_or(end.summary_path),
+                ..*end
+            };
             let appended = std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(path)
-                .and_then(|mut f| f.write_all(step_summary(end).as_bytes()));
+                .and_then(|mut f| f.write_all(step_summary(&end).as_bytes()));
             if let Err(e) = appended {
                 diagnostic(format_args!(
                     "warning: cannot append the run's summary to {STEP_SUMMARY_VAR} ({}): {e}",
@@ -107,7 +119,7 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     };
     row("status", outcome_name(end.outcome));
     row("exit code", &end.exit_code.to_string());
-    row("reason", &format!("{}: {}", end.reason, end.message));
+    row("reason", &reason_text(end));
     if let Some(git) = end.git {
         row("branch", git.branch.as_deref().unwrap_or("(detached)"));
         row("commit", git.commit.as_deref().unwrap_or("(none yet)"));
@@ -125,6 +137,20 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     row("summary", end.summary_path);
     md.push('\n');
     md
+}
+
+/// The reason's name and its words, the name once: some messages start with it
+/// (`completed: the agent emitted …`, `interrupted`).
+fn reason_text(end: &RunEnd<'_>) -> String {
+    let named = end
+        .message
+        .strip_prefix(end.reason)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'));
+    if named {
+        end.message.to_owned()
+    } else {
+        format!("{}: {}", end.reason, end.message)
+    }
 }
 
 /// A markdown table cell: one line, no column break.

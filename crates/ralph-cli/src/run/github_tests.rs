@@ -79,3 +79,31 @@ fn annotations_only_under_actions_and_never_on_a_json_stdout() {
     assert_eq!(on(Some("/tmp/s.md"), None, true), (true, false));
     assert_eq!(on(Some(""), None, false), (false, false));
 }
+
+#[test]
+fn a_message_that_starts_with_its_reason_does_not_repeat_it() {
+    let reason_row = |reason: &'static str, message: &'static str| {
+        let md = step_summary(&RunEnd {
+            reason,
+            message,
+            ..end(EndClass::Completed, None)
+        });
+        md.lines()
+            .find(|l| l.starts_with("| reason |"))
+            .expect("a reason row")
+            .to_owned()
+    };
+    assert_eq!(
+        reason_row("completed", "completed: the agent emitted LOOP_COMPLETE"),
+        "| reason | completed: the agent emitted LOOP_COMPLETE |"
+    );
+    assert_eq!(
+        reason_row("interrupted", "interrupted"),
+        "| reason | interrupted |"
+    );
+    // A name that only begins the first word is not the reason said twice.
+    assert_eq!(
+        reason_row("max_cost", "max_costs reached"),
+        "| reason | max_cost: max_costs reached |"
+    );
+}

@@ -108,6 +108,13 @@ impl<W: Write> TextObserver<W> {
         }
     }
 
+    /// Shows the run's paths from where ralph was started, `workspace` being the
+    /// workspace as seen from there (`--worktree`).
+    pub(crate) fn show_workspace_as(mut self, workspace: std::path::PathBuf) -> Self {
+        self.view.workspace_shown = Some(workspace);
+        self
+    }
+
     /// [`Observer::observe`] at a given time (tests pass their own clock).
     pub(crate) fn observe_at(&mut self, event: &RunEvent<'_>, now: Instant) {
         if self.closed {

@@ -1,12 +1,13 @@
 //! Things the loop decided that the user should hear about, without stopping.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::InvalidLine;
 use crate::inbox::InboxRestart;
 
-/// A decision worth reporting. The CLI shows each one; the JSON output carries them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A decision worth reporting. The CLI shows each one; the JSON output carries them (and
+/// a view reading them back, `ralph watch`, deserializes them to say them in words).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "notice", rename_all = "snake_case")]
 pub enum Notice {
     /// A hat reached `max_activations`: the events for it were dropped and
@@ -90,11 +91,11 @@ impl std::fmt::Display for Notice {
             ),
             Notice::TasksUnfinished { tasks } => write!(
                 f,
-                "completion refused: {} of the run not done yet ({})",
+                "completion refused: {} not done yet ({})",
                 if tasks.len() == 1 {
-                    "1 task is".to_owned()
+                    "1 task of this run is".to_owned()
                 } else {
-                    format!("{} tasks are", tasks.len())
+                    format!("{} tasks of this run are", tasks.len())
                 },
                 tasks.join("; ")
             ),

@@ -91,3 +91,21 @@ fn a_long_list_is_cut_in_the_refusal() {
     );
     assert_eq!(payload.matches("\n- t").count(), REFUSAL_TASKS_SHOWN);
 }
+
+#[test]
+fn the_notice_reads_right_for_one_task_and_for_several() {
+    let notice = |tasks: &[&str]| {
+        Notice::TasksUnfinished {
+            tasks: tasks.iter().map(|t| (*t).to_owned()).collect(),
+        }
+        .to_string()
+    };
+    assert_eq!(
+        notice(&["task-1-a: Write the parser"]),
+        "completion refused: 1 task of this run is not done yet (task-1-a: Write the parser)"
+    );
+    assert_eq!(
+        notice(&["a: x", "b: y", "c: z"]),
+        "completion refused: 3 tasks of this run are not done yet (a: x; b: y; c: z)"
+    );
+}

@@ -11,7 +11,7 @@ use ralph_core::store::{
 
 use ralph_core::fsafe;
 
-use super::{Repo, include, now_ms};
+use super::{Repo, include, now_ms, seen_from};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
@@ -49,7 +49,7 @@ pub(crate) fn hint(prompt_file: Option<&Path>, prompt: Option<&str>) -> Option<S
     })
 }
 
-/// Makes the worktree in the repository whose top is `cwd`.
+/// Makes the worktree in the repository `cwd` is in (anywhere in its checkout).
 pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliError> {
     if let Some(name) = request.name {
         check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
@@ -108,9 +108,10 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     drop(_lock);
     include::copy(&repo.top, &path, &copies)?;
     diagnostic(format_args!(
-        "worktree loop `{name}`: branch {} from {}, in {relative}",
+        "worktree loop `{name}`: branch {} from {}, in {}",
         record.branch,
-        record.base_name()
+        record.base_name(),
+        seen_from(&path, cwd).display()
     ));
     Ok(Created { path })
 }

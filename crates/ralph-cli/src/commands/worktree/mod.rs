@@ -62,23 +62,20 @@ impl Repo {
         })
     }
 
-    /// The repository whose top directory is `cwd` (where new worktrees go).
+    /// The repository `cwd` is in, from its top directory (where new worktrees go), as
+    /// git works from anywhere in a checkout. git gives the top with links resolved; when
+    /// `cwd` is under it, the top is spelled as in `cwd`, so that the paths ralph records
+    /// and shows are the ones the user typed.
     pub(crate) fn at_top(cwd: &Path) -> Result<Repo, CliError> {
         let repo = Repo::here(cwd)?;
-        let same = match (repo.top.canonicalize(), cwd.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
+        let Ok(resolved) = repo.top.canonicalize() else {
+            return Ok(repo);
         };
-        if !same {
-            return Err(CliError::Worktree(format!(
-                "worktree loops start from the top directory of a git checkout: run this in                  `{}`",
-                repo.top.display()
-            )));
-        }
-        Ok(Repo {
-            top: cwd.to_path_buf(),
-            ..repo
-        })
+        let top = cwd
+            .ancestors()
+            .find(|dir| dir.canonicalize().is_ok_and(|d| d == resolved))
+            .map_or_else(|| repo.top.clone(), Path::to_path_buf);
+        Ok(Repo { top, ..repo })
     }
 
     /// This checkout's `.ralph/`.
@@ -137,7 +134,28 @@ impl Repo {
     }
 }
 
+/// `path` as seen from `from` (both absolute): relative, with `..` where it is not under
+/// `from`; as is when they share no root.
+pub(crate) fn seen_from(path: &Path, from: &Path) -> PathBuf {
+    let common = path
+        .components()
+        .zip(from.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.to_path_buf();
+    }
+    let up = from.components().count() - common;
+    let mut seen: PathBuf = std::iter::repeat_n(std::path::Component::ParentDir, up).collect();
+    seen.extend(path.components().skip(common));
+    seen
+}
+
 /// The current Unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
     ralph_core::store::unix_ms(std::time::SystemTime::now())
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

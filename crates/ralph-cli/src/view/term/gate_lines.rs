@@ -18,22 +18,29 @@ pub(crate) fn started(gate: &str, command: &str, event: Option<&str>) -> (Style,
     (palette::DIM, format!("▸ gate {gate} · {command}{checks}"))
 }
 
-/// The verdict line, then (on failure) the output's last lines and the log's path.
-pub(crate) fn finished(result: &GateResult) -> Vec<(Style, String)> {
-    let took = duration_ms(result.duration_ms);
-    let verdict = match (result.end, result.exit_code) {
-        (GateEnd::Passed, _) => {
-            return vec![(
-                palette::SUCCESS,
-                format!("✓ gate {} passed · {took}", result.gate),
-            )];
-        }
+/// How a gate ended, in words: `passed`, `failed (exit code 101)`, `timed out, stopped`…
+/// (the full-screen view says it the same way).
+pub(crate) fn verdict(end: GateEnd, exit_code: Option<i32>) -> String {
+    match (end, exit_code) {
+        (GateEnd::Passed, _) => "passed".to_owned(),
         (GateEnd::Exit, Some(code)) => format!("failed (exit code {code})"),
         (GateEnd::Exit, None) => "failed (killed by a signal)".to_owned(),
         (GateEnd::Timeout, _) => "timed out, stopped".to_owned(),
         (GateEnd::Spawn, _) => "could not start".to_owned(),
         (GateEnd::Interrupted, _) => "interrupted".to_owned(),
-    };
+    }
+}
+
+/// The verdict line, then (on failure) the output's last lines and the log's path.
+pub(crate) fn finished(result: &GateResult) -> Vec<(Style, String)> {
+    let took = duration_ms(result.duration_ms);
+    let verdict = verdict(result.end, result.exit_code);
+    if result.end == GateEnd::Passed {
+        return vec![(
+            palette::SUCCESS,
+            format!("✓ gate {} {verdict} · {took}", result.gate),
+        )];
+    }
     let withheld = if result.event.is_empty() {
         String::new()
     } else {

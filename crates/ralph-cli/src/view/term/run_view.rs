@@ -113,6 +113,9 @@ pub(crate) struct RunView {
     has_hats: bool,
     hat_table: HatTable,
     steering: super::steer_view::SteerCount,
+    /// The workspace as seen from where ralph was started, when that is elsewhere
+    /// (`--worktree`): the paths the run gives relative to it are shown from there.
+    pub(crate) workspace_shown: Option<std::path::PathBuf>,
 }
 
 impl RunView {
@@ -128,6 +131,7 @@ impl RunView {
             has_hats: false,
             hat_table: HatTable::default(),
             steering: Default::default(),
+            workspace_shown: None,
         }
     }
 
@@ -476,7 +480,11 @@ impl RunView {
             }
         }
         self.steering.closing(out);
-        line(out, Style::new(), &format!("  summary: {summary_path}"));
+        let summary = match &self.workspace_shown {
+            Some(workspace) => workspace.join(summary_path).display().to_string(),
+            None => (*summary_path).to_owned(),
+        };
+        line(out, Style::new(), &format!("  summary: {summary}"));
         let resume = match outcome {
             EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),
             EndClass::LimitReached => {

@@ -63,7 +63,9 @@ pub(crate) enum RunLine {
     },
     Notice {
         iteration: Option<u32>,
-        notice: String,
+        /// The kind (`notice`) and its fields, read into a `Notice` where it is shown.
+        #[serde(flatten)]
+        notice: serde_json::Map<String, serde_json::Value>,
     },
     SteerReceived {
         message: String,

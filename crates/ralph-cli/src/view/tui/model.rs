@@ -2,8 +2,10 @@
 //! Streamed text appends to the transcript entry it continues, so following a long
 //! stream costs time and memory linear in what the agent said, never more.
 
+use ralph_core::machine::{GateEnd, Notice};
+
 use super::mirror::{AgentLine, RunLine, Tokens, Totals};
-use crate::view::term::{limit_lines, tool_preview};
+use crate::view::term::{gate_lines, limit_lines, tool_preview};
 
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
 /// gigabyte must not grow ralph with it. The whole output stays in the agent's stream.
@@ -247,7 +249,8 @@ impl RunModel {
                     None => self.iterations.last_mut(),
                 };
                 if let Some(it) = target {
-                    it.entries.push(Entry::Note(format!("notice: {notice}")));
+                    it.entries
+                        .push(Entry::Note(format!("note: {}", notice_text(notice))));
                 }
             }
             RunLine::SteerReceived { message, went } => {
@@ -421,13 +424,17 @@ fn gate_finished(
     } else {
         it.gates_failed += 1;
     }
-    let code = exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
+    // Worded as the line view words it; a reason a later ralph added, by its name.
+    let said = match serde_json::from_value::<GateEnd>(reason.into()) {
+        Ok(end) => gate_lines::verdict(end, exit_code),
+        Err(_) => reason.to_owned(),
+    };
     let took = crate::view::term::figures::duration_ms(duration_ms);
     let found = it.entries.iter_mut().rev().find_map(|e| match e {
         Entry::Gate(g) if g.passed.is_none() && g.name == gate => Some(g),
         _ => None,
     });
-    let line = format!("{reason}{code}, {took}");
+    let line = format!("{said} · {took}");
     match found {
         Some(g) => {
             g.passed = Some(passed);
@@ -440,6 +447,20 @@ fn gate_finished(
             detail: line,
             output,
         })),
+    }
+}
+
+/// A notice in words, as the line view says it (its `Display`); a kind a later ralph
+/// added, by its name.
+fn notice_text(fields: serde_json::Map<String, serde_json::Value>) -> String {
+    let kind = fields
+        .get("notice")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    match serde_json::from_value::<Notice>(fields.into()) {
+        Ok(notice) => notice.to_string(),
+        Err(_) => kind,
     }
 }
 

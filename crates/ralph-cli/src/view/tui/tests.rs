@@ -18,6 +18,10 @@ use super::model::{Entry, RunModel};
 use super::theme::Theme;
 use super::{draw, export, follow};
 
+/// What the model makes of notices and gates, in words: beside this file.
+#[path = "words_tests.rs"]
+mod words;
+
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
 const NOW_MS: u64 = STARTED_AT_MS + 42_000;
