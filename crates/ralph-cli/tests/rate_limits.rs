@@ -270,3 +270,38 @@ fn an_uninstalled_fallback_is_reported_before_the_run() {
     assert!(stderr.contains("codex"), "{stderr}");
     assert!(ws.agent_log().is_empty());
 }
+
+#[test]
+fn the_summary_the_closing_table_and_ralph_runs_count_a_limited_attempt_as_the_run_does() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
+                  starting_event: work.start\nhats:\n  worker:\n    \
+                  description: Works\n    triggers: [work.start]\n";
+    let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
+    let out = ws.run(&["run", "-p", "task"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(common::code(out.status), 0, "{text}");
+    // A limit is not the hat failing to hand over.
+    assert!(!text.contains("did not hand over"), "{text}");
+    // The closing table: one iteration of the worker, as the totals line says.
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("worker "))
+        .unwrap_or_else(|| panic!("no worker row: {text}"));
+    assert_eq!(row.split_whitespace().nth(1), Some("1"), "{text}");
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Iterations | 1 of ") && summary.contains("| worker | 1 | 0 |"),
+        "{summary}"
+    );
+    // The wait, as long as it was (a second, and the time to wake up).
+    assert!(
+        summary.contains("| Rate limits | 1 wait of 1."),
+        "{summary}"
+    );
+    let runs = ws.run(&["runs"]);
+    let listed = String::from_utf8_lossy(&runs.stdout);
+    assert!(
+        listed.contains("worker×1") && !listed.contains("worker×2"),
+        "{listed}"
+    );
+}

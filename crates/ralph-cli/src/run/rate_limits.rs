@@ -63,6 +63,7 @@ pub(super) async fn wait_out(
         message: &message,
     });
     let mut requests = stop.requests();
+    let started = Instant::now();
     let sleep = async {
         tokio::select! {
             () = tokio::time::sleep(plan.wait) => {}
@@ -74,4 +75,5 @@ pub(super) async fn wait_out(
     } else {
         sleep.await;
     }
+    run.machine.waited(started.elapsed());
 }

@@ -14,8 +14,15 @@ use ralph_stream::CostKind;
 
 impl Machine {
     /// Adds the iteration's usage to the run's and the hat's totals; gives the
-    /// unknown-cost notice once.
-    pub(super) fn account(&mut self, iteration: &Iteration, report: &IterationReport) {
+    /// unknown-cost notice once. An attempt that ended on a provider's limit and runs
+    /// again (`runs_again`) is not one of the hat's iterations, as it is not one of the
+    /// run's; what it spent still counts.
+    pub(super) fn account(
+        &mut self,
+        iteration: &Iteration,
+        report: &IterationReport,
+        runs_again: bool,
+    ) {
         let usage = &report.usage;
         // Interrupted before its first turn ended and with no tokens counted, an
         // iteration spent nothing anyone reported: its cost is not unknown, it is none.
@@ -30,7 +37,7 @@ impl Machine {
         s.tokens += usage.tokens;
         s.unpriced_iterations += u32::from(unpriced);
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
-        hat.iterations += 1;
+        hat.iterations += u32::from(!runs_again);
         hat.failures += u32::from(report.outcome.is_failure());
         hat.duration_ms += millis(report.duration);
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
@@ -127,7 +134,10 @@ impl Machine {
                     .filter(|e| e.topic != TASK_RESUME || e.payload.is_some())
                     .cloned()
                     .collect();
-                if !requeue.is_empty() {
+                // A provider's limit is not the hat failing to hand over: the footer
+                // already says the attempt was limited, and it runs again as it was.
+                let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
+                if !requeue.is_empty() && !limited {
                     self.notices.push(Notice::EventsRequeued {
                         hat: iteration.hat.clone(),
                         topics: requeue.iter().map(|e| e.topic.clone()).collect(),

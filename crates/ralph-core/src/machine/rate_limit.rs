@@ -45,7 +45,34 @@ pub struct RateLimitWait {
     pub resets_at: Option<u64>,
 }
 
+/// What provider limits cost a run: the waits and the moves to a fallback backend.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateLimitTally {
+    /// Waits the loop went through (a wait cut short by a stop included).
+    pub waits: u32,
+    /// Their time in all, as waited.
+    pub waited_ms: u64,
+    /// Attempts that ran on a later backend of their hat than the attempt before
+    /// (`on_rate_limit: failover`).
+    pub failovers: u32,
+}
+
+impl RateLimitTally {
+    /// No limit was waited for or failed over from.
+    pub fn is_empty(&self) -> bool {
+        *self == RateLimitTally::default()
+    }
+}
+
 impl Machine {
+    /// Counts a wait for a provider's limit that lasted `waited` (it may have been cut
+    /// short by a stop).
+    pub fn waited(&mut self, waited: Duration) {
+        let tally = &mut self.state.rate_limit_tally;
+        tally.waits += 1;
+        tally.waited_ms = tally.waited_ms.saturating_add(millis(waited));
+    }
+
     /// What `hat` does on a limit: its own `on_rate_limit`, else `cli`'s.
     pub fn rate_limit_policy(&self, hat: &str) -> RateLimitPolicy {
         self.rules
