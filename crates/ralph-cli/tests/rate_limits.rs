@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{Workspace, finished, of_type};
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, finished, of_type};
+use nix::sys::signal::Signal;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -304,4 +307,59 @@ fn the_summary_the_closing_table_and_ralph_runs_count_a_limited_attempt_as_the_r
         listed.contains("worker×1") && !listed.contains("worker×2"),
         "{listed}"
     );
+}
+
+/// Longest a run may take to end after Ctrl-C during a wait: the wait itself is ten
+/// minutes.
+const QUICK_STOP: Duration = Duration::from_secs(10);
+
+#[test]
+fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 600\n";
+    let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
+    let child = ws.start_json(&["-p", "task"]);
+    // The wait has begun once its event is in the run's record.
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        let started = ws.path().join(".ralph/current-run").exists();
+        let record = started
+            .then(|| std::fs::read_to_string(ws.run_files().dir().join("run-events.jsonl")))
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        if record.contains(r#""type":"rate_limit_wait""#) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the wait never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    let out = ws.stop(child, Signal::SIGINT);
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(out.status), 130, "{stderr}");
+    assert!(took < QUICK_STOP, "took {took:?} to stop");
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(finished(&events)["reason"], "interrupted");
+    // The limited attempt was not counted, and its event waits for the next one.
+    let state = ws.saved_state();
+    assert_eq!(
+        (&state["state"]["iterations"], &state["state"]["pending"]),
+        (
+            &json!(0),
+            &json!([{"topic": "task.start", "payload": null}])
+        )
+    );
+    assert!(
+        ws.summary().contains("| Rate limits | 1 wait of "),
+        "{}",
+        ws.summary()
+    );
+    // `--continue` runs the iteration again, and it completes; the limited attempt
+    // stays in the history (the state covers it).
+    let events = ended(&ws, &["--continue"], 0, "completed");
+    assert_eq!(finished(&events)["totals"]["iterations"], 1);
+    assert_eq!(ws.outcomes(), [json!("rate_limited"), json!("succeeded")]);
 }

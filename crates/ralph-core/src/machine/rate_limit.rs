@@ -35,6 +35,10 @@ pub struct RateLimitStreak {
     /// Which of its backends it ran on (0 the primary, `n` the `n`th of `fallback`).
     #[serde(default)]
     pub fallback: u32,
+    /// The attempts of the next iteration that ended on a limit and run again (not
+    /// counted): the history has a record of each that the state covers.
+    #[serde(default)]
+    pub run_again: u32,
 }
 
 /// How long to wait before running the limited iteration again.
@@ -96,6 +100,7 @@ impl Machine {
             self.backend_ran(&iteration.hat, report.fallback, now, None);
             return false;
         };
+        let policy = self.rate_limit_policy(&iteration.hat);
         let streak = self
             .state
             .rate_limit
@@ -105,8 +110,12 @@ impl Machine {
         streak.message.clone_from(message);
         streak.hat.clone_from(&iteration.hat);
         streak.fallback = report.fallback;
+        // Counted with `fail`: the next iteration has had no attempt yet.
+        streak.run_again = match policy {
+            RateLimitPolicy::Fail => 0,
+            RateLimitPolicy::Wait | RateLimitPolicy::Failover => streak.run_again + 1,
+        };
         let count = streak.count;
-        let policy = self.rate_limit_policy(&iteration.hat);
         if policy == RateLimitPolicy::Fail {
             return false;
         }

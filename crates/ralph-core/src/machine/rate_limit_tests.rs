@@ -160,3 +160,29 @@ fn the_waits_are_counted_with_the_time_waited() {
         }
     );
 }
+
+#[test]
+fn the_state_counts_the_attempts_of_the_next_iteration_that_run_again() {
+    let run_again = |m: &Machine| m.state().rate_limit.as_ref().map(|l| l.run_again);
+    let mut m = Machine::new(solo());
+    for n in 1..=2 {
+        let it = run(&mut m);
+        m.finish(it, limited(None), S);
+        assert_eq!(run_again(&m), Some(n));
+    }
+    let it = run(&mut m);
+    m.finish(it, ok(&[]), S);
+    assert_eq!(run_again(&m), None);
+    // With `fail` the limited attempt is counted: none runs again.
+    let mut m = Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+            fallback: Vec::new(),
+        },
+        ..solo()
+    });
+    let it = run(&mut m);
+    m.finish(it, limited(None), S);
+    assert_eq!(run_again(&m), Some(0));
+}
