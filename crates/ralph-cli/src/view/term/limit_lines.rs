@@ -25,13 +25,16 @@ pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> St
 }
 
 /// `⏸ rate limited on pi: retrying in 4m 12s (at 10:42 UTC)`: the live views' status
-/// line while the loop waits for `backend`'s limit; `left` shown in whole seconds,
-/// rounded up (the line never says 0s while the wait goes on), `at` (the wait's end) and
-/// `now` in Unix seconds, the date added when `at` is not today.
+/// line while the loop waits for `backend`'s limit. `left` is shown in whole seconds,
+/// rounded up, so the line never says 0s while the wait goes on; once it is up (the wait
+/// announced in whole seconds may last a fraction more) the line says `retrying now`.
+/// `at` (the wait's end) and `now` are Unix seconds; `at` gets its date when it is not
+/// today.
 pub(crate) fn countdown(backend: &str, left: Duration, at: u64, now: u64) -> String {
     let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
     let left = match (h, m) {
+        (0, 0) if s == 0 => return format!("⏸ rate limited on {backend}: retrying now"),
         (0, 0) => format!("{s}s"),
         (0, m) => format!("{m}m {s:02}s"),
         (h, m) => format!("{h}h {m:02}m {s:02}s"),

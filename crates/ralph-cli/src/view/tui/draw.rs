@@ -227,10 +227,8 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
     if let Some(message) = &app.message {
         return Line::styled(message.clone(), theme.notice());
     }
-    if let Some(wait) = &model.waiting
-        && now_ms < wait.until_ms
-    {
-        let left = Duration::from_millis(wait.until_ms - now_ms);
+    if let Some(wait) = &model.waiting {
+        let left = Duration::from_millis(wait.until_ms.saturating_sub(now_ms));
         let text = limit_lines::countdown(&wait.backend, left, wait.until_ms / 1000, now_ms / 1000);
         return Line::from(vec![
             Span::styled(text, theme.notice()),

@@ -563,10 +563,10 @@ fn the_status_line_counts_a_wait_down_to_its_end() {
         status(&model, &mut app, ended_ms + 251_500),
         "⏸ rate limited on pi: retrying in 1s (at 22:00 UTC)  ? help"
     );
-    // Its time is over: what the loop did last, until it goes on.
+    // Its time is up: the next attempt is about to start.
     assert_eq!(
         status(&model, &mut app, ended_ms + 252_000),
-        "iteration 1 rate_limited  ? help"
+        "⏸ rate limited on pi: retrying now  ? help"
     );
     // The next attempt ends it, whatever the clock says.
     iteration_started(&mut model, 1, "ralph", "pi");
