@@ -24,13 +24,15 @@ impl Machine {
         runs_again: bool,
     ) {
         let usage = &report.usage;
-        // Interrupted before its first turn ended and with no tokens counted, an
-        // iteration spent nothing anyone reported: its cost is not unknown, it is none.
-        // Calling it unknown made every later total "at least" and gave the budget
-        // warning after a mere Ctrl-C.
-        let spent_nothing = report.outcome == IterationOutcome::Interrupted
-            && usage.turns == 0
-            && usage.tokens.total() == 0;
+        // Interrupted (or refused by the provider's limit) before its first turn ended
+        // and with no tokens counted, an iteration spent nothing anyone reported: its
+        // cost is not unknown, it is none. Calling it unknown made every later total
+        // "at least" and gave the budget warning after a mere Ctrl-C.
+        let stopped_early = matches!(
+            report.outcome,
+            IterationOutcome::Interrupted | IterationOutcome::RateLimited { .. }
+        );
+        let spent_nothing = stopped_early && usage.turns == 0 && usage.tokens.total() == 0;
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);

@@ -186,3 +186,30 @@ fn the_state_counts_the_attempts_of_the_next_iteration_that_run_again() {
     m.finish(it, limited(None), S);
     assert_eq!(run_again(&m), Some(0));
 }
+
+#[test]
+fn a_limit_before_any_turn_spent_nothing_rather_than_an_unknown_cost() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(10.0)));
+    let mut refused = limited(None);
+    refused.usage = Usage {
+        cost_kind: ralph_stream::CostKind::Unknown,
+        ..Usage::default()
+    };
+    let it = run(&mut m);
+    m.finish(it, refused, S);
+    let again = run(&mut m);
+    m.finish(again, ok(&[]), S);
+    // The hat's one iteration was priced: its cost is known, and no budget warning.
+    assert_eq!(
+        (
+            m.state().unpriced_iterations,
+            m.state().hats[DEFAULT_HAT].unpriced_iterations
+        ),
+        (0, 0)
+    );
+    assert!(
+        !m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::CostUnknown { .. }))
+    );
+}
