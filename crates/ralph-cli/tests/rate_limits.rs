@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{Workspace, finished, of_type};
+use std::time::{Duration, Instant};
+
+use common::{RUN_TIMEOUT, Workspace, finished, of_type};
+use nix::sys::signal::Signal;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -269,4 +272,94 @@ fn an_uninstalled_fallback_is_reported_before_the_run() {
     assert_eq!(common::code(out.status), 1, "{stderr}");
     assert!(stderr.contains("codex"), "{stderr}");
     assert!(ws.agent_log().is_empty());
+}
+
+#[test]
+fn the_summary_the_closing_table_and_ralph_runs_count_a_limited_attempt_as_the_run_does() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 1\nevent_loop:\n  \
+                  starting_event: work.start\nhats:\n  worker:\n    \
+                  description: Works\n    triggers: [work.start]\n";
+    let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
+    let out = ws.run(&["run", "-p", "task"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(common::code(out.status), 0, "{text}");
+    // A limit is not the hat failing to hand over.
+    assert!(!text.contains("did not hand over"), "{text}");
+    // The closing table: one iteration of the worker, as the totals line says.
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("worker "))
+        .unwrap_or_else(|| panic!("no worker row: {text}"));
+    assert_eq!(row.split_whitespace().nth(1), Some("1"), "{text}");
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Iterations | 1 of ") && summary.contains("| worker | 1 | 0 |"),
+        "{summary}"
+    );
+    // The wait, as long as it was (a second, and the time to wake up).
+    assert!(
+        summary.contains("| Rate limits | 1 wait of 1."),
+        "{summary}"
+    );
+    let runs = ws.run(&["runs"]);
+    let listed = String::from_utf8_lossy(&runs.stdout);
+    assert!(
+        listed.contains("worker×1") && !listed.contains("worker×2"),
+        "{listed}"
+    );
+}
+
+/// Longest a run may take to end after Ctrl-C during a wait: the wait itself is ten
+/// minutes.
+const QUICK_STOP: Duration = Duration::from_secs(10);
+
+#[test]
+fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 600\n";
+    let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
+    let child = ws.start_json(&["-p", "task"]);
+    // The wait has begun once its event is in the run's record.
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        let started = ws.path().join(".ralph/current-run").exists();
+        let record = started
+            .then(|| std::fs::read_to_string(ws.run_files().dir().join("run-events.jsonl")))
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        if record.contains(r#""type":"rate_limit_wait""#) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the wait never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    let out = ws.stop(child, Signal::SIGINT);
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(out.status), 130, "{stderr}");
+    assert!(took < QUICK_STOP, "took {took:?} to stop");
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(finished(&events)["reason"], "interrupted");
+    // The limited attempt was not counted, and its event waits for the next one.
+    let state = ws.saved_state();
+    assert_eq!(
+        (&state["state"]["iterations"], &state["state"]["pending"]),
+        (
+            &json!(0),
+            &json!([{"topic": "task.start", "payload": null}])
+        )
+    );
+    assert!(
+        ws.summary().contains("| Rate limits | 1 wait of "),
+        "{}",
+        ws.summary()
+    );
+    // `--continue` runs the iteration again, and it completes; the limited attempt
+    // stays in the history (the state covers it).
+    let events = ended(&ws, &["--continue"], 0, "completed");
+    assert_eq!(finished(&events)["totals"]["iterations"], 1);
+    assert_eq!(ws.outcomes(), [json!("rate_limited"), json!("succeeded")]);
 }

@@ -162,3 +162,41 @@ fn inspect_on_a_terminal_indents_its_report_and_says_when_it_reads_the_terminal(
         s.contains("inspect done 1")
     });
 }
+
+/// The countdown's time left (`9m 58s` in `⏸ rate limited on pi: retrying in 9m 58s (at …)`),
+/// if shown.
+fn countdown(screen: &str) -> Option<String> {
+    let line = screen
+        .lines()
+        .find(|l| l.starts_with("⏸ rate limited on pi: retrying in "))?;
+    let rest = line.strip_prefix("⏸ rate limited on pi: retrying in ")?;
+    rest.split(" (at ").next().map(str::to_owned)
+}
+
+#[test]
+fn a_person_sees_a_wait_counted_down_and_gone_on_ctrl_c() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n  rate_limit_wait_seconds: 600\n",
+        "pi/anthropic/error429.jsonl | |\n",
+    );
+    let (terminal, state) = start_run(&ws);
+    let screen = terminal.wait_for("t", "the countdown", |s| countdown(s).is_some());
+    assert!(
+        screen.contains("⏸ rate limited: waiting 10m 00s, then iteration 1 again"),
+        "{screen}"
+    );
+    let first = countdown(&screen);
+    terminal.wait_for("t", "the countdown moving on", |s| {
+        countdown(s).is_some_and(|c| Some(&c) != first.as_ref())
+    });
+    terminal.keys("t", &["C-c"]);
+    let screen = terminal.wait_for("t", "the end of the run", |s| s.contains("ralph is done"));
+    let code = std::fs::read_to_string(state.join("exit-code")).expect("exit code");
+    assert_eq!(code.trim(), "exit 130", "{screen}");
+    assert!(screen.contains("■ interrupted"), "{screen}");
+    assert_eq!(
+        countdown(&screen),
+        None,
+        "the countdown was left:\n{screen}"
+    );
+}

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use ralph_stream::Tokens;
 
-use crate::machine::{DEFAULT_HAT, GateEnd, LoopState, StopReason, format_duration, verdict};
+use crate::machine::{
+    DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, StopReason, format_duration, verdict,
+};
 use crate::steer::SteerTally;
 use crate::visible::visible;
 
@@ -52,6 +54,13 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         cost(s.cost_usd, s.unpriced_iterations, s.iterations)
     );
     let _ = writeln!(out, "| Tokens | {} |", tokens_detail(&s.tokens));
+    if !s.rate_limit_tally.is_empty() {
+        let _ = writeln!(
+            out,
+            "| Rate limits | {} |",
+            rate_limits(&s.rate_limit_tally)
+        );
+    }
     if input.steering.received > 0 {
         let _ = writeln!(out, "| Steering | {} |", steering(&input.steering));
     }
@@ -194,6 +203,23 @@ pub fn steering(t: &SteerTally) -> String {
         plural(t.received, "message", "messages"),
         parts.join(", ")
     )
+}
+
+/// `2 waits, 4m 12s in all; 1 failover`: what provider limits cost the run.
+pub fn rate_limits(t: &RateLimitTally) -> String {
+    let waited = format_duration(Duration::from_millis(t.waited_ms));
+    let mut parts = Vec::new();
+    match t.waits {
+        0 => {}
+        1 => parts.push(format!("1 wait of {waited}")),
+        n => parts.push(format!("{n} waits, {waited} in all")),
+    }
+    match t.failovers {
+        0 => {}
+        1 => parts.push("1 failover".to_owned()),
+        n => parts.push(format!("{n} failovers")),
+    }
+    parts.join("; ")
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost.

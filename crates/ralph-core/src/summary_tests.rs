@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::event::Event;
-use crate::machine::{CompletionSignal, HatTotals};
+use crate::machine::{CompletionSignal, HatTotals, RateLimitTally};
 
 #[test]
 fn numbers_get_thousands_separators() {
@@ -144,4 +144,41 @@ fn steering_is_counted_in_the_table_only_when_there_was_some() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn the_waits_for_provider_limits_and_failovers_are_counted_only_when_there_were_some() {
+    let reason = StopReason::Interrupted;
+    let summary = |tally: RateLimitTally| {
+        let state = LoopState {
+            rate_limit_tally: tally,
+            ..LoopState::default()
+        };
+        render_summary(&SummaryInput {
+            run_id: "r",
+            objective: "t",
+            reason: &reason,
+            state: &state,
+            max_iterations: 3,
+            hats: &[],
+            steering: SteerTally::default(),
+        })
+    };
+    assert!(!summary(RateLimitTally::default()).contains("Rate limits"));
+    let cases = [
+        ((1, 30_000, 0), "| Rate limits | 1 wait of 30.0s |\n"),
+        (
+            (3, 252_000, 2),
+            "| Rate limits | 3 waits, 4m 12s in all; 2 failovers |\n",
+        ),
+        ((0, 0, 1), "| Rate limits | 1 failover |\n"),
+    ];
+    for ((waits, waited_ms, failovers), line) in cases {
+        let text = summary(RateLimitTally {
+            waits,
+            waited_ms,
+            failovers,
+        });
+        assert!(text.contains(line), "{text}");
+    }
 }

@@ -163,9 +163,10 @@ fn start_and_drive(
             let saved = run_dir.load()?;
             // The state is written after the history line: a crash between the two
             // leaves a record the state does not cover. That iteration runs again, so its
-            // record goes.
+            // record goes (the limited attempts the state covers stay).
+            let run_again = saved.state.rate_limit.as_ref().map_or(0, |l| l.run_again);
             let dropped = run_dir
-                .trim_history(saved.state.iterations, Durability::Durable)
+                .trim_history(saved.state.iterations, run_again, Durability::Durable)
                 .map_err(|e| CliError::io("repair", run_dir.history(), e))?;
             if dropped > 0 {
                 diagnostic(format_args!(

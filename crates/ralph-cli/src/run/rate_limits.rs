@@ -37,7 +37,7 @@ pub(super) fn pick_backend(
 
 /// After an iteration that ended on a provider's limit (`on_rate_limit: wait`, or
 /// `failover` with every backend of the hat limited): says how long the loop waits and
-/// sleeps that long, ticking the view; Ctrl-C ends the
+/// sleeps that long, ticking the view (a live one counts down); Ctrl-C ends the
 /// wait at once (the loop then stops as interrupted).
 pub(super) async fn wait_out(
     run: &mut Run<'_>,
@@ -63,15 +63,19 @@ pub(super) async fn wait_out(
         message: &message,
     });
     let mut requests = stop.requests();
+    let started = Instant::now();
     let sleep = async {
         tokio::select! {
             () = tokio::time::sleep(plan.wait) => {}
             () = requests.stopped() => {}
         }
     };
+    // The ticks redraw the live view's countdown.
     if observer.wants_ticks() {
         with_ticks(sleep, |now| observer.tick(now)).await;
     } else {
         sleep.await;
     }
+    observer.wait_over();
+    run.machine.waited(started.elapsed());
 }

@@ -28,6 +28,10 @@ pub(crate) trait Observer {
     /// [`FRAME_INTERVAL`](super::term::status::FRAME_INTERVAL) or so, even when the agent
     /// is silent): for spinners and elapsed counters.
     fn tick(&mut self, _now: std::time::Instant) {}
+
+    /// The wait a [`RunEvent::RateLimitWait`] announced is over (its time passed, or a
+    /// stop cut it short): a countdown shown for it goes.
+    fn wait_over(&mut self) {}
 }
 
 /// Says once, on stderr, that stdout is gone and the run goes on.

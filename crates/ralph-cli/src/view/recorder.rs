@@ -82,4 +82,8 @@ impl Observer for Recorder<'_> {
             self.inner.tick(now);
         }
     }
+
+    fn wait_over(&mut self) {
+        self.inner.wait_over();
+    }
 }

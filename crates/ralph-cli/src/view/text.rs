@@ -3,7 +3,8 @@
 //!
 //! - **Live** (stdout is a terminal): colours unless turned off, and while the agent is
 //!   silent a status line (spinner, elapsed time, what the agent is doing) on the empty
-//!   line under the output, erased before anything else is written.
+//!   line under the output, erased before anything else is written; while the loop waits
+//!   for a provider's limit, the same line counts down the time left.
 //! - **Plain** (a pipe or a file): the same text, no colours unless `--color always`,
 //!   never a control sequence of the status line.
 //! - **Quiet** (`-q`): only why the loop stopped.
@@ -12,11 +13,12 @@
 //! the run goes on.
 
 use std::io::{self, IsTerminal, Write};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ralph_core::run_event::RunEvent;
 
 use super::observer::{Observer, report_closed};
+use crate::view::term::limit_lines;
 use crate::view::term::status::{self, ERASE, SHOW_AFTER, status_line};
 use crate::view::term::{Detail, RunView};
 
@@ -58,6 +60,33 @@ struct Live {
     iteration_started: Option<Instant>,
     /// The gate running and when it started (the status line then counts its time).
     gate: Option<(String, Instant)>,
+    /// The backend of the last iteration started (a wait's countdown names it).
+    backend: String,
+    /// The wait for a provider's limit going on, if one is.
+    wait: Option<Wait>,
+    /// A moment and its wall-clock time: a wait's end is said as a UTC time.
+    wall: (Instant, SystemTime),
+}
+
+/// A wait for a provider's limit, as its countdown shows it.
+struct Wait {
+    backend: String,
+    /// When it ends.
+    until: Instant,
+}
+
+impl Live {
+    /// `at` as Unix seconds, by the wall clock.
+    fn unix_secs(&self, at: Instant) -> u64 {
+        let (anchor, wall) = self.wall;
+        let t = match at.checked_duration_since(anchor) {
+            Some(later) => wall + later,
+            None => wall
+                .checked_sub(anchor.duration_since(at))
+                .unwrap_or(UNIX_EPOCH),
+        };
+        t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    }
 }
 
 pub(crate) struct TextObserver<W: Write> {
@@ -78,17 +107,23 @@ impl TextObserver<io::Stdout> {
             terminal_size::terminal_size_of(io::stdout())
                 .map_or(DEFAULT_COLUMNS, |(w, _)| usize::from(w.0))
         };
-        TextObserver::new(io::stdout(), options, Box::new(columns), Instant::now())
+        TextObserver::new(
+            io::stdout(),
+            options,
+            Box::new(columns),
+            (Instant::now(), SystemTime::now()),
+        )
     }
 }
 
 impl<W: Write> TextObserver<W> {
-    /// A view writing to `out`; `columns` gives the terminal's width for the status line.
+    /// A view writing to `out`; `columns` gives the terminal's width for the status line;
+    /// `now` is the time now, and its wall-clock time.
     pub(crate) fn new(
         out: W,
         options: TextOptions,
         columns: Box<dyn Fn() -> usize>,
-        now: Instant,
+        now: (Instant, SystemTime),
     ) -> Self {
         TextObserver {
             out,
@@ -97,9 +132,12 @@ impl<W: Write> TextObserver<W> {
             live: options.live.then(|| Live {
                 columns,
                 shown: false,
-                last_output: now,
+                last_output: now.0,
                 iteration_started: None,
                 gate: None,
+                backend: String::new(),
+                wait: None,
+                wall: now,
             }),
             closed: false,
             at_line_start: true,
@@ -122,7 +160,16 @@ impl<W: Write> TextObserver<W> {
         }
         if let Some(live) = self.live.as_mut() {
             match event {
-                RunEvent::IterationStarted { .. } => live.iteration_started = Some(now),
+                RunEvent::IterationStarted { backend, .. } => {
+                    live.iteration_started = Some(now);
+                    (*backend).clone_into(&mut live.backend);
+                }
+                RunEvent::RateLimitWait { wait_secs, .. } => {
+                    live.wait = Some(Wait {
+                        backend: live.backend.clone(),
+                        until: now + Duration::from_secs(*wait_secs),
+                    });
+                }
                 RunEvent::IterationFinished { .. }
                 | RunEvent::LoopFinished { .. }
                 | RunEvent::Error { .. } => {
@@ -133,7 +180,6 @@ impl<W: Write> TextObserver<W> {
                 RunEvent::LoopStarted { .. }
                 | RunEvent::Agent { .. }
                 | RunEvent::EventsEmitted { .. }
-                | RunEvent::RateLimitWait { .. }
                 | RunEvent::Failover { .. }
                 | RunEvent::Notice { .. }
                 | RunEvent::HookStarted { .. }
@@ -183,30 +229,41 @@ impl<W: Write> TextObserver<W> {
         if now.saturating_duration_since(live.last_output) < SHOW_AFTER {
             return;
         }
-        // A gate counts its own time, with or without an iteration (`ralph gates`).
-        let (what, since, doing) = if let Some((gate, started)) = &live.gate {
-            (format!("gate {gate}"), *started, "running".to_owned())
+        let text = if let Some(wait) = &live.wait {
+            let left = wait.until.saturating_duration_since(now);
+            let line = limit_lines::countdown(
+                &wait.backend,
+                left,
+                live.unix_secs(wait.until),
+                live.unix_secs(now),
+            );
+            status::fit(line, (live.columns)())
         } else {
-            let Some(started) = live.iteration_started else {
-                return;
+            // A gate counts its own time, with or without an iteration (`ralph gates`).
+            let (what, since, doing) = if let Some((gate, started)) = &live.gate {
+                (format!("gate {gate}"), *started, "running".to_owned())
+            } else {
+                let Some(started) = live.iteration_started else {
+                    return;
+                };
+                let (Some((number, _, backend)), Some(activity)) =
+                    (self.view.iteration(), self.view.activity())
+                else {
+                    return;
+                };
+                (
+                    format!("iteration {number}"),
+                    started,
+                    activity.describe(backend),
+                )
             };
-            let (Some((number, _, backend)), Some(activity)) =
-                (self.view.iteration(), self.view.activity())
-            else {
-                return;
-            };
-            (
-                format!("iteration {number}"),
-                started,
-                activity.describe(backend),
+            status_line(
+                &what,
+                now.saturating_duration_since(since),
+                &doing,
+                (live.columns)(),
             )
         };
-        let text = status_line(
-            &what,
-            now.saturating_duration_since(since),
-            &doing,
-            (live.columns)(),
-        );
         self.bytes.clear();
         self.bytes.push_str(ERASE);
         if self.color {
@@ -219,6 +276,21 @@ impl<W: Write> TextObserver<W> {
         live.shown = true;
         status::set_shown(true);
         self.write();
+    }
+
+    /// [`Observer::wait_over`]: the countdown goes.
+    fn end_wait(&mut self) {
+        if self.closed {
+            return;
+        }
+        if let Some(live) = self.live.as_mut() {
+            live.wait = None;
+        }
+        self.bytes.clear();
+        self.take_status_down();
+        if !self.bytes.is_empty() {
+            self.write();
+        }
     }
 
     /// Queues the erasure of the status line, if one is shown.
@@ -260,6 +332,10 @@ impl<W: Write> Observer for TextObserver<W> {
 
     fn tick(&mut self, now: Instant) {
         self.tick_at(now);
+    }
+
+    fn wait_over(&mut self) {
+        self.end_wait();
     }
 }
 

@@ -1,12 +1,12 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ralph_core::machine::StopReason;
+use ralph_core::machine::{IterationOutcome, StopReason};
 use ralph_core::run_event::Totals;
 use ralph_stream::Tokens;
-use ralph_stream::{AgentEvent, Stop};
+use ralph_stream::{AgentEvent, CostKind, Stop};
 
 use super::*;
 
@@ -61,13 +61,18 @@ fn started() -> RunEvent<'static> {
     }
 }
 
+/// The wall-clock time at the start of each test's clock: 2026-11-26 10:38:00 UTC.
+fn wall() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_795_689_480)
+}
+
 fn observer(screen: &Screen, live: bool, t0: Instant) -> TextObserver<Screen> {
     let options = TextOptions {
         detail: Detail::Normal,
         color: false,
         live,
     };
-    TextObserver::new(screen.clone(), options, Box::new(|| 40), t0)
+    TextObserver::new(screen.clone(), options, Box::new(|| 40), (t0, wall()))
 }
 
 /// A silent start, text, a running tool, then the verdict, with ticks all along.
@@ -201,7 +206,7 @@ fn a_closed_stdout_silences_the_view() {
         live: true,
     };
     let t0 = Instant::now();
-    let mut view = TextObserver::new(Closed(0), options, Box::new(|| 80), t0);
+    let mut view = TextObserver::new(Closed(0), options, Box::new(|| 80), (t0, wall()));
     view.observe_at(&started(), t0);
     view.tick_at(t0 + Duration::from_secs(2));
     view.observe_at(&started(), t0);
@@ -239,7 +244,7 @@ fn each_streamed_piece_is_written_once_and_nothing_is_redrawn() {
         bytes: Vec::new(),
         writes: 0,
     };
-    let mut view = TextObserver::new(out, options, Box::new(|| 80), t0);
+    let mut view = TextObserver::new(out, options, Box::new(|| 80), (t0, wall()));
     view.observe_at(&started(), t0);
     let header_writes = view.out.writes;
     let mut text = String::new();
@@ -265,4 +270,96 @@ fn each_streamed_piece_is_written_once_and_nothing_is_redrawn() {
         format!("\n── iteration 1/3 · ralph · pi · run time 0:00 ──\n{text}")
     );
     assert_eq!(view.out.writes - header_writes, PIECES);
+}
+
+/// An attempt limited by its provider, then the loop's wait of 4m 12s with ticks all
+/// along, ended by the shell, and the next attempt's start.
+fn limited_then_wait(screen: &Screen, live: bool) {
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let options = TextOptions {
+        detail: Detail::Normal,
+        color: false,
+        live,
+    };
+    let mut view = TextObserver::new(screen.clone(), options, Box::new(|| 80), (t0, wall()));
+    view.observe_at(&started(), at(0));
+    let outcome = IterationOutcome::RateLimited {
+        message: "429".into(),
+        resets_at: None,
+    };
+    view.observe_at(
+        &RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "ralph",
+            backend: "pi",
+            model: None,
+            outcome: &outcome,
+            duration_ms: 500,
+            cost_usd: Some(0.0),
+            cost_kind: CostKind::Reported,
+            tokens: Tokens::default(),
+            turns: 0,
+            completion: None,
+            stderr_tail: None,
+            totals: Totals {
+                iterations: 0,
+                ..TOTALS
+            },
+        },
+        at(500),
+    );
+    view.observe_at(
+        &RunEvent::RateLimitWait {
+            iteration: 1,
+            wait_secs: 252,
+            resets_at: None,
+            message: "429",
+        },
+        at(500),
+    );
+    // Too soon after the line that says it; then every tick redraws the time left.
+    for ms in [600, 1_500, 1_600, 61_400, 252_400] {
+        view.tick_at(at(ms));
+    }
+    view.wait_over();
+    // Over: no tick draws it again.
+    view.tick_at(at(252_600));
+    view.observe_at(&started(), at(252_700));
+}
+
+#[test]
+fn on_a_terminal_a_wait_counts_down_on_the_status_line_until_it_is_over() {
+    let screen = Screen::default();
+    limited_then_wait(&screen, true);
+    let shown = screen.shown();
+    let wait = shown
+        .split_once("then iteration 1 again\n")
+        .unwrap_or_else(|| panic!("{shown}"))
+        .1;
+    assert_eq!(
+        wait,
+        "␍␛[2K⏸ rate limited on pi: retrying in 4m 11s (at 10:42 UTC)\
+         ␍␛[2K⏸ rate limited on pi: retrying in 4m 11s (at 10:42 UTC)\
+         ␍␛[2K⏸ rate limited on pi: retrying in 3m 12s (at 10:42 UTC)\
+         ␍␛[2K⏸ rate limited on pi: retrying in 1s (at 10:42 UTC)\
+         ␍␛[2K\
+         \n── iteration 1/3 · ralph · pi · run time 0:03 ──\n"
+    );
+}
+
+#[test]
+fn in_a_pipe_a_wait_is_one_line_and_no_countdown() {
+    let screen = Screen::default();
+    limited_then_wait(&screen, false);
+    let shown = screen.shown();
+    assert!(
+        shown
+            .contains("⏸ rate limited: waiting 4m 12s, then iteration 1 again\n\n── iteration 1/3"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains('␍') && !shown.contains("retrying in"),
+        "{shown}"
+    );
 }

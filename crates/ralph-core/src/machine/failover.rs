@@ -101,6 +101,9 @@ impl Machine {
                 resets_at,
             });
         }
+        if slot > s.backends.get(hat).copied().unwrap_or(0) {
+            s.rate_limit_tally.failovers += 1;
+        }
         if slot > 0 || s.backends.contains_key(hat) {
             s.backends.insert(hat.to_owned(), slot);
         }

@@ -78,6 +78,15 @@ fn a_limit_fails_over_at_once_and_the_primary_comes_back_after_its_backoff() {
     assert_eq!(record.fallback, None);
     assert_eq!(m.pick_backend(DEFAULT_HAT, 1_080), pick(0, None));
     assert!(m.state().backend_limits.is_empty());
+    // One failover for the summary: coming back to the primary is not one.
+    assert_eq!(
+        m.state().rate_limit_tally,
+        RateLimitTally {
+            waits: 0,
+            waited_ms: 0,
+            failovers: 1
+        }
+    );
 }
 
 #[test]

@@ -53,7 +53,7 @@ pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
 };
-pub use rate_limit::{RESET_SLACK, RateLimitStreak, RateLimitWait};
+pub use rate_limit::{RESET_SLACK, RateLimitStreak, RateLimitTally, RateLimitWait};
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
@@ -297,7 +297,7 @@ impl Machine {
         if !waits {
             self.state.iterations = self.state.iterations.max(iteration.number);
         }
-        self.account(&iteration, &report);
+        self.account(&iteration, &report, waits);
         let plan = self.gate_plan(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 

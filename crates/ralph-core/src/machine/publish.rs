@@ -14,23 +14,32 @@ use ralph_stream::CostKind;
 
 impl Machine {
     /// Adds the iteration's usage to the run's and the hat's totals; gives the
-    /// unknown-cost notice once.
-    pub(super) fn account(&mut self, iteration: &Iteration, report: &IterationReport) {
+    /// unknown-cost notice once. An attempt that ended on a provider's limit and runs
+    /// again (`runs_again`) is not one of the hat's iterations, as it is not one of the
+    /// run's; what it spent still counts.
+    pub(super) fn account(
+        &mut self,
+        iteration: &Iteration,
+        report: &IterationReport,
+        runs_again: bool,
+    ) {
         let usage = &report.usage;
-        // Interrupted before its first turn ended and with no tokens counted, an
-        // iteration spent nothing anyone reported: its cost is not unknown, it is none.
-        // Calling it unknown made every later total "at least" and gave the budget
-        // warning after a mere Ctrl-C.
-        let spent_nothing = report.outcome == IterationOutcome::Interrupted
-            && usage.turns == 0
-            && usage.tokens.total() == 0;
+        // Interrupted (or refused by the provider's limit) before its first turn ended
+        // and with no tokens counted, an iteration spent nothing anyone reported: its
+        // cost is not unknown, it is none. Calling it unknown made every later total
+        // "at least" and gave the budget warning after a mere Ctrl-C.
+        let stopped_early = matches!(
+            report.outcome,
+            IterationOutcome::Interrupted | IterationOutcome::RateLimited { .. }
+        );
+        let spent_nothing = stopped_early && usage.turns == 0 && usage.tokens.total() == 0;
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);
         s.tokens += usage.tokens;
         s.unpriced_iterations += u32::from(unpriced);
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
-        hat.iterations += 1;
+        hat.iterations += u32::from(!runs_again);
         hat.failures += u32::from(report.outcome.is_failure());
         hat.duration_ms += millis(report.duration);
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
@@ -127,7 +136,10 @@ impl Machine {
                     .filter(|e| e.topic != TASK_RESUME || e.payload.is_some())
                     .cloned()
                     .collect();
-                if !requeue.is_empty() {
+                // A provider's limit is not the hat failing to hand over: the footer
+                // already says the attempt was limited, and it runs again as it was.
+                let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
+                if !requeue.is_empty() && !limited {
                     self.notices.push(Notice::EventsRequeued {
                         hat: iteration.hat.clone(),
                         topics: requeue.iter().map(|e| e.topic.clone()).collect(),

@@ -35,6 +35,10 @@ pub struct RateLimitStreak {
     /// Which of its backends it ran on (0 the primary, `n` the `n`th of `fallback`).
     #[serde(default)]
     pub fallback: u32,
+    /// The attempts of the next iteration that ended on a limit and run again (not
+    /// counted): the history has a record of each that the state covers.
+    #[serde(default)]
+    pub run_again: u32,
 }
 
 /// How long to wait before running the limited iteration again.
@@ -45,7 +49,34 @@ pub struct RateLimitWait {
     pub resets_at: Option<u64>,
 }
 
+/// What provider limits cost a run: the waits and the moves to a fallback backend.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateLimitTally {
+    /// Waits the loop went through (a wait cut short by a stop included).
+    pub waits: u32,
+    /// Their time in all, as waited.
+    pub waited_ms: u64,
+    /// Attempts that ran on a later backend of their hat than the attempt before
+    /// (`on_rate_limit: failover`).
+    pub failovers: u32,
+}
+
+impl RateLimitTally {
+    /// No limit was waited for or failed over from.
+    pub fn is_empty(&self) -> bool {
+        *self == RateLimitTally::default()
+    }
+}
+
 impl Machine {
+    /// Counts a wait for a provider's limit that lasted `waited` (it may have been cut
+    /// short by a stop).
+    pub fn waited(&mut self, waited: Duration) {
+        let tally = &mut self.state.rate_limit_tally;
+        tally.waits += 1;
+        tally.waited_ms = tally.waited_ms.saturating_add(millis(waited));
+    }
+
     /// What `hat` does on a limit: its own `on_rate_limit`, else `cli`'s.
     pub fn rate_limit_policy(&self, hat: &str) -> RateLimitPolicy {
         self.rules
@@ -69,6 +100,7 @@ impl Machine {
             self.backend_ran(&iteration.hat, report.fallback, now, None);
             return false;
         };
+        let policy = self.rate_limit_policy(&iteration.hat);
         let streak = self
             .state
             .rate_limit
@@ -78,8 +110,12 @@ impl Machine {
         streak.message.clone_from(message);
         streak.hat.clone_from(&iteration.hat);
         streak.fallback = report.fallback;
+        // Counted with `fail`: the next iteration has had no attempt yet.
+        streak.run_again = match policy {
+            RateLimitPolicy::Fail => 0,
+            RateLimitPolicy::Wait | RateLimitPolicy::Failover => streak.run_again + 1,
+        };
         let count = streak.count;
-        let policy = self.rate_limit_policy(&iteration.hat);
         if policy == RateLimitPolicy::Fail {
             return false;
         }

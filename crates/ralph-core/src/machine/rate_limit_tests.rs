@@ -106,3 +106,110 @@ fn a_limited_run_never_completes() {
     let record = m.finish(it, report, S);
     assert_eq!(record.completion, None);
 }
+
+#[test]
+fn a_limited_attempt_run_again_is_not_one_of_its_hats_iterations_but_its_cost_counts() {
+    let mut m = Machine::new(solo());
+    let first = run(&mut m);
+    m.finish(first, limited(None), S);
+    let again = run(&mut m);
+    m.finish(again, ok(&[]), S);
+    let hat = &m.state().hats[DEFAULT_HAT];
+    // Both attempts' cost (0.5 each), one iteration, as the run counts it.
+    assert_eq!(
+        (hat.iterations, hat.cost_usd, m.state().iterations),
+        (1, 1.0, 1)
+    );
+    // With `fail` the limited attempt is an iteration of its hat like any.
+    let mut m = Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+            fallback: Vec::new(),
+        },
+        ..solo()
+    });
+    let it = run(&mut m);
+    m.finish(it, limited(None), S);
+    assert_eq!(m.state().hats[DEFAULT_HAT].iterations, 1);
+}
+
+#[test]
+fn a_limited_attempt_gets_its_events_again_without_a_hand_over_notice() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    m.take_notices();
+    m.finish(it, limited(None), S);
+    assert_eq!(m.take_notices(), []);
+    // Its events are still queued for the next attempt.
+    assert_eq!(run(&mut m).events, [ev(crate::topic::TASK_START)]);
+}
+
+#[test]
+fn the_waits_are_counted_with_the_time_waited() {
+    let mut m = Machine::new(solo());
+    assert!(m.state().rate_limit_tally.is_empty());
+    m.waited(60 * S);
+    m.waited(S / 2);
+    assert_eq!(
+        m.state().rate_limit_tally,
+        RateLimitTally {
+            waits: 2,
+            waited_ms: 60_500,
+            failovers: 0
+        }
+    );
+}
+
+#[test]
+fn the_state_counts_the_attempts_of_the_next_iteration_that_run_again() {
+    let run_again = |m: &Machine| m.state().rate_limit.as_ref().map(|l| l.run_again);
+    let mut m = Machine::new(solo());
+    for n in 1..=2 {
+        let it = run(&mut m);
+        m.finish(it, limited(None), S);
+        assert_eq!(run_again(&m), Some(n));
+    }
+    let it = run(&mut m);
+    m.finish(it, ok(&[]), S);
+    assert_eq!(run_again(&m), None);
+    // With `fail` the limited attempt is counted: none runs again.
+    let mut m = Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+            fallback: Vec::new(),
+        },
+        ..solo()
+    });
+    let it = run(&mut m);
+    m.finish(it, limited(None), S);
+    assert_eq!(run_again(&m), Some(0));
+}
+
+#[test]
+fn a_limit_before_any_turn_spent_nothing_rather_than_an_unknown_cost() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(10.0)));
+    let mut refused = limited(None);
+    refused.usage = Usage {
+        cost_kind: ralph_stream::CostKind::Unknown,
+        ..Usage::default()
+    };
+    let it = run(&mut m);
+    m.finish(it, refused, S);
+    let again = run(&mut m);
+    m.finish(again, ok(&[]), S);
+    // The hat's one iteration was priced: its cost is known, and no budget warning.
+    assert_eq!(
+        (
+            m.state().unpriced_iterations,
+            m.state().hats[DEFAULT_HAT].unpriced_iterations
+        ),
+        (0, 0)
+    );
+    assert!(
+        !m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::CostUnknown { .. }))
+    );
+}

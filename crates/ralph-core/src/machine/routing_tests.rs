@@ -262,6 +262,7 @@ fn finish_records_the_iteration_and_the_totals() {
             refusal: None,
             rate_limit: None,
             backend_limits: vec![],
+            rate_limit_tally: RateLimitTally::default(),
             backends: BTreeMap::new(),
             gates: BTreeMap::new(),
         }

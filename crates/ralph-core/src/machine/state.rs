@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::failover::BackendLimit;
 use super::gate::GateEnd;
 use super::outcome::StopReason;
-use super::rate_limit::RateLimitStreak;
+use super::rate_limit::{RateLimitStreak, RateLimitTally};
 use super::refusal::CompletionRefusal;
 use crate::event::Event;
 use ralph_stream::Tokens;
@@ -51,6 +51,10 @@ pub struct LoopState {
     /// The backends (of a hat's primary and `fallback`) limited until some time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backend_limits: Vec<BackendLimit>,
+    /// The waits for provider limits and the attempts moved to a fallback, for the
+    /// summary.
+    #[serde(default, skip_serializing_if = "RateLimitTally::is_empty")]
+    pub rate_limit_tally: RateLimitTally,
     /// Which of its backends each hat ran its last attempt on (0 the primary), when
     /// it failed over at least once.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -423,14 +423,25 @@ impl RunDir {
 
     /// Drops the records of iterations after `iterations`, which the saved state does not
     /// cover (ralph stopped between writing the history line and the state): the
-    /// iteration runs again on `--continue`, and must not be in the history twice.
-    /// Returns how many records were dropped.
-    pub fn trim_history(&self, iterations: u32, durability: Durability) -> io::Result<usize> {
+    /// iteration runs again on `--continue`, and must not be in the history twice. The
+    /// state also covers the first `run_again` attempts of iteration `iterations + 1`:
+    /// they ended on a provider's limit and were not counted, so they stay. Returns how
+    /// many records were dropped.
+    pub fn trim_history(
+        &self,
+        iterations: u32,
+        run_again: u32,
+        durability: Durability,
+    ) -> io::Result<usize> {
         let history = self.read_history_counted()?;
-        let (kept, dropped): (Vec<_>, Vec<_>) = history
-            .records
-            .into_iter()
-            .partition(|r| r.iteration <= iterations);
+        let mut next = 0;
+        let (kept, dropped): (Vec<_>, Vec<_>) = history.records.into_iter().partition(|r| {
+            if r.iteration == iterations.saturating_add(1) {
+                next += 1;
+                return next <= run_again;
+            }
+            r.iteration <= iterations
+        });
         if dropped.is_empty() {
             return Ok(0);
         }

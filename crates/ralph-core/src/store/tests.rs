@@ -115,6 +115,27 @@ fn history_survives_a_torn_line_and_stray_bytes_and_counts_them() {
 }
 
 #[test]
+fn the_limited_attempts_the_state_covers_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(dir.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    // Iteration 1, then three attempts of iteration 2, the state saved after two of
+    // them (ralph stopped before it saved the third).
+    for n in [1, 2, 2, 2] {
+        run.append_history(&record(n)).unwrap();
+    }
+    assert_eq!(run.trim_history(1, 2, Durability::Atomic).unwrap(), 1);
+    let numbers: Vec<u32> = run
+        .read_history()
+        .unwrap()
+        .iter()
+        .map(|r| r.iteration)
+        .collect();
+    assert_eq!(numbers, vec![1, 2, 2]);
+}
+
+#[test]
 fn records_past_the_saved_state_are_trimmed_once() {
     let dir = tempfile::tempdir().unwrap();
     let run = RalphDir::in_workspace(dir.path())
@@ -123,8 +144,8 @@ fn records_past_the_saved_state_are_trimmed_once() {
     for n in 1..=3 {
         run.append_history(&record(n)).unwrap();
     }
-    assert_eq!(run.trim_history(2, Durability::Atomic).unwrap(), 1);
-    assert_eq!(run.trim_history(2, Durability::Atomic).unwrap(), 0);
+    assert_eq!(run.trim_history(2, 0, Durability::Atomic).unwrap(), 1);
+    assert_eq!(run.trim_history(2, 0, Durability::Atomic).unwrap(), 0);
     let numbers: Vec<u32> = run
         .read_history()
         .unwrap()

@@ -82,7 +82,10 @@ pub(crate) struct HatTable {
 }
 
 impl HatTable {
-    pub(crate) fn add(&mut self, hat: &str, cost_usd: Option<f64>, tokens: &Tokens) {
+    /// Adds an attempt of `hat`; `counted` says whether the run counted it as an
+    /// iteration (an attempt limited by its provider and run again is not one, though
+    /// what it spent is).
+    pub(crate) fn add(&mut self, hat: &str, counted: bool, cost_usd: Option<f64>, tokens: &Tokens) {
         let index = match self.rows.iter().position(|r| r.hat == hat) {
             Some(index) => index,
             None => {
@@ -97,7 +100,7 @@ impl HatTable {
             }
         };
         let row = &mut self.rows[index];
-        row.iterations += 1;
+        row.iterations += u32::from(counted);
         row.cost_usd += cost_usd.unwrap_or(0.0);
         row.cost_unknown |= cost_usd.is_none();
         row.tokens += tokens.total();

@@ -59,15 +59,17 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
         cache_read: 0,
         cache_write: 0,
     };
-    table.add("planner", Some(0.5), &tokens);
-    table.add("builder", Some(0.25), &tokens);
-    table.add("planner", None, &tokens);
+    table.add("planner", true, Some(0.5), &tokens);
+    table.add("builder", true, Some(0.25), &tokens);
+    table.add("planner", true, None, &tokens);
+    // An attempt limited by its provider and run again: its cost, not an iteration.
+    table.add("builder", false, Some(0.125), &tokens);
     assert_eq!(
         table.lines(),
         [
             "  hat      iterations      cost  tokens",
             "  planner           2  ≥$0.5000     240",
-            "  builder           1   $0.2500     120",
+            "  builder           1   $0.3750     240",
         ]
     );
 }

@@ -1,7 +1,12 @@
 //! The live views' lines (the text view's and the TUI's) about provider limits: the wait before an iteration runs again,
 //! and a hat's attempt moving to another of its backends (`on_rate_limit: failover`).
 
+use std::time::Duration;
+
 use super::figures::duration_ms;
+
+/// Seconds in a day: a wait's end on another day than today's is said with its date.
+const DAY_SECS: u64 = 86_400;
 
 /// `⏸ rate limited: waiting 1m 00s (the limit resets …), then iteration 3 again`.
 pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> String {
@@ -17,6 +22,30 @@ pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> St
         "⏸ rate limited: waiting {}{until}, then iteration {iteration} again",
         duration_ms(wait_secs.saturating_mul(1000))
     )
+}
+
+/// `⏸ rate limited on pi: retrying in 4m 12s (at 10:42 UTC)`: the live views' status
+/// line while the loop waits for `backend`'s limit. `left` is shown in whole seconds,
+/// rounded up, so the line never says 0s while the wait goes on; once it is up (the wait
+/// announced in whole seconds may last a fraction more) the line says `retrying now`.
+/// `at` (the wait's end) and `now` are Unix seconds; `at` gets its date when it is not
+/// today.
+pub(crate) fn countdown(backend: &str, left: Duration, at: u64, now: u64) -> String {
+    let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let left = match (h, m) {
+        (0, 0) if s == 0 => return format!("⏸ rate limited on {backend}: retrying now"),
+        (0, 0) => format!("{s}s"),
+        (0, m) => format!("{m}m {s:02}s"),
+        (h, m) => format!("{h}h {m:02}m {s:02}s"),
+    };
+    let at = if at / DAY_SECS == now / DAY_SECS {
+        let of_day = at % DAY_SECS;
+        format!("{:02}:{:02} UTC", of_day / 3600, (of_day % 3600) / 60)
+    } else {
+        ralph_core::time_text::utc_minute_secs(at)
+    };
+    format!("⏸ rate limited on {backend}: retrying in {left} (at {at})")
 }
 
 /// A switch of backend: onto a later one of the hat's backends when the one before is

@@ -359,7 +359,10 @@ impl RunView {
             } => {
                 self.agent.finish(out);
                 self.current = None;
-                self.hat_table.add(hat, *cost_usd, tokens);
+                // The run counts the attempt when its count reached it: a limited
+                // attempt that runs again stays out, as in the totals.
+                let counted = totals.iterations >= *iteration;
+                self.hat_table.add(hat, counted, *cost_usd, tokens);
                 self.elapsed_ms = totals.elapsed_ms;
                 let (style, mark) = outcome_mark(outcome);
                 let mut footer = format!("{mark} iteration {iteration} {outcome}");

@@ -71,6 +71,12 @@ pub(crate) fn status_line(what: &str, elapsed: Duration, doing: &str, columns: u
         clock(elapsed_ms),
         visible(doing)
     );
+    fit(text, columns)
+}
+
+/// `text` cut to at most `columns - 1` characters (an ellipsis marks the cut), so a
+/// status line never wraps (a wrapped line could not be erased with one [`ERASE`]).
+pub(crate) fn fit(text: String, columns: usize) -> String {
     let room = columns.saturating_sub(1);
     if text.chars().count() <= room {
         return text;

@@ -3,6 +3,8 @@
 //! iteration's transcript, and the status line; help over it on `?`. Every size down to
 //! one cell draws without panicking: parts that do not fit are left out.
 
+use std::time::Duration;
+
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -13,6 +15,7 @@ use super::lines;
 use super::model::{Iteration, RunModel};
 use super::theme::Theme;
 use crate::view::term::figures::{clock, duration_ms};
+use crate::view::term::limit_lines;
 
 /// Below this width the iteration list is left out: the transcript needs the room.
 const LIST_MIN_TOTAL_WIDTH: u16 = 60;
@@ -65,7 +68,10 @@ pub(crate) fn frame(
         body
     };
     transcript_pane(frame, model, app, shown, transcript, theme);
-    frame.render_widget(Paragraph::new(status_line(model, app, theme)), status);
+    frame.render_widget(
+        Paragraph::new(status_line(model, app, theme, now_ms)),
+        status,
+    );
     if app.help {
         help(frame, area, theme);
     }
@@ -210,7 +216,7 @@ fn transcript_pane(
     frame.render_widget(Paragraph::new(window.lines), inner);
 }
 
-fn status_line(model: &RunModel, app: &App, theme: Theme) -> Line<'static> {
+fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'static> {
     match &app.prompt {
         Prompt::Search(text) => return Line::from(format!("/{text}")),
         Prompt::ConfirmQuit => {
@@ -220,6 +226,14 @@ fn status_line(model: &RunModel, app: &App, theme: Theme) -> Line<'static> {
     }
     if let Some(message) = &app.message {
         return Line::styled(message.clone(), theme.notice());
+    }
+    if let Some(wait) = &model.waiting {
+        let left = Duration::from_millis(wait.until_ms.saturating_sub(now_ms));
+        let text = limit_lines::countdown(&wait.backend, left, wait.until_ms / 1000, now_ms / 1000);
+        return Line::from(vec![
+            Span::styled(text, theme.notice()),
+            Span::styled("  ? help".to_owned(), theme.dim()),
+        ]);
     }
     let style = if model.finished.is_some() {
         theme.title()

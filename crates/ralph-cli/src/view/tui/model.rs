@@ -88,6 +88,17 @@ pub(crate) struct Iteration {
     pub(crate) entries: Vec<Entry>,
 }
 
+/// A wait for a provider's limit, from its `rate_limit_wait` line.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    /// The backend of the limited attempt.
+    pub(crate) backend: String,
+    /// When it ends, in Unix milliseconds: the limited attempt's end and the wait. The
+    /// record says when the attempt started and how long it took, so `ralph watch` counts
+    /// down to the same end as `ralph run --tui`.
+    pub(crate) until_ms: u64,
+}
+
 /// The whole run as seen so far.
 #[derive(Debug, Default)]
 pub(crate) struct RunModel {
@@ -101,6 +112,9 @@ pub(crate) struct RunModel {
     pub(crate) iterations: Vec<Iteration>,
     /// What is going on now, for the status line.
     pub(crate) activity: String,
+    /// The wait for a provider's limit going on, if one is (the status line counts it
+    /// down).
+    pub(crate) waiting: Option<Waiting>,
     /// The loop's last word, once it ended.
     pub(crate) finished: Option<String>,
     /// Why it ended (`interrupted`, `completed`, ...).
@@ -136,6 +150,10 @@ impl RunModel {
     }
 
     pub(crate) fn apply(&mut self, event: RunLine) {
+        // Whatever the loop does after a wait (the next attempt, a hook, its end) ends it.
+        if !matches!(event, RunLine::RateLimitWait { .. }) {
+            self.waiting = None;
+        }
         match event {
             RunLine::LoopStarted {
                 run_id,
@@ -270,6 +288,11 @@ impl RunModel {
                 let text = limit_lines::wait(iteration, wait_secs, resets_at);
                 if let Some(it) = self.iterations.last_mut() {
                     it.entries.push(Entry::Note(text));
+                    let ended_ms = it.started_at_ms + it.duration_ms.unwrap_or(0);
+                    self.waiting = Some(Waiting {
+                        backend: it.backend.clone(),
+                        until_ms: ended_ms.saturating_add(wait_secs.saturating_mul(1000)),
+                    });
                 }
             }
             RunLine::Failover {

@@ -180,9 +180,14 @@ fn gate(model: &mut RunModel, iteration: u32, passed: bool) {
 
 /// Draws `model` at `width`×`height` and returns the screen as text.
 fn screen(model: &RunModel, app: &mut App, width: u16, height: u16) -> String {
+    screen_at(model, app, width, height, NOW_MS)
+}
+
+/// [`screen`] with the wall clock at `now_ms`.
+fn screen_at(model: &RunModel, app: &mut App, width: u16, height: u16, now_ms: u64) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
-        .draw(|f| draw::frame(f, model, app, Theme { color: true }, NOW_MS))
+        .draw(|f| draw::frame(f, model, app, Theme { color: true }, now_ms))
         .unwrap();
     let buffer = terminal.backend().buffer();
     let mut text = String::new();
@@ -525,5 +530,54 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
             "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
             "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
         ]
+    );
+}
+
+#[test]
+fn the_status_line_counts_a_wait_down_to_its_end() {
+    let mut model = RunModel::default();
+    let mut app = App::new(true);
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "ralph", "pi");
+    let limited = IterationOutcome::RateLimited {
+        message: "429".into(),
+        resets_at: None,
+    };
+    iteration_finished(&mut model, 1, "ralph", &limited);
+    feed(
+        &mut model,
+        &RunEvent::RateLimitWait {
+            iteration: 1,
+            wait_secs: 252,
+            resets_at: None,
+            message: "429",
+        },
+    );
+    // The attempt ended 61 s after it started (21:55:10 UTC); the wait ends 252 s later.
+    let ended_ms = STARTED_AT_MS + 61_000;
+    let status = |model: &RunModel, app: &mut App, now_ms: u64| {
+        let shown = screen_at(model, app, 100, 12, now_ms);
+        shown.lines().last().unwrap().trim_end().to_owned()
+    };
+    assert_eq!(
+        status(&model, &mut app, ended_ms + 10_000),
+        "⏸ rate limited on pi: retrying in 4m 02s (at 22:00 UTC)  ? help"
+    );
+    assert_eq!(
+        status(&model, &mut app, ended_ms + 251_500),
+        "⏸ rate limited on pi: retrying in 1s (at 22:00 UTC)  ? help"
+    );
+    // Its time is up: the next attempt is about to start.
+    assert_eq!(
+        status(&model, &mut app, ended_ms + 252_000),
+        "⏸ rate limited on pi: retrying now  ? help"
+    );
+    // The next attempt ends it, whatever the clock says.
+    iteration_started(&mut model, 1, "ralph", "pi");
+    assert!(model.waiting.is_none());
+    assert!(
+        !status(&model, &mut app, ended_ms + 10_000).contains("retrying"),
+        "{}",
+        status(&model, &mut app, ended_ms + 10_000)
     );
 }
