@@ -81,12 +81,13 @@ pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
                 out.push('\n');
             }
             Entry::Gate(gate) => {
-                let verdict = match gate.passed {
-                    None => "running",
-                    Some(true) => "passed",
-                    Some(false) => "failed",
+                // A finished gate's detail ends with its verdict in the line view's words.
+                let running = if gate.passed.is_none() {
+                    " running"
+                } else {
+                    ""
                 };
-                let _ = writeln!(out, "**Gate `{}`** {verdict}: {}\n", gate.name, gate.detail);
+                let _ = writeln!(out, "**Gate `{}`**{running}: {}\n", gate.name, gate.detail);
                 if let Some(output) = &gate.output {
                     let fence = fence_for(output);
                     let _ = writeln!(out, "{fence}\n{}\n{fence}\n", output.trim_end());

@@ -385,7 +385,12 @@ fn export_writes_the_iteration_as_markdown() {
         .count();
     assert_eq!(text.matches("**Tool `").count(), tools);
     assert!(tools >= 3, "{tools}");
-    assert!(text.contains("**Gate `tests`** failed"));
+    let gate_line = text
+        .lines()
+        .find(|l| l.starts_with("**Gate `tests`**: "))
+        .expect("the gate's line");
+    assert!(gate_line.contains("failed (exit code"), "{gate_line}");
+    assert_eq!(gate_line.matches("failed").count(), 1, "{gate_line}");
     let thinking = export::markdown(&model, &model.iterations[0]);
     assert!(thinking.contains("*Thinking:*\n\n> "), "{thinking}");
 }
