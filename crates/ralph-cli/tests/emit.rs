@@ -137,3 +137,36 @@ fn emit_outside_an_agent_goes_to_the_running_loop() {
 fn current_inbox(ws: &Workspace) -> std::path::PathBuf {
     ws.run_files().dir().join("inbox.jsonl")
 }
+
+#[test]
+fn emit_during_ralph_plan_fails_and_writes_nothing() {
+    // A finished run, then a planning session whose agent tries to publish an event.
+    // `ralph plan` does not put ralph on the agent's PATH: the agent names it in full.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        &format!(
+            "pi/anthropic/text.jsonl | |\n\
+             - | | | '{}' emit late x > emit.out 2>&1; echo $? > emit.code\n",
+            common::ralph_bin()
+        ),
+    );
+    let out = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
+    assert_eq!(code(out.status), 2);
+    let inbox = current_inbox(&ws);
+    let before = std::fs::read(&inbox).expect("inbox");
+    let out = ws.run(&["plan", "an idea"]);
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).expect(name);
+    assert_eq!(read("emit.code").trim(), "1", "{}", read("emit.out"));
+    assert!(
+        read("emit.out").contains("no ralph loop is running"),
+        "{}",
+        read("emit.out")
+    );
+    assert_eq!(std::fs::read(&inbox).expect("inbox"), before);
+}
