@@ -121,23 +121,14 @@ Every iteration is recorded in `history.jsonl` next to this file. The task is co
 #[test]
 fn steering_is_counted_in_the_table_only_when_there_was_some() {
     let state = LoopState::default();
-    let reason = StopReason::Interrupted;
-    let input = |steering| SummaryInput {
-        run_id: "r",
-        objective: "t",
-        reason: &reason,
-        state: &state,
-        max_iterations: 3,
-        hats: &[],
-        steering,
-    };
-    assert!(!render_summary(&input(SteerTally::default())).contains("Steering"));
-    let text = render_summary(&input(SteerTally {
+    let input = |steering| interrupted_summary(&state, steering);
+    assert!(!input(SteerTally::default()).contains("Steering"));
+    let text = input(SteerTally {
         received: 4,
         mid_turn: 1,
         in_prompt: 2,
         pending: 1,
-    }));
+    });
     assert!(
         text.contains(
             "| Steering | 4 messages: 1 delivered mid-turn, 2 in prompts, 1 still queued |\n"
@@ -148,21 +139,12 @@ fn steering_is_counted_in_the_table_only_when_there_was_some() {
 
 #[test]
 fn the_waits_for_provider_limits_and_failovers_are_counted_only_when_there_were_some() {
-    let reason = StopReason::Interrupted;
     let summary = |tally: RateLimitTally| {
         let state = LoopState {
             rate_limit_tally: tally,
             ..LoopState::default()
         };
-        render_summary(&SummaryInput {
-            run_id: "r",
-            objective: "t",
-            reason: &reason,
-            state: &state,
-            max_iterations: 3,
-            hats: &[],
-            steering: SteerTally::default(),
-        })
+        interrupted_summary(&state, SteerTally::default())
     };
     assert!(!summary(RateLimitTally::default()).contains("Rate limits"));
     let cases = [
@@ -181,4 +163,17 @@ fn the_waits_for_provider_limits_and_failovers_are_counted_only_when_there_were_
         });
         assert!(text.contains(line), "{text}");
     }
+}
+
+/// The summary of a hatless run of task `t` interrupted in `state`.
+fn interrupted_summary(state: &LoopState, steering: SteerTally) -> String {
+    render_summary(&SummaryInput {
+        run_id: "r",
+        objective: "t",
+        reason: &StopReason::Interrupted,
+        state,
+        max_iterations: 3,
+        hats: &[],
+        steering,
+    })
 }

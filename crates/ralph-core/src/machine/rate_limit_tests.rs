@@ -121,14 +121,7 @@ fn a_limited_attempt_run_again_is_not_one_of_its_hats_iterations_but_its_cost_co
         (1, 1.0, 1)
     );
     // With `fail` the limited attempt is an iteration of its hat like any.
-    let mut m = Machine::new(Rules {
-        rate_limits: RateLimitConfig {
-            policy: RateLimitPolicy::Fail,
-            wait: S,
-            fallback: Vec::new(),
-        },
-        ..solo()
-    });
+    let mut m = failing_on_limits();
     let it = run(&mut m);
     m.finish(it, limited(None), S);
     assert_eq!(m.state().hats[DEFAULT_HAT].iterations, 1);
@@ -174,14 +167,7 @@ fn the_state_counts_the_attempts_of_the_next_iteration_that_run_again() {
     m.finish(it, ok(&[]), S);
     assert_eq!(run_again(&m), None);
     // With `fail` the limited attempt is counted: none runs again.
-    let mut m = Machine::new(Rules {
-        rate_limits: RateLimitConfig {
-            policy: RateLimitPolicy::Fail,
-            wait: S,
-            fallback: Vec::new(),
-        },
-        ..solo()
-    });
+    let mut m = failing_on_limits();
     let it = run(&mut m);
     m.finish(it, limited(None), S);
     assert_eq!(run_again(&m), Some(0));
@@ -212,4 +198,16 @@ fn a_limit_before_any_turn_spent_nothing_rather_than_an_unknown_cost() {
             .iter()
             .any(|n| matches!(n, Notice::CostUnknown { .. }))
     );
+}
+
+/// One hat whose rate limits count as failed iterations (`on_rate_limit: fail`).
+fn failing_on_limits() -> Machine {
+    Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+            fallback: Vec::new(),
+        },
+        ..solo()
+    })
 }

@@ -126,12 +126,7 @@ fn the_limited_attempts_the_state_covers_are_kept() {
         run.append_history(&record(n)).unwrap();
     }
     assert_eq!(run.trim_history(1, 2, Durability::Atomic).unwrap(), 1);
-    let numbers: Vec<u32> = run
-        .read_history()
-        .unwrap()
-        .iter()
-        .map(|r| r.iteration)
-        .collect();
+    let numbers = iterations_in_history(&run);
     assert_eq!(numbers, vec![1, 2, 2]);
 }
 
@@ -146,12 +141,7 @@ fn records_past_the_saved_state_are_trimmed_once() {
     }
     assert_eq!(run.trim_history(2, 0, Durability::Atomic).unwrap(), 1);
     assert_eq!(run.trim_history(2, 0, Durability::Atomic).unwrap(), 0);
-    let numbers: Vec<u32> = run
-        .read_history()
-        .unwrap()
-        .iter()
-        .map(|r| r.iteration)
-        .collect();
+    let numbers = iterations_in_history(&run);
     assert_eq!(numbers, vec![1, 2]);
 }
 
@@ -192,4 +182,13 @@ fn a_run_that_cannot_be_set_up_leaves_no_directory_behind() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(runs, [std::ffi::OsString::from(first.id())]);
+}
+
+/// The iteration number of each history record, in order.
+fn iterations_in_history(run: &RunDir) -> Vec<u32> {
+    run.read_history()
+        .unwrap()
+        .iter()
+        .map(|r| r.iteration)
+        .collect()
 }

@@ -104,6 +104,18 @@ fn loop_started(model: &mut RunModel, backend: &str) {
     );
 }
 
+/// A model with the loop started and iteration 1 (`hat` on `backend`) fed the agent
+/// lines of a capture.
+fn one_iteration(backend: &str, hat: &str, capture: &str) -> RunModel {
+    let mut model = RunModel::default();
+    loop_started(&mut model, backend);
+    iteration_started(&mut model, 1, hat, backend);
+    for line in agent_lines(&fixture(capture), 1) {
+        model.apply_json(&line);
+    }
+    model
+}
+
 fn iteration_started(model: &mut RunModel, iteration: u32, hat: &str, backend: &str) {
     feed(
         model,
@@ -208,12 +220,7 @@ fn key(app: &mut App, model: &mut RunModel, code: KeyCode) -> Request {
 /// (three tools) in its middle, then at its end.
 #[test]
 fn pi_transcript_at_key_moments() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
-    for line in agent_lines(&fixture("pi/anthropic/thinking.jsonl"), 1) {
-        model.apply_json(&line);
-    }
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/thinking.jsonl");
     feed(
         &mut model,
         &RunEvent::EventsEmitted {
@@ -256,12 +263,7 @@ fn pi_transcript_at_key_moments() {
 /// A Claude Code run at its end, on a narrow terminal (no iteration list), then help.
 #[test]
 fn claude_transcript_narrow_and_help() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "claude");
-    iteration_started(&mut model, 1, "builder", "claude");
-    for line in agent_lines(&fixture("claude/v2.1.112_rich.jsonl"), 1) {
-        model.apply_json(&line);
-    }
+    let mut model = one_iteration("claude", "builder", "claude/v2.1.112_rich.jsonl");
     gate(&mut model, 1, true);
     iteration_finished(
         &mut model,
@@ -281,12 +283,7 @@ fn claude_transcript_narrow_and_help() {
 /// Every size from one cell up, with help open and scrolled back: nothing panics.
 #[test]
 fn resize_storm_never_panics() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
-    for line in agent_lines(&fixture("pi/anthropic/tools3.jsonl"), 1) {
-        model.apply_json(&line);
-    }
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/tools3.jsonl");
     let mut app = App::new(true);
     for (round, width) in (0..=100u16).step_by(3).enumerate() {
         for height in (0..=30u16).step_by(2) {
@@ -362,12 +359,7 @@ fn search_moves_between_matches_and_quit_asks() {
 
 #[test]
 fn export_writes_the_iteration_as_markdown() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
-    for line in agent_lines(&fixture("pi/anthropic/thinking.jsonl"), 1) {
-        model.apply_json(&line);
-    }
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/thinking.jsonl");
     iteration_started(&mut model, 2, "reviewer", "pi");
     for line in agent_lines(&fixture("pi/anthropic/tools3.jsonl"), 2) {
         model.apply_json(&line);
@@ -397,12 +389,7 @@ fn export_writes_the_iteration_as_markdown() {
 
 #[test]
 fn no_color_leaves_colors_out() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
-    for line in agent_lines(&fixture("pi/anthropic/tools3.jsonl"), 1) {
-        model.apply_json(&line);
-    }
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/tools3.jsonl");
     gate(&mut model, 1, false);
     let colored = |color: bool| {
         let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
