@@ -478,8 +478,8 @@ fn a_steering_message_is_a_note_in_the_iteration_it_was_sent_during() {
     assert_eq!(notes, vec!["steer “use plan B” → queued for iteration 2"]);
 }
 
-#[test]
-fn a_limited_attempt_says_where_the_next_one_runs() {
+/// A run whose iteration 1 (`ralph` on pi) ended rate limited, with no reset time.
+fn limited_iteration_1() -> RunModel {
     let mut model = RunModel::default();
     loop_started(&mut model, "pi");
     iteration_started(&mut model, 1, "ralph", "pi");
@@ -488,6 +488,12 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
         resets_at: None,
     };
     iteration_finished(&mut model, 1, "ralph", &limited);
+    model
+}
+
+#[test]
+fn a_limited_attempt_says_where_the_next_one_runs() {
+    let mut model = limited_iteration_1();
     feed(
         &mut model,
         &RunEvent::Failover {
@@ -527,15 +533,8 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
 
 #[test]
 fn the_status_line_counts_a_wait_down_to_its_end() {
-    let mut model = RunModel::default();
+    let mut model = limited_iteration_1();
     let mut app = App::new(true);
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "ralph", "pi");
-    let limited = IterationOutcome::RateLimited {
-        message: "429".into(),
-        resets_at: None,
-    };
-    iteration_finished(&mut model, 1, "ralph", &limited);
     feed(
         &mut model,
         &RunEvent::RateLimitWait {
