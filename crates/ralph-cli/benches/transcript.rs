@@ -12,13 +12,11 @@
 
 mod support;
 
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ralph_test_support::streamgen;
-use support::{env_number, fake_pi, quiet_command};
+use support::{env_number, fake_pi, quiet_command, run_measured};
 
 /// The bounds, printed beside the figures.
 const MAX_DISK_BYTES: u64 = 20_000_000;
@@ -32,27 +30,6 @@ exec cat "$BENCH_STREAM"
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
-}
-
-/// Runs `cmd` to its end: its exit code, and its own peak RSS in KiB (from wait4: the
-/// largest of it and the children it waited for, here the agent's `cat`).
-#[expect(
-    clippy::zombie_processes,
-    reason = "wait4 reaps the child: Child::wait would lose its rusage"
-)]
-fn run_measured(cmd: &mut Command) -> (Option<i32>, i64) {
-    let child = cmd.spawn().expect("spawn");
-    let pid = i32::try_from(child.id()).expect("pid");
-    let mut status = 0;
-    // SAFETY: wait4 fills the zeroed struct and the status it is given, for our child.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        let waited = libc::wait4(pid, &mut status, 0, &mut usage);
-        assert_eq!(waited, pid, "wait4");
-        usage
-    };
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    (code, usage.ru_maxrss)
 }
 
 struct Bench {
@@ -89,22 +66,22 @@ impl Bench {
         )
         .expect("ralph.yml");
         let start = Instant::now();
-        let (code, rss) =
-            run_measured(self.command(Path::new(env!("CARGO_BIN_EXE_ralph"))).args([
-                "run",
-                "-p",
-                "x",
-                "--max-iterations",
-                "1",
-            ]));
+        let measured = run_measured(self.command(Path::new(env!("CARGO_BIN_EXE_ralph"))).args([
+            "run",
+            "-p",
+            "x",
+            "--max-iterations",
+            "1",
+        ]));
         let took = start.elapsed();
         // The generated stream's last answer may end with the promise: either way the
         // run ran its one iteration.
         assert!(
-            matches!(code, Some(0 | 2)),
-            "ralph failed ({code:?}) on the stream"
+            matches!(measured.code, Some(0 | 2)),
+            "ralph failed ({:?}) on the stream",
+            measured.code
         );
-        (took, rss)
+        (took, measured.max_rss_kib)
     }
 
     /// The kept raw stream of the last run.
@@ -120,33 +97,15 @@ impl Bench {
     }
 }
 
-/// Set to a path, this benchmark only writes the stream there and exits: the stream is
-/// generated in a process of its own, so that the children this one starts (which share
-/// its memory until they exec) do not inherit its peak in their max RSS.
-const GENERATE_TO: &str = "TRANSCRIPT_BENCH_GENERATE_TO";
-
-fn generate(path: &Path) {
-    let generated = streamgen::pi_stream(&streamgen::PiSpec::large());
-    let mut w = BufWriter::new(std::fs::File::create(path).expect("stream"));
-    w.write_all(&generated.bytes).expect("write stream");
-    w.flush().expect("flush stream");
-}
-
 fn main() {
-    if let Some(path) = std::env::var_os(GENERATE_TO) {
-        generate(Path::new(&path));
+    if support::generating() {
         return;
     }
     let rounds = env_number("BENCH_ROUNDS", 3) as usize;
     let dir = tempfile::tempdir().expect("tempdir");
     let path = fake_pi(dir.path(), FAKE_AGENT);
     std::fs::create_dir(dir.path().join("work")).expect("work dir");
-    let stream = dir.path().join("pi-large.jsonl");
-    let status = Command::new(std::env::current_exe().expect("this benchmark"))
-        .env(GENERATE_TO, &stream)
-        .status()
-        .expect("generate the stream");
-    assert!(status.success(), "generating the stream failed");
+    let stream = support::large_pi_stream(dir.path());
     let raw = std::fs::metadata(&stream).expect("the stream").len();
     let bench = Bench { dir, path, stream };
 

@@ -51,3 +51,72 @@ pub(crate) fn quiet_command(
         .stderr(Stdio::null());
     cmd
 }
+
+/// How a measured child ended and what it used (its own figures and those of the children
+/// it waited for, from wait4).
+pub(crate) struct Measured {
+    pub(crate) code: Option<i32>,
+    /// Peak resident memory, KiB: the largest of it and its waited-for children.
+    pub(crate) max_rss_kib: i64,
+    /// User plus system CPU time.
+    pub(crate) cpu: std::time::Duration,
+}
+
+/// Runs `cmd` to its end and measures it (see [`Measured`]).
+#[expect(
+    clippy::zombie_processes,
+    reason = "wait4 reaps the child: Child::wait would lose its rusage"
+)]
+pub(crate) fn run_measured(cmd: &mut std::process::Command) -> Measured {
+    let child = cmd.spawn().expect("spawn");
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: wait4 fills the zeroed struct and the status it is given, for our child.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let waited = libc::wait4(pid, &mut status, 0, &mut usage);
+        assert_eq!(waited, pid, "wait4");
+        usage
+    };
+    let time = |t: libc::timeval| {
+        std::time::Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + std::time::Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    Measured {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        max_rss_kib: usage.ru_maxrss,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+    }
+}
+
+/// Set to a path, a benchmark only writes the large pi stream there and exits: the stream
+/// is generated in a process of its own, so that the children the benchmark starts (which
+/// share its memory until they exec) do not inherit its peak in their max RSS.
+const GENERATE_TO: &str = "RALPH_BENCH_GENERATE_TO";
+
+/// Call first in `main`: true when this process was started only to generate the stream
+/// (it has, and must exit).
+pub(crate) fn generating() -> bool {
+    use std::io::Write;
+    let Some(path) = std::env::var_os(GENERATE_TO) else {
+        return false;
+    };
+    let generated =
+        ralph_test_support::streamgen::pi_stream(&ralph_test_support::streamgen::PiSpec::large());
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("stream"));
+    w.write_all(&generated.bytes).expect("write stream");
+    w.flush().expect("flush stream");
+    true
+}
+
+/// The 200 MB snapshot-shaped pi stream, written to `dir/pi-large.jsonl` by a child
+/// process of this benchmark (see [`generating`]).
+pub(crate) fn large_pi_stream(dir: &Path) -> std::path::PathBuf {
+    let stream = dir.join("pi-large.jsonl");
+    let status = std::process::Command::new(std::env::current_exe().expect("this benchmark"))
+        .env(GENERATE_TO, &stream)
+        .status()
+        .expect("generate the stream");
+    assert!(status.success(), "generating the stream failed");
+    stream
+}
