@@ -363,3 +363,34 @@ fn in_a_pipe_a_wait_is_one_line_and_no_countdown() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_worktree_loop_seen_from_elsewhere_says_where_its_summary_is_and_where_to_resume() {
+    let screen = Screen::default();
+    let t0 = Instant::now();
+    let mut view =
+        observer(&screen, false, t0).show_workspace_as(".ralph/worktrees/fix-login".into());
+    view.observe_at(&started(), t0);
+    let reason = StopReason::MaxIterations { limit: 3 };
+    view.observe_at(
+        &RunEvent::LoopFinished {
+            reason: &reason,
+            message: reason.to_string(),
+            outcome: reason.class(),
+            exit_code: 2,
+            totals: TOTALS,
+            summary_path: "s.md",
+            git: None,
+        },
+        t0 + Duration::from_secs(3),
+    );
+    let shown = screen.shown();
+    assert!(
+        shown.ends_with(
+            "  summary: .ralph/worktrees/fix-login/s.md
+  `ralph run --continue` with a higher \
+             limit in .ralph/worktrees/fix-login resumes it\n"
+        ),
+        "{shown}"
+    );
+}

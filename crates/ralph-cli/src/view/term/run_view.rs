@@ -488,15 +488,20 @@ impl RunView {
             None => (*summary_path).to_owned(),
         };
         line(out, Style::new(), &format!("  summary: {summary}"));
-        let resume = match outcome {
-            EndClass::Interrupted => Some("  `ralph run --continue` resumes it"),
-            EndClass::LimitReached => {
-                Some("  `ralph run --continue` with a higher limit resumes it")
-            }
+        let how = match outcome {
+            EndClass::Interrupted => Some(""),
+            EndClass::LimitReached => Some(" with a higher limit"),
             EndClass::Completed | EndClass::Failed => None,
         };
-        if let Some(resume) = resume {
-            line(out, palette::DIM, resume);
+        if let Some(how) = how {
+            // A worktree loop seen from elsewhere resumes only in its worktree.
+            let place = self
+                .workspace_shown
+                .as_ref()
+                .map(|w| format!(" in {}", w.display()))
+                .unwrap_or_default();
+            let resume = format!("  `ralph run --continue`{how}{place} resumes it");
+            line(out, palette::DIM, &resume);
         }
     }
 
