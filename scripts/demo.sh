@@ -27,7 +27,8 @@ command -v python3 >/dev/null || die "python3 is not on PATH; the demo task is a
 say "building ralph and the mock model server (release) ..."
 cargo build --release --locked --quiet --manifest-path "$REPO/Cargo.toml" \
     --bin ralph --bin ralph-mock-llm
-BIN="$REPO/target/release"
+# Where cargo put the binaries: its target directory, which CARGO_TARGET_DIR may move.
+BIN="${CARGO_TARGET_DIR:-$REPO/target}/release"
 
 say "installing pi (cached after the first run) ..."
 AGENTS_BIN="$("$REPO/scripts/install-agents.sh" pi)"
