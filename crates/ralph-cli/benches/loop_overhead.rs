@@ -18,7 +18,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{env_number, fake_pi, quiet_command};
+use support::{env_number, fake_pi, median, quiet_command};
 
 /// The budget the issue sets for ralph's own time per iteration.
 const BUDGET_PER_ITERATION: Duration = Duration::from_millis(1);
@@ -131,11 +131,6 @@ fn count_ticks(dir: &Path, pattern: &str) -> usize {
         }
     }
     count
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn per_iteration(total: Duration, alone: Duration, n: u32) -> f64 {

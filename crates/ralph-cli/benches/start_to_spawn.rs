@@ -17,7 +17,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use support::{env_number, fake_pi};
+use support::{env_number, fake_pi, median};
 
 /// How long the fake agent's `--version` takes.
 const VERSION_DELAY: &str = "0.5";
@@ -81,11 +81,6 @@ impl Bench {
         let at = UNIX_EPOCH + Duration::from_nanos(nanos);
         at.duration_since(started).unwrap_or_default()
     }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn ms(d: Duration) -> f64 {

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::env_number;
+use support::{env_number, median};
 
 /// The target for every `ralph tools` command on the large list.
 const BUDGET: Duration = Duration::from_millis(20);
@@ -53,11 +53,6 @@ fn time(ralph: &Path, dir: &Path, args: &[&str]) -> Duration {
     let took = started.elapsed();
     assert!(status.success(), "ralph {args:?} failed: {status}");
     took
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {

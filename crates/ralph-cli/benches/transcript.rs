@@ -16,21 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::{env_number, fake_pi, quiet_command, run_measured};
+use support::{REPLAYING_PI, env_number, fake_pi, median, quiet_command, run_measured};
 
 /// The issue's bounds, printed beside the figures.
 const MAX_DISK_BYTES: u64 = 20_000_000;
 const MAX_TIME_RATIO: f64 = 2.0;
-
-const FAKE_AGENT: &str = r#"#!/bin/sh
-[ "$1" = "--version" ] && { echo "0.0.0-bench"; exit 0; }
-exec cat "$BENCH_STREAM"
-"#;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 struct Bench {
     dir: tempfile::TempDir,
@@ -103,7 +93,7 @@ fn main() {
     }
     let rounds = env_number("BENCH_ROUNDS", 3) as usize;
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = fake_pi(dir.path(), FAKE_AGENT);
+    let path = fake_pi(dir.path(), REPLAYING_PI);
     std::fs::create_dir(dir.path().join("work")).expect("work dir");
     let stream = support::large_pi_stream(dir.path());
     let raw = std::fs::metadata(&stream).expect("the stream").len();

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::{Measured, env_number, fake_pi, quiet_command, run_measured};
+use support::{Measured, REPLAYING_PI, env_number, fake_pi, median, quiet_command, run_measured};
 
 /// The issue's bounds, printed beside the figures.
 const MAX_RSS_MB: f64 = 64.0;
@@ -28,11 +28,6 @@ const MAX_CPU_RATIO: f64 = 3.0;
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the terminal's screen is read while waiting.
 const POLL: Duration = Duration::from_millis(50);
-
-const FAKE_AGENT: &str = r#"#!/bin/sh
-[ "$1" = "--version" ] && { echo "0.0.0-bench"; exit 0; }
-exec cat "$BENCH_STREAM"
-"#;
 
 /// Set to a file, this benchmark runs the rest of its arguments as a child, measures it
 /// and writes `<exit code> <peak RSS KiB> <CPU µs>` there: the measuring wrapper inside
@@ -50,11 +45,6 @@ fn measure_and_report(to: &Path) {
         m.cpu.as_micros()
     );
     std::fs::write(to, line).expect("write the measurement");
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 struct Bench {
@@ -166,7 +156,7 @@ fn main() {
     }
     let rounds = env_number("BENCH_ROUNDS", 3).max(1) as usize;
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = fake_pi(dir.path(), FAKE_AGENT);
+    let path = fake_pi(dir.path(), REPLAYING_PI);
     std::fs::create_dir(dir.path().join("work")).expect("work dir");
     std::fs::write(
         dir.path().join("work/ralph.yml"),

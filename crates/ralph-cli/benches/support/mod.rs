@@ -12,6 +12,19 @@ pub(crate) fn env_number(name: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// A fake `pi` that answers `--version` and otherwise replays `$BENCH_STREAM` as its
+/// output.
+pub(crate) const REPLAYING_PI: &str = r#"#!/bin/sh
+[ "$1" = "--version" ] && { echo "0.0.0-bench"; exit 0; }
+exec cat "$BENCH_STREAM"
+"#;
+
+/// The middle value of `v` (the upper one of the two middles for an even count).
+pub(crate) fn median<T: PartialOrd>(mut v: Vec<T>) -> T {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v.swap_remove(v.len() / 2)
+}
+
 /// Installs `script` as an executable `pi` in `dir/bin`, and returns a `PATH` that finds
 /// it first.
 pub(crate) fn fake_pi(dir: &Path, script: &str) -> OsString {
