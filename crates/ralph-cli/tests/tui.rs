@@ -146,10 +146,7 @@ fn a_crashed_agent_then_sigterm_give_the_terminal_back() {
     tmux.wait_for("t:0", "iteration 2 at work", |s| {
         s.contains("iteration 2") && s.contains("running")
     });
-    let alternate = || {
-        let out = tmux.tmux(&["display-message", "-p", "-t", "t:0", "#{alternate_on}"]);
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
+    let alternate = || tmux.format("t:0", "#{alternate_on}");
     assert_eq!(alternate(), "1", "the view runs on the alternate screen");
 
     let lock = std::fs::read_to_string(ws.path().join(".ralph/loop.lock")).expect("the lock");
@@ -171,9 +168,8 @@ fn a_crashed_agent_then_sigterm_give_the_terminal_back() {
     );
     assert_eq!(alternate(), "0", "the alternate screen left on:\n{screen}");
     assert!(!screen.contains("? help"), "{screen}");
-    let cursor = tmux.tmux(&["display-message", "-p", "-t", "t:0", "#{cursor_flag}"]);
     assert_eq!(
-        String::from_utf8_lossy(&cursor.stdout).trim(),
+        tmux.format("t:0", "#{cursor_flag}"),
         "1",
         "the cursor is hidden"
     );

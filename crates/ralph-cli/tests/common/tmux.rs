@@ -86,6 +86,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// `target`'s value of a tmux format (`#{alternate_on}`, `#{cursor_flag}`, …).
+    pub fn format(&self, target: &str, format: &str) -> String {
+        let out = self.tmux(&["display-message", "-p", "-t", target, format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
     /// Reads `target`'s screen until `ready` holds, and returns it (fails after the run
     /// timeout, showing the last screen).
     pub fn wait_for(&self, target: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
