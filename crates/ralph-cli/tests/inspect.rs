@@ -170,14 +170,16 @@ fn the_view_ends_with_the_line_the_live_view_closes_an_iteration_with() {
 
 #[test]
 fn a_rate_limited_capture_says_so_with_the_reset_time_when_the_agent_gave_one() {
-    let limited = |rel: &str| {
+    let inspect = |rel: &str| -> Value {
         let out = ralph().arg("inspect").arg(fixture(rel)).output().unwrap();
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let limit = |v: &Value| {
         (
             v["succeeded"].clone(),
             v["rate_limited"]["resets_at"].clone(),
@@ -185,21 +187,17 @@ fn a_rate_limited_capture_says_so_with_the_reset_time_when_the_agent_gave_one() 
     };
     // OpenCode passes the provider's reset time on; pi does not (the limit is still seen).
     assert_eq!(
-        limited("opencode/v1.18.33_json_ratelimit429_headers.jsonl"),
+        limit(&inspect(
+            "opencode/v1.18.33_json_ratelimit429_headers.jsonl"
+        )),
         (Value::Bool(false), Value::from(1_795_686_091_u64))
     );
-    let (succeeded, resets_at) = limited("pi/anthropic/ratelimit429_headers.jsonl");
-    assert_eq!((succeeded, resets_at), (Value::Bool(false), Value::Null));
-    let out = ralph()
-        .arg("inspect")
-        .arg(fixture("pi/anthropic/ratelimit429_headers.jsonl"))
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pi = inspect("pi/anthropic/ratelimit429_headers.jsonl");
+    assert_eq!(limit(&pi), (Value::Bool(false), Value::Null));
     assert!(
-        v["rate_limited"]["message"]
+        pi["rate_limited"]["message"]
             .as_str()
             .is_some_and(|m| m.contains("429")),
-        "{v}"
+        "{pi}"
     );
 }
