@@ -15,10 +15,12 @@ command -v jq >/dev/null || { echo "installing jq" >&2; apt-get install -y -qq j
 [ -x /usr/bin/time ] || { echo "installing time" >&2; apt-get install -y -qq time >/dev/null; }
 
 cargo build --release -q -p ralph-cli -p ralph-test-support
-RALPH="$REPO/target/release/ralph"
+# Where cargo put the binaries: its target directory, which CARGO_TARGET_DIR may move.
+BIN="${CARGO_TARGET_DIR:-$REPO/target}/release"
+RALPH="$BIN/ralph"
 mkdir -p "$DATA"
 for size in medium large; do
-    [ -s "$DATA/pi-$size.jsonl" ] || target/release/ralph-gen-stream pi "$size" "$DATA/pi-$size.jsonl" 2>/dev/null
+    [ -s "$DATA/pi-$size.jsonl" ] || "$BIN/ralph-gen-stream" pi "$size" "$DATA/pi-$size.jsonl" 2>/dev/null
 done
 LARGE="$DATA/pi-large.jsonl"
 

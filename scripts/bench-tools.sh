@@ -14,7 +14,9 @@ SKILLS=200
 BAR_MS=20
 cd "$REPO"
 cargo build --release -q -p ralph-cli
-RALPH="$REPO/target/release/ralph"
+# Where cargo put the binaries: its target directory, which CARGO_TARGET_DIR may move.
+BIN="${CARGO_TARGET_DIR:-$REPO/target}/release"
+RALPH="$BIN/ralph"
 WS="$(mktemp -d)"
 trap 'rm -rf "$WS"' EXIT
 mkdir -p "$WS/.ralph/agent" "$WS/skills"
