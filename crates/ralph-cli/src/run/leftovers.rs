@@ -10,11 +10,11 @@
 //! cannot remove it: the next `ralph run` (or `--continue`) in the workspace finds it
 //! after taking the lock and stops what is left ([`stop_stale`]).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use ralph_agent::supervise::{LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity};
 use ralph_core::machine::Notice;
-use ralph_core::store::{AgentRecord, Host, RalphDir, RunDir};
+use ralph_core::store::{AgentRecord, AgentRecordFile, Host, RalphDir, RunDir};
 use ralph_types::ProcessIdentity;
 
 use crate::diagnostic::diagnostic;
@@ -72,6 +72,8 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
 pub(crate) struct AgentRecorder {
     /// This ralph's record; `None` where `/proc` cannot name this process or the boot.
     record: Option<AgentRecord>,
+    /// The record's file while held, updated in place.
+    file: RefCell<Option<AgentRecordFile>>,
     warned: Cell<bool>,
 }
 
@@ -82,6 +84,7 @@ impl AgentRecorder {
             .map(|(boot, me)| AgentRecord::new(boot, me));
         AgentRecorder {
             record,
+            file: RefCell::new(None),
             warned: Cell::new(false),
         }
     }
@@ -89,6 +92,7 @@ impl AgentRecorder {
     /// Names this ralph in the run's record until the returned guard is dropped (at the
     /// loop's end): whatever ralph starts meanwhile carries its marker.
     pub(crate) fn hold(&self, run_dir: &RunDir) -> RecordHeld {
+        *self.file.borrow_mut() = Some(run_dir.agent_record_file());
         self.name_only_this_ralph(run_dir);
         RecordHeld {
             run_dir: self.record.as_ref().map(|_| run_dir.clone()),
@@ -121,7 +125,11 @@ impl AgentRecorder {
     }
 
     fn write(&self, run_dir: &RunDir, record: &AgentRecord) {
-        if let Err(e) = run_dir.record_agent(record) {
+        let written = match self.file.borrow_mut().as_mut() {
+            Some(file) => file.write(record),
+            None => run_dir.record_agent(record),
+        };
+        if let Err(e) = written {
             self.warn(run_dir, &e);
         }
     }

@@ -131,3 +131,34 @@ fn the_record_is_written_read_back_and_cleared() {
         io::ErrorKind::InvalidData
     );
 }
+
+#[test]
+fn each_record_replaces_the_last_in_place_and_reads_back() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(ws.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    let mut file = run.agent_record_file();
+    let only_ralph = AgentRecord::new(BOOT.to_owned(), RALPH);
+    file.write(&only_ralph).unwrap();
+    let first = std::fs::metadata(run.agent_record_path()).unwrap();
+    assert_eq!(first.len(), AGENT_RECORD_WIDTH as u64);
+    for expected in [record(), only_ralph.clone(), record()] {
+        file.write(&expected).unwrap();
+        assert_eq!(run.agent_record().unwrap(), Some(expected));
+        let now = std::fs::metadata(run.agent_record_path()).unwrap();
+        // The same file, never shorter or longer: a reader sees one record or the other.
+        assert_eq!((now.ino(), now.len()), (first.ino(), first.len()));
+    }
+    // A record too wide to pad (no host name is this long) is still written whole, and
+    // the ones after it too.
+    let wide = AgentRecord {
+        host: Some("h".repeat(AGENT_RECORD_WIDTH)),
+        ..record()
+    };
+    file.write(&wide).unwrap();
+    assert_eq!(run.agent_record().unwrap(), Some(wide));
+    file.write(&only_ralph).unwrap();
+    assert_eq!(run.agent_record().unwrap(), Some(only_ralph));
+}

@@ -37,7 +37,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace};
-pub use leftovers::{AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, Host, Leftovers};
+pub use leftovers::{
+    AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
+};
 pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, this_host};
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
