@@ -10,8 +10,8 @@ use common::Workspace;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-const TWO_ITERATIONS: &str =
-    "pi/anthropic/text.jsonl | step.done |\npi/anthropic/tools3.jsonl | LOOP_COMPLETE |\n";
+const TWO_ITERATIONS: &str = "pi/anthropic/text.jsonl | step.done | stderr=a_warning\n\
+                              pi/anthropic/tools3.jsonl | LOOP_COMPLETE |\n";
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,7 +42,10 @@ fn each_iteration_keeps_its_prompt_raw_output_stderr_and_command() {
         let expected =
             std::fs::read(fixture(&format!("pi/anthropic/{fixture_name}.jsonl"))).unwrap();
         assert_eq!(raw, expected, "iteration {n}'s raw stream");
-        assert!(dir.join("stderr.txt").is_file());
+        // Only an agent that wrote to stderr leaves a `stderr.txt`.
+        let stderr = std::fs::read_to_string(dir.join("stderr.txt")).ok();
+        let expected = (n == 1).then(|| "a warning\n".to_owned());
+        assert_eq!(stderr, expected, "iteration {n}'s stderr");
         let command: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("command.json")).unwrap())
                 .unwrap();

@@ -83,6 +83,8 @@ pub(crate) struct Run<'a> {
     pub(crate) github: github::GitHub,
     /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
     pub(crate) steering: steer::Steering,
+    /// The raw streams kept so far, for the transcripts' cap (`run/transcript.rs`).
+    pub(crate) kept: transcript::Ledger,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -344,7 +346,7 @@ async fn iterate(
         .await;
     run.steering.slot().clear();
     recorder.after_reap(run_dir);
-    transcript.finish(run_dir, &agent_run.outcome.stderr_tail);
+    transcript.finish(run_dir, &mut run.kept, &agent_run.outcome.stderr_tail);
 
     let inbox = reader
         .read()

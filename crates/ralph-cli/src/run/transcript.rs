@@ -8,6 +8,7 @@
 //! agent as before, and memory stays at the channel's bound plus the encoder's window.
 //! A transcript that cannot be written costs a warning, never the run.
 
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
@@ -115,30 +116,38 @@ impl Transcript {
         if !config.enabled {
             return transcript;
         }
-        let started = write_file(run_dir, who.iteration, PROMPT_FILE, prompt.as_bytes())
-            .and_then(|()| {
-                let record = command_record(who, prompt, spec);
-                let json = serde_json::to_vec_pretty(&record).map_err(io::Error::other)?;
-                write_file(run_dir, who.iteration, COMMAND_FILE, &json)
-            })
-            .and_then(|()| run_dir.create_iteration_file(who.iteration, STDOUT_FILE));
-        match started {
-            Ok((_, file)) => {
-                let (sender, receiver) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
-                let (give_back, spent) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
-                let max_bytes = transcript.max_bytes;
-                let worker = std::thread::Builder::new()
-                    .name("ralph-transcript".to_owned())
-                    .spawn(move || compress(file, max_bytes, receiver.into_iter(), &give_back));
-                match worker {
-                    Ok(worker) => {
-                        transcript.sender = Some(sender);
-                        transcript.spent = Some(spent);
-                        transcript.worker = Some(worker);
-                        transcript.batch = Vec::with_capacity(BATCH_BYTES);
-                    }
-                    Err(e) => warn(who.iteration, &e),
-                }
+        let record = command_record(who, prompt, spec);
+        let command = match serde_json::to_vec_pretty(&record) {
+            Ok(command) => command,
+            Err(e) => {
+                warn(who.iteration, &io::Error::other(e));
+                return transcript;
+            }
+        };
+        let files = Files {
+            run_dir: run_dir.clone(),
+            iteration: who.iteration,
+            prompt: prompt.to_owned(),
+            command,
+        };
+        let (sender, receiver) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
+        let (give_back, spent) = sync_channel::<Vec<u8>>(BATCHES_IN_FLIGHT);
+        let max_bytes = transcript.max_bytes;
+        // The files are created on the thread too: creating a file can take longer than
+        // starting the agent (hundreds of microseconds on a full ext4), and here it
+        // overlaps the agent's start instead of delaying it. Batches wait in the channel.
+        let worker = std::thread::Builder::new()
+            .name("ralph-transcript".to_owned())
+            .spawn(move || {
+                let file = files.create()?;
+                compress(file, max_bytes, receiver.into_iter(), &give_back)
+            });
+        match worker {
+            Ok(worker) => {
+                transcript.sender = Some(sender);
+                transcript.spent = Some(spent);
+                transcript.worker = Some(worker);
+                transcript.batch = Vec::with_capacity(BATCH_BYTES);
             }
             Err(e) => warn(who.iteration, &e),
         }
@@ -173,9 +182,9 @@ impl Transcript {
         }
     }
 
-    /// Ends the raw stream, writes the stderr tail, and deletes the oldest raw streams
-    /// while the run's exceed the cap.
-    pub(crate) fn finish(mut self, run_dir: &RunDir, stderr_tail: &str) {
+    /// Ends the raw stream, writes the stderr tail (when there is one), and deletes the
+    /// oldest raw streams while the run's exceed the cap.
+    pub(crate) fn finish(mut self, run_dir: &RunDir, ledger: &mut Ledger, stderr_tail: &str) {
         if self.worker.is_none() {
             return;
         }
@@ -185,21 +194,60 @@ impl Transcript {
             w.join()
                 .unwrap_or_else(|_| Err(io::Error::other("the transcript thread panicked")))
         });
-        match written {
-            Some(Ok(written)) if written.cut => diagnostic(format_args!(
-                "warning: iteration {}'s output outgrew `transcripts.max_bytes_per_run` \
-                 ({} bytes compressed); its transcript keeps the first {} bytes",
-                self.iteration, written.compressed, written.raw
-            )),
-            Some(Err(e)) => warn(self.iteration, &e),
-            _ => {}
-        }
-        if let Err(e) = write_file(run_dir, self.iteration, STDERR_FILE, stderr_tail.as_bytes()) {
+        let kept = match written {
+            Some(Ok(written)) => {
+                if written.cut {
+                    diagnostic(format_args!(
+                        "warning: iteration {}'s output outgrew `transcripts.max_bytes_per_run` \
+                         ({} bytes compressed); its transcript keeps the first {} bytes",
+                        self.iteration, written.compressed, written.raw
+                    ));
+                }
+                Some(written.compressed)
+            }
+            Some(Err(e)) => {
+                warn(self.iteration, &e);
+                None
+            }
+            None => None,
+        };
+        // Most agents write nothing there: no file is one file fewer to create each
+        // iteration, and a missing `stderr.txt` reads as an empty stderr.
+        if !stderr_tail.is_empty()
+            && let Err(e) = write_file(run_dir, self.iteration, STDERR_FILE, stderr_tail.as_bytes())
+        {
             warn(self.iteration, &e);
         }
-        if let Err(e) = enforce_cap(run_dir, self.max_bytes, self.iteration) {
+        if let Some(compressed) = kept
+            && let Err(e) = ledger.keep(run_dir, self.max_bytes, self.iteration, compressed)
+        {
             warn(self.iteration, &e);
         }
+    }
+}
+
+/// What the compressing thread writes before the raw stream: the prompt and the command.
+struct Files {
+    run_dir: RunDir,
+    iteration: u32,
+    prompt: String,
+    command: Vec<u8>,
+}
+
+impl Files {
+    /// Writes the prompt and the command files, and opens the raw stream's.
+    fn create(self) -> io::Result<File> {
+        write_file(
+            &self.run_dir,
+            self.iteration,
+            PROMPT_FILE,
+            self.prompt.as_bytes(),
+        )?;
+        write_file(&self.run_dir, self.iteration, COMMAND_FILE, &self.command)?;
+        let (_, file) = self
+            .run_dir
+            .create_iteration_file(self.iteration, STDOUT_FILE)?;
+        Ok(file)
     }
 }
 
@@ -313,21 +361,64 @@ fn compress(
     })
 }
 
-/// Deletes the oldest raw streams of the run while together they exceed `max_bytes`;
-/// prompts, command lines and the run's events stay. The stream of `current`, the
-/// iteration just kept, stays: the compressing thread already cut it at the cap.
-pub(crate) fn enforce_cap(run_dir: &RunDir, max_bytes: u64, current: u32) -> io::Result<()> {
-    let streams = run_dir.raw_streams()?;
-    let mut total: u64 = streams.iter().map(|(_, size)| size).sum();
-    for (iteration, size) in streams {
-        if total <= max_bytes {
-            break;
-        }
-        if iteration == current {
-            continue;
-        }
-        run_dir.remove_raw_stream(iteration)?;
-        total -= size;
-    }
-    Ok(())
+/// The run's kept raw streams and their sizes, oldest iteration first, so that keeping
+/// the cap costs nothing per iteration: listing them from disk takes a `stat` for every
+/// iteration so far, which over a long run adds up to a square. The disk is read once, at
+/// the first iteration's end (a continued run has streams already); what the agent does
+/// to the files afterwards is not followed, so the cap holds for what ralph writes.
+#[derive(Default)]
+pub(crate) struct Ledger {
+    /// `None` until read from disk.
+    streams: Option<VecDeque<(u32, u64)>>,
+    total: u64,
 }
+
+impl Ledger {
+    /// Counts iteration `current`'s stream of `size` bytes, then deletes the oldest raw
+    /// streams while together they exceed `max_bytes`; prompts, command lines and the
+    /// run's events stay. The stream of `current` stays: the compressing thread already
+    /// cut it at the cap.
+    pub(crate) fn keep(
+        &mut self,
+        run_dir: &RunDir,
+        max_bytes: u64,
+        current: u32,
+        size: u64,
+    ) -> io::Result<()> {
+        let streams = match &mut self.streams {
+            Some(streams) => {
+                // A retried attempt (after a rate limit) rewrote the same iteration's file.
+                if let Some(&(last, old)) = streams.back()
+                    && last == current
+                {
+                    streams.pop_back();
+                    self.total -= old;
+                }
+                streams.push_back((current, size));
+                self.total += size;
+                streams
+            }
+            None => {
+                let streams: VecDeque<_> = run_dir.raw_streams()?.into();
+                self.total = streams.iter().map(|(_, size)| size).sum();
+                self.streams.insert(streams)
+            }
+        };
+        while self.total > max_bytes {
+            let Some(&(oldest, size)) = streams.front() else {
+                break;
+            };
+            if oldest == current {
+                break;
+            }
+            run_dir.remove_raw_stream(oldest)?;
+            streams.pop_front();
+            self.total -= size;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;

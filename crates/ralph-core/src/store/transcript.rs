@@ -4,7 +4,7 @@
 //! runs/<run-id>/iterations/<n>/
 //!   prompt.md        the exact prompt the agent was given
 //!   stdout.zst       the agent's raw stdout as it arrived, zstd-compressed
-//!   stderr.txt       the end of its stderr (bounded)
+//!   stderr.txt       the end of its stderr (bounded); absent when it wrote none
 //!   command.json     its command line and the NAMES of its environment variables
 //! ```
 //!
