@@ -164,7 +164,11 @@ where
                 *stop = true;
             }
         });
-        if self.stop {
+        // A stop is followed by the agent's terminal event when its abort command ended
+        // the turn: that must still close its input, or it waits for SIGTERM.
+        if self.stop && self.summary.terminal_event {
+            Flow::FinishedAfterStop
+        } else if self.stop {
             Flow::Stop
         } else if self.summary.terminal_event {
             Flow::Finished

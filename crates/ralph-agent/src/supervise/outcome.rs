@@ -34,4 +34,7 @@ pub struct ProcessOutcome {
     /// Processes other than the agent itself that ralph signalled while stopping the run
     /// or cleaning up after it (children, background jobs, detached grandchildren).
     pub leftovers_signalled: usize,
+    /// Ralph sent the agent SIGTERM or SIGKILL (a deadline, a stop its abort command did
+    /// not end in time): it did not end on its own.
+    pub signalled: bool,
 }

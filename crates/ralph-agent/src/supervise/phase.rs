@@ -134,6 +134,8 @@ pub(crate) struct Machine {
     phase: Phase,
     /// Why ralph stopped the agent; the first reason wins.
     reason: Option<Termination>,
+    /// SIGTERM or SIGKILL went to the agent: it did not end on its own.
+    signalled: bool,
     stdout_open: bool,
     stderr_open: bool,
     /// The live stdin is open (`None`: there is none, or it was closed).
@@ -157,6 +159,7 @@ impl Machine {
             kill_grace: deadlines.kill_grace,
             phase: Phase::Running,
             reason: None,
+            signalled: false,
             stdout_open: true,
             stderr_open: has_stderr,
             live: None,
@@ -240,6 +243,11 @@ impl Machine {
         }
     }
 
+    /// Whether ralph sent the agent SIGTERM or SIGKILL.
+    pub(crate) fn signalled(&self) -> bool {
+        self.signalled
+    }
+
     pub(crate) fn first_byte(&self) -> Option<Instant> {
         self.clock.first_byte()
     }
@@ -310,6 +318,12 @@ impl Machine {
             }
             Flow::Finished => self.finished(now),
             Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
+            Flow::FinishedAfterStop => {
+                if self.accepts_stop() {
+                    self.reason.get_or_insert(Termination::StoppedByCaller);
+                }
+                self.finished(now)
+            }
         }
     }
 
@@ -410,6 +424,7 @@ impl Machine {
 
     fn terminate(&mut self, now: Instant) -> Action {
         self.live = None;
+        self.signalled = true;
         self.phase = Phase::Terminating {
             term_sent: now,
             kill_at: now + self.kill_grace,
@@ -426,6 +441,7 @@ impl Machine {
                 return Action::Wait;
             }
         };
+        self.signalled = true;
         self.phase = Phase::Killed {
             term_sent,
             killed_at: now,

@@ -80,8 +80,9 @@ fn every_graceful_stop_aborts_first_and_terminates_after_the_abort_grace() {
 fn an_agent_that_ends_its_turn_after_the_abort_gets_its_stdin_closed_and_exits_as_stopped() {
     let mut run = live(true);
     assert_eq!(run.at(50 * MS, Event::Stdout(Flow::Stop)), Action::Abort);
+    // What the parsing sink answers once the terminal event follows its stop.
     assert_eq!(
-        run.at(70 * MS, Event::Stdout(Flow::Finished)),
+        run.at(70 * MS, Event::Stdout(Flow::FinishedAfterStop)),
         Action::CloseStdin
     );
     assert_eq!(
@@ -91,6 +92,33 @@ fn an_agent_that_ends_its_turn_after_the_abort_gets_its_stdin_closed_and_exits_a
     let exit = run.exit();
     assert_eq!((exit.term_sent, exit.at), (None, run.t0 + 80 * MS));
     assert_eq!(run.machine.termination(), Termination::StoppedByCaller);
+    assert!(!run.machine.signalled());
+}
+
+#[test]
+fn a_stop_that_comes_with_the_terminal_event_closes_the_stdin_without_an_abort() {
+    // A budget crossed on the turn's last event: the turn is over, so there is nothing to
+    // abort; the agent's input closes and it exits, stopped by ralph all the same.
+    let mut run = live(true);
+    assert_eq!(
+        run.at(50 * MS, Event::Stdout(Flow::FinishedAfterStop)),
+        Action::CloseStdin
+    );
+    assert_eq!(
+        run.exits_drained(60 * MS, Some(ChildStatus::Code(0))),
+        Action::StopWaiting
+    );
+    assert_eq!(run.machine.termination(), Termination::StoppedByCaller);
+    assert!(!run.machine.signalled());
+}
+
+#[test]
+fn an_agent_that_ignores_the_abort_is_signalled() {
+    let mut run = live(true);
+    assert_eq!(run.at(50 * MS, Event::Stdout(Flow::Stop)), Action::Abort);
+    assert!(!run.machine.signalled());
+    assert_eq!(run.fire(), (50 * MS + ABORT_GRACE, Action::Terminate));
+    assert!(run.machine.signalled());
 }
 
 #[test]

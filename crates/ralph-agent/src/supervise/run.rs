@@ -165,6 +165,7 @@ impl ProcessOutcome {
             stderr_tail: String::new(),
             stdin_complete: false,
             leftovers_signalled: 0,
+            signalled: false,
         }
     }
 }
@@ -347,6 +348,7 @@ impl Supervision<AgentProcess, StdoutReader, ChildStderr, SystemClock> {
             stderr_tail: self.stderr_tail.to_text(),
             stdin_complete: self.stdin_complete,
             leftovers_signalled: self.child.guard.tree.signalled_count(),
+            signalled: self.machine.signalled(),
         }
     }
 }

@@ -11,6 +11,11 @@ pub enum Flow {
     Finished,
     /// Stop the agent now (e.g. a cost budget was crossed).
     Stop,
+    /// The terminal event came after a stop was asked for (the abort command ended the
+    /// turn), or with it: the stop's reason stands, and the turn is over as with
+    /// `Finished` (a live stdin closes, so pi and Claude Code exit instead of waiting for
+    /// their next command until SIGTERM).
+    FinishedAfterStop,
     /// The agent's turn ended in a failure it may still retry by itself (pi in RPC mode);
     /// if it says nothing more for [`RETRY_SETTLE`](super::RETRY_SETTLE), its turn is
     /// over: treated as `Finished` (its live stdin closes). Only with a live stdin.
