@@ -95,11 +95,20 @@ fn read_in_turn(
 ) -> Result<(), CliError> {
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
-        match reader.read(&mut buf) {
+        match read_some(&mut reader, &mut buf) {
             Ok(0) => return Ok(()),
             Ok(n) => on_chunk(&buf[..n])?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(read_error(e)),
+        }
+    }
+}
+
+/// One `read`, retried when a signal interrupted it.
+fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            read => return read,
         }
     }
 }
@@ -146,13 +155,7 @@ struct Chunk {
 fn read_ahead(mut reader: File, full: &SyncSender<io::Result<Chunk>>, spent: &Receiver<Vec<u8>>) {
     loop {
         let mut buf = spent.try_recv().unwrap_or_else(|_| vec![0u8; READ_CHUNK]);
-        let read = loop {
-            match reader.read(&mut buf) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                read => break read,
-            }
-        };
-        match read {
+        match read_some(&mut reader, &mut buf) {
             Ok(0) => return,
             Ok(len) => {
                 if full.send(Ok(Chunk { buf, len })).is_err() {

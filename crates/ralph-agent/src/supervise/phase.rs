@@ -319,9 +319,7 @@ impl Machine {
             Flow::Finished => self.finished(now),
             Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
             Flow::FinishedAfterStop => {
-                if self.accepts_stop() {
-                    self.reason.get_or_insert(Termination::StoppedByCaller);
-                }
+                self.keep_reason(Termination::StoppedByCaller);
                 self.finished(now)
             }
         }
@@ -403,10 +401,9 @@ impl Machine {
     /// [`ABORT_GRACE`] SIGTERM, then after the kill grace SIGKILL; or SIGKILL at once when
     /// `immediate`. Only while it runs and SIGKILL has not been sent.
     fn stop(&mut self, reason: Termination, immediate: bool, now: Instant) -> Action {
-        if !self.accepts_stop() {
+        if !self.keep_reason(reason) {
             return Action::Wait;
         }
-        self.reason.get_or_insert(reason);
         if immediate {
             return self.kill(now);
         }
@@ -420,6 +417,16 @@ impl Machine {
             (Phase::Running, _) => self.terminate(now),
             _ => Action::Wait,
         }
+    }
+
+    /// Records `reason` for stopping the agent unless one was given first; false (and
+    /// nothing recorded) once a stop no longer applies: after SIGKILL or the exit.
+    fn keep_reason(&mut self, reason: Termination) -> bool {
+        if !self.accepts_stop() {
+            return false;
+        }
+        self.reason.get_or_insert(reason);
+        true
     }
 
     fn terminate(&mut self, now: Instant) -> Action {
