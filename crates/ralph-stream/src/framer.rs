@@ -8,7 +8,6 @@
 //! cap is never held: its bytes are counted and dropped until its newline arrives.
 
 use memchr::memchr;
-use memchr::memrchr;
 
 /// The default longest line kept in memory. pi's snapshot lines reach hundreds of KB and
 /// a tool output repeated in one line can reach tens of MB; beyond this a line is not an
@@ -122,15 +121,14 @@ impl LineFramer {
             self.carry.clear();
         }
 
-        // A line that starts after the chunk's last newline cannot end in this chunk:
-        // offered, it would be read to the chunk's end for nothing and then held.
-        let complete = memrchr(b'\n', rest).map_or(0, |nl| nl + 1);
+        // The chunk's last line, which goes on in the next chunk, is offered too: read
+        // forward it costs what finding the chunk's last newline first would (a search
+        // backwards from the end, slower than a forward read of the same bytes), and
+        // then the search below runs over bytes the reader has just brought into cache.
         let mut start = 0;
         while start < rest.len() {
             let line = &rest[start..];
-            if start < complete
-                && let Some(len) = on(Piece::LineStart(&rest[start..complete]))
-            {
+            if let Some(len) = on(Piece::LineStart(line)) {
                 debug_assert_eq!(line.get(len), Some(&b'\n'));
                 start += len + 1;
                 continue;

@@ -97,3 +97,42 @@ fn broken_containers_read_as_the_bytewise_reading_reads_them() {
     let mut c = Cursor::on_line_start(b"[1,\n2]");
     assert_eq!(c.skip(), Err(Malformed));
 }
+
+proptest::proptest! {
+    /// The word-at-a-time search finds what a byte-at-a-time one finds, wherever the
+    /// bytes that end a short string fall in a word, and whatever sits beside them
+    /// (bytes one above or below them are where the zero-byte test can be fooled).
+    #[test]
+    fn first_special_finds_the_first_quote_backslash_or_newline(
+        bytes in proptest::collection::vec(
+            proptest::sample::select(vec![b'"', b'\\', b'\n', b'#', b'!', b'[', b']', b'\t', b'\x0b', b'a', 0x80, 0xff, 0]),
+            0..40,
+        )
+    ) {
+        let expected = bytes.iter().position(|b| matches!(b, b'"' | b'\\' | b'\n'));
+        proptest::prop_assert_eq!(super::first_special(&bytes), expected);
+    }
+}
+
+#[test]
+fn short_strings_end_at_their_quote_and_long_or_escaped_ones_read_whole() {
+    for (json, text) in [
+        (r#""""#, ""),
+        (r#""type""#, "type"),
+        (
+            r#""exactly thirty-two bytes long..""#,
+            "exactly thirty-two bytes long..",
+        ),
+        (
+            r#""a string longer than the short probe, with no escape""#,
+            "a string longer than the short probe, with no escape",
+        ),
+        (r#""esc\"aped""#, r#"esc\"aped"#),
+        (r#""\\""#, r"\\"),
+    ] {
+        let mut c = Cursor::new(json.as_bytes());
+        let s = c.read_str().unwrap().unwrap();
+        assert_eq!(s, JsonStr::new(text.as_bytes()), "{json}");
+        assert_eq!(c.position(), json.len(), "{json}");
+    }
+}

@@ -23,13 +23,13 @@ impl<'a> JsonStr<'a> {
         if self.raw == s.as_bytes() {
             return true;
         }
-        memchr(b'\\', self.raw).is_some() && unescape(self.raw) == s
+        has_escape(self.raw) && unescape(self.raw) == s
     }
 
     /// The decoded bytes, for matching against names (keys, event types, enum-like
     /// values): the raw bytes themselves, at no cost, when there is no escape.
     pub(crate) fn name(self) -> Cow<'a, [u8]> {
-        if memchr(b'\\', self.raw).is_none() {
+        if !has_escape(self.raw) {
             return Cow::Borrowed(self.raw);
         }
         Cow::Owned(unescape(self.raw).into_bytes())
@@ -37,7 +37,7 @@ impl<'a> JsonStr<'a> {
 
     /// Decodes without a scratch buffer: borrowed when there is nothing to unescape.
     pub(crate) fn decode(self) -> Cow<'a, str> {
-        if memchr(b'\\', self.raw).is_none() {
+        if !has_escape(self.raw) {
             return match utf8(self.raw) {
                 Some(s) => Cow::Borrowed(s),
                 None => Cow::Owned(String::from_utf8_lossy(self.raw).into_owned()),
@@ -48,7 +48,7 @@ impl<'a> JsonStr<'a> {
 
     /// Decodes into `scratch` only when needed, returning where the text lives.
     pub(crate) fn decode_into(self, scratch: &mut Scratch) -> Span<'a> {
-        if memchr(b'\\', self.raw).is_none()
+        if !has_escape(self.raw)
             && let Some(s) = utf8(self.raw)
         {
             return Span::Line(s);
@@ -58,6 +58,19 @@ impl<'a> JsonStr<'a> {
         Span::Scratch(start..scratch.buf.len())
     }
 }
+
+/// Whether a raw string holds an escape. Keys and types are a few bytes long, where a
+/// plain loop answers before a vector search would be set up.
+fn has_escape(raw: &[u8]) -> bool {
+    if raw.len() <= SHORT_NAME {
+        raw.contains(&b'\\')
+    } else {
+        memchr(b'\\', raw).is_some()
+    }
+}
+
+/// The longest string [`has_escape`] reads a byte at a time.
+const SHORT_NAME: usize = 32;
 
 /// Where a decoded string lives: in the line itself (nothing to unescape) or in the
 /// parser's scratch buffer. Resolving spans only after all decoding is done lets one
