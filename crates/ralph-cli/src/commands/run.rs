@@ -206,7 +206,7 @@ fn start_and_drive(
             command_line: command_line.clone(),
             hook_notes: String::new(),
             recorder: AgentRecorder::for_this_process(),
-            kept: Default::default(),
+            transcripts: Default::default(),
             leftovers: stale,
             github: crate::run::github::GitHub {
                 workspace_shown: workspace_seen.clone(),

@@ -145,6 +145,14 @@ impl<'a> Hooks<'a> {
         }
     }
 
+    /// Whether any hook runs at an iteration's start (it may read the last transcript,
+    /// which must then be whole).
+    pub(crate) fn at_iteration_start(&self) -> bool {
+        [HookPhase::PreIterationStart, HookPhase::PostIterationStart]
+            .into_iter()
+            .any(|phase| self.config.at(phase).next().is_some())
+    }
+
     /// `pre.iteration.start` then `post.iteration.start`, before the agent starts.
     /// Returns the iteration to run, or `None` when a hook blocked it or Ctrl-C came:
     /// then its events go back to the queue, for `--continue`.

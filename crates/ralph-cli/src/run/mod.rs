@@ -23,6 +23,7 @@ mod rate_limits;
 pub(crate) mod signals;
 pub(crate) mod steer;
 pub(crate) mod steer_target;
+pub(crate) mod ticks;
 pub(crate) mod transcript;
 
 use std::cell::RefCell;
@@ -48,17 +49,16 @@ use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, Sav
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
 use ralph_types::env as var;
-use tokio::time::MissedTickBehavior;
 
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit;
 use crate::view::observer::Observer;
-use crate::view::term::status::FRAME_INTERVAL;
 use backends::Agents;
 use gates::GateRun;
 use launch::{agent_deadlines, command_line, pricing};
 use leftovers::AgentRecorder;
+pub(crate) use ticks::{frame_ticker, with_ticks};
 
 /// Everything a run starts from.
 pub(crate) struct Run<'a> {
@@ -83,8 +83,8 @@ pub(crate) struct Run<'a> {
     pub(crate) github: github::GitHub,
     /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
     pub(crate) steering: steer::Steering,
-    /// The raw streams kept so far, for the transcripts' cap (`run/transcript.rs`).
-    pub(crate) kept: transcript::Ledger,
+    /// The transcripts' thread and the raw streams kept so far (`run/transcript.rs`).
+    pub(crate) transcripts: transcript::Transcripts,
 }
 
 /// Runs the loop until the machine says stop; returns why.
@@ -126,6 +126,9 @@ pub(crate) async fn drive(
         report_notices(&mut run.machine, None, observer);
         let fallback = rate_limits::pick_backend(&run, &iteration, observer);
         let backend = run.agents.on(&iteration.hat, fallback).kind.name();
+        if hooks.at_iteration_start() {
+            run.transcripts.wait();
+        }
         let Some(iteration) = hooks
             .iteration_start(
                 &mut run.machine,
@@ -155,6 +158,7 @@ pub(crate) async fn drive(
         rate_limits::wait_out(&mut run, session, observer, stop).await;
     };
     run.steering.finish(&mut |event| observer.observe(event));
+    run.transcripts.wait();
     let reason = hooks
         .loop_end(reason, &mut run.machine, session, observer, stop)
         .await;
@@ -283,7 +287,7 @@ async fn iterate(
         backend: agent.kind.name(),
     };
     let mut transcript =
-        transcript::Transcript::start(&run.run_dir, config.transcripts, &who, &prompt, &spec);
+        (run.transcripts).start(&run.run_dir, config.transcripts, &who, &prompt, &spec);
     let wall = run
         .machine
         .iteration_wall(agent.config.deadlines.iteration, session.elapsed());
@@ -346,7 +350,7 @@ async fn iterate(
         .await;
     run.steering.slot().clear();
     recorder.after_reap(run_dir);
-    transcript.finish(run_dir, &mut run.kept, &agent_run.outcome.stderr_tail);
+    transcript.finish(&mut run.transcripts, &agent_run.outcome.stderr_tail);
 
     let inbox = reader
         .read()
@@ -448,6 +452,7 @@ async fn check(
     if plan.is_empty() {
         return results;
     }
+    run.transcripts.wait();
     let mut env = env.to_vec();
     env.push((var::ITERATION.into(), iteration.number.to_string().into()));
     let gates = GateRun {
@@ -469,29 +474,6 @@ async fn check(
         results.push(gates.run(gate, Some(&event), log, observer).await);
     }
     results
-}
-
-/// A ticker every [`FRAME_INTERVAL`] for the views' clock and spinner; ticks missed
-/// while the thread was busy are skipped, not made up in a burst.
-pub(crate) fn frame_ticker() -> tokio::time::Interval {
-    let mut ticker = tokio::time::interval(FRAME_INTERVAL);
-    ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    ticker
-}
-
-/// Awaits `work`, calling `tick` every [`FRAME_INTERVAL`] until it is done.
-pub(crate) async fn with_ticks<T>(
-    work: impl Future<Output = T>,
-    mut tick: impl FnMut(Instant),
-) -> T {
-    let mut ticker = frame_ticker();
-    let mut work = std::pin::pin!(work);
-    loop {
-        tokio::select! {
-            done = &mut work => return done,
-            now = ticker.tick() => tick(now.into_std()),
-        }
-    }
 }
 
 fn announce(run: &Run<'_>, observer: &mut dyn Observer) {

@@ -1,7 +1,7 @@
 use std::io::Write;
 use std::time::UNIX_EPOCH;
 
-use ralph_core::store::RalphDir;
+use ralph_core::store::{RalphDir, STDOUT_FILE};
 
 use super::*;
 
