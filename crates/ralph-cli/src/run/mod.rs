@@ -83,7 +83,7 @@ pub(crate) struct Run<'a> {
     pub(crate) github: github::GitHub,
     /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
     pub(crate) steering: steer::Steering,
-    /// The transcripts' thread and the raw streams kept so far (`run/transcript.rs`).
+    /// The transcripts' thread, which keeps the raw streams' cap (`run/transcript/`).
     pub(crate) transcripts: transcript::Transcripts,
 }
 
