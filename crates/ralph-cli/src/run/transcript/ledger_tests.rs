@@ -1,27 +1,15 @@
 use std::io::Write;
-use std::time::UNIX_EPOCH;
 
-use ralph_core::store::{RalphDir, STDOUT_FILE};
+use ralph_core::store::STDOUT_FILE;
 
 use super::*;
+use crate::run::transcript::tests::{kept, setup};
 
 /// Writes iteration `n`'s raw stream of `bytes` bytes, as the compressing thread would.
 fn stream(run: &RunDir, n: u32, bytes: usize) -> u64 {
     let (_, mut file) = run.create_iteration_file(n, STDOUT_FILE).unwrap();
     file.write_all(&vec![b'x'; bytes]).unwrap();
     bytes as u64
-}
-
-fn kept(run: &RunDir) -> Vec<u32> {
-    run.raw_streams().unwrap().iter().map(|&(n, _)| n).collect()
-}
-
-fn setup() -> (tempfile::TempDir, RunDir) {
-    let ws = tempfile::tempdir().unwrap();
-    let run = RalphDir::in_workspace(ws.path())
-        .create_run(UNIX_EPOCH)
-        .unwrap();
-    (ws, run)
 }
 
 #[test]

@@ -7,12 +7,18 @@ use ralph_core::store::{COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE
 
 use super::*;
 
-fn setup() -> (tempfile::TempDir, RunDir) {
+/// A workspace with one run in it.
+pub(super) fn setup() -> (tempfile::TempDir, RunDir) {
     let ws = tempfile::tempdir().unwrap();
     let run = RalphDir::in_workspace(ws.path())
         .create_run(UNIX_EPOCH)
         .unwrap();
     (ws, run)
+}
+
+/// The iterations whose raw streams the run keeps.
+pub(super) fn kept(run: &RunDir) -> Vec<u32> {
+    run.raw_streams().unwrap().iter().map(|&(n, _)| n).collect()
 }
 
 const KEEP_ALL: TranscriptsConfig = TranscriptsConfig {
@@ -171,6 +177,5 @@ fn the_run_s_end_waits_for_the_last_transcript_and_the_cap() {
         .unwrap();
     assert_eq!(tail, "last words\n");
     // Random bytes do not shrink: one stream fits the cap, two do not.
-    let kept: Vec<u32> = run.raw_streams().unwrap().iter().map(|&(n, _)| n).collect();
-    assert_eq!(kept, [3]);
+    assert_eq!(kept(&run), [3]);
 }
