@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::ChildStderr;
+use tokio::net::unix::pipe;
 
 use super::guard::KillOnDrop;
 use super::outcome::ChildStatus;
-use super::spawn::StdoutReader;
+use super::spawn::{Process, StdoutReader};
 use super::teardown::signal_tree;
 
 /// The agent as the run loop sees it: something to reap and a tree to signal.
@@ -57,16 +57,20 @@ impl Clock for SystemClock {
 
 /// The real agent process and the guard that owns its tree.
 pub(crate) struct AgentProcess {
-    pub(crate) process: tokio::process::Child,
+    pub(crate) process: Process,
     pub(crate) guard: KillOnDrop,
 }
 
 impl Child for AgentProcess {
     async fn wait(&mut self) -> Option<ChildStatus> {
-        let status = self.process.wait().await;
+        let status = match &mut self.process {
+            Process::Forked(child) => child.wait().await.ok().and_then(|s| child_status(&s)),
+            #[cfg(target_os = "linux")]
+            Process::Cloned(child) => child.wait().await,
+        };
         // Reaped: its pid may be recycled from now on, so it is no longer signalled.
         self.guard.agent_running = None;
-        status.ok().and_then(|s| child_status(&s))
+        status
     }
 
     fn signal_tree(&mut self, signal: Signal) {
@@ -80,7 +84,7 @@ impl Output for StdoutReader {
     }
 }
 
-impl Output for ChildStderr {
+impl Output for pipe::Receiver {
     async fn read(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
         buf.clear();
         self.read_buf(buf).await

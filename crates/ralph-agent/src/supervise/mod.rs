@@ -49,6 +49,10 @@ pub(crate) mod stderr_tail;
 mod stop;
 mod teardown;
 mod tree;
+#[cfg(target_os = "linux")]
+mod vfork;
+#[cfg(target_os = "linux")]
+mod waited;
 
 pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;

@@ -22,7 +22,7 @@ use nix::sys::signal::Signal;
 use ralph_types::ProcessIdentity;
 use ralph_types::env::agent_run_owner;
 use tokio::io::AsyncWriteExt;
-use tokio::process::ChildStderr;
+use tokio::net::unix::pipe;
 
 use super::child::{AgentProcess, Child, Clock, Output, SystemClock};
 use super::guard::KillOnDrop;
@@ -314,7 +314,7 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
     }
 }
 
-impl Supervision<AgentProcess, StdoutReader, ChildStderr, SystemClock> {
+impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
     fn pid(&self) -> i32 {
         self.child.guard.tree.pgid()
     }

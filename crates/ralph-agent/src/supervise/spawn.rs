@@ -1,17 +1,22 @@
 //! Starting the child: its own process group (or session, on a PTY), death signal tied to
 //! ralph, stdin never left open, stdout pipe enlarged, and a marker in its environment.
 //!
-//! Linux's death signal (`PR_SET_PDEATHSIG`) fires when the *thread* that forked the child
-//! exits. The child is forked by whichever thread polls [`run`](super::run): a tokio
-//! worker or a `block_on` thread, which live as long as the runtime. Do not poll `run`
-//! from a `spawn_blocking` thread, whose idle exit would kill the agent.
+//! On Linux a pipe-connected agent is started by `vfork.rs` (`clone` with `CLONE_VM`, as
+//! `posix_spawn` does), which copies nothing of ralph; a PTY agent, another OS or a kernel
+//! without pidfds takes the standard library's `fork` with a `pre_exec` closure.
+//!
+//! Linux's death signal (`PR_SET_PDEATHSIG`) fires when the *thread* that started the
+//! child exits. The child is started by whichever thread polls [`run`](super::run): a
+//! tokio worker or a `block_on` thread, which live as long as the runtime. Do not poll
+//! `run` from a `spawn_blocking` thread, whose idle exit would kill the agent.
 
 use std::io;
 use std::os::fd::AsFd;
 use std::process::Stdio;
 
 use nix::fcntl::{FcntlArg, fcntl};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::net::unix::pipe;
+use tokio::process::Command;
 
 use super::pty::{Pty, PtyReader};
 use super::tree::MARKER_VAR;
@@ -24,7 +29,7 @@ pub const STDOUT_PIPE_BYTES: usize = 1024 * 1024;
 
 /// Where the child's stdout is read from.
 pub(crate) enum StdoutReader {
-    Pipe(ChildStdout),
+    Pipe(pipe::Receiver),
     Pty(PtyReader),
 }
 
@@ -48,15 +53,80 @@ impl StdoutReader {
 
 /// A started child and its streams.
 pub(crate) struct Spawned {
-    pub(crate) child: Child,
+    pub(crate) child: Process,
     pub(crate) pid: i32,
     pub(crate) stdout: StdoutReader,
     /// `None` on a PTY, where stderr shares the terminal with stdout.
-    pub(crate) stderr: Option<ChildStderr>,
-    pub(crate) stdin: Option<ChildStdin>,
+    pub(crate) stderr: Option<pipe::Receiver>,
+    pub(crate) stdin: Option<pipe::Sender>,
+}
+
+/// The agent process, however it was started.
+pub(crate) enum Process {
+    /// Forked by the standard library (a PTY agent, another OS, or a kernel without
+    /// pidfds).
+    Forked(tokio::process::Child),
+    /// Started by `vfork.rs`, waited on through its pidfd.
+    #[cfg(target_os = "linux")]
+    Cloned(super::waited::Waited),
 }
 
 pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
+    #[cfg(target_os = "linux")]
+    if !spec.pty && super::vfork::available() {
+        return spawn_cloned(spec, token);
+    }
+    spawn_forked(spec, token)
+}
+
+/// The environment the agent gets: ralph's, with `PWD` for its directory, the spec's
+/// additions, and the run's marker (what `spawn_forked` sets, in the same order).
+#[cfg(target_os = "linux")]
+fn environment(spec: &SpawnSpec, token: &str) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    use std::ffi::OsStr;
+    let mut env: Vec<_> = std::env::vars_os().collect();
+    let mut set = |key: &OsStr, value: &OsStr| match env.iter_mut().find(|(k, _)| k == key) {
+        Some(entry) => entry.1 = value.to_owned(),
+        None => env.push((key.to_owned(), value.to_owned())),
+    };
+    if let Some(dir) = spec.cwd.as_deref().filter(|d| d.is_absolute()) {
+        set("PWD".as_ref(), dir.as_os_str());
+    }
+    for (key, value) in &spec.env {
+        set(key, value);
+    }
+    set(MARKER_VAR.as_ref(), token.as_ref());
+    env
+}
+
+/// Starts the agent through `vfork.rs`: nothing of ralph is copied.
+#[cfg(target_os = "linux")]
+fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
+    let piped_stdin = matches!(spec.stdin, StdinSource::Bytes(_) | StdinSource::Live(_));
+    let started = super::vfork::start(
+        &spec.program,
+        &spec.args,
+        &environment(spec, token),
+        spec.cwd.as_deref(),
+        piped_stdin,
+    )?;
+    let _ = fcntl(
+        started.stdout.as_fd(),
+        FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
+    );
+    let pid = started.pid;
+    let child = super::waited::Waited::new(pid, started.pidfd)?;
+    Ok(Spawned {
+        child: Process::Cloned(child),
+        pid,
+        stdout: StdoutReader::Pipe(pipe::Receiver::from_owned_fd(started.stdout)?),
+        stderr: Some(pipe::Receiver::from_owned_fd(started.stderr)?),
+        stdin: started.stdin.map(pipe::Sender::from_owned_fd).transpose()?,
+    })
+}
+
+/// Starts the agent with the standard library's fork and a `pre_exec` closure.
+fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args);
     if let Some(dir) = spec.cwd.as_deref().filter(|d| d.is_absolute()) {
@@ -125,12 +195,20 @@ pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
                 stdout.as_fd(),
                 FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
             );
-            (StdoutReader::Pipe(stdout), child.stderr.take())
+            let stdout = pipe::Receiver::from_owned_fd(stdout.into_owned_fd()?)?;
+            let stderr = match child.stderr.take() {
+                Some(e) => Some(pipe::Receiver::from_owned_fd(e.into_owned_fd()?)?),
+                None => None,
+            };
+            (StdoutReader::Pipe(stdout), stderr)
         }
     };
-    let stdin = child.stdin.take();
+    let stdin = match child.stdin.take() {
+        Some(stdin) => Some(pipe::Sender::from_owned_fd(stdin.into_owned_fd()?)?),
+        None => None,
+    };
     Ok(Spawned {
-        child,
+        child: Process::Forked(child),
         pid,
         stdout,
         stderr,
