@@ -35,12 +35,21 @@ impl RunDir {
     /// Creates (or empties) the file `name` of iteration `iteration`'s transcript,
     /// creating its directory, refusing links and anything but a regular file.
     pub fn create_iteration_file(&self, iteration: u32, name: &str) -> io::Result<(PathBuf, File)> {
+        let path = self.create_iteration_dir(iteration)?.join(name);
+        let file = fsafe::create_file(&path)?;
+        Ok((path, file))
+    }
+
+    /// Creates iteration `iteration`'s directory (and `iterations/`) if they are not
+    /// there, refusing links; returns it. The files of one iteration are then created in
+    /// it with `fsafe::create_file`, without making sure of the directories again for each
+    /// (a `mkdir` that finds the directory still locks its parent, and costs on a full
+    /// disk).
+    pub fn create_iteration_dir(&self, iteration: u32) -> io::Result<PathBuf> {
         fsafe::create_dir(&self.path.join(ITERATIONS_DIR))?;
         let dir = self.iteration_dir(iteration);
         fsafe::create_dir(&dir)?;
-        let path = dir.join(name);
-        let file = fsafe::create_file(&path)?;
-        Ok((path, file))
+        Ok(dir)
     }
 
     /// Opens the file `name` of iteration `iteration`'s transcript for reading.

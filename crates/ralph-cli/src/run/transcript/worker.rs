@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::sync::mpsc::{Receiver, SyncSender};
 
+use ralph_core::fsafe;
 use ralph_core::store::{COMMAND_FILE, PROMPT_FILE, RunDir, STDERR_FILE, STDOUT_FILE};
 use zstd::stream::raw::{Encoder, Operation};
 use zstd::stream::zio::Writer;
@@ -44,17 +45,10 @@ pub(super) struct Files {
 impl Files {
     /// Writes the prompt and the command files, and opens the raw stream's.
     fn create(&self) -> io::Result<File> {
-        write_file(
-            &self.run_dir,
-            self.iteration,
-            PROMPT_FILE,
-            self.prompt.as_bytes(),
-        )?;
-        write_file(&self.run_dir, self.iteration, COMMAND_FILE, &self.command)?;
-        let (_, file) = self
-            .run_dir
-            .create_iteration_file(self.iteration, STDOUT_FILE)?;
-        Ok(file)
+        let dir = self.run_dir.create_iteration_dir(self.iteration)?;
+        fsafe::create_file(&dir.join(PROMPT_FILE))?.write_all(self.prompt.as_bytes())?;
+        fsafe::create_file(&dir.join(COMMAND_FILE))?.write_all(&self.command)?;
+        fsafe::create_file(&dir.join(STDOUT_FILE))
     }
 }
 
