@@ -10,6 +10,7 @@
 //! tokio worker or a `block_on` thread, which live as long as the runtime. Do not poll
 //! `run` from a `spawn_blocking` thread, whose idle exit would kill the agent.
 
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::AsFd;
 use std::process::Stdio;
@@ -79,17 +80,18 @@ pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     spawn_forked(spec, token)
 }
 
-/// The environment the agent gets: ralph's, with `PWD` for its directory, the spec's
-/// additions, and the run's marker (what `spawn_forked` sets, in the same order).
-#[cfg(target_os = "linux")]
-fn environment(spec: &SpawnSpec, token: &str) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    use std::ffi::OsStr;
+/// The environment the agent gets, whole: ralph's, with `PWD` for its directory, the
+/// spec's additions, and the run's marker.
+fn environment(spec: &SpawnSpec, token: &str) -> Vec<(OsString, OsString)> {
     let mut env: Vec<_> = std::env::vars_os().collect();
     let mut set = |key: &OsStr, value: &OsStr| match env.iter_mut().find(|(k, _)| k == key) {
         Some(entry) => entry.1 = value.to_owned(),
         None => env.push((key.to_owned(), value.to_owned())),
     };
     if let Some(dir) = spec.cwd.as_deref().filter(|d| d.is_absolute()) {
+        // Some agents take their working directory from `$PWD` rather than from the process
+        // (OpenCode 1.18 works, and writes files, there): it must name the directory they run
+        // in, not the one ralph was started from. A `PWD` in the caller's env still wins.
         set("PWD".as_ref(), dir.as_os_str());
     }
     for (key, value) in &spec.env {
@@ -97,6 +99,14 @@ fn environment(spec: &SpawnSpec, token: &str) -> Vec<(std::ffi::OsString, std::f
     }
     set(MARKER_VAR.as_ref(), token.as_ref());
     env
+}
+
+/// Asks for a larger stdout pipe (see [`STDOUT_PIPE_BYTES`]); a refusal is ignored.
+fn enlarge(stdout: impl AsFd) {
+    let _ = fcntl(
+        stdout.as_fd(),
+        FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
+    );
 }
 
 /// Starts the agent through `vfork.rs`: nothing of ralph is copied.
@@ -110,10 +120,7 @@ fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
         spec.cwd.as_deref(),
         piped_stdin,
     )?;
-    let _ = fcntl(
-        started.stdout.as_fd(),
-        FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
-    );
+    enlarge(&started.stdout);
     let pid = started.pid;
     let child = super::waited::Waited::new(pid, started.pidfd)?;
     Ok(Spawned {
@@ -129,16 +136,7 @@ fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
 fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args);
-    if let Some(dir) = spec.cwd.as_deref().filter(|d| d.is_absolute()) {
-        // Some agents take their working directory from `$PWD` rather than from the process
-        // (OpenCode 1.18 works, and writes files, there): it must name the directory they run
-        // in, not the one ralph was started from. A `PWD` in the caller's env still wins.
-        cmd.env("PWD", dir);
-    }
-    for (key, value) in &spec.env {
-        cmd.env(key, value);
-    }
-    cmd.env(MARKER_VAR, token);
+    cmd.env_clear().envs(environment(spec, token));
     if let Some(dir) = &spec.cwd {
         cmd.current_dir(dir);
     }
@@ -191,10 +189,7 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
                 .stdout
                 .take()
                 .ok_or_else(|| io::Error::other("stdout pipe missing"))?;
-            let _ = fcntl(
-                stdout.as_fd(),
-                FcntlArg::F_SETPIPE_SZ(STDOUT_PIPE_BYTES as libc::c_int),
-            );
+            enlarge(&stdout);
             let stdout = pipe::Receiver::from_owned_fd(stdout.into_owned_fd()?)?;
             let stderr = match child.stderr.take() {
                 Some(e) => Some(pipe::Receiver::from_owned_fd(e.into_owned_fd()?)?),

@@ -256,8 +256,9 @@ fn read_report(report: &OwnedFd) -> Option<libc::c_int> {
     }
 }
 
-/// Waits for a child that failed to start (it has exited or is about to).
-fn reap(pid: libc::pid_t) {
+/// Waits for (and reaps) a child that has exited or is about to: one that failed to
+/// start, or one just killed.
+pub(super) fn reap(pid: libc::pid_t) {
     let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
 }
 

@@ -74,10 +74,10 @@ impl Drop for Waited {
             return;
         }
         let _ = nix::sys::signal::kill(self.pid, nix::sys::signal::Signal::SIGKILL);
-        let pid = self.pid;
+        let pid = self.pid.as_raw();
         // A killed process exits at once; its reap must not hold up the caller.
         let _ = std::thread::Builder::new()
             .name("ralph-reap".into())
-            .spawn(move || waitpid(pid, None));
+            .spawn(move || super::vfork::reap(pid));
     }
 }
