@@ -4,8 +4,9 @@
 #
 # ralph-orchestrator is built once into a cache outside target/ (about ten minutes on two
 # cores) and reused: set RALPH_UPSTREAM_CACHE to move the cache, or RALPH_UPSTREAM_BIN to
-# use a binary you already have. BENCH_ITERATIONS (default 1000) and BENCH_ROUNDS
-# (default 3) are passed on to the bench.
+# use a binary you already have. BENCH_ITERATIONS (default 1000), BENCH_ROUNDS
+# (default 3) and BENCH_RALPH_BIN (another build of ralph to measure, such as an older
+# commit's) are passed on to the bench.
 set -eu
 cache=${RALPH_UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ralph-bench/upstream-2.10.1}
 if [ -z "${RALPH_UPSTREAM_BIN:-}" ]; then

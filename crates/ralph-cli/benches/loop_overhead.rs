@@ -9,7 +9,15 @@
 //! Run: `cargo bench -p ralph-cli --bench loop_overhead` (or scripts/bench-loop.sh, which
 //! also builds ralph-orchestrator into a cache). Environment:
 //! - `BENCH_ITERATIONS` (default 1000), `BENCH_ROUNDS` (default 3; medians are printed);
-//! - `RALPH_UPSTREAM_BIN`: ralph-orchestrator's `ralph` (skipped when unset or missing).
+//! - `RALPH_UPSTREAM_BIN`: ralph-orchestrator's `ralph` (skipped when unset or missing);
+//! - `BENCH_RALPH_BIN`: another build of ralph to measure instead of this one (an older
+//!   commit's, to compare before and after with the same harness).
+//!
+//! Every loop runs in a new working directory, and the old ones are only removed at the
+//! end. On ext4 without a journal (this project's CI machines), a new inode skips every
+//! inode of its group freed in the last minute or more, one buffer lookup each: deleting
+//! a loop's thousands of files just before the next loop made that loop pay for them,
+//! several milliseconds per iteration, and more so the more files a build keeps.
 //!
 //! Prints figures and ratios; asserts nothing about time.
 
@@ -32,6 +40,8 @@ exec cat "$BENCH_STREAM"
 struct Bench {
     dir: tempfile::TempDir,
     iterations: u32,
+    /// Loops run so far: each runs in `work-<n>` (see the module's note on ext4).
+    loops: std::cell::Cell<u32>,
     path: std::ffi::OsString,
     stream: PathBuf,
 }
@@ -40,15 +50,10 @@ impl Bench {
     fn new(iterations: u32) -> Bench {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = fake_pi(dir.path(), FAKE_AGENT);
-        let work = dir.path().join("work");
-        std::fs::create_dir(&work).expect("work dir");
-        std::fs::write(
-            work.join("ralph.yml"),
-            format!("cli:\n  backend: pi\nevent_loop:\n  max_iterations: {iterations}\n"),
-        )
-        .expect("ralph.yml");
+        std::fs::create_dir(dir.path().join("work")).expect("work dir");
         Bench {
             iterations,
+            loops: std::cell::Cell::new(0),
             path,
             stream: PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("../../tests/fixtures/pi/anthropic/text.jsonl"),
@@ -56,8 +61,21 @@ impl Bench {
         }
     }
 
-    fn work(&self) -> PathBuf {
-        self.dir.path().join("work")
+    /// A new working directory with the loop's `ralph.yml`.
+    fn new_work(&self) -> PathBuf {
+        let n = self.loops.get() + 1;
+        self.loops.set(n);
+        let work = self.dir.path().join(format!("work-{n}"));
+        std::fs::create_dir(&work).expect("work dir");
+        std::fs::write(
+            work.join("ralph.yml"),
+            format!(
+                "cli:\n  backend: pi\nevent_loop:\n  max_iterations: {}\n",
+                self.iterations
+            ),
+        )
+        .expect("ralph.yml");
+        work
     }
 
     fn command(&self, program: &Path) -> Command {
@@ -84,11 +102,12 @@ impl Bench {
 
     /// One loop of N iterations; `args` after `run -p x`. Checks it really ran N.
     fn loop_run(&self, program: &Path, extra: &[&str], events_glob: &str) -> Duration {
-        let _ = std::fs::remove_dir_all(self.work().join(".ralph"));
+        let work = self.new_work();
         let n = self.iterations.to_string();
         let start = Instant::now();
         let status = self
             .command(program)
+            .current_dir(&work)
             .args(["run", "-p", "x", "--max-iterations", &n])
             .args(extra)
             .status()
@@ -100,7 +119,7 @@ impl Bench {
             "{} did not end at its iteration limit",
             program.display()
         );
-        let ticks = count_ticks(&self.work().join(".ralph"), events_glob);
+        let ticks = count_ticks(&work.join(".ralph"), events_glob);
         assert_eq!(
             ticks,
             self.iterations as usize,
@@ -141,7 +160,9 @@ fn main() {
     let iterations = env_number("BENCH_ITERATIONS", 1000);
     let rounds = env_number("BENCH_ROUNDS", 3);
     let bench = Bench::new(iterations);
-    let ralph = PathBuf::from(env!("CARGO_BIN_EXE_ralph"));
+    let ralph = std::env::var_os("BENCH_RALPH_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ralph")), PathBuf::from);
+    println!("ralph: {}", ralph.display());
     let upstream = std::env::var_os("RALPH_UPSTREAM_BIN")
         .map(PathBuf::from)
         .filter(|p| p.is_file());
