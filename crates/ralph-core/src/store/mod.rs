@@ -9,6 +9,7 @@
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
+//!     .state.json.spare  the state before the last save: swapped with state.json on save
 //!     agent.json         while the loop runs: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
@@ -36,7 +37,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::{Durability, replace};
+pub use atomic::{Durability, replace, rewrite, spare_of};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };
@@ -458,10 +459,20 @@ impl RunDir {
 
     pub fn save(&self, saved: &SavedRun, durability: Durability) -> io::Result<()> {
         let bytes = serde_json::to_vec_pretty(saved).map_err(io::Error::other)?;
-        replace(&self.state(), &bytes, durability)
+        rewrite(&self.state(), &bytes, durability)
     }
 
     pub fn load(&self) -> Result<SavedRun, StoreError> {
+        match self.load_once() {
+            // A reader slower than a whole iteration can see the spare it opened written
+            // over by the next save (`rewrite`): what it read then is torn, a new read is
+            // whole.
+            Err(StoreError::Damaged { .. }) => self.load_once(),
+            loaded => loaded,
+        }
+    }
+
+    fn load_once(&self) -> Result<SavedRun, StoreError> {
         let path = self.state();
         let text = match fsafe::read_to_string(
             &path,
