@@ -26,3 +26,32 @@ fn own_process_is_readable_and_alive() {
     assert_eq!(stat, Some((me, false)));
     assert!(!is_gone(me));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_short_cut_past_proc_is_never_taken_while_a_group_member_or_a_child_lives() {
+    use std::os::unix::process::CommandExt;
+    // A group member alive: its group is not empty.
+    let mut leader = std::process::Command::new("sleep")
+        .arg("30")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let group = leader.id() as i32;
+    assert!(!nothing_can_be_left(group));
+    leader.kill().unwrap();
+    // Killed but not reaped: a zombie still holds the group.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(!nothing_can_be_left(group));
+    leader.wait().unwrap();
+    // The group is empty now, but another child of ralph (an orphan it adopted, in a group
+    // of its own) may belong to the tree: look.
+    let mut adopted = std::process::Command::new("sleep")
+        .arg("30")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    assert!(!nothing_can_be_left(group));
+    adopted.kill().unwrap();
+    adopted.wait().unwrap();
+}
