@@ -49,7 +49,8 @@ pub struct CommandResult {
     /// Why the log stopped being written, if it did (a full disk, say); the command
     /// itself still ran to its end.
     pub log_error: Option<String>,
-    /// The end of stdout and stderr, interleaved as they arrived.
+    /// The end of stdout and stderr: in the order written when they share a pipe
+    /// (`keep_stdout` 0), else interleaved as they reached ralph.
     tail: StderrTail,
 }
 
@@ -132,6 +133,9 @@ pub async fn run_command(
         cwd: Some(request.cwd),
         stdin: request.stdin.map_or(StdinSource::Null, StdinSource::Bytes),
         pty: false,
+        // The log shows what a terminal would, in order, unless stdout is an answer to
+        // read apart from stderr (a hook's JSON).
+        merge_stderr: request.keep_stdout == 0,
     };
     let deadlines = RunDeadlines {
         wall: Some(request.timeout),

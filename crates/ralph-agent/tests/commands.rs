@@ -55,6 +55,23 @@ async fn exit_codes_output_and_the_working_directory_are_reported() {
 }
 
 #[tokio::test]
+async fn a_log_holds_stdout_and_stderr_in_the_order_they_were_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = Vec::new();
+    let result = run(
+        shell(
+            "i=0; while [ $i -lt 50 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done",
+            dir.path(),
+        ),
+        &mut log,
+    )
+    .await;
+    assert!(result.passed(), "{result:?}");
+    let expected: String = (0..50).map(|i| format!("out{i}\nerr{i}\n")).collect();
+    assert_eq!(String::from_utf8(log).unwrap(), expected);
+}
+
+#[tokio::test]
 async fn an_argv_command_gets_no_shell_and_its_stdin_is_delivered_and_closed() {
     let dir = tempfile::tempdir().unwrap();
     let mut request = CommandRequest {

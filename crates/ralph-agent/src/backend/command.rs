@@ -42,6 +42,8 @@ impl CommandLine {
             cwd,
             stdin: self.stdin,
             pty: self.pty,
+            // An agent's stdout is its event stream: stderr stays apart.
+            merge_stderr: false,
         }
     }
 }

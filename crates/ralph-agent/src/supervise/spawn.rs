@@ -12,10 +12,11 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::process::Stdio;
 
-use nix::fcntl::{FcntlArg, fcntl};
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::unistd::pipe2;
 use tokio::net::unix::pipe;
 use tokio::process::Command;
 
@@ -119,6 +120,7 @@ fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
         &environment(spec, token),
         spec.cwd.as_deref(),
         piped_stdin,
+        spec.merge_stderr,
     )?;
     enlarge(&started.stdout);
     let pid = started.pid;
@@ -127,7 +129,10 @@ fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
         child: Process::Cloned(child),
         pid,
         stdout: StdoutReader::Pipe(pipe::Receiver::from_owned_fd(started.stdout)?),
-        stderr: Some(pipe::Receiver::from_owned_fd(started.stderr)?),
+        stderr: started
+            .stderr
+            .map(pipe::Receiver::from_owned_fd)
+            .transpose()?,
         stdin: started.stdin.map(pipe::Sender::from_owned_fd).transpose()?,
     })
 }
@@ -141,6 +146,8 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
         cmd.current_dir(dir);
     }
     cmd.kill_on_drop(true);
+    // Both streams' read end, when stderr goes down the stdout pipe.
+    let mut merged: Option<OwnedFd> = None;
     let pty = if spec.pty {
         if let StdinSource::Bytes(_) | StdinSource::Live(_) = spec.stdin {
             return Err(io::Error::new(
@@ -158,8 +165,15 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
             StdinSource::Null => Stdio::null(),
             StdinSource::Bytes(_) | StdinSource::Live(_) => Stdio::piped(),
         });
-        cmd.stdout(Stdio::piped());
-        cmd.stderr(Stdio::piped());
+        if spec.merge_stderr {
+            let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+            cmd.stdout(Stdio::from(write.try_clone()?));
+            cmd.stderr(Stdio::from(write));
+            merged = Some(read);
+        } else {
+            cmd.stdout(Stdio::piped());
+            cmd.stderr(Stdio::piped());
+        }
         // Its own group, so a stop reaches its children and never ralph's group.
         cmd.process_group(0);
         None
@@ -185,12 +199,16 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
             (StdoutReader::Pty(PtyReader::new(master)?), None)
         }
         None => {
-            let stdout = child
-                .stdout
-                .take()
-                .ok_or_else(|| io::Error::other("stdout pipe missing"))?;
+            let stdout = match merged {
+                Some(read) => read,
+                None => child
+                    .stdout
+                    .take()
+                    .ok_or_else(|| io::Error::other("stdout pipe missing"))?
+                    .into_owned_fd()?,
+            };
             enlarge(&stdout);
-            let stdout = pipe::Receiver::from_owned_fd(stdout.into_owned_fd()?)?;
+            let stdout = pipe::Receiver::from_owned_fd(stdout)?;
             let stderr = match child.stderr.take() {
                 Some(e) => Some(pipe::Receiver::from_owned_fd(e.into_owned_fd()?)?),
                 None => None,
@@ -250,3 +268,7 @@ fn child_setup(parent: libc::pid_t, new_session: bool) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "spawn_tests.rs"]
+mod tests;

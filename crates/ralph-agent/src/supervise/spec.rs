@@ -34,6 +34,11 @@ pub struct SpawnSpec {
     pub stdin: StdinSource,
     /// Run on a pseudo-terminal (stdin, stdout and stderr all on it) instead of pipes.
     pub pty: bool,
+    /// Send stderr down the stdout pipe (`2>&1`), so that one stream holds both in the
+    /// order they were written: for a log read by a person (a gate's). Two pipes can only
+    /// be read in the order their bytes reach ralph, which may differ. No stderr is then
+    /// read or reported apart.
+    pub merge_stderr: bool,
 }
 
 impl SpawnSpec {
@@ -46,6 +51,7 @@ impl SpawnSpec {
             cwd: None,
             stdin: StdinSource::Null,
             pty: false,
+            merge_stderr: false,
         }
     }
 

@@ -52,7 +52,8 @@ pub(crate) struct Started {
     pub(crate) pidfd: OwnedFd,
     pub(crate) stdin: Option<OwnedFd>,
     pub(crate) stdout: OwnedFd,
-    pub(crate) stderr: OwnedFd,
+    /// `None` when stderr goes down the stdout pipe.
+    pub(crate) stderr: Option<OwnedFd>,
 }
 
 /// Whether this kernel has what the launcher needs (`pidfd_open`, Linux 5.3); asked once.
@@ -62,13 +63,15 @@ pub(crate) fn available() -> bool {
 }
 
 /// Starts `program` with `args`, the environment `env` (the whole of it), in `cwd`, in a
-/// process group of its own, with stdin from a pipe (`piped_stdin`) or `/dev/null`.
+/// process group of its own, with stdin from a pipe (`piped_stdin`) or `/dev/null`, and
+/// stderr on a pipe of its own or on stdout's (`merge_stderr`).
 pub(crate) fn start(
     program: &OsStr,
     args: &[OsString],
     env: &[(OsString, OsString)],
     cwd: Option<&Path>,
     piped_stdin: bool,
+    merge_stderr: bool,
 ) -> io::Result<Started> {
     let path = resolve(program, env, cwd)?;
     let path = c_string(path.as_os_str().as_bytes())?;
@@ -104,7 +107,12 @@ pub(crate) fn start(
         (open_dev_null()?, None)
     };
     let (stdout_parent, stdout_child) = pipe()?;
-    let (stderr_parent, stderr_child) = pipe()?;
+    let (stderr_parent, stderr_child) = if merge_stderr {
+        (None, stdout_child.try_clone()?)
+    } else {
+        let (parent, child) = pipe()?;
+        (Some(parent), child)
+    };
     let (report_read, report_write) = pipe()?;
 
     let setup = Setup {

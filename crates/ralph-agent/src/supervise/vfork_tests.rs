@@ -14,7 +14,7 @@ fn run(
     cwd: Option<&Path>,
 ) -> (String, i32) {
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-    let started = start(program.as_ref(), &args, env, cwd, false).unwrap();
+    let started = start(program.as_ref(), &args, env, cwd, false, false).unwrap();
     let mut out = String::new();
     std::fs::File::from(started.stdout)
         .read_to_string(&mut out)
@@ -75,13 +75,21 @@ fn a_missing_program_is_not_found_and_a_directory_is_not_run() {
         &env_with_path("/usr/bin:/bin"),
         None,
         false,
+        false,
     )
     .err()
     .unwrap();
     assert_eq!(error.kind(), io::ErrorKind::NotFound);
-    let error = start("/".as_ref(), &[], &env_with_path("/usr/bin"), None, false)
-        .err()
-        .unwrap();
+    let error = start(
+        "/".as_ref(),
+        &[],
+        &env_with_path("/usr/bin"),
+        None,
+        false,
+        false,
+    )
+    .err()
+    .unwrap();
     assert_eq!(error.raw_os_error(), Some(libc::EACCES));
 }
 
@@ -104,6 +112,7 @@ fn a_nul_byte_in_an_argument_is_refused_before_anything_starts() {
         &env_with_path("/usr/bin:/bin"),
         None,
         false,
+        false,
     )
     .err()
     .unwrap();
@@ -121,6 +130,7 @@ fn the_death_signal_kills_the_child_when_the_thread_that_started_it_ends() {
             &env_with_path("/usr/bin:/bin"),
             None,
             false,
+            false,
         )
         .unwrap();
         started.pid
@@ -136,4 +146,21 @@ fn the_death_signal_kills_the_child_when_the_thread_that_started_it_ends() {
             false
         )
     );
+}
+
+#[test]
+fn merged_stderr_comes_down_the_stdout_pipe_in_the_order_written() {
+    let args: Vec<OsString> = ["-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; done"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let env = env_with_path("/usr/bin:/bin");
+    let started = start("sh".as_ref(), &args, &env, None, false, true).unwrap();
+    assert!(started.stderr.is_none());
+    let mut out = String::new();
+    std::fs::File::from(started.stdout)
+        .read_to_string(&mut out)
+        .unwrap();
+    nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(started.pid), None).unwrap();
+    assert_eq!(out, "out1\nerr1\nout2\nerr2\nout3\nerr3\n");
 }

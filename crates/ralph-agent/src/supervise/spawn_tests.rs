@@ -1,0 +1,47 @@
+use super::*;
+
+/// Everything `spawned` writes on stdout, to its end.
+async fn read_all(spawned: &mut Spawned) -> String {
+    let mut all = Vec::new();
+    let mut buf = Vec::with_capacity(4096);
+    while spawned.stdout.read(&mut buf).await.unwrap() > 0 {
+        all.extend_from_slice(&buf);
+    }
+    String::from_utf8(all).unwrap()
+}
+
+fn interleaving() -> SpawnSpec {
+    let mut spec =
+        SpawnSpec::new("sh").args(["-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; done"]);
+    spec.merge_stderr = true;
+    spec
+}
+
+#[tokio::test]
+async fn merged_stderr_reads_in_order_on_both_ways_of_starting() {
+    let expected = "out1\nerr1\nout2\nerr2\nout3\nerr3\n";
+    let spec = interleaving();
+    let mut forked = spawn_forked(&spec, "t1").unwrap();
+    assert!(forked.stderr.is_none());
+    assert_eq!(read_all(&mut forked).await, expected);
+    let mut spawned = spawn(&spec, "t2").unwrap();
+    assert!(spawned.stderr.is_none());
+    assert_eq!(read_all(&mut spawned).await, expected);
+    for process in [forked.child, spawned.child] {
+        if let Process::Forked(mut child) = process {
+            child.wait().await.unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn without_merging_stderr_has_its_own_pipe() {
+    let mut spec = interleaving();
+    spec.merge_stderr = false;
+    let mut forked = spawn_forked(&spec, "t3").unwrap();
+    assert!(forked.stderr.is_some());
+    assert_eq!(read_all(&mut forked).await, "out1\nout2\nout3\n");
+    if let Process::Forked(mut child) = forked.child {
+        child.wait().await.unwrap();
+    }
+}
