@@ -24,6 +24,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::fsafe::{self, Links};
 
@@ -106,7 +107,7 @@ fn swap(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<(), Unswapped> {
-    if !SWAPS {
+    if !SWAPS || CANNOT_SWAP.load(Ordering::Relaxed) {
         return Err(Unswapped::Fallback);
     }
     fsafe::check_ralph_dirs(path).map_err(Unswapped::Fatal)?;
@@ -157,6 +158,11 @@ fn swap(
 /// Whether this build can swap two names (nix offers `renameat2` with glibc only).
 const SWAPS: bool = cfg!(all(target_os = "linux", target_env = "gnu"));
 
+/// Set once the kernel or the filesystem refused a swap: from then on every rewrite is a
+/// [`replace`] straight away, not a spare written and removed each time. One run keeps
+/// its files on one filesystem.
+static CANNOT_SWAP: AtomicBool = AtomicBool::new(false);
+
 /// Swaps the names `a` and `b`; when `b` does not exist yet, `a` takes its name.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn exchange(a: &Path, b: &Path) -> Result<(), Unswapped> {
@@ -167,7 +173,11 @@ fn exchange(a: &Path, b: &Path) -> Result<(), Unswapped> {
         // No file at `b` yet (or the spare vanished, and the rename fails too).
         Err(Errno::ENOENT) => std::fs::rename(a, b).map_err(|_| Unswapped::Fallback),
         // EINVAL: a filesystem without the exchange; ENOSYS: a kernel or a seccomp
-        // filter without renameat2.
+        // filter without renameat2. Asked again it would answer the same.
+        Err(Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => {
+            CANNOT_SWAP.store(true, Ordering::Relaxed);
+            Err(Unswapped::Fallback)
+        }
         Err(_) => Err(Unswapped::Fallback),
     }
 }
