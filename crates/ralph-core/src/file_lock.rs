@@ -4,13 +4,13 @@
 //! of losing each other's changes. Readers need no lock: the file is only ever replaced
 //! whole. ralph-orchestrator leaves the same `.lock` files beside its own.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
 
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 
 /// Held while a writer updates the file; dropping it (or the process ending, however it
 /// ends) releases it.
@@ -32,7 +32,7 @@ pub fn lock_beside(target: &Path) -> io::Result<FileLock> {
     let path = lock_path(target);
     let file = fsafe::open(
         &path,
-        OpenOptions::new().read(true).write(true).create(true),
+        Access::new().read(true).write(true).create(true),
         Links::Refuse,
     )?;
     let lock = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| {

@@ -10,7 +10,11 @@
 //! - under `.ralph/` with `O_NOFOLLOW`, and with the directories on the way checked not
 //!   to be links, so a planted link can never make ralph truncate, create or append to a
 //!   file outside the workspace ([`Links::Refuse`]); a link the user named is followed,
-//!   but what it points to must still be a regular file ([`Links::Follow`]);
+//!   but what it points to must still be a regular file ([`Links::Follow`]). On Linux
+//!   the check and the open are one `openat2(RESOLVE_NO_SYMLINKS)` from the directory
+//!   that holds `.ralph`: an agent that swaps a directory for a link between a check and
+//!   an open (it runs while ralph does) cannot win that race, and the open costs one
+//!   system call instead of one per directory;
 //! - with `O_CLOEXEC`, so no agent inherits the descriptor;
 //! - and read up to a documented bound (the `MAX_*` constants), never without end.
 //!
@@ -21,6 +25,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use nix::fcntl::OFlag;
 
@@ -122,20 +127,110 @@ fn flags(links: Links) -> i32 {
     flags.bits()
 }
 
-/// Opens `path` with `options` (plus the flags above) and makes sure it is a regular
-/// file. A missing file is `NotFound`, as with `File::open`.
-pub fn open(path: &Path, options: &mut OpenOptions, links: Links) -> io::Result<File> {
-    if links == Links::Refuse {
-        check_ralph_dirs(path)?;
+/// How a file is opened: the same switches as [`OpenOptions`], which cannot hand its
+/// flags to `openat2`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Access {
+    read: bool,
+    write: bool,
+    append: bool,
+    create: bool,
+    truncate: bool,
+    create_new: bool,
+}
+
+impl Access {
+    pub fn new() -> Access {
+        Access::default()
     }
-    let file = match options.custom_flags(flags(links)).open(path) {
-        Ok(file) => file,
-        // ELOOP: a link at the name under O_NOFOLLOW. ENXIO: a FIFO without reader (or a
-        // socket) opened for writing. EEXIST under O_EXCL is left as it is.
-        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ELOOP | nix::libc::ENXIO)) => {
-            return Err(explain(path, e, links));
+
+    pub fn read(&mut self, on: bool) -> &mut Access {
+        self.read = on;
+        self
+    }
+
+    pub fn write(&mut self, on: bool) -> &mut Access {
+        self.write = on;
+        self
+    }
+
+    /// Writes go to the end, as with `O_APPEND` (writing is implied).
+    pub fn append(&mut self, on: bool) -> &mut Access {
+        self.append = on;
+        self
+    }
+
+    pub fn create(&mut self, on: bool) -> &mut Access {
+        self.create = on;
+        self
+    }
+
+    pub fn truncate(&mut self, on: bool) -> &mut Access {
+        self.truncate = on;
+        self
+    }
+
+    /// Creates the file, failing with `AlreadyExists` if anything has its name.
+    pub fn create_new(&mut self, on: bool) -> &mut Access {
+        self.create_new = on;
+        self
+    }
+
+    fn options(&self) -> OpenOptions {
+        let mut options = OpenOptions::new();
+        options
+            .read(self.read)
+            .write(self.write)
+            .append(self.append)
+            .create(self.create)
+            .truncate(self.truncate)
+            .create_new(self.create_new);
+        options
+    }
+
+    /// The `open` flags for this access, as the standard library makes them.
+    #[cfg(target_os = "linux")]
+    fn oflags(&self) -> OFlag {
+        let writes = self.write || self.append;
+        let mut flags = match (self.read, writes) {
+            (true, true) => OFlag::O_RDWR,
+            (false, true) => OFlag::O_WRONLY,
+            _ => OFlag::O_RDONLY,
+        };
+        if self.append {
+            flags |= OFlag::O_APPEND;
         }
-        Err(e) => return Err(e),
+        if self.create_new {
+            flags |= OFlag::O_CREAT | OFlag::O_EXCL;
+        } else if self.create {
+            flags |= OFlag::O_CREAT;
+        }
+        if self.truncate && !self.create_new {
+            flags |= OFlag::O_TRUNC;
+        }
+        flags
+    }
+}
+
+/// Opens `path` with `access` (plus the flags above) and makes sure it is a regular
+/// file. A missing file is `NotFound`, as with `File::open`.
+pub fn open(path: &Path, access: &Access, links: Links) -> io::Result<File> {
+    let file = match beneath::open(path, access, links) {
+        Some(opened) => opened?,
+        None => {
+            if links == Links::Refuse {
+                check_ralph_dirs(path)?;
+            }
+            match access.options().custom_flags(flags(links)).open(path) {
+                Ok(file) => file,
+                // ELOOP: a link at the name under O_NOFOLLOW. ENXIO: a FIFO without reader
+                // (or a socket) opened for writing. EEXIST under O_EXCL is left as it is.
+                Err(e) if matches!(e.raw_os_error(), Some(nix::libc::ELOOP | nix::libc::ENXIO)) => {
+                    return Err(explain(path, e, links));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     };
     let file_type = file.metadata()?.file_type();
     if !file_type.is_file() {
@@ -151,14 +246,14 @@ pub fn open(path: &Path, options: &mut OpenOptions, links: Links) -> io::Result<
 
 /// Opens `path` for reading.
 pub fn open_read(path: &Path, links: Links) -> io::Result<File> {
-    open(path, OpenOptions::new().read(true), links)
+    open(path, Access::new().read(true), links)
 }
 
 /// Creates (or empties) the file at `path` under `.ralph/` for writing, refusing a link.
 pub fn create_file(path: &Path) -> io::Result<File> {
     open(
         path,
-        OpenOptions::new().write(true).create(true).truncate(true),
+        Access::new().write(true).create(true).truncate(true),
         Links::Refuse,
     )
 }
@@ -243,7 +338,7 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
 pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     let mut file = open(
         path,
-        OpenOptions::new().read(true).append(true).create(true),
+        Access::new().read(true).append(true).create(true),
         Links::Refuse,
     )?;
     let len = file.metadata()?.len();
@@ -256,6 +351,15 @@ pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     bytes.extend_from_slice(line);
     // A short write only happens when the disk is full; write_all then finishes the line.
     file.write_all(&bytes)
+}
+
+/// The directory that holds `path`'s last `.ralph` component (the workspace), if it has
+/// one before its file name.
+fn ralph_parent(path: &Path) -> Option<&Path> {
+    path.parent()?
+        .ancestors()
+        .find(|p| p.file_name() == Some(std::ffi::OsStr::new(crate::store::RALPH_DIR)))?
+        .parent()
 }
 
 /// The directories between the workspace and `path` that are ralph's own: from the
@@ -296,6 +400,78 @@ fn explain(path: &Path, error: io::Error, links: Links) -> io::Error {
         }
         .into_io(),
         _ => error,
+    }
+}
+
+/// Whether `openat2` answered as unavailable once (an old kernel, a seccomp filter): it
+/// is not asked again.
+static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+/// Opening under `.ralph/` with one `openat2` (Linux 5.6).
+mod beneath {
+    use super::*;
+
+    /// Opens `path` refusing a link at every name from `.ralph` on, in one system call;
+    /// `None` when that cannot be done here (another system, `openat2` unavailable, a
+    /// followed link, a path without `.ralph`), and the caller opens it its own way.
+    #[cfg(target_os = "linux")]
+    pub(super) fn open(path: &Path, access: &Access, links: Links) -> Option<io::Result<File>> {
+        use nix::errno::Errno;
+        use nix::fcntl::{OpenHow, ResolveFlag, openat2};
+        use nix::sys::stat::Mode;
+        if links != Links::Refuse || NO_OPENAT2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let workspace = ralph_parent(path)?;
+        let inside = path.strip_prefix(workspace).ok()?;
+        // The workspace itself may be reached through links (a home directory moved
+        // elsewhere): only what lies under it is ralph's to check.
+        let dir = match nix::fcntl::open(
+            workspace,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(dir) => dir,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let oflags = access.oflags() | OFlag::from_bits_truncate(flags(links));
+        // openat2 refuses a mode without O_CREAT; 0666 less the umask is what
+        // `File::create` makes.
+        let mode = if oflags.contains(OFlag::O_CREAT) {
+            Mode::from_bits_truncate(0o666)
+        } else {
+            Mode::empty()
+        };
+        let how = OpenHow::new()
+            .flags(oflags)
+            .mode(mode)
+            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS);
+        match openat2(&dir, inside, how) {
+            Ok(fd) => Some(Ok(File::from(fd))),
+            Err(Errno::ENOSYS | Errno::E2BIG) => {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+                None
+            }
+            // A seccomp filter may answer EPERM for a call it does not know: the usual
+            // way tells a refusal from that.
+            Err(Errno::EPERM) => None,
+            // A link, or something else than a directory, on the way: name it as the
+            // check does, or, if it is gone already, report what the open met.
+            Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
+                let error = io::Error::from(e);
+                Some(match check_ralph_dirs(path) {
+                    Err(refused) => Err(refused),
+                    Ok(()) if e == Errno::ENOTDIR => Err(error),
+                    Ok(()) => Err(explain(path, error, links)),
+                })
+            }
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn open(_: &Path, _: &Access, _: Links) -> Option<io::Result<File>> {
+        None
     }
 }
 

@@ -21,7 +21,7 @@ fn a_fifo_is_refused_at_once_for_reading_and_writing() {
             matches!(refusal(&e), Refused::NotRegular { found, .. } if found.contains("FIFO")),
             "{e}"
         );
-        let e = open(&path, OpenOptions::new().append(true), links).unwrap_err();
+        let e = open(&path, Access::new().append(true), links).unwrap_err();
         assert!(matches!(refusal(&e), Refused::NotRegular { .. }), "{e}");
     }
     let e = read_to_string(&path, Links::Follow, 10, "a test").unwrap_err();
@@ -68,12 +68,7 @@ fn a_link_is_refused_under_refuse_and_followed_to_a_regular_file_otherwise() {
     std::fs::write(&target, "outside").unwrap();
     let link = dir.path().join("link");
     symlink(&target, &link).unwrap();
-    let e = open(
-        &link,
-        OpenOptions::new().write(true).create(true),
-        Links::Refuse,
-    )
-    .unwrap_err();
+    let e = open(&link, Access::new().write(true).create(true), Links::Refuse).unwrap_err();
     assert!(
         matches!(refusal(&e), Refused::Symlink { path } if *path == link),
         "{e}"
@@ -88,7 +83,7 @@ fn a_link_is_refused_under_refuse_and_followed_to_a_regular_file_otherwise() {
     assert!(
         open(
             &dangling,
-            OpenOptions::new().write(true).create_new(true),
+            Access::new().write(true).create_new(true),
             Links::Refuse
         )
         .is_err()
@@ -107,7 +102,7 @@ fn a_linked_directory_under_dot_ralph_is_refused() {
     let file = ralph.join("runs/history.jsonl");
     let e = open(
         &file,
-        OpenOptions::new().append(true).create(true),
+        Access::new().append(true).create(true),
         Links::Refuse,
     )
     .unwrap_err();
@@ -124,9 +119,54 @@ fn a_linked_directory_under_dot_ralph_is_refused() {
     assert!(
         open(
             &dir.path().join("alias/f"),
-            OpenOptions::new().write(true).create(true),
+            Access::new().write(true).create(true),
             Links::Refuse
         )
         .is_ok()
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(real.join(".ralph/runs/r1")).unwrap();
+    // The workspace reached through a link, as a moved home directory is.
+    let alias = dir.path().join("alias");
+    symlink(&real, &alias).unwrap();
+    let file = alias.join(".ralph/runs/r1/inbox.jsonl");
+    let create = *Access::new().write(true).create(true);
+    let opened = beneath::open(&file, &create, Links::Refuse).expect("openat2 is used");
+    opened.unwrap().write_all(b"x\n").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(real.join(".ralph/runs/r1/inbox.jsonl")).unwrap(),
+        "x\n"
+    );
+    let read = *Access::new().read(true);
+    assert!(beneath::open(&file, &read, Links::Refuse).unwrap().is_ok());
+
+    // A link at any name from `.ralph` on is refused, and named as the check names it.
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::rename(real.join(".ralph/runs"), dir.path().join("runs-moved")).unwrap();
+    symlink(&outside, real.join(".ralph/runs")).unwrap();
+    let e = beneath::open(&alias.join(".ralph/runs/x.jsonl"), &create, Links::Refuse)
+        .expect("openat2 is used")
+        .unwrap_err();
+    assert!(
+        matches!(refusal(&e), Refused::Symlink { path } if *path == alias.join(".ralph/runs")),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    // A file in the way of a directory.
+    std::fs::write(real.join(".ralph/file"), "").unwrap();
+    let e = beneath::open(&alias.join(".ralph/file/x"), &create, Links::Refuse)
+        .expect("openat2 is used")
+        .unwrap_err();
+    assert!(matches!(refusal(&e), Refused::NotRegular { .. }), "{e}");
+
+    // Nothing to check outside `.ralph/`, nor for a file the user named.
+    assert!(beneath::open(&dir.path().join("f"), &create, Links::Refuse).is_none());
+    assert!(beneath::open(&file, &read, Links::Follow).is_none());
 }

@@ -11,7 +11,6 @@
 //! Ctrl-C, after which no hook runs, so the run ends at once.
 
 use std::ffi::OsString;
-use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -19,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime};
 use ralph_agent::command::{CommandRequest, run_command};
 use ralph_agent::{StopController, StopLevel};
 use ralph_core::event::Event;
-use ralph_core::fsafe::{self, Links};
+use ralph_core::fsafe::{self, Access, Links};
 use ralph_core::hooks::mutate::{self, Metadata};
 use ralph_core::hooks::payload::{self, PayloadInput};
 use ralph_core::hooks::policy::{
@@ -443,7 +442,7 @@ impl<'a> Hooks<'a> {
             let path = dir.join(format!("{}-{}-{name}.log", self.runs, phase.name()));
             let opened = fsafe::open(
                 &path,
-                OpenOptions::new().write(true).create_new(true),
+                Access::new().write(true).create_new(true),
                 Links::Refuse,
             );
             match opened {

@@ -7,11 +7,11 @@
 //! written and read through [`crate::fsafe`]: no link under `.ralph/` is
 //! followed, and only a regular file counts as a request.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 
 /// The request file, under `.ralph/`.
 pub const RESUME_FILE: &str = "resume-requested";
@@ -92,7 +92,7 @@ impl ResumeSignal {
 fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = fsafe::open(
         path,
-        OpenOptions::new().write(true).create(true).truncate(true),
+        Access::new().write(true).create(true).truncate(true),
         Links::Refuse,
     )?;
     file.write_all(bytes)

@@ -8,7 +8,7 @@
 //! processes each land whole. Every open goes through [`crate::fsafe`]: no links under
 //! `.ralph/`, regular files only, a bounded read.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -18,7 +18,7 @@ use nix::fcntl::{Flock, FlockArg};
 use super::parse::{Outline, Parsed, outline, parse, read_entry};
 use super::render::{self, TEMPLATE};
 use super::{Memory, MemoryType, date};
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 use crate::store::{Durability, RALPH_DIR, replace};
 
 /// The directory of the loop's working memory, under `.ralph/`.
@@ -112,7 +112,7 @@ impl MemoryFile {
         fsafe::create_dir(&ralph.join(AGENT_DIR))?;
         let file = fsafe::open(
             &self.lock_path(),
-            OpenOptions::new()
+            Access::new()
                 .read(true)
                 .write(true)
                 .create(true)

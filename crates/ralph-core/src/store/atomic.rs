@@ -20,13 +20,13 @@
 //! iteration skip it, so an iteration does not wait for the disk; the final state and
 //! summary of a run ask for it.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 
 /// The mode a new file is created with, before the umask: what `File::create` uses.
 const NEW_FILE_MODE: u32 = 0o666;
@@ -111,8 +111,8 @@ fn swap(
         return Err(Unswapped::Fallback);
     }
     fsafe::check_ralph_dirs(path).map_err(Unswapped::Fatal)?;
-    let open = |options: &mut OpenOptions| fsafe::open(spare_path, options, Links::Refuse);
-    let spare = match open(OpenOptions::new().write(true).create_new(true)) {
+    let open = |access: &Access| fsafe::open(spare_path, access, Links::Refuse);
+    let spare = match open(Access::new().write(true).create_new(true)) {
         Ok(spare) => {
             // New, so it takes the mode of the file it stands in for, as `replace` keeps it.
             if let Ok(old) = std::fs::symlink_metadata(path)
@@ -127,7 +127,7 @@ fn swap(
             spare
         }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            open(OpenOptions::new().write(true)).map_err(|_| Unswapped::Fallback)?
+            open(Access::new().write(true)).map_err(|_| Unswapped::Fallback)?
         }
         Err(_) => return Err(Unswapped::Fallback),
     };

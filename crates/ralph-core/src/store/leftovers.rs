@@ -13,7 +13,7 @@
 //! which anything may write: it only ever names a ralph, and the supervisor stops only
 //! processes that prove they are that ralph's.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -22,7 +22,7 @@ use ralph_types::ProcessIdentity;
 use serde::{Deserialize, Serialize};
 
 use super::{Durability, RunDir, replace};
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 
 /// The record's file, in the run's directory.
 pub const AGENT_FILE: &str = "agent.json";
@@ -183,7 +183,7 @@ impl AgentRecordFile {
         replace(&self.path, &bytes, Durability::Atomic)?;
         // Not kept open, the next record is written as this one was: still correct.
         self.file = fits
-            .then(|| fsafe::open(&self.path, OpenOptions::new().write(true), Links::Refuse).ok())
+            .then(|| fsafe::open(&self.path, Access::new().write(true), Links::Refuse).ok())
             .flatten();
         Ok(())
     }

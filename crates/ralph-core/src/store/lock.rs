@@ -236,7 +236,7 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
     // target and write a pid into it.
     let file = crate::fsafe::open(
         path,
-        OpenOptions::new()
+        crate::fsafe::Access::new()
             .read(true)
             .write(true)
             .create(true)

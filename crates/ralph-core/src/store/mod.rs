@@ -30,7 +30,7 @@ mod lock;
 mod transcript;
 mod worktree;
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -52,7 +52,7 @@ pub use worktree::{
     plain_ref, worktree_name_of,
 };
 
-use crate::fsafe::{self, Links};
+use crate::fsafe::{self, Access, Links};
 use crate::machine::{IterationRecord, LoopState};
 
 /// The directory under the workspace.
@@ -194,7 +194,7 @@ impl RalphDir {
         // nothing has the name (O_EXCL), so a dangling link there creates no file outside.
         let _ = fsafe::open(
             &self.root.join(".gitignore"),
-            OpenOptions::new().write(true).create_new(true),
+            Access::new().write(true).create_new(true),
             Links::Refuse,
         )
         .and_then(|mut file| file.write_all(GITIGNORE.as_bytes()));
@@ -249,7 +249,7 @@ impl RalphDir {
         };
         let set_up = fsafe::open(
             &run.inbox(),
-            OpenOptions::new().write(true).create_new(true),
+            Access::new().write(true).create_new(true),
             Links::Refuse,
         )
         .and_then(|_| {
@@ -372,7 +372,7 @@ impl RunDir {
     pub fn open_run_events(&self) -> io::Result<std::fs::File> {
         fsafe::open(
             &self.run_events(),
-            std::fs::OpenOptions::new().append(true).create(true),
+            fsafe::Access::new().append(true).create(true),
             fsafe::Links::Refuse,
         )
     }
