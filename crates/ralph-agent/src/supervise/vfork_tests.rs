@@ -67,29 +67,19 @@ fn the_child_has_its_own_group_a_death_signal_and_stdin_at_end_of_file() {
     assert_eq!(lines[1], lines[2]);
 }
 
+/// Why `program` with `args` does not start, on the usual `PATH`.
+fn start_error(program: &str, args: &[OsString]) -> io::Error {
+    let env = env_with_path("/usr/bin:/bin");
+    start(program.as_ref(), args, &env, None, false, false)
+        .err()
+        .expect("it does not start")
+}
+
 #[test]
 fn a_missing_program_is_not_found_and_a_directory_is_not_run() {
-    let error = start(
-        "no-such-agent-anywhere".as_ref(),
-        &[],
-        &env_with_path("/usr/bin:/bin"),
-        None,
-        false,
-        false,
-    )
-    .err()
-    .unwrap();
+    let error = start_error("no-such-agent-anywhere", &[]);
     assert_eq!(error.kind(), io::ErrorKind::NotFound);
-    let error = start(
-        "/".as_ref(),
-        &[],
-        &env_with_path("/usr/bin"),
-        None,
-        false,
-        false,
-    )
-    .err()
-    .unwrap();
+    let error = start_error("/", &[]);
     assert_eq!(error.raw_os_error(), Some(libc::EACCES));
 }
 
@@ -106,16 +96,7 @@ fn a_script_without_a_shebang_runs_in_the_shell_as_execvp_would() {
 
 #[test]
 fn a_nul_byte_in_an_argument_is_refused_before_anything_starts() {
-    let error = start(
-        "sh".as_ref(),
-        &[OsString::from("a\0b")],
-        &env_with_path("/usr/bin:/bin"),
-        None,
-        false,
-        false,
-    )
-    .err()
-    .unwrap();
+    let error = start_error("sh", &[OsString::from("a\0b")]);
     assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
 }
 
