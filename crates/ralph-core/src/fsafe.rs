@@ -362,6 +362,17 @@ fn ralph_parent(path: &Path) -> Option<&Path> {
         .parent()
 }
 
+/// `path` as the directory that holds its last `.ralph` and the rest, from `.ralph` on
+/// (`/w/.ralph/runs/x` → `/w`, `.ralph/runs/x`; a relative `.ralph/x` → `.`, `.ralph/x`).
+fn split_at_ralph(path: &Path) -> Option<(&Path, &Path)> {
+    let workspace = ralph_parent(path)?;
+    let inside = path.strip_prefix(workspace).ok()?;
+    if workspace.as_os_str().is_empty() {
+        return Some((Path::new("."), inside));
+    }
+    Some((workspace, inside))
+}
+
 /// The directories between the workspace and `path` that are ralph's own: from the
 /// last `.ralph` component on. A link among them would carry a write outside.
 pub fn check_ralph_dirs(path: &Path) -> io::Result<()> {
@@ -422,8 +433,7 @@ mod beneath {
         if links != Links::Refuse || NO_OPENAT2.load(Ordering::Relaxed) {
             return None;
         }
-        let workspace = ralph_parent(path)?;
-        let inside = path.strip_prefix(workspace).ok()?;
+        let (workspace, inside) = split_at_ralph(path)?;
         // The workspace itself may be reached through links (a home directory moved
         // elsewhere): only what lies under it is ralph's to check.
         let dir = match nix::fcntl::open(

@@ -170,3 +170,18 @@ fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works(
     assert!(beneath::open(&dir.path().join("f"), &create, Links::Refuse).is_none());
     assert!(beneath::open(&file, &read, Links::Follow).is_none());
 }
+
+#[test]
+fn a_path_splits_at_its_last_dot_ralph() {
+    let split = |p: &'static str| split_at_ralph(Path::new(p));
+    let pair = |a: &'static str, b: &'static str| Some((Path::new(a), Path::new(b)));
+    assert_eq!(split("/w/.ralph/runs/x"), pair("/w", ".ralph/runs/x"));
+    assert_eq!(split(".ralph/x"), pair(".", ".ralph/x"));
+    assert_eq!(split("w/.ralph/a/.ralph/b"), pair("w/.ralph/a", ".ralph/b"));
+    assert_eq!(
+        split("/w/.ralph"),
+        None,
+        "the name itself is no directory on the way"
+    );
+    assert_eq!(split("/w/x"), None);
+}
