@@ -25,7 +25,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use nix::fcntl::OFlag;
 
@@ -355,6 +355,10 @@ pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
 
 /// The directory that holds `path`'s last `.ralph` component (the workspace), if it has
 /// one before its file name.
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "openat2 is Linux's")
+)]
 fn ralph_parent(path: &Path) -> Option<&Path> {
     path.parent()?
         .ancestors()
@@ -364,6 +368,10 @@ fn ralph_parent(path: &Path) -> Option<&Path> {
 
 /// `path` as the directory that holds its last `.ralph` and the rest, from `.ralph` on
 /// (`/w/.ralph/runs/x` → `/w`, `.ralph/runs/x`; a relative `.ralph/x` → `.`, `.ralph/x`).
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "openat2 is Linux's")
+)]
 fn split_at_ralph(path: &Path) -> Option<(&Path, &Path)> {
     let workspace = ralph_parent(path)?;
     let inside = path.strip_prefix(workspace).ok()?;
@@ -416,6 +424,10 @@ fn explain(path: &Path, error: io::Error, links: Links) -> io::Error {
 
 /// Whether `openat2` answered as unavailable once (an old kernel, a seccomp filter): it
 /// is not asked again.
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "openat2 is Linux's")
+)]
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
 /// Opening under `.ralph/` with one `openat2` (Linux 5.6).
@@ -430,6 +442,7 @@ mod beneath {
         use nix::errno::Errno;
         use nix::fcntl::{OpenHow, ResolveFlag, openat2};
         use nix::sys::stat::Mode;
+        use std::sync::atomic::Ordering;
         if links != Links::Refuse || NO_OPENAT2.load(Ordering::Relaxed) {
             return None;
         }
