@@ -77,11 +77,15 @@ pub fn rewrite(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<
     match swap(path, &spare, bytes, durability) {
         Ok(()) => Ok(()),
         Err(Unswapped::Fatal(e)) => Err(e),
+        Err(Unswapped::Unavailable) => replace(path, bytes, durability),
         Err(Unswapped::Fallback) => {
             // Whatever is at the spare's name (a planted link, a directory, a spare this
             // filesystem cannot swap) is not ralph's to write through: step around it.
+            // `replace` first makes sure no directory on the way is a link, so the name
+            // is then removed inside the run's directory.
+            replace(path, bytes, durability)?;
             let _ = std::fs::remove_file(&spare);
-            replace(path, bytes, durability)
+            Ok(())
         }
     }
 }
@@ -95,6 +99,8 @@ pub fn spare_of(path: &Path) -> PathBuf {
 }
 
 enum Unswapped {
+    /// No swap is tried here (this build, or a filesystem that refused one before).
+    Unavailable,
     /// Nothing was changed at `path`: do it another way.
     Fallback,
     /// Writing failed (a full disk, a refused directory): no other way will do better.
@@ -108,9 +114,9 @@ fn swap(
     durability: Durability,
 ) -> Result<(), Unswapped> {
     if !SWAPS || CANNOT_SWAP.load(Ordering::Relaxed) {
-        return Err(Unswapped::Fallback);
+        return Err(Unswapped::Unavailable);
     }
-    fsafe::check_ralph_dirs(path).map_err(Unswapped::Fatal)?;
+    // `fsafe::open` refuses a link on the way to the spare, and with it the swap.
     let open = |access: &Access| fsafe::open(spare_path, access, Links::Refuse);
     let spare = match open(Access::new().write(true).create_new(true)) {
         Ok(spare) => {
@@ -184,7 +190,7 @@ fn exchange(a: &Path, b: &Path) -> Result<(), Unswapped> {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn exchange(_: &Path, _: &Path) -> Result<(), Unswapped> {
-    Err(Unswapped::Fallback)
+    Err(Unswapped::Unavailable)
 }
 
 #[cfg(test)]
