@@ -353,17 +353,11 @@ pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     file.write_all(&bytes)
 }
 
-/// The directory that holds `path`'s last `.ralph` component (the workspace), if it has
-/// one before its file name.
-#[cfg_attr(
-    not(target_os = "linux"),
-    allow(dead_code, reason = "openat2 is Linux's")
-)]
-fn ralph_parent(path: &Path) -> Option<&Path> {
+/// The last `.ralph` directory on the way to `path` (`path` itself not counted).
+fn ralph_dir_of(path: &Path) -> Option<&Path> {
     path.parent()?
         .ancestors()
-        .find(|p| p.file_name() == Some(std::ffi::OsStr::new(crate::store::RALPH_DIR)))?
-        .parent()
+        .find(|p| p.file_name() == Some(std::ffi::OsStr::new(crate::store::RALPH_DIR)))
 }
 
 /// `path` as the directory that holds its last `.ralph` and the rest, from `.ralph` on
@@ -373,7 +367,7 @@ fn ralph_parent(path: &Path) -> Option<&Path> {
     allow(dead_code, reason = "openat2 is Linux's")
 )]
 fn split_at_ralph(path: &Path) -> Option<(&Path, &Path)> {
-    let workspace = ralph_parent(path)?;
+    let workspace = ralph_dir_of(path)?.parent()?;
     let inside = path.strip_prefix(workspace).ok()?;
     if workspace.as_os_str().is_empty() {
         return Some((Path::new("."), inside));
@@ -384,18 +378,15 @@ fn split_at_ralph(path: &Path) -> Option<(&Path, &Path)> {
 /// The directories between the workspace and `path` that are ralph's own: from the
 /// last `.ralph` component on. A link among them would carry a write outside.
 pub fn check_ralph_dirs(path: &Path) -> io::Result<()> {
-    let Some(parent) = path.parent() else {
+    let (Some(parent), Some(top)) = (path.parent(), ralph_dir_of(path)) else {
         return Ok(());
     };
-    let ancestors: Vec<&Path> = parent.ancestors().collect();
-    let Some(top) = ancestors
-        .iter()
-        .position(|p| p.file_name() == Some(std::ffi::OsStr::new(crate::store::RALPH_DIR)))
-    else {
-        return Ok(());
-    };
+    let ours: Vec<&Path> = parent
+        .ancestors()
+        .take_while(|dir| dir.starts_with(top))
+        .collect();
     // Outermost first, so the message names the link nearest the workspace.
-    for dir in ancestors[..=top].iter().rev() {
+    for dir in ours.iter().rev() {
         check_dir(dir)?;
     }
     Ok(())
