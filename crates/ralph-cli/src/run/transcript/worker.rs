@@ -221,9 +221,9 @@ pub(super) fn warn(iteration: u32, error: &io::Error) {
     ));
 }
 
+/// Writes a file into the iteration's directory, which [`Files::create`] made.
 fn write_file(run_dir: &RunDir, iteration: u32, name: &str, bytes: &[u8]) -> io::Result<()> {
-    let (_, mut file) = run_dir.create_iteration_file(iteration, name)?;
-    file.write_all(bytes)
+    fsafe::create_file(&run_dir.iteration_dir(iteration).join(name))?.write_all(bytes)
 }
 
 /// Counts the bytes that reach the file.
