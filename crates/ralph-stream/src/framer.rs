@@ -27,8 +27,8 @@ pub enum Frame<'a> {
 /// What [`LineFramer::push_offering`] hands its callback.
 #[derive(Debug)]
 pub(crate) enum Piece<'a> {
-    /// The rest of the chunk up to its last newline, from the start of a line whose end
-    /// is not looked for yet.
+    /// The rest of the chunk, from the start of a line whose end is not looked for yet
+    /// (the chunk may end before it does).
     LineStart(&'a [u8]),
     /// A line (or an over-long one), as [`LineFramer::push`] gives it.
     Frame(Frame<'a>),

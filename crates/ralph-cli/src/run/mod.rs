@@ -287,7 +287,8 @@ async fn iterate(
         backend: agent.kind.name(),
     };
     let mut transcript =
-        (run.transcripts).start(&run.run_dir, config.transcripts, &who, &prompt, &spec);
+        run.transcripts
+            .start(&run.run_dir, config.transcripts, &who, &prompt, &spec);
     let wall = run
         .machine
         .iteration_wall(agent.config.deadlines.iteration, session.elapsed());
