@@ -1,0 +1,188 @@
+//! The masks of a block on x86_64: SSE2 (every CPU of the target), AVX2 and AVX-512BW
+//! (detected at run time), and the prefix xor as one carry-less multiplication. The
+//! scanners are compiled once per instruction set here, so the intrinsics inline into
+//! them.
+
+/// The prefix xor in one carry-less multiplication (by all ones).
+pub(super) mod clmul {
+    use std::arch::x86_64::_mm_clmulepi64_si128;
+    use std::arch::x86_64::_mm_cvtsi64_si128;
+    use std::arch::x86_64::_mm_cvtsi128_si64;
+    use std::arch::x86_64::_mm_set1_epi8;
+
+    /// [`super::super::prefix_xor`]: multiplying without carries by all ones xors each bit
+    /// into every bit above it.
+    #[target_feature(enable = "pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn prefix_xor(bits: u64) -> u64 {
+        let product = _mm_clmulepi64_si128(_mm_cvtsi64_si128(bits as i64), _mm_set1_epi8(-1), 0);
+        _mm_cvtsi128_si64(product) as u64
+    }
+}
+
+/// The body of `classify` for an instruction set whose compares give a byte mask through
+/// `movemask`: one register of `$lanes` bytes at a time, each compared with the five
+/// patterns, the brackets after folding case (`{[` and `}]` differ in one bit). Expanded
+/// in each `#[target_feature]` function itself, so the intrinsics are inlined there.
+/// The caller provides the `unsafe` context for SSE2, where the whole body needs it.
+macro_rules! lane_masks {
+    ($block:expr, $lanes:expr, $set1:ident, $load:ident, $reg:ty, $or:ident, $cmpeq:ident,
+     $movemask:ident, $bits:ty) => {{
+        let pattern = |byte: u8| $set1(byte as i8);
+        let (quote, backslash, newline) = (pattern(b'"'), pattern(b'\\'), pattern(b'\n'));
+        let (case, open, close) = (pattern(BRACKET_CASE), pattern(b'{'), pattern(b'}'));
+        let mut masks = Masks::default();
+        for (i, lanes) in $block.as_chunks::<$lanes>().0.iter().enumerate() {
+            // SAFETY: `lanes` is an array of exactly the bytes the unaligned load reads.
+            #[allow(unused_unsafe)]
+            let v = unsafe { $load(lanes.as_ptr().cast::<$reg>()) };
+            let folded = $or(v, case);
+            let bits = |v, pattern| {
+                // movemask sets one bit per byte in the low bits: the cast keeps them all
+                // and drops the sign.
+                let lanes = $movemask($cmpeq(v, pattern)) as $bits;
+                u64::from(lanes) << (i * $lanes)
+            };
+            masks.quote |= bits(v, quote);
+            masks.backslash |= bits(v, backslash);
+            masks.newline |= bits(v, newline);
+            masks.open |= bits(folded, open);
+            masks.close |= bits(folded, close);
+        }
+        masks
+    }};
+}
+
+/// The scanners compiled for one instruction set (`$features`): the generic scanners
+/// with this module's `classify` and the carry-less prefix XOR, inlined into functions
+/// that carry the target features (a closure does not inherit them from generic code).
+macro_rules! entry_points {
+    ($features:literal) => {
+        /// [`super::super::string_end`] compiled for this instruction set.
+        #[target_feature(enable = $features)]
+        pub(in super::super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
+            super::super::string_end_by(bytes, one_line, |block| classify(block))
+        }
+
+        /// [`super::super::container_end`] compiled for this instruction set.
+        #[target_feature(enable = $features)]
+        pub(in super::super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
+            super::super::container_end_by(
+                bytes,
+                one_line,
+                |block| classify(block),
+                |bits| super::clmul::prefix_xor(bits),
+            )
+        }
+    };
+}
+
+/// SSE2: 16 bytes per compare, on every x86_64 CPU.
+#[cfg(target_feature = "sse2")]
+pub(super) mod sse2 {
+    use std::arch::x86_64::__m128i;
+    use std::arch::x86_64::_mm_cmpeq_epi8;
+    use std::arch::x86_64::_mm_loadu_si128;
+    use std::arch::x86_64::_mm_movemask_epi8;
+    use std::arch::x86_64::_mm_or_si128;
+    use std::arch::x86_64::_mm_set1_epi8;
+
+    use super::super::BLOCK;
+    use super::super::BRACKET_CASE;
+    use super::super::Masks;
+
+    /// Bytes per SSE2 register.
+    const LANES: usize = 16;
+
+    /// The masks of one block.
+    #[inline(always)]
+    pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        // SAFETY (for each intrinsic call below): the intrinsics need SSE2, which this
+        // module is only compiled with (`cfg(target_feature = "sse2")`, part of every
+        // x86_64 target); the one load reads exactly the 16-byte array it is given, with
+        // no alignment required.
+        unsafe {
+            lane_masks!(
+                block,
+                LANES,
+                _mm_set1_epi8,
+                _mm_loadu_si128,
+                __m128i,
+                _mm_or_si128,
+                _mm_cmpeq_epi8,
+                _mm_movemask_epi8,
+                u16
+            )
+        }
+    }
+}
+
+/// AVX2: 32 bytes per compare, on most x86_64 CPUs since 2013.
+pub(super) mod avx2 {
+    use std::arch::x86_64::__m256i;
+    use std::arch::x86_64::_mm256_cmpeq_epi8;
+    use std::arch::x86_64::_mm256_loadu_si256;
+    use std::arch::x86_64::_mm256_movemask_epi8;
+    use std::arch::x86_64::_mm256_or_si256;
+    use std::arch::x86_64::_mm256_set1_epi8;
+
+    use super::super::BLOCK;
+    use super::super::BRACKET_CASE;
+    use super::super::Container;
+    use super::super::Masks;
+
+    /// Bytes per AVX2 register.
+    const LANES: usize = 32;
+
+    entry_points!("avx2,popcnt,bmi1,pclmulqdq");
+
+    /// The masks of one block.
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        lane_masks!(
+            block,
+            LANES,
+            _mm256_set1_epi8,
+            _mm256_loadu_si256,
+            __m256i,
+            _mm256_or_si256,
+            _mm256_cmpeq_epi8,
+            _mm256_movemask_epi8,
+            u32
+        )
+    }
+}
+
+/// AVX-512BW: a whole block per compare, straight into a 64-bit mask.
+pub(super) mod avx512 {
+    use std::arch::x86_64::__m512i;
+    use std::arch::x86_64::_mm512_cmpeq_epi8_mask;
+    use std::arch::x86_64::_mm512_loadu_si512;
+    use std::arch::x86_64::_mm512_or_si512;
+    use std::arch::x86_64::_mm512_set1_epi8;
+
+    use super::super::BLOCK;
+    use super::super::BRACKET_CASE;
+    use super::super::Container;
+    use super::super::Masks;
+
+    entry_points!("avx512f,avx512bw,popcnt,bmi1,pclmulqdq");
+
+    /// The masks of one block.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
+        // SAFETY: `block` is a 64-byte array, exactly what the unaligned load reads.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) };
+        let bits = |v, byte: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8));
+        let folded = _mm512_or_si512(v, _mm512_set1_epi8(BRACKET_CASE as i8));
+        Masks {
+            quote: bits(v, b'"'),
+            backslash: bits(v, b'\\'),
+            newline: bits(v, b'\n'),
+            open: bits(folded, b'{'),
+            close: bits(folded, b'}'),
+        }
+    }
+}
