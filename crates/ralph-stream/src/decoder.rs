@@ -8,8 +8,10 @@ use crate::format::StreamFormat;
 use crate::framer::DEFAULT_MAX_LINE_BYTES;
 use crate::framer::Frame;
 use crate::framer::LineFramer;
+use crate::framer::Offer;
 use crate::framer::Piece;
 use crate::gemini::GeminiParser;
+use crate::json::LineIndex;
 use crate::json::Walked;
 use crate::json::walk;
 use crate::opencode::OpencodeParser;
@@ -141,15 +143,25 @@ impl StreamDecoder {
         self.framer.push_offering(chunk, |piece| match piece {
             // The first line may start with a byte order mark: it is framed.
             Piece::LineStart(bytes) if *lines > 0 => {
-                let len = parser.lines()?.line_start(bytes, max_line, &mut on_event)?;
-                *lines += 1;
-                Some(len)
+                let Some(parser) = parser.lines() else {
+                    return Offer::Frame;
+                };
+                let offer = parser.line_start(bytes, max_line, &mut on_event);
+                if let Offer::Took(_) = offer {
+                    *lines += 1;
+                }
+                offer
             }
-            Piece::LineStart(_) => None,
+            Piece::LineStart(_) => Offer::Frame,
             Piece::Frame(frame) => {
                 *lines += 1;
                 parser.frame(frame, *lines == 1, &mut on_event);
-                None
+                Offer::Frame
+            }
+            Piece::Indexed(line, index) => {
+                *lines += 1;
+                parser.line(line, Some(index), &mut on_event);
+                Offer::Frame
             }
         });
     }
@@ -165,7 +177,7 @@ impl StreamDecoder {
             let held = std::mem::take(held);
             *parser = Parser::Unrecognised;
             for line in held {
-                parser.line(&line, &mut on_event);
+                parser.line(&line, None, &mut on_event);
             }
         }
         if let Some(parser) = parser.lines() {
@@ -192,13 +204,17 @@ impl Parser {
     fn frame(&mut self, frame: Frame<'_>, first: bool, emit: &mut Emit<'_>) {
         match frame {
             // A byte order mark is not part of the first line's JSON.
-            Frame::Line(line) if first => self.line(line.strip_prefix(BOM).unwrap_or(line), emit),
-            Frame::Line(line) => self.line(line, emit),
+            Frame::Line(line) if first => {
+                self.line(line.strip_prefix(BOM).unwrap_or(line), None, emit);
+            }
+            Frame::Line(line) => self.line(line, None, emit),
             Frame::Oversize(len) => emit(&AgentEvent::OversizeLine { len }),
         }
     }
 
-    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+    /// A line; `index` has the ends of its objects and arrays, if they were found as it
+    /// arrived (only ever for a known format: detection frames every line).
+    fn line(&mut self, line: &[u8], index: Option<&LineIndex>, emit: &mut Emit<'_>) {
         if let Parser::Detecting(held, pricing) = self {
             let Some(format) = detect_line(line) else {
                 if !line.iter().all(u8::is_ascii_whitespace) {
@@ -208,7 +224,7 @@ impl Parser {
                     let held = std::mem::take(held);
                     *self = Parser::Unrecognised;
                     for line in held {
-                        self.line(&line, emit);
+                        self.line(&line, None, emit);
                     }
                 }
                 return;
@@ -216,16 +232,16 @@ impl Parser {
             let held = std::mem::take(held);
             *self = Parser::for_format(format, std::mem::take(pricing));
             for line in held {
-                self.line(&line, emit);
+                self.line(&line, None, emit);
             }
         }
         match self {
-            Parser::Text(p) => p.line(line, emit),
+            Parser::Text(p) => p.line(line, None, emit),
             _ if line.iter().all(u8::is_ascii_whitespace) => {}
             Parser::Unrecognised => unparsed_line(line, emit),
             parser => {
                 if let Some(parser) = parser.lines() {
-                    parser.line(line, emit);
+                    parser.line(line, index, emit);
                 }
             }
         }

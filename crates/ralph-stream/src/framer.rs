@@ -6,8 +6,16 @@
 //! A line that lies whole inside one chunk is handed out as a slice of that chunk; only a
 //! line that spans chunks is copied, once, into the carry buffer. A line longer than the
 //! cap is never held: its bytes are counted and dropped until its newline arrives.
+//!
+//! For the decoder, a line can also be read where it starts in the chunk, before its
+//! end is looked for ([`Piece::LineStart`]), and a line held over chunks can be indexed
+//! as its bytes arrive (`json/index.rs`), so that no byte of it is read twice.
 
 use memchr::memchr;
+
+use crate::json::Fed;
+use crate::json::LineIndex;
+use crate::json::Tracker;
 
 /// The default longest line kept in memory. pi's snapshot lines reach hundreds of KB and
 /// a tool output repeated in one line can reach tens of MB; beyond this a line is not an
@@ -32,6 +40,22 @@ pub(crate) enum Piece<'a> {
     LineStart(&'a [u8]),
     /// A line (or an over-long one), as [`LineFramer::push`] gives it.
     Frame(Frame<'a>),
+    /// A line held over chunks, whole now, with where its objects and arrays end: read
+    /// as they arrived, which also found the line's end.
+    Indexed(&'a [u8], &'a LineIndex),
+}
+
+/// What the callback of [`LineFramer::push_offering`] answers to a
+/// [`Piece::LineStart`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// It handled the line, whose newline is at this offset.
+    Took(usize),
+    /// The line is framed as usual.
+    Frame,
+    /// The line is framed as usual, but if it goes on past the chunk, its values are
+    /// indexed while it is held: it comes whole as a [`Piece::Indexed`].
+    Track,
 }
 
 #[derive(Debug)]
@@ -40,6 +64,24 @@ pub struct LineFramer {
     /// Set while dropping an over-long line.
     skipping: Option<Skipped>,
     max_line: usize,
+    /// Reads the held line's values as its bytes arrive, when it is tracked.
+    tracker: Tracker,
+    tracking: Tracking,
+    /// Whether the callback asks for lines to be tracked (see [`Offer::Track`]).
+    tracks: bool,
+    /// About how long recent lines were (see [`LineFramer::seen_line`]).
+    recent_line: usize,
+}
+
+/// Where the tracking of the held line stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tracking {
+    /// The held line is not tracked (or nothing is held).
+    Off,
+    /// Each new chunk goes through the tracker until it finds the line's end.
+    Reading,
+    /// The line's value has ended: only its newline is still to come.
+    Read,
 }
 
 /// Progress through an over-long line.
@@ -76,28 +118,32 @@ impl LineFramer {
             carry: Vec::new(),
             skipping: None,
             max_line,
+            tracker: Tracker::default(),
+            tracking: Tracking::Off,
+            tracks: false,
+            recent_line: 0,
         }
     }
 
     /// Feeds one chunk; calls `on_frame` for every line the chunk completes.
     pub fn push(&mut self, chunk: &[u8], mut on_frame: impl FnMut(Frame<'_>)) {
         self.push_offering(chunk, |piece| {
-            if let Piece::Frame(frame) = piece {
-                on_frame(frame);
+            match piece {
+                Piece::Frame(frame) => on_frame(frame),
+                Piece::Indexed(line, _) => on_frame(Frame::Line(line)),
+                Piece::LineStart(_) => {}
             }
-            None
+            Offer::Frame
         });
     }
 
     /// Like [`LineFramer::push`], but offers each line that starts inside `chunk` first
     /// as the rest of the chunk ([`Piece::LineStart`]): a callback that can tell where
     /// the line ends handles it and returns its length (the index of its newline), which
-    /// saves looking for the newline; `None` has the line framed as usual.
-    pub(crate) fn push_offering(
-        &mut self,
-        chunk: &[u8],
-        mut on: impl FnMut(Piece<'_>) -> Option<usize>,
-    ) {
+    /// saves looking for the newline; otherwise the line is framed as usual, and indexed
+    /// if the callback asks for it (see [`Offer`]). The callback's answer to other
+    /// pieces is ignored.
+    pub(crate) fn push_offering(&mut self, chunk: &[u8], mut on: impl FnMut(Piece<'_>) -> Offer) {
         let mut rest = chunk;
 
         if let Some(mut skipped) = self.skipping {
@@ -111,39 +157,118 @@ impl LineFramer {
             on(Piece::Frame(Frame::Oversize(skipped.line_len())));
             rest = &rest[nl + 1..];
         } else if !self.carry.is_empty() {
-            let Some(nl) = memchr(b'\n', rest) else {
+            let Some(nl) = self.held_line_end(rest) else {
                 self.hold(rest);
                 return;
             };
             self.carry.extend_from_slice(&rest[..nl]);
             rest = &rest[nl + 1..];
-            on(Piece::Frame(frame(&self.carry, self.max_line)));
+            let indexed = std::mem::replace(&mut self.tracking, Tracking::Off) == Tracking::Read;
+            on(match frame(&self.carry, self.max_line) {
+                Frame::Line(line) if indexed => Piece::Indexed(line, self.tracker.index()),
+                frame => Piece::Frame(frame),
+            });
+            self.seen_line(self.carry.len());
             self.carry.clear();
         }
 
-        // The chunk's last line, which goes on in the next chunk, is offered too: read
-        // forward it costs what finding the chunk's last newline first would (a search
-        // backwards from the end, slower than a forward read of the same bytes), and
-        // then the search below runs over bytes the reader has just brought into cache.
+        // Where the chunk's last line starts is not looked for first (a search backwards
+        // from the end is slower than a forward read of the same bytes): it is offered
+        // or tracked like the others.
         let mut start = 0;
         while start < rest.len() {
             let line = &rest[start..];
-            if let Some(len) = on(Piece::LineStart(line)) {
+            // A line that starts nearer the chunk's end than recent lines were long will
+            // most likely go on in the next chunk (pi's snapshots grow a delta a line):
+            // it is tracked from its start rather than read here and again once whole.
+            let offer = if self.tracks && line.len() < self.recent_line {
+                Offer::Track
+            } else {
+                on(Piece::LineStart(line))
+            };
+            self.tracks |= offer == Offer::Track;
+            if let Offer::Took(len) = offer {
                 debug_assert_eq!(line.get(len), Some(&b'\n'));
+                self.seen_line(len);
                 start += len + 1;
                 continue;
             }
-            let Some(nl) = memchr(b'\n', line) else {
+            let (newline, indexed) = match offer {
+                Offer::Track => self.track(line),
+                _ => (memchr(b'\n', line), false),
+            };
+            let Some(nl) = newline else {
                 break;
             };
-            on(Piece::Frame(frame(&line[..nl], self.max_line)));
+            on(match frame(&line[..nl], self.max_line) {
+                Frame::Line(line) if indexed => Piece::Indexed(line, self.tracker.index()),
+                frame => Piece::Frame(frame),
+            });
+            self.seen_line(nl);
             start += nl + 1;
         }
         self.hold(&rest[start..]);
     }
 
+    /// Keeps the length of recent lines: the longest, fading by an eighth a line.
+    fn seen_line(&mut self, len: usize) {
+        self.recent_line = len.max(self.recent_line - self.recent_line / 8);
+    }
+
+    /// Starts tracking the line that starts `line` (the rest of a chunk): the tracker
+    /// reads it instead of a search for its newline, which it finds, if the chunk has
+    /// it. The line is then whole here; also returns whether its index holds.
+    fn track(&mut self, line: &[u8]) -> (Option<usize>, bool) {
+        self.tracker.restart();
+        let (from, then) = match self.tracker.feed(line) {
+            Fed::More => {
+                self.tracking = Tracking::Reading;
+                return (None, false);
+            }
+            Fed::Newline(at) => return (Some(at), true),
+            Fed::Ended(end) => (end, Tracking::Read),
+            Fed::GaveUp => (0, Tracking::Off),
+        };
+        let newline = memchr(b'\n', &line[from..]).map(|nl| from + nl);
+        self.tracking = if newline.is_some() {
+            Tracking::Off
+        } else {
+            then
+        };
+        (newline, then == Tracking::Read)
+    }
+
+    /// Where the held line ends in `chunk` (the offset of its newline), if it does. A
+    /// tracked line's bytes go through the tracker, which tells where its value ends:
+    /// only the bytes after it are searched.
+    fn held_line_end(&mut self, chunk: &[u8]) -> Option<usize> {
+        // The line's offset of the chunk's first byte.
+        let held = self.carry.len();
+        let from = match self.tracking {
+            Tracking::Reading => match self.tracker.feed(chunk) {
+                Fed::More => return None,
+                Fed::Newline(at) => {
+                    self.tracking = Tracking::Read;
+                    // The held bytes have no newline: it is in this chunk.
+                    return Some(at - held);
+                }
+                Fed::Ended(end) => {
+                    self.tracking = Tracking::Read;
+                    end.saturating_sub(held)
+                }
+                Fed::GaveUp => {
+                    self.tracking = Tracking::Off;
+                    0
+                }
+            },
+            Tracking::Read | Tracking::Off => 0,
+        };
+        memchr(b'\n', &chunk[from..]).map(|nl| from + nl)
+    }
+
     /// Ends the stream: a last line without a trailing newline is delivered now.
     pub fn finish(&mut self, mut on_frame: impl FnMut(Frame<'_>)) {
+        self.tracking = Tracking::Off;
         if let Some(skipped) = self.skipping.take() {
             on_frame(Frame::Oversize(skipped.line_len()));
         } else if !self.carry.is_empty() {
@@ -176,6 +301,7 @@ impl LineFramer {
             };
             skipped.add(tail);
             self.skipping = Some(skipped);
+            self.tracking = Tracking::Off;
             self.carry.clear();
             // Give back the memory an over-long line made us take.
             self.carry.shrink_to(RETAINED_CARRY);

@@ -21,6 +21,27 @@ fn frame_all(framer: &mut LineFramer, chunks: &[&[u8]]) -> Vec<Owned> {
     out
 }
 
+#[test]
+fn a_tracked_line_held_over_chunks_comes_whole_with_its_index() {
+    let line = format!(r#"{{"a":{{"b":[1,2]}},"c":"{}"}}"#, "x".repeat(300));
+    let stream = format!("{line}\n{line}\n");
+    let mut framer = LineFramer::default();
+    let (mut indexed, mut framed) = (Vec::new(), 0);
+    for chunk in stream.as_bytes().chunks(100) {
+        framer.push_offering(chunk, |piece| {
+            match piece {
+                Piece::LineStart(_) => return Offer::Track,
+                Piece::Indexed(line, index) => indexed.push((line.to_vec(), index.end_of(5))),
+                Piece::Frame(_) => framed += 1,
+            }
+            Offer::Frame
+        });
+    }
+    // `{"b":[1,2]}` starts at 5 and ends at 16.
+    let want = (line.into_bytes(), Some(16));
+    assert_eq!((indexed, framed), (vec![want.clone(), want], 0));
+}
+
 fn lines(items: &[&str]) -> Vec<Owned> {
     items
         .iter()
@@ -134,6 +155,43 @@ mod props {
             }
             chunks.push(&input[prev..]);
             let got = frame_all(&mut LineFramer::new(max), &chunks);
+            prop_assert_eq!(got, reference(&input, max));
+        }
+
+        /// Lines offered for tracking come out the same, and a tracked line's index
+        /// agrees with the scanner on it.
+        #[test]
+        fn tracked_lines_are_the_reference_lines(
+            input in proptest::collection::vec(
+                prop::sample::select(&b"\n\r\\\"{}[]a, "[..]), 0..600),
+            cuts in proptest::collection::vec(0usize..600, 0..8),
+            max in prop_oneof![Just(1usize << 20), 1usize..300],
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(input.len())).collect();
+            cuts.sort_unstable();
+            cuts.push(input.len());
+            let mut framer = LineFramer::new(max);
+            let mut got = Vec::new();
+            let mut prev = 0;
+            for cut in cuts {
+                framer.push_offering(&input[prev..cut], |piece| {
+                    match piece {
+                        Piece::LineStart(_) => return Offer::Track,
+                        Piece::Frame(Frame::Line(l)) => got.push(Owned::Line(l.to_vec())),
+                        Piece::Frame(Frame::Oversize(n)) => got.push(Owned::Oversize(n)),
+                        Piece::Indexed(line, index) => {
+                            crate::json::assert_index_agrees(line, index);
+                            got.push(Owned::Line(line.to_vec()));
+                        }
+                    }
+                    Offer::Frame
+                });
+                prev = cut;
+            }
+            framer.finish(|f| got.push(match f {
+                Frame::Line(l) => Owned::Line(l.to_vec()),
+                Frame::Oversize(n) => Owned::Oversize(n),
+            }));
             prop_assert_eq!(got, reference(&input, max));
         }
     }

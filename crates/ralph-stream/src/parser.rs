@@ -6,15 +6,17 @@ use std::fmt::Write as _;
 
 use crate::event::AgentEvent;
 use crate::event::Stop;
+use crate::framer::Offer;
 use crate::json::Cursor;
 use crate::json::JsonStr;
+use crate::json::LineIndex;
 use crate::json::Malformed;
 use crate::json::Read;
 use crate::json::Scratch;
 use crate::json::Span;
 use crate::json::Walked;
 use crate::json::fields;
-use crate::json::walk;
+use crate::json::walk_indexed;
 use crate::json::walk_line_start;
 
 /// Declares an agent's event kinds once: the enum, and for each kind the `type` names
@@ -63,6 +65,10 @@ pub(crate) trait Vocabulary {
     type Fields<'a>: Default;
     /// How auto-detection recognises this agent's lines.
     const HINTS: &'static Hints;
+    /// Whether a long line is worth indexing while it arrives (see `json/index.rs`):
+    /// for agents whose long lines are mostly values the parser skips. Where they are
+    /// text it reads, the index saves nothing and its scan costs.
+    const INDEX_LONG_LINES: bool = false;
 
     /// The kind of an event by its decoded `type`, or `None` for a type ralph does not
     /// know.
@@ -129,9 +135,15 @@ pub(crate) struct Hints {
 /// Reads one line and hands its event to `parser`: a line that is not JSON (or breaks
 /// off mid-way, so the event is lost) is reported as a non-JSON line, JSON without a
 /// string `type` or with a type the agent does not know as an unknown event.
-pub(crate) fn parse_line<P: AgentParser>(parser: &mut P, line: &[u8], emit: &mut Emit<'_>) {
+/// `index` has the ends of its objects and arrays, if they were found as it arrived.
+pub(crate) fn parse_line<P: AgentParser>(
+    parser: &mut P,
+    line: &[u8],
+    index: Option<&LineIndex>,
+    emit: &mut Emit<'_>,
+) {
     parser.scratch().clear();
-    let walked = walk(line, |ty| P::classify(&ty.name()), read(parser));
+    let walked = walk_indexed(line, index, |ty| P::classify(&ty.name()), read(parser));
     hand_over(parser, walked, line, emit);
 }
 
@@ -146,24 +158,32 @@ pub(crate) fn parse_line_start<P: AgentParser>(
     bytes: &[u8],
     max_line: usize,
     emit: &mut Emit<'_>,
-) -> Option<usize> {
+) -> Offer {
     parser.scratch().clear();
     let (walked, end) = walk_line_start(bytes, |ty| P::classify(&ty.name()), read(parser));
+    let unfinished = if P::INDEX_LONG_LINES {
+        Offer::Track
+    } else {
+        Offer::Frame
+    };
     if matches!(walked, Walked::NotJson) {
-        return None;
+        return unfinished;
     }
-    let blanks = bytes[end..]
+    let Some(blanks) = bytes[end..]
         .iter()
-        .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+        .position(|&b| !matches!(b, b' ' | b'\t' | b'\r'))
+    else {
+        return unfinished;
+    };
     let len = end + blanks;
     let line = &bytes[..len];
     // As the framer cuts it: without the newline and one carriage return before it.
     let framed = line.strip_suffix(b"\r").unwrap_or(line);
     if bytes[len] != b'\n' || framed.len() > max_line {
-        return None;
+        return unfinished;
     }
     hand_over(parser, walked, framed, emit);
-    Some(len)
+    Offer::Took(len)
 }
 
 /// The field reader of `parser`'s vocabulary, for known and unknown types.
@@ -320,28 +340,24 @@ pub(crate) fn read_text_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<JsonStr<'a>
 /// What the decoder needs of a parser, whatever its agent: one dispatch in `decoder.rs`
 /// reaches every parser through it.
 pub(crate) trait Lines {
-    /// Parses one line (without its newline).
-    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>);
+    /// Parses one line (without its newline); `index` has the ends of its objects and
+    /// arrays, if they were found as it arrived.
+    fn line(&mut self, line: &[u8], index: Option<&LineIndex>, emit: &mut Emit<'_>);
     /// Parses the line `bytes` starts with, if it can tell where it ends (see
-    /// [`parse_line_start`]); returns its length.
-    fn line_start(
-        &mut self,
-        _bytes: &[u8],
-        _max_line: usize,
-        _emit: &mut Emit<'_>,
-    ) -> Option<usize> {
-        None
+    /// [`parse_line_start`]): [`Offer::Took`] its length.
+    fn line_start(&mut self, _bytes: &[u8], _max_line: usize, _emit: &mut Emit<'_>) -> Offer {
+        Offer::Frame
     }
     /// End of stream.
     fn end(&mut self, emit: &mut Emit<'_>);
 }
 
 impl<P: AgentParser> Lines for P {
-    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
-        parse_line(self, line, emit);
+    fn line(&mut self, line: &[u8], index: Option<&LineIndex>, emit: &mut Emit<'_>) {
+        parse_line(self, line, index, emit);
     }
 
-    fn line_start(&mut self, bytes: &[u8], max_line: usize, emit: &mut Emit<'_>) -> Option<usize> {
+    fn line_start(&mut self, bytes: &[u8], max_line: usize, emit: &mut Emit<'_>) -> Offer {
         parse_line_start(self, bytes, max_line, emit)
     }
 
@@ -395,7 +411,7 @@ pub(crate) fn events_of(mut parser: impl Lines, input: &str) -> Vec<AgentEvent<'
     let mut out = Vec::new();
     let mut push = |e: &AgentEvent<'_>| out.push(e.clone().into_owned());
     for line in input.lines() {
-        parser.line(line.as_bytes(), &mut push);
+        parser.line(line.as_bytes(), None, &mut push);
     }
     parser.end(&mut push);
     out

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use crate::event::AgentEvent;
 use crate::event::Stop;
+use crate::json::LineIndex;
 use crate::parser::Emit;
 use crate::parser::Lines;
 
@@ -18,7 +19,7 @@ pub(crate) struct TextParser {
 }
 
 impl Lines for TextParser {
-    fn line(&mut self, line: &[u8], emit: &mut Emit<'_>) {
+    fn line(&mut self, line: &[u8], _index: Option<&LineIndex>, emit: &mut Emit<'_>) {
         let text = String::from_utf8_lossy(line);
         let mut delta = String::with_capacity(text.len() + 1);
         delta.push_str(&text);

@@ -257,5 +257,44 @@ mod mutations {
             decoder.finish(|e| summary.observe(e));
             prop_assert!(decoder.lines() >= 1);
         }
+
+        /// A mutated line reads the same whole as in pieces: a line held over chunks is
+        /// read through the index its pieces built, one that is not through a scan.
+        #[test]
+        fn mutated_real_lines_read_the_same_in_any_pieces(
+            which in any::<prop::sample::Index>(),
+            edits in proptest::collection::vec(
+                (any::<prop::sample::Index>(), prop::sample::select(
+                    vec![b'"', b'\\', b'{', b'}', b'[', b']', b'\n']
+                )),
+                0..4,
+            ),
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 1..6),
+        ) {
+            let lines = all_lines();
+            let (format, mut line) = lines[which.index(lines.len())].clone();
+            for (at, byte) in edits {
+                line.insert(at.index(line.len() + 1), byte);
+            }
+            // Not first: the first line is never offered before it is whole.
+            let mut stream = b"{}\n".to_vec();
+            for _ in 0..2 {
+                stream.extend_from_slice(&line);
+                stream.push(b'\n');
+            }
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(stream.len())).collect();
+            cuts.sort_unstable();
+            cuts.push(stream.len());
+            let mut pieces = Vec::new();
+            let mut from = 0;
+            for cut in cuts {
+                pieces.push(&stream[from..cut]);
+                from = cut;
+            }
+            prop_assert_eq!(
+                events_in_chunks(Some(format), pieces),
+                events_in_chunks(Some(format), [stream.as_slice()])
+            );
+        }
     }
 }

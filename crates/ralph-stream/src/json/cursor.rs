@@ -1,5 +1,6 @@
 //! The cursor: walks one JSON value at a time, skipping what nobody asked for.
 
+use super::index::LineIndex;
 use super::scan;
 use super::scan::Container;
 use super::string::JsonStr;
@@ -23,6 +24,8 @@ pub(crate) struct Cursor<'a> {
     /// The bytes run past the end of the line being read (the rest of a chunk): a raw
     /// newline ends the line, and so is not whitespace, nor allowed inside a string.
     one_line: bool,
+    /// Where the line's objects and arrays end, when they were found as it arrived.
+    index: Option<&'a LineIndex>,
 }
 
 impl<'a> Cursor<'a> {
@@ -31,6 +34,15 @@ impl<'a> Cursor<'a> {
             bytes,
             pos: 0,
             one_line: false,
+            index: None,
+        }
+    }
+
+    /// A cursor on a whole line whose values' ends are in `index`.
+    pub(crate) fn indexed(bytes: &'a [u8], index: Option<&'a LineIndex>) -> Self {
+        Cursor {
+            index,
+            ..Cursor::new(bytes)
         }
     }
 
@@ -41,6 +53,7 @@ impl<'a> Cursor<'a> {
             bytes,
             pos: 0,
             one_line: true,
+            index: None,
         }
     }
 
@@ -287,6 +300,10 @@ impl<'a> Cursor<'a> {
     /// Skips an object or array, strings included, by bracket depth. Lenient about which
     /// kind of bracket closes which: the goal is to find the end, not to validate.
     fn skip_container(&mut self) -> Result<()> {
+        if let Some(end) = self.index.and_then(|index| index.end_of(self.pos)) {
+            self.pos = end;
+            return Ok(());
+        }
         match scan::container_end(&self.bytes[self.pos..], self.one_line) {
             Container::End(len) => {
                 self.pos += len;

@@ -14,6 +14,7 @@
 //! type reads as "absent" rather than failing the line.
 
 mod cursor;
+mod index;
 mod scan;
 mod string;
 mod walk;
@@ -22,9 +23,15 @@ pub(crate) use cursor::Cursor;
 pub(crate) use cursor::Malformed;
 pub(crate) use cursor::Result as Read;
 pub(crate) use cursor::fields;
+pub(crate) use index::Fed;
+pub(crate) use index::LineIndex;
+pub(crate) use index::Tracker;
+#[cfg(test)]
+pub(crate) use index::assert_index_agrees;
 pub(crate) use string::JsonStr;
 pub(crate) use string::Scratch;
 pub(crate) use string::Span;
 pub(crate) use walk::Walked;
 pub(crate) use walk::walk;
+pub(crate) use walk::walk_indexed;
 pub(crate) use walk::walk_line_start;

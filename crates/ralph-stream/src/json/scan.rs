@@ -20,19 +20,23 @@
 //! else from SSE2 on x86_64 (part of its baseline), and from a plain loop on other
 //! targets; the bit logic after them is shared.
 
+use super::index::Fed;
+use super::index::Tracker;
+use super::index::track_by;
+
 /// Bytes per block: one bit of a `u64` per byte.
-const BLOCK: usize = 64;
+pub(super) const BLOCK: usize = 64;
 
 /// Where the bytes that matter are in one block: bit `i` is byte `i`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Masks {
-    quote: u64,
-    backslash: u64,
-    newline: u64,
+    pub(super) quote: u64,
+    pub(super) backslash: u64,
+    pub(super) newline: u64,
     /// `{` and `[`.
-    open: u64,
+    pub(super) open: u64,
     /// `}` and `]`.
-    close: u64,
+    pub(super) close: u64,
 }
 
 /// The escaped bytes of a run of blocks, one block after the other.
@@ -42,9 +46,9 @@ pub(super) struct Masks {
 /// run is odd. The count is done for a whole mask by a subtraction whose borrow runs
 /// through each run (simdjson's `json_escape_scanner`).
 #[derive(Debug, Default)]
-struct Escapes {
+pub(super) struct Escapes {
     /// 1 when the last byte of the previous block was an escaping backslash.
-    next_is_escaped: u64,
+    pub(super) next_is_escaped: u64,
 }
 
 /// Bits at odd positions.
@@ -53,7 +57,7 @@ const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
 impl Escapes {
     /// The bytes of this block that a backslash escapes.
     #[inline(always)]
-    fn next(&mut self, backslash: u64) -> u64 {
+    pub(super) fn next(&mut self, backslash: u64) -> u64 {
         // No shortcut for blocks without backslashes: in agent text about half the
         // blocks have one (`\n`), and a branch that guesses wrong half the time costs
         // more than the arithmetic, which gives the right answer for them too.
@@ -86,7 +90,7 @@ fn prefix_xor(mut bits: u64) -> u64 {
 
 /// The last, partial block of some bytes, padded with zeros, which match no mask.
 #[inline(always)]
-fn padded(rest: &[u8]) -> [u8; BLOCK] {
+pub(super) fn padded(rest: &[u8]) -> [u8; BLOCK] {
     let mut block = [0u8; BLOCK];
     block[..rest.len()].copy_from_slice(rest);
     block
@@ -114,6 +118,11 @@ macro_rules! dispatch {
         }
         $scan($($arg),*, $($baseline),*)
     }};
+}
+
+/// Feeds the next bytes of a held line to `tracker` (see `index.rs`).
+pub(super) fn track(tracker: &mut Tracker, bytes: &[u8]) -> Fed {
+    dispatch!(track_by(tracker, bytes; classify, prefix_xor))
 }
 
 /// The offset in `bytes` (a string's contents, after its opening quote) of the quote
@@ -392,4 +401,4 @@ use x86::{avx2, avx512};
 
 #[cfg(test)]
 #[path = "scan_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -146,7 +146,7 @@ fn assert_same_container_end(bytes: &[u8]) {
 }
 
 /// Bytes that matter to the scanners, often, and any other byte now and then.
-fn adversarial_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn adversarial_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     let byte = prop_oneof![
         5 => Just(b'\\'),
         3 => Just(b'"'),
@@ -162,7 +162,7 @@ fn adversarial_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
 
 /// Long text with few quotes (so that whole blocks lie inside strings) and runs of
 /// backslashes, some longer than a block.
-fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         30 => Just(vec![b'a']),
         4 => (1..4usize).prop_map(|n| vec![b'\\'; n]),
@@ -174,7 +174,7 @@ fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// Valid JSON of any shape, with strings full of what has to be escaped.
-fn json_value() -> impl Strategy<Value = serde_json::Value> {
+pub(crate) fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let text = prop::collection::vec(
         prop_oneof![
             Just('"'),

@@ -64,6 +64,17 @@ macro_rules! entry_points {
             super::super::string_end_by(bytes, one_line, |block| classify(block))
         }
 
+        /// [`crate::json::index::track_by`] compiled for this instruction set.
+        #[target_feature(enable = $features)]
+        pub(in super::super) fn track_by(tracker: &mut Tracker, bytes: &[u8]) -> Fed {
+            crate::json::index::track_by(
+                tracker,
+                bytes,
+                |block| classify(block),
+                |bits| super::clmul::prefix_xor(bits),
+            )
+        }
+
         /// [`super::super::container_end`] compiled for this instruction set.
         #[target_feature(enable = $features)]
         pub(in super::super) fn container_end_by(bytes: &[u8], one_line: bool) -> Container {
@@ -130,6 +141,8 @@ pub(super) mod avx2 {
     use super::super::BRACKET_CASE;
     use super::super::Container;
     use super::super::Masks;
+    use crate::json::index::Fed;
+    use crate::json::index::Tracker;
 
     /// Bytes per AVX2 register.
     const LANES: usize = 32;
@@ -166,6 +179,8 @@ pub(super) mod avx512 {
     use super::super::BRACKET_CASE;
     use super::super::Container;
     use super::super::Masks;
+    use crate::json::index::Fed;
+    use crate::json::index::Tracker;
 
     entry_points!("avx512f,avx512bw,popcnt,bmi1,pclmulqdq");
 

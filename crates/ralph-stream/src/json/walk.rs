@@ -2,6 +2,7 @@
 
 use super::Cursor;
 use super::JsonStr;
+use super::LineIndex;
 use super::Malformed;
 
 /// The result of walking one line.
@@ -31,7 +32,17 @@ pub(crate) fn walk<'a, K: Copy, F: Default>(
     classify: impl Fn(JsonStr<'a>) -> K,
     field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
 ) -> Walked<'a, K, F> {
-    walk_with(Cursor::new(line), line, classify, field).0
+    walk_indexed(line, None, classify, field)
+}
+
+/// [`walk`] with the ends of the line's objects and arrays, found as it arrived.
+pub(crate) fn walk_indexed<'a, K: Copy, F: Default>(
+    line: &'a [u8],
+    index: Option<&'a LineIndex>,
+    classify: impl Fn(JsonStr<'a>) -> K,
+    field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
+) -> Walked<'a, K, F> {
+    walk_with(Cursor::indexed(line, index), line, classify, field).0
 }
 
 /// Like [`walk`], for a line whose end is not known yet: `bytes` runs from the line's

@@ -57,6 +57,9 @@ impl Vocabulary for PiParser {
         keys: &[],
         type_prefixes: &[],
     };
+    /// Its long lines are `message_update`s, two snapshots of the message so far that
+    /// are skipped whole.
+    const INDEX_LONG_LINES: bool = true;
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {

@@ -357,7 +357,7 @@ fn in_rpc_mode_a_failed_turn_awaits_a_retry_until_pi_says_more() {
     let mut parser = PiParser::default();
     let feed = |parser: &mut PiParser, input: &str| {
         for line in input.lines() {
-            crate::parser::Lines::line(parser, line.as_bytes(), &mut |_| {});
+            crate::parser::Lines::line(parser, line.as_bytes(), None, &mut |_| {});
         }
     };
     let failed_end = concat!(
