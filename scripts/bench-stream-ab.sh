@@ -10,8 +10,8 @@
 # much, run again with RUSTFLAGS="-C llvm-args=-align-all-nofallthru-blocks=6".
 #
 # The streams are the ones the criterion bench uses, fed in 1 MiB chunks (as that bench
-# does, and as ralph reads an agent's pipe, which it enlarges to 1 MiB) and in 64 KiB
-# chunks (a pipe left at its default size; a terminal gives less).
+# does), 256 KiB chunks (the most ralph reads from an agent's pipe at once,
+# `STDOUT_READ_BYTES`) and 64 KiB chunks (a pipe left at its default size).
 #
 #   scripts/bench-stream-ab.sh REV [ROUNDS]
 #
@@ -163,7 +163,7 @@ fn main() {
         let (new_ok, new_lines) = new_decode(bytes, 1 << 20, name, model);
         assert!(old_ok && new_ok && old_lines == new_lines, "{name}: old and new disagree");
         let gib = bytes.len() as f64 / f64::from(1u32 << 30);
-        for chunk in [1usize << 20, 1 << 16] {
+        for chunk in [1usize << 20, 1 << 18, 1 << 16] {
             let mut seconds = vec![Vec::new(); sides.len()];
             for round in 0..rounds {
                 for k in 0..sides.len() {
