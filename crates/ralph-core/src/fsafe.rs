@@ -323,6 +323,9 @@ pub fn check_dir(dir: &Path) -> io::Result<()> {
 /// Creates `dir` (not its parents), refusing a link or a non-directory at its name;
 /// `Ok` when it already is a directory.
 pub fn create_dir(dir: &Path) -> io::Result<()> {
+    if let Some(created) = beneath::create_dir(dir) {
+        return created;
+    }
     check_ralph_dirs(dir)?;
     match std::fs::create_dir(dir) {
         Ok(()) => Ok(()),
@@ -485,6 +488,67 @@ mod beneath {
 
     #[cfg(not(target_os = "linux"))]
     pub(super) fn open(_: &Path, _: &Access, _: Links) -> Option<io::Result<File>> {
+        None
+    }
+
+    /// Creates the directory `dir` in its parent opened by one `openat2` that refuses a
+    /// link at every name from `.ralph` on, so no link swapped in after a check carries
+    /// the directory elsewhere; `None` when that cannot be done here, as for [`open`].
+    #[cfg(target_os = "linux")]
+    pub(super) fn create_dir(dir: &Path) -> Option<io::Result<()>> {
+        use nix::errno::Errno;
+        use nix::fcntl::{AtFlags, OpenHow, ResolveFlag, openat2};
+        use nix::sys::stat::{Mode, SFlag, fstatat, mkdirat};
+        use std::sync::atomic::Ordering;
+        if NO_OPENAT2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let (workspace, inside) = split_at_ralph(dir)?;
+        let (parent, name) = (inside.parent()?, inside.file_name()?);
+        let directory = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        // As in `open`: the workspace itself may be reached through links.
+        let workspace = match nix::fcntl::open(workspace, directory, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(e) => return Some(Err(e.into())),
+        };
+        let how = OpenHow::new()
+            .flags(directory)
+            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS);
+        let parent = match openat2(&workspace, parent, how) {
+            Ok(fd) => fd,
+            Err(Errno::ENOSYS | Errno::E2BIG) => {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+                return None;
+            }
+            Err(Errno::EPERM) => return None,
+            Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
+                return Some(check_ralph_dirs(dir).and(Err(e.into())));
+            }
+            Err(e) => return Some(Err(e.into())),
+        };
+        // 0777 less the umask, as `std::fs::create_dir` makes it.
+        Some(
+            match mkdirat(&parent, name, Mode::from_bits_truncate(0o777)) {
+                Ok(()) => Ok(()),
+                // What is there is looked at where it is, not again by path.
+                Err(Errno::EEXIST) => match fstatat(&parent, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+                    Ok(stat)
+                        if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT
+                            == SFlag::S_IFDIR =>
+                    {
+                        Ok(())
+                    }
+                    // Named as `check_dir` names it (unless it changed meanwhile).
+                    Ok(_) => check_dir(dir).and(Err(Errno::EEXIST.into())),
+                    Err(e) => Err(e.into()),
+                },
+                Err(e) => Err(e.into()),
+            },
+        )
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(super) fn create_dir(_: &Path) -> Option<io::Result<()>> {
         None
     }
 }

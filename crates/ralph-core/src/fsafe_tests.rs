@@ -171,6 +171,46 @@ fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works(
     assert!(beneath::open(&file, &read, Links::Follow).is_none());
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_directory_under_dot_ralph_is_made_in_a_parent_opened_without_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(real.join(".ralph/runs")).unwrap();
+    let alias = dir.path().join("alias");
+    symlink(&real, &alias).unwrap();
+    let made = |path: &Path| beneath::create_dir(path).expect("openat2 is used");
+    made(&alias.join(".ralph/runs/r1")).unwrap();
+    assert!(real.join(".ralph/runs/r1").is_dir());
+    // Already there: fine, as for `std::fs::create_dir_all`.
+    made(&alias.join(".ralph/runs/r1")).unwrap();
+    let e = made(&alias.join(".ralph/runs/none/r2")).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    // A link at the name itself.
+    symlink(&outside, real.join(".ralph/runs/r3")).unwrap();
+    let e = made(&alias.join(".ralph/runs/r3")).unwrap_err();
+    assert!(matches!(refusal(&e), Refused::Symlink { .. }), "{e}");
+    // A file at the name.
+    std::fs::write(real.join(".ralph/runs/r4"), "").unwrap();
+    let e = made(&alias.join(".ralph/runs/r4")).unwrap_err();
+    assert!(matches!(refusal(&e), Refused::NotRegular { .. }), "{e}");
+    // A link on the way, named as the check names it.
+    std::fs::rename(real.join(".ralph/runs"), dir.path().join("runs-moved")).unwrap();
+    symlink(&outside, real.join(".ralph/runs")).unwrap();
+    let e = made(&alias.join(".ralph/runs/r5")).unwrap_err();
+    assert!(
+        matches!(refusal(&e), Refused::Symlink { path } if *path == alias.join(".ralph/runs")),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    // Nothing to check outside `.ralph/`, nor for `.ralph` itself.
+    assert!(beneath::create_dir(&dir.path().join("d")).is_none());
+    assert!(beneath::create_dir(&real.join(".ralph")).is_none());
+}
+
 #[test]
 fn a_path_splits_at_its_last_dot_ralph() {
     let split = |p: &'static str| split_at_ralph(Path::new(p));
