@@ -4,9 +4,11 @@
 //! per message, non-ASCII text), a ~200 MB Claude stream with large escaped tool
 //! outputs, and Codex, Gemini CLI, OpenCode and Copilot streams of 100-240 MB shaped like
 //! their real captures (large tool outputs, Gemini's and Copilot's small deltas, Copilot's
-//! envelope and no-op events). Each is fed in 1 MiB chunks, as a pipe reader would. A
-//! memchr line count over the same bytes runs in the same group as the reference for "as
-//! fast as finding the newlines".
+//! envelope and no-op events). Each is fed in 1 MiB chunks: the figures the issues
+//! quote were taken so. ralph itself reads at most 256 KiB at a time
+//! (`STDOUT_READ_BYTES`); `scripts/bench-stream-ab.sh` measures that size too, and
+//! compares two revisions in one binary. A memchr line count over the same bytes runs in
+//! the same group as the reference for "as fast as finding the newlines".
 
 use std::hint::black_box;
 use std::time::Duration;
