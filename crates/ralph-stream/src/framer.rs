@@ -157,17 +157,14 @@ impl LineFramer {
             on(Piece::Frame(Frame::Oversize(skipped.line_len())));
             rest = &rest[nl + 1..];
         } else if !self.carry.is_empty() {
-            let Some(nl) = self.held_line_end(rest) else {
+            let Some((nl, indexed)) = self.line_end(rest) else {
                 self.hold(rest);
                 return;
             };
             self.carry.extend_from_slice(&rest[..nl]);
             rest = &rest[nl + 1..];
-            let indexed = std::mem::replace(&mut self.tracking, Tracking::Off) == Tracking::Read;
-            on(match frame(&self.carry, self.max_line) {
-                Frame::Line(line) if indexed => Piece::Indexed(line, self.tracker.index()),
-                frame => Piece::Frame(frame),
-            });
+            let index = indexed.then(|| self.tracker.index());
+            on(piece(&self.carry, self.max_line, index));
             self.seen_line(self.carry.len());
             self.carry.clear();
         }
@@ -193,17 +190,20 @@ impl LineFramer {
                 start += len + 1;
                 continue;
             }
-            let (newline, indexed) = match offer {
-                Offer::Track => self.track(line),
-                _ => (memchr(b'\n', line), false),
+            let end = match offer {
+                // The tracker reads the line instead of a search for its newline.
+                Offer::Track => {
+                    self.tracker.restart();
+                    self.tracking = Tracking::Reading;
+                    self.line_end(line)
+                }
+                _ => memchr(b'\n', line).map(|nl| (nl, false)),
             };
-            let Some(nl) = newline else {
+            let Some((nl, indexed)) = end else {
                 break;
             };
-            on(match frame(&line[..nl], self.max_line) {
-                Frame::Line(line) if indexed => Piece::Indexed(line, self.tracker.index()),
-                frame => Piece::Frame(frame),
-            });
+            let index = indexed.then(|| self.tracker.index());
+            on(piece(&line[..nl], self.max_line, index));
             self.seen_line(nl);
             start += nl + 1;
         }
@@ -215,42 +215,20 @@ impl LineFramer {
         self.recent_line = len.max(self.recent_line - self.recent_line / 8);
     }
 
-    /// Starts tracking the line that starts `line` (the rest of a chunk): the tracker
-    /// reads it instead of a search for its newline, which it finds, if the chunk has
-    /// it. The line is then whole here; also returns whether its index holds.
-    fn track(&mut self, line: &[u8]) -> (Option<usize>, bool) {
-        self.tracker.restart();
-        let (from, then) = match self.tracker.feed(line) {
-            Fed::More => {
-                self.tracking = Tracking::Reading;
-                return (None, false);
-            }
-            Fed::Newline(at) => return (Some(at), true),
-            Fed::Ended(end) => (end, Tracking::Read),
-            Fed::GaveUp => (0, Tracking::Off),
-        };
-        let newline = memchr(b'\n', &line[from..]).map(|nl| from + nl);
-        self.tracking = if newline.is_some() {
-            Tracking::Off
-        } else {
-            then
-        };
-        (newline, then == Tracking::Read)
-    }
-
-    /// Where the held line ends in `chunk` (the offset of its newline), if it does. A
-    /// tracked line's bytes go through the tracker, which tells where its value ends:
-    /// only the bytes after it are searched.
-    fn held_line_end(&mut self, chunk: &[u8]) -> Option<usize> {
+    /// Where the line being read ends in `chunk` (the offset of its newline), if it
+    /// does, and whether it comes with its index; the bytes before `chunk` are the
+    /// held ones. A tracked line's bytes go through the tracker, which tells where its
+    /// value ends: only the bytes after it are searched.
+    fn line_end(&mut self, chunk: &[u8]) -> Option<(usize, bool)> {
         // The line's offset of the chunk's first byte.
         let held = self.carry.len();
         let from = match self.tracking {
             Tracking::Reading => match self.tracker.feed(chunk) {
                 Fed::More => return None,
                 Fed::Newline(at) => {
-                    self.tracking = Tracking::Read;
+                    self.tracking = Tracking::Off;
                     // The held bytes have no newline: it is in this chunk.
-                    return Some(at - held);
+                    return Some((at - held, true));
                 }
                 Fed::Ended(end) => {
                     self.tracking = Tracking::Read;
@@ -263,7 +241,10 @@ impl LineFramer {
             },
             Tracking::Read | Tracking::Off => 0,
         };
-        memchr(b'\n', &chunk[from..]).map(|nl| from + nl)
+        let nl = memchr(b'\n', &chunk[from..])? + from;
+        // The line is whole: what comes next is not tracked until asked for.
+        let indexed = std::mem::replace(&mut self.tracking, Tracking::Off) == Tracking::Read;
+        Some((nl, indexed))
     }
 
     /// Ends the stream: a last line without a trailing newline is delivered now.
@@ -313,6 +294,15 @@ impl LineFramer {
 
 /// Capacity kept after dropping an over-long line.
 const RETAINED_CARRY: usize = 1024 * 1024;
+
+/// What a complete line (newline already removed) is handed over as: with its index,
+/// if it has one and is not over the cap.
+fn piece<'a>(line: &'a [u8], max_line: usize, index: Option<&'a LineIndex>) -> Piece<'a> {
+    match (frame(line, max_line), index) {
+        (Frame::Line(line), Some(index)) => Piece::Indexed(line, index),
+        (frame, _) => Piece::Frame(frame),
+    }
+}
 
 /// The frame for a complete line (newline already removed).
 fn frame(line: &[u8], max_line: usize) -> Frame<'_> {
