@@ -428,19 +428,22 @@ static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 mod beneath {
     use super::*;
 
-    /// Opens `path` refusing a link at every name from `.ralph` on, in one system call;
-    /// `None` when that cannot be done here (another system, `openat2` unavailable, a
-    /// followed link, a path without `.ralph`), and the caller opens it its own way.
+    /// Opens `inside` (from `.ralph` on) under `workspace` with `how`, refusing a link
+    /// at every name; `None` when `openat2` cannot be used here (another answer than a
+    /// refusal), and the caller goes its own way.
     #[cfg(target_os = "linux")]
-    pub(super) fn open(path: &Path, access: &Access, links: Links) -> Option<io::Result<File>> {
+    fn openat2_under(
+        workspace: &Path,
+        inside: &Path,
+        how: nix::fcntl::OpenHow,
+    ) -> Option<nix::Result<std::os::fd::OwnedFd>> {
         use nix::errno::Errno;
-        use nix::fcntl::{OpenHow, ResolveFlag, openat2};
+        use nix::fcntl::{ResolveFlag, openat2};
         use nix::sys::stat::Mode;
         use std::sync::atomic::Ordering;
-        if links != Links::Refuse || NO_OPENAT2.load(Ordering::Relaxed) {
+        if NO_OPENAT2.load(Ordering::Relaxed) {
             return None;
         }
-        let (workspace, inside) = split_at_ralph(path)?;
         // The workspace itself may be reached through links (a home directory moved
         // elsewhere): only what lies under it is ralph's to check.
         let dir = match nix::fcntl::open(
@@ -449,8 +452,32 @@ mod beneath {
             Mode::empty(),
         ) {
             Ok(dir) => dir,
-            Err(e) => return Some(Err(e.into())),
+            Err(e) => return Some(Err(e)),
         };
+        match openat2(&dir, inside, how.resolve(ResolveFlag::RESOLVE_NO_SYMLINKS)) {
+            Err(Errno::ENOSYS | Errno::E2BIG) => {
+                NO_OPENAT2.store(true, Ordering::Relaxed);
+                None
+            }
+            // A seccomp filter may answer EPERM for a call it does not know: the usual
+            // way tells a refusal from that.
+            Err(Errno::EPERM) => None,
+            opened => Some(opened),
+        }
+    }
+
+    /// Opens `path` refusing a link at every name from `.ralph` on, in one system call;
+    /// `None` when that cannot be done here (another system, `openat2` unavailable, a
+    /// followed link, a path without `.ralph`), and the caller opens it its own way.
+    #[cfg(target_os = "linux")]
+    pub(super) fn open(path: &Path, access: &Access, links: Links) -> Option<io::Result<File>> {
+        use nix::errno::Errno;
+        use nix::fcntl::OpenHow;
+        use nix::sys::stat::Mode;
+        if links != Links::Refuse {
+            return None;
+        }
+        let (workspace, inside) = split_at_ralph(path)?;
         let oflags = access.oflags() | OFlag::from_bits_truncate(flags(links));
         // openat2 refuses a mode without O_CREAT; 0666 less the umask is what
         // `File::create` makes.
@@ -459,31 +486,21 @@ mod beneath {
         } else {
             Mode::empty()
         };
-        let how = OpenHow::new()
-            .flags(oflags)
-            .mode(mode)
-            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS);
-        match openat2(&dir, inside, how) {
-            Ok(fd) => Some(Ok(File::from(fd))),
-            Err(Errno::ENOSYS | Errno::E2BIG) => {
-                NO_OPENAT2.store(true, Ordering::Relaxed);
-                None
-            }
-            // A seccomp filter may answer EPERM for a call it does not know: the usual
-            // way tells a refusal from that.
-            Err(Errno::EPERM) => None,
+        let how = OpenHow::new().flags(oflags).mode(mode);
+        Some(match openat2_under(workspace, inside, how)? {
+            Ok(fd) => Ok(File::from(fd)),
             // A link, or something else than a directory, on the way: name it as the
             // check does, or, if it is gone already, report what the open met.
             Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
                 let error = io::Error::from(e);
-                Some(match check_ralph_dirs(path) {
+                match check_ralph_dirs(path) {
                     Err(refused) => Err(refused),
                     Ok(()) if e == Errno::ENOTDIR => Err(error),
                     Ok(()) => Err(explain(path, error, links)),
-                })
+                }
             }
-            Err(e) => Some(Err(e.into())),
-        }
+            Err(e) => Err(e.into()),
+        })
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -497,30 +514,13 @@ mod beneath {
     #[cfg(target_os = "linux")]
     pub(super) fn create_dir(dir: &Path) -> Option<io::Result<()>> {
         use nix::errno::Errno;
-        use nix::fcntl::{AtFlags, OpenHow, ResolveFlag, openat2};
+        use nix::fcntl::{AtFlags, OpenHow};
         use nix::sys::stat::{Mode, SFlag, fstatat, mkdirat};
-        use std::sync::atomic::Ordering;
-        if NO_OPENAT2.load(Ordering::Relaxed) {
-            return None;
-        }
         let (workspace, inside) = split_at_ralph(dir)?;
         let (parent, name) = (inside.parent()?, inside.file_name()?);
-        let directory = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-        // As in `open`: the workspace itself may be reached through links.
-        let workspace = match nix::fcntl::open(workspace, directory, Mode::empty()) {
+        let how = OpenHow::new().flags(OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC);
+        let parent = match openat2_under(workspace, parent, how)? {
             Ok(fd) => fd,
-            Err(e) => return Some(Err(e.into())),
-        };
-        let how = OpenHow::new()
-            .flags(directory)
-            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS);
-        let parent = match openat2(&workspace, parent, how) {
-            Ok(fd) => fd,
-            Err(Errno::ENOSYS | Errno::E2BIG) => {
-                NO_OPENAT2.store(true, Ordering::Relaxed);
-                return None;
-            }
-            Err(Errno::EPERM) => return None,
             Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
                 return Some(check_ralph_dirs(dir).and(Err(e.into())));
             }

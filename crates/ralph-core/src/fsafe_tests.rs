@@ -126,15 +126,22 @@ fn a_linked_directory_under_dot_ralph_is_refused() {
     );
 }
 
+/// A workspace `real` under `dir` with the directories `inside` made, and `alias`, a
+/// link to it: the workspace reached through a link, as a moved home directory is.
+#[cfg(target_os = "linux")]
+fn linked_workspace(dir: &Path, inside: &str) -> (PathBuf, PathBuf) {
+    let real = dir.join("real");
+    std::fs::create_dir_all(real.join(inside)).unwrap();
+    let alias = dir.join("alias");
+    symlink(&real, &alias).unwrap();
+    (real, alias)
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works() {
     let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("real");
-    std::fs::create_dir_all(real.join(".ralph/runs/r1")).unwrap();
-    // The workspace reached through a link, as a moved home directory is.
-    let alias = dir.path().join("alias");
-    symlink(&real, &alias).unwrap();
+    let (real, alias) = linked_workspace(dir.path(), ".ralph/runs/r1");
     let file = alias.join(".ralph/runs/r1/inbox.jsonl");
     let create = *Access::new().write(true).create(true);
     let opened = beneath::open(&file, &create, Links::Refuse).expect("openat2 is used");
@@ -175,10 +182,7 @@ fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works(
 #[test]
 fn a_directory_under_dot_ralph_is_made_in_a_parent_opened_without_links() {
     let dir = tempfile::tempdir().unwrap();
-    let real = dir.path().join("real");
-    std::fs::create_dir_all(real.join(".ralph/runs")).unwrap();
-    let alias = dir.path().join("alias");
-    symlink(&real, &alias).unwrap();
+    let (real, alias) = linked_workspace(dir.path(), ".ralph/runs");
     let made = |path: &Path| beneath::create_dir(path).expect("openat2 is used");
     made(&alias.join(".ralph/runs/r1")).unwrap();
     assert!(real.join(".ralph/runs/r1").is_dir());
