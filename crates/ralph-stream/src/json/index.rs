@@ -16,8 +16,8 @@
 //! parser then scans as it would without one.
 
 use super::scan::BLOCK;
-use super::scan::Escapes;
 use super::scan::Masks;
+use super::scan::Strings;
 use super::scan::padded;
 
 /// Values nested deeper than this (the line's object is at depth 0) are not recorded:
@@ -82,9 +82,7 @@ pub(crate) enum Fed {
 /// Reads a held line piece by piece and records its values' ends.
 #[derive(Debug)]
 pub(crate) struct Tracker {
-    escapes: Escapes,
-    /// All ones while the previous block ended inside a string.
-    in_string: u64,
+    strings: Strings,
     /// Brackets open so far.
     depth: u32,
     /// The line offset of the next whole block's first byte.
@@ -100,8 +98,7 @@ pub(crate) struct Tracker {
 impl Default for Tracker {
     fn default() -> Self {
         Tracker {
-            escapes: Escapes::default(),
-            in_string: 0,
+            strings: Strings::default(),
             depth: 0,
             offset: 0,
             pending: [0; BLOCK],
@@ -144,19 +141,17 @@ impl Tracker {
     fn block(&mut self, masks: Masks, prefix_xor: impl Fn(u64) -> u64) -> Option<Fed> {
         let offset = self.offset;
         self.offset += BLOCK;
-        if self.in_string != 0 && masks.quote | masks.newline == 0 {
+        let strings = &mut self.strings;
+        if strings.in_string != 0 && masks.quote | masks.newline == 0 {
             // Inside a string throughout: only the escape carried out is needed.
-            self.escapes.next_is_escaped =
-                escape_out(masks.backslash, self.escapes.next_is_escaped);
+            strings.escapes.next_is_escaped =
+                escape_out(masks.backslash, strings.escapes.next_is_escaped);
             return None;
         }
-        let escaped = self.escapes.next(masks.backslash);
         // A raw newline ends the line, in a string or not: what follows is not its.
         let first_newline = masks.newline & masks.newline.wrapping_neg();
         let line = first_newline.wrapping_sub(1);
-        let quotes = masks.quote & !escaped & line;
-        let inside = prefix_xor(quotes) ^ self.in_string;
-        self.in_string = ((inside as i64) >> (BLOCK - 1)) as u64;
+        let inside = strings.inside(&masks, line, prefix_xor);
         let outside = !inside & line;
         let (open, close) = (masks.open & outside, masks.close & outside);
         let irregular = masks.backslash & outside;
@@ -235,7 +230,7 @@ pub(super) fn track_by(
         let (blocks, rest) = bytes.as_chunks::<BLOCK>();
         let mut next = 0;
         while next < blocks.len() {
-            if tracker.in_string != 0 {
+            if tracker.strings.in_string != 0 {
                 next = pass_in_string(tracker, blocks, next, &classify);
                 if next == blocks.len() {
                     break;
@@ -274,7 +269,7 @@ fn pass_in_string(
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
 ) -> usize {
     let start = next;
-    let mut carry = tracker.escapes.next_is_escaped;
+    let mut carry = tracker.strings.escapes.next_is_escaped;
     while let Some(block) = blocks.get(next) {
         let masks = classify(block);
         if masks.quote | masks.newline != 0 {
@@ -283,7 +278,7 @@ fn pass_in_string(
         carry = escape_out(masks.backslash, carry);
         next += 1;
     }
-    tracker.escapes.next_is_escaped = carry;
+    tracker.strings.escapes.next_is_escaped = carry;
     tracker.offset += (next - start) * BLOCK;
     next
 }

@@ -76,6 +76,33 @@ impl Escapes {
     }
 }
 
+/// Which bytes lie inside strings, block after block.
+#[derive(Debug, Default)]
+pub(super) struct Strings {
+    pub(super) escapes: Escapes,
+    /// All ones while the previous block ended inside a string.
+    pub(super) in_string: u64,
+}
+
+impl Strings {
+    /// The bytes of the next block (with these `masks`) that lie inside a string, its
+    /// opening quote included and its closing one not, counting only the quotes in
+    /// `counted`.
+    #[inline(always)]
+    pub(super) fn inside(
+        &mut self,
+        masks: &Masks,
+        counted: u64,
+        prefix_xor: impl Fn(u64) -> u64,
+    ) -> u64 {
+        let quotes = masks.quote & !self.escapes.next(masks.backslash) & counted;
+        let inside = prefix_xor(quotes) ^ self.in_string;
+        // The top bit, spread: whether the next block starts inside a string.
+        self.in_string = ((inside as i64) >> (BLOCK - 1)) as u64;
+        inside
+    }
+}
+
 /// Each bit xor-ed with all the bits below it: with a bit per unescaped quote, the
 /// bytes from an opening quote up to (not including) its closing one.
 #[inline(always)]
@@ -278,8 +305,9 @@ fn container_end_by(
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
     let mut index = 0;
     loop {
-        if scan.in_string != 0 {
-            index = pass_in_string(bytes, index, scan.newlines, &mut scan.escapes, &classify);
+        if scan.strings.in_string != 0 {
+            let escapes = &mut scan.strings.escapes;
+            index = pass_in_string(bytes, index, scan.newlines, escapes, &classify);
         }
         let Some(block) = blocks.get(index) else {
             break;
@@ -302,9 +330,7 @@ fn container_end_by(
 struct Structure {
     /// All ones when newlines end the value (a line whose end is not known).
     newlines: u64,
-    escapes: Escapes,
-    /// All ones while the previous block ended inside a string.
-    in_string: u64,
+    strings: Strings,
     /// Brackets open so far.
     depth: u32,
 }
@@ -318,10 +344,7 @@ impl Structure {
         prefix_xor: impl Fn(u64) -> u64,
         offset: usize,
     ) -> Option<Container> {
-        let quotes = masks.quote & !self.escapes.next(masks.backslash);
-        let inside = prefix_xor(quotes) ^ self.in_string;
-        // The top bit, spread: whether the next block starts inside a string.
-        self.in_string = ((inside as i64) >> (BLOCK - 1)) as u64;
+        let inside = self.strings.inside(&masks, u64::MAX, prefix_xor);
         let open = masks.open & !inside;
         let close = masks.close & !inside;
         let irregular = (masks.backslash & !inside) | (masks.newline & self.newlines);
