@@ -323,15 +323,72 @@ pub fn check_dir(dir: &Path) -> io::Result<()> {
 /// Creates `dir` (not its parents), refusing a link or a non-directory at its name;
 /// `Ok` when it already is a directory.
 pub fn create_dir(dir: &Path) -> io::Result<()> {
-    if let Some(created) = beneath::create_dir(dir) {
-        return created;
+    match make_dir(dir)? {
+        Made::Created | Made::Directory => Ok(()),
+        // Named as `check_dir` names it (unless it changed meanwhile).
+        Made::Other => check_dir(dir).and(Err(io::ErrorKind::AlreadyExists.into())),
+    }
+}
+
+/// Creates `dir` (not its parents) as [`create_dir`] does, but fails with
+/// `AlreadyExists` when anything has the name already: for a name that must be new (a
+/// run's directory), where the caller tries another.
+pub fn create_new_dir(dir: &Path) -> io::Result<()> {
+    match make_dir(dir)? {
+        Made::Created => Ok(()),
+        Made::Directory | Made::Other => Err(io::ErrorKind::AlreadyExists.into()),
+    }
+}
+
+/// What [`make_dir`] found at the name.
+#[derive(Debug, PartialEq, Eq)]
+enum Made {
+    Created,
+    /// A directory was there already.
+    Directory,
+    /// Something else (a link, a file) was there.
+    Other,
+}
+
+fn make_dir(dir: &Path) -> io::Result<Made> {
+    if let Some(made) = beneath::create_dir(dir) {
+        return made;
     }
     check_ralph_dirs(dir)?;
     match std::fs::create_dir(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => check_dir(dir),
+        Ok(()) => Ok(Made::Created),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = std::fs::symlink_metadata(dir)?;
+            Ok(if meta.is_dir() {
+                Made::Directory
+            } else {
+                Made::Other
+            })
+        }
         Err(e) => Err(e),
     }
+}
+
+/// Opens the directory that holds `path` (not following a link at any name from
+/// `.ralph` on, in one `openat2` where the system has it), so that what is then done in
+/// it by name (`openat`, `renameat`) happens there even if a link is swapped in on the
+/// way afterwards. Read-only: enough to create, rename and remove names in it, and to
+/// flush it to disk.
+pub fn open_parent(path: &Path) -> io::Result<std::os::fd::OwnedFd> {
+    if let Some(opened) = beneath::parent(path, OFlag::O_RDONLY) {
+        return opened;
+    }
+    check_ralph_dirs(path)?;
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    Ok(nix::fcntl::open(
+        parent,
+        flags,
+        nix::sys::stat::Mode::empty(),
+    )?)
 }
 
 /// Appends `line` (ending in a newline) to the file at `path` under `.ralph/`, created if
@@ -425,133 +482,8 @@ fn explain(path: &Path, error: io::Error, links: Links) -> io::Error {
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
 /// Opening under `.ralph/` with one `openat2` (Linux 5.6).
-mod beneath {
-    use super::*;
-
-    /// Opens `inside` (from `.ralph` on) under `workspace` with `how`, refusing a link
-    /// at every name; `None` when `openat2` cannot be used here (another answer than a
-    /// refusal), and the caller goes its own way.
-    #[cfg(target_os = "linux")]
-    fn openat2_under(
-        workspace: &Path,
-        inside: &Path,
-        how: nix::fcntl::OpenHow,
-    ) -> Option<nix::Result<std::os::fd::OwnedFd>> {
-        use nix::errno::Errno;
-        use nix::fcntl::{ResolveFlag, openat2};
-        use nix::sys::stat::Mode;
-        use std::sync::atomic::Ordering;
-        if NO_OPENAT2.load(Ordering::Relaxed) {
-            return None;
-        }
-        // The workspace itself may be reached through links (a home directory moved
-        // elsewhere): only what lies under it is ralph's to check.
-        let dir = match nix::fcntl::open(
-            workspace,
-            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-            Mode::empty(),
-        ) {
-            Ok(dir) => dir,
-            Err(e) => return Some(Err(e)),
-        };
-        match openat2(&dir, inside, how.resolve(ResolveFlag::RESOLVE_NO_SYMLINKS)) {
-            Err(Errno::ENOSYS | Errno::E2BIG) => {
-                NO_OPENAT2.store(true, Ordering::Relaxed);
-                None
-            }
-            // A seccomp filter may answer EPERM for a call it does not know: the usual
-            // way tells a refusal from that.
-            Err(Errno::EPERM) => None,
-            opened => Some(opened),
-        }
-    }
-
-    /// Opens `path` refusing a link at every name from `.ralph` on, in one system call;
-    /// `None` when that cannot be done here (another system, `openat2` unavailable, a
-    /// followed link, a path without `.ralph`), and the caller opens it its own way.
-    #[cfg(target_os = "linux")]
-    pub(super) fn open(path: &Path, access: &Access, links: Links) -> Option<io::Result<File>> {
-        use nix::errno::Errno;
-        use nix::fcntl::OpenHow;
-        use nix::sys::stat::Mode;
-        if links != Links::Refuse {
-            return None;
-        }
-        let (workspace, inside) = split_at_ralph(path)?;
-        let oflags = access.oflags() | OFlag::from_bits_truncate(flags(links));
-        // openat2 refuses a mode without O_CREAT; 0666 less the umask is what
-        // `File::create` makes.
-        let mode = if oflags.contains(OFlag::O_CREAT) {
-            Mode::from_bits_truncate(0o666)
-        } else {
-            Mode::empty()
-        };
-        let how = OpenHow::new().flags(oflags).mode(mode);
-        Some(match openat2_under(workspace, inside, how)? {
-            Ok(fd) => Ok(File::from(fd)),
-            // A link, or something else than a directory, on the way: name it as the
-            // check does, or, if it is gone already, report what the open met.
-            Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
-                let error = io::Error::from(e);
-                match check_ralph_dirs(path) {
-                    Err(refused) => Err(refused),
-                    Ok(()) if e == Errno::ENOTDIR => Err(error),
-                    Ok(()) => Err(explain(path, error, links)),
-                }
-            }
-            Err(e) => Err(e.into()),
-        })
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub(super) fn open(_: &Path, _: &Access, _: Links) -> Option<io::Result<File>> {
-        None
-    }
-
-    /// Creates the directory `dir` in its parent opened by one `openat2` that refuses a
-    /// link at every name from `.ralph` on, so no link swapped in after a check carries
-    /// the directory elsewhere; `None` when that cannot be done here, as for [`open`].
-    #[cfg(target_os = "linux")]
-    pub(super) fn create_dir(dir: &Path) -> Option<io::Result<()>> {
-        use nix::errno::Errno;
-        use nix::fcntl::{AtFlags, OpenHow};
-        use nix::sys::stat::{Mode, SFlag, fstatat, mkdirat};
-        let (workspace, inside) = split_at_ralph(dir)?;
-        let (parent, name) = (inside.parent()?, inside.file_name()?);
-        let how = OpenHow::new().flags(OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC);
-        let parent = match openat2_under(workspace, parent, how)? {
-            Ok(fd) => fd,
-            Err(e @ (Errno::ELOOP | Errno::ENOTDIR | Errno::ENXIO)) => {
-                return Some(check_ralph_dirs(dir).and(Err(e.into())));
-            }
-            Err(e) => return Some(Err(e.into())),
-        };
-        // 0777 less the umask, as `std::fs::create_dir` makes it.
-        Some(
-            match mkdirat(&parent, name, Mode::from_bits_truncate(0o777)) {
-                Ok(()) => Ok(()),
-                // What is there is looked at where it is, not again by path.
-                Err(Errno::EEXIST) => match fstatat(&parent, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
-                    Ok(stat)
-                        if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT
-                            == SFlag::S_IFDIR =>
-                    {
-                        Ok(())
-                    }
-                    // Named as `check_dir` names it (unless it changed meanwhile).
-                    Ok(_) => check_dir(dir).and(Err(Errno::EEXIST.into())),
-                    Err(e) => Err(e.into()),
-                },
-                Err(e) => Err(e.into()),
-            },
-        )
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub(super) fn create_dir(_: &Path) -> Option<io::Result<()>> {
-        None
-    }
-}
+#[path = "fsafe_beneath.rs"]
+mod beneath;
 
 #[cfg(test)]
 #[path = "fsafe_tests.rs"]

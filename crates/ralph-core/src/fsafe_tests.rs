@@ -184,22 +184,32 @@ fn a_directory_under_dot_ralph_is_made_in_a_parent_opened_without_links() {
     let dir = tempfile::tempdir().unwrap();
     let (real, alias) = linked_workspace(dir.path(), ".ralph/runs");
     let made = |path: &Path| beneath::create_dir(path).expect("openat2 is used");
-    made(&alias.join(".ralph/runs/r1")).unwrap();
+    let r1 = alias.join(".ralph/runs/r1");
+    assert_eq!(made(&r1).unwrap(), Made::Created);
     assert!(real.join(".ralph/runs/r1").is_dir());
-    // Already there: fine, as for `std::fs::create_dir_all`.
-    made(&alias.join(".ralph/runs/r1")).unwrap();
+    // Already there: fine, as for `std::fs::create_dir_all`, unless it must be new.
+    assert_eq!(made(&r1).unwrap(), Made::Directory);
+    create_dir(&r1).unwrap();
+    let e = create_new_dir(&r1).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::AlreadyExists, "{e}");
     let e = made(&alias.join(".ralph/runs/none/r2")).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
 
     let outside = dir.path().join("outside");
     std::fs::create_dir(&outside).unwrap();
-    // A link at the name itself.
+    // A link at the name itself: refused, or taken, for a name that must be new.
+    let r3 = alias.join(".ralph/runs/r3");
     symlink(&outside, real.join(".ralph/runs/r3")).unwrap();
-    let e = made(&alias.join(".ralph/runs/r3")).unwrap_err();
+    assert_eq!(made(&r3).unwrap(), Made::Other);
+    let e = create_dir(&r3).unwrap_err();
     assert!(matches!(refusal(&e), Refused::Symlink { .. }), "{e}");
+    let e = create_new_dir(&r3).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::AlreadyExists, "{e}");
     // A file at the name.
+    let r4 = alias.join(".ralph/runs/r4");
     std::fs::write(real.join(".ralph/runs/r4"), "").unwrap();
-    let e = made(&alias.join(".ralph/runs/r4")).unwrap_err();
+    assert_eq!(made(&r4).unwrap(), Made::Other);
+    let e = create_dir(&r4).unwrap_err();
     assert!(matches!(refusal(&e), Refused::NotRegular { .. }), "{e}");
     // A link on the way, named as the check names it.
     std::fs::rename(real.join(".ralph/runs"), dir.path().join("runs-moved")).unwrap();

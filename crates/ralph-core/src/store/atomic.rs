@@ -1,10 +1,14 @@
 //! Replacing a file so that a crash leaves either the old or the new content, never a
 //! mix: write a temporary file in the same directory, then rename it over the target.
 //!
-//! Neither step follows a link: the temporary file is created with `O_EXCL` (which
-//! refuses any existing name, a link included), the rename replaces a link at the target's
-//! name instead of writing through it, and the directories under `.ralph/` on the way are
-//! checked not to be links first.
+//! Neither step follows a link. The directory that holds the file is opened once
+//! ([`fsafe::open_parent`]: no link at any name from `.ralph` on, checked by the kernel in
+//! the same call on Linux), and every later step names a file in that directory, not a
+//! path: the temporary file is created there with `O_EXCL` (which refuses any existing
+//! name, a link included), and the rename replaces a link at the target's name instead
+//! of writing through it. An agent that swaps a directory on the way for a link after
+//! the check (it runs while ralph does) moves nothing outside: the open directory is
+//! the one that was checked.
 //!
 //! [`rewrite`] is for a file rewritten after every iteration (`state.json`): it keeps
 //! the previous version in a hidden spare beside it, writes the new content into the
@@ -20,16 +24,28 @@
 //! iteration skip it, so an iteration does not wait for the disk; the final state and
 //! summary of a run ask for it.
 
+use std::ffi::OsStr;
 use std::fs::File;
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::fsafe::{self, Access, Links};
+use nix::errno::Errno;
+use nix::fcntl::{AtFlags, OFlag, openat, renameat};
+use nix::sys::stat::{Mode, SFlag, fstatat};
+use nix::unistd::{UnlinkatFlags, fsync, unlinkat};
+
+use crate::fsafe;
 
 /// The mode a new file is created with, before the umask: what `File::create` uses.
 const NEW_FILE_MODE: u32 = 0o666;
+
+/// How many names a temporary file tries before giving up: each is random, so a second
+/// is needed only when something else made the first meanwhile.
+const TEMPORARY_NAME_TRIES: u32 = 16;
 
 /// Whether to wait until the new content is on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,49 +58,93 @@ pub enum Durability {
 
 /// Replaces `path` with `bytes` (see the module documentation).
 pub fn replace(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    crate::fsafe::check_ralph_dirs(path)?;
-    // A temporary file is private (0600) by default; the file it replaces must not turn
-    // private by being rewritten, nor a new one be created unlike any other file the
-    // user's umask allows: as `File::create` would (0666 less the umask), or as it was.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .permissions(std::fs::Permissions::from_mode(NEW_FILE_MODE))
-        .tempfile_in(dir)?;
-    if let Ok(old) = std::fs::symlink_metadata(path)
-        && old.file_type().is_file()
-    {
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(
-                old.permissions().mode() & 0o7777,
-            ))?;
+    let name = file_name(path)?;
+    let dir = fsafe::open_parent(path)?;
+    replace_in(&dir, name, bytes, durability)
+}
+
+/// [`replace`] of the file `name` in the open directory `dir`.
+fn replace_in(dir: &OwnedFd, name: &OsStr, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let (temporary, mut file) = create_temporary(dir)?;
+    let written = (|| {
+        // A new file must not turn up unlike any other the user's umask allows, nor a
+        // rewritten one change its mode: it keeps the mode it had.
+        if let Some(mode) = mode_of(dir, name) {
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        file.write_all(bytes)?;
+        if durability == Durability::Durable {
+            file.sync_all()?;
+        }
+        renameat(dir, temporary.as_str(), dir, name).map_err(io::Error::from)
+    })();
+    if written.is_err() {
+        let _ = unlinkat(dir, temporary.as_str(), UnlinkatFlags::NoRemoveDir);
     }
-    tmp.write_all(bytes)?;
+    written?;
     if durability == Durability::Durable {
-        tmp.as_file().sync_all()?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    if durability == Durability::Durable {
-        File::open(dir)?.sync_all()?;
+        fsync(dir)?;
     }
     Ok(())
+}
+
+/// A new, empty file with a random hidden name (`.tmp-…`) in `dir`, and that name.
+fn create_temporary(dir: &OwnedFd) -> io::Result<(String, File)> {
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let mut tries = 0;
+    loop {
+        let name = format!(".tmp-{:016x}", RandomState::new().hash_one(tries));
+        match openat(
+            dir,
+            name.as_str(),
+            flags,
+            Mode::from_bits_truncate(NEW_FILE_MODE),
+        ) {
+            Ok(fd) => return Ok((name, File::from(fd))),
+            Err(Errno::EEXIST) if tries + 1 < TEMPORARY_NAME_TRIES => tries += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The permission bits of the regular file `name` in `dir`, if that is what is there.
+#[allow(
+    clippy::useless_conversion,
+    reason = "`mode_t` is a u16 on some systems"
+)]
+fn mode_of(dir: &OwnedFd, name: &OsStr) -> Option<u32> {
+    let stat = fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW).ok()?;
+    let regular = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG;
+    regular.then_some(u32::from(stat.st_mode) & 0o7777)
+}
+
+/// The last component of `path`: the file a replace names in its directory.
+fn file_name(path: &Path) -> io::Result<&OsStr> {
+    path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{}` names no file to write", path.display()),
+        )
+    })
 }
 
 /// Replaces `path` with `bytes` by swapping it with its spare (see the module
 /// documentation), or as [`replace`] does where that cannot be done.
 pub fn rewrite(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
-    let spare = spare_of(path);
-    match swap(path, &spare, bytes, durability) {
+    let name = file_name(path)?;
+    let dir = fsafe::open_parent(path)?;
+    let spare = spare_name(name);
+    match swap(&dir, name, &spare, bytes, durability) {
         Ok(()) => Ok(()),
         Err(Unswapped::Fatal(e)) => Err(e),
-        Err(Unswapped::Unavailable) => replace(path, bytes, durability),
+        Err(Unswapped::Unavailable) => replace_in(&dir, name, bytes, durability),
         Err(Unswapped::Fallback) => {
             // Whatever is at the spare's name (a planted link, a directory, a spare this
-            // filesystem cannot swap) is not ralph's to write through: step around it.
-            // `replace` first makes sure no directory on the way is a link, so the name
-            // is then removed inside the run's directory.
-            replace(path, bytes, durability)?;
-            let _ = std::fs::remove_file(&spare);
+            // filesystem cannot swap) is not ralph's to write through: step around it,
+            // and remove the name in the run's directory.
+            replace_in(&dir, name, bytes, durability)?;
+            let _ = unlinkat(&dir, spare.as_os_str(), UnlinkatFlags::NoRemoveDir);
             Ok(())
         }
     }
@@ -92,71 +152,72 @@ pub fn rewrite(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<
 
 /// The spare beside `path`: `.<name>.spare`, hidden like the temporary files.
 pub fn spare_of(path: &Path) -> PathBuf {
-    let mut name = std::ffi::OsString::from(".");
-    name.push(path.file_name().unwrap_or_default());
-    name.push(".spare");
-    path.with_file_name(name)
+    path.with_file_name(spare_name(path.file_name().unwrap_or_default()))
+}
+
+fn spare_name(name: &OsStr) -> std::ffi::OsString {
+    let mut spare = std::ffi::OsString::from(".");
+    spare.push(name);
+    spare.push(".spare");
+    spare
 }
 
 enum Unswapped {
     /// No swap is tried here (this build, or a filesystem that refused one before).
     Unavailable,
-    /// Nothing was changed at `path`: do it another way.
+    /// Nothing was changed at `name`: do it another way.
     Fallback,
     /// Writing failed (a full disk, a refused directory): no other way will do better.
     Fatal(io::Error),
 }
 
+/// Writes `bytes` into the spare `spare` of `name` in `dir`, and swaps the two names.
 fn swap(
-    path: &Path,
-    spare_path: &Path,
+    dir: &OwnedFd,
+    name: &OsStr,
+    spare: &OsStr,
     bytes: &[u8],
     durability: Durability,
 ) -> Result<(), Unswapped> {
     if !SWAPS || CANNOT_SWAP.load(Ordering::Relaxed) {
         return Err(Unswapped::Unavailable);
     }
-    // `fsafe::open` refuses a link on the way to the spare, and with it the swap.
-    let open = |access: &Access| fsafe::open(spare_path, access, Links::Refuse);
-    let spare = match open(Access::new().write(true).create_new(true)) {
-        Ok(spare) => {
+    // Never through a link at the spare's name, never blocking on a FIFO there.
+    let flags = OFlag::O_WRONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+    let mode = Mode::from_bits_truncate(NEW_FILE_MODE);
+    let file = match openat(dir, spare, flags | OFlag::O_CREAT | OFlag::O_EXCL, mode) {
+        Ok(fd) => {
             // New, so it takes the mode of the file it stands in for, as `replace` keeps it.
-            if let Ok(old) = std::fs::symlink_metadata(path)
-                && old.file_type().is_file()
-            {
-                spare
-                    .set_permissions(std::fs::Permissions::from_mode(
-                        old.permissions().mode() & 0o7777,
-                    ))
+            let file = File::from(fd);
+            if let Some(mode) = mode_of(dir, name) {
+                file.set_permissions(std::fs::Permissions::from_mode(mode))
                     .map_err(Unswapped::Fatal)?;
             }
-            spare
+            file
         }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            open(Access::new().write(true)).map_err(|_| Unswapped::Fallback)?
+        Err(Errno::EEXIST) => {
+            File::from(openat(dir, spare, flags, mode).map_err(|_| Unswapped::Fallback)?)
         }
         Err(_) => return Err(Unswapped::Fallback),
     };
-    // A second name for the spare (a hard link an agent made) would carry the write to
-    // another file: write none through it.
-    if std::os::unix::fs::MetadataExt::nlink(&spare.metadata().map_err(Unswapped::Fatal)?) != 1 {
+    let meta = file.metadata().map_err(Unswapped::Fatal)?;
+    // Only a regular file is written; a second name for the spare (a hard link an agent
+    // made) would carry the write to another file: write none through it.
+    if !meta.file_type().is_file() || std::os::unix::fs::MetadataExt::nlink(&meta) != 1 {
         return Err(Unswapped::Fallback);
     }
     let len = bytes.len() as u64;
     // Written over, then cut to length: shrinking the file frees no block that the next,
     // similar write would allocate again.
-    spare.write_all_at(bytes, 0).map_err(Unswapped::Fatal)?;
-    spare.set_len(len).map_err(Unswapped::Fatal)?;
+    file.write_all_at(bytes, 0).map_err(Unswapped::Fatal)?;
+    file.set_len(len).map_err(Unswapped::Fatal)?;
     if durability == Durability::Durable {
-        spare.sync_all().map_err(Unswapped::Fatal)?;
+        file.sync_all().map_err(Unswapped::Fatal)?;
     }
-    drop(spare);
-    exchange(spare_path, path)?;
+    drop(file);
+    exchange(dir, spare, name)?;
     if durability == Durability::Durable {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(Unswapped::Fatal)?;
+        fsync(dir).map_err(|e| Unswapped::Fatal(e.into()))?;
     }
     Ok(())
 }
@@ -169,15 +230,14 @@ const SWAPS: bool = cfg!(all(target_os = "linux", target_env = "gnu"));
 /// its files on one filesystem.
 static CANNOT_SWAP: AtomicBool = AtomicBool::new(false);
 
-/// Swaps the names `a` and `b`; when `b` does not exist yet, `a` takes its name.
+/// Swaps the names `a` and `b` in `dir`; when `b` does not exist yet, `a` takes its name.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn exchange(a: &Path, b: &Path) -> Result<(), Unswapped> {
-    use nix::errno::Errno;
-    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
-    match renameat2(AT_FDCWD, a, AT_FDCWD, b, RenameFlags::RENAME_EXCHANGE) {
+fn exchange(dir: &OwnedFd, a: &OsStr, b: &OsStr) -> Result<(), Unswapped> {
+    use nix::fcntl::{RenameFlags, renameat2};
+    match renameat2(dir, a, dir, b, RenameFlags::RENAME_EXCHANGE) {
         Ok(()) => Ok(()),
         // No file at `b` yet (or the spare vanished, and the rename fails too).
-        Err(Errno::ENOENT) => std::fs::rename(a, b).map_err(|_| Unswapped::Fallback),
+        Err(Errno::ENOENT) => renameat(dir, a, dir, b).map_err(|_| Unswapped::Fallback),
         // EINVAL: a filesystem without the exchange; ENOSYS: a kernel or a seccomp
         // filter without renameat2. Asked again it would answer the same.
         Err(Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => {
@@ -189,7 +249,7 @@ fn exchange(a: &Path, b: &Path) -> Result<(), Unswapped> {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn exchange(_: &Path, _: &Path) -> Result<(), Unswapped> {
+fn exchange(_: &OwnedFd, _: &OsStr, _: &OsStr) -> Result<(), Unswapped> {
     Err(Unswapped::Unavailable)
 }
 

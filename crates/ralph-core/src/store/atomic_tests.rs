@@ -133,3 +133,63 @@ fn rewrite_replaces_a_link_planted_at_the_file_itself() {
     }
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
 }
+
+#[test]
+fn a_link_on_the_way_under_dot_ralph_is_refused_and_nothing_is_written_there() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".ralph")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), ws.path().join(".ralph/runs")).unwrap();
+    let path = ws.path().join(".ralph/runs/state.json");
+    for write in [replace, rewrite] {
+        let e = write(&path, b"x", Durability::Atomic).unwrap_err();
+        assert!(fsafe::Refused::of(&e).is_some(), "{e}");
+    }
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_after_the_open_keeps_every_step_inside() {
+    // The race an agent could run: ralph has checked and opened the run's directory,
+    // then the agent moves it away and puts a link to somewhere else at its name.
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let run = ws.path().join(".ralph/runs/r1");
+    std::fs::create_dir_all(&run).unwrap();
+    let path = run.join("state.json");
+    let dir = fsafe::open_parent(&path).unwrap();
+    let moved = ws.path().join(".ralph/runs/moved");
+    std::fs::rename(&run, &moved).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &run).unwrap();
+    let name = OsStr::new("state.json");
+    replace_in(&dir, name, b"one", Durability::Durable).unwrap();
+    for text in ["two", "three"] {
+        let spare = spare_name(name);
+        match swap(&dir, name, &spare, text.as_bytes(), Durability::Atomic) {
+            Ok(()) | Err(Unswapped::Unavailable) => {}
+            Err(Unswapped::Fallback) => panic!("the swap fell back"),
+            Err(Unswapped::Fatal(e)) => panic!("{e}"),
+        }
+    }
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    let expected = if SWAPS { "three" } else { "one" };
+    assert_eq!(
+        std::fs::read_to_string(moved.join("state.json")).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn a_failed_replace_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directory at the target's name: the rename over it fails.
+    let path = dir.path().join("state.json");
+    std::fs::create_dir(&path).unwrap();
+    std::fs::write(path.join("inside"), "x").unwrap();
+    assert!(replace(&path, b"one", Durability::Atomic).is_err());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec!["state.json"]);
+}

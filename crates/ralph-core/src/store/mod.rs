@@ -234,7 +234,8 @@ impl RalphDir {
         let mut id = base.clone();
         let mut n = 1;
         loop {
-            match fs::create_dir(runs.join(&id)) {
+            // In `runs/` as checked, even if a link is swapped in on the way meanwhile.
+            match fsafe::create_new_dir(&runs.join(&id)) {
                 Ok(()) => break,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     n += 1;
