@@ -138,6 +138,7 @@ pi/anthropic/tool_error.jsonl | LOOP_COMPLETE |
             "agent/tool_call_finished",
             "agent/tool_call_started",
             "agent/turn_finished",
+            "agent/user_message",
             "events_emitted",
             "iteration_finished",
             "iteration_started",

@@ -20,6 +20,10 @@ pub enum AgentEvent<'a> {
         model: Option<Cow<'a, str>>,
         provider: Option<Cow<'a, str>>,
     },
+    /// A user message entered the agent's conversation: the prompt, then each message
+    /// the agent read during its run (a `ralph steer` message pi took mid-turn). Only
+    /// agents that show these (pi) emit it.
+    UserMessage { text: Cow<'a, str> },
     /// A piece of the assistant's visible answer, in order.
     TextDelta { text: Cow<'a, str> },
     /// A piece of the assistant's reasoning.
@@ -332,6 +336,7 @@ impl AgentEvent<'_> {
                 totals: totals.map(Usage::into_owned),
             },
             AgentEvent::NonJson { line } => AgentEvent::NonJson { line: owned(line) },
+            AgentEvent::UserMessage { text } => AgentEvent::UserMessage { text: owned(text) },
             AgentEvent::Unknown { event_type } => AgentEvent::Unknown {
                 event_type: owned(event_type),
             },

@@ -22,6 +22,9 @@ impl AgentEvent<'static> {
                 model: Some(Cow::Borrowed("m")),
                 provider: None,
             },
+            AgentEvent::UserMessage {
+                text: Cow::Borrowed("Use the parser in src/parse.rs."),
+            },
             AgentEvent::TextDelta {
                 text: Cow::Borrowed("a"),
             },
@@ -87,6 +90,7 @@ impl AgentEvent<'static> {
         for event in &all {
             match event {
                 AgentEvent::SessionStarted { .. }
+                | AgentEvent::UserMessage { .. }
                 | AgentEvent::TextDelta { .. }
                 | AgentEvent::ThinkingDelta { .. }
                 | AgentEvent::ToolCallStarted { .. }

@@ -161,7 +161,9 @@ impl SessionSummary {
                 let message = format!("rate limit {status}");
                 note_limit(&mut self.state.limit, &message, *resets_at);
             }
-            AgentEvent::Compaction { .. } | AgentEvent::RateLimit { .. } => {}
+            AgentEvent::Compaction { .. }
+            | AgentEvent::RateLimit { .. }
+            | AgentEvent::UserMessage { .. } => {}
             AgentEvent::NonJson { .. } => self.non_json_lines += 1,
             AgentEvent::Unknown { .. } => self.unknown_events += 1,
             AgentEvent::OversizeLine { .. } => self.oversize_lines += 1,

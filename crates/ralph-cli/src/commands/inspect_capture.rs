@@ -183,6 +183,9 @@ fn agent_event(v: &Value) -> Option<AgentEvent<'static>> {
             duration_ms: number(v, "duration_ms"),
             totals: v.get("totals").filter(|t| !t.is_null()).map(usage),
         },
+        "user_message" => AgentEvent::UserMessage {
+            text: text_or_empty(v, "text"),
+        },
         "non_json" => AgentEvent::NonJson {
             line: text_or_empty(v, "line"),
         },

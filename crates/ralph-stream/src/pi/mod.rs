@@ -219,6 +219,14 @@ impl PiParser {
     }
 
     fn on_message_end(&mut self, message: Message<'_>, emit: &mut Emit<'_>) {
+        if message.role.is_some_and(|r| r.eq("user")) {
+            // The prompt, or a steering message pi took into the conversation.
+            let text = text_of(&message.texts, "\n", &mut self.scratch);
+            emit(&AgentEvent::UserMessage {
+                text: text.resolve(&self.scratch).into(),
+            });
+            return;
+        }
         if !message.role.is_some_and(|r| r.eq("assistant")) {
             return;
         }

@@ -400,3 +400,31 @@ fn in_rpc_mode_a_failed_turn_awaits_a_retry_until_pi_says_more() {
     );
     assert!(!parser.awaiting_retry());
 }
+
+#[test]
+fn user_messages_are_shown_and_only_their_end_counts() {
+    // The prompt, then a steering message pi read mid-turn (after a tool call); a tool
+    // result and the starts of the messages are not user messages.
+    let user = |text: &str| {
+        format!(r#"{{"role":"user","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}"#)
+    };
+    let input = [
+        format!(r#"{{"type":"message_start","message":{}}}"#, user("Do it.")),
+        format!(r#"{{"type":"message_end","message":{}}}"#, user("Do it.")),
+        r#"{"type":"message_end","message":{"role":"toolResult","toolCallId":"t","content":[{"type":"text","text":"ok"}]}}"#.to_owned(),
+        format!(r#"{{"type":"message_start","message":{}}}"#, user("Stop\\nnow.")),
+        format!(r#"{{"type":"message_end","message":{}}}"#, user("Stop\\nnow.")),
+    ]
+    .join("\n");
+    let got: Vec<_> = events(&input)
+        .into_iter()
+        .filter(|e| !matches!(e, AgentEvent::Unknown { .. }))
+        .collect();
+    let user_message = |text: &str| AgentEvent::UserMessage {
+        text: Cow::Owned(text.to_owned()),
+    };
+    assert_eq!(
+        got,
+        vec![user_message("Do it."), user_message("Stop\nnow.")]
+    );
+}

@@ -45,6 +45,8 @@ pub(crate) struct AgentView {
     tools: HashMap<String, String>,
     /// The last error shown, so the run's verdict does not repeat it.
     last_error: Option<String>,
+    /// User messages the agent showed so far: the first is the prompt, not shown again.
+    user_messages: u32,
     buf: String,
 }
 
@@ -57,6 +59,7 @@ impl AgentView {
             last: Last::Nothing,
             tools: HashMap::new(),
             last_error: None,
+            user_messages: 0,
             buf: String::new(),
         }
     }
@@ -185,6 +188,14 @@ impl AgentView {
                     && self.last_error.as_deref() != Some(error.as_ref())
                 {
                     self.error_line("run failed", error);
+                }
+            }
+            AgentEvent::UserMessage { text } => {
+                self.user_messages += 1;
+                // Later ones are messages the agent read during its run (`ralph steer`).
+                if self.user_messages > 1 {
+                    self.end_text();
+                    self.line(palette::NOTICE, "✉", &format!("read: {}", one_line(text)));
                 }
             }
             AgentEvent::NonJson { line } => {
