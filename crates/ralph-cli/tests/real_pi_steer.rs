@@ -107,6 +107,20 @@ fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
             &Value::from("pi mid-turn")
         )
     );
+    // pi showed it read the message (a user message after its prompt), so ralph does not
+    // queue it again as unread.
+    let users: Vec<&Value> = run
+        .agent_events(1)
+        .into_iter()
+        .filter(|e| e["type"] == "user_message")
+        .collect();
+    assert_eq!(users.len(), 2, "{users:?}");
+    assert_eq!(users[1]["text"], GUIDANCE);
+    assert!(
+        run.of_type("notice")
+            .iter()
+            .all(|n| n["notice"] != "steer_unread")
+    );
     // The model's second request (after the tool) is the first that carries it, as its
     // newest user message, without the prompt's heading.
     let requests = env.server.model_requests();

@@ -300,3 +300,73 @@ fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_messa
         ws.prompt(1)
     );
 }
+
+#[test]
+fn a_message_pi_took_as_its_turn_ended_but_never_read_goes_into_the_next_prompt() {
+    // The fake pi ends its turn, then takes the steer (it answers success, as real pi
+    // does) before it writes `agent_end`: the message never reaches a model call.
+    let fake =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents/pi-rpc-late-steer");
+    let config = format!(
+        "cli:\n  backend: pi\n  command: {}\n  steering: true\n",
+        fake.display()
+    );
+    let ws = Workspace::new(&config, "");
+    let child = ws.start_json(&["-p", "task", "--max-iterations", "2"]);
+    let waiting = ws.path().join(".fake/waiting-1");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !waiting.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the fake pi never ended its turn"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let message = "Check the tests first.";
+    assert_eq!(
+        said(&steer_in(&ws, ws.path(), &[message])),
+        (0, "delivered to pi mid-turn\n".to_owned(), String::new())
+    );
+    let out = wait_output(child);
+    let events = json_lines(&out);
+    assert_eq!(
+        code(out.status),
+        2,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let taken = std::fs::read_to_string(ws.path().join(".fake/steer-1.txt")).unwrap();
+    assert!(
+        taken.contains(r#""type":"steer""#) && taken.contains(message),
+        "{taken}"
+    );
+
+    let unread: Vec<(&Value, &Value)> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "steer_unread")
+        .map(|n| (&n["iteration"], &n["id"]))
+        .collect();
+    let id = &of_type(&events, "steer_received")[0]["id"];
+    assert_eq!(unread, vec![(&Value::from(1), id)]);
+    assert!(!ws.prompt(1).contains(HEADING));
+    let prompt = ws.prompt(2);
+    assert!(
+        prompt.contains(HEADING) && prompt.contains(message),
+        "{prompt}"
+    );
+
+    let steering: Vec<Value> = ws.history().iter().map(|r| r["steering"].clone()).collect();
+    assert_eq!(
+        steering,
+        vec![
+            serde_json::json!({"in_prompt": 0, "mid_turn": 0, "queued": 1}),
+            serde_json::json!({"in_prompt": 1, "mid_turn": 0, "queued": 0}),
+        ]
+    );
+    let log = std::fs::read_to_string(run_dir(&ws).join("steering.jsonl")).unwrap();
+    let went: Vec<String> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["went"].to_string())
+        .collect();
+    assert_eq!(went, vec!["\"mid_turn\"", "\"unread\"", "\"prompt\""]);
+}

@@ -317,7 +317,7 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
-    let (recorder, run_dir) = (&run.recorder, &run.run_dir);
+    let (recorder, run_dir, steering) = (&run.recorder, &run.run_dir, &run.steering);
     let agent_run = run_agent_teed(
         spec,
         decoder,
@@ -326,6 +326,9 @@ async fn iterate(
         |agent| recorder.at_spawn(run_dir, agent),
         |bytes| transcript.write(bytes),
         |event, summary| {
+            if let AgentEvent::UserMessage { .. } = event {
+                steering.shown_user_message();
+            }
             shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
                 event,
@@ -384,7 +387,7 @@ async fn iterate(
         agent_run.outcome.stdout_bytes == 0 && !published,
         summary.rate_limited.as_ref(),
     );
-    run.steering.after_agent(&outcome);
+    run.steering.after_agent(&outcome, observer);
     let failed = outcome.is_failure();
     let mut report = IterationReport {
         outcome,

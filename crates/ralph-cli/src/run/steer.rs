@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-use ralph_core::machine::IterationOutcome;
+use ralph_core::machine::{IterationOutcome, Notice};
 use ralph_core::run_event::RunEvent;
 use ralph_core::steer::{
     IterationSteering, Logged, SteerAnswer, SteerBook, SteerLogLine, SteerTally, SteerVia,
@@ -220,16 +220,35 @@ impl Steering {
         carried.into_iter().map(|q| q.message).collect()
     }
 
-    /// The running iteration's agent ended as `outcome` says. On a rate or usage limit,
-    /// the model may never have read the prompt: what it carried is queued again for the
-    /// attempt that follows (once more is better than never).
-    pub(crate) fn after_agent(&self, outcome: &IterationOutcome) {
-        if !matches!(outcome, IterationOutcome::RateLimited { .. }) {
-            return;
-        }
+    /// The running agent showed a user message (its prompt, or a mid-turn message it
+    /// read): see [`SteerBook::shown_user_message`].
+    pub(crate) fn shown_user_message(&self) {
+        lock(&self.shared.book).shown_user_message();
+    }
+
+    /// The running iteration's agent ended as `outcome` says. A mid-turn message it never
+    /// showed it read is queued again for the next prompt, with a `steer_unread` notice.
+    /// On a rate or usage limit, the model may never have read the prompt either: what it
+    /// carried is queued again for the attempt that follows (once more is better than
+    /// never).
+    pub(crate) fn after_agent(&self, outcome: &IterationOutcome, observer: &mut dyn Observer) {
+        let now = unix_ms(SystemTime::now());
         let mut book = lock(&self.shared.book);
-        for line in book.requeue_carried(unix_ms(SystemTime::now())) {
-            self.shared.log(&line);
+        let unread = book.requeue_unread(now);
+        for line in &unread {
+            self.shared.log(line);
+        }
+        if matches!(outcome, IterationOutcome::RateLimited { .. }) {
+            for line in book.requeue_carried(now) {
+                self.shared.log(&line);
+            }
+        }
+        drop(book);
+        for line in unread {
+            observer.observe(&RunEvent::Notice {
+                iteration: Some(line.iteration),
+                notice: &Notice::SteerUnread { id: line.id },
+            });
         }
     }
 

@@ -40,6 +40,10 @@ pub enum Notice {
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
+    /// A steering message was handed to the agent mid-turn, but its turn ended before it
+    /// read it (pi shows each message it reads; it never showed this one): the next
+    /// iteration's prompt carries it.
+    SteerUnread { id: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
@@ -114,6 +118,11 @@ impl std::fmt::Display for Notice {
                 "the final answer mentions `{promise}` but not alone on its last line, so the \
                  task is not complete (run `ralph emit {promise}`, or end the answer with a \
                  line that holds only `{promise}`)"
+            ),
+            Notice::SteerUnread { id } => write!(
+                f,
+                "the agent ended its turn before reading steering message `{id}`: it is \
+                 queued again, for the next iteration's prompt"
             ),
             Notice::InvalidLine { error, excerpt } => {
                 write!(
@@ -204,6 +213,7 @@ impl Notice {
             Notice::CostUnknown {
                 backend: "pi".into(),
             },
+            Notice::SteerUnread { id: "s-1".into() },
             Notice::InboxRestarted {
                 restart: InboxRestart::Shrunk {
                     offset: 100,
@@ -230,6 +240,7 @@ impl Notice {
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }
                 | Notice::InvalidLine { .. }
+                | Notice::SteerUnread { .. }
                 | Notice::CostUnknown { .. }
                 | Notice::InboxRestarted { .. }
                 | Notice::LeftoversStopped { .. } => {}

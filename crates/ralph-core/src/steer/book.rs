@@ -24,6 +24,13 @@ pub struct SteerBook {
     tally: SteerTally,
     /// What the running iteration's prompt carried, in case the agent never read it.
     carried: Vec<Queued>,
+    /// Messages handed to the running agent mid-turn that it has not shown it read,
+    /// oldest first (an agent reads them in the order they came).
+    unread: VecDeque<Queued>,
+    /// User messages the running agent showed: the first is its prompt, each later one a
+    /// mid-turn message it read. None at all: the agent does not show them (Claude Code),
+    /// and what it read cannot be told.
+    shown: u32,
 }
 
 impl SteerBook {
@@ -36,6 +43,8 @@ impl SteerBook {
             this_iteration: IterationSteering::default(),
             tally: SteerTally::default(),
             carried: Vec::new(),
+            unread: VecDeque::new(),
+            shown: 0,
         }
     }
 
@@ -65,9 +74,14 @@ impl SteerBook {
                         book.tally.in_prompt += 1;
                     }
                 }
-                Logged::Requeued => {
+                Logged::Requeued | Logged::Unread => {
                     if let Some(message) = &line.message {
-                        book.tally.in_prompt = book.tally.in_prompt.saturating_sub(1);
+                        // Counted where it went first, it goes to a prompt instead.
+                        let counted = match line.went {
+                            Logged::Unread => &mut book.tally.mid_turn,
+                            _ => &mut book.tally.in_prompt,
+                        };
+                        *counted = counted.saturating_sub(1);
                         book.queue.push_back(Queued {
                             id: line.id.clone(),
                             message: message.clone(),
@@ -102,6 +116,11 @@ impl SteerBook {
         if let Some(iteration) = self.running.filter(|_| !next)
             && let Some(to) = deliver(message)
         {
+            // Until the agent shows it read it (`shown_user_message`).
+            self.unread.push_back(Queued {
+                id: id.to_owned(),
+                message: message.to_owned(),
+            });
             self.tally.received += 1;
             self.tally.mid_turn += 1;
             self.this_iteration.mid_turn += 1;
@@ -135,6 +154,8 @@ impl SteerBook {
     /// what arrives from now on is for the one after it.
     pub fn start_iteration(&mut self, number: u32) -> Vec<Queued> {
         self.running = Some(number);
+        self.unread.clear();
+        self.shown = 0;
         self.next = number.saturating_add(1);
         let carried: Vec<Queued> = self.queue.drain(..).collect();
         self.carried.clone_from(&carried);
@@ -172,10 +193,54 @@ impl SteerBook {
             .collect()
     }
 
+    /// The running agent showed a user message (pi's `message_end` of role `user`): its
+    /// prompt first, then each mid-turn message it read, in the order they were handed
+    /// to it. Returns the id of the message this one shows read, if any.
+    pub fn shown_user_message(&mut self) -> Option<String> {
+        self.shown = self.shown.saturating_add(1);
+        if self.shown == 1 {
+            return None;
+        }
+        self.unread.pop_front().map(|read| read.id)
+    }
+
+    /// The running agent ended. The mid-turn messages it never showed it read (handed
+    /// over just as its turn ended: pi took them, but no model call followed) go into the
+    /// queue for the next prompt, when the agent shows what it reads; an agent that
+    /// showed nothing (not even its prompt) is not second-guessed. Returns the lines for
+    /// `steering.jsonl`.
+    pub fn requeue_unread(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
+        let unread = std::mem::take(&mut self.unread);
+        if self.shown == 0 {
+            return Vec::new();
+        }
+        let iteration = self.running.unwrap_or(self.next);
+        unread
+            .into_iter()
+            .map(|queued| {
+                self.tally.mid_turn = self.tally.mid_turn.saturating_sub(1);
+                self.this_iteration.mid_turn = self.this_iteration.mid_turn.saturating_sub(1);
+                self.this_iteration.queued += 1;
+                let line = SteerLogLine {
+                    at_ms: now_ms,
+                    id: queued.id.clone(),
+                    went: Logged::Unread,
+                    iteration,
+                    message: Some(queued.message.clone()),
+                    to: None,
+                };
+                self.queue.push_back(queued);
+                line
+            })
+            .collect()
+    }
+
     /// The running iteration ended; `next` is the number the loop hands out next. Returns
     /// what steering did in it.
     pub fn end_iteration(&mut self, next: u32) -> IterationSteering {
         self.carried.clear();
+        self.unread.clear();
+        self.shown = 0;
         self.running = None;
         self.next = next;
         std::mem::take(&mut self.this_iteration)

@@ -100,6 +100,9 @@ pub enum Logged {
     /// Carried by `iteration`'s prompt, whose agent ended on a rate or usage limit before
     /// it could act: queued again (with its text) for the attempt after.
     Requeued,
+    /// Handed to the agent of `iteration` mid-turn, which ended its turn without reading
+    /// it: queued again (with its text) for the next prompt.
+    Unread,
 }
 
 /// One line of `steering.jsonl`.

@@ -292,3 +292,63 @@ fn what_a_limited_attempt_carried_is_queued_again_and_survives_continue() {
     book.end_iteration(2);
     assert_eq!(book.requeue_carried(4), vec![]);
 }
+
+fn taken(_: &str) -> Option<String> {
+    Some("pi mid-turn".to_owned())
+}
+
+#[test]
+fn a_mid_turn_message_the_agent_never_showed_it_read_goes_into_the_next_prompt() {
+    let mut book = SteerBook::new(1);
+    let mut log = Vec::new();
+    book.start_iteration(1);
+    // The agent shows its prompt, then takes "a" and "b" and reads only "a".
+    assert_eq!(book.shown_user_message(), None);
+    log.extend(book.receive("a", "use the parser", false, 1, taken).1);
+    log.extend(book.receive("b", "then the docs", false, 2, taken).1);
+    assert_eq!(book.shown_user_message().as_deref(), Some("a"));
+    let unread = book.requeue_unread(3);
+    assert_eq!(
+        unread
+            .iter()
+            .map(|l| (l.id.as_str(), l.went, l.iteration, l.message.as_deref()))
+            .collect::<Vec<_>>(),
+        vec![("b", Logged::Unread, 1, Some("then the docs"))]
+    );
+    log.extend(unread);
+    let done = book.end_iteration(2);
+    assert_eq!((done.mid_turn, done.queued), (1, 1));
+    let tally = book.tally();
+    assert_eq!((tally.received, tally.mid_turn, tally.pending), (2, 1, 1));
+    // `--continue` rebuilds the same queue and counts from the log.
+    assert_eq!(SteerBook::resume(2, &log).tally(), tally);
+    let carried: Vec<_> = book.start_iteration(2).into_iter().map(|q| q.id).collect();
+    assert_eq!(carried, vec!["b"]);
+    // Carried by a prompt, it is not "unread" again when that agent ends.
+    book.shown_user_message();
+    assert_eq!(book.requeue_unread(4), vec![]);
+}
+
+#[test]
+fn an_agent_that_shows_no_user_messages_is_not_second_guessed() {
+    // Claude Code shows neither its prompt nor what it read mid-turn: a message it took
+    // stays delivered.
+    let mut book = SteerBook::new(1);
+    book.start_iteration(1);
+    book.receive("a", "stop", false, 1, taken);
+    assert_eq!(book.requeue_unread(2), vec![]);
+    assert_eq!(book.end_iteration(2).mid_turn, 1);
+    assert_eq!((book.tally().mid_turn, book.tally().pending), (1, 0));
+}
+
+#[test]
+fn more_user_messages_than_were_handed_over_confirm_nothing_ahead() {
+    // A user message of the agent's own (an extension's) does not count for a message
+    // handed over later.
+    let mut book = SteerBook::new(1);
+    book.start_iteration(1);
+    book.shown_user_message();
+    assert_eq!(book.shown_user_message(), None);
+    book.receive("a", "stop", false, 1, taken);
+    assert_eq!(book.requeue_unread(2).len(), 1);
+}
