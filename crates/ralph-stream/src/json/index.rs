@@ -19,6 +19,7 @@ use super::scan::BLOCK;
 use super::scan::Masks;
 use super::scan::Strings;
 use super::scan::padded;
+use super::scan::pass_in_string;
 
 /// Values nested deeper than this (the line's object is at depth 0) are not recorded:
 /// the parser finds their ends by scanning, if it ever skips one. The values agents
@@ -231,7 +232,11 @@ pub(super) fn track_by(
         let mut next = 0;
         while next < blocks.len() {
             if tracker.strings.in_string != 0 {
-                next = pass_in_string(tracker, blocks, next, &classify);
+                // Most blocks of long text: any newline ends the line, in a string or not.
+                let escapes = &mut tracker.strings.escapes;
+                let passed = pass_in_string(blocks, next, u64::MAX, escapes, &classify);
+                tracker.offset += (passed - next) * BLOCK;
+                next = passed;
                 if next == blocks.len() {
                     break;
                 }
@@ -256,31 +261,6 @@ pub(super) fn track_by(
             .unwrap_or(Fed::More);
     }
     Fed::More
-}
-
-/// Passes the blocks from `next` on that lie inside the string the tracker is in (no
-/// quote, no newline), as [`Tracker::block`] would, with the state in registers: most
-/// blocks of long text. Returns the index of the first other block (or of the end).
-#[inline(always)]
-fn pass_in_string(
-    tracker: &mut Tracker,
-    blocks: &[[u8; BLOCK]],
-    mut next: usize,
-    classify: impl Fn(&[u8; BLOCK]) -> Masks,
-) -> usize {
-    let start = next;
-    let mut carry = tracker.strings.escapes.next_is_escaped;
-    while let Some(block) = blocks.get(next) {
-        let masks = classify(block);
-        if masks.quote | masks.newline != 0 {
-            break;
-        }
-        carry = escape_out(masks.backslash, carry);
-        next += 1;
-    }
-    tracker.strings.escapes.next_is_escaped = carry;
-    tracker.offset += (next - start) * BLOCK;
-    next
 }
 
 /// The escape a block inside a string carries out: the parity of the run of

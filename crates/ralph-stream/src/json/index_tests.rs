@@ -90,6 +90,27 @@ fn the_newline_ends_the_line_and_a_backslash_outside_strings_gives_up() {
 }
 
 #[test]
+fn a_run_of_backslashes_across_pieces_and_blocks_escapes_as_whole() {
+    // Runs of every parity that start just before or on a block boundary, reach over
+    // one, or fill whole blocks, then a quote that the run's parity escapes or not: cut
+    // at every offset, the line reads as whole (the escape carried into a piece goes on
+    // through a run that fills the blocks before the quote).
+    for run in [1, 2, 63, 64, 65, 127, 128, 129] {
+        for lead in [56, 57, 58, 62, 63] {
+            let line = format!(
+                "{{\"a\":\"{}{}\"z\"}}",
+                "x".repeat(lead - 6),
+                "\\".repeat(run)
+            );
+            for cut in 0..line.len() {
+                assert_agrees(line.as_bytes(), &[cut]);
+                assert_agrees(line.as_bytes(), &[cut, cut + 64]);
+            }
+        }
+    }
+}
+
+#[test]
 fn deep_values_are_not_recorded_and_too_many_values_give_up() {
     let deep = format!("{}{}", "[".repeat(20), "]".repeat(20));
     let (fed, entries) = track(deep.as_bytes(), &[7]);

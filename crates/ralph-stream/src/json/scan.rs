@@ -175,7 +175,7 @@ fn string_end_by(
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
     let mut index = 0;
     loop {
-        index = pass_in_string(bytes, index, newlines, &mut escapes, &classify);
+        index = pass_in_string(blocks, index, newlines, &mut escapes, &classify);
         let Some(block) = blocks.get(index) else {
             break;
         };
@@ -215,33 +215,37 @@ fn first_string_end(
     })
 }
 
-/// Moves past the whole blocks of `bytes`, from block `index` on, that lie inside a
+/// Moves past the whole blocks of `blocks`, from block `index` on, that lie inside a
 /// string going on past them (most blocks of long text), and returns the index of the
-/// first other one (or of the end), with the escape carried into it in `escapes`.
+/// first other one (a quote ends the string in it, or a newline where `newlines` end the
+/// line) or of the end. `escapes` holds the escape carried into block `index`, and then
+/// the one carried into the block returned.
 ///
 /// The pass looks for nothing but quotes (and newlines, where they end the line); only
 /// at a block with a quote are its escapes worked out, to tell whether the quote is
 /// escaped. The escape carried into a block is the parity of the run of backslashes
-/// just before it, counted back from the block: the run is bounded by the string's
-/// opening quote, and a run is counted at most twice (no run reaches back over a block
-/// with a quote).
+/// just before it, counted back over the blocks passed, and on with the escape carried
+/// into the first of them when the run is all of them (a reader fed in pieces no longer
+/// has the bytes before). A run is counted at most twice: none reaches back over a block
+/// with a quote.
 #[inline(always)]
-fn pass_in_string(
-    bytes: &[u8],
+pub(super) fn pass_in_string(
+    blocks: &[[u8; BLOCK]],
     mut index: usize,
     newlines: u64,
     escapes: &mut Escapes,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
 ) -> usize {
-    let (blocks, _) = bytes.as_chunks::<BLOCK>();
     let start = index;
+    let carried_in = escapes.next_is_escaped;
+    let escape_into = |at: usize| escape_after(blocks[start..at].as_flattened(), carried_in);
     while let Some(block) = blocks.get(index) {
         let masks = classify(block);
         if masks.newline & newlines != 0 {
             break;
         }
         if masks.quote != 0 {
-            let carry = escape_into(bytes, index);
+            let carry = escape_into(index);
             let escaped = Escapes {
                 next_is_escaped: carry,
             }
@@ -254,18 +258,22 @@ fn pass_in_string(
         index += 1;
     }
     if index > start {
-        escapes.next_is_escaped = escape_into(bytes, index);
+        escapes.next_is_escaped = escape_into(index);
     }
     index
 }
 
-/// The escape carried into block `index` of `bytes`: 1 when an odd run of backslashes
-/// ends just before it.
+/// The escape `bytes` carry into the byte after them: 1 when an odd run of backslashes
+/// ends them. When the run is all of them, an escape carried into their first byte
+/// (`carried_in`) flips it: an escaped backslash starts no run.
 #[inline(always)]
-fn escape_into(bytes: &[u8], index: usize) -> u64 {
-    let before = &bytes[..index * BLOCK];
-    let run = before.iter().rev().take_while(|&&b| b == b'\\').count();
-    (run % 2) as u64
+fn escape_after(bytes: &[u8], carried_in: u64) -> u64 {
+    let run = bytes.iter().rev().take_while(|&&b| b == b'\\').count();
+    if run == bytes.len() {
+        (run as u64 + carried_in) & 1
+    } else {
+        (run & 1) as u64
+    }
 }
 
 /// How an object or array ends, as far as the blocks tell.
@@ -307,7 +315,7 @@ fn container_end_by(
     loop {
         if scan.strings.in_string != 0 {
             let escapes = &mut scan.strings.escapes;
-            index = pass_in_string(bytes, index, scan.newlines, escapes, &classify);
+            index = pass_in_string(blocks, index, scan.newlines, escapes, &classify);
         }
         let Some(block) = blocks.get(index) else {
             break;
