@@ -98,6 +98,10 @@ impl Vocabulary for CopilotParser {
             b"subagent.",
         ],
     };
+    /// Its long lines carry a tool's output, over and over (`tool.shell_output`,
+    /// `tool.execution_partial_result`, and `result.content` beside
+    /// `result.detailedContent`): the parser reads it once and skips the rest.
+    const INDEX_LONG_LINES: bool = true;
 
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
