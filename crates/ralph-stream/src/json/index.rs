@@ -1,8 +1,8 @@
 //! Where the objects and arrays of a line end, found while the line arrives in pieces.
 //!
 //! A line longer than one read (pi repeats the whole message so far, twice, in each
-//! `message_update`, hundreds of KB) is held until its newline comes and only then
-//! parsed. Finding that newline reads every byte once, and the parser, skipping the
+//! `message_update`, hundreds of KB; Copilot repeats a tool's output) is held until its
+//! newline comes and only then parsed. Finding that newline reads every byte once, and the parser, skipping the
 //! snapshots it has no use for, read them all again. Instead, while the line is held,
 //! each new piece goes through the block scan of `scan.rs` once, as it arrives: it
 //! records where each object and array near the top ends, and sees the newline or the
