@@ -247,7 +247,10 @@ impl Steering {
         for line in unread {
             observer.observe(&RunEvent::Notice {
                 iteration: Some(line.iteration),
-                notice: &Notice::SteerUnread { id: line.id },
+                notice: &Notice::SteerUnread {
+                    id: line.id,
+                    message: line.message.unwrap_or_default(),
+                },
             });
         }
     }

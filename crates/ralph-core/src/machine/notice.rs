@@ -43,7 +43,7 @@ pub enum Notice {
     /// A steering message was handed to the agent mid-turn, but its turn ended before it
     /// read it (pi shows each message it reads; it never showed this one): the next
     /// iteration's prompt carries it.
-    SteerUnread { id: String },
+    SteerUnread { id: String, message: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
@@ -119,10 +119,11 @@ impl std::fmt::Display for Notice {
                  task is not complete (run `ralph emit {promise}`, or end the answer with a \
                  line that holds only `{promise}`)"
             ),
-            Notice::SteerUnread { id } => write!(
+            Notice::SteerUnread { message, .. } => write!(
                 f,
-                "the agent ended its turn before reading steering message `{id}`: it is \
-                 queued again, for the next iteration's prompt"
+                "the agent ended its turn before reading the steering message “{}”: it is \
+                 queued again, for the next iteration's prompt",
+                excerpt(message)
             ),
             Notice::InvalidLine { error, excerpt } => {
                 write!(
@@ -213,7 +214,10 @@ impl Notice {
             Notice::CostUnknown {
                 backend: "pi".into(),
             },
-            Notice::SteerUnread { id: "s-1".into() },
+            Notice::SteerUnread {
+                id: "s-1".into(),
+                message: "Check the tests first.".into(),
+            },
             Notice::InboxRestarted {
                 restart: InboxRestart::Shrunk {
                     offset: 100,
@@ -249,3 +253,22 @@ impl Notice {
         all
     }
 }
+
+/// The first line of `text`, cut to [`EXCERPT_CHARS`] characters: enough to recognise a
+/// message in a one-line notice.
+fn excerpt(text: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let mut chars = first.chars();
+    let mut shown: String = chars.by_ref().take(EXCERPT_CHARS).collect();
+    if chars.next().is_some() || first.len() < text.trim_end().len() {
+        shown.push('…');
+    }
+    shown
+}
+
+/// Characters of a message a notice shows.
+const EXCERPT_CHARS: usize = 60;
+
+#[cfg(test)]
+#[path = "notice_tests.rs"]
+mod tests;
