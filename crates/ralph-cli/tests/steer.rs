@@ -69,6 +69,22 @@ fn json_lines(out: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// Waits for a `ralph run --output json` to exit with `expected`; returns its events.
+fn exits_with(child: std::process::Child, expected: i32) -> Vec<Value> {
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), expected, "{stderr}");
+    json_lines(&out)
+}
+
+/// Where each line of the run's `steering.jsonl` says its message went.
+fn went(ws: &Workspace) -> Vec<String> {
+    let log = std::fs::read_to_string(run_dir(ws).join("steering.jsonl")).unwrap();
+    log.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["went"].to_string())
+        .collect()
+}
+
 fn run_dir(ws: &Workspace) -> PathBuf {
     ws.run_files().dir().to_path_buf()
 }
@@ -94,14 +110,7 @@ fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
         said(&second).2
     );
     resume(&ws, 1);
-    let out = wait_output(child);
-    let events = json_lines(&out);
-    assert_eq!(
-        code(out.status),
-        2,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let events = exits_with(child, 2);
 
     assert!(!ws.prompt(1).contains(HEADING));
     let prompt = ws.prompt(2);
@@ -158,13 +167,8 @@ fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
         "{}",
         ws.summary()
     );
-    let log = std::fs::read_to_string(run_dir(&ws).join("steering.jsonl")).unwrap();
-    let went: Vec<String> = log
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["went"].to_string())
-        .collect();
     assert_eq!(
-        went,
+        went(&ws),
         vec!["\"queued\"", "\"queued\"", "\"prompt\"", "\"prompt\""]
     );
 }
@@ -327,14 +331,7 @@ fn a_message_pi_took_as_its_turn_ended_but_never_read_goes_into_the_next_prompt(
         said(&steer_in(&ws, ws.path(), &[message])),
         (0, "delivered to pi mid-turn\n".to_owned(), String::new())
     );
-    let out = wait_output(child);
-    let events = json_lines(&out);
-    assert_eq!(
-        code(out.status),
-        2,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let events = exits_with(child, 2);
     let taken = std::fs::read_to_string(ws.path().join(".fake/steer-1.txt")).unwrap();
     assert!(
         taken.contains(r#""type":"steer""#) && taken.contains(message),
@@ -363,10 +360,5 @@ fn a_message_pi_took_as_its_turn_ended_but_never_read_goes_into_the_next_prompt(
             serde_json::json!({"in_prompt": 1, "mid_turn": 0, "queued": 0}),
         ]
     );
-    let log = std::fs::read_to_string(run_dir(&ws).join("steering.jsonl")).unwrap();
-    let went: Vec<String> = log
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["went"].to_string())
-        .collect();
-    assert_eq!(went, vec!["\"mid_turn\"", "\"unread\"", "\"prompt\""]);
+    assert_eq!(went(&ws), vec!["\"mid_turn\"", "\"unread\"", "\"prompt\""]);
 }

@@ -173,24 +173,9 @@ impl SteerBook {
     /// runs next. Returns the lines for `steering.jsonl`.
     pub fn requeue_carried(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
         let carried = std::mem::take(&mut self.carried);
-        let iteration = self.running.unwrap_or(self.next);
         let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
         self.tally.in_prompt = self.tally.in_prompt.saturating_sub(count);
-        carried
-            .into_iter()
-            .map(|queued| {
-                let line = SteerLogLine {
-                    at_ms: now_ms,
-                    id: queued.id.clone(),
-                    went: Logged::Requeued,
-                    iteration,
-                    message: Some(queued.message.clone()),
-                    to: None,
-                };
-                self.queue.push_back(queued);
-                line
-            })
-            .collect()
+        self.queue_again(carried, Logged::Requeued, now_ms)
     }
 
     /// The running agent showed a user message (pi's `message_end` of role `user`): its
@@ -214,17 +199,30 @@ impl SteerBook {
         if self.shown == 0 {
             return Vec::new();
         }
+        let count = u32::try_from(unread.len()).unwrap_or(u32::MAX);
+        self.tally.mid_turn = self.tally.mid_turn.saturating_sub(count);
+        let this = &mut self.this_iteration;
+        this.mid_turn = this.mid_turn.saturating_sub(count);
+        this.queued = this.queued.saturating_add(count);
+        self.queue_again(unread, Logged::Unread, now_ms)
+    }
+
+    /// Puts `messages` back in the queue for the next prompt; returns their lines for
+    /// `steering.jsonl` (`went`, with their text, so `--continue` can queue them too).
+    fn queue_again(
+        &mut self,
+        messages: impl IntoIterator<Item = Queued>,
+        went: Logged,
+        now_ms: u64,
+    ) -> Vec<SteerLogLine> {
         let iteration = self.running.unwrap_or(self.next);
-        unread
+        messages
             .into_iter()
             .map(|queued| {
-                self.tally.mid_turn = self.tally.mid_turn.saturating_sub(1);
-                self.this_iteration.mid_turn = self.this_iteration.mid_turn.saturating_sub(1);
-                self.this_iteration.queued += 1;
                 let line = SteerLogLine {
                     at_ms: now_ms,
                     id: queued.id.clone(),
-                    went: Logged::Unread,
+                    went,
                     iteration,
                     message: Some(queued.message.clone()),
                     to: None,
