@@ -15,6 +15,7 @@ pub(crate) mod gates;
 mod git_head;
 pub(crate) mod github;
 pub(crate) mod hooks;
+mod iteration_prompt;
 pub(crate) mod launch;
 pub(crate) mod leftovers;
 mod memories;
@@ -32,7 +33,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use ralph_agent::BackendProfile;
 use ralph_agent::{Control, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
@@ -40,9 +40,6 @@ use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
     verdict,
-};
-use ralph_core::prompt::{
-    PromptInput, RALPH_BY_NAME, RALPH_BY_PATH_VAR, Role, Scratchpad, build_prompt,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
@@ -56,6 +53,7 @@ use crate::exit;
 use crate::view::observer::Observer;
 use backends::Agents;
 use gates::GateRun;
+use iteration_prompt::iteration_prompt;
 use launch::{agent_deadlines, command_line, pricing};
 use leftovers::AgentRecorder;
 pub(crate) use ticks::{frame_ticker, with_ticks};
@@ -226,45 +224,7 @@ async fn iterate(
     let config = run.config;
     let hat = config.hats.iter().find(|h| h.id == iteration.hat);
     let agent = run.agents.on(&iteration.hat, fallback);
-    let role = match hat {
-        Some(hat) => Role::Hat { hat },
-        None if config.hats.is_empty() => Role::Solo,
-        None => Role::Coordinator { hats: &config.hats },
-    };
-    let scratchpad = memory::scratchpad(config, &run.workspace);
-    let task_list = memory::task_list(config, &run.workspace);
-    let tasks_view = task_list.as_ref().map(|list| list.view(run.run_dir.id()));
-    let missing = run.machine.missing_required();
-    let working = memories::WorkingMemory::read(
-        config,
-        &run.workspace,
-        hat.map(|h| h.id.as_str()),
-        agent.kind.name(),
-    );
-    let steering = run.steering.start_iteration(iteration.number, observer);
-    let mut prompt = build_prompt(&PromptInput {
-        objective: &run.objective,
-        guardrails: &config.core.guardrails,
-        scratchpad: scratchpad
-            .as_ref()
-            .map(|(path, text)| Scratchpad { path, text }),
-        events: &iteration.events,
-        role,
-        promise: &config.event_loop.completion_promise,
-        required_missing: &missing,
-        events_max_bytes: usize::try_from(config.event_loop.prompt_events_max_bytes)
-            .unwrap_or(usize::MAX),
-        ralph: if BackendProfile::of(agent.kind).tools_reset_path {
-            RALPH_BY_PATH_VAR
-        } else {
-            RALPH_BY_NAME
-        },
-        tasks: tasks_view.as_ref(),
-        memories: working.prompt(),
-        skills: &working.skills,
-        steering: &steering,
-    });
-    prompt.push_str(&run.hook_notes);
+    let prompt = iteration_prompt(run, &iteration, hat, agent.kind, observer);
     let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
         |source| CliError::Build {
             hat: iteration.hat.clone(),
