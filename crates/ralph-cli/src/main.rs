@@ -10,6 +10,7 @@
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod cli;
+mod cli_inspect;
 mod cli_runs;
 mod cli_tools;
 mod cli_tools_memory;
