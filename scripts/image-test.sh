@@ -48,8 +48,25 @@ mkdir -p "$WORK/context/prebuilt"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 [[ "$TARGET_DIR" == /* ]] || TARGET_DIR="$REPO/$TARGET_DIR"
 cp "$TARGET_DIR/debug/ralph" "$WORK/context/prebuilt/ralph"
-buildah "${STORE[@]}" build --quiet --layers --isolation chroot --pull-never \
+# What the build leaves that nothing uses afterwards goes: the image an earlier run left
+# under the tag, and the working containers and untagged images of the build's stages
+# (the stage holding this run's ralph is new each time). The vfs store keeps whole
+# copies: each run used to leave about 650 MB behind. Only what appeared during this
+# build is removed, nothing else in the store.
+listed() { buildah "${STORE[@]}" "$@" 2>/dev/null | sort; }
+old="$(buildah "${STORE[@]}" images --quiet --no-trunc "$TAG" 2>/dev/null || true)"
+containers_before="$(listed containers --quiet --notruncate)"
+images_before="$(listed images --quiet --no-trunc --all)"
+buildah "${STORE[@]}" build --quiet --isolation chroot --pull-never \
     --build-arg RALPH_BUILD=prebuilt -f "$REPO/Dockerfile" -t "$TAG" "$WORK/context" >/dev/null
+comm -13 <(echo "$containers_before") <(listed containers --quiet --notruncate) |
+    xargs -r buildah "${STORE[@]}" rm >/dev/null 2>&1 || true
+new="$(buildah "${STORE[@]}" images --quiet --no-trunc "$TAG")"
+if [[ -n "$old" && "$old" != "$new" ]]; then
+    buildah "${STORE[@]}" rmi "$old" >/dev/null 2>&1 || true
+fi
+comm -13 <(echo "$images_before") <(listed images --quiet --no-trunc --filter dangling=true) |
+    xargs -r buildah "${STORE[@]}" rmi >/dev/null 2>&1 || true
 
 ctr="$(buildah "${STORE[@]}" from "$TAG")"
 trap 'buildah "${STORE[@]}" rm "$ctr" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
