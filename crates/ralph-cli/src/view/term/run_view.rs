@@ -10,14 +10,14 @@
 
 use anstyle::Style;
 use ralph_core::event::Event;
-use ralph_core::machine::{EndClass, IterationOutcome, Notice};
-use ralph_core::run_event::{Limits, RunEvent, Totals};
+use ralph_core::machine::{IterationOutcome, Notice};
+use ralph_core::run_event::{Limits, RunEvent};
 use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
-use super::figures::{clock, count, duration_ms, iteration_cost, total_cost};
+use super::figures::{clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
 use super::limit_lines;
 use super::palette;
@@ -447,86 +447,6 @@ impl RunView {
             None => Activity::Waiting,
         };
     }
-
-    /// Why the loop stopped, and the run's totals.
-    fn finished(&mut self, event: &RunEvent<'_>, out: &mut String) {
-        let RunEvent::LoopFinished {
-            message,
-            outcome,
-            totals,
-            summary_path,
-            ..
-        } = event
-        else {
-            return;
-        };
-        let (style, mark) = match outcome {
-            EndClass::Completed => (palette::SUCCESS, "✓"),
-            EndClass::Failed => (palette::ERROR, "✗"),
-            EndClass::LimitReached | EndClass::Interrupted => (palette::NOTICE, "■"),
-        };
-        line(out, style, &format!("{mark} {message}"));
-        line(
-            out,
-            Style::new(),
-            &format!(
-                "  {} · {} · {} · {}",
-                count(u64::from(totals.iterations), "iteration", "iterations"),
-                duration_ms(totals.elapsed_ms),
-                total_cost(totals),
-                count(totals.tokens.total(), "token", "tokens"),
-            ),
-        );
-        if self.has_hats {
-            for row in self.hat_table.lines() {
-                line(out, Style::new(), &row);
-            }
-        }
-        self.steering.closing(out);
-        let summary = match &self.workspace_shown {
-            Some(workspace) => workspace.join(summary_path).display().to_string(),
-            None => (*summary_path).to_owned(),
-        };
-        line(out, Style::new(), &format!("  summary: {summary}"));
-        let how = match outcome {
-            EndClass::Interrupted => Some(""),
-            EndClass::LimitReached => Some(" with a higher limit"),
-            EndClass::Completed | EndClass::Failed => None,
-        };
-        if let Some(how) = how {
-            // A worktree loop seen from elsewhere resumes only in its worktree.
-            let place = self
-                .workspace_shown
-                .as_ref()
-                .map(|w| format!(" in {}", w.display()))
-                .unwrap_or_default();
-            let resume = format!("  `ralph run --continue`{how}{place} resumes it");
-            line(out, palette::DIM, &resume);
-        }
-    }
-
-    /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.
-    fn against_limits(&self, totals: &Totals) -> String {
-        let Some(limits) = &self.limits else {
-            return format!(
-                "{} · {} · {}",
-                count(u64::from(totals.iterations), "iteration", "iterations"),
-                duration_ms(totals.elapsed_ms),
-                total_cost(totals)
-            );
-        };
-        let cost = match limits.max_cost_usd {
-            Some(max) => format!("{} of ${max:.2}", total_cost(totals)),
-            None => total_cost(totals),
-        };
-        format!(
-            "{}/{} iterations · {} of {} · {cost}",
-            totals.iterations,
-            limits.max_iterations,
-            duration_ms(totals.elapsed_ms),
-            duration_ms(limits.max_runtime_secs * 1000),
-        )
-    }
 }
 
 /// The style and mark of an iteration's footer.
@@ -587,6 +507,9 @@ pub(crate) fn line(out: &mut String, style: Style, text: &str) {
         style.render_reset()
     ));
 }
+
+#[path = "run_view_end.rs"]
+mod end;
 
 #[cfg(test)]
 #[path = "run_view_tests.rs"]

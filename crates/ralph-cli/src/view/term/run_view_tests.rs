@@ -2,6 +2,7 @@ use ralph_stream::{CostKind, Tokens};
 use std::path::PathBuf;
 
 use ralph_core::machine::{CompletionSignal, IterationOutcome, Notice, StopReason};
+use ralph_core::run_event::Totals;
 use ralph_stream::{StreamDecoder, StreamFormat};
 
 use super::*;

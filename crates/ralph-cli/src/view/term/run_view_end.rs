@@ -1,0 +1,94 @@
+//! The end of a run in the text view: why the loop stopped, its totals, the hats'
+//! table, and the run's figures against its limits (also used by each iteration's
+//! footer).
+
+use anstyle::Style;
+use ralph_core::machine::EndClass;
+use ralph_core::run_event::{RunEvent, Totals};
+
+use super::RunView;
+use super::line;
+use crate::view::term::figures::{count, duration_ms, total_cost};
+use crate::view::term::palette;
+
+impl RunView {
+    /// Why the loop stopped, and the run's totals.
+    pub(super) fn finished(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::LoopFinished {
+            message,
+            outcome,
+            totals,
+            summary_path,
+            ..
+        } = event
+        else {
+            return;
+        };
+        let (style, mark) = match outcome {
+            EndClass::Completed => (palette::SUCCESS, "✓"),
+            EndClass::Failed => (palette::ERROR, "✗"),
+            EndClass::LimitReached | EndClass::Interrupted => (palette::NOTICE, "■"),
+        };
+        line(out, style, &format!("{mark} {message}"));
+        line(
+            out,
+            Style::new(),
+            &format!(
+                "  {} · {} · {} · {}",
+                count(u64::from(totals.iterations), "iteration", "iterations"),
+                duration_ms(totals.elapsed_ms),
+                total_cost(totals),
+                count(totals.tokens.total(), "token", "tokens"),
+            ),
+        );
+        if self.has_hats {
+            for row in self.hat_table.lines() {
+                line(out, Style::new(), &row);
+            }
+        }
+        self.steering.closing(out);
+        let summary = match &self.workspace_shown {
+            Some(workspace) => workspace.join(summary_path).display().to_string(),
+            None => (*summary_path).to_owned(),
+        };
+        line(out, Style::new(), &format!("  summary: {summary}"));
+        let how = match outcome {
+            EndClass::Interrupted => Some(""),
+            EndClass::LimitReached => Some(" with a higher limit"),
+            EndClass::Completed | EndClass::Failed => None,
+        };
+        if let Some(how) = how {
+            // A worktree loop seen from elsewhere resumes only in its worktree.
+            let place = self
+                .workspace_shown
+                .as_ref()
+                .map(|w| format!(" in {}", w.display()))
+                .unwrap_or_default();
+            let resume = format!("  `ralph run --continue`{how}{place} resumes it");
+            line(out, palette::DIM, &resume);
+        }
+    }
+
+    /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.
+    pub(super) fn against_limits(&self, totals: &Totals) -> String {
+        let Some(limits) = &self.limits else {
+            return format!(
+                "{} · {} · {}",
+                count(u64::from(totals.iterations), "iteration", "iterations"),
+                duration_ms(totals.elapsed_ms),
+                total_cost(totals)
+            );
+        };
+        let cost = match limits.max_cost_usd {
+            Some(max) => format!("{} of ${max:.2}", total_cost(totals)),
+            None => total_cost(totals),
+        };
+        format!(
+            "{}/{} iterations · {} of {} · {cost}",
+            totals.iterations,
+            limits.max_iterations,
+            duration_ms(totals.elapsed_ms),
+            duration_ms(limits.max_runtime_secs * 1000),
+        )
+    }
+}
