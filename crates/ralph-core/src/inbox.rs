@@ -190,7 +190,7 @@ impl InboxReader {
                     Some(Ok(event)) => lines.push(InboxLine::Event { event }),
                     Some(Err(error)) => lines.push(InboxLine::Invalid {
                         error,
-                        excerpt: excerpt(line),
+                        excerpt: excerpt(&String::from_utf8_lossy(line), EXCERPT_CHARS),
                     }),
                 },
                 Frame::Oversize(len) => lines.push(InboxLine::Invalid {
@@ -212,10 +212,11 @@ impl InboxReader {
     }
 }
 
-fn excerpt(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let mut out: String = text.chars().take(EXCERPT_CHARS).collect();
-    if text.chars().nth(EXCERPT_CHARS).is_some() {
+/// The first `max_chars` characters of `text`, and `…` when there were more: enough of
+/// a line to recognise it in a one-line message.
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
+    let mut out: String = text.chars().take(max_chars).collect();
+    if text.chars().nth(max_chars).is_some() {
         out.push('…');
     }
     out

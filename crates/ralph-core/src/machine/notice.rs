@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::InvalidLine;
-use crate::inbox::InboxRestart;
+use crate::inbox::{InboxRestart, excerpt};
 
 /// A decision worth reporting. The CLI shows each one; the JSON output carries them (and
 /// a view reading them back, `ralph watch`, deserializes them to say them in words).
@@ -123,7 +123,7 @@ impl std::fmt::Display for Notice {
                 f,
                 "the agent ended its turn before reading the steering message “{}”: it is \
                  queued again, for the next iteration's prompt",
-                excerpt(message)
+                first_line(message)
             ),
             Notice::InvalidLine { error, excerpt } => {
                 write!(
@@ -254,13 +254,14 @@ impl Notice {
     }
 }
 
-/// The first line of `text`, cut to [`EXCERPT_CHARS`] characters: enough to recognise a
-/// message in a one-line notice.
-fn excerpt(text: &str) -> String {
+/// The first line of `text`, cut to [`EXCERPT_CHARS`] characters, with `…` when
+/// anything was left out: enough to recognise a message in a one-line notice.
+fn first_line(text: &str) -> String {
     let first = text.lines().next().unwrap_or_default();
-    let mut chars = first.chars();
-    let mut shown: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() || first.len() < text.trim_end().len() {
+    let mut shown = excerpt(first, EXCERPT_CHARS);
+    // Cut, `excerpt` has put the mark already.
+    let cut = shown.chars().count() > EXCERPT_CHARS;
+    if !cut && first.len() < text.trim_end().len() {
         shown.push('…');
     }
     shown
