@@ -350,22 +350,29 @@ enum Made {
     Other,
 }
 
+/// Makes `dir` in its parent opened by [`open_parent`], so no link swapped in on the way
+/// after the check carries the directory elsewhere; what is there already is looked at
+/// in that same parent, not again by path.
 fn make_dir(dir: &Path) -> io::Result<Made> {
-    if let Some(made) = beneath::create_dir(dir) {
-        return made;
-    }
-    check_ralph_dirs(dir)?;
-    match std::fs::create_dir(dir) {
+    use nix::errno::Errno;
+    use nix::fcntl::AtFlags;
+    use nix::sys::stat::{Mode, SFlag, fstatat, mkdirat};
+    let name = dir.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{}` names no directory to make", dir.display()),
+        )
+    })?;
+    let parent = open_parent(dir)?;
+    // 0777 less the umask, as `std::fs::create_dir` makes it.
+    match mkdirat(&parent, name, Mode::from_bits_truncate(0o777)) {
         Ok(()) => Ok(Made::Created),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            let meta = std::fs::symlink_metadata(dir)?;
-            Ok(if meta.is_dir() {
-                Made::Directory
-            } else {
-                Made::Other
-            })
+        Err(Errno::EEXIST) => {
+            let stat = fstatat(&parent, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
+            let is_dir = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR;
+            Ok(if is_dir { Made::Directory } else { Made::Other })
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }
 

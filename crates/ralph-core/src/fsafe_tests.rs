@@ -183,8 +183,12 @@ fn under_dot_ralph_one_openat2_refuses_links_and_a_linked_workspace_still_works(
 fn a_directory_under_dot_ralph_is_made_in_a_parent_opened_without_links() {
     let dir = tempfile::tempdir().unwrap();
     let (real, alias) = linked_workspace(dir.path(), ".ralph/runs");
-    let made = |path: &Path| beneath::create_dir(path).expect("openat2 is used");
+    let made = |path: &Path| make_dir(path);
     let r1 = alias.join(".ralph/runs/r1");
+    assert!(
+        beneath::parent(&r1, OFlag::O_PATH).is_some(),
+        "openat2 is used"
+    );
     assert_eq!(made(&r1).unwrap(), Made::Created);
     assert!(real.join(".ralph/runs/r1").is_dir());
     // Already there: fine, as for `std::fs::create_dir_all`, unless it must be new.
@@ -221,8 +225,8 @@ fn a_directory_under_dot_ralph_is_made_in_a_parent_opened_without_links() {
     );
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     // Nothing to check outside `.ralph/`, nor for `.ralph` itself.
-    assert!(beneath::create_dir(&dir.path().join("d")).is_none());
-    assert!(beneath::create_dir(&real.join(".ralph")).is_none());
+    assert!(beneath::parent(&dir.path().join("d"), OFlag::O_PATH).is_none());
+    assert!(beneath::parent(&real.join(".ralph"), OFlag::O_PATH).is_none());
 }
 
 #[test]
