@@ -143,12 +143,6 @@ impl Tracker {
         let offset = self.offset;
         self.offset += BLOCK;
         let strings = &mut self.strings;
-        if strings.in_string != 0 && masks.quote | masks.newline == 0 {
-            // Inside a string throughout: only the escape carried out is needed.
-            strings.escapes.next_is_escaped =
-                escape_out(masks.backslash, strings.escapes.next_is_escaped);
-            return None;
-        }
         // A raw newline ends the line, in a string or not: what follows is not its.
         let first_newline = masks.newline & masks.newline.wrapping_neg();
         let line = first_newline.wrapping_sub(1);
@@ -261,19 +255,6 @@ pub(super) fn track_by(
             .unwrap_or(Fed::More);
     }
     Fed::More
-}
-
-/// The escape a block inside a string carries out: the parity of the run of
-/// backslashes at its end, or the escape carried in when the whole block is one run
-/// (of 64, an even number).
-#[inline(always)]
-fn escape_out(backslash: u64, carried_in: u64) -> u64 {
-    let run = (!backslash).leading_zeros();
-    if run < BLOCK as u32 {
-        u64::from(run & 1)
-    } else {
-        carried_in
-    }
 }
 
 #[cfg(test)]
