@@ -85,6 +85,11 @@ fn went(ws: &Workspace) -> Vec<String> {
         .collect()
 }
 
+/// Each iteration's `steering` counts, as its history record keeps them.
+fn steering_records(ws: &Workspace) -> Vec<Value> {
+    ws.history().iter().map(|r| r["steering"].clone()).collect()
+}
+
 fn run_dir(ws: &Workspace) -> PathBuf {
     ws.run_files().dir().to_path_buf()
 }
@@ -152,9 +157,8 @@ fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
     assert!(delivered_at < second_start);
     assert_eq!(finished(&events)["reason"], "max_iterations");
 
-    let steering: Vec<Value> = ws.history().iter().map(|r| r["steering"].clone()).collect();
     assert_eq!(
-        steering,
+        steering_records(&ws),
         vec![
             serde_json::json!({"in_prompt": 0, "mid_turn": 0, "queued": 2}),
             serde_json::json!({"in_prompt": 2, "mid_turn": 0, "queued": 0}),
@@ -352,9 +356,8 @@ fn a_message_pi_took_as_its_turn_ended_but_never_read_goes_into_the_next_prompt(
         "{prompt}"
     );
 
-    let steering: Vec<Value> = ws.history().iter().map(|r| r["steering"].clone()).collect();
     assert_eq!(
-        steering,
+        steering_records(&ws),
         vec![
             serde_json::json!({"in_prompt": 0, "mid_turn": 0, "queued": 1}),
             serde_json::json!({"in_prompt": 1, "mid_turn": 0, "queued": 0}),
