@@ -172,126 +172,12 @@ impl RunView {
             }
             return;
         }
+        // The longer arms are methods, each handed the event its arm matched.
         match event {
-            RunEvent::LoopStarted {
-                run_id,
-                resumed,
-                backend,
-                hats,
-                limits,
-                totals,
-                ..
-            } => {
-                self.limits = Some(ShownLimits::of(limits));
-                self.has_hats = !hats.is_empty();
-                self.elapsed_ms = totals.elapsed_ms;
-                let run = if *resumed {
-                    format!(
-                        "continuing run {run_id} after {}",
-                        count(u64::from(totals.iterations), "iteration", "iterations")
-                    )
-                } else {
-                    format!("run {run_id}")
-                };
-                let hats = if hats.is_empty() {
-                    String::new()
-                } else {
-                    format!(" · hats {}", hats.join(", "))
-                };
-                let budget = limits
-                    .max_cost_usd
-                    .map(|c| format!(", ${c:.2}"))
-                    .unwrap_or_default();
-                let intro = format!(
-                    "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",
-                    count(u64::from(limits.max_iterations), "iteration", "iterations"),
-                    duration_ms(limits.max_runtime_secs * 1000),
-                );
-                line(out, palette::DIM, &self.fit(&intro));
-            }
-            RunEvent::IterationStarted {
-                iteration,
-                max_iterations,
-                hat_name,
-                backend,
-                ..
-            } => {
-                self.agent = AgentView::new(self.detail == Detail::Verbose);
-                self.context = ContextUse::default();
-                self.current = Some(Current {
-                    number: *iteration,
-                    hat_name: (*hat_name).to_owned(),
-                    backend: (*backend).to_owned(),
-                    model_shown: false,
-                    running: Vec::new(),
-                    activity: Activity::Starting,
-                });
-                out.push('\n');
-                let parts = format!(
-                    "iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {}",
-                    clock(self.elapsed_ms)
-                );
-                let framed = format!("── {parts} ──");
-                // On a narrow terminal the frame goes first, then the parts break.
-                let header = match self.width {
-                    Some(width) if framed.chars().count() > width => self.fit(&parts),
-                    _ => framed,
-                };
-                line(out, palette::HEADER, &header);
-            }
-            RunEvent::Agent { event, .. } => {
-                if let AgentEvent::SessionStarted {
-                    model: Some(model),
-                    provider,
-                    ..
-                } = event
-                    && let Some(current) = self.current.as_mut()
-                    && !current.model_shown
-                {
-                    current.model_shown = true;
-                    self.agent.finish(out);
-                    let provider = provider
-                        .as_deref()
-                        .map(|p| format!(" ({p})"))
-                        .unwrap_or_default();
-                    line(out, palette::DIM, &format!("model {model}{provider}"));
-                }
-                self.agent.render(event, out);
-            }
-            RunEvent::EventsEmitted {
-                events,
-                invalid_lines,
-                verified,
-                withheld,
-                ..
-            } => {
-                self.agent.finish(out);
-                for event in *events {
-                    let mark = if withheld.contains(&event.topic) {
-                        " ✗ withheld (gate failed)"
-                    } else if verified.contains(&event.topic) {
-                        " ✓ verified"
-                    } else {
-                        ""
-                    };
-                    line(
-                        out,
-                        palette::EVENT,
-                        &format!("⇢ emitted {}{mark}", shown_event(event)),
-                    );
-                }
-                if *invalid_lines > 0 {
-                    line(
-                        out,
-                        palette::NOTICE,
-                        &if *invalid_lines == 1 {
-                            "⚠ 1 inbox line was not an event".to_owned()
-                        } else {
-                            format!("⚠ {invalid_lines} inbox lines were not events")
-                        },
-                    );
-                }
-            }
+            RunEvent::LoopStarted { .. } => self.loop_started(event, out),
+            RunEvent::IterationStarted { .. } => self.iteration_started(event, out),
+            RunEvent::Agent { event, .. } => self.agent_event(event, out),
+            RunEvent::EventsEmitted { .. } => self.events_emitted(event, out),
             RunEvent::GateStarted {
                 gate,
                 command,
@@ -343,58 +229,7 @@ impl RunView {
                 self.agent.finish(out);
                 line(out, palette::NOTICE, &format!("note: {notice}"));
             }
-            RunEvent::IterationFinished {
-                iteration,
-                outcome,
-                duration_ms: ms,
-                cost_usd,
-                cost_kind,
-                tokens,
-                turns,
-                stderr_tail,
-                totals,
-                model,
-                hat,
-                ..
-            } => {
-                self.agent.finish(out);
-                self.current = None;
-                // The run counts the attempt when its count reached it: a limited
-                // attempt that runs again stays out, as in the totals.
-                let counted = totals.iterations >= *iteration;
-                self.hat_table.add(hat, counted, *cost_usd, tokens);
-                self.elapsed_ms = totals.elapsed_ms;
-                let (style, mark) = outcome_mark(outcome);
-                let mut footer = format!("{mark} iteration {iteration} {outcome}");
-                for part in [
-                    duration_ms(*ms),
-                    count(u64::from(*turns), "turn", "turns"),
-                    count(tokens.total(), "token", "tokens"),
-                    iteration_cost(*cost_usd, *cost_kind),
-                ] {
-                    footer.push_str(" · ");
-                    footer.push_str(&part);
-                }
-                if let Some(model) = model {
-                    footer.push_str(&format!(" · {model}"));
-                }
-                if let Some(context) = self.context.shown(*model) {
-                    footer.push_str(&format!(" · {context}"));
-                }
-                line(out, style, &self.fit(&footer));
-                if let Some(tail) = stderr_tail {
-                    let lines: Vec<&str> = tail.trim_end().lines().collect();
-                    let from = lines.len().saturating_sub(STDERR_LINES);
-                    for l in &lines[from..] {
-                        line(out, palette::DIM, &format!("  stderr: {}", one_line(l)));
-                    }
-                }
-                line(
-                    out,
-                    palette::DIM,
-                    &format!("  run: {}", self.against_limits(totals)),
-                );
-            }
+            RunEvent::IterationFinished { .. } => self.iteration_finished(event, out),
             RunEvent::LoopFinished { .. } => {
                 self.agent.finish(out);
                 out.push('\n');
@@ -411,6 +246,204 @@ impl RunView {
                 self.steering.render(event, self.detail, out);
             }
         }
+    }
+
+    /// The line about the run.
+    fn loop_started(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::LoopStarted {
+            run_id,
+            resumed,
+            backend,
+            hats,
+            limits,
+            totals,
+            ..
+        } = event
+        else {
+            return;
+        };
+        self.limits = Some(ShownLimits::of(limits));
+        self.has_hats = !hats.is_empty();
+        self.elapsed_ms = totals.elapsed_ms;
+        let run = if *resumed {
+            format!(
+                "continuing run {run_id} after {}",
+                count(u64::from(totals.iterations), "iteration", "iterations")
+            )
+        } else {
+            format!("run {run_id}")
+        };
+        let hats = if hats.is_empty() {
+            String::new()
+        } else {
+            format!(" · hats {}", hats.join(", "))
+        };
+        let budget = limits
+            .max_cost_usd
+            .map(|c| format!(", ${c:.2}"))
+            .unwrap_or_default();
+        let intro = format!(
+            "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",
+            count(u64::from(limits.max_iterations), "iteration", "iterations"),
+            duration_ms(limits.max_runtime_secs * 1000),
+        );
+        line(out, palette::DIM, &self.fit(&intro));
+    }
+
+    /// An iteration's header; the view starts over for its agent.
+    fn iteration_started(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::IterationStarted {
+            iteration,
+            max_iterations,
+            hat_name,
+            backend,
+            ..
+        } = event
+        else {
+            return;
+        };
+        self.agent = AgentView::new(self.detail == Detail::Verbose);
+        self.context = ContextUse::default();
+        self.current = Some(Current {
+            number: *iteration,
+            hat_name: (*hat_name).to_owned(),
+            backend: (*backend).to_owned(),
+            model_shown: false,
+            running: Vec::new(),
+            activity: Activity::Starting,
+        });
+        out.push('\n');
+        let parts = format!(
+            "iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {}",
+            clock(self.elapsed_ms)
+        );
+        let framed = format!("── {parts} ──");
+        // On a narrow terminal the frame goes first, then the parts break.
+        let header = match self.width {
+            Some(width) if framed.chars().count() > width => self.fit(&parts),
+            _ => framed,
+        };
+        line(out, palette::HEADER, &header);
+    }
+
+    /// One of the agent's events, with its model the first time the iteration names it.
+    fn agent_event(&mut self, event: &AgentEvent<'_>, out: &mut String) {
+        if let AgentEvent::SessionStarted {
+            model: Some(model),
+            provider,
+            ..
+        } = event
+            && let Some(current) = self.current.as_mut()
+            && !current.model_shown
+        {
+            current.model_shown = true;
+            self.agent.finish(out);
+            let provider = provider
+                .as_deref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            line(out, palette::DIM, &format!("model {model}{provider}"));
+        }
+        self.agent.render(event, out);
+    }
+
+    /// What the iteration emitted, and inbox lines that were no event.
+    fn events_emitted(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::EventsEmitted {
+            events,
+            invalid_lines,
+            verified,
+            withheld,
+            ..
+        } = event
+        else {
+            return;
+        };
+        self.agent.finish(out);
+        for event in *events {
+            let mark = if withheld.contains(&event.topic) {
+                " ✗ withheld (gate failed)"
+            } else if verified.contains(&event.topic) {
+                " ✓ verified"
+            } else {
+                ""
+            };
+            line(
+                out,
+                palette::EVENT,
+                &format!("⇢ emitted {}{mark}", shown_event(event)),
+            );
+        }
+        if *invalid_lines > 0 {
+            line(
+                out,
+                palette::NOTICE,
+                &if *invalid_lines == 1 {
+                    "⚠ 1 inbox line was not an event".to_owned()
+                } else {
+                    format!("⚠ {invalid_lines} inbox lines were not events")
+                },
+            );
+        }
+    }
+
+    /// An iteration's footer: its outcome and usage, its stderr when it failed, and the run
+    /// against its limits.
+    fn iteration_finished(&mut self, event: &RunEvent<'_>, out: &mut String) {
+        let RunEvent::IterationFinished {
+            iteration,
+            outcome,
+            duration_ms: ms,
+            cost_usd,
+            cost_kind,
+            tokens,
+            turns,
+            stderr_tail,
+            totals,
+            model,
+            hat,
+            ..
+        } = event
+        else {
+            return;
+        };
+        self.agent.finish(out);
+        self.current = None;
+        // The run counts the attempt when its count reached it: a limited
+        // attempt that runs again stays out, as in the totals.
+        let counted = totals.iterations >= *iteration;
+        self.hat_table.add(hat, counted, *cost_usd, tokens);
+        self.elapsed_ms = totals.elapsed_ms;
+        let (style, mark) = outcome_mark(outcome);
+        let mut footer = format!("{mark} iteration {iteration} {outcome}");
+        for part in [
+            duration_ms(*ms),
+            count(u64::from(*turns), "turn", "turns"),
+            count(tokens.total(), "token", "tokens"),
+            iteration_cost(*cost_usd, *cost_kind),
+        ] {
+            footer.push_str(" · ");
+            footer.push_str(&part);
+        }
+        if let Some(model) = model {
+            footer.push_str(&format!(" · {model}"));
+        }
+        if let Some(context) = self.context.shown(*model) {
+            footer.push_str(&format!(" · {context}"));
+        }
+        line(out, style, &self.fit(&footer));
+        if let Some(tail) = stderr_tail {
+            let lines: Vec<&str> = tail.trim_end().lines().collect();
+            let from = lines.len().saturating_sub(STDERR_LINES);
+            for l in &lines[from..] {
+                line(out, palette::DIM, &format!("  stderr: {}", one_line(l)));
+            }
+        }
+        line(
+            out,
+            palette::DIM,
+            &format!("  run: {}", self.against_limits(totals)),
+        );
     }
 
     /// Follows the agent's activity for the status line.
