@@ -251,8 +251,8 @@ impl Parser {
 /// A line nobody can parse: JSON of an unknown kind is an unknown event, the rest is
 /// not JSON.
 fn unparsed_line(line: &[u8], emit: &mut Emit<'_>) {
-    match walk(line, |_| (), |(), _, c, (): &mut ()| c.skip()) {
-        Walked::Typed(ty, (), ()) => emit(&AgentEvent::Unknown {
+    match walk(line, |_| (), |(), _, c, (): &mut ()| c.skip()).0 {
+        Walked::Typed(ty, ()) => emit(&AgentEvent::Unknown {
             event_type: ty.decode(),
         }),
         Walked::Untyped => emit(&AgentEvent::Unknown {

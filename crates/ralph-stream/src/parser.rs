@@ -102,11 +102,12 @@ pub(crate) trait Vocabulary {
 /// walking, the reporting of lines that are no usable event and of unknown types are
 /// shared ([`parse_line`]).
 pub(crate) trait AgentParser: Vocabulary {
-    /// Acts on one complete event.
-    fn on_event(&mut self, kind: Self::Kind, f: Self::Fields<'_>, emit: &mut Emit<'_>);
+    /// Acts on one complete event, whose fields are `f` (lent, not moved: an agent's
+    /// fields run to hundreds of bytes, and a line is handed on in several steps).
+    fn on_event(&mut self, kind: Self::Kind, f: &mut Self::Fields<'_>, emit: &mut Emit<'_>);
 
     /// An event of a type this agent does not know: reported as such.
-    fn on_unknown(&mut self, ty: JsonStr<'_>, _f: Self::Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_unknown(&mut self, ty: JsonStr<'_>, _f: &mut Self::Fields<'_>, emit: &mut Emit<'_>) {
         emit(&AgentEvent::Unknown {
             event_type: ty.decode(),
         });
@@ -143,8 +144,10 @@ pub(crate) fn parse_line<P: AgentParser>(
     emit: &mut Emit<'_>,
 ) {
     parser.scratch().clear();
-    let walked = walk_indexed(line, index, |ty| P::classify(&ty.name()), read(parser));
-    hand_over(parser, walked, line, emit);
+    let mut fields = P::Fields::default();
+    let classify = |ty: JsonStr<'_>| P::classify(&ty.name());
+    let walked = walk_indexed(line, index, classify, read(parser), &mut fields);
+    hand_over(parser, walked, &mut fields, line, emit);
 }
 
 /// Reads the line that starts `bytes` (the rest of a chunk) without looking for its end
@@ -160,7 +163,9 @@ pub(crate) fn parse_line_start<P: AgentParser>(
     emit: &mut Emit<'_>,
 ) -> Offer {
     parser.scratch().clear();
-    let (walked, end) = walk_line_start(bytes, |ty| P::classify(&ty.name()), read(parser));
+    let mut fields = P::Fields::default();
+    let classify = |ty: JsonStr<'_>| P::classify(&ty.name());
+    let (walked, end) = walk_line_start(bytes, classify, read(parser), &mut fields);
     let unfinished = if P::INDEX_LONG_LINES {
         Offer::Track
     } else {
@@ -182,7 +187,7 @@ pub(crate) fn parse_line_start<P: AgentParser>(
     if bytes[len] != b'\n' || framed.len() > max_line {
         return unfinished;
     }
-    hand_over(parser, walked, framed, emit);
+    hand_over(parser, walked, &mut fields, framed, emit);
     Offer::Took(len)
 }
 
@@ -199,13 +204,14 @@ fn read<'p, 'a, P: AgentParser>(
 /// Hands a walked line to `parser`, or reports it.
 fn hand_over<P: AgentParser>(
     parser: &mut P,
-    walked: Walked<'_, Option<P::Kind>, P::Fields<'_>>,
+    walked: Walked<'_, Option<P::Kind>>,
+    fields: &mut P::Fields<'_>,
     line: &[u8],
     emit: &mut Emit<'_>,
 ) {
     match walked {
-        Walked::Typed(_, Some(kind), fields) => parser.on_event(kind, fields, emit),
-        Walked::Typed(ty, None, fields) => parser.on_unknown(ty, fields, emit),
+        Walked::Typed(_, Some(kind)) => parser.on_event(kind, fields, emit),
+        Walked::Typed(ty, None) => parser.on_unknown(ty, fields, emit),
         Walked::NotJson => emit(&AgentEvent::NonJson {
             line: String::from_utf8_lossy(line),
         }),

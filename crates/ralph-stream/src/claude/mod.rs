@@ -68,7 +68,7 @@ impl AgentParser for ClaudeParser {
         self.flush(emit);
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::System => self.on_system(f, emit),
             Kind::Assistant => self.on_assistant(f, emit),
@@ -84,7 +84,7 @@ impl AgentParser for ClaudeParser {
 }
 
 impl ClaudeParser {
-    fn on_system(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_system(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         let Some(subtype) = f.subtype else {
             emit(&AgentEvent::Unknown {
                 event_type: "system".into(),
@@ -142,8 +142,8 @@ impl ClaudeParser {
         }
     }
 
-    fn on_assistant(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
-        let Some(message) = f.message else {
+    fn on_assistant(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
+        let Some(message) = f.message.take() else {
             emit(&AgentEvent::Unknown {
                 event_type: "assistant".into(),
             });
@@ -225,8 +225,8 @@ impl ClaudeParser {
         }
     }
 
-    fn on_user(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
-        let Some(message) = f.message else {
+    fn on_user(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
+        let Some(message) = f.message.take() else {
             return;
         };
         for block in &message.blocks {
@@ -253,7 +253,7 @@ impl ClaudeParser {
         }
     }
 
-    fn on_result(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_result(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         self.flush(emit);
         let is_error = f.is_error.unwrap_or(false);
         let (tokens, model) = match f.model_usage {

@@ -79,7 +79,7 @@ impl AgentParser for CodexParser {
         &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::ThreadStarted => emit(&AgentEvent::SessionStarted {
                 session_id: f.thread_id.map(JsonStr::decode),
@@ -116,12 +116,12 @@ impl AgentParser for CodexParser {
             }),
             Kind::Error => self.on_error(f.message, emit),
             Kind::ItemStarted => {
-                if let Some(item) = f.item {
-                    self.on_item_started(&item, emit);
+                if let Some(item) = &f.item {
+                    self.on_item_started(item, emit);
                 }
             }
-            Kind::ItemCompleted => match f.item {
-                Some(item) => self.on_item_completed(&item, emit),
+            Kind::ItemCompleted => match &f.item {
+                Some(item) => self.on_item_completed(item, emit),
                 None => emit(&AgentEvent::Unknown {
                     event_type: "item.completed".into(),
                 }),

@@ -72,8 +72,8 @@ impl AgentParser for CopilotParser {
         &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
-        let d = f.data;
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
+        let d = &f.data;
         match kind {
             Kind::SessionStart | Kind::ToolsUpdated => {
                 if let Some(model) = d.model {
@@ -103,7 +103,7 @@ impl AgentParser for CopilotParser {
                     });
                 }
             }
-            Kind::Message => self.on_message(&d, emit),
+            Kind::Message => self.on_message(d, emit),
             Kind::ReasoningDelta => {
                 if d.parent_tool_call_id.is_none()
                     && let Some(delta) = d.content
@@ -156,7 +156,7 @@ impl AgentParser for CopilotParser {
                     is_error: failed,
                 });
             }
-            Kind::CallFailure => self.on_call_failure(&d, emit),
+            Kind::CallFailure => self.on_call_failure(d, emit),
             Kind::TurnRetry => {
                 self.retrying = true;
                 let (attempt, error) = match &self.last_failure {

@@ -84,7 +84,7 @@ impl AgentParser for GeminiParser {
         &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::Init => {
                 let model = f.model.map(JsonStr::decode);
@@ -170,7 +170,7 @@ impl AgentParser for GeminiParser {
 }
 
 impl GeminiParser {
-    fn on_result(&mut self, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_result(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         let is_error = match f.status {
             Some(status) => !status.eq("success"),
             None => f.error.is_some(),

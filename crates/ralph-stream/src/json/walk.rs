@@ -5,16 +5,17 @@ use super::JsonStr;
 use super::LineIndex;
 use super::Malformed;
 
-/// The result of walking one line.
+/// The result of walking one line. The fields the handler read are in the `F` the
+/// walk was given: filled in place, so the (large) fields of an agent's event are never
+/// moved while a line is handed on.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Walked<'a, K, F> {
+pub(crate) enum Walked<'a, K> {
     /// The line is not a JSON object (or breaks off before its end).
     NotJson,
     /// A JSON object whose (last) `type` is not a string, or that has none.
     Untyped,
-    /// A typed event: its `type`, the kind `classify` made of it and the fields the
-    /// handler read.
-    Typed(JsonStr<'a>, K, F),
+    /// A typed event: its `type` and the kind `classify` made of it.
+    Typed(JsonStr<'a>, K),
 }
 
 /// Walks the top-level object of `line` as a JSON parser reads it. `classify` turns the
@@ -31,18 +32,22 @@ pub(crate) fn walk<'a, K: Copy, F: Default>(
     line: &'a [u8],
     classify: impl Fn(JsonStr<'a>) -> K,
     field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
-) -> Walked<'a, K, F> {
-    walk_indexed(line, None, classify, field)
+) -> (Walked<'a, K>, F) {
+    let mut fields = F::default();
+    let walked = walk_indexed(line, None, classify, field, &mut fields);
+    (walked, fields)
 }
 
-/// [`walk`] with the ends of the line's objects and arrays, found as it arrived.
+/// [`walk`] with the ends of the line's objects and arrays, found as it arrived, into
+/// `fields` (as [`F::default`] to begin with).
 pub(crate) fn walk_indexed<'a, K: Copy, F: Default>(
     line: &'a [u8],
     index: Option<&'a LineIndex>,
     classify: impl Fn(JsonStr<'a>) -> K,
     field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
-) -> Walked<'a, K, F> {
-    walk_with(Cursor::indexed(line, index), line, classify, field).0
+    fields: &mut F,
+) -> Walked<'a, K> {
+    walk_with(Cursor::indexed(line, index), line, classify, field, fields).0
 }
 
 /// Like [`walk`], for a line whose end is not known yet: `bytes` runs from the line's
@@ -52,8 +57,9 @@ pub(crate) fn walk_line_start<'a, K: Copy, F: Default>(
     bytes: &'a [u8],
     classify: impl Fn(JsonStr<'a>) -> K,
     field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
-) -> (Walked<'a, K, F>, usize) {
-    walk_with(Cursor::on_line_start(bytes), bytes, classify, field)
+    fields: &mut F,
+) -> (Walked<'a, K>, usize) {
+    walk_with(Cursor::on_line_start(bytes), bytes, classify, field, fields)
 }
 
 fn walk_with<'a, K: Copy, F: Default>(
@@ -61,11 +67,11 @@ fn walk_with<'a, K: Copy, F: Default>(
     bytes: &'a [u8],
     classify: impl Fn(JsonStr<'a>) -> K,
     mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
-) -> (Walked<'a, K, F>, usize) {
+    fields: &mut F,
+) -> (Walked<'a, K>, usize) {
     let Ok(Some(mut object)) = cursor.enter_object() else {
         return (Walked::NotJson, 0);
     };
-    let mut fields = F::default();
     let mut deferred: Vec<(JsonStr<'a>, &'a [u8])> = Vec::new();
     // The first string type, whose kind the fields are read for as they come.
     let mut first: Option<(JsonStr<'a>, K)> = None;
@@ -87,7 +93,7 @@ fn walk_with<'a, K: Copy, F: Default>(
                         let kind = classify(ty);
                         first = Some((ty, kind));
                         deferred.drain(..).try_for_each(|(key, raw)| {
-                            field(kind, &key.name(), &mut Cursor::new(raw), &mut fields)
+                            field(kind, &key.name(), &mut Cursor::new(raw), fields)
                         })
                     }
                     (_, Some(_)) => {
@@ -99,7 +105,7 @@ fn walk_with<'a, K: Copy, F: Default>(
             })
         } else {
             match first {
-                Some((_, kind)) if !retyped => field(kind, &name, &mut cursor, &mut fields),
+                Some((_, kind)) if !retyped => field(kind, &name, &mut cursor, fields),
                 Some(_) => cursor.skip(),
                 None => cursor.read_raw().map(|raw| deferred.push((key, raw))),
             }
@@ -110,28 +116,30 @@ fn walk_with<'a, K: Copy, F: Default>(
     }
     let end = cursor.position();
     let walked = match (last, first) {
-        (Some(Some(ty)), Some((_, kind))) if !retyped => Walked::Typed(ty, kind, fields),
-        (Some(Some(ty)), _) => reread(&bytes[..end], ty, classify(ty), field),
+        (Some(Some(ty)), Some((_, kind))) if !retyped => Walked::Typed(ty, kind),
+        (Some(Some(ty)), _) => reread(&bytes[..end], ty, classify(ty), field, fields),
         _ => Walked::Untyped,
     };
     (walked, end)
 }
 
-/// Reads the fields of the object `line` again for the kind of its last `type`.
+/// Reads the fields of the object `line` again, from none, for the kind of its last
+/// `type`.
 fn reread<'a, K: Copy, F: Default>(
     line: &'a [u8],
     ty: JsonStr<'a>,
     kind: K,
     mut field: impl FnMut(K, &[u8], &mut Cursor<'a>, &mut F) -> Result<(), Malformed>,
-) -> Walked<'a, K, F> {
-    let mut fields = F::default();
+    fields: &mut F,
+) -> Walked<'a, K> {
+    *fields = F::default();
     let mut cursor = Cursor::new(line);
     let read = cursor.object(|c, key| match &*key.name() {
         b"type" => c.skip(),
-        name => field(kind, name, c, &mut fields),
+        name => field(kind, name, c, fields),
     });
     match read {
-        Ok(_) => Walked::Typed(ty, kind, fields),
+        Ok(_) => Walked::Typed(ty, kind),
         Err(Malformed) => Walked::NotJson,
     }
 }

@@ -1,7 +1,8 @@
 use super::*;
 
-fn keys(line: &str) -> (Walked<'_, u8, Vec<String>>, Option<String>) {
-    let walked = walk(
+/// The walk of `line`, the keys it handed over and its type.
+fn keys(line: &str) -> (Walked<'_, u8>, Vec<String>, Option<String>) {
+    let (walked, seen) = walk(
         line.as_bytes(),
         |ty| ty.decode().len() as u8,
         |_, key, c, seen: &mut Vec<String>| {
@@ -13,12 +14,12 @@ fn keys(line: &str) -> (Walked<'_, u8, Vec<String>>, Option<String>) {
         Walked::Typed(ty, ..) => Some(ty.decode().into_owned()),
         _ => None,
     };
-    (walked, ty)
+    (walked, seen, ty)
 }
 
 fn fields(line: &str) -> Vec<String> {
-    match keys(line).0 {
-        Walked::Typed(_, _, seen) => seen,
+    match keys(line) {
+        (Walked::Typed(..), seen, _) => seen,
         other => panic!("{line}: {other:?}"),
     }
 }
@@ -31,9 +32,9 @@ fn fields_before_the_type_are_replayed_after_it() {
 #[test]
 fn the_last_type_wins_and_the_fields_are_read_for_it() {
     let line = r#"{"a":1,"type":"abc","b":2,"t\u0079pe":"abcd","c":3}"#;
-    let (walked, ty) = keys(line);
+    let (walked, _, ty) = keys(line);
     assert_eq!(ty.as_deref(), Some("abcd"));
-    assert!(matches!(walked, Walked::Typed(_, 4, _)), "{walked:?}");
+    assert!(matches!(walked, Walked::Typed(_, 4)), "{walked:?}");
     assert_eq!(fields(line), ["a", "b", "c"]);
     assert_eq!(keys(r#"{"type":"abc","type":5}"#).0, Walked::Untyped);
     assert_eq!(fields(r#"{"type":5,"x":1,"type":"ab"}"#), ["x"]);
@@ -56,6 +57,7 @@ fn a_walk_from_a_line_start_stops_at_the_newline() {
             bytes.as_bytes(),
             |ty| ty.decode().len(),
             |_, _, c, (): &mut ()| c.skip(),
+            &mut (),
         );
         (matches!(walked, Walked::Typed(..)), end)
     };

@@ -64,16 +64,16 @@ impl AgentParser for OpencodeParser {
         &mut self.scratch
     }
 
-    fn on_unknown(&mut self, ty: JsonStr<'_>, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_unknown(&mut self, ty: JsonStr<'_>, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         self.announce(f.session_id, emit);
         emit(&AgentEvent::Unknown {
             event_type: ty.decode(),
         });
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         self.announce(f.session_id, emit);
-        let part = f.part;
+        let part = &f.part;
         match kind {
             Kind::StepStart => {
                 let message_id = part.message_id.map(JsonStr::decode).unwrap_or_default();
@@ -122,7 +122,7 @@ impl AgentParser for OpencodeParser {
                     });
                 }
             }
-            Kind::ToolUse => self.on_tool(&part, emit),
+            Kind::ToolUse => self.on_tool(part, emit),
             Kind::StepFinish => {
                 let stop = part.reason.map_or(Stop::Other, |r| stop_of(r, STOPS));
                 let text = self.step.take().map(|s| s.text).unwrap_or_default();
@@ -137,7 +137,7 @@ impl AgentParser for OpencodeParser {
                 });
             }
             Kind::Error => {
-                let error = f.error.unwrap_or_default();
+                let error = f.error.take().unwrap_or_default();
                 if let Some(resets_at) = limit_reset(&error, f.timestamp_ms) {
                     emit(&AgentEvent::RateLimit {
                         status: Some(REJECTED.into()),

@@ -64,7 +64,7 @@ impl AgentParser for PiParser {
         &mut self.scratch
     }
 
-    fn on_event(&mut self, kind: Kind, f: Fields<'_>, emit: &mut Emit<'_>) {
+    fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
         match kind {
             Kind::Session => emit(&AgentEvent::SessionStarted {
                 session_id: f.id.map(JsonStr::decode),
@@ -76,15 +76,15 @@ impl AgentParser for PiParser {
                 self.failed_end = false;
             }
             Kind::TurnStart => self.turn_usage_seen = false,
-            Kind::MessageUpdate => self.on_update(f.update.unwrap_or_default(), emit),
+            Kind::MessageUpdate => self.on_update(f.update.take().unwrap_or_default(), emit),
             Kind::MessageEnd => {
-                if let Some(message) = f.message {
+                if let Some(message) = f.message.take() {
                     self.on_message_end(message, emit);
                 }
             }
             Kind::TurnEnd => {
                 // Only when the turn's message_end was missing: the usage is the same.
-                if let Some(message) = f.message
+                if let Some(message) = f.message.take()
                     && !self.turn_usage_seen
                 {
                     self.on_message_end(message, emit);
