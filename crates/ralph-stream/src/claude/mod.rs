@@ -143,7 +143,7 @@ impl ClaudeParser {
     }
 
     fn on_assistant(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
-        let Some(message) = f.message.take() else {
+        let Some(message) = &f.message else {
             emit(&AgentEvent::Unknown {
                 event_type: "assistant".into(),
             });
@@ -226,7 +226,7 @@ impl ClaudeParser {
     }
 
     fn on_user(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
-        let Some(message) = f.message.take() else {
+        let Some(message) = &f.message else {
             return;
         };
         for block in &message.blocks {

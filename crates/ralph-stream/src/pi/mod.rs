@@ -76,15 +76,17 @@ impl AgentParser for PiParser {
                 self.failed_end = false;
             }
             Kind::TurnStart => self.turn_usage_seen = false,
-            Kind::MessageUpdate => self.on_update(f.update.take().unwrap_or_default(), emit),
+            Kind::MessageUpdate => {
+                self.on_update(f.update.as_ref().unwrap_or(&Update::default()), emit)
+            }
             Kind::MessageEnd => {
-                if let Some(message) = f.message.take() {
+                if let Some(message) = &f.message {
                     self.on_message_end(message, emit);
                 }
             }
             Kind::TurnEnd => {
                 // Only when the turn's message_end was missing: the usage is the same.
-                if let Some(message) = f.message.take()
+                if let Some(message) = &f.message
                     && !self.turn_usage_seen
                 {
                     self.on_message_end(message, emit);
@@ -187,7 +189,7 @@ impl AgentParser for PiParser {
 }
 
 impl PiParser {
-    fn on_update(&mut self, update: Update<'_>, emit: &mut Emit<'_>) {
+    fn on_update(&mut self, update: &Update<'_>, emit: &mut Emit<'_>) {
         let Some(kind) = update.kind else {
             emit(&AgentEvent::Unknown {
                 event_type: "message_update".into(),
@@ -218,7 +220,7 @@ impl PiParser {
         }
     }
 
-    fn on_message_end(&mut self, message: Message<'_>, emit: &mut Emit<'_>) {
+    fn on_message_end(&mut self, message: &Message<'_>, emit: &mut Emit<'_>) {
         if message.role.is_some_and(|r| r.eq("user")) {
             // The prompt, or a steering message pi took into the conversation.
             let text = text_of(&message.texts, "\n", &mut self.scratch);
