@@ -2,12 +2,13 @@
 //!
 //! A line longer than one read (pi repeats the whole message so far, twice, in each
 //! `message_update`, hundreds of KB; Copilot repeats a tool's output) is held until its
-//! newline comes and only then parsed. Finding that newline reads every byte once, and the parser, skipping the
-//! snapshots it has no use for, read them all again. Instead, while the line is held,
-//! each new piece goes through the block scan of `scan.rs` once, as it arrives: it
-//! records where each object and array near the top ends, and sees the newline or the
-//! end of the line's object, so nothing else has to search for them. Once the line is
-//! whole, the parser skips each recorded value in one step ([`LineIndex::end_of`]).
+//! newline comes and only then parsed. Finding that newline reads every byte once, and
+//! the parser, skipping the snapshots it has no use for, read them all again. Instead,
+//! while the line is held, each new piece goes through the block scan of `scan.rs`
+//! once, as it arrives: it records where each object and array near the top ends, and
+//! sees the newline or the end of the line's object, so nothing else has to search for
+//! them. Once the line is whole, the parser skips each recorded value in one step
+//! ([`LineIndex::end_of`]).
 //!
 //! A recorded end is the one the scanner would find from that value's start: the scan
 //! from the line's start is in the same state there (outside any string, nothing
