@@ -199,13 +199,14 @@ impl Tracker {
     }
 }
 
-/// [`Tracker::feed`] with the masks made by `classify` and the prefix xor by
-/// `prefix_xor` (compiled per instruction set in `scan_x86.rs`).
+/// [`Tracker::feed`] with the masks made by `classify`, the blocks passed by `quiet` and
+/// the prefix xor by `prefix_xor` (compiled per instruction set in `scan_x86.rs`).
 #[inline(always)]
 pub(super) fn track_by(
     tracker: &mut Tracker,
     mut bytes: &[u8],
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Fed {
     if tracker.pending_len > 0 {
@@ -229,7 +230,7 @@ pub(super) fn track_by(
             if tracker.strings.in_string != 0 {
                 // Most blocks of long text: any newline ends the line, in a string or not.
                 let escapes = &mut tracker.strings.escapes;
-                let passed = pass_in_string(blocks, next, u64::MAX, escapes, &classify);
+                let passed = pass_in_string(blocks, next, u64::MAX, escapes, &classify, &quiet);
                 tracker.offset += (passed - next) * BLOCK;
                 next = passed;
                 if next == blocks.len() {

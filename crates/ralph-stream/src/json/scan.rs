@@ -149,17 +149,17 @@ macro_rules! dispatch {
 
 /// Feeds the next bytes of a held line to `tracker` (see `index.rs`).
 pub(super) fn track(tracker: &mut Tracker, bytes: &[u8]) -> Fed {
-    dispatch!(track_by(tracker, bytes; classify, prefix_xor))
+    dispatch!(track_by(tracker, bytes; classify, quiet, prefix_xor))
 }
 
 /// The offset in `bytes` (a string's contents, after its opening quote) of the quote
 /// that ends the string. `None` when the string does not end in `bytes`, or when
 /// `one_line` and a raw newline comes first (the line ended inside the string).
 pub(super) fn string_end(bytes: &[u8], one_line: bool) -> Option<usize> {
-    dispatch!(string_end_by(bytes, one_line; classify))
+    dispatch!(string_end_by(bytes, one_line; classify, quiet))
 }
 
-/// [`string_end`] with the masks made by `classify`.
+/// [`string_end`] with the masks made by `classify` and the blocks passed by `quiet`.
 ///
 /// The loops here call `classify` directly, never from a closure of their own: it
 /// inlines only into code compiled with its target features, which such a closure would
@@ -169,13 +169,14 @@ fn string_end_by(
     bytes: &[u8],
     one_line: bool,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
 ) -> Option<usize> {
     let newlines = if one_line { u64::MAX } else { 0 };
     let mut escapes = Escapes::default();
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
     let mut index = 0;
     loop {
-        index = pass_in_string(blocks, index, newlines, &mut escapes, &classify);
+        index = pass_in_string(blocks, index, newlines, &mut escapes, &classify, &quiet);
         let Some(block) = blocks.get(index) else {
             break;
         };
@@ -221,9 +222,10 @@ fn first_string_end(
 /// line) or of the end. `escapes` holds the escape carried into block `index`, and then
 /// the one carried into the block returned.
 ///
-/// The pass looks for nothing but quotes (and newlines, where they end the line); only
-/// at a block with a quote are its escapes worked out, to tell whether the quote is
-/// escaped. The escape carried into a block is the parity of the run of backslashes
+/// The pass looks for nothing but quotes (and newlines, where they end the line): two
+/// blocks at a time, it passes those that `quiet` finds neither in (see [`QUIET_FOLD`]);
+/// only at a block with a quote are its escapes worked out, to tell whether the quote
+/// is escaped. The escape carried into a block is the parity of the run of backslashes
 /// just before it, counted back over the blocks passed, and on with the escape carried
 /// into the first of them when the run is all of them (a reader fed in pieces no longer
 /// has the bytes before). A run is counted at most twice: none reaches back over a block
@@ -235,6 +237,7 @@ pub(super) fn pass_in_string(
     newlines: u64,
     escapes: &mut Escapes,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
 ) -> usize {
     let start = index;
     let carried_in = escapes.next_is_escaped;
@@ -256,6 +259,11 @@ pub(super) fn pass_in_string(
             }
         }
         index += 1;
+        // The string goes on past a whole block: long text, passed two blocks at a time
+        // up to one with a quote or a newline. (Not before: most strings end in their
+        // first block, where this test would only add to the one above.)
+        let (pairs, _) = blocks[index..].as_chunks::<2>();
+        index += 2 * pairs.iter().take_while(|pair| quiet(pair)).count();
     }
     if index > start {
         escapes.next_is_escaped = escape_into(index);
@@ -294,16 +302,17 @@ pub(super) enum Container {
 /// bracket depth outside strings. Lenient, as the byte-at-a-time reading: any closing
 /// bracket closes any opening one.
 pub(super) fn container_end(bytes: &[u8], one_line: bool) -> Container {
-    dispatch!(container_end_by(bytes, one_line; classify, prefix_xor))
+    dispatch!(container_end_by(bytes, one_line; classify, quiet, prefix_xor))
 }
 
-/// [`container_end`] with the masks made by `classify` and the prefix xor by
-/// `prefix_xor`.
+/// [`container_end`] with the masks made by `classify`, the blocks passed by `quiet`
+/// and the prefix xor by `prefix_xor`.
 #[inline(always)]
 fn container_end_by(
     bytes: &[u8],
     one_line: bool,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
+    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Container {
     let mut scan = Structure {
@@ -315,7 +324,7 @@ fn container_end_by(
     loop {
         if scan.strings.in_string != 0 {
             let escapes = &mut scan.strings.escapes;
-            index = pass_in_string(blocks, index, scan.newlines, escapes, &classify);
+            index = pass_in_string(blocks, index, scan.newlines, escapes, &classify, &quiet);
         }
         let Some(block) = blocks.get(index) else {
             break;
@@ -419,6 +428,40 @@ fn classify_portable(block: &[u8; BLOCK]) -> Masks {
 /// Setting this bit maps `[` onto `{` and `]` onto `}` (and nothing else onto them):
 /// one compare finds both kinds of bracket.
 const BRACKET_CASE: u8 = 0x20;
+
+/// Setting these bits maps both `"` and a newline onto [`QUIET_MATCH`] (they differ in
+/// exactly these bits), so that one compare a register finds either. It maps only two
+/// other bytes there, `*` and the control byte 0x02: a block with one of those is read
+/// again in full, as a block with a quote is. Against two compares a register (quote,
+/// newline), this passes long text half again as fast in cache, about as fast as
+/// memchr looks for one byte.
+const QUIET_FOLD: u8 = b'"' ^ b'\n';
+
+/// What a quote or a newline becomes with [`QUIET_FOLD`] set.
+const QUIET_MATCH: u8 = b'"' | QUIET_FOLD;
+
+/// Whether two blocks have no quote and no newline, with the widest instructions every
+/// CPU of the target has (it may say no when they have neither; see [`QUIET_FOLD`]).
+#[inline(always)]
+fn quiet(pair: &[[u8; BLOCK]; 2]) -> bool {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        sse2::quiet(pair)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        quiet_portable(pair)
+    }
+}
+
+/// [`quiet`] a byte at a time: for targets without a vector version, and as the
+/// reference the vector versions are tested against.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn quiet_portable(pair: &[[u8; BLOCK]; 2]) -> bool {
+    pair.as_flattened()
+        .iter()
+        .all(|&b| b | QUIET_FOLD != QUIET_MATCH)
+}
 
 #[cfg(target_arch = "x86_64")]
 #[path = "scan_x86.rs"]

@@ -71,13 +71,15 @@ fn scanners() -> Vec<Scanner> {
     let mut all = vec![
         Scanner {
             name: "portable",
-            string_end: |b, l| string_end_by(b, l, classify_portable),
-            container_end: |b, l| container_end_by(b, l, classify_portable, prefix_xor),
+            string_end: |b, l| string_end_by(b, l, classify_portable, quiet_portable),
+            container_end: |b, l| {
+                container_end_by(b, l, classify_portable, quiet_portable, prefix_xor)
+            },
         },
         Scanner {
             name: "baseline",
-            string_end: |b, l| string_end_by(b, l, classify),
-            container_end: |b, l| container_end_by(b, l, classify, prefix_xor),
+            string_end: |b, l| string_end_by(b, l, classify, quiet),
+            container_end: |b, l| container_end_by(b, l, classify, quiet, prefix_xor),
         },
         Scanner {
             name: "dispatched",
@@ -160,15 +162,18 @@ pub(crate) fn adversarial_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(byte, 0..max)
 }
 
-/// Long text with few quotes (so that whole blocks lie inside strings) and runs of
-/// backslashes, some longer than a block.
+/// Long text with few quotes (so that whole blocks lie inside strings, and runs of
+/// them are passed two at a time) and runs of backslashes, some longer than a block.
 pub(crate) fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         30 => Just(vec![b'a']),
+        2 => (BLOCK..6 * BLOCK).prop_map(|n| vec![b'a'; n]),
         4 => (1..4usize).prop_map(|n| vec![b'\\'; n]),
         1 => (60..140usize).prop_map(|n| vec![b'\\'; n]),
         1 => Just(vec![b'"']),
         1 => prop::sample::select(&b"{}[]\n"[..]).prop_map(|b| vec![b]),
+        // What the quiet test mistakes for a quote or a newline.
+        1 => prop::sample::select(&b"*\x02"[..]).prop_map(|b| vec![b]),
     ];
     prop::collection::vec(piece, 0..max).prop_map(|pieces| pieces.concat())
 }
@@ -363,6 +368,36 @@ proptest! {
             if std::is_x86_feature_detected!("avx512bw") {
                 // SAFETY: the CPU has AVX-512BW, checked above.
                 prop_assert_eq!(unsafe { avx512::classify(block) }, want);
+            }
+        }
+    }
+
+    #[test]
+    fn quiet_matches_the_portable_test(
+        bytes in prop::collection::vec(
+            prop_oneof![8 => Just(b'a'), 1 => prop::sample::select(&b"\"\n*\x02"[..]), 1 => any::<u8>()],
+            2 * BLOCK,
+        )
+    ) {
+        let pair: &[[u8; BLOCK]; 2] = bytes.as_chunks::<BLOCK>().0.try_into().unwrap();
+        let want = quiet_portable(pair);
+        // Never quiet with a quote or a newline; quiet with none of the four bytes.
+        if bytes.iter().any(|&b| matches!(b, b'"' | b'\n')) {
+            prop_assert!(!want);
+        }
+        if !bytes.iter().any(|&b| matches!(b, b'"' | b'\n' | b'*' | 0x02)) {
+            prop_assert!(want);
+        }
+        prop_assert_eq!(quiet(pair), want);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked above.
+                prop_assert_eq!(unsafe { avx2::quiet(pair) }, want);
+            }
+            if std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW, checked above.
+                prop_assert_eq!(unsafe { avx512::quiet(pair) }, want);
             }
         }
     }
