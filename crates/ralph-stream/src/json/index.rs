@@ -16,11 +16,11 @@
 //! reads byte by byte instead (a backslash outside any string) ends the index; the
 //! parser then scans as it would without one.
 
+use super::pass::pass_in_string;
 use super::scan::BLOCK;
 use super::scan::Masks;
 use super::scan::Strings;
 use super::scan::padded;
-use super::scan::pass_in_string;
 
 /// Values nested deeper than this (the line's object is at depth 0) are not recorded:
 /// the parser finds their ends by scanning, if it ever skips one. The values agents
@@ -199,14 +199,14 @@ impl Tracker {
     }
 }
 
-/// [`Tracker::feed`] with the masks made by `classify`, the blocks passed by `quiet` and
-/// the prefix xor by `prefix_xor` (compiled per instruction set in `scan_x86.rs`).
+/// [`Tracker::feed`] with the masks made by `classify`, the text passed by `skip_quiet`
+/// and the prefix xor by `prefix_xor` (compiled per instruction set in `scan_x86.rs`).
 #[inline(always)]
 pub(super) fn track_by(
     tracker: &mut Tracker,
     mut bytes: &[u8],
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
-    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
+    skip_quiet: impl Fn(&[[u8; BLOCK]], usize) -> usize,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Fed {
     if tracker.pending_len > 0 {
@@ -230,7 +230,8 @@ pub(super) fn track_by(
             if tracker.strings.in_string != 0 {
                 // Most blocks of long text: any newline ends the line, in a string or not.
                 let escapes = &mut tracker.strings.escapes;
-                let passed = pass_in_string(blocks, next, u64::MAX, escapes, &classify, &quiet);
+                let passed =
+                    pass_in_string(blocks, next, u64::MAX, escapes, &classify, &skip_quiet);
                 tracker.offset += (passed - next) * BLOCK;
                 next = passed;
                 if next == blocks.len() {

@@ -15,6 +15,7 @@
 
 mod cursor;
 mod index;
+mod pass;
 mod scan;
 mod string;
 mod walk;

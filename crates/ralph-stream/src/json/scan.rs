@@ -10,7 +10,7 @@
 //! bytes of the whole block come from carry arithmetic on the backslash mask, the bytes
 //! inside strings from a prefix xor of the unescaped quotes, and a block is skipped
 //! whole when it cannot close the value. Most blocks of long text lie inside one
-//! string: those are passed looking at their quotes alone.
+//! string: those are passed looking at little but their quotes (`pass.rs`).
 //!
 //! Every answer is the one the byte-at-a-time reading gives (the tests compare them);
 //! where the two could differ, on broken input, [`container_end`] says so and the
@@ -23,6 +23,10 @@
 use super::index::Fed;
 use super::index::Tracker;
 use super::index::track_by;
+use super::pass::pass_in_string;
+use super::pass::quiet_escaped_portable;
+use super::pass::quiet_portable;
+use super::pass::skip_quiet_by;
 
 /// Bytes per block: one bit of a `u64` per byte.
 pub(super) const BLOCK: usize = 64;
@@ -149,17 +153,17 @@ macro_rules! dispatch {
 
 /// Feeds the next bytes of a held line to `tracker` (see `index.rs`).
 pub(super) fn track(tracker: &mut Tracker, bytes: &[u8]) -> Fed {
-    dispatch!(track_by(tracker, bytes; classify, quiet, prefix_xor))
+    dispatch!(track_by(tracker, bytes; classify, skip_quiet, prefix_xor))
 }
 
 /// The offset in `bytes` (a string's contents, after its opening quote) of the quote
 /// that ends the string. `None` when the string does not end in `bytes`, or when
 /// `one_line` and a raw newline comes first (the line ended inside the string).
 pub(super) fn string_end(bytes: &[u8], one_line: bool) -> Option<usize> {
-    dispatch!(string_end_by(bytes, one_line; classify, quiet))
+    dispatch!(string_end_by(bytes, one_line; classify, skip_quiet))
 }
 
-/// [`string_end`] with the masks made by `classify` and the blocks passed by `quiet`.
+/// [`string_end`] with the masks made by `classify` and the text passed by `skip_quiet`.
 ///
 /// The loops here call `classify` directly, never from a closure of their own: it
 /// inlines only into code compiled with its target features, which such a closure would
@@ -169,14 +173,21 @@ fn string_end_by(
     bytes: &[u8],
     one_line: bool,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
-    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
+    skip_quiet: impl Fn(&[[u8; BLOCK]], usize) -> usize,
 ) -> Option<usize> {
     let newlines = if one_line { u64::MAX } else { 0 };
     let mut escapes = Escapes::default();
     let (blocks, rest) = bytes.as_chunks::<BLOCK>();
     let mut index = 0;
     loop {
-        index = pass_in_string(blocks, index, newlines, &mut escapes, &classify, &quiet);
+        index = pass_in_string(
+            blocks,
+            index,
+            newlines,
+            &mut escapes,
+            &classify,
+            &skip_quiet,
+        );
         let Some(block) = blocks.get(index) else {
             break;
         };
@@ -216,74 +227,6 @@ fn first_string_end(
     })
 }
 
-/// Moves past the whole blocks of `blocks`, from block `index` on, that lie inside a
-/// string going on past them (most blocks of long text), and returns the index of the
-/// first other one (a quote ends the string in it, or a newline where `newlines` end the
-/// line) or of the end. `escapes` holds the escape carried into block `index`, and then
-/// the one carried into the block returned.
-///
-/// The pass looks for nothing but quotes (and newlines, where they end the line): two
-/// blocks at a time, it passes those that `quiet` finds neither in (see [`QUIET_FOLD`]);
-/// only at a block with a quote are its escapes worked out, to tell whether the quote
-/// is escaped. The escape carried into a block is the parity of the run of backslashes
-/// just before it, counted back over the blocks passed, and on with the escape carried
-/// into the first of them when the run is all of them (a reader fed in pieces no longer
-/// has the bytes before). A run is counted at most twice: none reaches back over a block
-/// with a quote.
-#[inline(always)]
-pub(super) fn pass_in_string(
-    blocks: &[[u8; BLOCK]],
-    mut index: usize,
-    newlines: u64,
-    escapes: &mut Escapes,
-    classify: impl Fn(&[u8; BLOCK]) -> Masks,
-    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
-) -> usize {
-    let start = index;
-    let carried_in = escapes.next_is_escaped;
-    let escape_into = |at: usize| escape_after(blocks[start..at].as_flattened(), carried_in);
-    while let Some(block) = blocks.get(index) {
-        let masks = classify(block);
-        if masks.newline & newlines != 0 {
-            break;
-        }
-        if masks.quote != 0 {
-            let carry = escape_into(index);
-            let escaped = Escapes {
-                next_is_escaped: carry,
-            }
-            .next(masks.backslash);
-            if masks.quote & !escaped != 0 {
-                escapes.next_is_escaped = carry;
-                return index;
-            }
-        }
-        index += 1;
-        // The string goes on past a whole block: long text, passed two blocks at a time
-        // up to one with a quote or a newline. (Not before: most strings end in their
-        // first block, where this test would only add to the one above.)
-        let (pairs, _) = blocks[index..].as_chunks::<2>();
-        index += 2 * pairs.iter().take_while(|pair| quiet(pair)).count();
-    }
-    if index > start {
-        escapes.next_is_escaped = escape_into(index);
-    }
-    index
-}
-
-/// The escape `bytes` carry into the byte after them: 1 when an odd run of backslashes
-/// ends them. When the run is all of them, an escape carried into their first byte
-/// (`carried_in`) flips it: an escaped backslash starts no run.
-#[inline(always)]
-fn escape_after(bytes: &[u8], carried_in: u64) -> u64 {
-    let run = bytes.iter().rev().take_while(|&&b| b == b'\\').count();
-    if run == bytes.len() {
-        (run as u64 + carried_in) & 1
-    } else {
-        (run & 1) as u64
-    }
-}
-
 /// How an object or array ends, as far as the blocks tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Container {
@@ -302,17 +245,17 @@ pub(super) enum Container {
 /// bracket depth outside strings. Lenient, as the byte-at-a-time reading: any closing
 /// bracket closes any opening one.
 pub(super) fn container_end(bytes: &[u8], one_line: bool) -> Container {
-    dispatch!(container_end_by(bytes, one_line; classify, quiet, prefix_xor))
+    dispatch!(container_end_by(bytes, one_line; classify, skip_quiet, prefix_xor))
 }
 
-/// [`container_end`] with the masks made by `classify`, the blocks passed by `quiet`
-/// and the prefix xor by `prefix_xor`.
+/// [`container_end`] with the masks made by `classify`, the text passed by
+/// `skip_quiet` and the prefix xor by `prefix_xor`.
 #[inline(always)]
 fn container_end_by(
     bytes: &[u8],
     one_line: bool,
     classify: impl Fn(&[u8; BLOCK]) -> Masks,
-    quiet: impl Fn(&[[u8; BLOCK]; 2]) -> bool,
+    skip_quiet: impl Fn(&[[u8; BLOCK]], usize) -> usize,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Container {
     let mut scan = Structure {
@@ -324,7 +267,14 @@ fn container_end_by(
     loop {
         if scan.strings.in_string != 0 {
             let escapes = &mut scan.strings.escapes;
-            index = pass_in_string(blocks, index, scan.newlines, escapes, &classify, &quiet);
+            index = pass_in_string(
+                blocks,
+                index,
+                scan.newlines,
+                escapes,
+                &classify,
+                &skip_quiet,
+            );
         }
         let Some(block) = blocks.get(index) else {
             break;
@@ -429,38 +379,25 @@ fn classify_portable(block: &[u8; BLOCK]) -> Masks {
 /// one compare finds both kinds of bracket.
 const BRACKET_CASE: u8 = 0x20;
 
-/// Setting these bits maps both `"` and a newline onto [`QUIET_MATCH`] (they differ in
-/// exactly these bits), so that one compare a register finds either. It maps only two
-/// other bytes there, `*` and the control byte 0x02: a block with one of those is read
-/// again in full, as a block with a quote is. Against two compares a register (quote,
-/// newline), this passes long text half again as fast in cache, about as fast as
-/// memchr looks for one byte.
-const QUIET_FOLD: u8 = b'"' ^ b'\n';
-
-/// What a quote or a newline becomes with [`QUIET_FOLD`] set.
-const QUIET_MATCH: u8 = b'"' | QUIET_FOLD;
-
-/// Whether two blocks have no quote and no newline, with the widest instructions every
-/// CPU of the target has (it may say no when they have neither; see [`QUIET_FOLD`]).
+/// The index of the first block from `index` on that the tests of [`super::pass`] stop
+/// at, with the widest instructions every CPU of the target has.
 #[inline(always)]
-fn quiet(pair: &[[u8; BLOCK]; 2]) -> bool {
+fn skip_quiet(blocks: &[[u8; BLOCK]], index: usize) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        sse2::quiet(pair)
+        skip_quiet_by(blocks, index, sse2::quiet, sse2::quiet_escaped)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
-        quiet_portable(pair)
+        skip_quiet_by(blocks, index, quiet_portable, quiet_escaped_portable)
     }
 }
 
-/// [`quiet`] a byte at a time: for targets without a vector version, and as the
+/// [`skip_quiet`] a byte at a time: for targets without a vector version, and as the
 /// reference the vector versions are tested against.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-fn quiet_portable(pair: &[[u8; BLOCK]; 2]) -> bool {
-    pair.as_flattened()
-        .iter()
-        .all(|&b| b | QUIET_FOLD != QUIET_MATCH)
+fn skip_quiet_portable(blocks: &[[u8; BLOCK]], index: usize) -> usize {
+    skip_quiet_by(blocks, index, quiet_portable, quiet_escaped_portable)
 }
 
 #[cfg(target_arch = "x86_64")]

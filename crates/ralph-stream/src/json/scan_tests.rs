@@ -71,15 +71,15 @@ fn scanners() -> Vec<Scanner> {
     let mut all = vec![
         Scanner {
             name: "portable",
-            string_end: |b, l| string_end_by(b, l, classify_portable, quiet_portable),
+            string_end: |b, l| string_end_by(b, l, classify_portable, skip_quiet_portable),
             container_end: |b, l| {
-                container_end_by(b, l, classify_portable, quiet_portable, prefix_xor)
+                container_end_by(b, l, classify_portable, skip_quiet_portable, prefix_xor)
             },
         },
         Scanner {
             name: "baseline",
-            string_end: |b, l| string_end_by(b, l, classify, quiet),
-            container_end: |b, l| container_end_by(b, l, classify, quiet, prefix_xor),
+            string_end: |b, l| string_end_by(b, l, classify, skip_quiet),
+            container_end: |b, l| container_end_by(b, l, classify, skip_quiet, prefix_xor),
         },
         Scanner {
             name: "dispatched",
@@ -174,6 +174,8 @@ pub(crate) fn sparse_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
         1 => prop::sample::select(&b"{}[]\n"[..]).prop_map(|b| vec![b]),
         // What the quiet test mistakes for a quote or a newline.
         1 => prop::sample::select(&b"*\x02"[..]).prop_map(|b| vec![b]),
+        2 => prop::sample::select(crate::json::pass::tests::ESCAPED_QUOTES)
+            .prop_map(|s| s.to_vec()),
     ];
     prop::collection::vec(piece, 0..max).prop_map(|pieces| pieces.concat())
 }
@@ -373,31 +375,33 @@ proptest! {
     }
 
     #[test]
-    fn quiet_matches_the_portable_test(
-        bytes in prop::collection::vec(
-            prop_oneof![8 => Just(b'a'), 1 => prop::sample::select(&b"\"\n*\x02"[..]), 1 => any::<u8>()],
-            2 * BLOCK,
-        )
+    fn quiet_tests_match_the_portable_ones(
+        bytes in crate::json::pass::tests::window_bytes(3 * BLOCK)
     ) {
-        let pair: &[[u8; BLOCK]; 2] = bytes.as_chunks::<BLOCK>().0.try_into().unwrap();
-        let want = quiet_portable(pair);
-        // Never quiet with a quote or a newline; quiet with none of the four bytes.
-        if bytes.iter().any(|&b| matches!(b, b'"' | b'\n')) {
-            prop_assert!(!want);
+        let window: &[[u8; BLOCK]; 3] = bytes.as_chunks::<BLOCK>().0.try_into().unwrap();
+        let pair: &[[u8; BLOCK]; 2] = window[1..].try_into().unwrap();
+        let (quiet, escaped) = (quiet_portable(pair), quiet_escaped_portable(window));
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            prop_assert_eq!(sse2::quiet(pair), quiet);
+            prop_assert_eq!(sse2::quiet_escaped(window), escaped);
         }
-        if !bytes.iter().any(|&b| matches!(b, b'"' | b'\n' | b'*' | 0x02)) {
-            prop_assert!(want);
-        }
-        prop_assert_eq!(quiet(pair), want);
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked above.
-                prop_assert_eq!(unsafe { avx2::quiet(pair) }, want);
+            let bits = std::is_x86_feature_detected!("popcnt")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("pclmulqdq");
+            if bits && std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, POPCNT, BMI1 and PCLMULQDQ, checked above.
+                prop_assert_eq!(unsafe { avx2::quiet(pair) }, quiet);
+                // SAFETY: as above.
+                prop_assert_eq!(unsafe { avx2::quiet_escaped(window) }, escaped);
             }
-            if std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: the CPU has AVX-512BW, checked above.
-                prop_assert_eq!(unsafe { avx512::quiet(pair) }, want);
+            if bits && std::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW, POPCNT, BMI1 and PCLMULQDQ, checked above.
+                prop_assert_eq!(unsafe { avx512::quiet(pair) }, quiet);
+                // SAFETY: as above.
+                prop_assert_eq!(unsafe { avx512::quiet_escaped(window) }, escaped);
             }
         }
     }

@@ -71,20 +71,69 @@ macro_rules! quiet_lanes {
     }};
 }
 
+/// The body of `quiet_escaped` for an instruction set without mask registers (see
+/// `json/pass.rs`). Each register of the window's last two blocks is loaded again one
+/// and two bytes earlier, for a byte that is 1 where a lone backslash escapes a quote
+/// (by saturating arithmetic: `1 - x` is 1 only where `x` is 0, `min(x, 1)` only where
+/// it is not). Or-ed into the quiet test's distance, it leaves zero bytes only where
+/// the pass must stop. The least byte of all is compared with zero once. Expanded where
+/// `lane_masks!` is, for the same reason.
+macro_rules! quiet_escaped_lanes {
+    ($window:expr, $lanes:expr, $set1:ident, $load:ident, $reg:ty, $or:ident, $xor:ident,
+     $and:ident, $subs:ident, $min:ident, $cmpeq:ident, $movemask:ident) => {{
+        let (fold, target) = ($set1(QUIET_FOLD as i8), $set1(QUIET_MATCH as i8));
+        let (one, quote, backslash) = ($set1(1), $set1(b'"' as i8), $set1(b'\\' as i8));
+        let bytes = $window.as_flattened();
+        let load = |from: usize| {
+            let lanes: &[u8; $lanes] = bytes[from..from + $lanes].try_into().unwrap();
+            // SAFETY: `lanes` is an array of exactly the bytes the unaligned load reads.
+            #[allow(unused_unsafe)]
+            unsafe {
+                $load(lanes.as_ptr().cast::<$reg>())
+            }
+        };
+        let mut least = $set1(-1);
+        for at in (BLOCK..3 * BLOCK).step_by($lanes) {
+            let (v, before, before_that) = (load(at), load(at - 1), load(at - 2));
+            let is_zero = |x| $subs(one, x);
+            let alone = $and(
+                $and(
+                    is_zero($xor(before, backslash)),
+                    $min($xor(before_that, backslash), one),
+                ),
+                is_zero($xor(v, quote)),
+            );
+            least = $min(least, $or($xor($or(v, fold), target), alone));
+        }
+        $movemask($cmpeq(least, $set1(0))) == 0
+    }};
+}
+
+/// [`crate::json::pass::skip_quiet_by`] with the quiet tests of the module it is
+/// expanded in, as a closure written in the function that carries the target features.
+macro_rules! skip_quiet {
+    () => {
+        |blocks: &[[u8; BLOCK]], index| {
+            crate::json::pass::skip_quiet_by(
+                blocks,
+                index,
+                |pair| quiet(pair),
+                |window| quiet_escaped(window),
+            )
+        }
+    };
+}
+
 /// The scanners compiled for one instruction set (`$features`): the generic scanners
-/// with this module's `classify` and the carry-less prefix XOR, inlined into functions
-/// that carry the target features (a closure does not inherit them from generic code).
+/// with this module's `classify`, quiet tests and carry-less prefix XOR, inlined into
+/// functions that carry the target features (a closure does not inherit them from
+/// generic code).
 macro_rules! entry_points {
     ($features:literal) => {
         /// [`super::super::string_end`] compiled for this instruction set.
         #[target_feature(enable = $features)]
         pub(in super::super) fn string_end_by(bytes: &[u8], one_line: bool) -> Option<usize> {
-            super::super::string_end_by(
-                bytes,
-                one_line,
-                |block| classify(block),
-                |pair| quiet(pair),
-            )
+            super::super::string_end_by(bytes, one_line, |block| classify(block), skip_quiet!())
         }
 
         /// [`crate::json::index::track_by`] compiled for this instruction set.
@@ -94,7 +143,7 @@ macro_rules! entry_points {
                 tracker,
                 bytes,
                 |block| classify(block),
-                |pair| quiet(pair),
+                skip_quiet!(),
                 |bits| super::clmul::prefix_xor(bits),
             )
         }
@@ -106,7 +155,7 @@ macro_rules! entry_points {
                 bytes,
                 one_line,
                 |block| classify(block),
-                |pair| quiet(pair),
+                skip_quiet!(),
                 |bits| super::clmul::prefix_xor(bits),
             )
         }
@@ -117,17 +166,21 @@ macro_rules! entry_points {
 #[cfg(target_feature = "sse2")]
 pub(super) mod sse2 {
     use std::arch::x86_64::__m128i;
+    use std::arch::x86_64::_mm_and_si128;
     use std::arch::x86_64::_mm_cmpeq_epi8;
     use std::arch::x86_64::_mm_loadu_si128;
+    use std::arch::x86_64::_mm_min_epu8;
     use std::arch::x86_64::_mm_movemask_epi8;
     use std::arch::x86_64::_mm_or_si128;
     use std::arch::x86_64::_mm_set1_epi8;
+    use std::arch::x86_64::_mm_subs_epu8;
+    use std::arch::x86_64::_mm_xor_si128;
 
     use super::super::BLOCK;
     use super::super::BRACKET_CASE;
     use super::super::Masks;
-    use super::super::QUIET_FOLD;
-    use super::super::QUIET_MATCH;
+    use crate::json::pass::QUIET_FOLD;
+    use crate::json::pass::QUIET_MATCH;
 
     /// Bytes per SSE2 register.
     const LANES: usize = 16;
@@ -171,25 +224,52 @@ pub(super) mod sse2 {
             )
         }
     }
+
+    /// Whether the window's last two blocks have no newline, and no quote but those a
+    /// lone backslash escapes (see `json/pass.rs`).
+    #[inline(always)]
+    pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
+        // SAFETY: as in `classify`.
+        unsafe {
+            quiet_escaped_lanes!(
+                window,
+                LANES,
+                _mm_set1_epi8,
+                _mm_loadu_si128,
+                __m128i,
+                _mm_or_si128,
+                _mm_xor_si128,
+                _mm_and_si128,
+                _mm_subs_epu8,
+                _mm_min_epu8,
+                _mm_cmpeq_epi8,
+                _mm_movemask_epi8
+            )
+        }
+    }
 }
 
 /// AVX2: 32 bytes per compare, on most x86_64 CPUs since 2013.
 pub(super) mod avx2 {
     use std::arch::x86_64::__m256i;
+    use std::arch::x86_64::_mm256_and_si256;
     use std::arch::x86_64::_mm256_cmpeq_epi8;
     use std::arch::x86_64::_mm256_loadu_si256;
+    use std::arch::x86_64::_mm256_min_epu8;
     use std::arch::x86_64::_mm256_movemask_epi8;
     use std::arch::x86_64::_mm256_or_si256;
     use std::arch::x86_64::_mm256_set1_epi8;
+    use std::arch::x86_64::_mm256_subs_epu8;
+    use std::arch::x86_64::_mm256_xor_si256;
 
     use super::super::BLOCK;
     use super::super::BRACKET_CASE;
     use super::super::Container;
     use super::super::Masks;
-    use super::super::QUIET_FOLD;
-    use super::super::QUIET_MATCH;
     use crate::json::index::Fed;
     use crate::json::index::Tracker;
+    use crate::json::pass::QUIET_FOLD;
+    use crate::json::pass::QUIET_MATCH;
 
     /// Bytes per AVX2 register.
     const LANES: usize = 32;
@@ -228,16 +308,39 @@ pub(super) mod avx2 {
             _mm256_movemask_epi8
         )
     }
+
+    /// Whether the window's last two blocks have no newline, and no quote but those a
+    /// lone backslash escapes (see `json/pass.rs`).
+    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
+        quiet_escaped_lanes!(
+            window,
+            LANES,
+            _mm256_set1_epi8,
+            _mm256_loadu_si256,
+            __m256i,
+            _mm256_or_si256,
+            _mm256_xor_si256,
+            _mm256_and_si256,
+            _mm256_subs_epu8,
+            _mm256_min_epu8,
+            _mm256_cmpeq_epi8,
+            _mm256_movemask_epi8
+        )
+    }
 }
 
 /// AVX-512BW: a whole block per compare, straight into a 64-bit mask.
 pub(super) mod avx512 {
     use std::arch::x86_64::__m512i;
+    use std::arch::x86_64::_mm512_and_si512;
     use std::arch::x86_64::_mm512_cmpeq_epi8_mask;
     use std::arch::x86_64::_mm512_loadu_si512;
     use std::arch::x86_64::_mm512_min_epu8;
     use std::arch::x86_64::_mm512_or_si512;
     use std::arch::x86_64::_mm512_set1_epi8;
+    use std::arch::x86_64::_mm512_subs_epu8;
     use std::arch::x86_64::_mm512_test_epi8_mask;
     use std::arch::x86_64::_mm512_xor_si512;
 
@@ -245,10 +348,10 @@ pub(super) mod avx512 {
     use super::super::BRACKET_CASE;
     use super::super::Container;
     use super::super::Masks;
-    use super::super::QUIET_FOLD;
-    use super::super::QUIET_MATCH;
     use crate::json::index::Fed;
     use crate::json::index::Tracker;
+    use crate::json::pass::QUIET_FOLD;
+    use crate::json::pass::QUIET_MATCH;
 
     entry_points!("avx512f,avx512bw,popcnt,bmi1,pclmulqdq");
 
@@ -270,6 +373,37 @@ pub(super) mod avx512 {
             _mm512_xor_si512(_mm512_or_si512(v, fold), target)
         };
         let least = _mm512_min_epu8(distance(&pair[0]), distance(&pair[1]));
+        _mm512_test_epi8_mask(least, least) == u64::MAX
+    }
+
+    /// Whether the window's last two blocks have no newline, and no quote but those a
+    /// lone backslash escapes (see `json/pass.rs`), as `quiet_escaped_lanes!` tells it
+    /// but with one test into a mask register for the two blocks.
+    #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
+        let set1 = |byte: u8| _mm512_set1_epi8(byte as i8);
+        let (fold, target) = (set1(QUIET_FOLD), set1(QUIET_MATCH));
+        let (one, quote, backslash) = (set1(1), set1(b'"'), set1(b'\\'));
+        let bytes = window.as_flattened();
+        let load = |from: usize| {
+            let lanes: &[u8; BLOCK] = bytes[from..from + BLOCK].try_into().unwrap();
+            // SAFETY: `lanes` is an array of exactly the bytes the unaligned load reads.
+            unsafe { _mm512_loadu_si512(lanes.as_ptr().cast::<__m512i>()) }
+        };
+        let stops = |at: usize| {
+            let (v, before, before_that) = (load(at), load(at - 1), load(at - 2));
+            let is_zero = |x| _mm512_subs_epu8(one, x);
+            let alone = _mm512_and_si512(
+                _mm512_and_si512(
+                    is_zero(_mm512_xor_si512(before, backslash)),
+                    _mm512_min_epu8(_mm512_xor_si512(before_that, backslash), one),
+                ),
+                is_zero(_mm512_xor_si512(v, quote)),
+            );
+            _mm512_or_si512(_mm512_xor_si512(_mm512_or_si512(v, fold), target), alone)
+        };
+        let least = _mm512_min_epu8(stops(BLOCK), stops(2 * BLOCK));
         _mm512_test_epi8_mask(least, least) == u64::MAX
     }
 
