@@ -109,6 +109,52 @@ macro_rules! quiet_escaped_lanes {
     }};
 }
 
+/// The three block tests of an instruction set whose compares give a byte mask through
+/// `movemask` (SSE2, AVX2): `classify`, `quiet` and `quiet_escaped`, with the
+/// attributes given first, built from the bodies above and the set's intrinsics.
+macro_rules! movemask_tests {
+    ($(#[$attr:meta])*; lanes: $lanes:expr, bits: $bits:ty, reg: $reg:ty, $set1:ident,
+     $load:ident, $or:ident, $xor:ident, $and:ident, $subs:ident, $min:ident,
+     $cmpeq:ident, $movemask:ident) => {
+        /// The masks of one block.
+        $(#[$attr])*
+        pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
+            // SAFETY (here and in the two tests below): the intrinsics need the
+            // instruction set the function is compiled for (its `target_feature`, or the
+            // target's baseline for SSE2); each load reads exactly the array it is given,
+            // with no alignment required.
+            #[allow(unused_unsafe)]
+            unsafe {
+                lane_masks!(block, $lanes, $set1, $load, $reg, $or, $cmpeq, $movemask, $bits)
+            }
+        }
+
+        /// Whether two blocks have no quote and no newline (see `QUIET_FOLD`).
+        $(#[$attr])*
+        pub(in super::super) fn quiet(pair: &[[u8; BLOCK]; 2]) -> bool {
+            // SAFETY: as in `classify`.
+            #[allow(unused_unsafe)]
+            unsafe {
+                quiet_lanes!(pair, $lanes, $set1, $load, $reg, $or, $cmpeq, $movemask)
+            }
+        }
+
+        /// Whether the window's last two blocks have no newline, and no quote but those
+        /// a lone backslash escapes (see `json/pass.rs`).
+        $(#[$attr])*
+        pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
+            // SAFETY: as in `classify`.
+            #[allow(unused_unsafe)]
+            unsafe {
+                quiet_escaped_lanes!(
+                    window, $lanes, $set1, $load, $reg, $or, $xor, $and, $subs, $min, $cmpeq,
+                    $movemask
+                )
+            }
+        }
+    };
+}
+
 /// [`crate::json::pass::skip_quiet_by`] with the quiet tests of the module it is
 /// expanded in, as a closure written in the function that carries the target features.
 macro_rules! skip_quiet {
@@ -185,68 +231,12 @@ pub(super) mod sse2 {
     /// Bytes per SSE2 register.
     const LANES: usize = 16;
 
-    /// The masks of one block.
-    #[inline(always)]
-    pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
-        // SAFETY (for each intrinsic call below): the intrinsics need SSE2, which this
-        // module is only compiled with (`cfg(target_feature = "sse2")`, part of every
-        // x86_64 target); the one load reads exactly the 16-byte array it is given, with
-        // no alignment required.
-        unsafe {
-            lane_masks!(
-                block,
-                LANES,
-                _mm_set1_epi8,
-                _mm_loadu_si128,
-                __m128i,
-                _mm_or_si128,
-                _mm_cmpeq_epi8,
-                _mm_movemask_epi8,
-                u16
-            )
-        }
-    }
-
-    /// Whether two blocks have no quote and no newline (see `QUIET_FOLD`).
-    #[inline(always)]
-    pub(in super::super) fn quiet(pair: &[[u8; BLOCK]; 2]) -> bool {
-        // SAFETY: as in `classify`.
-        unsafe {
-            quiet_lanes!(
-                pair,
-                LANES,
-                _mm_set1_epi8,
-                _mm_loadu_si128,
-                __m128i,
-                _mm_or_si128,
-                _mm_cmpeq_epi8,
-                _mm_movemask_epi8
-            )
-        }
-    }
-
-    /// Whether the window's last two blocks have no newline, and no quote but those a
-    /// lone backslash escapes (see `json/pass.rs`).
-    #[inline(always)]
-    pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
-        // SAFETY: as in `classify`.
-        unsafe {
-            quiet_escaped_lanes!(
-                window,
-                LANES,
-                _mm_set1_epi8,
-                _mm_loadu_si128,
-                __m128i,
-                _mm_or_si128,
-                _mm_xor_si128,
-                _mm_and_si128,
-                _mm_subs_epu8,
-                _mm_min_epu8,
-                _mm_cmpeq_epi8,
-                _mm_movemask_epi8
-            )
-        }
-    }
+    movemask_tests!(
+        #[inline(always)];
+        lanes: LANES, bits: u16, reg: __m128i, _mm_set1_epi8, _mm_loadu_si128, _mm_or_si128,
+        _mm_xor_si128, _mm_and_si128, _mm_subs_epu8, _mm_min_epu8, _mm_cmpeq_epi8,
+        _mm_movemask_epi8
+    );
 }
 
 /// AVX2: 32 bytes per compare, on most x86_64 CPUs since 2013.
@@ -276,59 +266,13 @@ pub(super) mod avx2 {
 
     entry_points!("avx2,popcnt,bmi1,pclmulqdq");
 
-    /// The masks of one block.
-    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
-    #[inline]
-    pub(in super::super) fn classify(block: &[u8; BLOCK]) -> Masks {
-        lane_masks!(
-            block,
-            LANES,
-            _mm256_set1_epi8,
-            _mm256_loadu_si256,
-            __m256i,
-            _mm256_or_si256,
-            _mm256_cmpeq_epi8,
-            _mm256_movemask_epi8,
-            u32
-        )
-    }
-
-    /// Whether two blocks have no quote and no newline (see `QUIET_FOLD`).
-    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
-    #[inline]
-    pub(in super::super) fn quiet(pair: &[[u8; BLOCK]; 2]) -> bool {
-        quiet_lanes!(
-            pair,
-            LANES,
-            _mm256_set1_epi8,
-            _mm256_loadu_si256,
-            __m256i,
-            _mm256_or_si256,
-            _mm256_cmpeq_epi8,
-            _mm256_movemask_epi8
-        )
-    }
-
-    /// Whether the window's last two blocks have no newline, and no quote but those a
-    /// lone backslash escapes (see `json/pass.rs`).
-    #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
-    #[inline]
-    pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
-        quiet_escaped_lanes!(
-            window,
-            LANES,
-            _mm256_set1_epi8,
-            _mm256_loadu_si256,
-            __m256i,
-            _mm256_or_si256,
-            _mm256_xor_si256,
-            _mm256_and_si256,
-            _mm256_subs_epu8,
-            _mm256_min_epu8,
-            _mm256_cmpeq_epi8,
-            _mm256_movemask_epi8
-        )
-    }
+    movemask_tests!(
+        #[target_feature(enable = "avx2,popcnt,bmi1,pclmulqdq")]
+        #[inline];
+        lanes: LANES, bits: u32, reg: __m256i, _mm256_set1_epi8, _mm256_loadu_si256,
+        _mm256_or_si256, _mm256_xor_si256, _mm256_and_si256, _mm256_subs_epu8,
+        _mm256_min_epu8, _mm256_cmpeq_epi8, _mm256_movemask_epi8
+    );
 }
 
 /// AVX-512BW: a whole block per compare, straight into a 64-bit mask.
