@@ -127,23 +127,44 @@ pub(super) fn padded(rest: &[u8]) -> [u8; BLOCK] {
     block
 }
 
+/// Which of the x86_64 instruction sets the scanners are compiled for (`avx2`,
+/// `avx512` in `scan_x86.rs`) this CPU runs: each with POPCNT, BMI1 and PCLMULQDQ,
+/// which their functions enable too. The detection is cached by the standard library:
+/// a load and a test.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(super) struct X86Sets {
+    pub(super) avx2: bool,
+    /// AVX-512BW (and so AVX-512F).
+    pub(super) avx512: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl X86Sets {
+    #[inline(always)]
+    pub(super) fn detect() -> X86Sets {
+        let bits = std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("pclmulqdq");
+        X86Sets {
+            avx2: bits && std::is_x86_feature_detected!("avx2"),
+            avx512: bits && std::is_x86_feature_detected!("avx512bw"),
+        }
+    }
+}
+
 /// Runs a `…_by` scanner with the widest masks this CPU has.
 macro_rules! dispatch {
     ($scan:ident($($arg:expr),*; $($baseline:expr),*)) => {{
         #[cfg(target_arch = "x86_64")]
         {
-            // The detection is cached by the standard library: a load and a test.
-            let bits = std::is_x86_feature_detected!("popcnt")
-                && std::is_x86_feature_detected!("bmi1")
-                && std::is_x86_feature_detected!("pclmulqdq");
-            if bits && std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: the CPU has AVX-512BW (and so AVX-512F), POPCNT, BMI1 and
-                // PCLMULQDQ, checked just above.
+            let sets = X86Sets::detect();
+            if sets.avx512 {
+                // SAFETY: the CPU has the `avx512` set (`X86Sets`).
                 return unsafe { avx512::$scan($($arg),*) };
             }
-            if bits && std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, POPCNT, BMI1 and PCLMULQDQ, checked just
-                // above.
+            if sets.avx2 {
+                // SAFETY: the CPU has the `avx2` set (`X86Sets`).
                 return unsafe { avx2::$scan($($arg),*) };
             }
         }
@@ -389,7 +410,7 @@ fn skip_quiet(blocks: &[[u8; BLOCK]], index: usize) -> usize {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {
-        skip_quiet_by(blocks, index, quiet_portable, quiet_escaped_portable)
+        skip_quiet_portable(blocks, index)
     }
 }
 

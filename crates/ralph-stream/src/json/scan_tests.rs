@@ -89,19 +89,20 @@ fn scanners() -> Vec<Scanner> {
     ];
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") {
+        let sets = X86Sets::detect();
+        if sets.avx2 {
             all.push(Scanner {
                 name: "avx2",
-                // SAFETY: the CPU has AVX2, checked above.
+                // SAFETY: the CPU has the `avx2` set, checked above.
                 string_end: |b, l| unsafe { avx2::string_end_by(b, l) },
                 // SAFETY: as above.
                 container_end: |b, l| unsafe { avx2::container_end_by(b, l) },
             });
         }
-        if std::is_x86_feature_detected!("avx512bw") {
+        if sets.avx512 {
             all.push(Scanner {
                 name: "avx512",
-                // SAFETY: the CPU has AVX-512BW, checked above.
+                // SAFETY: the CPU has the `avx512` set, checked above.
                 string_end: |b, l| unsafe { avx512::string_end_by(b, l) },
                 // SAFETY: as above.
                 container_end: |b, l| unsafe { avx512::container_end_by(b, l) },
@@ -363,12 +364,13 @@ proptest! {
         prop_assert_eq!(classify(block), want);
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked above.
+            let sets = X86Sets::detect();
+            if sets.avx2 {
+                // SAFETY: the CPU has the `avx2` set, checked above.
                 prop_assert_eq!(unsafe { avx2::classify(block) }, want);
             }
-            if std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: the CPU has AVX-512BW, checked above.
+            if sets.avx512 {
+                // SAFETY: the CPU has the `avx512` set, checked above.
                 prop_assert_eq!(unsafe { avx512::classify(block) }, want);
             }
         }
@@ -388,17 +390,15 @@ proptest! {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            let bits = std::is_x86_feature_detected!("popcnt")
-                && std::is_x86_feature_detected!("bmi1")
-                && std::is_x86_feature_detected!("pclmulqdq");
-            if bits && std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, POPCNT, BMI1 and PCLMULQDQ, checked above.
+            let sets = X86Sets::detect();
+            if sets.avx2 {
+                // SAFETY: the CPU has the `avx2` set, checked above.
                 prop_assert_eq!(unsafe { avx2::quiet(pair) }, quiet);
                 // SAFETY: as above.
                 prop_assert_eq!(unsafe { avx2::quiet_escaped(window) }, escaped);
             }
-            if bits && std::is_x86_feature_detected!("avx512bw") {
-                // SAFETY: the CPU has AVX-512BW, POPCNT, BMI1 and PCLMULQDQ, checked above.
+            if sets.avx512 {
+                // SAFETY: the CPU has the `avx512` set, checked above.
                 prop_assert_eq!(unsafe { avx512::quiet(pair) }, quiet);
                 // SAFETY: as above.
                 prop_assert_eq!(unsafe { avx512::quiet_escaped(window) }, escaped);
