@@ -71,16 +71,16 @@ macro_rules! quiet_lanes {
     }};
 }
 
-/// The body of `quiet_escaped` for an instruction set without mask registers (see
-/// `json/pass.rs`). Each register of the window's last two blocks is loaded again one
-/// and two bytes earlier, for a byte that is 1 where a lone backslash escapes a quote
-/// (by saturating arithmetic: `1 - x` is 1 only where `x` is 0, `min(x, 1)` only where
-/// it is not). Or-ed into the quiet test's distance, it leaves zero bytes only where
-/// the pass must stop. The least byte of all is compared with zero once. Expanded where
-/// `lane_masks!` is, for the same reason.
+/// The body of `quiet_escaped` (see `json/pass.rs`), for every instruction set. Each
+/// register of the window's last two blocks is loaded again one and two bytes earlier,
+/// for a byte that is 1 where a lone backslash escapes a quote (by saturating
+/// arithmetic: `1 - x` is 1 only where `x` is 0, `min(x, 1)` only where it is not).
+/// Or-ed into the quiet test's distance, it leaves zero bytes only where the pass must
+/// stop. The least bytes of all are tested once by `$no_zero` (whether a register has
+/// no zero byte). Expanded where `lane_masks!` is, for the same reason.
 macro_rules! quiet_escaped_lanes {
     ($window:expr, $lanes:expr, $set1:ident, $load:ident, $reg:ty, $or:ident, $xor:ident,
-     $and:ident, $subs:ident, $min:ident, $cmpeq:ident, $movemask:ident) => {{
+     $and:ident, $subs:ident, $min:ident, $no_zero:expr) => {{
         let (fold, target) = ($set1(QUIET_FOLD as i8), $set1(QUIET_MATCH as i8));
         let (one, quote, backslash) = ($set1(1), $set1(b'"' as i8), $set1(b'\\' as i8));
         let bytes = $window.as_flattened();
@@ -105,7 +105,7 @@ macro_rules! quiet_escaped_lanes {
             );
             least = $min(least, $or($xor($or(v, fold), target), alone));
         }
-        $movemask($cmpeq(least, $set1(0))) == 0
+        $no_zero(least)
     }};
 }
 
@@ -147,8 +147,8 @@ macro_rules! movemask_tests {
             #[allow(unused_unsafe)]
             unsafe {
                 quiet_escaped_lanes!(
-                    window, $lanes, $set1, $load, $reg, $or, $xor, $and, $subs, $min, $cmpeq,
-                    $movemask
+                    window, $lanes, $set1, $load, $reg, $or, $xor, $and, $subs, $min,
+                    |least| $movemask($cmpeq(least, $set1(0))) == 0
                 )
             }
         }
@@ -321,34 +321,24 @@ pub(super) mod avx512 {
     }
 
     /// Whether the window's last two blocks have no newline, and no quote but those a
-    /// lone backslash escapes (see `json/pass.rs`), as `quiet_escaped_lanes!` tells it
-    /// but with one test into a mask register for the two blocks.
+    /// lone backslash escapes (see `json/pass.rs`): with one test into a mask register
+    /// for the two blocks, as in `quiet`.
     #[target_feature(enable = "avx512f,avx512bw,popcnt,bmi1,pclmulqdq")]
     #[inline]
     pub(in super::super) fn quiet_escaped(window: &[[u8; BLOCK]; 3]) -> bool {
-        let set1 = |byte: u8| _mm512_set1_epi8(byte as i8);
-        let (fold, target) = (set1(QUIET_FOLD), set1(QUIET_MATCH));
-        let (one, quote, backslash) = (set1(1), set1(b'"'), set1(b'\\'));
-        let bytes = window.as_flattened();
-        let load = |from: usize| {
-            let lanes: &[u8; BLOCK] = bytes[from..from + BLOCK].try_into().unwrap();
-            // SAFETY: `lanes` is an array of exactly the bytes the unaligned load reads.
-            unsafe { _mm512_loadu_si512(lanes.as_ptr().cast::<__m512i>()) }
-        };
-        let stops = |at: usize| {
-            let (v, before, before_that) = (load(at), load(at - 1), load(at - 2));
-            let is_zero = |x| _mm512_subs_epu8(one, x);
-            let alone = _mm512_and_si512(
-                _mm512_and_si512(
-                    is_zero(_mm512_xor_si512(before, backslash)),
-                    _mm512_min_epu8(_mm512_xor_si512(before_that, backslash), one),
-                ),
-                is_zero(_mm512_xor_si512(v, quote)),
-            );
-            _mm512_or_si512(_mm512_xor_si512(_mm512_or_si512(v, fold), target), alone)
-        };
-        let least = _mm512_min_epu8(stops(BLOCK), stops(2 * BLOCK));
-        _mm512_test_epi8_mask(least, least) == u64::MAX
+        quiet_escaped_lanes!(
+            window,
+            BLOCK,
+            _mm512_set1_epi8,
+            _mm512_loadu_si512,
+            __m512i,
+            _mm512_or_si512,
+            _mm512_xor_si512,
+            _mm512_and_si512,
+            _mm512_subs_epu8,
+            _mm512_min_epu8,
+            |least| _mm512_test_epi8_mask(least, least) == u64::MAX
+        )
     }
 
     /// The masks of one block.
