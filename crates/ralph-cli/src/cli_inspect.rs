@@ -43,12 +43,14 @@ pub(crate) struct InspectArgs {
         conflicts_with = "file"
     )]
     pub(crate) run: Option<String>,
-    /// With --run: the iteration whose transcript to read; with ralph's `--output json`
-    /// capture: the iteration whose agent events to read (all by default).
+    /// With --run: the iteration whose transcript to read (its latest attempt: one that
+    /// hit a rate limit before it is kept in `iterations/<N>-limited-<K>/`); with ralph's
+    /// `--output json` capture: the iteration whose agent events to read (all by
+    /// default).
     #[arg(long, value_name = "N")]
     pub(crate) iteration: Option<u32>,
-    /// The captured stream (an agent's stdout, or ralph's `--output json`); `-` or
-    /// nothing reads stdin.
+    /// The captured stream (an agent's stdout, a transcript's `stdout.zst`, or ralph's
+    /// `--output json`); `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,
 }
 

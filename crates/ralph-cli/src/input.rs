@@ -72,6 +72,10 @@ impl Input {
             Input::File(path) => {
                 let file = File::open(path).map_err(read_error)?;
                 match file.metadata() {
+                    Ok(meta) if meta.is_file() && is_zstd(&file) => {
+                        let decoder = zstd::stream::read::Decoder::new(file).map_err(read_error)?;
+                        read_in_turn(decoder, on_chunk, read_error)
+                    }
                     Ok(meta) if meta.is_file() => read_alongside(file, on_chunk, read_error),
                     // A FIFO or a device: its writer already runs beside us.
                     _ => read_in_turn(file, on_chunk, read_error),
@@ -83,6 +87,17 @@ impl Input {
             }
         }
     }
+}
+
+/// How a zstd frame starts (RFC 8878): no agent's stream, which is text, starts so.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Whether the regular file `file` is zstd-compressed (a transcript's `stdout.zst`
+/// given by its path), read at its start without moving its offset.
+fn is_zstd(file: &File) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; ZSTD_MAGIC.len()];
+    matches!(file.read_at(&mut head, 0), Ok(n) if n == head.len() && head == ZSTD_MAGIC)
 }
 
 /// Reads and parses in turn, on this thread: for a pipe, whose writer is a process of

@@ -31,6 +31,33 @@ fn a_file_of_many_chunks_arrives_whole_and_in_order() {
 }
 
 #[test]
+fn a_zstd_file_is_read_decompressed_and_anything_else_as_it_is() {
+    let data = pattern(2 * READ_CHUNK + 5);
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&zstd::encode_all(&data[..], 1).unwrap())
+        .unwrap();
+    let (all, _) = read_all(&Input::File(file.path().to_owned())).unwrap();
+    assert!(all == data, "{} bytes read of {}", all.len(), data.len());
+    // Only the whole magic number counts: shorter or different starts are text.
+    for head in [
+        &ZSTD_MAGIC[..3],
+        &[0x28, 0xB5, 0x2F, 0xFE],
+        b"{\"type\":1}\n",
+    ] {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(head).unwrap();
+        let (all, _) = read_all(&Input::File(file.path().to_owned())).unwrap();
+        assert_eq!(all, head);
+    }
+    // A broken frame is a read error naming the file, not garbage parsed.
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&ZSTD_MAGIC).unwrap();
+    file.write_all(b"not a frame").unwrap();
+    let err = read_all(&Input::File(file.path().to_owned())).unwrap_err();
+    assert!(matches!(err, CliError::Read { .. }), "{err:?}");
+}
+
+#[test]
 fn an_empty_file_calls_nothing() {
     let file = tempfile::NamedTempFile::new().unwrap();
     let (all, chunks) = read_all(&Input::File(file.path().to_owned())).unwrap();

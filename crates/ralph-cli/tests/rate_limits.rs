@@ -39,6 +39,33 @@ fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
         [json!([1, "rate_limited"]), json!([1, "succeeded"])]
     );
     assert_eq!(finished(&events)["totals"]["iterations"], 1);
+    // Each attempt keeps its transcript: the limited one is set aside, and `--run`
+    // reads the latest.
+    let iterations = ws.run_files().dir().join("iterations");
+    let raw = |dir: &str| {
+        zstd::decode_all(std::fs::File::open(iterations.join(dir).join("stdout.zst")).unwrap())
+            .unwrap()
+    };
+    let fixture = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/pi/anthropic")
+            .join(name);
+        std::fs::read(path).unwrap()
+    };
+    assert_eq!(raw("1-limited-1"), fixture("error429.jsonl"));
+    assert_eq!(raw("1"), fixture("text.jsonl"));
+    let attempts = ["1-limited-1", "1"].map(|dir| command(&ws, dir)["attempt"].clone());
+    assert_eq!(attempts, [json!(1), json!(2)]);
+    let inspect = |args: &[&str]| ralph_test_support::success_json(&ws.run(args));
+    let latest = inspect(&["inspect", "--run", "last", "--iteration", "1"]);
+    assert_eq!(
+        (&latest["succeeded"], &latest["rate_limited"]),
+        (&json!(true), &Value::Null)
+    );
+    let limited = iterations.join("1-limited-1/stdout.zst");
+    let limited = inspect(&["inspect", limited.to_str().unwrap()]);
+    assert_eq!(limited["succeeded"], json!(false), "{limited}");
+    assert!(limited["rate_limited"]["message"].is_string(), "{limited}");
     // The text view says it.
     let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
     let out = ws.run(&["run", "-p", "task"]);
@@ -157,6 +184,9 @@ fn a_limited_primary_fails_over_to_the_fallback_which_completes() {
         .map(|r| json!([r["backend"], r.get("fallback")]))
         .collect();
     assert_eq!(history, [json!(["pi", null]), json!(["claude", 1])]);
+    // Each attempt's transcript names its backend.
+    let backends = ["1-limited-1", "1"].map(|dir| command(&ws, dir)["backend"].clone());
+    assert_eq!(backends, [json!("pi"), json!("claude")]);
     let names: Vec<String> = ws
         .agent_log()
         .iter()
@@ -362,4 +392,23 @@ fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it()
     let events = ended(&ws, &["--continue"], 0, "completed");
     assert_eq!(finished(&events)["totals"]["iterations"], 1);
     assert_eq!(ws.outcomes(), [json!("rate_limited"), json!("succeeded")]);
+    // The continued run knew it was the second attempt: the first transcript is kept.
+    assert_eq!(
+        (
+            command(&ws, "1-limited-1")["attempt"].clone(),
+            command(&ws, "1")["attempt"].clone()
+        ),
+        (json!(1), json!(2))
+    );
+}
+
+/// The `command.json` of transcript directory `dir` of the run's `iterations/`.
+fn command(ws: &Workspace, dir: &str) -> Value {
+    let path = ws
+        .run_files()
+        .dir()
+        .join("iterations")
+        .join(dir)
+        .join("command.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -243,6 +243,7 @@ async fn iterate(
     let who = transcript::Who {
         workspace: &run.workspace,
         iteration: iteration.number,
+        attempt: run.machine.attempt(),
         hat: &iteration.hat,
         backend: agent.kind.name(),
     };

@@ -77,6 +77,12 @@ impl Machine {
         tally.waited_ms = tally.waited_ms.saturating_add(millis(waited));
     }
 
+    /// Which attempt at the next iteration this is: 1, or one more than its attempts
+    /// that ended on a limit and run again (they keep its number).
+    pub fn attempt(&self) -> u32 {
+        self.state.rate_limit.as_ref().map_or(0, |l| l.run_again) + 1
+    }
+
     /// What `hat` does on a limit: its own `on_rate_limit`, else `cli`'s.
     pub fn rate_limit_policy(&self, hat: &str) -> RateLimitPolicy {
         self.rules

@@ -158,19 +158,26 @@ fn the_waits_are_counted_with_the_time_waited() {
 fn the_state_counts_the_attempts_of_the_next_iteration_that_run_again() {
     let run_again = |m: &Machine| m.state().rate_limit.as_ref().map(|l| l.run_again);
     let mut m = Machine::new(solo());
+    assert_eq!(m.attempt(), 1);
     for n in 1..=2 {
         let it = run(&mut m);
+        assert_eq!((it.number, m.attempt()), (1, n));
         m.finish(it, limited(None), S);
         assert_eq!(run_again(&m), Some(n));
     }
     let it = run(&mut m);
+    assert_eq!((it.number, m.attempt()), (1, 3));
     m.finish(it, ok(&[]), S);
     assert_eq!(run_again(&m), None);
+    let it = run(&mut m);
+    assert_eq!((it.number, m.attempt()), (2, 1));
     // With `fail` the limited attempt is counted: none runs again.
     let mut m = failing_on_limits();
     let it = run(&mut m);
     m.finish(it, limited(None), S);
     assert_eq!(run_again(&m), Some(0));
+    let it = run(&mut m);
+    assert_eq!((it.number, m.attempt()), (2, 1));
 }
 
 #[test]

@@ -15,7 +15,8 @@
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
 //!     steering.jsonl     every `ralph steer` message and where it went (`crate::steer`)
 //!     steer/             `ralph steer`'s requests and the loop's answers, in transit
-//!     iterations/<n>/    each iteration's transcript (the `transcript` module)
+//!     iterations/<n>/    each iteration's transcript (the `transcript` module); an
+//!                        attempt that ended on a limit and ran again: `<n>-limited-<k>/`
 //!   worktrees/<name>/    worktree loops (`ralph run --worktree`, the `worktree` module)
 //! ```
 //!
@@ -28,6 +29,7 @@ mod atomic;
 mod leftovers;
 mod lock;
 mod transcript;
+mod transcript_id;
 mod worktree;
 
 use std::fs;
@@ -45,6 +47,7 @@ pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, thi
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
 };
+pub use transcript_id::{Attempt, TranscriptId};
 pub use worktree::{
     BRANCH_PREFIX, INCLUDE_FILE, IncludeError, Landing, LandingOutcome, LoopView, MAX_NAME_LEN,
     NameError, WORKTREE_RECORD_FORMAT, WORKTREE_RECORDS_DIR, WORKTREES_DIR, WorktreeRecord,

@@ -6,6 +6,9 @@
 //!   stdout.zst       the agent's raw stdout as it arrived, zstd-compressed
 //!   stderr.txt       the end of its stderr (bounded); absent when it wrote none
 //!   command.json     its command line and the NAMES of its environment variables
+//! runs/<run-id>/iterations/<n>-limited-<k>/
+//!                    the same files of an earlier attempt at iteration n that ended on
+//!                    a provider's limit and ran again ([`TranscriptId`])
 //! ```
 //!
 //! The normalized events of an iteration are the run's record (`run-events.jsonl`, the
@@ -16,7 +19,7 @@ use std::fs::{self, File};
 use std::io;
 use std::path::PathBuf;
 
-use super::{RUNS_DIR, RalphDir, RunDir};
+use super::{RUNS_DIR, RalphDir, RunDir, TranscriptId};
 use crate::fsafe::{self, Links};
 
 /// The directory of the iterations' transcripts in a run's directory.
@@ -27,9 +30,56 @@ pub const STDERR_FILE: &str = "stderr.txt";
 pub const COMMAND_FILE: &str = "command.json";
 
 impl RunDir {
-    /// `iterations/<n>/` in the run's directory.
+    /// `iterations/<n>/` in the run's directory: iteration `iteration`'s latest attempt.
     pub fn iteration_dir(&self, iteration: u32) -> PathBuf {
-        self.path.join(ITERATIONS_DIR).join(iteration.to_string())
+        self.transcript_dir(TranscriptId::latest(iteration))
+    }
+
+    /// The directory of transcript `id` in the run's directory.
+    pub fn transcript_dir(&self, id: TranscriptId) -> PathBuf {
+        self.path.join(ITERATIONS_DIR).join(id.dir_name())
+    }
+
+    /// Moves iteration `iteration`'s transcript (`<n>/`) aside as its `attempt`th, which
+    /// ended on a limit (`<n>-limited-<attempt>/`), before the next attempt writes `<n>/`.
+    /// `Ok(false)` when there is none to move. Refused, with nothing moved, when `<n>` is
+    /// a link or not a directory, or when the new name is taken: `.ralph/` is untrusted,
+    /// and nothing there is replaced.
+    pub fn set_aside_attempt(&self, iteration: u32, attempt: u32) -> io::Result<bool> {
+        use nix::fcntl::renameat;
+        let (latest, limited) = (
+            TranscriptId::latest(iteration),
+            TranscriptId {
+                iteration,
+                attempt: super::Attempt::Limited(attempt),
+            },
+        );
+        let (from, to) = (self.transcript_dir(latest), self.transcript_dir(limited));
+        fsafe::check_ralph_dirs(&from)?;
+        match fs::symlink_metadata(&from) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            _ => fsafe::check_dir(&from)?,
+        }
+        match fs::symlink_metadata(&to) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("`{}` is there already", to.display()),
+                ));
+            }
+        }
+        // In `iterations/` as opened without following links, whatever is swapped in
+        // on the way after the checks.
+        let parent = fsafe::open_parent(&from)?;
+        renameat(
+            &parent,
+            latest.dir_name().as_str(),
+            &parent,
+            limited.dir_name().as_str(),
+        )?;
+        Ok(true)
     }
 
     /// Creates (or empties) the file `name` of iteration `iteration`'s transcript,
@@ -57,8 +107,9 @@ impl RunDir {
         fsafe::open_read(&self.iteration_dir(iteration).join(name), Links::Refuse)
     }
 
-    /// The kept raw streams, oldest iteration first: `(iteration, bytes on disk)`.
-    pub fn raw_streams(&self) -> io::Result<Vec<(u32, u64)>> {
+    /// The kept raw streams, oldest first (an iteration's attempts as they ran):
+    /// `(transcript, bytes on disk)`.
+    pub fn raw_streams(&self) -> io::Result<Vec<(TranscriptId, u64)>> {
         let dir = self.path.join(ITERATIONS_DIR);
         fsafe::check_ralph_dirs(&dir.join(STDOUT_FILE))?;
         let entries = match fs::read_dir(&dir) {
@@ -69,16 +120,12 @@ impl RunDir {
         let mut streams = Vec::new();
         for entry in entries {
             let entry = entry?;
-            let Some(n) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<u32>().ok())
-            else {
+            let Some(id) = entry.file_name().to_str().and_then(TranscriptId::parse) else {
                 continue;
             };
             // symlink_metadata: a link planted there is neither counted nor followed.
             match fs::symlink_metadata(entry.path().join(STDOUT_FILE)) {
-                Ok(meta) if meta.is_file() => streams.push((n, meta.len())),
+                Ok(meta) if meta.is_file() => streams.push((id, meta.len())),
                 _ => {}
             }
         }
@@ -86,9 +133,9 @@ impl RunDir {
         Ok(streams)
     }
 
-    /// Deletes iteration `iteration`'s raw stream (its other files stay).
-    pub fn remove_raw_stream(&self, iteration: u32) -> io::Result<()> {
-        let dir = self.iteration_dir(iteration);
+    /// Deletes transcript `id`'s raw stream (its other files stay).
+    pub fn remove_raw_stream(&self, id: TranscriptId) -> io::Result<()> {
+        let dir = self.transcript_dir(id);
         fsafe::check_ralph_dirs(&dir.join(STDOUT_FILE))?;
         fsafe::check_dir(&dir)?;
         match fs::remove_file(dir.join(STDOUT_FILE)) {

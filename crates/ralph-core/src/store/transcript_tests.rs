@@ -1,7 +1,7 @@
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
-use super::super::{RalphDir, RunDir};
+use super::super::{Attempt, RalphDir, RunDir, TranscriptId};
 use super::*;
 
 fn setup() -> (tempfile::TempDir, RalphDir) {
@@ -49,6 +49,20 @@ fn runs_are_listed_newest_first_with_same_second_runs_in_order() {
     assert!(dir.run("").is_err());
 }
 
+const fn latest(iteration: u32) -> TranscriptId {
+    TranscriptId {
+        iteration,
+        attempt: Attempt::Latest,
+    }
+}
+
+const fn limited(iteration: u32, k: u32) -> TranscriptId {
+    TranscriptId {
+        iteration,
+        attempt: Attempt::Limited(k),
+    }
+}
+
 #[test]
 fn raw_streams_are_listed_oldest_first_and_removed_alone() {
     let (_ws, dir) = setup();
@@ -58,11 +72,14 @@ fn raw_streams_are_listed_oldest_first_and_removed_alone() {
     keep(&run, 2, 7);
     let (_, mut prompt) = run.create_iteration_file(2, PROMPT_FILE).unwrap();
     prompt.write_all(b"the prompt").unwrap();
-    assert_eq!(run.raw_streams().unwrap(), [(2, 7), (10, 5)]);
-    run.remove_raw_stream(2).unwrap();
+    assert_eq!(
+        run.raw_streams().unwrap(),
+        [(latest(2), 7), (latest(10), 5)]
+    );
+    run.remove_raw_stream(latest(2)).unwrap();
     // Removing what is gone is no error.
-    run.remove_raw_stream(2).unwrap();
-    assert_eq!(run.raw_streams().unwrap(), [(10, 5)]);
+    run.remove_raw_stream(latest(2)).unwrap();
+    assert_eq!(run.raw_streams().unwrap(), [(latest(10), 5)]);
     assert_eq!(
         fs::read(run.iteration_dir(2).join(PROMPT_FILE)).unwrap(),
         b"the prompt"
@@ -78,7 +95,7 @@ fn a_linked_iteration_directory_is_neither_written_nor_emptied() {
     fs::create_dir(run.path().join(ITERATIONS_DIR)).unwrap();
     std::os::unix::fs::symlink(outside.path(), run.iteration_dir(1)).unwrap();
     assert!(run.create_iteration_file(1, PROMPT_FILE).is_err());
-    assert!(run.remove_raw_stream(1).is_err());
+    assert!(run.remove_raw_stream(latest(1)).is_err());
     assert_eq!(
         fs::read(outside.path().join(STDOUT_FILE)).unwrap(),
         b"not ralph's"
@@ -94,4 +111,88 @@ fn removing_a_run_removes_its_directory_only() {
     keep(&old, 1, 3);
     dir.remove_run(&old).unwrap();
     assert!(!old.path().exists() && new.path().is_dir());
+}
+
+#[test]
+fn a_limited_attempt_is_set_aside_and_listed_before_the_attempt_after_it() {
+    let (_ws, dir) = setup();
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    // Nothing to set aside yet (no `iterations/` even).
+    assert!(!run.set_aside_attempt(3, 1).unwrap());
+    keep(&run, 2, 4);
+    keep(&run, 3, 5);
+    assert!(run.set_aside_attempt(3, 1).unwrap());
+    assert!(!run.iteration_dir(3).exists());
+    keep(&run, 3, 6);
+    assert!(run.set_aside_attempt(3, 2).unwrap());
+    keep(&run, 3, 7);
+    assert_eq!(
+        run.raw_streams().unwrap(),
+        [
+            (latest(2), 4),
+            (limited(3, 1), 5),
+            (limited(3, 2), 6),
+            (latest(3), 7)
+        ]
+    );
+    assert_eq!(
+        fs::read(run.transcript_dir(limited(3, 1)).join(STDOUT_FILE)).unwrap(),
+        [b'x'; 5]
+    );
+    run.remove_raw_stream(limited(3, 1)).unwrap();
+    assert_eq!(run.raw_streams().unwrap()[1], (limited(3, 2), 6));
+}
+
+#[test]
+fn setting_aside_replaces_nothing_and_moves_no_link() {
+    let (_ws, dir) = setup();
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    keep(&run, 1, 5);
+    // The name is taken (by anything: an empty directory, a file, a link).
+    let taken = run.transcript_dir(limited(1, 1));
+    fs::create_dir(&taken).unwrap();
+    let err = run.set_aside_attempt(1, 1).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+    fs::remove_dir(&taken).unwrap();
+    std::os::unix::fs::symlink("/", &taken).unwrap();
+    assert!(run.set_aside_attempt(1, 1).is_err());
+    assert_eq!(
+        fs::read(run.iteration_dir(1).join(STDOUT_FILE)).unwrap(),
+        [b'x'; 5]
+    );
+    // `<n>` itself a link, or a file: refused, left where it is.
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), run.iteration_dir(2)).unwrap();
+    assert!(run.set_aside_attempt(2, 1).is_err());
+    assert!(
+        fs::symlink_metadata(run.iteration_dir(2))
+            .unwrap()
+            .is_symlink()
+    );
+    fs::write(run.iteration_dir(4), b"a file").unwrap();
+    assert!(run.set_aside_attempt(4, 1).is_err());
+    assert!(!run.transcript_dir(limited(4, 1)).exists());
+}
+
+#[test]
+fn transcript_names_parse_back_in_their_plain_form_only() {
+    for id in [latest(0), latest(7), limited(7, 1), limited(u32::MAX, 12)] {
+        assert_eq!(TranscriptId::parse(&id.dir_name()), Some(id), "{id:?}");
+    }
+    assert_eq!(limited(7, 2).dir_name(), "7-limited-2");
+    for name in [
+        "",
+        "07",
+        "+7",
+        "7-limited-",
+        "7-limited-02",
+        "-limited-1",
+        "7-limited-1-limited-2",
+        "7-limited-x",
+        "4294967296",
+        ".7",
+        "7 ",
+    ] {
+        assert_eq!(TranscriptId::parse(name), None, "{name:?}");
+    }
 }

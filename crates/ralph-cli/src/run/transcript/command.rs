@@ -30,6 +30,8 @@ pub(super) struct CommandRecord<'a> {
     env_inherited: Vec<String>,
     pty: bool,
     iteration: u32,
+    /// 1, or more when the attempts before it at the iteration ended on a rate limit.
+    attempt: u32,
     hat: &'a str,
     backend: &'a str,
 }
@@ -76,6 +78,7 @@ pub(super) fn command_record<'a>(
         env_inherited: inherited,
         pty: spec.pty,
         iteration: who.iteration,
+        attempt: who.attempt,
         hat: who.hat,
         backend: who.backend,
     }

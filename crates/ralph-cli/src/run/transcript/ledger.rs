@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::io;
 
-use ralph_core::store::RunDir;
+use ralph_core::store::{Attempt, RunDir, TranscriptId};
 
 /// The run's kept raw streams and their sizes, oldest iteration first, so that keeping
 /// the cap costs nothing per iteration: listing them from disk takes a `stat` for every
@@ -14,7 +14,7 @@ use ralph_core::store::RunDir;
 #[derive(Default)]
 pub(super) struct Ledger {
     /// `None` until read from disk.
-    streams: Option<VecDeque<(u32, u64)>>,
+    streams: Option<VecDeque<(TranscriptId, u64)>>,
     total: u64,
 }
 
@@ -30,9 +30,11 @@ impl Ledger {
         current: u32,
         size: u64,
     ) -> io::Result<()> {
+        let current = TranscriptId::latest(current);
         let streams = match &mut self.streams {
             Some(streams) => {
-                // A retried attempt (after a rate limit) rewrote the same iteration's file.
+                // An attempt after a rate limit rewrote the iteration's file: the one
+                // before could not be set aside.
                 if let Some(&(last, old)) = streams.back()
                     && last == current
                 {
@@ -61,6 +63,17 @@ impl Ledger {
             self.total -= size;
         }
         Ok(())
+    }
+
+    /// Iteration `iteration`'s stream was set aside as its `attempt`th, limited: its
+    /// bytes still count, under its new name. It is the last stream counted, and stays
+    /// in order: an iteration's limited attempts come before its latest.
+    pub(super) fn set_aside(&mut self, iteration: u32, attempt: u32) {
+        if let Some(stream) = self.streams.as_mut().and_then(VecDeque::back_mut)
+            && stream.0 == TranscriptId::latest(iteration)
+        {
+            stream.0.attempt = Attempt::Limited(attempt);
+        }
     }
 }
 

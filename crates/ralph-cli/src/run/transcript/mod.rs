@@ -102,6 +102,7 @@ impl Transcripts {
         let files = Files {
             run_dir: run_dir.clone(),
             iteration: who.iteration,
+            attempt: who.attempt,
             prompt: prompt.to_owned(),
             command,
         };
@@ -152,6 +153,9 @@ pub(crate) struct Who<'a> {
     /// The workspace, which the recorded paths are relative to.
     pub(crate) workspace: &'a Path,
     pub(crate) iteration: u32,
+    /// Which attempt at it (from 1): after the first, the one before ended on a limit,
+    /// and its transcript is set aside before this one's is written.
+    pub(crate) attempt: u32,
     pub(crate) hat: &'a str,
     pub(crate) backend: &'a str,
 }

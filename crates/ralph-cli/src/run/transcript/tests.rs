@@ -3,7 +3,9 @@ use std::time::UNIX_EPOCH;
 
 use ralph_agent::SpawnSpec;
 use ralph_core::config::TranscriptsConfig;
-use ralph_core::store::{COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE, STDOUT_FILE};
+use ralph_core::store::{
+    Attempt, COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE, STDOUT_FILE, TranscriptId,
+};
 
 use super::*;
 
@@ -16,9 +18,13 @@ pub(super) fn setup() -> (tempfile::TempDir, RunDir) {
     (ws, run)
 }
 
-/// The iterations whose raw streams the run keeps.
-pub(super) fn kept(run: &RunDir) -> Vec<u32> {
-    run.raw_streams().unwrap().iter().map(|&(n, _)| n).collect()
+/// The transcripts whose raw streams the run keeps, by their directories' names.
+pub(super) fn kept(run: &RunDir) -> Vec<String> {
+    run.raw_streams()
+        .unwrap()
+        .iter()
+        .map(|(id, _)| id.dir_name())
+        .collect()
 }
 
 const KEEP_ALL: TranscriptsConfig = TranscriptsConfig {
@@ -28,9 +34,21 @@ const KEEP_ALL: TranscriptsConfig = TranscriptsConfig {
 
 /// Starts iteration `n`'s transcript in `transcripts`.
 fn start(transcripts: &mut Transcripts, run: &RunDir, ws: &Path, n: u32) -> Transcript {
+    start_attempt(transcripts, run, ws, n, 1)
+}
+
+/// Starts the transcript of attempt `attempt` at iteration `n` in `transcripts`.
+fn start_attempt(
+    transcripts: &mut Transcripts,
+    run: &RunDir,
+    ws: &Path,
+    n: u32,
+    attempt: u32,
+) -> Transcript {
     let who = Who {
         workspace: ws,
         iteration: n,
+        attempt,
         hat: "builder",
         backend: "pi",
     };
@@ -40,7 +58,13 @@ fn start(transcripts: &mut Transcripts, run: &RunDir, ws: &Path, n: u32) -> Tran
 
 /// Iteration `n`'s raw stream, decompressed.
 fn raw_stream(run: &RunDir, n: u32) -> Vec<u8> {
-    let file = run.open_iteration_file(n, STDOUT_FILE).unwrap();
+    raw_stream_of(run, TranscriptId::latest(n))
+}
+
+/// Transcript `id`'s raw stream, decompressed.
+fn raw_stream_of(run: &RunDir, id: TranscriptId) -> Vec<u8> {
+    let path = run.transcript_dir(id).join(STDOUT_FILE);
+    let file = std::fs::File::open(path).unwrap();
     let mut out = Vec::new();
     zstd::stream::read::Decoder::new(file)
         .unwrap()
@@ -129,6 +153,7 @@ fn a_stream_past_the_cap_keeps_its_start_and_reads_the_rest_away() {
     let who = Who {
         workspace: ws.path(),
         iteration: 1,
+        attempt: 1,
         hat: "builder",
         backend: "pi",
     };
@@ -160,6 +185,7 @@ fn the_run_s_end_waits_for_the_last_transcript_and_the_cap() {
         let who = Who {
             workspace: ws.path(),
             iteration: n,
+            attempt: 1,
             hat: "builder",
             backend: "pi",
         };
@@ -177,5 +203,61 @@ fn the_run_s_end_waits_for_the_last_transcript_and_the_cap() {
         .unwrap();
     assert_eq!(tail, "last words\n");
     // Random bytes do not shrink: one stream fits the cap, two do not.
-    assert_eq!(kept(&run), [3]);
+    assert_eq!(kept(&run), ["3"]);
+}
+
+#[test]
+fn an_attempt_after_a_limit_sets_the_one_before_aside_whole() {
+    let (ws, run) = setup();
+    let mut transcripts = Transcripts::default();
+    let limited = |k| TranscriptId {
+        iteration: 2,
+        attempt: Attempt::Limited(k),
+    };
+    let mut first = start(&mut transcripts, &run, ws.path(), 1);
+    first.write(&output_of(1));
+    first.finish(&mut transcripts, "");
+    // Iteration 2 hits the limit twice; no wait in between: the thread sets each
+    // attempt aside only once it has written it.
+    for attempt in 1..=3 {
+        let mut transcript = start_attempt(&mut transcripts, &run, ws.path(), 2, attempt);
+        transcript.write(&output_of(10 + attempt));
+        let stderr = format!("429 on attempt {attempt}\n");
+        transcript.finish(&mut transcripts, &stderr);
+    }
+    transcripts.wait();
+    assert_eq!(raw_stream(&run, 1), output_of(1));
+    assert_eq!(raw_stream_of(&run, limited(1)), output_of(11));
+    assert_eq!(raw_stream_of(&run, limited(2)), output_of(12));
+    assert_eq!(raw_stream(&run, 2), output_of(13));
+    for (id, attempt) in [
+        (limited(1), 1),
+        (limited(2), 2),
+        (TranscriptId::latest(2), 3),
+    ] {
+        let dir = run.transcript_dir(id);
+        assert!(dir.join(PROMPT_FILE).is_file() && dir.join(COMMAND_FILE).is_file());
+        let stderr = std::fs::read_to_string(dir.join(STDERR_FILE)).unwrap();
+        assert_eq!(stderr, format!("429 on attempt {attempt}\n"));
+    }
+    assert_eq!(kept(&run), ["1", "2-limited-1", "2-limited-2", "2"]);
+}
+
+#[test]
+fn an_attempt_whose_predecessor_cannot_be_set_aside_replaces_it() {
+    let (ws, run) = setup();
+    let mut transcripts = Transcripts::default();
+    let mut first = start(&mut transcripts, &run, ws.path(), 1);
+    first.write(b"limited");
+    first.finish(&mut transcripts, "");
+    transcripts.wait();
+    // Something took the set-aside name: it stays as it is.
+    std::fs::write(run.path().join("iterations/1-limited-1"), b"not ralph's").unwrap();
+    let mut second = start_attempt(&mut transcripts, &run, ws.path(), 1, 2);
+    second.write(b"the retry");
+    second.finish(&mut transcripts, "");
+    transcripts.wait();
+    assert_eq!(raw_stream(&run, 1), b"the retry");
+    let planted = std::fs::read(run.path().join("iterations/1-limited-1")).unwrap();
+    assert_eq!(planted, b"not ralph's");
 }

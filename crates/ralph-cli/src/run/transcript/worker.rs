@@ -38,6 +38,8 @@ pub(super) enum Job {
 pub(super) struct Files {
     pub(super) run_dir: RunDir,
     pub(super) iteration: u32,
+    /// Which attempt at the iteration (see `Who::attempt`).
+    pub(super) attempt: u32,
     pub(super) prompt: String,
     pub(super) command: Vec<u8>,
 }
@@ -82,6 +84,9 @@ pub(super) fn serve(jobs: &Receiver<Job>, give_back: &SyncSender<Vec<u8>>) {
     while let Some(job) = next.take() {
         match job {
             Job::Start { files, max_bytes } => {
+                if files.attempt > 1 {
+                    set_aside(&files, &mut ledger);
+                }
                 let (written, ending) = stream(&files, max_bytes, jobs, give_back, &mut context);
                 let stderr_tail = match ending {
                     Ending::End { stderr_tail } => stderr_tail,
@@ -211,6 +216,23 @@ fn settle(
         && let Err(e) = ledger.keep(run_dir, max_bytes, iteration, compressed)
     {
         warn(iteration, &e);
+    }
+}
+
+/// Moves the attempt before `files`' (which ended on a limit) out of the way of this one:
+/// the iteration's directory becomes `<n>-limited-<k>`. Done here, in turn with the
+/// streams, so it never moves a transcript still being written.
+fn set_aside(files: &Files, ledger: &mut Ledger) {
+    let (iteration, earlier) = (files.iteration, files.attempt - 1);
+    match files.run_dir.set_aside_attempt(iteration, earlier) {
+        Ok(true) => ledger.set_aside(iteration, earlier),
+        // Not written (transcripts were off, or it failed with a warning).
+        Ok(false) => {}
+        Err(e) => diagnostic(format_args!(
+            "warning: iteration {iteration}'s transcript of attempt {earlier}, which hit a \
+             rate limit, could not be set aside ({e}); attempt {}'s replaces it",
+            files.attempt
+        )),
     }
 }
 
