@@ -141,6 +141,32 @@ fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
 }
 
 #[test]
+fn continue_after_kill_9_during_the_first_iteration_runs_it_again() {
+    // The first agent hangs; ralph is killed before any iteration ended.
+    let plan = "pi/anthropic/text.jsonl | | hang=300\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
+    let ws = Workspace::new("cli:\n  backend: pi\n", plan);
+    let mut guard = KillOnDrop::default();
+    let ralph = ws.start(&["run", "-p", "the task"]);
+    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
+    let agent = read_pid(&ws.path().join(".fake/pid-1"));
+    guard.groups.push(agent);
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(wait_until_gone(agent), "the agent outlived ralph");
+
+    let (code, events, stderr) = ws.run_json(&["--continue"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (0, &serde_json::json!("completed")),
+        "{stderr}"
+    );
+    assert_eq!(finished(&events)["totals"]["iterations"], 1, "{stderr}");
+    // The task and its first event came from the state saved before iteration 1.
+    assert!(ws.prompt(2).contains("the task"), "{}", ws.prompt(2));
+}
+
+#[test]
 fn a_run_after_kill_9_during_a_gate_stops_what_the_gate_left() {
     // The gate's shell dies with ralph (its death signal); its background `sleep` does not.
     let ws = Workspace::new(

@@ -94,6 +94,10 @@ pub(crate) async fn drive(
     let session = Instant::now();
     let _record = run.recorder.hold(&run.run_dir);
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
+    // Saved before anything runs, so that `--continue` finds the run (its task, its
+    // first event) even when ralph is killed with no chance to save in the first
+    // iteration, or in a `loop_start` hook.
+    save(&run, &reader, Durability::Atomic)?;
     let env = agent_env(&run.run_dir, &run.workspace)?;
     announce(&run, observer);
     if let Some(notice) = run.leftovers.take() {
