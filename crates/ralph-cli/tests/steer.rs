@@ -365,3 +365,68 @@ fn a_message_pi_took_as_its_turn_ended_but_never_read_goes_into_the_next_prompt(
     );
     assert_eq!(went(&ws), vec!["\"mid_turn\"", "\"unread\"", "\"prompt\""]);
 }
+
+/// Waits until the run's `run-events.jsonl` holds `what`.
+fn wait_recorded(ws: &Workspace, what: &str) {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    loop {
+        let started = ws.path().join(".ralph/current-run").exists();
+        let record = started
+            .then(|| std::fs::read_to_string(run_dir(ws).join("run-events.jsonl")))
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        if record.contains(what) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "never recorded: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Where the first event of type `kind` is among `events`.
+fn first_of(events: &[Value], kind: &str) -> usize {
+    events
+        .iter()
+        .position(|e| e["type"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"))
+}
+
+#[test]
+fn a_message_sent_during_a_rate_limit_wait_is_reported_while_the_loop_waits() {
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 600\n";
+    let ws = Workspace::new(config, "pi/anthropic/error429.jsonl | |\n");
+    let child = ws.start_json(&["-p", "task"]);
+    wait_recorded(&ws, r#""type":"rate_limit_wait""#);
+    steer_queued(&ws, "When it resets: smaller steps.", 1);
+    // Reported now, not when the 600 s are over.
+    wait_recorded(&ws, r#""type":"steer_received""#);
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(
+        code(out.status),
+        130,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = json_lines(&out);
+    assert!(first_of(&events, "rate_limit_wait") < first_of(&events, "steer_received"));
+}
+
+#[test]
+fn a_message_sent_while_a_gate_runs_is_reported_before_the_gate_ends() {
+    let config = "cli:\n  backend: pi\ngates:\n  - name: slow\n    run: \"touch in-gate; \
+                  while [ ! -f gate-go ]; do sleep 0.05; done\"\n";
+    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
+    let child = ws.start_json(&["-p", "task", "--max-iterations", "2"]);
+    wait_recorded(&ws, r#""type":"gate_started""#);
+    steer_queued(&ws, "Next: the docs.", 2);
+    wait_recorded(&ws, r#""type":"steer_received""#);
+    assert!(
+        !std::fs::read_to_string(run_dir(&ws).join("run-events.jsonl"))
+            .unwrap()
+            .contains(r#""type":"gate_finished""#),
+        "the gate ended first"
+    );
+    std::fs::write(ws.path().join("gate-go"), "").unwrap();
+    let events = exits_with(child, 0);
+    assert!(first_of(&events, "steer_received") < first_of(&events, "gate_finished"));
+}

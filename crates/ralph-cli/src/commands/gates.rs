@@ -41,6 +41,7 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
             iteration: None,
             env: &[],
             stop: &stop,
+            steering: None,
         };
         let mut all_passed = true;
         for gate in selected {

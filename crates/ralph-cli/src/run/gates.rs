@@ -4,8 +4,10 @@
 //! workspace, in its own process group, under its `timeout_seconds`, stopped with its
 //! whole group by Ctrl-C. Its output streams to a log file under `.ralph/` and only its
 //! tail is kept. The observer hears `gate_started` and `gate_finished`, and gets ticks
-//! while the gate runs, so the live view can show it.
+//! while the gate runs, so the live view can show it (and, in a loop, `ralph steer`'s
+//! messages as they come).
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use ralph_core::config::GateConfig;
 use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
 use ralph_core::run_event::RunEvent;
 
+use super::steer::Steering;
 use super::{display_path, with_ticks};
 use crate::view::observer::Observer;
 
@@ -27,6 +30,9 @@ pub(crate) struct GateRun<'a> {
     /// Added to ralph's environment.
     pub(crate) env: &'a [(OsString, OsString)],
     pub(crate) stop: &'a StopController,
+    /// The loop's `ralph steer` watcher, whose messages are shown while the gate runs
+    /// (`None` outside a loop: `ralph gates`, `ralph runs land --check`).
+    pub(crate) steering: Option<&'a Steering>,
 }
 
 impl GateRun<'_> {
@@ -61,10 +67,18 @@ impl GateRun<'_> {
         };
         let writer = log_file.as_mut().map(|f| f as &mut dyn std::io::Write);
         let work = run_command(request, writer, self.stop.requests());
-        let ran = if observer.wants_ticks() {
-            with_ticks(work, |now| observer.tick(now)).await
-        } else {
-            work.await
+        let ran = match self.steering {
+            // Ticks and `ralph steer`'s messages both go to the observer, in turns.
+            Some(steering) => {
+                let shared = RefCell::new(&mut *observer);
+                let ticks = shared.borrow().wants_ticks();
+                let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
+                steering
+                    .around(work, tick, |event| shared.borrow_mut().observe(event))
+                    .await
+            }
+            None if observer.wants_ticks() => with_ticks(work, |now| observer.tick(now)).await,
+            None => work.await,
         };
         let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran);
         result.log = log_path.map(|p| display_path(&p, self.workspace));

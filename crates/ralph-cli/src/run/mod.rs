@@ -429,6 +429,7 @@ async fn check(
         iteration: Some(iteration.number),
         env: &env,
         stop,
+        steering: Some(&run.steering),
     };
     while let Some((name, event)) = plan.next_gate(&results) {
         let Some(gate) = run.config.gates.iter().find(|g| g.name == name) else {

@@ -2,6 +2,7 @@
 //! (the machine decides; a switch is reported as a `failover` run event), and the wait
 //! before a limited iteration runs again.
 
+use std::cell::RefCell;
 use std::time::{Instant, SystemTime};
 
 use ralph_agent::StopController;
@@ -9,7 +10,7 @@ use ralph_core::machine::Iteration;
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::unix_ms;
 
-use super::{Run, with_ticks};
+use super::Run;
 use crate::view::observer::Observer;
 
 /// The backend `iteration` runs on (0 the hat's primary, `n` the `n`th of its
@@ -70,12 +71,14 @@ pub(super) async fn wait_out(
             () = requests.stopped() => {}
         }
     };
-    // The ticks redraw the live view's countdown.
-    if observer.wants_ticks() {
-        with_ticks(sleep, |now| observer.tick(now)).await;
-    } else {
-        sleep.await;
-    }
+    // The ticks redraw the live view's countdown; `ralph steer`'s messages are shown as
+    // they come, not once the wait is over. Both go to the observer, in turns.
+    let shared = RefCell::new(&mut *observer);
+    let ticks = shared.borrow().wants_ticks();
+    let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
+    (run.steering)
+        .around(sleep, tick, |event| shared.borrow_mut().observe(event))
+        .await;
     observer.wait_over();
     run.machine.waited(started.elapsed());
 }

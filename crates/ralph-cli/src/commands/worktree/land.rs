@@ -215,6 +215,7 @@ fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
             iteration: None,
             env: &env,
             stop: &stop,
+            steering: None,
         };
         let mut passed = true;
         for gate in &config.gates {
