@@ -175,6 +175,25 @@ fn a_message_sent_while_the_agent_works_is_queued_into_the_next_prompt_once() {
         went(&ws),
         vec!["\"queued\"", "\"queued\"", "\"prompt\"", "\"prompt\""]
     );
+    // `ralph events` lists each message once, as ralph-orchestrator lists guidance: first
+    // among the rows of the iteration it went to.
+    let out = ws.run(&["events", "--format", "json"]);
+    let rows: Vec<(Value, Value)> = json_lines(&out)
+        .iter()
+        .map(|r| (r["iteration"].clone(), r["topic"].clone()))
+        .collect();
+    let guidance = (Value::from(2), Value::from("human.guidance"));
+    assert_eq!(rows[1..3], [guidance.clone(), guidance]);
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let topic = ["events", "--topic", "human.*", "--format", "json"];
+    let given: Vec<Value> = json_lines(&ws.run(&topic))
+        .iter()
+        .map(|r| r["payload"].clone())
+        .collect();
+    assert_eq!(
+        given,
+        ["Reuse the parser in src/parse.rs.", "Then write\nthe docs."]
+    );
 }
 
 #[test]

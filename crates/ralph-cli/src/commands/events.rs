@@ -4,10 +4,13 @@
 //!
 //! One row per emitted event; an iteration that emitted nothing gets one row with no
 //! topic. Events an agent emitted in the iteration still running (the inbox past the
-//! saved offset) come last, marked `running`.
+//! saved offset) come last, marked `running`. Each `ralph steer` message is a row too,
+//! as ralph-orchestrator lists a person's guidance: topic `human.guidance`, its text the
+//! payload, first among the rows of the iteration it went to (`steering.jsonl`).
 
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::IterationRecord;
+use ralph_core::steer::{Logged, SteerLogLine};
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::visible::visible;
 use serde::Serialize;
@@ -24,6 +27,9 @@ use crate::view::term::one_line;
 
 /// The outcome shown for the iteration still running.
 const RUNNING: &str = "running";
+/// The topic of a `ralph steer` message's row: ralph-orchestrator's name for a person's
+/// guidance in its event history.
+const GUIDANCE_TOPIC: &str = "human.guidance";
 /// Widest payload column in a table.
 const PAYLOAD_CHARS: usize = 60;
 
@@ -102,6 +108,14 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
         .read()
         .map_err(|e| CliError::io("read", run_dir.inbox(), e))?;
     let running = history.last().map_or(1, |r| r.iteration + 1);
+    let steering = ralph_core::steer::read_log(run_dir).map_err(|e| {
+        CliError::io(
+            "read",
+            run_dir.path().join(ralph_core::steer::STEERING_FILE),
+            e,
+        )
+    })?;
+    rows = with_guidance(rows, &steering, &history);
     for line in pending {
         match line {
             InboxLine::Event { event } => rows.push(Row {
@@ -118,6 +132,53 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
         }
     }
     Ok(rows)
+}
+
+/// `rows` (in iteration order) with a row for each message `ralph steer` gave (where
+/// `steering.jsonl` says it was received), placed first among the rows of the iteration
+/// it went to, and described as that iteration is in `history` (as running when it has
+/// no record yet).
+fn with_guidance(
+    rows: Vec<Row>,
+    steering: &[SteerLogLine],
+    history: &[IterationRecord],
+) -> Vec<Row> {
+    let mut guidance = steering
+        .iter()
+        .filter(|line| matches!(line.went, Logged::Queued | Logged::MidTurn))
+        .filter_map(|line| {
+            let text = line.message.clone()?;
+            let record = history.iter().find(|r| r.iteration == line.iteration);
+            let mut row = match record {
+                Some(record) => record_rows(record).swap_remove(0),
+                None => Row {
+                    iteration: line.iteration,
+                    hat: None,
+                    backend: None,
+                    outcome: RUNNING.to_owned(),
+                    started_at_ms: None,
+                    consumed: Vec::new(),
+                    topic: None,
+                    payload: None,
+                },
+            };
+            row.topic = Some(GUIDANCE_TOPIC.to_owned());
+            row.payload = Some(Value::String(text));
+            Some(row)
+        })
+        .collect::<Vec<Row>>();
+    // Stable: messages to one iteration stay in the order they came.
+    guidance.sort_by_key(|row| row.iteration);
+    let mut guidance = guidance.into_iter().peekable();
+    let mut all = Vec::with_capacity(rows.len());
+    for row in rows {
+        while let Some(given) = guidance.next_if(|g| g.iteration <= row.iteration) {
+            all.push(given);
+        }
+        all.push(row);
+    }
+    all.extend(guidance);
+    all
 }
 
 fn record_rows(record: &IterationRecord) -> Vec<Row> {

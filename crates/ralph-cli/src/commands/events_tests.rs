@@ -68,3 +68,70 @@ fn a_filtered_table_keeps_the_runs_clock() {
     };
     assert!(table(&[row], "r", 1_000).contains("\n1:05 "));
 }
+
+#[test]
+fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
+    use ralph_core::steer::{Logged, SteerLogLine};
+    let event = |topic: &str| ralph_core::event::Event {
+        topic: topic.into(),
+        payload: None,
+        to: None,
+    };
+    let record = |iteration, emitted: &[&str]| {
+        let mut record: IterationRecord = serde_json::from_value(serde_json::json!({
+            "iteration": iteration, "hat": "builder", "backend": "pi", "model": null,
+            "outcome": {"status": "succeeded"}, "started_at_ms": 1000 * iteration,
+            "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
+            "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+            "turns": 1, "consumed": [], "events": [], "invalid_lines": 0
+        }))
+        .unwrap();
+        record.events = emitted.iter().map(|t| event(t)).collect();
+        record
+    };
+    let history = [record(1, &["a", "b"]), record(2, &[])];
+    let mut rows: Vec<Row> = history.iter().flat_map(record_rows).collect();
+    let line = |went, iteration, message: Option<&str>| SteerLogLine {
+        at_ms: 0,
+        id: "x".into(),
+        went,
+        iteration,
+        message: message.map(str::to_owned),
+        to: None,
+    };
+    let steering = [
+        line(Logged::Queued, 2, Some("first")),
+        line(Logged::MidTurn, 2, Some("second")),
+        line(Logged::Prompt, 2, None),
+        line(Logged::Unread, 2, Some("second")),
+        line(Logged::Queued, 3, Some("for the next")),
+        line(Logged::Requeued, 3, Some("for the next")),
+        line(Logged::Queued, 1, None),
+    ];
+    rows = with_guidance(rows, &steering, &history);
+    let shown: Vec<(u32, Option<&str>, &str, Option<String>)> = rows
+        .iter()
+        .map(|r| {
+            let payload = r
+                .payload
+                .as_ref()
+                .and_then(|p| p.as_str().map(str::to_owned));
+            (r.iteration, r.topic.as_deref(), r.outcome.as_str(), payload)
+        })
+        .collect();
+    let guidance =
+        |n, outcome, text: &str| (n, Some("human.guidance"), outcome, Some(text.to_owned()));
+    assert_eq!(
+        shown,
+        [
+            (1, Some("a"), "succeeded", None),
+            (1, Some("b"), "succeeded", None),
+            guidance(2, "succeeded", "first"),
+            guidance(2, "succeeded", "second"),
+            (2, None, "succeeded", None),
+            guidance(3, RUNNING, "for the next"),
+        ]
+    );
+    // A guidance row says when its iteration started, as the iteration's own rows do.
+    assert_eq!(rows[2].started_at_ms, Some(2000));
+}
