@@ -26,6 +26,6 @@ pub use probe_cache::ProbeCache;
 pub use ralph_types::{BackendKind, UnknownBackend};
 pub use session::{AgentRun, Control, run_agent, run_agent_teed, run_agent_with};
 pub use supervise::{
-    Flow, LiveStdin, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StdinSource,
-    StopController, StopLevel, StopRequests, Termination, run,
+    Flow, LiveStdin, OutputSink, ProcessOutcome, RunDeadlines, Running, RunningGuard, SpawnSpec,
+    StdinSource, StopController, StopLevel, StopRequests, Termination, run,
 };

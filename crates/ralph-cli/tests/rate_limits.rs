@@ -368,6 +368,9 @@ fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it()
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(common::code(out.status), 130, "{stderr}");
     assert!(took < QUICK_STOP, "took {took:?} to stop");
+    // No agent runs during the wait: none is said to be stopped.
+    assert!(stderr.contains("ralph: ending the loop\n"), "{stderr}");
+    assert!(!stderr.contains("the agent"), "{stderr}");
     let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))

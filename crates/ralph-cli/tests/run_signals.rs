@@ -62,6 +62,33 @@ fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
 }
 
 #[test]
+fn ctrl_c_during_a_gate_says_it_stops_the_gate() {
+    let gate = "gates:\n  - name: slow\n    run: \"touch in-gate; sleep 60\"\n";
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: pi\n{gate}"),
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let child = ws.start(&["run", "-p", "task"]);
+    let marker = ws.path().join("in-gate");
+    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(std::time::Instant::now() < deadline, "the gate never ran");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = ws.stop(child, Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    assert!(
+        stderr.contains(
+            "ralph: stopping the gate and ending the loop (press Ctrl-C again within 2s to \
+             kill it now)\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("the agent"), "{stderr}");
+}
+
+#[test]
 fn a_second_loop_in_the_same_workspace_is_refused_with_the_holders_pid() {
     let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
     let first = ws

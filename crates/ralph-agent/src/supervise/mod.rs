@@ -70,5 +70,7 @@ pub use sink::{DiscardOutput, Flow, OutputSink};
 pub use spawn::STDOUT_PIPE_BYTES;
 pub use spec::{SpawnSpec, StdinSource};
 pub use stderr_tail::STDERR_TAIL_BYTES;
-pub use stop::{DOUBLE_INTERRUPT_WINDOW, StopController, StopLevel, StopRequests};
+pub use stop::{
+    DOUBLE_INTERRUPT_WINDOW, Running, RunningGuard, StopController, StopLevel, StopRequests,
+};
 pub use teardown::REAP_TIMEOUT;

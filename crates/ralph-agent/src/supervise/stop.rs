@@ -33,6 +33,37 @@ pub struct StopController {
 struct Inner {
     tx: watch::Sender<StopLevel>,
     first_interrupt: Mutex<Option<Instant>>,
+    /// What a stop would stop now ([`StopController::running`]).
+    running: Mutex<Option<Running>>,
+}
+
+/// What the caller runs under its stop requests at a moment: what a Ctrl-C then stops,
+/// for the message that says so. Between them (a wait, the loop's own work) nothing runs,
+/// and a stop only ends the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Running {
+    Agent,
+    Gate,
+    Hook,
+}
+
+/// Marks something as running until dropped ([`StopController::running`]).
+#[derive(Debug)]
+#[must_use = "it marks the run only while it is held"]
+pub struct RunningGuard {
+    inner: Arc<Inner>,
+    before: Option<Running>,
+}
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        *lock(&self.inner.running) = self.before;
+    }
+}
+
+/// The lock, even if a panicking holder poisoned it: the values stay whole.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The receiving side, handed to [`run`](crate::supervise::run). Cheap to clone.
@@ -47,6 +78,7 @@ impl StopController {
         let inner = Inner {
             tx,
             first_interrupt: Mutex::new(None),
+            running: Mutex::new(None),
         };
         (
             StopController {
@@ -70,11 +102,7 @@ impl StopController {
     /// One Ctrl-C at `now`: graceful the first time, immediate when it follows another
     /// within [`DOUBLE_INTERRUPT_WINDOW`]. Returns the level now in force.
     pub fn interrupt(&self, now: Instant) -> StopLevel {
-        let mut first = self
-            .inner
-            .first_interrupt
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut first = lock(&self.inner.first_interrupt);
         let level = match *first {
             Some(at) if now.saturating_duration_since(at) <= DOUBLE_INTERRUPT_WINDOW => {
                 StopLevel::Immediate
@@ -91,6 +119,21 @@ impl StopController {
 
     pub fn current(&self) -> StopLevel {
         *self.inner.tx.borrow()
+    }
+
+    /// Marks `what` as running until the guard is dropped (then what ran before it, if
+    /// anything, is running again).
+    pub fn running(&self, what: Running) -> RunningGuard {
+        let before = lock(&self.inner.running).replace(what);
+        RunningGuard {
+            inner: Arc::clone(&self.inner),
+            before,
+        }
+    }
+
+    /// What runs now, as marked by [`StopController::running`].
+    pub fn what_runs(&self) -> Option<Running> {
+        *lock(&self.inner.running)
     }
 
     /// A receiver for another run.

@@ -37,3 +37,17 @@ fn requests_never_go_down() {
     assert_eq!(ctl.requests().current(), StopLevel::Immediate);
     assert_eq!(StopRequests::never().current(), StopLevel::None);
 }
+
+#[test]
+fn what_runs_is_what_the_innermost_held_guard_marks() {
+    let (ctl, _req) = StopController::new();
+    assert_eq!(ctl.what_runs(), None);
+    let agent = ctl.running(Running::Agent);
+    assert_eq!(ctl.clone().what_runs(), Some(Running::Agent));
+    let hook = ctl.running(Running::Hook);
+    assert_eq!(ctl.what_runs(), Some(Running::Hook));
+    drop(hook);
+    assert_eq!(ctl.what_runs(), Some(Running::Agent));
+    drop(agent);
+    assert_eq!(ctl.what_runs(), None);
+}

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use ralph_agent::command::{CommandRequest, CommandResult, run_command};
-use ralph_agent::{StopController, StopLevel, Termination};
+use ralph_agent::{Running, StopController, StopLevel, Termination};
 use ralph_core::config::GateConfig;
 use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
 use ralph_core::run_event::RunEvent;
@@ -66,6 +66,7 @@ impl GateRun<'_> {
             keep_stdout: 0,
         };
         let writer = log_file.as_mut().map(|f| f as &mut dyn std::io::Write);
+        let _running = self.stop.running(Running::Gate);
         let work = run_command(request, writer, self.stop.requests());
         let ran = match self.steering {
             // Ticks and `ralph steer`'s messages both go to the observer, in turns.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use ralph_agent::command::{CommandRequest, run_command};
-use ralph_agent::{StopController, StopLevel};
+use ralph_agent::{Running, StopController, StopLevel};
 use ralph_core::event::Event;
 use ralph_core::fsafe::{self, Access, Links};
 use ralph_core::hooks::mutate::{self, Metadata};
@@ -376,12 +376,14 @@ impl<'a> Hooks<'a> {
             }
         };
         let mut log = log.map(BufWriter::new);
+        let running = stop.running(Running::Hook);
         let result = run_command(
             request,
             log.as_mut().map(|w| w as &mut dyn Write),
             stop.requests(),
         )
         .await;
+        drop(running);
         if let Some(e) = &result.log_error {
             diagnostic(format_args!(
                 "warning: hook `{}`'s log {} is incomplete: {e}",

@@ -33,7 +33,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use ralph_agent::{Control, StopController, StopLevel, run_agent_teed};
+use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
@@ -283,6 +283,8 @@ async fn iterate(
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
     let (recorder, run_dir, steering) = (&run.recorder, &run.run_dir, &run.steering);
+    // Until the agent is reaped, a Ctrl-C stops it (and says so).
+    let running = stop.running(Running::Agent);
     let agent_run = run_agent_teed(
         spec,
         decoder,
@@ -318,6 +320,7 @@ async fn iterate(
         .around(agent_run, tick, |event| shared.borrow_mut().observe(event))
         .await;
     run.steering.slot().clear();
+    drop(running);
     recorder.after_reap(run_dir);
     transcript.finish(&mut run.transcripts, &agent_run.outcome.stderr_tail);
 

@@ -7,6 +7,7 @@
 pub(crate) mod json;
 pub(crate) mod observer;
 pub(crate) mod recorder;
+pub(crate) mod stopping;
 pub(crate) mod table;
 pub(crate) mod term;
 pub(crate) mod text;

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use ralph_agent::{StopController, StopLevel};
+use ralph_agent::StopController;
 use ralph_core::run_event::RunEvent;
 
 use super::app::Request;
@@ -13,6 +13,7 @@ use super::session::Session;
 use super::terminal::Screen;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
+use crate::view::stopping::stop_message;
 
 pub(crate) struct TuiObserver {
     session: Session,
@@ -43,16 +44,10 @@ impl TuiObserver {
     }
 
     fn interrupt(&mut self, now: Instant) {
-        match self.stop.interrupt(now) {
-            StopLevel::Graceful => {
-                self.session.app.message = Some(
-                    "stopping the agent and ending the loop (Ctrl-C again kills it)".to_owned(),
-                );
-            }
-            StopLevel::Immediate => {
-                self.session.app.message = Some("killing the agent now".to_owned());
-            }
-            StopLevel::None => {}
+        let level = self.stop.interrupt(now);
+        let what = self.stop.what_runs();
+        if let Some(message) = stop_message(level, what, "Ctrl-C again kills it") {
+            self.session.app.message = Some(message);
         }
     }
 
