@@ -1,7 +1,8 @@
 //! The TUI drawn on ratatui's `TestBackend` at key moments of real pi and Claude Code
 //! transcripts (tests/fixtures), fed as the run's events through the same JSON path as
 //! `ralph run --tui` and `ralph watch`; keys, search, export, resizes, NO_COLOR, and the
-//! file follower.
+//! file follower. Steering and rate limits are in `limits_tests.rs`, words in
+//! `words_tests.rs`.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -21,6 +22,10 @@ use super::{draw, export, follow};
 /// What the model makes of notices and gates, in words: beside this file.
 #[path = "words_tests.rs"]
 mod words;
+
+/// Steering, rate limits and their waits on the screen: beside this file.
+#[path = "limits_tests.rs"]
+mod limits;
 
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
@@ -453,122 +458,4 @@ fn damaged_lines_are_counted_and_the_end_is_shown() {
     model.apply_json(&serde_json::to_vec(&event).unwrap());
     assert_eq!(model.stop_reason.as_deref(), Some("interrupted"));
     assert!(!model.running());
-}
-
-#[test]
-fn a_steering_message_is_a_note_in_the_iteration_it_was_sent_during() {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
-    feed(
-        &mut model,
-        &RunEvent::SteerReceived {
-            iteration: 2,
-            id: "i",
-            message: "use\nplan B",
-            queued: true,
-            went: "queued for iteration 2",
-        },
-    );
-    let notes: Vec<String> = model.iterations[0]
-        .entries
-        .iter()
-        .map(|e| e.searchable().into_owned())
-        .collect();
-    assert_eq!(notes, vec!["steer “use plan B” → queued for iteration 2"]);
-}
-
-/// A run whose iteration 1 (`ralph` on pi) ended rate limited, with no reset time.
-fn limited_iteration_1() -> RunModel {
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "ralph", "pi");
-    let limited = IterationOutcome::RateLimited {
-        message: "429".into(),
-        resets_at: None,
-    };
-    iteration_finished(&mut model, 1, "ralph", &limited);
-    model
-}
-
-#[test]
-fn a_limited_attempt_says_where_the_next_one_runs() {
-    let mut model = limited_iteration_1();
-    feed(
-        &mut model,
-        &RunEvent::Failover {
-            iteration: 1,
-            hat: "ralph",
-            from: "pi",
-            from_fallback: 0,
-            to: "claude",
-            to_fallback: 1,
-        },
-    );
-    feed(
-        &mut model,
-        &RunEvent::RateLimitWait {
-            iteration: 1,
-            wait_secs: 60,
-            resets_at: None,
-            message: "429",
-        },
-    );
-    let notes: Vec<&str> = model.iterations[0]
-        .entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Note(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(
-        notes,
-        [
-            "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
-            "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
-        ]
-    );
-}
-
-#[test]
-fn the_status_line_counts_a_wait_down_to_its_end() {
-    let mut model = limited_iteration_1();
-    let mut app = App::new(true);
-    feed(
-        &mut model,
-        &RunEvent::RateLimitWait {
-            iteration: 1,
-            wait_secs: 252,
-            resets_at: None,
-            message: "429",
-        },
-    );
-    // The attempt ended 61 s after it started (21:55:10 UTC); the wait ends 252 s later.
-    let ended_ms = STARTED_AT_MS + 61_000;
-    let status = |model: &RunModel, app: &mut App, now_ms: u64| {
-        let shown = screen_at(model, app, 100, 12, now_ms);
-        shown.lines().last().unwrap().trim_end().to_owned()
-    };
-    assert_eq!(
-        status(&model, &mut app, ended_ms + 10_000),
-        "⏸ rate limited on pi: retrying in 4m 02s (at 22:00 UTC)  ? help"
-    );
-    assert_eq!(
-        status(&model, &mut app, ended_ms + 251_500),
-        "⏸ rate limited on pi: retrying in 1s (at 22:00 UTC)  ? help"
-    );
-    // Its time is up: the next attempt is about to start.
-    assert_eq!(
-        status(&model, &mut app, ended_ms + 252_000),
-        "⏸ rate limited on pi: retrying now  ? help"
-    );
-    // The next attempt ends it, whatever the clock says.
-    iteration_started(&mut model, 1, "ralph", "pi");
-    assert!(model.waiting.is_none());
-    assert!(
-        !status(&model, &mut app, ended_ms + 10_000).contains("retrying"),
-        "{}",
-        status(&model, &mut app, ended_ms + 10_000)
-    );
 }
