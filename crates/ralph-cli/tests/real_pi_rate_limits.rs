@@ -48,6 +48,25 @@ fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
         .map(|(_, turn, attempt, _)| (turn, attempt))
         .collect();
     assert_eq!(requests, [(0, 0), (0, 1)]);
+    // Both attempts keep pi's output: the limited one set aside, read back by its path.
+    let run_id = env.file(".ralph/current-run").expect("current-run");
+    let limited = env
+        .ws()
+        .join(".ralph/runs")
+        .join(run_id.trim())
+        .join("iterations/1-limited-1/stdout.zst");
+    let inspect = |args: &[&str]| {
+        let out = env.ralph(args).output().expect("ralph inspect");
+        ralph_test_support::success_json(&out)
+    };
+    let first = inspect(&["inspect", limited.to_str().unwrap()]);
+    assert_eq!(first["succeeded"], json!(false), "{first}");
+    let message = first["rate_limited"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.starts_with("429"), "{first}");
+    let latest = inspect(&["inspect", "--run", "last", "--iteration", "1"]);
+    assert_eq!(latest["succeeded"], json!(true), "{latest}");
 }
 
 /// pi told not to retry on its own: its first refused request ends its run.
