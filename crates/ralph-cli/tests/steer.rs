@@ -77,6 +77,14 @@ fn exits_with(child: std::process::Child, expected: i32) -> Vec<Value> {
     json_lines(&out)
 }
 
+/// Ctrl-C to a `ralph run --output json`, which must then exit with 130: its events.
+fn interrupted(ws: &Workspace, child: std::process::Child) -> Vec<Value> {
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    json_lines(&out)
+}
+
 /// Where each line of the run's `steering.jsonl` says its message went.
 fn went(ws: &Workspace) -> Vec<String> {
     let log = std::fs::read_to_string(run_dir(ws).join("steering.jsonl")).unwrap();
@@ -419,14 +427,7 @@ fn a_message_sent_during_a_rate_limit_wait_is_reported_while_the_loop_waits() {
     steer_queued(&ws, "When it resets: smaller steps.", 1);
     // Reported now, not when the 600 s are over.
     wait_recorded(&ws, r#""type":"steer_received""#);
-    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
-    assert_eq!(
-        code(out.status),
-        130,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let events = json_lines(&out);
+    let events = interrupted(&ws, child);
     assert!(first_of(&events, "rate_limit_wait") < first_of(&events, "steer_received"));
 }
 
