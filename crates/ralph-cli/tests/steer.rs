@@ -326,6 +326,8 @@ fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_messa
         std::thread::sleep(Duration::from_millis(20));
     }
     steer_queued(&ws, "Before you start: plan B.", 1);
+    // Shown while the hook still runs.
+    received_before(&ws, "hook_finished");
     std::fs::write(ws.path().join("hook-go"), "").unwrap();
     let out = wait_output(child);
     assert_eq!(code_of(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
@@ -410,6 +412,15 @@ fn wait_recorded(ws: &Workspace, what: &str) {
     }
 }
 
+/// Waits until the run records `steer_received`, which must come before any event of
+/// type `kind` (the end of what was running when the message came).
+fn received_before(ws: &Workspace, kind: &str) {
+    wait_recorded(ws, r#""type":"steer_received""#);
+    let record = std::fs::read_to_string(run_dir(ws).join("run-events.jsonl")).unwrap();
+    let ended = format!(r#""type":"{kind}""#);
+    assert!(!record.contains(&ended), "{kind} came first: {record}");
+}
+
 /// Where the first event of type `kind` is among `events`.
 fn first_of(events: &[Value], kind: &str) -> usize {
     events
@@ -439,13 +450,7 @@ fn a_message_sent_while_a_gate_runs_is_reported_before_the_gate_ends() {
     let child = ws.start_json(&["-p", "task", "--max-iterations", "2"]);
     wait_recorded(&ws, r#""type":"gate_started""#);
     steer_queued(&ws, "Next: the docs.", 2);
-    wait_recorded(&ws, r#""type":"steer_received""#);
-    assert!(
-        !std::fs::read_to_string(run_dir(&ws).join("run-events.jsonl"))
-            .unwrap()
-            .contains(r#""type":"gate_finished""#),
-        "the gate ended first"
-    );
+    received_before(&ws, "gate_finished");
     std::fs::write(ws.path().join("gate-go"), "").unwrap();
     let events = exits_with(child, 0);
     assert!(first_of(&events, "steer_received") < first_of(&events, "gate_finished"));

@@ -7,7 +7,6 @@
 //! while the gate runs, so the live view can show it (and, in a loop, `ralph steer`'s
 //! messages as they come).
 
-use std::cell::RefCell;
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -18,7 +17,7 @@ use ralph_core::config::GateConfig;
 use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
 use ralph_core::run_event::RunEvent;
 
-use super::steer::Steering;
+use super::steer::SteerNews;
 use super::{display_path, with_ticks};
 use crate::view::observer::Observer;
 
@@ -32,7 +31,7 @@ pub(crate) struct GateRun<'a> {
     pub(crate) stop: &'a StopController,
     /// The loop's `ralph steer` watcher, whose messages are shown while the gate runs
     /// (`None` outside a loop: `ralph gates`, `ralph runs land --check`).
-    pub(crate) steering: Option<&'a Steering>,
+    pub(crate) steering: Option<&'a SteerNews>,
 }
 
 impl GateRun<'_> {
@@ -69,15 +68,7 @@ impl GateRun<'_> {
         let _running = self.stop.running(Running::Gate);
         let work = run_command(request, writer, self.stop.requests());
         let ran = match self.steering {
-            // Ticks and `ralph steer`'s messages both go to the observer, in turns.
-            Some(steering) => {
-                let shared = RefCell::new(&mut *observer);
-                let ticks = shared.borrow().wants_ticks();
-                let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
-                steering
-                    .around(work, tick, |event| shared.borrow_mut().observe(event))
-                    .await
-            }
+            Some(steering) => steering.watched(work, observer).await,
             None if observer.wants_ticks() => with_ticks(work, |now| observer.tick(now)).await,
             None => work.await,
         };

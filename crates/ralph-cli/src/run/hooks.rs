@@ -31,6 +31,7 @@ use ralph_core::run_event::{RunEvent, Totals};
 use ralph_core::store::{RunDir, unix_ms};
 use ralph_types::env as var;
 
+use super::steer::SteerNews;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
 
@@ -89,6 +90,8 @@ pub(crate) struct Hooks<'a> {
     metadata: Metadata,
     /// Numbers the log files of this session.
     runs: u32,
+    /// `ralph steer`'s messages, shown while a hook runs.
+    news: SteerNews,
 }
 
 impl<'a> Hooks<'a> {
@@ -97,6 +100,7 @@ impl<'a> Hooks<'a> {
         workspace: &Path,
         run_dir: &RunDir,
         max_iterations: u32,
+        news: SteerNews,
     ) -> Hooks<'a> {
         let ralph_dir = run_dir
             .path()
@@ -114,6 +118,7 @@ impl<'a> Hooks<'a> {
             signal: ResumeSignal::new(ralph_dir),
             metadata: Metadata::new(),
             runs: 0,
+            news,
         }
     }
 
@@ -258,7 +263,8 @@ impl<'a> Hooks<'a> {
                 attempt,
                 command: &command,
             });
-            let ran = self.run_once(hook, boundary, machine, stop).await;
+            let totals = Totals::of(machine.state());
+            let ran = self.run_once(hook, boundary, totals, observer, stop).await;
             let decision = match ran.failure {
                 None => None,
                 Some(HookFailure::Interrupted) => Some(Decision::Stop),
@@ -321,12 +327,14 @@ impl<'a> Hooks<'a> {
         Verdict::GoOn
     }
 
-    /// Starts the hook once and judges how it ended.
+    /// Starts the hook once (its payload carrying the run's `totals`) and judges how it
+    /// ended.
     async fn run_once(
         &mut self,
         hook: &HookSpec,
         boundary: &Boundary<'_>,
-        machine: &Machine,
+        totals: Totals,
+        observer: &mut dyn Observer,
         stop: &StopController,
     ) -> Ran {
         let workspace = self.workspace.display().to_string();
@@ -341,7 +349,7 @@ impl<'a> Hooks<'a> {
             hat: boundary.hat,
             backend: boundary.backend,
             events: boundary.events,
-            totals: Totals::of(machine.state()),
+            totals,
             stop: boundary.stop,
             metadata: &self.metadata,
         };
@@ -377,12 +385,12 @@ impl<'a> Hooks<'a> {
         };
         let mut log = log.map(BufWriter::new);
         let running = stop.running(Running::Hook);
-        let result = run_command(
+        let work = run_command(
             request,
             log.as_mut().map(|w| w as &mut dyn Write),
             stop.requests(),
-        )
-        .await;
+        );
+        let result = self.news.watched(work, observer).await;
         drop(running);
         if let Some(e) = &result.log_error {
             diagnostic(format_args!(

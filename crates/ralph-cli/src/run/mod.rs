@@ -112,6 +112,7 @@ pub(crate) async fn drive(
         &run.workspace,
         &run.run_dir,
         max_iterations,
+        run.steering.news().clone(),
     );
     hooks
         .loop_start(&mut run.machine, session, observer, stop)
@@ -316,7 +317,7 @@ async fn iterate(
     if let Some(live) = live {
         run.steering.slot().set(std::sync::Arc::new(live));
     }
-    let agent_run = (run.steering)
+    let agent_run = (run.steering.news())
         .around(agent_run, tick, |event| shared.borrow_mut().observe(event))
         .await;
     run.steering.slot().clear();
@@ -370,7 +371,9 @@ async fn iterate(
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
-    run.steering.report(&mut |event| observer.observe(event));
+    run.steering
+        .news()
+        .report(&mut |event| observer.observe(event));
     let mut record = run.machine.finish(iteration, report, session.elapsed());
     record.steering = run
         .steering
@@ -432,7 +435,7 @@ async fn check(
         iteration: Some(iteration.number),
         env: &env,
         stop,
-        steering: Some(&run.steering),
+        steering: Some(run.steering.news()),
     };
     while let Some((name, event)) = plan.next_gate(&results) {
         let Some(gate) = run.config.gates.iter().find(|g| g.name == name) else {

@@ -2,7 +2,6 @@
 //! (the machine decides; a switch is reported as a `failover` run event), and the wait
 //! before a limited iteration runs again.
 
-use std::cell::RefCell;
 use std::time::{Instant, SystemTime};
 
 use ralph_agent::StopController;
@@ -71,14 +70,8 @@ pub(super) async fn wait_out(
             () = requests.stopped() => {}
         }
     };
-    // The ticks redraw the live view's countdown; `ralph steer`'s messages are shown as
-    // they come, not once the wait is over. Both go to the observer, in turns.
-    let shared = RefCell::new(&mut *observer);
-    let ticks = shared.borrow().wants_ticks();
-    let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
-    (run.steering)
-        .around(sleep, tick, |event| shared.borrow_mut().observe(event))
-        .await;
+    // The ticks redraw the live view's countdown.
+    run.steering.news().watched(sleep, observer).await;
     observer.wait_over();
     run.machine.waited(started.elapsed());
 }

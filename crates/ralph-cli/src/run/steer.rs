@@ -140,8 +140,16 @@ impl Shared {
 
 /// The loop's steering: the watcher, the book, the slot for mid-turn delivery.
 pub(crate) struct Steering {
-    shared: Arc<Shared>,
+    news: SteerNews,
     watcher: Option<JoinHandle<()>>,
+}
+
+/// What the watcher has taken and not yet shown: for whatever runs while the loop waits
+/// on it (the agent, a gate, a hook, a rate-limit wait). Cheap to clone; hooks keep one
+/// for the whole run.
+#[derive(Clone)]
+pub(crate) struct SteerNews {
+    shared: Arc<Shared>,
 }
 
 impl Steering {
@@ -180,24 +188,27 @@ impl Steering {
                 ));
             })
             .ok();
-        Steering { shared, watcher }
+        Steering {
+            news: SteerNews { shared },
+            watcher,
+        }
     }
 
     /// The slot the launch code fills while an agent that takes messages mid-turn runs.
     pub(crate) fn slot(&self) -> &SteerSlot {
-        &self.shared.slot
+        &self.news.shared.slot
     }
 
     /// Iteration `number` starts: reports what arrived, and returns (and records as
     /// delivered) the messages its prompt carries.
     pub(crate) fn start_iteration(&self, number: u32, observer: &mut dyn Observer) -> Vec<String> {
-        self.report(&mut |event| observer.observe(event));
+        self.news.report(&mut |event| observer.observe(event));
         let carried = {
-            let mut book = lock(&self.shared.book);
+            let mut book = lock(&self.news.shared.book);
             let carried = book.start_iteration(number);
             let now = unix_ms(SystemTime::now());
             for queued in &carried {
-                self.shared.log(&SteerLogLine {
+                self.news.shared.log(&SteerLogLine {
                     at_ms: now,
                     id: queued.id.clone(),
                     went: Logged::Prompt,
@@ -208,7 +219,7 @@ impl Steering {
             }
             carried
         };
-        self.report(&mut |event| observer.observe(event));
+        self.news.report(&mut |event| observer.observe(event));
         for queued in &carried {
             observer.observe(&RunEvent::SteerDelivered {
                 iteration: number,
@@ -223,7 +234,7 @@ impl Steering {
     /// The running agent showed a user message (its prompt, or a mid-turn message it
     /// read): see [`SteerBook::shown_user_message`].
     pub(crate) fn shown_user_message(&self) {
-        lock(&self.shared.book).shown_user_message();
+        lock(&self.news.shared.book).shown_user_message();
     }
 
     /// The running iteration's agent ended as `outcome` says. A mid-turn message it never
@@ -233,14 +244,14 @@ impl Steering {
     /// never).
     pub(crate) fn after_agent(&self, outcome: &IterationOutcome, observer: &mut dyn Observer) {
         let now = unix_ms(SystemTime::now());
-        let mut book = lock(&self.shared.book);
+        let mut book = lock(&self.news.shared.book);
         let unread = book.requeue_unread(now);
         for line in &unread {
-            self.shared.log(line);
+            self.news.shared.log(line);
         }
         if matches!(outcome, IterationOutcome::RateLimited { .. }) {
             for line in book.requeue_carried(now) {
-                self.shared.log(&line);
+                self.news.shared.log(&line);
             }
         }
         drop(book);
@@ -258,14 +269,21 @@ impl Steering {
     /// The running iteration ended; `next` is the one the loop runs next. Returns what
     /// steering did in it, for its history record.
     pub(crate) fn end_iteration(&self, next: u32) -> IterationSteering {
-        lock(&self.shared.book).end_iteration(next)
+        lock(&self.news.shared.book).end_iteration(next)
     }
 
     /// The run's steering so far.
     pub(crate) fn tally(&self) -> SteerTally {
-        lock(&self.shared.book).tally()
+        lock(&self.news.shared.book).tally()
     }
 
+    /// What the watcher has taken and not yet shown.
+    pub(crate) fn news(&self) -> &SteerNews {
+        &self.news
+    }
+}
+
+impl SteerNews {
     /// Reports what the watcher took since the last call: `steer_received` (and, for a
     /// message the agent took, `steer_delivered`); problems go to stderr.
     pub(crate) fn report(&self, observe: &mut dyn FnMut(&RunEvent<'_>)) {
@@ -280,6 +298,21 @@ impl Steering {
                 Note::Problem(text) => diagnostic(format_args!("warning: {text}")),
             }
         }
+    }
+
+    /// Awaits `work` (a wait, a gate, a hook) with `observer` ticked and told of
+    /// `ralph steer`'s messages as they come, not once `work` is done.
+    pub(crate) async fn watched<T>(
+        &self,
+        work: impl Future<Output = T>,
+        observer: &mut dyn Observer,
+    ) -> T {
+        // Both go to the observer, in turns on this thread.
+        let shared = std::cell::RefCell::new(observer);
+        let ticks = shared.borrow().wants_ticks();
+        let tick = ticks.then_some(|now| shared.borrow_mut().tick(now));
+        self.around(work, tick, |event| shared.borrow_mut().observe(event))
+            .await
     }
 
     /// Awaits `work`, reporting steering as it arrives and calling `tick` (when given)
@@ -353,21 +386,21 @@ impl Steering {
     /// what was taken before.
     pub(crate) fn finish(&mut self, observe: &mut dyn FnMut(&RunEvent<'_>)) {
         self.stop_watching();
-        if let Ok(found) = pending_requests(&self.shared.run, usize::MAX) {
+        if let Ok(found) = pending_requests(&self.news.shared.run, usize::MAX) {
             let answer = SteerAnswer::Refused {
                 reason: "the loop is finishing: no iteration is left to carry the message"
                     .to_owned(),
             };
             for (id, path) in found {
                 discard_request(&path);
-                let _ = write_answer(&self.shared.run, &id, &answer);
+                let _ = write_answer(&self.news.shared.run, &id, &answer);
             }
         }
-        self.report(observe);
+        self.news.report(observe);
     }
 
     fn stop_watching(&mut self) {
-        self.shared.stop.store(true, Ordering::Release);
+        self.news.shared.stop.store(true, Ordering::Release);
         if let Some(watcher) = self.watcher.take() {
             watcher.thread().unpark();
             let _ = watcher.join();

@@ -92,7 +92,7 @@ fn a_target_in_the_slot_takes_messages_mid_turn_and_a_refusing_one_means_queued(
         SteerAnswer::Queued { iteration: 2 }
     );
     steering.slot().clear();
-    steering.report(&mut |event| seen.observe(event));
+    steering.news().report(&mut |event| seen.observe(event));
     assert_eq!(
         types(&seen),
         vec![
