@@ -39,6 +39,11 @@ fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
         [json!([1, "rate_limited"]), json!([1, "succeeded"])]
     );
     assert_eq!(finished(&events)["totals"]["iterations"], 1);
+    let started: Vec<Value> = of_type(&events, "iteration_started")
+        .iter()
+        .map(|e| json!([e["iteration"], e["attempt"]]))
+        .collect();
+    assert_eq!(started, [json!([1, 1]), json!([1, 2])]);
     // Each attempt keeps its transcript: the limited one is set aside, and `--run`
     // reads the latest.
     let iterations = ws.run_files().dir().join("iterations");
@@ -72,7 +77,8 @@ fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("■ iteration 1 rate limited: 429")
-            && text.contains("⏸ rate limited: waiting 1.0s, then iteration 1 again"),
+            && text.contains("⏸ rate limited: waiting 1.0s, then iteration 1 again")
+            && text.contains("── iteration 1/100 · attempt 2 · ralph · pi ·"),
         "{text}"
     );
 }

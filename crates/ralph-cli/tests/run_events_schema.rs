@@ -347,6 +347,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     });
     push(RunEvent::IterationStarted {
         iteration: 1,
+        attempt: 1,
         max_iterations: 2,
         hat: "h",
         hat_name: "H",

@@ -40,6 +40,9 @@ pub enum RunEvent<'a> {
     },
     IterationStarted {
         iteration: u32,
+        /// 1, or more when the attempts before it at this iteration ended on a
+        /// provider's limit and ran again (they keep the iteration's number).
+        attempt: u32,
         max_iterations: u32,
         hat: &'a str,
         hat_name: &'a str,

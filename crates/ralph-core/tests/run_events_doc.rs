@@ -98,6 +98,7 @@ fn every_run_event_type_has_a_section() {
         },
         RunEvent::IterationStarted {
             iteration: 1,
+            attempt: 1,
             max_iterations: 1,
             hat: "h",
             hat_name: "h",

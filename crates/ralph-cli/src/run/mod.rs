@@ -245,10 +245,11 @@ async fn iterate(
     // reaches it mid-turn from when it is spawned until it ends.
     let live = command.live.clone();
     let spec = command.into_spawn_spec(env, Some(run.workspace.clone()));
+    let attempt = run.machine.attempt();
     let who = transcript::Who {
         workspace: &run.workspace,
         iteration: iteration.number,
-        attempt: run.machine.attempt(),
+        attempt,
         hat: &iteration.hat,
         backend: agent.kind.name(),
     };
@@ -264,6 +265,7 @@ async fn iterate(
     let hat_name = hat.map_or(iteration.hat.as_str(), |h| h.name.as_str());
     observer.observe(&RunEvent::IterationStarted {
         iteration: iteration.number,
+        attempt,
         max_iterations: config.event_loop.max_iterations,
         hat: &iteration.hat,
         hat_name,

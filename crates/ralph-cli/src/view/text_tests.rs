@@ -51,6 +51,7 @@ const TOTALS: Totals = Totals {
 fn started() -> RunEvent<'static> {
     RunEvent::IterationStarted {
         iteration: 1,
+        attempt: 1,
         max_iterations: 3,
         hat: "ralph",
         hat_name: "ralph",

@@ -294,6 +294,7 @@ impl RunView {
     fn iteration_started(&mut self, event: &RunEvent<'_>, out: &mut String) {
         let RunEvent::IterationStarted {
             iteration,
+            attempt,
             max_iterations,
             hat_name,
             backend,
@@ -313,8 +314,14 @@ impl RunView {
             activity: Activity::Starting,
         });
         out.push('\n');
+        // Only an attempt after a rate limit says which it is.
+        let attempt = match attempt {
+            1 => String::new(),
+            n => format!(" · attempt {n}"),
+        };
         let parts = format!(
-            "iteration {iteration}/{max_iterations} · {hat_name} · {backend} · run time {}",
+            "iteration {iteration}/{max_iterations}{attempt} · {hat_name} · {backend} · run \
+             time {}",
             clock(self.elapsed_ms)
         );
         let framed = format!("── {parts} ──");

@@ -101,6 +101,7 @@ fn render_run_ending(
     view.render(
         &RunEvent::IterationStarted {
             iteration: 1,
+            attempt: 1,
             max_iterations: 10,
             hat: "planner",
             hat_name: "Planner",
@@ -152,6 +153,7 @@ fn render_run_ending(
     view.render(
         &RunEvent::IterationStarted {
             iteration: 2,
+            attempt: 1,
             max_iterations: 10,
             hat: "builder",
             hat_name: "Builder",
@@ -315,19 +317,7 @@ fn the_status_line_follows_what_the_agent_does() {
     let mut view = RunView::new(Detail::Normal);
     let mut out = String::new();
     let mut seen = vec![view.activity().cloned()];
-    view.render(
-        &RunEvent::IterationStarted {
-            iteration: 1,
-            max_iterations: 10,
-            hat: "ralph",
-            hat_name: "ralph",
-            backend: "claude",
-            events: &[],
-            wall_secs: 60,
-            started_at_ms: 0,
-        },
-        &mut out,
-    );
+    view.render(&started(1, 1, "claude"), &mut out);
     seen.push(view.activity().cloned());
     for event in agent_events("claude/v2.1.332_rich.jsonl", StreamFormat::Claude)
         .iter()
@@ -363,6 +353,39 @@ fn the_status_line_follows_what_the_agent_does() {
         }
         .describe("claude"),
         "running Bash  ls (+2 more)"
+    );
+}
+
+/// Attempt `attempt` at iteration `iteration` of ten, on `backend`, by the default hat.
+fn started(iteration: u32, attempt: u32, backend: &str) -> RunEvent<'_> {
+    RunEvent::IterationStarted {
+        iteration,
+        attempt,
+        max_iterations: 10,
+        hat: "ralph",
+        hat_name: "ralph",
+        backend,
+        events: &[],
+        wall_secs: 60,
+        started_at_ms: 0,
+    }
+}
+
+#[test]
+fn an_attempt_after_a_rate_limit_says_which_it_is_in_its_header() {
+    let header = |attempt| {
+        let mut view = RunView::new(Detail::Normal);
+        let mut out = String::new();
+        view.render(&started(3, attempt, "pi"), &mut out);
+        anstream::adapter::strip_str(out.trim()).to_string()
+    };
+    assert_eq!(
+        header(1),
+        "── iteration 3/10 · ralph · pi · run time 0:00 ──"
+    );
+    assert_eq!(
+        header(2),
+        "── iteration 3/10 · attempt 2 · ralph · pi · run time 0:00 ──"
     );
 }
 

@@ -126,6 +126,7 @@ fn iteration_started(model: &mut RunModel, iteration: u32, hat: &str, backend: &
         model,
         &RunEvent::IterationStarted {
             iteration,
+            attempt: 1,
             max_iterations: 10,
             hat,
             hat_name: hat,
