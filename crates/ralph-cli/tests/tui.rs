@@ -85,10 +85,12 @@ fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
 
     // A watcher in a second window sees the same run, live, and leaves it running.
     let watch = script(&ws, "watch", "watch");
+    let opened = tmux.tmux(&["new-window", "-t", "t", "sh", &watch.display().to_string()]);
     assert!(
-        tmux.tmux(&["new-window", "-t", "t", "sh", &watch.display().to_string()])
-            .status
-            .success()
+        opened.status.success(),
+        "tmux new-window: {}\nthe run's window:\n{}",
+        String::from_utf8_lossy(&opened.stderr),
+        tmux.screen("t:0")
     );
     tmux.wait_for("t:1", "the run in the watcher", |s| {
         s.contains("iteration 3 · reviewer · running") && s.contains("planner")
