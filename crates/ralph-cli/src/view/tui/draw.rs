@@ -190,8 +190,13 @@ fn transcript_pane(
     };
     let it = &model.iterations[shown];
     let outcome = it.outcome.as_deref().unwrap_or("running");
+    // Only an attempt after a rate limit says which it is.
+    let attempt = match it.attempt {
+        0 | 1 => String::new(),
+        n => format!(" · attempt {n}"),
+    };
     let title = format!(
-        " iteration {} · {} · {} {}",
+        " iteration {}{attempt} · {} · {} {}",
         it.number,
         it.hat,
         outcome,

@@ -77,6 +77,14 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
             "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
         ]
     );
+    // The next attempt is an entry of its own, whose title says which attempt it is.
+    attempt_started(&mut model, 1, 2, "ralph", "claude");
+    let mut app = App::new(true);
+    let shown = screen(&model, &mut app, 80, 12);
+    assert!(
+        shown.contains(" iteration 1 · attempt 2 · ralph · running"),
+        "{shown}"
+    );
 }
 
 #[test]

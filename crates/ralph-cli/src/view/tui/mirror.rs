@@ -21,6 +21,9 @@ pub(crate) enum RunLine {
     },
     IterationStarted {
         iteration: u32,
+        /// Absent from a record written before ralph said it: read as the first.
+        #[serde(default = "first_attempt")]
+        attempt: u32,
         max_iterations: u32,
         hat: String,
         backend: String,
@@ -188,4 +191,9 @@ pub(crate) struct Outcome {
 pub(crate) struct EmittedEvent {
     pub(crate) topic: String,
     pub(crate) payload: serde_json::Value,
+}
+
+/// The attempt a record that names none is: the first.
+fn first_attempt() -> u32 {
+    1
 }

@@ -73,6 +73,8 @@ impl Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Iteration {
     pub(crate) number: u32,
+    /// 1, or more for an attempt after a rate limit (it keeps the iteration's number).
+    pub(crate) attempt: u32,
     pub(crate) hat: String,
     pub(crate) backend: String,
     pub(crate) model: Option<String>,
@@ -174,6 +176,7 @@ impl RunModel {
             }
             RunLine::IterationStarted {
                 iteration,
+                attempt,
                 max_iterations,
                 hat,
                 backend,
@@ -183,6 +186,7 @@ impl RunModel {
                 self.activity = format!("iteration {iteration}: {hat} working ({backend})");
                 self.iterations.push(Iteration {
                     number: iteration,
+                    attempt,
                     hat,
                     backend,
                     started_at_ms,

@@ -122,11 +122,16 @@ fn one_iteration(backend: &str, hat: &str, capture: &str) -> RunModel {
 }
 
 fn iteration_started(model: &mut RunModel, iteration: u32, hat: &str, backend: &str) {
+    attempt_started(model, iteration, 1, hat, backend);
+}
+
+/// Attempt `attempt` at iteration `iteration` starts.
+fn attempt_started(model: &mut RunModel, iteration: u32, attempt: u32, hat: &str, backend: &str) {
     feed(
         model,
         &RunEvent::IterationStarted {
             iteration,
-            attempt: 1,
+            attempt,
             max_iterations: 10,
             hat,
             hat_name: hat,
