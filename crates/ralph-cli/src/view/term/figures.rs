@@ -8,6 +8,15 @@ use ralph_core::run_event::Totals;
 use ralph_core::summary::thousands;
 use ralph_stream::CostKind;
 
+/// What an iteration's header adds for its attempt: nothing for the first (0 is a record
+/// that names none), ` · attempt N` for one after a rate limit.
+pub(crate) fn attempt_part(attempt: u32) -> String {
+    match attempt {
+        0 | 1 => String::new(),
+        n => format!(" · attempt {n}"),
+    }
+}
+
 /// An iteration's cost: `$0.0102`, `~$0.0102 (estimated)`, `at least $0.0102 (partly
 /// unknown)` or `cost unknown`.
 pub(crate) fn iteration_cost(cost_usd: Option<f64>, kind: CostKind) -> String {

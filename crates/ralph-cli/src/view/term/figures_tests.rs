@@ -55,3 +55,11 @@ fn clocks_and_counts_read_naturally() {
         ["1 turn", "2 turns", "12,345 tokens"]
     );
 }
+
+#[test]
+fn only_an_attempt_after_the_first_is_named() {
+    assert_eq!(
+        [0, 1, 2, 12].map(attempt_part),
+        ["", "", " · attempt 2", " · attempt 12"].map(String::from)
+    );
+}

@@ -17,7 +17,7 @@ use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
-use super::figures::{clock, count, duration_ms, iteration_cost};
+use super::figures::{attempt_part, clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
 use super::limit_lines;
 use super::palette;
@@ -314,11 +314,7 @@ impl RunView {
             activity: Activity::Starting,
         });
         out.push('\n');
-        // Only an attempt after a rate limit says which it is.
-        let attempt = match attempt {
-            1 => String::new(),
-            n => format!(" · attempt {n}"),
-        };
+        let attempt = attempt_part(*attempt);
         let parts = format!(
             "iteration {iteration}/{max_iterations}{attempt} · {hat_name} · {backend} · run \
              time {}",

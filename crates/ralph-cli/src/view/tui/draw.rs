@@ -14,7 +14,7 @@ use super::app::{App, Prompt};
 use super::lines;
 use super::model::{Iteration, RunModel};
 use super::theme::Theme;
-use crate::view::term::figures::{clock, duration_ms};
+use crate::view::term::figures::{attempt_part, clock, duration_ms};
 use crate::view::term::limit_lines;
 
 /// Below this width the iteration list is left out: the transcript needs the room.
@@ -190,11 +190,7 @@ fn transcript_pane(
     };
     let it = &model.iterations[shown];
     let outcome = it.outcome.as_deref().unwrap_or("running");
-    // Only an attempt after a rate limit says which it is.
-    let attempt = match it.attempt {
-        0 | 1 => String::new(),
-        n => format!(" · attempt {n}"),
-    };
+    let attempt = attempt_part(it.attempt);
     let title = format!(
         " iteration {}{attempt} · {} · {} {}",
         it.number,
