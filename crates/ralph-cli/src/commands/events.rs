@@ -118,16 +118,9 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     rows = with_guidance(rows, &steering, &history);
     for line in pending {
         match line {
-            InboxLine::Event { event } => rows.push(Row {
-                iteration: running,
-                hat: None,
-                backend: None,
-                outcome: RUNNING.to_owned(),
-                started_at_ms: None,
-                consumed: Vec::new(),
-                topic: Some(event.topic),
-                payload: event.payload,
-            }),
+            InboxLine::Event { event } => {
+                rows.push(running_row(running, Some(event.topic), event.payload));
+            }
             InboxLine::Invalid { .. } => {}
         }
     }
@@ -147,24 +140,16 @@ fn with_guidance(
         .iter()
         .filter(|line| matches!(line.went, Logged::Queued | Logged::MidTurn))
         .filter_map(|line| {
-            let text = line.message.clone()?;
-            let record = history.iter().find(|r| r.iteration == line.iteration);
-            let mut row = match record {
-                Some(record) => record_rows(record).swap_remove(0),
-                None => Row {
-                    iteration: line.iteration,
-                    hat: None,
-                    backend: None,
-                    outcome: RUNNING.to_owned(),
-                    started_at_ms: None,
-                    consumed: Vec::new(),
-                    topic: None,
-                    payload: None,
+            let (topic, payload) = (
+                Some(GUIDANCE_TOPIC.to_owned()),
+                Some(Value::String(line.message.clone()?)),
+            );
+            Some(
+                match history.iter().find(|r| r.iteration == line.iteration) {
+                    Some(record) => record_row(record, topic, payload),
+                    None => running_row(line.iteration, topic, payload),
                 },
-            };
-            row.topic = Some(GUIDANCE_TOPIC.to_owned());
-            row.payload = Some(Value::String(text));
-            Some(row)
+            )
         })
         .collect::<Vec<Row>>();
     // Stable: messages to one iteration stay in the order they came.
@@ -182,7 +167,19 @@ fn with_guidance(
 }
 
 fn record_rows(record: &IterationRecord) -> Vec<Row> {
-    let row = |topic: Option<String>, payload: Option<Value>| Row {
+    if record.events.is_empty() {
+        return vec![record_row(record, None, None)];
+    }
+    record
+        .events
+        .iter()
+        .map(|e| record_row(record, Some(e.topic.clone()), e.payload.clone()))
+        .collect()
+}
+
+/// A row of the iteration `record` keeps, for `topic` and `payload`.
+fn record_row(record: &IterationRecord, topic: Option<String>, payload: Option<Value>) -> Row {
+    Row {
         iteration: record.iteration,
         hat: Some(record.hat.clone()),
         backend: Some(record.backend.clone()),
@@ -191,15 +188,22 @@ fn record_rows(record: &IterationRecord) -> Vec<Row> {
         consumed: record.consumed.iter().map(|e| e.topic.clone()).collect(),
         topic,
         payload,
-    };
-    if record.events.is_empty() {
-        return vec![row(None, None)];
     }
-    record
-        .events
-        .iter()
-        .map(|e| row(Some(e.topic.clone()), e.payload.clone()))
-        .collect()
+}
+
+/// A row of `iteration`, which has no record yet (it is running), for `topic` and
+/// `payload`.
+fn running_row(iteration: u32, topic: Option<String>, payload: Option<Value>) -> Row {
+    Row {
+        iteration,
+        hat: None,
+        backend: None,
+        outcome: RUNNING.to_owned(),
+        started_at_ms: None,
+        consumed: Vec::new(),
+        topic,
+        payload,
+    }
 }
 
 /// The rows as an aligned table; times are the run's clock (since `start`, its first
