@@ -43,12 +43,21 @@ pub(crate) struct InspectArgs {
         conflicts_with = "file"
     )]
     pub(crate) run: Option<String>,
-    /// With --run: the iteration whose transcript to read (its latest attempt: one that
-    /// hit a rate limit before it is kept in `iterations/<N>-limited-<K>/`); with ralph's
-    /// `--output json` capture: the iteration whose agent events to read (all by
-    /// default).
+    /// With --run: the iteration whose transcript to read (its latest attempt, unless
+    /// --attempt); with ralph's `--output json` capture: the iteration whose agent events
+    /// to read (all by default).
     #[arg(long, value_name = "N")]
     pub(crate) iteration: Option<u32>,
+    /// With --iteration: which attempt at it to read, counting from 1 (an attempt that hit
+    /// a rate limit ran again as the next, under the same iteration number). By default
+    /// the latest with --run, and every attempt with a capture.
+    #[arg(
+        long,
+        value_name = "K",
+        requires = "iteration",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub(crate) attempt: Option<u32>,
     /// The captured stream (an agent's stdout, a transcript's `stdout.zst`, or ralph's
     /// `--output json`); `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,

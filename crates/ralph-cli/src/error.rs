@@ -104,12 +104,14 @@ pub(crate) enum CliError {
     )]
     IterationOfAgentStream { input: String },
     #[error(
-        "`{input}` is ralph's `--output json` capture, but holds no agent events{}",
-        .iteration.map(|n| format!(" of iteration {n}")).unwrap_or_default()
+        "`{input}` is ralph's `--output json` capture, but holds no agent events{}{}",
+        .iteration.map(|n| format!(" of iteration {n}")).unwrap_or_default(),
+        .attempt.map(|k| format!(", attempt {k}")).unwrap_or_default()
     )]
     NoAgentEvents {
         input: String,
         iteration: Option<u32>,
+        attempt: Option<u32>,
     },
     #[error("no run `{id}` in `{}`: `ralph runs` lists them", .dir.display())]
     UnknownRun { id: String, dir: PathBuf },
@@ -123,6 +125,14 @@ pub(crate) enum CliError {
         run: String,
         iteration: u32,
         path: PathBuf,
+    },
+    #[error("run {run} keeps no attempt {attempt} of iteration {iteration}: {}", attempts_kept(.kept))]
+    NoAttempt {
+        run: String,
+        iteration: u32,
+        attempt: u32,
+        /// The attempts whose raw stream the run keeps, as they ran.
+        kept: Vec<u32>,
     },
     #[error(
         "no gates are configured: add a `gates:` list to ralph.yml (`ralph init` writes an \
@@ -168,5 +178,18 @@ impl CliError {
         } else {
             CliError::Write(err)
         }
+    }
+}
+
+/// The end of [`CliError::NoAttempt`]'s message: which attempts there are to read.
+fn attempts_kept(kept: &[u32]) -> String {
+    let numbers: Vec<String> = kept.iter().map(u32::to_string).collect();
+    match numbers.as_slice() {
+        [] => "it keeps no raw output of that iteration".to_owned(),
+        [one] => format!("it keeps attempt {one} (`--attempt`)"),
+        [first @ .., last] => format!(
+            "it keeps attempts {} and {last} (`--attempt`)",
+            first.join(", ")
+        ),
     }
 }

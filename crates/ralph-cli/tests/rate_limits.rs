@@ -212,6 +212,88 @@ fn a_limited_primary_fails_over_to_the_fallback_which_completes() {
 }
 
 #[test]
+fn each_attempt_at_a_failed_over_iteration_is_inspected_alone() {
+    let ws = Workspace::new(FAILOVER, &format!("{LIMITED}{CLAUDE_DONE}"));
+    ended(&ws, &["-p", "task"], 0, "completed");
+    let capture = ws.run_files().dir().join("run-events.jsonl");
+    let capture = capture.to_str().unwrap();
+    let output = |args: &[&str]| {
+        let out = ws.run(args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        out.stdout
+    };
+    let summary = |args: &[&str]| serde_json::from_slice::<Value>(&output(args)).unwrap();
+    let kept = |k: &'static str| {
+        [
+            "inspect",
+            "--run",
+            "last",
+            "--iteration",
+            "1",
+            "--attempt",
+            k,
+        ]
+    };
+    let captured = |k: &'static str| ["inspect", "--iteration", "1", "--attempt", k, capture];
+    let events = |k: &'static str| {
+        output(&[
+            "inspect",
+            "--events",
+            "--iteration",
+            "1",
+            "--attempt",
+            k,
+            capture,
+        ])
+    };
+    for k in ["1", "2"] {
+        let limited = k == "1";
+        for got in [summary(&kept(k)), summary(&captured(k))] {
+            assert_eq!(
+                (
+                    &got["agent"],
+                    &got["succeeded"],
+                    got["rate_limited"].is_object()
+                ),
+                (
+                    &json!(if limited { "pi" } else { "claude" }),
+                    &json!(!limited),
+                    limited
+                ),
+                "attempt {k}: {got}"
+            );
+        }
+        // The events kept in the capture are the ones the raw stream gives.
+        assert_eq!(output(&[&kept(k)[..], &["--events"]].concat()), events(k));
+    }
+    // Without `--attempt`: the latest with `--run`, every attempt in turn in a capture.
+    assert_eq!(
+        summary(&["inspect", "--run", "last", "--iteration", "1"]),
+        summary(&kept("2"))
+    );
+    assert_eq!(
+        output(&["inspect", "--events", "--iteration", "1", capture]),
+        [events("1"), events("2")].concat()
+    );
+    // An attempt that did not run, in either, is an error that says what there is.
+    let (kept_3, captured_3) = (kept("3"), captured("3"));
+    for args in [&kept_3[..], &captured_3[..]] {
+        let out = ws.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(common::code(out.status), 1, "{stderr}");
+        assert!(
+            stderr.contains("keeps no attempt 3 of iteration 1: it keeps attempts 1 and 2")
+                || stderr.contains("holds no agent events of iteration 1, attempt 3"),
+            "{stderr}"
+        );
+    }
+    // Attempts count from 1.
+    let out = ws.run(&kept("0"));
+    assert_eq!(common::code(out.status), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value '0' for '--attempt <K>'"));
+}
+
+#[test]
 fn the_loop_returns_to_the_primary_once_its_backoff_is_over() {
     // Claude's attempt lasts over the primary's backoff (1 s): the next iteration is pi's.
     let plan = format!(

@@ -137,15 +137,17 @@ fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
 /// The most bytes read before deciding whose stream it is without a whole first line.
 const MAX_HEAD_BYTES: usize = 1 << 20;
 
-/// What to read: the file (or stdin), or with `--run` an iteration's kept raw stream.
+/// What to read: the file (or stdin), or with `--run` an iteration's kept raw stream (its
+/// latest attempt's, or `--attempt`'s).
 fn input(args: &InspectArgs) -> Result<Input, CliError> {
     let (Some(id), Some(iteration)) = (&args.run, args.iteration) else {
         return Ok(Input::from_arg(args.file.as_deref()));
     };
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
-    let path = run.iteration_dir(iteration).join(STDOUT_FILE);
-    match run.open_iteration_file(iteration, STDOUT_FILE) {
+    let transcript = super::inspect_transcript::pick(&run, iteration, args.attempt)?;
+    let path = run.transcript_dir(transcript).join(STDOUT_FILE);
+    match run.open_transcript_file(transcript, STDOUT_FILE) {
         Ok(file) => Ok(Input::Compressed { path, file }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::NoTranscript {
             run: run.id().to_owned(),
@@ -207,7 +209,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
             None => &buffer[..],
         };
         if capture::is_capture(first_line) {
-            capture = Some(Capture::new(args.iteration));
+            capture = Some(Capture::new(args.iteration, args.attempt));
         }
         let buffer = head.take().unwrap_or_default();
         match capture.as_mut() {
@@ -219,7 +221,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     if let Some(buffer) = head.take()
         && capture::is_capture(&buffer)
     {
-        capture = Some(Capture::new(args.iteration));
+        capture = Some(Capture::new(args.iteration, args.attempt));
     }
     match capture.as_mut() {
         Some(capture) => capture.finish(&mut on_event),
@@ -316,6 +318,7 @@ fn capture_report(
         return Err(CliError::NoAgentEvents {
             input: input.name(),
             iteration: args.iteration,
+            attempt: args.attempt,
         });
     }
     print_report(
@@ -328,27 +331,36 @@ fn capture_report(
 }
 
 /// Reads a ralph capture line by line, handing over the agent events (of one iteration,
-/// when asked).
+/// or one attempt at it, when asked).
 struct Capture {
     iteration: Option<u32>,
+    attempt: Option<u32>,
     pending: Vec<u8>,
-    /// The backend of the (first) iteration read.
+    /// The backend of the (first) attempt read.
     backend: Option<String>,
-    current: u32,
+    /// The iteration and attempt the last `iteration_started` started: the agent lines
+    /// after it are that attempt's.
+    started: (u32, u32),
     lines: u64,
     events: u64,
 }
 
 impl Capture {
-    fn new(iteration: Option<u32>) -> Capture {
+    fn new(iteration: Option<u32>, attempt: Option<u32>) -> Capture {
         Capture {
             iteration,
+            attempt,
             pending: Vec::new(),
             backend: None,
-            current: 0,
+            started: (0, 1),
             lines: 0,
             events: 0,
         }
+    }
+
+    /// Whether the events of `iteration`'s attempt `attempt` are asked for.
+    fn wanted(&self, iteration: u32, attempt: u32) -> bool {
+        self.iteration.is_none_or(|n| n == iteration) && self.attempt.is_none_or(|k| k == attempt)
     }
 
     fn feed(&mut self, mut bytes: &[u8], on_event: &mut impl FnMut(&AgentEvent<'_>)) {
@@ -378,15 +390,26 @@ impl Capture {
         }
         self.lines += 1;
         match capture::line(line) {
-            capture::Line::Started { backend } => {
-                self.current += 1;
-                let wanted = self.iteration.is_none_or(|n| n == self.current);
-                if wanted && self.backend.is_none() {
+            capture::Line::Started {
+                iteration,
+                attempt,
+                backend,
+            } => {
+                // A capture from before `iteration_started` said its attempt: the first.
+                let iteration = iteration.unwrap_or(self.started.0 + 1);
+                self.started = (iteration, attempt.unwrap_or(1));
+                if self.wanted(iteration, self.started.1) && self.backend.is_none() {
                     self.backend = Some(backend);
                 }
             }
             capture::Line::Agent { iteration, event } => {
-                if self.iteration.is_none_or(|n| n == iteration) {
+                // An agent line belongs to the attempt started last at its iteration.
+                let attempt = if self.started.0 == iteration {
+                    self.started.1
+                } else {
+                    1
+                };
+                if self.wanted(iteration, attempt) {
                     self.events += 1;
                     on_event(&event);
                 }
@@ -395,3 +418,7 @@ impl Capture {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "inspect_tests.rs"]
+mod tests;

@@ -29,33 +29,33 @@ pub(super) enum Line {
         iteration: u32,
         event: Box<AgentEvent<'static>>,
     },
-    /// An iteration started with this backend.
-    Started { backend: String },
+    /// An attempt at an iteration started with this backend (`iteration` and `attempt`
+    /// as the line gives them: a capture from before `attempt` has none).
+    Started {
+        iteration: Option<u32>,
+        attempt: Option<u32>,
+        backend: String,
+    },
     /// Another run event, or a line that is none.
     Other,
 }
 
 pub(super) fn line(bytes: &[u8]) -> Line {
-    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(bytes) else {
+    let Ok(line @ Value::Object(_)) = serde_json::from_slice::<Value>(bytes) else {
         return Line::Other;
     };
-    match map.get("type").and_then(Value::as_str) {
-        Some("agent") => {
-            let iteration = map
-                .get("iteration")
-                .and_then(Value::as_u64)
-                .and_then(|n| u32::try_from(n).ok())
-                .unwrap_or(0);
-            match map.get("event").and_then(agent_event) {
-                Some(event) => Line::Agent {
-                    iteration,
-                    event: Box::new(event),
-                },
-                None => Line::Other,
-            }
-        }
-        Some("iteration_started") => match map.get("backend").and_then(Value::as_str) {
+    match line.get("type").and_then(Value::as_str) {
+        Some("agent") => match line.get("event").and_then(agent_event) {
+            Some(event) => Line::Agent {
+                iteration: number(&line, "iteration").unwrap_or(0),
+                event: Box::new(event),
+            },
+            None => Line::Other,
+        },
+        Some("iteration_started") => match line.get("backend").and_then(Value::as_str) {
             Some(backend) => Line::Started {
+                iteration: number(&line, "iteration"),
+                attempt: number(&line, "attempt"),
                 backend: backend.to_owned(),
             },
             None => Line::Other,

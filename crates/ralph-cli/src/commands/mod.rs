@@ -9,6 +9,7 @@ mod hooks;
 mod init;
 mod inspect;
 mod inspect_capture;
+mod inspect_transcript;
 mod plan;
 mod run;
 pub(crate) mod runs;

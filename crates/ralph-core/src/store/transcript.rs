@@ -104,7 +104,13 @@ impl RunDir {
 
     /// Opens the file `name` of iteration `iteration`'s transcript for reading.
     pub fn open_iteration_file(&self, iteration: u32, name: &str) -> io::Result<File> {
-        fsafe::open_read(&self.iteration_dir(iteration).join(name), Links::Refuse)
+        self.open_transcript_file(TranscriptId::latest(iteration), name)
+    }
+
+    /// Opens the file `name` of transcript `id` for reading, refusing links and anything
+    /// but a regular file.
+    pub fn open_transcript_file(&self, id: TranscriptId, name: &str) -> io::Result<File> {
+        fsafe::open_read(&self.transcript_dir(id).join(name), Links::Refuse)
     }
 
     /// The kept raw streams, oldest first (an iteration's attempts as they ran):

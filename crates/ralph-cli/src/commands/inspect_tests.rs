@@ -1,0 +1,67 @@
+use pretty_assertions::assert_eq;
+use ralph_stream::AgentEvent;
+
+use super::Capture;
+
+/// A capture of three attempts: iteration 1 on pi, limited, then on claude; iteration 2
+/// on codex. Each attempt's agent says its name.
+const CAPTURE: &str = r#"{"type":"loop_started"}
+{"type":"iteration_started","iteration":1,"attempt":1,"backend":"pi"}
+{"type":"agent","iteration":1,"event":{"type":"text_delta","text":"pi"}}
+{"type":"iteration_started","iteration":1,"attempt":2,"backend":"claude"}
+{"type":"agent","iteration":1,"event":{"type":"text_delta","text":"claude"}}
+{"type":"iteration_started","iteration":2,"attempt":1,"backend":"codex"}
+{"type":"agent","iteration":2,"event":{"type":"text_delta","text":"codex"}}
+"#;
+
+/// The backend and the texts of what `capture` reads of `CAPTURE`.
+fn read(mut capture: Capture, input: &str) -> (Option<String>, Vec<String>) {
+    let mut texts = Vec::new();
+    let mut on_event = |event: &AgentEvent<'_>| {
+        if let AgentEvent::TextDelta { text } = event {
+            texts.push(text.to_string());
+        }
+    };
+    capture.feed(input.as_bytes(), &mut on_event);
+    capture.finish(&mut on_event);
+    (capture.backend, texts)
+}
+
+#[test]
+fn a_capture_is_read_by_iteration_and_attempt_as_its_lines_number_them() {
+    let texts = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let cases = [
+        (None, None, "pi", texts(&["pi", "claude", "codex"])),
+        (Some(1), None, "pi", texts(&["pi", "claude"])),
+        (Some(1), Some(1), "pi", texts(&["pi"])),
+        (Some(1), Some(2), "claude", texts(&["claude"])),
+        // Not the second `iteration_started` line: the second iteration.
+        (Some(2), None, "codex", texts(&["codex"])),
+        (Some(2), Some(1), "codex", texts(&["codex"])),
+    ];
+    for (iteration, attempt, backend, wanted) in cases {
+        assert_eq!(
+            read(Capture::new(iteration, attempt), CAPTURE),
+            (Some(backend.to_owned()), wanted),
+            "--iteration {iteration:?} --attempt {attempt:?}"
+        );
+    }
+    let (backend, none) = read(Capture::new(Some(2), Some(2)), CAPTURE);
+    assert_eq!((backend, none), (None, vec![]));
+}
+
+#[test]
+fn a_capture_from_before_attempts_were_numbered_reads_each_as_the_first() {
+    let old = CAPTURE
+        .replace(r#""attempt":1,"#, "")
+        .replace(r#""attempt":2,"#, "");
+    let texts = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        read(Capture::new(Some(1), Some(1)), &old),
+        (Some("pi".to_owned()), texts(&["pi", "claude"]))
+    );
+    assert_eq!(
+        read(Capture::new(Some(2), None), &old),
+        (Some("codex".to_owned()), texts(&["codex"]))
+    );
+}

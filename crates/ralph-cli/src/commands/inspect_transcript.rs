@@ -1,0 +1,115 @@
+//! `ralph inspect --run ID --iteration N [--attempt K]`: which of a run's kept
+//! transcripts to read.
+//!
+//! An iteration's latest attempt is `iterations/<n>/`; an earlier one, which ended on a
+//! provider's limit and ran again, is `iterations/<n>-limited-<k>/` (see
+//! `ralph_core::store::TranscriptId`). The latest attempt's number is not in its name:
+//! its `command.json` says it.
+
+use ralph_core::fsafe::{self, Links};
+use ralph_core::store::{Attempt, COMMAND_FILE, RunDir, TranscriptId};
+use serde_json::Value;
+
+use crate::error::CliError;
+
+/// The most bytes of a `command.json` read: ralph writes a few KiB (a command line and
+/// variable names); `.ralph/` is untrusted, and anything larger is not ralph's.
+const MAX_COMMAND_BYTES: u64 = 1 << 20;
+
+/// The transcript of iteration `iteration`'s attempt `attempt`, or of its latest attempt.
+pub(super) fn pick(
+    run: &RunDir,
+    iteration: u32,
+    attempt: Option<u32>,
+) -> Result<TranscriptId, CliError> {
+    let latest = TranscriptId::latest(iteration);
+    let Some(wanted) = attempt else {
+        return Ok(latest);
+    };
+    let limited = TranscriptId {
+        iteration,
+        attempt: Attempt::Limited(wanted),
+    };
+    // A link is not followed here, and opening the file refuses one anyway.
+    if std::fs::symlink_metadata(run.transcript_dir(limited)).is_ok_and(|m| m.is_dir()) {
+        return Ok(limited);
+    }
+    let kept = kept_attempts(run, iteration)?;
+    if latest_attempt(run, iteration, &kept) == Some(wanted) {
+        return Ok(latest);
+    }
+    Err(CliError::NoAttempt {
+        run: run.id().to_owned(),
+        iteration,
+        attempt: wanted,
+        kept: kept.iter().map(|&(k, _)| k).collect(),
+    })
+}
+
+/// The attempts at `iteration` whose raw stream the run keeps, as they ran: the number of
+/// each, and its transcript. The latest is numbered by [`latest_attempt`].
+fn kept_attempts(run: &RunDir, iteration: u32) -> Result<Vec<(u32, TranscriptId)>, CliError> {
+    let streams = run
+        .raw_streams()
+        .map_err(|e| CliError::io("list the transcripts of", run.path(), e))?;
+    let ids: Vec<TranscriptId> = streams
+        .into_iter()
+        .map(|(id, _)| id)
+        .filter(|id| id.iteration == iteration)
+        .collect();
+    let mut kept: Vec<(u32, TranscriptId)> = ids
+        .iter()
+        .filter_map(|&id| match id.attempt {
+            Attempt::Limited(k) => Some((k, id)),
+            Attempt::Latest => None,
+        })
+        .collect();
+    if ids.contains(&TranscriptId::latest(iteration))
+        && let Some(k) = latest_attempt(run, iteration, &kept)
+    {
+        kept.push((k, TranscriptId::latest(iteration)));
+    }
+    Ok(kept)
+}
+
+/// Which attempt `iterations/<n>/` holds: its `command.json`'s `attempt` (1 in a run
+/// from before that field), or, where that cannot be read, the one after the last
+/// limited attempt kept (`limited`). `None` when the directory is not there.
+fn latest_attempt(run: &RunDir, iteration: u32, limited: &[(u32, TranscriptId)]) -> Option<u32> {
+    let dir = run.iteration_dir(iteration);
+    if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    let after_limited = || {
+        limited
+            .iter()
+            .filter(|(_, id)| id.attempt != Attempt::Latest)
+            .map(|&(k, _)| k.saturating_add(1))
+            .max()
+            .unwrap_or(1)
+    };
+    let command = fsafe::read_bounded(
+        &dir.join(COMMAND_FILE),
+        Links::Refuse,
+        MAX_COMMAND_BYTES,
+        "command file",
+    )
+    .ok()
+    .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    let Some(Value::Object(command)) = command else {
+        return Some(after_limited());
+    };
+    match command.get("attempt") {
+        None => Some(1),
+        Some(attempt) => Some(
+            attempt
+                .as_u64()
+                .and_then(|k| u32::try_from(k).ok())
+                .unwrap_or_else(after_limited),
+        ),
+    }
+}
+
+#[cfg(test)]
+#[path = "inspect_transcript_tests.rs"]
+mod tests;

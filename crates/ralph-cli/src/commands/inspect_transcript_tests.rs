@@ -1,0 +1,111 @@
+use std::io::Write as _;
+use std::time::UNIX_EPOCH;
+
+use pretty_assertions::assert_eq;
+use ralph_core::store::{RalphDir, STDOUT_FILE};
+
+use super::*;
+
+/// A run whose iteration 3 ran `attempts` times (each but the last set aside as limited),
+/// each transcript with its raw stream and, unless `command` says otherwise, the
+/// `command.json` ralph writes.
+fn run_with(attempts: u32, command: impl Fn(u32) -> Option<String>) -> (tempfile::TempDir, RunDir) {
+    let ws = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(ws.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    for k in 1..=attempts {
+        if k > 1 {
+            assert!(run.set_aside_attempt(3, k - 1).unwrap());
+        }
+        let (_, mut stdout) = run.create_iteration_file(3, STDOUT_FILE).unwrap();
+        stdout
+            .write_all(format!("attempt {k}\n").as_bytes())
+            .unwrap();
+        if let Some(json) = command(k) {
+            let (_, mut file) = run.create_iteration_file(3, COMMAND_FILE).unwrap();
+            file.write_all(json.as_bytes()).unwrap();
+        }
+    }
+    (ws, run)
+}
+
+fn written(k: u32) -> Option<String> {
+    Some(format!(r#"{{"program":"pi","attempt":{k}}}"#))
+}
+
+fn limited(k: u32) -> TranscriptId {
+    TranscriptId {
+        iteration: 3,
+        attempt: Attempt::Limited(k),
+    }
+}
+
+#[test]
+fn each_attempt_is_found_where_it_was_kept_and_none_means_the_latest() {
+    let (_ws, run) = run_with(3, written);
+    let pick = |attempt| pick(&run, 3, attempt).unwrap();
+    assert_eq!(pick(None), TranscriptId::latest(3));
+    assert_eq!(pick(Some(1)), limited(1));
+    assert_eq!(pick(Some(2)), limited(2));
+    assert_eq!(pick(Some(3)), TranscriptId::latest(3));
+}
+
+#[test]
+fn an_attempt_that_did_not_run_names_the_ones_kept() {
+    let (_ws, run) = run_with(2, written);
+    let err = pick(&run, 3, Some(3)).unwrap_err();
+    assert!(
+        matches!(&err, CliError::NoAttempt { iteration: 3, attempt: 3, kept, .. } if kept == &[1, 2]),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "run {} keeps no attempt 3 of iteration 3: it keeps attempts 1 and 2 (`--attempt`)",
+            run.id()
+        )
+    );
+    let (_ws, once) = run_with(1, written);
+    let err = pick(&once, 3, Some(2)).unwrap_err().to_string();
+    assert!(err.ends_with("it keeps attempt 1 (`--attempt`)"), "{err}");
+    let err = pick(&once, 4, Some(1)).unwrap_err().to_string();
+    assert!(
+        err.ends_with("it keeps no raw output of that iteration"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_latest_attempt_without_its_number_is_counted_after_the_limited_ones() {
+    // A run from before `command.json` said the attempt: its only transcript is the first.
+    let (_ws, run) = run_with(1, |_| Some(r#"{"program":"pi"}"#.to_owned()));
+    assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
+    // No `command.json`, one that is not JSON, or one with a number that is not one: the
+    // attempt after the last limited one.
+    for broken in [
+        None,
+        Some("not json".to_owned()),
+        Some(r#"{"attempt":-2}"#.to_owned()),
+    ] {
+        let (_ws, run) = run_with(3, |k| if k == 3 { broken.clone() } else { written(k) });
+        assert_eq!(pick(&run, 3, Some(3)).unwrap(), TranscriptId::latest(3));
+        assert!(pick(&run, 3, Some(4)).is_err());
+    }
+}
+
+#[test]
+fn a_planted_link_or_a_huge_command_file_is_not_read_as_a_transcript() {
+    let (ws, run) = run_with(1, written);
+    let iterations = run.path().join("iterations");
+    // A link named as a limited attempt: not followed.
+    std::os::unix::fs::symlink(ws.path(), iterations.join("3-limited-7")).unwrap();
+    assert!(matches!(
+        pick(&run, 3, Some(7)),
+        Err(CliError::NoAttempt { .. })
+    ));
+    // A command file over the bound: as if it could not be read.
+    let huge = vec![b' '; MAX_COMMAND_BYTES as usize + 1];
+    std::fs::write(iterations.join("3").join(COMMAND_FILE), huge).unwrap();
+    assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
+}
