@@ -21,8 +21,8 @@ pub enum AgentEvent<'a> {
         provider: Option<Cow<'a, str>>,
     },
     /// A user message entered the agent's conversation: the prompt, then each message
-    /// the agent read during its run (a `ralph steer` message pi took mid-turn). Only
-    /// agents that show these (pi) emit it.
+    /// the agent read during its run (a `ralph steer` message it took mid-turn). Only
+    /// agents that show these emit it: pi, and Claude Code when steered.
     UserMessage { text: Cow<'a, str> },
     /// A piece of the assistant's visible answer, in order.
     TextDelta { text: Cow<'a, str> },

@@ -55,6 +55,7 @@ impl Vocabulary for ClaudeParser {
             (Kind::Assistant | Kind::User, b"is_api_error_message") => {
                 f.api_error = c.read_bool()?.unwrap_or(false);
             }
+            (Kind::User, b"isReplay") => f.is_replay = c.read_bool()?.unwrap_or(false),
             (Kind::System | Kind::Result, b"subtype") => f.subtype = c.read_str()?,
             (Kind::System, _) => match key {
                 b"session_id" => f.session_id = c.read_str()?,
@@ -101,6 +102,9 @@ pub(crate) struct Fields<'a> {
     pub(super) error: Option<JsonStr<'a>>,
     pub(super) error_status: Option<u64>,
     pub(super) api_error: bool,
+    /// A user message of ralph's, shown back as Claude Code takes it into the
+    /// conversation (`--replay-user-messages`).
+    pub(super) is_replay: bool,
     pub(super) attempt: Option<u64>,
     pub(super) max_retries: Option<u64>,
     pub(super) retry_delay_ms: Option<u64>,
@@ -123,6 +127,8 @@ pub(super) struct Message<'a> {
     pub(super) model: Option<JsonStr<'a>>,
     pub(super) stop_reason: Option<JsonStr<'a>>,
     pub(super) blocks: Vec<Block<'a>>,
+    /// `content` given as a plain string (a user message can be), instead of blocks.
+    pub(super) plain: Option<JsonStr<'a>>,
 }
 
 #[derive(Debug)]
@@ -150,14 +156,20 @@ fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
         b"id" => message.id = c.read_str()?,
         b"model" => message.model = c.read_str()?,
         b"stop_reason" => message.stop_reason = c.read_str()?,
-        b"content" => message.blocks = read_blocks(c)?,
+        b"content" => {
+            // The last `content` counts, whichever shape it has.
+            (message.plain, message.blocks) = if c.peek() == Some(b'"') {
+                (c.read_str()?, Vec::new())
+            } else {
+                (None, read_blocks(c)?)
+            };
+        }
     })?;
     Ok(message)
 }
 
 fn read_blocks<'a>(c: &mut Cursor<'a>) -> Result<Vec<Block<'a>>, Malformed> {
     let mut blocks = Vec::new();
-    // A user prompt given as a plain string has no blocks.
     c.array(|c| {
         blocks.extend(read_block(c)?);
         Ok(())

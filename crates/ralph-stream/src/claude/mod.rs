@@ -15,6 +15,11 @@
 //! - a background sub-agent adds a second `system/init` and a second `result` whose
 //!   `total_cost_usd` repeats the cumulative cost, while its `num_turns` and `usage`
 //!   count only that part; `modelUsage` is cumulative.
+//! - with `--input-format stream-json --replay-user-messages` (as ralph steers it), each
+//!   user message ralph sends comes back as a `user` line with `isReplay: true` when
+//!   Claude Code takes it into the conversation: the prompt first, a steering message
+//!   after the tool results it waited for, or, when it came after the last model call,
+//!   at the start of a second turn (a second `system/init` … `result`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -229,6 +234,24 @@ impl ClaudeParser {
         let Some(message) = &f.message else {
             return;
         };
+        if f.is_replay && f.parent_id.is_none() {
+            // The prompt, or a steering message Claude Code took into the conversation.
+            self.flush(emit);
+            let texts: Vec<JsonStr<'_>> = match message.plain {
+                Some(plain) => vec![plain],
+                None => (message.blocks.iter())
+                    .filter_map(|block| match block {
+                        Block::Text(text) => Some(*text),
+                        _ => None,
+                    })
+                    .collect(),
+            };
+            let text = text_of(&texts, "\n", &mut self.scratch);
+            emit(&AgentEvent::UserMessage {
+                text: text.resolve(&self.scratch).into(),
+            });
+            return;
+        }
         for block in &message.blocks {
             if let Block::ToolResult {
                 id,

@@ -111,3 +111,56 @@ fn sub_agent_words_are_not_the_answer_but_its_tools_show() {
         ]
     );
 }
+
+#[test]
+fn a_replayed_user_message_is_one_claude_code_took_and_nothing_else_is() {
+    let user = |rest: &str| format!(r#"{{"type":"user","message":{{"role":"user",{rest}}}"#);
+    let shown = |text: &'static str| AgentEvent::UserMessage { text: text.into() };
+    // Blocks or a plain string, escapes decoded; the last `isReplay` and `content` count.
+    let lines = [
+        user(r#""content":[{"type":"text","text":"the \"prompt\""}]},"isReplay":true}"#),
+        user(r#""content":"steer\u0021"},"parent_tool_use_id":null,"isReplay":true}"#),
+        user(
+            r#""content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]},"isReplay":false,"isReplay":true}"#,
+        ),
+        user(r#""content":"old","content":[{"type":"text","text":"new"}]},"isReplay":true}"#),
+        // Not replayed, replayed no more, or a sub-agent's prompt: none is ralph's.
+        user(r#""content":[{"type":"text","text":"no"}]}}"#),
+        user(r#""content":"no"},"isReplay":true,"isReplay":false}"#),
+        user(r#""content":"no"},"parent_tool_use_id":"toolu_1","isReplay":true}"#),
+    ];
+    assert_eq!(
+        events(&lines.join("\n")),
+        vec![
+            shown("the \"prompt\""),
+            shown("steer!"),
+            shown("a\nb"),
+            shown("new"),
+        ]
+    );
+}
+
+#[test]
+fn a_replayed_message_completes_the_message_before_it() {
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"done"}]},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"user","content":"more"},"parent_tool_use_id":null,"isReplay":true}"#,
+    ));
+    assert_eq!(
+        got,
+        vec![
+            AgentEvent::TextDelta {
+                text: "done".into()
+            },
+            AgentEvent::MessageFinished {
+                text: "done".into(),
+                stop: Stop::Completed,
+                error: None
+            },
+            AgentEvent::UserMessage {
+                text: "more".into()
+            },
+        ]
+    );
+}
