@@ -87,7 +87,9 @@ impl BackendProfile {
                 tools_reset_path: false,
                 model_option: LONG_MODEL,
                 config_options: &[],
-                // User messages on stdin as stream-json, read while the turn runs.
+                // User messages on stdin as stream-json, read while the turn runs, each
+                // shown back as it is taken into the conversation (so ralph can tell one
+                // the model read from one it did not).
                 steering: Some(Steering {
                     headless_args: &[
                         "-p",
@@ -95,6 +97,7 @@ impl BackendProfile {
                         "stream-json",
                         "--output-format",
                         "stream-json",
+                        "--replay-user-messages",
                         "--verbose",
                         "--dangerously-skip-permissions",
                     ],

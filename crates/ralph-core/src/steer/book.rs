@@ -27,9 +27,9 @@ pub struct SteerBook {
     /// Messages handed to the running agent mid-turn that it has not shown it read,
     /// oldest first (an agent reads them in the order they came).
     unread: VecDeque<Queued>,
-    /// User messages the running agent showed: the first is its prompt, each later one a
-    /// mid-turn message it read. None at all: the agent does not show them (Claude Code),
-    /// and what it read cannot be told.
+    /// User messages the running agent showed (pi's `message_end` of role `user`, Claude
+    /// Code's replayed ones): the first is its prompt, each later one a mid-turn message it
+    /// read. None at all: the agent does not show them, and what it read cannot be told.
     shown: u32,
 }
 
@@ -178,7 +178,7 @@ impl SteerBook {
         self.queue_again(carried, Logged::Requeued, now_ms)
     }
 
-    /// The running agent showed a user message (pi's `message_end` of role `user`): its
+    /// The running agent showed a user message (see `shown`): its
     /// prompt first, then each mid-turn message it read, in the order they were handed
     /// to it. Returns the id of the message this one shows read, if any.
     pub fn shown_user_message(&mut self) -> Option<String> {
