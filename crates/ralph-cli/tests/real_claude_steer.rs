@@ -20,19 +20,15 @@ const GUIDANCE: &str = "Switch to plan B (marker steer-5c1d).";
 /// Iteration 1 runs a tool that waits for the test, then answers slowly (20 pieces, 200 ms
 /// apart); a request that carries the guidance gets an answer that completes the loop.
 const SCRIPT: &str = r#"
-default: task
-routes:
-  - contains: "steer-5c1d"
-    scenario: steered
 scenarios:
+  steered:
+    - text: "Following the guidance: plan B.\nLOOP_COMPLETE"
   task:
     - text: Working on plan A.
       shell: "echo yes > started; while [ ! -f go ]; do sleep 0.1; done; echo plan A step done"
-    - text: "Plan A step done; this answer streams slowly, over about four seconds."
-      deltas: 20
-      delay_ms: 200
-  steered:
-    - text: "Following the guidance: plan B.\nLOOP_COMPLETE"
+    - { text: "Plan A step done; this answer streams slowly, over about four seconds.", deltas: 20, delay_ms: 200 }
+routes: [{ contains: "steer-5c1d", scenario: steered }]
+default: task
 "#;
 
 /// Starts the loop on Claude Code, steered, and sends the guidance while the tool runs
