@@ -95,7 +95,7 @@ fn a_latest_attempt_without_its_number_is_counted_after_the_limited_ones() {
 }
 
 #[test]
-fn a_planted_link_or_a_huge_command_file_is_not_read_as_a_transcript() {
+fn a_planted_link_a_huge_command_file_or_a_fifo_is_not_read_as_a_transcript() {
     let (ws, run) = run_with(1, written);
     let iterations = run.path().join("iterations");
     // A link named as a limited attempt: not followed.
@@ -104,8 +104,12 @@ fn a_planted_link_or_a_huge_command_file_is_not_read_as_a_transcript() {
         pick(&run, 3, Some(7)),
         Err(CliError::NoAttempt { .. })
     ));
-    // A command file over the bound: as if it could not be read.
-    let huge = vec![b' '; MAX_COMMAND_BYTES as usize + 1];
-    std::fs::write(iterations.join("3").join(COMMAND_FILE), huge).unwrap();
+    // A command file over the bound, or a FIFO (opened without waiting for a writer):
+    // as if it could not be read.
+    let command = iterations.join("3").join(COMMAND_FILE);
+    std::fs::write(&command, vec![b' '; MAX_COMMAND_BYTES as usize + 1]).unwrap();
+    assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
+    std::fs::remove_file(&command).unwrap();
+    nix::unistd::mkfifo(&command, nix::sys::stat::Mode::S_IRWXU).unwrap();
     assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
 }
