@@ -194,6 +194,7 @@ fn start_and_drive(
             (run_dir, objective, Machine::new(rules), 0)
         };
         let steering = Steering::start(&run_dir, machine.state().iterations + 1);
+        let recorder = AgentRecorder::hold(&run_dir);
         let run = Run {
             config: &config,
             workspace: workspace.clone(),
@@ -205,7 +206,7 @@ fn start_and_drive(
             run_dir,
             command_line: command_line.clone(),
             hook_notes: String::new(),
-            recorder: AgentRecorder::for_this_process(),
+            recorder,
             transcripts: Default::default(),
             leftovers: stale,
             github: crate::run::github::GitHub {

@@ -2,9 +2,8 @@
 //! (`ralph_core::store::AgentRecord`, what the core decides from it) and the supervisor
 //! that reads `/proc` and signals (`ralph_agent::supervise::stop_leftovers`).
 //!
-//! While the loop runs, its run directory holds a record of this ralph ([`AgentRecorder`],
-//! held by [`RecordHeld`]), naming the agent too while one runs; it is removed when the
-//! loop ends. Every child ralph starts (agents, gates, hooks, probes) carries this ralph's
+//! While the loop runs, its run directory holds a record of this ralph ([`AgentRecorder`]),
+//! naming the agent too while one runs; it is removed when the loop ends. Every child ralph starts (agents, gates, hooks, probes) carries this ralph's
 //! marker, so a record kept for the whole loop, not only while an agent runs, also covers
 //! a gate or a hook that was running when ralph was killed. A ralph killed with SIGKILL
 //! cannot remove it: the next `ralph run` (or `--continue`) in the workspace finds it
@@ -68,98 +67,88 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
     Some(notice)
 }
 
-/// Keeps the run's agent record while an agent may run.
+/// Keeps the run's record of this ralph, naming its agent while one runs, from the
+/// loop's start until it is dropped (the loop's end, however it ends: an error, a
+/// panic), which removes it. The only writer of the record: nothing can write it
+/// before it is held or after it is gone.
 pub(crate) struct AgentRecorder {
-    /// This ralph's record; `None` where `/proc` cannot name this process or the boot.
+    run_dir: RunDir,
+    /// This ralph's record; `None` where `/proc` cannot name this process or the boot:
+    /// then nothing is written, and nothing removed.
     record: Option<AgentRecord>,
-    /// The record's file while held, updated in place.
-    file: RefCell<Option<AgentRecordFile>>,
+    /// The record's file, updated in place.
+    file: RefCell<AgentRecordFile>,
     warned: Cell<bool>,
 }
 
 impl AgentRecorder {
-    pub(crate) fn for_this_process() -> AgentRecorder {
+    /// Names this ralph in `run_dir`'s record until the recorder is dropped: whatever
+    /// ralph starts meanwhile carries its marker.
+    pub(crate) fn hold(run_dir: &RunDir) -> AgentRecorder {
         let record = boot_id()
             .zip(own_identity())
             .map(|(boot, me)| AgentRecord::new(boot, me));
-        AgentRecorder {
+        let recorder = AgentRecorder {
+            run_dir: run_dir.clone(),
             record,
-            file: RefCell::new(None),
+            file: RefCell::new(run_dir.agent_record_file()),
             warned: Cell::new(false),
-        }
-    }
-
-    /// Names this ralph in the run's record until the returned guard is dropped (at the
-    /// loop's end): whatever ralph starts meanwhile carries its marker.
-    pub(crate) fn hold(&self, run_dir: &RunDir) -> RecordHeld {
-        *self.file.borrow_mut() = Some(run_dir.agent_record_file());
-        self.name_only_this_ralph(run_dir);
-        RecordHeld {
-            run_dir: self.record.as_ref().map(|_| run_dir.clone()),
-        }
+        };
+        recorder.name_only_this_ralph();
+        recorder
     }
 
     /// A record that names this ralph only: even a kill right after an agent's fork
     /// leaves one (the agent's processes carry this ralph's marker).
-    fn name_only_this_ralph(&self, run_dir: &RunDir) {
+    fn name_only_this_ralph(&self) {
         if let Some(record) = &self.record {
-            self.write(run_dir, record);
+            self.write(record);
         }
     }
 
     /// At the spawn: adds the agent, whose group is then stopped too.
-    pub(crate) fn at_spawn(&self, run_dir: &RunDir, agent: ProcessIdentity) {
+    pub(crate) fn at_spawn(&self, agent: ProcessIdentity) {
         if let Some(record) = &self.record {
             let record = AgentRecord {
                 agent: Some(agent),
                 ..record.clone()
             };
-            self.write(run_dir, &record);
+            self.write(&record);
         }
     }
 
     /// The agent and everything it started are gone: the record names this ralph only
     /// again, for the gates and hooks that may follow.
-    pub(crate) fn after_reap(&self, run_dir: &RunDir) {
-        self.name_only_this_ralph(run_dir);
+    pub(crate) fn after_reap(&self) {
+        self.name_only_this_ralph();
     }
 
-    fn write(&self, run_dir: &RunDir, record: &AgentRecord) {
-        let written = match self.file.borrow_mut().as_mut() {
-            Some(file) => file.write(record),
-            None => run_dir.record_agent(record),
-        };
-        if let Err(e) = written {
-            self.warn(run_dir, &e);
+    fn write(&self, record: &AgentRecord) {
+        if let Err(e) = self.file.borrow_mut().write(record) {
+            self.warn(&e);
         }
     }
 
     /// Once per run: a record that cannot be kept costs only the clean-up after a kill.
-    fn warn(&self, run_dir: &RunDir, e: &std::io::Error) {
+    fn warn(&self, e: &std::io::Error) {
         if !self.warned.replace(true) {
             diagnostic(format_args!(
                 "warning: cannot keep the agent record `{}` ({e}): if ralph is killed \
                  with SIGKILL, what the agent started is not stopped by the next run",
-                run_dir.agent_record_path().display()
+                self.run_dir.agent_record_path().display()
             ));
         }
     }
 }
 
-/// Removes the run's record when the loop ends, however it ends (an error, a panic).
-pub(crate) struct RecordHeld {
-    /// `None` when this ralph keeps no record.
-    run_dir: Option<RunDir>,
-}
-
-impl Drop for RecordHeld {
+impl Drop for AgentRecorder {
     fn drop(&mut self) {
-        if let Some(run_dir) = &self.run_dir
-            && let Err(e) = run_dir.clear_agent_record()
+        if self.record.is_some()
+            && let Err(e) = self.run_dir.clear_agent_record()
         {
             diagnostic(format_args!(
                 "warning: cannot remove the agent record `{}`: {e}",
-                run_dir.agent_record_path().display()
+                self.run_dir.agent_record_path().display()
             ));
         }
     }

@@ -72,7 +72,8 @@ pub(crate) struct Run<'a> {
     pub(crate) command_line: CommandLineLimits,
     /// What `mutate` hooks added, shown at the end of every prompt (`run/hooks.rs`).
     pub(crate) hook_notes: String,
-    /// Keeps the record a later ralph needs if this one is killed while an agent runs.
+    /// Keeps the record a later ralph needs if this one is killed while an agent runs,
+    /// held from the run's start until it is dropped with the run.
     pub(crate) recorder: AgentRecorder,
     /// What a killed ralph had left running and this one stopped before the run, said
     /// in the run's events after `loop_started`.
@@ -92,7 +93,6 @@ pub(crate) async fn drive(
     stop: &StopController,
 ) -> Result<StopReason, CliError> {
     let session = Instant::now();
-    let _record = run.recorder.hold(&run.run_dir);
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     // Saved before anything runs, so that `--continue` finds the run (its task, its
     // first event) even when ralph is killed with no chance to save in the first
@@ -285,7 +285,7 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
-    let (recorder, run_dir, steering) = (&run.recorder, &run.run_dir, &run.steering);
+    let (recorder, steering) = (&run.recorder, &run.steering);
     // Until the agent is reaped, a Ctrl-C stops it (and says so).
     let running = stop.running(Running::Agent);
     let agent_run = run_agent_teed(
@@ -293,7 +293,7 @@ async fn iterate(
         decoder,
         deadlines,
         stop.requests(),
-        |agent| recorder.at_spawn(run_dir, agent),
+        |agent| recorder.at_spawn(agent),
         |bytes| transcript.write(bytes),
         |event, summary| {
             if let AgentEvent::UserMessage { .. } = event {
@@ -324,7 +324,7 @@ async fn iterate(
         .await;
     run.steering.slot().clear();
     drop(running);
-    recorder.after_reap(run_dir);
+    recorder.after_reap();
     transcript.finish(&mut run.transcripts, &agent_run.outcome.stderr_tail);
 
     let inbox = reader

@@ -111,12 +111,6 @@ impl RunDir {
         self.path.join(AGENT_FILE)
     }
 
-    /// Writes the record (atomic against a crash of ralph; not flushed to disk, since a
-    /// power loss ends the processes it names).
-    pub fn record_agent(&self, record: &AgentRecord) -> io::Result<()> {
-        self.agent_record_file().write(record)
-    }
-
     /// The record's file, to be written again and again: see [`AgentRecordFile`].
     pub fn agent_record_file(&self) -> AgentRecordFile {
         AgentRecordFile {
@@ -170,6 +164,8 @@ pub struct AgentRecordFile {
 }
 
 impl AgentRecordFile {
+    /// Writes the record (atomic against a crash of ralph; not flushed to disk, since a
+    /// power loss ends the processes it names).
     pub fn write(&mut self, record: &AgentRecord) -> io::Result<()> {
         let mut bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
         let fits = bytes.len() <= AGENT_RECORD_WIDTH;

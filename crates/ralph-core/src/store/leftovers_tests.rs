@@ -119,7 +119,7 @@ fn the_record_is_written_read_back_and_cleared() {
         .create_run(UNIX_EPOCH)
         .unwrap();
     assert_eq!(run.agent_record().unwrap(), None);
-    run.record_agent(&record()).unwrap();
+    run.agent_record_file().write(&record()).unwrap();
     assert_eq!(run.agent_record().unwrap(), Some(record()));
     run.clear_agent_record().unwrap();
     assert_eq!(run.agent_record().unwrap(), None);
