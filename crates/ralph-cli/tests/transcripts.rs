@@ -138,6 +138,33 @@ fn inspect_reads_a_kept_transcript_as_it_reads_the_captured_file() {
 }
 
 #[test]
+fn inspect_views_a_capture_attempt_by_attempt_under_headers() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", TWO_ITERATIONS);
+    assert_eq!(common::code(ws.run(&["run", "-p", "task"]).status), 0);
+    let capture = ws.run_files().dir().join("run-events.jsonl");
+    let out = ws.run(&[
+        "inspect",
+        "--view",
+        "--color",
+        "never",
+        capture.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("── ")).collect();
+    assert_eq!(
+        headers,
+        [
+            "── iteration 1 · ralph · pi ──",
+            "── iteration 2 · ralph · pi ──"
+        ],
+        "{text}"
+    );
+    // Each iteration's prompt is its own, not a message the agent read while it ran.
+    assert!(!text.contains("✉"), "{text}");
+}
+
+#[test]
 fn inspect_says_when_a_run_or_transcript_is_missing() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\n",

@@ -11,20 +11,24 @@ use ralph_stream::StreamDecoder;
 use ralph_stream::Tokens;
 use serde::Serialize;
 
-use super::inspect_capture as capture;
+use super::inspect_capture::{self as capture, Capture, Item, Start};
 use crate::cli::InspectArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::input::Input;
 use crate::output::JsonLines;
 use crate::view::term::AgentView;
-use crate::view::term::{count, iteration_cost, palette};
+use crate::view::term::figures::attempt_part;
+use crate::view::term::{count, iteration_cost, line, palette};
 use ralph_core::visible::visible;
 use std::io::IsTerminal as _;
 
 /// `--view`: the human rendering on a (possibly color-stripping) stdout.
 struct View {
     view: AgentView,
+    verbose: bool,
+    /// Whether an attempt of a capture has begun: the next one is set apart by a blank line.
+    started: bool,
     out: std::io::BufWriter<anstream::AutoStream<std::io::StdoutLock<'static>>>,
     text: String,
 }
@@ -38,15 +42,46 @@ impl View {
         };
         View {
             view: AgentView::new(verbose),
+            verbose,
+            started: false,
             out: std::io::BufWriter::new(anstream::AutoStream::new(stdout.lock(), color)),
             text: String::new(),
         }
     }
 
     fn write(&mut self, event: &AgentEvent<'_>) -> Result<(), CliError> {
-        use std::io::Write as _;
         self.text.clear();
         self.view.render(event, &mut self.text);
+        self.flush_text()
+    }
+
+    /// An attempt of a capture begins: the agent's view starts anew (its first user
+    /// message is this attempt's prompt, not one it read), under a header like the live
+    /// view's: `── iteration 2 · attempt 2 · builder · claude ──`.
+    fn start(&mut self, start: &Start) -> Result<(), CliError> {
+        self.text.clear();
+        self.view.finish(&mut self.text);
+        self.view = AgentView::new(self.verbose);
+        if std::mem::replace(&mut self.started, true) {
+            self.text.push('\n');
+        }
+        let hat = start
+            .hat_name
+            .as_deref()
+            .map(|hat| format!(" · {hat}"))
+            .unwrap_or_default();
+        let header = format!(
+            "── iteration {}{}{hat} · {} ──",
+            start.iteration,
+            attempt_part(start.attempt),
+            start.backend
+        );
+        line(&mut self.text, palette::HEADER, &header);
+        self.flush_text()
+    }
+
+    fn flush_text(&mut self) -> Result<(), CliError> {
+        use std::io::Write as _;
         self.out
             .write_all(self.text.as_bytes())
             .map_err(CliError::write)
@@ -169,7 +204,18 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         .view
         .then(|| View::new(args.verbose, args.color.choice()));
     let mut write_error = None;
-    let mut on_event = |event: &AgentEvent<'_>| {
+    let mut on_item = |item: Item<'_>| {
+        let event = match item {
+            Item::Event(event) => event,
+            Item::Start(start) => {
+                if let Some(view) = view.as_mut().filter(|_| write_error.is_none())
+                    && let Err(e) = view.start(start)
+                {
+                    write_error = Some(e);
+                }
+                return;
+            }
+        };
         summary.observe(event);
         if !matches!(
             event,
@@ -197,8 +243,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     input.for_each_chunk(|chunk| {
         let Some(buffer) = head.as_mut() else {
             match capture.as_mut() {
-                Some(capture) => capture.feed(chunk, &mut on_event),
-                None => decoder.feed(chunk, &mut on_event),
+                Some(capture) => capture.feed(chunk, &mut on_item),
+                None => decoder.feed(chunk, |event| on_item(Item::Event(event))),
             }
             return Ok(());
         };
@@ -213,8 +259,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         }
         let buffer = head.take().unwrap_or_default();
         match capture.as_mut() {
-            Some(capture) => capture.feed(&buffer, &mut on_event),
-            None => decoder.feed(&buffer, &mut on_event),
+            Some(capture) => capture.feed(&buffer, &mut on_item),
+            None => decoder.feed(&buffer, |event| on_item(Item::Event(event))),
         }
         Ok(())
     })?;
@@ -224,8 +270,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         capture = Some(Capture::new(args.iteration, args.attempt));
     }
     match capture.as_mut() {
-        Some(capture) => capture.finish(&mut on_event),
-        None => decoder.finish(&mut on_event),
+        Some(capture) => capture.finish(&mut on_item),
+        None => decoder.finish(|event| on_item(Item::Event(event))),
     }
     if args.run.is_none() && args.iteration.is_some() && capture.is_none() {
         return Err(CliError::IterationOfAgentStream {
@@ -329,96 +375,3 @@ fn capture_report(
         out,
     )
 }
-
-/// Reads a ralph capture line by line, handing over the agent events (of one iteration,
-/// or one attempt at it, when asked).
-struct Capture {
-    iteration: Option<u32>,
-    attempt: Option<u32>,
-    pending: Vec<u8>,
-    /// The backend of the (first) attempt read.
-    backend: Option<String>,
-    /// The iteration and attempt the last `iteration_started` started: the agent lines
-    /// after it are that attempt's.
-    started: (u32, u32),
-    lines: u64,
-    events: u64,
-}
-
-impl Capture {
-    fn new(iteration: Option<u32>, attempt: Option<u32>) -> Capture {
-        Capture {
-            iteration,
-            attempt,
-            pending: Vec::new(),
-            backend: None,
-            started: (0, 1),
-            lines: 0,
-            events: 0,
-        }
-    }
-
-    /// Whether the events of `iteration`'s attempt `attempt` are asked for.
-    fn wanted(&self, iteration: u32, attempt: u32) -> bool {
-        self.iteration.is_none_or(|n| n == iteration) && self.attempt.is_none_or(|k| k == attempt)
-    }
-
-    fn feed(&mut self, mut bytes: &[u8], on_event: &mut impl FnMut(&AgentEvent<'_>)) {
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
-            if self.pending.is_empty() {
-                self.line(&bytes[..end], on_event);
-            } else {
-                self.pending.extend_from_slice(&bytes[..end]);
-                let line = std::mem::take(&mut self.pending);
-                self.line(&line, on_event);
-            }
-            bytes = &bytes[end + 1..];
-        }
-        self.pending.extend_from_slice(bytes);
-    }
-
-    fn finish(&mut self, on_event: &mut impl FnMut(&AgentEvent<'_>)) {
-        let line = std::mem::take(&mut self.pending);
-        if !line.is_empty() {
-            self.line(&line, on_event);
-        }
-    }
-
-    fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(&AgentEvent<'_>)) {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        self.lines += 1;
-        match capture::line(line) {
-            capture::Line::Started {
-                iteration,
-                attempt,
-                backend,
-            } => {
-                // A capture from before `iteration_started` said its attempt: the first.
-                let iteration = iteration.unwrap_or(self.started.0 + 1);
-                self.started = (iteration, attempt.unwrap_or(1));
-                if self.wanted(iteration, self.started.1) && self.backend.is_none() {
-                    self.backend = Some(backend);
-                }
-            }
-            capture::Line::Agent { iteration, event } => {
-                // An agent line belongs to the attempt started last at its iteration.
-                let attempt = if self.started.0 == iteration {
-                    self.started.1
-                } else {
-                    1
-                };
-                if self.wanted(iteration, attempt) {
-                    self.events += 1;
-                    on_event(&event);
-                }
-            }
-            capture::Line::Other => {}
-        }
-    }
-}
-
-#[cfg(test)]
-#[path = "inspect_tests.rs"]
-mod tests;

@@ -23,24 +23,25 @@ pub(super) fn is_capture(first_line: &[u8]) -> bool {
 }
 
 /// One line of a capture.
-pub(super) enum Line {
+enum Line {
     /// An agent event of `iteration`.
     Agent {
         iteration: u32,
         event: Box<AgentEvent<'static>>,
     },
-    /// An attempt at an iteration started with this backend (`iteration` and `attempt`
-    /// as the line gives them: a capture from before `attempt` has none).
+    /// An attempt at an iteration started with this hat and backend (`iteration` and
+    /// `attempt` as the line gives them: a capture from before `attempt` has none).
     Started {
         iteration: Option<u32>,
         attempt: Option<u32>,
+        hat_name: Option<String>,
         backend: String,
     },
     /// Another run event, or a line that is none.
     Other,
 }
 
-pub(super) fn line(bytes: &[u8]) -> Line {
+fn line(bytes: &[u8]) -> Line {
     let Ok(line @ Value::Object(_)) = serde_json::from_slice::<Value>(bytes) else {
         return Line::Other;
     };
@@ -56,6 +57,9 @@ pub(super) fn line(bytes: &[u8]) -> Line {
             Some(backend) => Line::Started {
                 iteration: number(&line, "iteration"),
                 attempt: number(&line, "attempt"),
+                hat_name: text(&line, "hat_name")
+                    .or_else(|| text(&line, "hat"))
+                    .map(Cow::into_owned),
                 backend: backend.to_owned(),
             },
             None => Line::Other,
@@ -198,3 +202,120 @@ fn agent_event(v: &Value) -> Option<AgentEvent<'static>> {
         _ => return None,
     })
 }
+
+/// An attempt at an iteration of a capture begins (its `iteration_started`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Start {
+    pub(super) iteration: u32,
+    pub(super) attempt: u32,
+    pub(super) hat_name: Option<String>,
+    pub(super) backend: String,
+}
+
+/// What a [`Capture`] hands over, in the capture's order.
+pub(super) enum Item<'a> {
+    /// An attempt whose events are asked for begins.
+    Start(&'a Start),
+    /// One of its agent's events.
+    Event(&'a AgentEvent<'a>),
+}
+
+/// Reads a ralph capture line by line, handing over the attempts that begin and their
+/// agent events (of one iteration, or one attempt at it, when asked).
+pub(super) struct Capture {
+    iteration: Option<u32>,
+    attempt: Option<u32>,
+    pending: Vec<u8>,
+    /// The backend of the (first) attempt read.
+    pub(super) backend: Option<String>,
+    /// The iteration and attempt the last `iteration_started` started: the agent lines
+    /// after it are that attempt's.
+    started: (u32, u32),
+    pub(super) lines: u64,
+    pub(super) events: u64,
+}
+
+impl Capture {
+    pub(super) fn new(iteration: Option<u32>, attempt: Option<u32>) -> Capture {
+        Capture {
+            iteration,
+            attempt,
+            pending: Vec::new(),
+            backend: None,
+            started: (0, 1),
+            lines: 0,
+            events: 0,
+        }
+    }
+
+    /// Whether the events of `iteration`'s attempt `attempt` are asked for.
+    fn wanted(&self, iteration: u32, attempt: u32) -> bool {
+        self.iteration.is_none_or(|n| n == iteration) && self.attempt.is_none_or(|k| k == attempt)
+    }
+
+    pub(super) fn feed(&mut self, mut bytes: &[u8], on_item: &mut impl FnMut(Item<'_>)) {
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+            if self.pending.is_empty() {
+                self.line(&bytes[..end], on_item);
+            } else {
+                self.pending.extend_from_slice(&bytes[..end]);
+                let line = std::mem::take(&mut self.pending);
+                self.line(&line, on_item);
+            }
+            bytes = &bytes[end + 1..];
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    pub(super) fn finish(&mut self, on_item: &mut impl FnMut(Item<'_>)) {
+        let line = std::mem::take(&mut self.pending);
+        if !line.is_empty() {
+            self.line(&line, on_item);
+        }
+    }
+
+    fn line(&mut self, bytes: &[u8], on_item: &mut impl FnMut(Item<'_>)) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        self.lines += 1;
+        match line(bytes) {
+            Line::Started {
+                iteration,
+                attempt,
+                hat_name,
+                backend,
+            } => {
+                // A capture from before `iteration_started` said its attempt: the first.
+                let start = Start {
+                    iteration: iteration.unwrap_or(self.started.0 + 1),
+                    attempt: attempt.unwrap_or(1),
+                    hat_name,
+                    backend,
+                };
+                self.started = (start.iteration, start.attempt);
+                if self.wanted(start.iteration, start.attempt) {
+                    on_item(Item::Start(&start));
+                    self.backend.get_or_insert(start.backend);
+                }
+            }
+            Line::Agent { iteration, event } => {
+                // An agent line belongs to the attempt started last at its iteration.
+                let attempt = if self.started.0 == iteration {
+                    self.started.1
+                } else {
+                    1
+                };
+                if self.wanted(iteration, attempt) {
+                    self.events += 1;
+                    on_item(Item::Event(&event));
+                }
+            }
+            Line::Other => {}
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "inspect_capture_tests.rs"]
+mod tests;

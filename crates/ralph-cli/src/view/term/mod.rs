@@ -19,5 +19,5 @@ pub(crate) mod tool_preview;
 
 pub(crate) use agent::AgentView;
 pub(crate) use figures::{clock, count, iteration_cost};
-pub(crate) use run_view::{Detail, RunView};
+pub(crate) use run_view::{Detail, RunView, line};
 pub(crate) use tool_preview::one_line;

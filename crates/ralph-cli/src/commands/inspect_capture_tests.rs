@@ -1,7 +1,7 @@
 use pretty_assertions::assert_eq;
 use ralph_stream::AgentEvent;
 
-use super::Capture;
+use super::{Capture, Item, Start};
 
 /// A capture of three attempts: iteration 1 on pi, limited, then on claude; iteration 2
 /// on codex. Each attempt's agent says its name.
@@ -14,17 +14,35 @@ const CAPTURE: &str = r#"{"type":"loop_started"}
 {"type":"agent","iteration":2,"event":{"type":"text_delta","text":"codex"}}
 "#;
 
-/// The backend and the texts of what `capture` reads of `CAPTURE`.
-fn read(mut capture: Capture, input: &str) -> (Option<String>, Vec<String>) {
-    let mut texts = Vec::new();
-    let mut on_event = |event: &AgentEvent<'_>| {
-        if let AgentEvent::TextDelta { text } = event {
-            texts.push(text.to_string());
-        }
+/// The backend and the texts of what `capture` reads of `input`.
+fn read(capture: Capture, input: &str) -> (Option<String>, Vec<String>) {
+    let (backend, items) = items(capture, input);
+    let texts = items
+        .into_iter()
+        .filter(|i| !i.starts_with("start "))
+        .collect();
+    (backend, texts)
+}
+
+/// The backend, and what `capture` hands over of `input`: each start as `start` and its
+/// iteration, attempt, hat and backend, each text as itself.
+fn items(mut capture: Capture, input: &str) -> (Option<String>, Vec<String>) {
+    let mut items = Vec::new();
+    let mut on_item = |item: Item<'_>| match item {
+        Item::Start(Start {
+            iteration,
+            attempt,
+            hat_name,
+            backend,
+        }) => items.push(format!(
+            "start {iteration} {attempt} {hat_name:?} {backend}"
+        )),
+        Item::Event(AgentEvent::TextDelta { text }) => items.push(text.to_string()),
+        Item::Event(_) => {}
     };
-    capture.feed(input.as_bytes(), &mut on_event);
-    capture.finish(&mut on_event);
-    (capture.backend, texts)
+    capture.feed(input.as_bytes(), &mut on_item);
+    capture.finish(&mut on_item);
+    (capture.backend, items)
 }
 
 #[test]
@@ -64,4 +82,26 @@ fn a_capture_from_before_attempts_were_numbered_reads_each_as_the_first() {
         read(Capture::new(Some(2), None), &old),
         (Some("codex".to_owned()), texts(&["codex"]))
     );
+}
+
+#[test]
+fn each_attempt_asked_for_begins_with_its_start_in_the_captures_order() {
+    let capture = CAPTURE.replace(
+        r#""attempt":2,"backend":"claude""#,
+        r#""attempt":2,"hat":"builder","hat_name":"Builder","backend":"claude""#,
+    );
+    let (_, all) = items(Capture::new(None, None), &capture);
+    assert_eq!(
+        all,
+        [
+            "start 1 1 None pi",
+            "pi",
+            "start 1 2 Some(\"Builder\") claude",
+            "claude",
+            "start 2 1 None codex",
+            "codex"
+        ]
+    );
+    let (_, one) = items(Capture::new(Some(1), Some(2)), &capture);
+    assert_eq!(one, ["start 1 2 Some(\"Builder\") claude", "claude"]);
 }
