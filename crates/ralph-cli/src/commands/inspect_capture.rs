@@ -1,6 +1,7 @@
 //! `ralph inspect` on ralph's own `--output json` capture (or a run's
-//! `run-events.jsonl`): the agent events nested in its `agent` lines, read back into the
-//! normalized events the summary and the views take (docs/events.md is their form).
+//! `run-events.jsonl`): where each attempt at an iteration starts (its
+//! `iteration_started`), and the agent events nested in its `agent` lines, read back into
+//! the normalized events the summary and the views take (docs/events.md is their form).
 
 use std::borrow::Cow;
 
