@@ -26,6 +26,28 @@ fn a_steering_message_is_a_note_in_the_iteration_it_was_sent_during() {
     assert_eq!(notes, vec!["steer “use plan B” → queued for iteration 2"]);
 }
 
+#[test]
+fn a_message_the_agent_read_is_a_note_and_its_prompt_is_not() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "claude");
+    iteration_started(&mut model, 1, "builder", "claude");
+    for text in ["the prompt", "use\nplan B"] {
+        feed(
+            &mut model,
+            &RunEvent::Agent {
+                iteration: 1,
+                event: &AgentEvent::UserMessage { text: text.into() },
+            },
+        );
+    }
+    let notes: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(notes, vec!["✉ read: use plan B"]);
+}
+
 /// A run whose iteration 1 (`ralph` on pi) ended rate limited, with no reset time.
 fn limited_iteration_1() -> RunModel {
     let mut model = RunModel::default();

@@ -145,6 +145,10 @@ pub(crate) enum AgentLine {
     NonJson {
         line: String,
     },
+    /// The prompt, then each message the agent read while it ran.
+    UserMessage {
+        text: String,
+    },
     #[serde(other)]
     Other,
 }

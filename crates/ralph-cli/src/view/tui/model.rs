@@ -87,6 +87,9 @@ pub(crate) struct Iteration {
     pub(crate) events_emitted: usize,
     pub(crate) gates_passed: u32,
     pub(crate) gates_failed: u32,
+    /// User messages its agent showed: the first is its prompt, each later one a steering
+    /// message the agent read.
+    pub(crate) user_messages: u32,
     pub(crate) entries: Vec<Entry>,
 }
 
@@ -431,6 +434,15 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
         }
         AgentLine::NonJson { line } => {
             it.entries.push(Entry::Note(line));
+            None
+        }
+        AgentLine::UserMessage { text } => {
+            it.user_messages += 1;
+            // Worded as the line view words it; the prompt is not shown again.
+            if it.user_messages > 1 {
+                let text = tool_preview::one_line(&text);
+                it.entries.push(Entry::Note(format!("✉ read: {text}")));
+            }
             None
         }
         AgentLine::Other => None,
