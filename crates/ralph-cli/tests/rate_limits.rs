@@ -266,11 +266,20 @@ fn each_attempt_at_a_failed_over_iteration_is_inspected_alone() {
         // The events kept in the capture are the ones the raw stream gives.
         assert_eq!(output(&[&kept(k)[..], &["--events"]].concat()), events(k));
     }
-    // Without `--attempt`: the latest with `--run`, every attempt in turn in a capture.
+    // Without `--attempt`: the latest with `--run`, which says on stderr that there is an
+    // earlier one, and every attempt in turn in a capture.
     assert_eq!(
         summary(&["inspect", "--run", "last", "--iteration", "1"]),
         summary(&kept("2"))
     );
+    let latest = ws.run(&["inspect", "--run", "last", "--iteration", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&latest.stderr),
+        "ralph: note: this is iteration 1's latest attempt; it ran again after a rate limit, \
+         and `--attempt K` reads the earlier one kept (1)\n"
+    );
+    let chosen = ws.run(&kept("2"));
+    assert_eq!(String::from_utf8_lossy(&chosen.stderr), "");
     assert_eq!(
         output(&["inspect", "--events", "--iteration", "1", capture]),
         [events("1"), events("2")].concat()

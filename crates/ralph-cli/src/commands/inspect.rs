@@ -181,6 +181,9 @@ fn input(args: &InspectArgs) -> Result<Input, CliError> {
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
     let transcript = super::inspect_transcript::pick(&run, iteration, args.attempt)?;
+    if args.attempt.is_none() {
+        super::inspect_transcript::note_earlier_attempts(&run, iteration);
+    }
     let path = run.transcript_dir(transcript).join(STDOUT_FILE);
     match run.open_transcript_file(transcript, STDOUT_FILE) {
         Ok(file) => Ok(Input::Compressed { path, file }),

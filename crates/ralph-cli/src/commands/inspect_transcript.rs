@@ -10,6 +10,7 @@ use ralph_core::fsafe::{self, Links};
 use ralph_core::store::{Attempt, COMMAND_FILE, RunDir, TranscriptId};
 use serde_json::Value;
 
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
 /// The most bytes of a `command.json` read: ralph writes a few KiB (a command line and
@@ -44,6 +45,27 @@ pub(super) fn pick(
         attempt: wanted,
         kept: kept.iter().map(|&(k, _)| k).collect(),
     })
+}
+
+/// With no `--attempt`, the latest attempt is read: says on stderr (stdout is the summary
+/// or the events, a contract) when earlier attempts at `iteration` are kept too, as they
+/// are after a rate limit. A listing that fails leaves the note out.
+pub(super) fn note_earlier_attempts(run: &RunDir, iteration: u32) {
+    let Ok(kept) = kept_attempts(run, iteration) else {
+        return;
+    };
+    let earlier: Vec<String> = (kept.iter())
+        .filter(|(_, id)| id.attempt != Attempt::Latest)
+        .map(|(k, _)| k.to_string())
+        .collect();
+    if !earlier.is_empty() {
+        diagnostic(format_args!(
+            "note: this is iteration {iteration}'s latest attempt; it ran again after a rate \
+             limit, and `--attempt K` reads the earlier one{} kept ({})",
+            if earlier.len() == 1 { "" } else { "s" },
+            earlier.join(", ")
+        ));
+    }
 }
 
 /// The attempts at `iteration` whose raw stream the run keeps, as they ran: the number of
