@@ -27,10 +27,7 @@ pub(super) fn pick(
     let Some(wanted) = attempt else {
         return Ok(latest);
     };
-    let limited = TranscriptId {
-        iteration,
-        attempt: Attempt::Limited(wanted),
-    };
+    let limited = TranscriptId::limited(iteration, wanted);
     // A link is not followed here, and opening the file refuses one anyway.
     if std::fs::symlink_metadata(run.transcript_dir(limited)).is_ok_and(|m| m.is_dir()) {
         return Ok(limited);

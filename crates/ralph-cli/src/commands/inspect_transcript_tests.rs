@@ -34,20 +34,13 @@ fn written(k: u32) -> Option<String> {
     Some(format!(r#"{{"program":"pi","attempt":{k}}}"#))
 }
 
-fn limited(k: u32) -> TranscriptId {
-    TranscriptId {
-        iteration: 3,
-        attempt: Attempt::Limited(k),
-    }
-}
-
 #[test]
 fn each_attempt_is_found_where_it_was_kept_and_none_means_the_latest() {
     let (_ws, run) = run_with(3, written);
     let pick = |attempt| pick(&run, 3, attempt).unwrap();
     assert_eq!(pick(None), TranscriptId::latest(3));
-    assert_eq!(pick(Some(1)), limited(1));
-    assert_eq!(pick(Some(2)), limited(2));
+    assert_eq!(pick(Some(1)), TranscriptId::limited(3, 1));
+    assert_eq!(pick(Some(2)), TranscriptId::limited(3, 2));
     assert_eq!(pick(Some(3)), TranscriptId::latest(3));
 }
 

@@ -49,10 +49,7 @@ impl RunDir {
         use nix::fcntl::renameat;
         let (latest, limited) = (
             TranscriptId::latest(iteration),
-            TranscriptId {
-                iteration,
-                attempt: super::Attempt::Limited(attempt),
-            },
+            TranscriptId::limited(iteration, attempt),
         );
         let (from, to) = (self.transcript_dir(latest), self.transcript_dir(limited));
         fsafe::check_ralph_dirs(&from)?;

@@ -35,6 +35,15 @@ impl TranscriptId {
         }
     }
 
+    /// Iteration `iteration`'s `attempt`th attempt, which ended on a limit and was set
+    /// aside: `iterations/<n>-limited-<k>/`.
+    pub fn limited(iteration: u32, attempt: u32) -> Self {
+        TranscriptId {
+            iteration,
+            attempt: Attempt::Limited(attempt),
+        }
+    }
+
     /// The directory's name under `iterations/`.
     pub fn dir_name(&self) -> String {
         match self.attempt {
@@ -49,10 +58,7 @@ impl TranscriptId {
     pub fn parse(name: &str) -> Option<Self> {
         let number = |s: &str| s.parse::<u32>().ok().filter(|n| n.to_string() == s);
         let id = match name.split_once(LIMITED_INFIX) {
-            Some((n, k)) => TranscriptId {
-                iteration: number(n)?,
-                attempt: Attempt::Limited(number(k)?),
-            },
+            Some((n, k)) => TranscriptId::limited(number(n)?, number(k)?),
             None => TranscriptId::latest(number(name)?),
         };
         Some(id)

@@ -1,7 +1,7 @@
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
-use super::super::{Attempt, RalphDir, RunDir, TranscriptId};
+use super::super::{RalphDir, RunDir, TranscriptId};
 use super::*;
 
 fn setup() -> (tempfile::TempDir, RalphDir) {
@@ -49,20 +49,6 @@ fn runs_are_listed_newest_first_with_same_second_runs_in_order() {
     assert!(dir.run("").is_err());
 }
 
-const fn latest(iteration: u32) -> TranscriptId {
-    TranscriptId {
-        iteration,
-        attempt: Attempt::Latest,
-    }
-}
-
-const fn limited(iteration: u32, k: u32) -> TranscriptId {
-    TranscriptId {
-        iteration,
-        attempt: Attempt::Limited(k),
-    }
-}
-
 #[test]
 fn raw_streams_are_listed_oldest_first_and_removed_alone() {
     let (_ws, dir) = setup();
@@ -74,12 +60,12 @@ fn raw_streams_are_listed_oldest_first_and_removed_alone() {
     prompt.write_all(b"the prompt").unwrap();
     assert_eq!(
         run.raw_streams().unwrap(),
-        [(latest(2), 7), (latest(10), 5)]
+        [(TranscriptId::latest(2), 7), (TranscriptId::latest(10), 5)]
     );
-    run.remove_raw_stream(latest(2)).unwrap();
+    run.remove_raw_stream(TranscriptId::latest(2)).unwrap();
     // Removing what is gone is no error.
-    run.remove_raw_stream(latest(2)).unwrap();
-    assert_eq!(run.raw_streams().unwrap(), [(latest(10), 5)]);
+    run.remove_raw_stream(TranscriptId::latest(2)).unwrap();
+    assert_eq!(run.raw_streams().unwrap(), [(TranscriptId::latest(10), 5)]);
     assert_eq!(
         fs::read(run.iteration_dir(2).join(PROMPT_FILE)).unwrap(),
         b"the prompt"
@@ -95,7 +81,7 @@ fn a_linked_iteration_directory_is_neither_written_nor_emptied() {
     fs::create_dir(run.path().join(ITERATIONS_DIR)).unwrap();
     std::os::unix::fs::symlink(outside.path(), run.iteration_dir(1)).unwrap();
     assert!(run.create_iteration_file(1, PROMPT_FILE).is_err());
-    assert!(run.remove_raw_stream(latest(1)).is_err());
+    assert!(run.remove_raw_stream(TranscriptId::latest(1)).is_err());
     assert_eq!(
         fs::read(outside.path().join(STDOUT_FILE)).unwrap(),
         b"not ralph's"
@@ -129,18 +115,25 @@ fn a_limited_attempt_is_set_aside_and_listed_before_the_attempt_after_it() {
     assert_eq!(
         run.raw_streams().unwrap(),
         [
-            (latest(2), 4),
-            (limited(3, 1), 5),
-            (limited(3, 2), 6),
-            (latest(3), 7)
+            (TranscriptId::latest(2), 4),
+            (TranscriptId::limited(3, 1), 5),
+            (TranscriptId::limited(3, 2), 6),
+            (TranscriptId::latest(3), 7)
         ]
     );
     assert_eq!(
-        fs::read(run.transcript_dir(limited(3, 1)).join(STDOUT_FILE)).unwrap(),
+        fs::read(
+            run.transcript_dir(TranscriptId::limited(3, 1))
+                .join(STDOUT_FILE)
+        )
+        .unwrap(),
         [b'x'; 5]
     );
-    run.remove_raw_stream(limited(3, 1)).unwrap();
-    assert_eq!(run.raw_streams().unwrap()[1], (limited(3, 2), 6));
+    run.remove_raw_stream(TranscriptId::limited(3, 1)).unwrap();
+    assert_eq!(
+        run.raw_streams().unwrap()[1],
+        (TranscriptId::limited(3, 2), 6)
+    );
 }
 
 #[test]
@@ -149,7 +142,7 @@ fn setting_aside_replaces_nothing_and_moves_no_link() {
     let run = dir.create_run(UNIX_EPOCH).unwrap();
     keep(&run, 1, 5);
     // The name is taken (by anything: an empty directory, a file, a link).
-    let taken = run.transcript_dir(limited(1, 1));
+    let taken = run.transcript_dir(TranscriptId::limited(1, 1));
     fs::create_dir(&taken).unwrap();
     let err = run.set_aside_attempt(1, 1).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
@@ -171,15 +164,20 @@ fn setting_aside_replaces_nothing_and_moves_no_link() {
     );
     fs::write(run.iteration_dir(4), b"a file").unwrap();
     assert!(run.set_aside_attempt(4, 1).is_err());
-    assert!(!run.transcript_dir(limited(4, 1)).exists());
+    assert!(!run.transcript_dir(TranscriptId::limited(4, 1)).exists());
 }
 
 #[test]
 fn transcript_names_parse_back_in_their_plain_form_only() {
-    for id in [latest(0), latest(7), limited(7, 1), limited(u32::MAX, 12)] {
+    for id in [
+        TranscriptId::latest(0),
+        TranscriptId::latest(7),
+        TranscriptId::limited(7, 1),
+        TranscriptId::limited(u32::MAX, 12),
+    ] {
         assert_eq!(TranscriptId::parse(&id.dir_name()), Some(id), "{id:?}");
     }
-    assert_eq!(limited(7, 2).dir_name(), "7-limited-2");
+    assert_eq!(TranscriptId::limited(7, 2).dir_name(), "7-limited-2");
     for name in [
         "",
         "07",

@@ -4,7 +4,7 @@ use std::time::UNIX_EPOCH;
 use ralph_agent::SpawnSpec;
 use ralph_core::config::TranscriptsConfig;
 use ralph_core::store::{
-    Attempt, COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE, STDOUT_FILE, TranscriptId,
+    COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE, STDOUT_FILE, TranscriptId,
 };
 
 use super::*;
@@ -210,10 +210,7 @@ fn the_run_s_end_waits_for_the_last_transcript_and_the_cap() {
 fn an_attempt_after_a_limit_sets_the_one_before_aside_whole() {
     let (ws, run) = setup();
     let mut transcripts = Transcripts::default();
-    let limited = |k| TranscriptId {
-        iteration: 2,
-        attempt: Attempt::Limited(k),
-    };
+    let limited = |k| TranscriptId::limited(2, k);
     let mut first = start(&mut transcripts, &run, ws.path(), 1);
     first.write(&output_of(1));
     first.finish(&mut transcripts, "");
