@@ -32,15 +32,15 @@ pub(super) fn pick(
     if std::fs::symlink_metadata(run.transcript_dir(limited)).is_ok_and(|m| m.is_dir()) {
         return Ok(limited);
     }
-    let kept = kept_attempts(run, iteration)?;
-    if latest_attempt(run, iteration, &kept) == Some(wanted) {
+    let attempts = attempts(run, iteration)?;
+    if attempts.latest == Some(wanted) {
         return Ok(latest);
     }
     Err(CliError::NoAttempt {
         run: run.id().to_owned(),
         iteration,
         attempt: wanted,
-        kept: kept.iter().map(|&(k, _)| k).collect(),
+        kept: attempts.kept.iter().map(|&(k, _)| k).collect(),
     })
 }
 
@@ -48,10 +48,10 @@ pub(super) fn pick(
 /// or the events, a contract) when earlier attempts at `iteration` are kept too, as they
 /// are after a rate limit. A listing that fails leaves the note out.
 pub(super) fn note_earlier_attempts(run: &RunDir, iteration: u32) {
-    let Ok(kept) = kept_attempts(run, iteration) else {
+    let Ok(attempts) = attempts(run, iteration) else {
         return;
     };
-    let earlier: Vec<String> = (kept.iter())
+    let earlier: Vec<String> = (attempts.kept.iter())
         .filter(|(_, id)| id.attempt != Attempt::Latest)
         .map(|(k, _)| k.to_string())
         .collect();
@@ -65,9 +65,18 @@ pub(super) fn note_earlier_attempts(run: &RunDir, iteration: u32) {
     }
 }
 
-/// The attempts at `iteration` whose raw stream the run keeps, as they ran: the number of
-/// each, and its transcript. The latest is numbered by [`latest_attempt`].
-fn kept_attempts(run: &RunDir, iteration: u32) -> Result<Vec<(u32, TranscriptId)>, CliError> {
+/// An iteration's attempts, as far as the run's directory tells.
+struct Attempts {
+    /// Those whose raw stream the run keeps, as they ran: the number of each, and its
+    /// transcript.
+    kept: Vec<(u32, TranscriptId)>,
+    /// The number of the latest (`iterations/<n>/`), when that directory is there.
+    latest: Option<u32>,
+}
+
+/// Iteration `iteration`'s attempts: one listing of the run's raw streams, and one read
+/// of the latest attempt's `command.json`.
+fn attempts(run: &RunDir, iteration: u32) -> Result<Attempts, CliError> {
     let streams = run
         .raw_streams()
         .map_err(|e| CliError::io("list the transcripts of", run.path(), e))?;
@@ -83,12 +92,13 @@ fn kept_attempts(run: &RunDir, iteration: u32) -> Result<Vec<(u32, TranscriptId)
             Attempt::Latest => None,
         })
         .collect();
-    if ids.contains(&TranscriptId::latest(iteration))
-        && let Some(k) = latest_attempt(run, iteration, &kept)
+    let latest = latest_attempt(run, iteration, &kept);
+    if let Some(k) = latest
+        && ids.contains(&TranscriptId::latest(iteration))
     {
         kept.push((k, TranscriptId::latest(iteration)));
     }
-    Ok(kept)
+    Ok(Attempts { kept, latest })
 }
 
 /// Which attempt `iterations/<n>/` holds: its `command.json`'s `attempt` (1 in a run
@@ -102,7 +112,6 @@ fn latest_attempt(run: &RunDir, iteration: u32, limited: &[(u32, TranscriptId)])
     let after_limited = || {
         limited
             .iter()
-            .filter(|(_, id)| id.attempt != Attempt::Latest)
             .map(|&(k, _)| k.saturating_add(1))
             .max()
             .unwrap_or(1)
