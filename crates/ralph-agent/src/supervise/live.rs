@@ -12,7 +12,7 @@
 //! holder of the handle may close it earlier.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
@@ -57,10 +57,7 @@ impl LiveStdin {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.shared
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        super::lock(&self.shared.state)
     }
 
     /// Queues `frame` to be written after the frames queued before it. False (and nothing

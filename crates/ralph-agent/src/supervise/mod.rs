@@ -74,3 +74,11 @@ pub use stop::{
     DOUBLE_INTERRUPT_WINDOW, Running, RunningGuard, StopController, StopLevel, StopRequests,
 };
 pub use teardown::REAP_TIMEOUT;
+
+/// The lock, even if a panicking holder poisoned it: the values stay whole, and a stop or
+/// the agent's input must still work after a panic elsewhere.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

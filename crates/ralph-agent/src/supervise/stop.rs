@@ -5,10 +5,12 @@
 //! within [`DOUBLE_INTERRUPT_WINDOW`] asks for an immediate SIGKILL. Requests are sticky:
 //! once made they hold for every later run, so a loop between iterations sees them too.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
+
+use super::lock;
 
 /// A second interrupt this soon after the first escalates to an immediate kill.
 pub const DOUBLE_INTERRUPT_WINDOW: Duration = Duration::from_secs(2);
@@ -59,11 +61,6 @@ impl Drop for RunningGuard {
     fn drop(&mut self) {
         *lock(&self.inner.running) = self.before;
     }
-}
-
-/// The lock, even if a panicking holder poisoned it: the values stay whole.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The receiving side, handed to [`run`](crate::supervise::run). Cheap to clone.

@@ -545,6 +545,14 @@ pub(crate) fn worktree_env(workspace: &Path) -> Option<(OsString, OsString)> {
     ralph_core::store::worktree_name_of(workspace).map(|name| (var::WORKTREE.into(), name.into()))
 }
 
+/// The lock, even if a panicking holder poisoned it: the steering state behind it stays
+/// whole, and the loop goes on taking messages after a panic elsewhere.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// `path` relative to the workspace when it lies inside it.
 pub(crate) fn display_path(path: &Path, workspace: &Path) -> String {
     path.strip_prefix(workspace)

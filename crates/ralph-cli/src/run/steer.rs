@@ -16,7 +16,7 @@
 //! prompt of iteration 3 carries the message.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -29,6 +29,7 @@ use ralph_core::steer::{
 use ralph_core::store::{RunDir, unix_ms};
 use tokio::sync::Notify;
 
+use super::lock;
 use super::steer_target::SteerSlot;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
@@ -66,10 +67,6 @@ struct Shared {
     stop: AtomicBool,
     /// The last problem said, so a persistent one (a linked directory) is said once.
     last_problem: Mutex<Option<String>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Shared {

@@ -4,9 +4,11 @@
 //! consults it for every message not sent with `--next`. Empty, every message is queued
 //! for the next iteration's prompt.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use ralph_agent::LiveInput;
+
+use super::lock;
 
 /// The running agent's input for steering messages, while an iteration runs on a backend
 /// that takes them mid-turn (set by the launch code, cleared when the agent ends).
@@ -34,34 +36,26 @@ pub(crate) struct SteerSlot(Arc<Mutex<Option<Arc<dyn SteerTarget>>>>);
 impl SteerSlot {
     /// From now on, messages go to `target`.
     pub(crate) fn set(&self, target: Arc<dyn SteerTarget>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(target);
+        *lock(&self.0) = Some(target);
     }
 
     /// The agent ended: messages are queued again.
     pub(crate) fn clear(&self) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *lock(&self.0) = None;
     }
 
     /// Hands `message` to the current target: where it went, or `None` when there is no
     /// target or it refused (the caller queues the message).
     pub(crate) fn deliver(&self, message: &str) -> Option<String> {
         // Cloned out of the lock: a slow target must not hold up `set` and `clear`.
-        let target = self
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()?;
+        let target = lock(&self.0).clone()?;
         target.deliver(message).ok()
     }
 }
 
 impl std::fmt::Debug for SteerSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let set = self
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some();
+        let set = lock(&self.0).is_some();
         f.debug_struct("SteerSlot").field("set", &set).finish()
     }
 }
