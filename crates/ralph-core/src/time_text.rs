@@ -20,7 +20,20 @@ impl Civil {
     /// `t` in UTC (times before 1970 count as 1970-01-01).
     pub fn of(t: SystemTime) -> Civil {
         let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let secs = since.as_secs();
+        Civil::of_unix(since.as_secs(), since.subsec_nanos())
+    }
+
+    /// The moment `millis` milliseconds after 1970-01-01T00:00Z, for any count (a time
+    /// read from a file can be anything; `UNIX_EPOCH + Duration` would panic past what
+    /// the system clock holds).
+    pub fn of_unix_millis(millis: u64) -> Civil {
+        let nanos = u32::try_from(millis % 1000 * 1_000_000).unwrap_or(0);
+        Civil::of_unix(millis / 1000, nanos)
+    }
+
+    /// The moment `secs` seconds and `nanos` after 1970-01-01T00:00Z, for any count.
+    pub fn of_unix(secs: u64, nanos: u32) -> Civil {
+        // u64::MAX seconds is about 2.1e14 days: well inside i64.
         let days = i64::try_from(secs / 86_400).unwrap_or(0);
         let rem = secs % 86_400;
         let (year, month, day) = civil_from_days(days);
@@ -31,7 +44,7 @@ impl Civil {
             hour: rem / 3600,
             minute: (rem % 3600) / 60,
             second: rem % 60,
-            nanos: since.subsec_nanos(),
+            nanos,
         }
     }
 }
@@ -54,7 +67,7 @@ pub fn date(t: SystemTime) -> String {
 
 /// `2026-11-26 07:40 UTC` for a time in Unix seconds: when a limit resets.
 pub fn utc_minute_secs(unix_secs: u64) -> String {
-    let c = Civil::of(UNIX_EPOCH + std::time::Duration::from_secs(unix_secs));
+    let c = Civil::of_unix(unix_secs, 0);
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02} UTC",
         c.year, c.month, c.day, c.hour, c.minute

@@ -274,12 +274,42 @@ hats:
         parse_errors(yaml),
         [
             "ralph.yml:2:19: `event_loop.max_iterations` must be between 1 and 4294967295, found 0",
-            "ralph.yml:3:24: `event_loop.max_runtime_seconds` must be at least 1, found -5",
+            "ralph.yml:3:24: `event_loop.max_runtime_seconds` must be between 1 and 31536000, \
+             found -5",
             "ralph.yml:4:17: `event_loop.max_cost_usd` must be a number greater than 0, found -1",
             "ralph.yml:5:29: `event_loop.max_consecutive_failures` must be between 1 and \
              4294967295, found 4294967296",
             "ralph.yml:9:22: `hats.a.max_activations` must be between 1 and 4294967295, found 0",
-            "ralph.yml:10:27: `hats.a.idle_timeout_seconds` must be at least 1, found 0",
+            "ralph.yml:10:27: `hats.a.idle_timeout_seconds` must be between 1 and 31536000, found 0",
+        ]
+    );
+}
+
+#[test]
+fn seconds_past_a_year_and_numbers_past_yaml_integers_are_out_of_range() {
+    let yaml = "\
+cli:
+  startup_timeout_seconds: 31536001
+  idle_timeout_seconds: 9223372036854775807
+event_loop:
+  max_runtime_seconds: 9223372036854775808
+gates:
+  - {name: g, run: 'true', timeout_seconds: 18446744073709551616}
+hooks:
+  defaults:
+    timeout_seconds: 31536000
+";
+    assert_eq!(
+        parse_errors(yaml),
+        [
+            "ralph.yml:2:28: `cli.startup_timeout_seconds` must be between 1 and 31536000, found \
+             31536001",
+            "ralph.yml:3:25: `cli.idle_timeout_seconds` must be between 1 and 31536000, found \
+             9223372036854775807",
+            "ralph.yml:5:24: `event_loop.max_runtime_seconds` must be between 1 and 31536000, \
+             found 9223372036854775808",
+            "ralph.yml:7:45: `gates[0].timeout_seconds` must be between 1 and 31536000, found \
+             18446744073709551616",
         ]
     );
 }
@@ -439,10 +469,11 @@ hats:
 #[test]
 fn a_whole_number_too_large_for_yaml_is_out_of_range_not_a_fraction() {
     assert_eq!(
-        parse_errors("event_loop:\n  max_iterations: 99999999999999999999\n"),
+        parse_errors("event_loop:\n  max_iterations: 99999999999999999999\n  max_cost_usd: 1\n"),
         [
+            // As written, not as the float the parser made of it (1e20).
             "ralph.yml:2:19: `event_loop.max_iterations` must be between 1 and 4294967295, \
-          found 100000000000000000000"
+          found 99999999999999999999"
         ]
     );
 }

@@ -436,13 +436,25 @@ fn command_line_values_are_checked() {
             }
         ),
         [
-            "command line: `--max-iterations` must be at least 1, found 0",
-            "command line: `--max-runtime` must be at least 1, found 0",
+            "command line: `--max-iterations` must be between 1 and 4294967295, found 0",
+            "command line: `--max-runtime` must be between 1 and 31536000, found 0",
             "command line: `--max-cost` must be a number greater than 0, found -2",
             "command line: `--completion-promise` is empty: the agent could never signal that the \
              task is done; leave the flag out to use the configured promise",
             "command line: `--prompt` and `--prompt-file` are both set (`--prompt-file` at command \
              line): keep only one",
+        ]
+    );
+    assert_eq!(
+        dirs.load_errors(
+            None,
+            Overrides {
+                max_runtime_seconds: Some(u64::MAX),
+                ..Overrides::default()
+            }
+        ),
+        [
+            "command line: `--max-runtime` must be between 1 and 31536000, found 18446744073709551615"
         ]
     );
     assert_eq!(

@@ -105,15 +105,15 @@ impl DeadlineClock {
     /// deadline); after the terminal event only the exit grace and the wall clock remain.
     pub(crate) fn next(&self) -> Option<(Instant, Expiry)> {
         let d = &self.deadlines;
-        let wall = d.wall.map(|w| (self.started + w, Expiry::Wall));
+        let wall = d.wall.map(|w| (after(self.started, w), Expiry::Wall));
         let activity = match (self.finished, self.first_byte) {
-            (Some(at), _) => Some((at + d.exit_grace, Expiry::ExitGrace)),
+            (Some(at), _) => Some((after(at, d.exit_grace), Expiry::ExitGrace)),
             (None, None) => match (d.startup, d.idle) {
-                (Some(s), _) => Some((self.started + s, Expiry::Startup)),
-                (None, Some(i)) => Some((self.started + i, Expiry::Idle)),
+                (Some(s), _) => Some((after(self.started, s), Expiry::Startup)),
+                (None, Some(i)) => Some((after(self.started, i), Expiry::Idle)),
                 (None, None) => None,
             },
-            (None, Some(_)) => d.idle.map(|i| (self.last_byte + i, Expiry::Idle)),
+            (None, Some(_)) => d.idle.map(|i| (after(self.last_byte, i), Expiry::Idle)),
         };
         match (wall, activity) {
             (Some(w), Some(a)) => Some(if a.0 < w.0 { a } else { w }),
@@ -121,6 +121,15 @@ impl DeadlineClock {
         }
     }
 }
+
+/// `at + wait`, or [`NEVER`] after `at` where the clock cannot hold that moment: a
+/// deadline that far off is none (config caps its deadlines, but this crate takes any).
+fn after(at: Instant, wait: Duration) -> Instant {
+    at.checked_add(wait).unwrap_or(at + NEVER)
+}
+
+/// How far off a deadline too far for the clock is put: a hundred years.
+const NEVER: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
 #[cfg(test)]
 #[path = "deadlines_tests.rs"]

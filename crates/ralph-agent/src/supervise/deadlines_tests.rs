@@ -78,3 +78,29 @@ fn the_default_run_deadlines_are_the_documented_defaults() {
         )
     );
 }
+
+#[test]
+fn a_deadline_past_what_the_clock_holds_is_a_century_off_not_a_panic() {
+    let t0 = Instant::now();
+    let d = RunDeadlines {
+        startup: Some(Duration::MAX),
+        idle: Some(Duration::MAX),
+        wall: None,
+        exit_grace: Duration::MAX,
+        kill_grace: S,
+    };
+    let mut clock = DeadlineClock::new(d, t0);
+    assert_eq!(clock.next(), Some((t0 + NEVER, Expiry::Startup)));
+    clock.on_output(t0 + S);
+    assert_eq!(clock.next(), Some((t0 + S + NEVER, Expiry::Idle)));
+    clock.on_finished(t0 + 2 * S);
+    assert_eq!(clock.next(), Some((t0 + 2 * S + NEVER, Expiry::ExitGrace)));
+    let wall = RunDeadlines {
+        wall: Some(Duration::from_secs(u64::MAX)),
+        ..d
+    };
+    assert_eq!(
+        DeadlineClock::new(wall, t0).next(),
+        Some((t0 + NEVER, Expiry::Wall))
+    );
+}

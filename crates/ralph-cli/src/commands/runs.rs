@@ -3,7 +3,6 @@
 //! Also where the other commands find a run by id (`--run ID|last`).
 
 use std::io::Write;
-use std::time::{Duration, UNIX_EPOCH};
 
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::time_text::Civil;
@@ -170,7 +169,7 @@ fn table(rows: &[Row]) -> String {
 
 /// `2026-11-26 10:15:00Z`.
 fn utc(ms: u64) -> String {
-    let c = Civil::of(UNIX_EPOCH + Duration::from_millis(ms));
+    let c = Civil::of_unix_millis(ms);
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02}:{:02}Z",
         c.year, c.month, c.day, c.hour, c.minute, c.second

@@ -15,6 +15,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use ralph_core::config::MAX_RATE_LIMIT_WAIT;
 use ralph_core::run_event::RunEvent;
 
 use super::observer::{Observer, report_closed};
@@ -167,7 +168,9 @@ impl<W: Write> TextObserver<W> {
                 RunEvent::RateLimitWait { wait_secs, .. } => {
                     live.wait = Some(Wait {
                         backend: live.backend.clone(),
-                        until: now + Duration::from_secs(*wait_secs),
+                        // A capture read back can say any number: past the longest
+                        // wait a live run takes, the line would only count down a lie.
+                        until: now + Duration::from_secs(*wait_secs).min(MAX_RATE_LIMIT_WAIT),
                     });
                 }
                 RunEvent::IterationFinished { .. }

@@ -41,7 +41,7 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
             warnings: Vec::new(),
         });
     };
-    let mut dec = Decoder::new(file);
+    let mut dec = Decoder::new(file, text);
     let config = decode_top(&mut dec, &doc);
     // Read top to bottom, like the file.
     dec.errors.sort_by_key(|e| position(&e.origin));

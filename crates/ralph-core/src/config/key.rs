@@ -10,6 +10,7 @@ use saphyr::Yaml;
 use super::choice::{AUTO, BackendChoice, PromptMode};
 use super::node::{Decoder, Field};
 use super::raw::{RawConfig, RawGate, RawHat};
+use super::read::MAX_SECONDS;
 use super::resolved::{
     DEFAULT_COMPLETION_PROMISE, DEFAULT_EXIT_GRACE, DEFAULT_GATE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_ITERATION_TIMEOUT, DEFAULT_MAX_CONSECUTIVE_FAILURES, DEFAULT_MAX_ITERATIONS,
@@ -244,7 +245,7 @@ impl Type {
                 .to_owned(),
             Type::Bool => "`true` or `false`".to_owned(),
             Type::Count => "whole number ≥ 1".to_owned(),
-            Type::Seconds => "seconds (whole number ≥ 1)".to_owned(),
+            Type::Seconds => format!("seconds (whole number, 1 to {MAX_SECONDS}: a year)"),
             Type::Characters => "characters (whole number ≥ 0)".to_owned(),
             Type::ChoiceList(names) => format!(
                 "list of {}",

@@ -165,14 +165,17 @@ fn is_null(node: &Node<'_>) -> bool {
 /// Walks a parsed file, collecting errors and warnings.
 pub(crate) struct Decoder {
     file: Arc<Path>,
+    /// The file's text, for quoting a value as written (see [`Decoder::as_written`]).
+    text: Arc<str>,
     pub(crate) errors: Vec<ConfigError>,
     pub(crate) warnings: Vec<ConfigWarning>,
 }
 
 impl Decoder {
-    pub(crate) fn new(file: Arc<Path>) -> Self {
+    pub(crate) fn new(file: Arc<Path>, text: &str) -> Self {
         Decoder {
             file,
+            text: Arc::from(text),
             errors: Vec::new(),
             warnings: Vec::new(),
         }
@@ -180,6 +183,21 @@ impl Decoder {
 
     pub(crate) fn origin(&self, node: &Node<'_>) -> Origin {
         marker_origin(&self.file, node.span.start.line(), node.span.start.col())
+    }
+
+    /// A whole number as the file writes it, where the parser read it as a float (it
+    /// is too large for its integers), or the float's first digits where the text at
+    /// the node's span is not such a number.
+    fn as_written(&self, node: &Node<'_>, value: f64) -> String {
+        let (start, end) = (node.span.start.index(), node.span.end.index());
+        // The span counts characters, not bytes.
+        let text: String = self.text.chars().skip(start).take(end - start).collect();
+        let digits = text.trim().trim_start_matches(['+', '-']);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            text.trim().to_owned()
+        } else {
+            format!("about {value:.3e}")
+        }
     }
 
     pub(crate) fn error(&mut self, node: &Node<'_>, kind: ConfigErrorKind) {
@@ -385,7 +403,7 @@ impl Decoder {
                     ConfigErrorKind::OutOfRange {
                         key: field.path.clone(),
                         requirement: range_requirement(min, max),
-                        found: format!("{}", f.into_inner()),
+                        found: self.as_written(field.value, f.into_inner()),
                     },
                 );
                 return None;
@@ -540,7 +558,8 @@ fn suggest_key(name: &str, schema: &Schema<'_>) -> Option<String> {
         })
 }
 
-fn range_requirement(min: u64, max: u64) -> String {
+/// What a whole number in `min..=max` is told when it is not.
+pub(crate) fn range_requirement(min: u64, max: u64) -> String {
     if max == u64::MAX {
         format!("at least {min}")
     } else {

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 use super::choice::BackendChoice;
 use super::decode::prompt_conflict;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors};
+use super::node::range_requirement;
 use super::origin::{Origin, Spanned};
 use super::raw::{RawCli, RawConfig, RawEventLoop};
+use super::read::{MAX_SECONDS, MIN_LIMIT};
 use crate::topic::validate_topic;
 
 /// The command-line flags each override comes from (used in messages, so they must
@@ -46,23 +48,23 @@ impl Overrides {
     pub fn into_layer(self) -> Result<RawConfig, ConfigErrors> {
         let mut errors = Vec::new();
         let at = |flag: &'static str| Origin::CommandLine(flag);
-        let mut at_least_one = |flag: &'static str, n: u64| {
-            if n == 0 {
+        let mut in_range = |flag: &'static str, n: u64, max: u64| {
+            if !(MIN_LIMIT..=max).contains(&n) {
                 errors.push(ConfigError::new(
                     at(flag),
                     ConfigErrorKind::OutOfRange {
                         key: flag.to_owned(),
-                        requirement: "at least 1".to_owned(),
+                        requirement: range_requirement(MIN_LIMIT, max),
                         found: n.to_string(),
                     },
                 ));
             }
         };
         if let Some(n) = self.max_iterations {
-            at_least_one(flag::MAX_ITERATIONS, n.into());
+            in_range(flag::MAX_ITERATIONS, n.into(), u32::MAX.into());
         }
         if let Some(n) = self.max_runtime_seconds {
-            at_least_one(flag::MAX_RUNTIME, n);
+            in_range(flag::MAX_RUNTIME, n, MAX_SECONDS);
         }
         if let Some(cost) = self.max_cost_usd.filter(|c| !(c.is_finite() && *c > 0.0)) {
             errors.push(ConfigError::new(

@@ -20,15 +20,20 @@ use crate::topic::RESERVED_TRIGGERS;
 /// the loop (or the agent) before it starts.
 pub(crate) const MIN_LIMIT: u64 = 1;
 
+/// Largest number of seconds a limit or deadline accepts: a year (365 days). A longer
+/// deadline means none, and a clock cannot hold every `u64` of seconds: past this, the
+/// moment a deadline falls on could overflow it.
+pub(crate) const MAX_SECONDS: u64 = 365 * 24 * 60 * 60;
+
 /// A count (iterations, failures, activations): at least one, fits in `u32`.
 pub(crate) fn count(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u32>> {
     dec.uint(field, MIN_LIMIT, u64::from(u32::MAX))
         .map(|n| n.map(|v| u32::try_from(v).unwrap_or(u32::MAX)))
 }
 
-/// A number of seconds (a deadline, the runtime limit): at least one.
+/// A number of seconds (a deadline, the runtime limit): at least one, at most a year.
 pub(crate) fn seconds(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u64>> {
-    dec.uint(field, MIN_LIMIT, u64::MAX)
+    dec.uint(field, MIN_LIMIT, MAX_SECONDS)
 }
 
 /// What an empty `command` is told.

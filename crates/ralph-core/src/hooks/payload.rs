@@ -86,8 +86,7 @@ pub fn build(input: &PayloadInput<'_>) -> Value {
 
 /// `2026-02-28T21:47:00.123Z`.
 fn rfc3339(ms: u64) -> String {
-    let c =
-        crate::time_text::Civil::of(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
+    let c = crate::time_text::Civil::of_unix_millis(ms);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         c.year,
