@@ -99,6 +99,62 @@ fn a_fifo_or_dev_zero_as_the_config_file_is_refused_at_once() {
 }
 
 #[test]
+fn init_force_refuses_a_fifo_or_a_device_and_writes_through_a_link_whole() {
+    let ws = Workspace::new("", "");
+    fs_remove(&ws.path().join("ralph.yml"));
+    fifo(&ws.path().join("ralph.yml"));
+    let (code, stderr) = run(&ws, &["init", "--force"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("a FIFO (named pipe), not a regular file"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&ws, &["init", "--force", "-c", "/dev/null"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("a character device, not a regular file"),
+        "{stderr}"
+    );
+
+    // A config kept elsewhere and linked in: the file it names is replaced, the link
+    // stays.
+    fs_remove(&ws.path().join("ralph.yml"));
+    std::fs::create_dir(ws.path().join("shared")).expect("mkdir");
+    std::fs::write(ws.path().join("shared/ralph.yml"), "cli:\n  backend: pi\n").expect("write");
+    symlink("shared/ralph.yml", ws.path().join("ralph.yml")).expect("symlink");
+    let (code, stderr) = run(&ws, &["init", "--force", "--backend", "claude"]);
+    assert_eq!(code, 0, "{stderr}");
+    let link = std::fs::symlink_metadata(ws.path().join("ralph.yml")).expect("lstat");
+    assert!(link.file_type().is_symlink());
+    let text = std::fs::read_to_string(ws.path().join("shared/ralph.yml")).expect("read");
+    assert!(text.contains("backend: claude\n"), "{text}");
+}
+
+#[test]
+fn watch_refuses_a_fifo_as_the_runs_events_and_says_when_there_is_no_run() {
+    let ws = Workspace::new("", "");
+    let (code, stderr) = run(&ws, &["watch"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("no run to show in"), "{stderr}");
+    let run_dir = ws.path().join(".ralph/runs/20261127T070000Z");
+    std::fs::create_dir_all(&run_dir).expect("mkdir");
+    fifo(&run_dir.join("run-events.jsonl"));
+    let (code, stderr) = run(&ws, &["watch", "20261127T070000Z"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("a FIFO (named pipe), not a regular file"),
+        "{stderr}"
+    );
+}
+
+fn fs_remove(path: &Path) {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => panic!("remove: {e}"),
+        _ => {}
+    }
+}
+
+#[test]
 fn a_fifo_at_the_scratchpad_is_warned_about_and_ctrl_c_still_stops_the_run() {
     fifo_at_the_scratchpad_then(Signal::SIGINT);
 }

@@ -244,6 +244,22 @@ pub fn open(path: &Path, access: &Access, links: Links) -> io::Result<File> {
     Ok(file)
 }
 
+/// Refuses `path` if it is there but is not a regular file (a link is followed): the
+/// check [`open`] makes, for a file about to be replaced by name (renamed over) rather
+/// than opened. A missing file passes.
+pub fn check_replaceable(path: &Path) -> io::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => Err(Refused::NotRegular {
+            path: path.to_path_buf(),
+            found: kind_name(meta.file_type()),
+            expected: "a regular file",
+        }
+        .into_io()),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Opens `path` for reading.
 pub fn open_read(path: &Path, links: Links) -> io::Result<File> {
     open(path, Access::new().read(true), links)

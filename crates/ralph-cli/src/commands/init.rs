@@ -4,8 +4,8 @@
 //!
 //! The template is checked (parsed and resolved like any config) before anything is
 //! written, so `ralph init` never leaves a file that `ralph run` would refuse. An existing
-//! file is only replaced with `--force`; without it the file is created exclusively, so
-//! two `ralph init`s cannot both write.
+//! file is only replaced with `--force` (whole, and only a regular file); without it
+//! the file is created exclusively, so two `ralph init`s cannot both write.
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -15,6 +15,9 @@ use ralph_core::config::{
     DEFAULT_PROMPT_FILE, PRESETS, PROJECT_CONFIG_FILE, RawConfig, ResolveEnv, init_template, merge,
     parse_layer, preset, preset_template, resolve,
 };
+
+use ralph_core::fsafe;
+use ralph_core::store::{Durability, replace};
 
 use crate::cli::InitArgs;
 use crate::error::CliError;
@@ -88,18 +91,24 @@ fn check(text: &str, shown: &Path, cwd: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Writes `text` at `path`: a new file only, or with `force` in place of the file there,
+/// whole (written aside, then renamed over it). A link is followed, so that a config
+/// kept elsewhere and linked in is the one updated; anything but a regular file at the
+/// end of it (a FIFO, a device such as `/dev/null`) is refused, never written into.
 fn write(path: &Path, text: &str, force: bool) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut file = if force {
-        OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(path)?
-    } else {
-        OpenOptions::new().write(true).create_new(true).open(path)?
-    };
+    if force {
+        let target = match std::fs::canonicalize(path) {
+            Ok(target) => target,
+            // Nothing there yet, or a dangling link: the new file takes the name.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
+            Err(e) => return Err(e),
+        };
+        fsafe::check_replaceable(&target)?;
+        return replace(&target, text.as_bytes(), Durability::Durable);
+    }
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all(text.as_bytes())
 }

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use ralph_core::fsafe::{self, Links};
 use ralph_core::store::{RUN_EVENTS_FILE, RUNS_DIR, RalphDir};
 
 use crate::cli::WatchArgs;
@@ -20,28 +21,29 @@ use crate::view::tui::terminal::{Screen, color_allowed};
 pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
     let ralph_dir = RalphDir::in_workspace(&workspace);
-    let run_dir = match &args.run {
+    // A run directory named by its path is the user's to point anywhere, through links
+    // too; one found under `.ralph/` is not (a planted FIFO there would hang the view).
+    let (run_dir, links) = match &args.run {
         Some(run) => {
             let given = PathBuf::from(run);
             if given.join(RUN_EVENTS_FILE).is_file() {
-                given
+                (given, Links::Follow)
             } else {
-                ralph_dir.path().join(RUNS_DIR).join(run)
+                (ralph_dir.path().join(RUNS_DIR).join(run), Links::Refuse)
             }
         }
-        None => ralph_dir
-            .current_run()
-            .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
-            .ok_or_else(|| {
-                ralph_core::store::StoreError::NoRun(
-                    ralph_dir.path().join(ralph_core::store::CURRENT_RUN_FILE),
-                )
-            })?
-            .path()
-            .to_path_buf(),
+        None => (
+            ralph_dir
+                .current_run()
+                .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
+                .ok_or_else(|| CliError::NoRunForEvents(ralph_dir.path().to_path_buf()))?
+                .path()
+                .to_path_buf(),
+            Links::Refuse,
+        ),
     };
     let events = run_dir.join(RUN_EVENTS_FILE);
-    let file = std::fs::File::open(&events).map_err(|e| CliError::io("open", &events, e))?;
+    let file = fsafe::open_read(&events, links).map_err(|e| CliError::io("open", &events, e))?;
     let screen =
         Screen::enter().map_err(|e| CliError::io("take over the terminal for", &events, e))?;
     let color = args.color.for_stdout() && color_allowed();

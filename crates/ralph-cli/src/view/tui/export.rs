@@ -6,6 +6,9 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use ralph_core::fsafe;
+use ralph_core::store::{Durability, replace};
+
 use super::model::{Entry, Iteration, RunModel};
 use crate::view::term::figures::duration_ms;
 
@@ -16,9 +19,11 @@ pub(crate) const EXPORTS_DIR: &str = "exports";
 pub(crate) fn write(model: &RunModel, index: usize, run_dir: &Path) -> io::Result<PathBuf> {
     let it = &model.iterations[index];
     let dir = run_dir.join(EXPORTS_DIR);
-    std::fs::create_dir_all(&dir)?;
+    // The run's directory is the agent's to write in too: a link it planted at either
+    // name must not carry the export out of the workspace (see `fsafe`).
+    fsafe::create_dir(&dir)?;
     let path = dir.join(format!("iteration-{}.md", it.number));
-    std::fs::write(&path, markdown(model, it))?;
+    replace(&path, markdown(model, it).as_bytes(), Durability::Atomic)?;
     Ok(path)
 }
 

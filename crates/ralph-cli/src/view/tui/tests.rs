@@ -399,6 +399,29 @@ fn export_writes_the_iteration_as_markdown() {
 }
 
 #[test]
+fn export_follows_no_link_the_agent_planted_in_the_run_directory() {
+    let model = one_iteration("pi", "builder", "pi/anthropic/thinking.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join(".ralph/runs/20261125T215510Z");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, run_dir.join(export::EXPORTS_DIR)).unwrap();
+    assert!(export::write(&model, 0, &run_dir).is_err());
+    std::fs::remove_file(run_dir.join(export::EXPORTS_DIR)).unwrap();
+    std::fs::create_dir(run_dir.join(export::EXPORTS_DIR)).unwrap();
+    let planted = outside.join("iteration-1.md");
+    std::fs::write(&planted, "mine").unwrap();
+    let at = run_dir.join("exports/iteration-1.md");
+    std::os::unix::fs::symlink(&planted, &at).unwrap();
+    // The link is replaced by the export; the file it named is left as it was.
+    assert_eq!(export::write(&model, 0, &run_dir).unwrap(), at);
+    assert!(std::fs::symlink_metadata(&at).unwrap().is_file());
+    assert_eq!(std::fs::read_to_string(&planted).unwrap(), "mine");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+}
+
+#[test]
 fn no_color_leaves_colors_out() {
     let mut model = one_iteration("pi", "builder", "pi/anthropic/tools3.jsonl");
     gate(&mut model, 1, false);
