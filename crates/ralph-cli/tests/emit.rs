@@ -59,9 +59,14 @@ fn emit_appends_one_line_per_event_to_the_events_file() {
 fn emit_refuses_bad_topics_and_bad_json_without_writing() {
     let ws = Workspace::new("", "");
     let inbox = ws.path().join("inbox.jsonl");
+    let too_deep = nested(65);
     let cases = [
         (vec!["emit", "build done"], "`build done`"),
         (vec!["emit", "t", "--json", "{oops"], "not valid JSON"),
+        (
+            vec!["emit", "t", "--json", &too_deep],
+            "nests 65 levels deep",
+        ),
     ];
     for (args, message) in cases {
         let out = ws
@@ -169,4 +174,49 @@ fn emit_during_ralph_plan_fails_and_writes_nothing() {
         read("emit.out")
     );
     assert_eq!(std::fs::read(&inbox).expect("inbox"), before);
+}
+
+/// An array nested `levels` deep: `[[…]]`.
+fn nested(levels: usize) -> String {
+    format!("{}{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+#[test]
+fn a_payload_nested_to_the_limit_is_kept_and_a_deeper_planted_one_skipped() {
+    // JSON readers stop at a depth (serde_json at 128). A payload near it, wrapped in
+    // the run's own records, once made `ralph events` and `--continue` call the whole
+    // run damaged.
+    let script = format!(
+        "ralph emit kept.deep --json '{}'\n\
+         printf '%s\\n' '{{\"topic\":\"planted.deep\",\"payload\":{}}}' >> \"$RALPH_EVENTS_FILE\"\n\
+         ralph emit LOOP_COMPLETE\n",
+        nested(64),
+        nested(126),
+    );
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [agent.sh]\n\
+         event_loop:\n  max_iterations: 2\n",
+        "",
+    );
+    std::fs::write(ws.path().join("agent.sh"), script).expect("agent.sh");
+    let (status, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(status, 0, "{stderr}");
+    let invalid: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["notice"] == "invalid_line")
+        .collect();
+    assert_eq!(invalid.len(), 1, "{events:?}");
+    let out = ws.run(&["events", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("kept.deep"), "{stdout}");
+    assert!(!stdout.contains("planted.deep"), "{stdout}");
+    let out = ws.run(&["runs", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\"completed\""), "{stdout}");
 }

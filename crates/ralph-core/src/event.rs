@@ -21,6 +21,12 @@ pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024;
 /// limit, JSON-escaped, fits), so only a line written by something else can exceed it.
 pub const MAX_INBOX_LINE_BYTES: usize = 8 * MAX_PAYLOAD_BYTES;
 
+/// Deepest nesting of arrays and objects a payload may have. An event is kept inside
+/// other JSON (a line of `history.jsonl`, `state.json`'s pending events, a run event),
+/// and JSON readers stop at a depth of their own (serde_json's is 128): a payload near
+/// that would make the run's own files unreadable. Hand-over notes need a few levels.
+pub const MAX_PAYLOAD_DEPTH: usize = 64;
+
 /// One event on the bus.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
@@ -98,6 +104,8 @@ pub enum InvalidLine {
     BadTopic { topic: String, reason: String },
     #[error("the line is {len} bytes long, over the {MAX_INBOX_LINE_BYTES}-byte limit")]
     TooLong { len: u64 },
+    #[error("the payload nests {depth} levels deep, over the limit of {MAX_PAYLOAD_DEPTH}")]
+    TooDeep { depth: usize },
 }
 
 /// Reads one inbox line (without its line ending). `None` for a blank line, which is
@@ -128,6 +136,13 @@ pub fn parse_line(line: &[u8]) -> Option<Result<Event, InvalidLine>> {
         }));
     }
     let payload = object.remove("payload").filter(|p| !p.is_null());
+    if let Some(depth) = payload
+        .as_ref()
+        .map(depth)
+        .filter(|&d| d > MAX_PAYLOAD_DEPTH)
+    {
+        return Some(Err(InvalidLine::TooDeep { depth }));
+    }
     Some(Ok(Event {
         topic,
         payload,
@@ -155,6 +170,11 @@ pub enum EmitError {
          readers, ralph's included, round it): write it as a string, \"{number}\""
     )]
     InexactNumber { number: String },
+    #[error(
+        "the --json payload nests {depth} levels deep, over the limit of {MAX_PAYLOAD_DEPTH}: \
+         flatten it, or write it to a file and put its path in the payload"
+    )]
+    TooDeep { depth: usize },
 }
 
 /// The event `ralph emit <topic> [payload] [--json]` stands for, checked.
@@ -176,6 +196,10 @@ pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result
             if let Some(number) = inexact_integer(p) {
                 return Err(EmitError::InexactNumber { number });
             }
+            let depth = depth(&value);
+            if depth > MAX_PAYLOAD_DEPTH {
+                return Err(EmitError::TooDeep { depth });
+            }
             Some(value)
         }
         Some(p) => Some(serde_json::Value::String(p.to_owned())),
@@ -185,6 +209,17 @@ pub fn event_from_args(topic: &str, payload: Option<&str>, json: bool) -> Result
         to: None,
         payload: payload.filter(|p| !p.is_null()),
     })
+}
+
+/// How deep `value` nests arrays and objects: 0 for a string or a number, 1 for `[]`.
+/// (The value was parsed by serde_json, so it is at most 128 deep: recursing is safe.)
+pub fn depth(value: &serde_json::Value) -> usize {
+    let inner = match value {
+        serde_json::Value::Array(items) => items.iter().map(depth).max(),
+        serde_json::Value::Object(map) => map.values().map(depth).max(),
+        _ => return 0,
+    };
+    1 + inner.unwrap_or(0)
 }
 
 /// The first whole-number literal of valid JSON `json` that no 64-bit integer holds:

@@ -123,3 +123,30 @@ fn a_json_payload_with_an_integer_no_64_bit_number_holds_is_refused() {
         assert!(event_from_args("t", Some(ok), true).is_ok(), "{ok}");
     }
 }
+
+#[test]
+fn payloads_nested_past_the_limit_are_refused_by_emit_and_the_inbox() {
+    let nested = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+    assert_eq!(depth(&json!("text")), 0);
+    assert_eq!(depth(&json!({"a": [1, {"b": []}], "c": 2})), 4);
+    let limit = nested(MAX_PAYLOAD_DEPTH);
+    assert!(event_from_args("t", Some(&limit), true).is_ok());
+    let over = nested(MAX_PAYLOAD_DEPTH + 1);
+    assert_eq!(
+        event_from_args("t", Some(&over), true),
+        Err(EmitError::TooDeep {
+            depth: MAX_PAYLOAD_DEPTH + 1
+        })
+    );
+    // As text, it is one string: no depth at all.
+    assert!(event_from_args("t", Some(&over), false).is_ok());
+    let line = format!(r#"{{"topic":"t","payload":{over}}}"#);
+    assert_eq!(
+        parse_line(line.as_bytes()),
+        Some(Err(InvalidLine::TooDeep {
+            depth: MAX_PAYLOAD_DEPTH + 1
+        }))
+    );
+    let line = format!(r#"{{"topic":"t","payload":{limit}}}"#);
+    assert!(matches!(parse_line(line.as_bytes()), Some(Ok(_))));
+}
