@@ -273,6 +273,16 @@ fn prune_keeps_the_newest_runs_and_the_current_one() {
         .collect();
     ids.sort();
     assert_eq!(ids.len(), 3);
+    // Directories of the user's own beside the runs: not runs, so neither listed nor
+    // pruned, and `zzz` (which sorts after every run id) does not take the newest's
+    // place.
+    for own in ["0-my-notes", "zzz"] {
+        std::fs::create_dir(runs.join(own)).unwrap();
+        std::fs::write(runs.join(own).join("notes.md"), "mine").unwrap();
+    }
+    let listed = ws.run(&["runs", "--format", "json"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(!listed.contains("my-notes") && !listed.contains("zzz"), "{listed}");
     let out = ws.run(&["runs", "prune", "--keep", "1"]);
     assert!(
         out.status.success(),
@@ -283,11 +293,14 @@ fn prune_keeps_the_newest_runs_and_the_current_one() {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
+    let mut left = left;
+    left.sort();
     let current = ws.run_files().id();
-    assert_eq!(left, [current]);
+    assert_eq!(left, ["0-my-notes".to_owned(), current, "zzz".to_owned()]);
     // Keeping none still keeps the current run: `--continue` resumes it.
     assert!(ws.run(&["runs", "prune", "--keep", "0"]).status.success());
-    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 3);
+    assert!(runs.join("0-my-notes/notes.md").is_file());
 }
 
 #[test]

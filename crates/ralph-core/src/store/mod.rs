@@ -45,7 +45,7 @@ pub use leftovers::{
 };
 pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, this_host};
 pub use transcript::{
-    COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id,
+    COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id, is_run_name,
 };
 pub use transcript_id::{Attempt, TranscriptId};
 pub use worktree::{

@@ -182,7 +182,9 @@ impl RalphDir {
             let Some(id) = entry.file_name().to_str().map(str::to_owned) else {
                 continue;
             };
-            if is_run_id(&id) && entry.file_type()?.is_dir() {
+            // Only names ralph gives runs: a directory of the user's own (notes kept
+            // beside the runs) is neither listed nor pruned, nor taken for the newest.
+            if is_run_name(&id) && entry.file_type()?.is_dir() {
                 runs.push(RunDir {
                     path: entry.path(),
                     id,
@@ -209,6 +211,26 @@ pub fn is_run_id(id: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
+
+/// Whether `name` is a name ralph gives a run's directory: its start time,
+/// `YYYYMMDDTHHMMSSZ`, and `-N` after it for the Nth run started in the same second.
+pub fn is_run_name(name: &str) -> bool {
+    let (time, n) = match name.split_once('-') {
+        Some((time, n)) => (time, Some(n)),
+        None => (name, None),
+    };
+    let digits = |b: &[u8]| !b.is_empty() && b.iter().all(u8::is_ascii_digit);
+    let time_ok = match time.as_bytes() {
+        [date @ .., b'T', _, _, _, _, _, _, b'Z'] if time.len() == RUN_NAME_LEN => {
+            digits(date) && digits(&time.as_bytes()[9..15])
+        }
+        _ => false,
+    };
+    time_ok && n.is_none_or(|n| digits(n.as_bytes()))
+}
+
+/// The length of a run's start time as its name writes it: `20261126T101500Z`.
+const RUN_NAME_LEN: usize = 16;
 
 /// Sorts ids by time, then by the `-N` of runs started in the same second.
 fn run_order(id: &str) -> (&str, u32) {

@@ -194,3 +194,28 @@ fn transcript_names_parse_back_in_their_plain_form_only() {
         assert_eq!(TranscriptId::parse(name), None, "{name:?}");
     }
 }
+
+#[test]
+fn only_the_names_ralph_gives_runs_are_runs() {
+    for name in [
+        "20261126T101500Z",
+        "20261126T101500Z-2",
+        "20261126T101500Z-12",
+    ] {
+        assert!(is_run_name(name), "{name}");
+    }
+    for name in [
+        "",
+        "notarun",
+        "0-my-notes",
+        "20261126T101500",
+        "20261126T101500Z-",
+        "20261126T101500Z-x",
+        "20261126X101500Z",
+        "2026112üT10150Z",
+        "20261126T101500Z-2-3",
+        "120261126T101500Z",
+    ] {
+        assert!(!is_run_name(name), "{name}");
+    }
+}
