@@ -379,8 +379,10 @@ pub(crate) struct RunArgs {
     /// The topic that says the task is done (default LOOP_COMPLETE).
     #[arg(long, value_name = "TOPIC")]
     pub(crate) completion_promise: Option<String>,
-    /// Print the resolved configuration and exit without running anything.
-    #[arg(long)]
+    /// Print the resolved configuration (YAML) and exit without running anything.
+    // Not with `--output`: its JSON lines are run events (docs/run-events.schema.json),
+    // and a YAML dump on a stdout promised to hold only those would break its reader.
+    #[arg(long, conflicts_with = "output")]
     pub(crate) dry_run: bool,
     /// Run no gates: the events they guard are believed as the agent publishes them.
     #[arg(long)]

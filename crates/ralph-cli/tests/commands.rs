@@ -425,3 +425,19 @@ fn plan_says_which_spec_was_written_and_what_to_run_next() {
         stdout(&out)
     );
 }
+
+#[test]
+fn dry_run_prints_yaml_so_it_refuses_the_json_stdout() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let out = ws.run(&["run", "--dry-run", "--output", "json", "-p", "task"]);
+    assert_ne!(code(out.status), 0);
+    assert_eq!(stdout(&out), "", "stdout holds only JSON lines, here none");
+    assert!(
+        stderr(&out).contains("'--dry-run' cannot be used with '--output"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ws.run(&["run", "--dry-run", "-p", "task"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("# Resolved ralph configuration"));
+}

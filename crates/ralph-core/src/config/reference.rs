@@ -40,8 +40,9 @@ command line (`-b`, `-p`, `-P`, `--max-iterations`, `--max-runtime`, `--max-cost
 `--completion-promise`). Every key is optional unless marked required. Unknown keys are
 errors; keys of ralph-orchestrator that ralph does not implement are reported as errors or
 warnings, depending on whether ignoring them would change what the loop does.
-`ralph run --dry-run` prints the configuration a run would use; `ralph init` writes a
-`ralph.yml` with every default.
+`ralph run --dry-run` prints the configuration a run would use, as YAML (so not with
+`--output json`, whose lines are run events); `ralph init` writes a `ralph.yml` with every
+default.
 
 Two groups of keys travel together across layers: a layer that sets `prompt` or
 `prompt_file` replaces both, and a layer that switches `cli.backend` to another backend
