@@ -282,7 +282,10 @@ fn prune_keeps_the_newest_runs_and_the_current_one() {
     }
     let listed = ws.run(&["runs", "--format", "json"]);
     let listed = String::from_utf8_lossy(&listed.stdout);
-    assert!(!listed.contains("my-notes") && !listed.contains("zzz"), "{listed}");
+    assert!(
+        !listed.contains("my-notes") && !listed.contains("zzz"),
+        "{listed}"
+    );
     let out = ws.run(&["runs", "prune", "--keep", "1"]);
     assert!(
         out.status.success(),

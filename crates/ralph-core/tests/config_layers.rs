@@ -483,6 +483,28 @@ fn explicit_config_file_must_exist() {
 }
 
 #[test]
+fn a_config_linked_to_nothing_is_an_error_not_a_missing_file() {
+    let dirs = Dirs::new();
+    std::os::unix::fs::symlink("gone.yml", dirs.work.path().join("ralph.yml")).expect("link");
+    assert_eq!(
+        dirs.load_errors(None, Overrides::default()),
+        [
+            "ralph.yml: cannot read this config file: it is a symbolic link to `gone.yml`, which \
+          does not exist; fix or remove the link"
+        ]
+    );
+    fs::create_dir_all(dirs.user_config_path().parent().expect("dir")).expect("mkdir");
+    std::os::unix::fs::symlink("/nonexistent/ralph.yml", dirs.user_config_path()).expect("link");
+    fs::remove_file(dirs.work.path().join("ralph.yml")).expect("rm");
+    let errors = dirs.load_errors(None, Overrides::default());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].ends_with("is a symbolic link to `/nonexistent/ralph.yml`, which does not exist; fix or remove the link"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn explicit_config_file_replaces_ralph_yml() {
     let dirs = Dirs::new();
     dirs.file("ralph.yml", "event_loop:\n  max_iterations: 7\n")

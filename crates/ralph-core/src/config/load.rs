@@ -224,14 +224,29 @@ fn read_config(path: &Path) -> io::Result<String> {
     fsafe::read_to_string(path, Links::Follow, MAX_CONFIG_FILE_BYTES, "a config file")
 }
 
-/// A file's text, or `None` if it does not exist.
+/// A file's text, or `None` if there is nothing at its name. A link there that leads
+/// nowhere is an error, not "no file": whoever made it meant a config to be read.
 fn read_optional(path: &Path) -> io::Result<Option<String>> {
     match read_config(path) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match path.symlink_metadata() {
+            Ok(_) => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                DanglingLink(std::fs::read_link(path).unwrap_or_default()),
+            )),
+            Err(_) => Ok(None),
+        },
         Err(e) => Err(e),
     }
 }
+
+/// A config file's name is a symbolic link to nothing.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "it is a symbolic link to `{}`, which does not exist; fix or remove the link",
+    .0.display()
+)]
+struct DanglingLink(PathBuf);
 
 fn add_layer(
     read: io::Result<Option<String>>,
