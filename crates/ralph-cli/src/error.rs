@@ -34,6 +34,12 @@ pub(crate) enum CliError {
          `event_loop.prompt_file` in ralph.yml, or create PROMPT.md"
     )]
     NoPrompt,
+    #[error(
+        "the prompt file `{}` holds no task (it is empty, or only blank): write the task in it, \
+         or pass `-p TEXT`",
+        .0.display()
+    )]
+    EmptyPromptFile(PathBuf),
     #[error(transparent)]
     Lock(#[from] ralph_core::store::LockError),
     #[error(transparent)]

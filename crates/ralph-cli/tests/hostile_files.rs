@@ -54,6 +54,26 @@ fn a_fifo_as_the_prompt_file_is_refused_at_once() {
         stderr.contains("FIFO (named pipe), not a regular file"),
         "{stderr}"
     );
+    // The refusal says what to do; "create it" would be wrong advice here.
+    assert!(!stderr.contains("Create it"), "{stderr}");
+    assert!(ws.agent_log().is_empty());
+}
+
+#[test]
+fn an_empty_or_non_utf8_prompt_file_is_named_with_what_is_wrong() {
+    let ws = Workspace::new(PI, COMPLETES);
+    std::fs::write(ws.path().join("task.md"), " \n\n").expect("write");
+    let (code, stderr) = run(&ws, &["run", "-P", "task.md"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the prompt file `task.md` holds no task"),
+        "{stderr}"
+    );
+    std::fs::write(ws.path().join("task.md"), b"fix \xff").expect("write");
+    let (code, stderr) = run(&ws, &["run", "-P", "task.md"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("Save it as UTF-8 text"), "{stderr}");
+    assert!(!stderr.contains("Create it"), "{stderr}");
     assert!(ws.agent_log().is_empty());
 }
 

@@ -483,6 +483,23 @@ fn explicit_config_file_must_exist() {
 }
 
 #[test]
+fn a_config_that_is_not_utf8_is_pointed_at_line_and_column() {
+    let dirs = Dirs::new();
+    fs::write(
+        dirs.work.path().join("ralph.yml"),
+        b"cli:\n  backend: pi\n  args: [\"\xc3\xa9\xff\"]\n",
+    )
+    .expect("write");
+    assert_eq!(
+        dirs.load_errors(None, Overrides::default()),
+        [
+            "ralph.yml:3:12: the file is not UTF-8 text: byte 0xFF here begins no UTF-8 \
+          character; save the file as UTF-8"
+        ]
+    );
+}
+
+#[test]
 fn a_config_linked_to_nothing_is_an_error_not_a_missing_file() {
     let dirs = Dirs::new();
     std::os::unix::fs::symlink("gone.yml", dirs.work.path().join("ralph.yml")).expect("link");

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use ralph_agent::StopController;
-use ralph_core::config::{HatsSource, Overrides};
+use ralph_core::config::{HatsSource, Overrides, Prompt, PromptSource};
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::{CommandLineLimits, Durability, RalphDir};
@@ -181,13 +181,14 @@ fn start_and_drive(
             let machine = Machine::resume(rules, saved.state)?;
             (run_dir, objective, machine, saved.inbox_offset)
         } else {
-            let objective = config
-                .event_loop
-                .prompt
-                .as_ref()
-                .map(|p| p.text.clone())
-                .filter(|t| !t.trim().is_empty())
-                .ok_or(CliError::NoPrompt)?;
+            let objective = match &config.event_loop.prompt {
+                Some(p) if !p.text.trim().is_empty() => p.text.clone(),
+                Some(Prompt {
+                    source: PromptSource::File(path),
+                    ..
+                }) => return Err(CliError::EmptyPromptFile(path.clone())),
+                _ => return Err(CliError::NoPrompt),
+            };
             let run_dir = ralph_dir
                 .create_run(SystemTime::now())
                 .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;

@@ -4,7 +4,8 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::origin::Origin;
 use super::suggest::did_you_mean;
@@ -24,6 +25,33 @@ impl ConfigError {
     pub(crate) fn new(origin: Origin, kind: ConfigErrorKind) -> Self {
         ConfigError { origin, kind }
     }
+
+    /// The config file `file` could not be read (`source`). Text that is not UTF-8 is
+    /// pointed at, line and column, as any other mistake in the file is.
+    pub(crate) fn unreadable(file: &Path, source: io::Error) -> Self {
+        let file: Arc<Path> = Arc::from(file);
+        let not_utf8 = source
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<std::string::FromUtf8Error>());
+        let Some(e) = not_utf8 else {
+            return ConfigError::new(Origin::WholeFile(file), ConfigErrorKind::Read { source });
+        };
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        // The bytes before are valid UTF-8 by definition; count as editors do, from 1.
+        let before = String::from_utf8_lossy(valid);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ConfigError::new(
+            Origin::File {
+                path: file,
+                line,
+                column,
+            },
+            ConfigErrorKind::NotUtf8 {
+                byte: e.as_bytes()[valid.len()],
+            },
+        )
+    }
 }
 
 /// What is wrong. Keys are written as dotted paths (`hats.builder.triggers`).
@@ -34,6 +62,11 @@ pub enum ConfigErrorKind {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "the file is not UTF-8 text: byte 0x{byte:02X} here begins no UTF-8 character; save \
+         the file as UTF-8"
+    )]
+    NotUtf8 { byte: u8 },
     #[error(
         "invalid YAML: {message} (check the indentation, brackets and quotes on this line and \
          the lines before it)"
@@ -179,15 +212,31 @@ pub enum ConfigErrorKind {
     )]
     CustomInPriority,
     #[error(
-        "cannot read the prompt file `{}`: {source}. Create it, or fix the path (a path in a \
-         config file is relative to that file's directory)",
-        .path.display()
+        "cannot read the prompt file `{}`: {source}{}",
+        .path.display(),
+        prompt_file_hint(source)
     )]
     PromptFile {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
+}
+
+/// What to do about a prompt file that could not be read, where `source` does not say
+/// it already (a refusal of `fsafe` does).
+fn prompt_file_hint(source: &io::Error) -> &'static str {
+    if crate::fsafe::Refused::of(source).is_some() {
+        return "";
+    }
+    match source.kind() {
+        io::ErrorKind::NotFound => {
+            ". Create it, or fix the path (a path in a config file is relative to that \
+             file's directory)"
+        }
+        io::ErrorKind::InvalidData => ". Save it as UTF-8 text",
+        _ => "",
+    }
 }
 
 /// Keys as a message lists them: `` `a`, `b` ``.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::decode::parse_layer;
-use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::merge::merge;
 use super::origin::Origin;
 use super::overlay::{HatsSource, apply_overlay, read_overlay};
@@ -266,9 +266,6 @@ fn add_layer(
             }
             Err(e) => errors.extend(e.0),
         },
-        Err(source) => errors.push(ConfigError::new(
-            Origin::WholeFile(Arc::from(shown_as)),
-            ConfigErrorKind::Read { source },
-        )),
+        Err(source) => errors.push(ConfigError::unreadable(shown_as, source)),
     }
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::decode::parse_layer;
-use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::origin::Origin;
 use super::preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
 use super::raw::{Layered, RawConfig, RawEventLoop};
@@ -69,11 +69,9 @@ pub(crate) fn read_overlay(
     let text = match source {
         HatsSource::Builtin(p) => p.text.to_owned(),
         HatsSource::File(path) => read(&cwd.join(path)).map_err(|e| {
-            ConfigErrors(vec![ConfigError::new(
-                Origin::WholeFile(Arc::from(shown.as_path())),
-                ConfigErrorKind::Read {
-                    source: with_builtin_hint(e, path),
-                },
+            ConfigErrors(vec![ConfigError::unreadable(
+                &shown,
+                with_builtin_hint(e, path),
             )])
         })?,
     };
