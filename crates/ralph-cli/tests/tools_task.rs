@@ -456,3 +456,23 @@ fn ready_inside_a_run_shows_its_tasks_and_all_shows_every_runs() {
     assert_eq!(ids(&ready(&["--all"], Some("run-a"))), every);
     assert_eq!(ids(&ready(&[], None)), every);
 }
+
+#[test]
+fn a_second_task_of_one_key_is_refused_naming_the_first() {
+    let ws = Workspace::new("", "");
+    let (status, first, _) = task(&ws, &["add", "T", "--key", "k1", "--format", "quiet"]);
+    assert_eq!(status, 0);
+    let (status, _, stderr) = task(&ws, &["add", "U", "--key", "k1"]);
+    assert_eq!(status, 1);
+    assert!(
+        stderr.contains(&format!(
+            "task `{}` (open) already has the key `k1`",
+            first.trim()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(tasks_file(&ws).lines().count(), 1);
+    // `ensure` is how a key is asked for again: it finds the task.
+    let (status, found, _) = task(&ws, &["ensure", "U", "--key", "k1", "--format", "quiet"]);
+    assert_eq!((status, found), (0, first));
+}
