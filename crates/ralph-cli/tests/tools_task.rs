@@ -476,3 +476,23 @@ fn a_second_task_of_one_key_is_refused_naming_the_first() {
     let (status, found, _) = task(&ws, &["ensure", "U", "--key", "k1", "--format", "quiet"]);
     assert_eq!((status, found), (0, first));
 }
+
+#[test]
+fn the_table_shows_a_newline_in_a_key_or_title_as_an_escape_and_json_keeps_it() {
+    let ws = Workspace::new("", "");
+    task(&ws, &["add", "two\nlines", "--key", "k\n1"]);
+    task(&ws, &["add", "tab\there", "--key", "k2"]);
+    let (status, table, _) = task(&ws, &["list"]);
+    assert_eq!(status, 0);
+    assert_eq!(table.lines().count(), 3, "{table}");
+    assert!(table.contains("two\\nlines  [k\\n1]"), "{table}");
+    assert!(table.contains("tab\\there  [k2]"), "{table}");
+    let (_, json, _) = task(&ws, &["list", "--format", "json"]);
+    let tasks: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (&tasks[0]["title"], &tasks[0]["key"]),
+        (&json!("two\nlines"), &json!("k\n1"))
+    );
+    let (_, shown, _) = task(&ws, &["show", "k2"]);
+    assert!(shown.contains("tab\\there"), "{shown}");
+}
