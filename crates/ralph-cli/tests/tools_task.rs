@@ -496,3 +496,19 @@ fn the_table_shows_a_newline_in_a_key_or_title_as_an_escape_and_json_keeps_it() 
     let (_, shown, _) = task(&ws, &["show", "k2"]);
     assert!(shown.contains("tab\\there"), "{shown}");
 }
+
+#[test]
+fn a_lock_that_cannot_be_taken_is_named_not_the_list() {
+    let ws = Workspace::new("", "");
+    let lock = ws.path().join(".ralph/agent/tasks.jsonl.lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let (status, _, stderr) = task(&ws, &["add", "x"]);
+    assert_eq!(status, 1);
+    assert!(
+        stderr.contains(&format!(
+            "cannot take the task list's lock `{}`: ",
+            lock.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -278,3 +278,30 @@ fn a_blocker_no_longer_in_the_list_blocks_nothing_and_crlf_lines_read() {
     let ready: Vec<&str> = list.ready().iter().map(|t| t.title.as_str()).collect();
     assert_eq!(ready, ["waits for a gone task"]);
 }
+
+#[test]
+fn an_update_that_cannot_use_a_file_names_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tasks_path(dir.path());
+    let lock = dir.path().join(".ralph/agent/tasks.jsonl.lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let failed = update(&path, |list| list.add(task("task-1-a", "t", 3, "c")));
+    assert!(
+        matches!(&failed, Err(UpdateError::Io { what, path, .. })
+            if *what == "take the task list's lock" && *path == lock),
+        "{failed:?}"
+    );
+    assert!(!path.exists(), "nothing was written");
+
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join(".ralph")).unwrap();
+    let agent = other.path().join(".ralph/agent");
+    std::fs::write(&agent, "a file").unwrap();
+    let failed = update(&tasks_path(other.path()), |list| {
+        list.add(task("task-1-a", "t", 3, "c"))
+    });
+    assert!(
+        matches!(&failed, Err(UpdateError::Io { path, .. }) if *path == agent),
+        "{failed:?}"
+    );
+}

@@ -252,7 +252,7 @@ fn update<T>(
     })
     .map_err(|e| match e {
         UpdateError::Task(e) => CliError::Task(e),
-        UpdateError::Io(e) => CliError::io("update the task list", path, e),
+        UpdateError::Io { what, path, source } => CliError::io(what, path, source),
     })
 }
 
