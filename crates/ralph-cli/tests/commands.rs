@@ -232,6 +232,60 @@ fn doctor_fails_on_a_broken_config_or_a_missing_agent() {
 }
 
 #[test]
+fn doctor_on_a_broken_config_lists_only_the_files_it_read_and_keeps_the_warnings() {
+    let config = |ws: &Workspace, args: &[&str]| {
+        let mut all = vec!["doctor", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = run_isolated(ws, &all);
+        assert_eq!(code(out.status), 1, "{}", stderr(&out));
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+        report["config"].clone()
+    };
+    // A valid user config that warns, under a broken project file.
+    let ws = Workspace::new("cli:\n  backend: pie\n", "");
+    let user = ws.path().join(".fake/config/ralph/config.yml");
+    std::fs::create_dir_all(user.parent().unwrap()).expect("mkdir");
+    std::fs::write(
+        &user,
+        "hooks:\n  events:\n    pre.loop.start:\n      - {name: a, command: [a], on_error: warn}\n",
+    )
+    .expect("write the user config");
+    let report = config(&ws, &[]);
+    assert_eq!(
+        report["files"],
+        json!([user.display().to_string(), "ralph.yml"])
+    );
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.len() == 1
+            && warnings[0]
+                .as_str()
+                .unwrap()
+                .contains("no hook runs unless"),
+        "{report}"
+    );
+
+    // A broken user config and no ralph.yml: only the user file was read.
+    std::fs::remove_file(ws.path().join("ralph.yml")).expect("rm ralph.yml");
+    std::fs::write(&user, "cli:\n  backend: pie\n").expect("write the user config");
+    let report = config(&ws, &[]);
+    assert_eq!(report["files"], json!([user.display().to_string()]));
+
+    // A hats file that does not exist was not read.
+    std::fs::remove_file(&user).expect("rm the user config");
+    std::fs::write(ws.path().join("ralph.yml"), "cli:\n  backend: pi\n").expect("write");
+    let report = config(&ws, &["-H", "nope.yml"]);
+    assert_eq!(report["files"], json!(["ralph.yml"]), "{report}");
+    assert!(
+        report["errors"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("nope.yml: "),
+        "{report}"
+    );
+}
+
+#[test]
 fn events_shows_each_iteration_and_what_it_emitted() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\n",

@@ -102,6 +102,30 @@ fn a_codex_iteration_without_a_priced_model_has_an_unknown_cost_not_zero() {
 }
 
 #[test]
+fn runs_shows_a_run_whose_agent_reported_no_cost_as_unknown_not_free() {
+    let config = format!(
+        "cli:\n  backend: codex\n  command: {}\nevent_loop:\n  max_iterations: 1\n",
+        fake_agent()
+    );
+    let ws = Workspace::new(&config, &format!("{CODEX_HAPPY} | |\n"));
+    let (code, _, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        (&row["cost_usd"], &row["cost_complete"]),
+        (&Value::Null, &json!(false))
+    );
+    let out = ws.run(&["runs"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let cost = table
+        .lines()
+        .nth(1)
+        .and_then(|row| row.split_whitespace().nth(6));
+    assert_eq!(cost, Some("unknown"), "{table}");
+}
+
+#[test]
 fn configured_prices_replace_the_built_in_price_of_a_model_the_stream_names() {
     // Gemini names its model (gemini-2.5-pro) itself; no model option is needed.
     let record = one_iteration(

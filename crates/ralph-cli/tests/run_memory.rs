@@ -79,3 +79,24 @@ fn the_budget_and_inject_settings_shape_the_prompt() {
         "{prompt}"
     );
 }
+
+#[test]
+fn a_skill_whose_front_matter_has_a_wrong_type_is_left_out_with_a_warning() {
+    let ws = workspace(
+        "cli:\n  backend: pi\nskills:\n  dirs: [.claude/skills]\n",
+        "pi/anthropic/text.jsonl | |\n",
+    );
+    let secret = ws.path().join(".claude/skills/secret.md");
+    std::fs::write(&secret, "---\nhats: 5\n---\nFor one hat only.\n").unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(ws.agent_log().len(), 1, "{stderr}");
+    assert!(
+        stderr.contains("secret.md` is left out: its `hats` is a number (5)"),
+        "{stderr}"
+    );
+    let prompt = ws.prompt(1);
+    assert!(
+        prompt.contains("- release-notes:") && !prompt.contains("secret"),
+        "{prompt}"
+    );
+}

@@ -274,6 +274,18 @@ fn a_link_planted_at_the_memories_file_is_refused() {
 }
 
 #[test]
+fn a_lock_that_cannot_be_used_is_named() {
+    let dir = with_sample();
+    let lock = dir.path().join(".ralph/agent/memories.md.lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let named = format!("cannot use its lock `{}`: ", lock.display());
+    for args in [&["memory", "add", "x"][..], &["memory", "list"][..]] {
+        let stderr = failed(&ralph(dir.path(), args));
+        assert!(stderr.contains(&named), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
 fn the_workspace_comes_from_root_then_ralph_workspace_then_the_current_directory() {
     let from_env = with_sample();
     let cwd = tempfile::tempdir().unwrap();

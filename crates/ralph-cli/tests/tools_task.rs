@@ -456,3 +456,59 @@ fn ready_inside_a_run_shows_its_tasks_and_all_shows_every_runs() {
     assert_eq!(ids(&ready(&["--all"], Some("run-a"))), every);
     assert_eq!(ids(&ready(&[], None)), every);
 }
+
+#[test]
+fn a_second_task_of_one_key_is_refused_naming_the_first() {
+    let ws = Workspace::new("", "");
+    let (status, first, _) = task(&ws, &["add", "T", "--key", "k1", "--format", "quiet"]);
+    assert_eq!(status, 0);
+    let (status, _, stderr) = task(&ws, &["add", "U", "--key", "k1"]);
+    assert_eq!(status, 1);
+    assert!(
+        stderr.contains(&format!(
+            "task `{}` (open) already has the key `k1`",
+            first.trim()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(tasks_file(&ws).lines().count(), 1);
+    // `ensure` is how a key is asked for again: it finds the task.
+    let (status, found, _) = task(&ws, &["ensure", "U", "--key", "k1", "--format", "quiet"]);
+    assert_eq!((status, found), (0, first));
+}
+
+#[test]
+fn the_table_shows_a_newline_in_a_key_or_title_as_an_escape_and_json_keeps_it() {
+    let ws = Workspace::new("", "");
+    task(&ws, &["add", "two\nlines", "--key", "k\n1"]);
+    task(&ws, &["add", "tab\there", "--key", "k2"]);
+    let (status, table, _) = task(&ws, &["list"]);
+    assert_eq!(status, 0);
+    assert_eq!(table.lines().count(), 3, "{table}");
+    assert!(table.contains("two\\nlines  [k\\n1]"), "{table}");
+    assert!(table.contains("tab\\there  [k2]"), "{table}");
+    let (_, json, _) = task(&ws, &["list", "--format", "json"]);
+    let tasks: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (&tasks[0]["title"], &tasks[0]["key"]),
+        (&json!("two\nlines"), &json!("k\n1"))
+    );
+    let (_, shown, _) = task(&ws, &["show", "k2"]);
+    assert!(shown.contains("tab\\there"), "{shown}");
+}
+
+#[test]
+fn a_lock_that_cannot_be_taken_is_named_not_the_list() {
+    let ws = Workspace::new("", "");
+    let lock = ws.path().join(".ralph/agent/tasks.jsonl.lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let (status, _, stderr) = task(&ws, &["add", "x"]);
+    assert_eq!(status, 1);
+    assert!(
+        stderr.contains(&format!(
+            "cannot take the task list's lock `{}`: ",
+            lock.display()
+        )),
+        "{stderr}"
+    );
+}

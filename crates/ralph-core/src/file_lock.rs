@@ -27,19 +27,14 @@ pub fn lock_path(target: &Path) -> PathBuf {
 }
 
 /// Waits for and takes the lock of `target`, creating the lock file (never through a
-/// link).
+/// link). An error is about the lock file, [`lock_path`]: the caller names it.
 pub fn lock_beside(target: &Path) -> io::Result<FileLock> {
-    let path = lock_path(target);
     let file = fsafe::open(
-        &path,
+        &lock_path(target),
         Access::new().read(true).write(true).create(true),
         Links::Refuse,
     )?;
-    let lock = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| {
-        io::Error::new(
-            io::Error::from(errno).kind(),
-            format!("cannot lock `{}`: {errno}", path.display()),
-        )
-    })?;
+    let lock =
+        Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| io::Error::from(errno))?;
     Ok(FileLock { _lock: lock })
 }

@@ -27,6 +27,27 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`visible`] for a place that must stay on one line (a table's cell): newlines and
+/// tabs too are written as escapes, `\n` and `\t`, so a value that holds them shows what
+/// it is without breaking the lines around it.
+pub fn visible_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c == '\n' || c == '\t') {
+        return visible(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Whether `c` must not reach a terminal as it is.
 fn needs_escape(c: char) -> bool {
     match c {

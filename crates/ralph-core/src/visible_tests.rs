@@ -14,3 +14,10 @@ fn controls_and_bidi_overrides_are_shown_as_escapes() {
     );
     assert_eq!(visible("\u{7f}"), "\\u{7f}");
 }
+
+#[test]
+fn on_one_line_newlines_and_tabs_are_escaped_too() {
+    assert_eq!(visible_line("a\nb\tc\r\u{1b}d"), "a\\nb\\tc\\u{d}\\u{1b}d");
+    assert!(matches!(visible_line("plain ✓"), Cow::Borrowed("plain ✓")));
+    assert_eq!(visible_line("x\u{7}"), "x\\u{7}");
+}

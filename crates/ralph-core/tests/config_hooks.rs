@@ -102,6 +102,35 @@ fn mistakes_are_reported_at_their_place() {
 }
 
 #[test]
+fn an_env_name_or_value_the_environment_cannot_hold_is_an_error_at_its_place() {
+    let errors = parse_errors(
+        r#"hooks:
+  enabled: true
+  events:
+    pre.loop.start:
+      - name: a
+        command: [a]
+        on_error: warn
+        env: {"A=B": x, "": y, "C\0D": z, OK: "v\0w", FINE: v}
+"#,
+    );
+    assert_eq!(
+        errors,
+        [
+            "ralph.yml:8:15: invalid environment variable name `A=B` in \
+             `hooks.events.pre.loop.start[0].env`: a name cannot contain `=` (the environment \
+             would take what follows it for the value); rename it",
+            "ralph.yml:8:25: invalid environment variable name `` in \
+             `hooks.events.pre.loop.start[0].env`: give the variable a name",
+            "ralph.yml:8:32: invalid environment variable name `C\\0D` in \
+             `hooks.events.pre.loop.start[0].env`: a name cannot contain a NUL byte; rename it",
+            "ralph.yml:8:47: `hooks.events.pre.loop.start[0].env.OK` must be text without a NUL \
+             byte (no environment variable can hold one), found a string with a NUL byte",
+        ]
+    );
+}
+
+#[test]
 fn phases_ralph_does_not_reach_and_a_disabled_section_warn() {
     let parsed = parse_ok(
         "hooks:

@@ -19,7 +19,7 @@ use ralph_agent::{
     probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
-    AgentConfig, HatsSource, LoadOptions, Overrides, PROJECT_CONFIG_FILE, ResolvedConfig, load,
+    AgentConfig, HatsSource, LoadOptions, Overrides, ResolvedConfig, load_detailed,
 };
 use serde::Serialize;
 
@@ -38,7 +38,7 @@ const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
 /// Width of the name column in the text report (the longest backend name, `opencode`).
 const NAME_WIDTH: usize = 9;
 
-/// What `--format json` prints: one object, these keys (docs/commands.md).
+/// What `--format json` prints: one object, these keys (docs/cli.md).
 #[derive(Debug, Serialize)]
 struct Report {
     /// The configuration is valid and every agent it needs is installed.
@@ -159,19 +159,22 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         });
     }
 
-    let project = config_file
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(PROJECT_CONFIG_FILE));
-    let loaded = load(
+    let loaded = load_detailed(
         &LoadOptions::from_env(cwd.to_path_buf(), config_file, Overrides::default())
             .with_hats(hats),
     );
     let config = match loaded {
-        Err(errors) => ConfigReport {
+        // What the load found before it failed: the files it read (a file that is not
+        // there was not read) and its warnings, beside the errors.
+        Err(failure) => ConfigReport {
             ok: false,
-            files: vec![project.display().to_string()],
-            errors: errors.0.iter().map(ToString::to_string).collect(),
-            warnings: Vec::new(),
+            files: failure
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            errors: failure.errors.0.iter().map(ToString::to_string).collect(),
+            warnings: failure.warnings.iter().map(ToString::to_string).collect(),
             agents: Vec::new(),
             specs_dir: None,
         },

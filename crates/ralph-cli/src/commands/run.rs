@@ -123,6 +123,11 @@ fn start_and_drive(
         ));
         config.gates.clear();
     }
+    // Said once, where a person sees it: each iteration reads the skills again for its
+    // prompt and leaves out, without a word, one it cannot use.
+    for problem in ralph_core::skills::discover(&workspace, &config.skills).problems {
+        diagnostic(format_args!("warning: {problem}"));
+    }
     if args.dry_run {
         let mut out = std::io::stdout();
         out.write_all(config.to_yaml().as_bytes())

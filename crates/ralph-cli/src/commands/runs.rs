@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use ralph_core::machine::LoopState;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::time_text::Civil;
 use ralph_core::visible::visible;
@@ -37,7 +38,12 @@ struct Row {
     /// Why it stopped (`completed`, `max_iterations`, ...), `running` or `unfinished`.
     outcome: String,
     iterations: u32,
-    cost_usd: f64,
+    /// What the run cost, as far as its agents reported; `null` when none of its
+    /// iterations' costs is known (summary.md's "unknown").
+    cost_usd: Option<f64>,
+    /// False when some iteration's cost is unknown: `cost_usd` is then a lower bound (or
+    /// `null`), never a claim that the run was free.
+    cost_complete: bool,
     tokens: u64,
     /// The hats that ran, with how many iterations each.
     hats: Vec<HatCount>,
@@ -102,7 +108,8 @@ fn row(run: &RunDir, running: bool) -> Row {
         ended_at_ms: None,
         outcome: if running { RUNNING } else { UNFINISHED }.to_owned(),
         iterations: 0,
-        cost_usd: 0.0,
+        cost_usd: Some(0.0),
+        cost_complete: true,
         tokens: 0,
         hats: Vec::new(),
     };
@@ -113,7 +120,7 @@ fn row(run: &RunDir, running: bool) -> Row {
         Ok(saved) => {
             let state = saved.state;
             row.iterations = state.iterations;
-            row.cost_usd = state.cost_usd;
+            (row.cost_usd, row.cost_complete) = cost(&state);
             row.tokens = state.tokens.total();
             row.hats = state
                 .hats
@@ -132,6 +139,26 @@ fn row(run: &RunDir, running: bool) -> Row {
         Err(e) => diagnostic(format_args!("warning: run {}: {e}", run.id())),
     }
     row
+}
+
+/// A run's cost as summary.md counts it: known, a lower bound when some iterations
+/// reported none, or unknown (`None`) when every iteration did.
+fn cost(state: &LoopState) -> (Option<f64>, bool) {
+    match state.unpriced_iterations {
+        0 => (Some(state.cost_usd), true),
+        n if n >= state.iterations => (None, false),
+        _ => (Some(state.cost_usd), false),
+    }
+}
+
+/// The `COST` cell, in the words of summary.md and the run's end line: `$0.0123`,
+/// `at least $0.0123`, `unknown`.
+fn cost_cell(cost_usd: Option<f64>, complete: bool) -> String {
+    match (cost_usd, complete) {
+        (None, _) => "unknown".to_owned(),
+        (Some(usd), true) => format!("${usd:.4}"),
+        (Some(usd), false) => format!("at least ${usd:.4}"),
+    }
 }
 
 fn table(rows: &[Row]) -> String {
@@ -158,7 +185,7 @@ fn table(rows: &[Row]) -> String {
                 },
                 r.outcome.clone(),
                 r.iterations.to_string(),
-                format!("${:.4}", r.cost_usd),
+                cost_cell(r.cost_usd, r.cost_complete),
                 r.tokens.to_string(),
                 hats.join(" "),
             ]
@@ -218,3 +245,7 @@ pub(crate) fn find_run(dir: &RalphDir, id: &str) -> Result<RunDir, CliError> {
         dir: dir.path().to_path_buf(),
     })
 }
+
+#[cfg(test)]
+#[path = "runs_tests.rs"]
+mod tests;

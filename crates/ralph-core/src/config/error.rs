@@ -145,6 +145,15 @@ pub enum ConfigErrorKind {
         reason: TopicError,
     },
     #[error(
+        "invalid environment variable name `{}` in `{key}`: {why}",
+        .name.escape_debug()
+    )]
+    InvalidEnvName {
+        key: String,
+        name: String,
+        why: &'static str,
+    },
+    #[error(
         "invalid hat id `{id}`: {reason}; hat ids become part of topics such as `<id>.exhausted`"
     )]
     InvalidHatId { id: String, reason: TopicError },

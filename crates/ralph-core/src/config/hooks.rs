@@ -16,7 +16,7 @@
 
 use saphyr::{Scalar, Yaml, YamlData};
 
-use super::error::{ConfigErrorKind, ConfigWarningKind};
+use super::error::{ConfigError, ConfigErrorKind, ConfigWarningKind};
 use super::key::Section;
 use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
@@ -283,10 +283,54 @@ fn env(dec: &mut Decoder, field: &Field<'_>) -> Vec<(String, String)> {
         .into_iter()
         .filter_map(|(name, value)| {
             let path = join_path(&field.path, &name.value);
-            let value = dec.string_node(&path, value)?;
+            let value = dec.string_node(&path, value);
+            // Checked here, not when the hook runs: the OS would refuse a NUL (the hook
+            // fails on every run), and a name with `=` would set another variable
+            // (`A=B: x` sets `A` to `B=x`).
+            if let Some(why) = env_name_problem(&name.value) {
+                dec.errors.push(ConfigError::new(
+                    name.origin,
+                    ConfigErrorKind::InvalidEnvName {
+                        key: field.path.clone(),
+                        name: name.value,
+                        why,
+                    },
+                ));
+                return None;
+            }
+            let value = value?;
+            if value.value.contains('\0') {
+                dec.errors.push(ConfigError::new(
+                    value.origin,
+                    ConfigErrorKind::OutOfRange {
+                        key: path,
+                        requirement: "text without a NUL byte (no environment variable can hold \
+                                      one)"
+                            .to_owned(),
+                        found: "a string with a NUL byte".to_owned(),
+                    },
+                ));
+                return None;
+            }
             Some((name.value, value.value))
         })
         .collect()
+}
+
+/// Why `name` cannot name an environment variable, if it cannot.
+fn env_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("give the variable a name")
+    } else if name.contains('=') {
+        Some(
+            "a name cannot contain `=` (the environment would take what follows it for the \
+             value); rename it",
+        )
+    } else if name.contains('\0') {
+        Some("a name cannot contain a NUL byte; rename it")
+    } else {
+        None
+    }
 }
 
 /// `mutate: {enabled, format}`: whether the hook's answer is read.

@@ -63,7 +63,8 @@ pub(super) static HOOK_KEYS: &[Key] = &[
     hook_key(Hook, "cwd", Type::Path, Unset("the workspace"),
         "The directory the hook runs in, relative to the workspace."),
     hook_key(Hook, "env", Type::EnvMap, Unset("ralph's environment"),
-        "Variables added to the hook's environment."),
+        "Variables added to the hook's environment. A name may not be empty or hold `=` or a \
+         NUL byte, nor a value a NUL byte."),
     hook_key(Hook, "timeout_seconds", Type::Seconds, Unset("`hooks.defaults.timeout_seconds`"),
         "Overrides `hooks.defaults.timeout_seconds` for this hook."),
     hook_key(Hook, "max_output_bytes", Type::Count, Unset("`hooks.defaults.max_output_bytes`"),

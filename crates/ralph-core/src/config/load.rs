@@ -84,15 +84,43 @@ pub fn user_config_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> 
 /// Loads, layers, checks and resolves the configuration. Errors from every file and
 /// the command line are reported together.
 pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
+    load_detailed(options).map_err(|failure| failure.errors)
+}
+
+/// Why [`load_detailed`] has no configuration, with what it found on the way.
+#[derive(Debug)]
+pub struct LoadFailure {
+    pub errors: ConfigErrors,
+    /// The config files read (one with errors too), lowest layer first: not a file that
+    /// does not exist or could not be read.
+    pub files: Vec<PathBuf>,
+    /// The warnings about the files read before the errors stopped the load.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// [`load`], keeping on failure the files it read and its warnings, for a report of the
+/// whole configuration (`ralph doctor`).
+pub fn load_detailed(options: &LoadOptions) -> Result<Resolved, LoadFailure> {
     let FileLayers {
         layers,
         mut sources,
+        mut read,
         mut warnings,
         mut errors,
         project_dir,
     } = read_files(options);
     let overlay = options.hats.as_ref().and_then(|source| {
-        match read_overlay(source, &options.cwd, read_config) {
+        // A builtin preset is always read; a file only when opening it worked.
+        let mut was_read = matches!(source, HatsSource::Builtin(_));
+        let overlay = read_overlay(source, &options.cwd, |path| {
+            let text = read_config(path);
+            was_read = text.is_ok();
+            text
+        });
+        if was_read {
+            read.push(source.shown());
+        }
+        match overlay {
             Ok(overlay) => {
                 sources.push(source.shown());
                 warnings.extend(overlay.warnings);
@@ -111,8 +139,13 @@ pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
             RawConfig::default()
         }
     };
+    let failure = |errors: Vec<ConfigError>, warnings: Vec<ConfigWarning>| LoadFailure {
+        errors: ConfigErrors(errors),
+        files: read.clone(),
+        warnings,
+    };
     if !errors.is_empty() {
-        return Err(ConfigErrors(errors));
+        return Err(failure(errors, warnings));
     }
 
     let mut merged = layers.into_iter().fold(RawConfig::default(), merge);
@@ -125,7 +158,10 @@ pub fn load(options: &LoadOptions) -> Result<Resolved, ConfigErrors> {
         default_prompt_file: project_dir.join(DEFAULT_PROMPT_FILE),
         sources,
     };
-    let mut resolved = resolve(merged, &env)?;
+    let mut resolved = match resolve(merged, &env) {
+        Ok(resolved) => resolved,
+        Err(e) => return Err(failure(e.0, warnings)),
+    };
     warnings.append(&mut resolved.warnings);
     resolved.warnings = warnings;
     Ok(resolved)
@@ -144,9 +180,13 @@ pub fn load_pricing(options: &LoadOptions) -> Result<Vec<ModelPricing>, ConfigEr
 }
 
 /// The config files, each parsed on its own.
+#[derive(Default)]
 struct FileLayers {
     layers: Vec<RawConfig>,
+    /// The files whose layer is in `layers`.
     sources: Vec<PathBuf>,
+    /// The files read, whether they parsed or not.
+    read: Vec<PathBuf>,
     warnings: Vec<ConfigWarning>,
     errors: Vec<ConfigError>,
     /// Where the default prompt file is looked for: the project file's directory (empty
@@ -155,11 +195,7 @@ struct FileLayers {
 }
 
 fn read_files(options: &LoadOptions) -> FileLayers {
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
-    let mut layers = Vec::new();
-    let mut sources = Vec::new();
-
+    let mut out = FileLayers::default();
     let xdg = options.xdg_config_home.as_deref().map(Path::new);
     let home = options.home.as_deref().map(Path::new);
     if let Some(user) = user_config_path(xdg, home) {
@@ -168,21 +204,14 @@ fn read_files(options: &LoadOptions) -> FileLayers {
             && let Some(legacy) = home.map(|h| h.join(LEGACY_USER_CONFIG_RELATIVE))
             && options.cwd.join(&legacy).is_file()
         {
-            warnings.push(ConfigWarning {
+            out.warnings.push(ConfigWarning {
                 origin: Origin::WholeFile(Arc::from(legacy.as_path())),
                 kind: ConfigWarningKind::LegacyUserConfig {
                     expected: user.clone(),
                 },
             });
         }
-        add_layer(
-            read,
-            &user,
-            &mut layers,
-            &mut sources,
-            &mut warnings,
-            &mut errors,
-        );
+        out.add_layer(read, &user);
     }
 
     let (project, required) = match &options.config_file {
@@ -195,27 +224,11 @@ fn read_files(options: &LoadOptions) -> FileLayers {
     } else {
         read_optional(&project_on_disk)
     };
-    let project_found = matches!(read, Ok(Some(_)));
-    add_layer(
-        read,
-        &project,
-        &mut layers,
-        &mut sources,
-        &mut warnings,
-        &mut errors,
-    );
-    let project_dir = if project_found {
-        project.parent().map(Path::to_path_buf).unwrap_or_default()
-    } else {
-        PathBuf::new()
-    };
-    FileLayers {
-        layers,
-        sources,
-        warnings,
-        errors,
-        project_dir,
+    if matches!(read, Ok(Some(_))) {
+        out.project_dir = project.parent().map(Path::to_path_buf).unwrap_or_default();
     }
+    out.add_layer(read, &project);
+    out
 }
 
 /// A config file's text: a regular file (a link to one is fine), never more than
@@ -248,24 +261,23 @@ fn read_optional(path: &Path) -> io::Result<Option<String>> {
 )]
 struct DanglingLink(PathBuf);
 
-fn add_layer(
-    read: io::Result<Option<String>>,
-    shown_as: &Path,
-    layers: &mut Vec<RawConfig>,
-    sources: &mut Vec<PathBuf>,
-    warnings: &mut Vec<ConfigWarning>,
-    errors: &mut Vec<ConfigError>,
-) {
-    match read {
-        Ok(None) => {}
-        Ok(Some(text)) => match parse_layer(&text, shown_as) {
-            Ok(parsed) => {
-                layers.push(parsed.config);
-                warnings.extend(parsed.warnings);
-                sources.push(shown_as.to_path_buf());
+impl FileLayers {
+    /// The layer of the file shown as `shown_as`, read as `read` (`None`: there is none).
+    fn add_layer(&mut self, read: io::Result<Option<String>>, shown_as: &Path) {
+        match read {
+            Ok(None) => {}
+            Ok(Some(text)) => {
+                self.read.push(shown_as.to_path_buf());
+                match parse_layer(&text, shown_as) {
+                    Ok(parsed) => {
+                        self.layers.push(parsed.config);
+                        self.warnings.extend(parsed.warnings);
+                        self.sources.push(shown_as.to_path_buf());
+                    }
+                    Err(e) => self.errors.extend(e.0),
+                }
             }
-            Err(e) => errors.extend(e.0),
-        },
-        Err(source) => errors.push(ConfigError::unreadable(shown_as, source)),
+            Err(source) => self.errors.push(ConfigError::unreadable(shown_as, source)),
+        }
     }
 }

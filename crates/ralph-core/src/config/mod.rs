@@ -64,7 +64,10 @@ pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, Confi
 pub use hooks::EXAMPLE_HOOKS;
 pub use key::{Key, Section};
 pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, all_keys};
-pub use load::{LoadOptions, PROJECT_CONFIG_FILE, load, load_pricing, user_config_path};
+pub use load::{
+    LoadFailure, LoadOptions, PROJECT_CONFIG_FILE, load, load_detailed, load_pricing,
+    user_config_path,
+};
 pub use merge::merge;
 pub use origin::{Origin, Spanned};
 pub use overlay::HatsSource;

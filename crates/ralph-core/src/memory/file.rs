@@ -85,9 +85,9 @@ impl MemoryFile {
     /// reading the others.
     pub fn read_shared(&self) -> io::Result<String> {
         let _lock = match fsafe::open_read(&self.lock_path(), Links::Refuse) {
-            Ok(file) => Some(lock(file, FlockArg::LockShared)?),
+            Ok(file) => Some(lock(file, FlockArg::LockShared).map_err(|e| self.lock_error(e))?),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
+            Err(e) => return Err(self.lock_error(e)),
         };
         self.read_text()
     }
@@ -108,8 +108,14 @@ impl MemoryFile {
     /// Creates `.ralph/agent/` if needed and takes the exclusive lock.
     fn lock_exclusive(&self) -> io::Result<Flock<File>> {
         let ralph = self.workspace.join(RALPH_DIR);
-        fsafe::create_dir(&ralph)?;
-        fsafe::create_dir(&ralph.join(AGENT_DIR))?;
+        for dir in [ralph.clone(), ralph.join(AGENT_DIR)] {
+            fsafe::create_dir(&dir).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot create the directory `{}`: {e}", dir.display()),
+                )
+            })?;
+        }
         let file = fsafe::open(
             &self.lock_path(),
             Access::new()
@@ -118,8 +124,18 @@ impl MemoryFile {
                 .create(true)
                 .truncate(false),
             Links::Refuse,
-        )?;
-        lock(file, FlockArg::LockExclusive)
+        )
+        .map_err(|e| self.lock_error(e))?;
+        lock(file, FlockArg::LockExclusive).map_err(|e| self.lock_error(e))
+    }
+
+    /// `e`, saying that it is the lock file that failed: callers name the memories file
+    /// itself, which may well be fine.
+    fn lock_error(&self, e: io::Error) -> io::Error {
+        io::Error::new(
+            e.kind(),
+            format!("cannot use its lock `{}`: {e}", self.lock_path().display()),
+        )
     }
 
     /// Stores a new memory written `now`, at the top of its section, and returns it.

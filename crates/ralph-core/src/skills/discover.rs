@@ -24,7 +24,8 @@ pub const MAX_DIR_ENTRIES: usize = 1000;
 /// The skills found, and what could not be read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Found {
-    /// By name; when two files give one name, the later directory's wins.
+    /// By name; when two files give one name, the one read last wins (the later
+    /// directory of `skills.dirs`, else the later file name), and a problem says so.
     pub skills: Vec<Skill>,
     /// One sentence each: which file, what is wrong, what to do.
     pub problems: Vec<String>,
@@ -49,7 +50,10 @@ pub fn discover(workspace: &Path, config: &SkillsConfig) -> Found {
         for (path, fallback) in candidates(&dir, &mut found.problems) {
             match read_skill(&path, &fallback) {
                 Ok(Some(skill)) => {
-                    by_name.insert(skill.name.clone(), skill);
+                    let (name, path) = (skill.name.clone(), skill.path.clone());
+                    if let Some(earlier) = by_name.insert(name.clone(), skill) {
+                        found.problems.push(duplicate(&name, &earlier.path, &path));
+                    }
                 }
                 Ok(None) => {}
                 Err(problem) => found.problems.push(problem),
@@ -72,6 +76,18 @@ pub fn discover(workspace: &Path, config: &SkillsConfig) -> Found {
         found.skills.push(skill);
     }
     found
+}
+
+/// What a second skill of one name is told: which file is used, which is left out.
+fn duplicate(name: &str, earlier: &Path, later: &Path) -> String {
+    format!(
+        "the skills `{}` and `{}` are both named `{name}`: `{}` is used and the other left \
+         out (the one read last wins: `skills.dirs` in order, each directory's files by \
+         name); give one of them another `name:`",
+        earlier.display(),
+        later.display(),
+        later.display()
+    )
 }
 
 /// Whether links are followed under `path`: not under `.ralph/`, whose content an agent

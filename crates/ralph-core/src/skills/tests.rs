@@ -114,3 +114,80 @@ fn names_must_be_typeable() {
         assert!(!is_valid_name(bad), "{bad}");
     }
 }
+
+#[test]
+fn front_matter_of_the_wrong_type_is_refused_naming_the_key() {
+    let problem = |yaml: &str| split(&format!("---\n{yaml}\n---\nBody\n")).unwrap_err();
+    assert_eq!(
+        problem("hats: 5"),
+        "its `hats` is a number (5), not a name or a list of names"
+    );
+    assert_eq!(
+        problem("hats: [writer, {a: 1}]"),
+        "its `hats[1]` is a mapping, not a name"
+    );
+    assert_eq!(
+        problem("backends: ['']"),
+        "its `backends[0]` is empty: give a name, or remove it"
+    );
+    assert_eq!(
+        problem("hats: ' '"),
+        "its `hats` is empty: give a name, or remove it"
+    );
+    assert_eq!(problem("name: [a, b]"), "its `name` is a list, not text");
+    assert_eq!(
+        problem("description: true"),
+        "its `description` is `true`, not text"
+    );
+    // No value is no restriction, as no key is.
+    let (front, _) = split("---\nname: x\nhats:\nbackends: []\n---\n").unwrap();
+    assert_eq!((front.hats, front.backends), (vec![], vec![]));
+}
+
+#[test]
+fn a_mistyped_restriction_leaves_the_skill_out_instead_of_showing_it_to_every_hat() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("skills/secret.md");
+    write(&file, "---\nname: secret\nhats: 5\n---\nFor one hat.\n");
+    let config = SkillsConfig {
+        dirs: vec!["skills".into()],
+        ..SkillsConfig::default()
+    };
+    let found = discover(tmp.path(), &config);
+    assert_eq!(found.skills, []);
+    assert_eq!(
+        found.problems,
+        [format!(
+            "the skill `{}` is left out: its `hats` is a number (5), not a name or a list of \
+             names; fix its front matter",
+            file.display()
+        )]
+    );
+}
+
+#[test]
+fn a_second_skill_of_one_name_is_reported_naming_both_files_and_the_one_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("a/notes.md");
+    let second = tmp.path().join("b/other/SKILL.md");
+    write(&first, "---\nname: notes\n---\nFirst.\n");
+    write(&second, "---\nname: notes\n---\nSecond.\n");
+    let config = SkillsConfig {
+        dirs: vec!["a".into(), "b".into()],
+        ..SkillsConfig::default()
+    };
+    let found = discover(tmp.path(), &config);
+    assert_eq!(found.get("notes").unwrap().path, second);
+    assert_eq!(found.skills.len(), 1);
+    assert_eq!(
+        found.problems,
+        [format!(
+            "the skills `{}` and `{}` are both named `notes`: `{}` is used and the other left \
+             out (the one read last wins: `skills.dirs` in order, each directory's files by \
+             name); give one of them another `name:`",
+            first.display(),
+            second.display(),
+            second.display()
+        )]
+    );
+}

@@ -52,6 +52,21 @@ pub enum TaskError {
     },
     #[error("a priority is 1 (most urgent) to 5, not {0}")]
     Priority(u8),
+    #[error(
+        "task `{id}` ({status}) already has the key `{key}`: a key names one task, so use that \
+         one (`ralph tools task ensure` finds it, `reopen` opens it again) or give this task \
+         another key"
+    )]
+    KeyTaken {
+        key: String,
+        id: String,
+        status: &'static str,
+    },
+    #[error(
+        "the key `{key}` is on several tasks ({}): give the id of the one you mean",
+        .ids.join(", ")
+    )]
+    SharedKey { key: String, ids: Vec<String> },
     #[error("a task needs a title")]
     EmptyTitle,
     #[error("task `{0}` cannot block itself")]
@@ -134,8 +149,9 @@ impl TaskList {
         })
     }
 
-    /// The task `id` names: its whole id, else its key, else the one task whose id starts
-    /// or ends with it (`task-1795660762-921a`, `docs`, or just `921a`).
+    /// The task `id` names: its whole id, else the one task with that key, else the one
+    /// task whose id starts or ends with it (`task-1795660762-921a`, `docs`, or just
+    /// `921a`).
     pub fn find(&self, id: &str) -> Result<&Task, TaskError> {
         let index = self.index_of(id)?;
         Ok(self.tasks().nth(index).expect("index_of found it"))
@@ -145,8 +161,22 @@ impl TaskList {
         if let Some(i) = self.tasks().position(|t| t.id == id) {
             return Ok(i);
         }
-        if let Some(i) = self.tasks().position(|t| t.key.as_deref() == Some(id)) {
-            return Ok(i);
+        // ralph refuses a second task of one key, but a list written before it did (or
+        // by hand) may hold two: then the key names neither, as a part of two ids does not.
+        let keyed: Vec<(usize, &Task)> = self
+            .tasks()
+            .enumerate()
+            .filter(|(_, t)| t.key.as_deref() == Some(id))
+            .collect();
+        match keyed.as_slice() {
+            [] => {}
+            [(i, _)] => return Ok(*i),
+            many => {
+                return Err(TaskError::SharedKey {
+                    key: id.to_owned(),
+                    ids: many.iter().map(|(_, t)| t.id.clone()).collect(),
+                });
+            }
         }
         let matches: Vec<(usize, &str)> = self
             .tasks()
@@ -185,13 +215,24 @@ impl TaskList {
     }
 
     /// Adds `task` (its id made unique if another task has it already, and its blockers
-    /// resolved to whole ids); returns its id.
+    /// resolved to whole ids); returns its id. Its key, if any, must be no other task's.
     pub fn add(&mut self, mut task: Task) -> Result<String, TaskError> {
         if task.title.trim().is_empty() {
             return Err(TaskError::EmptyTitle);
         }
         if !PRIORITIES.contains(&task.priority) {
             return Err(TaskError::Priority(task.priority));
+        }
+        // Whatever its status: `ensure` and every `ID` argument find a task by its key, and
+        // with two they could only pick one silently.
+        if let Some(key) = &task.key
+            && let Some(holder) = self.with_key(key)
+        {
+            return Err(TaskError::KeyTaken {
+                key: key.clone(),
+                id: holder.id.clone(),
+                status: holder.status.name(),
+            });
         }
         let blockers = std::mem::take(&mut task.blocked_by);
         for blocker in blockers {

@@ -20,7 +20,7 @@ pub use task::{DEFAULT_PRIORITY, PRIORITIES, Task, TaskStatus, new_task_id};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::file_lock::lock_beside;
+use crate::file_lock::{lock_beside, lock_path};
 use crate::fsafe::{self, Links};
 use crate::store::{Durability, replace};
 
@@ -55,10 +55,13 @@ pub fn update<T>(
     if let Some(dir) = path.parent() {
         create_dirs(dir)?;
     }
-    let _lock = lock_beside(path)?;
-    let mut list = read(path)?;
+    let lock = lock_path(path);
+    let _lock =
+        lock_beside(path).map_err(|e| UpdateError::io("take the task list's lock", &lock, e))?;
+    let mut list = read(path).map_err(|e| UpdateError::io("read the task list", path, e))?;
     let out = change(&mut list)?;
-    replace(path, &list.render(), Durability::Atomic)?;
+    replace(path, &list.render(), Durability::Atomic)
+        .map_err(|e| UpdateError::io("write the task list", path, e))?;
     Ok(out)
 }
 
@@ -67,18 +70,38 @@ pub fn update<T>(
 pub enum UpdateError {
     #[error(transparent)]
     Task(#[from] TaskError),
-    #[error(transparent)]
-    Io(#[from] io::Error),
+    /// A file or directory could not be used: the list, its lock, or a directory above
+    /// them. `path` is the one that failed, so the user knows which to fix.
+    #[error("cannot {what} `{}`: {source}", .path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl UpdateError {
+    fn io(what: &'static str, path: &Path, source: io::Error) -> UpdateError {
+        UpdateError::Io {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 /// Creates `.ralph/` and `.ralph/agent/` (no further up: the workspace must exist).
-fn create_dirs(dir: &Path) -> io::Result<()> {
+fn create_dirs(dir: &Path) -> Result<(), UpdateError> {
+    let create = |dir: &Path| {
+        fsafe::create_dir(dir).map_err(|e| UpdateError::io("create the directory", dir, e))
+    };
     if let Some(parent) = dir.parent()
         && !parent.is_dir()
     {
-        fsafe::create_dir(parent)?;
+        create(parent)?;
     }
-    fsafe::create_dir(dir)
+    create(dir)
 }
 
 #[cfg(test)]

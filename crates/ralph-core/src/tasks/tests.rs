@@ -163,6 +163,40 @@ fn bad_input_is_refused_with_what_to_do() {
 }
 
 #[test]
+fn a_key_names_one_task_whatever_its_status() {
+    let keyed = |id: &str| Task {
+        key: Some("k1".into()),
+        ..task(id, "x", 3, "c")
+    };
+    let mut list = TaskList::default();
+    list.add(keyed("t-1")).unwrap();
+    list.close("t-1", "now").unwrap();
+    assert_eq!(
+        list.add(keyed("t-2")),
+        Err(TaskError::KeyTaken {
+            key: "k1".into(),
+            id: "t-1".into(),
+            status: "closed",
+        })
+    );
+    assert_eq!(list.tasks().count(), 1, "nothing was added");
+    assert_eq!(list.find("k1").unwrap().id, "t-1");
+    // A list written before keys were checked may hold two: the key names neither.
+    let two = TaskList::parse(
+        b"{\"id\":\"t-1\",\"title\":\"a\",\"key\":\"k1\",\"status\":\"open\",\"priority\":3,\"blocked_by\":[],\"created\":\"c\"}\n\
+          {\"id\":\"t-2\",\"title\":\"b\",\"key\":\"k1\",\"status\":\"open\",\"priority\":3,\"blocked_by\":[],\"created\":\"c\"}\n",
+    );
+    assert_eq!(
+        two.find("k1"),
+        Err(TaskError::SharedKey {
+            key: "k1".into(),
+            ids: vec!["t-1".into(), "t-2".into()],
+        })
+    );
+    assert_eq!(two.find("t-2").unwrap().title, "b");
+}
+
+#[test]
 fn the_runs_unfinished_tasks_include_unowned_ones_but_not_other_runs() {
     let mut list = TaskList::default();
     let mine = Task {
@@ -243,4 +277,31 @@ fn a_blocker_no_longer_in_the_list_blocks_nothing_and_crlf_lines_read() {
     assert_eq!(list.damaged(), []);
     let ready: Vec<&str> = list.ready().iter().map(|t| t.title.as_str()).collect();
     assert_eq!(ready, ["waits for a gone task"]);
+}
+
+#[test]
+fn an_update_that_cannot_use_a_file_names_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tasks_path(dir.path());
+    let lock = dir.path().join(".ralph/agent/tasks.jsonl.lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let failed = update(&path, |list| list.add(task("task-1-a", "t", 3, "c")));
+    assert!(
+        matches!(&failed, Err(UpdateError::Io { what, path, .. })
+            if *what == "take the task list's lock" && *path == lock),
+        "{failed:?}"
+    );
+    assert!(!path.exists(), "nothing was written");
+
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join(".ralph")).unwrap();
+    let agent = other.path().join(".ralph/agent");
+    std::fs::write(&agent, "a file").unwrap();
+    let failed = update(&tasks_path(other.path()), |list| {
+        list.add(task("task-1-a", "t", 3, "c"))
+    });
+    assert!(
+        matches!(&failed, Err(UpdateError::Io { path, .. }) if *path == agent),
+        "{failed:?}"
+    );
 }

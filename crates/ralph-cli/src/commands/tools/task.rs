@@ -1,6 +1,7 @@
 //! `ralph tools task …`: the task list of `.ralph/agent/tasks.jsonl` (see
 //! `ralph_core::tasks`). Changes go through the file's lock; reads need none.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -8,13 +9,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ralph_core::memory::date;
 use ralph_core::tasks::{self, Task, TaskList, TaskStatus, UpdateError};
 use ralph_core::time_text::rfc3339_nanos;
-use ralph_core::visible::visible;
+use ralph_core::visible::{visible, visible_line};
 
 use crate::cli_tools::{StatusArg, TaskArgs, TaskCommand, TaskDetails, TaskFormat, TaskListArgs};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::view::term::one_line;
 
 /// The widest title a table shows (the rest is cut with `…`).
 const TITLE_CHARS: usize = 60;
@@ -80,8 +80,8 @@ pub(crate) fn run(args: &TaskArgs) -> Result<CommandOutcome, CliError> {
             TaskFormat::Table => writeln!(
                 out,
                 "{verb} task {}: {} ({})",
-                task.id,
-                visible(&task.title),
+                visible_line(&task.id),
+                visible_line(&task.title),
                 task.status
             )
             .map_err(CliError::write)?,
@@ -252,7 +252,7 @@ fn update<T>(
     })
     .map_err(|e| match e {
         UpdateError::Task(e) => CliError::Task(e),
-        UpdateError::Io(e) => CliError::io("update the task list", path, e),
+        UpdateError::Io { what, path, source } => CliError::io(what, path, source),
     })
 }
 
@@ -297,25 +297,32 @@ fn print_list(out: &mut impl Write, tasks: &[&Task], format: TaskFormat) -> Resu
     }
 }
 
+/// One line a task: the file is anyone's to write, so a newline or a control character
+/// in an id, title or key is shown as its escape (JSON keeps the real value).
 fn table(out: &mut impl Write, tasks: &[&Task]) -> std::io::Result<()> {
-    let id_width = tasks.iter().map(|t| t.id.len()).max().unwrap_or(2).max(2);
+    let ids: Vec<Cow<'_, str>> = tasks.iter().map(|t| visible_line(&t.id)).collect();
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
+        .max()
+        .unwrap_or(2)
+        .max(2);
     writeln!(out, "{:id_width$}  P  STATUS       TITLE", "ID")?;
-    for task in tasks {
-        let title = one_line(&visible(&task.title));
-        let title: String = if title.chars().count() > TITLE_CHARS {
-            title.chars().take(TITLE_CHARS - 1).chain(['…']).collect()
+    for (task, id) in tasks.iter().zip(ids) {
+        let title = visible_line(&task.title);
+        let title: Cow<'_, str> = if title.chars().count() > TITLE_CHARS {
+            Cow::Owned(title.chars().take(TITLE_CHARS - 1).chain(['…']).collect())
         } else {
             title
         };
         let key = task
             .key
             .as_deref()
-            .map(|k| format!("  [{}]", visible(k)))
+            .map(|k| format!("  [{}]", visible_line(k)))
             .unwrap_or_default();
         writeln!(
             out,
-            "{:id_width$}  {}  {:<11}  {title}{key}",
-            task.id,
+            "{id:id_width$}  {}  {:<11}  {title}{key}",
             task.priority,
             task.status.name()
         )?;
@@ -324,7 +331,12 @@ fn table(out: &mut impl Write, tasks: &[&Task]) -> std::io::Result<()> {
 }
 
 fn show(out: &mut impl Write, task: &Task) -> std::io::Result<()> {
-    writeln!(out, "{}  {}", task.id, visible(&task.title))?;
+    writeln!(
+        out,
+        "{}  {}",
+        visible_line(&task.id),
+        visible_line(&task.title)
+    )?;
     writeln!(out, "status:      {}", task.status)?;
     writeln!(out, "priority:    {}", task.priority)?;
     let optional = [
@@ -337,11 +349,17 @@ fn show(out: &mut impl Write, task: &Task) -> std::io::Result<()> {
     ];
     for (name, value) in optional {
         if let Some(value) = value {
-            writeln!(out, "{:<13}{}", format!("{name}:"), visible(value))?;
+            // A description may run over lines; the other fields are one line each.
+            let shown = match name {
+                "description" => visible(value),
+                _ => visible_line(value),
+            };
+            writeln!(out, "{:<13}{shown}", format!("{name}:"))?;
         }
     }
     if !task.blocked_by.is_empty() {
-        writeln!(out, "blocked by:  {}", task.blocked_by.join(", "))?;
+        let ids: Vec<Cow<'_, str>> = task.blocked_by.iter().map(|b| visible_line(b)).collect();
+        writeln!(out, "blocked by:  {}", ids.join(", "))?;
     }
     Ok(())
 }

@@ -1,0 +1,32 @@
+use super::*;
+
+fn state(iterations: u32, cost_usd: f64, unpriced_iterations: u32) -> LoopState {
+    LoopState {
+        iterations,
+        cost_usd,
+        unpriced_iterations,
+        ..LoopState::default()
+    }
+}
+
+#[test]
+fn a_cost_no_agent_reported_is_unknown_and_a_partly_reported_one_a_lower_bound() {
+    let cases = [
+        (state(0, 0.0, 0), (Some(0.0), true), "$0.0000"),
+        (state(2, 0.0123, 0), (Some(0.0123), true), "$0.0123"),
+        (
+            state(3, 0.0123, 1),
+            (Some(0.0123), false),
+            "at least $0.0123",
+        ),
+        (state(2, 0.0, 2), (None, false), "unknown"),
+    ];
+    for (state, want, cell) in cases {
+        let got = cost(&state);
+        assert_eq!(
+            (got, cost_cell(got.0, got.1).as_str()),
+            (want, cell),
+            "{state:?}"
+        );
+    }
+}
