@@ -207,3 +207,37 @@ fn an_agent_that_deletes_dot_ralph_neither_lets_a_second_loop_in_nor_loses_the_s
         ws.run_files().summary()
     );
 }
+
+#[test]
+fn an_agent_that_deletes_dot_ralph_can_still_complete_and_the_rest_of_the_run_is_recorded() {
+    // The agent wipes `.ralph/` mid-iteration, then publishes the promise: the event
+    // must reach the loop (not fail on a missing inbox and cost an iteration), and what
+    // the run does from there must land in the record that `ralph watch` follows.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [\"-c\", \"echo working && rm -rf .ralph \
+         && sleep 0.5 && ralph emit LOOP_COMPLETE\"]\nevent_loop:\n  max_iterations: 3\n",
+        "",
+    );
+    let out = ws.run(&["run", "-p", "task"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("recreated it"), "{stderr}");
+    let record = std::fs::read_to_string(ws.run_files().dir().join("run-events.jsonl"))
+        .expect("the record, recreated");
+    let types: Vec<String> = record
+        .lines()
+        .map(|l| {
+            let line: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            line["type"].as_str().unwrap_or_default().to_owned()
+        })
+        .collect();
+    for kind in ["events_emitted", "iteration_finished", "loop_finished"] {
+        assert!(types.iter().any(|t| t == kind), "{kind}: {types:?}");
+    }
+    let finished = record
+        .lines()
+        .find(|l| l.contains("\"loop_finished\""))
+        .expect("loop_finished");
+    assert!(finished.contains("\"completed\""), "{finished}");
+    assert_eq!(ws.run_files().history().len(), 1, "one iteration");
+}

@@ -37,6 +37,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         };
     // An event for a loop that has ended would sit in a finished run's inbox, unread,
     // while the agent (or person) is told it was published.
+    let mut running_loop = None;
     if let Some(dir) = dir {
         let running = dir
             .loop_running()
@@ -44,9 +45,28 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         if !running {
             return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
         }
+        running_loop = Some(dir);
     }
-    inbox::append(&path, &event, unix_ms(SystemTime::now()))
-        .map_err(|e| CliError::io("append the event to", &path, e))?;
+    let append = || inbox::append(&path, &event, unix_ms(SystemTime::now()));
+    match append() {
+        // The agent deleted the run's directory (`git clean -fdx`, `rm -rf .ralph`)
+        // while its loop runs: the loop recreates it when the agent exits, and reads
+        // the new inbox from its start, so the event is put there now rather than lost.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && running_loop.is_some() => {
+            let run = running_loop
+                .as_ref()
+                .zip(path.parent().and_then(|p| p.file_name()?.to_str()))
+                .and_then(|(dir, id)| dir.run_even_if_gone(id));
+            match run {
+                Some(run) => run
+                    .ensure()
+                    .and_then(|_| append())
+                    .map_err(|e| CliError::io("append the event to", &path, e))?,
+                None => return Err(CliError::io("append the event to", &path, e)),
+            }
+        }
+        result => result.map_err(|e| CliError::io("append the event to", &path, e))?,
+    }
     // The agent reads this as the tool's output; a closed stdout does not undo the event.
     let _ = std::io::Write::write_all(
         &mut std::io::stdout(),

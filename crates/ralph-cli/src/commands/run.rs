@@ -256,7 +256,8 @@ fn start_and_drive(
                     run.run_dir.run_events().display()
                 ));
             })
-            .ok();
+            .ok()
+            .map(|file| (run.run_dir.clone(), file));
         let inner: &mut dyn Observer = match tui.as_mut() {
             Some(tui) => tui,
             None => observer.as_mut(),

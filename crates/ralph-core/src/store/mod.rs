@@ -324,15 +324,18 @@ impl RunDir {
     /// exists again after something deleted it mid-run (an agent's `git clean -fdx`):
     /// `true` when it had to be recreated. The files that were in it are gone; what the
     /// run writes next (history, state, summary) lands again.
+    ///
+    /// The marker is checked either way: `ralph emit` recreates the directory (and not
+    /// the marker) when the agent publishes into a deleted one.
     pub fn ensure(&self) -> io::Result<bool> {
-        if self.path.is_dir() {
-            return Ok(false);
-        }
         let runs = self.path.parent().unwrap_or(&self.path);
         let root = runs.parent().unwrap_or(runs);
-        fsafe::create_dir(root)?;
-        fsafe::create_dir(runs)?;
-        fsafe::create_dir(&self.path)?;
+        let recreated = !self.path.is_dir();
+        if recreated {
+            fsafe::create_dir(root)?;
+            fsafe::create_dir(runs)?;
+            fsafe::create_dir(&self.path)?;
+        }
         let marker = root.join(CURRENT_RUN_FILE);
         if !marker.exists() {
             replace(
@@ -341,7 +344,7 @@ impl RunDir {
                 Durability::Atomic,
             )?;
         }
-        Ok(true)
+        Ok(recreated)
     }
 
     pub fn id(&self) -> &str {

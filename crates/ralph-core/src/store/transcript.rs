@@ -149,6 +149,16 @@ impl RunDir {
 }
 
 impl RalphDir {
+    /// The run `id` whether or not its directory exists now: a run whose directory was
+    /// deleted while its loop runs, to be recreated ([`RunDir::ensure`]). `None` when
+    /// `id` is not a run id.
+    pub fn run_even_if_gone(&self, id: &str) -> Option<RunDir> {
+        is_run_id(id).then(|| RunDir {
+            id: id.to_owned(),
+            path: self.root.join(RUNS_DIR).join(id),
+        })
+    }
+
     /// The run `id`, if its directory exists (`id` must be a run id, not a path).
     pub fn run(&self, id: &str) -> io::Result<Option<RunDir>> {
         if !is_run_id(id) {
