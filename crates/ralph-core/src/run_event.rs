@@ -19,6 +19,14 @@ use crate::machine::{
     CompletionSignal, EndClass, GateResult, IterationOutcome, Notice, StopReason,
 };
 
+/// The longest line of a run's record (`run-events.jsonl`, or `--output json` kept) a
+/// reader holds. A run event carries at most one agent line (itself at most
+/// [`ralph_stream::DEFAULT_MAX_LINE_BYTES`]) decoded and escaped again as JSON: twice
+/// that leaves room for the escapes real agent output makes. Anything longer was not
+/// written by ralph (the record is a file the agent can write into), and is skipped
+/// without being held.
+pub const MAX_RECORD_LINE_BYTES: usize = 2 * ralph_stream::DEFAULT_MAX_LINE_BYTES;
+
 /// One thing that happened in a run.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -5,7 +5,8 @@
 
 use std::borrow::Cow;
 
-use ralph_stream::{AgentEvent, CostKind, Phase, Stop, Tokens, Usage};
+use ralph_core::run_event::MAX_RECORD_LINE_BYTES;
+use ralph_stream::{AgentEvent, CostKind, Frame, LineFramer, Phase, Stop, Tokens, Usage};
 use serde_json::Value;
 
 /// The line types that only ralph's run events have: a stream whose first line is one
@@ -226,7 +227,9 @@ pub(super) enum Item<'a> {
 pub(super) struct Capture {
     iteration: Option<u32>,
     attempt: Option<u32>,
-    pending: Vec<u8>,
+    /// Lines over [`MAX_RECORD_LINE_BYTES`] are skipped unheld: the capture is a file the
+    /// agent can write into too.
+    framer: LineFramer,
     /// The backend of the (first) attempt read.
     pub(super) backend: Option<String>,
     /// The iteration and attempt the last `iteration_started` started: the agent lines
@@ -241,11 +244,20 @@ impl Capture {
         Capture {
             iteration,
             attempt,
-            pending: Vec::new(),
+            framer: LineFramer::new(MAX_RECORD_LINE_BYTES),
             backend: None,
             started: (0, 1),
             lines: 0,
             events: 0,
+        }
+    }
+
+    /// A capture that skips lines longer than `max_line` bytes.
+    #[cfg(test)]
+    fn with_max_line(max_line: usize) -> Capture {
+        Capture {
+            framer: LineFramer::new(max_line),
+            ..Capture::new(None, None)
         }
     }
 
@@ -254,24 +266,24 @@ impl Capture {
         self.iteration.is_none_or(|n| n == iteration) && self.attempt.is_none_or(|k| k == attempt)
     }
 
-    pub(super) fn feed(&mut self, mut bytes: &[u8], on_item: &mut impl FnMut(Item<'_>)) {
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
-            if self.pending.is_empty() {
-                self.line(&bytes[..end], on_item);
-            } else {
-                self.pending.extend_from_slice(&bytes[..end]);
-                let line = std::mem::take(&mut self.pending);
-                self.line(&line, on_item);
-            }
-            bytes = &bytes[end + 1..];
-        }
-        self.pending.extend_from_slice(bytes);
+    pub(super) fn feed(&mut self, bytes: &[u8], on_item: &mut impl FnMut(Item<'_>)) {
+        let mut framer = std::mem::replace(&mut self.framer, LineFramer::new(0));
+        framer.push(bytes, |frame| self.frame(frame, on_item));
+        self.framer = framer;
     }
 
     pub(super) fn finish(&mut self, on_item: &mut impl FnMut(Item<'_>)) {
-        let line = std::mem::take(&mut self.pending);
-        if !line.is_empty() {
-            self.line(&line, on_item);
+        let mut framer = std::mem::replace(&mut self.framer, LineFramer::new(0));
+        framer.finish(|frame| self.frame(frame, on_item));
+        self.framer = framer;
+    }
+
+    fn frame(&mut self, frame: Frame<'_>, on_item: &mut impl FnMut(Item<'_>)) {
+        match frame {
+            Frame::Line(line) => self.line(line, on_item),
+            // Longer than any line ralph writes: not a run event (as a line that is not
+            // JSON is not), and never held.
+            Frame::Oversize(_) => self.lines += 1,
         }
     }
 

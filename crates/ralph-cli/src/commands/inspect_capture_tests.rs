@@ -105,3 +105,12 @@ fn each_attempt_asked_for_begins_with_its_start_in_the_captures_order() {
     let (_, one) = items(Capture::new(Some(1), Some(2)), &capture);
     assert_eq!(one, ["start 1 2 Some(\"Builder\") claude", "claude"]);
 }
+
+#[test]
+fn a_line_longer_than_any_run_event_is_skipped_without_being_held() {
+    let junk = "\0".repeat(4096);
+    let input = format!("{junk}\n{CAPTURE}{junk}");
+    let (backend, texts) = read(Capture::with_max_line(1024), &input);
+    assert_eq!(backend.as_deref(), Some("pi"));
+    assert_eq!(texts, ["pi", "claude", "codex"]);
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use ralph_core::fsafe::{self, Links};
 use ralph_core::store::{RUN_EVENTS_FILE, RUNS_DIR, RalphDir};
+use ralph_stream::Frame;
 
 use crate::cli::WatchArgs;
 use crate::error::CliError;
@@ -51,7 +52,10 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     let mut follower = Follower::new(file);
     loop {
         let read = follower
-            .read(|line| session.apply_json(line))
+            .read(|frame| match frame {
+                Frame::Line(line) => session.apply_json(line),
+                Frame::Oversize(_) => session.skip_line(),
+            })
             .map_err(|e| CliError::io("read", &events, e))?;
         // Catching up: draw between chunks but do not wait for keys.
         let wait = if read == CHUNK {

@@ -62,6 +62,12 @@ impl Session {
         self.dirty = true;
     }
 
+    /// A record line too long to read: counted as an unreadable one.
+    pub(crate) fn skip_line(&mut self) {
+        self.model.unreadable_lines += 1;
+        self.dirty = true;
+    }
+
     /// Handles the keys that came (waiting up to `wait` for the first); returns the
     /// first request that needs its runner.
     pub(crate) fn keys(&mut self, wait: std::time::Duration) -> Request {

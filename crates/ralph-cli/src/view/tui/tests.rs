@@ -452,11 +452,6 @@ fn follower_hands_on_only_whole_lines() {
     let mut writer = std::fs::File::create(&path).unwrap();
     let mut follower = follow::Follower::new(std::fs::File::open(&path).unwrap());
     let mut got: Vec<String> = Vec::new();
-    let read = |follower: &mut follow::Follower, got: &mut Vec<String>| {
-        follower
-            .read(|line| got.push(String::from_utf8(line.to_vec()).unwrap()))
-            .unwrap()
-    };
     writer.write_all(b"{\"a\":1}\n{\"b\":").unwrap();
     assert_eq!(read(&mut follower, &mut got), 13);
     assert_eq!(got, ["{\"a\":1}"]);
@@ -464,6 +459,32 @@ fn follower_hands_on_only_whole_lines() {
     writer.write_all(b"2}\n\n{\"c\":3}\n").unwrap();
     read(&mut follower, &mut got);
     assert_eq!(got, ["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"]);
+}
+
+fn read(follower: &mut follow::Follower, got: &mut Vec<String>) -> usize {
+    follower
+        .read(|frame| {
+            got.push(match frame {
+                ralph_stream::Frame::Line(line) => String::from_utf8(line.to_vec()).unwrap(),
+                ralph_stream::Frame::Oversize(len) => format!("skipped {len}"),
+            })
+        })
+        .unwrap()
+}
+
+#[test]
+fn follower_skips_a_line_too_long_to_hold_without_holding_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run-events.jsonl");
+    let mut writer = std::fs::File::create(&path).unwrap();
+    let mut follower = follow::Follower::with_max_line(std::fs::File::open(&path).unwrap(), 16);
+    let mut got: Vec<String> = Vec::new();
+    writer.write_all(&[0; 100]).unwrap();
+    read(&mut follower, &mut got);
+    assert!(got.is_empty(), "{got:?}");
+    writer.write_all(b"\n{\"a\":1}\n").unwrap();
+    read(&mut follower, &mut got);
+    assert_eq!(got, ["skipped 100", "{\"a\":1}"]);
 }
 
 /// A record line cut or damaged is counted, not fatal; the loop's end is shown.
