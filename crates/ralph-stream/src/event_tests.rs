@@ -53,3 +53,18 @@ fn cost_kinds_combine_to_the_weakest() {
     assert_eq!(Reported.combine(Estimated), Estimated);
     assert_eq!(Estimated.combine(Unknown), Unknown);
 }
+
+#[test]
+fn token_sums_saturate_on_counts_an_agent_made_up() {
+    let huge = Tokens {
+        input: u64::MAX,
+        output: 1,
+        cache_read: 2,
+        cache_write: 3,
+    };
+    assert_eq!(huge.total(), u64::MAX);
+    let mut sum = huge;
+    sum += huge;
+    assert_eq!(sum.input, u64::MAX);
+    assert_eq!(sum.output, 2);
+}

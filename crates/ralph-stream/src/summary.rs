@@ -144,11 +144,12 @@ impl SessionSummary {
                 // Claude counts the failed turn of an error run; only successful turns
                 // count here.
                 let turns = turns.unwrap_or(0);
-                self.state.run_turns += if *is_error {
+                // The agent's number: added without wrapping whatever it says.
+                self.state.run_turns = self.state.run_turns.saturating_add(if *is_error {
                     turns.saturating_sub(1)
                 } else {
                     turns
-                };
+                });
                 if let Some(totals) = totals {
                     self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
                     self.note_model(totals);

@@ -137,3 +137,16 @@ fn agent_totals_replace_rather_than_add() {
         (Some(1.0), 150, 6, Some("m"), true)
     );
 }
+
+#[test]
+fn turn_counts_an_agent_made_up_saturate() {
+    let finished = AgentEvent::RunFinished {
+        is_error: false,
+        error: None,
+        turns: Some(u32::MAX),
+        duration_ms: None,
+        totals: None,
+    };
+    let s = summary_of(&[finished.clone(), finished]);
+    assert_eq!(s.turns, u32::MAX);
+}

@@ -301,7 +301,7 @@ impl Capture {
             } => {
                 // A capture from before `iteration_started` said its attempt: the first.
                 let start = Start {
-                    iteration: iteration.unwrap_or(self.started.0 + 1),
+                    iteration: iteration.unwrap_or(self.started.0.saturating_add(1)),
                     attempt: attempt.unwrap_or(1),
                     hat_name,
                     backend,

@@ -87,13 +87,13 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     if model.running()
         && let Some(it) = live
     {
-        elapsed += now_ms.saturating_sub(it.started_at_ms);
+        elapsed = elapsed.saturating_add(now_ms.saturating_sub(it.started_at_ms));
     }
     let runtime = if model.max_runtime_secs > 0 {
         format!(
             "{}/{}",
             clock(elapsed),
-            clock(model.max_runtime_secs * 1000)
+            clock(model.max_runtime_secs.saturating_mul(1000))
         )
     } else {
         clock(elapsed)

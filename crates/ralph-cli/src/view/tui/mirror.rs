@@ -169,8 +169,12 @@ pub(crate) struct Tokens {
 }
 
 impl Tokens {
+    /// The total; a record's numbers are any the file says, so it saturates.
     pub(crate) fn sum(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_write
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 }
 

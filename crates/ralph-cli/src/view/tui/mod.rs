@@ -16,4 +16,6 @@ pub(crate) mod terminal;
 pub(crate) mod theme;
 
 #[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod tests;
