@@ -390,6 +390,42 @@ fn an_attempt_after_a_rate_limit_says_which_it_is_in_its_header() {
 }
 
 #[test]
+fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
+    let mut view = RunView::new(Detail::Normal);
+    let mut out = String::new();
+    view.render(
+        &RunEvent::LoopStarted {
+            run_id: "20261126T101500Z",
+            resumed: false,
+            workspace: "/work",
+            run_dir: ".ralph/runs/20261126T101500Z",
+            backend: "pi",
+            hats: vec![],
+            limits: Limits {
+                max_iterations: 3,
+                max_runtime_secs: 3600,
+                max_cost_usd: Some(0.015),
+                max_consecutive_failures: 5,
+                completion_promise: "LOOP_COMPLETE",
+                required_events: &[],
+            },
+            totals: totals(0, 0, true),
+        },
+        &mut out,
+    );
+    assert!(
+        anstream::adapter::strip_str(&out)
+            .to_string()
+            .ends_with("limits: 3 iterations, 1h 00m, $0.015\n"),
+        "{out}"
+    );
+    assert_eq!(
+        view.against_limits(&totals(1, 4200, true)),
+        "1/3 iterations · 4.2s of 1h 00m · $0.0102 of $0.015"
+    );
+}
+
+#[test]
 fn headers_break_between_their_parts_on_a_narrow_terminal() {
     let header = "iteration 12/100 · builder · claude · run time 1:02:03";
     assert_eq!(
