@@ -456,10 +456,12 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         end: GateEnd::Exit,
         exit_code: Some(1),
         duration_ms: 1500,
+        // The end of a gate that printed millions of lines (its log has them all).
         output: (1..=14)
             .map(|n| format!("line {n}"))
             .collect::<Vec<_>>()
             .join("\n"),
+        output_lines: 5_412_388,
         log: Some(".ralph/runs/r/gates/1-tests.log".into()),
     };
     let passed = GateResult {
@@ -503,11 +505,27 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         plain,
         "▸ gate tests · cargo test · checks LOOP_COMPLETE\n\
          ✗ gate tests failed (exit code 1) · 1.5s · LOOP_COMPLETE withheld\n  \
-         │ … 2 lines before\n  │ line 3\n  │ line 4\n  │ line 5\n  │ line 6\n  \
+         │ … the last of 5,412,388 lines:\n  │ line 3\n  │ line 4\n  │ line 5\n  │ line 6\n  \
          │ line 7\n  │ line 8\n  │ line 9\n  │ line 10\n  │ line 11\n  │ line 12\n  \
          │ line 13\n  │ line 14\n  log: .ralph/runs/r/gates/1-tests.log\n\
          ✓ gate tests passed · 1.5s\n\
          ⇢ emitted build.done ✓ verified\n\
          ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n"
     );
+}
+
+#[test]
+fn a_gate_record_without_a_line_count_names_no_number_for_what_is_not_shown() {
+    use ralph_core::machine::GateResult;
+    let old: GateResult = serde_json::from_value(serde_json::json!({
+        "gate": "tests", "event": "", "reason": "exit", "exit_code": 1, "duration_ms": 5,
+        "output": (1..=20).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n"),
+    }))
+    .unwrap();
+    let lines: Vec<String> = gate_lines::finished(&old)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(lines[1], "  │ … earlier lines left out");
+    assert_eq!(lines[2], "  │ line 9");
 }

@@ -189,6 +189,7 @@ fn gate(model: &mut RunModel, iteration: u32, passed: bool) {
         } else {
             "test foo ... FAILED\n1 failed".to_owned()
         },
+        output_lines: if passed { 0 } else { 2 },
         log: None,
     };
     feed(
