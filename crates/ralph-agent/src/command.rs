@@ -42,6 +42,10 @@ pub struct CommandResult {
     pub duration: Duration,
     /// Bytes written on stdout and stderr together.
     pub output_bytes: u64,
+    /// Lines written on stdout and stderr together, as many as the log has: a last line
+    /// without its newline counts too. Counted as the output streams by, since only its
+    /// tail is kept.
+    pub output_lines: u64,
     /// The start of stdout, at most [`CommandRequest::keep_stdout`] bytes.
     pub stdout: Vec<u8>,
     /// Whether stdout went past what was kept.
@@ -109,14 +113,7 @@ pub async fn run_command(
     stop: StopRequests,
 ) -> CommandResult {
     let started = Instant::now();
-    let mut sink = CommandSink {
-        log,
-        log_error: None,
-        keep_stdout: request.keep_stdout,
-        stdout: Vec::new(),
-        stdout_truncated: false,
-        tail: StderrTail::default(),
-    };
+    let mut sink = CommandSink::new(log, request.keep_stdout);
     let Some((program, args)) = request.invocation.program_and_args() else {
         let error = io::Error::new(io::ErrorKind::InvalidInput, "the command is empty");
         return sink.finish(
@@ -153,17 +150,46 @@ struct CommandSink<'a> {
     stdout_truncated: bool,
     /// Used for both streams: the same bounded ring the supervisor keeps for stderr.
     tail: StderrTail,
+    /// Newlines seen in both streams.
+    newlines: u64,
+    /// Whether the output seen so far ends inside a line (one more line to count).
+    open_line: bool,
 }
 
-impl CommandSink<'_> {
+impl<'a> CommandSink<'a> {
+    fn new(log: Option<&'a mut dyn Write>, keep_stdout: usize) -> CommandSink<'a> {
+        CommandSink {
+            log,
+            log_error: None,
+            keep_stdout,
+            stdout: Vec::new(),
+            stdout_truncated: false,
+            tail: StderrTail::default(),
+            newlines: 0,
+            open_line: false,
+        }
+    }
+
     fn write_log(&mut self, bytes: &[u8]) {
         self.tail.push(bytes);
+        self.count_lines(bytes);
         if let Some(log) = self.log.as_mut()
             && let Err(e) = log.write_all(bytes)
         {
             self.log_error = Some(e.to_string());
             self.log = None;
         }
+    }
+
+    fn count_lines(&mut self, bytes: &[u8]) {
+        let Some(&last) = bytes.last() else {
+            return;
+        };
+        // memchr looks for the newlines with vector instructions: counting them adds
+        // little to a gate that prints gigabytes.
+        let newlines = memchr::memchr_iter(b'\n', bytes).count();
+        self.newlines += u64::try_from(newlines).unwrap_or(u64::MAX);
+        self.open_line = last != b'\n';
     }
 
     fn finish(mut self, termination: Termination, duration: Duration) -> CommandResult {
@@ -176,6 +202,7 @@ impl CommandSink<'_> {
             termination,
             duration,
             output_bytes: self.tail.total(),
+            output_lines: self.newlines + u64::from(self.open_line),
             stdout: self.stdout,
             stdout_truncated: self.stdout_truncated,
             log_error: self.log_error,

@@ -61,13 +61,16 @@ pub enum DetectError {
         install_hint: &'static str,
     },
     #[error(
-        "`{binary} --version` did not succeed ({termination}), so the `{backend}` installation looks broken; reinstall it: {install_hint}{}",
+        "`{binary} --version` did not succeed ({}), so the `{backend}` installation looks broken; reinstall it: {install_hint}{}",
+        .termination.command_end(*.timeout, None),
         stderr_suffix(.stderr_tail)
     )]
     ProbeFailed {
         backend: BackendKind,
         binary: String,
         termination: Termination,
+        /// The time the version command had.
+        timeout: Duration,
         stderr_tail: String,
         install_hint: &'static str,
     },
@@ -252,6 +255,7 @@ impl Detector {
                 backend: kind,
                 binary: binary.to_owned(),
                 termination,
+                timeout: self.probe_timeout,
                 stderr_tail,
                 install_hint: profile.install_hint,
             }),

@@ -42,10 +42,13 @@ fn machine() -> tempfile::TempDir {
     dir
 }
 
+/// How long the tests' version commands may take: a hanging one is stopped soon.
+const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
+
 fn detector(dir: &Path) -> Detector {
     Detector::new()
         .with_search_path(dir.as_os_str())
-        .with_probe_timeout(Duration::from_millis(500))
+        .with_probe_timeout(PROBE_TIMEOUT)
 }
 
 #[tokio::test]
@@ -104,6 +107,20 @@ async fn hanging_version_command_is_stopped_and_reported() {
 }
 
 #[tokio::test]
+async fn a_hanging_explicit_backend_is_said_to_have_timed_out_after_the_probes_limit() {
+    let dir = machine();
+    let message = detector(dir.path())
+        .require(BackendKind::Codex, None)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("`codex --version` did not succeed (timed out after 0.5s), "),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn missing_explicit_backend_names_the_binary_and_how_to_install_it() {
     let dir = machine();
     let mut d = detector(dir.path());
@@ -132,6 +149,7 @@ async fn broken_explicit_backend_shows_its_stderr() {
             backend: BackendKind::Gemini,
             binary: "gemini".to_owned(),
             termination: Termination::Exited { code: 1 },
+            timeout: PROBE_TIMEOUT,
             stderr_tail: "gemini: broken install\n".to_owned(),
             install_hint: "npm install -g @google/gemini-cli",
         })

@@ -1,7 +1,8 @@
 //! Gates end to end with the fake agents: a completion refused until the work is really
 //! done, a gate that never passes, a refusal routed back to the builder in a three-hat
 //! loop, a hung gate and its grandchildren stopped at the timeout, Ctrl-C during a gate,
-//! a gate that floods its output, `ralph gates` and `--no-gates`.
+//! a gate that floods its output, one whose many lines are counted whole, `ralph gates`
+//! and `--no-gates`.
 
 mod common;
 
@@ -325,6 +326,8 @@ gates:
         stdout.contains(r#""output":"the end""#) || stdout.contains("the end"),
         "{stdout}"
     );
+    // The gigabyte is one line, then `the end`: each counted as it streamed by.
+    assert!(stdout.contains(r#""output_lines":2"#), "{stdout}");
     assert!(
         peak_kb > 0 && peak_kb < 64 * 1024,
         "ralph peaked at {peak_kb} kB"
@@ -334,6 +337,34 @@ gates:
         std::fs::metadata(log).expect("the log").len(),
         1_073_741_824 + 1 + 8
     );
+}
+
+#[test]
+fn a_failed_gate_says_how_many_lines_it_printed_in_all_not_only_in_its_tail() {
+    // Far more lines than the tail ralph keeps (60), the last one without a newline.
+    let config = "\
+cli:
+  backend: pi
+gates:
+  - name: many
+    run: \"seq 1 300000; printf last; exit 1\"
+";
+    let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
+    let out = ws.run(&["gates"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(code(out.status), 1, "{stdout}");
+    assert!(
+        stdout.contains("  │ … the last of 300,001 lines:\n  │ 299990\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  │ last\n"), "{stdout}");
+    let out = ws.run(&["gates", "--output", "json"]);
+    let finished: Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .find(|e| e["type"] == "gate_finished")
+        .expect("gate_finished");
+    assert_eq!(finished["output_lines"], 300_001);
 }
 
 #[test]

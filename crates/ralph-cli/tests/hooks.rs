@@ -446,6 +446,8 @@ fn a_hook_past_its_timeout_is_stopped_with_what_it_started() {
     assert!(started.elapsed() < Duration::from_secs(30));
     let slow = &of_type(&events, "hook_finished")[0];
     assert_eq!(slow["failure"], "timeout");
+    // Its own limit, not an iteration's wall clock, which a hook does not have.
+    assert_eq!(slow["message"], "timed out after 1s (timeout_seconds)");
     assert_eq!(slow["action"], "warn");
     let pid: i32 = std::fs::read_to_string(ws.path().join("grandchild.pid"))
         .expect("pid")

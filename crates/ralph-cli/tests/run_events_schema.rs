@@ -323,6 +323,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         } else {
             "out".into()
         },
+        output_lines: u64::from(end != GateEnd::Passed),
         log: Some(".ralph/runs/r/gates/1-g.log".into()),
     })
     .collect();

@@ -76,6 +76,7 @@ fn every_run_event_type_has_a_section() {
         exit_code: Some(0),
         duration_ms: 1,
         output: String::new(),
+        output_lines: 0,
         log: None,
     };
     let events = [

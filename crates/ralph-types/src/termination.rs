@@ -3,6 +3,7 @@
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
+use std::time::Duration;
 
 /// How the run ended. Exactly one of these; timeouts and stops are distinct so the loop
 /// and the user can tell "the agent crashed" from "ralph stopped a hung agent".
@@ -46,6 +47,28 @@ impl Termination {
             | Termination::Interrupted
             | Termination::FailedToStart { .. }
             | Termination::StatusLost => false,
+        }
+    }
+}
+
+impl Termination {
+    /// How a command that ralph runs under one time limit of its own (a hook, a backend's
+    /// version check) ended, in words. The same as the [`Display`](fmt::Display) of an
+    /// agent's run, except a timeout: that is the command's own `timeout`, named with the
+    /// setting it comes from when the user can change it (`timed out after 3s
+    /// (timeout_seconds)`), never an iteration's wall clock, which the command never had.
+    pub fn command_end(&self, timeout: Duration, setting: Option<&str>) -> String {
+        match self {
+            Termination::WallClockTimeout => {
+                // `{}` of an f64 writes 3.0 as `3` and keeps a fraction only when there
+                // is one (a limit set in milliseconds, as tests do).
+                let after = format!("timed out after {}s", timeout.as_secs_f64());
+                match setting {
+                    Some(setting) => format!("{after} ({setting})"),
+                    None => after,
+                }
+            }
+            other => other.to_string(),
         }
     }
 }

@@ -17,3 +17,21 @@ fn a_spawn_failure_hints_at_the_usual_causes() {
     );
     assert_eq!(hint(io::Error::other("odd")), "odd");
 }
+
+#[test]
+fn a_command_that_timed_out_names_its_own_limit_not_an_iterations() {
+    let timeout = Termination::WallClockTimeout;
+    assert_eq!(
+        timeout.command_end(Duration::from_secs(3), Some("timeout_seconds")),
+        "timed out after 3s (timeout_seconds)"
+    );
+    assert_eq!(
+        timeout.command_end(Duration::from_millis(500), None),
+        "timed out after 0.5s"
+    );
+    let exited = Termination::Exited { code: 2 };
+    assert_eq!(
+        exited.command_end(Duration::from_secs(3), Some("timeout_seconds")),
+        exited.to_string()
+    );
+}

@@ -343,7 +343,7 @@ async fn probe(program: &str, version_args: &[&str]) -> Probe {
         format!(
             "`{program} {}` did not succeed ({}); reinstall it",
             version_args.join(" "),
-            outcome.termination
+            outcome.termination.command_end(VERSION_PROBE_TIMEOUT, None)
         )
     });
     Probe {

@@ -124,6 +124,7 @@ fn gate_result(name: &str, event: &str, ran: &CommandResult) -> GateResult {
         exit_code: ran.exit_code(),
         duration_ms: u64::try_from(ran.duration.as_millis()).unwrap_or(u64::MAX),
         output,
+        output_lines: ran.output_lines,
         log: None,
     }
 }

@@ -43,6 +43,8 @@ const TAIL_LINES: usize = 10;
 const TAIL_BYTES: usize = 2000;
 /// The longest hook name kept in a log file's name.
 const LOG_NAME_CHARS: usize = 40;
+/// The setting a hook that timed out is named with: where its time limit is changed.
+const HOOK_TIMEOUT_SETTING: &str = "timeout_seconds";
 
 /// What a boundary's hooks decided.
 #[derive(Debug, PartialEq)]
@@ -400,7 +402,11 @@ impl<'a> Hooks<'a> {
             ));
         }
         let mut failure = failure_of(&result.termination);
-        let mut message = failure.map(|_| result.termination.to_string());
+        let mut message = failure.map(|_| {
+            result
+                .termination
+                .command_end(hook.timeout, Some(HOOK_TIMEOUT_SETTING))
+        });
         if failure.is_none() && hook.mutate {
             let applied = mutate::apply_answer(
                 &mut self.metadata,

@@ -89,6 +89,10 @@ pub struct GateResult {
     /// it failed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub output: String,
+    /// How many lines its whole output had (as many as its log has), of which `output`
+    /// is the end; 0 in records written before ralph counted them.
+    #[serde(default)]
+    pub output_lines: u64,
     /// Its log file, relative to the workspace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,

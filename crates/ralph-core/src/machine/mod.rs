@@ -52,6 +52,7 @@ pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
+    format_usd_limit,
 };
 pub use rate_limit::{RESET_SLACK, RateLimitStreak, RateLimitTally, RateLimitWait};
 pub use refusal::{CompletionRefusal, verdict};

@@ -290,7 +290,7 @@ impl fmt::Display for StopReason {
                 format_duration(Duration::from_secs(*limit_secs))
             ),
             StopReason::MaxCost { limit_usd } => {
-                write!(f, "cost limit reached (${limit_usd:.2})")
+                write!(f, "cost limit reached ({})", format_usd_limit(*limit_usd))
             }
             StopReason::StaleLoop { topic, repeats } => write!(
                 f,
@@ -324,6 +324,23 @@ pub fn format_duration(d: Duration) -> String {
         format!("{:.1}s", d.as_secs_f64())
     } else {
         format!("{}ms", d.as_millis())
+    }
+}
+
+/// The fewest decimals a dollar limit shows: cents, as people write amounts of money.
+const USD_LIMIT_MIN_DECIMALS: usize = 2;
+
+/// A configured dollar limit as the user set it: `$5.00`, `$0.015`, `$0.001`. Rounding
+/// to cents would show a limit of 0.001 as `$0.00` and 0.015 as `$0.01`, a limit the
+/// run never had, so every digit the value has is kept (Rust's shortest form that reads
+/// back as the same number), padded to cents.
+pub fn format_usd_limit(usd: f64) -> String {
+    let digits = usd.to_string();
+    let decimals = digits.split_once('.').map_or(0, |(_, frac)| frac.len());
+    if decimals >= USD_LIMIT_MIN_DECIMALS || !usd.is_finite() {
+        format!("${digits}")
+    } else {
+        format!("${usd:.USD_LIMIT_MIN_DECIMALS$}")
     }
 }
 

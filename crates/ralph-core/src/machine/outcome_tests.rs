@@ -131,6 +131,22 @@ fn durations_read_naturally() {
 }
 
 #[test]
+fn dollar_limits_keep_every_digit_they_were_set_with() {
+    let shown: Vec<_> = [5.0, 2.5, 0.015, 0.001, 1.2345, 1500.0]
+        .into_iter()
+        .map(format_usd_limit)
+        .collect();
+    assert_eq!(
+        shown,
+        vec!["$5.00", "$2.50", "$0.015", "$0.001", "$1.2345", "$1500.00"]
+    );
+    assert_eq!(
+        StopReason::MaxCost { limit_usd: 0.015 }.to_string(),
+        "cost limit reached ($0.015)"
+    );
+}
+
+#[test]
 fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
     let limit = ralph_stream::RateLimited {
         resets_at: Some(1_795_676_400),

@@ -4,6 +4,7 @@
 use anstyle::Style;
 
 use ralph_core::machine::{GateEnd, GateResult};
+use ralph_core::summary::thousands;
 
 use super::figures::duration_ms;
 use super::palette;
@@ -53,7 +54,13 @@ pub(crate) fn finished(result: &GateResult) -> Vec<(Style, String)> {
     let output: Vec<&str> = result.output.lines().collect();
     let from = output.len().saturating_sub(SHOWN_OUTPUT_LINES);
     if from > 0 {
-        lines.push((palette::DIM, format!("  │ … {from} lines before")));
+        // `output` is only the end of what the gate printed, without its blank lines:
+        // how many came before the lines shown is not known, the whole count is.
+        let earlier = match result.output_lines {
+            0 => "  │ … earlier lines left out".to_owned(),
+            all => format!("  │ … the last of {} lines:", thousands(all)),
+        };
+        lines.push((palette::DIM, earlier));
     }
     for l in &output[from..] {
         lines.push((palette::DIM, format!("  │ {l}")));

@@ -10,7 +10,7 @@
 
 use anstyle::Style;
 use ralph_core::event::Event;
-use ralph_core::machine::{IterationOutcome, Notice};
+use ralph_core::machine::{IterationOutcome, Notice, format_usd_limit};
 use ralph_core::run_event::{Limits, RunEvent};
 use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
@@ -280,7 +280,7 @@ impl RunView {
         };
         let budget = limits
             .max_cost_usd
-            .map(|c| format!(", ${c:.2}"))
+            .map(|c| format!(", {}", format_usd_limit(c)))
             .unwrap_or_default();
         let intro = format!(
             "ralph {run} · {backend}{hats} · limits: {}, {}{budget}",

@@ -3,7 +3,7 @@
 //! footer).
 
 use anstyle::Style;
-use ralph_core::machine::EndClass;
+use ralph_core::machine::{EndClass, format_usd_limit};
 use ralph_core::run_event::{RunEvent, Totals};
 
 use super::RunView;
@@ -80,7 +80,7 @@ impl RunView {
             );
         };
         let cost = match limits.max_cost_usd {
-            Some(max) => format!("{} of ${max:.2}", total_cost(totals)),
+            Some(max) => format!("{} of {}", total_cost(totals), format_usd_limit(max)),
             None => total_cost(totals),
         };
         format!(

@@ -390,6 +390,42 @@ fn an_attempt_after_a_rate_limit_says_which_it_is_in_its_header() {
 }
 
 #[test]
+fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
+    let mut view = RunView::new(Detail::Normal);
+    let mut out = String::new();
+    view.render(
+        &RunEvent::LoopStarted {
+            run_id: "20261126T101500Z",
+            resumed: false,
+            workspace: "/work",
+            run_dir: ".ralph/runs/20261126T101500Z",
+            backend: "pi",
+            hats: vec![],
+            limits: Limits {
+                max_iterations: 3,
+                max_runtime_secs: 3600,
+                max_cost_usd: Some(0.015),
+                max_consecutive_failures: 5,
+                completion_promise: "LOOP_COMPLETE",
+                required_events: &[],
+            },
+            totals: totals(0, 0, true),
+        },
+        &mut out,
+    );
+    assert!(
+        anstream::adapter::strip_str(&out)
+            .to_string()
+            .ends_with("limits: 3 iterations, 1h 00m, $0.015\n"),
+        "{out}"
+    );
+    assert_eq!(
+        view.against_limits(&totals(1, 4200, true)),
+        "1/3 iterations · 4.2s of 1h 00m · $0.0102 of $0.015"
+    );
+}
+
+#[test]
 fn headers_break_between_their_parts_on_a_narrow_terminal() {
     let header = "iteration 12/100 · builder · claude · run time 1:02:03";
     assert_eq!(
@@ -420,10 +456,12 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         end: GateEnd::Exit,
         exit_code: Some(1),
         duration_ms: 1500,
+        // The end of a gate that printed millions of lines (its log has them all).
         output: (1..=14)
             .map(|n| format!("line {n}"))
             .collect::<Vec<_>>()
             .join("\n"),
+        output_lines: 5_412_388,
         log: Some(".ralph/runs/r/gates/1-tests.log".into()),
     };
     let passed = GateResult {
@@ -467,11 +505,27 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         plain,
         "▸ gate tests · cargo test · checks LOOP_COMPLETE\n\
          ✗ gate tests failed (exit code 1) · 1.5s · LOOP_COMPLETE withheld\n  \
-         │ … 2 lines before\n  │ line 3\n  │ line 4\n  │ line 5\n  │ line 6\n  \
+         │ … the last of 5,412,388 lines:\n  │ line 3\n  │ line 4\n  │ line 5\n  │ line 6\n  \
          │ line 7\n  │ line 8\n  │ line 9\n  │ line 10\n  │ line 11\n  │ line 12\n  \
          │ line 13\n  │ line 14\n  log: .ralph/runs/r/gates/1-tests.log\n\
          ✓ gate tests passed · 1.5s\n\
          ⇢ emitted build.done ✓ verified\n\
          ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n"
     );
+}
+
+#[test]
+fn a_gate_record_without_a_line_count_names_no_number_for_what_is_not_shown() {
+    use ralph_core::machine::GateResult;
+    let old: GateResult = serde_json::from_value(serde_json::json!({
+        "gate": "tests", "event": "", "reason": "exit", "exit_code": 1, "duration_ms": 5,
+        "output": (1..=20).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n"),
+    }))
+    .unwrap();
+    let lines: Vec<String> = gate_lines::finished(&old)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(lines[1], "  │ … earlier lines left out");
+    assert_eq!(lines[2], "  │ line 9");
 }

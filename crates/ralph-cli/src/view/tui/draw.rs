@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use ralph_core::machine::format_usd_limit;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -99,7 +100,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
         clock(elapsed)
     };
     let cost = match model.max_cost_usd {
-        Some(max) => format!("${:.2}/${max:.2}", model.totals.cost_usd),
+        Some(max) => format!("${:.2}/{}", model.totals.cost_usd, format_usd_limit(max)),
         None => format!("${:.2}", model.totals.cost_usd),
     };
     let tokens = model.totals.tokens.sum();

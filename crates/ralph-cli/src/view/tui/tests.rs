@@ -189,6 +189,7 @@ fn gate(model: &mut RunModel, iteration: u32, passed: bool) {
         } else {
             "test foo ... FAILED\n1 failed".to_owned()
         },
+        output_lines: if passed { 0 } else { 2 },
         log: None,
     };
     feed(
@@ -289,6 +290,15 @@ fn claude_transcript_narrow_and_help() {
     insta::assert_snapshot!("claude_done_44x16", screen(&model, &mut app, 44, 16));
     key(&mut app, &mut model, KeyCode::Char('?'));
     insta::assert_snapshot!("claude_help_80x24", screen(&model, &mut app, 80, 24));
+}
+
+/// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
+#[test]
+fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    model.max_cost_usd = Some(0.001);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains("/$0.001 "), "{shown}");
 }
 
 /// Every size from one cell up, with help open and scrolled back: nothing panics.

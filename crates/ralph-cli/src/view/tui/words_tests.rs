@@ -63,6 +63,7 @@ fn gate_results_are_said_in_words() {
             exit_code,
             duration_ms: 4_200,
             output: String::new(),
+            output_lines: 0,
             log: None,
         };
         feed(
