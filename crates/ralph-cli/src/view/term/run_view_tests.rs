@@ -66,6 +66,20 @@ fn render_run(fixture: &str, format: StreamFormat, detail: Detail, color: bool) 
     )
 }
 
+/// The loop starts on pi with `hats` and `limits`.
+fn loop_started<'a>(hats: Vec<&'a str>, limits: Limits<'a>) -> RunEvent<'a> {
+    RunEvent::LoopStarted {
+        run_id: "20261126T101500Z",
+        resumed: false,
+        workspace: "/work",
+        run_dir: ".ralph/runs/20261126T101500Z",
+        backend: "pi",
+        hats,
+        limits,
+        totals: totals(0, 0, true),
+    }
+}
+
 fn render_run_ending(
     fixture: &str,
     format: StreamFormat,
@@ -84,19 +98,7 @@ fn render_run_ending(
         completion_promise: "LOOP_COMPLETE",
         required_events: &required,
     };
-    view.render(
-        &RunEvent::LoopStarted {
-            run_id: "20261126T101500Z",
-            resumed: false,
-            workspace: "/work",
-            run_dir: ".ralph/runs/20261126T101500Z",
-            backend: "pi",
-            hats: vec!["planner", "builder"],
-            limits,
-            totals: totals(0, 0, true),
-        },
-        &mut out,
-    );
+    view.render(&loop_started(vec!["planner", "builder"], limits), &mut out);
     let start = [Event::new("work.start")];
     view.render(
         &RunEvent::IterationStarted {
@@ -393,26 +395,15 @@ fn an_attempt_after_a_rate_limit_says_which_it_is_in_its_header() {
 fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
     let mut view = RunView::new(Detail::Normal);
     let mut out = String::new();
-    view.render(
-        &RunEvent::LoopStarted {
-            run_id: "20261126T101500Z",
-            resumed: false,
-            workspace: "/work",
-            run_dir: ".ralph/runs/20261126T101500Z",
-            backend: "pi",
-            hats: vec![],
-            limits: Limits {
-                max_iterations: 3,
-                max_runtime_secs: 3600,
-                max_cost_usd: Some(0.015),
-                max_consecutive_failures: 5,
-                completion_promise: "LOOP_COMPLETE",
-                required_events: &[],
-            },
-            totals: totals(0, 0, true),
-        },
-        &mut out,
-    );
+    let limits = Limits {
+        max_iterations: 3,
+        max_runtime_secs: 3600,
+        max_cost_usd: Some(0.015),
+        max_consecutive_failures: 5,
+        completion_promise: "LOOP_COMPLETE",
+        required_events: &[],
+    };
+    view.render(&loop_started(vec![], limits), &mut out);
     assert!(
         anstream::adapter::strip_str(&out)
             .to_string()
