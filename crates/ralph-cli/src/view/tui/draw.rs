@@ -100,7 +100,16 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
         clock(elapsed)
     };
     let cost = match model.max_cost_usd {
-        Some(max) => format!("${:.2}/{}", model.totals.cost_usd, format_usd_limit(max)),
+        Some(max) => {
+            // Spent to as many places as the limit shows (cents at least, four at most),
+            // so that `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
+            let limit = format_usd_limit(max);
+            let places = limit
+                .split_once('.')
+                .map_or(2, |(_, decimals)| decimals.len())
+                .clamp(2, 4);
+            format!("${:.places$}/{limit}", model.totals.cost_usd)
+        }
         None => format!("${:.2}", model.totals.cost_usd),
     };
     let tokens = model.totals.tokens.sum();

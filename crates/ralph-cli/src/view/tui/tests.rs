@@ -297,8 +297,13 @@ fn claude_transcript_narrow_and_help() {
 fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
     let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
     model.max_cost_usd = Some(0.001);
+    model.totals.cost_usd = 0.0051;
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains("/$0.001 "), "{shown}");
+    // Spent to the limit's places: compared at a glance.
+    assert!(shown.contains(" $0.005/$0.001 "), "{shown}");
+    model.max_cost_usd = Some(5.0);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
 }
 
 /// Every size from one cell up, with help open and scrolled back: nothing panics.
