@@ -101,6 +101,21 @@ fn claudes_rejected_rate_limit_event_carries_the_reset_time() {
 }
 
 #[test]
+fn opencodes_reset_time_saturates_on_a_retry_after_past_all_time() {
+    let capture = read(&fixtures_dir().join("opencode/v1.18.33_json_ratelimit429_headers.jsonl"));
+    let text = String::from_utf8(capture).expect("utf-8");
+    let bent = text.replace(
+        r#""retry-after":"3600""#,
+        &format!(r#""retry-after":"{}""#, u64::MAX),
+    );
+    assert_ne!(bent, text, "the capture gives a retry-after");
+    let limit = summarize(bent.as_bytes(), StreamFormat::Opencode)
+        .rate_limited
+        .expect("a limit");
+    assert_eq!(limit.resets_at, Some(u64::MAX));
+}
+
+#[test]
 fn opencodes_429_gives_the_reset_time_from_retry_after() {
     // The error line's `timestamp` (1795682491282 ms) plus the provider's `retry-after`
     // (3600 s) from the response headers OpenCode repeats.

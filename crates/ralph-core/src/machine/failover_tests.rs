@@ -100,6 +100,17 @@ fn a_reset_time_given_is_when_the_primary_comes_back() {
 }
 
 #[test]
+fn a_reset_time_at_the_end_of_time_keeps_the_backend_limited() {
+    // The agent's number: `u64::MAX` plus the slack once wrapped to a time long past,
+    // so the limited backend ran again at once, thousands of times a minute.
+    let mut m = Machine::new(failover(solo(), 1));
+    let it = run(&mut m);
+    m.finish(it, limited(Some(u64::MAX), 0, 1_000), S);
+    assert_eq!(m.pick_backend(DEFAULT_HAT, 1_001), pick(1, Some(0)));
+    assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000_000_000).fallback, 1);
+}
+
+#[test]
 fn a_reset_time_already_past_still_rests_the_backend_for_the_slack() {
     let mut m = Machine::new(failover(solo(), 1));
     let it = run(&mut m);

@@ -128,9 +128,12 @@ impl Machine {
         if policy == RateLimitPolicy::Failover {
             // A reset time already past still leaves the backend alone for the slack, as
             // `wait` would wait it: no attempt straight into the same limit.
+            // The reset time is the agent's number: saturating, a far one stays far (a
+            // wrapped sum near zero would count the backend as never limited, and run it
+            // again at once, over and over).
             let until = match resets_at {
-                Some(at) => (*at).max(now) + RESET_SLACK.as_secs(),
-                None => now + self.backoff(count).as_secs(),
+                Some(at) => (*at).max(now).saturating_add(RESET_SLACK.as_secs()),
+                None => now.saturating_add(self.backoff(count).as_secs()),
             };
             self.backend_ran(
                 &iteration.hat,
@@ -179,7 +182,9 @@ impl Machine {
             RateLimitPolicy::Fail => return None,
             RateLimitPolicy::Wait => RateLimitWait {
                 wait: match streak.resets_at {
-                    Some(at) => Duration::from_secs(at.saturating_sub(now)) + RESET_SLACK,
+                    Some(at) => {
+                        Duration::from_secs(at.saturating_sub(now)).saturating_add(RESET_SLACK)
+                    }
                     None => self.backoff(streak.count),
                 },
                 resets_at: streak.resets_at,

@@ -231,7 +231,8 @@ fn limit_reset(error: &ErrorInfo<'_>, timestamp_ms: Option<u64>) -> Option<u64> 
         return None;
     }
     let secs: u64 = error.retry_after?.decode().trim().parse().ok()?;
-    Some(timestamp_ms? / 1000 + secs)
+    // Both numbers are the agent's: a sum past u64 stays the farthest time, not a wrap.
+    Some((timestamp_ms? / 1000).saturating_add(secs))
 }
 
 /// OpenCode's step finish `reason`s.
