@@ -100,6 +100,32 @@ fn plan_starts_the_agent_interactively_with_a_planning_prompt() {
 }
 
 #[test]
+fn plan_makes_its_specs_directory_through_no_link_and_names_a_file_in_its_way() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "- | |\n- | |\n");
+    std::fs::create_dir(ws.path().join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink("elsewhere", ws.path().join(".ralph")).unwrap();
+    let out = ws.run(&["plan", "x"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path().join("elsewhere/specs").exists());
+    std::fs::remove_file(ws.path().join(".ralph")).unwrap();
+    std::fs::create_dir(ws.path().join(".ralph")).unwrap();
+    std::fs::write(ws.path().join(".ralph/specs"), "").unwrap();
+    let out = ws.run(&["plan", "x"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is a regular file, not a directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.agent_log().is_empty(), "no session started");
+}
+
+#[test]
 fn plan_reports_the_agent_s_failure_and_can_print_its_command_line() {
     let ws = Workspace::new(
         "cli:\n  backend: claude\ncore:\n  specs_dir: specs\n",

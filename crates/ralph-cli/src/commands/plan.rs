@@ -12,6 +12,7 @@ use std::time::SystemTime;
 
 use ralph_agent::supervise::{ChildStatus, run_interactive};
 use ralph_core::config::{DEFAULT_PROMPT_FILE, Overrides};
+use ralph_core::fsafe;
 use ralph_core::visible::visible;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -79,7 +80,15 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
             return Ok(CommandOutcome::Success);
         }
         let specs = cwd.join(&specs_dir);
-        std::fs::create_dir_all(&specs)
+        // Under `.ralph/` (the default) no level may be a link or a file: checked, named
+        // as any refusal there is, before anything is made. The agent does not run yet.
+        fsafe::check_ralph_dirs(&specs.join("spec.md"))
+            .and_then(|()| std::fs::create_dir_all(&specs))
+            .map_err(|e| match e.kind() {
+                // A file where a directory should be: say which, not "File exists".
+                std::io::ErrorKind::AlreadyExists => fsafe::check_dir(&specs).err().unwrap_or(e),
+                _ => e,
+            })
             .map_err(|e| CliError::io("create the specs directory", &specs, e))?;
         let before = spec_files(&specs);
         let outcome = session(&command.program, &command.args, agent.kind.name()).await?;
