@@ -356,6 +356,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         events: &events,
         wall_secs: 3,
         started_at_ms: 4,
+        elapsed_ms: 0,
     });
     for event in &agent_events {
         push(RunEvent::Agent {

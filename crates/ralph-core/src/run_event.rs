@@ -60,6 +60,9 @@ pub enum RunEvent<'a> {
         /// The iteration's wall-clock deadline.
         wall_secs: u64,
         started_at_ms: u64,
+        /// The run's time so far, as its runtime limit counts it: rate-limit waits,
+        /// gates and hooks included.
+        elapsed_ms: u64,
     },
     /// A normalized agent event (docs/events.md), as it arrives.
     Agent {

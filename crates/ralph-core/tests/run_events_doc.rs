@@ -107,6 +107,7 @@ fn every_run_event_type_has_a_section() {
             events: &[],
             wall_secs: 1,
             started_at_ms: 0,
+            elapsed_ms: 0,
         },
         RunEvent::Agent {
             iteration: 1,

@@ -273,6 +273,7 @@ async fn iterate(
         events: &iteration.events,
         wall_secs: wall.wall.as_secs(),
         started_at_ms,
+        elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
     });
 
     let number = iteration.number;

@@ -397,6 +397,11 @@ impl Machine {
         }
     }
 
+    /// The run's time so far, as `max_runtime` counts it, `elapsed` into this session.
+    pub fn runtime_ms_at(&self, elapsed: Duration) -> u64 {
+        self.runtime_base_ms.saturating_add(millis(elapsed))
+    }
+
     fn set_runtime(&mut self, elapsed: Duration) {
         self.state.runtime_ms = self.runtime_base_ms + millis(elapsed);
     }

@@ -298,11 +298,15 @@ impl RunView {
             max_iterations,
             hat_name,
             backend,
+            elapsed_ms,
             ..
         } = event
         else {
             return;
         };
+        // The run's own clock: the totals of the iteration before leave out the waits,
+        // gates and hooks since.
+        self.elapsed_ms = *elapsed_ms;
         self.agent = AgentView::new(self.detail == Detail::Verbose);
         self.context = ContextUse::default();
         self.current = Some(Current {

@@ -111,6 +111,7 @@ fn render_run_ending(
             events: &start,
             wall_secs: 3600,
             started_at_ms: 0,
+            elapsed_ms: 0,
         },
         &mut out,
     );
@@ -163,6 +164,8 @@ fn render_run_ending(
             events: &planned,
             wall_secs: 3600,
             started_at_ms: 0,
+            // Right after iteration 1 ended (no gate, no wait).
+            elapsed_ms: 2100,
         },
         &mut out,
     );
@@ -370,6 +373,7 @@ fn started(iteration: u32, attempt: u32, backend: &str) -> RunEvent<'_> {
         events: &[],
         wall_secs: 60,
         started_at_ms: 0,
+        elapsed_ms: 0,
     }
 }
 
@@ -388,6 +392,24 @@ fn an_attempt_after_a_rate_limit_says_which_it_is_in_its_header() {
     assert_eq!(
         header(2),
         "── iteration 3/10 · attempt 2 · ralph · pi · run time 0:00 ──"
+    );
+}
+
+#[test]
+fn the_header_gives_the_runs_time_with_the_wait_before_the_attempt() {
+    // Iteration 2 ended 3 s in; a 4 s rate-limit wait came after: attempt 2 starts at 7 s.
+    let mut view = RunView::new(Detail::Normal);
+    let mut out = String::new();
+    let mut event = started(2, 2, "claude");
+    if let RunEvent::IterationStarted { elapsed_ms, .. } = &mut event {
+        *elapsed_ms = 7_000;
+    }
+    view.render(&event, &mut out);
+    assert!(
+        anstream::adapter::strip_str(&out)
+            .to_string()
+            .contains("attempt 2 · ralph · claude · run time 0:07 ──"),
+        "{out}"
     );
 }
 

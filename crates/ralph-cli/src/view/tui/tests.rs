@@ -139,6 +139,7 @@ fn attempt_started(model: &mut RunModel, iteration: u32, attempt: u32, hat: &str
             events: &[],
             wall_secs: 600,
             started_at_ms: STARTED_AT_MS,
+            elapsed_ms: 0,
         },
     );
 }
