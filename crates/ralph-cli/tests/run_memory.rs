@@ -100,3 +100,25 @@ fn a_skill_whose_front_matter_has_a_wrong_type_is_left_out_with_a_warning() {
         "{prompt}"
     );
 }
+
+#[test]
+fn memories_that_cannot_be_read_are_said_to_be_unreadable_not_empty() {
+    let ws = workspace("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    nix::unistd::mkfifo(
+        &ws.path().join(".ralph/agent/memories.md"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert!(
+        stderr.contains("the memories are left out of this prompt"),
+        "{stderr}"
+    );
+    let prompt = ws.prompt(1);
+    assert!(
+        prompt.contains("The memories file `.ralph/agent/memories.md` cannot be read"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("None stored yet"), "{prompt}");
+}

@@ -26,6 +26,9 @@ pub enum MemoryPrompt<'a> {
     Primed(&'a str),
     /// `inject: manual`: only how to read them.
     Manual,
+    /// `inject: auto`, but the memories file could not be read (`path`, `why`): said,
+    /// so that the agent neither takes the memory for empty nor keeps adding to it.
+    Unreadable { path: &'a str, why: &'a str },
 }
 
 /// Writes the memories section.
@@ -46,6 +49,14 @@ pub fn write_memories(p: &mut String, memories: MemoryPrompt<'_>, ralph: &str) {
                 "Lessons from earlier iterations, most relevant first (`{ralph} tools memory \
                  search <words>` finds others). {add}\n\n<memories>\n{}\n</memories>",
                 text.trim()
+            );
+        }
+        MemoryPrompt::Unreadable { path, why } => {
+            let _ = writeln!(
+                p,
+                "The memories file `{path}` cannot be read ({why}): none are shown this \
+                 iteration, and `{ralph} tools memory` will fail until it is a regular file \
+                 again."
             );
         }
         MemoryPrompt::Manual => {

@@ -85,6 +85,25 @@ fn nothing_stored_yet_teaches_the_commands_in_a_few_lines() {
 }
 
 #[test]
+fn memories_that_cannot_be_read_are_not_called_none_stored() {
+    let prompt = build_prompt(&PromptInput {
+        memories: Some(MemoryPrompt::Unreadable {
+            path: ".ralph/agent/memories.md",
+            why: "it is a FIFO (named pipe), not a regular file",
+        }),
+        ..solo(&[])
+    });
+    assert!(
+        prompt.contains(
+            "The memories file `.ralph/agent/memories.md` cannot be read (it is a FIFO (named \
+             pipe), not a regular file)"
+        ),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("None stored yet"), "{prompt}");
+}
+
+#[test]
 fn manual_injection_says_how_to_read_them_and_carries_none() {
     let prompt = build_prompt(&PromptInput {
         memories: Some(MemoryPrompt::Manual),

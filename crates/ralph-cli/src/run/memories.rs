@@ -14,8 +14,9 @@ use crate::diagnostic::diagnostic;
 
 /// The memories and skills of one iteration's prompt.
 pub(crate) struct WorkingMemory {
-    /// The primed memories (`inject: auto`), else `None`.
-    primed: Option<String>,
+    /// The primed memories (`inject: auto`), else `None`; `Err`: the file (shown as
+    /// this path) could not be read, and why.
+    primed: Option<Result<String, (String, String)>>,
     show_memories: bool,
     pub(crate) skills: Vec<Skill>,
 }
@@ -46,14 +47,19 @@ impl WorkingMemory {
     /// What the prompt says about memories.
     pub(crate) fn prompt(&self) -> Option<MemoryPrompt<'_>> {
         match &self.primed {
-            Some(text) => Some(MemoryPrompt::Primed(text)),
+            Some(Ok(text)) => Some(MemoryPrompt::Primed(text)),
+            Some(Err((path, why))) => Some(MemoryPrompt::Unreadable { path, why }),
             None if self.show_memories => Some(MemoryPrompt::Manual),
             None => None,
         }
     }
 }
 
-fn primed(config: &ResolvedConfig, workspace: &Path, hat: Option<&str>) -> String {
+fn primed(
+    config: &ResolvedConfig,
+    workspace: &Path,
+    hat: Option<&str>,
+) -> Result<String, (String, String)> {
     let file = MemoryFile::in_workspace(workspace);
     let parsed = match file.read() {
         Ok((_, parsed)) => parsed,
@@ -63,12 +69,13 @@ fn primed(config: &ResolvedConfig, workspace: &Path, hat: Option<&str>) -> Strin
                 "warning: the memories are left out of this prompt: cannot read `{}`: {e}",
                 file.path().display()
             ));
-            return String::new();
+            let shown = file.path().strip_prefix(workspace).unwrap_or(file.path());
+            return Err((shown.display().to_string(), e.to_string()));
         }
     };
     let filter = &config.memories.filter;
     let prefer: Vec<String> = hat.map(str::to_owned).into_iter().collect();
-    prime(
+    let primed = prime(
         parsed.memories(),
         &Prime {
             budget: usize::try_from(config.memories.budget).ok(),
@@ -78,6 +85,6 @@ fn primed(config: &ResolvedConfig, workspace: &Path, hat: Option<&str>) -> Strin
             prefer_tags: &prefer,
             today: date::day_number(SystemTime::now()),
         },
-    )
-    .text
+    );
+    Ok(primed.text)
 }
