@@ -5,6 +5,8 @@
 mod common;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
+#[path = "worktrees/inside.rs"]
+mod inside;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -1,0 +1,46 @@
+//! Commands typed inside a worktree loop's own checkout, where an agent of the loop (or
+//! a user who went there to look) types them.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::common::{Workspace, code};
+use super::{COMMIT_OWN_FILE, repo, row, stderr, tree};
+
+/// `ralph <args>` typed in `dir`.
+fn run_in(ws: &Workspace, dir: &Path, args: &[&str]) -> std::process::Output {
+    ws.command(args).current_dir(dir).output().expect("ralph")
+}
+
+/// The worktree rows of `ralph runs --format json` typed in `dir`.
+fn worktrees_from(ws: &Workspace, dir: &Path) -> Vec<Value> {
+    let out = run_in(ws, dir, &["runs", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .filter(|r| r.get("worktree").is_some())
+        .collect()
+}
+
+#[test]
+fn runs_typed_at_the_top_of_a_loops_checkout_shows_its_path_as_a_dot() {
+    let ws = repo(COMMIT_OWN_FILE);
+    for name in ["here", "there"] {
+        let out = ws.run(&["run", &format!("--worktree={name}"), "-q", "-p", "x"]);
+        assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    }
+    let rows = worktrees_from(&ws, &tree(&ws, "here"));
+    let paths = (&row(&rows, "here")["path"], &row(&rows, "there")["path"]);
+    let there = tree(&ws, "there").display().to_string();
+    assert_eq!(paths, (&Value::from("."), &Value::from(there)));
+    let table = run_in(&ws, &tree(&ws, "here"), &["runs"]);
+    let table = String::from_utf8(table.stdout).expect("utf-8");
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("here "))
+        .expect("a row");
+    assert!(line.ends_with(" ."), "{table}");
+}
