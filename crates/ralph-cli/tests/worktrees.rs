@@ -559,3 +559,20 @@ fn a_loop_typed_in_a_subdirectory_runs_from_the_top_and_shows_paths_from_there()
         assert_eq!(row(&worktrees(&ws), name)["ahead"], 1);
     }
 }
+
+#[test]
+fn a_repository_without_a_commit_says_so_and_nothing_is_made() {
+    let ws = Workspace::new(CONFIG, COMMIT_OWN_FILE);
+    git(ws.path(), &["init", "-q", "-b", "main"]);
+    let out = ws.run(&["run", "--worktree=early", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no commit yet (branch main is unborn)") && err.contains("commit something"),
+        "{err}"
+    );
+    // No --base was given: the message must not speak of one as if it had been.
+    assert!(!err.contains("--base `"), "{err}");
+    assert!(!tree(&ws, "early").exists());
+    assert_eq!(ralph_branches(&ws), Vec::<String>::new());
+}

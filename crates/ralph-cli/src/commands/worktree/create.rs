@@ -119,21 +119,41 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
 /// The base as recorded (a branch's full ref, else the commit) and its commit.
 fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> {
     let rev = given.unwrap_or("HEAD");
-    let commit = repo
-        .git
-        .line(
-            &repo.top,
-            &[
-                "rev-parse",
-                "--verify",
-                "-q",
-                "--end-of-options",
-                &format!("{rev}^{{commit}}"),
-            ],
-        )?
-        .ok_or_else(|| CliError::Worktree(format!("--base `{rev}` names no commit here")))?;
-    let full = match given {
+    let commit = repo.git.line(
+        &repo.top,
+        &[
+            "rev-parse",
+            "--verify",
+            "-q",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )?;
+    let head_ref = match given {
         None => repo.git.line(&repo.top, &["symbolic-ref", "-q", "HEAD"])?,
+        Some(_) => None,
+    };
+    let Some(commit) = commit else {
+        return Err(CliError::Worktree(match (given, &head_ref) {
+            (Some(rev), _) => format!("--base `{rev}` names no commit here"),
+            // HEAD is a branch that has no commit: a repository just made with `git
+            // init` (or an orphan branch). Nothing was asked of --base.
+            (None, Some(branch)) => format!(
+                "the repository at `{}` has no commit yet (branch {} is unborn), and a \
+                 worktree loop starts from one: commit something first (`git commit`), or \
+                 pass --base REF to start from another branch",
+                repo.top.display(),
+                branch.trim_start_matches("refs/heads/")
+            ),
+            (None, None) => format!(
+                "HEAD in `{}` names no commit git can find: check out a branch or a commit \
+                 there, or pass --base REF",
+                repo.top.display()
+            ),
+        }));
+    };
+    let full = match given {
+        None => head_ref,
         // rev-parse echoes `--end-of-options` on a line of its own before the name.
         Some(rev) => repo
             .git
