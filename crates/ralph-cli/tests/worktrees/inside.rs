@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::common::{Workspace, code};
-use super::{COMMIT_OWN_FILE, repo, row, stderr, tree};
+use super::{COMMIT_OWN_FILE, ralph_branches, repo, row, stderr, tree, worktrees};
 
 /// `ralph <args>` typed in `dir`.
 fn run_in(ws: &Workspace, dir: &Path, args: &[&str]) -> std::process::Output {
@@ -43,4 +43,36 @@ fn runs_typed_at_the_top_of_a_loops_checkout_shows_its_path_as_a_dot() {
         .find(|l| l.starts_with("here "))
         .expect("a row");
     assert!(line.ends_with(" ."), "{table}");
+}
+
+#[test]
+fn rm_typed_inside_the_worktree_it_removes_is_refused_and_nothing_goes() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=x", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let deep = tree(&ws, "x").join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    for dir in [tree(&ws, "x"), deep] {
+        for args in [
+            &["runs", "rm", "x"][..],
+            &["runs", "rm", "x", "--force"][..],
+        ] {
+            let out = run_in(&ws, &dir, args);
+            assert_eq!(code(out.status), 1, "{args:?} in {}", dir.display());
+            let err = stderr(&out);
+            assert!(err.contains("cd out of it first"), "{err}");
+            assert!(
+                err.contains(&format!("`cd {}`", ws.path().display())),
+                "{err}"
+            );
+            // All or nothing: the worktree, its branch and its record are all there.
+            assert!(tree(&ws, "x").join("f-x.txt").is_file());
+            assert_eq!(ralph_branches(&ws), ["ralph/x"]);
+            assert_eq!(row(&worktrees(&ws), "x")["status"], "completed");
+        }
+    }
+    let out = ws.run(&["runs", "rm", "x", "--force"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(!tree(&ws, "x").exists());
+    assert_eq!(ralph_branches(&ws), Vec::<String>::new());
 }

@@ -1,11 +1,12 @@
 //! `ralph runs rm NAME [--force]`: the worktree loop's worktree, branch and record gone.
 //! Refused while its loop runs (stop it first), and, unless `--force`, while its branch
 //! has commits its base does not or its worktree has changes not committed: cleanup
-//! must not delete the only copy of a loop's work.
+//! must not delete the only copy of a loop's work. Refused too when typed inside the
+//! worktree it removes: the shell would be left in a directory that is gone.
 
 use std::path::Path;
 
-use ralph_core::store::RalphDir;
+use ralph_core::store::{RalphDir, WorktreeRecord};
 
 use super::Repo;
 use crate::cli_runs::RmArgs;
@@ -17,6 +18,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let record = repo.record(&args.name)?;
     let name = &record.name;
     let tree = record.path.clone();
+    refuse_from_inside(cwd, &record)?;
     let _lock = repo.lock()?;
     let own = RalphDir::in_workspace(&tree);
     if tree.is_dir() && own.loop_running().unwrap_or(false) {
@@ -79,4 +81,26 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         record.branch
     );
     Ok(CommandOutcome::Success)
+}
+
+/// Refuses to remove the worktree the command was typed in, or under: the shell would be
+/// left in a directory that is gone, and the git commands, which run at the top of the
+/// checkout the command was typed in, could not start once it is removed (half the
+/// loop would stay). Paths are compared resolved: either may be spelled through a link.
+fn refuse_from_inside(cwd: &Path, record: &WorktreeRecord) -> Result<(), CliError> {
+    let (Ok(here), Ok(tree)) = (cwd.canonicalize(), record.path.canonicalize()) else {
+        return Ok(());
+    };
+    if !here.starts_with(&tree) {
+        return Ok(());
+    }
+    // The record's path is `<checkout>/.ralph/worktrees/<name>` (checked when read).
+    let checkout = record.path.ancestors().nth(3).unwrap_or(&record.path);
+    Err(CliError::Worktree(format!(
+        "you are inside the worktree of `{name}` (`{}`), which `ralph runs rm` deletes: \
+         cd out of it first (`cd {}`), then run `ralph runs rm {name}` again",
+        record.path.display(),
+        checkout.display(),
+        name = record.name
+    )))
 }
