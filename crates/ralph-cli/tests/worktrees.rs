@@ -7,6 +7,8 @@ mod common;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/nested.rs"]
+mod nested;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -13,6 +13,7 @@ mod include;
 pub(crate) mod land;
 pub(crate) mod list;
 mod lock;
+mod nested;
 pub(crate) mod rm;
 
 use std::path::{Path, PathBuf};
