@@ -76,3 +76,39 @@ fn rm_typed_inside_the_worktree_it_removes_is_refused_and_nothing_goes() {
     assert!(!tree(&ws, "x").exists());
     assert_eq!(ralph_branches(&ws), Vec::<String>::new());
 }
+
+/// A loop inside another's checkout would be deleted when that one is removed: it is
+/// made beside it, from the commit checked out where it was typed.
+#[test]
+fn a_loop_typed_inside_another_loops_checkout_is_made_beside_it() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=outer", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let outer = tree(&ws, "outer");
+    let out = run_in(&ws, &outer, &["run", "--worktree=inner", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains(", in ../inner\n"), "{}", stderr(&out));
+    assert!(!outer.join(".ralph/worktrees").exists());
+    // Started from outer's branch (the agent's commit there is in it), landing there.
+    assert!(tree(&ws, "inner").join("f-outer.txt").is_file());
+    assert!(tree(&ws, "inner").join("f-inner.txt").is_file());
+    let r = row(&worktrees(&ws), "inner").clone();
+    assert_eq!(
+        (&r["base"], &r["ahead"]),
+        (&Value::from("ralph/outer"), &Value::from(1))
+    );
+    // Typed in a loop an earlier ralph nested in outer: at the top too.
+    let old = super::nested::nest(&ws, "outer", "old");
+    let out = run_in(&ws, &old, &["run", "--worktree=third", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(tree(&ws, "third").join("f-third.txt").is_file());
+    assert!(!old.join(".ralph/worktrees").exists());
+
+    // Removing outer takes only what is inside it (`old`).
+    let out = ws.run(&["runs", "rm", "outer", "--force"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let mut branches = ralph_branches(&ws);
+    branches.sort();
+    assert_eq!(branches, ["ralph/inner", "ralph/third"]);
+    assert!(tree(&ws, "inner").join("f-inner.txt").is_file());
+}

@@ -1,9 +1,10 @@
-//! Worktrees inside a worktree loop's checkout. A loop started in a worktree loop's
-//! checkout is made in that checkout's own `.ralph/worktrees/`, nested: removing the
-//! outer loop (`git worktree remove`) would delete the inner one with it, running or
-//! not, uncommitted work included. `ralph runs rm` finds whatever is nested in the
-//! worktree it removes ([`inside`]: nested loops, or a worktree someone added there by
-//! hand), to refuse or to remove it properly.
+//! Worktrees inside a worktree loop's checkout. Earlier versions made a loop started in a
+//! worktree loop's checkout in that checkout's own `.ralph/worktrees/`, nested: removing
+//! the outer loop (`git worktree remove`) deleted the inner one with it, running or not,
+//! uncommitted work included. New loops now go beside the one they were typed in
+//! ([`home`]), never inside it. `ralph runs rm` still finds whatever is nested in the
+//! worktree it removes ([`inside`]: loops nested by an earlier version, or a worktree
+//! someone added there by hand), to refuse or to remove it properly.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,20 @@ pub(crate) struct Nested {
     pub(crate) path: PathBuf,
     /// Its record, when it is a worktree loop (else a worktree git alone knows).
     pub(crate) record: Option<WorktreeRecord>,
+}
+
+/// `repo` from the checkout where its new worktree loops go: its own top, unless that
+/// is a worktree loop's checkout, whose loops go where that loop is (climbing again for
+/// a loop an earlier version nested).
+pub(crate) fn home(repo: Repo) -> Repo {
+    let mut top = repo.top.clone();
+    // The record's path is `<checkout>/.ralph/worktrees/<name>` (checked when read).
+    while loop_at(&repo, &top).is_some()
+        && let Some(checkout) = top.ancestors().nth(3)
+    {
+        top = checkout.to_path_buf();
+    }
+    Repo { top, ..repo }
 }
 
 /// The worktrees of the repository inside `tree` (not `tree` itself), whether git lists
