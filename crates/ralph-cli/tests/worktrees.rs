@@ -3,6 +3,12 @@
 //! agents committing files in their worktrees.
 
 mod common;
+#[path = "worktrees/git_locks.rs"]
+mod git_locks;
+#[path = "worktrees/inside.rs"]
+mod inside;
+#[path = "worktrees/nested.rs"]
+mod nested;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -458,47 +464,6 @@ fn worktreeinclude_copies_ignored_files_and_nothing_from_outside() {
     }
 }
 
-/// How long the tests below hold one of git's lock files as another git would: far
-/// longer than ralph takes to reach its git command, far shorter than its retries last.
-const HOLD: std::time::Duration = std::time::Duration::from_millis(1500);
-
-/// Holds the lock file at `lock` (as a git process would) for [`HOLD`] while `ralph
-/// <args>` runs: ralph must wait it out, then succeed.
-fn run_while_git_holds(ws: &Workspace, lock: &Path, args: &[&str]) -> Output {
-    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
-    std::fs::write(lock, "").unwrap();
-    let mut child = ws.start(args);
-    std::thread::sleep(HOLD);
-    assert!(
-        child.try_wait().expect("try_wait").is_none(),
-        "ralph did not wait for {}",
-        lock.display()
-    );
-    std::fs::remove_file(lock).unwrap();
-    wait_output(child)
-}
-
-#[test]
-fn git_lock_files_held_by_another_git_are_waited_out() {
-    let ws = repo(COMMIT_OWN_FILE);
-    let git_dir = ws.path().join(".git");
-    let out = run_while_git_holds(
-        &ws,
-        &git_dir.join("refs/heads/ralph/held.lock"),
-        &["run", "--worktree=held", "-q", "-p", "x"],
-    );
-    assert_eq!(code(out.status), 0, "{}", stderr(&out));
-    assert_eq!(ralph_branches(&ws), ["ralph/held"]);
-    // Landing fast-forwards main in this checkout, which needs its index.
-    let out = run_while_git_holds(
-        &ws,
-        &git_dir.join("index.lock"),
-        &["runs", "land", "held", "--check", "true"],
-    );
-    assert_eq!(code(out.status), 0, "{}", stderr(&out));
-    assert!(ws.path().join("f-held.txt").is_file());
-}
-
 #[test]
 fn hooks_of_a_worktree_loop_get_its_name_and_run_id() {
     let config = format!(
@@ -595,4 +560,21 @@ fn a_loop_typed_in_a_subdirectory_runs_from_the_top_and_shows_paths_from_there()
         assert!(tree(&ws, name).join(format!("f-{name}.txt")).is_file());
         assert_eq!(row(&worktrees(&ws), name)["ahead"], 1);
     }
+}
+
+#[test]
+fn a_repository_without_a_commit_says_so_and_nothing_is_made() {
+    let ws = Workspace::new(CONFIG, COMMIT_OWN_FILE);
+    git(ws.path(), &["init", "-q", "-b", "main"]);
+    let out = ws.run(&["run", "--worktree=early", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no commit yet (branch main is unborn)") && err.contains("commit something"),
+        "{err}"
+    );
+    // No --base was given: the message must not speak of one as if it had been.
+    assert!(!err.contains("--base `"), "{err}");
+    assert!(!tree(&ws, "early").exists());
+    assert_eq!(ralph_branches(&ws), Vec::<String>::new());
 }

@@ -3,6 +3,7 @@
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
+use std::path::Path;
 use std::time::Duration;
 
 /// How the run ended. Exactly one of these; timeouts and stops are distinct so the loop
@@ -119,6 +120,24 @@ impl SpawnFailure {
             program: program.to_string_lossy().into_owned(),
             kind: error.kind(),
             message: format!("{error}{hint}"),
+        }
+    }
+
+    /// The failure to start `program` in the directory `dir` with `error`. The child
+    /// reports a working directory that is not there with the same ENOENT as a program
+    /// that is not there: when `dir` is gone, that is said, rather than sending the user
+    /// to install a program they have.
+    pub fn in_dir(program: &OsStr, dir: &Path, error: &io::Error) -> SpawnFailure {
+        if error.kind() != io::ErrorKind::NotFound || dir.is_dir() {
+            return SpawnFailure::new(program, error);
+        }
+        SpawnFailure {
+            program: program.to_string_lossy().into_owned(),
+            kind: error.kind(),
+            message: format!(
+                "its working directory `{}` does not exist (any more?)",
+                dir.display()
+            ),
         }
     }
 }

@@ -35,3 +35,33 @@ fn a_command_that_timed_out_names_its_own_limit_not_an_iterations() {
         exited.to_string()
     );
 }
+
+#[test]
+fn a_missing_working_directory_is_not_a_missing_program() {
+    let program = OsStr::new("git");
+    let missing = std::path::Path::new("/nonexistent/ralph-test/dir");
+    let enoent: io::Error = io::ErrorKind::NotFound.into();
+    let failure = SpawnFailure::in_dir(program, missing, &enoent);
+    assert_eq!(failure.kind, io::ErrorKind::NotFound);
+    assert!(
+        failure.message.contains("/nonexistent/ralph-test/dir")
+            && !failure.message.contains("PATH"),
+        "{}",
+        failure.message
+    );
+    // In a directory that is there, ENOENT is the program's: the PATH hint stays.
+    let here = std::env::temp_dir();
+    let failure = SpawnFailure::in_dir(program, &here, &enoent);
+    assert!(
+        failure
+            .message
+            .ends_with("(not found on PATH; is it installed?)")
+    );
+    let denied: io::Error = io::ErrorKind::PermissionDenied.into();
+    let failure = SpawnFailure::in_dir(program, missing, &denied);
+    assert!(
+        failure
+            .message
+            .ends_with("(not executable; check its permissions)")
+    );
+}

@@ -101,7 +101,10 @@ pub async fn run(
     let spawned = match spawn(&spec, &token) {
         Ok(s) => s,
         Err(e) => {
-            let error = SpawnFailure::new(&spec.program, &e);
+            let error = match spec.cwd.as_deref() {
+                Some(dir) => SpawnFailure::in_dir(&spec.program, dir, &e),
+                None => SpawnFailure::new(&spec.program, &e),
+            };
             return ProcessOutcome::without_child(Termination::FailedToStart { error }, started);
         }
     };

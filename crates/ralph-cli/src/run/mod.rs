@@ -554,10 +554,17 @@ fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `path` relative to the workspace when it lies inside it.
+/// `path` relative to the workspace when it lies inside it; `.` for the workspace
+/// itself (`ralph runs` typed at the top of a worktree loop's checkout), which would
+/// otherwise show as nothing at all.
 pub(crate) fn display_path(path: &Path, workspace: &Path) -> String {
-    path.strip_prefix(workspace)
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    match path.strip_prefix(workspace) {
+        Ok(inside) if inside.as_os_str().is_empty() => ".".to_owned(),
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

@@ -11,7 +11,7 @@ use ralph_core::store::{
 
 use ralph_core::fsafe;
 
-use super::{Repo, include, now_ms, seen_from};
+use super::{Repo, include, nested, now_ms, seen_from};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
@@ -49,15 +49,20 @@ pub(crate) fn hint(prompt_file: Option<&Path>, prompt: Option<&str>) -> Option<S
     })
 }
 
-/// Makes the worktree in the repository `cwd` is in (anywhere in its checkout).
+/// Makes the worktree in the repository `cwd` is in (anywhere in its checkout). The
+/// base (`HEAD` by default) and the files `.worktreeinclude` lists are those of the
+/// checkout `cwd` is in; the worktree goes beside it when that is a worktree loop's
+/// (`nested.rs`).
 pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliError> {
     if let Some(name) = request.name {
         check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
     }
-    let repo = Repo::at_top(cwd)?;
-    let (base_ref, base_commit) = base(&repo, request.base)?;
+    let here = Repo::at_top(cwd)?;
+    let (base_ref, base_commit) = base(&here, request.base)?;
     // Checked before anything is made: a refused list leaves nothing behind.
-    let copies = include::plan(&repo)?;
+    let copies = include::plan(&here)?;
+    let source = here.top.clone();
+    let repo = nested::home(here);
     let _lock = repo.lock()?;
     ensure_ignored(&repo)?;
     let name = match request.name {
@@ -106,7 +111,7 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         .save(&record)
         .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))?;
     drop(_lock);
-    include::copy(&repo.top, &path, &copies)?;
+    include::copy(&source, &path, &copies)?;
     diagnostic(format_args!(
         "worktree loop `{name}`: branch {} from {}, in {}",
         record.branch,
@@ -119,21 +124,41 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
 /// The base as recorded (a branch's full ref, else the commit) and its commit.
 fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> {
     let rev = given.unwrap_or("HEAD");
-    let commit = repo
-        .git
-        .line(
-            &repo.top,
-            &[
-                "rev-parse",
-                "--verify",
-                "-q",
-                "--end-of-options",
-                &format!("{rev}^{{commit}}"),
-            ],
-        )?
-        .ok_or_else(|| CliError::Worktree(format!("--base `{rev}` names no commit here")))?;
-    let full = match given {
+    let commit = repo.git.line(
+        &repo.top,
+        &[
+            "rev-parse",
+            "--verify",
+            "-q",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )?;
+    let head_ref = match given {
         None => repo.git.line(&repo.top, &["symbolic-ref", "-q", "HEAD"])?,
+        Some(_) => None,
+    };
+    let Some(commit) = commit else {
+        return Err(CliError::Worktree(match (given, &head_ref) {
+            (Some(rev), _) => format!("--base `{rev}` names no commit here"),
+            // HEAD is a branch that has no commit: a repository just made with `git
+            // init` (or an orphan branch). Nothing was asked of --base.
+            (None, Some(branch)) => format!(
+                "the repository at `{}` has no commit yet (branch {} is unborn), and a \
+                 worktree loop starts from one: commit something first (`git commit`), or \
+                 pass --base REF to start from another branch",
+                repo.top.display(),
+                branch.trim_start_matches("refs/heads/")
+            ),
+            (None, None) => format!(
+                "HEAD in `{}` names no commit git can find: check out a branch or a commit \
+                 there, or pass --base REF",
+                repo.top.display()
+            ),
+        }));
+    };
+    let full = match given {
+        None => head_ref,
         // rev-parse echoes `--end-of-options` on a line of its own before the name.
         Some(rev) => repo
             .git

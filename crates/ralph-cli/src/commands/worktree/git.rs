@@ -116,9 +116,12 @@ impl Git {
         let result = self
             .runtime
             .block_on(run_command(request, None, self.stop.requests()));
+        // The failure says why (git not on PATH, or `dir` gone); the command says what for.
         if let ralph_agent::Termination::FailedToStart { error } = &result.termination {
             return Err(CliError::Worktree(format!(
-                "cannot run git ({error}); the worktree commands need git on PATH"
+                "cannot run `git {}` in `{}`: {error}",
+                args.join(" "),
+                dir.display()
             )));
         }
         Ok(GitOutput {

@@ -17,8 +17,8 @@ use crate::view::table::text_table;
 pub(crate) struct WorktreeRow {
     pub(crate) worktree: String,
     pub(crate) branch: String,
-    /// The worktree's directory: relative to the working directory when inside it,
-    /// else absolute.
+    /// The worktree's directory: relative to the working directory when inside it (`.`
+    /// at its top), else absolute.
     pub(crate) path: String,
     /// The base it was started from and lands on (a branch, or a commit).
     pub(crate) base: String,

@@ -1,11 +1,12 @@
 //! Worktree loops: `ralph run --worktree` (`create`), what `ralph runs` shows of them
 //! (`list`), `ralph runs land` and `ralph runs rm`. Each loop runs in its own git
-//! worktree under the main checkout's `.ralph/worktrees/<name>`, on branch
-//! `ralph/<name>`, with its own `.ralph/` (lock, runs); git's common directory keeps a
-//! record of each (`ralph_core::store::WorktreeRecords`). Inside `.ralph/` rather than
-//! beside the repository: it is the one place ralph already owns and ignores, it moves
-//! and is deleted with the checkout, and the user's directory around the repository
-//! stays untouched. See docs/scale.md.
+//! worktree under the main checkout's `.ralph/worktrees/<name>` (never under another
+//! loop's: see `nested.rs`), on branch `ralph/<name>`, with its own `.ralph/` (lock,
+//! runs); git's common directory keeps a record of each
+//! (`ralph_core::store::WorktreeRecords`). Inside `.ralph/` rather than beside the
+//! repository: it is the one place ralph already owns and ignores, it moves and is
+//! deleted with the checkout, and the user's directory around the repository stays
+//! untouched. See docs/scale.md.
 
 pub(crate) mod create;
 mod git;
@@ -13,6 +14,7 @@ mod include;
 pub(crate) mod land;
 pub(crate) mod list;
 mod lock;
+mod nested;
 pub(crate) mod rm;
 
 use std::path::{Path, PathBuf};

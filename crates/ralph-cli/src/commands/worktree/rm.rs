@@ -1,13 +1,17 @@
 //! `ralph runs rm NAME [--force]`: the worktree loop's worktree, branch and record gone.
 //! Refused while its loop runs (stop it first), and, unless `--force`, while its branch
 //! has commits its base does not or its worktree has changes not committed: cleanup
-//! must not delete the only copy of a loop's work.
+//! must not delete the only copy of a loop's work. The worktrees nested in its worktree
+//! (see `nested.rs`) would be deleted with it: each is held to the same rules, then
+//! removed first. Refused too when typed inside the worktree it removes: the shell would
+//! be left in a directory that is gone.
 
 use std::path::Path;
 
-use ralph_core::store::RalphDir;
+use ralph_core::store::{RalphDir, WorktreeRecord};
 
 use super::Repo;
+use super::nested::{self, Nested};
 use crate::cli_runs::RmArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
@@ -17,48 +21,136 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let record = repo.record(&args.name)?;
     let name = &record.name;
     let tree = record.path.clone();
+    refuse_from_inside(cwd, &record)?;
     let _lock = repo.lock()?;
-    let own = RalphDir::in_workspace(&tree);
-    if tree.is_dir() && own.loop_running().unwrap_or(false) {
-        let pid = own.loop_pid();
+    if let Some(running) = running(&tree) {
         return Err(CliError::Worktree(format!(
-            "the loop of `{name}` is running{}: stop it first{}",
-            pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
-            pid.map(|p| format!(" (`kill -INT {p}`)"))
-                .unwrap_or_default()
+            "the loop of `{name}` is running{running}"
         )));
     }
-    let branch_exists = repo.head(&record.branch)?.is_some();
-    if !args.force {
-        if branch_exists {
-            let unlanded = match repo.ahead(&record)? {
-                Some(0) => None,
-                Some(n) => Some(format!(
-                    "{n} commit(s) that {} does not",
-                    record.base_name()
-                )),
-                // The base is gone: nothing says the work is anywhere else.
-                None => Some(format!(
-                    "commits git cannot compare with {}",
-                    record.base_name()
-                )),
-            };
-            if let Some(what) = unlanded {
-                return Err(CliError::Worktree(format!(
-                    "{} has {what}: land them (`ralph runs land {name}`), or pass --force to \
-                     delete them",
-                    record.branch
-                )));
-            }
-        }
-        if tree.is_dir() && repo.dirty(&tree, true)? {
+    // Whatever is nested in the worktree goes with it: it is held to the same rules.
+    let nested = nested::inside(&repo, &tree)?;
+    for inner in &nested {
+        if let Some(running) = running(&inner.path) {
             return Err(CliError::Worktree(format!(
-                "`{}` has changes that are not committed: commit them, or pass --force to \
-                 delete them",
-                tree.display()
+                "{} is inside the worktree of `{name}`, which would delete it, and its loop \
+                 is running{running}",
+                describe(inner)
             )));
         }
     }
+    if !args.force {
+        if let Some(work) = unsaved(&repo, Some(&record), &tree)? {
+            return Err(CliError::Worktree(format!(
+                "{}: {}, or pass --force to delete them",
+                work.what, work.keep
+            )));
+        }
+        for inner in &nested {
+            if let Some(work) = unsaved(&repo, inner.record.as_ref(), &inner.path)? {
+                return Err(CliError::Worktree(format!(
+                    "{} is inside the worktree of `{name}`, which would delete it, and {}: \
+                     {} first, or pass --force to delete them",
+                    describe(inner),
+                    work.what,
+                    work.keep
+                )));
+            }
+        }
+    }
+    for inner in &nested {
+        remove(&repo, inner.record.as_ref(), &inner.path)?;
+        println!(
+            "removed {}, inside the worktree of `{name}`{}",
+            describe(inner),
+            inner
+                .record
+                .as_ref()
+                .map(|r| format!(", and its branch {}", r.branch))
+                .unwrap_or_default()
+        );
+    }
+    remove(&repo, Some(&record), &tree)?;
+    println!(
+        "removed worktree loop `{name}` and its branch {}",
+        record.branch
+    );
+    Ok(CommandOutcome::Success)
+}
+
+/// ` (pid N): stop it first …`, the end of a refusal, when a loop runs in the workspace
+/// at `tree` (which may be gone).
+fn running(tree: &Path) -> Option<String> {
+    let own = RalphDir::in_workspace(tree);
+    if !tree.is_dir() || !own.loop_running().unwrap_or(false) {
+        return None;
+    }
+    let pid = own.loop_pid();
+    Some(format!(
+        "{}: stop it first{}",
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+        pid.map(|p| format!(" (`kill -INT {p}`)"))
+            .unwrap_or_default()
+    ))
+}
+
+/// A nested worktree as the messages name it.
+fn describe(inner: &Nested) -> String {
+    match &inner.record {
+        Some(record) => format!(
+            "worktree loop `{}` (`{}`)",
+            record.name,
+            record.path.display()
+        ),
+        None => format!("the git worktree `{}`", inner.path.display()),
+    }
+}
+
+/// Work that only one worktree holds, which removing it would delete.
+struct Unsaved {
+    /// What it is, as a clause.
+    what: String,
+    /// How to keep it.
+    keep: String,
+}
+
+/// The work only the worktree at `tree` (of the loop of `record`, if it is one) holds:
+/// commits its branch has and its base does not, else changes not committed.
+fn unsaved(
+    repo: &Repo,
+    record: Option<&WorktreeRecord>,
+    tree: &Path,
+) -> Result<Option<Unsaved>, CliError> {
+    // A worktree git alone knows keeps its branch (ralph deletes only its own): only its
+    // uncommitted changes would be lost.
+    if let Some(record) = record
+        && repo.head(&record.branch)?.is_some()
+    {
+        let base = record.base_name();
+        let unlanded = match repo.ahead(record)? {
+            Some(0) => None,
+            Some(n) => Some(format!("{n} commit(s) that {base} does not")),
+            // The base is gone: nothing says the work is anywhere else.
+            None => Some(format!("commits git cannot compare with {base}")),
+        };
+        if let Some(what) = unlanded {
+            return Ok(Some(Unsaved {
+                what: format!("{} has {what}", record.branch),
+                keep: format!("land them (`ralph runs land {}`)", record.name),
+            }));
+        }
+    }
+    if tree.is_dir() && repo.dirty(tree, true)? {
+        return Ok(Some(Unsaved {
+            what: format!("`{}` has changes that are not committed", tree.display()),
+            keep: "commit them".to_owned(),
+        }));
+    }
+    Ok(None)
+}
+
+/// Removes the worktree at `tree` and, for a loop's (`record`), its branch and record.
+fn remove(repo: &Repo, record: Option<&WorktreeRecord>, tree: &Path) -> Result<(), CliError> {
     if tree.is_dir() {
         let path = tree
             .to_str()
@@ -68,15 +160,35 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     } else {
         repo.git.ok(&repo.top, &["worktree", "prune"])?;
     }
-    if branch_exists {
+    let Some(record) = record else {
+        return Ok(());
+    };
+    if repo.head(&record.branch)?.is_some() {
         repo.git.ok(&repo.top, &["branch", "-D", &record.branch])?;
     }
     repo.records
-        .remove(name)
-        .map_err(|e| CliError::io("remove the worktree record in", repo.records.path(), e))?;
-    println!(
-        "removed worktree loop `{name}` and its branch {}",
-        record.branch
-    );
-    Ok(CommandOutcome::Success)
+        .remove(&record.name)
+        .map_err(|e| CliError::io("remove the worktree record in", repo.records.path(), e))
+}
+
+/// Refuses to remove the worktree the command was typed in, or under: the shell would be
+/// left in a directory that is gone, and the git commands, which run at the top of the
+/// checkout the command was typed in, could not start once it is removed (half the
+/// loop would stay). Paths are compared resolved: either may be spelled through a link.
+fn refuse_from_inside(cwd: &Path, record: &WorktreeRecord) -> Result<(), CliError> {
+    let (Ok(here), Ok(tree)) = (cwd.canonicalize(), record.path.canonicalize()) else {
+        return Ok(());
+    };
+    if !here.starts_with(&tree) {
+        return Ok(());
+    }
+    // The record's path is `<checkout>/.ralph/worktrees/<name>` (checked when read).
+    let checkout = record.path.ancestors().nth(3).unwrap_or(&record.path);
+    Err(CliError::Worktree(format!(
+        "you are inside the worktree of `{name}` (`{}`), which `ralph runs rm` deletes: \
+         cd out of it first (`cd {}`), then run `ralph runs rm {name}` again",
+        record.path.display(),
+        checkout.display(),
+        name = record.name
+    )))
 }
