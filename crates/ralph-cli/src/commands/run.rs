@@ -199,7 +199,7 @@ fn start_and_drive(
                 .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
             (run_dir, objective, Machine::new(rules), 0)
         };
-        let steering = Steering::start(&run_dir, machine.state().iterations + 1);
+        let steering = Steering::start(&run_dir, machine.state().iterations.saturating_add(1));
         let recorder = AgentRecorder::hold(&run_dir);
         let run = Run {
             config: &config,

@@ -102,7 +102,7 @@ impl Machine {
             });
         }
         if slot > s.backends.get(hat).copied().unwrap_or(0) {
-            s.rate_limit_tally.failovers += 1;
+            s.rate_limit_tally.failovers = s.rate_limit_tally.failovers.saturating_add(1);
         }
         if slot > 0 || s.backends.contains_key(hat) {
             s.backends.insert(hat.to_owned(), slot);

@@ -425,3 +425,33 @@ fn interrupting_between_iterations_ends_the_run() {
     assert_eq!(m.interrupt(S), StopReason::Interrupted);
     assert_eq!(stop(&mut m), StopReason::Interrupted);
 }
+
+#[test]
+fn a_saved_state_with_counters_at_their_limit_resumes_without_overflowing() {
+    // `state.json` is a file in the workspace: its counters can be anything.
+    let mut m = Machine::new(solo());
+    step(&mut m, failed(&[]));
+    let mut saved = m.state().clone();
+    saved.unpriced_iterations = u32::MAX;
+    saved.consecutive_invalid_lines = u32::MAX;
+    for hat in saved.hats.values_mut() {
+        hat.iterations = u32::MAX;
+        hat.failures = u32::MAX;
+        hat.unpriced_iterations = u32::MAX;
+        hat.duration_ms = u64::MAX;
+    }
+    for count in saved.activations.values_mut() {
+        *count = u32::MAX;
+    }
+    let mut more = Machine::resume(
+        limits(solo(), |l| l.max_consecutive_failures = u32::MAX),
+        saved,
+    )
+    .unwrap();
+    let it = run(&mut more);
+    let mut unpriced = failed(&[]);
+    unpriced.usage.cost_kind = CostKind::Unknown;
+    more.finish(it, unpriced, S);
+    assert_eq!(more.state().unpriced_iterations, u32::MAX);
+    assert!(more.state().hats.values().all(|h| h.iterations == u32::MAX));
+}

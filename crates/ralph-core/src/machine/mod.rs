@@ -240,9 +240,10 @@ impl Machine {
             return Next::Stop(reason);
         }
         let (hat, events) = self.select();
-        *self.state.activations.entry(hat.clone()).or_default() += 1;
+        let activations = self.state.activations.entry(hat.clone()).or_default();
+        *activations = activations.saturating_add(1);
         Next::Run(Iteration {
-            number: self.state.iterations + 1,
+            number: self.state.iterations.saturating_add(1),
             hat,
             events,
         })
@@ -339,7 +340,7 @@ impl Machine {
             });
         }
         if report.outcome.is_failure() || self.limit_is_failure(&iteration.hat, &report.outcome) {
-            self.state.consecutive_failures += 1;
+            self.state.consecutive_failures = self.state.consecutive_failures.saturating_add(1);
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
         }

@@ -37,13 +37,15 @@ impl Machine {
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);
         s.tokens += usage.tokens;
-        s.unpriced_iterations += u32::from(unpriced);
+        s.unpriced_iterations = s.unpriced_iterations.saturating_add(u32::from(unpriced));
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
-        hat.iterations += u32::from(!runs_again);
-        hat.failures += u32::from(report.outcome.is_failure());
-        hat.duration_ms += millis(report.duration);
+        hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
+        hat.failures = hat
+            .failures
+            .saturating_add(u32::from(report.outcome.is_failure()));
+        hat.duration_ms = hat.duration_ms.saturating_add(millis(report.duration));
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        hat.unpriced_iterations += u32::from(unpriced);
+        hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));
         hat.tokens += usage.tokens;
         if unpriced && self.rules.event_loop.max_cost_usd.is_some() && !s.cost_notice_given {
             s.cost_notice_given = true;
@@ -65,7 +67,8 @@ impl Machine {
                     events.push(event);
                 }
                 InboxLine::Invalid { error, excerpt } => {
-                    self.state.consecutive_invalid_lines += 1;
+                    self.state.consecutive_invalid_lines =
+                        self.state.consecutive_invalid_lines.saturating_add(1);
                     invalid += 1;
                     self.notices.push(Notice::InvalidLine { error, excerpt });
                 }
@@ -156,7 +159,7 @@ impl Machine {
     pub(super) fn record_published(&mut self, event: &Event) {
         self.state.seen_topics.insert(event.topic.clone());
         match &mut self.state.last_published {
-            Some(repeat) if repeat.event == *event => repeat.count += 1,
+            Some(repeat) if repeat.event == *event => repeat.count = repeat.count.saturating_add(1),
             other => {
                 *other = Some(Repeat {
                     event: event.clone(),

@@ -73,14 +73,18 @@ impl Machine {
     /// short by a stop).
     pub fn waited(&mut self, waited: Duration) {
         let tally = &mut self.state.rate_limit_tally;
-        tally.waits += 1;
+        tally.waits = tally.waits.saturating_add(1);
         tally.waited_ms = tally.waited_ms.saturating_add(millis(waited));
     }
 
     /// Which attempt at the next iteration this is: 1, or one more than its attempts
     /// that ended on a limit and run again (they keep its number).
     pub fn attempt(&self) -> u32 {
-        self.state.rate_limit.as_ref().map_or(0, |l| l.run_again) + 1
+        self.state
+            .rate_limit
+            .as_ref()
+            .map_or(0, |l| l.run_again)
+            .saturating_add(1)
     }
 
     /// What `hat` does on a limit: its own `on_rate_limit`, else `cli`'s.
@@ -111,7 +115,7 @@ impl Machine {
             .state
             .rate_limit
             .get_or_insert_with(RateLimitStreak::default);
-        streak.count += 1;
+        streak.count = streak.count.saturating_add(1);
         streak.resets_at = *resets_at;
         streak.message.clone_from(message);
         streak.hat.clone_from(&iteration.hat);
@@ -119,7 +123,7 @@ impl Machine {
         // Counted with `fail`: the next iteration has had no attempt yet.
         streak.run_again = match policy {
             RateLimitPolicy::Fail => 0,
-            RateLimitPolicy::Wait | RateLimitPolicy::Failover => streak.run_again + 1,
+            RateLimitPolicy::Wait | RateLimitPolicy::Failover => streak.run_again.saturating_add(1),
         };
         let count = streak.count;
         if policy == RateLimitPolicy::Fail {
