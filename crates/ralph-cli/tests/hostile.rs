@@ -241,3 +241,26 @@ fn an_agent_that_deletes_dot_ralph_can_still_complete_and_the_rest_of_the_run_is
     assert!(finished.contains("\"completed\""), "{finished}");
     assert_eq!(ws.run_files().history().len(), 1, "one iteration");
 }
+
+#[test]
+fn a_history_whose_numbers_are_at_their_limits_is_still_listed() {
+    // `history.jsonl` is a workspace file: `ralph runs` and `ralph events` add to its
+    // numbers (the end of the last iteration, the iteration after it).
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    assert_eq!(ws.run(&["run", "-p", "task"]).status.code(), Some(0));
+    let path = ws.run_files().dir().join("history.jsonl");
+    let mut record: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&path).unwrap().trim()).unwrap();
+    record["iteration"] = u32::MAX.into();
+    record["started_at_ms"] = u64::MAX.into();
+    record["duration_ms"] = u64::MAX.into();
+    std::fs::write(&path, format!("{record}\n")).unwrap();
+    for args in [["runs"], ["events"]] {
+        let out = ws.run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

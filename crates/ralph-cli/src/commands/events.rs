@@ -107,7 +107,8 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     let pending = reader
         .read()
         .map_err(|e| CliError::io("read", run_dir.inbox(), e))?;
-    let running = history.last().map_or(1, |r| r.iteration + 1);
+    // The history is a workspace file: its numbers can be anything.
+    let running = history.last().map_or(1, |r| r.iteration.saturating_add(1));
     let steering = ralph_core::steer::read_log(run_dir).map_err(|e| {
         CliError::io(
             "read",

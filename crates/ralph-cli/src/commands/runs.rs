@@ -115,7 +115,10 @@ fn row(run: &RunDir, running: bool) -> Row {
     };
     let history = run.read_history().unwrap_or_default();
     row.started_at_ms = history.first().map(|r| r.started_at_ms);
-    let last_end = history.last().map(|r| r.started_at_ms + r.duration_ms);
+    // The history is a workspace file: its numbers can be anything.
+    let last_end = history
+        .last()
+        .map(|r| r.started_at_ms.saturating_add(r.duration_ms));
     match run.load() {
         Ok(saved) => {
             let state = saved.state;
