@@ -4,6 +4,8 @@
 //! command behave as docs/hooks.md says; ralph-orchestrator's minimal example runs
 //! unchanged; `ralph hooks validate` checks commands.
 
+#[path = "hooks/approval.rs"]
+mod approval;
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

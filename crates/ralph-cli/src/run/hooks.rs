@@ -210,17 +210,28 @@ impl<'a> Hooks<'a> {
     ) -> StopReason {
         let mut reason = reason;
         for post in [false, true] {
-            if reason == StopReason::Interrupted || stop.current() > StopLevel::None {
-                return machine.interrupt(session.elapsed());
-            }
             let phase = end_phase(&reason, post);
+            // A `pre.` hook may still refuse the end (an approval of the completion): a
+            // run stopped before it said yes did not complete, whatever the agent said.
+            // Once `post.` hooks run, the end stands.
+            let unconfirmed = !post && self.config.at(phase).next().is_some();
+            let interrupted = |machine: &mut Machine| {
+                if unconfirmed {
+                    machine.interrupt_unconfirmed(session.elapsed())
+                } else {
+                    machine.interrupt(session.elapsed())
+                }
+            };
+            if reason == StopReason::Interrupted || stop.current() > StopLevel::None {
+                return interrupted(machine);
+            }
             let boundary = Boundary::of_loop(phase, last_iteration(machine), Some(&reason));
             match self.fire(&boundary, machine, observer, stop).await {
                 Verdict::GoOn => {}
                 Verdict::Blocked { hook, why } => {
                     reason = machine.block_for_hook(&hook, phase.name(), &why, session.elapsed());
                 }
-                Verdict::Interrupted => return machine.interrupt(session.elapsed()),
+                Verdict::Interrupted => return interrupted(machine),
             }
         }
         reason

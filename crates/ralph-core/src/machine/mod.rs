@@ -256,6 +256,15 @@ impl Machine {
         end.clone()
     }
 
+    /// Ends the run interrupted whatever end it was about to take: Ctrl-C while a hook
+    /// that may still refuse that end (`pre.loop.complete`, `pre.loop.error`) runs or
+    /// waits. A completion no approval passed is not one; `--continue` resumes the run.
+    pub fn interrupt_unconfirmed(&mut self, elapsed: Duration) -> StopReason {
+        self.set_runtime(elapsed);
+        self.state.end = Some(StopReason::Interrupted);
+        StopReason::Interrupted
+    }
+
     /// The wall-clock deadline for an iteration whose hat allows `iteration_timeout`:
     /// never longer than the runtime left.
     pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
