@@ -139,6 +139,14 @@ impl Machine {
                     .filter(|e| e.topic != TASK_RESUME || e.payload.is_some())
                     .cloned()
                     .collect();
+                // Stopped by the user, the hat spent nothing of its turns: as for an
+                // iteration a hook kept from running, its activation is not counted, so
+                // `--continue` gives it its events again even at `max_activations`.
+                if *outcome == IterationOutcome::Interrupted
+                    && let Some(n) = self.state.activations.get_mut(&iteration.hat)
+                {
+                    *n = n.saturating_sub(1);
+                }
                 // A provider's limit is not the hat failing to hand over: the footer
                 // already says the attempt was limited, and it runs again as it was.
                 let limited = matches!(outcome, IterationOutcome::RateLimited { .. });

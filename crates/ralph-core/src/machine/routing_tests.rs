@@ -164,6 +164,29 @@ fn a_hat_at_max_activations_is_replaced_by_its_exhausted_event() {
 }
 
 #[test]
+fn an_interrupted_iteration_does_not_use_up_one_of_the_hats_activations() {
+    let mut rules = three_hats();
+    rules.hats[1].max_activations = Some(1);
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("plan.ready")]));
+    let it = run(&mut m);
+    assert_eq!(it.hat, "builder");
+    m.finish(it, report(IterationOutcome::Interrupted, &[]), S);
+    // What `--continue` does next: the builder again, with its event, not exhausted.
+    let mut resumed = Machine::resume(m.rules.clone(), {
+        let mut state = m.state().clone();
+        state.end = None;
+        state
+    })
+    .unwrap();
+    let again = run(&mut resumed);
+    assert_eq!(
+        (again.hat.as_str(), again.events.clone()),
+        ("builder", vec![ev("plan.ready")])
+    );
+}
+
+#[test]
 fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
     let mut rules = Rules {
         hats: vec![
