@@ -33,6 +33,10 @@ pub fn completion_signal(
         | IterationOutcome::StoppedAtRuntimeLimit => {
             if events.last().is_some_and(|e| e.topic == promise) {
                 Some(CompletionSignal::Event)
+            } else if events.iter().any(|e| e.topic == promise) {
+                // Emitted, then work handed on: not finished, whatever the final answer
+                // says (the note on the promise not being last says so too).
+                None
             } else if *outcome == IterationOutcome::Succeeded
                 && final_text.is_some_and(|text| last_line_is(text, promise))
             {

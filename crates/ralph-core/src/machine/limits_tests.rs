@@ -33,6 +33,14 @@ fn a_promise_followed_by_another_event_does_not_complete_and_is_dropped() {
     );
     assert_eq!(m.state().pending, VecDeque::from([ev("plan.ready")]));
     assert_eq!(run(&mut m).hat, "builder");
+
+    // Nor does a final answer ending with the promise: the work was handed on.
+    let mut m = Machine::new(three_hats());
+    let it = run(&mut m);
+    let mut report = ok(&[ev(PROMISE), ev("plan.ready")]);
+    report.final_text = Some("Done.\n\nLOOP_COMPLETE\n".into());
+    assert_eq!(m.finish(it, report, S).completion, None);
+    assert_eq!(m.state().pending, VecDeque::from([ev("plan.ready")]));
 }
 
 #[test]
