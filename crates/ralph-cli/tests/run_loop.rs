@@ -567,3 +567,28 @@ fn a_config_file_given_with_c_replaces_ralph_yml() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(events[0]["backend"], "claude");
 }
+
+#[test]
+fn a_prompt_no_agent_can_take_fails_its_iterations_and_the_loop_ends_as_loops_end() {
+    // An argument holds at most 128 KiB on Linux: no agent can start with this prompt.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: \"true\"\n  prompt_mode: arg\n\
+         event_loop:\n  max_iterations: 5\n  max_consecutive_failures: 2\n",
+        "",
+    );
+    std::fs::write(ws.path().join("task.md"), "x".repeat(200 * 1024)).unwrap();
+    let (code, events, stderr) = ws.run_json(&["-P", "task.md"]);
+    assert_eq!(
+        (code, reasons(&events)),
+        (1, ("consecutive_failures".into(), 1)),
+        "{stderr}"
+    );
+    assert_eq!(outcomes(&ws), vec!["failed", "failed"]);
+    let reason = ws.history()[0]["outcome"]["reason"].to_string();
+    assert!(reason.contains("as a command-line argument"), "{reason}");
+    assert!(
+        ws.summary().contains("2 iterations in a row failed"),
+        "{}",
+        ws.summary()
+    );
+}

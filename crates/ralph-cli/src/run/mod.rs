@@ -15,6 +15,7 @@ pub(crate) mod gates;
 mod git_head;
 pub(crate) mod github;
 pub(crate) mod hooks;
+mod iteration_end;
 mod iteration_prompt;
 pub(crate) mod launch;
 pub(crate) mod leftovers;
@@ -230,12 +231,21 @@ async fn iterate(
     let hat = config.hats.iter().find(|h| h.id == iteration.hat);
     let agent = run.agents.on(&iteration.hat, fallback);
     let prompt = iteration_prompt(run, &iteration, hat, agent.kind, observer);
-    let command = command_line(&agent.config, agent.kind, Some(&agent.program), &prompt).map_err(
-        |source| CliError::Build {
-            hat: iteration.hat.clone(),
-            source,
-        },
-    )?;
+    let command = match command_line(&agent.config, agent.kind, Some(&agent.program), &prompt) {
+        Ok(command) => command,
+        // No agent can run with this prompt (too long for an argument, a NUL byte): the
+        // iteration fails before it starts, as one whose program is missing does, and
+        // the loop ends as loops end (its failures counted, summary and end hooks).
+        Err(source) => {
+            let why = CliError::Build {
+                hat: iteration.hat.clone(),
+                source,
+            };
+            return iteration_end::not_started(
+                run, iteration, fallback, reader, session, observer, &why,
+            );
+        }
+    };
     let format = command.output_format;
     let run_env = env;
     let mut env = env.to_vec();
@@ -377,41 +387,9 @@ async fn iterate(
     run.steering
         .news()
         .report(&mut |event| observer.observe(event));
-    let mut record = run.machine.finish(iteration, report, session.elapsed());
-    record.steering = run
-        .steering
-        .end_iteration(run.machine.state().iterations + 1);
-    ensure_run_dir(&run.run_dir)?;
-    run.run_dir
-        .append_history(&record)
-        .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
-    if !record.events.is_empty() || record.invalid_lines > 0 {
-        observer.observe(&RunEvent::EventsEmitted {
-            iteration: number,
-            events: &record.events,
-            invalid_lines: record.invalid_lines,
-            verified: &record.verified,
-            withheld: &record.withheld,
-        });
-    }
-    report_notices(&mut run.machine, Some(number), observer);
     let stderr_tail = agent_run.outcome.stderr_tail.trim();
-    observer.observe(&RunEvent::IterationFinished {
-        iteration: number,
-        hat: &record.hat,
-        backend: &record.backend,
-        model: record.model.as_deref(),
-        outcome: &record.outcome,
-        duration_ms: record.duration_ms,
-        cost_usd: record.cost_usd,
-        cost_kind: record.cost_kind,
-        tokens: record.tokens,
-        turns: record.turns,
-        completion: record.completion,
-        stderr_tail: (failed && !stderr_tail.is_empty()).then_some(stderr_tail),
-        totals: Totals::of(run.machine.state()),
-    });
-    Ok(())
+    let stderr_tail = (failed && !stderr_tail.is_empty()).then_some(stderr_tail);
+    iteration_end::conclude(run, iteration, report, session, observer, stderr_tail)
 }
 
 /// Runs the gates the iteration's result needs, in the order the machine's plan asks

@@ -1,0 +1,109 @@
+//! The end of an iteration: its report handed to the machine, recorded in the history
+//! and told to the observers; and the iteration that could not start at all.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use ralph_core::inbox::InboxReader;
+use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Usage};
+use ralph_core::run_event::{RunEvent, Totals};
+use ralph_core::store::unix_ms;
+
+use super::{Run, ensure_run_dir, memory, report_notices};
+use crate::error::CliError;
+use crate::view::observer::Observer;
+
+/// An iteration that could not start (`why`): failed, with nothing spent, its events
+/// handed back as for any failure.
+pub(super) fn not_started(
+    run: &mut Run<'_>,
+    iteration: Iteration,
+    fallback: u32,
+    reader: &mut InboxReader,
+    session: Instant,
+    observer: &mut dyn Observer,
+    why: &CliError,
+) -> Result<(), CliError> {
+    let config = run.config;
+    let hat_name = (config.hats.iter().find(|h| h.id == iteration.hat))
+        .map_or(iteration.hat.as_str(), |h| h.name.as_str());
+    let backend = run.agents.on(&iteration.hat, fallback).kind.name();
+    let started_at_ms = unix_ms(SystemTime::now());
+    observer.observe(&RunEvent::IterationStarted {
+        iteration: iteration.number,
+        attempt: run.machine.attempt(),
+        max_iterations: config.event_loop.max_iterations,
+        hat: &iteration.hat,
+        hat_name,
+        backend,
+        events: &iteration.events,
+        wall_secs: 0,
+        started_at_ms,
+        elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
+    });
+    let inbox = reader
+        .read()
+        .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    let outcome = IterationOutcome::Failed {
+        reason: why.to_string(),
+    };
+    run.steering.after_agent(&outcome, observer);
+    let report = IterationReport {
+        outcome,
+        final_text: None,
+        usage: Usage::default(),
+        inbox,
+        duration: Duration::ZERO,
+        backend: backend.to_owned(),
+        fallback,
+        started_at_ms,
+        gates: Vec::new(),
+        unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
+    };
+    conclude(run, iteration, report, session, observer, None)
+}
+
+/// Hands the iteration's `report` to the machine, records it and says how it ended.
+pub(super) fn conclude(
+    run: &mut Run<'_>,
+    iteration: Iteration,
+    report: IterationReport,
+    session: Instant,
+    observer: &mut dyn Observer,
+    stderr_tail: Option<&str>,
+) -> Result<(), CliError> {
+    let number = iteration.number;
+    let mut record = run.machine.finish(iteration, report, session.elapsed());
+    record.steering = run
+        .steering
+        .end_iteration(run.machine.state().iterations.saturating_add(1));
+    ensure_run_dir(&run.run_dir)?;
+    run.run_dir
+        .append_history(&record)
+        .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
+    if !record.events.is_empty() || record.invalid_lines > 0 {
+        observer.observe(&RunEvent::EventsEmitted {
+            iteration: number,
+            events: &record.events,
+            invalid_lines: record.invalid_lines,
+            verified: &record.verified,
+            withheld: &record.withheld,
+        });
+    }
+    report_notices(&mut run.machine, Some(number), observer);
+    observer.observe(&RunEvent::IterationFinished {
+        iteration: number,
+        hat: &record.hat,
+        backend: &record.backend,
+        model: record.model.as_deref(),
+        outcome: &record.outcome,
+        duration_ms: record.duration_ms,
+        cost_usd: record.cost_usd,
+        cost_kind: record.cost_kind,
+        tokens: record.tokens,
+        turns: record.turns,
+        completion: record.completion,
+        stderr_tail,
+        totals: Totals::of(run.machine.state()),
+    });
+    Ok(())
+}
