@@ -33,12 +33,8 @@ fn ctrl_c_during_approval(approval: &str) {
         wait_suspended(&ws);
     }
     let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
-    assert_eq!(
-        code(out.status),
-        130,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{said}");
     let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
