@@ -150,7 +150,14 @@ impl Machine {
                 // A provider's limit is not the hat failing to hand over: the footer
                 // already says the attempt was limited, and it runs again as it was.
                 let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
-                if !requeue.is_empty() && !limited {
+                // A hat that used its last activation will not get them: the
+                // `hat_exhausted` notice of the next iteration says where they go.
+                let used = self.state.activations.get(&iteration.hat).copied();
+                let spent = (self.rules.hats.iter())
+                    .find(|h| h.id == iteration.hat)
+                    .and_then(|h| h.max_activations)
+                    .is_some_and(|max| used.unwrap_or(0) >= max);
+                if !requeue.is_empty() && !limited && !spent {
                     self.notices.push(Notice::EventsRequeued {
                         hat: iteration.hat.clone(),
                         topics: requeue.iter().map(|e| e.topic.clone()).collect(),

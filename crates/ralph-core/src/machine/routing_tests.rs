@@ -187,6 +187,31 @@ fn an_interrupted_iteration_does_not_use_up_one_of_the_hats_activations() {
 }
 
 #[test]
+fn a_hat_that_failed_its_last_activation_is_not_said_to_get_its_events_again() {
+    let mut rules = three_hats();
+    rules.hats[1].max_activations = Some(1);
+    let mut m = Machine::new(rules);
+    step(&mut m, ok(&[ev("plan.ready")]));
+    m.take_notices();
+    let it = run(&mut m);
+    assert_eq!(it.hat, "builder");
+    m.finish(it, failed(&[]), S);
+    assert!(
+        !m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::EventsRequeued { .. })),
+        "the builder is spent"
+    );
+    // Where the events go instead is said when they get there.
+    run(&mut m);
+    assert!(
+        m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::HatExhausted { .. }))
+    );
+}
+
+#[test]
 fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
     let mut rules = Rules {
         hats: vec![
