@@ -106,3 +106,26 @@ fn a_planted_link_a_huge_command_file_or_a_fifo_is_not_read_as_a_transcript() {
     nix::unistd::mkfifo(&command, nix::sys::stat::Mode::S_IRWXU).unwrap();
     assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
 }
+
+#[test]
+fn the_model_is_the_one_the_command_asked_for_or_else_the_one_the_history_records() {
+    let codex = |_| Some(r#"{"backend":"codex","args":["exec","--json","-m","gpt-5.5"]}"#.into());
+    let (_ws, run) = run_with(1, codex);
+    let latest = TranscriptId::latest(3);
+    assert_eq!(recorded_model(&run, latest).as_deref(), Some("gpt-5.5"));
+
+    // A command file from before `backend` was written: the history's word.
+    let (_ws, run) = run_with(1, written);
+    assert_eq!(recorded_model(&run, latest), None);
+    let record = serde_json::from_value(serde_json::json!({
+        "iteration": 3, "hat": "ralph", "backend": "codex", "model": "o3",
+        "outcome": {"status": "succeeded"}, "started_at_ms": 0, "duration_ms": 0,
+        "cost_usd": null, "cost_kind": "unknown", "turns": 0, "consumed": [], "events": [],
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "invalid_lines": 0,
+    }))
+    .unwrap();
+    run.append_history(&record).unwrap();
+    assert_eq!(recorded_model(&run, latest).as_deref(), Some("o3"));
+    assert_eq!(recorded_model(&run, TranscriptId::latest(2)), None);
+}
