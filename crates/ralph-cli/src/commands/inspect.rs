@@ -197,6 +197,13 @@ fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
     };
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
+    let running = dir.loop_running().unwrap_or(false)
+        && dir
+            .current_run()
+            .ok()
+            .flatten()
+            .is_some_and(|current| current.id() == run.id());
+    super::inspect_transcript::check_reached(&run, iteration, running)?;
     let transcript = super::inspect_transcript::pick(&run, iteration, args.attempt)?;
     if args.attempt.is_none() {
         super::inspect_transcript::note_earlier_attempts(&run, iteration);

@@ -18,6 +18,35 @@ use crate::error::CliError;
 /// variable names); `.ralph/` is untrusted, and anything larger is not ralph's.
 const MAX_COMMAND_BYTES: u64 = 1 << 20;
 
+/// Refuses an iteration the run never reached (`0`, or past its last), rather than
+/// blaming a transcript for not being there. `running` says the loop is running the run
+/// now: the iteration after the last finished one is then its live one. A history
+/// that is not there or cannot be read leaves the question to the transcript's own
+/// errors.
+pub(super) fn check_reached(run: &RunDir, iteration: u32, running: bool) -> Result<(), CliError> {
+    if iteration > 0 && std::fs::symlink_metadata(run.iteration_dir(iteration)).is_ok() {
+        return Ok(());
+    }
+    // No history file at all (one deleted, or a run from before it): nothing to go by.
+    if std::fs::symlink_metadata(run.history()).is_err() {
+        return Ok(());
+    }
+    let Ok(history) = run.read_history() else {
+        return Ok(());
+    };
+    let finished = history.iter().map(|r| r.iteration).max().unwrap_or(0);
+    let last = finished.saturating_add(u32::from(running));
+    if (1..=last).contains(&iteration) {
+        return Ok(());
+    }
+    Err(CliError::NoIteration {
+        run: run.id().to_owned(),
+        iteration,
+        iterations: finished,
+        running,
+    })
+}
+
 /// The transcript of iteration `iteration`'s attempt `attempt`, or of its latest attempt.
 pub(super) fn pick(
     run: &RunDir,
