@@ -79,7 +79,7 @@ pub enum DetectError {
     #[error(
         "no agent CLI found on PATH (tried: {}); install one, for example: {}",
         names(.tried),
-        BackendProfile::of(BackendKind::Claude).install_hint
+        first_install_hint(.tried)
     )]
     NoneFound { tried: Vec<BackendKind> },
 }
@@ -89,6 +89,12 @@ fn stderr_suffix(tail: &str) -> String {
         "" => String::new(),
         t => format!("\nits stderr ended with:\n{t}"),
     }
+}
+
+/// How to install the first backend tried: the one the user ranked first (Claude Code's
+/// when nothing was tried), so the hint is for a backend ralph would pick.
+fn first_install_hint(tried: &[BackendKind]) -> &'static str {
+    BackendProfile::of(tried.first().copied().unwrap_or(BackendKind::Claude)).install_hint
 }
 
 fn names(kinds: &[BackendKind]) -> String {

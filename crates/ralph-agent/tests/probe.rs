@@ -191,7 +191,12 @@ async fn nothing_installed_lists_what_was_tried() {
             tried: vec![BackendKind::Pi, BackendKind::Amp]
         })
     );
-    assert!(err.unwrap_err().to_string().contains("tried: pi, amp"));
+    // The hint is for a backend the user listed, the first, not one ralph would not try.
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "no agent CLI found on PATH (tried: pi, amp); install one, for example: npm install \
+         -g @mariozechner/pi-coding-agent"
+    );
 }
 
 #[tokio::test]

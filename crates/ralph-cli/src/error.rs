@@ -132,6 +132,15 @@ pub(crate) enum CliError {
         iteration: u32,
         path: PathBuf,
     },
+    #[error("run {run} has no iteration {iteration}: {}", iterations_run(*.iterations, *.running))]
+    NoIteration {
+        run: String,
+        iteration: u32,
+        /// How many iterations the run finished.
+        iterations: u32,
+        /// The loop is running the iteration after them now.
+        running: bool,
+    },
     #[error("run {run} keeps no attempt {attempt} of iteration {iteration}: {}", attempts_kept(.kept))]
     NoAttempt {
         run: String,
@@ -184,6 +193,17 @@ impl CliError {
         } else {
             CliError::Write(err)
         }
+    }
+}
+
+/// The end of [`CliError::NoIteration`]'s message: which iterations there are to read.
+fn iterations_run(iterations: u32, running: bool) -> String {
+    let so_far = if running { " so far" } else { "" };
+    match (iterations, running) {
+        (0, false) => "it ran none".to_owned(),
+        (0, true) => "it is running iteration 1".to_owned(),
+        (1, _) => format!("it has iteration 1 only{so_far}"),
+        (n, _) => format!("it has iterations 1 to {n}{so_far}"),
     }
 }
 

@@ -39,6 +39,11 @@ fn codex_tokens() -> Value {
 /// A one-iteration run of `backend` replaying `fixture`, with `args` and `pricing` (YAML
 /// lines under `pricing:`, none when empty); returns the one `iteration_finished`.
 fn one_iteration(backend: &str, fixture: &str, args: &str, pricing: &str) -> Value {
+    one_iteration_in(backend, fixture, args, pricing).1
+}
+
+/// [`one_iteration`], and the workspace it ran in.
+fn one_iteration_in(backend: &str, fixture: &str, args: &str, pricing: &str) -> (Workspace, Value) {
     let pricing = if pricing.is_empty() {
         String::new()
     } else {
@@ -58,7 +63,8 @@ fn one_iteration(backend: &str, fixture: &str, args: &str, pricing: &str) -> Val
     );
     let finished = of_type(&events, "iteration_finished");
     assert_eq!(finished.len(), 1);
-    finished[0].clone()
+    let finished = finished[0].clone();
+    (ws, finished)
 }
 
 fn cost(record: &Value) -> (&Value, &Value, &Value) {
@@ -77,6 +83,40 @@ fn a_codex_iteration_is_priced_as_the_model_its_args_ask_for() {
     assert_eq!(
         cost(&record),
         (&json!(0.0054), &json!("estimated"), &codex_tokens())
+    );
+}
+
+#[test]
+fn inspect_prices_a_kept_codex_transcript_as_the_run_did() {
+    let (ws, record) = one_iteration_in(
+        "codex",
+        CODEX_HAPPY,
+        "[-m, my-model]",
+        "  my-model: {input: 2, output: 20, cache_read: 0.5}\n",
+    );
+    let inspect = |ws: &Workspace| {
+        let out = ws.run(&["inspect", "--run", "last", "--iteration", "1"]);
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (code(out.status), summary, stderr)
+    };
+    let (status, summary, stderr) = inspect(&ws);
+    assert_eq!((status, cost(&summary)), (0, cost(&record)), "{stderr}");
+    assert_eq!(stderr, "");
+
+    // A config broken since the run leaves the transcript readable, at built-in prices
+    // (which have no my-model), and says so.
+    std::fs::write(ws.path().join("ralph.yml"), "pricing: [\n").expect("write ralph.yml");
+    let (status, summary, stderr) = inspect(&ws);
+    assert_eq!(
+        (status, &summary["cost_usd"], &summary["cost_kind"]),
+        (0, &Value::Null, &json!("unknown")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ralph.yml:")
+            && stderr.contains("ralph: warning: the config cannot be loaded, so this transcript is priced at the built-in prices"),
+        "{stderr}"
     );
 }
 

@@ -171,11 +171,22 @@ fn inspect_says_when_a_run_or_transcript_is_missing() {
         "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
     );
     assert_eq!(common::code(ws.run(&["run", "-p", "task"]).status), 0);
+    // An iteration the run never reached is not blamed on its transcript.
     let out = ws.run(&["inspect", "--run", "last", "--iteration", "7"]);
     assert_eq!(common::code(out.status), 1);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("keeps no raw output of iteration 7"),
+        stderr.contains("has no iteration 7: it has iteration 1 only"),
+        "{stderr}"
+    );
+    // One it ran whose stream is gone is.
+    let kept = ws.run_files().dir().join("iterations/1/stdout.zst");
+    std::fs::remove_file(&kept).unwrap();
+    let out = ws.run(&["inspect", "--run", "last", "--iteration", "1"]);
+    assert_eq!(common::code(out.status), 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("keeps no raw output of iteration 1"),
         "{stderr}"
     );
     let out = ws.run(&["inspect", "--run", "20000101T000000Z", "--iteration", "1"]);

@@ -227,6 +227,7 @@ pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
     match (unpriced, iterations) {
         (0, _) => format!("${usd:.4}"),
         (u, n) if u >= n => "unknown (the agent reported no cost)".to_owned(),
+        (1, _) => format!("at least ${usd:.4} (1 iteration reported no cost)"),
         (u, _) => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
     }
 }

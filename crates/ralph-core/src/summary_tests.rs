@@ -92,7 +92,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
 | Hat | Iterations | Failed | Time | Cost | Tokens |
 |---|---:|---:|---:|---:|---:|
 | Planner | 1 | 0 | 12.0s | $0.0100 | 17,000 |
-| Builder | 2 | 1 | 2m 01s | at least $0.0323 (1 iterations reported no cost) | 17,000 |
+| Builder | 2 | 1 | 2m 01s | at least $0.0323 (1 iteration reported no cost) | 17,000 |
 | Reviewer | 0 | 0 | - | - | - |
 
 Every iteration is recorded in `history.jsonl` next to this file. The task is complete; `ralph run` starts a new run.
@@ -176,4 +176,18 @@ fn interrupted_summary(state: &LoopState, steering: SteerTally) -> String {
         hats: &[],
         steering,
     })
+}
+
+#[test]
+fn a_cost_counts_the_iterations_that_reported_none_in_words() {
+    assert_eq!(cost(0.5, 0, 3), "$0.5000");
+    assert_eq!(
+        cost(0.5, 1, 3),
+        "at least $0.5000 (1 iteration reported no cost)"
+    );
+    assert_eq!(
+        cost(0.5, 2, 3),
+        "at least $0.5000 (2 iterations reported no cost)"
+    );
+    assert_eq!(cost(0.0, 3, 3), "unknown (the agent reported no cost)");
 }

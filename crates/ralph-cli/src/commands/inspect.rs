@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::inspect_capture::{self as capture, Capture, Item, Start};
 use crate::cli::InspectArgs;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::input::Input;
@@ -155,16 +156,32 @@ struct Report<'a> {
     oversize_lines: u64,
 }
 
-/// The prices of the config files, assuming `--model` where the stream names none.
-fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
+/// The prices of the config files, assuming `--model` (or else `recorded`, the model the
+/// run priced a `--run` transcript as) where the stream names none.
+///
+/// A run's transcript is priced as the run priced it, so the workspace's prices apply;
+/// a config file broken since (an edit in progress) must not make the transcript
+/// unreadable: it is priced at the built-in prices, with a warning saying so.
+fn pricing(args: &InspectArgs, recorded: Option<String>) -> Result<Pricing, CliError> {
     let cwd = super::working_directory()?;
     let options = LoadOptions::from_env(cwd, args.config.clone(), Overrides::default());
-    let prices = load_pricing(&options).map_err(CliError::Config)?;
+    let prices = match load_pricing(&options) {
+        Ok(prices) => prices,
+        Err(e) if args.run.is_some() => {
+            diagnostic(format_args!("{e}"));
+            diagnostic(format_args!(
+                "warning: the config cannot be loaded, so this transcript is priced at the \
+                 built-in prices, which may not be those the run used"
+            ));
+            Vec::new()
+        }
+        Err(e) => return Err(CliError::Config(e)),
+    };
     let table =
         PriceTable::builtin().with_entries(prices.iter().map(|p| (p.model.as_str(), p.price)));
     let pricing = Pricing::new(table);
-    Ok(match &args.model {
-        Some(model) => pricing.with_default_model(model.as_str()),
+    Ok(match args.model.clone().or(recorded) {
+        Some(model) => pricing.with_default_model(model),
         None => pricing,
     })
 }
@@ -173,20 +190,30 @@ fn pricing(args: &InspectArgs) -> Result<Pricing, CliError> {
 const MAX_HEAD_BYTES: usize = 1 << 20;
 
 /// What to read: the file (or stdin), or with `--run` an iteration's kept raw stream (its
-/// latest attempt's, or `--attempt`'s).
-fn input(args: &InspectArgs) -> Result<Input, CliError> {
+/// latest attempt's, or `--attempt`'s), with the model the run priced it as.
+fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
     let (Some(id), Some(iteration)) = (&args.run, args.iteration) else {
-        return Ok(Input::from_arg(args.file.as_deref()));
+        return Ok((Input::from_arg(args.file.as_deref()), None));
     };
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
+    let running = dir.loop_running().unwrap_or(false)
+        && dir
+            .current_run()
+            .ok()
+            .flatten()
+            .is_some_and(|current| current.id() == run.id());
+    super::inspect_transcript::check_reached(&run, iteration, running)?;
     let transcript = super::inspect_transcript::pick(&run, iteration, args.attempt)?;
     if args.attempt.is_none() {
         super::inspect_transcript::note_earlier_attempts(&run, iteration);
     }
     let path = run.transcript_dir(transcript).join(STDOUT_FILE);
     match run.open_transcript_file(transcript, STDOUT_FILE) {
-        Ok(file) => Ok(Input::Compressed { path, file }),
+        Ok(file) => Ok((
+            Input::Compressed { path, file },
+            super::inspect_transcript::recorded_model(&run, transcript),
+        )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::NoTranscript {
             run: run.id().to_owned(),
             iteration,
@@ -197,9 +224,9 @@ fn input(args: &InspectArgs) -> Result<Input, CliError> {
 }
 
 pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
-    let input = input(args)?;
+    let (input, recorded_model) = input(args)?;
     let forced = args.agent.format();
-    let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args)?);
+    let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args, recorded_model)?);
     let mut summary = SessionSummary::default();
     let mut recognised = 0u64;
     let mut out = args.events.then(JsonLines::stdout);

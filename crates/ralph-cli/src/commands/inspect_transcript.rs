@@ -6,6 +6,7 @@
 //! `ralph_core::store::TranscriptId`). The latest attempt's number is not in its name:
 //! its `command.json` says it.
 
+use ralph_agent::{BackendKind, requested_model};
 use ralph_core::fsafe::{self, Links};
 use ralph_core::store::{Attempt, COMMAND_FILE, RunDir, TranscriptId};
 use serde_json::Value;
@@ -16,6 +17,35 @@ use crate::error::CliError;
 /// The most bytes of a `command.json` read: ralph writes a few KiB (a command line and
 /// variable names); `.ralph/` is untrusted, and anything larger is not ralph's.
 const MAX_COMMAND_BYTES: u64 = 1 << 20;
+
+/// Refuses an iteration the run never reached (`0`, or past its last), rather than
+/// blaming a transcript for not being there. `running` says the loop is running the run
+/// now: the iteration after the last finished one is then its live one. A history
+/// that is not there or cannot be read leaves the question to the transcript's own
+/// errors.
+pub(super) fn check_reached(run: &RunDir, iteration: u32, running: bool) -> Result<(), CliError> {
+    if iteration > 0 && std::fs::symlink_metadata(run.iteration_dir(iteration)).is_ok() {
+        return Ok(());
+    }
+    // No history file at all (one deleted, or a run from before it): nothing to go by.
+    if std::fs::symlink_metadata(run.history()).is_err() {
+        return Ok(());
+    }
+    let Ok(history) = run.read_history() else {
+        return Ok(());
+    };
+    let finished = history.iter().map(|r| r.iteration).max().unwrap_or(0);
+    let last = finished.saturating_add(u32::from(running));
+    if (1..=last).contains(&iteration) {
+        return Ok(());
+    }
+    Err(CliError::NoIteration {
+        run: run.id().to_owned(),
+        iteration,
+        iterations: finished,
+        running,
+    })
+}
 
 /// The transcript of iteration `iteration`'s attempt `attempt`, or of its latest attempt.
 pub(super) fn pick(
@@ -101,6 +131,41 @@ fn attempts(run: &RunDir, iteration: u32) -> Result<Attempts, CliError> {
     Ok(Attempts { kept, latest })
 }
 
+/// The model the run priced `transcript` as when its stream names none (Codex never
+/// does): the one its command line asked for, as `ralph run` reads it, from the
+/// `command.json` ralph wrote beside it; failing that, the model the run's history
+/// records for the iteration. `None` when neither says.
+pub(super) fn recorded_model(run: &RunDir, transcript: TranscriptId) -> Option<String> {
+    let from_command = read_command(&run.transcript_dir(transcript)).and_then(|command| {
+        let kind: BackendKind = command.get("backend")?.as_str()?.parse().ok()?;
+        let args: Vec<String> = (command.get("args")?.as_array()?.iter())
+            .filter_map(|arg| arg.as_str().map(str::to_owned))
+            .collect();
+        requested_model(kind, &args).map(str::to_owned)
+    });
+    from_command.or_else(|| {
+        let history = run.read_history().ok()?;
+        (history.into_iter())
+            .rfind(|record| record.iteration == transcript.iteration)?
+            .model
+    })
+}
+
+/// The `command.json` in transcript directory `dir`, when it is there and an object.
+fn read_command(dir: &std::path::Path) -> Option<serde_json::Map<String, Value>> {
+    let bytes = fsafe::read_bounded(
+        &dir.join(COMMAND_FILE),
+        Links::Refuse,
+        MAX_COMMAND_BYTES,
+        "command file",
+    )
+    .ok()?;
+    match serde_json::from_slice::<Value>(&bytes).ok()? {
+        Value::Object(command) => Some(command),
+        _ => None,
+    }
+}
+
 /// Which attempt `iterations/<n>/` holds: its `command.json`'s `attempt` (1 in a run
 /// from before that field), or, where that cannot be read, the one after the last
 /// limited attempt kept (`limited`). `None` when the directory is not there.
@@ -116,15 +181,7 @@ fn latest_attempt(run: &RunDir, iteration: u32, limited: &[(u32, TranscriptId)])
             .max()
             .unwrap_or(1)
     };
-    let command = fsafe::read_bounded(
-        &dir.join(COMMAND_FILE),
-        Links::Refuse,
-        MAX_COMMAND_BYTES,
-        "command file",
-    )
-    .ok()
-    .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
-    let Some(Value::Object(command)) = command else {
+    let Some(command) = read_command(&dir) else {
         return Some(after_limited());
     };
     match command.get("attempt") {

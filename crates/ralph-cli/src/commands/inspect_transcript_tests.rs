@@ -106,3 +106,64 @@ fn a_planted_link_a_huge_command_file_or_a_fifo_is_not_read_as_a_transcript() {
     nix::unistd::mkfifo(&command, nix::sys::stat::Mode::S_IRWXU).unwrap();
     assert_eq!(pick(&run, 3, Some(1)).unwrap(), TranscriptId::latest(3));
 }
+
+#[test]
+fn the_model_is_the_one_the_command_asked_for_or_else_the_one_the_history_records() {
+    let codex = |_| Some(r#"{"backend":"codex","args":["exec","--json","-m","gpt-5.5"]}"#.into());
+    let (_ws, run) = run_with(1, codex);
+    let latest = TranscriptId::latest(3);
+    assert_eq!(recorded_model(&run, latest).as_deref(), Some("gpt-5.5"));
+
+    // A command file from before `backend` was written: the history's word.
+    let (_ws, run) = run_with(1, written);
+    assert_eq!(recorded_model(&run, latest), None);
+    run.append_history(&record(3, Some("o3"))).unwrap();
+    assert_eq!(recorded_model(&run, latest).as_deref(), Some("o3"));
+    assert_eq!(recorded_model(&run, TranscriptId::latest(2)), None);
+}
+
+/// Iteration `iteration`'s line of the history, as ralph writes it.
+fn record(iteration: u32, model: Option<&str>) -> ralph_core::machine::IterationRecord {
+    serde_json::from_value(serde_json::json!({
+        "iteration": iteration, "hat": "ralph", "backend": "codex", "model": model,
+        "outcome": {"status": "succeeded"}, "started_at_ms": 0, "duration_ms": 0,
+        "cost_usd": null, "cost_kind": "unknown", "turns": 0, "consumed": [], "events": [],
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "invalid_lines": 0,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn an_iteration_the_run_never_reached_is_named_as_such() {
+    let ws = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(ws.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    // No history yet: nothing to go by, the transcript's own errors speak.
+    assert!(check_reached(&run, 4, false).is_ok());
+    for n in 1..=3 {
+        run.append_history(&record(n, None)).unwrap();
+    }
+    let refused = |iteration, running| match check_reached(&run, iteration, running) {
+        Ok(()) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    assert_eq!(refused(2, false), None);
+    assert_eq!(refused(3, false), None);
+    let id = run.id();
+    assert_eq!(
+        refused(4, false).as_deref(),
+        Some(format!("run {id} has no iteration 4: it has iterations 1 to 3").as_str())
+    );
+    assert_eq!(
+        refused(0, false).as_deref(),
+        Some(format!("run {id} has no iteration 0: it has iterations 1 to 3").as_str())
+    );
+    // The loop runs iteration 4 now; 5 it has not reached.
+    assert_eq!(refused(4, true), None);
+    assert_eq!(
+        refused(5, true).as_deref(),
+        Some(format!("run {id} has no iteration 5: it has iterations 1 to 3 so far").as_str())
+    );
+}

@@ -371,6 +371,39 @@ fn in_a_pipe_a_wait_is_one_line_and_no_countdown() {
     );
 }
 
+/// A stale loop hit no limit there is to raise: the way on is other instructions.
+#[test]
+fn a_stale_loop_is_not_told_to_raise_a_limit() {
+    let screen = Screen::default();
+    let t0 = Instant::now();
+    let mut view = observer(&screen, false, t0);
+    view.observe_at(&started(), t0);
+    let reason = StopReason::StaleLoop {
+        topic: "build.done".into(),
+        repeats: 3,
+    };
+    view.observe_at(
+        &RunEvent::LoopFinished {
+            reason: &reason,
+            message: reason.to_string(),
+            outcome: reason.class(),
+            exit_code: 2,
+            totals: TOTALS,
+            summary_path: "s.md",
+            git: None,
+        },
+        t0 + Duration::from_secs(3),
+    );
+    let shown = screen.shown();
+    assert!(
+        shown.ends_with(
+            "  summary: s.md\n  `ralph run --continue` resumes it; change the prompt or the \
+             hats first if the agent would only repeat itself again\n"
+        ),
+        "{shown}"
+    );
+}
+
 #[test]
 fn a_worktree_loop_seen_from_elsewhere_says_where_its_summary_is_and_where_to_resume() {
     let screen = Screen::default();

@@ -268,7 +268,7 @@ impl Type {
                 .map(|n| format!("`{n}`"))
                 .collect::<Vec<_>>()
                 .join(", "),
-            Type::BackendList => "list of backend names".to_owned(),
+            Type::BackendList => "non-empty list of backend names".to_owned(),
             Type::PathOrMapping => "path, or mapping".to_owned(),
             Type::BackendOrMapping => "backend name, or mapping".to_owned(),
             Type::BackendOrMappingList => {

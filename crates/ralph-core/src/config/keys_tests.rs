@@ -173,7 +173,7 @@ fn samples(ty: Type) -> (String, String) {
         Type::Topic => pair("a.b", "a b"),
         Type::Topics => pair("[a.b, c]", "[a.b, a.b]"),
         Type::Choice(names) => (names()[0].to_owned(), "nope".to_owned()),
-        Type::BackendList => pair("[pi, codex]", "[custom]"),
+        Type::BackendList => pair("[pi, codex]", "[]"),
         Type::BackendOrMappingList => pair("[claude, {type: pi, args: [-x]}]", "5"),
         Type::Mapping
         | Type::NamedMappings(_)

@@ -171,7 +171,8 @@ fn unknown_backend(path: &str, name: Spanned<String>, allowed: Vec<&'static str>
     )
 }
 
-/// `cli.backend_priority`: distinct built-in backends (`custom` cannot be detected).
+/// `cli.backend_priority`: one or more distinct built-in backends (`custom` cannot be
+/// detected).
 pub(crate) fn backend_priority(
     dec: &mut Decoder,
     field: &Field<'_>,
@@ -180,6 +181,17 @@ pub(crate) fn backend_priority(
         dec.plain_strings(field); // reports the type error
         return None;
     };
+    if items.is_empty() {
+        // `auto` would have nothing to try and fail at run time, without saying why.
+        dec.error(
+            field.value,
+            ConfigErrorKind::Empty {
+                key: field.path.clone(),
+                why: "list the backends `auto` may pick, or leave the key out to try them all",
+            },
+        );
+        return None;
+    }
     let errors_before = dec.errors.len();
     let mut kinds: Vec<Spanned<BackendKind>> = Vec::with_capacity(items.len());
     for item in items {

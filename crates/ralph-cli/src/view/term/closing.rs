@@ -72,6 +72,9 @@ struct HatRow {
     cost_usd: f64,
     /// Some iteration of the hat reported no cost.
     cost_unknown: bool,
+    /// Some iteration of the hat reported a cost: without one, `cost_usd` is no lower
+    /// bound worth showing (`≥$0.0000` would read as nearly free).
+    cost_reported: bool,
     tokens: u64,
 }
 
@@ -94,6 +97,7 @@ impl HatTable {
                     iterations: 0,
                     cost_usd: 0.0,
                     cost_unknown: false,
+                    cost_reported: false,
                     tokens: 0,
                 });
                 self.rows.len() - 1
@@ -103,6 +107,7 @@ impl HatTable {
         row.iterations += u32::from(counted);
         row.cost_usd += cost_usd.unwrap_or(0.0);
         row.cost_unknown |= cost_usd.is_none();
+        row.cost_reported |= cost_usd.is_some();
         row.tokens += tokens.total();
     }
 
@@ -116,10 +121,10 @@ impl HatTable {
             .rows
             .iter()
             .map(|r| {
-                let cost = if r.cost_unknown {
-                    format!("≥${:.4}", r.cost_usd)
-                } else {
-                    format!("${:.4}", r.cost_usd)
+                let cost = match (r.cost_unknown, r.cost_reported) {
+                    (true, false) => "unknown".to_owned(),
+                    (true, true) => format!("≥${:.4}", r.cost_usd),
+                    (false, _) => format!("${:.4}", r.cost_usd),
                 };
                 [
                     r.hat.clone(),

@@ -64,12 +64,15 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
     table.add("planner", true, None, &tokens);
     // An attempt limited by its provider and run again: its cost, not an iteration.
     table.add("builder", false, Some(0.125), &tokens);
+    // No iteration of the hat reported a cost: unknown, not at least nothing.
+    table.add("critic", true, None, &tokens);
     assert_eq!(
         table.lines(),
         [
             "  hat      iterations      cost  tokens",
             "  planner           2  ≥$0.5000     240",
             "  builder           1   $0.3750     240",
+            "  critic            1   unknown     120",
         ]
     );
 }

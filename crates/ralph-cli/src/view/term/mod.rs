@@ -6,6 +6,7 @@
 
 mod agent;
 mod closing;
+pub(crate) mod ending;
 pub(crate) mod figures;
 pub(crate) mod gate_lines;
 mod hook_view;

@@ -17,6 +17,7 @@ use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
+use super::ending::Ending;
 use super::figures::{attempt_part, clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
 use super::limit_lines;
@@ -491,14 +492,13 @@ impl RunView {
 
 /// The style and mark of an iteration's footer.
 fn outcome_mark(outcome: &IterationOutcome) -> (Style, &'static str) {
-    match outcome {
-        IterationOutcome::Succeeded => (palette::SUCCESS, "✓"),
-        IterationOutcome::Failed { .. } => (palette::ERROR, "✗"),
-        IterationOutcome::StoppedAtCostLimit
-        | IterationOutcome::StoppedAtRuntimeLimit
-        | IterationOutcome::Interrupted
-        | IterationOutcome::RateLimited { .. } => (palette::NOTICE, "■"),
-    }
+    let ending = Ending::of(outcome);
+    let style = match ending {
+        Ending::Succeeded => palette::SUCCESS,
+        Ending::Failed => palette::ERROR,
+        Ending::Stopped => palette::NOTICE,
+    };
+    (style, ending.mark())
 }
 
 /// `plan.ready: write hello.txt`, payload on one bounded line.

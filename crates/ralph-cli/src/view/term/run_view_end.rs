@@ -3,7 +3,7 @@
 //! footer).
 
 use anstyle::Style;
-use ralph_core::machine::{EndClass, format_usd_limit};
+use ralph_core::machine::{EndClass, StopReason, format_usd_limit};
 use ralph_core::run_event::{RunEvent, Totals};
 
 use super::RunView;
@@ -15,6 +15,7 @@ impl RunView {
     /// Why the loop stopped, and the run's totals.
     pub(super) fn finished(&mut self, event: &RunEvent<'_>, out: &mut String) {
         let RunEvent::LoopFinished {
+            reason,
             message,
             outcome,
             totals,
@@ -52,21 +53,26 @@ impl RunView {
             None => (*summary_path).to_owned(),
         };
         line(out, Style::new(), &format!("  summary: {summary}"));
-        let how = match outcome {
-            EndClass::Interrupted => Some(""),
-            EndClass::LimitReached => Some(" with a higher limit"),
-            EndClass::Completed | EndClass::Failed => None,
+        // A stale loop hit no limit to raise: a resumed run counts repeats afresh, but
+        // an agent that would repeat itself again needs other instructions first.
+        let (how, then) = match (outcome, reason) {
+            (_, StopReason::StaleLoop { .. }) => (
+                "",
+                "; change the prompt or the hats first if the agent would only repeat \
+                 itself again",
+            ),
+            (EndClass::Interrupted, _) => ("", ""),
+            (EndClass::LimitReached, _) => (" with a higher limit", ""),
+            (EndClass::Completed | EndClass::Failed, _) => return,
         };
-        if let Some(how) = how {
-            // A worktree loop seen from elsewhere resumes only in its worktree.
-            let place = self
-                .workspace_shown
-                .as_ref()
-                .map(|w| format!(" in {}", w.display()))
-                .unwrap_or_default();
-            let resume = format!("  `ralph run --continue`{how}{place} resumes it");
-            line(out, palette::DIM, &resume);
-        }
+        // A worktree loop seen from elsewhere resumes only in its worktree.
+        let place = self
+            .workspace_shown
+            .as_ref()
+            .map(|w| format!(" in {}", w.display()))
+            .unwrap_or_default();
+        let resume = format!("  `ralph run --continue`{how}{place} resumes it{then}");
+        line(out, palette::DIM, &resume);
     }
 
     /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.

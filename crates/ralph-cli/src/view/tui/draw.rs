@@ -13,8 +13,10 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragra
 
 use super::app::{App, Prompt};
 use super::lines;
+use super::mirror::Outcome;
 use super::model::{Iteration, RunModel};
 use super::theme::Theme;
+use crate::view::term::ending::Ending;
 use crate::view::term::figures::{attempt_part, clock, duration_ms};
 use crate::view::term::limit_lines;
 
@@ -125,13 +127,9 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     ]
 }
 
+/// The line view's mark, or `…` while the iteration runs.
 fn outcome_mark(it: &Iteration) -> &'static str {
-    match it.outcome.as_deref() {
-        None => "…",
-        Some("succeeded") => "✓",
-        Some("interrupted") => "■",
-        Some(_) => "✗",
-    }
+    it.outcome.as_ref().map_or("…", |o| o.ending().mark())
 }
 
 fn iteration_list(
@@ -163,9 +161,10 @@ fn iteration_list(
             } else {
                 String::new()
             };
-            let style = match it.outcome.as_deref() {
-                None | Some("succeeded") => ratatui::style::Style::default(),
-                Some(_) => theme.error(),
+            let style = match it.outcome.as_ref().map(Outcome::ending) {
+                None | Some(Ending::Succeeded) => ratatui::style::Style::default(),
+                Some(Ending::Stopped) => theme.notice(),
+                Some(Ending::Failed) => theme.error(),
             };
             ListItem::new(vec![
                 Line::styled(
@@ -199,7 +198,10 @@ fn transcript_pane(
         return;
     };
     let it = &model.iterations[shown];
-    let outcome = it.outcome.as_deref().unwrap_or("running");
+    let outcome = it
+        .outcome
+        .as_ref()
+        .map_or_else(|| "running".to_owned(), Outcome::short_words);
     let attempt = attempt_part(it.attempt);
     let title = format!(
         " iteration {}{attempt} · {} · {} {}",

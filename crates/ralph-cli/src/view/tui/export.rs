@@ -40,7 +40,9 @@ pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
     let _ = writeln!(
         out,
         "- outcome: {}",
-        it.outcome.as_deref().unwrap_or("running")
+        it.outcome
+            .as_ref()
+            .map_or_else(|| "running".to_owned(), |o| o.words())
     );
     if let Some(ms) = it.duration_ms {
         let _ = writeln!(out, "- duration: {}", duration_ms(ms));

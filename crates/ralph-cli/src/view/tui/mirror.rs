@@ -6,7 +6,11 @@
 //! Only the fields the view shows are read; unknown types and fields are skipped, as the
 //! schema asks of readers.
 
+use ralph_core::machine::IterationOutcome;
 use serde::Deserialize;
+
+use crate::view::term::ending::Ending;
+use crate::view::term::tool_preview::one_line;
 
 /// One line of `run-events.jsonl`.
 #[derive(Debug, Deserialize)]
@@ -190,9 +194,42 @@ pub(crate) struct Usage {
     pub(crate) model: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
-pub(crate) struct Outcome {
-    pub(crate) status: String,
+/// How an iteration ended: one ralph knows, or a status from a newer ralph's run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Outcome {
+    Known(IterationOutcome),
+    Other { status: String },
+}
+
+impl Outcome {
+    /// How the line view marks it; a status this ralph does not know is not claimed to
+    /// be a success, nor that it was not the agent's fault.
+    pub(crate) fn ending(&self) -> Ending {
+        match self {
+            Outcome::Known(outcome) => Ending::of(outcome),
+            Outcome::Other { .. } => Ending::Failed,
+        }
+    }
+
+    /// The words the line view says it in (`stopped at the cost limit`), on one line: a
+    /// failure's reason is the agent's text.
+    pub(crate) fn words(&self) -> String {
+        match self {
+            Outcome::Known(outcome) => one_line(&outcome.to_string()),
+            Outcome::Other { status } => one_line(status),
+        }
+    }
+
+    /// [`Outcome::words`] without what follows them (`failed`, not `failed: exit code
+    /// 1`), for a title with room for little more.
+    pub(crate) fn short_words(&self) -> String {
+        let mut words = self.words();
+        if let Some(colon) = words.find(':') {
+            words.truncate(colon);
+        }
+        words
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -4,7 +4,7 @@
 
 use ralph_core::machine::{GateEnd, Notice};
 
-use super::mirror::{AgentLine, RunLine, Tokens, Totals};
+use super::mirror::{AgentLine, Outcome, RunLine, Tokens, Totals};
 use crate::view::term::{gate_lines, limit_lines, tool_preview};
 
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
@@ -80,7 +80,7 @@ pub(crate) struct Iteration {
     pub(crate) model: Option<String>,
     pub(crate) started_at_ms: u64,
     /// `None` while it runs.
-    pub(crate) outcome: Option<String>,
+    pub(crate) outcome: Option<Outcome>,
     pub(crate) duration_ms: Option<u64>,
     pub(crate) cost_usd: Option<f64>,
     pub(crate) tokens: Tokens,
@@ -259,10 +259,10 @@ impl RunModel {
                 totals,
             } => {
                 self.totals = totals;
-                self.activity = format!("iteration {iteration} {}", outcome.status);
+                self.activity = format!("iteration {iteration} {}", outcome.words());
                 if let Some(it) = self.iteration_mut(iteration) {
                     it.model = model.or(it.model.take());
-                    it.outcome = Some(outcome.status);
+                    it.outcome = Some(outcome);
                     it.duration_ms = Some(duration_ms);
                     it.cost_usd = cost_usd;
                     it.tokens = tokens;

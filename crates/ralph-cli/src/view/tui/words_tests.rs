@@ -95,3 +95,67 @@ fn gate_results_are_said_in_words() {
         ]
     );
 }
+
+/// An iteration is marked and named as the line view marks and names it: `■` for one
+/// stopped by a limit, the user or a provider (not the agent's failure), `✗` for a
+/// failure; a status this ralph does not know keeps its name and is not called a success.
+#[test]
+fn iteration_ends_are_marked_and_said_as_the_line_view_does() {
+    let outcomes = [
+        (IterationOutcome::Succeeded, "✓", "succeeded"),
+        (
+            IterationOutcome::Failed {
+                reason: "exit code 1".to_owned(),
+            },
+            "✗",
+            "failed",
+        ),
+        (
+            IterationOutcome::StoppedAtCostLimit,
+            "■",
+            "stopped at the cost limit",
+        ),
+        (
+            IterationOutcome::StoppedAtRuntimeLimit,
+            "■",
+            "stopped at the runtime limit",
+        ),
+        (IterationOutcome::Interrupted, "■", "interrupted"),
+        (
+            IterationOutcome::RateLimited {
+                message: "429".to_owned(),
+                resets_at: None,
+            },
+            "■",
+            "rate limited",
+        ),
+    ];
+    for (outcome, mark, words) in &outcomes {
+        let mut model = RunModel::default();
+        loop_started(&mut model, "pi");
+        iteration_started(&mut model, 1, "builder", "pi");
+        iteration_finished(&mut model, 1, "builder", outcome);
+        let mut app = App::new(false);
+        let shown = screen(&model, &mut app, 100, 12);
+        assert!(shown.contains(&format!("{mark}  1 builder")), "{shown}");
+        assert!(
+            shown.contains(&format!("iteration 1 · builder · {words} ")),
+            "{shown}"
+        );
+    }
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    model.apply_json(
+        b"{\"type\":\"iteration_finished\",\"iteration\":1,\"outcome\":{\"status\":\"new_kind\"},\
+          \"duration_ms\":1,\"tokens\":{\"input\":0,\"output\":0,\"cache_read\":0,\"cache_write\":0},\
+          \"totals\":{\"iterations\":1,\"elapsed_ms\":1,\"cost_usd\":0.0,\"cost_complete\":true,\
+          \"tokens\":{\"input\":0,\"output\":0,\"cache_read\":0,\"cache_write\":0}}}",
+    );
+    let shown = screen(&model, &mut App::new(false), 100, 12);
+    assert!(shown.contains("✗  1 builder"), "{shown}");
+    assert!(
+        shown.contains("iteration 1 · builder · new_kind "),
+        "{shown}"
+    );
+}
