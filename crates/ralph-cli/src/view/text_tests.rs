@@ -68,6 +68,19 @@ fn wall() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_795_689_480)
 }
 
+/// The loop ends for `reason` with `exit_code`; its summary is `s.md`.
+fn loop_finished(reason: &StopReason, exit_code: u8) -> RunEvent<'_> {
+    RunEvent::LoopFinished {
+        reason,
+        message: reason.to_string(),
+        outcome: reason.class(),
+        exit_code,
+        totals: TOTALS,
+        summary_path: "s.md",
+        git: None,
+    }
+}
+
 fn observer(screen: &Screen, live: bool, t0: Instant) -> TextObserver<Screen> {
     let options = TextOptions {
         detail: Detail::Normal,
@@ -126,18 +139,7 @@ fn session(screen: &Screen, live: bool) {
     );
     view.tick_at(at(65_300));
     let reason = StopReason::Interrupted;
-    view.observe_at(
-        &RunEvent::LoopFinished {
-            reason: &reason,
-            message: reason.to_string(),
-            outcome: reason.class(),
-            exit_code: 130,
-            totals: TOTALS,
-            summary_path: "s.md",
-            git: None,
-        },
-        at(66_000),
-    );
+    view.observe_at(&loop_finished(&reason, 130), at(66_000));
     // After the end, nothing more is drawn.
     view.tick_at(at(70_000));
 }
@@ -382,18 +384,7 @@ fn a_stale_loop_is_not_told_to_raise_a_limit() {
         topic: "build.done".into(),
         repeats: 3,
     };
-    view.observe_at(
-        &RunEvent::LoopFinished {
-            reason: &reason,
-            message: reason.to_string(),
-            outcome: reason.class(),
-            exit_code: 2,
-            totals: TOTALS,
-            summary_path: "s.md",
-            git: None,
-        },
-        t0 + Duration::from_secs(3),
-    );
+    view.observe_at(&loop_finished(&reason, 2), t0 + Duration::from_secs(3));
     let shown = screen.shown();
     assert!(
         shown.ends_with(
@@ -412,18 +403,7 @@ fn a_worktree_loop_seen_from_elsewhere_says_where_its_summary_is_and_where_to_re
         observer(&screen, false, t0).show_workspace_as(".ralph/worktrees/fix-login".into());
     view.observe_at(&started(), t0);
     let reason = StopReason::MaxIterations { limit: 3 };
-    view.observe_at(
-        &RunEvent::LoopFinished {
-            reason: &reason,
-            message: reason.to_string(),
-            outcome: reason.class(),
-            exit_code: 2,
-            totals: TOTALS,
-            summary_path: "s.md",
-            git: None,
-        },
-        t0 + Duration::from_secs(3),
-    );
+    view.observe_at(&loop_finished(&reason, 2), t0 + Duration::from_secs(3));
     let shown = screen.shown();
     assert!(
         shown.ends_with(
