@@ -57,7 +57,8 @@ pub(super) fn render(event: &RunEvent<'_>, detail: Detail, out: &mut String) {
                     palette::NOTICE,
                     "the loop waits: run `ralph hooks resume` to go on",
                 ),
-                HookAction::Stop => (palette::NOTICE, "interrupted"),
+                // Ctrl-C stopped it; its message already says "interrupted".
+                HookAction::Stop => (palette::NOTICE, "the run ends"),
                 HookAction::Continue => (palette::NOTICE, "going on"),
             };
             let why = message.unwrap_or("failed");

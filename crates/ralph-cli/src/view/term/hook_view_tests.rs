@@ -63,3 +63,26 @@ fn starts_are_shown_with_verbose_only() {
         "▸ hook notify · post.loop.complete (attempt 2)\n"
     );
 }
+
+#[test]
+fn a_hook_stopped_by_ctrl_c_says_so_once() {
+    let event = RunEvent::HookFinished {
+        phase: "pre.loop.complete",
+        hook: "approve",
+        iteration: None,
+        attempt: 1,
+        passed: false,
+        failure: Some(HookFailure::Interrupted),
+        exit_code: None,
+        message: Some("interrupted"),
+        duration_ms: 1200,
+        action: HookAction::Stop,
+        output_tail: None,
+        log_path: "approve.log",
+    };
+    let text = shown(&event, Detail::Normal);
+    assert!(
+        text.starts_with("✗ hook approve · pre.loop.complete · interrupted · the run ends\n"),
+        "{text}"
+    );
+}
