@@ -197,12 +197,7 @@ fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
     };
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
-    let running = dir.loop_running().unwrap_or(false)
-        && dir
-            .current_run()
-            .ok()
-            .flatten()
-            .is_some_and(|current| current.id() == run.id());
+    let running = super::runs::running_run(&dir).as_deref() == Some(run.id());
     super::inspect_transcript::check_reached(&run, iteration, running)?;
     let transcript = super::inspect_transcript::pick(&run, iteration, args.attempt)?;
     if args.attempt.is_none() {

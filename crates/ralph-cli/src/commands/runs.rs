@@ -94,7 +94,7 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
 }
 
 /// The id of the run a loop is running now, if one is.
-fn running_run(dir: &RalphDir) -> Option<String> {
+pub(crate) fn running_run(dir: &RalphDir) -> Option<String> {
     if !dir.loop_running().unwrap_or(false) {
         return None;
     }
