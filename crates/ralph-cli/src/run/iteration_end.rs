@@ -3,12 +3,14 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use ralph_core::inbox::InboxReader;
-use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Usage};
+use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
+use ralph_core::inbox::{InboxLine, InboxReader};
+use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Notice, Usage};
 use ralph_core::run_event::{RunEvent, Totals};
 use ralph_core::store::unix_ms;
 
 use super::{Run, ensure_run_dir, memory, report_notices};
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::view::observer::Observer;
 
@@ -40,9 +42,7 @@ pub(super) fn not_started(
         started_at_ms,
         elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
     });
-    let inbox = reader
-        .read()
-        .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    let inbox = read_inbox(reader, iteration.number, observer)?;
     let outcome = IterationOutcome::Failed {
         reason: why.to_string(),
     };
@@ -60,6 +60,35 @@ pub(super) fn not_started(
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
     };
     conclude(run, iteration, report, session, observer, None)
+}
+
+/// What the agent of iteration `number` published: the inbox's new lines, with a
+/// warning when more are left for the next read and a notice when the inbox was
+/// replaced or cut.
+pub(super) fn read_inbox(
+    reader: &mut InboxReader,
+    number: u32,
+    observer: &mut dyn Observer,
+) -> Result<Vec<InboxLine>, CliError> {
+    let inbox = reader
+        .read()
+        .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
+    if reader.deferred() > 0 {
+        diagnostic(format_args!(
+            "warning: the event inbox `{}` has {} more bytes than one iteration reads ({} \
+             bytes); the rest is read after the next iteration",
+            reader.path().display(),
+            reader.deferred(),
+            MAX_INBOX_SLICE_BYTES
+        ));
+    }
+    if let Some(restart) = reader.take_restart() {
+        observer.observe(&RunEvent::Notice {
+            iteration: Some(number),
+            notice: &Notice::InboxRestarted { restart },
+        });
+    }
+    Ok(inbox)
 }
 
 /// Hands the iteration's `report` to the machine, records it and says how it ended.

@@ -36,7 +36,6 @@ use std::time::{Instant, SystemTime};
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
-use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
@@ -338,24 +337,7 @@ async fn iterate(
     recorder.after_reap();
     transcript.finish(&mut run.transcripts, &agent_run.outcome.stderr_tail);
 
-    let inbox = reader
-        .read()
-        .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
-    if reader.deferred() > 0 {
-        diagnostic(format_args!(
-            "warning: the event inbox `{}` has {} more bytes than one iteration reads ({} \
-             bytes); the rest is read after the next iteration",
-            reader.path().display(),
-            reader.deferred(),
-            MAX_INBOX_SLICE_BYTES
-        ));
-    }
-    if let Some(restart) = reader.take_restart() {
-        observer.observe(&RunEvent::Notice {
-            iteration: Some(number),
-            notice: &Notice::InboxRestarted { restart },
-        });
-    }
+    let inbox = iteration_end::read_inbox(reader, number, observer)?;
     let summary = &agent_run.summary;
     let published = inbox
         .iter()
