@@ -229,14 +229,8 @@ fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
 /// Moves `base` from `old` to `new`: in the checkout that has it checked out (which must
 /// be clean), else the ref alone.
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
-    let list = repo
-        .git
-        .ok(&repo.top, &["worktree", "list", "--porcelain"])?;
-    let checked_out = list.split("\n\n").find_map(|block| {
-        let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
-        let branch = block.lines().find_map(|l| l.strip_prefix("branch "))?;
-        (branch == base).then(|| std::path::PathBuf::from(path))
-    });
+    let checked_out = (repo.worktrees()?.into_iter())
+        .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
     match checked_out {
         Some(path) => {
             if repo.dirty(&path, false)? {

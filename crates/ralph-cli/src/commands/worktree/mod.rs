@@ -130,6 +130,23 @@ impl Repo {
         Ok(!out.trim().is_empty())
     }
 
+    /// The repository's worktrees, as `git worktree list --porcelain` gives them: each
+    /// one's directory, and the branch checked out there (`refs/heads/…`; none when its
+    /// head is detached).
+    pub(crate) fn worktrees(&self) -> Result<Vec<(PathBuf, Option<String>)>, CliError> {
+        let list = self
+            .git
+            .ok(&self.top, &["worktree", "list", "--porcelain"])?;
+        Ok(list
+            .split("\n\n")
+            .filter_map(|block| {
+                let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
+                let branch = block.lines().find_map(|l| l.strip_prefix("branch "));
+                Some((PathBuf::from(path), branch.map(str::to_owned)))
+            })
+            .collect())
+    }
+
     /// Takes the short repository-wide lock (see `lock.rs`).
     pub(crate) fn lock(&self) -> Result<lock::RepoLock, CliError> {
         lock::take(&self.common_dir, lock::REPO_LOCK, None)

@@ -42,13 +42,7 @@ pub(crate) fn inside(repo: &Repo, tree: &Path) -> Result<Vec<Nested>, CliError> 
     let Ok(tree) = tree.canonicalize() else {
         return Ok(Vec::new());
     };
-    let list = repo
-        .git
-        .ok(&repo.top, &["worktree", "list", "--porcelain"])?;
-    let listed = list
-        .lines()
-        .filter_map(|l| l.strip_prefix("worktree "))
-        .map(PathBuf::from);
+    let listed = repo.worktrees()?.into_iter().map(|(path, _)| path);
     let names = repo
         .records
         .names()
