@@ -455,3 +455,44 @@ fn a_message_sent_while_a_gate_runs_is_reported_before_the_gate_ends() {
     let events = exits_with(child, 0);
     assert!(first_of(&events, "steer_received") < first_of(&events, "gate_finished"));
 }
+
+#[test]
+fn guidance_in_a_prompt_no_agent_could_take_is_queued_again_not_delivered() {
+    // The prompt fits in an argument (at most 128 KiB) until the message joins it: then
+    // the agent cannot be started, and the message never reached anyone.
+    let config = "cli:\n  backend: custom\n  command: \"true\"\n  prompt_mode: arg\n\
+                  event_loop:\n  max_consecutive_failures: 1\nhooks:\n  enabled: true\n  \
+                  events:\n    pre.iteration.start:\n      - {name: slow, command: 'touch \
+                  in-hook; while [ ! -f hook-go ]; do sleep 0.05; done', on_error: warn}\n";
+    let ws = Workspace::new(config, "");
+    std::fs::write(ws.path().join("task.md"), "x".repeat(120 * 1024)).unwrap();
+    let mut child = ws.start_json(&["-P", "task.md", "--max-iterations", "3"]);
+    let marker = ws.path().join("in-hook");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the hook never ran");
+        if child.try_wait().expect("wait").is_some() {
+            panic!("ralph ended: {:?}", wait_output(child));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    steer_queued(&ws, &"y".repeat(15 * 1024), 1);
+    std::fs::write(ws.path().join("hook-go"), "").unwrap();
+    let events = exits_with(child, 1);
+    let requeued: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "steer_requeued")
+        .collect();
+    assert_eq!(requeued.len(), 1, "{events:#?}");
+    assert_eq!(requeued[0]["iteration"], 1);
+    assert_eq!(
+        went(&ws),
+        vec!["\"queued\"", "\"prompt\"", "\"requeued\""],
+        "the record says it went back to the queue"
+    );
+    assert_eq!(
+        steering_records(&ws),
+        vec![serde_json::json!({"in_prompt": 0, "mid_turn": 0, "queued": 1})],
+        "iteration 1 carried nothing to an agent"
+    );
+}

@@ -46,7 +46,7 @@ pub(super) fn not_started(
     let outcome = IterationOutcome::Failed {
         reason: why.to_string(),
     };
-    run.steering.after_agent(&outcome, observer);
+    run.steering.not_started(observer);
     let report = IterationReport {
         outcome,
         final_text: None,

@@ -238,29 +238,37 @@ impl Steering {
     /// showed it read is queued again for the next prompt, with a `steer_unread` notice.
     /// On a rate or usage limit, the model may never have read the prompt either: what it
     /// carried is queued again for the attempt that follows (once more is better than
-    /// never).
+    /// never), with a `steer_requeued` notice.
     pub(crate) fn after_agent(&self, outcome: &IterationOutcome, observer: &mut dyn Observer) {
         let now = unix_ms(SystemTime::now());
         let mut book = lock(&self.news.shared.book);
         let unread = book.requeue_unread(now);
-        for line in &unread {
+        let carried = if matches!(outcome, IterationOutcome::RateLimited { .. }) {
+            book.requeue_carried(now)
+        } else {
+            Vec::new()
+        };
+        for line in unread.iter().chain(&carried) {
             self.news.shared.log(line);
         }
-        if matches!(outcome, IterationOutcome::RateLimited { .. }) {
-            for line in book.requeue_carried(now) {
-                self.news.shared.log(&line);
-            }
-        }
         drop(book);
-        for line in unread {
-            observer.observe(&RunEvent::Notice {
-                iteration: Some(line.iteration),
-                notice: &Notice::SteerUnread {
-                    id: line.id,
-                    message: line.message.unwrap_or_default(),
-                },
-            });
-        }
+        report_requeued(unread, carried, observer);
+    }
+
+    /// The running iteration's agent could not be started with its prompt: what the
+    /// prompt carried is queued again, with a `steer_requeued` notice (its
+    /// `steer_delivered` did not come true).
+    pub(crate) fn not_started(&self, observer: &mut dyn Observer) {
+        let now = unix_ms(SystemTime::now());
+        let carried = {
+            let mut book = lock(&self.news.shared.book);
+            let carried = book.requeue_carried(now);
+            for line in &carried {
+                self.news.shared.log(line);
+            }
+            carried
+        };
+        report_requeued(Vec::new(), carried, observer);
     }
 
     /// The running iteration ended; `next` is the one the loop runs next. Returns what
@@ -336,6 +344,31 @@ impl SteerNews {
                 }
             }
         }
+    }
+}
+
+/// Tells `observer` of the messages queued again: `unread` ones handed over mid-turn
+/// and never read, `carried` ones in a prompt that never reached the model.
+fn report_requeued(
+    unread: Vec<SteerLogLine>,
+    carried: Vec<SteerLogLine>,
+    observer: &mut dyn Observer,
+) {
+    let notices = unread.into_iter().map(|line| {
+        let id = line.id;
+        let message = line.message.unwrap_or_default();
+        (line.iteration, Notice::SteerUnread { id, message })
+    });
+    let notices = notices.chain(carried.into_iter().map(|line| {
+        let id = line.id;
+        let message = line.message.unwrap_or_default();
+        (line.iteration, Notice::SteerRequeued { id, message })
+    }));
+    for (iteration, notice) in notices {
+        observer.observe(&RunEvent::Notice {
+            iteration: Some(iteration),
+            notice: &notice,
+        });
     }
 }
 

@@ -177,3 +177,59 @@ fn a_continued_run_picks_up_what_was_queued() {
         "consumed once"
     );
 }
+
+#[test]
+fn what_a_prompt_that_could_not_start_carried_is_queued_again_with_a_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(dir.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    let mut steering = Steering::start(&run, 1);
+    let mut seen = Seen::default();
+    steering.start_iteration(1, &mut seen);
+    assert_eq!(
+        steer(&run, "1-1-1", "use the staging database", true),
+        SteerAnswer::Queued { iteration: 2 }
+    );
+    steering.end_iteration(2);
+    let mut seen = Seen::default();
+    assert_eq!(
+        steering.start_iteration(2, &mut seen),
+        vec!["use the staging database"]
+    );
+    // Iteration 2's agent could not be started with the prompt that carried it.
+    let mut seen = Seen::default();
+    steering.not_started(&mut seen);
+    assert_eq!(types(&seen), vec!["notice"]);
+    assert_eq!(seen.0[0]["notice"], "steer_requeued");
+    assert_eq!(seen.0[0]["id"], "1-1-1");
+    assert_eq!(seen.0[0]["iteration"], 2);
+    assert_eq!(
+        steering.end_iteration(3),
+        IterationSteering {
+            in_prompt: 0,
+            mid_turn: 0,
+            queued: 1
+        }
+    );
+    assert_eq!(
+        steering.start_iteration(3, &mut Seen::default()),
+        vec!["use the staging database"],
+        "the next prompt carries it again"
+    );
+    let went: Vec<(Logged, u32)> = read_log(&run)
+        .unwrap()
+        .iter()
+        .map(|l| (l.went, l.iteration))
+        .collect();
+    assert_eq!(
+        went,
+        vec![
+            (Logged::Queued, 2),
+            (Logged::Prompt, 2),
+            (Logged::Requeued, 2),
+            (Logged::Prompt, 3)
+        ]
+    );
+    steering.finish(&mut |_| {});
+}

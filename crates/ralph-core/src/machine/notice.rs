@@ -44,6 +44,10 @@ pub enum Notice {
     /// read it (pi shows each message it reads; it never showed this one): the next
     /// iteration's prompt carries it.
     SteerUnread { id: String, message: String },
+    /// The prompt that carried a steering message never reached the model (a rate or
+    /// usage limit, or a prompt no agent could be started with): the next iteration's
+    /// prompt carries it again.
+    SteerRequeued { id: String, message: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
@@ -123,6 +127,12 @@ impl std::fmt::Display for Notice {
                 f,
                 "the agent ended its turn before reading the steering message “{}”: it is \
                  queued again, for the next iteration's prompt",
+                first_line(message)
+            ),
+            Notice::SteerRequeued { message, .. } => write!(
+                f,
+                "the prompt that carried the steering message “{}” did not reach the model: \
+                 it is queued again, for the next iteration's prompt",
                 first_line(message)
             ),
             Notice::InvalidLine { error, excerpt } => {
@@ -218,6 +228,10 @@ impl Notice {
                 id: "s-1".into(),
                 message: "Check the tests first.".into(),
             },
+            Notice::SteerRequeued {
+                id: "s-2".into(),
+                message: "Use the staging database.".into(),
+            },
             Notice::InboxRestarted {
                 restart: InboxRestart::Shrunk {
                     offset: 100,
@@ -245,6 +259,7 @@ impl Notice {
                 | Notice::PromiseNotAlone { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::SteerUnread { .. }
+                | Notice::SteerRequeued { .. }
                 | Notice::CostUnknown { .. }
                 | Notice::InboxRestarted { .. }
                 | Notice::LeftoversStopped { .. } => {}

@@ -168,13 +168,17 @@ impl SteerBook {
         carried
     }
 
-    /// The running iteration's agent ended without reaching the model (a rate or usage
-    /// limit): what its prompt carried goes back into the queue, for the attempt that
-    /// runs next. Returns the lines for `steering.jsonl`.
+    /// The running iteration's prompt did not reach the model (a rate or usage limit, or
+    /// an agent that could not be started with it): what it carried goes back into the
+    /// queue, for the attempt that runs next, and counts as queued, not as carried.
+    /// Returns the lines for `steering.jsonl`.
     pub fn requeue_carried(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
         let carried = std::mem::take(&mut self.carried);
         let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
         self.tally.in_prompt = self.tally.in_prompt.saturating_sub(count);
+        let this = &mut self.this_iteration;
+        this.in_prompt = this.in_prompt.saturating_sub(count);
+        this.queued = this.queued.saturating_add(count);
         self.queue_again(carried, Logged::Requeued, now_ms)
     }
 

@@ -279,7 +279,15 @@ fn what_a_limited_attempt_carried_is_queued_again_and_survives_continue() {
         vec![(Logged::Requeued, 1)]
     );
     log.extend(again);
-    book.end_iteration(1);
+    // The iteration's record counts it as queued, not as carried by its prompt.
+    assert_eq!(
+        book.end_iteration(1),
+        IterationSteering {
+            in_prompt: 0,
+            mid_turn: 0,
+            queued: 1
+        }
+    );
     assert_eq!(book.tally().pending, 1);
     assert_eq!(SteerBook::resume(1, &log).tally(), book.tally());
     let texts: Vec<String> = book
