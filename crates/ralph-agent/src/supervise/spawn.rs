@@ -14,6 +14,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::process::Stdio;
+use std::time::Duration;
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::unistd::pipe2;
@@ -73,7 +74,30 @@ pub(crate) enum Process {
     Cloned(super::waited::Waited),
 }
 
+/// How many times a start refused with "text file busy" is tried again.
+const BUSY_RETRIES: u32 = 5;
+/// The pause before the first retry; it doubles on each (10 to 160 ms, 310 in all).
+const BUSY_PAUSE: Duration = Duration::from_millis(10);
+
 pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
+    // `ETXTBSY`: the program is open for writing somewhere. That is fleeting: a package
+    // manager replacing the agent's binary, a hook that just wrote the script a gate
+    // runs, or any other thread's fork that still holds a copy of the descriptor it was
+    // written through until that child execs (the classic race of a program that writes
+    // an executable and runs it while other threads start processes). Trying again a
+    // few times, briefly, turns a spurious failure into a slightly later start.
+    let mut pause = BUSY_PAUSE;
+    for _ in 0..BUSY_RETRIES {
+        match spawn_once(spec, token) {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => std::thread::sleep(pause),
+            started => return started,
+        }
+        pause *= 2;
+    }
+    spawn_once(spec, token)
+}
+
+fn spawn_once(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     #[cfg(target_os = "linux")]
     if !spec.pty && super::vfork::available() {
         return spawn_cloned(spec, token);

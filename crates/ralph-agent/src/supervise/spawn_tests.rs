@@ -45,3 +45,32 @@ async fn without_merging_stderr_has_its_own_pipe() {
         child.wait().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_program_busy_being_written_is_started_once_its_writer_lets_go() {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("agent");
+    let mut writer = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o755)
+        .open(&program)
+        .unwrap();
+    writer.write_all(b"#!/bin/sh\necho started\n").unwrap();
+    // While it is open for writing, the kernel refuses to run it.
+    let busy = spawn_once(&SpawnSpec::new(&program), "t4").err();
+    assert_eq!(busy.and_then(|e| e.raw_os_error()), Some(libc::ETXTBSY));
+    let letting_go = std::thread::spawn(move || {
+        std::thread::sleep(BUSY_PAUSE * 3);
+        drop(writer);
+    });
+    let mut spawned = spawn(&SpawnSpec::new(&program), "t5").unwrap();
+    assert_eq!(read_all(&mut spawned).await, "started\n");
+    letting_go.join().unwrap();
+    if let Process::Forked(mut child) = spawned.child {
+        child.wait().await.unwrap();
+    }
+}
