@@ -20,6 +20,10 @@ pub const TASK_RESUME: &str = "task.resume";
 /// The topic ralph publishes instead of an event a gate refused (see `gates:`).
 pub const GATE_FAILED: &str = "gate.failed";
 
+/// The hat that handles events no configured hat triggers on, and every event when no
+/// hat is configured (the coordinator). No configured hat may take its id.
+pub const DEFAULT_HAT: &str = "ralph";
+
 /// Topics only ralph itself publishes: a hat that triggers on one would be activated by
 /// ralph's bookkeeping rather than by another hat.
 pub const RESERVED_TRIGGERS: [&str; 2] = [TASK_START, TASK_RESUME];

@@ -246,6 +246,18 @@ hats:
 }
 
 #[test]
+fn the_coordinators_id_is_not_a_hat_id() {
+    assert_eq!(
+        parse_errors("hats:\n  ralph:\n    description: x\n    triggers: [work.start]\n"),
+        [
+            "ralph.yml:2:3: a hat cannot have the id `ralph`: ralph's own coordinator has it \
+             (it handles the events no hat triggers on). Give this hat another id; its `name` \
+             may still read `ralph`"
+        ]
+    );
+}
+
+#[test]
 fn invalid_hat_id() {
     assert_eq!(
         parse_errors("hats:\n  my hat:\n    description: x\n"),

@@ -12,7 +12,7 @@ use super::node::{Decoder, Field, Node, join_path};
 use super::origin::Spanned;
 use super::raw::{RawHat, RawHatBackend, SpannedList};
 use super::read::{self, backend_kind_node};
-use crate::topic::validate_topic;
+use crate::topic::{DEFAULT_HAT, validate_topic};
 
 /// The keys of the `{command: ...}` form that mean nothing in the `{type: ...}` form.
 const CUSTOM_ONLY_KEYS: [&str; 3] = ["prompt_mode", "prompt_flag", "output_format"];
@@ -32,6 +32,13 @@ pub(crate) fn decode_hats(dec: &mut Decoder, field: &Field<'_>) -> Vec<RawHat> {
                     ConfigErrorKind::InvalidHatId {
                         id: id.value.clone(),
                         reason,
+                    },
+                ));
+            } else if id.value == DEFAULT_HAT {
+                dec.errors.push(ConfigError::new(
+                    id.origin.clone(),
+                    ConfigErrorKind::ReservedHatId {
+                        id: id.value.clone(),
                     },
                 ));
             }

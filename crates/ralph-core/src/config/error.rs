@@ -157,6 +157,12 @@ pub enum ConfigErrorKind {
         "invalid hat id `{id}`: {reason}; hat ids become part of topics such as `<id>.exhausted`"
     )]
     InvalidHatId { id: String, reason: TopicError },
+    #[error(
+        "a hat cannot have the id `{id}`: ralph's own coordinator has it (it handles the \
+         events no hat triggers on). Give this hat another id; its `name` may still read \
+         `{id}`"
+    )]
+    ReservedHatId { id: String },
     #[error("`{key}` lists `{value}` twice: remove one")]
     Duplicate { key: String, value: String },
     #[error(

@@ -224,7 +224,8 @@ static MAIN_KEYS: &[Key] = &[
     key(Top, "hats", Type::NamedMappings("hat ids"),
         Unset("no hats: one agent does the whole task"),
         "Roles that hand the work over through events: each event goes to the one hat that \
-         triggers on it.",
+         triggers on it (events no hat triggers on go to ralph's coordinator, whose id \
+         `ralph` no hat may take).",
         Init::Block {
             example: EXAMPLE_HATS,
             note: "To use the example below, uncomment it and set `event_loop.starting_event` \

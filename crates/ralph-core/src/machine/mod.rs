@@ -65,9 +65,7 @@ use crate::event::Event;
 use crate::steer::IterationSteering;
 use crate::topic::TASK_RESUME;
 
-/// The hat that handles events no configured hat triggers on, and every event when no
-/// hat is configured.
-pub const DEFAULT_HAT: &str = "ralph";
+pub use crate::topic::DEFAULT_HAT;
 
 /// The same event (topic and payload) published this many times in a row is a stale
 /// loop.
