@@ -38,7 +38,7 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         false,
         summary.rate_limited.as_ref(),
     );
-    completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref())
+    completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref(), None)
 }
 
 fn pi(stream: &str) -> Option<CompletionSignal> {

@@ -54,7 +54,8 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Dump::Skip,
         Read::Hat(|dec, f, h| read::backend_args(dec, f, &mut h.args))),
     key(Hat, "default_publishes", Type::Topic, Unset("nothing is published for it"),
-        "The topic published for the hat when its agent succeeds without emitting one.",
+        "The topic published for the hat when its agent succeeds without emitting one \
+         (the completion promise here completes the loop).",
         Init::InExample,
         Dump::Hat(|h| h.default_publishes.as_deref().map(string)),
         Read::Hat(|dec, f, h| h.default_publishes = dec.topic(f))),

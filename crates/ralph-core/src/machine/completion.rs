@@ -11,18 +11,24 @@
 //!   prompt and text of failed or retried attempts never count; a sentence that
 //!   mentions or quotes the promise does not either.
 //!
+//! A hat whose `default_publishes` is the promise completes the loop too when it
+//! succeeds without emitting anything: the default is published for it, as any other
+//! default is (a promise ralph would route as an ordinary event would never end the
+//! loop).
+//!
 //! An interrupted iteration never completes: the user stopped it.
 
 use super::outcome::{CompletionSignal, IterationOutcome};
 use crate::event::Event;
 
 /// The completion signal an iteration gave, if any. `events` are the valid events it
-/// emitted, in order.
+/// emitted, in order; `default` is its hat's `default_publishes`.
 pub fn completion_signal(
     promise: &str,
     events: &[Event],
     outcome: &IterationOutcome,
     final_text: Option<&str>,
+    default: Option<&str>,
 ) -> Option<CompletionSignal> {
     match outcome {
         // The user stopped it, or a provider's limit cut it short: neither finished.
@@ -41,6 +47,11 @@ pub fn completion_signal(
                 && final_text.is_some_and(|text| last_line_is(text, promise))
             {
                 Some(CompletionSignal::FinalText)
+            } else if *outcome == IterationOutcome::Succeeded
+                && events.is_empty()
+                && default == Some(promise)
+            {
+                Some(CompletionSignal::DefaultPublishes)
             } else {
                 None
             }

@@ -39,26 +39,27 @@ impl Machine {
                 InboxLine::Invalid { .. } => None,
             })
             .collect();
+        let default = self
+            .rules
+            .hat(&iteration.hat)
+            .and_then(|h| h.default_publishes.as_deref());
         let completion = completion_signal(
             promise,
             &events,
             &report.outcome,
             report.final_text.as_deref(),
+            default,
         );
         let mut topics: Vec<&str> = events
             .iter()
             .map(|e| e.topic.as_str())
             .filter(|t| *t != promise)
             .collect();
-        let default = self
-            .rules
-            .hat(&iteration.hat)
-            .and_then(|h| h.default_publishes.as_deref())
-            .filter(|_| {
-                topics.is_empty()
-                    && completion.is_none()
-                    && report.outcome == IterationOutcome::Succeeded
-            });
+        let default = default.filter(|_| {
+            topics.is_empty()
+                && completion.is_none()
+                && report.outcome == IterationOutcome::Succeeded
+        });
         topics.extend(default);
         // The required events and the open tasks come first: a completion they refuse
         // needs no gate.

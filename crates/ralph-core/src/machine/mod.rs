@@ -311,11 +311,13 @@ impl Machine {
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 
         let promise = self.rules.event_loop.completion_promise.clone();
+        let default = (self.rules.hat(&iteration.hat)).and_then(|h| h.default_publishes.clone());
         let mut completion = completion_signal(
             &promise,
             &events,
             &report.outcome,
             report.final_text.as_deref(),
+            default.as_deref(),
         );
         // What the agent signalled, before a gate refuses it: a refused promise was still
         // signalled properly, so it earns no note on how to signal it.

@@ -138,6 +138,9 @@ pub enum CompletionSignal {
     Event,
     /// The last non-empty line of a successful run's final answer is the promise.
     FinalText,
+    /// The hat's `default_publishes` is the promise, and it succeeded without emitting
+    /// anything: published for it, its default completes the loop.
+    DefaultPublishes,
 }
 
 /// Why the loop stopped.
@@ -201,6 +204,10 @@ impl StopReason {
             StopReason::Completed {
                 promise: "DONE".into(),
                 signal: CompletionSignal::FinalText,
+            },
+            StopReason::Completed {
+                promise: "DONE".into(),
+                signal: CompletionSignal::DefaultPublishes,
             },
             StopReason::MaxIterations { limit: 1 },
             StopReason::MaxRuntime { limit_secs: 1 },
@@ -277,6 +284,14 @@ impl fmt::Display for StopReason {
             } => write!(
                 f,
                 "completed: the agent's final answer ended with {promise}"
+            ),
+            StopReason::Completed {
+                promise,
+                signal: CompletionSignal::DefaultPublishes,
+            } => write!(
+                f,
+                "completed: the hat's default_publishes is {promise}, and the agent \
+                 emitted nothing"
             ),
             StopReason::MaxIterations { limit: 1 } => {
                 f.write_str("iteration limit reached (1 iteration)")

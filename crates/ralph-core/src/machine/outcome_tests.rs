@@ -109,6 +109,7 @@ fn stop_reasons_map_to_end_classes() {
         vec![
             EndClass::Completed,
             EndClass::Completed,
+            EndClass::Completed,
             EndClass::LimitReached,
             EndClass::LimitReached,
             EndClass::LimitReached,

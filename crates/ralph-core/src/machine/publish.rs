@@ -107,26 +107,19 @@ impl Machine {
             self.state.pending.push_back(event.clone());
             published += 1;
         }
+        if completion == Some(CompletionSignal::DefaultPublishes) {
+            // Published for the hat, as a signal: counted, never routed.
+            return Some(self.publish_default(iteration, false));
+        }
         // A gate held an event back: the hat did hand over, and `gate.failed` goes out
         // in its place, so neither its default topic nor its input is published again.
         if published > 0 || completion.is_some() || held_back {
             return None;
         }
         match outcome {
-            IterationOutcome::Succeeded => {
-                let topic = self
-                    .rules
-                    .hat(&iteration.hat)
-                    .and_then(|h| h.default_publishes.clone())?;
-                let event = Event::new(topic.clone());
-                self.record_published(&event);
-                self.state.pending.push_back(event);
-                self.notices.push(Notice::DefaultPublished {
-                    hat: iteration.hat.clone(),
-                    topic: topic.clone(),
-                });
-                Some(topic)
-            }
+            IterationOutcome::Succeeded => (self.rules.hat(&iteration.hat))
+                .is_some_and(|h| h.default_publishes.is_some())
+                .then(|| self.publish_default(iteration, true)),
             IterationOutcome::Failed { .. }
             | IterationOutcome::StoppedAtCostLimit
             | IterationOutcome::StoppedAtRuntimeLimit
@@ -169,6 +162,24 @@ impl Machine {
                 None
             }
         }
+    }
+
+    /// Publishes the `default_publishes` of `iteration`'s hat (which it has) for it,
+    /// routed to the next hat when `routed` (not when it is the completion signal).
+    fn publish_default(&mut self, iteration: &Iteration, routed: bool) -> String {
+        let topic = (self.rules.hat(&iteration.hat))
+            .and_then(|h| h.default_publishes.clone())
+            .unwrap_or_default();
+        let event = Event::new(topic.clone());
+        self.record_published(&event);
+        if routed {
+            self.state.pending.push_back(event);
+        }
+        self.notices.push(Notice::DefaultPublished {
+            hat: iteration.hat.clone(),
+            topic: topic.clone(),
+        });
+        topic
     }
 
     pub(super) fn record_published(&mut self, event: &Event) {

@@ -137,6 +137,61 @@ fn default_publishes_fills_in_only_for_a_successful_hat_that_emitted_nothing() {
 }
 
 #[test]
+fn a_default_publishes_that_is_the_promise_completes_the_loop_never_routed() {
+    let with_default = |required: &[&str]| {
+        let mut rules = three_hats();
+        rules.hats[2].default_publishes = Some(PROMISE.into());
+        rules.event_loop.required_events = required.iter().map(|t| (*t).to_owned()).collect();
+        let mut m = Machine::new(rules);
+        step(&mut m, ok(&[ev("plan.ready")]));
+        step(&mut m, ok(&[ev("build.review")]));
+        m
+    };
+    let mut m = with_default(&[]);
+    let it = run(&mut m);
+    assert_eq!(it.hat, "reviewer");
+    let record = m.finish(it, ok(&[]), S);
+    assert_eq!(
+        (record.completion, record.default_published.as_deref()),
+        (Some(CompletionSignal::DefaultPublishes), Some(PROMISE))
+    );
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::DefaultPublished {
+            hat: "reviewer".into(),
+            topic: PROMISE.into()
+        }]
+    );
+    assert_eq!(
+        m.state().end,
+        Some(StopReason::Completed {
+            promise: PROMISE.into(),
+            signal: CompletionSignal::DefaultPublishes
+        })
+    );
+    assert!(m.state().pending.is_empty(), "never routed as an event");
+
+    // Held to the same rules as an emitted promise: the required events first.
+    let mut m = with_default(&["tests.pass"]);
+    let it = run(&mut m);
+    assert_eq!(m.finish(it, ok(&[]), S).completion, None);
+    assert_eq!(m.state().end, None);
+    assert_eq!(run(&mut m).events[0].topic, TASK_RESUME);
+
+    // A hat that failed, or handed over, did not finish.
+    let mut m = with_default(&[]);
+    let it = run(&mut m);
+    assert_eq!(m.finish(it, failed(&[]), S).completion, None);
+    let mut m = with_default(&[]);
+    let it = run(&mut m);
+    assert_eq!(
+        m.finish(it, ok(&[ev("review.rejected")]), S).completion,
+        None
+    );
+    assert_eq!(run(&mut m).hat, "builder");
+}
+
+#[test]
 fn a_hat_at_max_activations_is_replaced_by_its_exhausted_event() {
     let mut rules = three_hats();
     rules.hats[1].max_activations = Some(1);
