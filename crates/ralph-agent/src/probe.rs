@@ -15,7 +15,9 @@ use std::time::Duration;
 use crate::BackendKind;
 use crate::backend::BackendProfile;
 use crate::probe_cache::ProbeCache;
-use crate::supervise::{DiscardOutput, RunDeadlines, SpawnSpec, StopRequests, Termination, run};
+use crate::supervise::{
+    DiscardOutput, RunDeadlines, SpawnSpec, StopLevel, StopRequests, Termination, run,
+};
 
 /// How long a version command may take. Node-based CLIs start in one to a few seconds on an
 /// idle machine, but `pi --version` took over 5 s on a busy 2-core machine (load 12, measured by
@@ -76,6 +78,9 @@ pub enum DetectError {
     },
     #[error("the custom backend needs a command: set `cli.command` in ralph.yml")]
     CustomWithoutCommand,
+    /// The caller asked to stop (Ctrl-C) while a version command ran.
+    #[error("stopped while checking the agents: nothing ran")]
+    Stopped,
     #[error(
         "no agent CLI found on PATH (tried: {}); install one, for example: {}",
         names(.tried),
@@ -113,6 +118,8 @@ pub struct Detector {
     search_path: Option<OsString>,
     across_runs: Option<ProbeCache>,
     cache: HashMap<(BackendKind, Option<String>), Availability>,
+    /// The caller's stop requests: a Ctrl-C stops a version command as it stops an agent.
+    stop: StopRequests,
 }
 
 impl Default for Detector {
@@ -129,7 +136,15 @@ impl Detector {
             search_path: None,
             across_runs: None,
             cache: HashMap::new(),
+            stop: StopRequests::never(),
         }
+    }
+
+    /// Stops a version command when `stop` asks (Ctrl-C while the agents are checked):
+    /// [`Detector::detect`] and [`Detector::require`] then give [`DetectError::Stopped`].
+    pub fn with_stop(mut self, stop: StopRequests) -> Detector {
+        self.stop = stop;
+        self
     }
 
     /// Replaces the auto-detection order (`custom` entries are skipped: it is never
@@ -208,7 +223,7 @@ impl Detector {
             kill_grace: PROBE_KILL_GRACE,
             ..RunDeadlines::none()
         };
-        let outcome = run(spec, deadlines, &mut DiscardOutput, StopRequests::never()).await;
+        let outcome = run(spec, deadlines, &mut DiscardOutput, self.stop.clone()).await;
         match outcome.termination {
             Termination::Exited { code: 0 } => Availability::Available { path },
             termination => Availability::ProbeFailed {
@@ -231,6 +246,9 @@ impl Detector {
             if let Availability::Available { .. } = self.probe(kind, None).await {
                 return Ok(kind);
             }
+            if self.stop.current() != StopLevel::None {
+                return Err(DetectError::Stopped);
+            }
         }
         Err(DetectError::NoneFound { tried: candidates })
     }
@@ -248,6 +266,10 @@ impl Detector {
         };
         match self.probe(kind, command).await {
             Availability::Available { path } => Ok(path),
+            // Stopped by the caller, the command said nothing about the installation.
+            Availability::ProbeFailed { .. } if self.stop.current() != StopLevel::None => {
+                Err(DetectError::Stopped)
+            }
             Availability::NotInstalled => Err(DetectError::NotInstalled {
                 backend: kind,
                 binary: binary.to_owned(),

@@ -3,12 +3,17 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::exit::CommandOutcome;
+
 /// A command failed. Each message says what failed, where, and what to do about it.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     /// Stdout was closed by its reader (`ralph … | head`): not worth a message.
     #[error("stdout was closed")]
     BrokenPipe,
+    /// Ctrl-C (or SIGTERM) before the loop began, while the agents were checked.
+    #[error("interrupted while checking the agents: nothing ran")]
+    Interrupted,
     #[error("cannot read `{path}`: {source}")]
     Read { path: PathBuf, source: io::Error },
     #[error("cannot write to stdout: {0}")]
@@ -177,6 +182,16 @@ impl From<ralph_agent::DetectError> for CliError {
 }
 
 impl CliError {
+    /// How a command that failed with this error ends, for its exit code: failed, but
+    /// interrupted for a Ctrl-C, and a success for a reader that closed stdout.
+    pub(crate) fn outcome(&self) -> CommandOutcome {
+        match self {
+            CliError::BrokenPipe => CommandOutcome::Success,
+            CliError::Interrupted => CommandOutcome::Interrupted,
+            _ => CommandOutcome::Failed,
+        }
+    }
+
     /// An I/O error on one of ralph's own files.
     pub(crate) fn io(what: &'static str, path: impl Into<PathBuf>, source: io::Error) -> CliError {
         CliError::Io {

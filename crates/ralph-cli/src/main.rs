@@ -50,7 +50,7 @@ fn main() -> ExitCode {
         Err(err) => {
             // Errors quote config bytes and paths: nothing in them may act on the terminal.
             eprintln!("ralph: {}", ralph_core::visible::visible(&err.to_string()));
-            exit::code(exit::CommandOutcome::Failed)
+            exit::code(err.outcome())
         }
     }
 }

@@ -157,3 +157,49 @@ fn closed_stdout(extra: &[&str], first_line: &str) {
     assert_eq!(ws.history().len(), 3);
     assert!(ws.summary().contains("completed"));
 }
+
+#[test]
+fn ctrl_c_while_an_agents_version_is_checked_stops_the_check_and_exits_130() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
+    let started = std::time::Instant::now();
+    let child = ws
+        .command(&["run", "--output", "json", "-p", "task"])
+        .env("FAKE_VERSION_DELAY", "60")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ralph");
+    while ws.version_log().is_empty() {
+        assert!(
+            started.elapsed() < common::RUN_TIMEOUT,
+            "pi --version never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = ws.stop(child, Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    // Well before the version command's own limit (30 s) would have ended it.
+    assert!(
+        started.elapsed() < ralph_agent::probe::VERSION_PROBE_TIMEOUT,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted while checking the agents"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("reinstall"), "{stderr}");
+    let last: Value = serde_json::from_slice(
+        out.stdout
+            .trim_ascii_end()
+            .rsplit(|b| *b == b'\n')
+            .next()
+            .unwrap(),
+    )
+    .expect("a JSON line");
+    assert_eq!(
+        (&last["type"], &last["exit_code"]),
+        (&"error".into(), &130.into())
+    );
+    assert_eq!(ws.agent_log(), Vec::<String>::new(), "no agent ran");
+}

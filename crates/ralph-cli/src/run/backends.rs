@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use ralph_agent::supervise::StopRequests;
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
 use ralph_core::config::{AgentConfig, HatConfig, RateLimitPolicy, ResolvedConfig};
 
@@ -69,9 +70,13 @@ impl Agents {
     }
 }
 
-/// Finds every agent `config` needs; `auto` is detected once, in priority order.
-pub(crate) async fn resolve(config: &ResolvedConfig) -> Result<Agents, DetectError> {
-    let mut detector = detector(config);
+/// Finds every agent `config` needs; `auto` is detected once, in priority order. A
+/// version command still running when `stop` asks is stopped ([`DetectError::Stopped`]).
+pub(crate) async fn resolve(
+    config: &ResolvedConfig,
+    stop: StopRequests,
+) -> Result<Agents, DetectError> {
+    let mut detector = detector(config).with_stop(stop);
     let mut detected: Option<BackendKind> = None;
     let default = chain(&mut detector, &mut detected, config, None).await?;
     let mut by_hat = HashMap::new();
