@@ -260,3 +260,35 @@ fn inspect_reports_a_pricing_mistake_at_its_place() {
         "{stderr}"
     );
 }
+
+#[test]
+fn claude_stopped_after_its_model_answered_is_billed_at_least_not_free() {
+    // Claude Code reports usage only in its final `result`: stopped after two tool calls
+    // (line 12), it reported none, yet its model answered twice.
+    let ws = Workspace::new(
+        "cli:\n  backend: claude\n",
+        "claude/v2.1.332_rich.jsonl | | pause_at=12\n",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    let paused = ws.path().join(".fake/paused-12");
+    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
+    while !paused.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never paused"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(out.status), 130, "{stderr}");
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let totals = &common::finished(&events)["totals"];
+    assert_eq!(totals["cost_complete"], json!(false), "{totals}");
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(row["cost_complete"], json!(false), "{row}");
+}

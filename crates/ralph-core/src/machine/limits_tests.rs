@@ -299,13 +299,14 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
 fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
     // Interrupted with no cost reported, before any turn or after one: only the second
     // leaves the cost unknown.
-    let unpriced_after = |turns: u32, tokens: Tokens| {
+    let unpriced_after = |turns: u32, tokens: Tokens, answered: bool| {
         let mut m = Machine::new(limits(solo(), |l| l.max_cost_usd = Some(10.0)));
         let mut r = report(IterationOutcome::Interrupted, &[]);
         r.usage.cost_usd = None;
         r.usage.cost_kind = CostKind::Unknown;
         r.usage.turns = turns;
         r.usage.tokens = tokens;
+        r.usage.answered = answered;
         step(&mut m, r);
         let warned = m
             .take_notices()
@@ -314,9 +315,12 @@ fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
         (m.state().unpriced_iterations, warned)
     };
     // Ctrl-C while pi was still starting: no turn, no tokens.
-    assert_eq!(unpriced_after(0, Tokens::default()), (0, false));
+    assert_eq!(unpriced_after(0, Tokens::default(), false), (0, false));
     let used = report(IterationOutcome::Interrupted, &[]).usage;
-    assert_eq!(unpriced_after(used.turns, used.tokens), (1, true));
+    assert_eq!(unpriced_after(used.turns, used.tokens, true), (1, true));
+    // Claude Code stopped after its model answered: usage comes only with its final
+    // `result`, so none was reported, but the calls were billed.
+    assert_eq!(unpriced_after(0, Tokens::default(), true), (1, true));
 }
 
 #[test]

@@ -24,15 +24,17 @@ impl Machine {
         runs_again: bool,
     ) {
         let usage = &report.usage;
-        // Interrupted (or refused by the provider's limit) before its first turn ended
+        // Interrupted (or refused by the provider's limit) before the model answered
         // and with no tokens counted, an iteration spent nothing anyone reported: its
         // cost is not unknown, it is none. Calling it unknown made every later total
-        // "at least" and gave the budget warning after a mere Ctrl-C.
+        // "at least" and gave the budget warning after a mere Ctrl-C. Once the model
+        // answered, it was billed, reported or not.
         let stopped_early = matches!(
             report.outcome,
             IterationOutcome::Interrupted | IterationOutcome::RateLimited { .. }
         );
-        let spent_nothing = stopped_early && usage.turns == 0 && usage.tokens.total() == 0;
+        let spent_nothing =
+            stopped_early && usage.turns == 0 && usage.tokens.total() == 0 && !usage.answered;
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);

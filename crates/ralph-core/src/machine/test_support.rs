@@ -97,6 +97,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
             tokens: report_tokens(),
             turns: 2,
             model: Some("m".into()),
+            answered: true,
         },
         inbox: lines(emitted),
         duration: 2 * S,

@@ -15,6 +15,11 @@ pub struct Usage {
     /// Successful model turns.
     pub turns: u32,
     pub model: Option<String>,
+    /// The model answered at least once (a message or a tool call), whether or not a
+    /// turn's usage was reported: Claude Code reports usage only in its final `result`,
+    /// so an attempt stopped before it shows no turns and no tokens, yet it was billed.
+    #[serde(default)]
+    pub answered: bool,
 }
 
 impl Usage {
@@ -25,6 +30,7 @@ impl Usage {
             tokens: summary.tokens,
             turns: summary.turns,
             model: summary.model.clone(),
+            answered: summary.tool_calls > 0 || summary.final_text.is_some(),
         }
     }
 }
