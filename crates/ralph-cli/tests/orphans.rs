@@ -362,3 +362,58 @@ fn a_record_naming_a_running_ralph_is_left_alone() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(alive(ralph) && alive(agent), "{stderr}");
 }
+
+#[test]
+fn continue_after_kill_9_hands_on_what_the_killed_iteration_emitted_once() {
+    // a hands over to b; b emits `for.c`, then works on; ralph is killed meanwhile.
+    let config = "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
+                  a: {description: A, triggers: [work.start]}\n  \
+                  b: {description: B, triggers: [for.b]}\n  \
+                  c: {description: C, triggers: [for.c]}\n";
+    let plan = "pi/anthropic/text.jsonl | for.b |\n\
+                pi/anthropic/text.jsonl | for.c=from b | hang=300\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
+    let ws = Workspace::new(config, plan);
+    let mut guard = KillOnDrop::default();
+    let ralph = ws.start(&["run", "-p", "the task"]);
+    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
+    let agent = read_pid(&ws.path().join(".fake/pid-2"));
+    guard.groups.push(agent);
+    let inbox = ws.run_files().dir().join("inbox.jsonl");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !std::fs::read_to_string(&inbox).is_ok_and(|i| i.contains("for.c")) {
+        assert!(Instant::now() < deadline, "b never emitted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(wait_until_gone(agent), "the agent outlived ralph");
+
+    let (code, events, stderr) = ws.run_json(&["--continue"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("ralph was killed during iteration 2 (hat `b`)"),
+        "{stderr}"
+    );
+    // b's iteration ends as interrupted with its `for.c`; c gets it once, and b does
+    // not run again.
+    let records: Vec<(Value, Value, Value)> = ws
+        .history()
+        .iter()
+        .map(|r| (r["hat"].clone(), r["outcome"].clone(), r["events"].clone()))
+        .collect();
+    assert_eq!(records[1].0, json!("b"));
+    assert_eq!(records[1].1, json!({"status": "interrupted"}));
+    assert_eq!(
+        records[1].2,
+        json!([{"topic": "for.c", "payload": "from b"}])
+    );
+    assert_eq!(records[2].0, json!("c"));
+    assert_eq!(
+        ws.history()[2]["consumed"],
+        json!([{"topic": "for.c", "payload": "from b"}])
+    );
+    assert_eq!(ws.agent_log().len(), 3, "b never ran again");
+    // Its cost is unknown: it was billed, and nothing reported it.
+    assert_eq!(finished(&events)["totals"]["cost_complete"], json!(false));
+}

@@ -217,7 +217,9 @@ fn start_and_drive(
             hook_notes: String::new(),
             recorder,
             transcripts: Default::default(),
-            leftovers: stale,
+            leftovers: stale.notice,
+            // Only a continued run reads on in the inbox the killed ralph was reading.
+            killed: args.resume && stale.killed,
             github: crate::run::github::GitHub {
                 workspace_shown: workspace_seen.clone(),
                 ..crate::run::github::GitHub::from_env(

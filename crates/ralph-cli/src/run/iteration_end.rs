@@ -1,13 +1,15 @@
 //! The end of an iteration: its report handed to the machine, recorded in the history
-//! and told to the observers; and the iteration that could not start at all.
+//! and told to the observers; the iteration that could not start at all; and the one a
+//! killed ralph never ended.
 
 use std::time::{Duration, Instant, SystemTime};
 
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
-use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Notice, Usage};
+use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
 use ralph_core::run_event::{RunEvent, Totals};
 use ralph_core::store::unix_ms;
+use ralph_stream::CostKind;
 
 use super::{Run, ensure_run_dir, memory, report_notices};
 use crate::diagnostic::diagnostic;
@@ -25,11 +27,65 @@ pub(super) fn not_started(
     observer: &mut dyn Observer,
     why: &CliError,
 ) -> Result<(), CliError> {
+    announce(run, &iteration, fallback, session, observer);
+    let inbox = read_inbox(reader, iteration.number, observer)?;
+    let outcome = IterationOutcome::Failed {
+        reason: why.to_string(),
+    };
+    run.steering.not_started(observer);
+    let report = unrun_report(run, &iteration, fallback, outcome, Usage::default(), inbox);
+    conclude(run, iteration, report, session, observer, None)
+}
+
+/// `--continue` after ralph was killed (SIGKILL, a crash) during an iteration: what that
+/// iteration's agent emitted is in the inbox past the saved offset. Left there, it would
+/// be read as the next iteration's, and the hat that already handed over would run
+/// again and hand over twice. So the iteration ends now, as interrupted (what it
+/// emitted is published; a hat that emitted nothing gets its events again), with its
+/// cost unknown: it was billed, and nothing reported it.
+pub(super) fn killed(
+    run: &mut Run<'_>,
+    reader: &mut InboxReader,
+    session: Instant,
+    observer: &mut dyn Observer,
+) -> Result<(), CliError> {
+    let inbox = read_inbox(reader, run.machine.state().iterations, observer)?;
+    if inbox.is_empty() {
+        return Ok(());
+    }
+    let Next::Run(iteration) = run.machine.next(session.elapsed()) else {
+        return Ok(());
+    };
+    diagnostic(format_args!(
+        "warning: ralph was killed during iteration {} (hat `{}`): ended now as interrupted, \
+         with what its agent had emitted",
+        iteration.number, iteration.hat
+    ));
+    announce(run, &iteration, 0, session, observer);
+    let usage = Usage {
+        cost_kind: CostKind::Unknown,
+        answered: true,
+        ..Usage::default()
+    };
+    let outcome = IterationOutcome::Interrupted;
+    let report = unrun_report(run, &iteration, 0, outcome, usage, inbox);
+    conclude(run, iteration, report, session, observer, None)?;
+    run.machine.go_on_after_kill();
+    Ok(())
+}
+
+/// `iteration_started` for an iteration whose agent does not run now.
+fn announce(
+    run: &Run<'_>,
+    iteration: &Iteration,
+    fallback: u32,
+    session: Instant,
+    observer: &mut dyn Observer,
+) {
     let config = run.config;
     let hat_name = (config.hats.iter().find(|h| h.id == iteration.hat))
         .map_or(iteration.hat.as_str(), |h| h.name.as_str());
     let backend = run.agents.on(&iteration.hat, fallback).kind.name();
-    let started_at_ms = unix_ms(SystemTime::now());
     observer.observe(&RunEvent::IterationStarted {
         iteration: iteration.number,
         attempt: run.machine.attempt(),
@@ -39,27 +95,38 @@ pub(super) fn not_started(
         backend,
         events: &iteration.events,
         wall_secs: 0,
-        started_at_ms,
+        started_at_ms: unix_ms(SystemTime::now()),
         elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
     });
-    let inbox = read_inbox(reader, iteration.number, observer)?;
-    let outcome = IterationOutcome::Failed {
-        reason: why.to_string(),
-    };
-    run.steering.not_started(observer);
-    let report = IterationReport {
+}
+
+/// The report of an iteration whose agent did not run now: nothing spent but `usage`,
+/// no gates, `inbox` what was emitted.
+fn unrun_report(
+    run: &Run<'_>,
+    iteration: &Iteration,
+    fallback: u32,
+    outcome: IterationOutcome,
+    usage: Usage,
+    inbox: Vec<InboxLine>,
+) -> IterationReport {
+    IterationReport {
         outcome,
         final_text: None,
-        usage: Usage::default(),
+        usage,
         inbox,
         duration: Duration::ZERO,
-        backend: backend.to_owned(),
+        backend: run
+            .agents
+            .on(&iteration.hat, fallback)
+            .kind
+            .name()
+            .to_owned(),
         fallback,
-        started_at_ms,
+        started_at_ms: unix_ms(SystemTime::now()),
         gates: Vec::new(),
-        unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
-    };
-    conclude(run, iteration, report, session, observer, None)
+        unfinished_tasks: memory::unfinished_tasks(run.config, &run.workspace, run.run_dir.id()),
+    }
 }
 
 /// What the agent of iteration `number` published: the inbox's new lines, with a

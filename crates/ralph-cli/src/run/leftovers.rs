@@ -18,21 +18,33 @@ use ralph_types::ProcessIdentity;
 
 use crate::diagnostic::diagnostic;
 
+/// What a killed ralph left in the workspace's current run.
+#[derive(Debug, Default)]
+pub(crate) struct Stale {
+    /// The processes it left running were stopped: the notice for the run's events.
+    pub(crate) notice: Option<Notice>,
+    /// A ralph was killed while it ran the current run's loop (its record was left).
+    pub(crate) killed: bool,
+}
+
 /// Stops what a killed ralph's agent left running in this workspace, if anything, and
-/// says so; the notice is for the run's events. Call with the workspace lock held, so
-/// that the recorded ralph cannot be one that runs here now.
-pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
+/// says so. Call with the workspace lock held, so that the recorded ralph cannot be one
+/// that runs here now.
+pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Stale {
     // No current run (or a damaged marker, said elsewhere): no record to read.
-    let run_dir = ralph_dir.current_run().ok().flatten()?;
+    let Some(run_dir) = ralph_dir.current_run().ok().flatten() else {
+        return Stale::default();
+    };
     let record = match run_dir.agent_record() {
-        Ok(record) => record?,
+        Ok(Some(record)) => record,
+        Ok(None) => return Stale::default(),
         Err(e) => {
             diagnostic(format_args!(
                 "warning: ignored the agent record `{}`: {e}",
                 run_dir.agent_record_path().display()
             ));
             let _ = run_dir.clear_agent_record();
-            return None;
+            return Stale::default();
         }
     };
     let boot = boot_id();
@@ -45,7 +57,7 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
     if host.at_ralphs_pid == Some(record.ralph) {
         // That ralph still runs (the workspace was copied while it ran): its record and
         // its processes are its own.
-        return None;
+        return Stale::default();
     }
     let leftovers = record.leftovers(&host);
     let found = match leftovers {
@@ -56,7 +68,10 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
     };
     let _ = run_dir.clear_agent_record();
     if found.stopped + found.survivors == 0 {
-        return None;
+        return Stale {
+            notice: None,
+            killed: true,
+        };
     }
     let notice = Notice::LeftoversStopped {
         ralph_pid: record.ralph.pid,
@@ -64,7 +79,10 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Option<Notice> {
         survivors: found.survivors,
     };
     diagnostic(format_args!("{notice}"));
-    Some(notice)
+    Stale {
+        notice: Some(notice),
+        killed: true,
+    }
 }
 
 /// Keeps the run's record of this ralph, naming its agent while one runs, from the

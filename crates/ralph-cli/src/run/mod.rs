@@ -78,6 +78,9 @@ pub(crate) struct Run<'a> {
     /// What a killed ralph had left running and this one stopped before the run, said
     /// in the run's events after `loop_started`.
     pub(crate) leftovers: Option<Notice>,
+    /// A ralph was killed while it ran this (continued) run: the iteration it was in
+    /// ends first (`iteration_end::killed`).
+    pub(crate) killed: bool,
     /// Where the run's end goes on GitHub Actions (the step summary, annotations).
     pub(crate) github: github::GitHub,
     /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
@@ -105,6 +108,10 @@ pub(crate) async fn drive(
             iteration: None,
             notice: &notice,
         });
+    }
+    if run.killed {
+        iteration_end::killed(&mut run, &mut reader, session, observer)?;
+        save(&run, &reader, Durability::Atomic)?;
     }
     let max_iterations = run.config.event_loop.max_iterations;
     let mut hooks = hooks::Hooks::new(

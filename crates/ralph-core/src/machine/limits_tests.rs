@@ -467,3 +467,18 @@ fn a_saved_state_with_counters_at_their_limit_resumes_without_overflowing() {
     assert_eq!(more.state().unpriced_iterations, u32::MAX);
     assert!(more.state().hats.values().all(|h| h.iterations == u32::MAX));
 }
+
+#[test]
+fn the_iteration_a_killed_ralph_was_in_ends_interrupted_and_the_run_goes_on() {
+    let mut m = Machine::new(solo());
+    step(&mut m, report(IterationOutcome::Interrupted, &[ev("a")]));
+    assert_eq!(m.state().end, Some(StopReason::Interrupted));
+    m.go_on_after_kill();
+    assert_eq!(m.state().end, None);
+    assert_eq!(run(&mut m).events, vec![ev("a")]);
+    // Any other end stands.
+    let mut m = Machine::new(limits(solo(), |l| l.max_iterations = 1));
+    step(&mut m, ok(&[ev("a")]));
+    m.go_on_after_kill();
+    assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 1 });
+}

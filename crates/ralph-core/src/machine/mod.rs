@@ -202,6 +202,15 @@ impl Machine {
         })
     }
 
+    /// The iteration a killed ralph was in was just finished as interrupted (on
+    /// `--continue`): nobody asked this session to stop, so the run goes on. Limits are
+    /// checked again by [`Machine::next`].
+    pub fn go_on_after_kill(&mut self) {
+        if self.state.end == Some(StopReason::Interrupted) {
+            self.state.end = None;
+        }
+    }
+
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
