@@ -136,7 +136,14 @@ fn start_and_drive(
     }
 
     let ralph_dir = RalphDir::in_workspace(&workspace);
-    let _lock = ralph_dir.lock()?;
+    let lock = ralph_dir.lock()?;
+    if let Some(why) = lock.user_lock_skipped() {
+        diagnostic(format_args!(
+            "warning: {why}: the loop holds only its lock under .ralph/, which an agent that \
+             deletes .ralph/ takes away with it; set XDG_RUNTIME_DIR (or XDG_CACHE_HOME) to \
+             a directory you can write to keep a second one"
+        ));
+    }
     let rules = Rules::from_config(&config);
     let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
 

@@ -77,6 +77,8 @@ pub struct WorkspaceLock {
     /// The same lock in the user's own directory, where the agent's `git clean -fdx` or
     /// `rm -rf .ralph` cannot take it away (`None` without a usable user directory).
     _user: Option<Flock<File>>,
+    /// Why the user's lock was left out, when its directory is unusable.
+    user_skipped: Option<LockError>,
     path: PathBuf,
 }
 
@@ -93,9 +95,46 @@ pub(super) fn user_lock_path(workspace: &Path) -> Option<PathBuf> {
     Some(base.join("ralph").join("locks").join(name))
 }
 
-/// Takes the user's lock for a workspace, creating its directory; `Ok(None)` when there is
-/// no user directory to put it in (the lock under `.ralph/` still holds).
-pub(super) fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
+/// The user's lock, or why it was left out.
+pub(super) enum UserLock {
+    Held(Flock<File>),
+    /// No user directory is set (the lock under `.ralph/` still holds).
+    NoDirectory,
+    /// The user's directory cannot take the lock: the lock under `.ralph/` still holds.
+    Unusable(LockError),
+}
+
+/// Takes the user's lock for a workspace, creating its directory. Only a safety net
+/// (the lock under `.ralph/` is the lock): a directory that cannot hold it (a home that
+/// is not writable, as `docker run --user` gives, or another user's `XDG_RUNTIME_DIR`
+/// kept after `su`) leaves it out rather than refuse the run; another loop holding it is
+/// still an error.
+pub(super) fn lock_user(path: Option<&Path>) -> Result<UserLock, LockError> {
+    match lock_user_at(path) {
+        Ok(Some(lock)) => Ok(UserLock::Held(lock)),
+        Ok(None) => Ok(UserLock::NoDirectory),
+        Err(e @ LockError::Io { .. }) if unusable_directory(&e) => Ok(UserLock::Unusable(e)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `e` says the user's directory cannot hold a lock file, as opposed to a lock
+/// found there (held by another loop, or a link planted at its name).
+fn unusable_directory(e: &LockError) -> bool {
+    let LockError::Io { source, .. } = e else {
+        return false;
+    };
+    matches!(
+        source.kind(),
+        io::ErrorKind::PermissionDenied
+            | io::ErrorKind::ReadOnlyFilesystem
+            | io::ErrorKind::StorageFull
+            | io::ErrorKind::NotADirectory
+            | io::ErrorKind::NotFound
+    )
+}
+
+fn lock_user_at(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
     let Some(path) = path else {
         return Ok(None);
     };
@@ -164,6 +203,12 @@ impl WorkspaceLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Why the lock in the user's directory was left out (only the lock under `.ralph/`
+    /// holds, which an agent's `rm -rf .ralph` can take away), for a warning.
+    pub fn user_lock_skipped(&self) -> Option<&LockError> {
+        self.user_skipped.as_ref()
+    }
 }
 
 /// Why the lock could not be taken.
@@ -227,7 +272,11 @@ pub(super) fn holder_pid(path: &Path) -> Option<u32> {
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same
 /// workspace, see [`user_lock_path`]).
 pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
-    let user = lock_user(user)?;
+    let (user, user_skipped) = match lock_user(user)? {
+        UserLock::Held(lock) => (Some(lock), None),
+        UserLock::NoDirectory => (None, None),
+        UserLock::Unusable(why) => (None, Some(why)),
+    };
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
         source,
@@ -247,6 +296,7 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
     Ok(WorkspaceLock {
         _lock: take(file, path)?,
         _user: user,
+        user_skipped,
         path: path.to_path_buf(),
     })
 }

@@ -129,3 +129,30 @@ fn a_lock_held_on_another_host_is_said_so_without_a_kill_to_run_here() {
     assert!(here.to_string().contains("(pid 77) is already running"));
     assert!(here.to_string().contains("`kill -INT 77`"));
 }
+
+#[test]
+fn a_user_directory_that_cannot_hold_a_lock_leaves_it_out_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(LOCK_FILE);
+    // A file where the user's lock directory would be (as unusable as one this user
+    // may not write: tests run as root, who may write anywhere).
+    std::fs::write(dir.path().join("user"), "").unwrap();
+    let user = dir.path().join("user/ralph/locks/w.lock");
+    let first = lock(&path, Some(&user)).expect("the lock under .ralph/ is enough");
+    let why = first.user_lock_skipped().expect("a reason").to_string();
+    assert!(why.contains("user/ralph/locks"), "{why}");
+    // It still is the lock: a second loop is refused.
+    assert!(matches!(
+        lock(&path, Some(&user)),
+        Err(LockError::Held { path: p, .. }) if p == path
+    ));
+    // With a usable directory, nothing is left out.
+    let usable = dir.path().join("home/ralph/locks/w.lock");
+    drop(first);
+    assert!(
+        lock(&path, Some(&usable))
+            .unwrap()
+            .user_lock_skipped()
+            .is_none()
+    );
+}

@@ -213,9 +213,11 @@ impl RalphDir {
 
     /// Whether a loop is running in this workspace now (it holds the workspace lock).
     pub fn loop_running(&self) -> io::Result<bool> {
-        // The user's lock first: the agent may have deleted `.ralph/` with its lock.
+        // The user's lock first: the agent may have deleted `.ralph/` with its lock. One
+        // that cannot be read (a user directory this user cannot use) was never taken:
+        // the loop then holds only the one under `.ralph/`.
         if let Some(user) = self.root.parent().and_then(lock::user_lock_path)
-            && lock::is_held(&user)?
+            && matches!(lock::is_held(&user), Ok(true))
         {
             return Ok(true);
         }
