@@ -109,17 +109,15 @@ pub struct SpawnFailure {
 impl SpawnFailure {
     /// The failure to start `program` with `error`, with a hint at the usual causes.
     pub fn new(program: &OsStr, error: &io::Error) -> SpawnFailure {
-        let hint = match error.kind() {
-            io::ErrorKind::NotFound => " (not found on PATH; is it installed?)",
-            io::ErrorKind::PermissionDenied => " (not executable; check its permissions)",
-            // E2BIG.
-            io::ErrorKind::ArgumentListTooLong => " (the command line or environment is too large)",
-            _ => "",
-        };
+        SpawnFailure::at(program, None, error)
+    }
+
+    /// [`SpawnFailure::new`] for a child started in `dir` (where a relative `program` is).
+    fn at(program: &OsStr, dir: Option<&Path>, error: &io::Error) -> SpawnFailure {
         SpawnFailure {
             program: program.to_string_lossy().into_owned(),
             kind: error.kind(),
-            message: format!("{error}{hint}"),
+            message: format!("{error}{}", hint(program, dir, error)),
         }
     }
 
@@ -129,7 +127,7 @@ impl SpawnFailure {
     /// to install a program they have.
     pub fn in_dir(program: &OsStr, dir: &Path, error: &io::Error) -> SpawnFailure {
         if error.kind() != io::ErrorKind::NotFound || dir.is_dir() {
-            return SpawnFailure::new(program, error);
+            return SpawnFailure::at(program, Some(dir), error);
         }
         SpawnFailure {
             program: program.to_string_lossy().into_owned(),
@@ -141,6 +139,60 @@ impl SpawnFailure {
         }
     }
 }
+
+/// The usual cause of `error` for `program`. The kernel says "not found" both for a
+/// program that is not there and for a script whose interpreter is not (a `#!` line
+/// that names nothing, or ends in a carriage return: a script saved with Windows line
+/// endings), and "permission denied" for a directory too: the file itself tells which.
+fn hint(program: &OsStr, dir: Option<&Path>, error: &io::Error) -> String {
+    let named = Path::new(program);
+    // A bare name was looked up on PATH; anything with a slash is a path.
+    let path = (named.components().count() > 1 || named.is_absolute())
+        .then(|| dir.map_or_else(|| named.to_path_buf(), |d| d.join(named)));
+    match (error.kind(), path) {
+        (io::ErrorKind::NotFound, None) => " (not found on PATH; is it installed?)".to_owned(),
+        (io::ErrorKind::NotFound, Some(path)) => match interpreter(&path) {
+            Some(line) if line.ends_with('\r') => format!(
+                " (its first line `#!{}` ends with a carriage return: the script has \
+                 Windows line endings; convert it, with `dos2unix` or `sed -i 's/\\r$//'`)",
+                line.escape_debug()
+            ),
+            Some(line) => format!(
+                " (its interpreter `{}` was not found)",
+                line.split_whitespace().next().unwrap_or_default()
+            ),
+            None if path.symlink_metadata().is_err() => " (no such file)".to_owned(),
+            None => String::new(),
+        },
+        (io::ErrorKind::PermissionDenied, Some(path)) if path.is_dir() => {
+            " (a directory, not a program)".to_owned()
+        }
+        (io::ErrorKind::PermissionDenied, _) => {
+            " (not executable; check its permissions)".to_owned()
+        }
+        // E2BIG.
+        (io::ErrorKind::ArgumentListTooLong, _) => {
+            " (the command line or environment is too large)".to_owned()
+        }
+        _ => String::new(),
+    }
+}
+
+/// What follows `#!` on the first line of the file at `path`, if it starts so.
+fn interpreter(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut head = [0u8; SHEBANG_BYTES];
+    let file = std::fs::File::open(path).ok()?;
+    let n = file.take(SHEBANG_BYTES as u64).read(&mut head).ok()?;
+    let line = head[..n]
+        .strip_prefix(b"#!")?
+        .split(|&b| b == b'\n')
+        .next()?;
+    Some(String::from_utf8_lossy(line).trim_start().to_owned())
+}
+
+/// The most of a script read for its `#!` line (Linux reads at most 256 bytes of it).
+const SHEBANG_BYTES: usize = 256;
 
 #[cfg(test)]
 #[path = "termination_tests.rs"]

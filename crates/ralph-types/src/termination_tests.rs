@@ -65,3 +65,34 @@ fn a_missing_working_directory_is_not_a_missing_program() {
             .ends_with("(not executable; check its permissions)")
     );
 }
+
+#[test]
+fn a_program_that_is_there_but_cannot_run_is_not_sent_to_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("crlf.sh", "#!/bin/sh\r\necho hi\r\n");
+    write("nointerp.sh", "#!/nonexistent/interp -x\necho hi\n");
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    let enoent: io::Error = io::ErrorKind::NotFound.into();
+    let denied: io::Error = io::ErrorKind::PermissionDenied.into();
+    let said = |program: &str, error: &io::Error| {
+        SpawnFailure::in_dir(OsStr::new(program), dir.path(), error).message
+    };
+    let crlf = said("./crlf.sh", &enoent);
+    assert!(
+        crlf.contains("`#!/bin/sh\\r` ends with a carriage return") && !crlf.contains("PATH"),
+        "{crlf}"
+    );
+    let missing = said("./nointerp.sh", &enoent);
+    assert!(
+        missing.ends_with("(its interpreter `/nonexistent/interp` was not found)"),
+        "{missing}"
+    );
+    // An absolute path, started without a directory.
+    let absolute = dir.path().join("nointerp.sh");
+    let missing = SpawnFailure::new(absolute.as_os_str(), &enoent).message;
+    assert!(missing.contains("its interpreter"), "{missing}");
+    assert!(said("./gone.sh", &enoent).ends_with("(no such file)"));
+    assert!(said("./adir", &denied).ends_with("(a directory, not a program)"));
+    assert!(said("adir", &enoent).ends_with("(not found on PATH; is it installed?)"));
+}
