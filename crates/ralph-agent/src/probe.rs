@@ -120,6 +120,9 @@ pub struct Detector {
     cache: HashMap<(BackendKind, Option<String>), Availability>,
     /// The caller's stop requests: a Ctrl-C stops a version command as it stops an agent.
     stop: StopRequests,
+    /// What auto-detection passed over because its version command failed (an agent
+    /// installed but broken), for the caller to say ([`Detector::passed_over`]).
+    passed_over: Vec<DetectError>,
 }
 
 impl Default for Detector {
@@ -137,6 +140,7 @@ impl Detector {
             across_runs: None,
             cache: HashMap::new(),
             stop: StopRequests::never(),
+            passed_over: Vec::new(),
         }
     }
 
@@ -243,14 +247,24 @@ impl Detector {
             .filter(|k| *k != BackendKind::Custom)
             .collect();
         for &kind in &candidates {
-            if let Availability::Available { .. } = self.probe(kind, None).await {
-                return Ok(kind);
-            }
+            let found = self.probe(kind, None).await;
             if self.stop.current() != StopLevel::None {
                 return Err(DetectError::Stopped);
             }
+            match self.failure(kind, None, found) {
+                None => return Ok(kind),
+                Some(broken @ DetectError::ProbeFailed { .. }) => self.passed_over.push(broken),
+                Some(_) => {}
+            }
         }
         Err(DetectError::NoneFound { tried: candidates })
+    }
+
+    /// The backends [`Detector::detect`] passed over because their version command
+    /// failed (installed, but broken or hanging): each is worth a warning, or the user
+    /// never learns why another agent ran, or why every run waits for it.
+    pub fn passed_over(&mut self) -> Vec<DetectError> {
+        std::mem::take(&mut self.passed_over)
     }
 
     /// The path of an explicitly chosen backend's program, or an error that says how to
@@ -260,33 +274,51 @@ impl Detector {
         kind: BackendKind,
         command: Option<&str>,
     ) -> Result<PathBuf, DetectError> {
-        let profile = BackendProfile::of(kind);
-        let Some(binary) = command.or(profile.binary) else {
+        if command.or(BackendProfile::of(kind).binary).is_none() {
             return Err(DetectError::CustomWithoutCommand);
-        };
-        match self.probe(kind, command).await {
-            Availability::Available { path } => Ok(path),
+        }
+        let found = self.probe(kind, command).await;
+        if let Availability::Available { path } = &found {
+            return Ok(path.clone());
+        }
+        Err(self
+            .failure(kind, command, found)
+            .unwrap_or(DetectError::CustomWithoutCommand))
+    }
+
+    /// Why `found` (the probe of `kind`, run as `command` when given) is no agent to
+    /// run; `None` when it is one.
+    fn failure(
+        &self,
+        kind: BackendKind,
+        command: Option<&str>,
+        found: Availability,
+    ) -> Option<DetectError> {
+        let profile = BackendProfile::of(kind);
+        let binary = command.or(profile.binary).unwrap_or_default();
+        Some(match found {
+            Availability::Available { .. } => return None,
             // Stopped by the caller, the command said nothing about the installation.
             Availability::ProbeFailed { .. } if self.stop.current() != StopLevel::None => {
-                Err(DetectError::Stopped)
+                DetectError::Stopped
             }
-            Availability::NotInstalled => Err(DetectError::NotInstalled {
+            Availability::NotInstalled => DetectError::NotInstalled {
                 backend: kind,
                 binary: binary.to_owned(),
                 install_hint: profile.install_hint,
-            }),
+            },
             Availability::ProbeFailed {
                 termination,
                 stderr_tail,
                 ..
-            } => Err(DetectError::ProbeFailed {
+            } => DetectError::ProbeFailed {
                 backend: kind,
                 binary: binary.to_owned(),
                 termination,
                 timeout: self.probe_timeout,
                 stderr_tail,
                 install_hint: profile.install_hint,
-            }),
-        }
+            },
+        })
     }
 }

@@ -68,6 +68,18 @@ async fn first_available_backend_in_priority_order_wins_and_failures_are_skipped
         calls(dir.path()),
         vec!["gemini --version", "codex --version", "pi --version"]
     );
+    // The two installed but broken are said; the one not installed is not.
+    let passed_over: Vec<String> = d.passed_over().iter().map(|e| e.to_string()).collect();
+    assert_eq!(passed_over.len(), 2, "{passed_over:?}");
+    assert!(
+        passed_over[0].starts_with("`gemini --version` did not succeed (exited with code 1)"),
+        "{passed_over:?}"
+    );
+    assert!(
+        passed_over[1].starts_with("`codex --version` did not succeed (timed out after 0.5s)"),
+        "{passed_over:?}"
+    );
+    assert!(d.passed_over().is_empty(), "said once");
 }
 
 #[tokio::test]

@@ -13,6 +13,8 @@ use ralph_agent::supervise::StopRequests;
 use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCommand, ProbeCache};
 use ralph_core::config::{AgentConfig, HatConfig, RateLimitPolicy, ResolvedConfig};
 
+use crate::diagnostic::diagnostic;
+
 use super::launch::{interactive_command_line, probe_target, steering_between_iterations};
 
 /// One hat's agent, ready to run.
@@ -146,7 +148,15 @@ async fn find(
         None => {
             let kind = match *detected {
                 Some(kind) => kind,
-                None => *detected.insert(detector.detect().await?),
+                None => {
+                    let found = detector.detect().await;
+                    for broken in detector.passed_over() {
+                        diagnostic(format_args!(
+                            "warning: auto-detection passed over: {broken}"
+                        ));
+                    }
+                    *detected.insert(found?)
+                }
             };
             (kind, None)
         }
