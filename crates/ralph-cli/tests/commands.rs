@@ -192,10 +192,10 @@ fn doctor_lists_every_backend_and_the_command_lines_of_the_config() {
     assert_eq!(
         report["config"]["agents"],
         json!([
-            {"hat": "ralph", "fallback": null, "backend": "pi",
+            {"hat": "ralph", "fallback": null, "needed": true, "backend": "pi",
              "prompt_on_stdin": true, "problem": null,
              "command": format!("{}/pi -p --mode json --no-session --model m", fake.display())},
-            {"hat": "builder", "fallback": null, "backend": "claude",
+            {"hat": "builder", "fallback": null, "needed": true, "backend": "claude",
              "prompt_on_stdin": true, "problem": null,
              "command": format!("{}/claude -p --output-format stream-json --verbose \
                  --dangerously-skip-permissions", fake.display())},
@@ -305,6 +305,32 @@ fn doctor_checks_the_fallback_backends_a_run_checks() {
     .expect("write");
     let out = run_isolated(&ws, &["doctor", "--format", "json"]);
     assert_eq!(code(out.status), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn doctor_warns_about_a_missing_agent_of_a_hat_that_never_runs() {
+    // A hat without triggers never runs, and `ralph run` does not check its backend.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  prompt: x\n\
+         hats:\n  idle:\n    description: Never triggered\n    backend: kiro\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stdout(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let idle = &report["config"]["agents"][1];
+    assert_eq!(
+        (idle["hat"].clone(), idle["needed"].clone()),
+        (json!("idle"), json!(false))
+    );
+    assert!(idle["problem"].is_string(), "{idle}");
+    let text = stdout(&run_isolated(&ws, &["doctor"]));
+    assert!(
+        text.contains("! hat idle: kiro: `kiro-cli` is not installed")
+            && text.contains("it never runs")
+            && text.contains("✓ ready to run"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -5,8 +5,8 @@
 //! runs for it. Then the configuration: valid or each error, and for the default hat and
 //! each hat the agent and command line a run would use, with the fallbacks it fails over
 //! to. Failing (exit 1) when the configuration is broken or an agent it needs is missing,
-//! as `ralph run` checks them at its start: a backend nobody asked for being absent is
-//! not a problem.
+//! exactly the agents `ralph run` checks at its start: a backend nobody asked for being
+//! absent is not a problem, and a hat without triggers (which never runs) only warns.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -28,6 +28,7 @@ use serde::Serialize;
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
+use crate::run::backends::can_run;
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -37,6 +38,9 @@ const PROMPT_PLACEHOLDER: &str = "<prompt>";
 const VERSION_OUTPUT_BYTES: usize = 4096;
 /// SIGTERM-to-SIGKILL grace for a version command that timed out.
 const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
+/// Why a problem with a hat without triggers is only a warning.
+const UNREACHABLE: &str =
+    "the hat has no triggers, so it never runs and `ralph run` does not check it";
 /// Width of the name column in the text report (the longest backend name, `opencode`).
 const NAME_WIDTH: usize = 9;
 
@@ -84,6 +88,9 @@ struct AgentReport {
     hat: String,
     /// Which of the hat's `fallback` backends this is (1 the first); `None` for its own.
     fallback: Option<u32>,
+    /// Whether `ralph run` checks this agent before it starts: not for a hat without
+    /// triggers, which never runs. A problem with an agent no run needs is a warning.
+    needed: bool,
     backend: Option<&'static str>,
     command: Option<String>,
     prompt_on_stdin: bool,
@@ -186,7 +193,7 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         Ok(resolved) => {
             let agents = agents(&resolved.config, &mut probes).await;
             ConfigReport {
-                ok: agents.iter().all(|a| a.problem.is_none()),
+                ok: agents.iter().all(|a| a.problem.is_none() || !a.needed),
                 files: resolved
                     .config
                     .sources
@@ -207,27 +214,28 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
     }
 }
 
-/// One agent a run may use: whose it is, and which of its backends.
+/// One agent a run may use: whose it is, which of its backends, and whether a run checks it.
 struct Wanted {
     hat: String,
     fallback: Option<u32>,
+    needed: bool,
     agent: AgentConfig,
 }
 
 /// Every agent `ralph run` checks before it starts (`run/backends.rs`), in the same order:
 /// the default hat's, then each hat's, each followed by its `fallback` backends when it
-/// fails over on a rate limit.
+/// fails over on a rate limit. A hat without triggers is listed too, as not needed.
 fn wanted(config: &ResolvedConfig) -> Vec<Wanted> {
     let mut wanted = Vec::new();
-    chain(&mut wanted, config, None);
+    chain(&mut wanted, config, None, true);
     for hat in &config.hats {
-        chain(&mut wanted, config, Some(hat));
+        chain(&mut wanted, config, Some(hat), can_run(hat));
     }
     wanted
 }
 
 /// The primary agent of `hat` (the default hat for `None`) and its fallbacks.
-fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConfig>) {
+fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConfig>, needed: bool) {
     let (id, primary) = match hat {
         Some(hat) => (hat.id.clone(), config.agent_for(hat)),
         None => (
@@ -238,6 +246,7 @@ fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConf
     wanted.push(Wanted {
         hat: id.clone(),
         fallback: None,
+        needed,
         agent: primary,
     });
     if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
@@ -245,6 +254,7 @@ fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConf
             wanted.push(Wanted {
                 hat: id.clone(),
                 fallback: Some(n),
+                needed,
                 agent: config.fallback_agent(hat, fallback),
             });
         }
@@ -257,6 +267,7 @@ async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) ->
     for Wanted {
         hat,
         fallback,
+        needed,
         agent,
     } in wanted(config)
     {
@@ -269,6 +280,7 @@ async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) ->
             reports.push(AgentReport {
                 hat,
                 fallback,
+                needed,
                 backend: None,
                 command: None,
                 prompt_on_stdin: false,
@@ -314,6 +326,7 @@ async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) ->
         reports.push(AgentReport {
             hat,
             fallback,
+            needed,
             backend: Some(kind.name()),
             command,
             prompt_on_stdin,
@@ -482,6 +495,11 @@ fn print_text(report: &Report) -> Result<(), CliError> {
                 line(ok, format!("  ✓ {who}: {backend}"));
                 line(dim, format!("      {command}{stdin}"));
             }
+            // `ralph run` does not check a hat that never runs: not a reason to fail.
+            (Some(problem), _) if !agent.needed => line(
+                dim,
+                format!("  ! {who}: {backend}: {problem} ({UNREACHABLE})"),
+            ),
             (Some(problem), _) => line(bad, format!("  ✗ {who}: {backend}: {problem}")),
             (None, None) => line(bad, format!("  ✗ {who}: {backend}")),
         }
