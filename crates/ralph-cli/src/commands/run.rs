@@ -137,6 +137,9 @@ fn start_and_drive(
 
     let ralph_dir = RalphDir::in_workspace(&workspace);
     let _lock = ralph_dir.lock()?;
+    if let Err(e) = ralph_dir.ensure_gitignore() {
+        diagnostic(format_args!("warning: {e}"));
+    }
     let rules = Rules::from_config(&config);
     let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
 
