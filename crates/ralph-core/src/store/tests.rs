@@ -194,3 +194,16 @@ fn iterations_in_history(run: &RunDir) -> Vec<u32> {
         .map(|r| r.iteration)
         .collect()
 }
+
+#[test]
+fn agents_md_names_the_inbox_file_an_agent_is_given() {
+    let doc = include_str!("../../../../docs/agents.md");
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{}` |", ralph_types::env::EVENTS_FILE)))
+        .expect("docs/agents.md has a row for the events file");
+    assert!(
+        row.contains(&format!("`.ralph/runs/<id>/{INBOX_FILE}`")),
+        "{row}"
+    );
+}
