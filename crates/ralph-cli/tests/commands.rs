@@ -192,9 +192,11 @@ fn doctor_lists_every_backend_and_the_command_lines_of_the_config() {
     assert_eq!(
         report["config"]["agents"],
         json!([
-            {"hat": "ralph", "backend": "pi", "prompt_on_stdin": true, "problem": null,
+            {"hat": "ralph", "fallback": null, "needed": true, "backend": "pi",
+             "prompt_on_stdin": true, "problem": null,
              "command": format!("{}/pi -p --mode json --no-session --model m", fake.display())},
-            {"hat": "builder", "backend": "claude", "prompt_on_stdin": true, "problem": null,
+            {"hat": "builder", "fallback": null, "needed": true, "backend": "claude",
+             "prompt_on_stdin": true, "problem": null,
              "command": format!("{}/claude -p --output-format stream-json --verbose \
                  --dangerously-skip-permissions", fake.display())},
         ])
@@ -254,6 +256,80 @@ fn doctor_fails_on_a_broken_config_or_a_missing_agent() {
         ),
         "{}",
         stdout(&out)
+    );
+}
+
+#[test]
+fn doctor_checks_the_fallback_backends_a_run_checks() {
+    // `ralph run` refuses this config (amp is not installed): doctor must not call it ready.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n  on_rate_limit: failover\n  fallback: [claude, amp]\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 1, "{}", stdout(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let agents: Vec<(Value, Value, bool)> = report["config"]["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            (
+                a["fallback"].clone(),
+                a["backend"].clone(),
+                a["problem"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        agents,
+        vec![
+            (Value::Null, json!("pi"), true),
+            (json!(1), json!("claude"), true),
+            (json!(2), json!("amp"), false),
+        ]
+    );
+    let text = stdout(&run_isolated(&ws, &["doctor"]));
+    assert!(
+        text.contains("✓ default hat, fallback 1: claude")
+            && text.contains("✗ default hat, fallback 2: amp: `amp` is not installed")
+            && text.contains("✗ not ready"),
+        "{text}"
+    );
+
+    // Without failover the fallbacks are never used, and not checked.
+    std::fs::write(
+        ws.path().join("ralph.yml"),
+        "cli:\n  backend: pi\n  fallback: [amp]\n",
+    )
+    .expect("write");
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stdout(&out));
+}
+
+#[test]
+fn doctor_warns_about_a_missing_agent_of_a_hat_that_never_runs() {
+    // A hat without triggers never runs, and `ralph run` does not check its backend.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  prompt: x\n\
+         hats:\n  idle:\n    description: Never triggered\n    backend: kiro\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["doctor", "--format", "json"]);
+    assert_eq!(code(out.status), 0, "{}", stdout(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let idle = &report["config"]["agents"][1];
+    assert_eq!(
+        (idle["hat"].clone(), idle["needed"].clone()),
+        (json!("idle"), json!(false))
+    );
+    assert!(idle["problem"].is_string(), "{idle}");
+    let text = stdout(&run_isolated(&ws, &["doctor"]));
+    assert!(
+        text.contains("! hat idle: kiro: `kiro-cli` is not installed")
+            && text.contains("it never runs")
+            && text.contains("✓ ready to run"),
+        "{text}"
     );
 }
 

@@ -201,6 +201,42 @@ fn command_with_auto_backend() {
 }
 
 #[test]
+fn a_prompt_on_stdin_cannot_reach_an_agent_on_a_terminal() {
+    let why = "on a terminal the agent's stdin is the terminal, so ralph has no way to write \
+               the prompt to it; set `prompt_mode: arg` (and `prompt_flag` if the agent wants a \
+               flag before it), or remove";
+    assert_eq!(
+        resolve_errors(
+            "cli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\n  pty: true\n"
+        ),
+        [format!(
+            "ralph.yml:4:16: `prompt_mode: stdin` cannot work with `cli.pty: true` (at \
+             ralph.yml:5:8): {why} `cli.pty`"
+        )]
+    );
+    // A hat's own agent on its own terminal.
+    assert_eq!(
+        resolve_errors(
+            "cli:\n  backend: pi\nhats:\n  b:\n    description: B\n    triggers: [go]\n    \
+             pty: true\n    backend: {command: ./agent.sh, prompt_mode: stdin}\n"
+        ),
+        [format!(
+            "ralph.yml:8:49: `prompt_mode: stdin` cannot work with `hats.b.pty: true` (at \
+             ralph.yml:7:10): {why} `hats.b.pty`"
+        )]
+    );
+    // Either alone is fine, and so is a terminal for another hat's agent.
+    for yaml in [
+        "cli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\n",
+        "cli:\n  backend: custom\n  command: ./agent.sh\n  pty: true\n",
+        "cli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\nhats:\n  b:\n    \
+         description: B\n    triggers: [go]\n    pty: true\n    backend: pi\n",
+    ] {
+        support::resolve_ok(yaml);
+    }
+}
+
+#[test]
 fn hat_triggered_by_reserved_topics() {
     assert_eq!(
         parse_errors("hats:\n  a:\n    description: x\n    triggers: [task.start, task.resume]\n"),

@@ -6,7 +6,7 @@
 /// The absolute path of the running ralph binary. Set by `ralph run` for every agent, so
 /// an agent whose shell resets `PATH` can still call `"$RALPH_BIN" emit ...`.
 pub const BIN: &str = "RALPH_BIN";
-/// The run's event inbox (`.ralph/runs/<id>/events.jsonl`). Set by `ralph run` for every
+/// The run's event inbox (`.ralph/runs/<id>/inbox.jsonl`). Set by `ralph run` for every
 /// agent; `ralph emit` appends to it.
 pub const EVENTS_FILE: &str = "RALPH_EVENTS_FILE";
 /// The id of the run (the name of its directory under `.ralph/runs/`). Set by `ralph run`

@@ -214,7 +214,9 @@ impl<'a> CommandBuilder<'a> {
             _ => self.profile.headless_delivery.clone(),
         };
         match delivery {
-            // The terminal is the agent's stdin: nothing else can be written there.
+            // The terminal is the agent's stdin: nothing else can be written there. The
+            // configuration refuses `prompt_mode: stdin` with `pty: true`, so this only
+            // serves callers that build a command line without it.
             PromptDelivery::Stdin if self.headless_pty() => PromptDelivery::Arg,
             other => other,
         }

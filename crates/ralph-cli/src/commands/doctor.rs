@@ -3,9 +3,10 @@
 //! Every backend ralph knows: installed or not (on `PATH` and answering its version
 //! command, as `ralph run` checks it), its version, and the exact command line ralph
 //! runs for it. Then the configuration: valid or each error, and for the default hat and
-//! each hat the agent and command line a run would use. Failing (exit 1) when the
-//! configuration is broken or an agent it needs is missing; a backend nobody asked for
-//! being absent is not a problem.
+//! each hat the agent and command line a run would use, with the fallbacks it fails over
+//! to. Failing (exit 1) when the configuration is broken or an agent it needs is missing,
+//! exactly the agents `ralph run` checks at its start: a backend nobody asked for being
+//! absent is not a problem, and a hat without triggers (which never runs) only warns.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -19,13 +20,15 @@ use ralph_agent::{
     probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
-    AgentConfig, HatsSource, LoadOptions, Overrides, ResolvedConfig, load_detailed,
+    AgentConfig, HatConfig, HatsSource, LoadOptions, Overrides, RateLimitPolicy, ResolvedConfig,
+    load_detailed,
 };
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
+use crate::run::backends::can_run;
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -35,6 +38,9 @@ const PROMPT_PLACEHOLDER: &str = "<prompt>";
 const VERSION_OUTPUT_BYTES: usize = 4096;
 /// SIGTERM-to-SIGKILL grace for a version command that timed out.
 const PROBE_KILL_GRACE: Duration = Duration::from_millis(500);
+/// Why a problem with a hat without triggers is only a warning.
+const UNREACHABLE: &str =
+    "the hat has no triggers, so it never runs and `ralph run` does not check it";
 /// Width of the name column in the text report (the longest backend name, `opencode`).
 const NAME_WIDTH: usize = 9;
 
@@ -71,7 +77,8 @@ struct ConfigReport {
     files: Vec<String>,
     errors: Vec<String>,
     warnings: Vec<String>,
-    /// The default hat's agent, then each hat's.
+    /// The default hat's agent, then each hat's; each followed by its `fallback`
+    /// backends when it fails over on a rate limit.
     agents: Vec<AgentReport>,
     specs_dir: Option<String>,
 }
@@ -79,6 +86,11 @@ struct ConfigReport {
 #[derive(Debug, Serialize)]
 struct AgentReport {
     hat: String,
+    /// Which of the hat's `fallback` backends this is (1 the first); `None` for its own.
+    fallback: Option<u32>,
+    /// Whether `ralph run` checks this agent before it starts: not for a hat without
+    /// triggers, which never runs. A problem with an agent no run needs is a warning.
+    needed: bool,
     backend: Option<&'static str>,
     command: Option<String>,
     prompt_on_stdin: bool,
@@ -181,7 +193,7 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         Ok(resolved) => {
             let agents = agents(&resolved.config, &mut probes).await;
             ConfigReport {
-                ok: agents.iter().all(|a| a.problem.is_none()),
+                ok: agents.iter().all(|a| a.problem.is_none() || !a.needed),
                 files: resolved
                     .config
                     .sources
@@ -202,20 +214,63 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
     }
 }
 
-/// The default hat's agent and each hat's, as a run would resolve them.
+/// One agent a run may use: whose it is, which of its backends, and whether a run checks it.
+struct Wanted {
+    hat: String,
+    fallback: Option<u32>,
+    needed: bool,
+    agent: AgentConfig,
+}
+
+/// Every agent `ralph run` checks before it starts (`run/backends.rs`), in the same order:
+/// the default hat's, then each hat's, each followed by its `fallback` backends when it
+/// fails over on a rate limit. A hat without triggers is listed too, as not needed.
+fn wanted(config: &ResolvedConfig) -> Vec<Wanted> {
+    let mut wanted = Vec::new();
+    chain(&mut wanted, config, None, true);
+    for hat in &config.hats {
+        chain(&mut wanted, config, Some(hat), can_run(hat));
+    }
+    wanted
+}
+
+/// The primary agent of `hat` (the default hat for `None`) and its fallbacks.
+fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConfig>, needed: bool) {
+    let (id, primary) = match hat {
+        Some(hat) => (hat.id.clone(), config.agent_for(hat)),
+        None => (
+            ralph_core::machine::DEFAULT_HAT.to_owned(),
+            config.agent.clone(),
+        ),
+    };
+    wanted.push(Wanted {
+        hat: id.clone(),
+        fallback: None,
+        needed,
+        agent: primary,
+    });
+    if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
+        for (n, fallback) in (1..).zip(config.fallback_for(hat)) {
+            wanted.push(Wanted {
+                hat: id.clone(),
+                fallback: Some(n),
+                needed,
+                agent: config.fallback_agent(hat, fallback),
+            });
+        }
+    }
+}
+
+/// Each agent a run may use, as the run would resolve it.
 async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) -> Vec<AgentReport> {
-    let mut wanted: Vec<(String, AgentConfig)> = vec![(
-        ralph_core::machine::DEFAULT_HAT.to_owned(),
-        config.agent.clone(),
-    )];
-    wanted.extend(
-        config
-            .hats
-            .iter()
-            .map(|hat| (hat.id.clone(), config.agent_for(hat))),
-    );
     let mut reports = Vec::new();
-    for (hat, agent) in wanted {
+    for Wanted {
+        hat,
+        fallback,
+        needed,
+        agent,
+    } in wanted(config)
+    {
         let (kind, command) = match probe_target(&agent) {
             Some((kind, command)) => (Some(kind), command.map(str::to_owned)),
             None => (auto_detect(config, probes).await, None),
@@ -224,6 +279,8 @@ async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) ->
             let tried: Vec<&str> = config.backend_priority.iter().map(|k| k.name()).collect();
             reports.push(AgentReport {
                 hat,
+                fallback,
+                needed,
                 backend: None,
                 command: None,
                 prompt_on_stdin: false,
@@ -268,6 +325,8 @@ async fn agents(config: &ResolvedConfig, probes: &mut HashMap<String, Probe>) ->
         };
         reports.push(AgentReport {
             hat,
+            fallback,
+            needed,
             backend: Some(kind.name()),
             command,
             prompt_on_stdin,
@@ -417,11 +476,14 @@ fn print_text(report: &Report) -> Result<(), CliError> {
         line(dim, format!("  ! {warning}"));
     }
     for agent in &c.agents {
-        let who = if agent.hat == ralph_core::machine::DEFAULT_HAT {
+        let mut who = if agent.hat == ralph_core::machine::DEFAULT_HAT {
             "default hat".to_owned()
         } else {
             format!("hat {}", agent.hat)
         };
+        if let Some(n) = agent.fallback {
+            who.push_str(&format!(", fallback {n}"));
+        }
         let backend = agent.backend.unwrap_or("no agent");
         match (&agent.problem, &agent.command) {
             (None, Some(command)) => {
@@ -433,6 +495,11 @@ fn print_text(report: &Report) -> Result<(), CliError> {
                 line(ok, format!("  ✓ {who}: {backend}"));
                 line(dim, format!("      {command}{stdin}"));
             }
+            // `ralph run` does not check a hat that never runs: not a reason to fail.
+            (Some(problem), _) if !agent.needed => line(
+                dim,
+                format!("  ! {who}: {backend}: {problem} ({UNREACHABLE})"),
+            ),
             (Some(problem), _) => line(bad, format!("  ✗ {who}: {backend}: {problem}")),
             (None, None) => line(bad, format!("  ✗ {who}: {backend}")),
         }

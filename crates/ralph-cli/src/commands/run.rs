@@ -144,6 +144,9 @@ fn start_and_drive(
              a directory you can write to keep a second one"
         ));
     }
+    if let Err(e) = ralph_dir.ensure_gitignore() {
+        diagnostic(format_args!("warning: {e}"));
+    }
     let rules = Rules::from_config(&config);
     let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
 

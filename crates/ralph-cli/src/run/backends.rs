@@ -112,7 +112,7 @@ async fn chain(
 
 /// Whether the machine can ever pick `hat`: routing is by exact topic, and events
 /// nobody triggers on go to the default hat, so a hat without triggers never runs.
-fn can_run(hat: &HatConfig) -> bool {
+pub(crate) fn can_run(hat: &HatConfig) -> bool {
     !hat.triggers.is_empty()
 }
 

@@ -4,6 +4,7 @@
 //! hands its events to an [`observer::Observer`]; everything about how they look lives
 //! here.
 
+pub(crate) mod columns;
 pub(crate) mod json;
 pub(crate) mod observer;
 pub(crate) mod recorder;

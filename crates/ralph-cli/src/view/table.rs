@@ -2,16 +2,19 @@
 //! widest cell, the columns in `right` right-aligned (numbers), the last one unpadded, no
 //! trailing spaces.
 
+use super::columns::{columns, pad_left, pad_right};
+
 /// `header` and `rows` as a table, one line each.
 pub(crate) fn text_table<const N: usize>(
     header: [&str; N],
     rows: Vec<[String; N]>,
     right: &[usize],
 ) -> String {
-    let mut widths = header.map(|h| h.chars().count());
+    // Cells quote hat names and topics, which may be CJK: widths in terminal columns.
+    let mut widths = header.map(columns);
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
+            *width = (*width).max(columns(cell));
         }
     }
     let mut out = String::new();
@@ -21,9 +24,11 @@ pub(crate) fn text_table<const N: usize>(
             if i + 1 == N {
                 line.push_str(cell);
             } else if right.contains(&i) {
-                line.push_str(&format!("{cell:>width$}  "));
+                line.push_str(&pad_left(cell, width));
+                line.push_str("  ");
             } else {
-                line.push_str(&format!("{cell:<width$}  "));
+                line.push_str(&pad_right(cell, width));
+                line.push_str("  ");
             }
         }
         out.push_str(line.trim_end());
@@ -31,3 +36,7 @@ pub(crate) fn text_table<const N: usize>(
     }
     out
 }
+
+#[cfg(test)]
+#[path = "table_tests.rs"]
+mod tests;

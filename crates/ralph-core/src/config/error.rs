@@ -219,6 +219,13 @@ pub enum ConfigErrorKind {
          `cli.backend` to the backend this program is (or to `custom`)"
     )]
     CommandWithAutoBackend,
+    #[error(
+        "`prompt_mode: stdin` cannot work with `{pty_key}: true` (at {pty_at}): on a terminal \
+         the agent's stdin is the terminal, so ralph has no way to write the prompt to it; \
+         set `prompt_mode: arg` (and `prompt_flag` if the agent wants a flag before it), or \
+         remove `{pty_key}`"
+    )]
+    StdinPromptOnPty { pty_key: String, pty_at: Origin },
     #[error("`{key}` {problem}")]
     HatBackend { key: String, problem: &'static str },
     #[error(

@@ -283,7 +283,8 @@ static MAIN_KEYS: &[Key] = &[
         }),
         Read::Layer(|dec, f, c| c.cli.command = dec.nonempty_string(f, read::COMMAND_WHY))),
     key(Cli, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
-        "Custom backend only: pass the prompt as the last argument, or on standard input.",
+        "Custom backend only: pass the prompt as the last argument, or on standard input \
+         (`stdin` cannot be combined with `pty: true`: the agent's stdin is then the terminal).",
         Init::ForCustom("arg"),
         Dump::Config(|c| cli_custom(c).map(|b| string(b.prompt_mode.name()))),
         Read::Layer(|dec, f, c| c.cli.prompt_mode = read::prompt_mode(dec, f))),
@@ -324,7 +325,9 @@ static MAIN_KEYS: &[Key] = &[
         Dump::Config(|c| Some(seconds(c.agent.deadlines.exit_grace))),
         Read::Layer(|dec, f, c| c.cli.deadlines.exit_grace_seconds = read::seconds(dec, f))),
     key(Cli, "pty", Type::Bool, value(Value::Bool(false)),
-        "Run the agent on a pseudo-terminal instead of pipes, for an agent that needs one.",
+        "Run the agent on a pseudo-terminal instead of pipes, for an agent that needs one. Its \
+         stdin is then the terminal, so a custom agent must take its prompt as an argument \
+         (`prompt_mode: arg`).",
         Init::Default,
         Dump::Config(|c| Some(boolean(c.agent.pty))),
         Read::Layer(|dec, f, c| c.cli.pty = dec.boolean(f))),

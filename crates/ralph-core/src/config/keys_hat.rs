@@ -83,7 +83,8 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Read::Hat(|dec, f, h| h.deadlines.exit_grace_seconds = read::seconds(dec, f))),
     key(Hat, "pty", Type::Bool,
         Unset("`cli.pty` if the hat runs `cli.backend`'s program, else `false`"),
-        "Run this hat's agent on a pseudo-terminal.", Init::InExample,
+        "Run this hat's agent on a pseudo-terminal (its stdin is then the terminal: not with \
+         `prompt_mode: stdin`).", Init::InExample,
         Dump::Hat(|h| Some(boolean(h.pty))),
         Read::Hat(|dec, f, h| h.pty = dec.boolean(f))),
     key(Hat, "on_rate_limit", Type::Choice(d::RATE_LIMIT_POLICIES), Unset("`cli.on_rate_limit`"),
@@ -112,7 +113,8 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Dump::Backend(|b| hat_custom(b).map(|c| string(&c.command))),
         Read::Own),
     key(Section::HatBackend, "prompt_mode", Type::Choice(d::PROMPT_MODES), value(d::ARG),
-        "With `command`: pass the prompt as the last argument, or on standard input.",
+        "With `command`: pass the prompt as the last argument, or on standard input (not with \
+         the hat's `pty: true`).",
         Init::InExample,
         Dump::Backend(|b| hat_custom(b).map(|c| string(c.prompt_mode.name()))),
         Read::Own),

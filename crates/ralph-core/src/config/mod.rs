@@ -53,6 +53,7 @@ mod read;
 mod reference;
 mod resolve;
 mod resolved;
+mod stdin_on_pty;
 mod suggest;
 mod template;
 mod unsupported;

@@ -95,6 +95,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
     };
     r.check_triggers(&raw.hats);
+    r.errors
+        .extend(super::stdin_on_pty::check(&raw.cli, &raw.hats));
     let fallback = r
         .fallback(raw.cli.fallback.clone(), &raw.cli)
         .unwrap_or_default();

@@ -26,6 +26,7 @@
 //! [`crate::fsafe`]): a cloned repository or the agent can plant either under `.ralph/`.
 
 mod atomic;
+mod gitignore;
 mod leftovers;
 mod lock;
 mod transcript;
@@ -33,13 +34,14 @@ mod transcript_id;
 mod worktree;
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace, rewrite, spare_of};
+pub use gitignore::{GITIGNORE_FILE, GitignoreError};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };
@@ -76,9 +78,6 @@ pub const GATES_DIR: &str = "gates";
 
 /// The version of `state.json`'s layout; a file of another version is not resumed.
 pub const STATE_FORMAT: u32 = 1;
-
-const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
-                         loop.lock\ncurrent-run\nruns/\nworktrees/\n";
 
 /// A workspace's `.ralph/` directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -182,7 +181,7 @@ impl RalphDir {
         &self.root
     }
 
-    /// Creates `.ralph/` (with its `.gitignore`) and takes the workspace lock.
+    /// Creates `.ralph/` and takes the workspace lock; see [`RalphDir::ensure_gitignore`].
     pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
         let lock_path = self.root.join(LOCK_FILE);
         let io_err = |source| LockError::Io {
@@ -193,16 +192,14 @@ impl RalphDir {
             fs::create_dir_all(workspace).map_err(io_err)?;
         }
         fsafe::create_dir(&self.root).map_err(io_err)?;
-        // Best effort: a missing .gitignore costs nothing but tidiness. Created only if
-        // nothing has the name (O_EXCL), so a dangling link there creates no file outside.
-        let _ = fsafe::open(
-            &self.root.join(".gitignore"),
-            Access::new().write(true).create_new(true),
-            Links::Refuse,
-        )
-        .and_then(|mut file| file.write_all(GITIGNORE.as_bytes()));
         let user = self.root.parent().and_then(lock::user_lock_path);
         lock::lock(&lock_path, user.as_deref())
+    }
+
+    /// Writes `.ralph/.gitignore` when it is missing or incomplete (the `gitignore`
+    /// module). A failure costs only tidiness: the caller warns and goes on.
+    pub fn ensure_gitignore(&self) -> Result<(), GitignoreError> {
+        gitignore::ensure(&self.root)
     }
 
     /// Creates the log of gate `gate` run by hand (`ralph gates`): `.ralph/gates/<gate>.log`.

@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::time::Duration;
 
 use super::*;
@@ -17,6 +18,7 @@ fn runs_get_their_own_directory_and_become_current() {
     let ws = tempfile::tempdir().unwrap();
     let dir = RalphDir::in_workspace(ws.path());
     let _lock = dir.lock().unwrap();
+    dir.ensure_gitignore().unwrap();
     assert_eq!(dir.current_run().unwrap(), None);
     let now = UNIX_EPOCH + Duration::from_secs(1_764_151_200);
     let first = dir.create_run(now).unwrap();
@@ -29,7 +31,7 @@ fn runs_get_their_own_directory_and_become_current() {
     assert_eq!(fs::read(second.inbox()).unwrap(), b"");
     assert_eq!(
         fs::read_to_string(ws.path().join(".ralph/.gitignore")).unwrap(),
-        GITIGNORE
+        gitignore::GITIGNORE
     );
 }
 
@@ -191,4 +193,17 @@ fn iterations_in_history(run: &RunDir) -> Vec<u32> {
         .iter()
         .map(|r| r.iteration)
         .collect()
+}
+
+#[test]
+fn agents_md_names_the_inbox_file_an_agent_is_given() {
+    let doc = include_str!("../../../../docs/agents.md");
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{}` |", ralph_types::env::EVENTS_FILE)))
+        .expect("docs/agents.md has a row for the events file");
+    assert!(
+        row.contains(&format!("`.ralph/runs/<id>/{INBOX_FILE}`")),
+        "{row}"
+    );
 }

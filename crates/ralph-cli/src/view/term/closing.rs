@@ -5,6 +5,7 @@ use ralph_core::summary::thousands;
 use ralph_stream::{AgentEvent, Tokens};
 
 use super::figures::count;
+use crate::view::columns::{columns, pad_left, pad_right};
 
 /// Context windows of model families, by name prefix, in tokens: what a model's last
 /// input is shown against. A model not listed shows its input alone.
@@ -134,10 +135,11 @@ impl HatTable {
                 ]
             })
             .collect();
-        let mut widths = header.clone().map(|h| h.chars().count());
+        // Hat names may be CJK: columns line up by the terminal columns a cell takes.
+        let mut widths = header.clone().map(|h| columns(&h));
         for row in &cells {
             for (width, cell) in widths.iter_mut().zip(row) {
-                *width = (*width).max(cell.chars().count());
+                *width = (*width).max(columns(cell));
             }
         }
         std::iter::once(header)
@@ -145,7 +147,13 @@ impl HatTable {
             .map(|row| {
                 let [hat, iterations, cost, tokens] = row;
                 let [w0, w1, w2, w3] = widths;
-                format!("  {hat:<w0$}  {iterations:>w1$}  {cost:>w2$}  {tokens:>w3$}")
+                format!(
+                    "  {}  {}  {}  {}",
+                    pad_right(&hat, w0),
+                    pad_left(&iterations, w1),
+                    pad_left(&cost, w2),
+                    pad_left(&tokens, w3)
+                )
             })
             .collect()
     }

@@ -76,3 +76,24 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
         ]
     );
 }
+
+#[test]
+fn hat_names_in_cjk_line_up_by_the_columns_they_take() {
+    let mut table = HatTable::default();
+    let tokens = Tokens {
+        input: 1,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    table.add("建造者", true, Some(0.5), &tokens);
+    table.add("planner", true, Some(0.5), &tokens);
+    assert_eq!(
+        table.lines(),
+        [
+            "  hat      iterations     cost  tokens",
+            "  建造者            1  $0.5000       1",
+            "  planner           1  $0.5000       1",
+        ]
+    );
+}

@@ -23,6 +23,7 @@ use super::gate_lines;
 use super::limit_lines;
 use super::palette;
 use super::tool_preview::{one_line, preview};
+use crate::view::columns::columns;
 
 /// Lines of a failed agent's stderr shown under its footer.
 const STDERR_LINES: usize = 5;
@@ -328,7 +329,7 @@ impl RunView {
         let framed = format!("── {parts} ──");
         // On a narrow terminal the frame goes first, then the parts break.
         let header = match self.width {
-            Some(width) if framed.chars().count() > width => self.fit(&parts),
+            Some(width) if columns(&framed) > width => self.fit(&parts),
             _ => framed,
         };
         line(out, palette::HEADER, &header);
@@ -509,12 +510,12 @@ fn shown_event(event: &Event) -> String {
     }
 }
 
-/// `text` broken between its ` · ` parts into lines of at most `width` characters, each
+/// `text` broken between its ` · ` parts into lines of at most `width` terminal columns, each
 /// line after the first indented by two spaces; a part longer than a line stays whole.
 fn fit_parts(text: &str, width: usize) -> String {
     const SEPARATOR: &str = " · ";
     const INDENT: &str = "  ";
-    if text.chars().count() <= width {
+    if columns(text) <= width {
         return text.to_owned();
     }
     let mut lines: Vec<String> = Vec::new();
@@ -522,9 +523,7 @@ fn fit_parts(text: &str, width: usize) -> String {
     for part in text.split(SEPARATOR) {
         if current.is_empty() {
             current.push_str(part);
-        } else if current.chars().count() + SEPARATOR.chars().count() + part.chars().count()
-            <= width
-        {
+        } else if columns(&current) + columns(SEPARATOR) + columns(part) <= width {
             current.push_str(SEPARATOR);
             current.push_str(part);
         } else {

@@ -439,6 +439,19 @@ fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
 }
 
 #[test]
+fn wide_hat_names_break_by_the_columns_they_take() {
+    // 40 characters but 43 columns: on a 40-column terminal the line must break.
+    let header = "iteration 1/9 · 建造者 · pi · run time 0:01";
+    assert_eq!(
+        fit_parts(header, 40),
+        "iteration 1/9 · 建造者 · pi\n  run time 0:01"
+    );
+    for line in fit_parts(header, 40).lines() {
+        assert!(crate::view::columns::columns(line) <= 40, "{line:?}");
+    }
+}
+
+#[test]
 fn headers_break_between_their_parts_on_a_narrow_terminal() {
     let header = "iteration 12/100 · builder · claude · run time 1:02:03";
     assert_eq!(

@@ -13,6 +13,7 @@ use std::time::Duration;
 use ralph_core::visible::visible;
 
 use super::figures::clock;
+use crate::view::columns::{columns as width, cut};
 
 /// Spinner frames, one per [`FRAME_INTERVAL`].
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -23,6 +24,10 @@ pub(crate) const FRAME_INTERVAL: Duration = Duration::from_millis(100);
 /// Silence before the status line appears: the short pauses between streamed pieces of
 /// text would make it flicker.
 pub(crate) const SHOW_AFTER: Duration = Duration::from_millis(700);
+
+/// Marks where a status line was cut, and the columns it takes.
+const ELLIPSIS: char = '…';
+const ELLIPSIS_COLUMNS: usize = 1;
 
 /// Returns to the start of the line and clears it.
 pub(crate) const ERASE: &str = "\r\x1b[2K";
@@ -58,8 +63,8 @@ pub(crate) fn erase_before_diagnostic(stderr: &mut impl Write) {
     }
 }
 
-/// The status line's text (no styles), at most `columns - 1` characters so it never
-/// wraps (a wrapped line could not be erased with one [`ERASE`]).
+/// The status line's text (no styles), at most `columns - 1` terminal columns wide so it
+/// never wraps (a wrapped line could not be erased with one [`ERASE`]).
 pub(crate) fn status_line(what: &str, elapsed: Duration, doing: &str, columns: usize) -> String {
     let ticks = elapsed.as_millis() / FRAME_INTERVAL.as_millis();
     // The remainder of a division by the frame count always indexes the array.
@@ -74,16 +79,18 @@ pub(crate) fn status_line(what: &str, elapsed: Duration, doing: &str, columns: u
     fit(text, columns)
 }
 
-/// `text` cut to at most `columns - 1` characters (an ellipsis marks the cut), so a
-/// status line never wraps (a wrapped line could not be erased with one [`ERASE`]).
+/// `text` cut to at most `columns - 1` terminal columns (an ellipsis marks the cut), so a
+/// status line never wraps (a wrapped line could not be erased with one [`ERASE`]). The
+/// text quotes the agent's tool arguments, so it may hold CJK or emoji: measured in
+/// columns, not characters.
 pub(crate) fn fit(text: String, columns: usize) -> String {
     let room = columns.saturating_sub(1);
-    if text.chars().count() <= room {
+    if width(&text) <= room {
         return text;
     }
-    let mut cut: String = text.chars().take(room.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+    let mut shown = cut(&text, room.saturating_sub(ELLIPSIS_COLUMNS)).to_owned();
+    shown.push(ELLIPSIS);
+    shown
 }
 
 #[cfg(test)]

@@ -1,0 +1,47 @@
+use std::fs;
+use std::os::unix::fs::symlink;
+
+use super::*;
+
+fn written(root: &Path) -> String {
+    fs::read_to_string(root.join(GITIGNORE_FILE)).unwrap()
+}
+
+#[test]
+fn a_missing_empty_or_cut_short_file_is_written_whole() {
+    let root = tempfile::tempdir().unwrap();
+    ensure(root.path()).unwrap();
+    assert_eq!(written(root.path()), GITIGNORE);
+    // What a full disk or a kill between the create and the write leaves.
+    for left in ["", &GITIGNORE[..10], &GITIGNORE[..GITIGNORE.len() - 1]] {
+        fs::write(root.path().join(GITIGNORE_FILE), left).unwrap();
+        ensure(root.path()).unwrap();
+        assert_eq!(written(root.path()), GITIGNORE, "after {left:?}");
+    }
+}
+
+#[test]
+fn a_file_ralph_did_not_write_is_left_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let own = "runs/\n# mine\n";
+    fs::write(root.path().join(GITIGNORE_FILE), own).unwrap();
+    ensure(root.path()).unwrap();
+    assert_eq!(written(root.path()), own);
+    let longer = format!("{GITIGNORE}*.local\n");
+    fs::write(root.path().join(GITIGNORE_FILE), &longer).unwrap();
+    ensure(root.path()).unwrap();
+    assert_eq!(written(root.path()), longer);
+    // A link is never written through, nor replaced.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("target");
+    fs::remove_file(root.path().join(GITIGNORE_FILE)).unwrap();
+    symlink(&target, root.path().join(GITIGNORE_FILE)).unwrap();
+    ensure(root.path()).unwrap();
+    assert!(!target.exists());
+    assert!(
+        fs::symlink_metadata(root.path().join(GITIGNORE_FILE))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
