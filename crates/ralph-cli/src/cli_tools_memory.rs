@@ -1,7 +1,9 @@
 //! `ralph tools memory`'s arguments.
 
 use clap::{Subcommand, ValueEnum};
+use ralph_core::memory::MemoryType;
 
+use crate::cli_memory_type::MemoryTypeParser;
 use crate::cli_tools::ToolOptions;
 
 #[derive(Debug, clap::Args)]
@@ -31,15 +33,6 @@ pub(crate) enum MemoryCommand {
     Init(MemoryInitArgs),
 }
 
-/// A memory's type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum MemoryTypeArg {
-    Pattern,
-    Decision,
-    Fix,
-    Context,
-}
-
 /// How a list of memories is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum MemoryFormat {
@@ -57,9 +50,9 @@ pub(crate) enum MemoryFormat {
 pub(crate) struct MemoryAddArgs {
     /// The lesson: a line or two.
     pub(crate) content: String,
-    /// Its type.
-    #[arg(short = 't', long = "type", value_enum, default_value_t = MemoryTypeArg::Pattern)]
-    pub(crate) memory_type: MemoryTypeArg,
+    /// Its type (any case).
+    #[arg(short = 't', long = "type", value_parser = MemoryTypeParser, default_value = "pattern")]
+    pub(crate) memory_type: MemoryType,
     /// Comma-separated tags.
     #[arg(long, value_name = "A,B")]
     pub(crate) tags: Option<String>,
@@ -69,9 +62,9 @@ pub(crate) struct MemoryAddArgs {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MemoryListArgs {
-    /// Only memories of this type.
-    #[arg(short = 't', long = "type", value_enum)]
-    pub(crate) memory_type: Option<MemoryTypeArg>,
+    /// Only memories of this type (any case).
+    #[arg(short = 't', long = "type", value_parser = MemoryTypeParser)]
+    pub(crate) memory_type: Option<MemoryType>,
     /// Only the last N.
     #[arg(long, value_name = "N")]
     pub(crate) last: Option<usize>,
@@ -97,9 +90,9 @@ pub(crate) struct MemoryIdArgs {
 pub(crate) struct MemorySearchArgs {
     /// Words to look for in the text and tags; none matches every memory.
     pub(crate) query: Option<String>,
-    /// Only memories of this type.
-    #[arg(short = 't', long = "type", value_enum)]
-    pub(crate) memory_type: Option<MemoryTypeArg>,
+    /// Only memories of this type (any case).
+    #[arg(short = 't', long = "type", value_parser = MemoryTypeParser)]
+    pub(crate) memory_type: Option<MemoryType>,
     /// Only memories with one of these tags (comma-separated).
     #[arg(long, value_name = "A,B")]
     pub(crate) tags: Option<String>,
@@ -115,9 +108,15 @@ pub(crate) struct MemoryPrimeArgs {
     /// The most characters to print, whole memories only (0 or none: no limit).
     #[arg(long, value_name = "N")]
     pub(crate) budget: Option<usize>,
-    /// Only memories of these types (comma-separated).
-    #[arg(short = 't', long = "type", value_name = "TYPES")]
-    pub(crate) types: Option<String>,
+    /// Only memories of these types (comma-separated, any case).
+    #[arg(
+        short = 't',
+        long = "type",
+        value_name = "TYPES",
+        value_parser = MemoryTypeParser,
+        value_delimiter = ','
+    )]
+    pub(crate) types: Vec<MemoryType>,
     /// Only memories with one of these tags (comma-separated).
     #[arg(long, value_name = "A,B")]
     pub(crate) tags: Option<String>,

@@ -11,6 +11,7 @@
 
 mod cli;
 mod cli_inspect;
+mod cli_memory_type;
 mod cli_runs;
 mod cli_tools;
 mod cli_tools_memory;

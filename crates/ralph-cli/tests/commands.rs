@@ -478,15 +478,29 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
+    // The run's list says when it started, though no iteration has ended yet.
+    let runs: Value = serde_json::from_str(stdout(&ws.run(&["runs", "--format", "json"])).trim())
+        .expect("one run");
     let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(code(stopped.status), 130);
+    // The running iteration is described by its start (its `iteration_started`).
+    let started = rows[0]["started_at_ms"].as_u64().expect("a start time");
     assert_eq!(
         rows,
         vec![
-            json!({"iteration": 1, "hat": null, "backend": null, "outcome": "running",
-            "started_at_ms": null, "consumed": [], "topic": "progress",
+            json!({"iteration": 1, "hat": "ralph", "backend": "pi", "outcome": "running",
+            "started_at_ms": started, "consumed": ["task.start"], "topic": "progress",
             "payload": "half done"})
         ]
+    );
+    assert_eq!(
+        (
+            &runs["outcome"],
+            &runs["started_at_ms"],
+            &runs["iterations"]
+        ),
+        (&json!("running"), &json!(started), &json!(0)),
+        "{runs}"
     );
 }
 

@@ -245,6 +245,8 @@ gates:
     assert!(started.elapsed() < Duration::from_secs(30));
     let done = of_type(&events, "gate_finished")[0];
     assert_eq!(done["reason"], json!("timeout"));
+    // It printed nothing; a failed gate's `output` is there all the same.
+    assert_eq!(done["output"], json!(""), "{done}");
     let pid: i32 = std::fs::read_to_string(ws.path().join("grandchild.pid"))
         .expect("the gate started its grandchild")
         .trim()
@@ -377,6 +379,8 @@ gates:
     run: [\"true\"]
   - name: fails
     run: \"echo nope; exit 3\"
+  - name: silent
+    run: [\"false\"]
 ";
     let ws = Workspace::new(config, &format!("{TEXT} | LOOP_COMPLETE |\n"));
     let out = ws.run(&["gates", "ok"]);
@@ -399,22 +403,25 @@ gates:
                 e["passed"],
                 e["exit_code"],
                 e["iteration"],
-                e["log"]
+                e["log"],
+                e.get("output")
             ])
         })
         .collect();
+    // `output` only when it failed, and then even when it printed nothing.
     assert_eq!(
         finished,
         [
-            json!(["ok", true, 0, null, ".ralph/gates/ok.log"]),
-            json!(["fails", false, 3, null, ".ralph/gates/fails.log"]),
+            json!(["ok", true, 0, null, ".ralph/gates/ok.log", null]),
+            json!(["fails", false, 3, null, ".ralph/gates/fails.log", "nope"]),
+            json!(["silent", false, 1, null, ".ralph/gates/silent.log", ""]),
         ]
     );
     let out = ws.run(&["gates", "tset"]);
     assert_eq!(code(out.status), 1);
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("no gate named `tset` (the gates are: ok, fails)"),
+            .contains("no gate named `tset` (the gates are: ok, fails, silent)"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -423,7 +430,7 @@ gates:
     let (code, events, stderr) = ws.run_json(&["-p", "task", "--no-gates"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("--no-gates: the 2 configured gate(s) will not run"),
+        stderr.contains("--no-gates: the 3 configured gate(s) will not run"),
         "{stderr}"
     );
     assert!(of_type(&events, "gate_started").is_empty());

@@ -255,6 +255,10 @@ fn the_schema_rejects_what_the_contract_forbids() {
             "totals": {"iterations": 3, "elapsed_ms": 1, "cost_usd": 0.0,
                 "cost_complete": true,
                 "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0}}}),
+        // A failed gate without its `output` (due even when it printed nothing).
+        json!({"type": "gate_finished", "iteration": 1, "passed": false, "gate": "g",
+            "event": "DONE", "reason": "timeout", "exit_code": null, "duration_ms": 5,
+            "output_lines": 0, "log": ".ralph/runs/r/gates/1-g.log"}),
         // An unknown type.
         json!({"type": "loop_paused"}),
     ];
@@ -312,18 +316,17 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         GateEnd::Interrupted,
     ]
     .into_iter()
-    .map(|end| GateResult {
+    // Each failure twice: having printed something, and having printed nothing.
+    .flat_map(|end| [(end, "out"), (end, "")])
+    .filter(|(end, printed)| *end != GateEnd::Passed || printed.is_empty())
+    .map(|(end, printed)| GateResult {
         gate: "g".into(),
         event: "DONE".into(),
         end,
         exit_code: (end == GateEnd::Exit).then_some(3),
         duration_ms: 5,
-        output: if end == GateEnd::Passed {
-            String::new()
-        } else {
-            "out".into()
-        },
-        output_lines: u64::from(end != GateEnd::Passed),
+        output: printed.into(),
+        output_lines: u64::from(!printed.is_empty()),
         log: Some(".ralph/runs/r/gates/1-g.log".into()),
     })
     .collect();

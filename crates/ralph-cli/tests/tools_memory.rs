@@ -152,6 +152,47 @@ fn a_file_ralph_writes_has_the_layout_the_incumbent_reads() {
 }
 
 #[test]
+fn a_type_in_any_case_is_accepted_by_every_subcommand() {
+    // Agents capitalise the type (`-t Fix`); the incumbent accepted it everywhere.
+    let dir = tempfile::tempdir().unwrap();
+    let fix = ok(&ralph(
+        dir.path(),
+        &[
+            "memory",
+            "add",
+            "restart it",
+            "-t",
+            "Fix",
+            "--format",
+            "quiet",
+        ],
+    ));
+    ok(&ralph(
+        dir.path(),
+        &["memory", "add", "chose X", "--type", "DECISION"],
+    ));
+    let listed = ok(&ralph(
+        dir.path(),
+        &["memory", "list", "-t", "FIX", "--format", "quiet"],
+    ));
+    assert_eq!(listed, fix);
+    let found = ok(&ralph(
+        dir.path(),
+        &["memory", "search", "-t", "Decision", "--format", "quiet"],
+    ));
+    let primed = ok(&ralph(dir.path(), &["memory", "prime", "-t", "Decision"]));
+    assert!(
+        found.lines().count() == 1 && primed.contains("chose X") && !primed.contains("restart"),
+        "{found}\n{primed}"
+    );
+    let kinds: Vec<Value> = list_json(dir.path())
+        .iter()
+        .map(|m| m["memory_type"].clone())
+        .collect();
+    assert_eq!(kinds, ["decision", "fix"]);
+}
+
+#[test]
 fn fifty_processes_adding_at_once_lose_nothing() {
     const WRITERS: usize = 50;
     let dir = tempfile::tempdir().unwrap();
@@ -244,7 +285,7 @@ fn failures_exit_1_and_say_what_to_do() {
         ),
         (
             &["memory", "prime", "--type", "fix,bogus"],
-            "the types are pattern, decision, fix and context",
+            "[possible values: pattern, decision, fix, context]",
         ),
         (&["memory", "init"], "pass --force to replace it"),
     ];

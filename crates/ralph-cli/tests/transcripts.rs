@@ -138,6 +138,41 @@ fn inspect_reads_a_kept_transcript_as_it_reads_the_captured_file() {
 }
 
 #[test]
+fn inspect_reads_a_custom_agents_plain_text_as_the_run_did() {
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [agent.sh]\n  prompt_mode: stdin\n",
+        "",
+    );
+    std::fs::write(
+        ws.path().join("agent.sh"),
+        "cat > /dev/null\necho 'all done here'\nralph emit LOOP_COMPLETE > /dev/null\n",
+    )
+    .unwrap();
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    let ran: Vec<Value> = common::of_type(&events, "agent")
+        .into_iter()
+        .map(|e| e["event"].clone())
+        .collect();
+    let kept = json(&ws.run(&["inspect", "--run", "last", "--iteration", "1"]));
+    assert_eq!(kept["agent"], "text", "{kept}");
+    assert_eq!(kept["final_text"], "all done here", "{kept}");
+    assert_eq!(kept["non_json_lines"], 0, "{kept}");
+    // The events are those the run decoded from the same stream.
+    let out = ws.run(&["inspect", "--run", "last", "--iteration", "1", "--events"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(read, ran);
+}
+
+#[test]
 fn inspect_views_a_capture_attempt_by_attempt_under_headers() {
     let ws = Workspace::new("cli:\n  backend: pi\n", TWO_ITERATIONS);
     assert_eq!(common::code(ws.run(&["run", "-p", "task"]).status), 0);

@@ -245,6 +245,31 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
     );
 }
 
+#[test]
+fn extra_instructions_are_appended_to_the_instructions_as_paragraphs() {
+    // ralph-orchestrator's key, shared between hats through a YAML anchor.
+    let resolved = support::resolve_ok(
+        "hats:\n  planner:\n    description: Plans\n    instructions: |\n      Plan it.\n\
+         \x20   extra_instructions:\n      - &strict |\n        Be strict.\n        Say why.\n\
+         \x20     - Cite files.\n\
+         \x20 builder:\n    description: Builds\n    extra_instructions: [*strict]\n\
+         \x20 reviewer:\n    description: Reviews\n    instructions: Review it.\n",
+    );
+    assert_eq!(resolved.warnings, []);
+    let instructions: Vec<&str> = (resolved.config.hats.iter())
+        .map(|h| h.instructions.as_str())
+        .collect();
+    assert_eq!(
+        instructions,
+        [
+            "Plan it.\n\nBe strict.\nSay why.\n\nCite files.\n",
+            "Be strict.\nSay why.\n",
+            // Without extras, kept exactly as written.
+            "Review it.",
+        ]
+    );
+}
+
 /// The dotted paths of every key in `yaml`, with hat ids and model names written as
 /// the key table writes them (`hats.<id>.pty`, `gates[].run`).
 fn dumped_paths(yaml: &saphyr::Yaml<'_>, path: &str, out: &mut Vec<String>) {

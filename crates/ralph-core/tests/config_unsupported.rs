@@ -147,8 +147,6 @@ max_cost: 5
             "ralph.yml:11:5: `hats.reviewer.disallowed_tools` is not supported by ralph (yet): \
              ralph cannot keep this hat from using those tools, so it could edit files it must \
              not; remove the key, or give the hat a backend whose arguments restrict its tools",
-            "ralph.yml:12:5: `hats.reviewer.extra_instructions` is not supported by ralph (yet): \
-             the agent would not see these instructions; move them into `instructions`",
             "ralph.yml:13:5: `hats.reviewer.concurrency` is not supported by ralph (yet): ralph \
              runs one agent at a time; remove the key (or set 1)",
             "ralph.yml:14:5: `hats.reviewer.aggregate` is not supported by ralph (yet): ralph \

@@ -11,7 +11,7 @@
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::IterationRecord;
 use ralph_core::steer::{Logged, SteerLogLine};
-use ralph_core::store::{RalphDir, RunDir, StoreError};
+use ralph_core::store::{IterationStart, RalphDir, RunDir, StoreError};
 use ralph_core::visible::visible;
 use serde::Serialize;
 use serde_json::Value;
@@ -37,12 +37,14 @@ const PAYLOAD_CHARS: usize = 60;
 #[derive(Debug, PartialEq, Serialize)]
 struct Row {
     iteration: u32,
-    /// `null` for the iteration still running (its hat is known once it ends).
+    /// The hat, backend and start of the iteration still running come from its
+    /// `iteration_started` line in `run-events.jsonl`: `null` only when that record is
+    /// gone or unreadable (history.jsonl has the iteration once it ends).
     hat: Option<String>,
     backend: Option<String>,
     /// The iteration's outcome status, or `running`.
     outcome: String,
-    /// When the iteration started, in Unix milliseconds (`null` while running).
+    /// When the iteration started, in Unix milliseconds.
     started_at_ms: Option<u64>,
     /// The topics the iteration was given.
     consumed: Vec<String>,
@@ -108,7 +110,11 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
         .read()
         .map_err(|e| CliError::io("read", run_dir.inbox(), e))?;
     // The history is a workspace file: its numbers can be anything.
-    let running = history.last().map_or(1, |r| r.iteration.saturating_add(1));
+    let number = history.last().map_or(1, |r| r.iteration.saturating_add(1));
+    let running = Running {
+        iteration: number,
+        start: running_start(run_dir, number),
+    };
     let steering = ralph_core::steer::read_log(run_dir).map_err(|e| {
         CliError::io(
             "read",
@@ -116,11 +122,11 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
             e,
         )
     })?;
-    rows = with_guidance(rows, &steering, &history);
+    rows = with_guidance(rows, &steering, &history, &running);
     for line in pending {
         match line {
             InboxLine::Event { event } => {
-                rows.push(running_row(running, Some(event.topic), event.payload));
+                rows.push(running.row(running.iteration, Some(event.topic), event.payload));
             }
             InboxLine::Invalid { .. } => {}
         }
@@ -136,6 +142,7 @@ fn with_guidance(
     rows: Vec<Row>,
     steering: &[SteerLogLine],
     history: &[IterationRecord],
+    running: &Running,
 ) -> Vec<Row> {
     let mut guidance = steering
         .iter()
@@ -148,7 +155,7 @@ fn with_guidance(
             Some(
                 match history.iter().find(|r| r.iteration == line.iteration) {
                     Some(record) => record_row(record, topic, payload),
-                    None => running_row(line.iteration, topic, payload),
+                    None => running.row(line.iteration, topic, payload),
                 },
             )
         })
@@ -192,18 +199,45 @@ fn record_row(record: &IterationRecord, topic: Option<String>, payload: Option<V
     }
 }
 
-/// A row of `iteration`, which has no record yet (it is running), for `topic` and
-/// `payload`.
-fn running_row(iteration: u32, topic: Option<String>, payload: Option<Value>) -> Row {
-    Row {
-        iteration,
-        hat: None,
-        backend: None,
-        outcome: RUNNING.to_owned(),
-        started_at_ms: None,
-        consumed: Vec::new(),
-        topic,
-        payload,
+/// The iteration after the history's last: the one running (or the one a killed ralph
+/// left), and what its start line said, when the record has it.
+struct Running {
+    iteration: u32,
+    start: Option<IterationStart>,
+}
+
+impl Running {
+    /// A row of `iteration`, which has no record yet, for `topic` and `payload`: described
+    /// by the start line when it is this iteration's.
+    fn row(&self, iteration: u32, topic: Option<String>, payload: Option<Value>) -> Row {
+        let start = self.start.as_ref().filter(|s| s.iteration == iteration);
+        Row {
+            iteration,
+            hat: start.map(|s| s.hat.clone()),
+            backend: start.map(|s| s.backend.clone()),
+            outcome: RUNNING.to_owned(),
+            started_at_ms: start.map(|s| s.started_at_ms),
+            consumed: start.map_or_else(Vec::new, |s| {
+                s.events.iter().map(|e| e.topic.clone()).collect()
+            }),
+            topic,
+            payload,
+        }
+    }
+}
+
+/// The start of iteration `iteration` from the run's record, if it is the last one
+/// there. A record that cannot be read only leaves the row less described.
+fn running_start(run_dir: &RunDir, iteration: u32) -> Option<IterationStart> {
+    match run_dir.last_iteration_start() {
+        Ok(start) => start.filter(|s| s.iteration == iteration),
+        Err(e) => {
+            diagnostic(format_args!(
+                "warning: {}: {e}; the running iteration is shown without its hat",
+                run_dir.run_events().display()
+            ));
+            None
+        }
     }
 }
 

@@ -108,7 +108,15 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
         line(Logged::Requeued, 3, Some("for the next")),
         line(Logged::Queued, 1, None),
     ];
-    rows = with_guidance(rows, &steering, &history);
+    let running = Running {
+        iteration: 3,
+        start: serde_json::from_value(serde_json::json!({
+            "iteration": 3, "hat": "reviewer", "backend": "claude", "started_at_ms": 3000,
+            "events": [{"topic": "build.done", "payload": null}]
+        }))
+        .unwrap(),
+    };
+    rows = with_guidance(rows, &steering, &history, &running);
     let shown: Vec<(u32, Option<&str>, &str, Option<String>)> = rows
         .iter()
         .map(|r| {
@@ -132,6 +140,16 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
             guidance(3, RUNNING, "for the next"),
         ]
     );
-    // A guidance row says when its iteration started, as the iteration's own rows do.
+    // A guidance row says when its iteration started, as the iteration's own rows do;
+    // the running iteration's, as its start line says.
     assert_eq!(rows[2].started_at_ms, Some(2000));
+    let last = &rows[5];
+    assert_eq!(
+        (last.hat.as_deref(), last.backend.as_deref()),
+        (Some("reviewer"), Some("claude"))
+    );
+    assert_eq!(
+        (last.started_at_ms, last.consumed.as_slice()),
+        (Some(3000), ["build.done".to_owned()].as_slice())
+    );
 }

@@ -8,6 +8,7 @@ use ralph_stream::PriceTable;
 use ralph_stream::Pricing;
 use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
+use ralph_stream::StreamFormat;
 use ralph_stream::Tokens;
 use serde::Serialize;
 
@@ -189,11 +190,20 @@ fn pricing(args: &InspectArgs, recorded: Option<String>) -> Result<Pricing, CliE
 /// The most bytes read before deciding whose stream it is without a whole first line.
 const MAX_HEAD_BYTES: usize = 1 << 20;
 
+/// What a `--run` transcript's `command.json` says of how the run read it.
+#[derive(Default)]
+struct Recorded {
+    /// The model the run priced the stream as.
+    model: Option<String>,
+    /// The format the run decoded it as.
+    format: Option<StreamFormat>,
+}
+
 /// What to read: the file (or stdin), or with `--run` an iteration's kept raw stream (its
-/// latest attempt's, or `--attempt`'s), with the model the run priced it as.
-fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
+/// latest attempt's, or `--attempt`'s), with how the run read it.
+fn input(args: &InspectArgs) -> Result<(Input, Recorded), CliError> {
     let (Some(id), Some(iteration)) = (&args.run, args.iteration) else {
-        return Ok((Input::from_arg(args.file.as_deref()), None));
+        return Ok((Input::from_arg(args.file.as_deref()), Recorded::default()));
     };
     let dir = RalphDir::in_workspace(&super::working_directory()?);
     let run = super::runs::find_run(&dir, id)?;
@@ -207,7 +217,10 @@ fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
     match run.open_transcript_file(transcript, STDOUT_FILE) {
         Ok(file) => Ok((
             Input::Compressed { path, file },
-            super::inspect_transcript::recorded_model(&run, transcript),
+            Recorded {
+                model: super::inspect_transcript::recorded_model(&run, transcript),
+                format: super::inspect_transcript::recorded_format(&run, transcript),
+            },
         )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::NoTranscript {
             run: run.id().to_owned(),
@@ -219,9 +232,11 @@ fn input(args: &InspectArgs) -> Result<(Input, Option<String>), CliError> {
 }
 
 pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
-    let (input, recorded_model) = input(args)?;
-    let forced = args.agent.format();
-    let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args, recorded_model)?);
+    let (input, recorded) = input(args)?;
+    // A kept transcript is read in the format the run read it in, unless `--agent` says
+    // otherwise: plain text (a custom backend's) has no look to recognise it by.
+    let forced = args.agent.format().or(recorded.format);
+    let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args, recorded.model)?);
     let mut summary = SessionSummary::default();
     let mut recognised = 0u64;
     let mut out = args.events.then(JsonLines::stdout);

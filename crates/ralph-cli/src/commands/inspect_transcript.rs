@@ -6,9 +6,10 @@
 //! `ralph_core::store::TranscriptId`). The latest attempt's number is not in its name:
 //! its `command.json` says it.
 
-use ralph_agent::{BackendKind, requested_model};
+use ralph_agent::{BackendKind, BackendProfile, requested_model};
 use ralph_core::fsafe::{self, Links};
 use ralph_core::store::{Attempt, COMMAND_FILE, RunDir, TranscriptId};
+use ralph_stream::StreamFormat;
 use serde_json::Value;
 
 use crate::diagnostic::diagnostic;
@@ -149,6 +150,22 @@ pub(super) fn recorded_model(run: &RunDir, transcript: TranscriptId) -> Option<S
             .rfind(|record| record.iteration == transcript.iteration)?
             .model
     })
+}
+
+/// The format the run decoded `transcript`'s stream as, from the `command.json` ralph
+/// wrote beside it: its `output_format`, or in a run from before that field, the
+/// backend's own format. `None` for a custom backend without the field (its
+/// `output_format` was configured, and the stream is then recognised by its look) and
+/// when the file cannot be read.
+pub(super) fn recorded_format(run: &RunDir, transcript: TranscriptId) -> Option<StreamFormat> {
+    let command = read_command(&run.transcript_dir(transcript))?;
+    if let Some(format) = command.get("output_format") {
+        return format.as_str()?.parse().ok();
+    }
+    match command.get("backend")?.as_str()?.parse().ok()? {
+        BackendKind::Custom => None,
+        kind => Some(BackendProfile::of(kind).output_format),
+    }
 }
 
 /// The `command.json` in transcript directory `dir`, when it is there and an object.

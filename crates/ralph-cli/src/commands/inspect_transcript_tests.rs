@@ -122,6 +122,37 @@ fn the_model_is_the_one_the_command_asked_for_or_else_the_one_the_history_record
     assert_eq!(recorded_model(&run, TranscriptId::latest(2)), None);
 }
 
+#[test]
+fn the_format_is_the_one_the_run_decoded_the_stream_as() {
+    let latest = TranscriptId::latest(3);
+    let format_of = |json: &'static str| {
+        let (_ws, run) = run_with(1, |_| Some(json.to_owned()));
+        recorded_format(&run, latest)
+    };
+    // Recorded: a custom backend's plain text, or the JSON it was configured to write.
+    assert_eq!(
+        format_of(r#"{"backend":"custom","output_format":"text"}"#),
+        Some(StreamFormat::Text)
+    );
+    assert_eq!(
+        format_of(r#"{"backend":"custom","output_format":"claude"}"#),
+        Some(StreamFormat::Claude)
+    );
+    // From before the field: a built-in backend writes its own format; a custom one's
+    // is unknown, and so is a name this ralph does not know.
+    assert_eq!(
+        format_of(r#"{"backend":"codex"}"#),
+        Some(StreamFormat::Codex)
+    );
+    assert_eq!(format_of(r#"{"backend":"custom"}"#), None);
+    assert_eq!(
+        format_of(r#"{"backend":"pi","output_format":"morse"}"#),
+        None
+    );
+    let (_ws, run) = run_with(1, |_| None);
+    assert_eq!(recorded_format(&run, latest), None);
+}
+
 /// Iteration `iteration`'s line of the history, as ralph writes it.
 fn record(iteration: u32, model: Option<&str>) -> ralph_core::machine::IterationRecord {
     serde_json::from_value(serde_json::json!({

@@ -114,7 +114,15 @@ fn row(run: &RunDir, running: bool) -> Row {
         hats: Vec::new(),
     };
     let history = run.read_history().unwrap_or_default();
-    row.started_at_ms = history.first().map(|r| r.started_at_ms);
+    // Before its first iteration ends, the run's record says when that one started.
+    row.started_at_ms = match history.first() {
+        Some(first) => Some(first.started_at_ms),
+        None => run
+            .first_iteration_start()
+            .ok()
+            .flatten()
+            .map(|s| s.started_at_ms),
+    };
     // The history is a workspace file: its numbers can be anything.
     let last_end = history
         .last()

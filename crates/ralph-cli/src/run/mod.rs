@@ -268,6 +268,7 @@ async fn iterate(
         attempt,
         hat: &iteration.hat,
         backend: agent.kind.name(),
+        output_format: format,
     };
     let mut transcript =
         run.transcripts

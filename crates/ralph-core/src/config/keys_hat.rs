@@ -39,6 +39,13 @@ pub(super) static HAT_KEYS: &[Key] = &[
         "What the agent is told to do while wearing this hat.", Init::InExample,
         Dump::Hat(|h| (!h.instructions.is_empty()).then(|| string(&h.instructions))),
         Read::Hat(|dec, f, h| h.instructions = dec.string(f))),
+    key(Hat, "extra_instructions", Type::Strings, value(Value::EmptyList),
+        "Paragraphs appended to `instructions`, each after a blank line: text several hats \
+         share through a YAML anchor (ralph-orchestrator's key).",
+        Init::InExample,
+        // Resolved into `instructions`, which the dump shows whole.
+        Dump::Skip,
+        Read::Hat(|dec, f, h| h.extra_instructions = dec.plain_strings(f))),
     key(Hat, "backend", Type::BackendOrMapping, Unset("`cli.backend`"),
         "The agent this hat runs: a backend name, `{type: NAME, args: [...]}`, or \
          `{command: PROGRAM, ...}`.",

@@ -214,6 +214,8 @@ pub struct RawHat {
     pub triggers: Option<SpannedList<String>>,
     pub publishes: Option<SpannedList<String>>,
     pub instructions: Option<Spanned<String>>,
+    /// Paragraphs appended to `instructions` (ralph-orchestrator's key).
+    pub extra_instructions: Option<Spanned<Vec<String>>>,
     pub backend: Option<Spanned<RawHatBackend>>,
     /// `args` or its alias `backend_args`: appended to whichever backend the hat runs.
     pub args: Option<Spanned<Vec<String>>>,
@@ -240,6 +242,7 @@ impl RawHat {
             triggers: None,
             publishes: None,
             instructions: None,
+            extra_instructions: None,
             backend: None,
             args: None,
             default_publishes: None,

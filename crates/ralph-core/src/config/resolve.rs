@@ -164,6 +164,22 @@ fn deadlines(base: &Deadlines, raw: &RawDeadlines) -> Deadlines {
     }
 }
 
+/// A hat's `instructions` with its `extra_instructions` after them, each a paragraph of
+/// its own (after a blank line), as ralph-orchestrator appends them. Without extras the
+/// instructions are kept exactly as written.
+fn with_extra(instructions: String, extra: Vec<String>) -> String {
+    if extra.is_empty() {
+        return instructions;
+    }
+    let paragraphs = std::iter::once(instructions.as_str())
+        .chain(extra.iter().map(String::as_str))
+        .map(str::trim_end)
+        .filter(|p| !p.trim().is_empty());
+    let mut text = paragraphs.collect::<Vec<_>>().join("\n\n");
+    text.push('\n');
+    text
+}
+
 struct Resolver {
     errors: Vec<ConfigError>,
     warnings: Vec<ConfigWarning>,
@@ -427,7 +443,10 @@ impl Resolver {
             description: hat.description.map(|d| d.value).unwrap_or_default(),
             triggers: topics(hat.triggers),
             publishes: topics(hat.publishes),
-            instructions: hat.instructions.map(|i| i.value).unwrap_or_default(),
+            instructions: with_extra(
+                hat.instructions.map(|i| i.value).unwrap_or_default(),
+                hat.extra_instructions.map(|e| e.value).unwrap_or_default(),
+            ),
             backend,
             args: hat.args.map(|a| a.value).unwrap_or_default(),
             deadlines: deadlines(&agent.deadlines, &hat.deadlines),

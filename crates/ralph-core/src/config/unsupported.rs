@@ -322,11 +322,6 @@ pub(crate) const HAT: &[Unsupported] = &[
         "ralph cannot keep this hat from using those tools, so it could edit files it must not; remove the key, or give the hat a backend whose arguments restrict its tools",
     ),
     entry(
-        "extra_instructions",
-        error_unless_empty,
-        "the agent would not see these instructions; move them into `instructions`",
-    ),
-    entry(
         "concurrency",
         error_unless_one,
         "ralph runs one agent at a time; remove the key (or set 1)",

@@ -72,8 +72,9 @@ impl GateEnd {
     }
 }
 
-/// What one gate run said.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What one gate run said. Written by hand (see its `Serialize`): `output` is there
+/// whenever the gate failed, even empty.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct GateResult {
     pub gate: String,
     /// The event it was run for (the first guarded event that needed it; empty for
@@ -86,8 +87,8 @@ pub struct GateResult {
     pub exit_code: Option<i32>,
     pub duration_ms: u64,
     /// The end of its output (stdout and stderr), escape sequences removed; kept when
-    /// it failed.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    /// it failed (empty when it printed nothing).
+    #[serde(default)]
     pub output: String,
     /// How many lines its whole output had (as many as its log has), of which `output`
     /// is the end; 0 in records written before ralph counted them.
@@ -101,6 +102,40 @@ pub struct GateResult {
 impl GateResult {
     pub fn passed(&self) -> bool {
         self.end == GateEnd::Passed
+    }
+}
+
+/// `gate_finished` (and the history's record) promise `output` whenever the gate failed:
+/// a gate stopped at its timeout, killed by a signal or interrupted may have printed
+/// nothing, and a reader must not have to tell "nothing printed" from "passed" by a
+/// missing key. A passed gate keeps none, as before. `skip_serializing_if` sees only the
+/// field itself, hence this borrowed copy of the fields, in the same order.
+impl Serialize for GateResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            gate: &'a str,
+            event: &'a str,
+            reason: GateEnd,
+            exit_code: Option<i32>,
+            duration_ms: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            output: Option<&'a str>,
+            output_lines: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            log: Option<&'a str>,
+        }
+        Written {
+            gate: &self.gate,
+            event: &self.event,
+            reason: self.end,
+            exit_code: self.exit_code,
+            duration_ms: self.duration_ms,
+            output: (!self.passed()).then_some(self.output.as_str()),
+            output_lines: self.output_lines,
+            log: self.log.as_deref(),
+        }
+        .serialize(serializer)
     }
 }
 

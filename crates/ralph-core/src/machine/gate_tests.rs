@@ -301,3 +301,28 @@ fn a_promise_a_gate_refuses_earns_no_note_on_how_to_signal_it() {
         "{notices:?}"
     );
 }
+
+#[test]
+fn a_failed_gate_that_printed_nothing_still_has_its_output() {
+    for end in [GateEnd::Timeout, GateEnd::Interrupted, GateEnd::Exit] {
+        let mut silent = result("g", "DONE", end);
+        silent.output = String::new();
+        silent.output_lines = 0;
+        let json = serde_json::to_value(&silent).unwrap();
+        assert_eq!(json["output"], serde_json::json!(""), "{end:?}: {json}");
+        assert_eq!(
+            serde_json::from_value::<GateResult>(json).unwrap(),
+            silent,
+            "{end:?}"
+        );
+    }
+    let mut passed = result("g", "DONE", GateEnd::Passed);
+    passed.log = Some(".ralph/runs/r/gates/1-g.log".into());
+    let json = serde_json::to_value(&passed).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"gate": "g", "event": "DONE", "reason": "passed", "exit_code": 0,
+            "duration_ms": 5, "output_lines": 0, "log": ".ralph/runs/r/gates/1-g.log"})
+    );
+    assert_eq!(serde_json::from_value::<GateResult>(json).unwrap(), passed);
+}

@@ -29,6 +29,7 @@ mod atomic;
 mod gitignore;
 mod leftovers;
 mod lock;
+mod run_events;
 mod transcript;
 mod transcript_id;
 mod worktree;
@@ -46,6 +47,7 @@ pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };
 pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, this_host};
+pub use run_events::IterationStart;
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id, is_run_name,
 };

@@ -12,7 +12,6 @@ use ralph_core::memory::{
 use super::{Out, ToolError, workspace};
 use crate::cli_tools_memory::{
     MemoryArgs, MemoryCommand, MemoryFormat, MemoryListArgs, MemoryPrimeArgs, MemorySearchArgs,
-    MemoryTypeArg,
 };
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -87,15 +86,6 @@ pub(super) fn run(args: MemoryArgs) -> Result<CommandOutcome, CliError> {
     }
 }
 
-fn kind(arg: MemoryTypeArg) -> MemoryType {
-    match arg {
-        MemoryTypeArg::Pattern => MemoryType::Pattern,
-        MemoryTypeArg::Decision => MemoryType::Decision,
-        MemoryTypeArg::Fix => MemoryType::Fix,
-        MemoryTypeArg::Context => MemoryType::Context,
-    }
-}
-
 /// Reads the file, saying on stderr which entries could not be read.
 fn read(file: &MemoryFile) -> Result<Parsed, CliError> {
     let (_, parsed) = file
@@ -141,7 +131,7 @@ fn tags(text: Option<&str>) -> Result<Vec<String>, CliError> {
 fn add(
     file: &MemoryFile,
     content: &str,
-    memory_type: MemoryTypeArg,
+    memory_type: MemoryType,
     tag_text: Option<&str>,
     format: MemoryFormat,
 ) -> Result<CommandOutcome, CliError> {
@@ -150,7 +140,7 @@ fn add(
     }
     let tags = tags(tag_text)?;
     let memory = file
-        .add(kind(memory_type), content, tags, SystemTime::now())
+        .add(memory_type, content, tags, SystemTime::now())
         .map_err(|e| CliError::io("change", file.path(), e))?;
     let mut out = Out::stdout();
     match format {
@@ -167,7 +157,7 @@ fn list(file: &MemoryFile, args: &MemoryListArgs) -> Result<CommandOutcome, CliE
     let parsed = read(file)?;
     let mut memories: Vec<&Memory> = parsed
         .memories()
-        .filter(|m| args.memory_type.is_none_or(|t| m.memory_type == kind(t)))
+        .filter(|m| args.memory_type.is_none_or(|t| m.memory_type == t))
         .collect();
     if let Some(last) = args.last {
         memories.drain(..memories.len().saturating_sub(last));
@@ -191,7 +181,7 @@ fn search(file: &MemoryFile, args: &MemorySearchArgs) -> Result<CommandOutcome, 
     let matches: Vec<&Memory> = parsed
         .memories()
         .filter(|m| args.query.as_deref().is_none_or(|q| m.matches(q)))
-        .filter(|m| args.memory_type.is_none_or(|t| m.memory_type == kind(t)))
+        .filter(|m| args.memory_type.is_none_or(|t| m.memory_type == t))
         .filter(|m| tags.is_empty() || m.has_any_tag(&tags))
         .collect();
     let mut out = Out::stdout();
@@ -228,20 +218,13 @@ fn search(file: &MemoryFile, args: &MemorySearchArgs) -> Result<CommandOutcome, 
 
 fn prime_command(file: &MemoryFile, args: &MemoryPrimeArgs) -> Result<CommandOutcome, CliError> {
     let parsed = read(file)?;
-    let types = match &args.types {
-        Some(text) => ralph_core::memory::split_tags(text)
-            .iter()
-            .map(|name| MemoryType::from_name(name).ok_or_else(|| ToolError::BadType(name.clone())))
-            .collect::<Result<Vec<_>, _>>()?,
-        None => Vec::new(),
-    };
     let tags = tags(args.tags.as_deref())?;
     let ranked = prime(
         parsed.memories(),
         &Prime {
             budget: args.budget.filter(|b| *b > 0),
             recent_days: args.recent,
-            types: &types,
+            types: &args.types,
             tags: &tags,
             prefer_tags: &[],
             today: date::day_number(SystemTime::now()),

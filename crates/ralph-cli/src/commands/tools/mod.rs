@@ -79,8 +79,6 @@ pub(crate) enum ToolError {
          `>`, `-->` or a line break); use letters, digits, `-`, `_` or `.`"
     )]
     BadTag(String),
-    #[error("unknown memory type `{0}`: the types are pattern, decision, fix and context")]
-    BadType(String),
     #[error(
         "`{}` already exists; keep it, or pass --force to replace it with an empty file \
          (its memories are lost)",

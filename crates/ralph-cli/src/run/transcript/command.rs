@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use ralph_agent::{SpawnSpec, StdinSource};
+use ralph_stream::StreamFormat;
 use serde::Serialize;
 
 use super::Who;
@@ -34,6 +35,9 @@ pub(super) struct CommandRecord<'a> {
     attempt: u32,
     hat: &'a str,
     backend: &'a str,
+    /// How the run decoded the agent's stdout: `ralph inspect --run` reads the stream
+    /// the same way (a custom backend's plain text cannot be recognised by its look).
+    output_format: StreamFormat,
 }
 
 /// Stands for the prompt in the recorded arguments.
@@ -81,6 +85,7 @@ pub(super) fn command_record<'a>(
         attempt: who.attempt,
         hat: who.hat,
         backend: who.backend,
+        output_format: who.output_format,
     }
 }
 

@@ -23,6 +23,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use ralph_agent::SpawnSpec;
 use ralph_core::config::TranscriptsConfig;
 use ralph_core::store::RunDir;
+use ralph_stream::StreamFormat;
 
 use worker::{Files, Job, warn};
 
@@ -158,6 +159,8 @@ pub(crate) struct Who<'a> {
     pub(crate) attempt: u32,
     pub(crate) hat: &'a str,
     pub(crate) backend: &'a str,
+    /// The format the run decodes its stdout as (a custom backend's `output_format`).
+    pub(crate) output_format: StreamFormat,
 }
 
 /// One iteration's transcript while its agent runs.

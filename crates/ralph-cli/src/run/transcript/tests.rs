@@ -6,6 +6,7 @@ use ralph_core::config::TranscriptsConfig;
 use ralph_core::store::{
     COMMAND_FILE, PROMPT_FILE, RalphDir, RunDir, STDERR_FILE, STDOUT_FILE, TranscriptId,
 };
+use ralph_stream::StreamFormat;
 
 use super::*;
 
@@ -51,6 +52,7 @@ fn start_attempt(
         attempt,
         hat: "builder",
         backend: "pi",
+        output_format: StreamFormat::Pi,
     };
     let spec = SpawnSpec::new("pi").args(["-p", "the prompt"]);
     transcripts.start(run, KEEP_ALL, &who, "the prompt", &spec)
@@ -156,6 +158,7 @@ fn a_stream_past_the_cap_keeps_its_start_and_reads_the_rest_away() {
         attempt: 1,
         hat: "builder",
         backend: "pi",
+        output_format: StreamFormat::Pi,
     };
     let config = TranscriptsConfig {
         enabled: true,
@@ -188,6 +191,7 @@ fn the_run_s_end_waits_for_the_last_transcript_and_the_cap() {
             attempt: 1,
             hat: "builder",
             backend: "pi",
+            output_format: StreamFormat::Pi,
         };
         let mut transcript = transcripts.start(&run, config, &who, "p", &SpawnSpec::new("pi"));
         transcript.write(&output_of(n));

@@ -458,6 +458,8 @@ fn gate_finished(
     exit_code: Option<i32>,
     output: Option<String>,
 ) {
+    // A failed gate that printed nothing has an empty `output`: no box to show.
+    let output = output.filter(|o| !o.is_empty());
     if passed {
         it.gates_passed += 1;
     } else {

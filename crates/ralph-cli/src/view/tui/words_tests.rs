@@ -41,7 +41,8 @@ fn notices_are_said_in_words_on_screen_and_in_the_export() {
     );
 }
 
-/// A gate's end reads as the line view says it, never as its reason's code.
+/// A gate's end reads as the line view says it, never as its reason's code; one that
+/// printed nothing shows no output.
 #[test]
 fn gate_results_are_said_in_words() {
     let mut model = RunModel::default();
@@ -94,6 +95,9 @@ fn gate_results_are_said_in_words() {
             "interrupted · 4.2s",
         ]
     );
+    // None printed anything (a failed gate's `output` is then ""): no empty output box.
+    let md = export::markdown(&model, &model.iterations[0]);
+    assert!(!md.contains("```"), "{md}");
 }
 
 /// An iteration is marked and named as the line view marks and names it: `■` for one
