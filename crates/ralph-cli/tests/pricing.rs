@@ -292,3 +292,31 @@ fn claude_stopped_after_its_model_answered_is_billed_at_least_not_free() {
     let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(row["cost_complete"], json!(false), "{row}");
 }
+
+#[test]
+fn a_custom_agent_stopped_after_it_answered_has_an_unknown_cost_not_zero() {
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [-c, 'echo working on it; touch \
+         started; exec sleep 60']\n",
+        "",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    let started = ws.path().join("started");
+    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(out.status), 130, "{stderr}");
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let totals = &finished(&events)["totals"];
+    assert_eq!(totals["cost_complete"], json!(false), "{totals}");
+}

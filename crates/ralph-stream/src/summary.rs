@@ -42,6 +42,11 @@ pub struct SessionSummary {
     /// The run failed on a provider's rate or usage limit (`None` when it succeeded in
     /// the end, or failed otherwise).
     pub rate_limited: Option<RateLimited>,
+    /// The agent showed model output (text, thinking, a tool call, a message): the
+    /// model answered and was billed, whether or not the stream reported usage (Claude
+    /// Code reports it only at the end; a custom agent never does).
+    #[serde(skip)]
+    pub answered: bool,
     #[serde(skip)]
     state: State,
 }
@@ -79,14 +84,19 @@ impl SessionSummary {
                     self.model = Some(model.to_string());
                 }
             }
-            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => {}
-            AgentEvent::ToolCallStarted { .. } => self.tool_calls += 1,
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answered = true,
+            AgentEvent::ToolCallStarted { .. } => {
+                self.answered = true;
+                self.tool_calls += 1;
+            }
             AgentEvent::ToolCallFinished { is_error, .. } => {
                 if *is_error {
                     self.tool_errors += 1;
                 }
             }
             AgentEvent::MessageFinished { text, stop, error } => {
+                // A failed call (a 429, an overloaded provider) answered nothing.
+                self.answered |= !stop.is_failure();
                 let s = &mut self.state;
                 s.last_stop = Some(*stop);
                 s.run_result = None;

@@ -150,3 +150,24 @@ fn turn_counts_an_agent_made_up_saturate() {
     let s = summary_of(&[finished.clone(), finished]);
     assert_eq!(s.turns, u32::MAX);
 }
+
+#[test]
+fn the_model_answered_once_it_showed_output_but_not_for_a_failed_call() {
+    let answered = |events: &[AgentEvent<'_>]| {
+        let mut summary = SessionSummary::default();
+        events.iter().for_each(|e| summary.observe(e));
+        summary.answered
+    };
+    assert!(!answered(&[]));
+    assert!(answered(&[AgentEvent::TextDelta { text: "hi".into() }]));
+    assert!(!answered(&[AgentEvent::MessageFinished {
+        text: "".into(),
+        stop: Stop::Error,
+        error: Some("429 Too Many Requests".into()),
+    }]));
+    assert!(answered(&[AgentEvent::MessageFinished {
+        text: "done".into(),
+        stop: Stop::Completed,
+        error: None,
+    }]));
+}

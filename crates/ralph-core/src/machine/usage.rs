@@ -15,7 +15,7 @@ pub struct Usage {
     /// Successful model turns.
     pub turns: u32,
     pub model: Option<String>,
-    /// The model answered at least once (a message or a tool call), whether or not a
+    /// The model answered at least once (text, a message, a tool call), whether or not a
     /// turn's usage was reported: Claude Code reports usage only in its final `result`,
     /// so an attempt stopped before it shows no turns and no tokens, yet it was billed.
     #[serde(default)]
@@ -30,7 +30,7 @@ impl Usage {
             tokens: summary.tokens,
             turns: summary.turns,
             model: summary.model.clone(),
-            answered: summary.tool_calls > 0 || summary.final_text.is_some(),
+            answered: summary.answered,
         }
     }
 }
