@@ -229,10 +229,13 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
             let (event, at) = tokio::select! {
                 read = self.stdout.read(&mut self.buf), if self.machine.stdout_open() => match read {
                     Ok(n) if n > 0 => {
-                        // Taken before the sink runs: parsing the chunk is not the agent's time.
-                        let at = self.clock.now();
                         self.stdout_bytes += n as u64;
-                        (Event::Stdout(sink.on_stdout(&self.buf)), at)
+                        let flow = sink.on_stdout(&self.buf);
+                        // Taken once the sink is done: the time ralph spends on the chunk
+                        // (parsing it, or writing it to a stdout whose reader pauses, as
+                        // `ralph run | less` does) is not the agent's silence. The agent's
+                        // next lines waited in the pipe meanwhile.
+                        (Event::Stdout(flow), self.clock.now())
                     }
                     _ => (Event::StdoutClosed, self.clock.now()),
                 },

@@ -242,7 +242,17 @@ struct Played {
 /// Runs the loop over `script`, with Ctrl-C pressed at each of `ctrl_c` (offsets from the
 /// start).
 fn play(script: Script, ctrl_c: &[Duration]) -> Played {
+    play_into(script, ctrl_c, |_| Lines)
+}
+
+/// [`play`] with the sink `sink` makes on the run's clock.
+fn play_into<S: OutputSink>(
+    script: Script,
+    ctrl_c: &[Duration],
+    sink: impl FnOnce(&FakeClock) -> S,
+) -> Played {
     let clock = FakeClock::new();
+    let mut sink = sink(&clock);
     let t0 = clock.now();
     let death: Death = Arc::new(Mutex::new(
         script.exits.map(|(offset, status)| (t0 + offset, status)),
@@ -273,7 +283,7 @@ fn play(script: Script, ctrl_c: &[Duration]) -> Played {
         .iter()
         .map(|offset| (t0 + *offset, controller.clone()))
         .collect();
-    drive(&clock, run.supervise(&mut Lines, requests), presses);
+    drive(&clock, run.supervise(&mut sink, requests), presses);
     Played {
         termination: run.machine.termination(),
         status: run.machine.exit().and_then(|e| e.status),
@@ -536,3 +546,45 @@ fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
 
 #[path = "run_live_tests.rs"]
 mod live;
+
+/// [`Lines`], but each `SLOW` line takes it a second: ralph's own stdout is blocked by
+/// a reader that does not read (`ralph run | less`), so the loop reads nothing meanwhile.
+struct SlowReader(FakeClock);
+
+impl OutputSink for SlowReader {
+    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
+        if bytes == b"SLOW\n" {
+            self.0.time().now += Duration::from_secs(1);
+        }
+        Lines.on_stdout(bytes)
+    }
+}
+
+#[test]
+fn time_ralph_spends_on_a_chunk_is_not_the_agents_silence() {
+    // The agent writes a line every 10 ms; each `SLOW` one keeps ralph a second, well
+    // past the idle limit, while the agent's next lines wait in the pipe.
+    let idle = 400 * MS;
+    let mut stdout: Vec<(Duration, &'static [u8])> = (1..=8u32)
+        .map(|i| (i * 10 * MS, b"SLOW\n".as_slice()))
+        .collect();
+    stdout.push((90 * MS, b"DONE\n"));
+    let played = play_into(
+        Script {
+            deadlines: RunDeadlines {
+                idle: Some(idle),
+                ..no_deadlines()
+            },
+            stdout,
+            // Its last line is read about eight seconds in: it exits soon after.
+            exits: Some((8200 * MS, ChildStatus::Code(0))),
+            ..Script::default()
+        },
+        &[],
+        |clock| SlowReader(clock.clone()),
+    );
+    assert_eq!(
+        (played.termination, played.signals, played.stdout_bytes),
+        (Termination::Exited { code: 0 }, vec![], 8 * 5 + 5)
+    );
+}
