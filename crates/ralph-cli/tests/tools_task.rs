@@ -512,3 +512,36 @@ fn a_lock_that_cannot_be_taken_is_named_not_the_list() {
         "{stderr}"
     );
 }
+
+#[test]
+fn from_a_subdirectory_the_tools_find_the_workspace_above() {
+    let ws = Workspace::new("", "");
+    assert_eq!(task(&ws, &["add", "at the top"]).0, 0);
+    let deep = ws.path().join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let out = ws
+        .command(&["tools", "task", "add", "from deep inside"])
+        .current_dir(&deep)
+        .output()
+        .expect("ralph tools");
+    assert_eq!(code(out.status), 0, "{out:?}");
+    assert!(
+        tasks_file(&ws).contains("from deep inside"),
+        "{}",
+        tasks_file(&ws)
+    );
+    assert!(
+        !deep.join(".ralph").exists(),
+        "no store of its own down there"
+    );
+    let out = ws
+        .command(&["tools", "memory", "add", "kept at the top", "-t", "fix"])
+        .current_dir(&deep)
+        .output()
+        .expect("ralph tools");
+    assert_eq!(code(out.status), 0, "{out:?}");
+    assert!(
+        !deep.join(".ralph").exists(),
+        "no store of its own down there"
+    );
+}

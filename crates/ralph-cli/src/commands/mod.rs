@@ -64,6 +64,22 @@ pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
     std::env::current_dir().map_err(|e| CliError::io("find the working directory", ".", e))
 }
 
+/// The workspace of a command an agent (or a person) runs inside one: `$RALPH_WORKSPACE`
+/// (set for agents and hooks), else the nearest directory from here up that has a
+/// `.ralph/`, else here. An agent in `src/deep` means the loop's workspace, not a new
+/// store of its own there.
+pub(crate) fn enclosing_workspace() -> Result<PathBuf, CliError> {
+    if let Some(dir) = std::env::var_os(ralph_types::env::WORKSPACE).filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let cwd = working_directory()?;
+    Ok(cwd
+        .ancestors()
+        .find(|dir| dir.join(ralph_core::store::RALPH_DIR).is_dir())
+        .unwrap_or(&cwd)
+        .to_path_buf())
+}
+
 /// The configuration of a workspace (user file, `ralph.yml` or `-c FILE`, then the
 /// command line), its warnings said on stderr.
 pub(crate) fn load_config(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use ralph_core::steer::{
     SteerAnswer, SteerRequest, check_message, send_request, take_answer, withdraw_request,
 };
-use ralph_core::store::{RALPH_DIR, RalphDir, unix_ms};
+use ralph_core::store::{RalphDir, unix_ms};
 use ralph_core::visible::visible;
 
 use crate::cli::SteerArgs;
@@ -90,16 +90,7 @@ fn said(answer: SteerAnswer) -> Result<CommandOutcome, CliError> {
     Ok(CommandOutcome::Success)
 }
 
-/// The workspace to steer: `$RALPH_WORKSPACE` (set for agents and hooks), else the
-/// nearest directory from here up that has a `.ralph/`, else here.
+/// The workspace to steer (see [`super::enclosing_workspace`]).
 fn workspace() -> Result<PathBuf, CliError> {
-    if let Some(dir) = std::env::var_os(ralph_types::env::WORKSPACE).filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
-    let cwd = super::working_directory()?;
-    Ok(cwd
-        .ancestors()
-        .find(|dir| dir.join(RALPH_DIR).is_dir())
-        .unwrap_or(&cwd)
-        .to_path_buf())
+    super::enclosing_workspace()
 }

@@ -22,7 +22,8 @@ pub(crate) fn run(args: ToolsArgs) -> Result<CommandOutcome, CliError> {
 }
 
 /// The workspace a tool acts on: `--root`, else `$RALPH_WORKSPACE` (set by `ralph run`
-/// for its agents), else the current directory.
+/// for its agents), else the nearest directory from here up with a `.ralph/` (as
+/// ralph-orchestrator's tools find theirs), else the current directory.
 pub(crate) fn workspace(options: &ToolOptions) -> Result<PathBuf, CliError> {
     workspace_of(options.root.as_deref())
 }
@@ -32,10 +33,7 @@ pub(crate) fn workspace_of(root: Option<&Path>) -> Result<PathBuf, CliError> {
     if let Some(root) = root {
         return Ok(root.to_path_buf());
     }
-    match std::env::var_os(ralph_types::env::WORKSPACE) {
-        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
-        _ => super::working_directory(),
-    }
+    super::enclosing_workspace()
 }
 
 /// Buffered stdout; a closed pipe surfaces as [`CliError::BrokenPipe`].
