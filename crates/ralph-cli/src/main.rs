@@ -45,7 +45,10 @@ fn main() -> ExitCode {
             return exit::code(outcome);
         }
     };
-    match commands::run(cli) {
+    let result = commands::run(cli);
+    // What the run's views still hold for a slow reader of stdout.
+    view::stdout_relay::finish();
+    match result {
         Ok(outcome) => exit::code(outcome),
         Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {

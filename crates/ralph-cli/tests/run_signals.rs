@@ -203,3 +203,53 @@ fn ctrl_c_while_an_agents_version_is_checked_stops_the_check_and_exits_130() {
     );
     assert_eq!(ws.agent_log(), Vec::<String>::new(), "no agent ran");
 }
+
+#[test]
+fn ctrl_c_stops_a_run_whose_stdout_nobody_reads() {
+    // The agent floods its output; ralph's own stdout is a pipe the test never reads, so
+    // ralph fills it, then its queue, and waits: Ctrl-C must still stop the run.
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [-c, 'touch started; yes \
+         0123456789012345678901234567890123456789 | head -c 40000000; exec sleep 60']\n",
+        "",
+    );
+    let mut child = ws
+        .command(&["run", "-p", "task"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ralph");
+    let unread = child.stdout.take();
+    let started = ws.path().join("started");
+    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Long enough for the pipe and the queue to fill.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    kill(pid_of(&child), Signal::SIGINT).expect("SIGINT");
+    let stopped = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ralph did not stop while its stdout was not read"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(unread);
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(stopped), 130, "{stderr}");
+    assert!(stderr.contains("stdout is not being read"), "{stderr}");
+    assert!(
+        ws.summary().contains("**Stopped:** interrupted"),
+        "{}",
+        ws.summary()
+    );
+}

@@ -80,8 +80,9 @@ impl GitHub {
         if self.annotate
             && let Some(line) = annotation(end)
         {
-            let mut out = std::io::stdout().lock();
-            // A closed stdout loses the annotation, as it loses the text view.
+            // After the views' output, through the same relay; a closed stdout loses the
+            // annotation, as it loses the text view.
+            let mut out = crate::view::stdout_relay::RelayedStdout;
             let _ = writeln!(out, "{line}").and_then(|()| out.flush());
         }
     }

@@ -4,15 +4,23 @@
 //! within `DOUBLE_INTERRUPT_WINDOW` kills it at once. Requests are sticky, so a signal
 //! between iterations stops the loop before the next agent starts. The message names
 //! what is stopped ([`StopController::running`] marks it).
+//!
+//! The signals are taken on a thread of their own, not by a task of the loop's runtime:
+//! that runtime has one thread, which may be busy for long (reading an agent's flood of
+//! output, whose pipe is always ready) or blocked (on a stdout nobody reads, see
+//! `view/stdout_relay.rs`). A task would see the signal only when that thread got to it;
+//! the thread raises the stop at once, and the loop's wait for it wakes.
 
 use std::io;
 use std::time::Instant;
 
 use ralph_agent::StopController;
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
-use tokio::signal::unix::{SignalKind, signal};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 
 use crate::diagnostic::diagnostic;
+use crate::view::stdout_relay;
 use crate::view::stopping::stop_message;
 
 /// Which signal asked ralph to stop: the message says how to insist in the same way.
@@ -36,26 +44,25 @@ impl Which {
     }
 }
 
-/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process. Call from
-/// inside the runtime.
+/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process.
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut hangup = signal(SignalKind::hangup())?;
-    tokio::spawn(async move {
-        loop {
-            let which = tokio::select! {
-                got = interrupt.recv() => got.map(|()| Which::Interrupt),
-                got = terminate.recv() => got.map(|()| Which::Terminate),
-                got = hangup.recv() => got.map(|()| Which::Hangup),
-            };
-            let Some(which) = which else { return };
-            let level = controller.interrupt(Instant::now());
-            let what = controller.what_runs();
-            if let Some(message) = stop_message(level, what, &which.again_hint()) {
-                diagnostic(format_args!("{message}"));
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("ralph-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                let which = match signal {
+                    SIGTERM => Which::Terminate,
+                    SIGHUP => Which::Hangup,
+                    _ => Which::Interrupt,
+                };
+                let level = controller.interrupt(Instant::now());
+                stdout_relay::stop_signal();
+                let what = controller.what_runs();
+                if let Some(message) = stop_message(level, what, &which.again_hint()) {
+                    diagnostic(format_args!("{message}"));
+                }
             }
-        }
-    });
+        })?;
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! `--output json`: the run's events as JSON lines, the schema of `docs/run-events.md`.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use ralph_core::run_event::RunEvent;
 
 use super::observer::{Observer, report_closed};
+use super::stdout_relay::RelayedStdout;
 use crate::diagnostic::diagnostic;
 
 /// `--output json`: one JSON object per line on stdout, flushed per line so a reader
@@ -15,9 +16,10 @@ pub(crate) struct JsonObserver<W: Write> {
     line: Vec<u8>,
 }
 
-impl JsonObserver<io::Stdout> {
+impl JsonObserver<RelayedStdout> {
+    /// On stdout, through the relay (see `stdout_relay.rs`).
     pub(crate) fn stdout() -> Self {
-        JsonObserver::new(io::stdout())
+        JsonObserver::new(RelayedStdout)
     }
 }
 

@@ -2,6 +2,8 @@ use std::borrow::Cow;
 
 use ralph_stream::AgentEvent;
 
+use std::io;
+
 use super::*;
 
 /// A writer that accepts `room` bytes, then fails like a closed pipe.

@@ -8,6 +8,7 @@ pub(crate) mod columns;
 pub(crate) mod json;
 pub(crate) mod observer;
 pub(crate) mod recorder;
+pub(crate) mod stdout_relay;
 pub(crate) mod stopping;
 pub(crate) mod table;
 pub(crate) mod term;

@@ -19,6 +19,7 @@ use ralph_core::config::MAX_RATE_LIMIT_WAIT;
 use ralph_core::run_event::RunEvent;
 
 use super::observer::{Observer, report_closed};
+use super::stdout_relay::RelayedStdout;
 use crate::view::term::limit_lines;
 use crate::view::term::status::{self, ERASE, SHOW_AFTER, status_line};
 use crate::view::term::{Detail, RunView};
@@ -102,14 +103,15 @@ pub(crate) struct TextObserver<W: Write> {
     bytes: String,
 }
 
-impl TextObserver<io::Stdout> {
+impl TextObserver<RelayedStdout> {
+    /// On stdout, through the relay (see `stdout_relay.rs`).
     pub(crate) fn stdout(options: TextOptions) -> Self {
         let columns = || {
             terminal_size::terminal_size_of(io::stdout())
                 .map_or(DEFAULT_COLUMNS, |(w, _)| usize::from(w.0))
         };
         TextObserver::new(
-            io::stdout(),
+            RelayedStdout,
             options,
             Box::new(columns),
             (Instant::now(), SystemTime::now()),

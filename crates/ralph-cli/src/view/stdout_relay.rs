@@ -1,0 +1,217 @@
+//! The run's stdout, written by a thread of its own, so that a reader that stops reading
+//! (`ralph run | less` left on a page, Ctrl-S in a terminal, a pipe into a stuck program)
+//! cannot stop ralph from stopping.
+//!
+//! Before, the views wrote to stdout on the loop's thread: once the pipe was full, the
+//! loop sat in `write` and neither Ctrl-C nor SIGTERM reached it (the signal handler is a
+//! task on that same thread). Now the views hand their bytes to [`StdoutRelay`], which
+//! holds up to [`QUEUE_BYTES`] for a reader that pauses and writes them from its thread.
+//! When the queue is full the view waits, as it waited in `write` before (nothing is ever
+//! dropped while the run goes on), but the wait also watches for a stop signal (counted by
+//! `run/signals.rs`, on a thread of its own, with [`stop_signal`]):
+//! - after the first, the queue takes whatever comes, so the loop stops its agent, writes
+//!   the summary and ends as usual (what comes after a stop is small);
+//! - at the end ([`finish`]) ralph waits for the reader to take the rest, but after a stop
+//!   only while the reader makes progress ([`EXIT_GRACE`]), and not at all after a second
+//!   signal: the rest is then left unwritten, and stderr says so (the run's records under
+//!   `.ralph/` have everything).
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::diagnostic::diagnostic;
+
+/// The most output held for a reader that pauses before the views wait for it.
+pub(crate) const QUEUE_BYTES: usize = 16 << 20;
+/// How often a view waiting for room looks for a stop signal.
+const WAIT_POLL: Duration = Duration::from_millis(50);
+/// After a stop, how long ralph waits at its end for a reader that takes nothing.
+pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// SIGINT, SIGTERM and SIGHUP received ([`stop_signal`]).
+static SIGNALS: AtomicUsize = AtomicUsize::new(0);
+static STDOUT: OnceLock<StdoutRelay> = OnceLock::new();
+
+/// Writes to the process's stdout through the relay (started on first use).
+pub(crate) struct RelayedStdout;
+
+impl Write for RelayedStdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        stdout_relay().push(buf, &|| SIGNALS.load(Ordering::Relaxed))
+    }
+
+    /// The relay writes as soon as it can: there is nothing to wait for here.
+    fn flush(&mut self) -> io::Result<()> {
+        stdout_relay().failed()
+    }
+}
+
+fn stdout_relay() -> &'static StdoutRelay {
+    STDOUT.get_or_init(|| StdoutRelay::start(io::stdout()))
+}
+
+/// A stop signal came (Ctrl-C, SIGTERM, SIGHUP): a view waiting for room goes on, and
+/// the end waits less (see the module's documentation).
+pub(crate) fn stop_signal() {
+    SIGNALS.fetch_add(1, Ordering::Relaxed);
+    if let Some(relay) = STDOUT.get() {
+        relay.shared.changed.notify_all();
+    }
+}
+
+/// Waits until what the relay holds is written, as [`StdoutRelay::finish`] says; a no-op
+/// when nothing went through it.
+pub(crate) fn finish() {
+    if let Some(relay) = STDOUT.get() {
+        relay.finish(&|| SIGNALS.load(Ordering::Relaxed), EXIT_GRACE);
+    }
+}
+
+/// A queue of output and the thread that writes it.
+pub(crate) struct StdoutRelay {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Vec<u8>>,
+    /// Bytes queued or being written.
+    held: usize,
+    /// Bytes written so far: the reader's progress.
+    written: u64,
+    /// The write that failed (the reader closed the pipe): nothing more is written.
+    failed: Option<io::ErrorKind>,
+    /// Given up at the end: what comes is dropped.
+    abandoned: bool,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl StdoutRelay {
+    /// A relay writing to `out` from a thread of its own.
+    pub(crate) fn start<W: Write + Send + 'static>(out: W) -> StdoutRelay {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        });
+        let writer = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name("ralph-stdout".into())
+            .spawn(move || write_out(&writer, out));
+        if let Err(e) = spawned {
+            shared.state().failed = Some(e.kind());
+        }
+        StdoutRelay { shared }
+    }
+
+    /// Queues `buf`, waiting while the queue is full unless `signals` counts a stop.
+    pub(crate) fn push(&self, buf: &[u8], signals: &dyn Fn() -> usize) -> io::Result<usize> {
+        let mut state = self.shared.state();
+        loop {
+            if let Some(kind) = state.failed {
+                return Err(io::Error::new(kind, "stdout's reader went away"));
+            }
+            if state.abandoned {
+                return Ok(buf.len());
+            }
+            let room = state.held == 0 || state.held + buf.len() <= QUEUE_BYTES;
+            if room || signals() > 0 {
+                break;
+            }
+            state = (self.shared.changed)
+                .wait_timeout(state, WAIT_POLL)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state.queue.push_back(buf.to_vec());
+        state.held += buf.len();
+        self.shared.changed.notify_all();
+        Ok(buf.len())
+    }
+
+    /// The error of the write that failed, if one did.
+    fn failed(&self) -> io::Result<()> {
+        match self.shared.state().failed {
+            Some(kind) => Err(io::Error::new(kind, "stdout's reader went away")),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until everything queued is written (or can no longer be). Without a stop
+    /// signal it waits as long as that takes, as a program writing to a pipe does; after
+    /// one, only while the reader takes something at least every `grace`; after two, not
+    /// at all. What is left is then dropped, and stderr says how much.
+    pub(crate) fn finish(&self, signals: &dyn Fn() -> usize, grace: Duration) {
+        let mut state = self.shared.state();
+        let mut progress = (state.written, Instant::now());
+        while state.held > 0 && state.failed.is_none() {
+            if state.written != progress.0 {
+                progress = (state.written, Instant::now());
+            }
+            let stalled = progress.1.elapsed() >= grace;
+            if signals() >= 2 || (signals() == 1 && stalled) {
+                diagnostic(format_args!(
+                    "stdout is not being read: {} bytes of output were left unwritten (the \
+                     run's records under .ralph/ have everything)",
+                    state.held
+                ));
+                state.abandoned = true;
+                state.queue.clear();
+                return;
+            }
+            state = (self.shared.changed)
+                .wait_timeout(state, WAIT_POLL)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+/// The relay's thread: writes what is queued, in order, until a write fails.
+fn write_out<W: Write>(shared: &Shared, mut out: W) {
+    loop {
+        let chunk = {
+            let mut state = shared.state();
+            loop {
+                if state.abandoned {
+                    return;
+                }
+                if let Some(chunk) = state.queue.pop_front() {
+                    break chunk;
+                }
+                state = (shared.changed)
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let written = out.write_all(&chunk).and_then(|()| out.flush());
+        let mut state = shared.state();
+        state.held = state.held.saturating_sub(chunk.len());
+        state.written += chunk.len() as u64;
+        if let Err(e) = written {
+            state.failed = Some(e.kind());
+            state.queue.clear();
+            state.held = 0;
+        }
+        shared.changed.notify_all();
+        if state.failed.is_some() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "stdout_relay_tests.rs"]
+mod tests;
