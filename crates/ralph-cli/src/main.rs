@@ -42,6 +42,9 @@ fn main() -> ExitCode {
                 exit::CommandOutcome::Success
             };
             let _ = err.print();
+            if err.use_stderr() && asks_for_json(std::env::args_os()) {
+                json_error(&err, outcome);
+            }
             return exit::code(outcome);
         }
     };
@@ -57,6 +60,27 @@ fn main() -> ExitCode {
             exit::code(err.outcome())
         }
     }
+}
+
+/// Whether a command line that clap refused asked for `--output json`: its reader then
+/// gets the error as the one JSON line it promises, not an empty stdout.
+fn asks_for_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<std::ffi::OsString> = args.collect();
+    args.iter().any(|a| a == "--output=json")
+        || args
+            .windows(2)
+            .any(|w| w[0] == "--output" && w[1] == "json")
+}
+
+/// The `error` run event for a command line clap refused.
+fn json_error(err: &clap::Error, outcome: exit::CommandOutcome) {
+    use view::observer::Observer as _;
+    let message = err.render().to_string();
+    view::json::JsonObserver::stdout().observe(&ralph_core::run_event::RunEvent::Error {
+        message: message.trim(),
+        exit_code: exit::number(outcome),
+    });
+    view::stdout_relay::finish();
 }
 
 /// The most edits a mistyped command may be from a real one to be suggested.

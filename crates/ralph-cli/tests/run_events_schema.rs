@@ -218,6 +218,22 @@ fn a_run_that_cannot_start_says_why_in_one_json_line() {
             .is_some_and(|m| m.contains("unknown key `bakend`")),
         "{line}"
     );
+    // A command line clap refuses, with --output json anywhere on it, gets its line too.
+    for args in [
+        &["run", "--output", "json", "--max-iterations", "abc"][..],
+        &["run", "--max-iterations", "abc", "--output=json"][..],
+    ] {
+        let out = ws.run(args);
+        let line: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+        assert!(validator().is_valid(&line), "{line}");
+        assert_eq!(line["exit_code"], json!(1));
+        assert!(
+            line["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("invalid value 'abc' for '--max-iterations")),
+            "{line}"
+        );
+    }
 }
 
 #[test]
