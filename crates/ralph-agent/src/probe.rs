@@ -78,9 +78,6 @@ pub enum DetectError {
     },
     #[error("the custom backend needs a command: set `cli.command` in ralph.yml")]
     CustomWithoutCommand,
-    /// The caller asked to stop (Ctrl-C) while a version command ran.
-    #[error("stopped while checking the agents: nothing ran")]
-    Stopped,
     #[error(
         "no agent CLI found on PATH (tried: {}); install one, for example: {}",
         names(.tried),
@@ -145,7 +142,8 @@ impl Detector {
     }
 
     /// Stops a version command when `stop` asks (Ctrl-C while the agents are checked):
-    /// [`Detector::detect`] and [`Detector::require`] then give [`DetectError::Stopped`].
+    /// [`Detector::detect`] and [`Detector::require`] then take the program found on
+    /// `PATH` unchecked, as the caller is about to end without running it.
     pub fn with_stop(mut self, stop: StopRequests) -> Detector {
         self.stop = stop;
         self
@@ -248,8 +246,8 @@ impl Detector {
             .collect();
         for &kind in &candidates {
             let found = self.probe(kind, None).await;
-            if self.stop.current() != StopLevel::None {
-                return Err(DetectError::Stopped);
+            if self.stop.current() != StopLevel::None && found != Availability::NotInstalled {
+                return Ok(kind);
             }
             match self.failure(kind, None, found) {
                 None => return Ok(kind),
@@ -278,8 +276,13 @@ impl Detector {
             return Err(DetectError::CustomWithoutCommand);
         }
         let found = self.probe(kind, command).await;
-        if let Availability::Available { path } = &found {
-            return Ok(path.clone());
+        match &found {
+            Availability::Available { path } => return Ok(path.clone()),
+            // Stopped: the command said nothing about the installation.
+            Availability::ProbeFailed { path, .. } if self.stop.current() != StopLevel::None => {
+                return Ok(path.clone());
+            }
+            _ => {}
         }
         Err(self
             .failure(kind, command, found)
@@ -298,10 +301,6 @@ impl Detector {
         let binary = command.or(profile.binary).unwrap_or_default();
         Some(match found {
             Availability::Available { .. } => return None,
-            // Stopped by the caller, the command said nothing about the installation.
-            Availability::ProbeFailed { .. } if self.stop.current() != StopLevel::None => {
-                DetectError::Stopped
-            }
             Availability::NotInstalled => DetectError::NotInstalled {
                 backend: kind,
                 binary: binary.to_owned(),

@@ -11,9 +11,6 @@ pub(crate) enum CliError {
     /// Stdout was closed by its reader (`ralph … | head`): not worth a message.
     #[error("stdout was closed")]
     BrokenPipe,
-    /// Ctrl-C (or SIGTERM) before the loop began, while the agents were checked.
-    #[error("interrupted while checking the agents: nothing ran")]
-    Interrupted,
     #[error("cannot read `{path}`: {source}")]
     Read { path: PathBuf, source: io::Error },
     #[error("cannot write to stdout: {0}")]
@@ -182,12 +179,11 @@ impl From<ralph_agent::DetectError> for CliError {
 }
 
 impl CliError {
-    /// How a command that failed with this error ends, for its exit code: failed, but
-    /// interrupted for a Ctrl-C, and a success for a reader that closed stdout.
+    /// How a command that failed with this error ends, for its exit code: failed, but a
+    /// success for a reader that closed stdout.
     pub(crate) fn outcome(&self) -> CommandOutcome {
         match self {
             CliError::BrokenPipe => CommandOutcome::Success,
-            CliError::Interrupted => CommandOutcome::Interrupted,
             _ => CommandOutcome::Failed,
         }
     }

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use ralph_agent::{DetectError, StopController};
+use ralph_agent::StopController;
 use ralph_core::config::{HatsSource, Overrides, Prompt, PromptSource};
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
@@ -160,10 +160,9 @@ fn start_and_drive(
         signals::install(stop.clone()).map_err(CliError::Runtime)?;
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
-        let agents = match backends::resolve(&config, stop.requests()).await {
-            Err(DetectError::Stopped) => return Err(CliError::Interrupted),
-            agents => agents?,
-        };
+        // A stop while they are checked ends the check; the loop then ends as interrupted
+        // before its first agent starts (resumable, as any interrupted run).
+        let agents = backends::resolve(&config, stop.requests()).await?;
         for note in agents.steering_notes() {
             diagnostic(format_args!("note: {note}"));
         }
