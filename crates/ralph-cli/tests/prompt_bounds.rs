@@ -62,3 +62,39 @@ fn a_smaller_configured_bound_is_honoured() {
         "{prompt:.2000}"
     );
 }
+
+#[test]
+fn huge_task_titles_are_cut_in_the_refusal_the_next_prompt_carries() {
+    const TASKS: usize = 10;
+    const TITLE_BYTES: usize = 100_000;
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\npi/anthropic/text.jsonl | |\n",
+    );
+    // Open tasks no run created: they hold this run's completion back.
+    let tasks: String = (0..TASKS)
+        .map(|i| {
+            format!(
+                "{{\"id\":\"task-1-{i:04x}\",\"title\":\"{i} {}\",\"status\":\"open\",\
+                 \"priority\":3,\"created\":\"2026-11-27T10:00:00Z\"}}\n",
+                "z".repeat(TITLE_BYTES)
+            )
+        })
+        .collect();
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    std::fs::write(ws.path().join(".ralph/agent/tasks.jsonl"), tasks).unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
+    assert_eq!(ws.agent_log().len(), 2, "{stderr}");
+    let prompt = ws.prompt(2);
+    assert!(
+        prompt.contains("was refused: 10 tasks of the run are not done"),
+        "{prompt:.3000}"
+    );
+    // Each title is named in the list and in the refusal, cut to a line's length.
+    assert_eq!(prompt.matches("zzz…").count(), 2 * TASKS, "{prompt:.3000}");
+    assert!(
+        prompt.len() < PROMPT_FRAME_BYTES * 4,
+        "the prompt is {} bytes",
+        prompt.len()
+    );
+}

@@ -417,3 +417,55 @@ fn skills_are_listed_and_loaded() {
     let stderr = failed(&ralph(none.path(), &["skill", "load", "x"]));
     assert!(stderr.contains("`skills.dirs`"), "{stderr}");
 }
+
+#[test]
+fn an_add_past_the_limit_is_refused_and_a_file_that_outgrew_it_can_be_made_smaller() {
+    use ralph_core::memory::file::MAX_MEMORIES_FILE_BYTES;
+    let limit = usize::try_from(MAX_MEMORIES_FILE_BYTES).unwrap();
+    let entry = |id: &str, bytes: usize| {
+        format!(
+            "### {id}\n> {}\n<!-- tags: x | created: 2026-11-27 -->\n\n",
+            "m".repeat(bytes)
+        )
+    };
+    let head = "# Memories\n\n## Patterns\n\n";
+    // A file 1000 bytes short of the limit.
+    let near = format!(
+        "{head}{}",
+        entry("mem-1795700000-abcd", limit - 1000 - head.len() - 60)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".ralph/agent")).unwrap();
+    std::fs::write(memories_file(dir.path()), &near).unwrap();
+
+    let refused = failed(&ralph(dir.path(), &["memory", "add", &"n".repeat(2000)]));
+    assert!(
+        refused.contains(&format!("over its {limit}-byte limit"))
+            && refused.contains("ralph tools memory delete <id>"),
+        "{refused}"
+    );
+    let size = || std::fs::metadata(memories_file(dir.path())).unwrap().len();
+    assert_eq!(size(), near.len() as u64, "a refused add wrote nothing");
+    ok(&ralph(dir.path(), &["memory", "add", "a short one"]));
+
+    // Another tool took it past the limit: ralph's reads refuse it and say what to do,
+    // `list` and `delete` still work, and a delete makes room again.
+    let big = "mem-1795700001-abcd";
+    std::fs::write(
+        memories_file(dir.path()),
+        format!("{near}{}", entry(big, 5000)),
+    )
+    .unwrap();
+    let refused = failed(&ralph(dir.path(), &["memory", "show", big]));
+    assert!(
+        refused.contains("`ralph tools memory delete <id>` still work"),
+        "{refused}"
+    );
+    let listed = ralph(dir.path(), &["memory", "list", "--format", "quiet"]);
+    assert!(ok(&listed).contains(big));
+    let warning = String::from_utf8_lossy(&listed.stderr);
+    assert!(warning.contains("limit"), "{warning}");
+    ok(&ralph(dir.path(), &["memory", "delete", big]));
+    assert!(size() <= MAX_MEMORIES_FILE_BYTES);
+    ok(&ralph(dir.path(), &["memory", "add", "room again"]));
+}

@@ -214,6 +214,7 @@ fn the_loop_cannot_complete_while_its_tasks_are_open() {
         .filter(|n| n["notice"] == "tasks_unfinished")
         .collect();
     assert_eq!(refusals.len(), 1);
+    assert_eq!(refusals[0]["count"], 1);
     assert!(
         refusals[0]["tasks"][0]
             .as_str()

@@ -3,6 +3,8 @@
 //! agents committing files in their worktrees.
 
 mod common;
+#[path = "worktrees/cost.rs"]
+mod cost;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
 #[path = "worktrees/inside.rs"]

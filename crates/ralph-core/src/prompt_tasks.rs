@@ -9,8 +9,6 @@ use crate::tasks::{Task, TasksView};
 pub(crate) const PROMPT_IN_PROGRESS_TASKS: usize = 5;
 /// The most ready tasks a prompt lists (the rest are counted).
 pub(crate) const PROMPT_READY_TASKS: usize = 10;
-/// The longest title shown, in characters.
-const TITLE_CHARS: usize = 120;
 
 /// Writes the task section for `view`; `ralph` is how the agent's shell calls ralph.
 pub(crate) fn write_tasks(p: &mut String, view: &TasksView<'_>, ralph: &str) {
@@ -64,10 +62,12 @@ fn list(p: &mut String, title: &str, tasks: &[&Task], max: usize) {
     }
     let _ = writeln!(p, "\n{title}:");
     for task in tasks.iter().take(max) {
-        let mut line: String = task.title.lines().next().unwrap_or_default().to_owned();
-        if line.chars().count() > TITLE_CHARS {
-            line = line.chars().take(TITLE_CHARS - 1).chain(['…']).collect();
-        }
-        let _ = writeln!(p, "- `{}` (p{}) {line}", task.id, task.priority);
+        let _ = writeln!(
+            p,
+            "- `{}` (p{}) {}",
+            task.id,
+            task.priority,
+            task.shown_title()
+        );
     }
 }

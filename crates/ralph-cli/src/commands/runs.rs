@@ -154,7 +154,7 @@ fn row(run: &RunDir, running: bool) -> Row {
 
 /// A run's cost as summary.md counts it: known, a lower bound when some iterations
 /// reported none, or unknown (`None`) when every iteration did.
-fn cost(state: &LoopState) -> (Option<f64>, bool) {
+pub(crate) fn cost(state: &LoopState) -> (Option<f64>, bool) {
     match state.unpriced_iterations {
         0 => (Some(state.cost_usd), true),
         n if n >= state.iterations => (None, false),
@@ -164,7 +164,7 @@ fn cost(state: &LoopState) -> (Option<f64>, bool) {
 
 /// The `COST` cell, in the words of summary.md and the run's end line: `$0.0123`,
 /// `at least $0.0123`, `unknown`.
-fn cost_cell(cost_usd: Option<f64>, complete: bool) -> String {
+pub(crate) fn cost_cell(cost_usd: Option<f64>, complete: bool) -> String {
     match (cost_usd, complete) {
         (None, _) => "unknown".to_owned(),
         (Some(usd), true) => format!("${usd:.4}"),

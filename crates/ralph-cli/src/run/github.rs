@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use ralph_core::machine::EndClass;
 use ralph_core::run_event::{GitHead, Totals};
+use ralph_core::summary;
 
 use crate::diagnostic::diagnostic;
 
@@ -95,6 +96,9 @@ pub(crate) struct RunEnd<'a> {
     pub(crate) outcome: EndClass,
     pub(crate) exit_code: u8,
     pub(crate) totals: Totals,
+    /// The iterations whose agent reported no cost: with `totals`, what tells a lower
+    /// bound from a cost nobody knows (`cost_complete` alone cannot).
+    pub(crate) unpriced_iterations: u32,
     pub(crate) git: Option<&'a GitHead>,
     pub(crate) summary_path: &'a str,
 }
@@ -126,8 +130,11 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
         row("commit", git.commit.as_deref().unwrap_or("(none yet)"));
     }
     row("iterations", &t.iterations.to_string());
-    let lower_bound = if t.cost_complete { "" } else { " (at least)" };
-    row("cost", &format!("${:.4}{lower_bound}", t.cost_usd));
+    // In summary.md's words: a run no agent priced is "unknown", never "$0".
+    row(
+        "cost",
+        &summary::cost(t.cost_usd, end.unpriced_iterations, t.iterations),
+    );
     row(
         "tokens",
         &format!(

@@ -20,6 +20,7 @@ fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
                 cache_write: 4,
             },
         },
+        unpriced_iterations: 1,
         git,
         summary_path: ".ralph/runs/r/summary.md",
     }
@@ -41,7 +42,7 @@ fn the_step_summary_is_a_table_of_the_result_that_no_message_can_break() {
          | branch | ralph/task-1 |\n\
          | commit | 0123456789abcdef0123456789abcdef01234567 |\n\
          | iterations | 3 |\n\
-         | cost | $0.1250 (at least) |\n\
+         | cost | at least $0.1250 (1 iteration reported no cost) |\n\
          | tokens | 10 in, 2 out, 3 cache read, 4 cache write |\n\
          | summary | .ralph/runs/r/summary.md |\n\n"
     );
@@ -106,4 +107,34 @@ fn a_message_that_starts_with_its_reason_does_not_repeat_it() {
         reason_row("max_cost", "max_costs reached"),
         "| reason | max_cost: max_costs reached |"
     );
+}
+
+#[test]
+fn the_cost_row_says_unknown_when_no_agent_reported_one_as_summary_md_does() {
+    let cost_row = |cost_usd: f64, unpriced_iterations: u32| {
+        let base = end(EndClass::Completed, None);
+        let md = step_summary(&RunEnd {
+            totals: Totals {
+                cost_usd,
+                cost_complete: unpriced_iterations == 0,
+                ..base.totals
+            },
+            unpriced_iterations,
+            ..base
+        });
+        md.lines()
+            .find(|l| l.starts_with("| cost |"))
+            .expect("a cost row")
+            .to_owned()
+    };
+    // Three iterations, none priced: nothing is known, and $0 would claim it was free.
+    assert_eq!(
+        cost_row(0.0, 3),
+        "| cost | unknown (the agent reported no cost) |"
+    );
+    assert_eq!(
+        cost_row(0.5, 2),
+        "| cost | at least $0.5000 (2 iterations reported no cost) |"
+    );
+    assert_eq!(cost_row(0.5, 0), "| cost | $0.5000 |");
 }

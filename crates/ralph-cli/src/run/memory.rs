@@ -50,7 +50,7 @@ pub(super) fn task_list(config: &ResolvedConfig, workspace: &Path) -> Option<Tas
     }
 }
 
-/// The run's open and in-progress tasks (`id: title`), when `tasks.enabled`. A task list
+/// The run's open and in-progress tasks (`id: title`, the title as the prompt shows it), when `tasks.enabled`. A task list
 /// that cannot be read holds nothing back, with a warning: the agent's word is not made
 /// worth less by a broken file, and the gates still apply.
 pub(super) fn unfinished_tasks(
@@ -66,7 +66,9 @@ pub(super) fn unfinished_tasks(
         Ok(list) => list
             .unfinished_of_run(run_id)
             .iter()
-            .map(|t| format!("{}: {}", t.id, t.title))
+            // Cut as the prompt's task list cuts them: these go into the next prompt
+            // (the `task.resume` event) and the notice.
+            .map(|t| format!("{}: {}", t.id, t.shown_title()))
             .collect(),
         Err(e) => {
             diagnostic(format_args!(

@@ -202,6 +202,7 @@ pub(crate) async fn drive(
         outcome: reason.class(),
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
+        unpriced_iterations: run.machine.state().unpriced_iterations,
         git: git.as_ref(),
         summary_path: &shown,
     };

@@ -24,9 +24,17 @@ pub enum Notice {
     EventsRequeued { hat: String, topics: Vec<String> },
     /// The agent signalled completion, but some `required_events` were never emitted.
     CompletionRefused { missing: Vec<String> },
-    /// The agent signalled completion while tasks of the run were open or in progress
-    /// (`id: title` each); a `task.resume` event naming them is queued.
-    TasksUnfinished { tasks: Vec<String> },
+    /// The agent signalled completion while tasks of the run were open or in progress;
+    /// a `task.resume` event naming them is queued. `tasks` names the first of them
+    /// (`id: title` each, at most `REFUSAL_TASKS_SHOWN`, as the `task.resume` event
+    /// does: a run with thousands of open tasks refuses every iteration, and the list
+    /// whole would be a line that size each time), `count` says how many there are.
+    TasksUnfinished {
+        tasks: Vec<String>,
+        /// Absent from the notices of older versions, which listed every task.
+        #[serde(default)]
+        count: usize,
+    },
     /// A gate refused an event the hat published: it was not published, and
     /// `gate.failed` went to the hat (or to the hat that triggers on it) instead.
     EventWithheld {
@@ -97,16 +105,23 @@ impl std::fmt::Display for Notice {
                 "completion refused: these required events were never emitted: {}",
                 missing.join(", ")
             ),
-            Notice::TasksUnfinished { tasks } => write!(
-                f,
-                "completion refused: {} not done yet ({})",
-                if tasks.len() == 1 {
-                    "1 task of this run is".to_owned()
-                } else {
-                    format!("{} tasks of this run are", tasks.len())
-                },
-                tasks.join("; ")
-            ),
+            Notice::TasksUnfinished { tasks, count } => {
+                let count = (*count).max(tasks.len());
+                write!(
+                    f,
+                    "completion refused: {} not done yet ({}",
+                    if count == 1 {
+                        "1 task of this run is".to_owned()
+                    } else {
+                        format!("{count} tasks of this run are")
+                    },
+                    tasks.join("; ")
+                )?;
+                match count - tasks.len() {
+                    0 => f.write_str(")"),
+                    more => write!(f, "; and {more} more: `ralph tools task list`)"),
+                }
+            }
             Notice::EventWithheld { topic, gate, hat } => write!(
                 f,
                 "gate `{gate}` failed: `{topic}` was withheld and `gate.failed` published for \
@@ -204,6 +219,7 @@ impl Notice {
             },
             Notice::TasksUnfinished {
                 tasks: vec!["task-1-a: t".into()],
+                count: 1,
             },
             Notice::EventWithheld {
                 topic: "t".into(),

@@ -8,7 +8,7 @@ use super::refusal::CompletionRefusal;
 use crate::event::Event;
 use crate::topic::TASK_RESUME;
 
-/// The most unfinished tasks named in the refusal (the rest are counted).
+/// The most unfinished tasks named in the refusal and its notice (the rest are counted).
 pub const REFUSAL_TASKS_SHOWN: usize = 20;
 
 impl Machine {
@@ -42,7 +42,12 @@ impl Machine {
             count: unfinished.len(),
         });
         self.notices.push(Notice::TasksUnfinished {
-            tasks: unfinished.to_vec(),
+            tasks: unfinished
+                .iter()
+                .take(REFUSAL_TASKS_SHOWN)
+                .cloned()
+                .collect(),
+            count: unfinished.len(),
         });
         Some(Event::with_text(TASK_RESUME, payload))
     }

@@ -25,7 +25,7 @@ fn a_claim_with_open_tasks_is_refused_and_the_agent_is_told_which() {
     assert_eq!(record.completion, None);
     assert!(m.take_notices().iter().any(|n| matches!(
         n,
-        Notice::TasksUnfinished { tasks } if tasks == &["task-1-a: Write the parser".to_owned()]
+        Notice::TasksUnfinished { tasks, count: 1 } if tasks == &["task-1-a: Write the parser".to_owned()]
     )));
     let next = run(&mut m);
     assert_eq!(next.events[0].topic, TASK_RESUME);
@@ -84,6 +84,24 @@ fn a_long_list_is_cut_in_the_refusal() {
         .collect();
     let many: Vec<&str> = many.iter().map(String::as_str).collect();
     m.finish(it, with_tasks(ok(&[ev(PROMISE)]), &many), S);
+    // The notice names as many as the refusal and counts them all.
+    let notices = m.take_notices();
+    let Some(Notice::TasksUnfinished { tasks, count }) = notices.first() else {
+        panic!("no tasks_unfinished notice: {notices:?}");
+    };
+    let named: Vec<&str> = tasks.iter().map(String::as_str).collect();
+    assert_eq!(
+        (named, *count),
+        (
+            many[..REFUSAL_TASKS_SHOWN].to_vec(),
+            REFUSAL_TASKS_SHOWN + 5
+        )
+    );
+    let last = format!(
+        "; t{}; and 5 more: `ralph tools task list`)",
+        REFUSAL_TASKS_SHOWN - 1
+    );
+    assert!(notices[0].to_string().ends_with(&last), "{}", notices[0]);
     let payload = run(&mut m).events[0].payload_text().unwrap();
     assert!(
         payload.contains("- … and 5 more (`ralph tools task list`)"),
@@ -97,6 +115,7 @@ fn the_notice_reads_right_for_one_task_and_for_several() {
     let notice = |tasks: &[&str]| {
         Notice::TasksUnfinished {
             tasks: tasks.iter().map(|t| (*t).to_owned()).collect(),
+            count: tasks.len(),
         }
         .to_string()
     };
@@ -107,5 +126,16 @@ fn the_notice_reads_right_for_one_task_and_for_several() {
     assert_eq!(
         notice(&["a: x", "b: y", "c: z"]),
         "completion refused: 3 tasks of this run are not done yet (a: x; b: y; c: z)"
+    );
+}
+
+#[test]
+fn a_notice_from_an_older_version_without_a_count_counts_its_list() {
+    let old: Notice =
+        serde_json::from_str(r#"{"notice": "tasks_unfinished", "tasks": ["a: x", "b: y"]}"#)
+            .unwrap();
+    assert_eq!(
+        old.to_string(),
+        "completion refused: 2 tasks of this run are not done yet (a: x; b: y)"
     );
 }

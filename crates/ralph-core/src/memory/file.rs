@@ -17,7 +17,7 @@ use nix::fcntl::{Flock, FlockArg};
 
 use super::parse::{Outline, Parsed, outline, parse, read_entry};
 use super::render::{self, TEMPLATE};
-use super::{Memory, MemoryType, date};
+use super::{Memory, MemoryType, TooLarge, date};
 use crate::fsafe::{self, Access, Links};
 use crate::store::{Durability, RALPH_DIR, replace};
 
@@ -28,7 +28,12 @@ pub const MEMORIES_FILE: &str = "memories.md";
 /// What the lock file's name adds to the file's.
 const LOCK_SUFFIX: &str = ".lock";
 /// The most of `memories.md` ralph reads: about 100,000 memories of a line or two.
+/// `add` never takes the file past it.
 pub const MAX_MEMORIES_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// The most `delete` (and a `list` asked for it) reads: past the limit, so that a file
+/// that outgrew it (another tool's writes, an editor) can still be looked at and made
+/// smaller with ralph; twice the limit, so that what this reads stays bounded.
+pub const MAX_MEMORIES_REPAIR_BYTES: u64 = 2 * MAX_MEMORIES_FILE_BYTES;
 /// How often a fresh id is drawn when the one drawn is taken (4 hex digits a second).
 const ID_ATTEMPTS: u32 = 64;
 
@@ -75,7 +80,15 @@ impl MemoryFile {
     /// lock when the lock file exists (a writer that rewrites in place, as older
     /// ralph-orchestrator versions do, holds the exclusive one meanwhile).
     pub fn read(&self) -> io::Result<(String, Parsed)> {
-        let text = self.read_shared()?;
+        self.read_within(MAX_MEMORIES_FILE_BYTES)
+    }
+
+    /// [`MemoryFile::read`] of a file up to `limit` bytes (at most
+    /// [`MAX_MEMORIES_REPAIR_BYTES`]): `list` shows a file that outgrew the limit, so
+    /// that a person can choose what to delete.
+    pub fn read_within(&self, limit: u64) -> io::Result<(String, Parsed)> {
+        let _lock = self.lock_shared()?;
+        let text = self.read_text(limit.min(MAX_MEMORIES_REPAIR_BYTES))?;
         let parsed = parse(&text);
         Ok((text, parsed))
     }
@@ -84,24 +97,35 @@ impl MemoryFile {
     /// [`MemoryFile::read`] does; [`super::outline`] finds one entry in it without
     /// reading the others.
     pub fn read_shared(&self) -> io::Result<String> {
-        let _lock = match fsafe::open_read(&self.lock_path(), Links::Refuse) {
-            Ok(file) => Some(lock(file, FlockArg::LockShared).map_err(|e| self.lock_error(e))?),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(self.lock_error(e)),
-        };
-        self.read_text()
+        let _lock = self.lock_shared()?;
+        self.read_text(MAX_MEMORIES_FILE_BYTES)
     }
 
-    fn read_text(&self) -> io::Result<String> {
-        match fsafe::read_to_string(
-            &self.path,
-            Links::Refuse,
-            MAX_MEMORIES_FILE_BYTES,
-            "the memories file",
-        ) {
+    /// The shared lock, when the lock file exists.
+    fn lock_shared(&self) -> io::Result<Option<Flock<File>>> {
+        match fsafe::open_read(&self.lock_path(), Links::Refuse) {
+            Ok(file) => Ok(Some(
+                lock(file, FlockArg::LockShared).map_err(|e| self.lock_error(e))?,
+            )),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.lock_error(e)),
+        }
+    }
+
+    /// The text, refused past `limit` bytes with what to do about it.
+    fn read_text(&self, limit: u64) -> io::Result<String> {
+        match fsafe::read_to_string(&self.path, Links::Refuse, limit, "the memories file") {
             Ok(text) => Ok(text),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(String::new()),
-            Err(e) => Err(e),
+            Err(e) => match fsafe::Refused::of(&e) {
+                Some(fsafe::Refused::TooLarge { size, .. }) => Err(TooLarge::File {
+                    size: *size,
+                    limit: MAX_MEMORIES_FILE_BYTES,
+                    repair: MAX_MEMORIES_REPAIR_BYTES,
+                }
+                .into_io()),
+                _ => Err(e),
+            },
         }
     }
 
@@ -147,7 +171,7 @@ impl MemoryFile {
         now: SystemTime,
     ) -> io::Result<Memory> {
         let _lock = self.lock_exclusive()?;
-        let text = self.read_text()?;
+        let text = self.read_text(MAX_MEMORIES_FILE_BYTES)?;
         let outline = outline(&text);
         let memory = Memory {
             id: fresh_id(&outline, now)?,
@@ -159,14 +183,27 @@ impl MemoryFile {
             created: date::ymd(date::day_number(now)),
         };
         let new = render::insert(&text, &outline.sections, &memory);
+        // A file past the limit would lose every memory from the prompt, and lock out
+        // every command but `delete`: it is refused here, before it is written.
+        let size = new.len() as u64;
+        if size > MAX_MEMORIES_FILE_BYTES {
+            return Err(TooLarge::Add {
+                adding: size.saturating_sub(text.len() as u64),
+                size,
+                limit: MAX_MEMORIES_FILE_BYTES,
+            }
+            .into_io());
+        }
         replace(&self.path, new.as_bytes(), Durability::Atomic)?;
         Ok(memory)
     }
 
-    /// Deletes the memory with this id; `None` when there is none.
+    /// Deletes the memory with this id; `None` when there is none. Works on a file up
+    /// to [`MAX_MEMORIES_REPAIR_BYTES`]: deleting is how one that outgrew the limit is
+    /// made smaller again.
     pub fn delete(&self, id: &str) -> io::Result<Option<Memory>> {
         let _lock = self.lock_exclusive()?;
-        let text = self.read_text()?;
+        let text = self.read_text(MAX_MEMORIES_REPAIR_BYTES)?;
         let outline = outline(&text);
         let Some(slot) = outline.find(id) else {
             return Ok(None);

@@ -26,12 +26,14 @@ pub mod file;
 pub mod parse;
 pub mod render;
 pub mod select;
+mod too_large;
 
 use serde::{Deserialize, Serialize};
 
 pub use file::{MEMORIES_FILE, MemoryFile};
 pub use parse::{Damaged, Entry, Outline, Parsed, Slot, outline, parse};
 pub use select::{Prime, Ranked, prime};
+pub use too_large::TooLarge;
 
 /// What kind of lesson a memory is; each kind has its own `##` section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

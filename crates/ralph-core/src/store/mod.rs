@@ -30,6 +30,7 @@ mod gitignore;
 mod leftovers;
 mod lock;
 mod run_events;
+mod run_number;
 mod transcript;
 mod transcript_id;
 mod worktree;
@@ -230,24 +231,34 @@ impl RalphDir {
     }
 
     /// Creates a new run directory (with an empty inbox) and makes it the current run.
+    /// Its id is its start time, numbered after every run started in the same second
+    /// (`run_number`), so ids keep sorting in the order the runs started.
     pub fn create_run(&self, now: SystemTime) -> io::Result<RunDir> {
         let runs = self.root.join(RUNS_DIR);
         fsafe::create_dir(&self.root)?;
         fsafe::create_dir(&runs)?;
         let base = run_id(now);
-        let mut id = base.clone();
-        let mut n = 1;
-        loop {
+        let taken = run_number::names_of_second(&runs, &base)?;
+        let mut n = run_number::next_run_number(&base, taken.iter().map(String::as_str));
+        let id = loop {
+            let Some(number) = n else {
+                return Err(io::Error::other(format!(
+                    "no run number is left for runs started at {base}: delete the \
+                     directories named {base}-N in {}",
+                    runs.display()
+                )));
+            };
+            let id = run_number::numbered(&base, number);
             // In `runs/` as checked, even if a link is swapped in on the way meanwhile.
             match fsafe::create_new_dir(&runs.join(&id)) {
-                Ok(()) => break,
+                Ok(()) => break id,
+                // Another process made it since the listing: the next one, then.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    n += 1;
-                    id = format!("{base}-{n}");
+                    n = number.checked_add(1);
                 }
                 Err(e) => return Err(e),
             }
-        }
+        };
         let run = RunDir {
             path: runs.join(&id),
             id,

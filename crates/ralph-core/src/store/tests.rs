@@ -207,3 +207,42 @@ fn agents_md_names_the_inbox_file_an_agent_is_given() {
         "{row}"
     );
 }
+
+#[test]
+fn a_run_started_after_a_prune_sorts_after_the_runs_kept_from_its_second() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let now = UNIX_EPOCH + Duration::from_secs(1_764_151_200);
+    let first = dir.create_run(now).unwrap();
+    dir.create_run(now).unwrap();
+    // `ralph runs prune --keep 1` within the same second: the oldest goes.
+    dir.remove_run(&first).unwrap();
+    let next = dir.create_run(now).unwrap();
+    assert_eq!(next.id(), "20251126T100000Z-3");
+    let newest = dir.runs().unwrap().first().map(|r| r.id().to_owned());
+    assert_eq!(newest.as_deref(), Some("20251126T100000Z-3"));
+}
+
+#[test]
+fn the_tenth_run_of_a_second_sorts_after_the_ninth() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    for _ in 0..11 {
+        dir.create_run(UNIX_EPOCH).unwrap();
+    }
+    let ids: Vec<String> = dir
+        .runs()
+        .unwrap()
+        .iter()
+        .map(|r| r.id().to_owned())
+        .collect();
+    assert_eq!(
+        ids[..3],
+        [
+            "19700101T000000Z-11",
+            "19700101T000000Z-10",
+            "19700101T000000Z-9"
+        ]
+    );
+    assert_eq!(ids.last().map(String::as_str), Some("19700101T000000Z"));
+}

@@ -15,7 +15,7 @@ mod list;
 mod task;
 
 pub use list::{Damaged, TaskError, TaskList, TasksView};
-pub use task::{DEFAULT_PRIORITY, PRIORITIES, Task, TaskStatus, new_task_id};
+pub use task::{DEFAULT_PRIORITY, PRIORITIES, TITLE_SHOWN_CHARS, Task, TaskStatus, new_task_id};
 
 use std::io;
 use std::path::{Path, PathBuf};

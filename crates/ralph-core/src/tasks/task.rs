@@ -1,9 +1,15 @@
 //! One task, as a line of `tasks.jsonl`.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
+
+/// The longest title a prompt shows, in characters (so at most four times as many
+/// bytes): a title is whatever an agent or a file gave it, and a prompt names up to
+/// `REFUSAL_TASKS_SHOWN` of them at once.
+pub const TITLE_SHOWN_CHARS: usize = 120;
 
 /// The priority a task gets unless told otherwise (1 is the most urgent).
 pub const DEFAULT_PRIORITY: u8 = 3;
@@ -109,6 +115,21 @@ fn default_priority() -> u8 {
 }
 
 impl Task {
+    /// The title as a prompt shows it: its first line, cut to [`TITLE_SHOWN_CHARS`]
+    /// (on a character, with `…` for what was cut).
+    pub fn shown_title(&self) -> Cow<'_, str> {
+        let line = self.title.lines().next().unwrap_or_default();
+        // Only as far as the bound is read: a long title costs no more than a short one.
+        if line.char_indices().nth(TITLE_SHOWN_CHARS).is_none() {
+            return Cow::Borrowed(line);
+        }
+        let end = line
+            .char_indices()
+            .nth(TITLE_SHOWN_CHARS - 1)
+            .map_or(line.len(), |(at, _)| at);
+        Cow::Owned(format!("{}…", &line[..end]))
+    }
+
     /// A new open task.
     pub fn new(id: String, title: String, created: String) -> Task {
         Task {

@@ -305,3 +305,20 @@ fn an_update_that_cannot_use_a_file_names_that_file() {
         "{failed:?}"
     );
 }
+
+#[test]
+fn a_title_is_shown_as_its_first_line_cut_on_a_character() {
+    let titled = |title: String| Task::new("task-1-a".into(), title, "now".into());
+    let long = titled("é".repeat(100_000));
+    let shown = long.shown_title();
+    assert_eq!(shown.chars().count(), TITLE_SHOWN_CHARS);
+    assert!(shown.ends_with("é…"), "{shown}");
+    assert_eq!(shown.len(), (TITLE_SHOWN_CHARS - 1) * 2 + '…'.len_utf8());
+    let exact = titled("x".repeat(TITLE_SHOWN_CHARS));
+    assert_eq!(exact.shown_title(), exact.title);
+    assert_eq!(
+        titled("Write the parser\nthen the docs".into()).shown_title(),
+        "Write the parser"
+    );
+    assert_eq!(titled(String::new()).shown_title(), "");
+}

@@ -50,7 +50,7 @@ pub(crate) struct ClaudeParser {
     scratch: Scratch,
     /// The main agent's message being assembled from its per-block lines.
     pending: Option<PendingMessage>,
-    /// Tool names by call id: results do not repeat them.
+    /// Tool names by call id, until the call finishes: results do not repeat them.
     tool_names: HashMap<String, String>,
 }
 
@@ -265,10 +265,11 @@ impl ClaudeParser {
                 }
                 let output = text_of(texts, "\n", &mut self.scratch);
                 let id = id.map(JsonStr::decode).unwrap_or_default();
-                let name = self.tool_names.get(id.as_ref()).map(|n| n.as_str().into());
                 emit(&AgentEvent::ToolCallFinished {
+                    // A call finishes once: its name is not needed again, and a session
+                    // of many calls does not keep every name.
+                    name: self.tool_names.remove(id.as_ref()).map(Into::into),
                     id,
-                    name,
                     output: output.resolve(&self.scratch).into(),
                     is_error: *is_error,
                 });

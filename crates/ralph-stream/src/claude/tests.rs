@@ -164,3 +164,29 @@ fn a_replayed_message_completes_the_message_before_it() {
         ]
     );
 }
+
+#[test]
+fn a_finished_call_forgets_its_name() {
+    use crate::parser::Lines as _;
+
+    let mut parser = ClaudeParser::default();
+    let mut names = Vec::new();
+    let mut push = |e: &AgentEvent<'_>| {
+        if let AgentEvent::ToolCallFinished { name, .. } = e {
+            names.push(name.as_deref().map(str::to_owned));
+        }
+    };
+    for call in ["t1", "t2"] {
+        let used = format!(
+            r#"{{"type":"assistant","message":{{"id":"m-{call}","content":[{{"type":"tool_use","id":"{call}","name":"Bash","input":{{}}}}]}},"parent_tool_use_id":null}}"#
+        );
+        let result = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{call}","content":"out"}}]}}}}"#
+        );
+        parser.line(used.as_bytes(), None, &mut push);
+        parser.line(result.as_bytes(), None, &mut push);
+        // However many calls a session makes, only the running ones are remembered.
+        assert!(parser.tool_names.is_empty(), "{:?}", parser.tool_names);
+    }
+    assert_eq!(names, [Some("Bash".to_owned()), Some("Bash".to_owned())]);
+}

@@ -303,3 +303,31 @@ fn compaction_unknown_types_and_wrong_types() {
         ]
     );
 }
+
+#[test]
+fn a_finished_call_forgets_its_name() {
+    use crate::parser::Lines as _;
+
+    let mut parser = CopilotParser::default();
+    let mut finished = 0;
+    let mut push = |e: &AgentEvent<'_>| {
+        finished += usize::from(matches!(
+            e,
+            AgentEvent::ToolCallFinished { name: Some(_), .. }
+        ));
+    };
+    for call in ["c1", "c2"] {
+        let start = line(
+            "tool.execution_start",
+            &format!(r#"{{"toolCallId":"{call}","toolName":"bash","arguments":{{}}}}"#),
+        );
+        let complete = line(
+            "tool.execution_complete",
+            &format!(r#"{{"toolCallId":"{call}","success":true,"result":{{"content":"ok"}}}}"#),
+        );
+        parser.line(start.as_bytes(), None, &mut push);
+        parser.line(complete.as_bytes(), None, &mut push);
+        assert!(parser.tool_names.is_empty(), "{:?}", parser.tool_names);
+    }
+    assert_eq!(finished, 2);
+}

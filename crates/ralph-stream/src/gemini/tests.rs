@@ -332,3 +332,29 @@ fn key_order_is_not_relied_upon() {
         vec![delta("hé")]
     );
 }
+
+#[test]
+fn a_finished_call_forgets_its_name() {
+    use crate::parser::Lines as _;
+
+    let mut parser = GeminiParser::default();
+    let mut finished = 0;
+    let mut push = |e: &AgentEvent<'_>| {
+        finished += usize::from(matches!(
+            e,
+            AgentEvent::ToolCallFinished { name: Some(_), .. }
+        ));
+    };
+    for call in ["t1", "t2"] {
+        let used = format!(
+            r#"{{"type":"tool_use","tool_name":"read_file","tool_id":"{call}","parameters":{{}}}}"#
+        );
+        let result = format!(
+            r#"{{"type":"tool_result","tool_id":"{call}","status":"success","output":"ok"}}"#
+        );
+        parser.line(used.as_bytes(), None, &mut push);
+        parser.line(result.as_bytes(), None, &mut push);
+        assert!(parser.tool_names.is_empty(), "{:?}", parser.tool_names);
+    }
+    assert_eq!(finished, 2);
+}

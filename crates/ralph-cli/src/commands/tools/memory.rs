@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::time::SystemTime;
 
+use ralph_core::memory::file::{MAX_MEMORIES_FILE_BYTES, MAX_MEMORIES_REPAIR_BYTES};
 use ralph_core::memory::parse::read_entry;
 use ralph_core::memory::{
     Damaged, Memory, MemoryFile, MemoryType, Parsed, Prime, date, outline, prime, render,
@@ -154,7 +155,21 @@ fn add(
 }
 
 fn list(file: &MemoryFile, args: &MemoryListArgs) -> Result<CommandOutcome, CliError> {
-    let parsed = read(file)?;
+    // Past the limit too: a file that outgrew it is made smaller by choosing from this
+    // list what to delete.
+    let (text, parsed) = file
+        .read_within(MAX_MEMORIES_REPAIR_BYTES)
+        .map_err(|e| CliError::io("read", file.path(), e))?;
+    warn_damaged(file, &parsed.damaged);
+    if text.len() as u64 > MAX_MEMORIES_FILE_BYTES {
+        diagnostic(format_args!(
+            "warning: `{}` is {} bytes, over its {MAX_MEMORIES_FILE_BYTES}-byte limit: \
+             prompts go without memories and `add` is refused until `ralph tools memory \
+             delete <id>` makes it smaller",
+            file.path().display(),
+            text.len()
+        ));
+    }
     let mut memories: Vec<&Memory> = parsed
         .memories()
         .filter(|m| args.memory_type.is_none_or(|t| m.memory_type == t))

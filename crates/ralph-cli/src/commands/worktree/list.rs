@@ -7,6 +7,7 @@ use ralph_core::store::{LoopView, RalphDir, WorktreeRecord};
 use serde::Serialize;
 
 use super::Repo;
+use crate::commands::runs::{cost, cost_cell};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::view::table::text_table;
@@ -29,7 +30,11 @@ pub(crate) struct WorktreeRow {
     pub(crate) exit_code: Option<u8>,
     pub(crate) run_id: Option<String>,
     pub(crate) iterations: u32,
-    pub(crate) cost_usd: f64,
+    /// What its run cost as far as its agents reported, counted as `ralph runs` counts a
+    /// run's: `null` when no iteration's cost is known, never a made-up `0`.
+    pub(crate) cost_usd: Option<f64>,
+    /// False when some iteration's cost is unknown (`cost_usd` is then a lower bound).
+    pub(crate) cost_complete: bool,
     /// Commits on the branch that the base does not have (`null` when git cannot say).
     pub(crate) ahead: Option<u32>,
     /// Whether its loop holds the worktree's lock now.
@@ -70,6 +75,8 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
     let saved = run.as_ref().and_then(|r| r.load().ok());
     let end = saved.as_ref().and_then(|s| s.state.end.as_ref());
     let head = repo.head(&record.branch).ok().flatten();
+    // A loop that has not saved a state yet has run nothing: it cost nothing so far.
+    let (cost_usd, cost_complete) = saved.as_ref().map_or((Some(0.0), true), |s| cost(&s.state));
     let status = record.status(LoopView {
         alive,
         has_run: run.is_some(),
@@ -90,7 +97,8 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
         },
         run_id: run.map(|r| r.id().to_owned()),
         iterations: saved.as_ref().map_or(0, |s| s.state.iterations),
-        cost_usd: saved.as_ref().map_or(0.0, |s| s.state.cost_usd),
+        cost_usd,
+        cost_complete,
         ahead: repo.ahead(record).ok().flatten(),
         alive,
         host: alive.then(|| host.map(str::to_owned)).flatten(),
@@ -113,7 +121,7 @@ pub(crate) fn table(rows: &[WorktreeRow]) -> String {
                 r.status.to_owned(),
                 r.exit_code.map_or_else(dash, |c| c.to_string()),
                 r.iterations.to_string(),
-                format!("${:.4}", r.cost_usd),
+                cost_cell(r.cost_usd, r.cost_complete),
                 r.ahead.map_or_else(dash, |n| n.to_string()),
                 match (r.alive, &r.host, r.pid) {
                     (false, _, _) => "no".to_owned(),
