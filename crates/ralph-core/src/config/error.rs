@@ -182,6 +182,18 @@ pub enum ConfigErrorKind {
         first_hat: String,
         first: Origin,
     },
+    #[error(
+        "hat `{hat}` triggers on `{topic}`, the completion promise: publishing the promise \
+         ends the loop, so the hat would never run on it. Trigger on a topic of your own, or \
+         set `event_loop.completion_promise` to another topic"
+    )]
+    TriggerIsPromise { hat: String, topic: String },
+    #[error(
+        "`event_loop.starting_event` and `event_loop.completion_promise` are both `{topic}`: \
+         the run would start by handing the agent its own end signal. Give them different \
+         topics"
+    )]
+    StartIsPromise { topic: String },
     #[error("two gates are named `{name}` (the first at {first}): give each gate its own name")]
     DuplicateGate { name: String, first: Origin },
     #[error(
@@ -324,7 +336,7 @@ impl From<ConfigError> for ConfigErrors {
 }
 
 /// Something ralph ignores on purpose and tells the user about, because running
-/// without it is safe.
+/// without it is safe; or a workflow that runs, but not the way the file reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{origin}: {kind}")]
 pub struct ConfigWarning {
@@ -334,7 +346,7 @@ pub struct ConfigWarning {
     pub kind: ConfigWarningKind,
 }
 
-/// What is ignored.
+/// What is ignored, or what in the workflow does not do what it seems to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigWarningKind {
     #[error("`{key}` is not supported by ralph (yet) and is ignored: {why}")]
@@ -357,6 +369,29 @@ pub enum ConfigWarningKind {
     HookPhaseNotFiring { key: String },
     #[error("no hook runs unless `{key}` is `true`")]
     HooksNotEnabled { key: String },
+    #[error(
+        "hat `{hat}` has no triggers, so it never runs: list in `hats.{hat}.triggers` the \
+         topics it handles, or remove the hat"
+    )]
+    HatWithoutTriggers { hat: String },
+    #[error(
+        "no hat triggers on the starting event `{topic}`, so ralph's coordinator takes the \
+         first iteration: add `{topic}` to the `triggers` of the hat that should start, or \
+         remove `event_loop.starting_event` if the coordinator is meant to start"
+    )]
+    StartGoesToCoordinator { topic: String },
+    #[error(
+        "hat `{hat}`'s `default_publishes` is `{topic}`, which its `publishes` does not list: \
+         the agent is told it emits other topics, yet ralph publishes `{topic}` for it. Add \
+         `{topic}` to `hats.{hat}.publishes`, or make the default one of the topics listed"
+    )]
+    DefaultNotPublished { hat: String, topic: String },
+    #[error(
+        "`{topic}` is required before completion, but no hat lists it in `publishes`: no \
+         agent is told to emit it, so completion is refused until one does anyway. Add it to \
+         the `publishes` of the hat that should emit it"
+    )]
+    RequiredNotPublished { topic: String },
     #[error(
         "a hats file (-H) brings hats and their workflow keys only: what it sets under \
          {keys} is ignored (the project's config decides that)"

@@ -77,6 +77,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         || DEFAULT_PRIORITY.to_vec(),
         |list| list.value.into_iter().map(|k| k.value).collect(),
     );
+    // Read before the event loop's keys are taken apart: it needs their origins.
+    let topology = super::topology::check(&raw);
     let event_loop = r.event_loop(raw.event_loop, env);
     let core = CoreConfig {
         scratchpad: match raw.core.scratchpad.enabled.map(|e| e.value) {
@@ -95,6 +97,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
     };
     r.check_triggers(&raw.hats);
+    r.errors.extend(topology.errors);
+    r.warnings.extend(topology.warnings);
     r.errors
         .extend(super::stdin_on_pty::check(&raw.cli, &raw.hats));
     let fallback = r

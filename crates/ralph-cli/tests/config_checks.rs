@@ -1,0 +1,67 @@
+//! The workflow checks as a user meets them: `ralph run`, `--dry-run` and `ralph doctor`
+//! say where the hats, the starting event and the promise do not fit together.
+
+mod common;
+
+use common::{Workspace, code};
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A pipeline whose builder starts on an event ralph never publishes.
+const STARTS_NOWHERE: &str = "\
+cli:
+  backend: pi
+event_loop:
+  starting_event: work.begin
+hats:
+  builder:
+    description: Builds
+    triggers: [work.start]
+";
+
+#[test]
+fn a_starting_event_no_hat_takes_is_a_warning_in_dry_run_and_doctor() {
+    let ws = Workspace::new(STARTS_NOWHERE, "");
+    let warning = "ralph.yml:4:19: no hat triggers on the starting event `work.begin`, so \
+                   ralph's coordinator takes the first iteration";
+
+    let dry = ws.run(&["run", "--dry-run", "-p", "task"]);
+    assert_eq!(code(dry.status), 0, "{}", stderr(&dry));
+    assert!(
+        stderr(&dry).contains(&format!("ralph: warning: {warning}")),
+        "{}",
+        stderr(&dry)
+    );
+
+    let doctor = ws.run(&["doctor", "--format", "json"]);
+    let report: Value =
+        serde_json::from_str(&String::from_utf8_lossy(&doctor.stdout)).expect("one JSON object");
+    let warnings = report["config"]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.len() == 1 && warnings[0].as_str().unwrap().starts_with(warning),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_hat_waiting_on_the_promise_stops_the_run_before_anything_starts() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nhats:\n  closer:\n    description: x\n    triggers: [LOOP_COMPLETE]\n",
+        "",
+    );
+    let out = ws.run(&["run", "-p", "task"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(
+            "ralph: ralph.yml:6:16: hat `closer` triggers on `LOOP_COMPLETE`, the completion \
+             promise"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.agent_log().is_empty(), "no agent may start");
+}
