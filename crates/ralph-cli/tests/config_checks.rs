@@ -65,3 +65,22 @@ fn a_hat_waiting_on_the_promise_stops_the_run_before_anything_starts() {
     );
     assert!(ws.agent_log().is_empty(), "no agent may start");
 }
+
+#[test]
+fn every_config_error_is_a_line_of_its_own_prefixed_as_ralphs() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 0\n  max_runtime_seconds: 0\n",
+        "",
+    );
+    let out = ws.run(&["run", "-p", "task"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    let text = stderr(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "two errors and the closing line:\n{text}");
+    assert!(
+        lines[0].starts_with("ralph: ralph.yml:4:19: ")
+            && lines[1].starts_with("ralph: ralph.yml:5:24: ")
+            && lines[2] == "ralph: nothing was run; fix the configuration and try again",
+        "{text}"
+    );
+}
