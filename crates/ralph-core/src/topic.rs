@@ -39,7 +39,7 @@ pub enum TopicError {
     BadChar(char),
     #[error("a topic cannot start or end with `.` or contain `..`")]
     EmptySegment,
-    #[error("wildcard patterns are not supported (yet): list each topic the hat triggers on")]
+    #[error("`*` is not allowed in a topic: an event has one exact topic, not a pattern")]
     Wildcard,
 }
 

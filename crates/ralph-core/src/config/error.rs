@@ -138,7 +138,7 @@ pub enum ConfigErrorKind {
         suggestion: Option<&'static str>,
         allowed: Vec<&'static str>,
     },
-    #[error("invalid topic `{topic}` in `{key}`: {reason}")]
+    #[error("invalid topic `{topic}` in `{key}`: {}", topic_reason(.key, .reason))]
     InvalidTopic {
         key: String,
         topic: String,
@@ -271,6 +271,32 @@ fn prompt_file_hint(source: &io::Error) -> &'static str {
         io::ErrorKind::InvalidData => ". Save it as UTF-8 text",
         _ => "",
     }
+}
+
+/// Why a topic written under `key` is refused; a wildcard is answered for what the key
+/// does, since what to write instead differs (one topic, or each topic of a list).
+fn topic_reason(key: &str, reason: &TopicError) -> String {
+    if *reason != TopicError::Wildcard {
+        return reason.to_string();
+    }
+    let instead = if key.ends_with(".triggers") {
+        "wildcard triggers are not supported (yet): list each topic the hat triggers on"
+    } else if key.ends_with(".publishes") {
+        "a hat publishes exact topics, not patterns: list each topic the hat may emit"
+    } else if key.ends_with("required_events") {
+        "required events are exact topics, not patterns: list each topic that must be \
+         emitted before completion"
+    } else if key.ends_with(".before") {
+        "a gate guards exact topics, not patterns: list each topic the gate guards"
+    } else if key.ends_with("starting_event") || key.ends_with("default_publishes") {
+        "ralph publishes this topic itself, so it is one exact topic, not a pattern: name it"
+    } else if key.contains("completion") {
+        "the promise is one exact topic, not a pattern: name the topic the agent emits when \
+         the task is done"
+    } else {
+        return reason.to_string();
+    };
+    instead.to_owned()
 }
 
 /// Keys as a message lists them: `` `a`, `b` ``.
