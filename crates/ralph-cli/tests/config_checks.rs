@@ -1,5 +1,6 @@
-//! The workflow checks as a user meets them: `ralph run`, `--dry-run` and `ralph doctor`
-//! say where the hats, the starting event and the promise do not fit together.
+//! The workflow as a user meets it: `ralph run`, `--dry-run` and `ralph doctor` say where
+//! the hats, the starting event and the promise do not fit together, and trigger
+//! patterns route a run's events.
 
 mod common;
 
@@ -83,4 +84,23 @@ fn every_config_error_is_a_line_of_its_own_prefixed_as_ralphs() {
             && lines[2] == "ralph: nothing was run; fix the configuration and try again",
         "{text}"
     );
+}
+
+#[test]
+fn trigger_patterns_route_a_run_exact_first_then_segments_then_star() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
+         builder:\n    description: x\n    triggers: [work.*, build.*]\n  \
+         closer:\n    description: x\n    triggers: [build.done]\n  \
+         catchall:\n    description: x\n    triggers: ['*']\n",
+        "pi/anthropic/text.jsonl | build.started |
+pi/anthropic/text.jsonl | build.done |
+pi/anthropic/text.jsonl | review.asked |
+pi/anthropic/tool.jsonl | LOOP_COMPLETE |
+",
+    );
+    let out = ws.run(&["run", "-q", "-p", "task"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let hats: Vec<Value> = ws.history().into_iter().map(|r| r["hat"].clone()).collect();
+    assert_eq!(hats, ["builder", "builder", "closer", "catchall"]);
 }

@@ -41,6 +41,11 @@ pub enum TopicError {
     EmptySegment,
     #[error("`*` is not allowed in a topic: an event has one exact topic, not a pattern")]
     Wildcard,
+    #[error(
+        "`*` stands for a whole segment (`build.*`), or alone for any topic (`*`), not for \
+         part of a segment"
+    )]
+    PartialWildcard,
 }
 
 /// Checks that `topic` is a valid topic name.

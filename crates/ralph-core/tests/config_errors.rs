@@ -260,7 +260,7 @@ event_loop:
 hats:
   a:
     description: x
-    triggers: [build.*, ok.topic, ok.topic]
+    triggers: [bu*ld.x, ok.topic, ok.topic]
     publishes: [\"\"]
     default_publishes: done!
 ";
@@ -271,8 +271,8 @@ hats:
              allowed in a topic (use letters, digits, `_`, `-` and `.`)",
             "ralph.yml:3:21: invalid topic `review..done` in `event_loop.required_events`: a topic \
              cannot start or end with `.` or contain `..`",
-            "ralph.yml:7:16: invalid topic `build.*` in `hats.a.triggers`: wildcard triggers are \
-             not supported (yet): list each topic the hat triggers on",
+            "ralph.yml:7:16: invalid topic `bu*ld.x` in `hats.a.triggers`: `*` stands for a \
+             whole segment (`build.*`), or alone for any topic (`*`), not for part of a segment",
             "ralph.yml:7:35: `hats.a.triggers` lists `ok.topic` twice: remove one",
             "ralph.yml:8:17: invalid topic `` in `hats.a.publishes`: a topic cannot be empty",
             "ralph.yml:9:24: invalid topic `done!` in `hats.a.default_publishes`: `!` is not \

@@ -194,6 +194,18 @@ pub enum ConfigErrorKind {
          topics"
     )]
     StartIsPromise { topic: String },
+    #[error(
+        "hats `{first_hat}` and `{hat}` have trigger patterns that can match the same topic \
+         (`{pattern}` here, `{first_pattern}` at {first}): each event must route to exactly \
+         one hat, so narrow one of the patterns, or list the topics instead"
+    )]
+    OverlappingTriggers {
+        pattern: String,
+        hat: String,
+        first_pattern: String,
+        first_hat: String,
+        first: Origin,
+    },
     #[error("two gates are named `{name}` (the first at {first}): give each gate its own name")]
     DuplicateGate { name: String, first: Origin },
     #[error(
@@ -279,9 +291,8 @@ fn topic_reason(key: &str, reason: &TopicError) -> String {
     if *reason != TopicError::Wildcard {
         return reason.to_string();
     }
-    let instead = if key.ends_with(".triggers") {
-        "wildcard triggers are not supported (yet): list each topic the hat triggers on"
-    } else if key.ends_with(".publishes") {
+    // Triggers take patterns (`crate::trigger`): they never get here.
+    let instead = if key.ends_with(".publishes") {
         "a hat publishes exact topics, not patterns: list each topic the hat may emit"
     } else if key.ends_with("required_events") {
         "required events are exact topics, not patterns: list each topic that must be \
@@ -406,6 +417,16 @@ pub enum ConfigWarningKind {
          remove `event_loop.starting_event` if the coordinator is meant to start"
     )]
     StartGoesToCoordinator { topic: String },
+    #[error(
+        "hat `{hat}`'s trigger `{pattern}` does not take the starting event `{topic}`: ralph \
+         hands its own start to its coordinator. To start with this hat, set \
+         `event_loop.starting_event` to a topic of your own that the pattern takes"
+    )]
+    PatternSkipsStart {
+        hat: String,
+        pattern: String,
+        topic: String,
+    },
     #[error(
         "hat `{hat}`'s `default_publishes` is `{topic}`, which its `publishes` does not list: \
          the agent is told it emits other topics, yet ralph publishes `{topic}` for it. Add \

@@ -14,6 +14,7 @@ use super::origin::{Origin, Spanned};
 use super::raw::{RawConfig, RawHat};
 use super::resolved::DEFAULT_COMPLETION_PROMISE;
 use crate::topic::{RESERVED_TRIGGERS, TASK_START};
+use crate::trigger::{self, Rank};
 
 /// What [`check`] found.
 #[derive(Debug, Default)]
@@ -71,7 +72,7 @@ pub(crate) fn check(raw: &RawConfig) -> Findings {
     // (`task.start` by default) always go to it, as no hat may trigger on them.
     let start_handled = hats
         .iter()
-        .any(|h| triggers(h).any(|t| t.value == start_topic));
+        .any(|h| triggers(h).any(|t| trigger::matches(&t.value, start_topic)));
     if let Some(start) = start
         && !hats.is_empty()
         && !start_handled
@@ -84,6 +85,26 @@ pub(crate) fn check(raw: &RawConfig) -> Findings {
                 topic: start_topic.to_owned(),
             },
         });
+    }
+
+    // ralph-orchestrator's files start hats with `task.*`; here the coordinator keeps
+    // ralph's own start, which would silently change who starts.
+    if RESERVED_TRIGGERS.contains(&start_topic) {
+        for hat in hats {
+            let fitting = triggers(hat).filter(|t| {
+                trigger::rank(&t.value) == Rank::Segments && trigger::fits(&t.value, start_topic)
+            });
+            for pattern in fitting {
+                found.warnings.push(ConfigWarning {
+                    origin: pattern.origin.clone(),
+                    kind: ConfigWarningKind::PatternSkipsStart {
+                        hat: hat.id.value.clone(),
+                        pattern: pattern.value.clone(),
+                        topic: start_topic.to_owned(),
+                    },
+                });
+            }
+        }
     }
 
     for hat in hats {
