@@ -113,9 +113,11 @@ pub(crate) enum Command {
     Doctor(DoctorArgs),
     /// Show the current (or last) run's iterations and the events they emitted.
     ///
-    /// One row per emitted event (an iteration that emitted none gets a row of its
-    /// own): when, which iteration and hat, how it went, the topic and its payload.
-    /// Events emitted by an iteration still running are shown too.
+    /// One row per event (an iteration that produced none gets a row of its own):
+    /// when, which iteration and hat, how it went, who published it (the agent; ralph
+    /// itself: task.resume, <hat>.exhausted, gate.failed; the hat's default; a person),
+    /// the topic (marked when a gate withheld it) and its payload. Events emitted by an
+    /// iteration still running are shown too.
     ///
     /// Examples:
     ///   ralph events

@@ -27,7 +27,10 @@ pub(crate) enum CliError {
         agent: &'static str,
         lines: u64,
     },
-    #[error("{0}\nralph: nothing was run; fix the configuration and try again")]
+    #[error(
+        "{}\nralph: nothing was run; fix the configuration and try again",
+        config_lines(.0)
+    )]
     Config(ralph_core::config::ConfigErrors),
     #[error("`{}` already exists; keep it, or pass --force to replace it with the template", .0.display())]
     ConfigExists(PathBuf),
@@ -208,6 +211,18 @@ impl CliError {
 }
 
 /// The end of [`CliError::NoIteration`]'s message: which iterations there are to read.
+/// The configuration's errors, one a line, each line but the first with the `ralph: `
+/// prefix that `main` puts before the first: every error reads as one of ralph's, and
+/// each can be found by its prefix.
+fn config_lines(errors: &ralph_core::config::ConfigErrors) -> String {
+    errors
+        .0
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\nralph: ")
+}
+
 fn iterations_run(iterations: u32, running: bool) -> String {
     let so_far = if running { " so far" } else { "" };
     match (iterations, running) {

@@ -424,6 +424,13 @@ pi/anthropic/tool.jsonl | LOOP_COMPLETE |
             ),
             (json!(1), json!("succeeded"), json!("note"), Value::Null),
             (json!(2), json!("succeeded"), Value::Null, Value::Null),
+            // Nothing was pending: ralph resumed the loop itself.
+            (
+                json!(3),
+                json!("succeeded"),
+                json!("task.resume"),
+                Value::Null
+            ),
             (
                 json!(3),
                 json!("succeeded"),
@@ -437,14 +444,14 @@ pi/anthropic/tool.jsonl | LOOP_COMPLETE |
     let table = stdout(&out);
     assert_eq!(table.lines().count(), 2, "{table}");
     assert!(
-        table.starts_with("TIME  ITER  HAT    OUTCOME    TOPIC       PAYLOAD\n"),
+        table.starts_with("TIME  ITER  HAT    OUTCOME    FROM   TOPIC       PAYLOAD\n"),
         "{table}"
     );
     assert!(
         table
             .lines()
             .nth(1)
-            .is_some_and(|l| l.ends_with("     1  ralph  succeeded  plan.ready  step one")),
+            .is_some_and(|l| l.ends_with("     1  ralph  succeeded  agent  plan.ready  step one")),
         "{table}"
     );
 
@@ -489,8 +496,8 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
         rows,
         vec![
             json!({"iteration": 1, "hat": "ralph", "backend": "pi", "outcome": "running",
-            "started_at_ms": started, "consumed": ["task.start"], "topic": "progress",
-            "payload": "half done"})
+            "started_at_ms": started, "consumed": ["task.start"], "source": "agent",
+            "topic": "progress", "payload": "half done", "withheld": false})
         ]
     );
     assert_eq!(

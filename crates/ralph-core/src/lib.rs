@@ -35,4 +35,5 @@ pub mod summary;
 pub mod tasks;
 pub mod time_text;
 pub mod topic;
+pub mod trigger;
 pub mod visible;

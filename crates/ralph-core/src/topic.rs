@@ -39,8 +39,13 @@ pub enum TopicError {
     BadChar(char),
     #[error("a topic cannot start or end with `.` or contain `..`")]
     EmptySegment,
-    #[error("wildcard patterns are not supported (yet): list each topic the hat triggers on")]
+    #[error("`*` is not allowed in a topic: an event has one exact topic, not a pattern")]
     Wildcard,
+    #[error(
+        "`*` stands for a whole segment (`build.*`), or alone for any topic (`*`), not for \
+         part of a segment"
+    )]
+    PartialWildcard,
 }
 
 /// Checks that `topic` is a valid topic name.

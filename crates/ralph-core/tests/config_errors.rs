@@ -260,7 +260,7 @@ event_loop:
 hats:
   a:
     description: x
-    triggers: [build.*, ok.topic, ok.topic]
+    triggers: [bu*ld.x, ok.topic, ok.topic]
     publishes: [\"\"]
     default_publishes: done!
 ";
@@ -271,12 +271,51 @@ hats:
              allowed in a topic (use letters, digits, `_`, `-` and `.`)",
             "ralph.yml:3:21: invalid topic `review..done` in `event_loop.required_events`: a topic \
              cannot start or end with `.` or contain `..`",
-            "ralph.yml:7:16: invalid topic `build.*` in `hats.a.triggers`: wildcard patterns are \
-             not supported (yet): list each topic the hat triggers on",
+            "ralph.yml:7:16: invalid topic `bu*ld.x` in `hats.a.triggers`: `*` stands for a \
+             whole segment (`build.*`), or alone for any topic (`*`), not for part of a segment",
             "ralph.yml:7:35: `hats.a.triggers` lists `ok.topic` twice: remove one",
             "ralph.yml:8:17: invalid topic `` in `hats.a.publishes`: a topic cannot be empty",
             "ralph.yml:9:24: invalid topic `done!` in `hats.a.default_publishes`: `!` is not \
              allowed in a topic (use letters, digits, `_`, `-` and `.`)",
+        ]
+    );
+}
+
+#[test]
+fn a_wildcard_is_refused_with_what_the_key_takes_instead() {
+    let yaml = "\
+event_loop:
+  completion_promise: done.*
+  starting_event: work.*
+  required_events: [review.*]
+hats:
+  a:
+    description: x
+    triggers: [a.go]
+    publishes: [a.*]
+    default_publishes: a.*
+gates:
+  - name: t
+    run: make
+    before: [a.*]
+";
+    assert_eq!(
+        parse_errors(yaml),
+        [
+            "ralph.yml:2:23: invalid topic `done.*` in `event_loop.completion_promise`: the \
+             promise is one exact topic, not a pattern: name the topic the agent emits when the \
+             task is done",
+            "ralph.yml:3:19: invalid topic `work.*` in `event_loop.starting_event`: ralph \
+             publishes this topic itself, so it is one exact topic, not a pattern: name it",
+            "ralph.yml:4:21: invalid topic `review.*` in `event_loop.required_events`: required \
+             events are exact topics, not patterns: list each topic that must be emitted before \
+             completion",
+            "ralph.yml:9:17: invalid topic `a.*` in `hats.a.publishes`: a hat publishes exact \
+             topics, not patterns: list each topic the hat may emit",
+            "ralph.yml:10:24: invalid topic `a.*` in `hats.a.default_publishes`: ralph publishes \
+             this topic itself, so it is one exact topic, not a pattern: name it",
+            "ralph.yml:14:14: invalid topic `a.*` in `gates[0].before`: a gate guards exact \
+             topics, not patterns: list each topic the gate guards",
         ]
     );
 }

@@ -224,7 +224,7 @@ fn dump_of_the_upstream_example() {
 fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
     let resolved = support::resolve_ok(
         "cli:\n  backend: custom\n  command: ./agent\n  args: [--global]\n  prompt_mode: stdin\n\
-         hats:\n  a:\n    description: x\n    backend: custom\n    args: [--hat]\n",
+         hats:\n  a:\n    description: x\n    triggers: [a.go]\n    backend: custom\n    args: [--hat]\n",
     );
     assert_eq!(resolved.warnings, []);
     let config = resolved.config;
@@ -249,11 +249,11 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
 fn extra_instructions_are_appended_to_the_instructions_as_paragraphs() {
     // ralph-orchestrator's key, shared between hats through a YAML anchor.
     let resolved = support::resolve_ok(
-        "hats:\n  planner:\n    description: Plans\n    instructions: |\n      Plan it.\n\
+        "hats:\n  planner:\n    description: Plans\n    triggers: [plan]\n    instructions: |\n      Plan it.\n\
          \x20   extra_instructions:\n      - &strict |\n        Be strict.\n        Say why.\n\
          \x20     - Cite files.\n\
-         \x20 builder:\n    description: Builds\n    extra_instructions: [*strict]\n\
-         \x20 reviewer:\n    description: Reviews\n    instructions: Review it.\n",
+         \x20 builder:\n    description: Builds\n    triggers: [build]\n    extra_instructions: [*strict]\n\
+         \x20 reviewer:\n    description: Reviews\n    triggers: [review]\n    instructions: Review it.\n",
     );
     assert_eq!(resolved.warnings, []);
     let instructions: Vec<&str> = (resolved.config.hats.iter())

@@ -2,16 +2,23 @@
 //! iterations did and emitted, read from its files (`history.jsonl`, the inbox and the
 //! saved inbox offset), so it works during a run as well as after.
 //!
-//! One row per emitted event; an iteration that emitted nothing gets one row with no
-//! topic. Events an agent emitted in the iteration still running (the inbox past the
-//! saved offset) come last, marked `running`. Each `ralph steer` message is a row too,
+//! One row per event: what the agent emitted (a gate's refusal marked `withheld`, as
+//! history's `withheld` says), what ralph published itself, and a person's guidance, so
+//! the rows explain why each hat ran. An iteration that produced nothing gets one row
+//! with no topic. Events an agent emitted in the iteration still running (the inbox past
+//! the saved offset) come last, marked `running`. Each `ralph steer` message is a row too,
 //! as ralph-orchestrator lists a person's guidance: topic `human.guidance`, its text the
-//! payload, first among the rows of the iteration it went to (`steering.jsonl`).
+//! payload, first among the rows of the iteration it went to (`steering.jsonl`). ralph's
+//! own events that an iteration was handed (`task.resume`, `<hat>.exhausted`,
+//! `gate.failed`, from its `consumed`) come next, and the hat's `default_publishes`
+//! (history's `default_published`) after the iteration's own events.
 
+use ralph_core::event::Event;
 use ralph_core::inbox::{InboxLine, InboxReader};
-use ralph_core::machine::IterationRecord;
+use ralph_core::machine::{EXHAUSTED_SUFFIX, IterationRecord};
 use ralph_core::steer::{Logged, SteerLogLine};
 use ralph_core::store::{IterationStart, RalphDir, RunDir, StoreError};
+use ralph_core::topic::{GATE_FAILED, TASK_RESUME};
 use ralph_core::visible::visible;
 use serde::Serialize;
 use serde_json::Value;
@@ -30,10 +37,37 @@ const RUNNING: &str = "running";
 /// The topic of a `ralph steer` message's row: ralph-orchestrator's name for a person's
 /// guidance in its event history.
 const GUIDANCE_TOPIC: &str = "human.guidance";
+/// After a topic a gate withheld, in a table.
+const WITHHELD_MARK: &str = "(withheld)";
 /// Widest payload column in a table.
 const PAYLOAD_CHARS: usize = 60;
 
-/// One row: what `--format json` prints per line (docs/commands.md).
+/// Who put a row's event on the bus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Source {
+    /// The iteration's agent (`ralph emit`).
+    Agent,
+    /// ralph itself, for its own reasons (`task.resume`, `<hat>.exhausted`, `gate.failed`).
+    Ralph,
+    /// ralph, for the hat: its `default_publishes`, because the agent emitted nothing.
+    Default,
+    /// A person, through `ralph steer`.
+    Person,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Source::Agent => "agent",
+            Source::Ralph => "ralph",
+            Source::Default => "default",
+            Source::Person => "person",
+        }
+    }
+}
+
+/// One row: what `--format json` prints per line (docs/cli.md).
 #[derive(Debug, PartialEq, Serialize)]
 struct Row {
     iteration: u32,
@@ -48,9 +82,14 @@ struct Row {
     started_at_ms: Option<u64>,
     /// The topics the iteration was given.
     consumed: Vec<String>,
-    /// The emitted event; `null` for an iteration that emitted nothing.
+    /// Who published the event; `null` with the topic.
+    source: Option<Source>,
+    /// The event; `null` for an iteration that produced nothing.
     topic: Option<String>,
     payload: Option<Value>,
+    /// A gate refused the event (or the run stopped before it was checked): it was not
+    /// published, and the hat it would have gone to did not get it.
+    withheld: bool,
 }
 
 pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
@@ -96,8 +135,8 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     }
     let history = history.records;
     let mut rows = Vec::new();
-    for record in &history {
-        rows.extend(record_rows(record));
+    for (n, record) in history.iter().enumerate() {
+        rows.extend(record_rows(record, &history[..n]));
     }
     // The inbox past what the loop has read: the running iteration's events.
     let offset = match run_dir.load() {
@@ -122,11 +161,13 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
             e,
         )
     })?;
+    rows.extend(running.ralphs_rows(&history));
     rows = with_guidance(rows, &steering, &history, &running);
     for line in pending {
         match line {
             InboxLine::Event { event } => {
-                rows.push(running.row(running.iteration, Some(event.topic), event.payload));
+                let topic = Some((Source::Agent, event.topic));
+                rows.push(running.row(running.iteration, topic, event.payload));
             }
             InboxLine::Invalid { .. } => {}
         }
@@ -149,7 +190,7 @@ fn with_guidance(
         .filter(|line| matches!(line.went, Logged::Queued | Logged::MidTurn))
         .filter_map(|line| {
             let (topic, payload) = (
-                Some(GUIDANCE_TOPIC.to_owned()),
+                Some((Source::Person, GUIDANCE_TOPIC.to_owned())),
                 Some(Value::String(line.message.clone()?)),
             );
             Some(
@@ -174,19 +215,73 @@ fn with_guidance(
     all
 }
 
-fn record_rows(record: &IterationRecord) -> Vec<Row> {
-    if record.events.is_empty() {
-        return vec![record_row(record, None, None)];
+/// The rows of the iteration `record` (`before`: the records before it): ralph's own
+/// events it was handed, what its agent emitted (marked when withheld), and the default
+/// published for its hat; one row without a topic when it produced nothing.
+fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row> {
+    let mut rows: Vec<Row> = ralphs(&record.consumed, before)
+        .map(|e| {
+            record_row(
+                record,
+                Some((Source::Ralph, e.topic.clone())),
+                e.payload.clone(),
+            )
+        })
+        .collect();
+    let given = rows.len();
+    for event in &record.events {
+        let mut row = record_row(
+            record,
+            Some((Source::Agent, event.topic.clone())),
+            event.payload.clone(),
+        );
+        row.withheld = record.withheld.contains(&event.topic);
+        rows.push(row);
     }
-    record
-        .events
-        .iter()
-        .map(|e| record_row(record, Some(e.topic.clone()), e.payload.clone()))
-        .collect()
+    // A topic withheld that the agent did not emit is the hat's default, held by its gate.
+    let emitted = |topic: &String| record.events.iter().any(|e| e.topic == *topic);
+    for topic in record.withheld.iter().filter(|t| !emitted(t)) {
+        let mut row = record_row(record, Some((Source::Default, topic.clone())), None);
+        row.withheld = true;
+        rows.push(row);
+    }
+    if let Some(topic) = &record.default_published {
+        rows.push(record_row(
+            record,
+            Some((Source::Default, topic.clone())),
+            None,
+        ));
+    }
+    if rows.len() == given {
+        rows.push(record_row(record, None, None));
+    }
+    rows
 }
 
-/// A row of the iteration `record` keeps, for `topic` and `payload`.
-fn record_row(record: &IterationRecord, topic: Option<String>, payload: Option<Value>) -> Row {
+/// The events of `consumed` that ralph published itself: `task.resume`, `gate.failed`,
+/// and `<hat>.exhausted` for a hat that ran `before` (a hat is exhausted only once it has
+/// run, so a topic of the user's that happens to end the same way is not mistaken).
+fn ralphs<'a>(
+    consumed: &'a [Event],
+    before: &'a [IterationRecord],
+) -> impl Iterator<Item = &'a Event> + 'a {
+    consumed.iter().filter(move |e| {
+        e.topic == TASK_RESUME
+            || e.topic == GATE_FAILED
+            || e.topic
+                .strip_suffix(EXHAUSTED_SUFFIX)
+                .is_some_and(|hat| before.iter().any(|r| r.hat == hat))
+    })
+}
+
+/// A row of the iteration `record` keeps, for `topic` (with who published it) and
+/// `payload`.
+fn record_row(
+    record: &IterationRecord,
+    topic: Option<(Source, String)>,
+    payload: Option<Value>,
+) -> Row {
+    let (source, topic) = topic.unzip();
     Row {
         iteration: record.iteration,
         hat: Some(record.hat.clone()),
@@ -194,8 +289,10 @@ fn record_row(record: &IterationRecord, topic: Option<String>, payload: Option<V
         outcome: record.outcome.name().to_owned(),
         started_at_ms: Some(record.started_at_ms),
         consumed: record.consumed.iter().map(|e| e.topic.clone()).collect(),
+        source,
         topic,
         payload,
+        withheld: false,
     }
 }
 
@@ -209,8 +306,9 @@ struct Running {
 impl Running {
     /// A row of `iteration`, which has no record yet, for `topic` and `payload`: described
     /// by the start line when it is this iteration's.
-    fn row(&self, iteration: u32, topic: Option<String>, payload: Option<Value>) -> Row {
+    fn row(&self, iteration: u32, topic: Option<(Source, String)>, payload: Option<Value>) -> Row {
         let start = self.start.as_ref().filter(|s| s.iteration == iteration);
+        let (source, topic) = topic.unzip();
         Row {
             iteration,
             hat: start.map(|s| s.hat.clone()),
@@ -220,9 +318,29 @@ impl Running {
             consumed: start.map_or_else(Vec::new, |s| {
                 s.events.iter().map(|e| e.topic.clone()).collect()
             }),
+            source,
             topic,
             payload,
+            withheld: false,
         }
+    }
+
+    /// Rows for ralph's own events the running iteration was handed, as its start line
+    /// says (`history`: every finished iteration).
+    fn ralphs_rows(&self, history: &[IterationRecord]) -> Vec<Row> {
+        let Some(start) = self
+            .start
+            .as_ref()
+            .filter(|s| s.iteration == self.iteration)
+        else {
+            return Vec::new();
+        };
+        ralphs(&start.events, history)
+            .map(|e| {
+                let topic = Some((Source::Ralph, e.topic.clone()));
+                self.row(self.iteration, topic, e.payload.clone())
+            })
+            .collect()
     }
 }
 
@@ -247,7 +365,7 @@ fn table(rows: &[Row], run_id: &str, start: u64) -> String {
     if rows.is_empty() {
         return format!("run {run_id}: no events\n");
     }
-    let cells: Vec<[String; 6]> = rows
+    let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
             let payload = match &r.payload {
@@ -262,13 +380,24 @@ fn table(rows: &[Row], run_id: &str, start: u64) -> String {
                 r.iteration.to_string(),
                 visible(r.hat.as_deref().unwrap_or("…")).into_owned(),
                 r.outcome.clone(),
-                visible(r.topic.as_deref().unwrap_or("—")).into_owned(),
+                r.source.map_or("", Source::name).to_owned(),
+                topic_cell(r),
                 truncate(&visible(&one_line(&payload)), PAYLOAD_CHARS),
             ]
         })
         .collect();
-    let header = ["TIME", "ITER", "HAT", "OUTCOME", "TOPIC", "PAYLOAD"];
+    let header = ["TIME", "ITER", "HAT", "OUTCOME", "FROM", "TOPIC", "PAYLOAD"];
     text_table(header, cells, &[1])
+}
+
+/// The topic as the table shows it: `—` for none, with a mark when a gate withheld it.
+fn topic_cell(row: &Row) -> String {
+    let topic = visible(row.topic.as_deref().unwrap_or("—")).into_owned();
+    if row.withheld {
+        format!("{topic} {WITHHELD_MARK}")
+    } else {
+        topic
+    }
 }
 
 fn truncate(text: &str, max: usize) -> String {

@@ -26,8 +26,10 @@ fn the_table_aligns_its_columns_and_keeps_payloads_to_one_line() {
         outcome: "succeeded".into(),
         started_at_ms: Some(1_000 + 65_000 * u64::from(iteration - 1)),
         consumed: vec![],
+        source: topic.map(|_| Source::Agent),
         topic: topic.map(str::to_owned),
         payload,
+        withheld: false,
     };
     let rows = [
         row(
@@ -36,6 +38,11 @@ fn the_table_aligns_its_columns_and_keeps_payloads_to_one_line() {
             Some(Value::from("step one\nstep two")),
         ),
         row(2, None, None),
+        Row {
+            source: Some(Source::Default),
+            withheld: true,
+            ..row(3, Some("build.done"), None)
+        },
         Row {
             hat: None,
             backend: None,
@@ -46,10 +53,11 @@ fn the_table_aligns_its_columns_and_keeps_payloads_to_one_line() {
     ];
     assert_eq!(
         table(&rows, "r", 1_000),
-        "TIME  ITER  HAT      OUTCOME    TOPIC       PAYLOAD\n\
-             0:00     1  builder  succeeded  plan.ready  step one step two\n\
-             1:05     2  builder  succeeded  —\n        \
-             10  …        running    x           {\"a\":1}\n"
+        "TIME  ITER  HAT      OUTCOME    FROM     TOPIC                  PAYLOAD\n\
+             0:00     1  builder  succeeded  agent    plan.ready             step one step two\n\
+             1:05     2  builder  succeeded           —\n\
+             2:10     3  builder  succeeded  default  build.done (withheld)\n        \
+             10  …        running    agent    x                      {\"a\":1}\n"
     );
 }
 
@@ -63,8 +71,10 @@ fn a_filtered_table_keeps_the_runs_clock() {
         outcome: "succeeded".into(),
         started_at_ms: Some(66_000),
         consumed: vec![],
+        source: Some(Source::Agent),
         topic: Some("build.done".into()),
         payload: None,
+        withheld: false,
     };
     assert!(table(&[row], "r", 1_000).contains("\n1:05 "));
 }
@@ -90,7 +100,7 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
         record
     };
     let history = [record(1, &["a", "b"]), record(2, &[])];
-    let mut rows: Vec<Row> = history.iter().flat_map(record_rows).collect();
+    let mut rows: Vec<Row> = history.iter().flat_map(|r| record_rows(r, &[])).collect();
     let line = |went, iteration, message: Option<&str>| SteerLogLine {
         at_ms: 0,
         id: "x".into(),
@@ -151,5 +161,77 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
     assert_eq!(
         (last.started_at_ms, last.consumed.as_slice()),
         (Some(3000), ["build.done".to_owned()].as_slice())
+    );
+}
+
+#[test]
+fn an_iterations_rows_say_what_ralph_published_and_what_a_gate_withheld() {
+    let event = |topic: &str, payload: Option<&str>| ralph_core::event::Event {
+        topic: topic.into(),
+        payload: payload.map(Value::from),
+        to: None,
+    };
+    let record = |iteration, hat: &str| -> IterationRecord {
+        serde_json::from_value(serde_json::json!({
+            "iteration": iteration, "hat": hat, "backend": "pi", "model": null,
+            "outcome": {"status": "succeeded"}, "started_at_ms": 1000 * iteration,
+            "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
+            "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+            "turns": 1, "consumed": [], "events": [], "invalid_lines": 0
+        }))
+        .unwrap()
+    };
+    let builder = record(1, "builder");
+    let mut reviewer = record(2, "reviewer");
+    reviewer.consumed = vec![
+        event(GATE_FAILED, Some("tests failed")),
+        event(
+            "builder.exhausted",
+            Some("hat `builder` reached max_activations"),
+        ),
+        // Not ralph's: no hat `budget` ran before.
+        event("budget.exhausted", None),
+        event(TASK_RESUME, None),
+    ];
+    reviewer.events = vec![event("review.done", None), event("LOOP_COMPLETE", None)];
+    reviewer.withheld = vec!["LOOP_COMPLETE".into(), "docs.done".into()];
+    reviewer.default_published = Some("review.next".into());
+    let rows = record_rows(&reviewer, std::slice::from_ref(&builder));
+    let shown: Vec<(Option<Source>, Option<&str>, bool)> = rows
+        .iter()
+        .map(|r| (r.source, r.topic.as_deref(), r.withheld))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Some(Source::Ralph), Some(GATE_FAILED), false),
+            (Some(Source::Ralph), Some("builder.exhausted"), false),
+            (Some(Source::Ralph), Some(TASK_RESUME), false),
+            (Some(Source::Agent), Some("review.done"), false),
+            (Some(Source::Agent), Some("LOOP_COMPLETE"), true),
+            (Some(Source::Default), Some("docs.done"), true),
+            (Some(Source::Default), Some("review.next"), false),
+        ]
+    );
+    assert_eq!(rows[0].payload, Some(Value::from("tests failed")));
+    let json = serde_json::to_value(&rows[4]).unwrap();
+    assert_eq!(
+        (&json["source"], &json["withheld"]),
+        (&Value::from("agent"), &Value::from(true))
+    );
+
+    // Handed only ralph's events and emitting nothing, the iteration still gets its row.
+    let mut resumed = record(3, "builder");
+    resumed.consumed = vec![event(TASK_RESUME, None)];
+    let shown: Vec<(Option<Source>, Option<String>)> = record_rows(&resumed, &[])
+        .into_iter()
+        .map(|r| (r.source, r.topic))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Some(Source::Ralph), Some(TASK_RESUME.to_owned())),
+            (None, None)
+        ]
     );
 }

@@ -138,7 +138,7 @@ pub enum ConfigErrorKind {
         suggestion: Option<&'static str>,
         allowed: Vec<&'static str>,
     },
-    #[error("invalid topic `{topic}` in `{key}`: {reason}")]
+    #[error("invalid topic `{topic}` in `{key}`: {}", topic_reason(.key, .reason))]
     InvalidTopic {
         key: String,
         topic: String,
@@ -179,6 +179,30 @@ pub enum ConfigErrorKind {
     DuplicateTrigger {
         topic: String,
         hat: String,
+        first_hat: String,
+        first: Origin,
+    },
+    #[error(
+        "hat `{hat}` triggers on `{topic}`, the completion promise: publishing the promise \
+         ends the loop, so the hat would never run on it. Trigger on a topic of your own, or \
+         set `event_loop.completion_promise` to another topic"
+    )]
+    TriggerIsPromise { hat: String, topic: String },
+    #[error(
+        "`event_loop.starting_event` and `event_loop.completion_promise` are both `{topic}`: \
+         the run would start by handing the agent its own end signal. Give them different \
+         topics"
+    )]
+    StartIsPromise { topic: String },
+    #[error(
+        "hats `{first_hat}` and `{hat}` have trigger patterns that can match the same topic \
+         (`{pattern}` here, `{first_pattern}` at {first}): each event must route to exactly \
+         one hat, so narrow one of the patterns, or list the topics instead"
+    )]
+    OverlappingTriggers {
+        pattern: String,
+        hat: String,
+        first_pattern: String,
         first_hat: String,
         first: Origin,
     },
@@ -261,6 +285,31 @@ fn prompt_file_hint(source: &io::Error) -> &'static str {
     }
 }
 
+/// Why a topic written under `key` is refused; a wildcard is answered for what the key
+/// does, since what to write instead differs (one topic, or each topic of a list).
+fn topic_reason(key: &str, reason: &TopicError) -> String {
+    if *reason != TopicError::Wildcard {
+        return reason.to_string();
+    }
+    // Triggers take patterns (`crate::trigger`): they never get here.
+    let instead = if key.ends_with(".publishes") {
+        "a hat publishes exact topics, not patterns: list each topic the hat may emit"
+    } else if key.ends_with("required_events") {
+        "required events are exact topics, not patterns: list each topic that must be \
+         emitted before completion"
+    } else if key.ends_with(".before") {
+        "a gate guards exact topics, not patterns: list each topic the gate guards"
+    } else if key.ends_with("starting_event") || key.ends_with("default_publishes") {
+        "ralph publishes this topic itself, so it is one exact topic, not a pattern: name it"
+    } else if key.contains("completion") {
+        "the promise is one exact topic, not a pattern: name the topic the agent emits when \
+         the task is done"
+    } else {
+        return reason.to_string();
+    };
+    instead.to_owned()
+}
+
 /// Keys as a message lists them: `` `a`, `b` ``.
 fn quoted(keys: &[&str]) -> String {
     keys.iter()
@@ -324,7 +373,7 @@ impl From<ConfigError> for ConfigErrors {
 }
 
 /// Something ralph ignores on purpose and tells the user about, because running
-/// without it is safe.
+/// without it is safe; or a workflow that runs, but not the way the file reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{origin}: {kind}")]
 pub struct ConfigWarning {
@@ -334,7 +383,7 @@ pub struct ConfigWarning {
     pub kind: ConfigWarningKind,
 }
 
-/// What is ignored.
+/// What is ignored, or what in the workflow does not do what it seems to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigWarningKind {
     #[error("`{key}` is not supported by ralph (yet) and is ignored: {why}")]
@@ -357,6 +406,39 @@ pub enum ConfigWarningKind {
     HookPhaseNotFiring { key: String },
     #[error("no hook runs unless `{key}` is `true`")]
     HooksNotEnabled { key: String },
+    #[error(
+        "hat `{hat}` has no triggers, so it never runs: list in `hats.{hat}.triggers` the \
+         topics it handles, or remove the hat"
+    )]
+    HatWithoutTriggers { hat: String },
+    #[error(
+        "no hat triggers on the starting event `{topic}`, so ralph's coordinator takes the \
+         first iteration: add `{topic}` to the `triggers` of the hat that should start, or \
+         remove `event_loop.starting_event` if the coordinator is meant to start"
+    )]
+    StartGoesToCoordinator { topic: String },
+    #[error(
+        "hat `{hat}`'s trigger `{pattern}` does not take the starting event `{topic}`: ralph \
+         hands its own start to its coordinator. To start with this hat, set \
+         `event_loop.starting_event` to a topic of your own that the pattern takes"
+    )]
+    PatternSkipsStart {
+        hat: String,
+        pattern: String,
+        topic: String,
+    },
+    #[error(
+        "hat `{hat}`'s `default_publishes` is `{topic}`, which its `publishes` does not list: \
+         the agent is told it emits other topics, yet ralph publishes `{topic}` for it. Add \
+         `{topic}` to `hats.{hat}.publishes`, or make the default one of the topics listed"
+    )]
+    DefaultNotPublished { hat: String, topic: String },
+    #[error(
+        "`{topic}` is required before completion, but no hat lists it in `publishes`: no \
+         agent is told to emit it, so completion is refused until one does anyway. Add it to \
+         the `publishes` of the hat that should emit it"
+    )]
+    RequiredNotPublished { topic: String },
     #[error(
         "a hats file (-H) brings hats and their workflow keys only: what it sets under \
          {keys} is ignored (the project's config decides that)"

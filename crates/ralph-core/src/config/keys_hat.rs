@@ -28,7 +28,11 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Dump::Hat(|h| Some(string(&h.description))),
         Read::Own),
     key(Hat, "triggers", Type::Topics, value(Value::EmptyList),
-        "The topics this hat handles; a topic triggers one hat only.", Init::InExample,
+        "The topics this hat handles; a topic triggers one hat only. A `*` segment stands \
+         for any one segment (`build.*` takes `build.done`) and `*` alone for any topic; an \
+         exact trigger beats a pattern, a pattern beats `*`, and no pattern takes \
+         `task.start` or `task.resume` (ralph's coordinator keeps them).",
+        Init::InExample,
         Dump::Hat(|h| Some(strings(&h.triggers))),
         Read::Hat(|dec, f, h| h.triggers = read::triggers(dec, f, &h.id.value))),
     key(Hat, "publishes", Type::Topics, value(Value::EmptyList),

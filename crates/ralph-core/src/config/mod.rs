@@ -56,6 +56,7 @@ mod resolved;
 mod stdin_on_pty;
 mod suggest;
 mod template;
+mod topology;
 mod unsupported;
 mod yaml_value;
 

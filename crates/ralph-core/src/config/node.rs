@@ -18,7 +18,7 @@ use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, Co
 use super::origin::{Origin, Spanned};
 use super::suggest::closest;
 use super::unsupported::{Impact, Unsupported};
-use crate::topic::validate_topic;
+use crate::topic::{TopicError, validate_topic};
 
 pub(crate) type Node<'a> = MarkedYaml<'a>;
 
@@ -500,16 +500,25 @@ impl Decoder {
 
     pub(crate) fn topic(&mut self, field: &Field<'_>) -> Option<Spanned<String>> {
         let topic = self.string(field)?;
-        self.check_topic(&field.path, topic)
+        self.check_topic(&field.path, topic, validate_topic)
     }
 
     /// A list of distinct, valid topics.
     pub(crate) fn topics(&mut self, field: &Field<'_>) -> Option<Spanned<Vec<Spanned<String>>>> {
+        self.topics_with(field, validate_topic)
+    }
+
+    /// A list of distinct items, each valid by `validate` (topics, or trigger patterns).
+    pub(crate) fn topics_with(
+        &mut self,
+        field: &Field<'_>,
+        validate: fn(&str) -> Result<(), TopicError>,
+    ) -> Option<Spanned<Vec<Spanned<String>>>> {
         let list = self.strings(field)?;
         let errors_before = self.errors.len();
         let mut topics: Vec<Spanned<String>> = Vec::with_capacity(list.value.len());
         for topic in list.value {
-            let Some(topic) = self.check_topic(&field.path, topic) else {
+            let Some(topic) = self.check_topic(&field.path, topic, validate) else {
                 continue;
             };
             if topics.iter().any(|t| t.value == topic.value) {
@@ -527,8 +536,13 @@ impl Decoder {
         (self.errors.len() == errors_before).then(|| Spanned::new(topics, list.origin))
     }
 
-    fn check_topic(&mut self, path: &str, topic: Spanned<String>) -> Option<Spanned<String>> {
-        match validate_topic(&topic.value) {
+    fn check_topic(
+        &mut self,
+        path: &str,
+        topic: Spanned<String>,
+        validate: fn(&str) -> Result<(), TopicError>,
+    ) -> Option<Spanned<String>> {
+        match validate(&topic.value) {
             Ok(()) => Some(topic),
             Err(reason) => {
                 self.errors.push(ConfigError::new(

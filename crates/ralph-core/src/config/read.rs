@@ -78,13 +78,14 @@ pub(crate) fn completion_promise(dec: &mut Decoder, field: &Field<'_>) -> Option
 const EMPTY_PROMISE_WHY: &str =
     "the agent could never signal that the task is done; remove the key to use the default";
 
-/// A hat's `triggers`: topics, none of them one ralph publishes itself.
+/// A hat's `triggers`: topics or patterns (`crate::trigger`), none of them a topic ralph
+/// publishes itself.
 pub(crate) fn triggers(
     dec: &mut Decoder,
     field: &Field<'_>,
     hat: &str,
 ) -> Option<SpannedList<String>> {
-    let triggers = dec.topics(field);
+    let triggers = dec.topics_with(field, crate::trigger::validate_trigger);
     for topic in triggers.iter().flat_map(|t| &t.value) {
         if RESERVED_TRIGGERS.contains(&topic.value.as_str()) {
             dec.errors.push(ConfigError::new(

@@ -48,4 +48,14 @@ Two groups of keys travel together across layers: a layer that sets `prompt` or
 `prompt_file` replaces both, and a layer that switches `cli.backend` to another backend
 drops the lower layers' `command`, `args`, `prompt_mode`, `prompt_flag`, `output_format`
 and `pty`. Hats and prices are replaced whole, per hat id and per model.
+
+Once the layers are merged, ralph checks that the workflow fits together. Errors, since
+the loop could not work as written: a hat that triggers on the completion promise, a
+`starting_event` that is the promise, two hats whose trigger patterns could both take one
+topic. Warnings, since the loop runs but not as the file reads: a hat without triggers (it
+never runs), a `starting_event` no hat triggers on (ralph's coordinator takes the first
+iteration; also when a pattern such as `task.*` would take ralph's own `task.start`), a
+`default_publishes` that the hat's non-empty `publishes` leaves out, and a required event
+that no hat lists in `publishes` (checked when every hat lists its topics). `ralph run`,
+`--dry-run` and `ralph doctor` show both, with the key's `file:line:column`.
 ";

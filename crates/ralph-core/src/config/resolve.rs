@@ -25,6 +25,7 @@ use super::resolved::{
     ResolvedConfig, TasksConfig, TranscriptsConfig,
 };
 use crate::topic::TASK_START;
+use crate::trigger::{Rank, overlap, rank};
 
 /// What resolution needs to know about the surroundings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +78,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
         || DEFAULT_PRIORITY.to_vec(),
         |list| list.value.into_iter().map(|k| k.value).collect(),
     );
+    // Read before the event loop's keys are taken apart: it needs their origins.
+    let topology = super::topology::check(&raw);
     let event_loop = r.event_loop(raw.event_loop, env);
     let core = CoreConfig {
         scratchpad: match raw.core.scratchpad.enabled.map(|e| e.value) {
@@ -95,6 +98,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
             .map_or_else(|| PathBuf::from(DEFAULT_SPECS_DIR), |p| p.value),
     };
     r.check_triggers(&raw.hats);
+    r.errors.extend(topology.errors);
+    r.warnings.extend(topology.warnings);
     r.errors
         .extend(super::stdin_on_pty::check(&raw.cli, &raw.hats));
     let fallback = r
@@ -392,11 +397,35 @@ impl Resolver {
             .collect()
     }
 
-    /// Each trigger routes to one hat: the second hat to claim a topic is the error.
+    /// Each trigger routes to one hat: the second hat to claim a topic is the error, and
+    /// so is a segment pattern that could take a topic another hat's pattern takes (an
+    /// exact trigger beats a pattern, so it may sit under one).
     fn check_triggers(&mut self, hats: &[RawHat]) {
         let mut claimed: Vec<(&str, &str, &Origin)> = Vec::new();
         for hat in hats {
             for topic in hat.triggers.iter().flat_map(|t| &t.value) {
+                let overlapping = (rank(&topic.value) == Rank::Segments)
+                    .then(|| {
+                        claimed.iter().find(|(t, h, _)| {
+                            *h != hat.id.value
+                                && rank(t) == Rank::Segments
+                                && overlap(t, &topic.value)
+                        })
+                    })
+                    .flatten();
+                if let Some((first_pattern, first_hat, first)) = overlapping
+                    && *first_pattern != topic.value
+                {
+                    let kind = ConfigErrorKind::OverlappingTriggers {
+                        pattern: topic.value.clone(),
+                        hat: hat.id.value.clone(),
+                        first_pattern: (*first_pattern).to_owned(),
+                        first_hat: (*first_hat).to_owned(),
+                        first: (*first).clone(),
+                    };
+                    self.error(topic.origin.clone(), kind);
+                    continue;
+                }
                 match claimed.iter().find(|(t, _, _)| *t == topic.value) {
                     Some((_, first_hat, first)) => {
                         let kind = ConfigErrorKind::DuplicateTrigger {

@@ -64,6 +64,7 @@ use crate::config::{LoopConfig, RateLimitConfig, RateLimitPolicy, ResolvedConfig
 use crate::event::Event;
 use crate::steer::IterationSteering;
 use crate::topic::TASK_RESUME;
+use crate::trigger::{self, Rank};
 
 pub use crate::topic::DEFAULT_HAT;
 
@@ -122,18 +123,33 @@ impl Rules {
         }
     }
 
-    /// The hat that triggers on `topic`, if any.
+    /// The hat that triggers on `topic`, if any: the one whose trigger names it
+    /// exactly, else the one whose segment pattern takes it, else the one with `*`
+    /// (`crate::trigger`; the config lets only one hat claim each).
     pub fn route(&self, topic: &str) -> Option<&HatRule> {
-        self.hats
-            .iter()
-            .find(|h| h.triggers.iter().any(|t| t == topic))
+        self.route_at(topic, Rank::Exact)
+            .or_else(|| self.route_pattern(topic))
     }
 
-    /// The hat `event` goes to: the one that triggers on its topic, else the hat it is
-    /// addressed to.
+    /// The hat `event` goes to: the one whose trigger names its topic exactly, else the
+    /// hat it is addressed to, else the one whose pattern takes it. A hat addressed with
+    /// ralph's answer to its own event (`gate.failed`) gets it before a catch-all.
     pub fn route_event(&self, event: &Event) -> Option<&HatRule> {
-        self.route(&event.topic)
+        self.route_at(&event.topic, Rank::Exact)
             .or_else(|| event.to.as_deref().and_then(|id| self.hat(id)))
+            .or_else(|| self.route_pattern(&event.topic))
+    }
+
+    fn route_pattern(&self, topic: &str) -> Option<&HatRule> {
+        self.route_at(topic, Rank::Segments)
+            .or_else(|| self.route_at(topic, Rank::Any))
+    }
+
+    /// The hat with a trigger of `rank` that takes `topic`.
+    fn route_at(&self, topic: &str, rank: Rank) -> Option<&HatRule> {
+        self.hats.iter().find(|h| {
+            (h.triggers.iter()).any(|t| trigger::rank(t) == rank && trigger::matches(t, topic))
+        })
     }
 
     fn hat(&self, id: &str) -> Option<&HatRule> {

@@ -371,3 +371,53 @@ fn finish_records_the_iteration_and_the_totals() {
         }
     );
 }
+
+#[test]
+fn an_exact_trigger_beats_a_segment_pattern_which_beats_a_lone_star() {
+    let rules = Rules {
+        hats: vec![
+            hat("catchall", &["*"]),
+            hat("builder", &["build.*"]),
+            hat("finisher", &["build.done"]),
+        ],
+        ..limits(solo(), |l| l.starting_event = "work.start".into())
+    };
+    let routed = |topic: &str| rules.route(topic).map(|h| h.id.as_str());
+    assert_eq!(
+        [
+            routed("build.done"),
+            routed("build.failed"),
+            routed("build.failed.twice"),
+            routed("review.ok"),
+            // ralph's own start and resume stay with its coordinator.
+            routed(TASK_START),
+            routed(TASK_RESUME),
+        ],
+        [
+            Some("finisher"),
+            Some("builder"),
+            Some("catchall"),
+            Some("catchall"),
+            None,
+            None
+        ]
+    );
+    // ralph's answer to a hat's refused event goes back to that hat, not to a pattern.
+    let refused = Event {
+        to: Some("finisher".into()),
+        ..ev("gate.failed")
+    };
+    assert_eq!(
+        rules.route_event(&refused).map(|h| h.id.as_str()),
+        Some("finisher")
+    );
+
+    let mut m = Machine::new(rules);
+    let trace = [
+        step(&mut m, ok(&[ev("build.started")])),
+        step(&mut m, ok(&[ev("build.done")])),
+    ];
+    assert_eq!(trace[0].0, "catchall", "work.start: only `*` takes it");
+    assert_eq!(trace[1].0, "builder");
+    assert_eq!(run(&mut m).hat, "finisher");
+}
