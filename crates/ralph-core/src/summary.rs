@@ -30,6 +30,10 @@ pub struct SummaryInput<'a> {
 
 /// How many lines of the task the summary quotes.
 const OBJECTIVE_LINES: usize = 3;
+/// The most pending events the summary lists (a queue can hold thousands).
+const PENDING_SHOWN: usize = 20;
+/// Characters of a pending event's payload shown (its first line).
+const PAYLOAD_SHOWN_CHARS: usize = 120;
 
 /// The text of `summary.md`.
 pub fn render_summary(input: &SummaryInput<'_>) -> String {
@@ -139,16 +143,29 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
     let completed = matches!(input.reason, StopReason::Completed { .. });
     if !completed && !s.pending.is_empty() {
         out.push_str("\n## Pending events\n\n");
-        for event in &s.pending {
+        for event in s.pending.iter().take(PENDING_SHOWN) {
             match event.payload_text() {
                 Some(p) => {
                     let first = p.lines().next().unwrap_or_default();
-                    let _ = writeln!(out, "- `{}`: {first}", event.topic);
+                    let shown = crate::inbox::excerpt(first, PAYLOAD_SHOWN_CHARS);
+                    let _ = writeln!(out, "- `{}`: {shown}", event.topic);
                 }
                 None => {
                     let _ = writeln!(out, "- `{}`", event.topic);
                 }
             }
+        }
+        if let Some(more) = s
+            .pending
+            .len()
+            .checked_sub(PENDING_SHOWN)
+            .filter(|n| *n > 0)
+        {
+            let _ = writeln!(
+                out,
+                "- and {more} more (`ralph run --continue` hands them on; `state.json` has \
+                 them all)"
+            );
         }
     }
     out.push_str(if completed {

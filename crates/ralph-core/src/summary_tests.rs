@@ -191,3 +191,28 @@ fn a_cost_counts_the_iterations_that_reported_none_in_words() {
     );
     assert_eq!(cost(0.0, 3, 3), "unknown (the agent reported no cost)");
 }
+
+#[test]
+fn a_long_queue_is_listed_in_part_each_payload_cut_short() {
+    let mut state = LoopState::default();
+    for i in 0..PENDING_SHOWN + 5 {
+        state
+            .pending
+            .push_back(Event::with_text(format!("t{i}"), "x".repeat(65_000)));
+    }
+    let reason = StopReason::MaxIterations { limit: 3 };
+    let text = render_summary(&SummaryInput {
+        run_id: "20261126T101500Z",
+        objective: "Add a flag.",
+        reason: &reason,
+        state: &state,
+        max_iterations: 3,
+        hats: &[],
+        steering: SteerTally::default(),
+    });
+    assert!(text.len() < 10_000, "{} bytes", text.len());
+    let shown = format!("- `t0`: {}…\n", "x".repeat(PAYLOAD_SHOWN_CHARS));
+    assert!(text.contains(&shown), "{text}");
+    assert!(!text.contains("`t20`"), "{text}");
+    assert!(text.contains("- and 5 more ("), "{text}");
+}
