@@ -270,22 +270,8 @@ fn claude_stopped_after_its_model_answered_is_billed_at_least_not_free() {
         "claude/v2.1.332_rich.jsonl | | pause_at=12\n",
     );
     let child = ws.start_json(&["-p", "task"]);
-    let paused = ws.path().join(".fake/paused-12");
-    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
-    while !paused.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the agent never paused"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(common::code(out.status), 130, "{stderr}");
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
+    common::wait_for_file(&ws.path().join(".fake/paused-12"), "the agent's pause");
+    let events = common::interrupt_json(&ws, child);
     let totals = &common::finished(&events)["totals"];
     assert_eq!(totals["cost_complete"], json!(false), "{totals}");
     let out = ws.run(&["runs", "--format", "json"]);
@@ -301,22 +287,8 @@ fn a_custom_agent_stopped_after_it_answered_has_an_unknown_cost_not_zero() {
         "",
     );
     let child = ws.start_json(&["-p", "task"]);
-    let started = ws.path().join("started");
-    let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
-    while !started.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the agent never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(common::code(out.status), 130, "{stderr}");
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
+    common::wait_for_file(&ws.path().join("started"), "the agent's start");
+    let events = common::interrupt_json(&ws, child);
     let totals = &finished(&events)["totals"];
     assert_eq!(totals["cost_complete"], json!(false), "{totals}");
 }

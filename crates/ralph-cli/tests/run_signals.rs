@@ -217,15 +217,8 @@ fn ctrl_c_stops_a_run_whose_stdout_nobody_reads() {
         .spawn()
         .expect("spawn ralph");
     let unread = child.stdout.take();
-    let started = ws.path().join("started");
+    common::wait_for_file(&ws.path().join("started"), "the agent's start");
     let deadline = std::time::Instant::now() + common::RUN_TIMEOUT;
-    while !started.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the agent never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
     // Long enough for the pipe and the queue to fill.
     std::thread::sleep(std::time::Duration::from_secs(2));
     kill(pid_of(&child), Signal::SIGINT).expect("SIGINT");

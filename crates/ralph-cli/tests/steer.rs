@@ -18,6 +18,21 @@ const CONFIG: &str = "cli:\n  backend: pi\n";
 /// loop runs to its iteration limit).
 const PAUSED_FIRST: &str = "pi/anthropic/text.jsonl | | pause_at=1\npi/anthropic/text.jsonl | |\n";
 
+/// Waits until the `in-hook` marker of a slow `pre.iteration.start` hook appears (ralph
+/// must not have ended first); gives `child` back.
+fn wait_in_hook(ws: &Workspace, mut child: std::process::Child) -> std::process::Child {
+    let marker = ws.path().join("in-hook");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(Instant::now() < deadline, "the hook never ran");
+        if child.try_wait().expect("wait").is_some() {
+            panic!("ralph ended: {:?}", wait_output(child));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
 /// Waits until the fake agent of invocation `n` reached its pause.
 fn wait_paused(ws: &Workspace, n: usize) {
     let marker = ws.path().join(format!(".fake/paused-{n}"));
@@ -316,16 +331,8 @@ fn the_loop_answers_while_a_hook_runs_and_the_coming_iteration_carries_the_messa
                   pre.iteration.start:\n      - {name: slow, command: 'touch in-hook; while [ ! \
                   -f hook-go ]; do sleep 0.05; done', on_error: warn}\n";
     let ws = Workspace::new(config, "pi/anthropic/text.jsonl | |\n");
-    let mut child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "1"]);
-    let marker = ws.path().join("in-hook");
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    while !marker.exists() {
-        assert!(Instant::now() < deadline, "the hook never ran");
-        if child.try_wait().expect("wait").is_some() {
-            panic!("ralph ended: {:?}", wait_output(child));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = ws.start(&["run", "-q", "-p", "task", "--max-iterations", "1"]);
+    let child = wait_in_hook(&ws, child);
     steer_queued(&ws, "Before you start: plan B.", 1);
     // Shown while the hook still runs.
     received_before(&ws, "hook_finished");
@@ -467,16 +474,8 @@ fn guidance_in_a_prompt_no_agent_could_take_is_queued_again_not_delivered() {
                   in-hook; while [ ! -f hook-go ]; do sleep 0.05; done', on_error: warn}\n";
     let ws = Workspace::new(config, "");
     std::fs::write(ws.path().join("task.md"), "x".repeat(120 * 1024)).unwrap();
-    let mut child = ws.start_json(&["-P", "task.md", "--max-iterations", "3"]);
-    let marker = ws.path().join("in-hook");
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    while !marker.exists() {
-        assert!(Instant::now() < deadline, "the hook never ran");
-        if child.try_wait().expect("wait").is_some() {
-            panic!("ralph ended: {:?}", wait_output(child));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = ws.start_json(&["-P", "task.md", "--max-iterations", "3"]);
+    let child = wait_in_hook(&ws, child);
     steer_queued(&ws, &"y".repeat(15 * 1024), 1);
     std::fs::write(ws.path().join("hook-go"), "").unwrap();
     let events = exits_with(child, 1);

@@ -99,16 +99,7 @@ Every iteration is recorded in `history.jsonl` next to this file. The task is co
 "
         );
     // Stopped by a limit, the same run lists what is left and how to go on.
-    let reason = StopReason::MaxIterations { limit: 3 };
-    let text = render_summary(&SummaryInput {
-        run_id: "20261126T101500Z",
-        objective: "Add a flag.",
-        reason: &reason,
-        state: &state,
-        max_iterations: 3,
-        hats: &[],
-        steering: SteerTally::default(),
-    });
+    let text = limited_summary(&state);
     assert!(
         text.ends_with(
             "## Pending events\n\n- `review.rejected`: tests fail\n\nEvery iteration is recorded \
@@ -165,6 +156,19 @@ fn the_waits_for_provider_limits_and_failovers_are_counted_only_when_there_were_
     }
 }
 
+/// The summary of a hatless run stopped in `state` by its iteration limit.
+fn limited_summary(state: &LoopState) -> String {
+    render_summary(&SummaryInput {
+        run_id: "20261126T101500Z",
+        objective: "Add a flag.",
+        reason: &StopReason::MaxIterations { limit: 3 },
+        state,
+        max_iterations: 3,
+        hats: &[],
+        steering: SteerTally::default(),
+    })
+}
+
 /// The summary of a hatless run of task `t` interrupted in `state`.
 fn interrupted_summary(state: &LoopState, steering: SteerTally) -> String {
     render_summary(&SummaryInput {
@@ -200,16 +204,7 @@ fn a_long_queue_is_listed_in_part_each_payload_cut_short() {
             .pending
             .push_back(Event::with_text(format!("t{i}"), "x".repeat(65_000)));
     }
-    let reason = StopReason::MaxIterations { limit: 3 };
-    let text = render_summary(&SummaryInput {
-        run_id: "20261126T101500Z",
-        objective: "Add a flag.",
-        reason: &reason,
-        state: &state,
-        max_iterations: 3,
-        hats: &[],
-        steering: SteerTally::default(),
-    });
+    let text = limited_summary(&state);
     assert!(text.len() < 10_000, "{} bytes", text.len());
     let shown = format!("- `t0`: {}…\n", "x".repeat(PAYLOAD_SHOWN_CHARS));
     assert!(text.contains(&shown), "{text}");

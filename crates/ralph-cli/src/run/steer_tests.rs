@@ -52,17 +52,23 @@ fn steer(run: &RunDir, id: &str, message: &str, next: bool) -> SteerAnswer {
     }
 }
 
+/// A new run in a workspace of its own, with its steering watched from iteration 1.
+fn watched_run() -> (tempfile::TempDir, RunDir, Steering) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = RalphDir::in_workspace(dir.path())
+        .create_run(UNIX_EPOCH)
+        .unwrap();
+    let steering = Steering::start(&run, 1);
+    (dir, run, steering)
+}
+
 fn types(seen: &Seen) -> Vec<&str> {
     seen.0.iter().map(|e| e["type"].as_str().unwrap()).collect()
 }
 
 #[test]
 fn a_target_in_the_slot_takes_messages_mid_turn_and_a_refusing_one_means_queued() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = RalphDir::in_workspace(dir.path())
-        .create_run(UNIX_EPOCH)
-        .unwrap();
-    let mut steering = Steering::start(&run, 1);
+    let (_dir, run, mut steering) = watched_run();
     let mut seen = Seen::default();
     assert_eq!(steering.start_iteration(1, &mut seen), Vec::<String>::new());
     let taker = Arc::new(Target {
@@ -180,11 +186,7 @@ fn a_continued_run_picks_up_what_was_queued() {
 
 #[test]
 fn what_a_prompt_that_could_not_start_carried_is_queued_again_with_a_notice() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = RalphDir::in_workspace(dir.path())
-        .create_run(UNIX_EPOCH)
-        .unwrap();
-    let mut steering = Steering::start(&run, 1);
+    let (_dir, run, mut steering) = watched_run();
     let mut seen = Seen::default();
     steering.start_iteration(1, &mut seen);
     assert_eq!(

@@ -246,6 +246,27 @@ pub fn wait_for_pid(path: &Path, what: &str) -> i32 {
     }
 }
 
+/// Waits until `path` exists (a marker a fake agent or a script makes).
+pub fn wait_for_file(path: &Path, what: &str) {
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{what} never happened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C to a `ralph run --output json` started with [`Workspace::start_json`], which
+/// must then exit with 130: its events.
+pub fn interrupt_json(ws: &Workspace, child: Child) -> Vec<Value> {
+    let out = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
 /// Waits for every child, each of which must exit 0 (the test fails with its stderr).
 pub fn wait_all_ok(children: Vec<Child>) {
     for child in children {

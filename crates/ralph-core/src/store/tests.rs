@@ -230,12 +230,7 @@ fn the_tenth_run_of_a_second_sorts_after_the_ninth() {
     for _ in 0..11 {
         dir.create_run(UNIX_EPOCH).unwrap();
     }
-    let ids: Vec<String> = dir
-        .runs()
-        .unwrap()
-        .iter()
-        .map(|r| r.id().to_owned())
-        .collect();
+    let ids = run_ids(&dir);
     assert_eq!(
         ids[..3],
         [
@@ -245,4 +240,13 @@ fn the_tenth_run_of_a_second_sorts_after_the_ninth() {
         ]
     );
     assert_eq!(ids.last().map(String::as_str), Some("19700101T000000Z"));
+}
+
+/// The ids of `dir`'s runs, newest first, as `ralph runs` lists them.
+pub(super) fn run_ids(dir: &RalphDir) -> Vec<String> {
+    dir.runs()
+        .unwrap()
+        .iter()
+        .map(|r| r.id().to_owned())
+        .collect()
 }

@@ -25,12 +25,7 @@ fn runs_are_listed_newest_first_with_same_second_runs_in_order() {
     }
     // Something that is not a run: ignored.
     fs::create_dir(dir.path().join(RUNS_DIR).join(".tmp")).unwrap();
-    let ids: Vec<String> = dir
-        .runs()
-        .unwrap()
-        .iter()
-        .map(|r| r.id().to_owned())
-        .collect();
+    let ids = super::super::tests::run_ids(&dir);
     assert_eq!(
         ids,
         [
