@@ -12,6 +12,8 @@ pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
     if crate::view::tui::terminal::hold(&format!("ralph: {}", visible(&message))) {
         return;
     }
+    // After what the views wrote before it: they write through a thread of their own.
+    crate::view::stdout_relay::settle();
     let mut stderr = io::stderr().lock();
     crate::view::term::status::erase_before_diagnostic(&mut stderr);
     let _ = writeln!(stderr, "ralph: {}", visible(&message));

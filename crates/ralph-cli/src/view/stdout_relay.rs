@@ -17,7 +17,7 @@
 //!   `.ralph/` have everything).
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -30,6 +30,9 @@ pub(crate) const QUEUE_BYTES: usize = 16 << 20;
 const WAIT_POLL: Duration = Duration::from_millis(50);
 /// After a stop, how long ralph waits at its end for a reader that takes nothing.
 pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a message for stderr waits for the output before it to reach a terminal
+/// ([`settle`]): a terminal takes it at once; one stopped with Ctrl-S is not waited for.
+const SETTLE_WAIT: Duration = Duration::from_millis(200);
 
 /// SIGINT, SIGTERM and SIGHUP received ([`stop_signal`]).
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
@@ -59,6 +62,17 @@ pub(crate) fn stop_signal() {
     SIGNALS.fetch_add(1, Ordering::Relaxed);
     if let Some(relay) = STDOUT.get() {
         relay.shared.changed.notify_all();
+    }
+}
+
+/// Before a message on stderr, when stdout is the same terminal: waits (briefly) until
+/// what the views wrote before it is on the screen, so the message comes after it, as
+/// when they wrote it themselves, and the status line it erases is one already drawn.
+pub(crate) fn settle() {
+    if let Some(relay) = STDOUT.get()
+        && io::stdout().is_terminal()
+    {
+        relay.wait_written(SETTLE_WAIT);
     }
 }
 
@@ -139,6 +153,21 @@ impl StdoutRelay {
         state.held += buf.len();
         self.shared.changed.notify_all();
         Ok(buf.len())
+    }
+
+    /// Waits until everything queued is written, or it cannot be, or `most` passed.
+    fn wait_written(&self, most: Duration) {
+        let until = Instant::now() + most;
+        let mut state = self.shared.state();
+        while state.held > 0 && state.failed.is_none() && !state.abandoned {
+            let Some(left) = until.checked_duration_since(Instant::now()) else {
+                return;
+            };
+            state = (self.shared.changed)
+                .wait_timeout(state, left.min(WAIT_POLL))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
     }
 
     /// The error of the write that failed, if one did.

@@ -130,3 +130,15 @@ fn a_reader_that_went_away_is_said_on_the_next_write() {
         io::ErrorKind::BrokenPipe
     );
 }
+
+#[test]
+fn a_message_waits_briefly_for_what_was_written_before_it() {
+    let reader = PausedReader::default();
+    let relay = filled(&reader);
+    // A reader that takes nothing is not waited for past the limit (no hang here).
+    relay.wait_written(WAIT_POLL);
+    assert_eq!(reader.taken().len(), 0);
+    reader.let_go();
+    relay.wait_written(Duration::from_secs(60));
+    assert_eq!(reader.taken().len(), QUEUE_BYTES);
+}
