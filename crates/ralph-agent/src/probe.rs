@@ -55,7 +55,8 @@ pub enum Availability {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DetectError {
     #[error(
-        "the `{backend}` backend needs `{binary}`, which was not found on PATH; install it: {install_hint}"
+        "the `{backend}` backend needs `{binary}`, which was not found{}; install it: {install_hint}",
+        if .binary.contains('/') { "" } else { " on PATH" }
     )]
     NotInstalled {
         backend: BackendKind,

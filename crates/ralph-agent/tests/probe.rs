@@ -147,6 +147,18 @@ async fn missing_explicit_backend_names_the_binary_and_how_to_install_it() {
     );
     let message = err.unwrap_err().to_string();
     assert!(message.contains("`opencode`") && message.contains("npm install -g opencode-ai"));
+    assert!(message.contains("not found on PATH"), "{message}");
+    // A path was never looked up on PATH, and a custom command is not installed but set.
+    let message = d
+        .require(BackendKind::Custom, Some("./nope.sh"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("needs `./nope.sh`, which was not found;")
+            && message.contains("a hat's `backend: {command: ...}`"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

@@ -256,7 +256,9 @@ impl BackendProfile {
                 interactive_args: &[],
                 interactive_delivery: PromptDelivery::Arg,
                 version_args: VERSION,
-                install_hint: "set `cli.command` in ralph.yml to a program on PATH or a path to an executable",
+                install_hint: "point its `command` in ralph.yml (`cli.command`, or a hat's \
+                           `backend: {command: ...}`) at a program on PATH or a path to an \
+                           executable",
                 needs_pty: false,
                 tools_reset_path: false,
                 model_option: None,
