@@ -246,14 +246,21 @@ impl Detector {
             .filter(|k| *k != BackendKind::Custom)
             .collect();
         for &kind in &candidates {
-            let found = self.probe(kind, None).await;
-            if self.stop.current() != StopLevel::None && found != Availability::NotInstalled {
-                return Ok(kind);
-            }
-            match self.failure(kind, None, found) {
-                None => return Ok(kind),
-                Some(broken @ DetectError::ProbeFailed { .. }) => self.passed_over.push(broken),
-                Some(_) => {}
+            match self.probe(kind, None).await {
+                Availability::Available { .. } => return Ok(kind),
+                // Stopped: taken unchecked, as `require` takes it.
+                Availability::ProbeFailed { .. } if self.stop.current() != StopLevel::None => {
+                    return Ok(kind);
+                }
+                Availability::NotInstalled => {}
+                Availability::ProbeFailed {
+                    termination,
+                    stderr_tail,
+                    ..
+                } => {
+                    let broken = self.probe_failed(kind, None, termination, stderr_tail);
+                    self.passed_over.push(broken);
+                }
             }
         }
         Err(DetectError::NoneFound { tried: candidates })
@@ -276,49 +283,48 @@ impl Detector {
         if command.or(BackendProfile::of(kind).binary).is_none() {
             return Err(DetectError::CustomWithoutCommand);
         }
-        let found = self.probe(kind, command).await;
-        match &found {
-            Availability::Available { path } => return Ok(path.clone()),
+        match self.probe(kind, command).await {
+            Availability::Available { path } => Ok(path),
             // Stopped: the command said nothing about the installation.
             Availability::ProbeFailed { path, .. } if self.stop.current() != StopLevel::None => {
-                return Ok(path.clone());
+                Ok(path)
             }
-            _ => {}
-        }
-        Err(self
-            .failure(kind, command, found)
-            .unwrap_or(DetectError::CustomWithoutCommand))
-    }
-
-    /// Why `found` (the probe of `kind`, run as `command` when given) is no agent to
-    /// run; `None` when it is one.
-    fn failure(
-        &self,
-        kind: BackendKind,
-        command: Option<&str>,
-        found: Availability,
-    ) -> Option<DetectError> {
-        let profile = BackendProfile::of(kind);
-        let binary = command.or(profile.binary).unwrap_or_default();
-        Some(match found {
-            Availability::Available { .. } => return None,
-            Availability::NotInstalled => DetectError::NotInstalled {
+            Availability::NotInstalled => Err(DetectError::NotInstalled {
                 backend: kind,
-                binary: binary.to_owned(),
-                install_hint: profile.install_hint,
-            },
+                binary: binary(kind, command).to_owned(),
+                install_hint: BackendProfile::of(kind).install_hint,
+            }),
             Availability::ProbeFailed {
                 termination,
                 stderr_tail,
                 ..
-            } => DetectError::ProbeFailed {
-                backend: kind,
-                binary: binary.to_owned(),
-                termination,
-                timeout: self.probe_timeout,
-                stderr_tail,
-                install_hint: profile.install_hint,
-            },
-        })
+            } => Err(self.probe_failed(kind, command, termination, stderr_tail)),
+        }
     }
+
+    /// The error of `kind`'s version command (run as `command` when given) that ended as
+    /// `termination`, its stderr ending with `stderr_tail`.
+    fn probe_failed(
+        &self,
+        kind: BackendKind,
+        command: Option<&str>,
+        termination: Termination,
+        stderr_tail: String,
+    ) -> DetectError {
+        DetectError::ProbeFailed {
+            backend: kind,
+            binary: binary(kind, command).to_owned(),
+            termination,
+            timeout: self.probe_timeout,
+            stderr_tail,
+            install_hint: BackendProfile::of(kind).install_hint,
+        }
+    }
+}
+
+/// The program `kind` runs: `command` when given, else its own binary (none for custom).
+fn binary(kind: BackendKind, command: Option<&str>) -> &str {
+    command
+        .or(BackendProfile::of(kind).binary)
+        .unwrap_or_default()
 }
