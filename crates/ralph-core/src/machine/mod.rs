@@ -362,6 +362,7 @@ impl Machine {
             &report.outcome,
             completion,
             !checked.withheld.is_empty(),
+            default,
         );
         if promise_not_alone(
             &promise,

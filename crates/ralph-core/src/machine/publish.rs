@@ -80,7 +80,7 @@ impl Machine {
     }
 
     /// Publishes what the iteration produced; returns the default topic published for
-    /// the hat, if any.
+    /// the hat (its `default_publishes`, `default`), if any.
     pub(super) fn publish(
         &mut self,
         iteration: &Iteration,
@@ -88,6 +88,7 @@ impl Machine {
         outcome: &IterationOutcome,
         completion: Option<CompletionSignal>,
         held_back: bool,
+        default: Option<String>,
     ) -> Option<String> {
         let promise = self.rules.event_loop.completion_promise.clone();
         let last = events.len().checked_sub(1);
@@ -111,7 +112,7 @@ impl Machine {
         }
         if completion == Some(CompletionSignal::DefaultPublishes) {
             // Published for the hat, as a signal: counted, never routed.
-            return Some(self.publish_default(iteration, false));
+            return default.map(|topic| self.publish_default(&iteration.hat, topic, false));
         }
         // A gate held an event back: the hat did hand over, and `gate.failed` goes out
         // in its place, so neither its default topic nor its input is published again.
@@ -119,9 +120,9 @@ impl Machine {
             return None;
         }
         match outcome {
-            IterationOutcome::Succeeded => (self.rules.hat(&iteration.hat))
-                .is_some_and(|h| h.default_publishes.is_some())
-                .then(|| self.publish_default(iteration, true)),
+            IterationOutcome::Succeeded => {
+                default.map(|topic| self.publish_default(&iteration.hat, topic, true))
+            }
             IterationOutcome::Failed { .. }
             | IterationOutcome::StoppedAtCostLimit
             | IterationOutcome::StoppedAtRuntimeLimit
@@ -166,19 +167,16 @@ impl Machine {
         }
     }
 
-    /// Publishes the `default_publishes` of `iteration`'s hat (which it has) for it,
-    /// routed to the next hat when `routed` (not when it is the completion signal).
-    fn publish_default(&mut self, iteration: &Iteration, routed: bool) -> String {
-        let topic = (self.rules.hat(&iteration.hat))
-            .and_then(|h| h.default_publishes.clone())
-            .unwrap_or_default();
+    /// Publishes `topic`, the `default_publishes` of `hat`, for it, routed to the next hat
+    /// when `routed` (not when it is the completion signal).
+    fn publish_default(&mut self, hat: &str, topic: String, routed: bool) -> String {
         let event = Event::new(topic.clone());
         self.record_published(&event);
         if routed {
             self.state.pending.push_back(event);
         }
         self.notices.push(Notice::DefaultPublished {
-            hat: iteration.hat.clone(),
+            hat: hat.to_owned(),
             topic: topic.clone(),
         });
         topic
