@@ -20,15 +20,14 @@ use ralph_agent::{
     probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
-    AgentConfig, HatConfig, HatsSource, LoadOptions, Overrides, RateLimitPolicy, ResolvedConfig,
-    load_detailed,
+    AgentConfig, HatConfig, HatsSource, LoadOptions, Overrides, ResolvedConfig, load_detailed,
 };
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::run::backends::can_run;
+use crate::run::backends::{agent_chain, can_run};
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -234,30 +233,17 @@ fn wanted(config: &ResolvedConfig) -> Vec<Wanted> {
     wanted
 }
 
-/// The primary agent of `hat` (the default hat for `None`) and its fallbacks.
+/// The primary agent of `hat` (the default hat for `None`) and its fallbacks, as
+/// `agent_chain` gives them to a run.
 fn chain(wanted: &mut Vec<Wanted>, config: &ResolvedConfig, hat: Option<&HatConfig>, needed: bool) {
-    let (id, primary) = match hat {
-        Some(hat) => (hat.id.clone(), config.agent_for(hat)),
-        None => (
-            ralph_core::machine::DEFAULT_HAT.to_owned(),
-            config.agent.clone(),
-        ),
-    };
-    wanted.push(Wanted {
-        hat: id.clone(),
-        fallback: None,
-        needed,
-        agent: primary,
-    });
-    if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
-        for (n, fallback) in (1..).zip(config.fallback_for(hat)) {
-            wanted.push(Wanted {
-                hat: id.clone(),
-                fallback: Some(n),
-                needed,
-                agent: config.fallback_agent(hat, fallback),
-            });
-        }
+    let id = hat.map_or(ralph_core::machine::DEFAULT_HAT, |h| h.id.as_str());
+    for (n, agent) in (0..).zip(agent_chain(config, hat)) {
+        wanted.push(Wanted {
+            hat: id.to_owned(),
+            fallback: (n > 0).then_some(n),
+            needed,
+            agent,
+        });
     }
 }
 

@@ -73,7 +73,8 @@ impl Agents {
 }
 
 /// Finds every agent `config` needs; `auto` is detected once, in priority order. A
-/// version command still running when `stop` asks is stopped ([`DetectError::Stopped`]).
+/// version command still running when `stop` asks is stopped, and its program taken
+/// unchecked (the loop then ends before it starts an agent).
 pub(crate) async fn resolve(
     config: &ResolvedConfig,
     stop: StopRequests,
@@ -91,27 +92,36 @@ pub(crate) async fn resolve(
     Ok(Agents { default, by_hat })
 }
 
-/// The primary agent of `hat` (the default hat for `None`), then, with `failover`, each
-/// of its `fallback` backends.
+/// The found agents of `hat`'s [`agent_chain`].
 async fn chain(
     detector: &mut Detector,
     detected: &mut Option<BackendKind>,
     config: &ResolvedConfig,
     hat: Option<&HatConfig>,
 ) -> Result<Vec<Agent>, DetectError> {
-    let primary = hat.map_or_else(|| config.agent.clone(), |h| config.agent_for(h));
-    let mut agents = vec![find(detector, detected, primary).await?];
-    if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
-        for fallback in config.fallback_for(hat) {
-            let agent = config.fallback_agent(hat, fallback);
-            agents.push(find(detector, detected, agent).await?);
-        }
+    let mut agents = Vec::new();
+    for agent in agent_chain(config, hat) {
+        agents.push(find(detector, detected, agent).await?);
     }
     Ok(agents)
 }
 
-/// Whether the machine can ever pick `hat`: routing is by exact topic, and events
-/// nobody triggers on go to the default hat, so a hat without triggers never runs.
+/// The agents of `hat` (the default hat for `None`) a run checks: its primary, then, with
+/// `failover`, each of its `fallback` backends in order (`ralph doctor` lists the same).
+pub(crate) fn agent_chain(config: &ResolvedConfig, hat: Option<&HatConfig>) -> Vec<AgentConfig> {
+    let primary = hat.map_or_else(|| config.agent.clone(), |h| config.agent_for(h));
+    let mut agents = vec![primary];
+    if config.rate_limit_policy(hat) == RateLimitPolicy::Failover {
+        agents.extend(
+            (config.fallback_for(hat).iter()).map(|fallback| config.fallback_agent(hat, fallback)),
+        );
+    }
+    agents
+}
+
+/// Whether the machine can ever pick `hat`: events go only to a hat whose trigger takes
+/// them (and those nobody's trigger takes to the default hat), so a hat without triggers
+/// never runs.
 pub(crate) fn can_run(hat: &HatConfig) -> bool {
     !hat.triggers.is_empty()
 }
