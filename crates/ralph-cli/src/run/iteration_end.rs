@@ -27,13 +27,13 @@ pub(super) fn not_started(
     observer: &mut dyn Observer,
     why: &CliError,
 ) -> Result<(), CliError> {
-    announce(run, &iteration, fallback, session, observer);
+    let started_at_ms = announce_start(run, &iteration, fallback, 0, session, observer);
     let inbox = read_inbox(reader, iteration.number, observer)?;
     let outcome = IterationOutcome::Failed {
         reason: why.to_string(),
     };
     run.steering.not_started(observer);
-    let report = unrun_report(run, &iteration, fallback, outcome, Usage::default(), inbox);
+    let report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
     conclude(run, iteration, report, session, observer, None)
 }
 
@@ -61,28 +61,31 @@ pub(super) fn killed(
          with what its agent had emitted",
         iteration.number, iteration.hat
     ));
-    announce(run, &iteration, 0, session, observer);
-    let usage = Usage {
+    let started_at_ms = announce_start(run, &iteration, 0, 0, session, observer);
+    let outcome = IterationOutcome::Interrupted;
+    let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
+    report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,
         ..Usage::default()
     };
-    let outcome = IterationOutcome::Interrupted;
-    let report = unrun_report(run, &iteration, 0, outcome, usage, inbox);
     conclude(run, iteration, report, session, observer, None)?;
     run.machine.go_on_after_kill();
     Ok(())
 }
 
-/// `iteration_started` for an iteration whose agent does not run now.
-fn announce(
+/// `iteration_started` for `iteration` on the hat's backend `fallback`, with `wall_secs`
+/// of wall clock (0 for one whose agent does not run now); returns when it started.
+pub(super) fn announce_start(
     run: &Run<'_>,
     iteration: &Iteration,
     fallback: u32,
+    wall_secs: u64,
     session: Instant,
     observer: &mut dyn Observer,
-) {
+) -> u64 {
     let config = run.config;
+    let started_at_ms = unix_ms(SystemTime::now());
     let hat_name = (config.hats.iter().find(|h| h.id == iteration.hat))
         .map_or(iteration.hat.as_str(), |h| h.name.as_str());
     let backend = run.agents.on(&iteration.hat, fallback).kind.name();
@@ -94,26 +97,27 @@ fn announce(
         hat_name,
         backend,
         events: &iteration.events,
-        wall_secs: 0,
-        started_at_ms: unix_ms(SystemTime::now()),
+        wall_secs,
+        started_at_ms,
         elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
     });
+    started_at_ms
 }
 
-/// The report of an iteration whose agent did not run now: nothing spent but `usage`,
-/// no gates, `inbox` what was emitted.
+/// The report of an iteration whose agent did not run now (started at `started_at_ms`):
+/// nothing spent, no gates, its inbox what was emitted.
 fn unrun_report(
     run: &Run<'_>,
     iteration: &Iteration,
     fallback: u32,
+    started_at_ms: u64,
     outcome: IterationOutcome,
-    usage: Usage,
     inbox: Vec<InboxLine>,
 ) -> IterationReport {
     IterationReport {
         outcome,
         final_text: None,
-        usage,
+        usage: Usage::default(),
         inbox,
         duration: Duration::ZERO,
         backend: run
@@ -123,7 +127,7 @@ fn unrun_report(
             .name()
             .to_owned(),
         fallback,
-        started_at_ms: unix_ms(SystemTime::now()),
+        started_at_ms,
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(run.config, &run.workspace, run.run_dir.id()),
     }

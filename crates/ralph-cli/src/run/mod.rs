@@ -32,7 +32,7 @@ use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
@@ -42,7 +42,7 @@ use ralph_core::machine::{
     verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
-use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun, unix_ms};
+use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
 use ralph_types::env as var;
@@ -278,21 +278,15 @@ async fn iterate(
         .machine
         .iteration_wall(agent.config.deadlines.iteration, session.elapsed());
     let deadlines = agent_deadlines(&agent.config.deadlines, wall.wall);
-    let started_at_ms = unix_ms(SystemTime::now());
     let backend = agent.kind.name();
-    let hat_name = hat.map_or(iteration.hat.as_str(), |h| h.name.as_str());
-    observer.observe(&RunEvent::IterationStarted {
-        iteration: iteration.number,
-        attempt,
-        max_iterations: config.event_loop.max_iterations,
-        hat: &iteration.hat,
-        hat_name,
-        backend,
-        events: &iteration.events,
-        wall_secs: wall.wall.as_secs(),
-        started_at_ms,
-        elapsed_ms: run.machine.runtime_ms_at(session.elapsed()),
-    });
+    let started_at_ms = iteration_end::announce_start(
+        run,
+        &iteration,
+        fallback,
+        wall.wall.as_secs(),
+        session,
+        observer,
+    );
 
     let number = iteration.number;
     let machine = &run.machine;
