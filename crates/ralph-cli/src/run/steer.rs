@@ -240,10 +240,24 @@ impl Steering {
     /// carried is queued again for the attempt that follows (once more is better than
     /// never), with a `steer_requeued` notice.
     pub(crate) fn after_agent(&self, outcome: &IterationOutcome, observer: &mut dyn Observer) {
+        let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
+        self.requeue(limited, observer);
+    }
+
+    /// The running iteration's agent could not be started with its prompt: what the
+    /// prompt carried is queued again, with a `steer_requeued` notice (its
+    /// `steer_delivered` did not come true).
+    pub(crate) fn not_started(&self, observer: &mut dyn Observer) {
+        self.requeue(true, observer);
+    }
+
+    /// Queues again what the running agent never read: its unread mid-turn messages and,
+    /// when `carried` (its prompt never reached the model), what its prompt carried.
+    fn requeue(&self, carried: bool, observer: &mut dyn Observer) {
         let now = unix_ms(SystemTime::now());
         let mut book = lock(&self.news.shared.book);
         let unread = book.requeue_unread(now);
-        let carried = if matches!(outcome, IterationOutcome::RateLimited { .. }) {
+        let carried = if carried {
             book.requeue_carried(now)
         } else {
             Vec::new()
@@ -253,22 +267,6 @@ impl Steering {
         }
         drop(book);
         report_requeued(unread, carried, observer);
-    }
-
-    /// The running iteration's agent could not be started with its prompt: what the
-    /// prompt carried is queued again, with a `steer_requeued` notice (its
-    /// `steer_delivered` did not come true).
-    pub(crate) fn not_started(&self, observer: &mut dyn Observer) {
-        let now = unix_ms(SystemTime::now());
-        let carried = {
-            let mut book = lock(&self.news.shared.book);
-            let carried = book.requeue_carried(now);
-            for line in &carried {
-                self.news.shared.log(line);
-            }
-            carried
-        };
-        report_requeued(Vec::new(), carried, observer);
     }
 
     /// The running iteration ended; `next` is the one the loop runs next. Returns what
@@ -354,19 +352,17 @@ fn report_requeued(
     carried: Vec<SteerLogLine>,
     observer: &mut dyn Observer,
 ) {
-    let notices = unread.into_iter().map(|line| {
-        let id = line.id;
-        let message = line.message.unwrap_or_default();
-        (line.iteration, Notice::SteerUnread { id, message })
-    });
-    let notices = notices.chain(carried.into_iter().map(|line| {
-        let id = line.id;
-        let message = line.message.unwrap_or_default();
-        (line.iteration, Notice::SteerRequeued { id, message })
-    }));
-    for (iteration, notice) in notices {
+    let lines = (unread.into_iter().map(|line| (line, false)))
+        .chain(carried.into_iter().map(|line| (line, true)));
+    for (line, requeued) in lines {
+        let (id, message) = (line.id, line.message.unwrap_or_default());
+        let notice = if requeued {
+            Notice::SteerRequeued { id, message }
+        } else {
+            Notice::SteerUnread { id, message }
+        };
         observer.observe(&RunEvent::Notice {
-            iteration: Some(iteration),
+            iteration: Some(line.iteration),
             notice: &notice,
         });
     }
