@@ -328,11 +328,8 @@ impl Running {
     /// Rows for ralph's own events the running iteration was handed, as its start line
     /// says (`history`: every finished iteration).
     fn ralphs_rows(&self, history: &[IterationRecord]) -> Vec<Row> {
-        let Some(start) = self
-            .start
-            .as_ref()
-            .filter(|s| s.iteration == self.iteration)
-        else {
+        // `running_start` kept only this iteration's start.
+        let Some(start) = &self.start else {
             return Vec::new();
         };
         ralphs(&start.events, history)

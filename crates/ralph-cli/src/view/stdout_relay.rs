@@ -111,6 +111,13 @@ impl Shared {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Waits on `state` until it changes, or `most` passed.
+    fn wait<'a>(&self, state: MutexGuard<'a, State>, most: Duration) -> MutexGuard<'a, State> {
+        (self.changed.wait_timeout(state, most))
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+    }
 }
 
 impl StdoutRelay {
@@ -144,10 +151,7 @@ impl StdoutRelay {
             if room || signals() > 0 {
                 break;
             }
-            state = (self.shared.changed)
-                .wait_timeout(state, WAIT_POLL)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            state = self.shared.wait(state, WAIT_POLL);
         }
         state.queue.push_back(buf.to_vec());
         state.held += buf.len();
@@ -163,10 +167,7 @@ impl StdoutRelay {
             let Some(left) = until.checked_duration_since(Instant::now()) else {
                 return;
             };
-            state = (self.shared.changed)
-                .wait_timeout(state, left.min(WAIT_POLL))
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            state = self.shared.wait(state, left.min(WAIT_POLL));
         }
     }
 
@@ -200,10 +201,7 @@ impl StdoutRelay {
                 state.queue.clear();
                 return;
             }
-            state = (self.shared.changed)
-                .wait_timeout(state, WAIT_POLL)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            state = self.shared.wait(state, WAIT_POLL);
         }
     }
 }

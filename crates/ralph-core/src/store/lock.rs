@@ -95,35 +95,10 @@ pub(super) fn user_lock_path(workspace: &Path) -> Option<PathBuf> {
     Some(base.join("ralph").join("locks").join(name))
 }
 
-/// The user's lock, or why it was left out.
-pub(super) enum UserLock {
-    Held(Flock<File>),
-    /// No user directory is set (the lock under `.ralph/` still holds).
-    NoDirectory,
-    /// The user's directory cannot take the lock: the lock under `.ralph/` still holds.
-    Unusable(LockError),
-}
-
-/// Takes the user's lock for a workspace, creating its directory. Only a safety net
-/// (the lock under `.ralph/` is the lock): a directory that cannot hold it (a home that
-/// is not writable, as `docker run --user` gives, or another user's `XDG_RUNTIME_DIR`
-/// kept after `su`) leaves it out rather than refuse the run; another loop holding it is
-/// still an error.
-pub(super) fn lock_user(path: Option<&Path>) -> Result<UserLock, LockError> {
-    match lock_user_at(path) {
-        Ok(Some(lock)) => Ok(UserLock::Held(lock)),
-        Ok(None) => Ok(UserLock::NoDirectory),
-        Err(e @ LockError::Io { .. }) if unusable_directory(&e) => Ok(UserLock::Unusable(e)),
-        Err(e) => Err(e),
-    }
-}
-
-/// Whether `e` says the user's directory cannot hold a lock file, as opposed to a lock
-/// found there (held by another loop, or a link planted at its name).
-fn unusable_directory(e: &LockError) -> bool {
-    let LockError::Io { source, .. } = e else {
-        return false;
-    };
+/// Whether `source`, an error taking the user's lock, says its directory cannot hold a
+/// lock file, as opposed to a lock found there (held by another loop, or a link planted
+/// at its name).
+fn unusable_directory(source: &io::Error) -> bool {
     matches!(
         source.kind(),
         io::ErrorKind::PermissionDenied
@@ -134,7 +109,9 @@ fn unusable_directory(e: &LockError) -> bool {
     )
 }
 
-fn lock_user_at(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
+/// Takes the user's lock for a workspace, creating its directory; `Ok(None)` when there is
+/// no user directory to put it in (the lock under `.ralph/` still holds).
+fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
     let Some(path) = path else {
         return Ok(None);
     };
@@ -272,10 +249,16 @@ pub(super) fn holder_pid(path: &Path) -> Option<u32> {
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same
 /// workspace, see [`user_lock_path`]).
 pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
-    let (user, user_skipped) = match lock_user(user)? {
-        UserLock::Held(lock) => (Some(lock), None),
-        UserLock::NoDirectory => (None, None),
-        UserLock::Unusable(why) => (None, Some(why)),
+    // The user's lock is only a safety net (the lock under `.ralph/` is the lock): a
+    // directory that cannot hold it (a home that is not writable, as `docker run --user`
+    // gives, or another user's `XDG_RUNTIME_DIR` kept after `su`) leaves it out rather
+    // than refuse the run; another loop holding it is still an error.
+    let (user, user_skipped) = match lock_user(user) {
+        Ok(lock) => (lock, None),
+        Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
+            (None, Some(e))
+        }
+        Err(e) => return Err(e),
     };
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),

@@ -44,32 +44,28 @@ impl RunDir {
     /// The last iteration start in the run's record: the running iteration's, while one
     /// runs. `None` without a record or a readable start line in it.
     pub fn last_iteration_start(&self) -> io::Result<Option<IterationStart>> {
-        let Some(mut file) = self.open_record()? else {
-            return Ok(None);
-        };
-        match last_line_with_prefix(&mut file, START_PREFIX)? {
-            Some(at) => read_start(&mut file, at),
-            None => Ok(None),
-        }
+        self.iteration_start(last_line_with_prefix)
     }
 
     /// The first iteration start in the run's record: when the run's first iteration
     /// started, before its history has a record.
     pub fn first_iteration_start(&self) -> io::Result<Option<IterationStart>> {
-        let Some(mut file) = self.open_record()? else {
-            return Ok(None);
-        };
-        match first_line_with_prefix(&mut file, START_PREFIX)? {
-            Some(at) => read_start(&mut file, at),
-            None => Ok(None),
-        }
+        self.iteration_start(first_line_with_prefix)
     }
 
-    fn open_record(&self) -> io::Result<Option<File>> {
-        match fsafe::open_read(&self.run_events(), Links::Refuse) {
-            Ok(file) => Ok(Some(file)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+    /// The iteration start at the line `find` finds in the record.
+    fn iteration_start(
+        &self,
+        find: fn(&mut File, &[u8]) -> io::Result<Option<u64>>,
+    ) -> io::Result<Option<IterationStart>> {
+        let mut file = match fsafe::open_read(&self.run_events(), Links::Refuse) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        match find(&mut file, START_PREFIX)? {
+            Some(at) => read_start(&mut file, at),
+            None => Ok(None),
         }
     }
 }
