@@ -10,7 +10,10 @@
 //! dropped while the run goes on), but the wait also watches for a stop signal (counted by
 //! `run/signals.rs`, on a thread of its own, with [`stop_signal`]):
 //! - after the first, the queue takes whatever comes, so the loop stops its agent, writes
-//!   the summary and ends as usual (what comes after a stop is small);
+//!   the summary and ends as usual (what comes after a stop is small), up to
+//!   [`AFTER_STOP_BYTES`]: an agent that floods its output while it is being stopped
+//!   cannot grow ralph's memory without end. Past that the rest is dropped (all of it, so
+//!   that no line is spliced from pieces) and stderr says how much;
 //! - at the end ([`finish`]) ralph waits for the reader to take the rest, but after a stop
 //!   only while the reader makes progress ([`EXIT_GRACE`]), and not at all after a second
 //!   signal: the rest is then left unwritten, and stderr says so (the run's records under
@@ -26,6 +29,8 @@ use crate::diagnostic::diagnostic;
 
 /// The most output held for a reader that pauses before the views wait for it.
 pub(crate) const QUEUE_BYTES: usize = 16 << 20;
+/// After a stop signal, how much the queue holds at most for a reader that does not read.
+pub(crate) const AFTER_STOP_BYTES: usize = 4 * QUEUE_BYTES;
 /// How often a view waiting for room looks for a stop signal.
 const WAIT_POLL: Duration = Duration::from_millis(50);
 /// After a stop, how long ralph waits at its end for a reader that takes nothing.
@@ -105,6 +110,9 @@ struct State {
     failed: Option<io::ErrorKind>,
     /// Given up at the end: what comes is dropped.
     abandoned: bool,
+    /// Bytes dropped after a stop, past [`AFTER_STOP_BYTES`]; once one is, so is all
+    /// that comes after.
+    dropped: u64,
 }
 
 impl Shared {
@@ -147,8 +155,19 @@ impl StdoutRelay {
             if state.abandoned {
                 return Ok(buf.len());
             }
-            let room = state.held == 0 || state.held + buf.len() <= QUEUE_BYTES;
-            if room || signals() > 0 {
+            if state.dropped > 0 {
+                state.dropped += buf.len() as u64;
+                return Ok(buf.len());
+            }
+            let fits = |most: usize| state.held == 0 || state.held + buf.len() <= most;
+            if fits(QUEUE_BYTES) {
+                break;
+            }
+            if signals() > 0 {
+                if !fits(AFTER_STOP_BYTES) {
+                    state.dropped = buf.len() as u64;
+                    return Ok(buf.len());
+                }
                 break;
             }
             state = self.shared.wait(state, WAIT_POLL);
@@ -185,6 +204,13 @@ impl StdoutRelay {
     /// at all. What is left is then dropped, and stderr says how much.
     pub(crate) fn finish(&self, signals: &dyn Fn() -> usize, grace: Duration) {
         let mut state = self.shared.state();
+        if state.dropped > 0 {
+            diagnostic(format_args!(
+                "stdout was not being read after the stop: {} bytes of output were dropped \
+                 (the run's records under .ralph/ have everything)",
+                state.dropped
+            ));
+        }
         let mut progress = (state.written, Instant::now());
         while state.held > 0 && state.failed.is_none() {
             if state.written != progress.0 {

@@ -142,3 +142,31 @@ fn a_message_waits_briefly_for_what_was_written_before_it() {
     relay.wait_written(Duration::from_secs(60));
     assert_eq!(reader.taken().len(), QUEUE_BYTES);
 }
+
+#[test]
+fn after_a_stop_the_queue_holds_a_bounded_amount_then_drops_the_rest_whole() {
+    let reader = PausedReader::default();
+    let relay = filled(&reader);
+    let stopped = || 1;
+    // An agent flooding its output while it is being stopped, to a reader that reads
+    // nothing: every write returns at once, and the queue stops growing at its limit.
+    let chunk = vec![b'y'; QUEUE_BYTES / 4];
+    for _ in 0..64 {
+        assert_eq!(relay.push(&chunk, &stopped).unwrap(), chunk.len());
+    }
+    let held = relay.shared.state().held;
+    assert!(held <= AFTER_STOP_BYTES, "held {held} bytes");
+    // Once something is dropped, so is everything after it, even what would fit: a
+    // line is never spliced from the pieces around a gap.
+    relay.push(b"late\n", &stopped).unwrap();
+    reader.let_go();
+    relay.finish(&stopped, Duration::from_secs(60));
+    let taken = reader.taken();
+    assert_eq!(taken.len(), held);
+    assert!(!taken.ends_with(b"late\n"));
+    let dropped = relay.shared.state().dropped;
+    assert_eq!(
+        dropped as usize,
+        64 * chunk.len() + 5 - (held - QUEUE_BYTES)
+    );
+}
