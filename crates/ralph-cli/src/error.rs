@@ -68,6 +68,13 @@ pub(crate) enum CliError {
     /// the message says why and what to do.
     #[error("{0}")]
     Worktree(String),
+    /// A full-screen view asked for where stdout is not a terminal: refused before
+    /// anything of a run is made.
+    #[error("`{command}` draws a full-screen view and needs a terminal on stdout; {instead}")]
+    NoTerminal {
+        command: &'static str,
+        instead: &'static str,
+    },
     #[error("cannot start the async runtime: {0}")]
     Runtime(io::Error),
     #[error(transparent)]

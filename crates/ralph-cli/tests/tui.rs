@@ -183,11 +183,30 @@ fn the_full_screen_view_needs_a_terminal_and_a_run() {
     let out = ws.run(&["run", "--tui", "-p", "task"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("stdout is not a terminal"), "{stderr}");
+    assert!(stderr.contains("needs a terminal on stdout"), "{stderr}");
+    assert!(stderr.contains("leave out --tui"), "{stderr}");
     assert!(ws.agent_log().is_empty(), "no agent ran");
+    // Refused before anything of a run was made: no run directory, no current run
+    // pointing at one, so `--continue` still finds the run before (here: none).
+    let ralph = ws.path().join(".ralph");
+    assert!(
+        !ralph.join("current-run").exists(),
+        "a current run was named"
+    );
+    let runs = std::fs::read_dir(ralph.join("runs")).map_or(0, |dir| dir.count());
+    assert_eq!(runs, 0, "a run directory was made");
 
     let out = ws.run(&["watch", "no-such-run"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("run-events.jsonl"), "{stderr}");
+
+    // A run that exists, watched in a pipe: the hint names what reads a run there.
+    let out = ws.run(&["run", "-p", "task"]);
+    assert!(out.status.code().is_some(), "the run ended");
+    let out = ws.run(&["watch"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("`ralph events`"), "{stderr}");
+    assert!(!stderr.contains("--output json"), "{stderr}");
 }

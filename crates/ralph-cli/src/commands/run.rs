@@ -4,7 +4,7 @@
 //! Order matters for "nothing runs on a bad setup": the configuration is checked before
 //! anything is written, and every agent binary before the run directory is created.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -135,6 +135,14 @@ fn start_and_drive(
         return Ok(CommandOutcome::Success);
     }
 
+    // Before the lock and the run directory: a refused view must leave the last run as
+    // it was, still the one `--continue` resumes.
+    if args.tui && !std::io::stdout().is_terminal() {
+        return Err(CliError::NoTerminal {
+            command: "ralph run --tui",
+            instead: "in a pipe, leave out --tui for the line view, or add --output json",
+        });
+    }
     let ralph_dir = RalphDir::in_workspace(&workspace);
     let lock = ralph_dir.lock()?;
     if let Some(why) = lock.user_lock_skipped() {

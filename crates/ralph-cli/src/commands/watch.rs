@@ -3,6 +3,7 @@
 //! default), or browses a finished run the same way. It only reads: the loop never waits
 //! for it, and any number of watchers may attach at once. `q` leaves; the loop goes on.
 
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,12 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     };
     let events = run_dir.join(RUN_EVENTS_FILE);
     let file = fsafe::open_read(&events, links).map_err(|e| CliError::io("open", &events, e))?;
+    if !io::stdout().is_terminal() {
+        return Err(CliError::NoTerminal {
+            command: "ralph watch",
+            instead: "in a pipe, read the run with `ralph events` or `ralph inspect --run`",
+        });
+    }
     let screen =
         Screen::enter().map_err(|e| CliError::io("take over the terminal for", &events, e))?;
     let color = args.color.for_stdout() && color_allowed();

@@ -69,9 +69,7 @@ impl Screen {
     /// Fails when stdout is not a terminal: a full-screen view in a pipe is noise.
     pub(crate) fn enter() -> io::Result<Screen> {
         if !io::IsTerminal::is_terminal(&io::stdout()) {
-            return Err(io::Error::other(
-                "stdout is not a terminal (use --output json or the line view in a pipe)",
-            ));
+            return Err(io::Error::other("stdout is not a terminal"));
         }
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
