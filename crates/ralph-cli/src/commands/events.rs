@@ -34,6 +34,8 @@ use crate::view::term::one_line;
 
 /// The outcome shown for the iteration still running.
 const RUNNING: &str = "running";
+/// The outcome shown for an iteration of an ended run that never ran.
+const NOT_RUN: &str = "not_run";
 /// The topic of a `ralph steer` message's row: ralph-orchestrator's name for a person's
 /// guidance in its event history.
 const GUIDANCE_TOPIC: &str = "human.guidance";
@@ -139,9 +141,9 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
         rows.extend(record_rows(record, &history[..n]));
     }
     // The inbox past what the loop has read: the running iteration's events.
-    let offset = match run_dir.load() {
-        Ok(saved) => saved.inbox_offset,
-        Err(StoreError::NoRun(_)) => 0,
+    let (offset, ended) = match run_dir.load() {
+        Ok(saved) => (saved.inbox_offset, saved.state.end.is_some()),
+        Err(StoreError::NoRun(_)) => (0, false),
         Err(e) => return Err(e.into()),
     };
     let mut reader = InboxReader::new(run_dir.inbox(), offset);
@@ -153,6 +155,7 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     let running = Running {
         iteration: number,
         start: running_start(run_dir, number),
+        ended,
     };
     let steering = ralph_core::steer::read_log(run_dir).map_err(|e| {
         CliError::io(
@@ -301,6 +304,9 @@ fn record_row(
 struct Running {
     iteration: u32,
     start: Option<IterationStart>,
+    /// The run has ended: an iteration without a record never ran (a `ralph steer
+    /// --next` message queued for it reached no agent).
+    ended: bool,
 }
 
 impl Running {
@@ -313,7 +319,7 @@ impl Running {
             iteration,
             hat: start.map(|s| s.hat.clone()),
             backend: start.map(|s| s.backend.clone()),
-            outcome: RUNNING.to_owned(),
+            outcome: if self.ended { NOT_RUN } else { RUNNING }.to_owned(),
             started_at_ms: start.map(|s| s.started_at_ms),
             consumed: start.map_or_else(Vec::new, |s| {
                 s.events.iter().map(|e| e.topic.clone()).collect()

@@ -125,6 +125,7 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
             "events": [{"topic": "build.done", "payload": null}]
         }))
         .unwrap(),
+        ended: false,
     };
     rows = with_guidance(rows, &steering, &history, &running);
     let shown: Vec<(u32, Option<&str>, &str, Option<String>)> = rows
@@ -234,4 +235,40 @@ fn an_iterations_rows_say_what_ralph_published_and_what_a_gate_withheld() {
             (None, None)
         ]
     );
+}
+
+#[test]
+fn a_message_queued_for_an_iteration_an_ended_run_never_ran_is_not_shown_running() {
+    use ralph_core::steer::{Logged, SteerLogLine};
+    let record: IterationRecord = serde_json::from_value(serde_json::json!({
+        "iteration": 1, "hat": "ralph", "backend": "pi", "model": null,
+        "outcome": {"status": "succeeded"}, "started_at_ms": 1000, "duration_ms": 5,
+        "cost_usd": null, "cost_kind": "reported",
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "turns": 1, "consumed": [], "invalid_lines": 0,
+        "events": [{"topic": "LOOP_COMPLETE", "payload": null}]
+    }))
+    .unwrap();
+    let history = [record];
+    let steering = [SteerLogLine {
+        at_ms: 0,
+        id: "x".into(),
+        went: Logged::Queued,
+        iteration: 2,
+        message: Some("after this, docs".into()),
+        to: None,
+    }];
+    let ended = |ended| Running {
+        iteration: 2,
+        start: None,
+        ended,
+    };
+    let outcome = |running: &Running| {
+        let rows = with_guidance(record_rows(&history[0], &[]), &steering, &history, running);
+        let last = rows.last().unwrap();
+        assert_eq!(last.topic.as_deref(), Some(GUIDANCE_TOPIC));
+        last.outcome.clone()
+    };
+    assert_eq!(outcome(&ended(false)), RUNNING);
+    assert_eq!(outcome(&ended(true)), NOT_RUN);
 }
