@@ -36,9 +36,10 @@ pub(crate) enum CliError {
     ConfigExists(PathBuf),
     #[error(
         "no task to work on: pass `-p TEXT` or `-P FILE`, set `event_loop.prompt` or \
-         `event_loop.prompt_file` in ralph.yml, or create PROMPT.md"
+         `event_loop.prompt_file` in the config, or write it in {}",
+        .0.display()
     )]
-    NoPrompt,
+    NoPrompt(PathBuf),
     #[error(
         "the prompt file `{}` holds no task (it is empty, or only blank): write the task in it, \
          or pass `-p TEXT`",

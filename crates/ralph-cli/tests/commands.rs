@@ -74,6 +74,24 @@ fn init_keeps_an_existing_file_unless_forced() {
         "{said}"
     );
     assert!(!said.contains("`ralph run`"), "{said}");
+    // The task is read from beside that config, and said so; a run without it names
+    // the same file.
+    assert!(said.contains("write the task in ci/PROMPT.md"), "{said}");
+    let out = ws.run(&["run", "-c", "ci/alt.yml"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stderr(&out).contains("write it in ci/PROMPT.md"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(ws.path().join("ci/PROMPT.md"), "the task\n").unwrap();
+    let out = ws.run(&["run", "-c", "ci/alt.yml", "--dry-run"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("prompt_file: ci/PROMPT.md"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

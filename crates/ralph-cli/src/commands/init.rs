@@ -48,12 +48,15 @@ pub(crate) fn run(args: &InitArgs) -> Result<CommandOutcome, CliError> {
     // A config elsewhere than `ralph.yml` is only read when named: every command that
     // follows must name it too.
     let with_config = config_flag(args.config.as_deref());
-    let next = if cwd.join(DEFAULT_PROMPT_FILE).exists() {
+    // Where the run will look for the task: beside the config, not here.
+    let prompt = super::default_prompt_file(args.config.as_deref());
+    let next = if cwd.join(&prompt).exists() {
         format!("`ralph run{with_config}`")
     } else {
         format!(
-            "write the task in {DEFAULT_PROMPT_FILE} and `ralph run{with_config}` (or \
-             `ralph plan{with_config}` to write a spec with the agent first)"
+            "write the task in {} and `ralph run{with_config}` (or `ralph plan{with_config}` \
+             to write a spec with the agent first)",
+            prompt.display()
         )
     };
     let workflow = preset.map_or_else(String::new, |p| format!(", preset: {}", p.name));

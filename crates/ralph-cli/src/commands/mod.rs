@@ -65,7 +65,7 @@ pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
 }
 
 /// The workspace of a command an agent (or a person) runs inside one: `$RALPH_WORKSPACE`
-/// (set for agents and hooks), else the nearest directory from here up that has a
+/// (set for agents), else the nearest directory from here up that has a
 /// `.ralph/`, else here. An agent in `src/deep` means the loop's workspace, not a new
 /// store of its own there.
 pub(crate) fn enclosing_workspace() -> Result<PathBuf, CliError> {
@@ -78,6 +78,14 @@ pub(crate) fn enclosing_workspace() -> Result<PathBuf, CliError> {
         .find(|dir| dir.join(ralph_core::store::RALPH_DIR).is_dir())
         .unwrap_or(&cwd)
         .to_path_buf())
+}
+
+/// The prompt file a run reads when no task is given: `PROMPT.md` beside the project's
+/// config (`config_file`, as given to `-c`, else `ralph.yml` here), as `config::load`
+/// looks for it; shown as the config was given.
+pub(crate) fn default_prompt_file(config_file: Option<&Path>) -> PathBuf {
+    let dir = config_file.and_then(Path::parent).unwrap_or(Path::new(""));
+    dir.join(ralph_core::config::DEFAULT_PROMPT_FILE)
 }
 
 /// The configuration of a workspace (user file, `ralph.yml` or `-c FILE`, then the

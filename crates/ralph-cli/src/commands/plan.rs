@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use ralph_agent::supervise::{ChildStatus, run_interactive};
-use ralph_core::config::{DEFAULT_PROMPT_FILE, Overrides};
+use ralph_core::config::Overrides;
 use ralph_core::fsafe;
 use ralph_core::visible::visible;
 use tokio::signal::unix::{SignalKind, signal};
@@ -99,10 +99,12 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
             .map(|(path, _)| path)
             .collect();
         let with_config = config_flag(args.config.as_deref());
+        let prompt = super::default_prompt_file(args.config.as_deref());
         let message = match written.as_slice() {
             [] => format!(
                 "no spec was written in {specs_shown}; run `ralph plan{with_config}` again, or \
-                 write the task in {DEFAULT_PROMPT_FILE} and `ralph run{with_config}`"
+                 write the task in {} and `ralph run{with_config}`",
+                prompt.display()
             ),
             [spec] => {
                 let shown = specs_dir.join(spec).display().to_string();

@@ -212,7 +212,10 @@ fn start_and_drive(
                     source: PromptSource::File(path),
                     ..
                 }) => return Err(CliError::EmptyPromptFile(path.clone())),
-                _ => return Err(CliError::NoPrompt),
+                _ => {
+                    let file = super::default_prompt_file(args.config.as_deref());
+                    return Err(CliError::NoPrompt(file));
+                }
             };
             let run_dir = ralph_dir
                 .create_run(SystemTime::now())
