@@ -417,6 +417,9 @@ gates:
             json!(["silent", false, 1, null, ".ralph/gates/silent.log", ""]),
         ]
     );
+    // Those logs are run files: kept out of an agent's `git add -A`.
+    let ignore = std::fs::read_to_string(ws.path().join(".ralph/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "gates/"), "{ignore}");
     let out = ws.run(&["gates", "tset"]);
     assert_eq!(code(out.status), 1);
     assert!(
@@ -457,4 +460,27 @@ gates:
     );
     assert!(ws.agent_log().is_empty());
     assert!(!ws.path().join(".ralph/runs").exists());
+}
+
+#[test]
+fn gates_run_by_hand_in_a_worktree_loop_s_checkout_know_its_name() {
+    let ws = Workspace::new("", "");
+    let checkout = ws.path().join(".ralph/worktrees/fix-parser");
+    std::fs::create_dir_all(&checkout).unwrap();
+    std::fs::write(
+        checkout.join("ralph.yml"),
+        "gates:\n  - name: named\n    run: 'test \"$RALPH_WORKTREE\" = fix-parser'\n",
+    )
+    .unwrap();
+    let out = ws
+        .command(&["gates"])
+        .current_dir(&checkout)
+        .output()
+        .expect("run ralph gates");
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

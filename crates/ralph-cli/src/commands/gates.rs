@@ -11,6 +11,7 @@ use ralph_core::machine::GateEnd;
 use ralph_core::store::RalphDir;
 
 use crate::cli::{GatesArgs, OutputArg};
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::gates::GateRun;
@@ -25,6 +26,14 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
     let config = super::load_config(&workspace, args.config.clone(), Overrides::default())?;
     let selected = select(&config.gates, &args.names)?;
     let ralph_dir = RalphDir::in_workspace(&workspace);
+    // The logs go under `.ralph/gates/`, maybe in a workspace no run has set up yet:
+    // kept out of an agent's `git add -A` as a run's files are.
+    let ignored = ralph_core::fsafe::create_dir(ralph_dir.path())
+        .map_err(|e| e.to_string())
+        .and_then(|()| ralph_dir.ensure_gitignore().map_err(|e| e.to_string()));
+    if let Err(e) = ignored {
+        diagnostic(format_args!("warning: {e}"));
+    }
     let runtime = super::runtime()?;
     runtime.block_on(async {
         let (stop, _requests) = StopController::new();
@@ -36,10 +45,12 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
             ))),
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };
+        // As a run there gives them: a gate may check which worktree loop it is in.
+        let env: Vec<_> = crate::run::worktree_env(&workspace).into_iter().collect();
         let gates = GateRun {
             workspace: &workspace,
             iteration: None,
-            env: &[],
+            env: &env,
             stop: &stop,
             steering: None,
         };

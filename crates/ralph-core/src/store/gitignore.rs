@@ -16,9 +16,10 @@ use crate::fsafe::{self, Links};
 /// Its name in `.ralph/`.
 pub const GITIGNORE_FILE: &str = ".gitignore";
 
-/// What ralph writes there.
+/// What ralph writes there. New entries go at the end: an older ralph's list is then a
+/// start of this one, and is written again whole.
 pub(super) const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
-                                    loop.lock\ncurrent-run\nruns/\nworktrees/\n";
+                                    loop.lock\ncurrent-run\nruns/\nworktrees/\ngates/\n";
 
 /// Writing `.ralph/.gitignore` failed: the run goes on (it only costs tidiness), but
 /// `git status` shows the run files until a later run writes it.

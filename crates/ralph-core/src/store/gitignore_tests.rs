@@ -21,6 +21,17 @@ fn a_missing_empty_or_cut_short_file_is_written_whole() {
 }
 
 #[test]
+fn an_older_ralph_s_list_gets_the_entries_added_since() {
+    let root = tempfile::tempdir().unwrap();
+    // Before `ralph gates` logs (`.ralph/gates/`) were listed.
+    let older = "# ralph's run files (the scratchpad and specs stay versioned)\n\
+                 loop.lock\ncurrent-run\nruns/\nworktrees/\n";
+    fs::write(root.path().join(GITIGNORE_FILE), older).unwrap();
+    ensure(root.path()).unwrap();
+    assert!(written(root.path()).ends_with("worktrees/\ngates/\n"));
+}
+
+#[test]
 fn a_file_ralph_did_not_write_is_left_alone() {
     let root = tempfile::tempdir().unwrap();
     let own = "runs/\n# mine\n";
