@@ -194,7 +194,7 @@ pub(crate) enum Command {
     ///
     /// Examples:
     ///   ralph watch
-    ///   ralph watch 20260101-120000-1a2b
+    ///   ralph watch 20260101T120000Z
     #[command(verbatim_doc_comment)]
     Watch(WatchArgs),
     /// Guide the running loop: a message for its agent, now or in the next prompt.

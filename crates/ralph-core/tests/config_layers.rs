@@ -619,8 +619,8 @@ fn warnings_of_every_layer_are_returned() {
         rendered(&dirs.load(Overrides::default()).warnings),
         [
             format!(
-                "{}:1:1: `tui` is not supported by ralph (yet) and is ignored: ralph has no TUI key \
-                 bindings",
+                "{}:1:1: `tui` is not supported by ralph (yet) and is ignored: the keys of ralph's \
+                 full-screen view (`ralph run --tui`, `ralph watch`) are fixed",
                 dirs.user_config_path().display()
             ),
             "ralph.yml:3:16: `cli.prompt_flag` only applies to the custom backend and is \

@@ -57,7 +57,8 @@ verbose: true
             "ralph.yml:8:3: `event_loop.mutation_score_warn_threshold` is not supported by ralph \
              (yet) and is ignored: ralph does not read mutation scores",
             "ralph.yml:9:3: `event_loop.context_window_tokens` is not supported by ralph (yet) \
-             and is ignored: ralph does not show context use",
+             and is ignored: ralph takes each model's context window from its own table (the \
+             footer's `context … of …`)",
             "ralph.yml:13:5: `hats.builder.timeout` is not supported by ralph (yet) and is \
              ignored: it applied to parallel workers; per-hat deadlines are \
              `iteration_timeout_seconds` and `idle_timeout_seconds`",
@@ -69,10 +70,11 @@ verbose: true
              ignored: ralph does not choose skills by tag; limit a skill with `hats` or \
              `backends`",
             "ralph.yml:19:1: `features` is not supported by ralph (yet) and is ignored: ralph \
-             runs one loop per workspace (a second `ralph run` is refused with a message rather \
-             than moved to a worktree) and never merges or lands changes itself",
-            "ralph.yml:20:1: `tui` is not supported by ralph (yet) and is ignored: ralph has no \
-             TUI key bindings",
+             never moves a second `ralph run` into a worktree by itself (it is refused with a \
+             message) and never merges on its own; start a loop in a worktree of its own with \
+             `ralph run --worktree`, and merge it with `ralph runs land`",
+            "ralph.yml:20:1: `tui` is not supported by ralph (yet) and is ignored: the keys of \
+             ralph's full-screen view (`ralph run --tui`, `ralph watch`) are fixed",
             "ralph.yml:21:1: `adapters` is not supported by ralph (yet) and is ignored: set \
              per-backend timeouts with `cli.iteration_timeout_seconds` and \
              `cli.idle_timeout_seconds`, and choose which backends auto-detection may pick with \

@@ -148,14 +148,18 @@ pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "features",
         warning,
-        "ralph runs one loop per workspace (a second `ralph run` is refused with a message rather than moved to a worktree) and never merges or lands changes itself",
+        "ralph never moves a second `ralph run` into a worktree by itself (it is refused with a message) and never merges on its own; start a loop in a worktree of its own with `ralph run --worktree`, and merge it with `ralph runs land`",
     ),
     entry(
         "RObot",
         error_if_enabled,
         "ralph has no human-in-the-loop channel, so questions for a human would go unanswered; set `enabled: false` or remove the section to run without one",
     ),
-    entry("tui", warning, "ralph has no TUI key bindings"),
+    entry(
+        "tui",
+        warning,
+        "the keys of ralph's full-screen view (`ralph run --tui`, `ralph watch`) are fixed",
+    ),
     entry(
         "adapters",
         adapters_impact,
@@ -304,7 +308,7 @@ pub(crate) const EVENT_LOOP: &[Unsupported] = &[
     entry(
         "context_window_tokens",
         warning,
-        "ralph does not show context use",
+        "ralph takes each model's context window from its own table (the footer's `context … of …`)",
     ),
     entry("checkpoint_interval", warning, IGNORED_UPSTREAM_TOO),
     entry(
