@@ -415,7 +415,7 @@ static MAIN_KEYS: &[Key] = &[
         Dump::Config(|c| Some(int(c.event_loop.max_consecutive_failures.into()))),
         Read::Layer(|dec, f, c| c.event_loop.max_consecutive_failures = read::count(dec, f))),
     key(EventLoop, "starting_event", Type::Topic, value(d::STARTING_EVENT),
-        "The topic ralph publishes to start the run (with hats, the first hat triggers on it).",
+        "The topic ralph publishes to start the run: the hat that triggers on it runs first. The default `task.start` goes to ralph's coordinator, as no hat may trigger on it; set another topic to start with a hat of yours.",
         Init::Default,
         Dump::Config(|c| Some(string(&c.event_loop.starting_event))),
         Read::Layer(|dec, f, c| c.event_loop.starting_event = dec.topic(f))),

@@ -50,9 +50,10 @@ drops the lower layers' `command`, `args`, `prompt_mode`, `prompt_flag`, `output
 and `pty`. Hats and prices are replaced whole, per hat id and per model.
 
 Once the layers are merged, ralph checks that the workflow fits together. Errors, since
-the loop could not work as written: a hat that triggers on the completion promise, a
-`starting_event` that is the promise, two hats whose trigger patterns could both take one
-topic. Warnings, since the loop runs but not as the file reads: a hat without triggers (it
+the loop could not work as written: a hat that triggers on the completion promise or on
+`task.start` or `task.resume` (ralph's coordinator keeps those), a hat with the id `ralph`
+(the coordinator's), a `starting_event` that is the promise, two hats whose trigger
+patterns could both take one topic. Warnings, since the loop runs but not as the file reads: a hat without triggers (it
 never runs), a `starting_event` no hat triggers on (ralph's coordinator takes the first
 iteration; also when a pattern such as `task.*` would take ralph's own `task.start`), a
 `default_publishes` that the hat's non-empty `publishes` leaves out, and a required event
