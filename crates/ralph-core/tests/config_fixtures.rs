@@ -155,7 +155,7 @@ fn hats_run_their_backend_in_each_form() {
                 AgentConfig {
                     backend: AgentBackend::Builtin {
                         kind: BackendKind::Claude,
-                        command: claude_binary,
+                        command: claude_binary.clone(),
                     },
                     args: strings(&["--model", "opus"]),
                     deadlines: Deadlines {
@@ -176,6 +176,20 @@ fn hats_run_their_backend_in_each_form() {
                         output_format: StreamFormat::Pi,
                     }),
                     args: strings(&["--quiet"]),
+                    deadlines: global,
+                    pty: false,
+                    steering: false,
+                }
+            ),
+            (
+                "checker",
+                AgentConfig {
+                    backend: AgentBackend::Builtin {
+                        kind: BackendKind::Claude,
+                        command: claude_binary.clone(),
+                    },
+                    // `cli.args` first, as for a hat that names no backend.
+                    args: strings(&["--model", "sonnet", "--verbose"]),
                     deadlines: global,
                     pty: false,
                     steering: false,

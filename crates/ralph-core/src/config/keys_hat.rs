@@ -52,7 +52,9 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Read::Hat(|dec, f, h| h.extra_instructions = dec.plain_strings(f))),
     key(Hat, "backend", Type::BackendOrMapping, Unset("`cli.backend`"),
         "The agent this hat runs: a backend name, `{type: NAME, args: [...]}`, or \
-         `{command: PROGRAM, ...}`.",
+         `{command: PROGRAM, ...}`. A name alone that is `cli.backend`'s runs it as `cli` \
+         sets it up (`cli.command`, `cli.args`); a mapping gives the backend's arguments \
+         itself.",
         Init::InExample,
         Dump::Keys,
         Read::Own),

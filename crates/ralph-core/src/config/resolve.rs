@@ -506,11 +506,21 @@ impl Resolver {
         let args = |a: Option<Spanned<Vec<String>>>| a.map(|a| a.value).unwrap_or_default();
         // The program's location is a fact about the machine: a hat naming the same
         // backend as `cli.backend` runs the same binary.
+        let is_cli_backend = |kind: BackendKind| {
+            cli.backend.as_ref().map(|b| b.value) == Some(BackendChoice::Backend(kind))
+        };
         let same_binary = |kind: BackendKind| {
-            let cli_kind = cli.backend.as_ref().map(|b| b.value);
-            (cli_kind == Some(BackendChoice::Backend(kind)))
+            is_cli_backend(kind)
                 .then(|| cli.command.as_ref().map(|c| c.value.clone()))
                 .flatten()
+        };
+        // A hat that only names the backend `cli` already runs means that agent as `cli`
+        // sets it up (`--provider`, `--model`): dropping `cli.args` there lost them
+        // without a word. A hat that gives the backend arguments of its own
+        // (`{type: NAME, args: [...]}`) says exactly what it runs.
+        let named_args = |kind: BackendKind| match is_cli_backend(kind) {
+            true => args(cli.args.clone()),
+            false => Vec::new(),
         };
         match backend.value {
             RawHatBackend::Named(BackendKind::Custom) => match self.cli_custom(cli) {
@@ -529,7 +539,7 @@ impl Resolver {
             RawHatBackend::Named(kind) => Some(HatBackend::Builtin {
                 kind,
                 command: same_binary(kind),
-                args: Vec::new(),
+                args: named_args(kind),
             }),
             RawHatBackend::Typed { kind, args: a } => Some(HatBackend::Builtin {
                 kind: kind.value,
