@@ -60,15 +60,18 @@ pub fn completion_signal(
 }
 
 /// Whether the iteration deserves the [`Notice::PromiseNotAlone`](super::notice::Notice)
-/// note: it succeeded and did not complete, and its final answer names the promise
-/// somewhere other than alone on its last line (the agent probably meant to finish).
+/// note: it succeeded and did not complete, did not emit the promise (an emitted one that
+/// is not last has a note of its own), and its final answer names the promise somewhere
+/// other than alone on its last line (the agent probably meant to finish).
 pub fn promise_not_alone(
     promise: &str,
     outcome: &IterationOutcome,
     final_text: Option<&str>,
     completion: Option<CompletionSignal>,
+    emitted: bool,
 ) -> bool {
     completion.is_none()
+        && !emitted
         && *outcome == IterationOutcome::Succeeded
         && final_text.is_some_and(|text| text.contains(promise) && !last_line_is(text, promise))
 }

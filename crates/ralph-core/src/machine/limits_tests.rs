@@ -125,7 +125,22 @@ fn a_final_answer_naming_the_promise_off_its_last_line_says_why_it_did_not_compl
     );
     assert_eq!(notices_for(ok.clone(), &[], "All done."), []);
     assert_eq!(
-        notices_for(ok, &[ev(PROMISE)], "Emitted LOOP_COMPLETE, all done."),
+        notices_for(
+            ok.clone(),
+            &[ev(PROMISE)],
+            "Emitted LOOP_COMPLETE, all done."
+        ),
+        []
+    );
+    // Emitted, then other events: `promise_not_last` explains that; the answer naming
+    // the promise (a text agent's output holds `ralph emit`'s own confirmation) is no
+    // second reason.
+    assert_eq!(
+        notices_for(
+            ok,
+            &[ev(PROMISE), ev("more.work")],
+            "event `LOOP_COMPLETE` published\nevent `more.work` published"
+        ),
         []
     );
     // A failed run never completes by its answer: the failure is the reason, not the line.

@@ -369,6 +369,7 @@ impl Machine {
             &report.outcome,
             report.final_text.as_deref(),
             signalled,
+            events.iter().any(|e| e.topic == promise),
         ) {
             self.notices.push(Notice::PromiseNotAlone {
                 promise: promise.clone(),
