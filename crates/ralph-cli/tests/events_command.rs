@@ -153,3 +153,40 @@ fn events_without_a_run_says_how_to_start_one() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_commands_that_read_runs_find_the_workspace_from_a_subdirectory() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\ngates:\n  - name: top\n    run: test -f ralph.yml\n",
+        "pi/anthropic/tool.jsonl | LOOP_COMPLETE |\n",
+    );
+    let run = ws.run(&["run", "-q", "--no-gates", "-p", "task"]);
+    assert_eq!(code(run.status), 0, "{}", stderr(&run));
+    let deep = ws.path().join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let from_deep = |args: &[&str]| {
+        ws.command(args)
+            .current_dir(&deep)
+            .output()
+            .expect("run ralph")
+    };
+    let events = from_deep(&["events", "--format", "json"]);
+    assert_eq!(code(events.status), 0, "{}", stderr(&events));
+    assert!(
+        stdout(&events).contains("LOOP_COMPLETE"),
+        "{}",
+        stdout(&events)
+    );
+    let runs = from_deep(&["runs"]);
+    assert_eq!(code(runs.status), 0, "{}", stderr(&runs));
+    assert!(stdout(&runs).contains("completed"), "{}", stdout(&runs));
+    let inspect = from_deep(&["inspect", "--run", "last", "--iteration", "1"]);
+    assert_eq!(code(inspect.status), 0, "{}", stderr(&inspect));
+    // The gates run at the top of the workspace, where its files are.
+    let gates = from_deep(&["gates"]);
+    assert_eq!(code(gates.status), 0, "{}", stdout(&gates));
+    assert!(
+        !deep.join(".ralph").exists(),
+        "a store was made in the subdirectory"
+    );
+}

@@ -26,7 +26,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
                 (path, dir)
             }
             None => {
-                let cwd = super::working_directory()?;
+                let cwd = super::enclosing_workspace()?;
                 let dir = RalphDir::in_workspace(&cwd);
                 let run = dir
                     .current_run()

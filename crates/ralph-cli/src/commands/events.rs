@@ -95,7 +95,7 @@ struct Row {
 }
 
 pub(crate) fn run(args: &EventsArgs) -> Result<CommandOutcome, CliError> {
-    let cwd = super::working_directory()?;
+    let cwd = super::enclosing_workspace()?;
     let dir = RalphDir::in_workspace(&cwd);
     let run_dir = match &args.run {
         Some(id) => super::runs::find_run(&dir, id)?,

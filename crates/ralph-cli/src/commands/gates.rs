@@ -22,7 +22,7 @@ use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
 
 pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
-    let workspace = super::working_directory()?;
+    let workspace = super::enclosing_workspace()?;
     let config = super::load_config(&workspace, args.config.clone(), Overrides::default())?;
     let selected = select(&config.gates, &args.names)?;
     let ralph_dir = RalphDir::in_workspace(&workspace);

@@ -164,7 +164,7 @@ struct Report<'a> {
 /// a config file broken since (an edit in progress) must not make the transcript
 /// unreadable: it is priced at the built-in prices, with a warning saying so.
 fn pricing(args: &InspectArgs, recorded: Option<String>) -> Result<Pricing, CliError> {
-    let cwd = super::working_directory()?;
+    let cwd = super::enclosing_workspace()?;
     let options = LoadOptions::from_env(cwd, args.config.clone(), Overrides::default());
     let prices = match load_pricing(&options) {
         Ok(prices) => prices,
@@ -205,7 +205,7 @@ fn input(args: &InspectArgs) -> Result<(Input, Recorded), CliError> {
     let (Some(id), Some(iteration)) = (&args.run, args.iteration) else {
         return Ok((Input::from_arg(args.file.as_deref()), Recorded::default()));
     };
-    let dir = RalphDir::in_workspace(&super::working_directory()?);
+    let dir = RalphDir::in_workspace(&super::enclosing_workspace()?);
     let run = super::runs::find_run(&dir, id)?;
     let running = super::runs::running_run(&dir).as_deref() == Some(run.id());
     super::inspect_transcript::check_reached(&run, iteration, running)?;

@@ -56,7 +56,7 @@ struct HatCount {
 }
 
 pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
-    let cwd = super::working_directory()?;
+    let cwd = super::enclosing_workspace()?;
     let dir = RalphDir::in_workspace(&cwd);
     match &args.command {
         Some(RunsCommand::Prune(prune)) => return self::prune(&dir, prune.keep),

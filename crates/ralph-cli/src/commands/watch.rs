@@ -21,7 +21,7 @@ use crate::view::tui::session::Session;
 use crate::view::tui::terminal::{Screen, color_allowed};
 
 pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
-    let workspace = super::working_directory()?;
+    let workspace = super::enclosing_workspace()?;
     let ralph_dir = RalphDir::in_workspace(&workspace);
     // A run directory named by its path is the user's to point anywhere, through links
     // too; one found under `.ralph/` is not (a planted FIFO there would hang the view).
