@@ -68,16 +68,24 @@ pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
 /// (set for agents), else the nearest directory from here up that has a
 /// `.ralph/`, else here. An agent in `src/deep` means the loop's workspace, not a new
 /// store of its own there.
+///
+/// The search stops at the top of a git checkout: a worktree loop's checkout lies
+/// inside the main one's `.ralph/worktrees/`, and a command there that found no
+/// `.ralph/` of its own yet must not reach the main checkout's runs and gates.
 pub(crate) fn enclosing_workspace() -> Result<PathBuf, CliError> {
     if let Some(dir) = std::env::var_os(ralph_types::env::WORKSPACE).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
     let cwd = working_directory()?;
-    Ok(cwd
-        .ancestors()
-        .find(|dir| dir.join(ralph_core::store::RALPH_DIR).is_dir())
-        .unwrap_or(&cwd)
-        .to_path_buf())
+    for dir in cwd.ancestors() {
+        if dir.join(ralph_core::store::RALPH_DIR).is_dir() {
+            return Ok(dir.to_path_buf());
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    Ok(cwd)
 }
 
 /// The prompt file a run reads when no task is given: `PROMPT.md` beside the project's

@@ -9,6 +9,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use ralph_agent::command::{CommandRequest, CommandResult, run_command};
@@ -17,6 +18,7 @@ use ralph_core::config::GateConfig;
 use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
 use ralph_core::run_event::RunEvent;
 
+use super::capped_log::CappedLog;
 use super::steer::SteerNews;
 use super::{display_path, with_ticks};
 use crate::view::observer::Observer;
@@ -52,10 +54,11 @@ impl GateRun<'_> {
             event,
             command: &command,
         });
-        let (log_path, mut log_file, log_error) = match log {
+        let (log_path, log_file, log_error) = match log {
             Ok((path, file)) => (Some(path), Some(file), None),
             Err(e) => (None, None, Some(e.to_string())),
         };
+        let mut log_file = log_file.map(|f| CappedLog::new(BufWriter::new(f)));
         let request = CommandRequest {
             invocation: gate.run.clone(),
             cwd: self.workspace.to_path_buf(),
@@ -72,9 +75,11 @@ impl GateRun<'_> {
             None if observer.wants_ticks() => with_ticks(work, |now| observer.tick(now)).await,
             None => work.await,
         };
+        let finished = log_file.map(CappedLog::finish).transpose().err();
         let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran);
         result.log = log_path.map(|p| display_path(&p, self.workspace));
-        if let Some(error) = log_error.or(ran.log_error) {
+        let log_error = log_error.or(ran.log_error.clone());
+        if let Some(error) = log_error.or(finished.map(|e| e.to_string())) {
             crate::diagnostic::diagnostic(format_args!(
                 "warning: the log of gate `{}` could not be written: {error}",
                 gate.name

@@ -31,6 +31,7 @@ use ralph_core::run_event::{RunEvent, Totals};
 use ralph_core::store::{RunDir, unix_ms};
 use ralph_types::env as var;
 
+use super::capped_log::CappedLog;
 use super::steer::SteerNews;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
@@ -396,7 +397,7 @@ impl<'a> Hooks<'a> {
                 (path, None)
             }
         };
-        let mut log = log.map(BufWriter::new);
+        let mut log = log.map(|file| CappedLog::new(BufWriter::new(file)));
         let running = stop.running(Running::Hook);
         let work = run_command(
             request,
@@ -405,7 +406,8 @@ impl<'a> Hooks<'a> {
         );
         let result = self.news.watched(work, observer).await;
         drop(running);
-        if let Some(e) = &result.log_error {
+        let finished = log.map(CappedLog::finish).transpose().err();
+        if let Some(e) = (result.log_error.clone()).or(finished.map(|e| e.to_string())) {
             diagnostic(format_args!(
                 "warning: hook `{}`'s log {} is incomplete: {e}",
                 hook.name,

@@ -11,6 +11,7 @@
 //! final state (durably) and report why.
 
 pub(crate) mod backends;
+mod capped_log;
 pub(crate) mod gates;
 mod git_head;
 pub(crate) mod github;
