@@ -119,10 +119,15 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 fn truncate(line: &str) -> String {
-    if line.chars().count() <= PREVIEW_CHARS {
+    shortened(line, PREVIEW_CHARS)
+}
+
+/// `line` cut to at most `max` characters, the last of them `…` when cut.
+pub(crate) fn shortened(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
         return line.to_owned();
     }
-    let mut out: String = line.chars().take(PREVIEW_CHARS - 1).collect();
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
 }
