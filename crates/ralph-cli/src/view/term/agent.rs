@@ -26,6 +26,10 @@ pub(crate) const TOOL_OUTPUT_LINES: usize = 3;
 /// What starts each line of thinking: it marks thinking where colour does not.
 const THINKING_GUTTER: &str = "┊ ";
 
+/// What marks a call a sub-agent made (the agent's stream names the call it runs under),
+/// so that it does not read as the main agent's.
+const SUB_AGENT_MARK: &str = "sub-agent › ";
+
 /// Longest argument in a call's name on a result shown away from its call: enough to
 /// tell parallel calls of one tool apart, short enough to leave the result readable.
 const CALL_ARGUMENT_CHARS: usize = 40;
@@ -91,13 +95,20 @@ impl AgentView {
                     self.thinking(&visible(text));
                 }
             }
-            AgentEvent::ToolCallStarted { id, name, args, .. } => {
-                let preview = preview(args);
-                self.line(palette::TOOL, "▸", &format!("{name}  {preview}"));
+            AgentEvent::ToolCallStarted {
+                id,
+                name,
+                args,
+                parent_id,
+            } => {
                 let call = Call {
                     name: name.to_string(),
-                    preview,
+                    preview: preview(args),
+                    sub_agent: parent_id.is_some(),
                 };
+                let mark = if call.sub_agent { SUB_AGENT_MARK } else { "" };
+                let text = format!("{mark}{name}  {}", call.preview);
+                self.line(palette::TOOL, "▸", &text);
                 self.tools.insert(id.to_string(), call);
                 self.shown_call = Some(id.to_string());
             }
@@ -221,10 +232,11 @@ impl AgentView {
     /// is not this call's (parallel calls finish in any order), the call is named.
     fn result(&mut self, id: &str, name: Option<&str>, output: &str, is_error: bool) {
         let call = self.tools.get(id);
-        let name = name
-            .or(call.map(|c| c.name.as_str()))
-            .unwrap_or("tool")
-            .to_owned();
+        let name = name.or(call.map(|c| c.name.as_str())).unwrap_or("tool");
+        let name = match call {
+            Some(call) if call.sub_agent => format!("{SUB_AGENT_MARK}{name}"),
+            _ => name.to_owned(),
+        };
         let label = match call {
             Some(call) if self.shown_call.as_deref() != Some(id) => call.label(&name),
             _ => name,
@@ -326,6 +338,8 @@ struct Call {
     name: String,
     /// Its telling argument (see [`preview`]).
     preview: String,
+    /// A sub-agent's call, not the main agent's.
+    sub_agent: bool,
 }
 
 impl Call {

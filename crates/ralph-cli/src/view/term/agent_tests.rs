@@ -200,3 +200,32 @@ fn a_result_after_other_text_names_its_call() {
         "▸ bash  make\nBuilding.\n✗ bash (make) failed: error: no rule\n"
     );
 }
+
+/// Claude Code's sub-agents (Task) run tools under the call that started them: each of
+/// their calls and results is marked, the main agent's are not.
+#[test]
+fn a_sub_agent_s_calls_are_marked() {
+    let sub = AgentEvent::ToolCallStarted {
+        id: "s1".into(),
+        name: "Bash".into(),
+        args: r#"{"command":"echo SUBTOOL"}"#.into(),
+        parent_id: Some("task".into()),
+    };
+    let events = [
+        AgentEvent::ToolCallStarted {
+            id: "task".into(),
+            name: "Task".into(),
+            args: r#"{"description":"look around"}"#.into(),
+            parent_id: None,
+        },
+        sub,
+        started("m1", "ls"),
+        finished("s1", "denied\n", true),
+        finished("m1", "gone\n", true),
+    ];
+    assert_eq!(
+        plain(&mut AgentView::new(false), &events),
+        "▸ Task  look around\n▸ sub-agent › Bash  echo SUBTOOL\n▸ bash  ls\n\
+         ✗ sub-agent › Bash (echo SUBTOOL) failed: denied\n✗ bash (ls) failed: gone\n"
+    );
+}
