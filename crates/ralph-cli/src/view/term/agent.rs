@@ -18,12 +18,21 @@ use super::tool_preview::one_line;
 use super::tool_preview::output_preview;
 use super::tool_preview::output_tail;
 use super::tool_preview::preview;
+use super::tool_preview::shortened;
 
 /// Lines of a tool's output shown with `-v`.
 pub(crate) const TOOL_OUTPUT_LINES: usize = 3;
 
 /// What starts each line of thinking: it marks thinking where colour does not.
 const THINKING_GUTTER: &str = "┊ ";
+
+/// What marks a call a sub-agent made (the agent's stream names the call it runs under),
+/// so that it does not read as the main agent's.
+const SUB_AGENT_MARK: &str = "sub-agent › ";
+
+/// Longest argument in a call's name on a result shown away from its call: enough to
+/// tell parallel calls of one tool apart, short enough to leave the result readable.
+const CALL_ARGUMENT_CHARS: usize = 40;
 
 /// What the view wrote last, to know when a new line is needed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +50,12 @@ pub(crate) struct AgentView {
     verbose: bool,
     markdown: Markdown,
     last: Last,
-    /// Tool names by call id: results do not always repeat them.
-    tools: HashMap<String, String>,
+    /// Tool calls by id: results do not always repeat the tool's name, and a result
+    /// shown away from its call names the call.
+    tools: HashMap<String, Call>,
+    /// The call whose line (`▸`, `✗` or `↳`) was written last, when nothing else was
+    /// written after it: a result for that call needs no name.
+    shown_call: Option<String>,
     /// The last error shown, so the run's verdict does not repeat it.
     last_error: Option<String>,
     /// User messages the agent showed so far: the first is the prompt, not shown again.
@@ -58,6 +71,7 @@ impl AgentView {
             markdown: Markdown::new(),
             last: Last::Nothing,
             tools: HashMap::new(),
+            shown_call: None,
             last_error: None,
             user_messages: 0,
             buf: String::new(),
@@ -81,10 +95,22 @@ impl AgentView {
                     self.thinking(&visible(text));
                 }
             }
-            AgentEvent::ToolCallStarted { id, name, args, .. } => {
-                self.tools.insert(id.to_string(), name.to_string());
-                let preview = preview(args);
-                self.line(palette::TOOL, "▸", &format!("{name}  {preview}"));
+            AgentEvent::ToolCallStarted {
+                id,
+                name,
+                args,
+                parent_id,
+            } => {
+                let call = Call {
+                    name: name.to_string(),
+                    preview: preview(args),
+                    sub_agent: parent_id.is_some(),
+                };
+                let mark = if call.sub_agent { SUB_AGENT_MARK } else { "" };
+                let text = format!("{mark}{name}  {}", call.preview);
+                self.line(palette::TOOL, "▸", &text);
+                self.tools.insert(id.to_string(), call);
+                self.shown_call = Some(id.to_string());
             }
             AgentEvent::ToolCallFinished {
                 id,
@@ -92,30 +118,7 @@ impl AgentView {
                 output,
                 is_error,
             } => {
-                let name = name
-                    .as_deref()
-                    .map(str::to_owned)
-                    .or_else(|| self.tools.get(id.as_ref()).cloned())
-                    .unwrap_or_else(|| "tool".to_owned());
-                if *is_error {
-                    self.line(
-                        palette::ERROR,
-                        "✗",
-                        &format!("{name} failed: {}", failure_preview(output)),
-                    );
-                }
-                if self.verbose {
-                    // A failure's cause is at the end of its output (a traceback, a
-                    // compiler's last error); a success's gist is at the start.
-                    let shown = if *is_error {
-                        output_tail(output, TOOL_OUTPUT_LINES)
-                    } else {
-                        output_preview(output, TOOL_OUTPUT_LINES)
-                    };
-                    for line in shown {
-                        self.line(palette::DIM, "  ↳", &line);
-                    }
-                }
+                self.result(id, name.as_deref(), output, *is_error);
             }
             AgentEvent::MessageFinished { stop, error, .. } => {
                 self.end_text();
@@ -214,7 +217,54 @@ impl AgentView {
             | AgentEvent::TurnFinished { .. }
             | AgentEvent::Unknown { .. } => {}
         }
+        let tool_event = matches!(
+            event,
+            AgentEvent::ToolCallStarted { .. } | AgentEvent::ToolCallFinished { .. }
+        );
+        if !tool_event && !self.buf.is_empty() {
+            // Something else came between a call and its result.
+            self.shown_call = None;
+        }
         out.push_str(&self.buf);
+    }
+
+    /// A tool's result: `✗` when it failed, its output with `-v`. When the line before
+    /// is not this call's (parallel calls finish in any order), the call is named.
+    fn result(&mut self, id: &str, name: Option<&str>, output: &str, is_error: bool) {
+        let call = self.tools.get(id);
+        let name = name.or(call.map(|c| c.name.as_str())).unwrap_or("tool");
+        let name = match call {
+            Some(call) if call.sub_agent => format!("{SUB_AGENT_MARK}{name}"),
+            _ => name.to_owned(),
+        };
+        let label = match call {
+            Some(call) if self.shown_call.as_deref() != Some(id) => call.label(&name),
+            _ => name,
+        };
+        let shown = if !self.verbose {
+            Vec::new()
+        } else if is_error {
+            // A failure's last lines (a traceback's exception, a compiler's last
+            // error) add to its first, on the `✗` line; a success's gist is at the start.
+            output_tail(output, TOOL_OUTPUT_LINES)
+        } else {
+            output_preview(output, TOOL_OUTPUT_LINES)
+        };
+        if is_error {
+            self.line(
+                palette::ERROR,
+                "✗",
+                &format!("{label} failed: {}", failure_preview(output)),
+            );
+        } else if !shown.is_empty() && self.shown_call.as_deref() != Some(id) {
+            self.line(palette::DIM, "  ↳", &format!("{label} returned:"));
+        }
+        for line in &shown {
+            self.line(palette::DIM, "  ↳", line);
+        }
+        if is_error || !shown.is_empty() {
+            self.shown_call = Some(id.to_owned());
+        }
     }
 
     /// The run is over (or something else is about to be shown): ends an open line.
@@ -279,6 +329,26 @@ impl AgentView {
             }
             self.last = Last::Line;
         }
+    }
+}
+
+/// A tool call the view showed.
+#[derive(Debug)]
+struct Call {
+    name: String,
+    /// Its telling argument (see [`preview`]).
+    preview: String,
+    /// A sub-agent's call, not the main agent's.
+    sub_agent: bool,
+}
+
+impl Call {
+    /// `name (argument)`, the argument cut short: which of several calls this is.
+    fn label(&self, name: &str) -> String {
+        if self.preview.is_empty() {
+            return name.to_owned();
+        }
+        format!("{name} ({})", shortened(&self.preview, CALL_ARGUMENT_CHARS))
     }
 }
 

@@ -114,3 +114,118 @@ fn thinking_keeps_its_gutter_without_colour_across_split_deltas() {
         "┊ Let me think.\n┊ Second line.\n┊ \n┊ After a gap.\nThe answer.\n"
     );
 }
+
+fn started(id: &str, command: &str) -> AgentEvent<'static> {
+    AgentEvent::ToolCallStarted {
+        id: id.to_owned().into(),
+        name: "bash".into(),
+        args: serde_json::json!({ "command": command }).to_string().into(),
+        parent_id: None,
+    }
+}
+
+fn finished(id: &str, output: &str, is_error: bool) -> AgentEvent<'static> {
+    AgentEvent::ToolCallFinished {
+        id: id.to_owned().into(),
+        name: None,
+        output: output.to_owned().into(),
+        is_error,
+    }
+}
+
+fn plain(view: &mut AgentView, events: &[AgentEvent<'_>]) -> String {
+    let mut out = String::new();
+    for event in events {
+        view.render(event, &mut out);
+    }
+    view.finish(&mut out);
+    anstream::adapter::strip_str(&out).to_string()
+}
+
+/// Parallel calls of one tool finish in any order: a result that does not follow its own
+/// call's line names the call; one that does is shown as a sequential call's is.
+#[test]
+fn a_result_away_from_its_call_names_the_call() {
+    let long = format!("cat {}", "x".repeat(80));
+    let events = [
+        started("a", "echo a"),
+        started("b", "false"),
+        started("c", &long),
+        finished("a", "a\n", false),
+        finished("c", "no such file\n", true),
+        finished("b", "", true),
+        // Sequential from here: each result right after its call.
+        started("d", "ls"),
+        finished("d", "one\ntwo\n", false),
+        started("e", "exit 3"),
+        finished("e", "Exit code 3\n", true),
+    ];
+    let cut = format!("cat {}…", "x".repeat(35));
+    assert_eq!(
+        plain(&mut AgentView::new(true), &events),
+        format!(
+            "▸ bash  echo a\n▸ bash  false\n▸ bash  {long}\n\
+             \x20 ↳ bash (echo a) returned:\n  ↳ a\n\
+             ✗ bash ({cut}) failed: no such file\n  ↳ no such file\n\
+             ✗ bash (false) failed: \n\
+             ▸ bash  ls\n  ↳ one\n  ↳ two\n\
+             ▸ bash  exit 3\n✗ bash failed: Exit code 3\n  ↳ Exit code 3\n"
+        )
+    );
+    // Without -v only failures show: `c` follows `c`'s line, `b` does not.
+    let quiet = [
+        started("b", "false"),
+        started("c", "cat f"),
+        finished("c", "no such file\n", true),
+        finished("b", "", true),
+    ];
+    assert_eq!(
+        plain(&mut AgentView::new(false), &quiet),
+        "▸ bash  false\n▸ bash  cat f\n✗ bash failed: no such file\n✗ bash (false) failed: \n"
+    );
+}
+
+/// Text between a call and its result: the result names its call.
+#[test]
+fn a_result_after_other_text_names_its_call() {
+    let events = [
+        started("a", "make"),
+        AgentEvent::TextDelta {
+            text: "Building.\n".into(),
+        },
+        finished("a", "error: no rule\n", true),
+    ];
+    assert_eq!(
+        plain(&mut AgentView::new(false), &events),
+        "▸ bash  make\nBuilding.\n✗ bash (make) failed: error: no rule\n"
+    );
+}
+
+/// Claude Code's sub-agents (Task) run tools under the call that started them: each of
+/// their calls and results is marked, the main agent's are not.
+#[test]
+fn a_sub_agent_s_calls_are_marked() {
+    let sub = AgentEvent::ToolCallStarted {
+        id: "s1".into(),
+        name: "Bash".into(),
+        args: r#"{"command":"echo SUBTOOL"}"#.into(),
+        parent_id: Some("task".into()),
+    };
+    let events = [
+        AgentEvent::ToolCallStarted {
+            id: "task".into(),
+            name: "Task".into(),
+            args: r#"{"description":"look around"}"#.into(),
+            parent_id: None,
+        },
+        sub,
+        started("m1", "ls"),
+        finished("s1", "denied\n", true),
+        finished("m1", "gone\n", true),
+    ];
+    assert_eq!(
+        plain(&mut AgentView::new(false), &events),
+        "▸ Task  look around\n▸ sub-agent › Bash  echo SUBTOOL\n▸ bash  ls\n\
+         ✗ sub-agent › Bash (echo SUBTOOL) failed: denied\n✗ bash (ls) failed: gone\n"
+    );
+}

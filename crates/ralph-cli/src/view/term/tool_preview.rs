@@ -6,10 +6,6 @@ use serde_json::Value;
 /// Longest preview, in characters: one terminal line with room for the tool name.
 pub(crate) const PREVIEW_CHARS: usize = 100;
 
-/// Lines of a failed tool's output on its `✗` line: the cause and the line before it
-/// (a traceback's last frame, or an exit status after the error).
-const FAILURE_LINES: usize = 2;
-
 /// Argument names that say what a call does, most telling first. Agents differ: pi's
 /// `bash {command}`, Claude's `Bash {command}`, Codex's `exec_command {cmd}`, pi's
 /// `write {path}`, Claude's `Write {file_path}`, OpenCode's `write {filePath}`.
@@ -73,12 +69,25 @@ pub(crate) fn output_preview(output: &str, max_lines: usize) -> Vec<String> {
     lines
 }
 
-/// The last lines of a failed tool's output, where the cause is (a traceback's
-/// exception, a compiler's error, a command's exit status), as one line.
+/// The first lines of a failed tool's output, as one line of at most [`PREVIEW_CHARS`]:
+/// where a tool says why it failed (`Exit code 2` then the error, an input validation
+/// error's name then its details). The last lines can be the closing brackets of a
+/// structured error; `-v` shows them (see [`output_tail`]).
 pub(crate) fn failure_preview(output: &str) -> String {
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = &lines[lines.len().saturating_sub(FAILURE_LINES)..];
-    one_line(&tail.join(" · "))
+    let mut joined = String::new();
+    for line in output.lines().filter(|l| !l.trim().is_empty()) {
+        if !joined.is_empty() {
+            joined.push_str(" · ");
+        }
+        // Trimmed, as `one_line` shows it, so that indented lines (a JSON error's)
+        // count what they show.
+        joined.push_str(line.trim());
+        // Enough to fill the preview: the rest would be cut anyway.
+        if joined.chars().count() > PREVIEW_CHARS {
+            break;
+        }
+    }
+    one_line(&joined)
 }
 
 /// The last lines of a tool's output, for `-v` on a failure, after a count of those
@@ -110,10 +119,15 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 fn truncate(line: &str) -> String {
-    if line.chars().count() <= PREVIEW_CHARS {
+    shortened(line, PREVIEW_CHARS)
+}
+
+/// `line` cut to at most `max` characters, the last of them `…` when cut.
+pub(crate) fn shortened(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
         return line.to_owned();
     }
-    let mut out: String = line.chars().take(PREVIEW_CHARS - 1).collect();
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out
 }

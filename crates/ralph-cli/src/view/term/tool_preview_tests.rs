@@ -45,16 +45,27 @@ fn output_previews_keep_the_first_lines_and_count_the_rest() {
 }
 
 #[test]
-fn a_failure_shows_the_last_lines_where_the_cause_is() {
-    let traceback = "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    main()\n  File \"t.py\", line 1, in main\n    raise ValueError(\"boom\")\nValueError: boom\n\nCommand exited with code 1\n";
+fn a_failure_shows_its_first_lines_where_it_says_why() {
     assert_eq!(
-        failure_preview(traceback),
-        "ValueError: boom · Command exited with code 1"
+        failure_preview("Exit code 2\nls: cannot access 'x': No such file or directory\n"),
+        "Exit code 2 · ls: cannot access 'x': No such file or directory"
     );
-    assert_eq!(failure_preview("only one line"), "only one line");
+    // Claude Code's input validation error: its name first, a JSON list of issues after;
+    // its last lines are only the list's closing brackets.
+    let invalid = "<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [\n      \"command\"\n    ],\n    \"message\": \"command contains control characters\"\n  }\n]</tool_use_error>";
+    let shown = failure_preview(invalid);
+    assert!(
+        shown.starts_with("<tool_use_error>InputValidationError: [ · { · \"code\": \"custom\","),
+        "{shown}"
+    );
+    assert!(shown.contains("\"path\": [ · \"command\" · ],"), "{shown}");
+    assert_eq!(shown.chars().count(), PREVIEW_CHARS, "{shown}");
+    assert_eq!(failure_preview("\n\nonly one line\n"), "only one line");
     assert_eq!(failure_preview(""), "");
-    let long = format!("{}\n", "x".repeat(300));
+    let long = format!("{}\n{}\n", "x".repeat(300), "y".repeat(300));
     assert_eq!(failure_preview(&long).chars().count(), PREVIEW_CHARS);
+    let many = "line\n".repeat(10_000);
+    assert_eq!(failure_preview(&many).chars().count(), PREVIEW_CHARS);
 }
 
 #[test]

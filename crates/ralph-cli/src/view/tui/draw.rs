@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 
 use super::app::{App, Prompt};
+use super::glyphs;
 use super::lines;
 use super::mirror::Outcome;
 use super::model::{Iteration, RunModel};
@@ -78,6 +79,7 @@ pub(crate) fn frame(
     if app.help {
         help(frame, area, theme);
     }
+    glyphs::settle(frame.buffer_mut());
 }
 
 fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static>> {

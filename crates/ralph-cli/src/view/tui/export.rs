@@ -2,12 +2,14 @@
 //! (`.ralph/runs/<id>/exports/iteration-<n>.md`), so it can be read, pasted or attached
 //! after the run.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use ralph_core::fsafe;
 use ralph_core::store::{Durability, replace};
+use ralph_core::visible::visible;
 
 use super::model::{Entry, Iteration, RunModel};
 use crate::view::term::figures::duration_ms;
@@ -28,7 +30,21 @@ pub(crate) fn write(model: &RunModel, index: usize, run_dir: &Path) -> io::Resul
 }
 
 /// The iteration as Markdown: a heading with its figures, then its transcript in order.
+///
+/// Almost all of it is text ralph did not write (the model's words and thinking, tool
+/// arguments and output, payloads, a hat's name), and people `cat` an export: each
+/// control and bidirectional character is written as its escape, as every on-screen view
+/// shows it, so the file cannot retitle, clear or reorder the terminal it is read in.
 pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
+    let out = transcript(model, it);
+    match visible(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(safe) => safe,
+    }
+}
+
+/// [`markdown`] before its text is made safe to show.
+fn transcript(model: &RunModel, it: &Iteration) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -2,7 +2,7 @@
 //! transcripts (tests/fixtures), fed as the run's events through the same JSON path as
 //! `ralph run --tui` and `ralph watch`; keys, search, export, resizes, NO_COLOR, and the
 //! file follower. Steering and rate limits are in `limits_tests.rs`, words in
-//! `words_tests.rs`.
+//! `words_tests.rs`, the export's escapes in `export_tests.rs`, emoji in `glyphs_tests.rs`.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -22,6 +22,14 @@ use super::{draw, export, follow};
 /// What the model makes of notices and gates, in words: beside this file.
 #[path = "words_tests.rs"]
 mod words;
+
+/// Cells terminals measure differently: beside this file.
+#[path = "glyphs_tests.rs"]
+mod glyphs;
+
+/// What the export makes of escape sequences: beside this file.
+#[path = "export_tests.rs"]
+mod export_safety;
 
 /// Steering, rate limits and their waits on the screen: beside this file.
 #[path = "limits_tests.rs"]
