@@ -12,10 +12,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 
 use super::app::{App, Prompt};
-use super::lines;
 use super::mirror::Outcome;
 use super::model::{Iteration, RunModel};
 use super::theme::Theme;
+use super::window;
 use crate::view::term::ending::Ending;
 use crate::view::term::figures::{attempt_part, clock, duration_ms};
 use crate::view::term::limit_lines;
@@ -217,15 +217,15 @@ fn transcript_pane(
     frame.render_widget(block, area);
     app.transcript_size = (inner.width, inner.height);
     if app.follow {
-        app.look.scroll_back = 0;
+        app.look.top = None;
     }
-    let mut window = lines::window(it, &app.look, inner.width, inner.height, theme);
-    if let Some(max) = window.max_scroll_back
-        && app.look.scroll_back > max
-    {
-        app.look.scroll_back = max;
-        window = lines::window(it, &app.look, inner.width, inner.height, theme);
+    let window = window::window(it, &app.look, inner.width, inner.height, theme);
+    // Not following, the window stays on the lines it shows while the agent writes more
+    // (and where it was put past the end, on the end's).
+    if !app.follow {
+        app.look.top = Some(window.top);
     }
+    app.laid_out = window.laid_out;
     frame.render_widget(Paragraph::new(window.lines), inner);
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod observer;
 pub(crate) mod session;
 pub(crate) mod terminal;
 pub(crate) mod theme;
+pub(crate) mod window;
 
 #[cfg(test)]
 mod hostile_tests;

@@ -27,6 +27,10 @@ mod words;
 #[path = "limits_tests.rs"]
 mod limits;
 
+/// Scrolling and searching a long iteration: beside this file.
+#[path = "window_tests.rs"]
+mod window;
+
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
 const NOW_MS: u64 = STARTED_AT_MS + 42_000;
