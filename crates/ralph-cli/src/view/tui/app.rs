@@ -6,6 +6,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::lines::Look;
 use super::model::{Entry, RunModel};
+use super::search::{Match, Matches};
 use super::window::{self, Pos};
 
 /// Lines one PageUp/PageDown moves when the window's height is not known yet.
@@ -52,7 +53,7 @@ pub(crate) struct App {
     /// Screen lines the last frame laid out for the transcript (see [`window::Window`]).
     pub(crate) laid_out: usize,
     /// The search match shown, for n/N.
-    matched: Option<(usize, usize)>,
+    matched: Option<Match>,
 }
 
 impl App {
@@ -287,8 +288,8 @@ impl App {
         self.selected = Some(shown);
     }
 
-    /// Finds the next (or previous) entry matching the search, from the selected
-    /// iteration on, and shows it.
+    /// Finds the next (or previous) line matching the search, from the selected
+    /// iteration on, and shows it; a match in a folded tool call's output unfolds it.
     fn find(&mut self, model: &mut RunModel, forward: bool, from_start: bool) {
         if self.last_search.is_empty() {
             self.message = Some("/ to search".to_owned());
@@ -299,49 +300,26 @@ impl App {
             return;
         };
         let current = if from_start { None } else { self.matched };
-        let mut positions: Vec<(usize, usize)> = Vec::new();
-        for (i, it) in model.iterations.iter().enumerate() {
-            for (e, entry) in it.entries.iter().enumerate() {
-                if entry
-                    .searchable()
-                    .to_lowercase()
-                    .contains(&self.last_search)
-                {
-                    positions.push((i, e));
-                }
-            }
-        }
-        let start = current.unwrap_or((shown, if forward { 0 } else { usize::MAX }));
-        let found = if forward {
-            positions
-                .iter()
-                .find(|&&p| {
-                    if current.is_some() {
-                        p > start
-                    } else {
-                        p >= start
-                    }
-                })
-                .or_else(|| positions.first())
+        let from = current.unwrap_or(if forward {
+            Match::start_of(shown)
         } else {
-            positions
-                .iter()
-                .rev()
-                .find(|&&p| p < start)
-                .or_else(|| positions.last())
+            Match::end_of(shown)
+        });
+        let found = Matches::find(model, &self.last_search, from, current.is_some());
+        let Some((at, n)) = found.pick(forward) else {
+            self.message = Some(format!("not found: {}", self.last_search));
+            return;
         };
-        match found.copied() {
-            Some((i, e)) => {
-                self.matched = Some((i, e));
-                self.reveal(i, e, 0);
-                let n = positions.iter().position(|&p| p == (i, e)).unwrap_or(0) + 1;
-                self.message = Some(format!(
-                    "match {n}/{} in iteration {}",
-                    positions.len(),
-                    model.iterations[i].number
-                ));
-            }
-            None => self.message = Some(format!("not found: {}", self.last_search)),
+        self.matched = Some(at);
+        if let Some(Entry::Tool(call)) = model.iterations[at.iteration].entries.get_mut(at.entry)
+            && at.line > 0
+        {
+            call.expanded = true;
         }
+        self.reveal(at.iteration, at.entry, at.line);
+        self.message = Some(format!(
+            "match {n}/{} in iteration {}",
+            found.count, model.iterations[at.iteration].number
+        ));
     }
 }

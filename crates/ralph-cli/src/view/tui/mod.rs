@@ -11,6 +11,7 @@ pub(crate) mod lines;
 pub(crate) mod mirror;
 pub(crate) mod model;
 pub(crate) mod observer;
+pub(crate) mod search;
 pub(crate) mod session;
 pub(crate) mod terminal;
 pub(crate) mod theme;

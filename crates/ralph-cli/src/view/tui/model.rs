@@ -46,8 +46,9 @@ pub(crate) enum Entry {
     Note(String),
 }
 
+#[cfg(test)]
 impl Entry {
-    /// The text search looks in.
+    /// The entry's text, as the tests compare it.
     pub(crate) fn searchable(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Entry::Text(t) | Entry::Thinking(t) | Entry::Note(t) => t.as_str().into(),

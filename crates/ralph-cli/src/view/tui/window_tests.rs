@@ -1,5 +1,5 @@
-//! A long iteration scrolled: what a frame lays out wherever the window is, and the window
-//! staying where it is while the agent writes.
+//! A long iteration scrolled: what a frame lays out wherever the window is, the window
+//! staying where it is while the agent writes, and search landing on each matching line.
 
 use ralph_stream::AgentEvent;
 
@@ -94,4 +94,94 @@ fn with_follow_off_the_lines_on_screen_stay_put_as_the_agent_writes() {
     // Following again, the end is kept in view.
     key(&mut app, &mut model, KeyCode::Char('f'));
     assert!(screen(&model, &mut app, 80, 24).contains("row 104"));
+}
+
+#[test]
+fn search_finds_counts_and_shows_each_matching_line() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    let text: String = (1..=500)
+        .map(|n| match n {
+            100 | 200 | 450 => format!("row {n} NEEDLE\n"),
+            n => format!("row {n}\n"),
+        })
+        .collect();
+    write(&mut model, 1, &text);
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    iteration_started(&mut model, 2, "builder", "custom");
+    write(&mut model, 2, "one more needle\n");
+    let mut app = App::new(true);
+    screen(&model, &mut app, 80, 24);
+    key(&mut app, &mut model, KeyCode::Up);
+    key(&mut app, &mut model, KeyCode::Char('/'));
+    for c in "needle".chars() {
+        key(&mut app, &mut model, KeyCode::Char(c));
+    }
+    key(&mut app, &mut model, KeyCode::Enter);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let shown = screen(&model, &mut app, 80, 24);
+        seen.push((app.message.clone().unwrap_or_default(), top_row(&shown)));
+        key(&mut app, &mut model, KeyCode::Char('n'));
+    }
+    let expected = [
+        ("match 1/4 in iteration 1", "row 100 NEEDLE"),
+        ("match 2/4 in iteration 1", "row 200 NEEDLE"),
+        ("match 3/4 in iteration 1", "row 450 NEEDLE"),
+        ("match 4/4 in iteration 2", "one more needle"),
+        ("match 1/4 in iteration 1", "row 100 NEEDLE"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(m, r)| ((*m).to_owned(), (*r).to_owned()))
+        .collect();
+    assert_eq!(seen, expected);
+    // Back from the second: the first, around to the last, then the third.
+    for _ in 0..3 {
+        key(&mut app, &mut model, KeyCode::Char('N'));
+    }
+    let shown = screen(&model, &mut app, 80, 24);
+    assert_eq!(app.message.as_deref(), Some("match 3/4 in iteration 1"));
+    assert_eq!(top_row(&shown), "row 450 NEEDLE");
+}
+
+#[test]
+fn a_match_in_a_folded_tool_output_unfolds_it_on_screen() {
+    let mut model = long_iteration(100);
+    feed(
+        &mut model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &AgentEvent::ToolCallStarted {
+                id: "t1".into(),
+                name: "bash".into(),
+                args: "{\"command\":\"make\"}".into(),
+                parent_id: None,
+            },
+        },
+    );
+    let output: String = (1..=60).map(|n| format!("out {n}\n")).collect();
+    feed(
+        &mut model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &AgentEvent::ToolCallFinished {
+                id: "t1".into(),
+                name: None,
+                output: format!("{output}the HIDDEN cause\n").into(),
+                is_error: false,
+            },
+        },
+    );
+    write(&mut model, 1, "after the tool\n");
+    let mut app = App::new(true);
+    key(&mut app, &mut model, KeyCode::Char('/'));
+    for c in "hidden".chars() {
+        key(&mut app, &mut model, KeyCode::Char(c));
+    }
+    key(&mut app, &mut model, KeyCode::Enter);
+    let shown = screen(&model, &mut app, 80, 24);
+    assert_eq!(app.message.as_deref(), Some("match 1/1 in iteration 1"));
+    assert!(shown.contains("│ the HIDDEN cause"), "{shown}");
 }
