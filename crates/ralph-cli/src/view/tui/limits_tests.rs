@@ -95,6 +95,7 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
     assert_eq!(
         notes,
         [
+            "■ iteration 1 rate limited: 429",
             "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
             "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
         ]

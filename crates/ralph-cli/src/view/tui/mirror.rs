@@ -66,6 +66,9 @@ pub(crate) enum RunLine {
         duration_ms: u64,
         cost_usd: Option<f64>,
         tokens: Tokens,
+        /// The end of the agent's stderr, when it failed.
+        #[serde(default)]
+        stderr_tail: Option<String>,
         totals: Totals,
     },
     Notice {

@@ -5,6 +5,7 @@
 use ralph_core::machine::{GateEnd, Notice};
 
 use super::mirror::{AgentLine, Outcome, RunLine, Tokens, Totals};
+use crate::view::term::ending::{Ending, STDERR_LINES};
 use crate::view::term::{gate_lines, limit_lines, tool_preview};
 
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
@@ -257,11 +258,13 @@ impl RunModel {
                 duration_ms,
                 cost_usd,
                 tokens,
+                stderr_tail,
                 totals,
             } => {
                 self.totals = totals;
                 self.activity = format!("iteration {iteration} {}", outcome.words());
                 if let Some(it) = self.iteration_mut(iteration) {
+                    ended(it, &outcome, stderr_tail.as_deref());
                     it.model = model.or(it.model.take());
                     it.outcome = Some(outcome);
                     it.duration_ms = Some(duration_ms);
@@ -447,6 +450,28 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
             None
         }
         AgentLine::Other => None,
+    }
+}
+
+/// Says at the transcript's end why an iteration that did not succeed ended, and the
+/// end of its agent's stderr, as the line view's footer does (`✗ iteration 3 failed:
+/// killed by signal 11`, `stderr: …`): the title has room only for `failed`.
+fn ended(it: &mut Iteration, outcome: &Outcome, stderr_tail: Option<&str>) {
+    let ending = outcome.ending();
+    if ending != Ending::Succeeded {
+        let words = outcome.words();
+        let mark = ending.mark();
+        it.entries.push(Entry::Note(format!(
+            "{mark} iteration {} {words}",
+            it.number
+        )));
+    }
+    if let Some(tail) = stderr_tail {
+        let lines: Vec<&str> = tail.trim_end().lines().collect();
+        for line in &lines[lines.len().saturating_sub(STDERR_LINES)..] {
+            let line = tool_preview::one_line(line);
+            it.entries.push(Entry::Note(format!("stderr: {line}")));
+        }
     }
 }
 
