@@ -101,19 +101,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     } else {
         clock(elapsed)
     };
-    let cost = match model.max_cost_usd {
-        Some(max) => {
-            // Spent to as many places as the limit shows (cents at least, four at most),
-            // so that `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
-            let limit = format_usd_limit(max);
-            let places = limit
-                .split_once('.')
-                .map_or(2, |(_, decimals)| decimals.len())
-                .clamp(2, 4);
-            format!("${:.places$}/{limit}", model.totals.cost_usd)
-        }
-        None => format!("${:.2}", model.totals.cost_usd),
-    };
+    let cost = header_cost(model);
     let tokens = model.totals.tokens.sum();
     vec![
         Line::from(vec![
@@ -125,6 +113,32 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
             model.max_iterations
         )),
     ]
+}
+
+/// The run's cost against its limit, saying how sure it is as the line view does: `$0.42`,
+/// `at least $0.42` when some iteration's cost is unknown, `cost unknown` when none is
+/// known (an agent that reports no cost is not free).
+fn header_cost(model: &RunModel) -> String {
+    let totals = &model.totals;
+    let Some(max) = model.max_cost_usd else {
+        return match (totals.cost_complete, totals.cost_usd == 0.0) {
+            (true, _) => format!("${:.2}", totals.cost_usd),
+            (false, true) => "cost unknown".to_owned(),
+            (false, false) => format!("at least ${:.2}", totals.cost_usd),
+        };
+    };
+    // Spent to as many places as the limit shows (cents at least, four at most), so that
+    // `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
+    let limit = format_usd_limit(max);
+    let places = limit
+        .split_once('.')
+        .map_or(2, |(_, decimals)| decimals.len())
+        .clamp(2, 4);
+    match (totals.cost_complete, totals.cost_usd == 0.0) {
+        (true, _) => format!("${:.places$}/{limit}", totals.cost_usd),
+        (false, true) => format!("cost unknown (limit {limit})"),
+        (false, false) => format!("at least ${:.places$}/{limit}", totals.cost_usd),
+    }
 }
 
 /// The line view's mark, or `…` while the iteration runs.

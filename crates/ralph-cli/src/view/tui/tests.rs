@@ -311,6 +311,28 @@ fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
     assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
 }
 
+/// A run whose agent reports no cost is not said to cost nothing; one where some
+/// iteration's cost is unknown says the least it cost, as the line view does.
+#[test]
+fn the_header_says_when_the_cost_is_unknown() {
+    let mut model = one_iteration("custom", "builder", "pi/anthropic/text.jsonl");
+    model.totals.cost_complete = false;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(
+        shown.contains(" · cost unknown (limit $5.00) · "),
+        "{shown}"
+    );
+    model.totals.cost_usd = 0.25;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25/$5.00 · "), "{shown}");
+    model.max_cost_usd = None;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25 · "), "{shown}");
+    model.totals.cost_usd = 0.0;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · cost unknown · "), "{shown}");
+}
+
 /// Every size from one cell up, with help open and scrolled back: nothing panics.
 #[test]
 fn resize_storm_never_panics() {
