@@ -151,3 +151,59 @@ fn the_status_line_counts_a_wait_down_to_its_end() {
         status(&model, &mut app, ended_ms + 10_000)
     );
 }
+
+/// A long run keeps the newest iterations' text within the budget; an older one keeps
+/// its outcome and says where its transcript is.
+#[test]
+fn old_transcripts_leave_memory_and_say_where_they_are() {
+    let mut model = RunModel::default();
+    model.kept.budget = 20_000;
+    loop_started(&mut model, "custom");
+    let text = "x".repeat(4_000);
+    for n in 1..=30 {
+        iteration_started(&mut model, n, "builder", "custom");
+        feed(
+            &mut model,
+            &RunEvent::Agent {
+                iteration: n,
+                event: &AgentEvent::TextDelta {
+                    text: text.as_str().into(),
+                },
+            },
+        );
+        let outcome = if n == 1 {
+            IterationOutcome::Failed {
+                reason: "exit code 2".to_owned(),
+            }
+        } else {
+            IterationOutcome::Succeeded
+        };
+        iteration_finished(&mut model, n, "builder", &outcome);
+    }
+    let kept_text: usize = model
+        .iterations
+        .iter()
+        .flat_map(|it| &it.entries)
+        .map(|e| match e {
+            Entry::Text(t) => t.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(kept_text <= 20_000, "{kept_text}");
+    assert!(kept_text >= 3 * 4_000, "the newest are kept: {kept_text}");
+    assert_eq!(model.iterations.len(), 30);
+    let first: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(
+        first,
+        [
+            "(the view keeps the newest iterations' text: this one's is in \
+             `ralph inspect --run 20261125-215510-tui1 --iteration 1 --view`)",
+            "✗ iteration 1 failed: exit code 2",
+        ]
+    );
+    assert!(matches!(model.iterations[29].entries[0], Entry::Text(_)));
+}

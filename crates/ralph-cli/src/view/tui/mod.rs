@@ -7,6 +7,7 @@ pub(crate) mod app;
 pub(crate) mod draw;
 pub(crate) mod export;
 pub(crate) mod follow;
+pub(crate) mod keep;
 pub(crate) mod lines;
 pub(crate) mod mirror;
 pub(crate) mod model;

@@ -4,6 +4,7 @@
 
 use ralph_core::machine::{GateEnd, Notice};
 
+use super::keep::Kept;
 use super::mirror::{AgentLine, Outcome, RunLine, Tokens, Totals};
 use crate::view::term::ending::{Ending, STDERR_LINES};
 use crate::view::term::{gate_lines, limit_lines, tool_preview};
@@ -93,6 +94,8 @@ pub(crate) struct Iteration {
     /// message the agent read.
     pub(crate) user_messages: u32,
     pub(crate) entries: Vec<Entry>,
+    /// The record bytes read into its transcript (see [`Kept`]).
+    pub(crate) record_bytes: usize,
 }
 
 /// A wait for a provider's limit, from its `rate_limit_wait` line.
@@ -128,13 +131,18 @@ pub(crate) struct RunModel {
     pub(crate) stop_reason: Option<String>,
     /// Lines that were not run events (a damaged record).
     pub(crate) unreadable_lines: u64,
+    /// How much of the transcripts is kept.
+    pub(crate) kept: Kept,
 }
 
 impl RunModel {
     /// Reads one JSON line of the record (or of `--output json`).
     pub(crate) fn apply_json(&mut self, line: &[u8]) {
         match serde_json::from_slice::<RunLine>(line) {
-            Ok(event) => self.apply(event),
+            Ok(event) => {
+                self.apply(event);
+                self.keep(line.len());
+            }
             Err(_) => self.unreadable_lines += 1,
         }
     }
@@ -456,7 +464,7 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
 /// Says at the transcript's end why an iteration that did not succeed ended, and the
 /// end of its agent's stderr, as the line view's footer does (`✗ iteration 3 failed:
 /// killed by signal 11`, `stderr: …`): the title has room only for `failed`.
-fn ended(it: &mut Iteration, outcome: &Outcome, stderr_tail: Option<&str>) {
+pub(crate) fn ended(it: &mut Iteration, outcome: &Outcome, stderr_tail: Option<&str>) {
     let ending = outcome.ending();
     if ending != Ending::Succeeded {
         let words = outcome.words();
