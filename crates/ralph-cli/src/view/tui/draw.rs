@@ -38,9 +38,14 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("Tab/S-Tab", "select a tool call"),
     ("Enter o", "expand / collapse it"),
     ("e", "export the iteration as Markdown"),
+    ("Esc", "clear the search"),
     ("?", "this help"),
     ("q", "quit (ralph run --tui asks, then stops the loop)"),
+    ("Ctrl-C", "stop the loop (ralph run --tui) or leave"),
 ];
+
+/// The keys' column in the help.
+const HELP_KEYS_WIDTH: usize = 18;
 
 /// `now_ms`: the wall clock in Unix milliseconds, for the running iteration's time.
 pub(crate) fn frame(
@@ -274,7 +279,13 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
-    let width = area.width.min(64);
+    // As wide as its longest line and the border, where the screen has the room.
+    let widest = HELP
+        .iter()
+        .map(|(_, what)| HELP_KEYS_WIDTH + 1 + what.chars().count() + 2)
+        .max()
+        .unwrap_or(0);
+    let width = area.width.min(u16::try_from(widest).unwrap_or(u16::MAX));
     let height = area
         .height
         .min(u16::try_from(HELP.len()).unwrap_or(u16::MAX) + 2);
@@ -288,7 +299,7 @@ fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
         .iter()
         .map(|(keys, what)| {
             Line::from(vec![
-                Span::styled(format!("{keys:>18} "), theme.tool()),
+                Span::styled(format!("{keys:>HELP_KEYS_WIDTH$} "), theme.tool()),
                 Span::raw(*what),
             ])
         })

@@ -297,6 +297,20 @@ fn claude_transcript_narrow_and_help() {
     insta::assert_snapshot!("claude_help_80x24", screen(&model, &mut app, 80, 24));
 }
 
+/// Help shows every key whole, Ctrl-C and Esc too, where the screen has the room.
+#[test]
+fn help_shows_every_key_whole() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    let mut app = App::new(true);
+    key(&mut app, &mut model, KeyCode::Char('?'));
+    let shown = screen(&model, &mut app, 100, 30);
+    for (keys, what) in draw::HELP {
+        let line = format!("{keys} {what}");
+        assert!(shown.contains(&line), "{line}\n{shown}");
+    }
+    assert!(shown.contains("Ctrl-C") && shown.contains("Esc"), "{shown}");
+}
+
 /// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
 #[test]
 fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
