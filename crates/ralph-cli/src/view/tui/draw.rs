@@ -89,7 +89,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     let live = model.live();
     let hat = live.map_or("-", |i| i.hat.as_str());
     let backend = live.map_or(model.backend.as_str(), |i| i.backend.as_str());
-    let model_name = live.and_then(|i| i.model.as_deref()).unwrap_or("?");
+    let model_name = header_model(model).unwrap_or("?");
     let number = live.map_or(0, |i| i.number);
     let mut elapsed = model.totals.elapsed_ms;
     if model.running()
@@ -118,6 +118,18 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
             model.max_iterations
         )),
     ]
+}
+
+/// The model at work: the live iteration's, or until it says (pi names its model only
+/// when an iteration ends), the newest one its backend named before.
+fn header_model(model: &RunModel) -> Option<&str> {
+    let live = model.live()?;
+    model
+        .iterations
+        .iter()
+        .rev()
+        .filter(|it| it.backend == live.backend)
+        .find_map(|it| it.model.as_deref())
 }
 
 /// The run's cost against its limit, saying how sure it is as the line view does: `$0.42`,

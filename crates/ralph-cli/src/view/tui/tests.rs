@@ -297,6 +297,27 @@ fn claude_transcript_narrow_and_help() {
     insta::assert_snapshot!("claude_help_80x24", screen(&model, &mut app, 80, 24));
 }
 
+/// An agent that names its model only when an iteration ends (pi) has it in the header
+/// from then on; not one of another backend's.
+#[test]
+fn the_header_names_the_model_an_earlier_iteration_reported() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    let header = |model: &RunModel| screen(model, &mut App::new(true), 100, 10);
+    assert!(header(&model).contains("hat builder · pi · ?"));
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    iteration_started(&mut model, 2, "builder", "pi");
+    let shown = header(&model);
+    assert!(
+        shown.contains("hat builder · pi · claude-sonnet-4-5"),
+        "{shown}"
+    );
+    iteration_started(&mut model, 3, "builder", "claude");
+    let shown = header(&model);
+    assert!(shown.contains("hat builder · claude · ?"), "{shown}");
+}
+
 /// Help shows every key whole, Ctrl-C and Esc too, where the screen has the room.
 #[test]
 fn help_shows_every_key_whole() {
