@@ -46,6 +46,8 @@ pub(crate) struct App {
     pub(crate) help: bool,
     /// A message for the status line (an export's path, "not found").
     pub(crate) message: Option<String>,
+    /// That the loop is being stopped, kept on the status line until it ends.
+    pub(crate) stopping: Option<String>,
     /// `q` asks first (under `ralph run --tui`).
     pub(crate) confirm_quit: bool,
     /// The transcript window's size at the last draw.
@@ -66,6 +68,7 @@ impl App {
             prompt: Prompt::None,
             help: false,
             message: None,
+            stopping: None,
             confirm_quit,
             transcript_size: (0, 0),
             laid_out: 0,

@@ -24,6 +24,8 @@ use crate::view::term::limit_lines;
 const LIST_MIN_TOTAL_WIDTH: u16 = 60;
 /// The iteration list's width when shown.
 const LIST_WIDTH: u16 = 30;
+/// Silence after which a streaming agent is no longer said to be writing.
+const QUIET_AFTER_MS: u64 = 5_000;
 /// Header lines.
 const HEADER_HEIGHT: u16 = 2;
 
@@ -271,6 +273,12 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
     if let Some(message) = &app.message {
         return Line::styled(message.clone(), theme.notice());
     }
+    // Stopping takes a while (the agent's grace); the keys pressed meanwhile do not hide it.
+    if let Some(stopping) = &app.stopping
+        && model.finished.is_none()
+    {
+        return Line::styled(stopping.clone(), theme.notice());
+    }
     if let Some(wait) = &model.waiting {
         let left = Duration::from_millis(wait.until_ms.saturating_sub(now_ms));
         let text = limit_lines::countdown(&wait.backend, left, wait.until_ms / 1000, now_ms / 1000);
@@ -284,8 +292,16 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
     } else {
         theme.dim()
     };
+    let quiet = now_ms.saturating_sub(model.heard_ms);
+    let activity = match model.live() {
+        // `writing` said of an agent that wrote nothing for a while would be untrue.
+        Some(it) if model.streaming && model.running() && quiet >= QUIET_AFTER_MS => {
+            format!("iteration {}: no output for {}", it.number, clock(quiet))
+        }
+        _ => model.activity.clone(),
+    };
     Line::from(vec![
-        Span::styled(model.activity.clone(), style),
+        Span::styled(activity, style),
         Span::styled("  ? help".to_owned(), theme.dim()),
     ])
 }

@@ -207,3 +207,44 @@ fn old_transcripts_leave_memory_and_say_where_they_are() {
     );
     assert!(matches!(model.iterations[29].entries[0], Entry::Text(_)));
 }
+
+/// The status line says when a streaming agent went quiet, not that it is writing.
+#[test]
+fn a_quiet_agent_is_not_said_to_be_writing() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    feed(
+        &mut model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &AgentEvent::TextDelta {
+                text: "hello\n".into(),
+            },
+        },
+    );
+    let status = |model: &RunModel, now_ms: u64| {
+        let shown = screen_at(model, &mut App::new(true), 100, 12, now_ms);
+        shown.lines().last().unwrap().trim_end().to_owned()
+    };
+    model.heard_ms = NOW_MS - 1_000;
+    assert_eq!(status(&model, NOW_MS), "iteration 1: writing  ? help");
+    model.heard_ms = NOW_MS - 20_000;
+    assert_eq!(
+        status(&model, NOW_MS),
+        "iteration 1: no output for 0:20  ? help"
+    );
+}
+
+/// While the loop stops (the agent's grace), a key pressed does not hide it.
+#[test]
+fn stopping_stays_on_the_status_line_through_keys() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    let mut app = App::new(true);
+    app.stopping = Some("stopping the agent (Ctrl-C again kills it)".to_owned());
+    key(&mut app, &mut model, KeyCode::Char('k'));
+    key(&mut app, &mut model, KeyCode::Char('j'));
+    let shown = screen(&model, &mut app, 100, 12);
+    let status = shown.lines().last().unwrap().trim_end();
+    assert_eq!(status, "stopping the agent (Ctrl-C again kills it)");
+}

@@ -72,6 +72,10 @@ impl Entry {
     }
 }
 
+/// What the status line says while the agent streams text, and its thinking.
+const WRITING: &str = "writing";
+const THINKING: &str = "thinking";
+
 /// One iteration of the run.
 #[derive(Debug, Default)]
 pub(crate) struct Iteration {
@@ -122,6 +126,12 @@ pub(crate) struct RunModel {
     pub(crate) iterations: Vec<Iteration>,
     /// What is going on now, for the status line.
     pub(crate) activity: String,
+    /// Whether `activity` says the agent is writing or thinking: true only while it
+    /// streams, so the status line says when it went quiet.
+    pub(crate) streaming: bool,
+    /// When the last line of the record was read, in Unix milliseconds (set by whoever
+    /// reads them, who knows the time).
+    pub(crate) heard_ms: u64,
     /// The wait for a provider's limit going on, if one is (the status line counts it
     /// down).
     pub(crate) waiting: Option<Waiting>,
@@ -169,6 +179,9 @@ impl RunModel {
         if !matches!(event, RunLine::RateLimitWait { .. }) {
             self.waiting = None;
         }
+        if !matches!(event, RunLine::Agent { .. }) {
+            self.streaming = false;
+        }
         match event {
             RunLine::LoopStarted {
                 run_id,
@@ -210,6 +223,7 @@ impl RunModel {
                 if let Some(it) = self.iteration_mut(iteration) {
                     let doing = agent(it, event);
                     if let Some(doing) = doing {
+                        self.streaming = doing == WRITING || doing == THINKING;
                         self.activity = format!("iteration {iteration}: {doing}");
                     }
                 }
@@ -372,14 +386,14 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
                 Some(Entry::Text(t)) => t.push_str(&text),
                 _ => it.entries.push(Entry::Text(text)),
             }
-            Some("writing".to_owned())
+            Some(WRITING.to_owned())
         }
         AgentLine::ThinkingDelta { text } => {
             match it.entries.last_mut() {
                 Some(Entry::Thinking(t)) => t.push_str(&text),
                 _ => it.entries.push(Entry::Thinking(text)),
             }
-            Some("thinking".to_owned())
+            Some(THINKING.to_owned())
         }
         AgentLine::ToolCallStarted { id, name, args } => {
             let raw = match &args {
