@@ -133,7 +133,6 @@ impl Session {
         let now_ms = wall_ms();
         let (model, app, theme) = (&self.model, &mut self.app, self.theme);
         if screen
-            .terminal
             .draw(|f| draw::frame(f, model, app, theme, now_ms))
             .is_err()
         {
