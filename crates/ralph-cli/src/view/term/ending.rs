@@ -5,6 +5,10 @@
 
 use ralph_core::machine::IterationOutcome;
 
+/// Lines of a failed agent's stderr shown under its end (the line view's footer, the
+/// full-screen view's transcript).
+pub(crate) const STDERR_LINES: usize = 5;
+
 /// The three ways the views tell an iteration's end apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ending {

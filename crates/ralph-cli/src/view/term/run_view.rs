@@ -17,16 +17,13 @@ use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
-use super::ending::Ending;
+use super::ending::{Ending, STDERR_LINES};
 use super::figures::{attempt_part, clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
 use super::limit_lines;
 use super::palette;
 use super::tool_preview::{one_line, preview};
 use crate::view::columns::columns;
-
-/// Lines of a failed agent's stderr shown under its footer.
-const STDERR_LINES: usize = 5;
 
 /// How much a run shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

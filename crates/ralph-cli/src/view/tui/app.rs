@@ -4,8 +4,10 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::lines::{self, Look};
+use super::lines::Look;
 use super::model::{Entry, RunModel};
+use super::search::{Match, Matches};
+use super::window::{self, Pos};
 
 /// Lines one PageUp/PageDown moves when the window's height is not known yet.
 const PAGE_FALLBACK: usize = 10;
@@ -44,12 +46,16 @@ pub(crate) struct App {
     pub(crate) help: bool,
     /// A message for the status line (an export's path, "not found").
     pub(crate) message: Option<String>,
+    /// That the loop is being stopped, kept on the status line until it ends.
+    pub(crate) stopping: Option<String>,
     /// `q` asks first (under `ralph run --tui`).
     pub(crate) confirm_quit: bool,
     /// The transcript window's size at the last draw.
     pub(crate) transcript_size: (u16, u16),
-    /// The search match shown (iteration, entry), for n/N.
-    matched: Option<(usize, usize)>,
+    /// Screen lines the last frame laid out for the transcript (see [`window::Window`]).
+    pub(crate) laid_out: usize,
+    /// The search match shown, for n/N.
+    matched: Option<Match>,
 }
 
 impl App {
@@ -62,8 +68,10 @@ impl App {
             prompt: Prompt::None,
             help: false,
             message: None,
+            stopping: None,
             confirm_quit,
             transcript_size: (0, 0),
+            laid_out: 0,
             matched: None,
         }
     }
@@ -80,7 +88,7 @@ impl App {
     fn select(&mut self, model: &RunModel, index: usize) {
         self.follow = false;
         self.selected = Some(index);
-        self.look.scroll_back = 0;
+        self.look.top = None;
         self.look.tool = None;
         if model.iterations.len().checked_sub(1) == Some(index) && model.running() {
             self.message = Some("newest iteration (f follows it live)".to_owned());
@@ -155,19 +163,21 @@ impl App {
                     self.select(model, (i + 1).min(last));
                 }
             }
-            KeyCode::Char('k') => self.scroll_up(1),
-            KeyCode::Char('j') => self.look.scroll_back = self.look.scroll_back.saturating_sub(1),
-            KeyCode::PageUp | KeyCode::Char('b') => self.scroll_up(page),
-            KeyCode::PageDown | KeyCode::Char(' ') => {
-                self.look.scroll_back = self.look.scroll_back.saturating_sub(page);
+            KeyCode::Char('k') => self.scroll_up(model, 1),
+            KeyCode::Char('j') => self.scroll_down(model, 1),
+            KeyCode::PageUp | KeyCode::Char('b') => self.scroll_up(model, page),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll_down(model, page),
+            KeyCode::Home | KeyCode::Char('g') => {
+                self.follow = false;
+                self.selected = shown;
+                self.look.top = Some(Pos::default());
             }
-            KeyCode::Home | KeyCode::Char('g') => self.scroll_up(usize::MAX / 2),
-            KeyCode::End | KeyCode::Char('G') => self.look.scroll_back = 0,
+            KeyCode::End | KeyCode::Char('G') => self.look.top = None,
             KeyCode::Char('f') => {
                 self.follow = !self.follow;
                 if self.follow {
                     self.selected = None;
-                    self.look.scroll_back = 0;
+                    self.look.top = None;
                 } else {
                     self.selected = shown;
                 }
@@ -193,9 +203,31 @@ impl App {
         Request::None
     }
 
-    fn scroll_up(&mut self, lines: usize) {
+    /// The window's size for moving it: as last drawn, or a guess before the first draw.
+    fn size(&self) -> (u16, u16) {
+        match self.transcript_size {
+            (width, 0) => (width, PAGE_FALLBACK as u16),
+            size => size,
+        }
+    }
+
+    fn scroll_up(&mut self, model: &RunModel, lines: usize) {
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let it = &model.iterations[shown];
+        let top = window::up(it, &self.look, self.look.top, lines, self.size());
         self.follow = false;
-        self.look.scroll_back = self.look.scroll_back.saturating_add(lines);
+        self.selected = Some(shown);
+        self.look.top = Some(top);
+    }
+
+    fn scroll_down(&mut self, model: &RunModel, lines: usize) {
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let it = &model.iterations[shown];
+        self.look.top = window::down(it, &self.look, self.look.top, lines, self.size().0);
     }
 
     /// Selects the tool call before (`back`) or after the selected one, newest first when
@@ -231,7 +263,7 @@ impl App {
                 .unwrap_or(tools[0]),
         };
         self.look.tool = Some(next);
-        self.reveal(model, shown, next);
+        self.reveal(shown, next, 0);
     }
 
     fn toggle_tool(&mut self, model: &mut RunModel) {
@@ -245,21 +277,23 @@ impl App {
         if let Some(Entry::Tool(call)) = model.iterations[shown].entries.get_mut(index) {
             call.expanded = !call.expanded;
         }
-        self.reveal(model, shown, index);
+        self.reveal(shown, index, 0);
     }
 
-    /// Scrolls so that entry `index` starts at the window's top (or as near as it goes).
-    fn reveal(&mut self, model: &RunModel, shown: usize, index: usize) {
-        let (width, height) = self.transcript_size;
-        let from = lines::lines_from(&model.iterations[shown], index, &self.look, width);
-        self.look.scroll_back = from.saturating_sub(usize::from(height));
+    /// Puts line `line` of entry `index` at the window's top (or as near as it goes).
+    fn reveal(&mut self, shown: usize, index: usize, line: usize) {
+        self.look.top = Some(Pos {
+            entry: index,
+            line,
+            row: 0,
+        });
         self.follow = false;
         self.selected = Some(shown);
     }
 
-    /// Finds the next (or previous) entry matching the search, from the selected
-    /// iteration on, and shows it.
-    fn find(&mut self, model: &RunModel, forward: bool, from_start: bool) {
+    /// Finds the next (or previous) line matching the search, from the selected
+    /// iteration on, and shows it; a match in a folded tool call's output unfolds it.
+    fn find(&mut self, model: &mut RunModel, forward: bool, from_start: bool) {
         if self.last_search.is_empty() {
             self.message = Some("/ to search".to_owned());
             return;
@@ -269,51 +303,26 @@ impl App {
             return;
         };
         let current = if from_start { None } else { self.matched };
-        let mut positions: Vec<(usize, usize)> = Vec::new();
-        for (i, it) in model.iterations.iter().enumerate() {
-            for (e, entry) in it.entries.iter().enumerate() {
-                if entry
-                    .searchable()
-                    .to_lowercase()
-                    .contains(&self.last_search)
-                {
-                    positions.push((i, e));
-                }
-            }
-        }
-        let start = current.unwrap_or((shown, if forward { 0 } else { usize::MAX }));
-        let found = if forward {
-            positions
-                .iter()
-                .find(|&&p| {
-                    if current.is_some() {
-                        p > start
-                    } else {
-                        p >= start
-                    }
-                })
-                .or_else(|| positions.first())
+        let from = current.unwrap_or(if forward {
+            Match::start_of(shown)
         } else {
-            positions
-                .iter()
-                .rev()
-                .find(|&&p| p < start)
-                .or_else(|| positions.last())
+            Match::end_of(shown)
+        });
+        let found = Matches::find(model, &self.last_search, from, current.is_some());
+        let Some((at, n)) = found.pick(forward) else {
+            self.message = Some(format!("not found: {}", self.last_search));
+            return;
         };
-        match found.copied() {
-            Some((i, e)) => {
-                self.matched = Some((i, e));
-                self.selected = Some(i);
-                self.follow = false;
-                self.reveal(model, i, e);
-                let n = positions.iter().position(|&p| p == (i, e)).unwrap_or(0) + 1;
-                self.message = Some(format!(
-                    "match {n}/{} in iteration {}",
-                    positions.len(),
-                    model.iterations[i].number
-                ));
-            }
-            None => self.message = Some(format!("not found: {}", self.last_search)),
+        self.matched = Some(at);
+        if let Some(Entry::Tool(call)) = model.iterations[at.iteration].entries.get_mut(at.entry)
+            && at.line > 0
+        {
+            call.expanded = true;
         }
+        self.reveal(at.iteration, at.entry, at.line);
+        self.message = Some(format!(
+            "match {n}/{} in iteration {}",
+            found.count, model.iterations[at.iteration].number
+        ));
     }
 }

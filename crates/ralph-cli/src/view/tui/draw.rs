@@ -13,10 +13,10 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragra
 
 use super::app::{App, Prompt};
 use super::glyphs;
-use super::lines;
 use super::mirror::Outcome;
 use super::model::{Iteration, RunModel};
 use super::theme::Theme;
+use super::window;
 use crate::view::term::ending::Ending;
 use crate::view::term::figures::{attempt_part, clock, duration_ms};
 use crate::view::term::limit_lines;
@@ -25,6 +25,8 @@ use crate::view::term::limit_lines;
 const LIST_MIN_TOTAL_WIDTH: u16 = 60;
 /// The iteration list's width when shown.
 const LIST_WIDTH: u16 = 30;
+/// Silence after which a streaming agent is no longer said to be writing.
+const QUIET_AFTER_MS: u64 = 5_000;
 /// Header lines.
 const HEADER_HEIGHT: u16 = 2;
 
@@ -39,9 +41,14 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("Tab/S-Tab", "select a tool call"),
     ("Enter o", "expand / collapse it"),
     ("e", "export the iteration as Markdown"),
+    ("Esc", "clear the search"),
     ("?", "this help"),
     ("q", "quit (ralph run --tui asks, then stops the loop)"),
+    ("Ctrl-C", "stop the loop (ralph run --tui) or leave"),
 ];
+
+/// The keys' column in the help.
+const HELP_KEYS_WIDTH: usize = 18;
 
 /// `now_ms`: the wall clock in Unix milliseconds, for the running iteration's time.
 pub(crate) fn frame(
@@ -86,7 +93,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     let live = model.live();
     let hat = live.map_or("-", |i| i.hat.as_str());
     let backend = live.map_or(model.backend.as_str(), |i| i.backend.as_str());
-    let model_name = live.and_then(|i| i.model.as_deref()).unwrap_or("?");
+    let model_name = header_model(model).unwrap_or("?");
     let number = live.map_or(0, |i| i.number);
     let mut elapsed = model.totals.elapsed_ms;
     if model.running()
@@ -103,19 +110,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     } else {
         clock(elapsed)
     };
-    let cost = match model.max_cost_usd {
-        Some(max) => {
-            // Spent to as many places as the limit shows (cents at least, four at most),
-            // so that `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
-            let limit = format_usd_limit(max);
-            let places = limit
-                .split_once('.')
-                .map_or(2, |(_, decimals)| decimals.len())
-                .clamp(2, 4);
-            format!("${:.places$}/{limit}", model.totals.cost_usd)
-        }
-        None => format!("${:.2}", model.totals.cost_usd),
-    };
+    let cost = header_cost(model);
     let tokens = model.totals.tokens.sum();
     vec![
         Line::from(vec![
@@ -127,6 +122,44 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
             model.max_iterations
         )),
     ]
+}
+
+/// The model at work: the live iteration's, or until it says (pi names its model only
+/// when an iteration ends), the newest one its backend named before.
+fn header_model(model: &RunModel) -> Option<&str> {
+    let live = model.live()?;
+    model
+        .iterations
+        .iter()
+        .rev()
+        .filter(|it| it.backend == live.backend)
+        .find_map(|it| it.model.as_deref())
+}
+
+/// The run's cost against its limit, saying how sure it is as the line view does: `$0.42`,
+/// `at least $0.42` when some iteration's cost is unknown, `cost unknown` when none is
+/// known (an agent that reports no cost is not free).
+fn header_cost(model: &RunModel) -> String {
+    let totals = &model.totals;
+    let Some(max) = model.max_cost_usd else {
+        return match (totals.cost_complete, totals.cost_usd == 0.0) {
+            (true, _) => format!("${:.2}", totals.cost_usd),
+            (false, true) => "cost unknown".to_owned(),
+            (false, false) => format!("at least ${:.2}", totals.cost_usd),
+        };
+    };
+    // Spent to as many places as the limit shows (cents at least, four at most), so that
+    // `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
+    let limit = format_usd_limit(max);
+    let places = limit
+        .split_once('.')
+        .map_or(2, |(_, decimals)| decimals.len())
+        .clamp(2, 4);
+    match (totals.cost_complete, totals.cost_usd == 0.0) {
+        (true, _) => format!("${:.places$}/{limit}", totals.cost_usd),
+        (false, true) => format!("cost unknown (limit {limit})"),
+        (false, false) => format!("at least ${:.places$}/{limit}", totals.cost_usd),
+    }
 }
 
 /// The line view's mark, or `…` while the iteration runs.
@@ -219,15 +252,15 @@ fn transcript_pane(
     frame.render_widget(block, area);
     app.transcript_size = (inner.width, inner.height);
     if app.follow {
-        app.look.scroll_back = 0;
+        app.look.top = None;
     }
-    let mut window = lines::window(it, &app.look, inner.width, inner.height, theme);
-    if let Some(max) = window.max_scroll_back
-        && app.look.scroll_back > max
-    {
-        app.look.scroll_back = max;
-        window = lines::window(it, &app.look, inner.width, inner.height, theme);
+    let window = window::window(it, &app.look, inner.width, inner.height, theme);
+    // Not following, the window stays on the lines it shows while the agent writes more
+    // (and where it was put past the end, on the end's).
+    if !app.follow {
+        app.look.top = Some(window.top);
     }
+    app.laid_out = window.laid_out;
     frame.render_widget(Paragraph::new(window.lines), inner);
 }
 
@@ -242,6 +275,12 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
     if let Some(message) = &app.message {
         return Line::styled(message.clone(), theme.notice());
     }
+    // Stopping takes a while (the agent's grace); the keys pressed meanwhile do not hide it.
+    if let Some(stopping) = &app.stopping
+        && model.finished.is_none()
+    {
+        return Line::styled(stopping.clone(), theme.notice());
+    }
     if let Some(wait) = &model.waiting {
         let left = Duration::from_millis(wait.until_ms.saturating_sub(now_ms));
         let text = limit_lines::countdown(&wait.backend, left, wait.until_ms / 1000, now_ms / 1000);
@@ -255,14 +294,28 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
     } else {
         theme.dim()
     };
+    let quiet = now_ms.saturating_sub(model.heard_ms);
+    let activity = match model.live() {
+        // `writing` said of an agent that wrote nothing for a while would be untrue.
+        Some(it) if model.streaming && model.running() && quiet >= QUIET_AFTER_MS => {
+            format!("iteration {}: no output for {}", it.number, clock(quiet))
+        }
+        _ => model.activity.clone(),
+    };
     Line::from(vec![
-        Span::styled(model.activity.clone(), style),
+        Span::styled(activity, style),
         Span::styled("  ? help".to_owned(), theme.dim()),
     ])
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
-    let width = area.width.min(64);
+    // As wide as its longest line and the border, where the screen has the room.
+    let widest = HELP
+        .iter()
+        .map(|(_, what)| HELP_KEYS_WIDTH + 1 + what.chars().count() + 2)
+        .max()
+        .unwrap_or(0);
+    let width = area.width.min(u16::try_from(widest).unwrap_or(u16::MAX));
     let height = area
         .height
         .min(u16::try_from(HELP.len()).unwrap_or(u16::MAX) + 2);
@@ -276,7 +329,7 @@ fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
         .iter()
         .map(|(keys, what)| {
             Line::from(vec![
-                Span::styled(format!("{keys:>18} "), theme.tool()),
+                Span::styled(format!("{keys:>HELP_KEYS_WIDTH$} "), theme.tool()),
                 Span::raw(*what),
             ])
         })

@@ -95,6 +95,7 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
     assert_eq!(
         notes,
         [
+            "■ iteration 1 rate limited: 429",
             "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
             "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
         ]
@@ -149,4 +150,101 @@ fn the_status_line_counts_a_wait_down_to_its_end() {
         "{}",
         status(&model, &mut app, ended_ms + 10_000)
     );
+}
+
+/// A long run keeps the newest iterations' text within the budget; an older one keeps
+/// its outcome and says where its transcript is.
+#[test]
+fn old_transcripts_leave_memory_and_say_where_they_are() {
+    let mut model = RunModel::default();
+    model.kept.budget = 20_000;
+    loop_started(&mut model, "custom");
+    let text = "x".repeat(4_000);
+    for n in 1..=30 {
+        iteration_started(&mut model, n, "builder", "custom");
+        feed(
+            &mut model,
+            &RunEvent::Agent {
+                iteration: n,
+                event: &AgentEvent::TextDelta {
+                    text: text.as_str().into(),
+                },
+            },
+        );
+        let outcome = if n == 1 {
+            IterationOutcome::Failed {
+                reason: "exit code 2".to_owned(),
+            }
+        } else {
+            IterationOutcome::Succeeded
+        };
+        iteration_finished(&mut model, n, "builder", &outcome);
+    }
+    let kept_text: usize = model
+        .iterations
+        .iter()
+        .flat_map(|it| &it.entries)
+        .map(|e| match e {
+            Entry::Text(t) => t.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(kept_text <= 20_000, "{kept_text}");
+    assert!(kept_text >= 3 * 4_000, "the newest are kept: {kept_text}");
+    assert_eq!(model.iterations.len(), 30);
+    let first: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(
+        first,
+        [
+            "(the view keeps the newest iterations' text: this one's is in \
+             `ralph inspect --run 20261125-215510-tui1 --iteration 1 --view`)",
+            "✗ iteration 1 failed: exit code 2",
+        ]
+    );
+    assert!(matches!(model.iterations[29].entries[0], Entry::Text(_)));
+}
+
+/// The status line says when a streaming agent went quiet, not that it is writing.
+#[test]
+fn a_quiet_agent_is_not_said_to_be_writing() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    feed(
+        &mut model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &AgentEvent::TextDelta {
+                text: "hello\n".into(),
+            },
+        },
+    );
+    let status = |model: &RunModel, now_ms: u64| {
+        let shown = screen_at(model, &mut App::new(true), 100, 12, now_ms);
+        shown.lines().last().unwrap().trim_end().to_owned()
+    };
+    model.heard_ms = NOW_MS - 1_000;
+    assert_eq!(status(&model, NOW_MS), "iteration 1: writing  ? help");
+    model.heard_ms = NOW_MS - 20_000;
+    assert_eq!(
+        status(&model, NOW_MS),
+        "iteration 1: no output for 0:20  ? help"
+    );
+}
+
+/// While the loop stops (the agent's grace), a key pressed does not hide it.
+#[test]
+fn stopping_stays_on_the_status_line_through_keys() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    let mut app = App::new(true);
+    app.stopping = Some("stopping the agent (Ctrl-C again kills it)".to_owned());
+    key(&mut app, &mut model, KeyCode::Char('k'));
+    key(&mut app, &mut model, KeyCode::Char('j'));
+    let shown = screen(&model, &mut app, 100, 12);
+    let status = shown.lines().last().unwrap().trim_end();
+    assert_eq!(status, "stopping the agent (Ctrl-C again kills it)");
 }

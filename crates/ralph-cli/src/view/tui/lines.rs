@@ -1,145 +1,212 @@
-//! An iteration's transcript as screen lines, built from the bottom up and only as far as
-//! the window needs: following a long iteration costs the visible lines per frame, not
-//! the whole transcript.
+//! An iteration's transcript as source lines: each entry is a run of them (a line of the
+//! agent's text, a tool call's head, a line of its output), wrapped to the window's width
+//! only when drawn. A long answer is never split up front: its lines are found in place
+//! from a byte offset, so [`super::window`] can start anywhere and lay out only what it
+//! shows.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
-use super::model::{Entry, Iteration, ToolCall};
+use super::model::{Entry, ToolCall};
 use super::theme::Theme;
+use super::window::Pos;
 use crate::view::term::gate_lines::SHOWN_OUTPUT_LINES;
 use crate::view::term::tool_preview;
 
 /// How the transcript is looked at.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Look {
-    /// Lines scrolled back from the bottom.
-    pub(crate) scroll_back: usize,
+    /// Where the window starts; `None`: at the end, kept in view.
+    pub(crate) top: Option<Pos>,
     /// The entry of the selected tool call.
     pub(crate) tool: Option<usize>,
     /// Lower-cased search text (empty: none).
     pub(crate) search: String,
 }
 
-/// The window of lines to draw, and whether it reaches the top of the transcript.
-pub(crate) struct Window {
-    pub(crate) lines: Vec<Line<'static>>,
-    /// The most `scroll_back` can be (the transcript's top is in view).
-    pub(crate) max_scroll_back: Option<usize>,
+/// The source lines of one entry. A line is named by a number that stays valid while
+/// the entry grows: the byte offset where it starts in text, its index in the others.
+pub(crate) enum Source<'a> {
+    /// Text or thinking: any length, its lines found where they are.
+    Text {
+        text: &'a str,
+        lead: &'static str,
+        style: Style,
+    },
+    /// Everything else: a few lines (a tool's output is kept to its tail), built whole.
+    Built(Vec<Built>),
 }
 
-/// The `height` lines ending `look.scroll_back` lines above the transcript's end.
-pub(crate) fn window(it: &Iteration, look: &Look, width: u16, height: u16, theme: Theme) -> Window {
-    let width = usize::from(width.max(1));
-    let height = usize::from(height);
-    let need = look.scroll_back + height;
-    let mut chunks: Vec<Vec<Line<'static>>> = Vec::new();
-    let mut count = 0;
-    let mut reached_top = true;
-    for (index, entry) in it.entries.iter().enumerate().rev() {
-        let mut lines = Vec::new();
-        entry_lines(
-            entry,
-            index,
-            look,
-            width,
-            need - count.min(need),
-            theme,
-            &mut lines,
-        );
-        count += lines.len();
-        chunks.push(lines);
-        if count >= need && index > 0 {
-            reached_top = false;
-            break;
+/// A line of an entry other than text.
+pub(crate) struct Built {
+    text: String,
+    lead: &'static str,
+    cont: &'static str,
+    style: Style,
+    /// A selected tool call's head: how it is marked.
+    selected: Option<Style>,
+}
+
+impl Built {
+    fn new(text: String, lead: &'static str, cont: &'static str, style: Style) -> Built {
+        Built {
+            text,
+            lead,
+            cont,
+            style,
+            selected: None,
         }
     }
-    let mut all: Vec<Line<'static>> = chunks.into_iter().rev().flatten().collect();
-    let end = all
-        .len()
-        .saturating_sub(look.scroll_back)
-        .max(height.min(all.len()));
-    let start = end.saturating_sub(height);
-    all.truncate(end);
-    let lines = all.split_off(start);
-    let max_scroll_back = reached_top.then(|| count.saturating_sub(height));
-    if !look.search.is_empty() {
-        let mut lines = lines;
-        for line in &mut lines {
-            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-            if text.to_lowercase().contains(&look.search) {
-                *line = std::mem::take(line).patch_style(theme.found());
-            }
-        }
-        return Window {
-            lines,
-            max_scroll_back,
+}
+
+impl<'a> Source<'a> {
+    /// Entry `index`'s lines as drawn with `look`; `unfolded` shows every tool call's
+    /// output (what search looks in).
+    pub(crate) fn of(
+        entry: &'a Entry,
+        index: usize,
+        look: &Look,
+        unfolded: bool,
+        theme: Theme,
+    ) -> Source<'a> {
+        let text = |text: &'a str, lead, style| Source::Text {
+            // A last newline ends the last line; it does not start an empty one.
+            text: text.strip_suffix('\n').unwrap_or(text),
+            lead,
+            style,
         };
-    }
-    Window {
-        lines,
-        max_scroll_back,
-    }
-}
-
-/// How many screen lines the entries from `index` on take (for jumping to an entry).
-pub(crate) fn lines_from(it: &Iteration, index: usize, look: &Look, width: u16) -> usize {
-    let width = usize::from(width.max(1));
-    let theme = Theme { color: false };
-    let mut lines = Vec::new();
-    for (i, entry) in it.entries.iter().enumerate().skip(index) {
-        entry_lines(entry, i, look, width, usize::MAX, theme, &mut lines);
-    }
-    lines.len()
-}
-
-/// The lines of one entry, at most `budget` of its last ones for long text.
-fn entry_lines(
-    entry: &Entry,
-    index: usize,
-    look: &Look,
-    width: usize,
-    budget: usize,
-    theme: Theme,
-    out: &mut Vec<Line<'static>>,
-) {
-    match entry {
-        Entry::Text(text) => text_tail(text, "", "", Style::default(), width, budget, out),
-        Entry::Thinking(text) => text_tail(text, "┊ ", "┊ ", theme.thinking(), width, budget, out),
-        Entry::Tool(call) => tool_lines(call, look.tool == Some(index), width, theme, out),
-        Entry::Events(events) => {
-            for (topic, payload) in events {
-                let text = format!("⇢ {topic} {payload}");
-                wrapped(&text, "", "  ", theme.event(), width, out);
+        match entry {
+            Entry::Text(t) => text(t, "", Style::default()),
+            Entry::Thinking(t) => text(t, "┊ ", theme.thinking()),
+            Entry::Tool(call) => {
+                let selected = look.tool == Some(index);
+                Source::Built(tool_lines(call, selected, unfolded, theme))
+            }
+            Entry::Events(events) => Source::Built(
+                events
+                    .iter()
+                    .map(|(topic, payload)| {
+                        let text = format!("⇢ {topic} {payload}");
+                        Built::new(text, "", "  ", theme.event())
+                    })
+                    .collect(),
+            ),
+            Entry::Gate(gate) => {
+                let (mark, style) = match gate.passed {
+                    None => ("…", theme.dim()),
+                    Some(true) => ("✓", theme.success()),
+                    Some(false) => ("✗", theme.error()),
+                };
+                let text = format!("{mark} gate {}: {}", gate.name, gate.detail);
+                let mut lines = vec![Built::new(text, "", "  ", style)];
+                if let Some(output) = &gate.output {
+                    for line in tool_preview::output_tail(output, SHOWN_OUTPUT_LINES) {
+                        lines.push(Built::new(line, "  │ ", "  │ ", theme.dim()));
+                    }
+                }
+                Source::Built(lines)
+            }
+            Entry::Note(text) => {
+                Source::Built(vec![Built::new(text.clone(), "", "  ", theme.notice())])
             }
         }
-        Entry::Gate(gate) => {
-            let (mark, style) = match gate.passed {
-                None => ("…", theme.dim()),
-                Some(true) => ("✓", theme.success()),
-                Some(false) => ("✗", theme.error()),
-            };
-            let text = format!("{mark} gate {}: {}", gate.name, gate.detail);
-            wrapped(&text, "", "  ", style, width, out);
-            if let Some(output) = &gate.output {
-                for line in tool_preview::output_tail(output, SHOWN_OUTPUT_LINES) {
-                    wrapped(&line, "  │ ", "  │ ", theme.dim(), width, out);
+    }
+
+    /// The first line, if the entry has any.
+    pub(crate) fn first(&self) -> Option<usize> {
+        match self {
+            Source::Text { .. } => Some(0),
+            Source::Built(lines) => (!lines.is_empty()).then_some(0),
+        }
+    }
+
+    /// The last line, if the entry has any.
+    pub(crate) fn last(&self) -> Option<usize> {
+        match self {
+            Source::Text { text, .. } => Some(text.rfind('\n').map_or(0, |at| at + 1)),
+            Source::Built(lines) => lines.len().checked_sub(1),
+        }
+    }
+
+    /// The line after `line`.
+    pub(crate) fn next(&self, line: usize) -> Option<usize> {
+        match self {
+            Source::Text { text, .. } => {
+                let rest = text.get(line..)?;
+                rest.find('\n').map(|at| line + at + 1)
+            }
+            Source::Built(lines) => (line + 1 < lines.len()).then_some(line + 1),
+        }
+    }
+
+    /// The line before `line`.
+    pub(crate) fn prev(&self, line: usize) -> Option<usize> {
+        match self {
+            Source::Text { text, .. } => {
+                let before = text.get(..line.checked_sub(1)?)?;
+                Some(before.rfind('\n').map_or(0, |at| at + 1))
+            }
+            Source::Built(_) => line.checked_sub(1),
+        }
+    }
+
+    /// The line `line` names, or the nearest before it when it names none (a position
+    /// kept from a longer or different entry).
+    pub(crate) fn line_at(&self, line: usize) -> Option<usize> {
+        match self {
+            Source::Text { text, .. } => {
+                let mut at = line.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                Some(text[..at].rfind('\n').map_or(0, |nl| nl + 1))
+            }
+            Source::Built(lines) => lines.len().checked_sub(1).map(|last| line.min(last)),
+        }
+    }
+
+    /// The text of `line`, as searched.
+    pub(crate) fn text(&self, line: usize) -> &str {
+        match self {
+            Source::Text { text, .. } => {
+                let rest = text.get(line..).unwrap_or_default();
+                rest.split('\n').next().unwrap_or_default()
+            }
+            Source::Built(lines) => lines.get(line).map_or("", |l| l.text.as_str()),
+        }
+    }
+
+    /// `line` wrapped to `width` columns, added to `out`; how many screen lines it took
+    /// (one at least).
+    pub(crate) fn rows(&self, line: usize, width: usize, out: &mut Vec<Line<'static>>) -> usize {
+        let first = out.len();
+        match self {
+            Source::Text { lead, style, .. } => {
+                wrapped(self.text(line), lead, lead, *style, width, out);
+            }
+            Source::Built(lines) => {
+                let Some(built) = lines.get(line) else {
+                    out.push(Line::default());
+                    return 1;
+                };
+                if built.text.is_empty() {
+                    out.push(Line::default());
+                } else {
+                    wrapped(&built.text, built.lead, built.cont, built.style, width, out);
+                }
+                if let Some(mark) = built.selected {
+                    for row in &mut out[first..] {
+                        *row = std::mem::take(row).patch_style(mark);
+                    }
                 }
             }
         }
-        Entry::Note(text) if text.is_empty() => out.push(Line::default()),
-        Entry::Note(text) => wrapped(text, "", "  ", theme.notice(), width, out),
+        out.len() - first
     }
 }
 
-fn tool_lines(
-    call: &ToolCall,
-    selected: bool,
-    width: usize,
-    theme: Theme,
-    out: &mut Vec<Line<'static>>,
-) {
+fn tool_lines(call: &ToolCall, selected: bool, unfolded: bool, theme: Theme) -> Vec<Built> {
     let (mark, style) = match call.failed {
         None => ("…", theme.tool()),
         Some(false) => ("✓", theme.tool()),
@@ -147,46 +214,19 @@ fn tool_lines(
     };
     let fold = if call.expanded { "▾" } else { "▸" };
     let head = format!("{fold} {mark} {} {}", call.name, call.preview);
-    let first = out.len();
-    wrapped(&head, "", "    ", style, width, out);
-    if selected {
-        for line in &mut out[first..] {
-            *line = std::mem::take(line).patch_style(theme.selected());
-        }
-    }
-    if call.expanded {
+    let mut lines = vec![Built {
+        selected: selected.then(|| theme.selected()),
+        ..Built::new(head, "", "    ", style)
+    }];
+    if call.expanded || unfolded {
         for line in call.output.lines() {
-            wrapped(line, "  │ ", "  │ ", theme.dim(), width, out);
+            lines.push(Built::new(line.to_owned(), "  │ ", "  │ ", theme.dim()));
         }
     } else if call.failed == Some(true) {
         let why = tool_preview::failure_preview(&call.output);
-        wrapped(&why, "  │ ", "  │ ", theme.error(), width, out);
+        lines.push(Built::new(why, "  │ ", "  │ ", theme.error()));
     }
-}
-
-/// The last `budget` screen lines of `text`, each line's first with `lead`.
-fn text_tail(
-    text: &str,
-    lead: &str,
-    cont: &str,
-    style: Style,
-    width: usize,
-    budget: usize,
-    out: &mut Vec<Line<'static>>,
-) {
-    let text = text.strip_suffix('\n').unwrap_or(text);
-    let mut reversed: Vec<Vec<Line<'static>>> = Vec::new();
-    let mut count = 0;
-    for line in text.rsplit('\n') {
-        let mut lines = Vec::new();
-        wrapped(line, lead, cont, style, width, &mut lines);
-        count += lines.len();
-        reversed.push(lines);
-        if count >= budget {
-            break;
-        }
-    }
-    out.extend(reversed.into_iter().rev().flatten());
+    lines
 }
 
 /// `text` cut to `width` columns; the first screen line starts with `lead`, the others

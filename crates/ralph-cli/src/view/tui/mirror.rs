@@ -66,6 +66,9 @@ pub(crate) enum RunLine {
         duration_ms: u64,
         cost_usd: Option<f64>,
         tokens: Tokens,
+        /// The end of the agent's stderr, when it failed.
+        #[serde(default)]
+        stderr_tail: Option<String>,
         totals: Totals,
     },
     Notice {
@@ -182,10 +185,14 @@ impl Tokens {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize)]
 pub(crate) struct Totals {
     pub(crate) elapsed_ms: u64,
     pub(crate) cost_usd: f64,
+    /// Whether every iteration's cost is known (`cost_usd` is then the cost, else the
+    /// least it is). A record that does not say is read as saying so.
+    #[serde(default = "known")]
+    pub(crate) cost_complete: bool,
     pub(crate) tokens: Tokens,
 }
 
@@ -236,6 +243,21 @@ impl Outcome {
 pub(crate) struct EmittedEvent {
     pub(crate) topic: String,
     pub(crate) payload: serde_json::Value,
+}
+
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals {
+            elapsed_ms: 0,
+            cost_usd: 0.0,
+            cost_complete: true,
+            tokens: Tokens::default(),
+        }
+    }
+}
+
+fn known() -> bool {
+    true
 }
 
 /// The attempt a record that names none is: the first.

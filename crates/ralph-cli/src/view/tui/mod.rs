@@ -8,13 +8,16 @@ pub(crate) mod draw;
 pub(crate) mod export;
 pub(crate) mod follow;
 pub(crate) mod glyphs;
+pub(crate) mod keep;
 pub(crate) mod lines;
 pub(crate) mod mirror;
 pub(crate) mod model;
 pub(crate) mod observer;
+pub(crate) mod search;
 pub(crate) mod session;
 pub(crate) mod terminal;
 pub(crate) mod theme;
+pub(crate) mod window;
 
 #[cfg(test)]
 mod hostile_tests;

@@ -4,7 +4,9 @@
 
 use ralph_core::machine::{GateEnd, Notice};
 
+use super::keep::Kept;
 use super::mirror::{AgentLine, Outcome, RunLine, Tokens, Totals};
+use crate::view::term::ending::{Ending, STDERR_LINES};
 use crate::view::term::{gate_lines, limit_lines, tool_preview};
 
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
@@ -46,8 +48,9 @@ pub(crate) enum Entry {
     Note(String),
 }
 
+#[cfg(test)]
 impl Entry {
-    /// The text search looks in.
+    /// The entry's text, as the tests compare it.
     pub(crate) fn searchable(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Entry::Text(t) | Entry::Thinking(t) | Entry::Note(t) => t.as_str().into(),
@@ -68,6 +71,10 @@ impl Entry {
         }
     }
 }
+
+/// What the status line says while the agent streams text, and its thinking.
+const WRITING: &str = "writing";
+const THINKING: &str = "thinking";
 
 /// One iteration of the run.
 #[derive(Debug, Default)]
@@ -91,6 +98,8 @@ pub(crate) struct Iteration {
     /// message the agent read.
     pub(crate) user_messages: u32,
     pub(crate) entries: Vec<Entry>,
+    /// The record bytes read into its transcript (see [`Kept`]).
+    pub(crate) record_bytes: usize,
 }
 
 /// A wait for a provider's limit, from its `rate_limit_wait` line.
@@ -117,6 +126,12 @@ pub(crate) struct RunModel {
     pub(crate) iterations: Vec<Iteration>,
     /// What is going on now, for the status line.
     pub(crate) activity: String,
+    /// Whether `activity` says the agent is writing or thinking: true only while it
+    /// streams, so the status line says when it went quiet.
+    pub(crate) streaming: bool,
+    /// When the last line of the record was read, in Unix milliseconds (set by whoever
+    /// reads them, who knows the time).
+    pub(crate) heard_ms: u64,
     /// The wait for a provider's limit going on, if one is (the status line counts it
     /// down).
     pub(crate) waiting: Option<Waiting>,
@@ -126,13 +141,18 @@ pub(crate) struct RunModel {
     pub(crate) stop_reason: Option<String>,
     /// Lines that were not run events (a damaged record).
     pub(crate) unreadable_lines: u64,
+    /// How much of the transcripts is kept.
+    pub(crate) kept: Kept,
 }
 
 impl RunModel {
     /// Reads one JSON line of the record (or of `--output json`).
     pub(crate) fn apply_json(&mut self, line: &[u8]) {
         match serde_json::from_slice::<RunLine>(line) {
-            Ok(event) => self.apply(event),
+            Ok(event) => {
+                self.apply(event);
+                self.keep(line.len());
+            }
             Err(_) => self.unreadable_lines += 1,
         }
     }
@@ -158,6 +178,9 @@ impl RunModel {
         // Whatever the loop does after a wait (the next attempt, a hook, its end) ends it.
         if !matches!(event, RunLine::RateLimitWait { .. }) {
             self.waiting = None;
+        }
+        if !matches!(event, RunLine::Agent { .. }) {
+            self.streaming = false;
         }
         match event {
             RunLine::LoopStarted {
@@ -200,6 +223,7 @@ impl RunModel {
                 if let Some(it) = self.iteration_mut(iteration) {
                     let doing = agent(it, event);
                     if let Some(doing) = doing {
+                        self.streaming = doing == WRITING || doing == THINKING;
                         self.activity = format!("iteration {iteration}: {doing}");
                     }
                 }
@@ -256,11 +280,13 @@ impl RunModel {
                 duration_ms,
                 cost_usd,
                 tokens,
+                stderr_tail,
                 totals,
             } => {
                 self.totals = totals;
                 self.activity = format!("iteration {iteration} {}", outcome.words());
                 if let Some(it) = self.iteration_mut(iteration) {
+                    ended(it, &outcome, stderr_tail.as_deref());
                     it.model = model.or(it.model.take());
                     it.outcome = Some(outcome);
                     it.duration_ms = Some(duration_ms);
@@ -360,14 +386,14 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
                 Some(Entry::Text(t)) => t.push_str(&text),
                 _ => it.entries.push(Entry::Text(text)),
             }
-            Some("writing".to_owned())
+            Some(WRITING.to_owned())
         }
         AgentLine::ThinkingDelta { text } => {
             match it.entries.last_mut() {
                 Some(Entry::Thinking(t)) => t.push_str(&text),
                 _ => it.entries.push(Entry::Thinking(text)),
             }
-            Some("thinking".to_owned())
+            Some(THINKING.to_owned())
         }
         AgentLine::ToolCallStarted { id, name, args } => {
             let raw = match &args {
@@ -446,6 +472,28 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
             None
         }
         AgentLine::Other => None,
+    }
+}
+
+/// Says at the transcript's end why an iteration that did not succeed ended, and the
+/// end of its agent's stderr, as the line view's footer does (`✗ iteration 3 failed:
+/// killed by signal 11`, `stderr: …`): the title has room only for `failed`.
+pub(crate) fn ended(it: &mut Iteration, outcome: &Outcome, stderr_tail: Option<&str>) {
+    let ending = outcome.ending();
+    if ending != Ending::Succeeded {
+        let words = outcome.words();
+        let mark = ending.mark();
+        it.entries.push(Entry::Note(format!(
+            "{mark} iteration {} {words}",
+            it.number
+        )));
+    }
+    if let Some(tail) = stderr_tail {
+        let lines: Vec<&str> = tail.trim_end().lines().collect();
+        for line in &lines[lines.len().saturating_sub(STDERR_LINES)..] {
+            let line = tool_preview::one_line(line);
+            it.entries.push(Entry::Note(format!("stderr: {line}")));
+        }
     }
 }
 

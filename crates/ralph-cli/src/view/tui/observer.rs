@@ -35,7 +35,7 @@ impl TuiObserver {
     fn keys(&mut self, now: Instant) {
         match self.session.keys(std::time::Duration::ZERO) {
             Request::Quit => {
-                self.session.app.message = Some("stopping the loop…".to_owned());
+                self.session.app.stopping = Some("stopping the loop…".to_owned());
                 self.interrupt(now);
             }
             Request::Interrupt => self.interrupt(now),
@@ -47,7 +47,7 @@ impl TuiObserver {
         let level = self.stop.interrupt(now);
         let what = self.stop.what_runs();
         if let Some(message) = stop_message(level, what, "Ctrl-C again kills it") {
-            self.session.app.message = Some(message);
+            self.session.app.stopping = Some(message);
         }
     }
 

@@ -59,6 +59,7 @@ impl Session {
     /// Reads one JSON line of the run's events.
     pub(crate) fn apply_json(&mut self, line: &[u8]) {
         self.model.apply_json(line);
+        self.model.heard_ms = wall_ms();
         self.dirty = true;
     }
 
@@ -129,12 +130,9 @@ impl Session {
         let Some(screen) = &mut self.screen else {
             return;
         };
-        let now_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let now_ms = wall_ms();
         let (model, app, theme) = (&self.model, &mut self.app, self.theme);
         if screen
-            .terminal
             .draw(|f| draw::frame(f, model, app, theme, now_ms))
             .is_err()
         {
@@ -144,6 +142,13 @@ impl Session {
         self.last_draw = Some(now);
         self.dirty = false;
     }
+}
+
+/// The wall clock in Unix milliseconds.
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// How often the header's clock is redrawn when nothing else changes.

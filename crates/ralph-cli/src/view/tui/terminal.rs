@@ -10,13 +10,13 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::crossterm::event::{self, Event};
 use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::crossterm::{cursor, execute};
+use ratatui::{Frame, Terminal};
 
 /// How often the key reader looks whether it should end.
 const KEY_POLL: Duration = Duration::from_millis(50);
@@ -60,7 +60,8 @@ pub(crate) fn newest_held(seen: &mut usize) -> Option<String> {
 
 /// The terminal in the TUI's mode; dropping it gives the terminal back.
 pub(crate) struct Screen {
-    pub(crate) terminal: Terminal<CrosstermBackend<Stdout>>,
+    /// Always there until the drop, which gives it back (see [`give_back`]).
+    terminal: Option<Terminal<CrosstermBackend<Stdout>>>,
     keys: Receiver<Event>,
     reader_done: Arc<AtomicBool>,
 }
@@ -101,10 +102,18 @@ impl Screen {
             .name("ralph-tui-keys".to_owned())
             .spawn(move || read_keys(&sender, &done))?;
         Ok(Screen {
-            terminal,
+            terminal: Some(terminal),
             keys,
             reader_done,
         })
+    }
+
+    /// Draws a frame; an error when the terminal is gone.
+    pub(crate) fn draw(&mut self, render: impl FnOnce(&mut Frame<'_>)) -> io::Result<()> {
+        match &mut self.terminal {
+            Some(terminal) => terminal.draw(render).map(|_| ()),
+            None => Err(io::Error::other("the terminal was given back")),
+        }
     }
 
     /// The next key or resize, if one came.
@@ -121,7 +130,20 @@ impl Screen {
 impl Drop for Screen {
     fn drop(&mut self) {
         self.reader_done.store(true, Ordering::SeqCst);
+        if let Some(terminal) = self.terminal.take() {
+            give_back(terminal);
+        }
         restore();
+    }
+}
+
+/// Shows the cursor and lets `terminal` go. When the cursor cannot be shown, the terminal
+/// is gone (its window closed, SIGHUP): then it is forgotten rather than dropped, as
+/// ratatui's drop would try again and print the error to stderr, where nobody reads it
+/// about a terminal nobody sees. What it holds is a frame's buffers, freed at exit.
+pub(crate) fn give_back<B: Backend>(mut terminal: Terminal<B>) {
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
     }
 }
 
@@ -164,3 +186,7 @@ pub(crate) fn restore() {
 pub(crate) fn color_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
+
+#[cfg(test)]
+#[path = "terminal_tests.rs"]
+mod tests;

@@ -35,6 +35,10 @@ mod export_safety;
 #[path = "limits_tests.rs"]
 mod limits;
 
+/// Scrolling and searching a long iteration: beside this file.
+#[path = "window_tests.rs"]
+mod window;
+
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
 const NOW_MS: u64 = STARTED_AT_MS + 42_000;
@@ -301,6 +305,41 @@ fn claude_transcript_narrow_and_help() {
     insta::assert_snapshot!("claude_help_80x24", screen(&model, &mut app, 80, 24));
 }
 
+/// An agent that names its model only when an iteration ends (pi) has it in the header
+/// from then on; not one of another backend's.
+#[test]
+fn the_header_names_the_model_an_earlier_iteration_reported() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    let header = |model: &RunModel| screen(model, &mut App::new(true), 100, 10);
+    assert!(header(&model).contains("hat builder · pi · ?"));
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    iteration_started(&mut model, 2, "builder", "pi");
+    let shown = header(&model);
+    assert!(
+        shown.contains("hat builder · pi · claude-sonnet-4-5"),
+        "{shown}"
+    );
+    iteration_started(&mut model, 3, "builder", "claude");
+    let shown = header(&model);
+    assert!(shown.contains("hat builder · claude · ?"), "{shown}");
+}
+
+/// Help shows every key whole, Ctrl-C and Esc too, where the screen has the room.
+#[test]
+fn help_shows_every_key_whole() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    let mut app = App::new(true);
+    key(&mut app, &mut model, KeyCode::Char('?'));
+    let shown = screen(&model, &mut app, 100, 30);
+    for (keys, what) in draw::HELP {
+        let line = format!("{keys} {what}");
+        assert!(shown.contains(&line), "{line}\n{shown}");
+    }
+    assert!(shown.contains("Ctrl-C") && shown.contains("Esc"), "{shown}");
+}
+
 /// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
 #[test]
 fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
@@ -313,6 +352,28 @@ fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
     model.max_cost_usd = Some(5.0);
     let shown = screen(&model, &mut App::new(true), 100, 10);
     assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
+}
+
+/// A run whose agent reports no cost is not said to cost nothing; one where some
+/// iteration's cost is unknown says the least it cost, as the line view does.
+#[test]
+fn the_header_says_when_the_cost_is_unknown() {
+    let mut model = one_iteration("custom", "builder", "pi/anthropic/text.jsonl");
+    model.totals.cost_complete = false;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(
+        shown.contains(" · cost unknown (limit $5.00) · "),
+        "{shown}"
+    );
+    model.totals.cost_usd = 0.25;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25/$5.00 · "), "{shown}");
+    model.max_cost_usd = None;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25 · "), "{shown}");
+    model.totals.cost_usd = 0.0;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · cost unknown · "), "{shown}");
 }
 
 /// Every size from one cell up, with help open and scrolled back: nothing panics.

@@ -163,3 +163,48 @@ fn iteration_ends_are_marked_and_said_as_the_line_view_does() {
         "{shown}"
     );
 }
+
+/// A failed iteration says why and what its agent wrote on stderr, in the transcript, as
+/// the line view's footer does; the agent's bytes are shown as text.
+#[test]
+fn a_failure_says_its_reason_and_stderr_in_the_transcript() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    let outcome = IterationOutcome::Failed {
+        reason: "killed by signal 11".to_owned(),
+    };
+    feed(
+        &mut model,
+        &RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "builder",
+            backend: "custom",
+            model: None,
+            outcome: &outcome,
+            duration_ms: 1_000,
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            tokens: NO_TOKENS,
+            turns: 0,
+            completion: None,
+            stderr_tail: Some("about to crash\nsome \u{1b}[2Jstderr\n"),
+            totals: totals(1, 0.0),
+        },
+    );
+    let shown = screen(&model, &mut App::new(false), 100, 12);
+    assert!(
+        shown.contains("✗ iteration 1 failed: killed by signal 11"),
+        "{shown}"
+    );
+    assert!(shown.contains("stderr: about to crash"), "{shown}");
+    assert!(shown.contains("stderr: some [2Jstderr"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+
+    // A success says nothing more than its title.
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    assert!(model.iterations[0].entries.is_empty());
+}
