@@ -53,6 +53,8 @@ pub struct SessionSummary {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct State {
+    /// What the sessions before this one used (see [`SessionSummary::begin_session`]).
+    earlier: Earlier,
     turn_tokens: Tokens,
     turn_cost: Option<f64>,
     turn_cost_kind: Option<CostKind>,
@@ -68,9 +70,85 @@ struct State {
     retry_failed: bool,
     /// The last limit the stream named, whether or not the run then recovered.
     limit: Option<RateLimited>,
+    /// This session's model showed output (see [`SessionSummary::answered`]).
+    answered: bool,
+}
+
+/// The sums of the sessions that ended before the current one: each agent process
+/// reports its own totals, so those of one session never replace another's.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Earlier {
+    /// `None` before the first session ends.
+    usage: Option<(Tokens, Option<f64>, CostKind)>,
+    turns: u32,
+}
+
+impl State {
+    /// The current session's tokens, cost and cost kind: the agent's own totals when it
+    /// gave them, else the sum of its turns.
+    fn session_usage(&self) -> (Tokens, Option<f64>, CostKind) {
+        match self.totals {
+            Some(totals) => totals,
+            None => (
+                self.turn_tokens,
+                self.turn_cost,
+                self.turn_cost_kind.unwrap_or(CostKind::Unknown),
+            ),
+        }
+    }
+
+    /// Whether this session used anything: it reported usage, or its model answered
+    /// (billed, reported or not). One that did neither spent nothing and adds nothing.
+    fn spent(&self) -> bool {
+        self.saw_turn_usage || self.totals.is_some() || self.answered
+    }
+
+    fn session_turns(&self) -> u32 {
+        if self.saw_turn_usage {
+            self.ok_turns
+        } else {
+            self.run_turns
+        }
+    }
+}
+
+/// The sum of two sessions' usage: a cost known in neither stays unknown.
+fn add_usage(
+    (tokens, cost, kind): (Tokens, Option<f64>, CostKind),
+    (more_tokens, more_cost, more_kind): (Tokens, Option<f64>, CostKind),
+) -> (Tokens, Option<f64>, CostKind) {
+    let mut sum = tokens;
+    sum.add(&more_tokens);
+    let cost = match (cost, more_cost) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    (sum, cost, kind.combine(more_kind))
 }
 
 impl SessionSummary {
+    /// Another agent session begins (a ralph capture's next attempt or iteration): its
+    /// usage and turns add to those so far, and its verdict replaces theirs. Within one
+    /// session an agent's totals are cumulative and replace each other (a second Claude
+    /// `result` repeats the session's cost), so only ralph, which starts each process,
+    /// can say where one ends.
+    pub fn begin_session(&mut self) {
+        let s = &mut self.state;
+        if s.spent() || s.run_turns > 0 {
+            let session = s.session_usage();
+            s.earlier.usage = Some(match s.earlier.usage {
+                Some(earlier) => add_usage(earlier, session),
+                None => session,
+            });
+            s.earlier.turns = s.earlier.turns.saturating_add(s.session_turns());
+        }
+        self.state = State {
+            earlier: std::mem::take(&mut self.state.earlier),
+            ..State::default()
+        };
+        self.refresh();
+    }
+
     /// Updates the summary with one event.
     pub fn observe(&mut self, event: &AgentEvent<'_>) {
         match event {
@@ -84,9 +162,9 @@ impl SessionSummary {
                     self.model = Some(model.to_string());
                 }
             }
-            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answered = true,
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answer(),
             AgentEvent::ToolCallStarted { .. } => {
-                self.answered = true;
+                self.answer();
                 self.tool_calls += 1;
             }
             AgentEvent::ToolCallFinished { is_error, .. } => {
@@ -96,7 +174,9 @@ impl SessionSummary {
             }
             AgentEvent::MessageFinished { text, stop, error } => {
                 // A failed call (a 429, an overloaded provider) answered nothing.
-                self.answered |= !stop.is_failure();
+                if !stop.is_failure() {
+                    self.answer();
+                }
                 let s = &mut self.state;
                 s.last_stop = Some(*stop);
                 s.run_result = None;
@@ -182,6 +262,11 @@ impl SessionSummary {
         self.refresh();
     }
 
+    fn answer(&mut self) {
+        self.answered = true;
+        self.state.answered = true;
+    }
+
     fn note_model(&mut self, usage: &Usage<'_>) {
         if let Some(model) = &usage.model {
             self.model = Some(model.to_string());
@@ -191,19 +276,14 @@ impl SessionSummary {
     /// Recomputes the derived public fields from the state.
     fn refresh(&mut self) {
         let s = &self.state;
-        (self.tokens, self.cost_usd, self.cost_kind) = match s.totals {
-            Some(totals) => totals,
-            None => (
-                s.turn_tokens,
-                s.turn_cost,
-                s.turn_cost_kind.unwrap_or(CostKind::Unknown),
-            ),
+        let session = s.session_usage();
+        (self.tokens, self.cost_usd, self.cost_kind) = match s.earlier.usage {
+            // A session that has reported nothing yet adds nothing, not an unknown cost.
+            Some(earlier) if s.spent() => add_usage(earlier, session),
+            Some(earlier) => earlier,
+            None => session,
         };
-        self.turns = if s.saw_turn_usage {
-            s.ok_turns
-        } else {
-            s.run_turns
-        };
+        self.turns = s.earlier.turns.saturating_add(s.session_turns());
         self.succeeded = !s.retry_failed
             && match s.run_result {
                 Some(is_error) => !is_error,

@@ -248,6 +248,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         let event = match item {
             Item::Event(event) => event,
             Item::Start(start) => {
+                // Each attempt is an agent process of its own, with totals of its own.
+                summary.begin_session();
                 if let Some(view) = view.as_mut().filter(|_| write_error.is_none())
                     && let Err(e) = view.start(start)
                 {
