@@ -5,7 +5,9 @@
 //!   `message.id`; a message is complete when a line of another message, a `user` line
 //!   (its tool results) or the `result` arrives;
 //! - `assistant.message.usage` is a `message_start` snapshot (`output_tokens: 1`), so
-//!   usage and cost come from `result` only;
+//!   usage and cost come from `result` only; each main-agent message is one model call
+//!   (a `turn_finished`), while `result.num_turns` counts tool round trips plus one
+//!   (9 parallel tool calls in 4 model calls make 10);
 //! - `type` is not always the first key (`result` in 2.1.332 starts with
 //!   `duration_api_ms`);
 //! - `tool_result.content` is a string or an array of text blocks; `is_error` may be
@@ -52,11 +54,16 @@ pub(crate) struct ClaudeParser {
     pending: Option<PendingMessage>,
     /// Tool names by call id, until the call finishes: results do not repeat them.
     tool_names: HashMap<String, String>,
+    /// The id of the last message counted as a model turn: a message whose lines a tool
+    /// result interrupts comes back under the same id, and is still one model call.
+    counted_id: String,
 }
 
 #[derive(Debug, Default)]
 struct PendingMessage {
     id: String,
+    /// The model that wrote it (none for Claude Code's own error message).
+    model: Option<String>,
     text: String,
     has_tool_use: bool,
     stop: Option<Stop>,
@@ -165,6 +172,10 @@ impl ClaudeParser {
                 self.flush(emit);
                 self.pending = Some(PendingMessage {
                     id: id.into_owned(),
+                    model: message
+                        .model
+                        .filter(|_| !synthetic_error)
+                        .map(|m| m.decode().into_owned()),
                     ..PendingMessage::default()
                 });
             }
@@ -320,6 +331,18 @@ impl ClaudeParser {
             stop,
             error: pending.error.map(Into::into),
         });
+        // One model call per message id, however many lines and tool results it came in:
+        // Claude's own `num_turns` counts tool round trips instead.
+        if pending.id.is_empty() || pending.id != self.counted_id {
+            emit(&AgentEvent::TurnFinished {
+                usage: Usage {
+                    model: pending.model.map(Into::into),
+                    ..Usage::default()
+                },
+                is_error: stop.is_failure(),
+            });
+            self.counted_id = pending.id;
+        }
     }
 }
 
