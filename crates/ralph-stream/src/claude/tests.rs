@@ -247,3 +247,31 @@ fn turns_are_model_calls_not_claudes_tool_round_trips() {
     );
     assert_eq!(summary.model.as_deref(), Some("claude-opus-5-5"));
 }
+
+#[test]
+fn a_turn_carries_its_requests_usage_so_its_input_is_the_context_read() {
+    // The usage of a response's lines is the `message_start` snapshot: the whole prompt
+    // (uncached, cache reads, cache writes) and a placeholder output count.
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":4000,"cache_read_input_tokens":12000,"cache_creation_input_tokens":500,"output_tokens":1}},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"s1","model":"claude-opus-5-5","content":[{"type":"text","text":"sub"}],"usage":{"input_tokens":99}},"parent_tool_use_id":"t1"}"#,
+    ));
+    assert_eq!(
+        got.last(),
+        Some(&AgentEvent::TurnFinished {
+            usage: Usage {
+                tokens: Tokens {
+                    input: 4000,
+                    output: 1,
+                    cache_read: 12000,
+                    cache_write: 500,
+                },
+                cost_usd: None,
+                cost_kind: crate::event::CostKind::Unknown,
+                model: Some("claude-opus-5-5".into()),
+            },
+            is_error: false,
+        })
+    );
+}
