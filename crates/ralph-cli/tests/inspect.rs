@@ -40,6 +40,7 @@ fn prints_one_object_with_exactly_the_documented_keys() {
             "cost_usd": 0.010215,
             "cost_kind": "reported",
             "tokens": {"input": 2200, "output": 36, "cache_read": 4000, "cache_write": 500},
+            "tokens_known": true,
             "turns": 2,
             "tool_calls": 1,
             "tool_errors": 0,
@@ -264,4 +265,24 @@ fn a_capture_of_several_sessions_adds_their_costs_and_tokens() {
         ),
         "{v}"
     );
+}
+
+#[test]
+fn tokens_copilot_never_counted_are_unknown_not_zero() {
+    let capture = fixture("copilot/v1.0.102_json_happy.jsonl");
+    let out = ralph().arg("inspect").arg(&capture).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["tokens_known"].clone(), v["cost_kind"].clone()),
+        (Value::Bool(false), Value::from("unknown"))
+    );
+    let out = ralph()
+        .args(["inspect", "--view", "--color", "never"])
+        .arg(&capture)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.contains(" · tokens unknown · cost unknown"), "{text}");
 }

@@ -22,6 +22,10 @@ pub struct SessionSummary {
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
+    /// Whether the agent reported any token count: a usage with tokens, or with a cost
+    /// (a failed call's zero). Copilot reports none, a plain-text agent none at all:
+    /// their `tokens` are zero because nobody counted them, and say so.
+    pub tokens_known: bool,
     /// Successful model turns.
     pub turns: u32,
     pub tool_calls: u32,
@@ -72,6 +76,8 @@ struct State {
     limit: Option<RateLimited>,
     /// This session's model showed output (see [`SessionSummary::answered`]).
     answered: bool,
+    /// Some usage of this session reported tokens (see [`SessionSummary::tokens_known`]).
+    tokens_reported: bool,
 }
 
 /// The sums of the sessions that ended before the current one: each agent process
@@ -81,6 +87,7 @@ struct Earlier {
     /// `None` before the first session ends.
     usage: Option<(Tokens, Option<f64>, CostKind)>,
     turns: u32,
+    tokens_reported: bool,
 }
 
 impl State {
@@ -141,6 +148,7 @@ impl SessionSummary {
                 None => session,
             });
             s.earlier.turns = s.earlier.turns.saturating_add(s.session_turns());
+            s.earlier.tokens_reported |= s.tokens_reported;
         }
         self.state = State {
             earlier: std::mem::take(&mut self.state.earlier),
@@ -194,6 +202,7 @@ impl SessionSummary {
             AgentEvent::TurnFinished { usage, is_error } => {
                 let s = &mut self.state;
                 s.saw_turn_usage = true;
+                s.tokens_reported |= reports_tokens(usage);
                 if !is_error {
                     s.ok_turns += 1;
                 }
@@ -241,6 +250,7 @@ impl SessionSummary {
                     turns
                 });
                 if let Some(totals) = totals {
+                    self.state.tokens_reported |= reports_tokens(totals);
                     self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
                     self.note_model(totals);
                 }
@@ -284,6 +294,7 @@ impl SessionSummary {
             None => session,
         };
         self.turns = s.earlier.turns.saturating_add(s.session_turns());
+        self.tokens_known = s.earlier.tokens_reported || s.tokens_reported;
         self.succeeded = !s.retry_failed
             && match s.run_result {
                 Some(is_error) => !is_error,
@@ -299,6 +310,13 @@ impl SessionSummary {
             s.limit.clone()
         };
     }
+}
+
+/// Whether `usage` says anything about tokens: counts, or a cost (an agent that prices
+/// a call it reports as zero tokens counted them). Zero tokens at no known cost is what
+/// an agent that counts nothing sends.
+fn reports_tokens(usage: &Usage<'_>) -> bool {
+    usage.tokens.total() > 0 || usage.cost_usd.is_some()
 }
 
 /// The status of a refused request's limit: Claude Code's `rate_limit_event` says it, and

@@ -220,3 +220,19 @@ fn a_new_session_has_a_verdict_of_its_own() {
     assert!(s.succeeded && s.rate_limited.is_none());
     assert_eq!(s.errors, ["429 rate limit"]);
 }
+
+#[test]
+fn tokens_nobody_counted_are_unknown_not_zero() {
+    let counted = |events: &[AgentEvent<'_>]| summary_of(events).tokens_known;
+    // Copilot: turns with no counts and no cost; a plain-text agent: no usage at all.
+    assert!(!counted(&[turn(None, 0, false), turn(None, 0, false)]));
+    assert!(!counted(&[AgentEvent::TextDelta { text: "hi".into() }]));
+    // Counted tokens, or a failed call that cost nothing, are known.
+    assert!(counted(&[turn(None, 0, false), turn(None, 10, false)]));
+    assert!(counted(&[turn(Some(0.0), 0, true)]));
+    // A capture's sessions: one that counted makes the sum known.
+    let mut s = summary_of(&[turn(None, 10, false)]);
+    s.begin_session();
+    s.observe(&turn(None, 0, false));
+    assert!(s.tokens_known);
+}

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use ralph_core::fsafe;
 use ralph_core::store::{Durability, replace};
+use ralph_core::token_count::TokenCount;
 
 use super::model::{Entry, Iteration, RunModel};
 use crate::view::term::figures::duration_ms;
@@ -50,7 +51,8 @@ pub(crate) fn markdown(model: &RunModel, it: &Iteration) -> String {
     if let Some(cost) = it.cost_usd {
         let _ = writeln!(out, "- cost: ${cost:.4}");
     }
-    let _ = writeln!(out, "- tokens: {}", it.tokens.sum());
+    let tokens = TokenCount::of(it.tokens.sum(), !it.tokens_uncounted);
+    let _ = writeln!(out, "- tokens: {}", tokens.cell(|n| n.to_string()));
     let _ = writeln!(out, "- events emitted: {}\n", it.events_emitted);
     for entry in &it.entries {
         match entry {

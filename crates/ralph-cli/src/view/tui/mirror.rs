@@ -66,6 +66,8 @@ pub(crate) enum RunLine {
         duration_ms: u64,
         cost_usd: Option<f64>,
         tokens: Tokens,
+        #[serde(default = "counted")]
+        tokens_known: bool,
         totals: Totals,
     },
     Notice {
@@ -182,11 +184,31 @@ impl Tokens {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize)]
 pub(crate) struct Totals {
     pub(crate) elapsed_ms: u64,
     pub(crate) cost_usd: f64,
     pub(crate) tokens: Tokens,
+    /// False when some iteration's tokens nobody counted (a record from before it: all
+    /// were).
+    #[serde(default = "counted")]
+    pub(crate) tokens_complete: bool,
+}
+
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals {
+            elapsed_ms: 0,
+            cost_usd: 0.0,
+            tokens: Tokens::default(),
+            tokens_complete: true,
+        }
+    }
+}
+
+/// What a record that does not say whether its tokens were counted means.
+fn counted() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]

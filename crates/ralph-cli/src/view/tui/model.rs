@@ -84,6 +84,8 @@ pub(crate) struct Iteration {
     pub(crate) duration_ms: Option<u64>,
     pub(crate) cost_usd: Option<f64>,
     pub(crate) tokens: Tokens,
+    /// Its agent counted no tokens (Copilot): `tokens` is zero, not counted.
+    pub(crate) tokens_uncounted: bool,
     pub(crate) events_emitted: usize,
     pub(crate) gates_passed: u32,
     pub(crate) gates_failed: u32,
@@ -256,6 +258,7 @@ impl RunModel {
                 duration_ms,
                 cost_usd,
                 tokens,
+                tokens_known,
                 totals,
             } => {
                 self.totals = totals;
@@ -266,6 +269,7 @@ impl RunModel {
                     it.duration_ms = Some(duration_ms);
                     it.cost_usd = cost_usd;
                     it.tokens = tokens;
+                    it.tokens_uncounted = !tokens_known;
                 }
             }
             RunLine::Notice { iteration, notice } => {
