@@ -40,6 +40,7 @@ fn prints_one_object_with_exactly_the_documented_keys() {
             "cost_usd": 0.010215,
             "cost_kind": "reported",
             "tokens": {"input": 2200, "output": 36, "cache_read": 4000, "cache_write": 500},
+            "tokens_known": true,
             "turns": 2,
             "tool_calls": 1,
             "tool_errors": 0,
@@ -200,4 +201,88 @@ fn a_rate_limited_capture_says_so_with_the_reset_time_when_the_agent_gave_one() 
             .is_some_and(|m| m.contains("429")),
         "{pi}"
     );
+}
+
+/// A run's capture with one Claude session per attempt: the second attempt's agent
+/// repeats its own cumulative total in a second `result` (as a background sub-agent's
+/// does), which must not be added again.
+fn two_claude_sessions() -> String {
+    let started = |iteration: u32, attempt: u32| {
+        serde_json::json!({
+            "type": "iteration_started", "iteration": iteration, "attempt": attempt,
+            "hat": "builder", "hat_name": "Builder", "backend": "claude",
+        })
+        .to_string()
+    };
+    let result = |iteration: u32, cost: f64, input: u64| {
+        serde_json::json!({
+            "type": "agent", "iteration": iteration,
+            "event": {
+                "type": "run_finished", "is_error": false, "error": null, "turns": 2,
+                "duration_ms": 5,
+                "totals": {
+                    "tokens": {"input": input, "output": 10, "cache_read": 0, "cache_write": 0},
+                    "cost_usd": cost, "cost_kind": "reported", "model": "claude-opus-5-5",
+                },
+            },
+        })
+        .to_string()
+    };
+    [
+        started(1, 1),
+        result(1, 0.5, 100),
+        started(2, 1),
+        result(2, 0.25, 50),
+        result(2, 0.25, 50),
+    ]
+    .join("\n")
+}
+
+#[test]
+fn a_capture_of_several_sessions_adds_their_costs_and_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("run-events.jsonl");
+    std::fs::write(&capture, two_claude_sessions()).unwrap();
+    let out = ralph().arg("inspect").arg(&capture).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            v["cost_usd"].clone(),
+            v["cost_kind"].clone(),
+            v["tokens"]["input"].clone(),
+            v["tokens"]["output"].clone(),
+        ),
+        (
+            Value::from(0.75),
+            Value::from("reported"),
+            Value::from(150),
+            Value::from(20),
+        ),
+        "{v}"
+    );
+}
+
+#[test]
+fn tokens_copilot_never_counted_are_unknown_not_zero() {
+    let capture = fixture("copilot/v1.0.102_json_happy.jsonl");
+    let out = ralph().arg("inspect").arg(&capture).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["tokens_known"].clone(), v["cost_kind"].clone()),
+        (Value::Bool(false), Value::from("unknown"))
+    );
+    let out = ralph()
+        .args(["inspect", "--view", "--color", "never"])
+        .arg(&capture)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.contains(" · tokens unknown · cost unknown"), "{text}");
 }

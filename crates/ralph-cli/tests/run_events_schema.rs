@@ -300,6 +300,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         cost_usd: 0.5,
         cost_complete: false,
         tokens: Tokens::default(),
+        tokens_complete: false,
     };
     let agent_events = AgentEvent::examples();
     let notices = Notice::examples();
@@ -461,6 +462,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             cost_usd: None,
             cost_kind: CostKind::Unknown,
             tokens: Tokens::default(),
+            tokens_known: false,
             turns: 0,
             completion: Some(CompletionSignal::Event),
             stderr_tail: Some("e"),

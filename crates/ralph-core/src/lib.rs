@@ -34,6 +34,7 @@ pub mod store;
 pub mod summary;
 pub mod tasks;
 pub mod time_text;
+pub mod token_count;
 pub mod topic;
 pub mod trigger;
 pub mod visible;

@@ -149,6 +149,9 @@ pub enum RunEvent<'a> {
         cost_usd: Option<f64>,
         cost_kind: CostKind,
         tokens: Tokens,
+        /// False when the agent reported no token counts (Copilot): `tokens` is then
+        /// zero because nobody counted, not because none were used.
+        tokens_known: bool,
         turns: u32,
         /// Present when this iteration signalled completion (and it was accepted).
         completion: Option<CompletionSignal>,
@@ -243,6 +246,9 @@ pub struct Totals {
     /// bound.
     pub cost_complete: bool,
     pub tokens: Tokens,
+    /// False when some iteration's agent reported no token counts: `tokens` is then a
+    /// lower bound.
+    pub tokens_complete: bool,
 }
 
 impl Totals {
@@ -253,6 +259,7 @@ impl Totals {
             cost_usd: state.cost_usd,
             cost_complete: state.unpriced_iterations == 0,
             tokens: state.tokens,
+            tokens_complete: state.uncounted_iterations == 0,
         }
     }
 }

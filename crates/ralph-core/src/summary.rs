@@ -12,6 +12,7 @@ use crate::machine::{
     DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, StopReason, format_duration, verdict,
 };
 use crate::steer::SteerTally;
+use crate::token_count::TokenCount;
 use crate::visible::visible;
 
 /// What the summary is written from.
@@ -57,7 +58,11 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         "| Cost | {} |",
         cost(s.cost_usd, s.unpriced_iterations, s.iterations)
     );
-    let _ = writeln!(out, "| Tokens | {} |", tokens_detail(&s.tokens));
+    let _ = writeln!(
+        out,
+        "| Tokens | {} |",
+        tokens_detail(&s.tokens, s.uncounted_iterations == 0)
+    );
     if !s.rate_limit_tally.is_empty() {
         let _ = writeln!(
             out,
@@ -103,7 +108,7 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             h.failures.to_string(),
             format_duration(Duration::from_millis(h.duration_ms)),
             cost(h.cost_usd, h.unpriced_iterations, h.iterations),
-            thousands(h.tokens.total()),
+            TokenCount::of(h.tokens.total(), h.uncounted_iterations == 0).cell(thousands),
         ],
     });
     table(
@@ -249,10 +254,16 @@ pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
     }
 }
 
-fn tokens_detail(t: &Tokens) -> String {
+/// The run's tokens with their parts; `unknown` when no agent counted any, `at least …`
+/// when some did not.
+fn tokens_detail(t: &Tokens, complete: bool) -> String {
+    let total = match TokenCount::of(t.total(), complete) {
+        TokenCount::Unknown => return "unknown".to_owned(),
+        TokenCount::Counted(n) => thousands(n),
+        TokenCount::AtLeast(n) => format!("at least {}", thousands(n)),
+    };
     format!(
-        "{} (input {}, output {}, cache read {}, cache write {})",
-        thousands(t.total()),
+        "{total} (input {}, output {}, cache read {}, cache write {})",
         thousands(t.input),
         thousands(t.output),
         thousands(t.cache_read),

@@ -34,6 +34,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     cost_usd: 0.01,
                     unpriced_iterations: 0,
                     tokens,
+                    uncounted_iterations: 0,
                 },
             ),
             (
@@ -45,6 +46,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     cost_usd: 0.0323,
                     unpriced_iterations: 1,
                     tokens,
+                    uncounted_iterations: 0,
                 },
             ),
         ]),
@@ -210,4 +212,23 @@ fn a_long_queue_is_listed_in_part_each_payload_cut_short() {
     assert!(text.contains(&shown), "{text}");
     assert!(!text.contains("`t20`"), "{text}");
     assert!(text.contains("- and 5 more ("), "{text}");
+}
+
+#[test]
+fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
+    let mut state = LoopState {
+        iterations: 2,
+        uncounted_iterations: 2,
+        ..LoopState::default()
+    };
+    assert!(limited_summary(&state).contains("| Tokens | unknown |"));
+    state.uncounted_iterations = 1;
+    state.tokens.input = 1_500;
+    assert!(
+        limited_summary(&state).contains(
+            "| Tokens | at least 1,500 (input 1,500, output 0, cache read 0, cache write 0) |"
+        ),
+        "{}",
+        limited_summary(&state)
+    );
 }

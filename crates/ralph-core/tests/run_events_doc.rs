@@ -59,6 +59,7 @@ fn every_run_event_type_has_a_section() {
         elapsed_ms: 0,
         cost_usd: 0.0,
         cost_complete: true,
+        tokens_complete: true,
         tokens: Tokens::default(),
     };
     let delta = AgentEvent::TextDelta {
@@ -145,6 +146,7 @@ fn every_run_event_type_has_a_section() {
             cost_usd: None,
             cost_kind: CostKind::Unknown,
             tokens: Tokens::default(),
+            tokens_known: false,
             turns: 0,
             completion: None,
             stderr_tail: None,

@@ -89,7 +89,8 @@ pub enum AgentEvent<'a> {
         turns: Option<u32>,
         duration_ms: Option<u64>,
         /// Session totals so far, when the agent reports them (they replace, never add
-        /// to, earlier totals: a second Claude `result` repeats the cumulative cost).
+        /// to, earlier totals of the same session: a second Claude `result` repeats the
+        /// cumulative cost; see `SessionSummary::begin_session` for several sessions).
         totals: Option<Usage<'a>>,
     },
     /// A line that is not JSON (or not a JSON object).

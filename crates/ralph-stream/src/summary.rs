@@ -22,6 +22,10 @@ pub struct SessionSummary {
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
+    /// Whether the agent reported any token count: a usage with tokens, or with a cost
+    /// (a failed call's zero). Copilot reports none, a plain-text agent none at all:
+    /// their `tokens` are zero because nobody counted them, and say so.
+    pub tokens_known: bool,
     /// Successful model turns.
     pub turns: u32,
     pub tool_calls: u32,
@@ -53,6 +57,8 @@ pub struct SessionSummary {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct State {
+    /// What the sessions before this one used (see [`SessionSummary::begin_session`]).
+    earlier: Earlier,
     turn_tokens: Tokens,
     turn_cost: Option<f64>,
     turn_cost_kind: Option<CostKind>,
@@ -68,9 +74,89 @@ struct State {
     retry_failed: bool,
     /// The last limit the stream named, whether or not the run then recovered.
     limit: Option<RateLimited>,
+    /// This session's model showed output (see [`SessionSummary::answered`]).
+    answered: bool,
+    /// Some usage of this session reported tokens (see [`SessionSummary::tokens_known`]).
+    tokens_reported: bool,
+}
+
+/// The sums of the sessions that ended before the current one: each agent process
+/// reports its own totals, so those of one session never replace another's.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Earlier {
+    /// `None` before the first session ends.
+    usage: Option<(Tokens, Option<f64>, CostKind)>,
+    turns: u32,
+    tokens_reported: bool,
+}
+
+impl State {
+    /// The current session's tokens, cost and cost kind: the agent's own totals when it
+    /// gave them, else the sum of its turns.
+    fn session_usage(&self) -> (Tokens, Option<f64>, CostKind) {
+        match self.totals {
+            Some(totals) => totals,
+            None => (
+                self.turn_tokens,
+                self.turn_cost,
+                self.turn_cost_kind.unwrap_or(CostKind::Unknown),
+            ),
+        }
+    }
+
+    /// Whether this session used anything: it reported usage, or its model answered
+    /// (billed, reported or not). One that did neither spent nothing and adds nothing.
+    fn spent(&self) -> bool {
+        self.saw_turn_usage || self.totals.is_some() || self.answered
+    }
+
+    fn session_turns(&self) -> u32 {
+        if self.saw_turn_usage {
+            self.ok_turns
+        } else {
+            self.run_turns
+        }
+    }
+}
+
+/// The sum of two sessions' usage: a cost known in neither stays unknown.
+fn add_usage(
+    (tokens, cost, kind): (Tokens, Option<f64>, CostKind),
+    (more_tokens, more_cost, more_kind): (Tokens, Option<f64>, CostKind),
+) -> (Tokens, Option<f64>, CostKind) {
+    let mut sum = tokens;
+    sum.add(&more_tokens);
+    let cost = match (cost, more_cost) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    (sum, cost, kind.combine(more_kind))
 }
 
 impl SessionSummary {
+    /// Another agent session begins (a ralph capture's next attempt or iteration): its
+    /// usage and turns add to those so far, and its verdict replaces theirs. Within one
+    /// session an agent's totals are cumulative and replace each other (a second Claude
+    /// `result` repeats the session's cost), so only ralph, which starts each process,
+    /// can say where one ends.
+    pub fn begin_session(&mut self) {
+        let s = &mut self.state;
+        if s.spent() || s.run_turns > 0 {
+            let session = s.session_usage();
+            s.earlier.usage = Some(match s.earlier.usage {
+                Some(earlier) => add_usage(earlier, session),
+                None => session,
+            });
+            s.earlier.turns = s.earlier.turns.saturating_add(s.session_turns());
+            s.earlier.tokens_reported |= s.tokens_reported;
+        }
+        self.state = State {
+            earlier: std::mem::take(&mut self.state.earlier),
+            ..State::default()
+        };
+        self.refresh();
+    }
+
     /// Updates the summary with one event.
     pub fn observe(&mut self, event: &AgentEvent<'_>) {
         match event {
@@ -84,9 +170,9 @@ impl SessionSummary {
                     self.model = Some(model.to_string());
                 }
             }
-            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answered = true,
+            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answer(),
             AgentEvent::ToolCallStarted { .. } => {
-                self.answered = true;
+                self.answer();
                 self.tool_calls += 1;
             }
             AgentEvent::ToolCallFinished { is_error, .. } => {
@@ -96,7 +182,9 @@ impl SessionSummary {
             }
             AgentEvent::MessageFinished { text, stop, error } => {
                 // A failed call (a 429, an overloaded provider) answered nothing.
-                self.answered |= !stop.is_failure();
+                if !stop.is_failure() {
+                    self.answer();
+                }
                 let s = &mut self.state;
                 s.last_stop = Some(*stop);
                 s.run_result = None;
@@ -114,6 +202,7 @@ impl SessionSummary {
             AgentEvent::TurnFinished { usage, is_error } => {
                 let s = &mut self.state;
                 s.saw_turn_usage = true;
+                s.tokens_reported |= reports_tokens(usage);
                 if !is_error {
                     s.ok_turns += 1;
                 }
@@ -161,6 +250,7 @@ impl SessionSummary {
                     turns
                 });
                 if let Some(totals) = totals {
+                    self.state.tokens_reported |= reports_tokens(totals);
                     self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
                     self.note_model(totals);
                 }
@@ -182,6 +272,11 @@ impl SessionSummary {
         self.refresh();
     }
 
+    fn answer(&mut self) {
+        self.answered = true;
+        self.state.answered = true;
+    }
+
     fn note_model(&mut self, usage: &Usage<'_>) {
         if let Some(model) = &usage.model {
             self.model = Some(model.to_string());
@@ -191,19 +286,15 @@ impl SessionSummary {
     /// Recomputes the derived public fields from the state.
     fn refresh(&mut self) {
         let s = &self.state;
-        (self.tokens, self.cost_usd, self.cost_kind) = match s.totals {
-            Some(totals) => totals,
-            None => (
-                s.turn_tokens,
-                s.turn_cost,
-                s.turn_cost_kind.unwrap_or(CostKind::Unknown),
-            ),
+        let session = s.session_usage();
+        (self.tokens, self.cost_usd, self.cost_kind) = match s.earlier.usage {
+            // A session that has reported nothing yet adds nothing, not an unknown cost.
+            Some(earlier) if s.spent() => add_usage(earlier, session),
+            Some(earlier) => earlier,
+            None => session,
         };
-        self.turns = if s.saw_turn_usage {
-            s.ok_turns
-        } else {
-            s.run_turns
-        };
+        self.turns = s.earlier.turns.saturating_add(s.session_turns());
+        self.tokens_known = s.earlier.tokens_reported || s.tokens_reported;
         self.succeeded = !s.retry_failed
             && match s.run_result {
                 Some(is_error) => !is_error,
@@ -219,6 +310,13 @@ impl SessionSummary {
             s.limit.clone()
         };
     }
+}
+
+/// Whether `usage` says anything about tokens: counts, or a cost (an agent that prices
+/// a call it reports as zero tokens counted them). Zero tokens at no known cost is what
+/// an agent that counts nothing sends.
+fn reports_tokens(usage: &Usage<'_>) -> bool {
+    usage.tokens.total() > 0 || usage.cost_usd.is_some()
 }
 
 /// The status of a refused request's limit: Claude Code's `rate_limit_event` says it, and

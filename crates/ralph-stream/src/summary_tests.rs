@@ -171,3 +171,68 @@ fn the_model_answered_once_it_showed_output_but_not_for_a_failed_call() {
         error: None,
     }]));
 }
+
+#[test]
+fn sessions_add_up_while_totals_within_one_replace() {
+    let totals = |cost: f64, input: u64| AgentEvent::RunFinished {
+        is_error: false,
+        error: None,
+        turns: Some(2),
+        duration_ms: None,
+        totals: Some(Usage::reported(
+            Tokens {
+                input,
+                ..Tokens::default()
+            },
+            Some(cost),
+            None,
+        )),
+    };
+    let mut s = summary_of(&[totals(1.0, 100)]);
+    s.begin_session();
+    // Claude's second `result` of one session repeats its cumulative total.
+    for event in [totals(0.5, 40), totals(0.5, 40)] {
+        s.observe(&event);
+    }
+    assert_eq!(
+        (s.cost_usd, s.cost_kind, s.tokens.input, s.turns),
+        (Some(1.5), CostKind::Reported, 140, 6)
+    );
+    // A session that answered but reported no usage leaves the cost partly unknown; one
+    // that spent nothing changes nothing.
+    s.begin_session();
+    assert_eq!((s.cost_usd, s.cost_kind), (Some(1.5), CostKind::Reported));
+    s.observe(&AgentEvent::TextDelta { text: "hi".into() });
+    s.begin_session();
+    assert_eq!((s.cost_usd, s.cost_kind), (Some(1.5), CostKind::Unknown));
+}
+
+#[test]
+fn a_new_session_has_a_verdict_of_its_own() {
+    let mut s = summary_of(&[AgentEvent::RetryFinished {
+        success: false,
+        attempt: Some(3),
+        error: Some("429 rate limit".into()),
+    }]);
+    assert!(!s.succeeded && s.rate_limited.is_some());
+    s.begin_session();
+    s.observe(&message("done", Stop::Completed, None));
+    assert!(s.succeeded && s.rate_limited.is_none());
+    assert_eq!(s.errors, ["429 rate limit"]);
+}
+
+#[test]
+fn tokens_nobody_counted_are_unknown_not_zero() {
+    let counted = |events: &[AgentEvent<'_>]| summary_of(events).tokens_known;
+    // Copilot: turns with no counts and no cost; a plain-text agent: no usage at all.
+    assert!(!counted(&[turn(None, 0, false), turn(None, 0, false)]));
+    assert!(!counted(&[AgentEvent::TextDelta { text: "hi".into() }]));
+    // Counted tokens, or a failed call that cost nothing, are known.
+    assert!(counted(&[turn(None, 0, false), turn(None, 10, false)]));
+    assert!(counted(&[turn(Some(0.0), 0, true)]));
+    // A capture's sessions: one that counted makes the sum known.
+    let mut s = summary_of(&[turn(None, 10, false)]);
+    s.begin_session();
+    s.observe(&turn(None, 0, false));
+    assert!(s.tokens_known);
+}

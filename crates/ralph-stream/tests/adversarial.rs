@@ -188,6 +188,10 @@ fn claude_lines_with_unexpected_shapes() {
                 stop: ralph_stream::Stop::Completed,
                 error: None
             },
+            AgentEvent::TurnFinished {
+                usage: ralph_stream::Usage::default(),
+                is_error: false
+            },
             AgentEvent::ToolCallFinished {
                 id: "t1".into(),
                 name: None,

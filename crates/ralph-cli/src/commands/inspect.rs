@@ -22,6 +22,7 @@ use crate::output::JsonLines;
 use crate::view::term::AgentView;
 use crate::view::term::figures::attempt_part;
 use crate::view::term::{count, iteration_cost, line, palette};
+use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
 use std::io::IsTerminal as _;
 
@@ -121,7 +122,7 @@ fn closing_line(summary: &SessionSummary) -> String {
     let mut line = format!("{mark} {verdict}");
     for part in [
         count(u64::from(summary.turns), "turn", "turns"),
-        count(summary.tokens.total(), "token", "tokens"),
+        TokenCount::of(summary.tokens.total(), summary.tokens_known).words(),
         iteration_cost(summary.cost_usd, summary.cost_kind),
     ] {
         line.push_str(" · ");
@@ -142,6 +143,8 @@ struct Report<'a> {
     cost_usd: Option<f64>,
     cost_kind: CostKind,
     tokens: Tokens,
+    /// False when the agent reported no token counts: `tokens` is zero, not counted.
+    tokens_known: bool,
     turns: u32,
     tool_calls: u32,
     tool_errors: u32,
@@ -248,6 +251,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         let event = match item {
             Item::Event(event) => event,
             Item::Start(start) => {
+                // Each attempt is an agent process of its own, with totals of its own.
+                summary.begin_session();
                 if let Some(view) = view.as_mut().filter(|_| write_error.is_none())
                     && let Err(e) = view.start(start)
                 {
@@ -368,6 +373,7 @@ fn print_report(
             cost_usd: summary.cost_usd,
             cost_kind: summary.cost_kind,
             tokens: summary.tokens,
+            tokens_known: summary.tokens_known,
             turns: summary.turns,
             tool_calls: summary.tool_calls,
             tool_errors: summary.tool_errors,

@@ -7,6 +7,7 @@ use std::io::Write;
 use ralph_core::machine::LoopState;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::time_text::Civil;
+use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
 use serde::Serialize;
 
@@ -45,6 +46,9 @@ struct Row {
     /// `null`), never a claim that the run was free.
     cost_complete: bool,
     tokens: u64,
+    /// False when some iteration's agent counted no tokens (Copilot): `tokens` is then
+    /// a lower bound, or nothing anyone counted when it is 0.
+    tokens_complete: bool,
     /// The hats that ran, with how many iterations each.
     hats: Vec<HatCount>,
 }
@@ -111,6 +115,7 @@ fn row(run: &RunDir, running: bool) -> Row {
         cost_usd: Some(0.0),
         cost_complete: true,
         tokens: 0,
+        tokens_complete: true,
         hats: Vec::new(),
     };
     let history = run.read_history().unwrap_or_default();
@@ -133,6 +138,7 @@ fn row(run: &RunDir, running: bool) -> Row {
             row.iterations = state.iterations;
             (row.cost_usd, row.cost_complete) = cost(&state);
             row.tokens = state.tokens.total();
+            row.tokens_complete = state.uncounted_iterations == 0;
             row.hats = state
                 .hats
                 .iter()
@@ -197,7 +203,7 @@ fn table(rows: &[Row]) -> String {
                 r.outcome.clone(),
                 r.iterations.to_string(),
                 cost_cell(r.cost_usd, r.cost_complete),
-                r.tokens.to_string(),
+                TokenCount::of(r.tokens, r.tokens_complete).cell(|n| n.to_string()),
                 hats.join(" "),
             ]
         })

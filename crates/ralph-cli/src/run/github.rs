@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use ralph_core::machine::EndClass;
 use ralph_core::run_event::{GitHead, Totals};
 use ralph_core::summary;
+use ralph_core::token_count::TokenCount;
 
 use crate::diagnostic::diagnostic;
 
@@ -135,13 +136,17 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
         "cost",
         &summary::cost(t.cost_usd, end.unpriced_iterations, t.iterations),
     );
-    row(
-        "tokens",
-        &format!(
-            "{} in, {} out, {} cache read, {} cache write",
-            t.tokens.input, t.tokens.output, t.tokens.cache_read, t.tokens.cache_write
-        ),
+    // Copilot counts no tokens: its zero is "unknown", a sum with it a lower bound.
+    let parts = format!(
+        "{} in, {} out, {} cache read, {} cache write",
+        t.tokens.input, t.tokens.output, t.tokens.cache_read, t.tokens.cache_write
     );
+    let tokens = match TokenCount::of(t.tokens.total(), t.tokens_complete) {
+        TokenCount::Counted(_) => parts,
+        TokenCount::AtLeast(_) => format!("at least {parts}"),
+        TokenCount::Unknown => "unknown".to_owned(),
+    };
+    row("tokens", &tokens);
     row("summary", end.summary_path);
     md.push('\n');
     md

@@ -19,6 +19,7 @@ fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
                 cache_read: 3,
                 cache_write: 4,
             },
+            tokens_complete: true,
         },
         unpriced_iterations: 1,
         git,

@@ -200,6 +200,7 @@ pub(super) fn conclude(
         cost_usd: record.cost_usd,
         cost_kind: record.cost_kind,
         tokens: record.tokens,
+        tokens_known: record.tokens_known,
         turns: record.turns,
         completion: record.completion,
         stderr_tail,

@@ -40,6 +40,7 @@ const TOTALS: Totals = Totals {
     elapsed_ms: 3000,
     cost_usd: 0.0,
     cost_complete: false,
+    tokens_complete: true,
     tokens: Tokens {
         input: 0,
         output: 0,
@@ -304,6 +305,7 @@ fn limited_then_wait(screen: &Screen, live: bool) {
             cost_kind: CostKind::Reported,
             tokens: Tokens::default(),
             turns: 0,
+            tokens_known: true,
             completion: None,
             stderr_tail: None,
             totals: Totals {

@@ -75,6 +75,9 @@ pub struct IterationRecord {
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
+    /// Whether the agent reported token counts: `tokens` is zero, not counted, when not.
+    #[serde(default = "super::usage::known")]
+    pub tokens_known: bool,
     pub turns: u32,
     /// The events the hat was given.
     pub consumed: Vec<Event>,

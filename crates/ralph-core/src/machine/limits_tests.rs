@@ -311,6 +311,26 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
 }
 
 #[test]
+fn iterations_whose_agent_counted_no_tokens_are_counted_per_run_and_hat() {
+    let mut m = Machine::new(solo());
+    let uncounted = || {
+        let mut r = ok(&[]);
+        r.usage.tokens = Tokens::default();
+        r.usage.tokens_known = false;
+        r.backend = "copilot".into();
+        r
+    };
+    step(&mut m, uncounted());
+    step(&mut m, ok(&[]));
+    let hat = &m.state().hats[DEFAULT_HAT];
+    assert_eq!(
+        (m.state().uncounted_iterations, hat.uncounted_iterations),
+        (1, 1)
+    );
+    assert!(!crate::run_event::Totals::of(m.state()).tokens_complete);
+}
+
+#[test]
 fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
     // Interrupted with no cost reported, before any turn or after one: only the second
     // leaves the cost unknown.

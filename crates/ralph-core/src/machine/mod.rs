@@ -421,6 +421,7 @@ impl Machine {
             cost_usd: report.usage.cost_usd,
             cost_kind: report.usage.cost_kind,
             tokens: report.usage.tokens,
+            tokens_known: report.usage.tokens_known,
             turns: report.usage.turns,
             consumed: iteration.events,
             events,

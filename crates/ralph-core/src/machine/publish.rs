@@ -36,10 +36,12 @@ impl Machine {
         let spent_nothing =
             stopped_early && usage.turns == 0 && usage.tokens.total() == 0 && !usage.answered;
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
+        let uncounted = !usage.tokens_known && !spent_nothing;
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);
         s.tokens += usage.tokens;
         s.unpriced_iterations = s.unpriced_iterations.saturating_add(u32::from(unpriced));
+        s.uncounted_iterations = s.uncounted_iterations.saturating_add(u32::from(uncounted));
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
         hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
         hat.failures = hat
@@ -49,6 +51,9 @@ impl Machine {
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
         hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));
         hat.tokens += usage.tokens;
+        hat.uncounted_iterations = hat
+            .uncounted_iterations
+            .saturating_add(u32::from(uncounted));
         if unpriced && self.rules.event_loop.max_cost_usd.is_some() && !s.cost_notice_given {
             s.cost_notice_given = true;
             self.notices.push(Notice::CostUnknown {

@@ -319,6 +319,7 @@ fn finish_records_the_iteration_and_the_totals() {
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
             tokens: report_tokens(),
+            tokens_known: true,
             turns: 2,
             consumed: vec![ev(TASK_START)],
             events: vec![payload.clone()],
@@ -340,6 +341,7 @@ fn finish_records_the_iteration_and_the_totals() {
             cost_usd: 0.5,
             unpriced_iterations: 0,
             tokens,
+            uncounted_iterations: 0,
             consecutive_failures: 0,
             consecutive_invalid_lines: 0,
             pending: VecDeque::from([payload.clone()]),
@@ -357,7 +359,8 @@ fn finish_records_the_iteration_and_the_totals() {
                     duration_ms: 2000,
                     cost_usd: 0.5,
                     unpriced_iterations: 0,
-                    tokens
+                    tokens,
+                    uncounted_iterations: 0,
                 }
             )]),
             cost_notice_given: false,

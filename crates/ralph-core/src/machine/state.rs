@@ -24,7 +24,11 @@ pub struct LoopState {
     pub cost_usd: f64,
     /// Iterations whose agent did not report (all of) its cost.
     pub unpriced_iterations: u32,
+    /// The tokens counted; a lower bound when `uncounted_iterations` is not zero.
     pub tokens: Tokens,
+    /// Iterations whose agent reported no token counts (Copilot).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uncounted_iterations: u32,
     pub consecutive_failures: u32,
     pub consecutive_invalid_lines: u32,
     /// Events waiting for a hat, oldest first.
@@ -91,4 +95,11 @@ pub struct HatTotals {
     pub cost_usd: f64,
     pub unpriced_iterations: u32,
     pub tokens: Tokens,
+    /// Iterations of the hat whose agent reported no token counts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uncounted_iterations: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

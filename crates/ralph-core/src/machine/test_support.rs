@@ -95,6 +95,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,
             tokens: report_tokens(),
+            tokens_known: true,
             turns: 2,
             model: Some("m".into()),
             answered: true,

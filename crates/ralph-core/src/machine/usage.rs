@@ -12,6 +12,10 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
+    /// Whether the agent reported token counts (Copilot does not: its `tokens` are zero
+    /// because nobody counted them). A record from before this field: known.
+    #[serde(default = "known")]
+    pub tokens_known: bool,
     /// Successful model turns.
     pub turns: u32,
     pub model: Option<String>,
@@ -22,12 +26,18 @@ pub struct Usage {
     pub answered: bool,
 }
 
+/// What a record that does not say means: counted, as every record was before Copilot.
+pub(crate) fn known() -> bool {
+    true
+}
+
 impl Usage {
     pub fn from_summary(summary: &SessionSummary) -> Usage {
         Usage {
             cost_usd: summary.cost_usd,
             cost_kind: summary.cost_kind,
             tokens: summary.tokens,
+            tokens_known: summary.tokens_known,
             turns: summary.turns,
             model: summary.model.clone(),
             answered: summary.answered,

@@ -126,6 +126,9 @@ pub(super) struct Message<'a> {
     pub(super) id: Option<JsonStr<'a>>,
     pub(super) model: Option<JsonStr<'a>>,
     pub(super) stop_reason: Option<JsonStr<'a>>,
+    /// The request's usage as the response began (`message_start`): its input is whole,
+    /// its `output_tokens` not yet counted.
+    pub(super) usage: Option<Tokens>,
     pub(super) blocks: Vec<Block<'a>>,
     /// `content` given as a plain string (a user message can be), instead of blocks.
     pub(super) plain: Option<JsonStr<'a>>,
@@ -156,6 +159,7 @@ fn read_message<'a>(c: &mut Cursor<'a>) -> Result<Message<'a>, Malformed> {
         b"id" => message.id = c.read_str()?,
         b"model" => message.model = c.read_str()?,
         b"stop_reason" => message.stop_reason = c.read_str()?,
+        b"usage" => message.usage = read_usage(c)?,
         b"content" => {
             // The last `content` counts, whichever shape it has.
             (message.plain, message.blocks) = if c.peek() == Some(b'"') {

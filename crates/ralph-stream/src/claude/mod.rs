@@ -4,8 +4,12 @@
 //! - one `assistant` line per content block (thinking, text, tool_use), all sharing
 //!   `message.id`; a message is complete when a line of another message, a `user` line
 //!   (its tool results) or the `result` arrives;
-//! - `assistant.message.usage` is a `message_start` snapshot (`output_tokens: 1`), so
-//!   usage and cost come from `result` only;
+//! - `assistant.message.usage` is a `message_start` snapshot (`output_tokens: 1`): its
+//!   input (uncached, cache reads and writes) is the request's whole prompt, the context
+//!   the call read, but the session's usage and cost come from `result` only (its totals
+//!   replace the turns' sums); each main-agent message is one model call
+//!   (a `turn_finished`), while `result.num_turns` counts tool round trips plus one
+//!   (9 parallel tool calls in 4 model calls make 10);
 //! - `type` is not always the first key (`result` in 2.1.332 starts with
 //!   `duration_api_ms`);
 //! - `tool_result.content` is a string or an array of text blocks; `is_error` may be
@@ -27,6 +31,7 @@ use std::fmt::Write as _;
 use crate::event::AgentEvent;
 use crate::event::Phase;
 use crate::event::Stop;
+use crate::event::Tokens;
 use crate::event::Usage;
 use crate::json::JsonStr;
 use crate::json::Scratch;
@@ -52,11 +57,18 @@ pub(crate) struct ClaudeParser {
     pending: Option<PendingMessage>,
     /// Tool names by call id, until the call finishes: results do not repeat them.
     tool_names: HashMap<String, String>,
+    /// The id of the last message counted as a model turn: a message whose lines a tool
+    /// result interrupts comes back under the same id, and is still one model call.
+    counted_id: String,
 }
 
 #[derive(Debug, Default)]
 struct PendingMessage {
     id: String,
+    /// The model that wrote it (none for Claude Code's own error message).
+    model: Option<String>,
+    /// Its request's usage, as its last line gave it.
+    tokens: Tokens,
     text: String,
     has_tool_use: bool,
     stop: Option<Stop>,
@@ -165,6 +177,10 @@ impl ClaudeParser {
                 self.flush(emit);
                 self.pending = Some(PendingMessage {
                     id: id.into_owned(),
+                    model: message
+                        .model
+                        .filter(|_| !synthetic_error)
+                        .map(|m| m.decode().into_owned()),
                     ..PendingMessage::default()
                 });
             }
@@ -221,12 +237,15 @@ impl ClaudeParser {
                 Block::Unknown(ty) => unknown_sub("assistant", *ty, &mut self.scratch, emit),
             }
         }
-        if main
-            && let Some(pending) = self.pending.as_mut()
-            && let Some(reason) = message.stop_reason
-            && pending.stop.is_none()
-        {
-            pending.stop = Some(stop_of(reason, STOPS));
+        if main && let Some(pending) = self.pending.as_mut() {
+            if let Some(reason) = message.stop_reason
+                && pending.stop.is_none()
+            {
+                pending.stop = Some(stop_of(reason, STOPS));
+            }
+            if let Some(tokens) = message.usage {
+                pending.tokens = tokens;
+            }
         }
     }
 
@@ -320,6 +339,16 @@ impl ClaudeParser {
             stop,
             error: pending.error.map(Into::into),
         });
+        // One model call per message id, however many lines and tool results it came in:
+        // Claude's own `num_turns` counts tool round trips instead.
+        if pending.id.is_empty() || pending.id != self.counted_id {
+            // Its input is the context the request read; its cost comes with `result`.
+            emit(&AgentEvent::TurnFinished {
+                usage: Usage::reported(pending.tokens, None, pending.model.map(Into::into)),
+                is_error: stop.is_failure(),
+            });
+            self.counted_id = pending.id;
+        }
     }
 }
 

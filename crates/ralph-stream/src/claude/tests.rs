@@ -8,6 +8,14 @@ fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_of(ClaudeParser::default(), input)
 }
 
+/// A model call of the main agent ended (its usage comes with `result`).
+fn turn(is_error: bool) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage::default(),
+        is_error,
+    }
+}
+
 #[test]
 fn blocks_of_one_message_become_one_finished_message() {
     let got = events(concat!(
@@ -43,6 +51,7 @@ fn blocks_of_one_message_become_one_finished_message() {
                 stop: Stop::ToolUse,
                 error: None
             },
+            turn(false),
             AgentEvent::ToolCallFinished {
                 id: "t1".into(),
                 name: Some("Bash".into()),
@@ -56,6 +65,7 @@ fn blocks_of_one_message_become_one_finished_message() {
                 stop: Stop::Completed,
                 error: None
             },
+            turn(false),
         ]
     );
 }
@@ -71,6 +81,7 @@ fn the_synthetic_error_message_is_an_error_not_an_answer() {
         got,
         vec![
             failed_message("API Error: 500 boom"),
+            turn(true),
             AgentEvent::RunFinished {
                 is_error: true,
                 error: Some("API Error: 500 boom".into()),
@@ -158,6 +169,7 @@ fn a_replayed_message_completes_the_message_before_it() {
                 stop: Stop::Completed,
                 error: None
             },
+            turn(false),
             AgentEvent::UserMessage {
                 text: "more".into()
             },
@@ -189,4 +201,77 @@ fn a_finished_call_forgets_its_name() {
         assert!(parser.tool_names.is_empty(), "{:?}", parser.tool_names);
     }
     assert_eq!(names, [Some("Bash".to_owned()), Some("Bash".to_owned())]);
+}
+
+#[test]
+fn turns_are_model_calls_not_claudes_tool_round_trips() {
+    let assistant = |id: &str, block: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"id":"{id}","model":"claude-opus-5-5","content":[{block}]}},"parent_tool_use_id":null}}"#
+        )
+    };
+    let tool =
+        |id: &str| format!(r#"{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}"#);
+    let result = |id: &str| {
+        format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}]}}}}"#
+        )
+    };
+    let text = r#"{"type":"text","text":"done"}"#;
+    // Two parallel calls in the first message, a tool result arriving between the lines
+    // of the second (still one model call), then the answer: 3 model calls, and Claude's
+    // `num_turns` says 5 (tool results + 1).
+    let lines = [
+        assistant("m1", &tool("a")),
+        assistant("m1", &tool("b")),
+        result("a"),
+        result("b"),
+        assistant("m2", &tool("c")),
+        result("c"),
+        assistant("m2", &tool("d")),
+        result("d"),
+        assistant("m3", text),
+        r#"{"type":"result","subtype":"success","is_error":false,"num_turns":5,"total_cost_usd":0.1,"usage":{"input_tokens":10,"output_tokens":5}}"#.to_owned(),
+    ];
+    let got = events(&lines.join("\n"));
+    let turns = got
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::TurnFinished { .. }))
+        .count();
+    assert_eq!(turns, 3);
+    let mut summary = crate::SessionSummary::default();
+    got.iter().for_each(|e| summary.observe(e));
+    assert_eq!(
+        (summary.turns, summary.tool_calls, summary.cost_usd),
+        (3, 4, Some(0.1))
+    );
+    assert_eq!(summary.model.as_deref(), Some("claude-opus-5-5"));
+}
+
+#[test]
+fn a_turn_carries_its_requests_usage_so_its_input_is_the_context_read() {
+    // The usage of a response's lines is the `message_start` snapshot: the whole prompt
+    // (uncached, cache reads, cache writes) and a placeholder output count.
+    let got = events(concat!(
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":4000,"cache_read_input_tokens":12000,"cache_creation_input_tokens":500,"output_tokens":1}},"parent_tool_use_id":null}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"s1","model":"claude-opus-5-5","content":[{"type":"text","text":"sub"}],"usage":{"input_tokens":99}},"parent_tool_use_id":"t1"}"#,
+    ));
+    assert_eq!(
+        got.last(),
+        Some(&AgentEvent::TurnFinished {
+            usage: Usage {
+                tokens: Tokens {
+                    input: 4000,
+                    output: 1,
+                    cache_read: 12000,
+                    cache_write: 500,
+                },
+                cost_usd: None,
+                cost_kind: crate::event::CostKind::Unknown,
+                model: Some("claude-opus-5-5".into()),
+            },
+            is_error: false,
+        })
+    );
 }

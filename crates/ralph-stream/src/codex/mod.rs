@@ -87,21 +87,19 @@ impl AgentParser for CodexParser {
                 provider: None,
             }),
             Kind::TurnCompleted => {
-                // No usage at all is unknown, not free.
-                let usage = match f.usage {
-                    Some(tokens) => self.pricing.estimate(tokens, None),
-                    None => Usage::default(),
-                };
-                emit(&AgentEvent::TurnFinished {
-                    usage,
-                    is_error: false,
-                });
+                // The usage sums every request of the turn: the run's totals, not one
+                // model call's (a `turn_finished` would pass the sum off as the last
+                // request's input, the context it read). No usage at all is unknown,
+                // not free.
                 emit(&AgentEvent::RunFinished {
                     is_error: false,
                     error: None,
-                    turns: None,
+                    turns: Some(1),
                     duration_ms: None,
-                    totals: None,
+                    totals: Some(match f.usage {
+                        Some(tokens) => self.pricing.estimate(tokens, None),
+                        None => Usage::default(),
+                    }),
                 });
             }
             Kind::TurnFailed => emit(&AgentEvent::RunFinished {

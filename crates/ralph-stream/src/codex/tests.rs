@@ -18,6 +18,17 @@ fn events(input: &str) -> Vec<AgentEvent<'static>> {
     events_priced(Pricing::default(), input)
 }
 
+/// A completed turn: the run's end, with its totals.
+fn completed(usage: Usage<'static>) -> AgentEvent<'static> {
+    AgentEvent::RunFinished {
+        is_error: false,
+        error: None,
+        turns: Some(1),
+        duration_ms: None,
+        totals: Some(usage),
+    }
+}
+
 fn run_finished(error: Option<&str>) -> AgentEvent<'static> {
     AgentEvent::RunFinished {
         is_error: error.is_some(),
@@ -165,7 +176,7 @@ fn warnings_and_plans_are_known_but_silent_and_unknown_items_are_counted() {
 }
 
 #[test]
-fn a_completed_turn_reports_usage_with_cached_tokens_apart_and_ends_the_run() {
+fn a_completed_turn_ends_the_run_with_its_totals_and_no_turn_of_one_model_call() {
     let line = r#"{"type":"turn.completed","usage":{"input_tokens":3000,"cached_input_tokens":2000,"cache_write_input_tokens":500,"output_tokens":120,"reasoning_output_tokens":40}}"#;
     let tokens = Tokens {
         input: 500,
@@ -175,18 +186,12 @@ fn a_completed_turn_reports_usage_with_cached_tokens_apart_and_ends_the_run() {
     };
     assert_eq!(
         events(line),
-        vec![
-            AgentEvent::TurnFinished {
-                usage: Usage {
-                    tokens,
-                    cost_usd: None,
-                    cost_kind: CostKind::Unknown,
-                    model: None,
-                },
-                is_error: false,
-            },
-            run_finished(None),
-        ]
+        vec![completed(Usage {
+            tokens,
+            cost_usd: None,
+            cost_kind: CostKind::Unknown,
+            model: None,
+        })]
     );
     let price = ModelPrice {
         input: 1.0,
@@ -197,16 +202,13 @@ fn a_completed_turn_reports_usage_with_cached_tokens_apart_and_ends_the_run() {
     let pricing = Pricing::new(PriceTable::empty().with_entries([("gpt-x", price)]))
         .with_default_model("gpt-x");
     assert_eq!(
-        events_priced(pricing, line)[0],
-        AgentEvent::TurnFinished {
-            usage: Usage {
-                tokens,
-                cost_usd: Some(price.cost_of(&tokens)),
-                cost_kind: CostKind::Estimated,
-                model: Some("gpt-x".into()),
-            },
-            is_error: false,
-        }
+        events_priced(pricing, line),
+        [completed(Usage {
+            tokens,
+            cost_usd: Some(price.cost_of(&tokens)),
+            cost_kind: CostKind::Estimated,
+            model: Some("gpt-x".into()),
+        })]
     );
 }
 
@@ -270,20 +272,12 @@ fn missing_and_mistyped_fields_read_as_absent() {
             },
             tool_started("x", "command_execution", "{}"),
             tool_finished("x", "command_execution", "", false),
-            AgentEvent::TurnFinished {
-                usage: Usage {
-                    cost_usd: Some(0.0),
-                    cost_kind: CostKind::Estimated,
-                    ..Usage::default()
-                },
-                is_error: false,
-            },
-            run_finished(None),
-            AgentEvent::TurnFinished {
-                usage: Usage::default(),
-                is_error: false,
-            },
-            run_finished(None),
+            completed(Usage {
+                cost_usd: Some(0.0),
+                cost_kind: CostKind::Estimated,
+                ..Usage::default()
+            }),
+            completed(Usage::default()),
             run_finished(Some("codex reported a failed turn")),
             failed_message("codex reported an error"),
         ]

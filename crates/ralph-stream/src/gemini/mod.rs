@@ -18,6 +18,9 @@
 //!   `input_tokens` is the whole prompt (cached part included, `input` is the uncached
 //!   part) and `total_tokens - input_tokens` is the output with thoughts, which Google
 //!   bills as output. No cost: it is estimated per model from the price table;
+//! - an `error` event with `severity: "warning"` is Gemini CLI stopping the run (its
+//!   loop detection: `Loop detected, stopping execution`); the `result` after it still
+//!   says `success`;
 //! - retries are invisible on stdout (stderr only), and the exit code after API errors is
 //!   the HTTP status modulo 256: the `result` line is the verdict, not the exit code.
 
@@ -58,6 +61,8 @@ pub(crate) struct GeminiParser {
     tool_names: HashMap<String, String>,
     /// Model responses that ended well so far.
     ok_responses: u32,
+    /// The warning Gemini CLI stopped the run with (its loop detection's), if it did.
+    stopped: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -155,13 +160,17 @@ impl AgentParser for GeminiParser {
                 });
             }
             Kind::Error => {
-                // Warnings (a loop detected, say) leave the response alone.
-                if !f.severity.is_some_and(|s| s.eq("warning")) {
-                    let error = f
-                        .message
-                        .map_or("gemini reported an error".into(), JsonStr::decode);
+                let message = f
+                    .message
+                    .map_or(Cow::Borrowed("gemini reported an error"), JsonStr::decode);
+                if f.severity.is_some_and(|s| s.eq("warning")) {
+                    // Gemini CLI's one warning (`Loop detected, stopping execution`) ends
+                    // the run before the task does, and its `result` still says
+                    // `success`: the run is failed at that `result`, for this reason.
+                    self.stopped = Some(message.into_owned());
+                } else {
                     self.pending.get_or_insert_with(Pending::default);
-                    self.flush(Stop::Error, Some(&error), emit);
+                    self.flush(Stop::Error, Some(&message), emit);
                 }
             }
             Kind::Result => self.on_result(f, emit),
@@ -171,14 +180,19 @@ impl AgentParser for GeminiParser {
 
 impl GeminiParser {
     fn on_result(&mut self, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
-        let is_error = match f.status {
+        let failed = match f.status {
             Some(status) => !status.eq("success"),
             None => f.error.is_some(),
         };
-        let error = is_error.then(|| {
-            f.error
-                .map_or("gemini reported an error".into(), JsonStr::decode)
-        });
+        let stopped = self.stopped.take();
+        let is_error = failed || stopped.is_some();
+        let error = match (failed, stopped) {
+            (false, Some(warning)) => Some(Cow::Owned(warning)),
+            _ => is_error.then(|| {
+                f.error
+                    .map_or("gemini reported an error".into(), JsonStr::decode)
+            }),
+        };
         if is_error {
             self.flush(Stop::Error, error.as_deref(), emit);
         } else {

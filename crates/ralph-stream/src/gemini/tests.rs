@@ -255,6 +255,31 @@ fn an_error_result_fails_the_response_in_progress_and_the_run() {
 }
 
 #[test]
+fn a_loop_detected_warning_fails_the_run_that_gemini_calls_a_success() {
+    let events = events(concat!(
+        r#"{"type":"tool_result","tool_id":"t1","status":"success","output":"ok"}"#,
+        "\n",
+        r#"{"type":"error","severity":"warning","message":"Loop detected, stopping execution"}"#,
+        "\n",
+        r#"{"type":"result","status":"success"}"#,
+    ));
+    assert_eq!(
+        events.last(),
+        Some(&AgentEvent::RunFinished {
+            is_error: true,
+            error: Some("Loop detected, stopping execution".into()),
+            turns: Some(1),
+            duration_ms: None,
+            totals: None,
+        })
+    );
+    let mut summary = crate::SessionSummary::default();
+    events.iter().for_each(|e| summary.observe(e));
+    assert!(!summary.succeeded);
+    assert_eq!(summary.errors, ["Loop detected, stopping execution"]);
+}
+
+#[test]
 fn error_events_fail_the_response_unless_they_are_warnings() {
     assert_eq!(
         events(concat!(

@@ -2,7 +2,8 @@
 //! the verdict, and an iteration's context use (the input of its last model call).
 
 use ralph_core::summary::thousands;
-use ralph_stream::{AgentEvent, Tokens};
+use ralph_core::token_count::TokenCount;
+use ralph_stream::AgentEvent;
 
 use super::figures::count;
 use crate::view::columns::{columns, pad_left, pad_right};
@@ -77,6 +78,8 @@ struct HatRow {
     /// bound worth showing (`≥$0.0000` would read as nearly free).
     cost_reported: bool,
     tokens: u64,
+    /// Some iteration of the hat had tokens nobody counted (Copilot's).
+    tokens_uncounted: bool,
 }
 
 /// The per-hat totals of the iterations this view showed.
@@ -89,7 +92,13 @@ impl HatTable {
     /// Adds an attempt of `hat`; `counted` says whether the run counted it as an
     /// iteration (an attempt limited by its provider and run again is not one, though
     /// what it spent is).
-    pub(crate) fn add(&mut self, hat: &str, counted: bool, cost_usd: Option<f64>, tokens: &Tokens) {
+    pub(crate) fn add(
+        &mut self,
+        hat: &str,
+        counted: bool,
+        cost_usd: Option<f64>,
+        tokens: TokenCount,
+    ) {
         let index = match self.rows.iter().position(|r| r.hat == hat) {
             Some(index) => index,
             None => {
@@ -100,6 +109,7 @@ impl HatTable {
                     cost_unknown: false,
                     cost_reported: false,
                     tokens: 0,
+                    tokens_uncounted: false,
                 });
                 self.rows.len() - 1
             }
@@ -109,7 +119,14 @@ impl HatTable {
         row.cost_usd += cost_usd.unwrap_or(0.0);
         row.cost_unknown |= cost_usd.is_none();
         row.cost_reported |= cost_usd.is_some();
-        row.tokens += tokens.total();
+        match tokens {
+            TokenCount::Counted(n) => row.tokens += n,
+            TokenCount::AtLeast(n) => {
+                row.tokens += n;
+                row.tokens_uncounted = true;
+            }
+            TokenCount::Unknown => row.tokens_uncounted = true,
+        }
     }
 
     /// The table's lines (header first), or none when no hat ran.
@@ -131,7 +148,7 @@ impl HatTable {
                     r.hat.clone(),
                     r.iterations.to_string(),
                     cost,
-                    thousands(r.tokens),
+                    TokenCount::of(r.tokens, !r.tokens_uncounted).cell(thousands),
                 ]
             })
             .collect();

@@ -2,7 +2,7 @@ use std::borrow::Cow;
 
 use ralph_stream::{AgentEvent, CostKind, Tokens, Usage};
 
-use super::{ContextUse, HatTable, context_window};
+use super::{ContextUse, HatTable, TokenCount, context_window};
 
 fn turn(input: u64, cache_read: u64, model: Option<&'static str>) -> AgentEvent<'static> {
     AgentEvent::TurnFinished {
@@ -53,19 +53,14 @@ fn context_use_is_the_last_turns_input_against_the_window() {
 fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
     let mut table = HatTable::default();
     assert!(table.lines().is_empty());
-    let tokens = Tokens {
-        input: 100,
-        output: 20,
-        cache_read: 0,
-        cache_write: 0,
-    };
-    table.add("planner", true, Some(0.5), &tokens);
-    table.add("builder", true, Some(0.25), &tokens);
-    table.add("planner", true, None, &tokens);
+    let tokens = TokenCount::Counted(120);
+    table.add("planner", true, Some(0.5), tokens);
+    table.add("builder", true, Some(0.25), tokens);
+    table.add("planner", true, None, tokens);
     // An attempt limited by its provider and run again: its cost, not an iteration.
-    table.add("builder", false, Some(0.125), &tokens);
+    table.add("builder", false, Some(0.125), tokens);
     // No iteration of the hat reported a cost: unknown, not at least nothing.
-    table.add("critic", true, None, &tokens);
+    table.add("critic", true, None, tokens);
     assert_eq!(
         table.lines(),
         [
@@ -78,16 +73,27 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
 }
 
 #[test]
+fn a_hat_with_tokens_nobody_counted_says_so() {
+    let mut table = HatTable::default();
+    table.add("copilot", true, None, TokenCount::Unknown);
+    table.add("mixed", true, None, TokenCount::Counted(120));
+    table.add("mixed", true, None, TokenCount::Unknown);
+    let lines = table.lines();
+    assert_eq!(
+        lines[1..],
+        [
+            "  copilot           1  unknown  unknown",
+            "  mixed             2  unknown     ≥120",
+        ]
+    );
+}
+
+#[test]
 fn hat_names_in_cjk_line_up_by_the_columns_they_take() {
     let mut table = HatTable::default();
-    let tokens = Tokens {
-        input: 1,
-        output: 0,
-        cache_read: 0,
-        cache_write: 0,
-    };
-    table.add("建造者", true, Some(0.5), &tokens);
-    table.add("planner", true, Some(0.5), &tokens);
+    let tokens = TokenCount::Counted(1);
+    table.add("建造者", true, Some(0.5), tokens);
+    table.add("planner", true, Some(0.5), tokens);
     assert_eq!(
         table.lines(),
         [

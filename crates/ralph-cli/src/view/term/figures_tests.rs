@@ -24,6 +24,7 @@ fn costs_say_how_sure_they_are() {
         elapsed_ms: 0,
         cost_usd,
         cost_complete,
+        tokens_complete: true,
         tokens: Tokens::default(),
     };
     assert_eq!(

@@ -12,6 +12,7 @@ use anstyle::Style;
 use ralph_core::event::Event;
 use ralph_core::machine::{IterationOutcome, Notice, format_usd_limit};
 use ralph_core::run_event::{Limits, RunEvent};
+use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 
@@ -403,6 +404,7 @@ impl RunView {
             cost_usd,
             cost_kind,
             tokens,
+            tokens_known,
             turns,
             stderr_tail,
             totals,
@@ -418,14 +420,19 @@ impl RunView {
         // The run counts the attempt when its count reached it: a limited
         // attempt that runs again stays out, as in the totals.
         let counted = totals.iterations >= *iteration;
-        self.hat_table.add(hat, counted, *cost_usd, tokens);
+        self.hat_table.add(
+            hat,
+            counted,
+            *cost_usd,
+            TokenCount::of(tokens.total(), *tokens_known),
+        );
         self.elapsed_ms = totals.elapsed_ms;
         let (style, mark) = outcome_mark(outcome);
         let mut footer = format!("{mark} iteration {iteration} {outcome}");
         for part in [
             duration_ms(*ms),
             count(u64::from(*turns), "turn", "turns"),
-            count(tokens.total(), "token", "tokens"),
+            TokenCount::of(tokens.total(), *tokens_known).words(),
             iteration_cost(*cost_usd, *cost_kind),
         ] {
             footer.push_str(" · ");

@@ -5,6 +5,7 @@
 use anstyle::Style;
 use ralph_core::machine::{EndClass, StopReason, format_usd_limit};
 use ralph_core::run_event::{RunEvent, Totals};
+use ralph_core::token_count::TokenCount;
 
 use super::RunView;
 use super::line;
@@ -39,7 +40,7 @@ impl RunView {
                 count(u64::from(totals.iterations), "iteration", "iterations"),
                 duration_ms(totals.elapsed_ms),
                 total_cost(totals),
-                count(totals.tokens.total(), "token", "tokens"),
+                TokenCount::of(totals.tokens.total(), totals.tokens_complete).words(),
             ),
         );
         if self.has_hats {
@@ -98,3 +99,7 @@ impl RunView {
         )
     }
 }
+
+#[cfg(test)]
+#[path = "run_view_end_tests.rs"]
+mod tests;

@@ -32,6 +32,7 @@ fn totals(iterations: u32, elapsed_ms: u64, cost_complete: bool) -> Totals {
         elapsed_ms,
         cost_usd: 0.010215 * f64::from(iterations),
         cost_complete,
+        tokens_complete: true,
         tokens: TOKENS,
     }
 }
@@ -147,6 +148,7 @@ fn render_run_ending(
             cost_kind: CostKind::Reported,
             tokens: TOKENS,
             turns: 1,
+            tokens_known: true,
             completion: None,
             stderr_tail: None,
             totals: totals(1, 2100, true),
@@ -216,6 +218,7 @@ fn render_run_ending(
             cost_kind: ending.cost_kind,
             tokens: TOKENS,
             turns: 2,
+            tokens_known: true,
             completion: Some(CompletionSignal::Event),
             stderr_tail: ending.stderr_tail,
             totals: totals(2, 67_100, complete),

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use ralph_core::machine::format_usd_limit;
+use ralph_core::token_count::TokenCount;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -111,14 +112,17 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
         clock(elapsed)
     };
     let cost = header_cost(model);
-    let tokens = model.totals.tokens.sum();
+    let tokens = match TokenCount::of(model.totals.tokens.sum(), model.totals.tokens_complete) {
+        TokenCount::Unknown => "tokens unknown".to_owned(),
+        count => format!("{} tokens", count.cell(|n| n.to_string())),
+    };
     vec![
         Line::from(vec![
             Span::styled(format!("ralph {} ", model.run_id), theme.title()),
             Span::raw(format!("hat {hat} · {backend} · {model_name}")),
         ]),
         Line::from(format!(
-            "iteration {number}/{} · {runtime} · {cost} · {tokens} tokens",
+            "iteration {number}/{} · {runtime} · {cost} · {tokens}",
             model.max_iterations
         )),
     ]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ralph_core::fsafe;
 use ralph_core::store::{Durability, replace};
+use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
 
 use super::model::{Entry, Iteration, RunModel};
@@ -66,7 +67,8 @@ fn transcript(model: &RunModel, it: &Iteration) -> String {
     if let Some(cost) = it.cost_usd {
         let _ = writeln!(out, "- cost: ${cost:.4}");
     }
-    let _ = writeln!(out, "- tokens: {}", it.tokens.sum());
+    let tokens = TokenCount::of(it.tokens.sum(), !it.tokens_uncounted);
+    let _ = writeln!(out, "- tokens: {}", tokens.cell(|n| n.to_string()));
     let _ = writeln!(out, "- events emitted: {}\n", it.events_emitted);
     for entry in &it.entries {
         match entry {

@@ -69,6 +69,8 @@ pub(crate) enum RunLine {
         /// The end of the agent's stderr, when it failed.
         #[serde(default)]
         stderr_tail: Option<String>,
+        #[serde(default = "counted")]
+        tokens_known: bool,
         totals: Totals,
     },
     Notice {
@@ -194,6 +196,15 @@ pub(crate) struct Totals {
     #[serde(default = "known")]
     pub(crate) cost_complete: bool,
     pub(crate) tokens: Tokens,
+    /// False when some iteration's tokens nobody counted (a record from before it: all
+    /// were).
+    #[serde(default = "counted")]
+    pub(crate) tokens_complete: bool,
+}
+
+/// What a record that does not say whether its tokens were counted means.
+fn counted() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,6 +263,7 @@ impl Default for Totals {
             cost_usd: 0.0,
             cost_complete: true,
             tokens: Tokens::default(),
+            tokens_complete: true,
         }
     }
 }

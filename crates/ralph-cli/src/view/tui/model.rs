@@ -91,6 +91,8 @@ pub(crate) struct Iteration {
     pub(crate) duration_ms: Option<u64>,
     pub(crate) cost_usd: Option<f64>,
     pub(crate) tokens: Tokens,
+    /// Its agent counted no tokens (Copilot): `tokens` is zero, not counted.
+    pub(crate) tokens_uncounted: bool,
     pub(crate) events_emitted: usize,
     pub(crate) gates_passed: u32,
     pub(crate) gates_failed: u32,
@@ -281,6 +283,7 @@ impl RunModel {
                 cost_usd,
                 tokens,
                 stderr_tail,
+                tokens_known,
                 totals,
             } => {
                 self.totals = totals;
@@ -292,6 +295,7 @@ impl RunModel {
                     it.duration_ms = Some(duration_ms);
                     it.cost_usd = cost_usd;
                     it.tokens = tokens;
+                    it.tokens_uncounted = !tokens_known;
                 }
             }
             RunLine::Notice { iteration, notice } => {

@@ -56,6 +56,7 @@ fn totals(iterations: u32, cost_usd: f64) -> Totals {
         elapsed_ms: 61_000 * u64::from(iterations),
         cost_usd,
         cost_complete: true,
+        tokens_complete: true,
         tokens: Tokens {
             input: 1200 * u64::from(iterations),
             output: 300 * u64::from(iterations),
@@ -170,6 +171,7 @@ fn iteration_finished(model: &mut RunModel, iteration: u32, hat: &str, outcome: 
             cost_kind: CostKind::Reported,
             tokens: NO_TOKENS,
             turns: 2,
+            tokens_known: true,
             completion: None,
             stderr_tail: None,
             totals: totals(iteration, 0.0123 * f64::from(iteration)),

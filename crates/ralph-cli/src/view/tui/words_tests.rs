@@ -186,6 +186,7 @@ fn a_failure_says_its_reason_and_stderr_in_the_transcript() {
             cost_usd: None,
             cost_kind: CostKind::Unknown,
             tokens: NO_TOKENS,
+            tokens_known: false,
             turns: 0,
             completion: None,
             stderr_tail: Some("about to crash\nsome \u{1b}[2Jstderr\n"),
