@@ -235,7 +235,7 @@ fn dump_of_the_upstream_example() {
 }
 
 #[test]
-fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
+fn hat_naming_custom_runs_the_cli_custom_program_as_cli_sets_it_up() {
     let resolved = support::resolve_ok(
         "cli:\n  backend: custom\n  command: ./agent\n  args: [--global]\n  prompt_mode: stdin\n\
          hats:\n  a:\n    description: x\n    triggers: [a.go]\n    backend: custom\n    args: [--hat]\n",
@@ -251,7 +251,8 @@ fn hat_naming_custom_runs_the_cli_custom_program_with_its_own_args() {
                 prompt_flag: None,
                 output_format: StreamFormat::Text,
             }),
-            args: vec!["--hat".to_owned()],
+            // `cli.args` first: the name alone means that program as `cli` sets it up.
+            args: vec!["--global".to_owned(), "--hat".to_owned()],
             deadlines: Deadlines::default(),
             pty: false,
             steering: false,
@@ -363,4 +364,27 @@ fn dump_writes_every_declared_key() {
         .collect();
     declared.sort();
     assert_eq!(written, declared);
+}
+
+#[test]
+fn a_hat_or_fallback_naming_the_custom_backend_runs_it_as_cli_sets_it_up() {
+    let text = "\
+cli:
+  backend: custom
+  command: ./agent.sh
+  args: [--cli-arg]
+hats:
+  builder:
+    description: Builds
+    triggers: [go]
+    backend: custom
+    args: [--hat-arg]
+    fallback: [custom]
+";
+    let config = support::resolve_ok(text).config;
+    let hat = &config.hats[0];
+    let both = vec!["--cli-arg".to_owned(), "--hat-arg".to_owned()];
+    assert_eq!(config.agent_for(hat).args, both);
+    let fallback = &config.fallback_for(Some(hat))[0];
+    assert_eq!(config.fallback_agent(Some(hat), fallback).args, both);
 }

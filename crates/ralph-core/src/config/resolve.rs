@@ -526,7 +526,7 @@ impl Resolver {
             RawHatBackend::Named(BackendKind::Custom) => match self.cli_custom(cli) {
                 Some(custom) => Some(HatBackend::Custom {
                     backend: custom,
-                    args: Vec::new(),
+                    args: named_args(BackendKind::Custom),
                 }),
                 None => {
                     self.error(
