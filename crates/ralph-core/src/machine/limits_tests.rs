@@ -91,6 +91,27 @@ fn the_final_answer_completes_only_when_its_last_line_is_the_promise_of_a_succes
 }
 
 #[test]
+fn a_promise_last_in_a_limited_or_interrupted_attempt_earns_no_note_that_others_followed() {
+    let stopped = [
+        IterationOutcome::RateLimited {
+            message: "usage limit".into(),
+            resets_at: None,
+        },
+        IterationOutcome::Interrupted,
+    ];
+    for outcome in stopped {
+        let mut m = Machine::new(solo());
+        let it = run(&mut m);
+        let record = m.finish(it, report(outcome.clone(), &[ev(PROMISE)]), S);
+        assert_eq!(record.completion, None, "{outcome}");
+        let notes: Vec<Notice> = (m.take_notices().into_iter())
+            .filter(|n| matches!(n, Notice::PromiseNotLast { .. }))
+            .collect();
+        assert_eq!(notes, [], "{outcome}");
+    }
+}
+
+#[test]
 fn a_final_answer_naming_the_promise_off_its_last_line_says_why_it_did_not_complete() {
     let notices_for = |outcome: IterationOutcome, emitted: &[Event], text: &str| {
         let mut m = Machine::new(solo());

@@ -100,15 +100,17 @@ impl Machine {
         let mut published = 0;
         for (i, event) in events.iter().enumerate() {
             if event.topic == promise {
-                if Some(i) == last && completion == Some(CompletionSignal::Event) {
-                    // The completion signal itself: counted for stale detection (an
-                    // agent repeating a refused promise is stuck), never routed.
-                    self.record_published(event);
-                } else {
+                if Some(i) != last {
                     self.notices.push(Notice::PromiseNotLast {
                         promise: promise.clone(),
                     });
+                } else if completion == Some(CompletionSignal::Event) {
+                    // The completion signal itself: counted for stale detection (an
+                    // agent repeating a refused promise is stuck), never routed.
+                    self.record_published(event);
                 }
+                // Last, but the attempt was rate limited or interrupted: its outcome says
+                // why it did not complete; nothing followed the promise.
                 continue;
             }
             self.record_published(event);
