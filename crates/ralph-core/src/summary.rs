@@ -245,11 +245,16 @@ pub fn rate_limits(t: &RateLimitTally) -> String {
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost.
+///
+/// `unpriced` counts attempts that ended on a provider's limit too, which `iterations`
+/// does not: more unpriced than iterations is not "nothing priced" while a cost was
+/// reported (a limited Claude attempt's, say), and the note then counts attempts.
 pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
     match (unpriced, iterations) {
         (0, _) => format!("${usd:.4}"),
-        (u, n) if u >= n => "unknown (the agent reported no cost)".to_owned(),
+        (u, n) if u >= n && usd == 0.0 => "unknown (the agent reported no cost)".to_owned(),
         (1, _) => format!("at least ${usd:.4} (1 iteration reported no cost)"),
+        (u, n) if u > n => format!("at least ${usd:.4} ({u} attempts reported no cost)"),
         (u, _) => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
     }
 }

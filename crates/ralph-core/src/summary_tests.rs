@@ -196,6 +196,13 @@ fn a_cost_counts_the_iterations_that_reported_none_in_words() {
         "at least $0.5000 (2 iterations reported no cost)"
     );
     assert_eq!(cost(0.0, 3, 3), "unknown (the agent reported no cost)");
+    // Limited attempts count among the unpriced, not among the iterations: a cost one
+    // of them reported is still a lower bound, not "unknown".
+    assert_eq!(
+        cost(0.007, 2, 1),
+        "at least $0.0070 (2 attempts reported no cost)"
+    );
+    assert_eq!(cost(0.0, 2, 1), "unknown (the agent reported no cost)");
 }
 
 #[test]

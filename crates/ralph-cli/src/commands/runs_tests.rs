@@ -20,6 +20,9 @@ fn a_cost_no_agent_reported_is_unknown_and_a_partly_reported_one_a_lower_bound()
             "at least $0.0123",
         ),
         (state(2, 0.0, 2), (None, false), "unknown"),
+        // One iteration after two limited attempts, none priced but one that reported
+        // $0.007 before its limit: a lower bound.
+        (state(1, 0.007, 2), (Some(0.007), false), "at least $0.0070"),
     ];
     for (state, want, cell) in cases {
         let got = cost(&state);
