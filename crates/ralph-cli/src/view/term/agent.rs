@@ -173,7 +173,7 @@ impl AgentView {
                 let status = status.as_deref().unwrap_or("limited");
                 if status != "allowed" {
                     let when = resets_at
-                        .map(|t| format!(", resets at Unix time {t}"))
+                        .map(|t| format!(", resets {}", ralph_core::time_text::utc_minute_secs(t)))
                         .unwrap_or_default();
                     self.line(
                         palette::NOTICE,

@@ -229,3 +229,22 @@ fn a_sub_agent_s_calls_are_marked() {
          ✗ sub-agent › Bash (echo SUBTOOL) failed: denied\n✗ bash (ls) failed: gone\n"
     );
 }
+
+#[test]
+fn a_rate_limit_s_reset_is_a_date_not_a_unix_time() {
+    let mut view = AgentView::new(false);
+    let mut text = String::new();
+    view.render(
+        &AgentEvent::RateLimit {
+            status: Some("rejected".into()),
+            resets_at: Some(1_795_785_803),
+        },
+        &mut text,
+    );
+    let shown = anstream::adapter::strip_str(&text).to_string();
+    assert!(
+        shown.contains("rate limit: rejected, resets 2026-11-27 13:23 UTC"),
+        "{shown}"
+    );
+    assert!(!shown.contains("1795785803"), "{shown}");
+}
