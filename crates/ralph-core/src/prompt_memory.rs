@@ -55,8 +55,7 @@ pub fn write_memories(p: &mut String, memories: MemoryPrompt<'_>, ralph: &str) {
             let _ = writeln!(
                 p,
                 "The memories file `{path}` cannot be read ({why}): none are shown this \
-                 iteration, and `{ralph} tools memory` will fail until it is a regular file \
-                 again."
+                 iteration, and `{ralph} tools memory` will fail until that is fixed."
             );
         }
         MemoryPrompt::Manual => {
