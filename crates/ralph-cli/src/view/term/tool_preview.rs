@@ -69,25 +69,46 @@ pub(crate) fn output_preview(output: &str, max_lines: usize) -> Vec<String> {
     lines
 }
 
-/// The first lines of a failed tool's output, as one line of at most [`PREVIEW_CHARS`]:
-/// where a tool says why it failed (`Exit code 2` then the error, an input validation
-/// error's name then its details). The last lines can be the closing brackets of a
-/// structured error; `-v` shows them (see [`output_tail`]).
+/// Why a tool failed, as one line of at most [`PREVIEW_CHARS`]: the first line of its
+/// output and, when there are more, the last one that says something. A tool says why
+/// at either end: `Exit code 2` then the error, an input validation error's name then
+/// its details (whose very last lines are closing brackets), a Python traceback whose
+/// exception comes last, a test runner's summary line.
 pub(crate) fn failure_preview(output: &str) -> String {
-    let mut joined = String::new();
-    for line in output.lines().filter(|l| !l.trim().is_empty()) {
-        if !joined.is_empty() {
-            joined.push_str(" · ");
+    let lines: Vec<&str> = (output.lines().map(str::trim))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let Some(first) = lines.first() else {
+        return String::new();
+    };
+    let last = (lines.iter().rposition(|l| says_something(l))).filter(|&at| at > 0);
+    let Some(at) = last else {
+        return one_line(first);
+    };
+    let gap = if at > 1 { " · … · " } else { " · " };
+    let last = one_line(lines[at]);
+    // The end is the likelier reason: the start gives up room first, down to half.
+    let room = PREVIEW_CHARS.saturating_sub(gap.chars().count());
+    let first_room = room.saturating_sub(last.chars().count()).max(room / 2);
+    let first = shortened(&one_line(first), first_room);
+    truncate(&format!("{first}{gap}{last}"))
+}
+
+/// Whether a line holds more than brackets, punctuation and markup tags
+/// (`]</tool_use_error>`, `}`, `);`).
+fn says_something(line: &str) -> bool {
+    let mut in_tag = false;
+    line.chars().any(|c| match c {
+        '<' => {
+            in_tag = true;
+            false
         }
-        // Trimmed, as `one_line` shows it, so that indented lines (a JSON error's)
-        // count what they show.
-        joined.push_str(line.trim());
-        // Enough to fill the preview: the rest would be cut anyway.
-        if joined.chars().count() > PREVIEW_CHARS {
-            break;
+        '>' => {
+            in_tag = false;
+            false
         }
-    }
-    one_line(&joined)
+        c => !in_tag && c.is_alphanumeric(),
+    })
 }
 
 /// The last lines of a tool's output, for `-v` on a failure, after a count of those

@@ -45,27 +45,35 @@ fn output_previews_keep_the_first_lines_and_count_the_rest() {
 }
 
 #[test]
-fn a_failure_shows_its_first_lines_where_it_says_why() {
+fn a_failure_shows_its_first_line_and_its_last_that_says_something() {
     assert_eq!(
         failure_preview("Exit code 2\nls: cannot access 'x': No such file or directory\n"),
         "Exit code 2 · ls: cannot access 'x': No such file or directory"
     );
-    // Claude Code's input validation error: its name first, a JSON list of issues after;
-    // its last lines are only the list's closing brackets.
+    // Claude Code's input validation error: its name first, a JSON list of issues after,
+    // whose last lines are only the list's closing brackets.
     let invalid = "<tool_use_error>InputValidationError: [\n  {\n    \"code\": \"custom\",\n    \"path\": [\n      \"command\"\n    ],\n    \"message\": \"command contains control characters\"\n  }\n]</tool_use_error>";
-    let shown = failure_preview(invalid);
-    assert!(
-        shown.starts_with("<tool_use_error>InputValidationError: [ · { · \"code\": \"custom\","),
-        "{shown}"
+    assert_eq!(
+        failure_preview(invalid),
+        "<tool_use_error>InputValidationError: [ · … · \"message\": \"command contains control \
+         characters\""
     );
-    assert!(shown.contains("\"path\": [ · \"command\" · ],"), "{shown}");
-    assert_eq!(shown.chars().count(), PREVIEW_CHARS, "{shown}");
+    // A Python traceback says why on its last line.
+    let traceback = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    main()\nValueError: the port must be a number\n";
+    assert_eq!(
+        failure_preview(traceback),
+        "Traceback (most recent call last): · … · ValueError: the port must be a number"
+    );
     assert_eq!(failure_preview("\n\nonly one line\n"), "only one line");
+    assert_eq!(failure_preview("failed\n}\n]\n"), "failed");
     assert_eq!(failure_preview(""), "");
+    // Both ends show, within the one line.
     let long = format!("{}\n{}\n", "x".repeat(300), "y".repeat(300));
-    assert_eq!(failure_preview(&long).chars().count(), PREVIEW_CHARS);
+    let shown = failure_preview(&long);
+    assert_eq!(shown.chars().count(), PREVIEW_CHARS);
+    assert!(shown.starts_with('x') && shown.contains(" · y"), "{shown}");
     let many = "line\n".repeat(10_000);
-    assert_eq!(failure_preview(&many).chars().count(), PREVIEW_CHARS);
+    assert_eq!(failure_preview(&many), "line · … · line");
 }
 
 #[test]
