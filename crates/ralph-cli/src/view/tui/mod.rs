@@ -9,6 +9,7 @@ pub(crate) mod export;
 pub(crate) mod follow;
 pub(crate) mod glyphs;
 pub(crate) mod keep;
+pub(crate) mod line_cap;
 pub(crate) mod lines;
 pub(crate) mod mirror;
 pub(crate) mod model;

@@ -5,6 +5,7 @@
 use ralph_core::machine::{GateEnd, Notice};
 
 use super::keep::Kept;
+use super::line_cap::append_capped;
 use super::mirror::{AgentLine, Outcome, RunLine, Tokens, Totals};
 use crate::view::term::ending::{Ending, STDERR_LINES};
 use crate::view::term::{gate_lines, limit_lines, tool_preview};
@@ -387,15 +388,23 @@ fn agent(it: &mut Iteration, event: AgentLine) -> Option<String> {
         }
         AgentLine::TextDelta { text } => {
             match it.entries.last_mut() {
-                Some(Entry::Text(t)) => t.push_str(&text),
-                _ => it.entries.push(Entry::Text(text)),
+                Some(Entry::Text(t)) => append_capped(t, &text),
+                _ => {
+                    let mut t = String::new();
+                    append_capped(&mut t, &text);
+                    it.entries.push(Entry::Text(t));
+                }
             }
             Some(WRITING.to_owned())
         }
         AgentLine::ThinkingDelta { text } => {
             match it.entries.last_mut() {
-                Some(Entry::Thinking(t)) => t.push_str(&text),
-                _ => it.entries.push(Entry::Thinking(text)),
+                Some(Entry::Thinking(t)) => append_capped(t, &text),
+                _ => {
+                    let mut t = String::new();
+                    append_capped(&mut t, &text);
+                    it.entries.push(Entry::Thinking(t));
+                }
             }
             Some(THINKING.to_owned())
         }
