@@ -54,7 +54,10 @@ pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
     format_usd_limit,
 };
-pub use rate_limit::{BackendWait, RESET_SLACK, RateLimitStreak, RateLimitTally, RateLimitWait};
+pub use rate_limit::{
+    BackendWait, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak, RateLimitTally,
+    RateLimitWait,
+};
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;

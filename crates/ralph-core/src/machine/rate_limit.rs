@@ -22,6 +22,10 @@ use crate::config::{MAX_RATE_LIMIT_WAIT, RateLimitPolicy};
 /// of the reset may still be refused.
 pub const RESET_SLACK: Duration = Duration::from_secs(2);
 
+/// From this limit in a row on, a reset time given is waited for no less than the
+/// backoff (the first limit trusts the agent's reset time alone).
+pub const REPEAT_LIMIT_BACKOFF_FROM: u32 = 2;
+
 /// The backoff doubles at most this many times (then [`MAX_RATE_LIMIT_WAIT`] caps it
 /// anyway); keeps the shift from overflowing.
 const MAX_DOUBLINGS: u32 = 16;
@@ -172,17 +176,26 @@ impl Machine {
 
     /// Until when (Unix seconds) a backend that hit the `count`th limit in a row at `now`
     /// is left alone: the reset time the agent gave plus [`RESET_SLACK`], else the
-    /// backoff.
+    /// backoff. From the [`REPEAT_LIMIT_BACKOFF_FROM`]th limit in a row a reset time
+    /// given is not enough: the backend rests at least the backoff of the limits after
+    /// the first (the configured wait, doubled for each further one). A reset time that
+    /// keeps being past (clock skew, a window still closed after its reset) would
+    /// otherwise mean an attempt every [`RESET_SLACK`] for as long as the run lasts.
     fn limited_until(&self, count: u32, resets_at: Option<u64>, now: u64) -> u64 {
-        match resets_at {
+        let reset = match resets_at {
             // A reset time already past still leaves the backend alone for the slack: no
             // attempt straight into the same limit. The reset time is the agent's
             // number: saturating, a far one stays far (a wrapped sum near zero would
             // count the backend as never limited, and run it again at once, over and
             // over).
             Some(at) => at.max(now).saturating_add(RESET_SLACK.as_secs()),
-            None => now.saturating_add(self.backoff(count).as_secs()),
+            None => return now.saturating_add(self.backoff(count).as_secs()),
+        };
+        if count < REPEAT_LIMIT_BACKOFF_FROM {
+            return reset;
         }
+        let floor = self.backoff(count - (REPEAT_LIMIT_BACKOFF_FROM - 1));
+        reset.max(now.saturating_add(floor.as_secs()))
     }
 
     /// The wait before another attempt when no reset time is known: the configured

@@ -277,3 +277,32 @@ fn a_limited_attempt_that_only_emitted_the_promise_runs_again() {
     m.finish(it, limited_after(&[ev(PROMISE)], None), S);
     assert_eq!((m.state().iterations, m.attempt()), (0, 2));
 }
+
+#[test]
+fn a_reset_time_that_keeps_being_past_backs_off_like_limits_without_one() {
+    let mut m = Machine::new(solo());
+    // The attempt ends at 3 s; the agent says its limit reset at 0 each time.
+    let mut waits = Vec::new();
+    for _ in 0..4 {
+        let it = run(&mut m);
+        m.finish(it, limited(Some(0)), S);
+        waits.push(wait_for(&mut m, DEFAULT_HAT, 3));
+    }
+    // The first trusts the reset time (plus the slack); then the backoff: 60 s, doubling.
+    assert_eq!(
+        waits,
+        [
+            Some(RESET_SLACK),
+            Some(60 * S),
+            Some(120 * S),
+            Some(240 * S)
+        ]
+    );
+    // A reset time later than the backoff is still waited for.
+    let it = run(&mut m);
+    m.finish(it, limited(Some(1_000)), S);
+    assert_eq!(
+        wait_for(&mut m, DEFAULT_HAT, 3),
+        Some(997 * S + RESET_SLACK)
+    );
+}
