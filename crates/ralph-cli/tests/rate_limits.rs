@@ -436,13 +436,15 @@ fn the_summary_the_closing_table_and_ralph_runs_count_a_limited_attempt_as_the_r
     );
 }
 
-/// Longest a run may take to end after Ctrl-C during a wait: the wait itself is ten
-/// minutes.
+/// Longest a run may take to end after Ctrl-C during a wait (a run that was not stopped
+/// would complete after its wait, with exit 0, not 130).
 const QUICK_STOP: Duration = Duration::from_secs(10);
 
 #[test]
 fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it() {
-    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 600\n";
+    // Long enough that the wait is still on when Ctrl-C comes, short enough that the
+    // continued run finishes it.
+    let config = "cli:\n  backend: pi\n  rate_limit_wait_seconds: 4\n";
     let ws = Workspace::new(config, &format!("{LIMITED}{DONE}"));
     let child = ws.start_json(&["-p", "task"]);
     // The wait has begun once its event is in the run's record.
@@ -487,9 +489,18 @@ fn ctrl_c_during_a_wait_ends_the_run_at_once_with_130_and_continue_finishes_it()
         "{}",
         ws.summary()
     );
-    // `--continue` runs the iteration again, and it completes; the limited attempt
-    // stays in the history (the state covers it).
+    // `--continue` first finishes the wait it was in (the limit is saved with the run:
+    // starting at once would spend another attempt on it), then runs the iteration
+    // again, and it completes; the limited attempt stays in the history (the state
+    // covers it).
     let events = ended(&ws, &["--continue"], 0, "completed");
+    let waits = of_type(&events, "rate_limit_wait");
+    assert_eq!(
+        (waits.len(), &waits[0]["iteration"]),
+        (1, &json!(1)),
+        "{events:?}"
+    );
+    assert!(waits[0]["wait_secs"].as_u64().unwrap() <= 4, "{}", waits[0]);
     assert_eq!(finished(&events)["totals"]["iterations"], 1);
     assert_eq!(ws.outcomes(), [json!("rate_limited"), json!("succeeded")]);
     // The continued run knew it was the second attempt: the first transcript is kept.

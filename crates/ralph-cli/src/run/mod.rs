@@ -135,6 +135,11 @@ pub(crate) async fn drive(
             Next::Run(iteration) => iteration,
         };
         report_notices(&mut run.machine, None, observer);
+        let Some(iteration) =
+            rate_limits::wait_for_backend(&mut run, iteration, session, observer, stop).await
+        else {
+            continue;
+        };
         let fallback = rate_limits::pick_backend(&run, &iteration, observer);
         let backend = run.agents.on(&iteration.hat, fallback).kind.name();
         if hooks.at_iteration_start() {
@@ -166,7 +171,6 @@ pub(crate) async fn drive(
         )
         .await?;
         save(&run, &reader, Durability::Atomic)?;
-        rate_limits::wait_out(&mut run, session, observer, stop).await;
     };
     run.steering.finish(&mut |event| observer.observe(event));
     run.transcripts.wait();

@@ -1,11 +1,11 @@
 //! The shell's part in provider limits: which of a hat's backends an attempt runs on
 //! (the machine decides; a switch is reported as a `failover` run event), and the wait
-//! before a limited iteration runs again.
+//! before an iteration whose backend is limited.
 
 use std::time::{Instant, SystemTime};
 
-use ralph_agent::StopController;
-use ralph_core::machine::Iteration;
+use ralph_agent::{StopController, StopLevel};
+use ralph_core::machine::{BackendWait, Iteration};
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::unix_ms;
 
@@ -35,32 +35,36 @@ pub(super) fn pick_backend(
     pick.fallback
 }
 
-/// After an iteration that ended on a provider's limit (`on_rate_limit: wait`, or
-/// `failover` with every backend of the hat limited): says how long the loop waits and
-/// sleeps that long, ticking the view (a live one counts down); Ctrl-C ends the
-/// wait at once (the loop then stops as interrupted).
-pub(super) async fn wait_out(
+/// Before `iteration` starts: when the backend it would run on is limited
+/// (`on_rate_limit: wait`, or `failover` with every backend of its hat limited), says how
+/// long the loop waits and sleeps that long, ticking the view (a live one counts down).
+/// This is also where a continued run finishes the wait it was killed in. Returns the
+/// iteration to run, or `None` when it does not run: the wait would outlast the runtime
+/// (the machine ends the loop) or Ctrl-C ended it; its events then go back to the queue.
+pub(super) async fn wait_for_backend(
     run: &mut Run<'_>,
+    iteration: Iteration,
     session: Instant,
     observer: &mut dyn Observer,
     stop: &StopController,
-) {
-    let now = unix_ms(SystemTime::now()) / 1000;
-    let Some(plan) = run.machine.rate_limit_wait(now, session.elapsed()) else {
-        return;
-    };
-    let message = run
+) -> Option<Iteration> {
+    let now_ms = unix_ms(SystemTime::now());
+    let plan = match run
         .machine
-        .state()
-        .rate_limit
-        .as_ref()
-        .map(|l| l.message.clone())
-        .unwrap_or_default();
+        .rate_limit_wait(&iteration.hat, now_ms, session.elapsed())
+    {
+        BackendWait::Free => return Some(iteration),
+        BackendWait::PastRuntime => {
+            run.machine.give_back(iteration);
+            return None;
+        }
+        BackendWait::Wait(plan) => plan,
+    };
     observer.observe(&RunEvent::RateLimitWait {
-        iteration: run.machine.state().iterations + 1,
+        iteration: iteration.number,
         wait_secs: plan.wait.as_secs(),
         resets_at: plan.resets_at,
-        message: &message,
+        message: &plan.message,
     });
     let mut requests = stop.requests();
     let started = Instant::now();
@@ -74,4 +78,9 @@ pub(super) async fn wait_out(
     run.steering.news().watched(sleep, observer).await;
     observer.wait_over();
     run.machine.waited(started.elapsed());
+    if stop.current() > StopLevel::None {
+        run.machine.give_back(iteration);
+        return None;
+    }
+    Some(iteration)
 }

@@ -349,7 +349,8 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.cli.on_rate_limit = read::rate_limit_policy(dec, f))),
     key(Cli, "rate_limit_wait_seconds", Type::Seconds, value(d::RATE_LIMIT_WAIT),
         "The first wait when the agent gives no reset time; it doubles with each limit in a \
-         row, up to 30 minutes.",
+         row, up to 30 minutes. From the second limit in a row, also the least wait when \
+         the agent gives one.",
         Init::Default,
         Dump::Config(|c| Some(seconds(c.rate_limits.wait))),
         Read::Layer(|dec, f, c| c.cli.rate_limit_wait_seconds = read::seconds(dec, f))),

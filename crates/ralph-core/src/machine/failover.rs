@@ -20,6 +20,9 @@ pub struct BackendLimit {
     pub until: u64,
     /// The reset time the agent gave, if it gave one.
     pub resets_at: Option<u64>,
+    /// What named the limit (said again when an attempt waits for it).
+    #[serde(default)]
+    pub message: String,
 }
 
 /// The backend an attempt runs on.
@@ -62,7 +65,7 @@ impl Machine {
     }
 
     /// When every backend of `hat` is limited at `now`: the limit that ends first.
-    pub(super) fn every_backend_limited(&self, hat: &str, now: u64) -> Option<&BackendLimit> {
+    fn every_backend_limited(&self, hat: &str, now: u64) -> Option<&BackendLimit> {
         let mut soonest: Option<&BackendLimit> = None;
         for slot in 0..=self.fallbacks(hat) {
             let limit = self.limit(hat, slot, now)?;
@@ -73,33 +76,28 @@ impl Machine {
         soonest
     }
 
-    fn limit(&self, hat: &str, slot: u32, now: u64) -> Option<&BackendLimit> {
+    pub(super) fn limit(&self, hat: &str, slot: u32, now: u64) -> Option<&BackendLimit> {
         self.state
             .backend_limits
             .iter()
             .find(|l| l.hat == hat && l.fallback == slot && l.until > now)
     }
 
-    /// Records that an attempt of `hat` ran on backend `slot` and, with `limited`
-    /// (until, the reset time given), hit a limit there; limits that are over are
+    /// Records that an attempt of `hat` ran on backend `slot` and, with `limited`, hit
+    /// a limit there (its `hat` and `fallback` are these); limits that are over are
     /// forgotten.
     pub(super) fn backend_ran(
         &mut self,
         hat: &str,
         slot: u32,
         now: u64,
-        limited: Option<(u64, Option<u64>)>,
+        limited: Option<BackendLimit>,
     ) {
         let s = &mut self.state;
         s.backend_limits
             .retain(|l| l.until > now && !(l.hat == hat && l.fallback == slot));
-        if let Some((until, resets_at)) = limited {
-            s.backend_limits.push(BackendLimit {
-                hat: hat.to_owned(),
-                fallback: slot,
-                until,
-                resets_at,
-            });
+        if let Some(limit) = limited {
+            s.backend_limits.push(limit);
         }
         if slot > s.backends.get(hat).copied().unwrap_or(0) {
             s.rate_limit_tally.failovers = s.rate_limit_tally.failovers.saturating_add(1);

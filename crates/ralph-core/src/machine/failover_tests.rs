@@ -53,7 +53,10 @@ fn a_limit_fails_over_at_once_and_the_primary_comes_back_after_its_backoff() {
     let it = run(&mut m);
     m.finish(it, limited(None, 0, 1_000), S);
     // No wait: the fallback is free. The attempt is not counted.
-    assert_eq!(m.rate_limit_wait(1_000, S), None);
+    assert_eq!(
+        m.rate_limit_wait(DEFAULT_HAT, 1_000_000, S),
+        BackendWait::Free
+    );
     assert_eq!(m.state().iterations, 0);
     assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000), pick(1, Some(0)));
     let again = run(&mut m);
@@ -128,17 +131,21 @@ fn when_every_backend_is_limited_the_loop_waits_for_the_first_free() {
     assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000).fallback, 1);
     let it = run(&mut m);
     m.finish(it, limited(Some(1_200), 1, 1_010), S);
-    assert_eq!(m.rate_limit_wait(1_010, S), None);
+    assert_eq!(
+        m.rate_limit_wait(DEFAULT_HAT, 1_010_000, S),
+        BackendWait::Free
+    );
     assert_eq!(m.pick_backend(DEFAULT_HAT, 1_010).fallback, 2);
     let it = run(&mut m);
     // No reset time for the last one: the backoff of a third limit in a row (240 s).
     m.finish(it, limited(None, 2, 1_020), S);
     let slack = RESET_SLACK.as_secs();
     assert_eq!(
-        m.rate_limit_wait(1_020, S),
-        Some(RateLimitWait {
+        m.rate_limit_wait(DEFAULT_HAT, 1_020_000, S),
+        BackendWait::Wait(RateLimitWait {
             wait: S * u32::try_from(1_200 + slack - 1_020).unwrap(),
             resets_at: Some(1_200),
+            message: "429".into(),
         })
     );
     // After that wait, fallback 1 is free again, the primary still not.
@@ -151,7 +158,10 @@ fn a_wait_for_the_first_free_backend_stops_at_the_runtime_limit() {
     let mut m = Machine::new(limits(failover(solo(), 0), |l| l.max_runtime = 30 * S));
     let it = run(&mut m);
     m.finish(it, limited(Some(1_795_680_000), 0, 1_795_676_000), S);
-    assert_eq!(m.rate_limit_wait(1_795_676_000, S), None);
+    assert_eq!(
+        m.rate_limit_wait(DEFAULT_HAT, 1_795_676_000_000, S),
+        BackendWait::PastRuntime
+    );
     let reason = stop(&mut m);
     assert_eq!(reason, StopReason::MaxRuntime { limit_secs: 30 });
     assert!(verdict(&reason, m.state()).ends_with("; rate limited until 2026-11-26 08:00 UTC"));
@@ -172,7 +182,7 @@ fn a_hats_own_policy_and_fallback_override_clis() {
     m.finish(planner, limited(None, 1, 1_000), S);
     // Both of the planner's backends are limited: it waits for the primary's backoff
     // (60 s; the fallback's, a second limit in a row, is 120 s).
-    assert_eq!(m.rate_limit_wait(1_000, S).map(|w| w.wait), Some(60 * S));
+    assert_eq!(wait_for(&mut m, "planner", 1_000), Some(60 * S));
     let planner = run(&mut m);
     m.finish(
         planner,
@@ -186,7 +196,10 @@ fn a_hats_own_policy_and_fallback_override_clis() {
     let builder = run(&mut m);
     assert_eq!(builder.hat, "builder");
     m.finish(builder, limited(None, 0, 1_080), S);
-    assert_eq!(m.rate_limit_wait(1_080, S), None);
+    assert_eq!(
+        m.rate_limit_wait("builder", 1_080_000, S),
+        BackendWait::Free
+    );
     assert_eq!(m.pick_backend("builder", 1_080), pick(0, None));
     assert_eq!(
         (m.state().iterations, m.state().consecutive_failures),
@@ -206,5 +219,29 @@ fn with_wait_the_primary_always_runs() {
     let it = run(&mut m);
     m.finish(it, limited(None, 0, 1_000), S);
     assert_eq!(m.pick_backend(DEFAULT_HAT, 1_000), pick(0, None));
-    assert!(m.state().backend_limits.is_empty());
+    // The primary is limited all the same: the iteration waits for it.
+    assert_eq!(wait_for(&mut m, DEFAULT_HAT, 1_000), Some(60 * S));
+}
+
+#[test]
+fn a_limited_attempt_that_handed_over_is_counted_and_the_next_hat_runs_on_its_primary() {
+    let mut m = Machine::new(failover(three_hats(), 1));
+    let planner = run(&mut m);
+    let handed = IterationReport {
+        inbox: lines(&[ev("plan.ready")]),
+        ..limited(None, 0, 1_000)
+    };
+    m.finish(planner, handed, S);
+    assert_eq!((m.state().iterations, m.attempt()), (1, 1));
+    // The builder's primary is not limited: no wait, no failover.
+    assert_eq!(
+        m.rate_limit_wait("builder", 1_000_000, S),
+        BackendWait::Free
+    );
+    assert_eq!(m.pick_backend("builder", 1_000), pick(0, None));
+    let builder = run(&mut m);
+    assert_eq!((builder.hat.as_str(), builder.number), ("builder", 2));
+    m.finish(builder, attempt(IterationOutcome::Succeeded, 0, 1_010), S);
+    // The planner's primary is: its next iteration fails over.
+    assert_eq!(m.pick_backend("planner", 1_010), pick(1, Some(0)));
 }

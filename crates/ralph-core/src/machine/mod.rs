@@ -54,7 +54,10 @@ pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
     format_usd_limit,
 };
-pub use rate_limit::{RESET_SLACK, RateLimitStreak, RateLimitTally, RateLimitWait};
+pub use rate_limit::{
+    BackendWait, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak, RateLimitTally,
+    RateLimitWait,
+};
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
@@ -327,15 +330,20 @@ impl Machine {
         elapsed: Duration,
     ) -> IterationRecord {
         self.set_runtime(elapsed);
-        let waits = self.note_rate_limit(&iteration, &report);
-        if !waits {
+        let promise = self.rules.event_loop.completion_promise.clone();
+        // Events other than the promise (which a limited attempt never completes with)
+        // are published: the attempt handed over.
+        let handed_over = report.inbox.iter().any(
+            |line| matches!(line, crate::inbox::InboxLine::Event { event } if event.topic != promise),
+        );
+        let runs_again = self.note_rate_limit(&iteration, &report, handed_over);
+        if !runs_again {
             self.state.iterations = self.state.iterations.max(iteration.number);
         }
-        self.account(&iteration, &report, waits);
+        self.account(&iteration, &report, runs_again);
         let plan = self.gate_plan(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 
-        let promise = self.rules.event_loop.completion_promise.clone();
         let default = (self.rules.hat(&iteration.hat)).and_then(|h| h.default_publishes.clone());
         let mut completion = completion_signal(
             &promise,

@@ -1,15 +1,18 @@
 //! Provider limits: an iteration that ended on one is, with `on_rate_limit: wait` or
-//! `failover`, not counted (neither as an iteration nor as a failure) and runs again:
-//! with `wait` once the limit resets, or after a backoff that doubles with each limit in
-//! a row; with `failover` at once on the hat's next backend that is not limited (see
-//! `failover.rs`), waiting only when all are. A wait never outlasts
-//! `max_runtime_seconds`. With `fail` it is a failed iteration.
+//! `failover`, not counted (neither as an iteration nor as a failure) and runs again,
+//! unless it handed over (published events) first: then it is counted and the loop goes
+//! on. Either way its backend is limited (for that hat) until the reset time the agent
+//! gave, or a backoff that doubles with each limit in a row; an iteration about to run on
+//! a limited backend waits for it first, with `failover` only when all of the hat's
+//! backends are limited (see `failover.rs`). A wait never outlasts
+//! `max_runtime_seconds`. With `fail` a limit is a failed iteration.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::Machine;
+use super::failover::BackendLimit;
 use super::iteration::{Iteration, IterationReport};
 use super::millis;
 use super::outcome::{IterationOutcome, StopReason};
@@ -18,6 +21,10 @@ use crate::config::{MAX_RATE_LIMIT_WAIT, RateLimitPolicy};
 /// Added to a reset time the agent gave: clocks differ, and a request sent on the second
 /// of the reset may still be refused.
 pub const RESET_SLACK: Duration = Duration::from_secs(2);
+
+/// From this limit in a row on, a reset time given is waited for no less than the
+/// backoff (the first limit trusts the agent's reset time alone).
+pub const REPEAT_LIMIT_BACKOFF_FROM: u32 = 2;
 
 /// The backoff doubles at most this many times (then [`MAX_RATE_LIMIT_WAIT`] caps it
 /// anyway); keeps the shift from overflowing.
@@ -41,12 +48,25 @@ pub struct RateLimitStreak {
     pub run_again: u32,
 }
 
-/// How long to wait before running the limited iteration again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How long to wait before an iteration whose backend is limited.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RateLimitWait {
     pub wait: Duration,
     /// When the limit resets, in Unix seconds, when the agent said.
     pub resets_at: Option<u64>,
+    /// What named the limit.
+    pub message: String,
+}
+
+/// What an iteration about to start does about its backend's limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BackendWait {
+    /// Its backend is not limited (or the loop already ends): it starts now.
+    Free,
+    /// Its backend is limited: it starts after this wait.
+    Wait(RateLimitWait),
+    /// The wait would outlast `max_runtime_seconds`: the loop ends instead.
+    PastRuntime,
 }
 
 /// What provider limits cost a run: the waits and the moves to a fallback backend.
@@ -95,13 +115,20 @@ impl Machine {
             .unwrap_or(self.rules.rate_limits.policy)
     }
 
-    /// Keeps the streak of limits (and, with `failover`, which backend is limited until
-    /// when) up to date; true when the iteration ended on a limit the loop runs again
-    /// (it is then not counted, and its hat's activation is undone).
+    /// Keeps the streak of limits and which backend is limited until when up to date;
+    /// true when the iteration ended on a limit the loop runs again (it is then not
+    /// counted, and its hat's activation is undone).
+    ///
+    /// An attempt that `handed_over` (published events before its limit) did its work:
+    /// it ends its iteration, counted as its hat's, and the next iteration is a new one
+    /// for the hat its events go to, which waits only if its own backend is limited. Run
+    /// again, it would do that work twice and hand over twice; and an agent that always
+    /// hands over before its limit would never count toward `max_iterations`.
     pub(super) fn note_rate_limit(
         &mut self,
         iteration: &Iteration,
         report: &IterationReport,
+        handed_over: bool,
     ) -> bool {
         // When the attempt ended, rounded up: a backoff is never cut short by the rounding.
         let now = (report.started_at_ms + millis(report.duration)).div_ceil(1000);
@@ -111,6 +138,7 @@ impl Machine {
             return false;
         };
         let policy = self.rate_limit_policy(&iteration.hat);
+        let runs_again = policy != RateLimitPolicy::Fail && !handed_over;
         let streak = self
             .state
             .rate_limit
@@ -120,36 +148,54 @@ impl Machine {
         streak.message.clone_from(message);
         streak.hat.clone_from(&iteration.hat);
         streak.fallback = report.fallback;
-        // Counted with `fail`: the next iteration has had no attempt yet.
-        streak.run_again = match policy {
-            RateLimitPolicy::Fail => 0,
-            RateLimitPolicy::Wait | RateLimitPolicy::Failover => streak.run_again.saturating_add(1),
+        // Counted (with `fail`, or handed over): the next iteration has had no attempt yet.
+        streak.run_again = if runs_again {
+            streak.run_again.saturating_add(1)
+        } else {
+            0
         };
         let count = streak.count;
         if policy == RateLimitPolicy::Fail {
             return false;
         }
-        if policy == RateLimitPolicy::Failover {
-            // A reset time already past still leaves the backend alone for the slack, as
-            // `wait` would wait it: no attempt straight into the same limit.
-            // The reset time is the agent's number: saturating, a far one stays far (a
-            // wrapped sum near zero would count the backend as never limited, and run it
-            // again at once, over and over).
-            let until = match resets_at {
-                Some(at) => (*at).max(now).saturating_add(RESET_SLACK.as_secs()),
-                None => now.saturating_add(self.backoff(count).as_secs()),
-            };
-            self.backend_ran(
-                &iteration.hat,
-                report.fallback,
-                now,
-                Some((until, *resets_at)),
-            );
-        }
-        if let Some(n) = self.state.activations.get_mut(&iteration.hat) {
+        // The backend is left alone until then, whichever iteration of the hat comes
+        // next: this one again, or (handed over) a later one.
+        let limit = BackendLimit {
+            hat: iteration.hat.clone(),
+            fallback: report.fallback,
+            until: self.limited_until(count, *resets_at, now),
+            resets_at: *resets_at,
+            message: message.clone(),
+        };
+        self.backend_ran(&iteration.hat, report.fallback, now, Some(limit));
+        if runs_again && let Some(n) = self.state.activations.get_mut(&iteration.hat) {
             *n = n.saturating_sub(1);
         }
-        true
+        runs_again
+    }
+
+    /// Until when (Unix seconds) a backend that hit the `count`th limit in a row at `now`
+    /// is left alone: the reset time the agent gave plus [`RESET_SLACK`], else the
+    /// backoff. From the [`REPEAT_LIMIT_BACKOFF_FROM`]th limit in a row a reset time
+    /// given is not enough: the backend rests at least the backoff of the limits after
+    /// the first (the configured wait, doubled for each further one). A reset time that
+    /// keeps being past (clock skew, a window still closed after its reset) would
+    /// otherwise mean an attempt every [`RESET_SLACK`] for as long as the run lasts.
+    fn limited_until(&self, count: u32, resets_at: Option<u64>, now: u64) -> u64 {
+        let reset = match resets_at {
+            // A reset time already past still leaves the backend alone for the slack: no
+            // attempt straight into the same limit. The reset time is the agent's
+            // number: saturating, a far one stays far (a wrapped sum near zero would
+            // count the backend as never limited, and run it again at once, over and
+            // over).
+            Some(at) => at.max(now).saturating_add(RESET_SLACK.as_secs()),
+            None => return now.saturating_add(self.backoff(count).as_secs()),
+        };
+        if count < REPEAT_LIMIT_BACKOFF_FROM {
+            return reset;
+        }
+        let floor = self.backoff(count - (REPEAT_LIMIT_BACKOFF_FROM - 1));
+        reset.max(now.saturating_add(floor.as_secs()))
     }
 
     /// The wait before another attempt when no reset time is known: the configured
@@ -171,46 +217,42 @@ impl Machine {
             && self.rate_limit_policy(hat) == RateLimitPolicy::Fail
     }
 
-    /// After an iteration that ended on a limit the loop runs again: how long to wait
-    /// first (`now` in Unix seconds, `elapsed` the session's time). `None` when the next
-    /// attempt may start at once (a `failover` backend is free) or the loop does not
-    /// run it again. When the wait would run past `max_runtime_seconds` the loop stops
-    /// there instead (its verdict says until when it was limited) and this returns
-    /// `None`.
-    pub fn rate_limit_wait(&mut self, now: u64, elapsed: Duration) -> Option<RateLimitWait> {
+    /// Before an iteration of `hat` starts (`now_ms` in Unix milliseconds, `elapsed`
+    /// the session's time): whether the backend it would run on is limited, and then how long
+    /// to wait for it. With `failover` that is only when every backend of the hat is
+    /// limited (the wait is for the one free first). A wait that would run past
+    /// `max_runtime_seconds` is not started: the loop stops there instead (its verdict
+    /// says until when it was limited).
+    pub fn rate_limit_wait(&mut self, hat: &str, now_ms: u64, elapsed: Duration) -> BackendWait {
         if self.state.end.is_some() {
-            return None;
+            return BackendWait::Free;
         }
-        let streak = self.state.rate_limit.as_ref()?;
-        let plan = match self.rate_limit_policy(&streak.hat) {
-            RateLimitPolicy::Fail => return None,
-            RateLimitPolicy::Wait => RateLimitWait {
-                wait: match streak.resets_at {
-                    Some(at) => {
-                        Duration::from_secs(at.saturating_sub(now)).saturating_add(RESET_SLACK)
-                    }
-                    None => self.backoff(streak.count),
-                },
-                resets_at: streak.resets_at,
-            },
-            RateLimitPolicy::Failover => {
-                let soonest = self.every_backend_limited(&streak.hat, now)?;
-                RateLimitWait {
-                    wait: Duration::from_secs(soonest.until.saturating_sub(now)),
-                    resets_at: soonest.resets_at,
-                }
-            }
+        let now = now_ms / 1000;
+        let slot = self.pick_backend(hat, now).fallback;
+        let Some(limit) = self.limit(hat, slot, now) else {
+            return BackendWait::Free;
+        };
+        let plan = RateLimitWait {
+            // To the millisecond: the limit's end is whole seconds, now is not.
+            wait: Duration::from_millis(limit.until.saturating_mul(1000).saturating_sub(now_ms)),
+            resets_at: limit.resets_at,
+            message: limit.message.clone(),
         };
         let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
         let left = self.rules.event_loop.max_runtime.saturating_sub(used);
         if plan.wait >= left {
             self.set_runtime(elapsed);
+            // The verdict says until when this backend, the one the loop stopped for, is
+            // limited (the streak's last limit may have been another's).
+            let streak = (self.state.rate_limit).get_or_insert_with(RateLimitStreak::default);
+            streak.resets_at = plan.resets_at;
+            plan.message.clone_into(&mut streak.message);
             self.state.end = Some(StopReason::MaxRuntime {
                 limit_secs: self.rules.event_loop.max_runtime.as_secs(),
             });
-            return None;
+            return BackendWait::PastRuntime;
         }
-        Some(plan)
+        BackendWait::Wait(plan)
     }
 }
 

@@ -23,11 +23,13 @@ fn a_limited_iteration_is_not_counted_and_runs_again_after_the_wait() {
     m.finish(first.clone(), limited(None), S);
     assert_eq!(m.state().iterations, 0);
     assert_eq!(m.state().consecutive_failures, 0);
+    // The attempt ended at 3 s (Unix time, in these reports).
     assert_eq!(
-        m.rate_limit_wait(1_000, S),
-        Some(RateLimitWait {
+        m.rate_limit_wait(DEFAULT_HAT, 3_000, S),
+        BackendWait::Wait(RateLimitWait {
             wait: 60 * S,
-            resets_at: None
+            resets_at: None,
+            message: "429 rate limit".into(),
         })
     );
     let again = run(&mut m);
@@ -35,11 +37,11 @@ fn a_limited_iteration_is_not_counted_and_runs_again_after_the_wait() {
     assert_eq!(m.state().activations[DEFAULT_HAT], 1);
     // A second limit in a row doubles the wait; a reset time given is waited for.
     m.finish(again, limited(None), S);
-    assert_eq!(m.rate_limit_wait(1_000, S).map(|w| w.wait), Some(120 * S));
+    assert_eq!(wait_for(&mut m, DEFAULT_HAT, 3), Some(120 * S));
     let third = run(&mut m);
     m.finish(third, limited(Some(1_100)), S);
     assert_eq!(
-        m.rate_limit_wait(1_000, S).map(|w| w.wait),
+        wait_for(&mut m, DEFAULT_HAT, 1_000),
         Some(100 * S + RESET_SLACK)
     );
     // Once an iteration gets through, the streak is over.
@@ -49,7 +51,10 @@ fn a_limited_iteration_is_not_counted_and_runs_again_after_the_wait() {
         (m.state().rate_limit.clone(), m.state().iterations),
         (None, 1)
     );
-    assert_eq!(m.rate_limit_wait(1_000, S), None);
+    assert_eq!(
+        m.rate_limit_wait(DEFAULT_HAT, 1_000_000, S),
+        BackendWait::Free
+    );
 }
 
 #[test]
@@ -57,7 +62,10 @@ fn a_wait_past_the_runtime_limit_ends_the_loop_saying_until_when() {
     let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 30 * S));
     let it = run(&mut m);
     m.finish(it, limited(Some(1_795_680_000)), S);
-    assert_eq!(m.rate_limit_wait(1_795_676_000, S), None);
+    assert_eq!(
+        m.rate_limit_wait(DEFAULT_HAT, 1_795_676_000_000, S),
+        BackendWait::PastRuntime
+    );
     let reason = stop(&mut m);
     assert_eq!(reason, StopReason::MaxRuntime { limit_secs: 30 });
     assert!(
@@ -80,7 +88,7 @@ fn with_fail_a_limit_is_a_failed_iteration() {
     for _ in 0..2 {
         let it = run(&mut m);
         m.finish(it, limited(None), S);
-        assert_eq!(m.rate_limit_wait(0, S), None);
+        assert_eq!(m.rate_limit_wait(DEFAULT_HAT, 0, S), BackendWait::Free);
     }
     assert_eq!(m.state().iterations, 2);
     assert_eq!(
@@ -217,4 +225,84 @@ fn failing_on_limits() -> Machine {
         },
         ..solo()
     })
+}
+
+/// A limited attempt that emitted `emitted` first, ended at 3 s (Unix time).
+fn limited_after(emitted: &[Event], resets_at: Option<u64>) -> IterationReport {
+    IterationReport {
+        inbox: lines(emitted),
+        ..limited(resets_at)
+    }
+}
+
+#[test]
+fn a_limited_attempt_that_handed_over_ends_its_iteration_and_only_its_backend_waits() {
+    let mut m = Machine::new(three_hats());
+    let planner = run(&mut m);
+    m.finish(planner, limited_after(&[ev("plan.ready")], Some(500)), S);
+    // Its work is done and handed over: one iteration of the planner, its cost counted.
+    let hat = &m.state().hats["planner"];
+    assert_eq!(
+        (m.state().iterations, hat.iterations, hat.cost_usd),
+        (1, 1, 0.5)
+    );
+    // The builder's backend is not limited: it starts at once, a new iteration.
+    assert_eq!(m.rate_limit_wait("builder", 3_000, S), BackendWait::Free);
+    let builder = run(&mut m);
+    assert_eq!(
+        (builder.hat.as_str(), builder.number, m.attempt()),
+        ("builder", 2, 1)
+    );
+    m.finish(builder, ok(&[ev("build.done")]), S);
+    // The planner's backend is still limited: its next iteration waits for the reset.
+    assert_eq!(wait_for(&mut m, "planner", 3), Some(497 * S + RESET_SLACK));
+    assert_eq!(run(&mut m).number, 3);
+}
+
+#[test]
+fn attempts_that_hand_over_before_their_limit_count_toward_max_iterations() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_iterations = 2));
+    for n in 1..=2 {
+        let it = run(&mut m);
+        assert_eq!((it.number, m.attempt()), (n, 1));
+        m.finish(it, limited_after(&[ev("progress")], Some(0)), S);
+    }
+    assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 2 });
+}
+
+#[test]
+fn a_limited_attempt_that_only_emitted_the_promise_runs_again() {
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    m.finish(it, limited_after(&[ev(PROMISE)], None), S);
+    assert_eq!((m.state().iterations, m.attempt()), (0, 2));
+}
+
+#[test]
+fn a_reset_time_that_keeps_being_past_backs_off_like_limits_without_one() {
+    let mut m = Machine::new(solo());
+    // The attempt ends at 3 s; the agent says its limit reset at 0 each time.
+    let mut waits = Vec::new();
+    for _ in 0..4 {
+        let it = run(&mut m);
+        m.finish(it, limited(Some(0)), S);
+        waits.push(wait_for(&mut m, DEFAULT_HAT, 3));
+    }
+    // The first trusts the reset time (plus the slack); then the backoff: 60 s, doubling.
+    assert_eq!(
+        waits,
+        [
+            Some(RESET_SLACK),
+            Some(60 * S),
+            Some(120 * S),
+            Some(240 * S)
+        ]
+    );
+    // A reset time later than the backoff is still waited for.
+    let it = run(&mut m);
+    m.finish(it, limited(Some(1_000)), S);
+    assert_eq!(
+        wait_for(&mut m, DEFAULT_HAT, 3),
+        Some(997 * S + RESET_SLACK)
+    );
 }

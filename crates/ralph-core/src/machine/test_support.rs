@@ -154,3 +154,12 @@ pub(super) fn completed(signal: CompletionSignal) -> StopReason {
         signal,
     }
 }
+
+/// How long the next iteration of `hat` waits for its backend at `now` (Unix seconds),
+/// if it does.
+pub(super) fn wait_for(m: &mut Machine, hat: &str, now: u64) -> Option<Duration> {
+    match m.rate_limit_wait(hat, now * 1000, S) {
+        BackendWait::Wait(plan) => Some(plan.wait),
+        BackendWait::Free | BackendWait::PastRuntime => None,
+    }
+}
