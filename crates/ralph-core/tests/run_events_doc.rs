@@ -185,11 +185,11 @@ fn every_run_event_type_has_a_section() {
             to: "prompt",
         },
         RunEvent::Failover {
-            iteration: 1,
-            hat: "ralph",
-            from: "pi",
+            iteration: 3,
+            hat: "builder",
+            from: "claude",
             from_fallback: 0,
-            to: "claude",
+            to: "codex",
             to_fallback: 1,
         },
         RunEvent::HookStarted {

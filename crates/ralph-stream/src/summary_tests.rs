@@ -105,12 +105,12 @@ fn failed_turns_cost_money_but_do_not_count_as_turns() {
     assert_eq!((s.cost_usd, s.turns), (Some(0.75), 1));
 }
 
-#[test]
-fn agent_totals_replace_rather_than_add() {
-    let totals = |cost: f64, input: u64| AgentEvent::RunFinished {
+/// A successful `run_finished` with the agent's totals: `cost`, `input` tokens, `turns`.
+fn run_finished(cost: f64, input: u64, turns: u32, model: Option<&str>) -> AgentEvent<'static> {
+    AgentEvent::RunFinished {
         is_error: false,
         error: None,
-        turns: Some(3),
+        turns: Some(turns),
         duration_ms: None,
         totals: Some(Usage::reported(
             Tokens {
@@ -118,9 +118,14 @@ fn agent_totals_replace_rather_than_add() {
                 ..Tokens::default()
             },
             Some(cost),
-            Some("m".into()),
+            model.map(|m| m.to_owned().into()),
         )),
-    };
+    }
+}
+
+#[test]
+fn agent_totals_replace_rather_than_add() {
+    let totals = |cost, input| run_finished(cost, input, 3, Some("m"));
     let s = summary_of(&[
         totals(1.0, 100),
         message("x", Stop::Completed, None),
@@ -174,20 +179,7 @@ fn the_model_answered_once_it_showed_output_but_not_for_a_failed_call() {
 
 #[test]
 fn sessions_add_up_while_totals_within_one_replace() {
-    let totals = |cost: f64, input: u64| AgentEvent::RunFinished {
-        is_error: false,
-        error: None,
-        turns: Some(2),
-        duration_ms: None,
-        totals: Some(Usage::reported(
-            Tokens {
-                input,
-                ..Tokens::default()
-            },
-            Some(cost),
-            None,
-        )),
-    };
+    let totals = |cost, input| run_finished(cost, input, 2, None);
     let mut s = summary_of(&[totals(1.0, 100)]);
     s.begin_session();
     // Claude's second `result` of one session repeats its cumulative total.
