@@ -18,3 +18,18 @@ pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
     crate::view::term::status::erase_before_diagnostic(&mut stderr);
     let _ = writeln!(stderr, "ralph: {}", visible(&message));
 }
+
+/// Says that a lock is being waited for, who holds it when that is known, and for how
+/// long at most (see `ralph_core::file_lock`).
+pub(crate) fn lock_wait(wait: &ralph_core::file_lock::LockWait<'_>) {
+    let by = wait
+        .holder
+        .as_ref()
+        .map(|h| format!(", held by {h}"))
+        .unwrap_or_default();
+    diagnostic(format_args!(
+        "waiting for the lock `{}`{by}; giving up after {} s",
+        wait.lock.display(),
+        wait.limit.as_secs()
+    ));
+}

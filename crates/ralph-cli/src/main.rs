@@ -48,6 +48,9 @@ fn main() -> ExitCode {
             return exit::code(outcome);
         }
     };
+    // A command that waits long for another process's lock on the task list or the
+    // memories says so, instead of hanging without a word.
+    ralph_core::file_lock::on_lock_wait(diagnostic::lock_wait);
     let result = commands::run(cli);
     // What the run's views still hold for a slow reader of stdout.
     view::stdout_relay::finish();

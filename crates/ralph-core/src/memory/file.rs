@@ -1,8 +1,8 @@
 //! `.ralph/agent/memories.md` on disk: read under a shared lock, changed under an
 //! exclusive one, replaced atomically.
 //!
-//! The lock is an `flock` on `memories.md.lock` beside the file, the lock
-//! ralph-orchestrator takes too, so both can write the same file at once. Each change
+//! The lock is an `flock` on `memories.md.lock` beside the file (waited for a bounded
+//! time, see [`crate::file_lock`]), the lock ralph-orchestrator takes too, so both can write the same file at once. Each change
 //! reads the file, edits it in place ([`super::render`]) and renames a complete new file
 //! over it, so a reader never sees half a write and concurrent `add`s from any number of
 //! processes each land whole. Every open goes through [`crate::fsafe`]: no links under
@@ -13,11 +13,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use nix::fcntl::{Flock, FlockArg};
+use nix::fcntl::Flock;
 
 use super::parse::{Outline, Parsed, outline, parse, read_entry};
 use super::render::{self, TEMPLATE};
 use super::{Memory, MemoryType, TooLarge, date};
+use crate::file_lock::{LockKind, lock_file};
 use crate::fsafe::{self, Access, Links};
 use crate::store::{Durability, RALPH_DIR, replace};
 
@@ -105,7 +106,8 @@ impl MemoryFile {
     fn lock_shared(&self) -> io::Result<Option<Flock<File>>> {
         match fsafe::open_read(&self.lock_path(), Links::Refuse) {
             Ok(file) => Ok(Some(
-                lock(file, FlockArg::LockShared).map_err(|e| self.lock_error(e))?,
+                lock_file(file, LockKind::Shared, &self.lock_path())
+                    .map_err(|e| self.lock_error(e))?,
             )),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(self.lock_error(e)),
@@ -150,7 +152,7 @@ impl MemoryFile {
             Links::Refuse,
         )
         .map_err(|e| self.lock_error(e))?;
-        lock(file, FlockArg::LockExclusive).map_err(|e| self.lock_error(e))
+        lock_file(file, LockKind::Exclusive, &self.lock_path()).map_err(|e| self.lock_error(e))
     }
 
     /// `e`, saying that it is the lock file that failed: callers name the memories file
@@ -234,10 +236,6 @@ impl MemoryFile {
             Init::Created
         })
     }
-}
-
-fn lock(file: File, arg: FlockArg) -> io::Result<Flock<File>> {
-    Flock::lock(file, arg).map_err(|(_, errno)| io::Error::from(errno))
 }
 
 /// An id no memory in `outline` has: `mem-<seconds>-<4 hex digits>`, the digits drawn

@@ -1,7 +1,13 @@
 //! The whole task list as read from `tasks.jsonl`: the tasks, and the lines that are
 //! not tasks (kept as they are), with what the commands do to them.
+//!
+//! An id names one task: a line that repeats the id of a line above it (a line copied by
+//! hand, or two branches' files merged) is set aside as damaged, as memories.md does with
+//! a repeated memory id. Every reader (`list`, `ready`, `close`, the prompt, the
+//! completion check) then sees the same task for the id, the first, and the repeat is
+//! written back byte for byte: nothing is deleted behind the user's back.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 
@@ -16,15 +22,16 @@ enum Line {
         task: Box<Task>,
         raw: Option<Range<usize>>,
     },
-    /// Not a task: written back byte for byte.
+    /// Not a task, or a repeat of an id above: written back byte for byte.
     Damaged { raw: Range<usize> },
 }
 
-/// A line that is not a task.
+/// A line that is not a task, or that repeats another task's id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Damaged {
     /// 1-based.
     pub line: usize,
+    /// Why it is set aside, as a clause ("not a task (…)", "repeats the id …").
     pub error: String,
 }
 
@@ -85,6 +92,8 @@ impl TaskList {
     /// [`TaskList::parse`], keeping `source` (no copy of the file).
     pub fn parse_owned(source: Vec<u8>) -> TaskList {
         let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', &source).count() + 1);
+        // The file's line number of each entry of `lines`.
+        let mut numbers = Vec::with_capacity(lines.capacity());
         let mut damaged = Vec::new();
         let mut start = 0;
         // memchr finds the ends of lines many bytes at a time; a file of 10 000 tasks is
@@ -99,6 +108,7 @@ impl TaskList {
                 continue;
             }
             let raw = range.start..range.start + line.len();
+            numbers.push(i + 1);
             match serde_json::from_slice::<Task>(line) {
                 Ok(task) => lines.push(Line::Task {
                     task: Box::new(task),
@@ -107,12 +117,13 @@ impl TaskList {
                 Err(e) => {
                     damaged.push(Damaged {
                         line: i + 1,
-                        error: e.to_string(),
+                        error: format!("not a task ({e})"),
                     });
                     lines.push(Line::Damaged { raw });
                 }
             }
         }
+        set_repeats_aside(&mut lines, &numbers, &mut damaged);
         TaskList {
             source,
             lines,
@@ -382,6 +393,40 @@ impl TaskList {
             ready,
         }
     }
+}
+
+/// Turns each task line whose id a line above already has into a damaged line (kept as
+/// read), and says so in `damaged`, which stays in line order. `numbers` are the file's
+/// line numbers of `lines`.
+fn set_repeats_aside(lines: &mut [Line], numbers: &[usize], damaged: &mut Vec<Damaged>) {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(lines.len());
+    let mut repeats = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if let Line::Task { task, .. } = line {
+            let at = *first.entry(task.id.as_str()).or_insert(numbers[index]);
+            if at != numbers[index] {
+                repeats.push((index, at, task.id.clone()));
+            }
+        }
+    }
+    if repeats.is_empty() {
+        return;
+    }
+    for (index, at, id) in repeats {
+        let Line::Task { raw: Some(raw), .. } = &lines[index] else {
+            unreachable!("a task just read keeps its line")
+        };
+        let raw = raw.clone();
+        lines[index] = Line::Damaged { raw };
+        damaged.push(Damaged {
+            line: numbers[index],
+            error: format!(
+                "repeats the id `{id}` of the task on line {at}, so the id names that one \
+                 only (give this line an id of its own, or delete it if it is a copy)"
+            ),
+        });
+    }
+    damaged.sort_by_key(|d| d.line);
 }
 
 /// A task's line: its fields in ralph-orchestrator's order, then the fields ralph does

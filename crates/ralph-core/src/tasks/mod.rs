@@ -4,8 +4,9 @@
 //! The file is ralph-orchestrator's: one JSON object a line with its fields (`id`,
 //! `title`, `description`, `key`, `status`, `priority`, `blocked_by`, `loop_id`,
 //! `created`, `started`, `closed`), so either tool reads what the other wrote; fields
-//! ralph does not know are kept as they are. A line that is not a task is reported with
-//! its number, skipped, and written back unchanged, so no edit ever drops it.
+//! ralph does not know are kept as they are. A line that is not a task, or that repeats
+//! the id of a task above it, is reported with its number, skipped, and written back
+//! unchanged, so no edit ever drops it.
 //!
 //! Writers take `tasks.jsonl.lock` (see [`crate::file_lock`]), read, change and replace
 //! the file atomically: concurrent agents queue instead of losing tasks. Pure parts

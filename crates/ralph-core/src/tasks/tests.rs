@@ -322,3 +322,31 @@ fn a_title_is_shown_as_its_first_line_cut_on_a_character() {
     );
     assert_eq!(titled(String::new()).shown_title(), "");
 }
+
+#[test]
+fn a_repeated_id_names_the_first_task_and_the_repeat_is_set_aside_and_kept() {
+    let first = r#"{"id":"task-5-aaaa","title":"first","status":"open","priority":3,"blocked_by":[],"created":"c"}"#;
+    let copy = r#"{"id":"task-5-aaaa","title":"second copy","status":"open","priority":3,"blocked_by":[],"created":"c"}"#;
+    let text = format!("{first}\n{copy}\n");
+    let mut list = TaskList::parse(text.as_bytes());
+    let titles: Vec<&str> = list.tasks().map(|t| t.title.as_str()).collect();
+    assert_eq!(titles, ["first"]);
+    assert_eq!(list.damaged().len(), 1);
+    assert_eq!(list.damaged()[0].line, 2);
+    assert!(
+        list.damaged()[0]
+            .error
+            .starts_with("repeats the id `task-5-aaaa` of the task on line 1"),
+        "{:?}",
+        list.damaged()
+    );
+    list.close("task-5-aaaa", "now").unwrap();
+    // Every reader agrees: nothing of the id is left to do.
+    assert_eq!(list.ready(), Vec::<&Task>::new());
+    assert_eq!(list.unfinished_of_run("r"), Vec::<&Task>::new());
+    assert_eq!(list.view("r"), TasksView::default());
+    // The repeat is written back as it was read, and is set aside again next time.
+    let rendered = String::from_utf8(list.render()).unwrap();
+    assert_eq!(rendered.lines().nth(1), Some(copy));
+    assert_eq!(TaskList::parse(rendered.as_bytes()).damaged().len(), 1);
+}

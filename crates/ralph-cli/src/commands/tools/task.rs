@@ -263,11 +263,12 @@ fn read(path: &Path) -> Result<TaskList, CliError> {
     Ok(list)
 }
 
-/// Says on stderr which lines of the list are not tasks (they are kept as they are).
+/// Says on stderr which lines of the list are not tasks, or repeat another's id (they
+/// are kept as they are).
 fn warn_damaged(path: &Path, list: &TaskList) {
     for damaged in list.damaged() {
         diagnostic(format_args!(
-            "warning: {}:{}: not a task ({}); it is skipped and kept in the file as it is",
+            "warning: {}:{}: {}; it is skipped and kept in the file as it is",
             path.display(),
             damaged.line,
             damaged.error
