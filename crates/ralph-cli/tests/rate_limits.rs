@@ -77,7 +77,7 @@ fn a_limited_iteration_is_waited_out_and_run_again_without_counting() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("■ iteration 1 rate limited: 429")
-            && text.contains("⏸ rate limited: waiting 1.0s, then iteration 1 again")
+            && text.contains("⏸ rate limited: waiting 1.0s, then iteration 1 (ralph)")
             && text.contains("── iteration 1/100 · attempt 2 · ralph · pi ·"),
         "{text}"
     );

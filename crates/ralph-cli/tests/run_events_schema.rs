@@ -394,6 +394,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     for resets_at in [Some(1_795_676_400), None] {
         push(RunEvent::RateLimitWait {
             iteration: 1,
+            hat: "ralph",
             wait_secs: 60,
             resets_at,
             message: "429 rate limit",

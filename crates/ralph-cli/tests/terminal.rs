@@ -182,7 +182,7 @@ fn a_person_sees_a_wait_counted_down_and_gone_on_ctrl_c() {
     let (terminal, state) = start_run(&ws);
     let screen = terminal.wait_for("t", "the countdown", |s| countdown(s).is_some());
     assert!(
-        screen.contains("⏸ rate limited: waiting 10m 00s, then iteration 1 again"),
+        screen.contains("⏸ rate limited: waiting 10m 00s, then iteration 1 (ralph)"),
         "{screen}"
     );
     let first = countdown(&screen);

@@ -79,10 +79,12 @@ pub enum RunEvent<'a> {
         /// Topics a gate refused: not published (`gate.failed` was instead).
         withheld: &'a [String],
     },
-    /// The iteration ended on a provider's rate or usage limit: the loop waits this long,
-    /// then runs it again (`cli.on_rate_limit: wait`).
+    /// The backend the next iteration (of `hat`) runs on is limited: the loop waits this
+    /// long before starting it.
     RateLimitWait {
         iteration: u32,
+        /// The hat whose iteration waits.
+        hat: &'a str,
         wait_secs: u64,
         /// When the limit resets, in Unix seconds, when the agent said.
         resets_at: Option<u64>,

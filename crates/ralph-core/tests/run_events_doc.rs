@@ -167,6 +167,7 @@ fn every_run_event_type_has_a_section() {
         },
         RunEvent::RateLimitWait {
             iteration: 1,
+            hat: "ralph",
             wait_secs: 60,
             resets_at: None,
             message: "429",

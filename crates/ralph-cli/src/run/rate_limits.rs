@@ -62,6 +62,7 @@ pub(super) async fn wait_for_backend(
     };
     observer.observe(&RunEvent::RateLimitWait {
         iteration: iteration.number,
+        hat: &iteration.hat,
         wait_secs: plan.wait.as_secs(),
         resets_at: plan.resets_at,
         message: &plan.message,

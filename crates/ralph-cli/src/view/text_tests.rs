@@ -318,6 +318,7 @@ fn limited_then_wait(screen: &Screen, live: bool) {
     view.observe_at(
         &RunEvent::RateLimitWait {
             iteration: 1,
+            hat: "ralph",
             wait_secs: 252,
             resets_at: None,
             message: "429",
@@ -345,7 +346,7 @@ fn on_a_terminal_a_wait_counts_down_on_the_status_line_until_it_is_over() {
     limited_then_wait(&screen, true);
     let shown = screen.shown();
     let wait = shown
-        .split_once("then iteration 1 again\n")
+        .split_once("then iteration 1 (ralph)\n")
         .unwrap_or_else(|| panic!("{shown}"))
         .1;
     assert_eq!(
@@ -365,8 +366,9 @@ fn in_a_pipe_a_wait_is_one_line_and_no_countdown() {
     limited_then_wait(&screen, false);
     let shown = screen.shown();
     assert!(
-        shown
-            .contains("⏸ rate limited: waiting 4m 12s, then iteration 1 again\n\n── iteration 1/3"),
+        shown.contains(
+            "⏸ rate limited: waiting 4m 12s, then iteration 1 (ralph)\n\n── iteration 1/3"
+        ),
         "{shown}"
     );
     assert!(

@@ -8,8 +8,13 @@ use super::figures::duration_ms;
 /// Seconds in a day: a wait's end on another day than today's is said with its date.
 const DAY_SECS: u64 = 86_400;
 
-/// `⏸ rate limited: waiting 1m 00s (the limit resets …), then iteration 3 again`.
-pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> String {
+/// `⏸ rate limited: waiting 1m 00s (the limit resets …), then iteration 3 (builder)`.
+pub(crate) fn wait(
+    iteration: u32,
+    hat: Option<&str>,
+    wait_secs: u64,
+    resets_at: Option<u64>,
+) -> String {
     let until = resets_at
         .map(|at| {
             format!(
@@ -18,8 +23,11 @@ pub(crate) fn wait(iteration: u32, wait_secs: u64, resets_at: Option<u64>) -> St
             )
         })
         .unwrap_or_default();
+    // The iteration may be one that has not run yet (the limit was another hat's
+    // earlier iteration's, on the backend this one runs on): say whose it is, not "again".
+    let hat = hat.map(|h| format!(" ({h})")).unwrap_or_default();
     format!(
-        "⏸ rate limited: waiting {}{until}, then iteration {iteration} again",
+        "⏸ rate limited: waiting {}{until}, then iteration {iteration}{hat}",
         duration_ms(wait_secs.saturating_mul(1000))
     )
 }

@@ -195,12 +195,13 @@ impl RunView {
             }
             RunEvent::RateLimitWait {
                 iteration,
+                hat,
                 wait_secs,
                 resets_at,
                 ..
             } => {
                 self.agent.finish(out);
-                let text = limit_lines::wait(*iteration, *wait_secs, *resets_at);
+                let text = limit_lines::wait(*iteration, Some(hat), *wait_secs, *resets_at);
                 line(out, palette::NOTICE, &text);
             }
             RunEvent::Failover {

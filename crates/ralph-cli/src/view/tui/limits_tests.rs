@@ -79,6 +79,7 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
         &mut model,
         &RunEvent::RateLimitWait {
             iteration: 1,
+            hat: "ralph",
             wait_secs: 60,
             resets_at: None,
             message: "429",
@@ -97,7 +98,7 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
         [
             "■ iteration 1 rate limited: 429",
             "↪ rate limited on pi: iteration 1 runs on claude (fallback 1)",
-            "⏸ rate limited: waiting 1m 00s, then iteration 1 again",
+            "⏸ rate limited: waiting 1m 00s, then iteration 1 (ralph)",
         ]
     );
     // The next attempt is an entry of its own, whose title says which attempt it is.
@@ -118,6 +119,7 @@ fn the_status_line_counts_a_wait_down_to_its_end() {
         &mut model,
         &RunEvent::RateLimitWait {
             iteration: 1,
+            hat: "ralph",
             wait_secs: 252,
             resets_at: None,
             message: "429",

@@ -85,6 +85,9 @@ pub(crate) enum RunLine {
     },
     RateLimitWait {
         iteration: u32,
+        /// Absent in a record from before it was written.
+        #[serde(default)]
+        hat: Option<String>,
         wait_secs: u64,
         resets_at: Option<u64>,
     },

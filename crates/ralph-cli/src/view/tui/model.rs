@@ -320,10 +320,11 @@ impl RunModel {
             // Said under the limited attempt, the last iteration shown.
             RunLine::RateLimitWait {
                 iteration,
+                hat,
                 wait_secs,
                 resets_at,
             } => {
-                let text = limit_lines::wait(iteration, wait_secs, resets_at);
+                let text = limit_lines::wait(iteration, hat.as_deref(), wait_secs, resets_at);
                 if let Some(it) = self.iterations.last_mut() {
                     it.entries.push(Entry::Note(text));
                     let ended_ms = it.started_at_ms + it.duration_ms.unwrap_or(0);
