@@ -4,10 +4,13 @@
 //! The view lays out the lines it shows on every frame, so one such line cost the whole
 //! line's wrapping each second, and its memory several times over (30 MB of one line
 //! took the view to 280 MB). The view keeps the first [`LINE_MAX_BYTES`] of a line and
-//! says where it was cut; the run's record and `ralph inspect` keep it whole.
+//! says where it was cut; the run's record and `ralph inspect` keep it whole. The export
+//! and the search read the view's text, so the ceiling is set well above the lines a
+//! person reads (a long log line, a JSON document on one line) and still far below what
+//! costs a frame anything.
 
 /// The most bytes of one line of text the view keeps.
-pub(crate) const LINE_MAX_BYTES: usize = 16 * 1024;
+pub(crate) const LINE_MAX_BYTES: usize = 256 * 1024;
 
 /// Put where a line was cut; what follows it, up to the line's end, is dropped.
 pub(crate) const CUT_MARK: &str = " … (line cut here: `ralph inspect` shows it whole)";
