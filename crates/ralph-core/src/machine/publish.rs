@@ -24,6 +24,10 @@ impl Machine {
         runs_again: bool,
     ) {
         let usage = &report.usage;
+        // As `max_consecutive_failures` counts them: a provider's limit is one under
+        // `on_rate_limit: fail`.
+        let failed =
+            report.outcome.is_failure() || self.limit_is_failure(&iteration.hat, &report.outcome);
         // Interrupted (or refused by the provider's limit) before the model answered
         // and with no tokens counted, an iteration spent nothing anyone reported: its
         // cost is not unknown, it is none. Calling it unknown made every later total
@@ -44,9 +48,7 @@ impl Machine {
         s.uncounted_iterations = s.uncounted_iterations.saturating_add(u32::from(uncounted));
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
         hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
-        hat.failures = hat
-            .failures
-            .saturating_add(u32::from(report.outcome.is_failure()));
+        hat.failures = hat.failures.saturating_add(u32::from(failed));
         hat.duration_ms = hat.duration_ms.saturating_add(millis(report.duration));
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
         hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));

@@ -91,6 +91,8 @@ fn with_fail_a_limit_is_a_failed_iteration() {
         assert_eq!(m.rate_limit_wait(DEFAULT_HAT, 0, S), BackendWait::Free);
     }
     assert_eq!(m.state().iterations, 2);
+    // The hat's table counts them as the stop does.
+    assert_eq!(m.state().hats[DEFAULT_HAT].failures, 2);
     assert_eq!(
         stop(&mut m),
         StopReason::ConsecutiveFailures { failures: 2 }
