@@ -13,14 +13,7 @@ use serde_json::{Value, json};
 const SAMPLE: &str = include_str!("../../ralph-core/tests/fixtures/incumbent_tasks.jsonl");
 
 fn task(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
-    let mut all = vec!["tools", "task"];
-    all.extend_from_slice(args);
-    let out = ws.run(&all);
-    (
-        code(out.status),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    ws.tools_task(args)
 }
 
 fn tasks_file(ws: &Workspace) -> String {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Workspace, code, finished, of_type};
+use common::{Workspace, finished, of_type};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -23,14 +23,7 @@ fn with_repeat(config: &str, plan: &str) -> Workspace {
 }
 
 fn task(ws: &Workspace, args: &[&str]) -> (i32, String, String) {
-    let mut all = vec!["tools", "task"];
-    all.extend_from_slice(args);
-    let out = ws.run(&all);
-    (
-        code(out.status),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    ws.tools_task(args)
 }
 
 #[test]

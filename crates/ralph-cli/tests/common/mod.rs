@@ -182,6 +182,18 @@ impl Workspace {
     }
 
     /// The fake agents' log, one line per invocation.
+    /// `ralph tools task ARGS`: its exit code, stdout and stderr.
+    pub fn tools_task(&self, args: &[&str]) -> (i32, String, String) {
+        let mut all = vec!["tools", "task"];
+        all.extend_from_slice(args);
+        let out = self.run(&all);
+        (
+            code(out.status),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
     pub fn agent_log(&self) -> Vec<String> {
         std::fs::read_to_string(self.state().join("log"))
             .unwrap_or_default()

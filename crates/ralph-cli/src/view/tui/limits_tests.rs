@@ -122,7 +122,7 @@ fn the_status_line_counts_a_wait_down_to_its_end() {
             hat: "ralph",
             wait_secs: 252,
             resets_at: None,
-            message: "429",
+            message: "usage limit reached",
         },
     );
     // The attempt ended 61 s after it started (21:55:10 UTC); the wait ends 252 s later.
