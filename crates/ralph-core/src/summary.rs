@@ -244,18 +244,32 @@ pub fn rate_limits(t: &RateLimitTally) -> String {
     parts.join("; ")
 }
 
-/// `$0.0123`, with a note when some iterations reported no cost.
+/// What is known of a cost of `usd` over `iterations`, `unpriced` of which reported
+/// none: the cost and whether it is complete (else a lower bound), or `None` when
+/// nothing was priced.
 ///
 /// `unpriced` counts attempts that ended on a provider's limit too, which `iterations`
 /// does not: more unpriced than iterations is not "nothing priced" while a cost was
-/// reported (a limited Claude attempt's, say), and the note then counts attempts.
+/// reported (a limited Claude attempt's, say).
+pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, bool) {
+    match unpriced {
+        0 => (Some(usd), true),
+        u if u >= iterations && usd == 0.0 => (None, false),
+        _ => (Some(usd), false),
+    }
+}
+
+/// `$0.0123`, with a note when some iterations reported no cost ([`known_cost`]); the
+/// note counts attempts when limited ones are among them.
 pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
-    match (unpriced, iterations) {
-        (0, _) => format!("${usd:.4}"),
-        (u, n) if u >= n && usd == 0.0 => "unknown (the agent reported no cost)".to_owned(),
-        (1, _) => format!("at least ${usd:.4} (1 iteration reported no cost)"),
-        (u, n) if u > n => format!("at least ${usd:.4} ({u} attempts reported no cost)"),
-        (u, _) => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
+    match known_cost(usd, unpriced, iterations) {
+        (Some(usd), true) => format!("${usd:.4}"),
+        (None, _) => "unknown (the agent reported no cost)".to_owned(),
+        (Some(usd), false) => match unpriced {
+            1 => format!("at least ${usd:.4} (1 iteration reported no cost)"),
+            u if u > iterations => format!("at least ${usd:.4} ({u} attempts reported no cost)"),
+            u => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
+        },
     }
 }
 

@@ -158,14 +158,11 @@ fn row(run: &RunDir, running: bool) -> Row {
     row
 }
 
-/// A run's cost as summary.md counts it ([`ralph_core::summary::cost`]): known, a lower
-/// bound when some iterations reported none, or unknown (`None`) when none reported any.
+/// A run's cost as summary.md counts it ([`ralph_core::summary::known_cost`]): known, a
+/// lower bound when some iterations reported none, or unknown (`None`) when none
+/// reported any.
 pub(crate) fn cost(state: &LoopState) -> (Option<f64>, bool) {
-    match state.unpriced_iterations {
-        0 => (Some(state.cost_usd), true),
-        n if n >= state.iterations && state.cost_usd == 0.0 => (None, false),
-        _ => (Some(state.cost_usd), false),
-    }
+    ralph_core::summary::known_cost(state.cost_usd, state.unpriced_iterations, state.iterations)
 }
 
 /// The `COST` cell, in the words of summary.md and the run's end line: `$0.0123`,

@@ -78,8 +78,8 @@ impl GateRun<'_> {
         let finished = log_file.map(CappedLog::finish).transpose().err();
         let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran);
         result.log = log_path.map(|p| display_path(&p, self.workspace));
-        let log_error = log_error.or(ran.log_error.clone());
-        if let Some(error) = log_error.or(finished.map(|e| e.to_string())) {
+        let log_error = (log_error.or(ran.log_error)).or(finished.map(|e| e.to_string()));
+        if let Some(error) = log_error {
             crate::diagnostic::diagnostic(format_args!(
                 "warning: the log of gate `{}` could not be written: {error}",
                 gate.name
