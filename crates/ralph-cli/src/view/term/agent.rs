@@ -231,7 +231,10 @@ impl AgentView {
     /// A tool's result: `✗` when it failed, its output with `-v`. When the line before
     /// is not this call's (parallel calls finish in any order), the call is named.
     fn result(&mut self, id: &str, name: Option<&str>, output: &str, is_error: bool) {
-        let call = self.tools.get(id);
+        // A call has one result: forgotten with it, the map holds only the calls still
+        // running, however many a long run makes.
+        let call = self.tools.remove(id);
+        let call = call.as_ref();
         let name = name.or(call.map(|c| c.name.as_str())).unwrap_or("tool");
         let name = match call {
             Some(call) if call.sub_agent => format!("{SUB_AGENT_MARK}{name}"),

@@ -248,3 +248,15 @@ fn a_rate_limit_s_reset_is_a_date_not_a_unix_time() {
     );
     assert!(!shown.contains("1795785803"), "{shown}");
 }
+
+#[test]
+fn a_finished_call_is_forgotten() {
+    let mut view = AgentView::new(false);
+    let calls: Vec<String> = (0..1_000).map(|n| format!("call-{n}")).collect();
+    for id in &calls {
+        plain(&mut view, &[started(id, "true"), finished(id, "", false)]);
+    }
+    // Only a call still running is remembered, however many ran.
+    plain(&mut view, &[started("open", "sleep 9")]);
+    assert_eq!(view.tools.len(), 1);
+}
