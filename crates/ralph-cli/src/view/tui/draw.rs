@@ -96,12 +96,7 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     let backend = live.map_or(model.backend.as_str(), |i| i.backend.as_str());
     let model_name = header_model(model).unwrap_or("?");
     let number = live.map_or(0, |i| i.number);
-    let mut elapsed = model.totals.elapsed_ms;
-    if model.running()
-        && let Some(it) = live
-    {
-        elapsed = elapsed.saturating_add(now_ms.saturating_sub(it.started_at_ms));
-    }
+    let elapsed = model.elapsed_at(now_ms);
     let runtime = if model.max_runtime_secs > 0 {
         format!(
             "{}/{}",

@@ -250,3 +250,45 @@ fn stopping_stays_on_the_status_line_through_keys() {
     let status = shown.lines().last().unwrap().trim_end();
     assert_eq!(status, "stopping the agent (Ctrl-C again kills it)");
 }
+
+#[test]
+fn the_header_clock_runs_on_while_the_loop_waits() {
+    let mut model = limited_iteration_1();
+    feed(
+        &mut model,
+        &RunEvent::RateLimitWait {
+            iteration: 1,
+            hat: "ralph",
+            wait_secs: 252,
+            resets_at: None,
+            message: "usage limit reached",
+        },
+    );
+    let header = |model: &RunModel, now_ms: u64| {
+        let mut app = App::new(true);
+        let shown = screen_at(model, &mut app, 100, 12, now_ms);
+        shown.lines().nth(1).unwrap().trim_end().to_owned()
+    };
+    // The run's clock read 0 when the attempt started; 61 s of it, then 100 s of waiting.
+    let waited_ms = STARTED_AT_MS + 161_000;
+    assert!(
+        header(&model, waited_ms).contains(" · 2:41/30:00 · "),
+        "{}",
+        header(&model, waited_ms)
+    );
+    // Once the loop ends, the clock shows what the loop said.
+    let reason = StopReason::Interrupted;
+    feed(
+        &mut model,
+        &RunEvent::LoopFinished {
+            reason: &reason,
+            message: "interrupted".to_owned(),
+            outcome: reason.class(),
+            exit_code: 130,
+            totals: totals(1, 0.0123),
+            summary_path: "s.md",
+            git: None,
+        },
+    );
+    assert!(header(&model, waited_ms + 60_000).contains(" · 1:01/30:00 · "));
+}

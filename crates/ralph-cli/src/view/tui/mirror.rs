@@ -32,6 +32,9 @@ pub(crate) enum RunLine {
         hat: String,
         backend: String,
         started_at_ms: u64,
+        /// The run's time at the start: absent from a record written before ralph said it.
+        #[serde(default)]
+        elapsed_ms: Option<u64>,
     },
     Agent {
         iteration: u32,

@@ -138,6 +138,10 @@ pub(crate) struct RunModel {
     /// The wait for a provider's limit going on, if one is (the status line counts it
     /// down).
     pub(crate) waiting: Option<Waiting>,
+    /// When the run's clock (as `max_runtime` counts it) read zero, in Unix milliseconds:
+    /// the latest iteration's start less the run's time then. The header's clock runs
+    /// from it between iterations too (gates, hooks, rate-limit waits).
+    pub(crate) clock_origin_ms: Option<u64>,
     /// The loop's last word, once it ended.
     pub(crate) finished: Option<String>,
     /// Why it ended (`interrupted`, `completed`, ...).
@@ -163,6 +167,25 @@ impl RunModel {
     /// The iteration running now (or the last one).
     pub(crate) fn live(&self) -> Option<&Iteration> {
         self.iterations.last()
+    }
+
+    /// The run's time at `now_ms` (Unix milliseconds), as `max_runtime` counts it: what
+    /// the loop said when it ended, else counted on from the latest iteration's start,
+    /// whether an iteration runs or the loop waits between two.
+    pub(crate) fn elapsed_at(&self, now_ms: u64) -> u64 {
+        let said = self.totals.elapsed_ms;
+        if self.finished.is_some() {
+            return said;
+        }
+        match (self.clock_origin_ms, self.live()) {
+            (Some(origin), _) => now_ms.saturating_sub(origin).max(said),
+            // A record from before iterations said the run's time: only a running
+            // iteration's is known.
+            (None, Some(it)) if self.running() => {
+                said.saturating_add(now_ms.saturating_sub(it.started_at_ms))
+            }
+            (None, _) => said,
+        }
     }
 
     /// Whether an iteration is running.
@@ -210,8 +233,10 @@ impl RunModel {
                 hat,
                 backend,
                 started_at_ms,
+                elapsed_ms,
             } => {
                 self.max_iterations = max_iterations;
+                self.clock_origin_ms = elapsed_ms.map(|ms| started_at_ms.saturating_sub(ms));
                 self.activity = format!("iteration {iteration}: {hat} working ({backend})");
                 self.iterations.push(Iteration {
                     number: iteration,
