@@ -91,7 +91,7 @@ fn the_final_answer_completes_only_when_its_last_line_is_the_promise_of_a_succes
 }
 
 #[test]
-fn a_promise_last_in_a_limited_or_interrupted_attempt_earns_no_note_that_others_followed() {
+fn a_promise_last_in_a_limited_attempt_is_said_not_to_count_and_never_that_others_followed() {
     let stopped = [
         IterationOutcome::RateLimited {
             message: "usage limit".into(),
@@ -105,9 +105,22 @@ fn a_promise_last_in_a_limited_or_interrupted_attempt_earns_no_note_that_others_
         let record = m.finish(it, report(outcome.clone(), &[ev(PROMISE)]), S);
         assert_eq!(record.completion, None, "{outcome}");
         let notes: Vec<Notice> = (m.take_notices().into_iter())
-            .filter(|n| matches!(n, Notice::PromiseNotLast { .. }))
+            .filter(|n| {
+                matches!(
+                    n,
+                    Notice::PromiseNotLast { .. } | Notice::PromiseRateLimited { .. }
+                )
+            })
             .collect();
-        assert_eq!(notes, [], "{outcome}");
+        // Only the limited attempt's says why the promise did not count: an interrupted
+        // run stops, and its reason says why.
+        let expected = match outcome {
+            IterationOutcome::RateLimited { .. } => vec![Notice::PromiseRateLimited {
+                promise: PROMISE.into(),
+            }],
+            _ => vec![],
+        };
+        assert_eq!(notes, expected, "{outcome}");
     }
 }
 

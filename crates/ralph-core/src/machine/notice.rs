@@ -45,6 +45,10 @@ pub enum Notice {
     /// The promise was emitted but other events followed it, so it does not complete
     /// the loop; it is dropped.
     PromiseNotLast { promise: String },
+    /// The promise was the last event of an attempt that a provider's rate or usage
+    /// limit cut short: only an attempt that ends can complete the task, so it is
+    /// dropped (the attempt runs again, or its failure counts, per `on_rate_limit`).
+    PromiseRateLimited { promise: String },
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
@@ -132,6 +136,11 @@ impl std::fmt::Display for Notice {
                 "`{promise}` was emitted but other events followed it, so the task is not \
                  complete (it must be the last event)"
             ),
+            Notice::PromiseRateLimited { promise } => write!(
+                f,
+                "`{promise}` came from an attempt that a rate limit cut short, so the task is \
+                 not complete (only an attempt that ends can complete it)"
+            ),
             Notice::PromiseNotAlone { promise } => write!(
                 f,
                 "the final answer mentions `{promise}` but not alone on its last line, so the \
@@ -217,6 +226,9 @@ impl Notice {
             Notice::PromiseNotAlone {
                 promise: "DONE".into(),
             },
+            Notice::PromiseRateLimited {
+                promise: "DONE".into(),
+            },
             Notice::TasksUnfinished {
                 tasks: vec!["task-1-a: t".into()],
                 count: 1,
@@ -273,6 +285,7 @@ impl Notice {
                 | Notice::EventWithheld { .. }
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }
+                | Notice::PromiseRateLimited { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::SteerUnread { .. }
                 | Notice::SteerRequeued { .. }

@@ -110,9 +110,15 @@ impl Machine {
                     // The completion signal itself: counted for stale detection (an
                     // agent repeating a refused promise is stuck), never routed.
                     self.record_published(event);
+                } else if matches!(outcome, IterationOutcome::RateLimited { .. }) {
+                    // The limit is the attempt's outcome, but the run goes on: say why
+                    // the promise the agent saw itself give did not count.
+                    self.notices.push(Notice::PromiseRateLimited {
+                        promise: promise.clone(),
+                    });
                 }
-                // Last, but the attempt was rate limited or interrupted: its outcome says
-                // why it did not complete; nothing followed the promise.
+                // Last, but the attempt was rate limited or interrupted (the run stops:
+                // its reason says enough): nothing followed the promise.
                 continue;
             }
             self.record_published(event);
