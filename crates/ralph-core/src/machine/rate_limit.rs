@@ -46,6 +46,11 @@ pub struct RateLimitStreak {
     /// counted): the history has a record of each that the state covers.
     #[serde(default)]
     pub run_again: u32,
+    /// When the next attempt would have started (Unix seconds), set when the loop ends
+    /// at its runtime limit instead of waiting: later than `resets_at` when limits in a
+    /// row backed off past it, and the only time known when the agent gave none.
+    #[serde(default)]
+    pub retry_at: Option<u64>,
 }
 
 /// How long to wait before an iteration whose backend is limited.
@@ -232,6 +237,7 @@ impl Machine {
         let Some(limit) = self.limit(hat, slot, now) else {
             return BackendWait::Free;
         };
+        let until = limit.until;
         let plan = RateLimitWait {
             // To the millisecond: the limit's end is whole seconds, now is not.
             wait: Duration::from_millis(limit.until.saturating_mul(1000).saturating_sub(now_ms)),
@@ -246,6 +252,7 @@ impl Machine {
             // limited (the streak's last limit may have been another's).
             let streak = (self.state.rate_limit).get_or_insert_with(RateLimitStreak::default);
             streak.resets_at = plan.resets_at;
+            streak.retry_at = Some(until);
             plan.message.clone_into(&mut streak.message);
             self.state.end = Some(StopReason::MaxRuntime {
                 limit_secs: self.rules.event_loop.max_runtime.as_secs(),

@@ -308,3 +308,35 @@ fn a_reset_time_that_keeps_being_past_backs_off_like_limits_without_one() {
         Some(997 * S + RESET_SLACK)
     );
 }
+
+#[test]
+fn a_wait_not_started_says_when_the_next_attempt_was_due_when_that_is_not_the_reset() {
+    let ended_at = |resets: &[Option<u64>]| {
+        let mut m = Machine::new(limits(solo(), |l| l.max_runtime = 30 * S));
+        let mut last = BackendWait::Free;
+        for &resets_at in resets {
+            let it = run(&mut m);
+            m.finish(it, limited(resets_at), S);
+            // The attempt ends at 3 s.
+            last = m.rate_limit_wait(DEFAULT_HAT, 3_000, S);
+        }
+        assert_eq!(last, BackendWait::PastRuntime);
+        verdict(&stop(&mut m), m.state())
+    };
+    // No reset time: the backoff's end is the only time known.
+    assert!(
+        ended_at(&[None])
+            .ends_with("; still rate limited (the next attempt was due at 1970-01-01 00:01 UTC)"),
+        "{}",
+        ended_at(&[None])
+    );
+    // A reset time already past twice in a row: the backoff outlasts it.
+    assert!(
+        ended_at(&[Some(0), Some(0)]).ends_with(
+            "; rate limited until 1970-01-01 00:00 UTC (the next attempt was due at 1970-01-01 \
+             00:01 UTC)"
+        ),
+        "{}",
+        ended_at(&[Some(0), Some(0)])
+    );
+}

@@ -58,14 +58,18 @@ pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
         }
         _ => reason.to_string(),
     };
-    // A loop that ran out of time while a provider limited it says until when.
+    // A loop that ran out of time while a provider limited it says until when, and,
+    // when the wait it did not start would have ended at another time (limits in a row
+    // back off past a reset time; an agent may give none), when that was.
     if let (StopReason::MaxRuntime { .. }, Some(limit)) = (reason, &state.rate_limit) {
-        match limit.resets_at {
-            Some(at) => verdict.push_str(&format!(
-                "; rate limited until {}",
-                crate::time_text::utc_minute_secs(at)
-            )),
+        let resets = limit.resets_at.map(crate::time_text::utc_minute_secs);
+        let retry = limit.retry_at.map(crate::time_text::utc_minute_secs);
+        match &resets {
+            Some(at) => verdict.push_str(&format!("; rate limited until {at}")),
             None => verdict.push_str("; still rate limited"),
+        }
+        if let Some(retry) = retry.filter(|retry| Some(retry) != resets.as_ref()) {
+            verdict.push_str(&format!(" (the next attempt was due at {retry})"));
         }
     }
     verdict
