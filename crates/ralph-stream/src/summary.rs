@@ -72,7 +72,8 @@ struct State {
     run_result: Option<bool>,
     retry_pending: bool,
     retry_failed: bool,
-    /// The last limit the stream named, whether or not the run then recovered.
+    /// The last limit the stream named, until a call got through after it: a run that
+    /// recovered from a limit and then failed otherwise failed, it was not limited.
     limit: Option<RateLimited>,
     /// This session's model showed output (see [`SessionSummary::answered`]).
     answered: bool,
@@ -196,6 +197,8 @@ impl SessionSummary {
                 } else {
                     s.retry_pending = false;
                     s.retry_failed = false;
+                    // A call got through after the limit: a later failure is not it.
+                    s.limit = None;
                     self.final_text = Some(text.to_string());
                 }
             }
@@ -219,7 +222,10 @@ impl SessionSummary {
             AgentEvent::RetryStarted { .. } => self.state.retry_pending = true,
             AgentEvent::RetryFinished { success, error, .. } => {
                 self.state.retry_pending = false;
-                if !success {
+                if *success {
+                    // The retry got through the limit (see `MessageFinished`).
+                    self.state.limit = None;
+                } else {
                     self.state.retry_failed = true;
                     if let Some(error) = error {
                         push_error(&mut self.errors, error);

@@ -228,3 +228,36 @@ fn tokens_nobody_counted_are_unknown_not_zero() {
     s.observe(&turn(None, 0, false));
     assert!(s.tokens_known);
 }
+
+#[test]
+fn a_limit_the_run_got_past_does_not_explain_a_later_failure() {
+    let limited = || message("", Stop::Error, Some("429 rate limit, slow down"));
+    // Through a retry (pi's own), then a server error the retries cannot get past.
+    let s = summary_of(&[
+        limited(),
+        message("fine", Stop::ToolUse, None),
+        AgentEvent::RetryFinished {
+            success: true,
+            attempt: Some(1),
+            error: None,
+        },
+        message("", Stop::Error, Some("500 database exploded")),
+        AgentEvent::RetryFinished {
+            success: false,
+            attempt: Some(3),
+            error: Some("500 database exploded".into()),
+        },
+    ]);
+    assert!(!s.succeeded);
+    assert_eq!(s.rate_limited, None);
+    // A limit after the last call that got through is still the run's.
+    let s = summary_of(&[
+        message("fine", Stop::ToolUse, None),
+        limited(),
+        message("", Stop::Error, Some("500 database exploded")),
+    ]);
+    assert_eq!(
+        s.rate_limited.map(|l| l.message),
+        Some("429 rate limit, slow down".to_owned())
+    );
+}
