@@ -185,7 +185,7 @@ pub(crate) struct ToolOptions {
     #[arg(long, value_name = "DIR", global = true)]
     pub(crate) root: Option<PathBuf>,
     /// Read this config file instead of the workspace's ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE", global = true)]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG, global = true)]
     pub(crate) config: Option<PathBuf>,
     /// Accepted for ralph-orchestrator's scripts; ignored.
     #[arg(

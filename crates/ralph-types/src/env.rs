@@ -30,6 +30,12 @@ pub const WORKTREE: &str = "RALPH_WORKTREE";
 /// what a killed one left behind by its owner part.
 pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";
 
+/// The config file every command that takes `-c/--config` reads when `-c` is not given
+/// (an empty value counts as unset). Not set by ralph: read from the user's environment,
+/// as ralph-orchestrator reads it, so CI jobs that choose their config this way keep
+/// working after the switch.
+pub const CONFIG: &str = "RALPH_CONFIG";
+
 /// The owner part of [`AGENT_RUN`] tokens: the ralph process's pid and start time (clock
 /// ticks since boot, `/proc/<pid>/stat` field 22), which together name one process of
 /// one boot even after its pid is reused.
