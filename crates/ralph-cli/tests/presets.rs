@@ -135,7 +135,7 @@ fn run_h_shows_the_merged_config_and_names_the_hats_source() {
         assert!(dump.contains("  starting_event: go\n"), "{dump}");
         assert!(dump.contains("\n  solo:\n"), "{dump}");
         assert!(
-            stderr(&out).contains("hats.yml: a hats file (-H) brings hats and their workflow keys only: what it sets under event_loop"),
+            stderr(&out).contains("hats.yml:6:1: a hats file (-H) brings hats and their workflow keys only: what it sets under event_loop (other than the workflow's keys) (line 6) is ignored"),
             "{}",
             stderr(&out)
         );

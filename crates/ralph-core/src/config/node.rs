@@ -169,6 +169,8 @@ pub(crate) struct Decoder {
     text: Arc<str>,
     pub(crate) errors: Vec<ConfigError>,
     pub(crate) warnings: Vec<ConfigWarning>,
+    /// The top-level keys ralph reads that the file sets, where each is written.
+    pub(crate) top_keys: Vec<(&'static str, Origin)>,
 }
 
 impl Decoder {
@@ -178,6 +180,7 @@ impl Decoder {
             text: Arc::from(text),
             errors: Vec::new(),
             warnings: Vec::new(),
+            top_keys: Vec::new(),
         }
     }
 
