@@ -42,7 +42,8 @@ marked required. Unknown keys are errors, except a top-level key starting with `
 is ignored without a word: it holds YAML anchors for the rest of the file (`x-common:
 &common ...`), as ralph-orchestrator allowed. Keys of ralph-orchestrator that ralph does not
 implement are reported as errors or warnings, depending on whether ignoring them would
-change what the loop does.
+change what the loop does ([migrating.md](migrating.md) gathers what changes for a
+ralph-orchestrator project).
 `ralph run --dry-run` prints the configuration a run would use, as YAML (so not with
 `--output json`, whose lines are run events); `ralph init` writes a `ralph.yml` with every
 default.
