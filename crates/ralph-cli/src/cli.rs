@@ -221,13 +221,15 @@ pub(crate) struct InitArgs {
     #[arg(long)]
     pub(crate) force: bool,
     /// Write this file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Write the workflow of this built-in preset (its hats and their events).
     #[arg(long, value_name = "NAME")]
     pub(crate) preset: Option<String>,
     /// Print the built-in presets, one a line (name, then what it is for), and exit.
-    #[arg(long, conflicts_with_all = ["preset", "force", "config"])]
+    // Not in conflict with `config`: that may come from `$RALPH_CONFIG`, which a
+    // listing has no reason to refuse.
+    #[arg(long, conflicts_with_all = ["preset", "force"])]
     pub(crate) list_presets: bool,
 }
 
@@ -240,7 +242,7 @@ pub(crate) struct PlanArgs {
     #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend)]
     pub(crate) backend: Option<BackendChoice>,
     /// Read this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Print the agent's command line instead of starting it.
     #[arg(long)]
@@ -253,7 +255,7 @@ pub(crate) struct DoctorArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     pub(crate) format: FormatArg,
     /// Check this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Check it with these hats, as `ralph run -H` would use them.
     #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
@@ -326,7 +328,7 @@ pub(crate) struct HooksValidateArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     pub(crate) format: FormatArg,
     /// Check this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
 }
 
@@ -360,7 +362,7 @@ pub(crate) struct RunArgs {
     #[arg(short = 'P', long, value_name = "FILE")]
     pub(crate) prompt_file: Option<PathBuf>,
     /// Read this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Use these hats instead of the config's: `builtin:NAME` (a preset, see `ralph init
     /// --list-presets`) or a YAML file; the rest still comes from ralph.yml.
@@ -447,7 +449,7 @@ pub(crate) struct GatesArgs {
     #[arg(value_name = "NAME")]
     pub(crate) names: Vec<String>,
     /// Read this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// `text` for people, `json` for programs (`gate_started`/`gate_finished` lines, as in
     /// docs/run-events.md).

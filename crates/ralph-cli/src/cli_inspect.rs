@@ -32,7 +32,7 @@ pub(crate) struct InspectArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
     /// Read prices (`pricing:`) from this config file instead of ./ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Read an iteration's kept transcript of this run instead of a file: an id from
     /// `ralph runs`, or `last`.

@@ -39,13 +39,13 @@ pub(crate) enum Tool {
     ///
     /// Each memory is a line or two of text with a type (pattern, decision, fix,
     /// context) and tags. With `memories.inject: auto` (the default) each prompt carries
-    /// the most relevant ones, within `memories.budget` characters. The file is the one
+    /// the most relevant ones, within `memories.budget` tokens. The file is the one
     /// ralph-orchestrator reads and writes.
     ///
     /// Examples:
     ///   ralph tools memory add "Parsers take &[u8], not &str" -t pattern --tags parser
     ///   ralph tools memory search parser
-    ///   ralph tools memory prime --budget 2000 --recent 30
+    ///   ralph tools memory prime --budget 500 --recent 30
     ///   ralph tools memory list --format json | jq -r '.[].id'
     #[command(verbatim_doc_comment)]
     Memory(MemoryArgs),
@@ -185,7 +185,7 @@ pub(crate) struct ToolOptions {
     #[arg(long, value_name = "DIR", global = true)]
     pub(crate) root: Option<PathBuf>,
     /// Read this config file instead of the workspace's ralph.yml.
-    #[arg(short = 'c', long = "config", value_name = "FILE", global = true)]
+    #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG, global = true)]
     pub(crate) config: Option<PathBuf>,
     /// Accepted for ralph-orchestrator's scripts; ignored.
     #[arg(

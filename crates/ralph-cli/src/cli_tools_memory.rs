@@ -105,7 +105,8 @@ pub(crate) struct MemorySearchArgs {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MemoryPrimeArgs {
-    /// The most characters to print, whole memories only (0 or none: no limit).
+    /// The most tokens to print (a token is counted as 4 characters, as
+    /// ralph-orchestrator counts it), whole memories only (0 or none: no limit).
     #[arg(long, value_name = "N")]
     pub(crate) budget: Option<usize>,
     /// Only memories of these types (comma-separated, any case).

@@ -10,6 +10,7 @@
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod cli;
+mod cli_config_env;
 mod cli_inspect;
 mod cli_memory_type;
 mod cli_runs;
@@ -28,10 +29,8 @@ mod view;
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli_config_env::parse() {
         Ok(cli) => cli,
         Err(mut err) => {
             suggest_subcommand(&mut err);

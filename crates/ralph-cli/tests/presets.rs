@@ -92,6 +92,35 @@ fn init_preset_keeps_an_existing_file_unless_forced() {
 }
 
 #[test]
+fn an_incumbent_preset_we_do_not_ship_names_what_replaces_it() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let out = ws.run(&[
+        "run",
+        "-H",
+        "builtin:pdd-to-code-assist",
+        "--dry-run",
+        "-p",
+        "x",
+    ]);
+    assert_eq!(code(out.status), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "there is no built-in preset `pdd-to-code-assist`: that is a preset of \
+             ralph-orchestrator; `spec-driven` covers its ground"
+        ) && err.contains("the presets are code-assist,"),
+        "{err}"
+    );
+    let out = ws.run(&["init", "--preset", "merge-loop"]);
+    assert_eq!(code(out.status), 1);
+    assert!(
+        stderr(&out).contains("`ralph runs land`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn an_unknown_preset_is_refused_with_the_list_and_a_guess() {
     let ws = Workspace::new("", "");
     let out = ws.run(&["init", "--preset", "debgu"]);
@@ -135,7 +164,7 @@ fn run_h_shows_the_merged_config_and_names_the_hats_source() {
         assert!(dump.contains("  starting_event: go\n"), "{dump}");
         assert!(dump.contains("\n  solo:\n"), "{dump}");
         assert!(
-            stderr(&out).contains("hats.yml: a hats file (-H) brings hats and their workflow keys only: what it sets under event_loop"),
+            stderr(&out).contains("hats.yml:6:1: a hats file (-H) brings hats and their workflow keys only: what it sets under event_loop (other than the workflow's keys) (line 6) is ignored"),
             "{}",
             stderr(&out)
         );

@@ -45,7 +45,7 @@ fn a_memory_stored_in_one_iteration_is_in_the_next_prompt_with_the_skills_index(
 #[test]
 fn the_budget_and_inject_settings_shape_the_prompt() {
     let ws = workspace(
-        "cli:\n  backend: pi\nmemories:\n  budget: 300\n",
+        "cli:\n  backend: pi\nmemories:\n  budget: 75\n",
         "pi/anthropic/text.jsonl | | memory=pattern:lesson_0_of_many\npi/anthropic/text.jsonl | |\n",
     );
     std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
@@ -63,7 +63,9 @@ fn the_budget_and_inject_settings_shape_the_prompt() {
     let second = ws.prompt(2);
     let start = second.find("<memories>\n").unwrap() + "<memories>\n".len();
     let memories = &second[start..second.find("\n</memories>").unwrap()];
+    // 75 tokens of 4 characters.
     assert!(memories.chars().count() <= 300, "{memories}");
+    assert!(memories.chars().count() > 75, "{memories}");
     // The newest first: the one the agent just stored.
     assert!(memories.contains("> lesson 0 of many"), "{memories}");
     assert!(memories.contains("more memories not shown"), "{memories}");

@@ -356,9 +356,14 @@ fn the_workspace_comes_from_root_then_ralph_workspace_then_the_current_directory
 }
 
 #[test]
-fn prime_fits_its_budget_and_prints_json_too() {
+fn prime_fits_its_budget_in_tokens_and_prints_json_too() {
     let dir = with_sample();
-    let text = ok(&ralph(dir.path(), &["memory", "prime", "--budget", "200"]));
+    // The incumbent's transcript: `prime --budget 200` prints all three memories (over 300
+    // characters), since the budget counts tokens of 4 characters.
+    let whole = ok(&ralph(dir.path(), &["memory", "prime", "--budget", "200"]));
+    assert!(whole.chars().count() > 300, "{whole}");
+    assert_eq!(whole.matches("### mem-").count(), 3, "{whole}");
+    let text = ok(&ralph(dir.path(), &["memory", "prime", "--budget", "50"]));
     assert!(text.chars().count() <= 200, "{text}");
     assert!(
         text.starts_with("# Memories\n") && text.contains("more memories not shown"),

@@ -2,6 +2,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::event::Event;
+use crate::memory::select::CHARS_PER_TOKEN;
 use crate::memory::{Prime, date, parse, prime};
 use crate::prompt::{PromptInput, RALPH_BY_NAME, Role, build_prompt};
 use crate::topic::TASK_START;
@@ -38,13 +39,13 @@ fn solo<'a>(events: &'a [Event]) -> PromptInput<'a> {
     }
 }
 
-fn primed(budget: Option<usize>) -> String {
+fn primed(budget_tokens: Option<usize>) -> String {
     let parsed = parse(SAMPLE);
     let today = date::parse_ymd("2026-11-27").unwrap();
     prime(
         parsed.memories(),
         &Prime {
-            budget,
+            budget_tokens,
             today,
             ..Prime::default()
         },
@@ -55,7 +56,7 @@ fn primed(budget: Option<usize>) -> String {
 #[test]
 fn memories_and_skills_in_a_solo_prompt() {
     let events = [Event::new(TASK_START)];
-    let memories = primed(Some(2000));
+    let memories = primed(Some(500));
     let skills = [
         skill("release-notes", "How to write the release notes", false),
         skill("style", "The house style, injected", true),
@@ -130,11 +131,11 @@ fn the_memories_section_grows_only_as_far_as_the_budget() {
     }
     let parsed = parse(&text);
     let today = date::parse_ymd("2026-11-27").unwrap();
-    for budget in [300, 2000, 8000] {
+    for budget in [75, 500, 2000] {
         let ranked = prime(
             parsed.memories(),
             &Prime {
-                budget: Some(budget),
+                budget_tokens: Some(budget),
                 today,
                 ..Prime::default()
             },
@@ -144,7 +145,7 @@ fn the_memories_section_grows_only_as_far_as_the_budget() {
         let mut empty = String::new();
         write_memories(&mut empty, MemoryPrompt::Primed("x"), "ralph");
         assert!(
-            section.chars().count() <= budget + empty.chars().count() + 32,
+            section.chars().count() <= budget * CHARS_PER_TOKEN + empty.chars().count() + 32,
             "{budget}"
         );
         assert!(ranked.left_out > 0);

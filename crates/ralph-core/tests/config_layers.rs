@@ -473,6 +473,25 @@ fn command_line_values_are_checked() {
 }
 
 #[test]
+fn an_override_given_as_c_says_that_c_takes_a_file_and_where_the_key_goes() {
+    let dirs = Dirs::new();
+    assert_eq!(
+        dirs.load_errors(Some("core.scratchpad=notes.md"), Overrides::default()),
+        [
+            "core.scratchpad=notes.md: cannot read this config file: No such file or directory \
+             (os error 2); ralph's -c takes a config file, not a KEY=VALUE override (the form \
+             ralph-orchestrator's -c also took): to set `core.scratchpad`, write `scratchpad: \
+             notes.md` under `core:` in ralph.yml (or in the file you pass with -c)"
+        ]
+    );
+    // A file whose name has a `=` is read as any other.
+    dirs.file("a=b.yml", "event_loop:\n  max_iterations: 4\n");
+    let options = dirs.options(Some("a=b.yml"), Overrides::default());
+    let resolved = load(&options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resolved.config.event_loop.max_iterations, 4);
+}
+
+#[test]
 fn explicit_config_file_must_exist() {
     let dirs = Dirs::new();
     dirs.file("ralph.yml", "cli:\n  backend: pi\n");

@@ -265,8 +265,15 @@ fn a_hats_file_brings_its_workflow_and_gates_and_says_what_it_ignores() {
     assert_eq!(
         kinds,
         [&ConfigWarningKind::IgnoredInHatsFile {
-            keys: "cli, event_loop (other than the workflow's keys)".into()
+            keys: "cli (line 3), event_loop (other than the workflow's keys) (line 5)".into()
         }]
+    );
+    assert!(
+        resolved.warnings[0]
+            .to_string()
+            .starts_with("hats.yml:3:1: "),
+        "{}",
+        resolved.warnings[0]
     );
     let project = load_in(dir.path(), None).config;
     let config = resolved.config;
@@ -276,6 +283,32 @@ fn a_hats_file_brings_its_workflow_and_gates_and_says_what_it_ignores() {
     assert_eq!(config.agent, project.agent);
     let gates: Vec<&str> = config.gates.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(gates, ["tests", "lint"]);
+}
+
+#[test]
+fn every_project_section_a_hats_file_sets_is_named_where_it_is_written() {
+    let dir = tempfile::tempdir().expect("dir");
+    fs::write(dir.path().join("ralph.yml"), PROJECT).expect("write");
+    fs::write(
+        dir.path().join("hats.yml"),
+        "event_loop:\n  starting_event: s\nhats:\n  one:\n    description: One\n    \
+         triggers: [s]\n    publishes: [LOOP_COMPLETE]\nmemories:\n  enabled: false\nskills:\n  enabled: false\n\
+         transcripts:\n  enabled: false\n",
+    )
+    .expect("write");
+    let resolved = load_in(dir.path(), Some(HatsSource::File("hats.yml".into())));
+    let shown: Vec<String> = resolved
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, ConfigWarningKind::IgnoredInHatsFile { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(shown.len(), 1, "{:?}", resolved.warnings);
+    assert!(
+        shown[0].starts_with("hats.yml:8:1: ")
+            && shown[0].contains("memories (line 8), skills (line 10), transcripts (line 12)"),
+        "{shown:?}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{parse_errors, parse_ok, rendered};
+use support::{parse_errors, parse_ok, rendered, resolve_ok};
 
 #[test]
 fn safe_to_ignore_keys_are_warnings() {
@@ -205,4 +205,32 @@ hooks: {enabled: false, events: {pre.loop.start: []}}
 RObot: {enabled: false, timeout_seconds: 120}
 ";
     assert_eq!(parse_ok(yaml).warnings, []);
+}
+
+#[test]
+fn a_top_level_x_key_holds_anchors_and_is_ignored_without_a_word() {
+    let yaml = "x-common: &shared \"Run the tests before you emit.\"\n\
+                event_loop:\n  prompt: go\n  starting_event: s\n\
+                hats:\n  a:\n    description: A\n    triggers: [s]\n    \
+                publishes: [LOOP_COMPLETE]\n    extra_instructions: [*shared]\n";
+    let parsed = parse_ok(yaml);
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let resolved = resolve_ok(yaml);
+    assert!(
+        resolved.config.hats[0]
+            .instructions
+            .contains("Run the tests before you emit."),
+        "{:?}",
+        resolved.config.hats[0]
+    );
+}
+
+#[test]
+fn an_x_key_below_the_top_level_is_still_unknown() {
+    let errors = parse_errors("cli:\n  x-note: 1\n");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("ralph.yml:2:3: unknown key `x-note` in `cli`"),
+        "{errors:?}"
+    );
 }

@@ -1,7 +1,8 @@
 //! The environment variables ralph sets for the agents it starts: every `RALPH_*` name in
 //! one place, so the loop that sets them, the supervisor, `ralph emit` that reads one
 //! back and `docs/agents.md` that documents them agree. Set per agent run; the variables
-//! of the user's environment pass through unchanged except `PATH`.
+//! of the user's environment pass through unchanged except `PATH`. [`CONFIG`] is the one
+//! name here that ralph reads from the user's environment instead.
 
 /// The absolute path of the running ralph binary. Set by `ralph run` for every agent, so
 /// an agent whose shell resets `PATH` can still call `"$RALPH_BIN" emit ...`.
@@ -19,6 +20,13 @@ pub const HAT: &str = "RALPH_HAT";
 /// The workspace the loop runs in (absolute). Set by `ralph run` for every agent, so
 /// `ralph tools …` finds the loop's files even from a subdirectory.
 pub const WORKSPACE: &str = "RALPH_WORKSPACE";
+/// The same as [`WORKSPACE`], under ralph-orchestrator's name, kept for its prompts and
+/// scripts (`cd "$RALPH_WORKSPACE_ROOT"`). Set wherever [`WORKSPACE`] is.
+pub const WORKSPACE_ROOT: &str = "RALPH_WORKSPACE_ROOT";
+/// The same as [`RUN_ID`], under ralph-orchestrator's name (its tasks' `loop_id` came
+/// from it, as ours come from the run id), kept for its prompts and scripts. Set
+/// wherever [`RUN_ID`] is set for an agent.
+pub const LOOP_ID: &str = "RALPH_LOOP_ID";
 /// The name of the worktree loop (`ralph run --worktree=NAME`) the run belongs to, so a
 /// project can derive ports or database names per loop. Set by `ralph run` for every
 /// agent, gate and hook of a loop that runs in `.ralph/worktrees/<name>`; absent otherwise.
@@ -30,6 +38,12 @@ pub const WORKTREE: &str = "RALPH_WORKTREE";
 /// what a killed one left behind by its owner part.
 pub const AGENT_RUN: &str = "RALPH_AGENT_RUN";
 
+/// The config file every command that takes `-c/--config` reads when `-c` is not given
+/// (an empty value counts as unset). Not set by ralph: read from the user's environment,
+/// as ralph-orchestrator reads it, so CI jobs that choose their config this way keep
+/// working after the switch.
+pub const CONFIG: &str = "RALPH_CONFIG";
+
 /// The owner part of [`AGENT_RUN`] tokens: the ralph process's pid and start time (clock
 /// ticks since boot, `/proc/<pid>/stat` field 22), which together name one process of
 /// one boot even after its pid is reused.
@@ -38,11 +52,13 @@ pub fn agent_run_owner(ralph: crate::ProcessIdentity) -> String {
 }
 
 /// Every variable above, in the order `docs/agents.md` lists them.
-pub const ALL: [&str; 8] = [
+pub const ALL: [&str; 10] = [
     BIN,
     EVENTS_FILE,
     RUN_ID,
     WORKSPACE,
+    WORKSPACE_ROOT,
+    LOOP_ID,
     WORKTREE,
     ITERATION,
     HAT,

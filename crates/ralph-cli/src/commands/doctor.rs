@@ -7,6 +7,9 @@
 //! to. Failing (exit 1) when the configuration is broken or an agent it needs is missing,
 //! exactly the agents `ralph run` checks at its start: a backend nobody asked for being
 //! absent is not a problem, and a hat without triggers (which never runs) only warns.
+//! Also failing when a hook that blocks or suspends on failure cannot start (as `ralph
+//! hooks validate` checks it), and warning of a missing skills directory (as `ralph run`
+//! does).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -46,7 +49,8 @@ const NAME_WIDTH: usize = 9;
 /// What `--format json` prints: one object, these keys (docs/cli.md).
 #[derive(Debug, Serialize)]
 struct Report {
-    /// The configuration is valid and every agent it needs is installed.
+    /// The configuration is valid, every agent it needs is installed, and every hook that
+    /// blocks or suspends on failure can start.
     ok: bool,
     backends: Vec<BackendReport>,
     config: ConfigReport,
@@ -191,16 +195,25 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         },
         Ok(resolved) => {
             let agents = agents(&resolved.config, &mut probes).await;
+            // What `ralph run` would only find out at its start, or when the hook's
+            // phase comes: the same checks as `ralph hooks validate` and run's skills
+            // warning.
+            let hooks = super::hooks::start_problems(&resolved.config.hooks, cwd);
+            let mut warnings: Vec<String> =
+                resolved.warnings.iter().map(ToString::to_string).collect();
+            warnings.extend(hooks.warnings);
+            warnings.extend(ralph_core::skills::discover(cwd, &resolved.config.skills).problems);
             ConfigReport {
-                ok: agents.iter().all(|a| a.problem.is_none() || !a.needed),
+                ok: hooks.errors.is_empty()
+                    && agents.iter().all(|a| a.problem.is_none() || !a.needed),
                 files: resolved
                     .config
                     .sources
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect(),
-                errors: Vec::new(),
-                warnings: resolved.warnings.iter().map(ToString::to_string).collect(),
+                errors: hooks.errors,
+                warnings,
                 agents,
                 specs_dir: Some(resolved.config.core.specs_dir.display().to_string()),
             }

@@ -12,7 +12,7 @@ use std::path::Path;
 use ralph_agent::resolve_binary;
 use ralph_core::config::Overrides;
 use ralph_core::hooks::resume::ResumeSignal;
-use ralph_core::hooks::{HookPhase, HookSpec};
+use ralph_core::hooks::{HookPhase, HookSpec, HooksConfig, OnError};
 use ralph_core::store::RalphDir;
 use ralph_types::{Invocation, SHELL};
 use serde::Serialize;
@@ -99,6 +99,40 @@ fn validate(args: &HooksValidateArgs) -> Result<CommandOutcome, CliError> {
     } else {
         CommandOutcome::Success
     })
+}
+
+/// What `ralph doctor` says of the hooks a run would start (the section enabled, a phase
+/// ralph reaches): each whose command cannot start, as `validate` finds it. An error when
+/// its failure stops or holds the loop (`on_error: block` or `suspend`), so the run is
+/// not ready; a warning when it only warns.
+#[derive(Debug, Default)]
+pub(crate) struct StartProblems {
+    pub(crate) errors: Vec<String>,
+    pub(crate) warnings: Vec<String>,
+}
+
+pub(crate) fn start_problems(hooks: &HooksConfig, workspace: &Path) -> StartProblems {
+    let mut found = StartProblems::default();
+    if !hooks.enabled {
+        return found;
+    }
+    for (phase, hook) in hooks.all().filter(|(phase, _)| phase.fires()) {
+        let Some(problem) = problem(hook, workspace) else {
+            continue;
+        };
+        let line = format!(
+            "hook `{}` ({}, on_error: {}) cannot start: {problem} (`ralph hooks validate` \
+             checks every hook)",
+            hook.name,
+            phase.name(),
+            hook.on_error.name()
+        );
+        match hook.on_error {
+            OnError::Block | OnError::Suspend => found.errors.push(line),
+            OnError::Warn => found.warnings.push(line),
+        }
+    }
+    found
 }
 
 /// Why `hook` could not start, if it could not.

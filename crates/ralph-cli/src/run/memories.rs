@@ -78,7 +78,7 @@ fn primed(
     let primed = prime(
         parsed.memories(),
         &Prime {
-            budget: usize::try_from(config.memories.budget).ok(),
+            budget_tokens: usize::try_from(config.memories.budget).ok(),
             recent_days: filter.recent,
             types: &filter.types,
             tags: &filter.tags,

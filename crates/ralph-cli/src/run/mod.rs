@@ -488,7 +488,8 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
 }
 
 /// What every agent (and gate) of the run gets in its environment: how to reach ralph,
-/// the run's inbox, and which worktree loop it is.
+/// the run's inbox, and which worktree loop it is; the run id and the workspace also
+/// under ralph-orchestrator's names, for its prompts and scripts.
 fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsString)>, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
     let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
@@ -501,7 +502,9 @@ fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsStri
         (var::BIN.into(), exe.into_os_string()),
         (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
         (var::RUN_ID.into(), run_dir.id().into()),
+        (var::LOOP_ID.into(), run_dir.id().into()),
         (var::WORKSPACE.into(), workspace.as_os_str().to_owned()),
+        (var::WORKSPACE_ROOT.into(), workspace.as_os_str().to_owned()),
         ("PATH".into(), path),
     ];
     env.extend(worktree_env(workspace));

@@ -129,6 +129,7 @@ impl Workspace {
             .env("FAKE_PLAN", self.state().join("plan"))
             .env("FAKE_FIXTURES", fixtures())
             .env_remove("RALPH_EVENTS_FILE")
+            .env_remove("RALPH_CONFIG")
             // Under GitHub Actions ralph would add annotations and a step summary.
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY")

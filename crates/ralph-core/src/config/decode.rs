@@ -29,6 +29,9 @@ pub struct ParsedLayer {
     pub config: RawConfig,
     /// Upstream keys the file uses that ralph ignores (safely).
     pub warnings: Vec<ConfigWarning>,
+    /// The top-level keys ralph reads that the file sets (not null), where each is
+    /// written, in the file's order: a hats file reports those it ignores by them.
+    pub top_keys: Vec<(&'static str, Origin)>,
 }
 
 /// Parses one config file's text. `file` is how messages name it; a relative
@@ -39,6 +42,7 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
         return Ok(ParsedLayer {
             config: RawConfig::default(),
             warnings: Vec::new(),
+            top_keys: Vec::new(),
         });
     };
     let mut dec = Decoder::new(file, text);
@@ -47,9 +51,11 @@ pub fn parse_layer(text: &str, file: &Path) -> Result<ParsedLayer, ConfigErrors>
     dec.errors.sort_by_key(|e| position(&e.origin));
     dec.warnings.sort_by_key(|w| position(&w.origin));
     if dec.errors.is_empty() {
+        dec.top_keys.sort_by_key(|(_, origin)| position(origin));
         Ok(ParsedLayer {
             config,
             warnings: dec.warnings,
+            top_keys: dec.top_keys,
         })
     } else {
         Err(ConfigErrors(dec.errors))
@@ -90,6 +96,10 @@ fn decode_keys(
         let Some(field) = mapping.take(key.name) else {
             continue;
         };
+        if section == Section::Top {
+            let origin = dec.origin(field.key);
+            dec.top_keys.push((key.name, origin));
+        }
         match key.read {
             Read::Layer(read) => read(dec, &field, config),
             Read::Keys => {

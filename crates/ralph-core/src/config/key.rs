@@ -197,8 +197,9 @@ pub enum Type {
     Count,
     /// A whole number of seconds, at least 1.
     Seconds,
-    /// A whole number of characters, 0 or more.
-    Characters,
+    /// A whole number of tokens (of `memory::select::CHARS_PER_TOKEN` characters), 0 or
+    /// more.
+    Tokens,
     /// A list of distinct names from a fixed set.
     ChoiceList(fn() -> Vec<&'static str>),
     /// A number of US dollars greater than 0.
@@ -246,7 +247,7 @@ impl Type {
             Type::Bool => "`true` or `false`".to_owned(),
             Type::Count => "whole number ≥ 1".to_owned(),
             Type::Seconds => format!("seconds (whole number, 1 to {MAX_SECONDS}: a year)"),
-            Type::Characters => "characters (whole number ≥ 0)".to_owned(),
+            Type::Tokens => "tokens (whole number ≥ 0)".to_owned(),
             Type::ChoiceList(names) => format!(
                 "list of {}",
                 names()

@@ -57,12 +57,12 @@ pub(super) static MEMORY_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| {
             c.memories.inject = read::choice(dec, f, &MemoryInject::ALL, MemoryInject::name);
         })),
-    key(Memories, "budget", Type::Characters, value(Value::Count(DEFAULT_MEMORY_BUDGET)),
-        "The most characters of memories a prompt carries, whole memories only; `0` means \
-         65536.",
+    key(Memories, "budget", Type::Tokens, value(Value::Count(DEFAULT_MEMORY_BUDGET)),
+        "The most tokens of memories a prompt carries (a token counted as 4 characters, as \
+         ralph-orchestrator counts it), whole memories only; `0` means 16384.",
         Init::Default,
         Dump::Config(|c| Some(int(c.memories.budget.into()))),
-        Read::Layer(|dec, f, c| c.memories.budget = read::characters(dec, f))),
+        Read::Layer(|dec, f, c| c.memories.budget = read::tokens(dec, f))),
     key(Memories, "filter", Type::Mapping, Keys,
         "Which memories a prompt may carry (`ralph tools memory` sees them all).",
         Init::Keys,

@@ -163,7 +163,7 @@ fn samples(ty: Type) -> (String, String) {
     match ty {
         Type::Bool => pair("true", "yes"),
         Type::Count | Type::Seconds => pair("3", "0"),
-        Type::Characters => pair("0", "-1"),
+        Type::Tokens => pair("0", "-1"),
         Type::ChoiceList(names) => (format!("[{}]", names()[0]), "[nope]".to_owned()),
         Type::Dollars => pair("2.5", "0"),
         Type::PricePerMillion => pair("0", "-1"),

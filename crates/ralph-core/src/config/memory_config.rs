@@ -5,20 +5,22 @@ use std::path::PathBuf;
 use super::raw::{RawMemories, RawSkillOverride, RawSkills};
 use crate::memory::MemoryType;
 
-/// Default for `memories.budget`: the most characters of memories a prompt carries.
-/// About 20 memories of a line or two: enough to carry the lessons that matter, small
-/// next to a prompt of a few kilobytes.
-pub const DEFAULT_MEMORY_BUDGET: u32 = 2000;
+/// Default for `memories.budget`: the most tokens of memories a prompt carries (2000
+/// characters, see `memory::select::CHARS_PER_TOKEN`). About 20 memories of a line or
+/// two: enough to carry the lessons that matter, small next to a prompt of a few
+/// kilobytes.
+pub const DEFAULT_MEMORY_BUDGET: u32 = 500;
 /// What `memories.budget: 0` ("no limit" in ralph-orchestrator) means in a prompt: still
-/// a cap, so a file of thousands of memories cannot swamp every iteration.
-pub const MEMORY_BUDGET_CAP: u32 = 64 * 1024;
+/// a cap (64 KiB of text), so a file of thousands of memories cannot swamp every
+/// iteration.
+pub const MEMORY_BUDGET_CAP: u32 = 16 * 1024;
 
 /// `memories:`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoriesConfig {
     pub enabled: bool,
     pub inject: MemoryInject,
-    /// The most characters of memories a prompt carries (`0` in the file means
+    /// The most tokens of memories a prompt carries (`0` in the file means
     /// [`MEMORY_BUDGET_CAP`]).
     pub budget: u32,
     pub filter: MemoryFilter,

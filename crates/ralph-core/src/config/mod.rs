@@ -74,7 +74,9 @@ pub use merge::merge;
 pub use origin::{Origin, Spanned};
 pub use overlay::HatsSource;
 pub use overrides::{Overrides, flag};
-pub use preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
+pub use preset::{
+    BUILTIN_PREFIX, INCUMBENT_PRESETS, IncumbentPreset, PRESETS, Preset, UnknownPreset, preset,
+};
 pub use raw::{
     RawCli, RawConfig, RawCore, RawDeadlines, RawEventLoop, RawGate, RawHat, RawHatBackend,
     RawMemories, RawMemoryFilter, RawPrice, RawScratchpad, RawSkillOverride, RawSkills, RawTasks,

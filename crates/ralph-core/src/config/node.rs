@@ -25,6 +25,12 @@ pub(crate) type Node<'a> = MarkedYaml<'a>;
 /// The smallest magnitude YAML integers cannot hold (they are `i64`): a whole number this
 /// large is read as a float.
 const BEYOND_YAML_INTEGERS: f64 = 9_223_372_036_854_775_808.0;
+/// The prefix of a top-level key that only holds YAML anchors for the rest of the file
+/// (`x-common: &common ...`, the convention of Docker Compose and others). ralph-orchestrator
+/// accepted such keys without a word (it ignored every unknown key), so files written
+/// for it use them; ralph ignores them the same way, at the top level only, where they
+/// cannot be a misspelt setting.
+pub(crate) const EXTENSION_PREFIX: &str = "x-";
 /// saphyr's words for a duplicate key, which deserves its own message.
 const DUPLICATE_KEY_MESSAGE: &str = "duplicated key in mapping";
 
@@ -169,6 +175,8 @@ pub(crate) struct Decoder {
     text: Arc<str>,
     pub(crate) errors: Vec<ConfigError>,
     pub(crate) warnings: Vec<ConfigWarning>,
+    /// The top-level keys ralph reads that the file sets, where each is written.
+    pub(crate) top_keys: Vec<(&'static str, Origin)>,
 }
 
 impl Decoder {
@@ -178,6 +186,7 @@ impl Decoder {
             text: Arc::from(text),
             errors: Vec::new(),
             warnings: Vec::new(),
+            top_keys: Vec::new(),
         }
     }
 
@@ -295,6 +304,8 @@ impl Decoder {
                 });
             } else if let Some(entry) = schema.unsupported.iter().find(|u| u.key == name) {
                 self.unsupported(key_node, value, schema, entry);
+            } else if schema.path.is_empty() && name.starts_with(EXTENSION_PREFIX) {
+                // An anchor holder: its aliases were resolved where they are used.
             } else if name == "<<" {
                 self.error(
                     key_node,

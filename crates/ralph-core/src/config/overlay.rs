@@ -18,7 +18,6 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::decode::parse_layer;
 use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
@@ -81,12 +80,19 @@ pub(crate) fn read_overlay(
         .into_iter()
         .filter(|w| !is_overlay_key(&w.kind))
         .collect();
-    let (layer, ignored) = keep_workflow(parsed.config);
-    if !ignored.is_empty() {
+    let (layer, ignored) = keep_workflow(parsed.config, parsed.top_keys);
+    if let Some((_, first)) = ignored.first() {
+        let keys: Vec<String> = ignored
+            .iter()
+            .map(|(name, origin)| match origin {
+                Origin::File { line, .. } => format!("{name} (line {line})"),
+                _ => name.clone(),
+            })
+            .collect();
         warnings.push(ConfigWarning {
-            origin: Origin::WholeFile(Arc::from(shown.as_path())),
+            origin: first.clone(),
             kind: ConfigWarningKind::IgnoredInHatsFile {
-                keys: ignored.join(", "),
+                keys: keys.join(", "),
             },
         });
     }
@@ -117,8 +123,14 @@ fn is_overlay_key(kind: &ConfigWarningKind) -> bool {
     matches!(kind, ConfigWarningKind::Unsupported { key, .. } if key == "name" || key == "description")
 }
 
-/// The workflow part of a hats file, and the keys it sets that are not part of it.
-fn keep_workflow(mut rest: RawConfig) -> (RawConfig, Vec<&'static str>) {
+/// The workflow part of a hats file, and the top-level sections it sets that are not part
+/// of it (`top_keys`: the file's, see [`super::decode::ParsedLayer`]), each where it is
+/// written. Every section ralph reads counts, so one added to the config later is
+/// reported by name too.
+fn keep_workflow(
+    mut rest: RawConfig,
+    top_keys: Vec<(&'static str, Origin)>,
+) -> (RawConfig, Vec<(String, Origin)>) {
     let el = &mut rest.event_loop;
     let kept = RawConfig {
         hats: std::mem::take(&mut rest.hats),
@@ -131,37 +143,20 @@ fn keep_workflow(mut rest: RawConfig) -> (RawConfig, Vec<&'static str>) {
         },
         ..RawConfig::default()
     };
-    let mut ignored = Vec::new();
-    let RawConfig {
-        cli,
-        event_loop,
-        core,
-        pricing,
-        tasks,
-        hooks,
-        ..
-    } = &rest;
-    let sections = [
-        ("cli", *cli != Default::default()),
-        (
-            "event_loop (other than the workflow's keys)",
-            *event_loop != Default::default(),
-        ),
-        ("core", *core != Default::default()),
-        ("pricing", !pricing.is_empty()),
-        ("tasks", *tasks != Default::default()),
-        ("hooks", hooks.is_some()),
-    ];
-    ignored.extend(
-        sections
-            .iter()
-            .filter(|(_, set)| *set)
-            .map(|(name, _)| *name),
-    );
-    // A section added to the config later is still reported, if not by name.
-    if ignored.is_empty() && rest != RawConfig::default() {
-        ignored.push("settings other than the workflow's");
-    }
+    let other_loop_keys = rest.event_loop != RawEventLoop::default();
+    let ignored = top_keys
+        .into_iter()
+        .filter_map(|(name, origin)| match name {
+            "hats" | "gates" => None,
+            "event_loop" => other_loop_keys.then(|| {
+                (
+                    "event_loop (other than the workflow's keys)".to_owned(),
+                    origin,
+                )
+            }),
+            _ => Some((name.to_owned(), origin)),
+        })
+        .collect();
     (kept, ignored)
 }
 

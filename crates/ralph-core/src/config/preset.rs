@@ -61,15 +61,46 @@ pub static PRESETS: &[Preset] = &[
     ),
 ];
 
+/// A built-in preset of ralph-orchestrator that ralph does not ship, and what to use
+/// instead: its users meet these names in their scripts (`-H builtin:NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IncumbentPreset {
+    pub name: &'static str,
+    /// What takes its place here (docs/presets.md says the same).
+    pub instead: &'static str,
+}
+
+/// ralph-orchestrator's presets that ralph does not have under the same name.
+pub static INCUMBENT_PRESETS: &[IncumbentPreset] = &[
+    IncumbentPreset {
+        name: "pdd-to-code-assist",
+        instead: "`spec-driven` covers its ground (a spec with acceptance criteria, then the \
+                  code)",
+    },
+    IncumbentPreset {
+        name: "merge-loop",
+        instead: "ralph merges a worktree loop with `ralph runs land` (no loop needed)",
+    },
+    IncumbentPreset {
+        name: "autoresearch",
+        instead: "ralph has none like it: copy its hats into a file and run with `-H FILE`",
+    },
+];
+
 /// The preset called `name`.
 pub fn preset(name: &str) -> Result<&'static Preset, UnknownPreset> {
-    PRESETS
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| UnknownPreset {
+    PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
+        let incumbent = INCUMBENT_PRESETS.iter().find(|p| p.name == name);
+        UnknownPreset {
             name: name.to_owned(),
-            suggestion: closest(name, PRESETS.iter().map(|p| p.name)),
-        })
+            // A guess at a typo would only distract from the answer.
+            suggestion: incumbent
+                .is_none()
+                .then(|| closest(name, PRESETS.iter().map(|p| p.name)))
+                .flatten(),
+            incumbent,
+        }
+    })
 }
 
 /// A preset name that is not built in.
@@ -79,6 +110,8 @@ pub struct UnknownPreset {
     pub name: String,
     /// The preset it most likely meant.
     pub suggestion: Option<&'static str>,
+    /// The ralph-orchestrator preset of that name, which ralph does not ship.
+    pub incumbent: Option<&'static IncumbentPreset>,
 }
 
 impl fmt::Display for UnknownPreset {
@@ -87,6 +120,13 @@ impl fmt::Display for UnknownPreset {
         write!(f, "there is no built-in preset `{}`", self.name)?;
         if let Some(meant) = self.suggestion {
             write!(f, " (did you mean `{meant}`?)")?;
+        }
+        if let Some(incumbent) = self.incumbent {
+            write!(
+                f,
+                ": that is a preset of ralph-orchestrator; {}",
+                incumbent.instead
+            )?;
         }
         write!(
             f,

@@ -91,7 +91,7 @@ layered! {
     pub struct RawMemories {
         pub enabled: Option<Spanned<bool>>,
         pub inject: Option<Spanned<MemoryInject>>,
-        /// Characters; 0 means ralph's cap.
+        /// Tokens; 0 means ralph's cap.
         pub budget: Option<Spanned<u32>>,
         pub filter: RawMemoryFilter,
     }

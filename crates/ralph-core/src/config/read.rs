@@ -263,7 +263,7 @@ pub(crate) fn output_format(dec: &mut Decoder, field: &Field<'_>) -> Option<Span
 }
 
 /// A number of characters: a whole number, 0 or more.
-pub(crate) fn characters(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u32>> {
+pub(crate) fn tokens(dec: &mut Decoder, field: &Field<'_>) -> Option<Spanned<u32>> {
     dec.uint(field, 0, u64::from(u32::MAX))
         .map(|n| n.map(|n| u32::try_from(n).unwrap_or(u32::MAX)))
 }

@@ -35,11 +35,15 @@ const REFERENCE_HEADER: &str = "\
 
 ralph reads its settings in layers, each overriding the one before key by key: built-in
 defaults, the user file (`$XDG_CONFIG_HOME/ralph/config.yml`, else
-`~/.config/ralph/config.yml`), the project file (`ralph.yml`, or `-c FILE`), then the
-command line (`-b`, `-p`, `-P`, `--max-iterations`, `--max-runtime`, `--max-cost`,
-`--completion-promise`). Every key is optional unless marked required. Unknown keys are
-errors; keys of ralph-orchestrator that ralph does not implement are reported as errors or
-warnings, depending on whether ignoring them would change what the loop does.
+`~/.config/ralph/config.yml`), the project file (`ralph.yml`; or `-c FILE`, else
+`$RALPH_CONFIG`), then the command line (`-b`, `-p`, `-P`, `--max-iterations`,
+`--max-runtime`, `--max-cost`, `--completion-promise`). Every key is optional unless
+marked required. Unknown keys are errors, except a top-level key starting with `x-`, which
+is ignored without a word: it holds YAML anchors for the rest of the file (`x-common:
+&common ...`), as ralph-orchestrator allowed. Keys of ralph-orchestrator that ralph does not
+implement are reported as errors or warnings, depending on whether ignoring them would
+change what the loop does ([migrating.md](migrating.md) gathers what changes for a
+ralph-orchestrator project).
 `ralph run --dry-run` prints the configuration a run would use, as YAML (so not with
 `--output json`, whose lines are run events); `ralph init` writes a `ralph.yml` with every
 default.

@@ -1,5 +1,5 @@
 //! Choosing memories: the filters of `prime` and `memories.filter`, the order of
-//! relevance, and fitting the chosen ones into a budget of characters.
+//! relevance, and fitting the chosen ones into a budget of tokens.
 //!
 //! Most relevant first: memories tagged with one of the preferred tags (the active hat's
 //! id in a run), then the newest (by the day written, then by the seconds in the id). The
@@ -10,11 +10,19 @@
 use super::render::{HEADER, block_chars, section_heading, write_block};
 use super::{Memory, MemoryType, date};
 
+/// How many characters a budget's token stands for. Budgets are in tokens, the unit of
+/// an agent's context, and ralph-orchestrator counts them this way (a token per four
+/// characters, about right for English and code), so a `memories.budget` or a
+/// `prime --budget` written for it shows as much here. Counting is by characters: a
+/// real tokenizer differs by agent, and the budget only needs to be roughly right.
+pub const CHARS_PER_TOKEN: usize = 4;
+
 /// What `prime` shows.
 #[derive(Clone, Debug, Default)]
 pub struct Prime<'a> {
-    /// The most characters of the result; `None`: no limit.
-    pub budget: Option<usize>,
+    /// The most tokens of the result ([`CHARS_PER_TOKEN`] characters each); `None`: no
+    /// limit.
+    pub budget_tokens: Option<usize>,
     /// Only memories written in the last this many days (today counts as one).
     pub recent_days: Option<u32>,
     /// Only memories of these types (all when empty).
@@ -87,6 +95,9 @@ fn chars(text: &str) -> usize {
 /// The memories `prime` chooses, as markdown within its budget.
 pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'_>) -> Ranked {
     let ranked = rank(memories, prime);
+    let budget_chars = prime
+        .budget_tokens
+        .map(|tokens| tokens.saturating_mul(CHARS_PER_TOKEN));
     let costs: Vec<usize> = ranked.iter().map(|m| block_chars(m)).collect();
     let heading = |kind: MemoryType| chars(&section_heading(kind));
     let mut opened = [false; 4];
@@ -99,10 +110,10 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
         }
         total += cost;
     }
-    let fits_whole = prime.budget.is_none_or(|b| total <= b);
+    let fits_whole = budget_chars.is_none_or(|b| total <= b);
     let mut keep = vec![fits_whole; ranked.len()];
     if !fits_whole && !ranked.is_empty() {
-        let budget = prime.budget.unwrap_or(usize::MAX);
+        let budget = budget_chars.unwrap_or(usize::MAX);
         // Room for the note at its longest (every memory left out) and the header.
         let mut room = budget
             .saturating_sub(chars(&left_out_note(ranked.len())))
@@ -140,7 +151,7 @@ pub fn prime<'m>(memories: impl IntoIterator<Item = &'m Memory>, prime: &Prime<'
             }
         }
     }
-    if left_out > 0 && chars(&left_out_note(left_out)) <= prime.budget.unwrap_or(usize::MAX) {
+    if left_out > 0 && chars(&left_out_note(left_out)) <= budget_chars.unwrap_or(usize::MAX) {
         text.push_str(&left_out_note(left_out));
     }
     Ranked {

@@ -97,17 +97,18 @@ fn the_budget_holds_whole_memories_and_says_what_it_left_out() {
             .text
             .starts_with("# Memories\n\n## Patterns\n\n### mem-300-0003\n")
     );
-    for budget in [0, 40, 120, 200, 260, unlimited.text.chars().count() - 1] {
+    let whole_tokens = unlimited.text.chars().count().div_ceil(CHARS_PER_TOKEN);
+    for budget in [0, 10, 30, 50, 65, whole_tokens - 1] {
         let fitted = prime(
             &all,
             &Prime {
-                budget: Some(budget),
+                budget_tokens: Some(budget),
                 today: today(),
                 ..Prime::default()
             },
         );
         assert!(
-            fitted.text.chars().count() <= budget,
+            fitted.text.chars().count() <= budget * CHARS_PER_TOKEN,
             "{budget}: {}",
             fitted.text
         );
@@ -125,7 +126,7 @@ fn the_budget_holds_whole_memories_and_says_what_it_left_out() {
     let some = prime(
         &all,
         &Prime {
-            budget: Some(200),
+            budget_tokens: Some(50),
             today: today(),
             ..Prime::default()
         },

@@ -237,7 +237,7 @@ fn prime_command(file: &MemoryFile, args: &MemoryPrimeArgs) -> Result<CommandOut
     let ranked = prime(
         parsed.memories(),
         &Prime {
-            budget: args.budget.filter(|b| *b > 0),
+            budget_tokens: args.budget.filter(|b| *b > 0),
             recent_days: args.recent,
             types: &args.types,
             tags: &tags,

@@ -1,0 +1,57 @@
+//! `$RALPH_CONFIG`: the config file of every command that takes `-c/--config`, when `-c`
+//! is not given, as ralph-orchestrator reads it (docs/cli.md).
+//!
+//! clap reads the variable itself (`env` on each `-c`), which also shows it in `--help`.
+//! What clap does not do is treat an empty value as unset: it would hand `-c` an empty
+//! path, or refuse the command line. A CI job that clears the variable with
+//! `RALPH_CONFIG=` means "no config file of mine", so the command is parsed without the
+//! variable then.
+
+use std::ffi::OsStr;
+
+use clap::{Command, CommandFactory as _, FromArgMatches as _};
+
+use crate::cli::Cli;
+
+/// Parses the command line, reading `$RALPH_CONFIG` for a `-c` not given unless it is
+/// empty.
+pub(crate) fn parse() -> Result<Cli, clap::Error> {
+    let value = std::env::var_os(ralph_types::env::CONFIG);
+    let mut command = command(value.as_deref());
+    let matches = command.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
+/// The command line's definition, without `$RALPH_CONFIG` when its `value` is empty.
+pub(crate) fn command(value: Option<&OsStr>) -> Command {
+    let command = Cli::command();
+    if value.is_some_and(OsStr::is_empty) {
+        without_config_env(command)
+    } else {
+        command
+    }
+}
+
+/// `command` and its subcommands, at every depth, with no argument read from
+/// `$RALPH_CONFIG`.
+fn without_config_env(command: Command) -> Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    let mut command = command.mut_args(|arg| {
+        if arg.get_env() == Some(OsStr::new(ralph_types::env::CONFIG)) {
+            arg.env(None::<&str>)
+        } else {
+            arg
+        }
+    });
+    for name in names {
+        command = command.mut_subcommand(name, without_config_env);
+    }
+    command
+}
+
+#[cfg(test)]
+#[path = "cli_config_env_tests.rs"]
+mod tests;

@@ -1,0 +1,92 @@
+//! `ralph doctor` says what `ralph run` would only find at its start: a hook whose command
+//! cannot start (as `ralph hooks validate` finds it), and a skills directory that is not
+//! there (as `ralph run` warns).
+
+mod common;
+
+use common::{Workspace, code};
+use serde_json::Value;
+
+fn doctor(ws: &Workspace) -> (i32, Value, String) {
+    let out = ws.run(&["doctor", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let text = ws.run(&["doctor"]);
+    (
+        code(out.status),
+        report,
+        String::from_utf8_lossy(&text.stdout).into_owned(),
+    )
+}
+
+fn with_hook(on_error: &str) -> Workspace {
+    Workspace::new(
+        &format!(
+            "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n    pre.loop.start:\n      \
+             - name: env-guard\n        command: [./scripts/env-guard.sh]\n        \
+             on_error: {on_error}\n"
+        ),
+        "",
+    )
+}
+
+#[test]
+fn a_blocking_hook_that_cannot_start_makes_doctor_fail() {
+    let ws = with_hook("block");
+    let (status, report, text) = doctor(&ws);
+    assert_eq!(status, 1, "{report}");
+    assert_eq!(report["ok"], false, "{report}");
+    let errors = report["config"]["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{report}");
+    let error = errors[0].as_str().unwrap();
+    assert!(
+        error.starts_with("hook `env-guard` (pre.loop.start, on_error: block) cannot start: ")
+            && error.contains("env-guard.sh"),
+        "{error}"
+    );
+    assert!(!text.contains("ready to run"), "{text}");
+}
+
+#[test]
+fn a_warning_hook_that_cannot_start_is_a_warning() {
+    let ws = with_hook("warn");
+    let (status, report, _) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    let warnings = report["config"]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("hook `env-guard`")),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_hook_whose_script_exists_is_no_problem() {
+    let ws = with_hook("block");
+    let script = ws.path().join("scripts/env-guard.sh");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::write(&script, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (status, report, _) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["config"]["errors"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn a_missing_skills_directory_is_a_warning_in_doctor_as_in_run() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nskills:\n  dirs: [.claude/skills]\n",
+        "",
+    );
+    let (status, report, text) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    let warnings = report["config"]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.contains(".claude/skills") && w.contains("does not exist")
+        }),
+        "{report}"
+    );
+    assert!(text.contains("does not exist"), "{text}");
+}

@@ -1,0 +1,107 @@
+//! docs/migrating.md stays true: every ralph-orchestrator command line its table says is
+//! not here is refused, every `ralph` command it offers instead exists, and the numbers it
+//! gives are ralph's.
+
+mod common;
+
+use common::{Workspace, code};
+use ralph_core::config::{DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_CAP};
+
+const DOC: &str = include_str!("../../../docs/migrating.md");
+
+/// The rows of the table of commands that are not here: (incumbent cell, ralph cell).
+fn rows() -> Vec<(&'static str, &'static str)> {
+    let start = DOC
+        .find("| ralph-orchestrator | in ralph |")
+        .expect("the table of commands");
+    DOC[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (cells[0].trim_start_matches("| "), cells[1])
+        })
+        .collect()
+}
+
+/// The `code` spans of a cell.
+fn spans(cell: &str) -> Vec<&str> {
+    cell.split('`').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn every_incumbent_command_line_in_the_table_is_refused() {
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let rows = rows();
+    assert!(rows.len() >= 10, "{rows:?}");
+    for (incumbent, _) in rows {
+        // The first span is a command line (`ralph` may be left out); each later one is
+        // a whole line too when it starts with `ralph`, else words for the first's command.
+        let spans = spans(incumbent);
+        let mut base: Vec<&str> = spans[0].split_whitespace().collect();
+        if base[0] != "ralph" {
+            base.insert(0, "ralph");
+        }
+        for (i, span) in spans.iter().enumerate() {
+            let mut words: Vec<&str> = if i == 0 {
+                base.clone()
+            } else if span.starts_with("ralph ") {
+                span.split_whitespace().collect()
+            } else {
+                let mut line = base[..2].to_vec();
+                line.extend(span.split_whitespace());
+                line
+            };
+            // A placeholder (`ID`, `SECS`) stands for a value.
+            for w in &mut words {
+                if w.chars().all(|c| c.is_ascii_uppercase()) {
+                    *w = "x";
+                }
+            }
+            let out = ws.run(&words[1..]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(code(out.status), 1, "`{}` ran: {err}", words.join(" "));
+            assert!(
+                err.contains("unexpected argument") || err.contains("unrecognized subcommand"),
+                "`{}` was refused for another reason: {err}",
+                words.join(" ")
+            );
+        }
+    }
+}
+
+#[test]
+fn every_ralph_command_offered_instead_exists() {
+    let ws = Workspace::new("", "");
+    for (_, ours) in rows() {
+        for span in spans(ours).into_iter().filter(|s| s.starts_with("ralph ")) {
+            let words: Vec<&str> = span
+                .split_whitespace()
+                .skip(1)
+                .take_while(|w| !w.starts_with('-') && !w.starts_with('['))
+                .filter(|w| !w.chars().all(|c| c.is_ascii_uppercase()))
+                .collect();
+            let mut args = words.clone();
+            args.push("--help");
+            let out = ws.run(&args);
+            assert_eq!(code(out.status), 0, "`{span}`");
+            for flag in span.split_whitespace().filter(|w| w.starts_with("--")) {
+                let help = String::from_utf8_lossy(&out.stdout);
+                assert!(help.contains(flag), "`{span}`: no {flag} in its --help");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_memory_budget_numbers_are_ralphs() {
+    assert!(
+        DOC.contains(&format!("default is {DEFAULT_MEMORY_BUDGET} tokens")),
+        "docs/migrating.md"
+    );
+    assert!(
+        DOC.contains(&format!("`budget: 0` means {MEMORY_BUDGET_CAP} tokens")),
+        "docs/migrating.md"
+    );
+}
