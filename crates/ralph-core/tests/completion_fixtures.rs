@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use ralph_core::machine::{CompletionSignal, classify, completion_signal};
+use ralph_core::machine::{CompletionSignal, Shown, classify, completion_signal};
 use ralph_stream::{StreamFormat, summarize};
 use ralph_types::Termination;
 
@@ -35,7 +35,7 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         &summary.errors,
         false,
         false,
-        false,
+        Shown::Work,
         summary.rate_limited.as_ref(),
     );
     completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref(), None)

@@ -51,6 +51,10 @@ pub struct SessionSummary {
     /// Code reports it only at the end; a custom agent never does).
     #[serde(skip)]
     pub answered: bool,
+    /// The model said something: text, thinking or a tool call (see
+    /// [`SessionSummary::answered_nothing`]).
+    #[serde(skip)]
+    pub said: bool,
     #[serde(skip)]
     state: State,
 }
@@ -171,9 +175,13 @@ impl SessionSummary {
                     self.model = Some(model.to_string());
                 }
             }
-            AgentEvent::TextDelta { .. } | AgentEvent::ThinkingDelta { .. } => self.answer(),
+            AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
+                self.answer();
+                self.said |= !text.is_empty();
+            }
             AgentEvent::ToolCallStarted { .. } => {
                 self.answer();
+                self.said = true;
                 self.tool_calls += 1;
             }
             AgentEvent::ToolCallFinished { is_error, .. } => {
@@ -195,6 +203,8 @@ impl SessionSummary {
                         note_limit(&mut self.state.limit, error, None);
                     }
                 } else {
+                    self.said |= !text.is_empty();
+                    let s = &mut self.state;
                     s.retry_pending = false;
                     s.retry_failed = false;
                     // A call got through after the limit: a later failure is not it.
@@ -276,6 +286,14 @@ impl SessionSummary {
             AgentEvent::OversizeLine { .. } => self.oversize_lines += 1,
         }
         self.refresh();
+    }
+
+    /// Whether the run succeeded, by its stream, while its model said nothing (no text,
+    /// thinking or tool call) and no tokens were counted: a real model's answer costs
+    /// at least one output token, so this is an agent taking a reply that was no
+    /// model's (an HTML page, an empty body) for an empty answer.
+    pub fn answered_nothing(&self) -> bool {
+        self.succeeded && !self.said && self.tokens.total() == 0
     }
 
     fn answer(&mut self) {

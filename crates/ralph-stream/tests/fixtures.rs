@@ -53,6 +53,24 @@ fn summaries_of_real_captures() {
     }
 }
 
+/// A run its stream calls a success while its model said nothing and used no tokens is
+/// what an agent makes of a reply that was no model's. Of every real capture, only the one
+/// against a server answering with an HTML page is such a run: no genuine answer, however
+/// short, and no failed run reads as one.
+#[test]
+fn only_a_reply_that_was_no_models_answered_nothing() {
+    let empty: Vec<String> = all_fixtures()
+        .into_iter()
+        .filter(|path| {
+            ralph_stream::summarize(&read(path), None)
+                .1
+                .answered_nothing()
+        })
+        .map(|path| name_of(&path))
+        .collect();
+    assert_eq!(empty, ["pi_openai_html200_jsonl"]);
+}
+
 /// Every capture of one agent gives the same events however its bytes are split. One
 /// test per agent, so they run in parallel.
 fn any_split_gives_the_same_events(agent: &str) {

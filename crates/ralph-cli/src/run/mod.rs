@@ -39,8 +39,8 @@ use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
-    GateResult, Iteration, IterationReport, Machine, Next, Notice, StopReason, Usage, classify,
-    verdict,
+    GateResult, Iteration, IterationReport, Machine, Next, Notice, Shown, StopReason, Usage,
+    classify, verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
@@ -350,13 +350,22 @@ async fn iterate(
     let published = inbox
         .iter()
         .any(|line| matches!(line, InboxLine::Event { .. }));
+    let shown = if published {
+        Shown::Work
+    } else if agent_run.outcome.stdout_bytes == 0 {
+        Shown::Nothing
+    } else if summary.answered_nothing() {
+        Shown::EmptyAnswer
+    } else {
+        Shown::Work
+    };
     let outcome = classify(
         &agent_run.outcome.termination,
         summary.succeeded,
         &summary.errors,
         stopped_for_budget,
         wall.cut_to_runtime,
-        agent_run.outcome.stdout_bytes == 0 && !published,
+        shown,
         summary.rate_limited.as_ref(),
     );
     run.steering.after_agent(&outcome, observer);

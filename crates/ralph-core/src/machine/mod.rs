@@ -51,7 +51,7 @@ pub use gate::{
 pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
-    CompletionSignal, EndClass, IterationOutcome, StopReason, classify, format_duration,
+    CompletionSignal, EndClass, IterationOutcome, Shown, StopReason, classify, format_duration,
     format_usd_limit,
 };
 pub use rate_limit::{

@@ -69,6 +69,25 @@ impl fmt::Display for IterationOutcome {
 /// Why an agent run that did nothing failed.
 const NO_OUTPUT: &str = "the agent produced no output";
 
+/// Why an agent run whose model answered nothing failed.
+const EMPTY_ANSWER: &str = "the agent's model gave an empty answer (no text, no tool call, \
+    no tokens): its provider may not be a model API (check the agent's base URL, a proxy \
+    or a captive portal)";
+
+/// What an agent run showed of its work, for [`classify`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Output on stdout, or an event published.
+    Work,
+    /// Nothing on stdout and no event published.
+    Nothing,
+    /// A stream that says the run succeeded while its model said nothing and used no
+    /// tokens, and no event published: a real model's answer costs at least one token.
+    /// This is what an agent makes of a reply that was no model's (an HTML page from a
+    /// wrong base URL, an empty body).
+    EmptyAnswer,
+}
+
 /// Classifies one agent run.
 ///
 /// - `stream_succeeded`: the stream's verdict (`SessionSummary::succeeded`);
@@ -78,9 +97,10 @@ const NO_OUTPUT: &str = "the agent produced no output";
 /// - `wall_is_runtime`: the iteration's wall deadline was cut short to the remaining
 ///   `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
 ///   agent;
-/// - `silent`: the agent wrote nothing on stdout and published no event. Whatever its
-///   exit code says, such a run did nothing: counting it as a success would let a broken
-///   agent spin through every iteration instead of reaching `max_consecutive_failures`;
+/// - `shown`: whether the agent wrote nothing on stdout, or its model answered nothing,
+///   and it published no event ([`Shown`]). Whatever its exit code says, such a run did
+///   nothing: counting it as a success would let a broken agent (or provider) spin
+///   through every iteration instead of reaching `max_consecutive_failures`;
 /// - `rate_limited`: the stream's limit (`SessionSummary::rate_limited`): a run that
 ///   failed on one is [`IterationOutcome::RateLimited`], not failed.
 pub fn classify(
@@ -89,7 +109,7 @@ pub fn classify(
     errors: &[String],
     stopped_for_budget: bool,
     wall_is_runtime: bool,
-    silent: bool,
+    shown: Shown,
     rate_limited: Option<&ralph_stream::RateLimited>,
 ) -> IterationOutcome {
     let limited = |limit: &ralph_stream::RateLimited| IterationOutcome::RateLimited {
@@ -101,9 +121,13 @@ pub fn classify(
         Termination::StoppedByCaller if stopped_for_budget => IterationOutcome::StoppedAtCostLimit,
         Termination::WallClockTimeout if wall_is_runtime => IterationOutcome::StoppedAtRuntimeLimit,
         t if t.is_success() => {
-            if silent {
+            if shown == Shown::Nothing {
                 IterationOutcome::Failed {
                     reason: NO_OUTPUT.to_owned(),
+                }
+            } else if shown == Shown::EmptyAnswer && stream_succeeded {
+                IterationOutcome::Failed {
+                    reason: EMPTY_ANSWER.to_owned(),
                 }
             } else if stream_succeeded {
                 IterationOutcome::Succeeded

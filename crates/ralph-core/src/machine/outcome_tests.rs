@@ -9,7 +9,7 @@ fn classify_judges_process_and_stream_together() {
     let timeout = Termination::WallClockTimeout;
     let cases = [
         (
-            classify(&ok, true, &[], false, false, false, None),
+            classify(&ok, true, &[], false, false, Shown::Work, None),
             IterationOutcome::Succeeded,
         ),
         (
@@ -19,39 +19,39 @@ fn classify_judges_process_and_stream_together() {
                 &[],
                 false,
                 false,
-                false,
+                Shown::Work,
                 None,
             ),
             IterationOutcome::Succeeded,
         ),
         // pi exits 0 when every model call failed.
         (
-            classify(&ok, false, &errors, false, false, false, None),
+            classify(&ok, false, &errors, false, false, Shown::Work, None),
             IterationOutcome::Failed {
                 reason: "the agent reported an error: 401 invalid api key".into(),
             },
         ),
         (
-            classify(&code3, false, &[], false, false, false, None),
+            classify(&code3, false, &[], false, false, Shown::Work, None),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
         ),
         (
-            classify(&caller, false, &[], true, false, false, None),
+            classify(&caller, false, &[], true, false, Shown::Work, None),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
-            classify(&ok, true, &[], true, false, false, None),
+            classify(&ok, true, &[], true, false, Shown::Work, None),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(&timeout, false, &[], false, true, false, None),
+            classify(&timeout, false, &[], false, true, Shown::Work, None),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(&timeout, false, &[], false, false, false, None),
+            classify(&timeout, false, &[], false, false, Shown::Work, None),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
@@ -63,21 +63,35 @@ fn classify_judges_process_and_stream_together() {
                 &[],
                 true,
                 true,
-                false,
+                Shown::Work,
                 None,
             ),
             IterationOutcome::Interrupted,
         ),
         // Exit 0 with nothing on stdout and no event published did nothing.
         (
-            classify(&ok, true, &[], false, false, true, None),
+            classify(&ok, true, &[], false, false, Shown::Nothing, None),
             IterationOutcome::Failed {
                 reason: NO_OUTPUT.into(),
             },
         ),
+        // A stream calling it a success while its model said nothing and used no tokens.
+        (
+            classify(&ok, true, &[], false, false, Shown::EmptyAnswer, None),
+            IterationOutcome::Failed {
+                reason: EMPTY_ANSWER.into(),
+            },
+        ),
+        // A stream that failed says how, empty or not.
+        (
+            classify(&ok, false, &errors, false, false, Shown::EmptyAnswer, None),
+            IterationOutcome::Failed {
+                reason: "the agent reported an error: 401 invalid api key".into(),
+            },
+        ),
         // A failure says why the process failed, silent or not.
         (
-            classify(&code3, true, &[], false, false, true, None),
+            classify(&code3, true, &[], false, false, Shown::Nothing, None),
             IterationOutcome::Failed {
                 reason: "exited with code 3".into(),
             },
@@ -90,7 +104,7 @@ fn classify_judges_process_and_stream_together() {
                 &[],
                 false,
                 false,
-                true,
+                Shown::Nothing,
                 None,
             ),
             IterationOutcome::Interrupted,
@@ -160,12 +174,20 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
     };
     let ok = Termination::Exited { code: 0 };
     assert_eq!(
-        classify(&ok, false, &errors, false, false, false, Some(&limit)),
+        classify(&ok, false, &errors, false, false, Shown::Work, Some(&limit)),
         expected
     );
     let code1 = Termination::Exited { code: 1 };
     assert_eq!(
-        classify(&code1, false, &errors, false, false, false, Some(&limit)),
+        classify(
+            &code1,
+            false,
+            &errors,
+            false,
+            false,
+            Shown::Work,
+            Some(&limit)
+        ),
         expected
     );
     assert_eq!(
@@ -175,7 +197,7 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
             &errors,
             false,
             false,
-            false,
+            Shown::Work,
             Some(&limit)
         ),
         IterationOutcome::Interrupted
