@@ -1,5 +1,6 @@
 //! The stream decoder: framing plus the right parser, fed chunk by chunk.
 
+use crate::bounded;
 use crate::claude::ClaudeParser;
 use crate::codex::CodexParser;
 use crate::copilot::CopilotParser;
@@ -138,6 +139,7 @@ impl StreamDecoder {
 
     /// Feeds one chunk of the stream; `on_event` sees every event it completes.
     pub fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(&AgentEvent<'_>)) {
+        let mut on_event = |event: &AgentEvent<'_>| bounded::deliver(event, &mut on_event);
         let max_line = self.framer.max_line();
         let (parser, lines) = (&mut self.parser, &mut self.lines);
         self.framer.push_offering(chunk, |piece| match piece {
@@ -168,6 +170,7 @@ impl StreamDecoder {
 
     /// Ends the stream: delivers a last unterminated line and whatever the parser held.
     pub fn finish(&mut self, mut on_event: impl FnMut(&AgentEvent<'_>)) {
+        let mut on_event = |event: &AgentEvent<'_>| bounded::deliver(event, &mut on_event);
         let (parser, lines) = (&mut self.parser, &mut self.lines);
         self.framer.finish(|frame| {
             *lines += 1;

@@ -21,6 +21,7 @@
 //! assert_eq!(decoder.lines(), 1);
 //! ```
 
+mod bounded;
 mod claude;
 mod codex;
 mod copilot;
@@ -40,6 +41,7 @@ mod sniff;
 mod summary;
 mod text;
 
+pub use bounded::MAX_ERROR_BYTES;
 pub use decoder::DETECT_MAX_LINES;
 pub use decoder::StreamDecoder;
 pub use event::AgentEvent;
