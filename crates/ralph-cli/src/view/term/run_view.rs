@@ -23,7 +23,7 @@ use super::figures::{attempt_part, clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
 use super::limit_lines;
 use super::palette;
-use super::tool_preview::{one_line, preview};
+use super::tool_preview::{one_line, preview, shortened};
 use crate::view::columns::columns;
 
 /// How much a run shows.
@@ -429,7 +429,7 @@ impl RunView {
         );
         self.elapsed_ms = totals.elapsed_ms;
         let (style, mark) = outcome_mark(outcome);
-        let mut footer = format!("{mark} iteration {iteration} {outcome}");
+        let mut footer = format!("{mark} iteration {iteration} {}", footer_words(outcome));
         for part in [
             duration_ms(*ms),
             count(u64::from(*turns), "turn", "turns"),
@@ -497,6 +497,18 @@ impl RunView {
 }
 
 /// The style and mark of an iteration's footer.
+/// The most characters of an outcome's words a footer shows: a failure's reason is the
+/// agent's error, which can be a proxy's error page; the run's history keeps it whole.
+const FOOTER_OUTCOME_CHARS: usize = 400;
+
+/// An outcome's words on one line (an error page's line breaks and carriage returns made
+/// spaces), cut to [`FOOTER_OUTCOME_CHARS`].
+fn footer_words(outcome: &IterationOutcome) -> String {
+    let words = outcome.to_string();
+    let joined: Vec<&str> = words.split_whitespace().collect();
+    shortened(&joined.join(" "), FOOTER_OUTCOME_CHARS)
+}
+
 fn outcome_mark(outcome: &IterationOutcome) -> (Style, &'static str) {
     let ending = Ending::of(outcome);
     let style = match ending {

@@ -558,3 +558,23 @@ fn a_gate_record_without_a_line_count_names_no_number_for_what_is_not_shown() {
     assert_eq!(lines[1], "  │ … earlier lines left out");
     assert_eq!(lines[2], "  │ line 9");
 }
+
+#[test]
+fn a_failure_reason_from_an_error_page_is_one_short_line_in_the_footer() {
+    let page = format!(
+        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n{}</html>",
+        "<p>upstream</p>\r\n".repeat(500)
+    );
+    let words = footer_words(&IterationOutcome::Failed {
+        reason: format!("the agent reported an error: 502 {page}"),
+    });
+    assert!(!words.contains(['\r', '\n']), "{words:?}");
+    assert_eq!(words.chars().count(), FOOTER_OUTCOME_CHARS);
+    assert!(
+        words.starts_with(
+            "failed: the agent reported an error: 502 <html> <head><title>502 Bad \
+             Gateway</title></head> <p>upstream</p>"
+        ),
+        "{words}"
+    );
+}
