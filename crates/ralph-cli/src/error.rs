@@ -69,6 +69,10 @@ pub(crate) enum CliError {
     /// the message says why and what to do.
     #[error("{0}")]
     Worktree(String),
+    /// A worktree command stopped by Ctrl-C or SIGTERM (exit 130): the message says in
+    /// what state it left the repository.
+    #[error("{0}")]
+    WorktreeInterrupted(String),
     /// A full-screen view asked for where stdout is not a terminal: refused before
     /// anything of a run is made.
     #[error("`{command}` draws a full-screen view and needs a terminal on stdout; {instead}")]
@@ -195,6 +199,7 @@ impl CliError {
     pub(crate) fn outcome(&self) -> CommandOutcome {
         match self {
             CliError::BrokenPipe => CommandOutcome::Success,
+            CliError::WorktreeInterrupted(_) => CommandOutcome::Interrupted,
             _ => CommandOutcome::Failed,
         }
     }

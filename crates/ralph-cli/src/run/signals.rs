@@ -14,8 +14,8 @@
 use std::io;
 use std::time::Instant;
 
-use ralph_agent::StopController;
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
+use ralph_agent::{Running, StopController, StopLevel};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
@@ -46,6 +46,24 @@ impl Which {
 
 /// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process.
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
+    install_saying(controller, stop_message)
+}
+
+/// [`install`] for a command that is not a loop (`ralph runs land`, `ralph runs rm`):
+/// the message says that what `command` runs (git, a check) is stopped and `command`
+/// ends, which then says in what state it left the repository.
+pub(crate) fn install_for(controller: StopController, command: &'static str) -> io::Result<()> {
+    install_saying(controller, move |level, _what, hint| match level {
+        StopLevel::None => None,
+        StopLevel::Graceful => Some(format!("stopping what `{command}` runs ({hint})")),
+        StopLevel::Immediate => Some(format!("killing what `{command}` runs now")),
+    })
+}
+
+fn install_saying(
+    controller: StopController,
+    say: impl Fn(StopLevel, Option<Running>, &str) -> Option<String> + Send + 'static,
+) -> io::Result<()> {
     let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("ralph-signals".into())
@@ -59,7 +77,7 @@ pub(crate) fn install(controller: StopController) -> io::Result<()> {
                 let level = controller.interrupt(Instant::now());
                 stdout_relay::stop_signal();
                 let what = controller.what_runs();
-                if let Some(message) = stop_message(level, what, &which.again_hint()) {
+                if let Some(message) = say(level, what, &which.again_hint()) {
                     diagnostic(format_args!("{message}"));
                 }
             }

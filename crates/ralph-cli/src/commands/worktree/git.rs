@@ -9,8 +9,8 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ralph_agent::StopController;
 use ralph_agent::command::{CommandRequest, run_command};
+use ralph_agent::{StopController, StopLevel};
 use ralph_types::Invocation;
 
 use crate::error::CliError;
@@ -59,6 +59,24 @@ impl Git {
         })
     }
 
+    /// Routes Ctrl-C, SIGTERM and SIGHUP to the git commands (and whatever else runs
+    /// under [`Git::stop`]) for the rest of the process: the one running is stopped with
+    /// its process group (hooks, filters), and each later one is refused, so that
+    /// `command` ends at once and says where it left things.
+    pub(crate) fn stop_on_signals(&self, command: &'static str) -> Result<(), CliError> {
+        crate::run::signals::install_for(self.stop.clone(), command).map_err(CliError::Runtime)
+    }
+
+    /// What stops the git commands, for other commands run alongside them (a check).
+    pub(crate) fn stop(&self) -> &StopController {
+        &self.stop
+    }
+
+    /// Whether a stop was asked for (see [`Git::stop_on_signals`]).
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.current() > StopLevel::None
+    }
+
     /// `git <args>` in `dir`, retried while git's own lock files are held; its output
     /// whatever its exit code.
     pub(crate) fn run(&self, dir: &Path, args: &[&str]) -> Result<GitOutput, CliError> {
@@ -105,6 +123,13 @@ impl Git {
     fn once(&self, dir: &Path, args: &[&str]) -> Result<GitOutput, CliError> {
         let mut argv = vec!["git".to_owned()];
         argv.extend(args.iter().map(|a| (*a).to_owned()));
+        if self.stopped() {
+            return Err(CliError::WorktreeInterrupted(format!(
+                "stopped before `git {}` in `{}`",
+                args.join(" "),
+                dir.display()
+            )));
+        }
         let request = CommandRequest {
             invocation: Invocation::Argv(argv),
             cwd: dir.to_path_buf(),
@@ -120,6 +145,13 @@ impl Git {
         if let ralph_agent::Termination::FailedToStart { error } = &result.termination {
             return Err(CliError::Worktree(format!(
                 "cannot run `git {}` in `{}`: {error}",
+                args.join(" "),
+                dir.display()
+            )));
+        }
+        if result.termination == ralph_agent::Termination::Interrupted {
+            return Err(CliError::WorktreeInterrupted(format!(
+                "`git {}` in `{}` was stopped (Ctrl-C or SIGTERM)",
                 args.join(" "),
                 dir.display()
             )));

@@ -18,7 +18,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Repo, lock, now_ms};
+use super::{Git, Repo, lock, now_ms};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -54,6 +54,38 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     }
     let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
     refuse_unready(&repo, &record, &tree)?;
+    // From here on git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must
+    // stop the running git (its hooks) or check with its process group, not end ralph
+    // with them left running and a rebase half done.
+    repo.git.stop_on_signals("ralph runs land")?;
+    let mut landing_head = None;
+    let landed = attempts(&repo, &mut record, &base, &tree, args, &mut landing_head);
+    match landed {
+        Err(_) if repo.git.stopped() => Err(after_stop(
+            &repo,
+            &mut record,
+            &base,
+            &tree,
+            landing_head.as_deref(),
+        )),
+        landed => landed,
+    }
+}
+
+/// Rebases, checks and fast-forwards, starting over (up to [`MAX_ATTEMPTS`] times) when
+/// the base moves during the check. `landing_head` is set to the commit the base is
+/// moved to once that move starts.
+fn attempts(
+    repo: &Repo,
+    record: &mut WorktreeRecord,
+    base: &str,
+    tree: &Path,
+    args: &LandArgs,
+    landing_head: &mut Option<String>,
+) -> Result<CommandOutcome, CliError> {
+    let name = record.name.clone();
+    let tree = tree.to_path_buf();
+    let base = base.to_owned();
     for _ in 0..MAX_ATTEMPTS {
         let onto = repo.git.ok(&repo.top, &["rev-parse", "--verify", &base])?;
         let onto = onto.trim().to_owned();
@@ -64,8 +96,8 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
                 .ok(&tree, &["diff", "--name-only", "--diff-filter=U"])
                 .unwrap_or_default();
             repo.git.ok(&tree, &["rebase", "--abort"])?;
-            let head = head_of(&repo, &tree)?;
-            mark(&repo, &mut record, LandingOutcome::NeedsRebase, head)?;
+            let head = head_of(repo, &tree)?;
+            mark(repo, record, LandingOutcome::NeedsRebase, head)?;
             let files: Vec<&str> = conflicts.lines().collect();
             diagnostic(format_args!(
                 "`{name}` does not rebase cleanly onto {}{}; the rebase was aborted and {} is \
@@ -81,9 +113,15 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
             ));
             return Ok(CommandOutcome::Failed);
         }
-        let head = head_of(&repo, &tree)?;
-        if !check(&tree, args.check.as_deref())? {
-            mark(&repo, &mut record, LandingOutcome::CheckFailed, head)?;
+        let head = head_of(repo, &tree)?;
+        let passed = check(&tree, args.check.as_deref(), repo.git.stop())?;
+        if repo.git.stopped() {
+            return Err(CliError::WorktreeInterrupted(
+                "the check was stopped".to_owned(),
+            ));
+        }
+        if !passed {
+            mark(repo, record, LandingOutcome::CheckFailed, head)?;
             diagnostic(format_args!(
                 "`{name}`'s check failed on {} rebased onto {}: nothing landed; the branch and \
                  `{}` are kept",
@@ -102,7 +140,8 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
             ));
             continue;
         }
-        fast_forward(&repo, &base, &onto, &head)?;
+        *landing_head = Some(head.clone());
+        fast_forward(repo, &base, &onto, &head)?;
         let ahead = repo
             .git
             .line(
@@ -110,7 +149,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
                 &["rev-list", "--count", &format!("{onto}..{head}")],
             )?
             .unwrap_or_default();
-        mark(&repo, &mut record, LandingOutcome::Landed, head.clone())?;
+        mark(repo, record, LandingOutcome::Landed, head.clone())?;
         println!(
             "landed `{name}`: {} moved from {} to {} ({ahead} commit(s))",
             record.base_name(),
@@ -123,6 +162,74 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
         "{} kept moving while `{name}` was checked; land it again",
         record.base_name()
     )))
+}
+
+/// Where a landing stopped by Ctrl-C or SIGTERM left things, after undoing a rebase it
+/// interrupted (with git commands no signal stops: an abort is short, and leaving the
+/// worktree mid-rebase would make the next landing refuse it as on a detached HEAD).
+/// When the base had already been moved to the branch, the landing is recorded.
+fn after_stop(
+    repo: &Repo,
+    record: &mut WorktreeRecord,
+    base: &str,
+    tree: &Path,
+    landing_head: Option<&str>,
+) -> CliError {
+    let name = record.name.clone();
+    let mut said = Vec::new();
+    let git = match Git::new() {
+        Ok(git) => git,
+        Err(e) => return e,
+    };
+    if rebasing(&git, tree) {
+        // Without the repository's hooks: the abort also checks the branch out again,
+        // and the hook just stopped (a hung post-checkout) would hang it in turn.
+        let abort = ["-c", "core.hooksPath=/dev/null", "rebase", "--abort"];
+        said.push(match git.ok(tree, &abort) {
+            Ok(_) => format!("the rebase was aborted and {} is as it was", record.branch),
+            Err(e) => format!(
+                "the rebase could not be aborted ({e}); run `git rebase --abort` in `{}`",
+                tree.display()
+            ),
+        });
+    }
+    let moved = landing_head.is_some_and(|head| {
+        git.line(&repo.top, &["rev-parse", "--verify", "-q", base])
+            .ok()
+            == Some(Some(head.to_owned()))
+    });
+    match (moved, landing_head) {
+        (true, Some(head)) => {
+            let saved = mark(repo, record, LandingOutcome::Landed, head.to_owned());
+            said.push(format!(
+                "{} had already moved to {} ({}): landed{}",
+                record.base_name(),
+                record.branch,
+                short(head),
+                saved
+                    .err()
+                    .map(|e| format!(", but {e}"))
+                    .unwrap_or_default()
+            ));
+        }
+        _ => said.push(format!(
+            "nothing landed; `ralph runs land {name}` starts it again"
+        )),
+    }
+    CliError::WorktreeInterrupted(format!(
+        "`ralph runs land {name}` was stopped: {}",
+        said.join("; ")
+    ))
+}
+
+/// Whether the checkout at `tree` is in the middle of a rebase.
+fn rebasing(git: &Git, tree: &Path) -> bool {
+    ["rebase-merge", "rebase-apply"].iter().any(|dir| {
+        git.line(tree, &["rev-parse", "--git-path", dir])
+            .ok()
+            .flatten()
+            .is_some_and(|path| tree.join(path).is_dir())
+    })
 }
 
 /// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
@@ -183,9 +290,8 @@ fn mark(
 
 /// Runs `--check` (or, without one, the gates of the worktree's configuration) in the
 /// worktree: whether it passed. Its output goes to stderr.
-fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
+fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bool, CliError> {
     let runtime = crate::commands::runtime()?;
-    let (stop, _requests) = StopController::new();
     let env: Vec<_> = crate::run::worktree_env(tree).into_iter().collect();
     if let Some(command) = command {
         let request = CommandRequest {
@@ -214,11 +320,14 @@ fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
             workspace: tree,
             iteration: None,
             env: &env,
-            stop: &stop,
+            stop,
             steering: None,
         };
         let mut passed = true;
         for gate in &config.gates {
+            if gates.stopping() {
+                break;
+            }
             let log = ralph_dir.gate_log(&gate.name);
             passed &= gates.run(gate, None, log, &mut observer).await.passed();
         }

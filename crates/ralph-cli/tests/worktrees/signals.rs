@@ -1,0 +1,91 @@
+//! Ctrl-C and SIGTERM while a worktree command runs git (and git its hooks) or a check:
+//! what runs is stopped with its process group, nothing is left running, ralph exits
+//! 130 at once and says in what state it left the repository.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use super::common::{Workspace, code, wait_for_pid};
+use super::{COMMIT_OWN_FILE, git, repo, row, stderr, tree, worktrees};
+
+/// A shell command that starts a `sleep` far longer than any test, writes its pid to
+/// `pid_file` and waits for it: a hung hook or check whose child ralph must stop.
+fn hang(pid_file: &Path) -> String {
+    format!("sleep 100000 & echo $! > '{}'; wait", pid_file.display())
+}
+
+/// Waits (briefly) for process `pid` to be gone (or dead, not yet reaped).
+fn gone(pid: i32) -> bool {
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'))
+        });
+        if zombie || kill(Pid::from_raw(pid), None).is_err() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A repository with a finished worktree loop `one` one commit ahead of main.
+fn landable() -> (Workspace, PathBuf) {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let pid_file = ws.path().join("hung.pid");
+    (ws, pid_file)
+}
+
+#[test]
+fn ctrl_c_during_the_check_of_a_landing_stops_the_check_and_lands_nothing() {
+    let (ws, pid_file) = landable();
+    let child = ws.start(&["runs", "land", "one", "--check", &hang(&pid_file)]);
+    let sleeper = wait_for_pid(&pid_file, "the check's sleep");
+    let out = ws.stop(child, Signal::SIGINT);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 130, "{err}");
+    assert!(gone(sleeper), "the check's sleep was left running: {err}");
+    assert!(err.contains("nothing landed"), "{err}");
+    assert_eq!(row(&worktrees(&ws), "one")["ahead"], 1);
+}
+
+#[test]
+fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
+    let (ws, pid_file) = landable();
+    // main moves on, so that the landing's rebase checks out the new main: git runs
+    // post-checkout there, which hangs (once: the abort would run it too).
+    std::fs::write(ws.path().join("other.txt"), "x\n").unwrap();
+    git(ws.path(), &["add", "other.txt"]);
+    git(ws.path(), &["commit", "-qm", "main moves"]);
+    let hook = ws.path().join(".git/hooks/post-checkout");
+    let once = ws.path().join("hook-ran");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\n[ -e '{0}' ] && exit 0\ntouch '{0}'\n{1}\n",
+            once.display(),
+            hang(&pid_file)
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let child = ws.start(&["runs", "land", "one", "--check", "true"]);
+    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
+    let out = ws.stop(child, Signal::SIGTERM);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 130, "{err}");
+    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
+    assert!(err.contains("the rebase was aborted"), "{err}");
+    // The worktree is back on its branch, not left mid-rebase: it lands again.
+    let on = git(&tree(&ws, "one"), &["symbolic-ref", "-q", "HEAD"]);
+    assert_eq!(on.trim(), "refs/heads/ralph/one");
+    let again = ws.run(&["runs", "land", "one", "--check", "true"]);
+    assert_eq!(code(again.status), 0, "{}", stderr(&again));
+}
