@@ -33,9 +33,16 @@ use crate::view::tui::terminal::color_allowed;
 pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
     let result = match &args.worktree {
         Some(name) => {
-            in_new_worktree(args, name).and_then(|(args, seen)| start_and_drive(&args, Some(seen)))
+            // Handled before the worktree is made: `git worktree add` runs the
+            // repository's hooks and filters, which a signal's default action would
+            // leave running (and the worktree half made).
+            let (stop, _requests) = StopController::new();
+            signals::install(stop.clone())
+                .map_err(CliError::Runtime)
+                .and_then(|()| in_new_worktree(args, name, stop.clone()))
+                .and_then(|(args, seen)| start_and_drive(&args, Some(seen), Some(stop)))
         }
-        None => start_and_drive(args, None),
+        None => start_and_drive(args, None, None),
     };
     // `--output json` promises a reader JSON lines that say how the run ended: an error
     // (the config, the lock, a file) gets its line too, not only a message on stderr.
@@ -55,7 +62,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<CommandOutcome, CliError> {
 /// any workspace (its own `.ralph/`, lock and run). The files the command line names
 /// are made absolute first: they were given from the main checkout. Also returns the
 /// worktree as seen from where the command was typed, to show the run's paths from there.
-fn in_new_worktree(args: &RunArgs, name: &str) -> Result<(RunArgs, PathBuf), CliError> {
+fn in_new_worktree(
+    args: &RunArgs,
+    name: &str,
+    stop: StopController,
+) -> Result<(RunArgs, PathBuf), CliError> {
     let cwd = super::working_directory()?;
     let mut args = args.clone();
     args.prompt_file = args.prompt_file.map(|p| cwd.join(p));
@@ -67,6 +78,7 @@ fn in_new_worktree(args: &RunArgs, name: &str) -> Result<(RunArgs, PathBuf), Cli
         name: Some(name).filter(|n| !n.is_empty()),
         base: args.base.as_deref(),
         hint: worktree::create::hint(args.prompt_file.as_deref(), args.prompt.as_deref()),
+        stop,
     };
     let created = worktree::create::create(&cwd, &request)?;
     std::env::set_current_dir(&created.path)
@@ -75,10 +87,12 @@ fn in_new_worktree(args: &RunArgs, name: &str) -> Result<(RunArgs, PathBuf), Cli
 }
 
 /// Runs the loop in the working directory; `workspace_seen` is that directory as seen
-/// from where ralph was started, when it is elsewhere (`--worktree`).
+/// from where ralph was started, when it is elsewhere (`--worktree`). `stop`: the stop
+/// the signals are already routed to, if they are.
 fn start_and_drive(
     args: &RunArgs,
     workspace_seen: Option<PathBuf>,
+    stop: Option<StopController>,
 ) -> Result<CommandOutcome, CliError> {
     let workspace = super::working_directory()?;
     let mut overrides = Overrides {
@@ -164,8 +178,14 @@ fn start_and_drive(
         // may cancel while the agents are checked, and a signal's default action would
         // end ralph without its state, with 143 instead of 130. The stop is sticky: the
         // loop then ends before its first agent starts, as interrupted.
-        let (stop, _requests) = StopController::new();
-        signals::install(stop.clone()).map_err(CliError::Runtime)?;
+        let stop = match stop {
+            Some(stop) => stop,
+            None => {
+                let (stop, _requests) = StopController::new();
+                signals::install(stop.clone()).map_err(CliError::Runtime)?;
+                stop
+            }
+        };
         // Before anything of this run starts: what a killed ralph left running here.
         let stale = leftovers::stop_stale(&ralph_dir).await;
         // A stop while they are checked ends the check; the loop then ends as interrupted

@@ -64,18 +64,13 @@ fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
     std::fs::write(ws.path().join("other.txt"), "x\n").unwrap();
     git(ws.path(), &["add", "other.txt"]);
     git(ws.path(), &["commit", "-qm", "main moves"]);
-    let hook = ws.path().join(".git/hooks/post-checkout");
     let once = ws.path().join("hook-ran");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\n[ -e '{0}' ] && exit 0\ntouch '{0}'\n{1}\n",
-            once.display(),
-            hang(&pid_file)
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = format!(
+        "[ -e '{0}' ] && exit 0\ntouch '{0}'\n{1}",
+        once.display(),
+        hang(&pid_file)
+    );
+    install_hook(&ws, "post-checkout", &script);
     let child = ws.start(&["runs", "land", "one", "--check", "true"]);
     let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
     let out = ws.stop(child, Signal::SIGTERM);
@@ -88,4 +83,29 @@ fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
     assert_eq!(on.trim(), "refs/heads/ralph/one");
     let again = ws.run(&["runs", "land", "one", "--check", "true"]);
     assert_eq!(code(again.status), 0, "{}", stderr(&again));
+}
+
+/// Makes `hook` of the repository at `ws` an executable script.
+fn install_hook(ws: &Workspace, hook: &str, script: &str) {
+    let path = ws.path().join(".git/hooks").join(hook);
+    std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn ctrl_c_while_the_worktree_is_made_stops_git_hooks_and_leaves_nothing_half_made() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let pid_file = ws.path().join("hung.pid");
+    install_hook(&ws, "post-checkout", &hang(&pid_file));
+    let child = ws.start(&["run", "--worktree=one", "-q", "-p", "x"]);
+    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
+    let out = ws.stop(child, Signal::SIGINT);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 130, "{err}");
+    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
+    assert!(err.contains("was not made"), "{err}");
+    assert!(super::ralph_branches(&ws).is_empty(), "{err}");
+    assert!(!tree(&ws, "one").exists(), "{err}");
+    let listed = git(ws.path(), &["worktree", "list", "--porcelain"]);
+    assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
 }

@@ -11,7 +11,9 @@ use ralph_core::store::{
 
 use ralph_core::fsafe;
 
-use super::{Repo, include, nested, now_ms, seen_from};
+use ralph_agent::StopController;
+
+use super::{Git, Repo, include, nested, now_ms, seen_from};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
@@ -34,6 +36,9 @@ pub(crate) struct Request<'a> {
     pub(crate) base: Option<&'a str>,
     /// The task file (its stem) or text (its first words), for a readable name.
     pub(crate) hint: Option<String>,
+    /// What stops the git commands (Ctrl-C, SIGTERM: `ralph run` routes them there):
+    /// `git worktree add` runs the repository's hooks and filters.
+    pub(crate) stop: StopController,
 }
 
 /// A name hint from the task: the prompt file's stem, else the task's first words.
@@ -57,7 +62,8 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     if let Some(name) = request.name {
         check_name(name).map_err(|e| CliError::Worktree(e.to_string()))?;
     }
-    let here = Repo::at_top(cwd)?;
+    let mut here = Repo::at_top(cwd)?;
+    here.git = here.git.stopped_by(request.stop.clone());
     let (base_ref, base_commit) = base(&here, request.base)?;
     // Checked before anything is made: a refused list leaves nothing behind.
     let copies = include::plan(&here)?;
@@ -91,10 +97,23 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         .git
         .ok(&repo.top, &["worktree", "add", &relative, &branch])
     {
-        // Nothing is left half made: the branch goes with the worktree that failed.
-        let _ = repo.git.run(&repo.top, &["worktree", "prune"]);
-        let _ = repo.git.run(&repo.top, &["branch", "-D", &branch]);
-        return Err(e);
+        // Nothing is left half made: the branch goes with the worktree that failed (or
+        // was stopped). Undone by git commands no stop refuses, without the hooks (the
+        // one that failed or hung may be among them).
+        if let Ok(undo) = Git::new() {
+            let hookless = ["-c", "core.hooksPath=/dev/null"];
+            let remove = [&hookless[..], &["worktree", "remove", "--force", &relative]].concat();
+            let _ = undo.run(&repo.top, &remove);
+            let _ = undo.run(&repo.top, &["worktree", "prune"]);
+            let _ = undo.run(&repo.top, &["branch", "-D", &branch]);
+        }
+        return Err(match e {
+            CliError::WorktreeInterrupted(why) => CliError::WorktreeInterrupted(format!(
+                "{why}: worktree loop `{name}` was not made (its worktree and branch are \
+                 removed)"
+            )),
+            e => e,
+        });
     }
     let path = repo.ralph_dir().worktree_path(&name);
     let record = WorktreeRecord {

@@ -59,6 +59,12 @@ impl Git {
         })
     }
 
+    /// This runner with its commands stopped by `stop` (the one a command's signal
+    /// handling raises) instead of its own.
+    pub(crate) fn stopped_by(self, stop: StopController) -> Git {
+        Git { stop, ..self }
+    }
+
     /// Routes Ctrl-C, SIGTERM and SIGHUP to the git commands (and whatever else runs
     /// under [`Git::stop`]) for the rest of the process: the one running is stopped with
     /// its process group (hooks, filters), and each later one is refused, so that
