@@ -1,6 +1,7 @@
 //! Ctrl-C and SIGTERM while a worktree command runs git (and git its hooks) or a check:
 //! what runs is stopped with its process group, nothing is left running, ralph exits
-//! 130 at once and says in what state it left the repository.
+//! 130 at once and says in what state it left the repository. And a slow hook: ralph
+//! says what it waits for.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -108,4 +109,16 @@ fn ctrl_c_while_the_worktree_is_made_stops_git_hooks_and_leaves_nothing_half_mad
     assert!(!tree(&ws, "one").exists(), "{err}");
     let listed = git(ws.path(), &["worktree", "list", "--porcelain"]);
     assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
+}
+
+#[test]
+fn a_slow_hook_under_git_is_announced_while_it_runs() {
+    let ws = repo(COMMIT_OWN_FILE);
+    install_hook(&ws, "post-checkout", "sleep 4");
+    let out = ws.run(&["run", "--worktree=slow", "-q", "-p", "x"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 0, "{err}");
+    assert!(err.contains("`git worktree add"), "{err}");
+    assert!(err.contains("is still running after 3 s"), "{err}");
+    assert!(err.contains("hooks"), "{err}");
 }

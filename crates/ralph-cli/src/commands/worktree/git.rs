@@ -13,10 +13,15 @@ use ralph_agent::command::{CommandRequest, run_command};
 use ralph_agent::{StopController, StopLevel};
 use ralph_types::Invocation;
 
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 
 /// The longest one git command may take (a `worktree add` checks out the whole tree).
 const GIT_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a git command runs before ralph says it still runs: past it, what runs is
+/// most likely one of the repository's hooks, filters or its fsmonitor, and the user
+/// should know why nothing happens.
+const GIT_NOTICE_AFTER: Duration = Duration::from_secs(3);
 /// The most of git's stdout kept (file lists, `worktree list`).
 const GIT_STDOUT_BYTES: usize = 8 * 1024 * 1024;
 /// How long git's lock contention is retried before its failure stands.
@@ -33,6 +38,8 @@ const ERROR_BYTES: usize = 2048;
 pub(crate) struct GitOutput {
     /// Its exit code (`None` when it did not exit by itself).
     pub(crate) code: Option<i32>,
+    /// Whether its deadline stopped it.
+    pub(crate) timed_out: bool,
     pub(crate) stdout: String,
     /// The end of its output (stdout and stderr), for messages.
     pub(crate) tail: String,
@@ -48,6 +55,8 @@ impl GitOutput {
 pub(crate) struct Git {
     runtime: tokio::runtime::Runtime,
     stop: StopController,
+    /// The longest one command may take.
+    timeout: Duration,
 }
 
 impl Git {
@@ -56,6 +65,7 @@ impl Git {
         Ok(Git {
             runtime,
             stop: StopController::new().0,
+            timeout: GIT_TIMEOUT,
         })
     }
 
@@ -104,11 +114,19 @@ impl Git {
         if out.ok() {
             return Ok(out.stdout);
         }
+        let how = match (out.timed_out, out.code) {
+            (true, _) => format!(
+                " (timed out after {} s: one of the repository's hooks, filters or its \
+                 fsmonitor may hang; try the command by hand there)",
+                self.timeout.as_secs()
+            ),
+            (false, Some(code)) => format!(" (exit {code})"),
+            (false, None) => String::new(),
+        };
         Err(CliError::Worktree(format!(
-            "`git {}` failed in `{}`{}:\n{}",
+            "`git {}` failed in `{}`{how}:\n{}",
             args.join(" "),
             dir.display(),
-            out.code.map(|c| format!(" (exit {c})")).unwrap_or_default(),
             out.tail
         )))
     }
@@ -141,12 +159,26 @@ impl Git {
             cwd: dir.to_path_buf(),
             env: git_env(),
             stdin: None,
-            timeout: GIT_TIMEOUT,
+            timeout: self.timeout,
             keep_stdout: GIT_STDOUT_BYTES,
         };
-        let result = self
-            .runtime
-            .block_on(run_command(request, None, self.stop.requests()));
+        let result = self.runtime.block_on(async {
+            let run = run_command(request, None, self.stop.requests());
+            tokio::pin!(run);
+            tokio::select! {
+                result = &mut run => return result,
+                () = tokio::time::sleep(GIT_NOTICE_AFTER) => {}
+            }
+            diagnostic(format_args!(
+                "`git {}` in `{}` is still running after {} s: the repository's hooks, \
+                 filters or fsmonitor may be what runs (stopped after {} s)",
+                args.join(" "),
+                dir.display(),
+                GIT_NOTICE_AFTER.as_secs(),
+                self.timeout.as_secs()
+            ));
+            run.await
+        });
         // The failure says why (git not on PATH, or `dir` gone); the command says what for.
         if let ralph_agent::Termination::FailedToStart { error } = &result.termination {
             return Err(CliError::Worktree(format!(
@@ -164,6 +196,7 @@ impl Git {
         }
         Ok(GitOutput {
             code: result.exit_code(),
+            timed_out: result.termination == ralph_agent::Termination::WallClockTimeout,
             stdout: String::from_utf8_lossy(&result.stdout).into_owned(),
             tail: result.tail_text(ERROR_LINES, ERROR_BYTES),
         })

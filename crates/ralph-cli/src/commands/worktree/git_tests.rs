@@ -1,4 +1,6 @@
-use super::lock_contention;
+use std::time::Duration;
+
+use super::{Git, lock_contention};
 
 #[test]
 fn lock_contention_is_told_from_other_failures() {
@@ -17,4 +19,20 @@ fn lock_contention_is_told_from_other_failures() {
     ] {
         assert!(!lock_contention(other), "{other}");
     }
+}
+
+#[test]
+fn a_git_command_past_its_deadline_is_said_to_have_timed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = Git {
+        timeout: Duration::from_secs(1),
+        ..Git::new().unwrap()
+    };
+    // An alias that hangs, as a hook or filter git runs would.
+    let err = git
+        .ok(dir.path(), &["-c", "alias.hang=!sleep 100", "hang"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("timed out after 1 s"), "{err}");
+    assert!(err.contains("hooks, filters"), "{err}");
 }
