@@ -122,3 +122,17 @@ fn a_slow_hook_under_git_is_announced_while_it_runs() {
     assert!(err.contains("is still running after 3 s"), "{err}");
     assert!(err.contains("hooks"), "{err}");
 }
+
+#[test]
+fn sigterm_while_post_merge_hangs_after_the_base_moved_records_the_landing() {
+    let (ws, pid_file) = landable();
+    install_hook(&ws, "post-merge", &hang(&pid_file));
+    let child = ws.start(&["runs", "land", "one", "--check", "true"]);
+    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
+    let out = ws.stop(child, Signal::SIGTERM);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 130, "{err}");
+    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
+    assert!(err.contains("landed"), "{err}");
+    assert_eq!(row(&worktrees(&ws), "one")["status"], "landed", "{err}");
+}
