@@ -6,6 +6,8 @@
 //! terminal event starts the exit grace, so an agent that hangs after finishing is
 //! stopped and still counts as a success.
 
+use std::time::Duration;
+
 use ralph_stream::AgentEvent;
 use ralph_stream::SessionSummary;
 use ralph_stream::StreamDecoder;
@@ -158,7 +160,15 @@ where
             ..
         } = self;
         on_raw(bytes);
+        // The last retry delay the agent announced in this chunk, if nothing followed it.
+        let mut quiet = None;
         decoder.feed(bytes, |event| {
+            quiet = match event {
+                AgentEvent::RetryStarted {
+                    delay_ms: Some(ms), ..
+                } => Some(Duration::from_millis(*ms)),
+                _ => None,
+            };
             summary.observe(event);
             if on_event(event, summary) == Control::Stop {
                 *stop = true;
@@ -174,6 +184,8 @@ where
             Flow::Finished
         } else if self.decoder.awaiting_retry() {
             Flow::Settling
+        } else if let Some(wait) = quiet {
+            Flow::Quiet(wait)
         } else {
             Flow::Continue
         }

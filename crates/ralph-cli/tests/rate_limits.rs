@@ -525,3 +525,30 @@ fn command(ws: &Workspace, dir: &str) -> Value {
         .join("command.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+#[test]
+fn a_retry_delay_the_agent_announces_is_not_inactivity() {
+    // pi's failed call and its `auto_retry_start` (line 10), the retry announced in 6 s;
+    // the agent is silent 4 s there, twice its inactivity timeout, then retries and ends.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n  idle_timeout_seconds: 2\n",
+        "pi/openai/flaky.jsonl | LOOP_COMPLETE | sed=s/\"delayMs\":2000/\"delayMs\":6000/ \
+         pause_at=10\n",
+    );
+    let child = ws.start_json(&["-p", "task", "--max-iterations", "1"]);
+    common::wait_for_file(&ws.path().join(".fake/paused-10"), "the agent's pause");
+    std::thread::sleep(Duration::from_secs(4));
+    std::fs::write(ws.path().join(".fake/resume-10"), "").unwrap();
+    let out = common::wait_output(child);
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let outcome = &of_type(&events, "iteration_finished")[0]["outcome"];
+    assert_eq!(
+        (outcome, &finished(&events)["reason"]),
+        (&json!({"status": "succeeded"}), &json!("completed")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -72,6 +72,8 @@ pub(crate) struct DeadlineClock {
     started: Instant,
     first_byte: Option<Instant>,
     last_byte: Instant,
+    /// The end of a wait the agent announced (see [`DeadlineClock::quiet_for`]).
+    quiet_until: Option<Instant>,
     finished: Option<Instant>,
 }
 
@@ -82,6 +84,7 @@ impl DeadlineClock {
             started,
             first_byte: None,
             last_byte: started,
+            quiet_until: None,
             finished: None,
         }
     }
@@ -89,6 +92,14 @@ impl DeadlineClock {
     pub(crate) fn on_output(&mut self, now: Instant) {
         self.first_byte.get_or_insert(now);
         self.last_byte = now;
+    }
+
+    /// The agent announced at `now` that it waits `wait` before it goes on: the
+    /// inactivity deadline counts from the end of that wait, at most
+    /// [`MAX_ANNOUNCED_WAIT`] away (the wall-clock deadline still holds).
+    pub(crate) fn quiet_for(&mut self, now: Instant, wait: Duration) {
+        let until = after(now, wait.min(MAX_ANNOUNCED_WAIT));
+        self.quiet_until = Some(self.quiet_until.map_or(until, |u| u.max(until)));
     }
 
     /// Records the terminal event; only the first one counts.
@@ -113,7 +124,12 @@ impl DeadlineClock {
                 (None, Some(i)) => Some((after(self.started, i), Expiry::Idle)),
                 (None, None) => None,
             },
-            (None, Some(_)) => d.idle.map(|i| (after(self.last_byte, i), Expiry::Idle)),
+            (None, Some(_)) => {
+                let quiet_from = self
+                    .quiet_until
+                    .map_or(self.last_byte, |q| q.max(self.last_byte));
+                d.idle.map(|i| (after(quiet_from, i), Expiry::Idle))
+            }
         };
         match (wall, activity) {
             (Some(w), Some(a)) => Some(if a.0 < w.0 { a } else { w }),
@@ -127,6 +143,11 @@ impl DeadlineClock {
 fn after(at: Instant, wait: Duration) -> Instant {
     at.checked_add(wait).unwrap_or(at + NEVER)
 }
+
+/// The longest wait an agent's announcement keeps the inactivity deadline off: an agent
+/// that says it waits a day and then hangs is stopped an hour (plus the inactivity
+/// timeout) later, not a day.
+pub(crate) const MAX_ANNOUNCED_WAIT: Duration = Duration::from_secs(60 * 60);
 
 /// How far off a deadline too far for the clock is put: a hundred years.
 const NEVER: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);

@@ -104,3 +104,32 @@ fn a_deadline_past_what_the_clock_holds_is_a_century_off_not_a_panic() {
         Some((t0 + NEVER, Expiry::Wall))
     );
 }
+
+#[test]
+fn an_announced_wait_holds_off_inactivity_until_it_ends_and_no_further_than_the_cap() {
+    let t0 = Instant::now();
+    let mut clock = DeadlineClock::new(deadlines(), t0);
+    clock.on_output(t0 + S);
+    // A retry in 40 s: silence until then is not inactivity.
+    clock.quiet_for(t0 + S, 40 * S);
+    assert_eq!(clock.next(), Some((t0 + 46 * S, Expiry::Idle)));
+    // Output during the wait does not bring the deadline forward, nor a shorter wait.
+    clock.on_output(t0 + 10 * S);
+    clock.quiet_for(t0 + 10 * S, S);
+    assert_eq!(clock.next(), Some((t0 + 46 * S, Expiry::Idle)));
+    // Output after the wait counts as before.
+    clock.on_output(t0 + 50 * S);
+    assert_eq!(clock.next(), Some((t0 + 55 * S, Expiry::Idle)));
+    // A wait of a day is held to the cap; the wall clock still comes first here.
+    let d = RunDeadlines {
+        wall: None,
+        ..deadlines()
+    };
+    let mut clock = DeadlineClock::new(d, t0);
+    clock.on_output(t0);
+    clock.quiet_for(t0, 24 * 60 * 60 * S);
+    assert_eq!(
+        clock.next(),
+        Some((t0 + MAX_ANNOUNCED_WAIT + 5 * S, Expiry::Idle))
+    );
+}

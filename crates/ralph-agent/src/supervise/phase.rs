@@ -316,6 +316,11 @@ impl Machine {
                 }
                 Action::Wait
             }
+            Flow::Quiet(wait) => {
+                self.settle_at = None;
+                self.clock.quiet_for(now, wait);
+                Action::Wait
+            }
             Flow::Finished => self.finished(now),
             Flow::Stop => self.stop(Termination::StoppedByCaller, false, now),
             Flow::FinishedAfterStop => {

@@ -20,6 +20,10 @@ pub enum Flow {
     /// if it says nothing more for [`RETRY_SETTLE`](super::RETRY_SETTLE), its turn is
     /// over: treated as `Finished` (its live stdin closes). Only with a live stdin.
     Settling,
+    /// The agent announced that it waits this long before it goes on (a failed model
+    /// call's retry delay, which a provider's `retry-after` can make minutes): its silence
+    /// until then is not inactivity. Otherwise as `Continue`.
+    Quiet(std::time::Duration),
 }
 
 /// Receives the child's output. Every byte written to the child's stdout reaches
