@@ -11,6 +11,8 @@ mod git_locks;
 mod inside;
 #[path = "worktrees/nested.rs"]
 mod nested;
+#[path = "worktrees/unsaved.rs"]
+mod unsaved;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

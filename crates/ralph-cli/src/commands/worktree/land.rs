@@ -233,7 +233,7 @@ fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), Cli
         .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
     match checked_out {
         Some(path) => {
-            if repo.dirty(&path, false)? {
+            if repo.dirty_outside_ralph(&path)? {
                 return Err(CliError::Worktree(format!(
                     "{} is checked out in `{}`, which has uncommitted changes: nothing landed. \
                      Commit or stash them, then land again",

@@ -40,14 +40,15 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         }
     }
     if !args.force {
-        if let Some(work) = unsaved(&repo, Some(&record), &tree)? {
+        let inside: Vec<&Path> = nested.iter().map(|n| n.path.as_path()).collect();
+        if let Some(work) = unsaved(&repo, Some(&record), &tree, &inside)? {
             return Err(CliError::Worktree(format!(
                 "{}: {}, or pass --force to delete them",
                 work.what, work.keep
             )));
         }
         for inner in &nested {
-            if let Some(work) = unsaved(&repo, inner.record.as_ref(), &inner.path)? {
+            if let Some(work) = unsaved(&repo, inner.record.as_ref(), &inner.path, &[])? {
                 return Err(CliError::Worktree(format!(
                     "{} is inside the worktree of `{name}`, which would delete it, and {}: \
                      {} first, or pass --force to delete them",
@@ -115,11 +116,13 @@ struct Unsaved {
 }
 
 /// The work only the worktree at `tree` (of the loop of `record`, if it is one) holds:
-/// commits its branch has and its base does not, else changes not committed.
+/// commits its branch has and its base does not, else changes not committed (not
+/// counting the worktrees `nested` in it, which are judged on their own).
 fn unsaved(
     repo: &Repo,
     record: Option<&WorktreeRecord>,
     tree: &Path,
+    nested: &[&Path],
 ) -> Result<Option<Unsaved>, CliError> {
     // A worktree git alone knows keeps its branch (ralph deletes only its own): only its
     // uncommitted changes would be lost.
@@ -140,7 +143,7 @@ fn unsaved(
             }));
         }
     }
-    if tree.is_dir() && repo.dirty(tree, true)? {
+    if tree.is_dir() && repo.dirty_except(tree, true, nested)? {
         return Ok(Some(Unsaved {
             what: format!("`{}` has changes that are not committed", tree.display()),
             keep: "commit them".to_owned(),
