@@ -39,3 +39,32 @@ fn edits_to_versioned_files_under_dot_ralph_block_rm() {
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     assert!(!wt.exists());
 }
+
+#[test]
+fn commits_made_on_a_detached_head_in_the_worktree_block_rm() {
+    let ws = repo(DO_NOTHING);
+    let out = ws.run(&["run", "--worktree=det", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let wt = tree(&ws, "det");
+    git(&wt, &["checkout", "-q", "--detach"]);
+    std::fs::write(wt.join("precious.txt"), "precious\n").unwrap();
+    git(&wt, &["add", "precious.txt"]);
+    git(&wt, &["commit", "-qm", "precious work"]);
+    let commit = git(&wt, &["rev-parse", "--short", "HEAD"]);
+
+    let out = ws.run(&["runs", "rm", "det"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(
+        err.contains(&format!("{} precious work", commit.trim())),
+        "{err}"
+    );
+    assert!(err.contains("branch NAME HEAD"), "{err}");
+    assert!(wt.join("precious.txt").is_file());
+
+    // On a branch, the commit is kept whatever happens to the worktree.
+    git(&wt, &["branch", "keep"]);
+    let out = ws.run(&["runs", "rm", "det"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(!wt.exists());
+}
