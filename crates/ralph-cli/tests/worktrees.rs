@@ -2,6 +2,8 @@
 //! `ralph runs land` and `ralph runs rm`, with the real binary, real git and the fake
 //! agents committing files in their worktrees.
 
+#[path = "worktrees/base_busy.rs"]
+mod base_busy;
 mod common;
 #[path = "worktrees/cost.rs"]
 mod cost;

@@ -18,7 +18,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Repo, lock, now_ms};
+use super::{Repo, in_progress, lock, now_ms};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -54,6 +54,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     }
     let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
     refuse_unready(&repo, &record, &tree)?;
+    in_progress::refuse(&repo, &base)?;
     for _ in 0..MAX_ATTEMPTS {
         let onto = repo.git.ok(&repo.top, &["rev-parse", "--verify", &base])?;
         let onto = onto.trim().to_owned();
@@ -229,6 +230,8 @@ fn check(tree: &Path, command: Option<&str>) -> Result<bool, CliError> {
 /// Moves `base` from `old` to `new`: in the checkout that has it checked out (which must
 /// be clean), else the ref alone.
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
+    // Checked again: one may have started during the check.
+    in_progress::refuse(repo, base)?;
     let checked_out = (repo.worktrees()?.into_iter())
         .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
     match checked_out {

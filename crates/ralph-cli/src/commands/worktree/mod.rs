@@ -10,6 +10,7 @@
 
 pub(crate) mod create;
 mod git;
+mod in_progress;
 mod include;
 pub(crate) mod land;
 pub(crate) mod list;
