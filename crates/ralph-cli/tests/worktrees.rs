@@ -11,6 +11,8 @@ mod cost;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/made_half.rs"]
+mod made_half;
 #[path = "worktrees/nested.rs"]
 mod nested;
 #[path = "worktrees/unsaved.rs"]
