@@ -7,6 +7,8 @@ mod base_busy;
 mod common;
 #[path = "worktrees/cost.rs"]
 mod cost;
+#[path = "worktrees/dubious.rs"]
+mod dubious;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
 #[path = "worktrees/inside.rs"]

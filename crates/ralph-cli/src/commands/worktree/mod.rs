@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use ralph_core::store::{RalphDir, WorktreeRecord, WorktreeRecords};
 
 use crate::error::CliError;
-pub(crate) use git::Git;
+pub(crate) use git::{Git, no_repository};
 
 /// The git checkout the worktree commands run in.
 pub(crate) struct Repo {
@@ -36,12 +36,31 @@ pub(crate) struct Repo {
 }
 
 impl Repo {
-    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git).
+    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git). A
+    /// repository git refuses to work in (not its user's, see `no_repository`) is an
+    /// error carrying git's own words.
     pub(crate) fn find(cwd: &Path) -> Result<Option<Repo>, CliError> {
         let git = Git::new()?;
-        let Ok(Some(top)) = git.line(cwd, &["rev-parse", "--show-toplevel"]) else {
+        let Ok(asked) = git.run(cwd, &["rev-parse", "--show-toplevel"]) else {
             return Ok(None);
         };
+        if !asked.ok() {
+            if no_repository(&asked.tail) {
+                return Ok(None);
+            }
+            return Err(CliError::Worktree(format!(
+                "git refuses the repository `{}` is in:\n{}",
+                cwd.display(),
+                asked.tail.trim_end()
+            )));
+        }
+        let top = asked
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
         let common = git.ok(cwd, &["rev-parse", "--git-common-dir"])?;
         let common_dir = cwd
             .join(common.trim())
