@@ -17,6 +17,8 @@ mod inside;
 mod made_half;
 #[path = "worktrees/nested.rs"]
 mod nested;
+#[path = "worktrees/rebase_fails.rs"]
+mod rebase_fails;
 #[path = "worktrees/unsaved.rs"]
 mod unsaved;
 

@@ -64,19 +64,39 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
                 .git
                 .ok(&tree, &["diff", "--name-only", "--diff-filter=U"])
                 .unwrap_or_default();
-            repo.git.ok(&tree, &["rebase", "--abort"])?;
+            // A rebase that failed before it started (a pre-rebase hook refusing, a stale
+            // `index.lock`) has nothing to abort; one that stopped on anything but a
+            // conflict (signing, no identity, a hook) is not the branch's to fix. Either
+            // way git's own words say why, and the branch does not need a rebase.
+            let started = rebase_in_progress(&repo, &tree)?;
+            if started {
+                repo.git.ok(&tree, &["rebase", "--abort"])?;
+            }
+            if conflicts.trim().is_empty() {
+                return Err(CliError::Worktree(format!(
+                    "`git rebase {}` failed in `{}`{}{}:\n{}",
+                    short(&onto),
+                    tree.display(),
+                    rebase
+                        .code
+                        .map(|c| format!(" (exit {c})"))
+                        .unwrap_or_default(),
+                    match started {
+                        true => ", not on a conflict; it was aborted and the branch is as it was",
+                        false => " before it started; the branch is as it was",
+                    },
+                    rebase.tail.trim_end()
+                )));
+            }
             let head = head_of(&repo, &tree)?;
             mark(&repo, &mut record, LandingOutcome::NeedsRebase, head)?;
             let files: Vec<&str> = conflicts.lines().collect();
             diagnostic(format_args!(
-                "`{name}` does not rebase cleanly onto {}{}; the rebase was aborted and {} is \
-                 as it was. Resolve it in `{}` (or `ralph run --continue` there), then land \
-                 again",
+                "`{name}` does not rebase cleanly onto {} (conflicts in {}); the rebase was \
+                 aborted and {} is as it was. Resolve it in `{}` (or `ralph run --continue` \
+                 there), then land again",
                 record.base_name(),
-                match files.is_empty() {
-                    true => format!(":\n{}", rebase.tail),
-                    false => format!(" (conflicts in {})", files.join(", ")),
-                },
+                files.join(", "),
                 record.branch,
                 tree.display()
             ));
@@ -156,6 +176,22 @@ fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<(
         )));
     }
     Ok(())
+}
+
+/// Whether a rebase is in progress in the checkout at `tree` (git's state directory
+/// for one is there).
+fn rebase_in_progress(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
+    let listed = repo.git.ok(
+        tree,
+        &[
+            "rev-parse",
+            "--git-path",
+            "rebase-merge",
+            "--git-path",
+            "rebase-apply",
+        ],
+    )?;
+    Ok(listed.lines().any(|dir| tree.join(dir).is_dir()))
 }
 
 fn head_of(repo: &Repo, tree: &Path) -> Result<String, CliError> {
