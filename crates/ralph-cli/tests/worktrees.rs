@@ -2,17 +2,27 @@
 //! `ralph runs land` and `ralph runs rm`, with the real binary, real git and the fake
 //! agents committing files in their worktrees.
 
+#[path = "worktrees/base_busy.rs"]
+mod base_busy;
 mod common;
 #[path = "worktrees/cost.rs"]
 mod cost;
+#[path = "worktrees/dubious.rs"]
+mod dubious;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/made_half.rs"]
+mod made_half;
 #[path = "worktrees/nested.rs"]
 mod nested;
+#[path = "worktrees/rebase_fails.rs"]
+mod rebase_fails;
 #[path = "worktrees/signals.rs"]
 mod signals;
+#[path = "worktrees/unsaved.rs"]
+mod unsaved;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -16,7 +16,7 @@ pub(crate) mod runs;
 mod steer;
 pub(crate) mod tools;
 mod watch;
-mod worktree;
+pub(crate) mod worktree;
 
 use std::path::Path;
 use std::path::PathBuf;

@@ -18,6 +18,7 @@ fn head(dir: &Path) -> Option<GitHead> {
         .build()
         .expect("runtime")
         .block_on(git_head(dir))
+        .expect("git answers")
 }
 
 #[test]

@@ -200,7 +200,15 @@ pub(crate) async fn drive(
         .write_summary(&summary, Durability::Durable)
         .map_err(|e| CliError::io("write", &summary_path, e))?;
     let shown = display_path(&summary_path, &run.workspace);
-    let git = git_head::git_head(&run.workspace).await;
+    let git = git_head::git_head(&run.workspace)
+        .await
+        .unwrap_or_else(|refused| {
+            diagnostic(format_args!(
+                "warning: the run's git branch and commit are not recorded: git refuses the \
+                 repository here:\n{refused}"
+            ));
+            None
+        });
     let end = github::RunEnd {
         reason: reason.name(),
         message: &verdict(&reason, run.machine.state()),

@@ -1,7 +1,7 @@
 //! What a worktree loop's row says of its cost when its agent reported none.
 
 use super::common::code;
-use super::{repo_with, row, stderr, worktrees};
+use super::{git, repo_with, row, stderr, tree, worktrees};
 
 /// A `custom` agent that says nothing of its cost, and the loop completes at once.
 const UNPRICED: &str = "cli:\n  backend: custom\n  command: sh\n  \
@@ -31,4 +31,29 @@ fn a_loop_whose_agent_reported_no_cost_shows_it_unknown_not_free() {
         .unwrap_or_else(|| panic!("no row for the loop in:\n{table}"));
     assert!(line.contains(" unknown "), "{line}");
     assert!(!line.contains('$'), "{line}");
+}
+
+#[test]
+fn a_loop_whose_run_files_are_gone_shows_its_cost_unknown_not_free() {
+    let ws = repo_with(UNPRICED, "");
+    for name in ["cleaned", "deleted"] {
+        let out = ws.run(&["run", &format!("--worktree={name}"), "-q", "-p", "x"]);
+        assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    }
+    git(&tree(&ws, "cleaned"), &["clean", "-fdxq"]);
+    std::fs::remove_dir_all(tree(&ws, "deleted")).unwrap();
+    let rows = worktrees(&ws);
+    for name in ["cleaned", "deleted"] {
+        let r = row(&rows, name);
+        assert_eq!(
+            (&r["cost_usd"], r["cost_complete"].as_bool()),
+            (&serde_json::Value::Null, Some(false)),
+            "{r}"
+        );
+    }
+    let table = String::from_utf8(ws.run(&["runs"]).stdout).expect("utf-8");
+    for name in ["cleaned ", "deleted "] {
+        let line = table.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(line.contains(" unknown ") && !line.contains('$'), "{line}");
+    }
 }

@@ -121,8 +121,8 @@ fn rm_keeps_a_loop_nested_in_the_worktree_while_it_runs_or_holds_work() {
 fn rm_keeps_changes_in_a_worktree_added_by_hand_inside_and_leaves_its_branch() {
     let ws = repo(COMMIT_OWN_FILE);
     landed_outer(&ws);
-    // Under its `.ralph/`, which outer's own status does not look at (elsewhere in
-    // outer, git would count it as outer's untracked change).
+    // Under its `.ralph/`: git sees it as an untracked directory of outer, which is
+    // not outer's change: it is judged on its own.
     let hand = tree(&ws, "outer").join(".ralph/by-hand");
     let spelled = hand.to_str().expect("UTF-8");
     git(

@@ -72,13 +72,7 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     let _lock = repo.lock()?;
     ensure_ignored(&repo)?;
     let name = match request.name {
-        Some(name) if taken(&repo, name)? => {
-            return Err(CliError::Worktree(format!(
-                "worktree loop `{name}` exists already in this repository (`ralph runs` lists \
-                 it): continue it with `ralph run --continue` in its worktree, or remove it \
-                 with `ralph runs rm {name}`"
-            )));
-        }
+        Some(name) if taken(&repo, name)? => return Err(in_use(&repo, name)),
         Some(name) => name.to_owned(),
         None => free_name(&repo, request.hint.as_deref())?,
     };
@@ -97,23 +91,13 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         .git
         .ok(&repo.top, &["worktree", "add", &relative, &branch])
     {
-        // Nothing is left half made: the branch goes with the worktree that failed (or
-        // was stopped). Undone by git commands no stop refuses, without the hooks (the
-        // one that failed or hung may be among them).
-        if let Ok(undo) = Git::new() {
-            let hookless = ["-c", "core.hooksPath=/dev/null"];
-            let remove = [&hookless[..], &["worktree", "remove", "--force", &relative]].concat();
-            let _ = undo.run(&repo.top, &remove);
-            let _ = undo.run(&repo.top, &["worktree", "prune"]);
-            let _ = undo.run(&repo.top, &["branch", "-D", &branch]);
-        }
-        return Err(match e {
-            CliError::WorktreeInterrupted(why) => CliError::WorktreeInterrupted(format!(
-                "{why}: worktree loop `{name}` was not made (its worktree and branch are \
-                 removed)"
-            )),
+        let failed = match e {
+            CliError::WorktreeInterrupted(why) => {
+                CliError::WorktreeInterrupted(format!("{why}: worktree loop `{name}` was not made"))
+            }
             e => e,
-        });
+        };
+        return Err(undo_add(&repo, &relative, &branch, failed));
     }
     let path = repo.ralph_dir().worktree_path(&name);
     let record = WorktreeRecord {
@@ -209,6 +193,76 @@ fn taken(repo: &Repo, name: &str) -> Result<bool, CliError> {
             .symlink_metadata()
             .is_ok()
         || repo.head(&format!("{BRANCH_PREFIX}{name}"))?.is_some())
+}
+
+/// Why `name`, which [`taken`] found in use, cannot name a new loop, and what to do: a
+/// loop's record is for `ralph runs`; a directory or branch with none is not ralph's to
+/// list or remove, so git's own commands are named.
+fn in_use(repo: &Repo, name: &str) -> CliError {
+    let path = repo.ralph_dir().worktree_path(name);
+    let branch = format!("{BRANCH_PREFIX}{name}");
+    if repo.records.get(name).ok().flatten().is_some() {
+        return CliError::Worktree(format!(
+            "worktree loop `{name}` exists already in this repository (`ralph runs` lists \
+             it): continue it with `ralph run --continue` in its worktree, or remove it with \
+             `ralph runs rm {name}`"
+        ));
+    }
+    if path.symlink_metadata().is_ok() {
+        return CliError::Worktree(format!(
+            "`{}` exists already, though no worktree loop `{name}` is recorded (`ralph runs` \
+             does not list it): look at what it holds, then remove it (`git worktree remove \
+             --force {}` if `git worktree list` shows it, else delete it), or pick another \
+             name",
+            path.display(),
+            path.display()
+        ));
+    }
+    CliError::Worktree(format!(
+        "branch {branch} exists already, though no worktree loop `{name}` is recorded \
+         (`ralph runs` does not list it): look at it (`git log {branch}`), delete it if it \
+         holds nothing you need (`git branch -D {branch}`), or pick another name"
+    ))
+}
+
+/// `args` for a git that runs none of the repository's hooks.
+fn hookless<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [&["-c", "core.hooksPath=/dev/null"][..], args].concat()
+}
+
+/// Undoes a `git worktree add` that failed (`failed`, which is returned): a hook or a
+/// filter may fail after the worktree is made and registered, which leaves the branch
+/// checked out there, so the worktree goes first (forced: its files are the branch's,
+/// just checked out), then the branch. Both are ralph's: neither existed before
+/// ([`taken`]). What cannot be undone is said, with the git commands that finish it.
+fn undo_add(repo: &Repo, relative: &str, branch: &str, failed: CliError) -> CliError {
+    let path = repo.top.join(relative);
+    // Undone by git commands no stop refuses (the add may have been stopped by Ctrl-C),
+    // without the repository's hooks (the one that failed or hung may be among them).
+    if let Ok(undo) = Git::new() {
+        if path.symlink_metadata().is_ok() {
+            let _ = undo.run(
+                &repo.top,
+                &hookless(&["worktree", "remove", "--force", "--", relative]),
+            );
+        }
+        let _ = undo.run(&repo.top, &hookless(&["worktree", "prune"]));
+        let _ = undo.run(&repo.top, &hookless(&["branch", "-D", branch]));
+    }
+    let mut left = Vec::new();
+    if path.symlink_metadata().is_ok() {
+        left.push(format!("`git worktree remove --force {}`", path.display()));
+    }
+    if repo.head(branch).ok().flatten().is_some() {
+        left.push(format!("`git branch -D {branch}`"));
+    }
+    if left.is_empty() {
+        return failed;
+    }
+    CliError::Worktree(format!(
+        "{failed}\nand undoing it failed: remove what is left with {}",
+        left.join(" then ")
+    ))
 }
 
 /// The first free name of `<stem>`, `<stem>-2`, …

@@ -219,6 +219,14 @@ fn git_env() -> Vec<(OsString, OsString)> {
     .collect()
 }
 
+/// Whether git's failure `output` says there is no repository at all, which is the one
+/// failure of a `rev-parse` that means "not in a repository": any other (a repository
+/// git refuses for its owner, the `safe.directory` check; a damaged one) is git's to
+/// tell, as its message says what to do. Read in English: git runs with `LC_ALL=C`.
+pub(crate) fn no_repository(output: &str) -> bool {
+    output.contains("not a git repository")
+}
+
 /// Whether git failed because another git process holds one of its lock files.
 pub(crate) fn lock_contention(output: &str) -> bool {
     output.contains("Another git process")

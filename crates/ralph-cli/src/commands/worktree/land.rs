@@ -18,7 +18,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Git, Repo, lock, now_ms};
+use super::{Git, Repo, in_progress, lock, now_ms};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -54,6 +54,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     }
     let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
     refuse_unready(&repo, &record, &tree)?;
+    in_progress::refuse(&repo, &base)?;
     // From here on git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must
     // stop the running git (its hooks) or check with its process group, not end ralph
     // with them left running and a rebase half done.
@@ -95,19 +96,39 @@ fn attempts(
                 .git
                 .ok(&tree, &["diff", "--name-only", "--diff-filter=U"])
                 .unwrap_or_default();
-            repo.git.ok(&tree, &["rebase", "--abort"])?;
+            // A rebase that failed before it started (a pre-rebase hook refusing, a stale
+            // `index.lock`) has nothing to abort; one that stopped on anything but a
+            // conflict (signing, no identity, a hook) is not the branch's to fix. Either
+            // way git's own words say why, and the branch does not need a rebase.
+            let started = rebase_in_progress(repo, &tree)?;
+            if started {
+                repo.git.ok(&tree, &["rebase", "--abort"])?;
+            }
+            if conflicts.trim().is_empty() {
+                return Err(CliError::Worktree(format!(
+                    "`git rebase {}` failed in `{}`{}{}:\n{}",
+                    short(&onto),
+                    tree.display(),
+                    rebase
+                        .code
+                        .map(|c| format!(" (exit {c})"))
+                        .unwrap_or_default(),
+                    match started {
+                        true => ", not on a conflict; it was aborted and the branch is as it was",
+                        false => " before it started; the branch is as it was",
+                    },
+                    rebase.tail.trim_end()
+                )));
+            }
             let head = head_of(repo, &tree)?;
             mark(repo, record, LandingOutcome::NeedsRebase, head)?;
             let files: Vec<&str> = conflicts.lines().collect();
             diagnostic(format_args!(
-                "`{name}` does not rebase cleanly onto {}{}; the rebase was aborted and {} is \
-                 as it was. Resolve it in `{}` (or `ralph run --continue` there), then land \
-                 again",
+                "`{name}` does not rebase cleanly onto {} (conflicts in {}); the rebase was \
+                 aborted and {} is as it was. Resolve it in `{}` (or `ralph run --continue` \
+                 there), then land again",
                 record.base_name(),
-                match files.is_empty() {
-                    true => format!(":\n{}", rebase.tail),
-                    false => format!(" (conflicts in {})", files.join(", ")),
-                },
+                files.join(", "),
                 record.branch,
                 tree.display()
             ));
@@ -264,6 +285,22 @@ fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<(
     Ok(())
 }
 
+/// Whether a rebase is in progress in the checkout at `tree` (git's state directory
+/// for one is there).
+fn rebase_in_progress(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
+    let listed = repo.git.ok(
+        tree,
+        &[
+            "rev-parse",
+            "--git-path",
+            "rebase-merge",
+            "--git-path",
+            "rebase-apply",
+        ],
+    )?;
+    Ok(listed.lines().any(|dir| tree.join(dir).is_dir()))
+}
+
 fn head_of(repo: &Repo, tree: &Path) -> Result<String, CliError> {
     Ok(repo
         .git
@@ -338,11 +375,13 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
 /// Moves `base` from `old` to `new`: in the checkout that has it checked out (which must
 /// be clean), else the ref alone.
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
+    // Checked again: one may have started during the check.
+    in_progress::refuse(repo, base)?;
     let checked_out = (repo.worktrees()?.into_iter())
         .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
     match checked_out {
         Some(path) => {
-            if repo.dirty(&path, false)? {
+            if repo.dirty_outside_ralph(&path)? {
                 return Err(CliError::Worktree(format!(
                     "{} is checked out in `{}`, which has uncommitted changes: nothing landed. \
                      Commit or stash them, then land again",

@@ -75,8 +75,15 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
     let saved = run.as_ref().and_then(|r| r.load().ok());
     let end = saved.as_ref().and_then(|s| s.state.end.as_ref());
     let head = repo.head(&record.branch).ok().flatten();
-    // A loop that has not saved a state yet has run nothing: it cost nothing so far.
-    let (cost_usd, cost_complete) = saved.as_ref().map_or((Some(0.0), true), |s| cost(&s.state));
+    // A running loop that has not saved a state yet has run nothing: it cost nothing so
+    // far. One not running with no state to read may have run and cost anything: its
+    // worktree or `.ralph/` is gone (a `git clean -fdx`, an agent's `rm -rf`), so what it
+    // cost is unknown, never a made-up 0.
+    let (cost_usd, cost_complete) = match (&saved, alive) {
+        (Some(s), _) => cost(&s.state),
+        (None, true) => (Some(0.0), true),
+        (None, false) => (None, false),
+    };
     let status = record.status(LoopView {
         alive,
         has_run: run.is_some(),

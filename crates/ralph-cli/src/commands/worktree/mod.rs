@@ -10,6 +10,7 @@
 
 pub(crate) mod create;
 mod git;
+mod in_progress;
 mod include;
 pub(crate) mod land;
 pub(crate) mod list;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use ralph_core::store::{RalphDir, WorktreeRecord, WorktreeRecords};
 
 use crate::error::CliError;
-pub(crate) use git::Git;
+pub(crate) use git::{Git, no_repository};
 
 /// The git checkout the worktree commands run in.
 pub(crate) struct Repo {
@@ -35,12 +36,31 @@ pub(crate) struct Repo {
 }
 
 impl Repo {
-    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git).
+    /// The repository `cwd` is in; `Ok(None)` outside of one (or without git). A
+    /// repository git refuses to work in (not its user's, see `no_repository`) is an
+    /// error carrying git's own words.
     pub(crate) fn find(cwd: &Path) -> Result<Option<Repo>, CliError> {
         let git = Git::new()?;
-        let Ok(Some(top)) = git.line(cwd, &["rev-parse", "--show-toplevel"]) else {
+        let Ok(asked) = git.run(cwd, &["rev-parse", "--show-toplevel"]) else {
             return Ok(None);
         };
+        if !asked.ok() {
+            if no_repository(&asked.tail) {
+                return Ok(None);
+            }
+            return Err(CliError::Worktree(format!(
+                "git refuses the repository `{}` is in:\n{}",
+                cwd.display(),
+                asked.tail.trim_end()
+            )));
+        }
+        let top = asked
+            .stdout
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
         let common = git.ok(cwd, &["rev-parse", "--git-common-dir"])?;
         let common_dir = cwd
             .join(common.trim())
@@ -115,18 +135,67 @@ impl Repo {
     }
 
     /// Whether the checkout at `dir` has changes git knows about: tracked files changed
-    /// or staged, and with `untracked`, files it does not ignore. ralph's own `.ralph/`
-    /// does not count (its `.gitignore` is untracked in a fresh worktree).
+    /// or staged, and with `untracked`, files it does not ignore. What ralph keeps under
+    /// `.ralph/` counts like any file: its specs, memories, tasks and scratchpad are
+    /// versioned by design, and its run files are ignored by `.ralph/.gitignore`. That
+    /// file alone does not count while untracked: ralph writes it in every fresh
+    /// worktree, so it holds nobody's work.
     pub(crate) fn dirty(&self, dir: &Path, untracked: bool) -> Result<bool, CliError> {
+        self.dirty_except(dir, untracked, &[])
+    }
+
+    /// [`Repo::dirty`], not counting what is under `nested` (worktrees inside `dir`,
+    /// which git sees as untracked directories there, and which are judged on their own).
+    pub(crate) fn dirty_except(
+        &self,
+        dir: &Path,
+        untracked: bool,
+        nested: &[&Path],
+    ) -> Result<bool, CliError> {
+        // Every untracked file listed on its own (not a directory for a whole untracked
+        // tree): the lone `.gitignore` can then be told from real files beside it.
         let mode = if untracked {
-            "--untracked-files=normal"
+            "--untracked-files=all"
         } else {
             "--untracked-files=no"
         };
-        let exclude = format!(":(exclude){}", ralph_core::store::RALPH_DIR);
         let out = self
             .git
-            .ok(dir, &["status", "--porcelain", mode, "--", ".", &exclude])?;
+            .ok(dir, &["status", "--porcelain", "-z", mode, "--", "."])?;
+        let own = format!(
+            "?? {}/{}",
+            ralph_core::store::RALPH_DIR,
+            ralph_core::store::GITIGNORE_FILE
+        );
+        // Porcelain paths are from the top of the checkout, `/`-separated; the nested
+        // paths come resolved.
+        let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let skipped: Vec<String> = nested
+            .iter()
+            .filter_map(|p| p.strip_prefix(&top).ok()?.to_str().map(|p| format!("{p}/")))
+            .collect();
+        Ok(out.split('\0').any(|entry| {
+            let path = entry.get(3..).unwrap_or_default();
+            !entry.is_empty() && entry != own && !skipped.iter().any(|s| path.starts_with(s))
+        }))
+    }
+
+    /// Whether the checkout at `dir` has tracked files changed or staged outside its
+    /// `.ralph/`: the main checkout, whose scratchpad a plain loop may be writing while
+    /// a worktree loop lands there (the fast-forward itself refuses to overwrite them).
+    pub(crate) fn dirty_outside_ralph(&self, dir: &Path) -> Result<bool, CliError> {
+        let exclude = format!(":(exclude){}", ralph_core::store::RALPH_DIR);
+        let out = self.git.ok(
+            dir,
+            &[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                &exclude,
+            ],
+        )?;
         Ok(!out.trim().is_empty())
     }
 

@@ -16,6 +16,9 @@ use crate::cli_runs::RmArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 
+/// How many of a worktree's unsaved commits a refusal names.
+const SHOWN_COMMITS: usize = 3;
+
 pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> {
     let repo = Repo::here(cwd)?;
     let record = repo.record(&args.name)?;
@@ -42,14 +45,15 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         }
     }
     if !args.force {
-        if let Some(work) = unsaved(&repo, Some(&record), &tree)? {
+        let inside: Vec<&Path> = nested.iter().map(|n| n.path.as_path()).collect();
+        if let Some(work) = unsaved(&repo, Some(&record), &tree, &inside)? {
             return Err(CliError::Worktree(format!(
                 "{}: {}, or pass --force to delete them",
                 work.what, work.keep
             )));
         }
         for inner in &nested {
-            if let Some(work) = unsaved(&repo, inner.record.as_ref(), &inner.path)? {
+            if let Some(work) = unsaved(&repo, inner.record.as_ref(), &inner.path, &[])? {
                 return Err(CliError::Worktree(format!(
                     "{} is inside the worktree of `{name}`, which would delete it, and {}: \
                      {} first, or pass --force to delete them",
@@ -117,11 +121,13 @@ struct Unsaved {
 }
 
 /// The work only the worktree at `tree` (of the loop of `record`, if it is one) holds:
-/// commits its branch has and its base does not, else changes not committed.
+/// commits its branch has and its base does not, else changes not committed (not
+/// counting the worktrees `nested` in it, which are judged on their own).
 fn unsaved(
     repo: &Repo,
     record: Option<&WorktreeRecord>,
     tree: &Path,
+    nested: &[&Path],
 ) -> Result<Option<Unsaved>, CliError> {
     // A worktree git alone knows keeps its branch (ralph deletes only its own): only its
     // uncommitted changes would be lost.
@@ -142,13 +148,51 @@ fn unsaved(
             }));
         }
     }
-    if tree.is_dir() && repo.dirty(tree, true)? {
+    if tree.is_dir()
+        && let Some(detached) = detached_commits(repo, tree)?
+    {
+        return Ok(Some(detached));
+    }
+    if tree.is_dir() && repo.dirty_except(tree, true, nested)? {
         return Ok(Some(Unsaved {
             what: format!("`{}` has changes that are not committed", tree.display()),
             keep: "commit them".to_owned(),
         }));
     }
     Ok(None)
+}
+
+/// The commits the worktree at `tree` has on its HEAD that no branch, tag or remote
+/// branch has: made on a detached HEAD (or on a branch deleted since), they are found
+/// from nowhere but that HEAD, and go with the worktree. (Commits its loop's branch has
+/// are judged by [`unsaved`] against the base.)
+fn detached_commits(repo: &Repo, tree: &Path) -> Result<Option<Unsaved>, CliError> {
+    const NOT_ELSEWHERE: [&str; 4] = ["--not", "--branches", "--tags", "--remotes"];
+    let mut count = vec!["rev-list", "--count", "HEAD"];
+    count.extend(NOT_ELSEWHERE);
+    let n: u32 = repo.git.ok(tree, &count)?.trim().parse().unwrap_or(0);
+    if n == 0 {
+        return Ok(None);
+    }
+    let shown = SHOWN_COMMITS.to_string();
+    let mut log = vec!["log", "-n", &shown, "--format=%h %s", "HEAD"];
+    log.extend(NOT_ELSEWHERE);
+    let listed = repo.git.ok(tree, &log)?;
+    let mut named: Vec<&str> = listed.lines().collect();
+    if n as usize > named.len() {
+        named.push("…");
+    }
+    Ok(Some(Unsaved {
+        what: format!(
+            "`{}` has {n} commit(s) on its HEAD that no branch has ({})",
+            tree.display(),
+            named.join("; ")
+        ),
+        keep: format!(
+            "keep them on a branch (`git -C {} branch NAME HEAD`)",
+            tree.display()
+        ),
+    }))
 }
 
 /// Removes the worktree at `tree` and, for a loop's (`record`), its branch and record.

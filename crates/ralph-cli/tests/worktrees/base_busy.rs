@@ -1,0 +1,46 @@
+//! `ralph runs land` while a git operation on the base is in progress in the main
+//! checkout: refused, and the base is not moved under it.
+
+use std::process::{Command, Stdio};
+
+use super::common::code;
+use super::{COMMIT_OWN_FILE, git, repo, stderr};
+
+#[test]
+fn land_refuses_while_the_base_is_being_rebased_or_bisected() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    std::fs::write(ws.path().join("later.txt"), "later\n").unwrap();
+    git(ws.path(), &["add", "later.txt"]);
+    git(ws.path(), &["commit", "-qm", "later"]);
+    // A rebase of main that stops (its exec fails): main's HEAD is detached meanwhile.
+    let stopped = Command::new("git")
+        .args(["rebase", "-q", "--exec", "false", "HEAD~1"])
+        .current_dir(ws.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("git");
+    assert!(!stopped.status.success(), "the rebase did not stop");
+    let before = git(ws.path(), &["rev-parse", "refs/heads/main"]);
+
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(
+        err.contains("`git rebase` of main is in progress") && err.contains("git rebase --abort"),
+        "{err}"
+    );
+    assert_eq!(git(ws.path(), &["rev-parse", "refs/heads/main"]), before);
+
+    git(ws.path(), &["rebase", "--abort"]);
+    git(ws.path(), &["bisect", "start"]);
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(err.contains("git bisect reset"), "{err}");
+
+    git(ws.path(), &["bisect", "reset"]);
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}

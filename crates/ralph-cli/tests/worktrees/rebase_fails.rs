@@ -1,0 +1,33 @@
+//! `ralph runs land` when `git rebase` fails on something else than a conflict: git's
+//! own words are shown, and the loop is not called one that needs a rebase.
+
+use std::os::unix::fs::PermissionsExt;
+
+use super::common::code;
+use super::{COMMIT_OWN_FILE, git, repo, row, stderr, worktrees};
+
+#[test]
+fn a_rebase_refused_by_a_hook_says_why_and_needs_no_rebase() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    std::fs::write(ws.path().join("later.txt"), "later\n").unwrap();
+    git(ws.path(), &["add", "later.txt"]);
+    git(ws.path(), &["commit", "-qm", "later"]);
+    let hook = ws.path().join(".git/hooks/pre-rebase");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\necho no rebases on fridays >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(err.contains("no rebases on fridays"), "{err}");
+    assert!(!err.contains("no rebase in progress"), "{err}");
+    assert!(!err.contains("does not rebase cleanly"), "{err}");
+    assert_eq!(row(&worktrees(&ws), "one")["status"], "completed");
+
+    std::fs::remove_file(&hook).unwrap();
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}
