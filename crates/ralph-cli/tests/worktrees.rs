@@ -13,6 +13,8 @@ mod inside;
 mod nested;
 #[path = "worktrees/signals.rs"]
 mod signals;
+#[path = "worktrees/terminal.rs"]
+mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

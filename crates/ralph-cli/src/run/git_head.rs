@@ -52,6 +52,7 @@ async fn ask(workspace: &Path, args: &[&str]) -> Option<String> {
         stdin: None,
         timeout: GIT_DEADLINE,
         keep_stdout: MAX_ANSWER_BYTES,
+        own_session: false,
     };
     // Asked after the loop's end, a stop request included: it must still be answered.
     let result = run_command(request, None, StopRequests::never()).await;

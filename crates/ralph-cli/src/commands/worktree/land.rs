@@ -301,6 +301,7 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
             stdin: None,
             timeout: CHECK_TIMEOUT,
             keep_stdout: 0,
+            own_session: false,
         };
         let mut err = std::io::stderr();
         let ran = runtime.block_on(run_command(request, Some(&mut err), stop.requests()));
