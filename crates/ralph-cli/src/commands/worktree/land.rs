@@ -141,7 +141,22 @@ fn attempts(
             continue;
         }
         *landing_head = Some(head.clone());
-        fast_forward(repo, &base, &onto, &head)?;
+        if let Err(e) = fast_forward(repo, &base, &onto, &head) {
+            // What git runs after moving the base (a post-merge hook, whose exit code git
+            // ignores, so that only the deadline stops one that hangs; a
+            // reference-transaction hook) can fail the command once the move is made: the
+            // branch has landed all the same, and the record must say so.
+            if repo.git.stopped() || !base_at(&repo.git, &repo.top, &base, &head) {
+                return Err(e);
+            }
+            diagnostic(format_args!(
+                "{} moved to {} ({}), but the command that moved it then failed, most likely                  in one of the repository's hooks (post-merge, reference-transaction): {e}\n\
+                 The landing stands; check what that hook should have done",
+                record.base_name(),
+                record.branch,
+                short(&head)
+            ));
+        }
         let ahead = repo
             .git
             .line(
@@ -193,11 +208,7 @@ fn after_stop(
             ),
         });
     }
-    let moved = landing_head.is_some_and(|head| {
-        git.line(&repo.top, &["rev-parse", "--verify", "-q", base])
-            .ok()
-            == Some(Some(head.to_owned()))
-    });
+    let moved = landing_head.is_some_and(|head| base_at(&git, &repo.top, base, head));
     match (moved, landing_head) {
         (true, Some(head)) => {
             let saved = mark(repo, record, LandingOutcome::Landed, head.to_owned());
@@ -220,6 +231,11 @@ fn after_stop(
         "`ralph runs land {name}` was stopped: {}",
         said.join("; ")
     ))
+}
+
+/// Whether the ref `base` points at commit `head`.
+fn base_at(git: &Git, top: &Path, base: &str, head: &str) -> bool {
+    git.line(top, &["rev-parse", "--verify", "-q", base]).ok() == Some(Some(head.to_owned()))
 }
 
 /// Whether the checkout at `tree` is in the middle of a rebase.
