@@ -9,6 +9,8 @@ mod cost;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/lock_wait.rs"]
+mod lock_wait;
 #[path = "worktrees/moved_then_failed.rs"]
 mod moved_then_failed;
 #[path = "worktrees/nested.rs"]

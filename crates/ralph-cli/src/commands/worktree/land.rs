@@ -52,12 +52,17 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
             tree.display()
         )));
     }
-    let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
-    refuse_unready(&repo, &record, &tree)?;
-    // From here on git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must
-    // stop the running git (its hooks) or check with its process group, not end ralph
-    // with them left running and a rebase half done.
+    // Git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must stop the
+    // running git (its hooks) or check with its process group, not end ralph with them
+    // left running and a rebase half done; and end a wait for a lock.
     repo.git.stop_on_signals("ralph runs land")?;
+    let _landing = lock::take(
+        &repo.common_dir,
+        lock::LAND_LOCK,
+        "another landing",
+        repo.git.stop(),
+    )?;
+    refuse_unready(&repo, &record, &tree)?;
     let mut landing_head = None;
     let landed = attempts(&repo, &mut record, &base, &tree, args, &mut landing_head);
     match landed {
