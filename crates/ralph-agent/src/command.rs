@@ -33,6 +33,9 @@ pub struct CommandRequest {
     pub timeout: Duration,
     /// Keep at most this many bytes of stdout (from its start) in the result.
     pub keep_stdout: usize,
+    /// Run it with no controlling terminal (see [`SpawnSpec::own_session`]): what it
+    /// starts cannot prompt on ralph's terminal, nor freeze trying to.
+    pub own_session: bool,
 }
 
 /// How a command ended and what it said.
@@ -133,6 +136,7 @@ pub async fn run_command(
         // The log shows what a terminal would, in order, unless stdout is an answer to
         // read apart from stderr (a hook's JSON).
         merge_stderr: request.keep_stdout == 0,
+        own_session: request.own_session,
     };
     let deadlines = RunDeadlines {
         wall: Some(request.timeout),

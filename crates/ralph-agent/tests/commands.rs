@@ -20,6 +20,7 @@ fn shell(line: &str, cwd: &Path) -> CommandRequest {
         stdin: None,
         timeout: Duration::from_secs(30),
         keep_stdout: 0,
+        own_session: false,
     }
 }
 
@@ -211,4 +212,26 @@ async fn a_log_that_cannot_be_written_is_reported_and_the_command_still_runs() {
     assert_eq!(result.exit_code(), Some(4));
     assert!(result.log_error.is_some(), "{result:?}");
     assert_eq!(result.tail_text(5, 100), "one");
+}
+
+#[tokio::test]
+async fn a_command_in_its_own_session_has_no_terminal_and_is_still_stopped_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("grandchild.pid");
+    let line = format!(
+        "if (: < /dev/tty) 2> /dev/null; then echo has-tty; else echo no-tty; fi; \
+         sh -c 'trap \"\" TERM; echo $$ > {}; exec sleep 300' & wait",
+        pid_file.display()
+    );
+    let request = CommandRequest {
+        timeout: Duration::from_millis(500),
+        own_session: true,
+        ..shell(&line, dir.path())
+    };
+    let mut log = Vec::new();
+    let result = run(request, &mut log).await;
+    let grandchild = read_pid_file(&pid_file).await;
+    assert_eq!(result.termination, Termination::WallClockTimeout);
+    assert_pid_gone(grandchild);
+    assert!(String::from_utf8_lossy(&log).contains("no-tty"), "{log:?}");
 }

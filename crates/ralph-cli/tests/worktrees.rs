@@ -13,14 +13,20 @@ mod dubious;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/lock_wait.rs"]
+mod lock_wait;
 #[path = "worktrees/made_half.rs"]
 mod made_half;
+#[path = "worktrees/moved_then_failed.rs"]
+mod moved_then_failed;
 #[path = "worktrees/nested.rs"]
 mod nested;
 #[path = "worktrees/rebase_fails.rs"]
 mod rebase_fails;
 #[path = "worktrees/signals.rs"]
 mod signals;
+#[path = "worktrees/terminal.rs"]
+mod terminal;
 #[path = "worktrees/unsaved.rs"]
 mod unsaved;
 

@@ -184,7 +184,7 @@ fn lock_within(
 
 /// The process holding a lock on `file`, from [`PROC_LOCKS`]; `None` when the system
 /// does not say (not Linux, no `/proc`, or the lock was let go meanwhile).
-fn holder_of(file: &File) -> Option<Holder> {
+pub fn holder_of(file: &File) -> Option<Holder> {
     let meta = file.metadata().ok()?;
     let locks = std::fs::read_to_string(PROC_LOCKS).ok()?;
     let pid = holder_in(&locks, meta.dev(), meta.ino())?;

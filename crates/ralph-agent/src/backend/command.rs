@@ -44,6 +44,7 @@ impl CommandLine {
             pty: self.pty,
             // An agent's stdout is its event stream: stderr stays apart.
             merge_stderr: false,
+            own_session: false,
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Starting the child: its own process group (or session, on a PTY), death signal tied to
+//! Starting the child: its own process group (or session: on a PTY, or when asked to have
+//! no controlling terminal), death signal tied to
 //! ralph, stdin never left open, stdout pipe enlarged, and a marker in its environment.
 //!
 //! On Linux a pipe-connected agent is started by `vfork.rs` (`clone` with `CLONE_VM`, as
@@ -145,6 +146,7 @@ fn spawn_cloned(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
         spec.cwd.as_deref(),
         piped_stdin,
         spec.merge_stderr,
+        spec.own_session,
     )?;
     enlarge(&started.stdout);
     let pid = started.pid;
@@ -198,16 +200,21 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
             cmd.stdout(Stdio::piped());
             cmd.stderr(Stdio::piped());
         }
-        // Its own group, so a stop reaches its children and never ralph's group.
-        cmd.process_group(0);
+        // Its own group, so a stop reaches its children and never ralph's group; or its
+        // own session, which makes it a group's leader too (and `setsid` refuses a
+        // process that already leads one).
+        if !spec.own_session {
+            cmd.process_group(0);
+        }
         None
     };
     let parent = std::process::id() as libc::pid_t;
-    let new_session = pty.is_some();
+    let terminal = pty.is_some();
+    let new_session = terminal || spec.own_session;
     // SAFETY: the closure runs in the forked child before exec and only makes
     // async-signal-safe system calls (prctl, getppid, setsid, ioctl); it allocates nothing.
     unsafe {
-        cmd.pre_exec(move || child_setup(parent, new_session));
+        cmd.pre_exec(move || child_setup(parent, new_session, terminal));
     }
     let mut child = cmd.spawn()?;
     // The command holds the parent's copies of the PTY slave; the master only sees end of
@@ -253,8 +260,9 @@ fn spawn_forked(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     })
 }
 
-/// Runs in the child between fork and exec.
-fn child_setup(parent: libc::pid_t, new_session: bool) -> io::Result<()> {
+/// Runs in the child between fork and exec: a session of its own when `new_session`,
+/// with the PTY on fd 0 as its controlling terminal when `terminal`.
+fn child_setup(parent: libc::pid_t, new_session: bool, terminal: bool) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: plain system calls with integer arguments.
@@ -279,15 +287,13 @@ fn child_setup(parent: libc::pid_t, new_session: bool) -> io::Result<()> {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = parent;
-    if new_session {
-        // SAFETY: setsid and TIOCSCTTY on fd 0 (the PTY slave) take no pointers.
-        unsafe {
-            if libc::setsid() < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                return Err(io::Error::last_os_error());
-            }
+    // SAFETY: setsid and TIOCSCTTY on fd 0 (the PTY slave) take no pointers.
+    unsafe {
+        if new_session && libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if terminal && libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+            return Err(io::Error::last_os_error());
         }
     }
     Ok(())

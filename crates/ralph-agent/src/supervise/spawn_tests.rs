@@ -74,3 +74,41 @@ async fn a_program_busy_being_written_is_started_once_its_writer_lets_go() {
         child.wait().await.unwrap();
     }
 }
+
+/// What a shell started from `spec` says: its group, its session (fields 5 and 6 of
+/// `/proc/self/stat`, read by `cut`, its child, which shares both) and its own pid.
+async fn group_session_and_pid(spawned: &mut Spawned) -> Vec<String> {
+    let out = read_all(spawned).await;
+    out.split_whitespace().map(str::to_owned).collect()
+}
+
+#[tokio::test]
+async fn a_child_asked_for_its_own_session_leads_it_on_both_ways_of_starting() {
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", "cut -d' ' -f5,6 /proc/self/stat; echo $$"])
+        .own_session(true);
+    let mut forked = spawn_forked(&spec, "t6").unwrap();
+    let mut spawned = spawn(&spec, "t7").unwrap();
+    for said in [
+        group_session_and_pid(&mut forked).await,
+        group_session_and_pid(&mut spawned).await,
+    ] {
+        // Its own group and its own session, both led by the shell: no terminal.
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert_eq!(said[0], said[2], "group: {said:?}");
+        assert_eq!(said[1], said[2], "session: {said:?}");
+    }
+    let default = SpawnSpec::new("sh").args(["-c", "cut -d' ' -f5,6 /proc/self/stat; echo $$"]);
+    let mut grouped = spawn(&default, "t8").unwrap();
+    let said = group_session_and_pid(&mut grouped).await;
+    assert_eq!(said[0], said[2], "group: {said:?}");
+    assert_ne!(
+        said[1], said[2],
+        "a default child stays in ralph's session: {said:?}"
+    );
+    for process in [forked.child, spawned.child, grouped.child] {
+        if let Process::Forked(mut child) = process {
+            child.wait().await.unwrap();
+        }
+    }
+}

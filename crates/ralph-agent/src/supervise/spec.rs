@@ -39,6 +39,14 @@ pub struct SpawnSpec {
     /// be read in the order their bytes reach ralph, which may differ. No stderr is then
     /// read or reported apart.
     pub merge_stderr: bool,
+    /// Start the child in a session of its own, with no controlling terminal (`setsid`),
+    /// instead of a process group of ralph's session. Nothing it runs can then open
+    /// `/dev/tty` (`ENXIO`, at once) or be stopped by the kernel for reading ralph's
+    /// terminal from the background (`SIGTTIN`), which would freeze it, unseen, until its
+    /// deadline: for commands that must never ask anyone anything (git under the worktree
+    /// commands, whose hooks may prompt). The child still leads a process group (the
+    /// session's) and is stopped as one. A PTY child always has a session of its own.
+    pub own_session: bool,
 }
 
 impl SpawnSpec {
@@ -52,6 +60,7 @@ impl SpawnSpec {
             stdin: StdinSource::Null,
             pty: false,
             merge_stderr: false,
+            own_session: false,
         }
     }
 
@@ -83,6 +92,12 @@ impl SpawnSpec {
 
     pub fn pty(mut self, pty: bool) -> SpawnSpec {
         self.pty = pty;
+        self
+    }
+
+    /// See [`SpawnSpec::own_session`].
+    pub fn own_session(mut self, own_session: bool) -> SpawnSpec {
+        self.own_session = own_session;
         self
     }
 }

@@ -44,6 +44,8 @@ struct Setup {
     /// ralph's pid: the child checks it is still its parent after setting the death
     /// signal (a ralph that died before that would never send it).
     parent: libc::pid_t,
+    /// A session of its own (no controlling terminal) rather than only a process group.
+    own_session: bool,
 }
 
 /// A started child: its pid, a pidfd to wait on, and ralph's ends of its streams.
@@ -63,8 +65,9 @@ pub(crate) fn available() -> bool {
 }
 
 /// Starts `program` with `args`, the environment `env` (the whole of it), in `cwd`, in a
-/// process group of its own, with stdin from a pipe (`piped_stdin`) or `/dev/null`, and
-/// stderr on a pipe of its own or on stdout's (`merge_stderr`).
+/// process group of its own (leading a session of its own, without a controlling
+/// terminal, when `own_session`), with stdin from a pipe (`piped_stdin`) or `/dev/null`,
+/// and stderr on a pipe of its own or on stdout's (`merge_stderr`).
 pub(crate) fn start(
     program: &OsStr,
     args: &[OsString],
@@ -72,6 +75,7 @@ pub(crate) fn start(
     cwd: Option<&Path>,
     piped_stdin: bool,
     merge_stderr: bool,
+    own_session: bool,
 ) -> io::Result<Started> {
     let path = resolve(program, env, cwd)?;
     let path = c_string(path.as_os_str().as_bytes())?;
@@ -128,6 +132,7 @@ pub(crate) fn start(
         ],
         report: report_write.as_raw_fd(),
         parent: std::process::id() as libc::pid_t,
+        own_session,
     };
     let mut stack = vec![0u8; CHILD_STACK_BYTES];
     let pid = clone_child(&setup, &mut stack)?;
@@ -221,7 +226,13 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         if libc::getppid() != setup.parent {
             fail(libc::ESRCH);
         }
-        if libc::setpgid(0, 0) != 0 {
+        // A new session is a new process group too, led by the child.
+        let grouped = if setup.own_session {
+            libc::setsid() >= 0
+        } else {
+            libc::setpgid(0, 0) == 0
+        };
+        if !grouped {
             fail(*libc::__errno_location());
         }
         for (target, &fd) in setup.stdio.iter().enumerate() {

@@ -14,7 +14,7 @@ fn run(
     cwd: Option<&Path>,
 ) -> (String, i32) {
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-    let started = start(program.as_ref(), &args, env, cwd, false, false).unwrap();
+    let started = start(program.as_ref(), &args, env, cwd, false, false, false).unwrap();
     let mut out = String::new();
     std::fs::File::from(started.stdout)
         .read_to_string(&mut out)
@@ -70,7 +70,7 @@ fn the_child_has_its_own_group_a_death_signal_and_stdin_at_end_of_file() {
 /// Why `program` with `args` does not start, on the usual `PATH`.
 fn start_error(program: &str, args: &[OsString]) -> io::Error {
     let env = env_with_path("/usr/bin:/bin");
-    start(program.as_ref(), args, &env, None, false, false)
+    start(program.as_ref(), args, &env, None, false, false, false)
         .err()
         .expect("it does not start")
 }
@@ -112,6 +112,7 @@ fn the_death_signal_kills_the_child_when_the_thread_that_started_it_ends() {
             None,
             false,
             false,
+            false,
         )
         .unwrap();
         started.pid
@@ -136,7 +137,7 @@ fn merged_stderr_comes_down_the_stdout_pipe_in_the_order_written() {
         .map(OsString::from)
         .collect();
     let env = env_with_path("/usr/bin:/bin");
-    let started = start("sh".as_ref(), &args, &env, None, false, true).unwrap();
+    let started = start("sh".as_ref(), &args, &env, None, false, true, false).unwrap();
     assert!(started.stderr.is_none());
     let mut out = String::new();
     std::fs::File::from(started.stdout)

@@ -66,6 +66,7 @@ impl GateRun<'_> {
             stdin: None,
             timeout: gate.timeout,
             keep_stdout: 0,
+            own_session: false,
         };
         let writer = log_file.as_mut().map(|f| f as &mut dyn std::io::Write);
         let _running = self.stop.running(Running::Gate);

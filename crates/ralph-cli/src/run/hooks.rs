@@ -385,6 +385,7 @@ impl<'a> Hooks<'a> {
             } else {
                 0
             },
+            own_session: false,
         };
         let (log_path, log) = match self.open_log(boundary.phase, &hook.name) {
             Ok(opened) => opened,

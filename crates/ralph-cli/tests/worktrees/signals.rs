@@ -87,7 +87,7 @@ fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
 }
 
 /// Makes `hook` of the repository at `ws` an executable script.
-fn install_hook(ws: &Workspace, hook: &str, script: &str) {
+pub(super) fn install_hook(ws: &Workspace, hook: &str, script: &str) {
     let path = ws.path().join(".git/hooks").join(hook);
     std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();

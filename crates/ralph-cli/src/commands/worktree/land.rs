@@ -52,13 +52,18 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
             tree.display()
         )));
     }
-    let _landing = lock::take(&repo.common_dir, lock::LAND_LOCK, Some("another landing"))?;
+    // Git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must stop the
+    // running git (its hooks) or check with its process group, not end ralph with them
+    // left running and a rebase half done; and end a wait for a lock.
+    repo.git.stop_on_signals("ralph runs land")?;
+    let _landing = lock::take(
+        &repo.common_dir,
+        lock::LAND_LOCK,
+        "another landing",
+        repo.git.stop(),
+    )?;
     refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
-    // From here on git rewrites the branch and moves the base: a Ctrl-C or SIGTERM must
-    // stop the running git (its hooks) or check with its process group, not end ralph
-    // with them left running and a rebase half done.
-    repo.git.stop_on_signals("ralph runs land")?;
     let mut landing_head = None;
     let landed = attempts(&repo, &mut record, &base, &tree, args, &mut landing_head);
     match landed {
@@ -162,7 +167,22 @@ fn attempts(
             continue;
         }
         *landing_head = Some(head.clone());
-        fast_forward(repo, &base, &onto, &head)?;
+        if let Err(e) = fast_forward(repo, &base, &onto, &head) {
+            // What git runs after moving the base (a post-merge hook, whose exit code git
+            // ignores, so that only the deadline stops one that hangs; a
+            // reference-transaction hook) can fail the command once the move is made: the
+            // branch has landed all the same, and the record must say so.
+            if repo.git.stopped() || !base_at(&repo.git, &repo.top, &base, &head) {
+                return Err(e);
+            }
+            diagnostic(format_args!(
+                "{} moved to {} ({}), but the command that moved it then failed, most likely                  in one of the repository's hooks (post-merge, reference-transaction): {e}\n\
+                 The landing stands; check what that hook should have done",
+                record.base_name(),
+                record.branch,
+                short(&head)
+            ));
+        }
         let ahead = repo
             .git
             .line(
@@ -214,11 +234,7 @@ fn after_stop(
             ),
         });
     }
-    let moved = landing_head.is_some_and(|head| {
-        git.line(&repo.top, &["rev-parse", "--verify", "-q", base])
-            .ok()
-            == Some(Some(head.to_owned()))
-    });
+    let moved = landing_head.is_some_and(|head| base_at(&git, &repo.top, base, head));
     match (moved, landing_head) {
         (true, Some(head)) => {
             let saved = mark(repo, record, LandingOutcome::Landed, head.to_owned());
@@ -241,6 +257,11 @@ fn after_stop(
         "`ralph runs land {name}` was stopped: {}",
         said.join("; ")
     ))
+}
+
+/// Whether the ref `base` points at commit `head`.
+fn base_at(git: &Git, top: &Path, base: &str, head: &str) -> bool {
+    git.line(top, &["rev-parse", "--verify", "-q", base]).ok() == Some(Some(head.to_owned()))
 }
 
 /// Whether the checkout at `tree` is in the middle of a rebase.
@@ -338,6 +359,7 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
             stdin: None,
             timeout: CHECK_TIMEOUT,
             keep_stdout: 0,
+            own_session: false,
         };
         let mut err = std::io::stderr();
         let ran = runtime.block_on(run_command(request, Some(&mut err), stop.requests()));

@@ -9,14 +9,21 @@
 //! - `ralph/land.lock`, held for a whole landing (rebase, check, fast-forward): one
 //!   landing at a time, while other loops may still be created.
 //!
-//! `flock`: released by the kernel however the holder ends.
+//! `flock`: released by the kernel however the holder ends. A wait is unbounded (a
+//! landing holds its lock through a check of up to an hour), so it is told after
+//! [`LOCK_WAIT_NOTICE_AFTER`], naming the holder, and a stop (Ctrl-C, SIGTERM) ends it
+//! at once: the lock is tried again and again, never waited for in a blocking call no
+//! signal interrupts.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg, OFlag};
+use ralph_agent::{StopController, StopLevel};
+use ralph_core::file_lock::{LOCK_WAIT_NOTICE_AFTER, holder_of};
 
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -27,6 +34,10 @@ pub(crate) const REPO_LOCK: &str = "worktrees.lock";
 pub(crate) const LAND_LOCK: &str = "land.lock";
 /// The directory of ralph's files in git's common directory (the records are there too).
 const LOCK_DIR: &str = "ralph";
+/// The first pause between tries, doubled up to [`RETRY_MAX`]: the usual holder is done
+/// within milliseconds; the longest pause is how late a freed lock or a stop is seen.
+const RETRY_FIRST: Duration = Duration::from_millis(2);
+const RETRY_MAX: Duration = Duration::from_millis(100);
 
 /// A held lock; dropping it releases it.
 #[derive(Debug)]
@@ -34,18 +45,19 @@ pub(crate) struct RepoLock {
     _lock: Flock<File>,
 }
 
-/// Takes lock `name` in `common_dir`, waiting for it (and saying so when `what` is given
-/// and it is held).
+/// Takes lock `name` in `common_dir`, waiting for it while `what` (what holds it, as
+/// the wait's notice says) finishes, until `stop` is raised.
 pub(crate) fn take(
     common_dir: &Path,
     name: &str,
-    what: Option<&str>,
+    what: &str,
+    stop: &StopController,
 ) -> Result<RepoLock, CliError> {
     let dir = common_dir.join(LOCK_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| CliError::io("create", &dir, e))?;
     let path = dir.join(name);
     let io_err = |e: std::io::Error| CliError::io("lock", &path, e);
-    let file = OpenOptions::new()
+    let mut file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
@@ -53,18 +65,33 @@ pub(crate) fn take(
         .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC).bits())
         .open(&path)
         .map_err(io_err)?;
-    let file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-        Ok(lock) => return Ok(RepoLock { _lock: lock }),
-        Err((file, Errno::EWOULDBLOCK)) => file,
-        Err((_, errno)) => return Err(io_err(errno.into())),
-    };
-    if let Some(what) = what {
-        diagnostic(format_args!("waiting for {what} to finish…"));
-    }
-    // Every holder holds it for git commands under their own deadlines, or for a
-    // landing whose check has its deadline: the wait ends.
-    match Flock::lock(file, FlockArg::LockExclusive) {
-        Ok(lock) => Ok(RepoLock { _lock: lock }),
-        Err((_, errno)) => Err(io_err(errno.into())),
+    let started = Instant::now();
+    let mut pause = RETRY_FIRST;
+    let mut told = false;
+    loop {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(lock) => return Ok(RepoLock { _lock: lock }),
+            Err((back, Errno::EWOULDBLOCK | Errno::EINTR)) => file = back,
+            Err((_, errno)) => return Err(io_err(errno.into())),
+        }
+        if stop.current() > StopLevel::None {
+            return Err(CliError::WorktreeInterrupted(format!(
+                "stopped while waiting for {what} to finish (`{}`): nothing was changed",
+                path.display()
+            )));
+        }
+        if !told && started.elapsed() >= LOCK_WAIT_NOTICE_AFTER {
+            told = true;
+            let by = holder_of(&file)
+                .map(|h| format!(", {h} holds `{}`", path.display()))
+                .unwrap_or_default();
+            diagnostic(format_args!(
+                "waiting for {what} to finish{by}… (Ctrl-C stops waiting)"
+            ));
+        }
+        // Every holder holds it for git commands under their own deadlines, or for a
+        // landing whose check has its deadline: the wait ends.
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(RETRY_MAX);
     }
 }

@@ -218,7 +218,12 @@ impl Repo {
 
     /// Takes the short repository-wide lock (see `lock.rs`).
     pub(crate) fn lock(&self) -> Result<lock::RepoLock, CliError> {
-        lock::take(&self.common_dir, lock::REPO_LOCK, None)
+        lock::take(
+            &self.common_dir,
+            lock::REPO_LOCK,
+            "another ralph command on this repository's worktrees",
+            self.git.stop(),
+        )
     }
 }
 

@@ -25,9 +25,10 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let name = &record.name;
     let tree = record.path.clone();
     refuse_from_inside(cwd, &record)?;
-    let _lock = repo.lock()?;
-    // git's hooks and fsmonitor run under the removal: a Ctrl-C stops them with git.
+    // git's hooks and fsmonitor run under the removal: a Ctrl-C stops them with git (or
+    // the wait for the lock).
     repo.git.stop_on_signals("ralph runs rm")?;
+    let _lock = repo.lock()?;
     if let Some(running) = running(&tree) {
         return Err(CliError::Worktree(format!(
             "the loop of `{name}` is running{running}"

@@ -1,0 +1,74 @@
+//! A git hook that asks its question on the terminal (commitizen's prepare-commit-msg
+//! opens `/dev/tty`) while `ralph runs land` runs in a real one: git runs without a
+//! terminal, so the hook fails at once and ralph says why, instead of the kernel
+//! stopping it (a background read) until git's deadline, minutes later.
+
+use std::time::{Duration, Instant};
+
+use super::common::code;
+use super::common::tmux::{POLL, Tmux, session_script};
+use super::signals::install_hook;
+use super::{COMMIT_OWN_FILE, git, repo, row, stderr, tree, worktrees};
+
+/// The most the landing may take here: the hook fails as it starts. A hook that could
+/// wait would hold it for git's deadline (300 s).
+const LANDING_ENDS_WITHIN: Duration = Duration::from_secs(30);
+
+/// A commitizen-style hook: its question and the answer on the terminal.
+const ASKING_HOOK: &str = "exec < /dev/tty\nprintf 'commit type? ' > /dev/tty\nread -r answer\n\
+    echo \"got $answer\" >&2";
+
+#[test]
+fn a_hook_asking_on_the_terminal_fails_the_landing_at_once_and_says_why() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // main moves on: the landing replays the loop's commit, which runs the hook.
+    std::fs::write(ws.path().join("other.txt"), "x\n").unwrap();
+    git(ws.path(), &["add", "other.txt"]);
+    git(ws.path(), &["commit", "-qm", "main moves"]);
+    install_hook(&ws, "prepare-commit-msg", ASKING_HOOK);
+    let script = session_script(
+        &ws,
+        "land",
+        "runs land one --check true 2> land.err",
+        "echo \"land-exit=$?\"",
+    );
+    // tmux starts its panes with SIGTTIN and SIGTTOU ignored, where a background read
+    // fails at once instead of stopping the reader: the signals as a login terminal has
+    // them, so that a hook asking there is frozen as it is for a user.
+    let terminal = ws.path().join("terminal.sh");
+    std::fs::write(
+        &terminal,
+        format!(
+            "exec env --default-signal=TTIN,TTOU sh '{}'\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let tmux = Tmux::start(ws.path(), "land", &terminal);
+    let started = Instant::now();
+    let screen = loop {
+        let screen = tmux.screen("land:0");
+        if screen.contains("land-exit=") {
+            break screen;
+        }
+        assert!(
+            started.elapsed() < LANDING_ENDS_WITHIN,
+            "the landing still waits after {LANDING_ENDS_WITHIN:?}:\n{screen}"
+        );
+        std::thread::sleep(POLL);
+    };
+    let err = std::fs::read_to_string(ws.path().join("land.err")).unwrap();
+    assert!(screen.contains("land-exit=1"), "{screen}\n{err}");
+    assert!(err.contains("wanted the terminal"), "{err}");
+    assert!(
+        !screen.contains("commit type?"),
+        "the hook asked:\n{screen}"
+    );
+    // A hook refusing is not a conflict: the loop's status stays as it was.
+    assert_eq!(row(&worktrees(&ws), "one")["status"], "completed");
+    // The rebase was undone: the branch is checked out, ready to land once fixed.
+    let on = git(&tree(&ws, "one"), &["symbolic-ref", "-q", "HEAD"]);
+    assert_eq!(on.trim(), "refs/heads/ralph/one", "{err}");
+}
