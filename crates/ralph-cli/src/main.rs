@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {
             // Errors quote config bytes and paths: nothing in them may act on the terminal.
-            eprintln!("ralph: {}", ralph_core::visible::visible(&err.to_string()));
+            diagnostic::diagnostic(format_args!("{err}"));
             exit::code(err.outcome())
         }
     }

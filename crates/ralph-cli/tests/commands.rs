@@ -502,3 +502,21 @@ fn dry_run_prints_yaml_so_it_refuses_the_json_stdout() {
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     assert!(stdout(&out).starts_with("# Resolved ralph configuration"));
 }
+
+#[test]
+fn an_error_with_nobody_reading_stderr_exits_with_its_code_not_a_panic() {
+    // `ralph … 2>&1 | tee log` where Ctrl-C took `tee` down first: stderr is a pipe with
+    // no reader, and writing the error there fails.
+    let ws = Workspace::new("", "");
+    let (read, write) = nix::unistd::pipe().expect("a pipe");
+    drop(read);
+    let out = std::process::Command::new(common::ralph_bin())
+        .args(["runs", "land", "nosuch"])
+        .current_dir(ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(write))
+        .output()
+        .expect("run ralph");
+    assert_eq!(code(out.status), 1, "{out:?}");
+}
