@@ -310,8 +310,9 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.cli.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
     key(Cli, IDLE_TIMEOUT, Type::Seconds, value(d::IDLE),
         "Stop the agent after this many seconds without output (longer than the tool calls \
-         it runs silently). A retry delay the agent announces (pi's `auto_retry_start`, \
-         Claude Code's `api_retry`) does not count, up to an hour.",
+         it runs silently). A retry delay the agent announces (Claude Code's `api_retry`, \
+         pi's `auto_retry_start`) does not count, up to an hour; a provider's `retry-after` \
+         that pi waits out inside a call, without a word, does.",
         Init::Default,
         Dump::Config(|c| Some(seconds(c.agent.deadlines.idle))),
         Read::Layer(|dec, f, c| c.cli.deadlines.idle_timeout_seconds = read::seconds(dec, f))),
