@@ -55,8 +55,9 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     let screen =
         Screen::enter().map_err(|e| CliError::io("take over the terminal for", &events, e))?;
     let color = args.color.for_stdout() && color_allowed();
-    let mut session = Session::new(screen, false, color, Some(run_dir));
+    let mut session = Session::new(screen, false, color, Some(run_dir.clone()));
     let mut follower = Follower::new(file);
+    let mut checked = Instant::now();
     loop {
         let read = follower
             .read(|frame| match frame {
@@ -64,6 +65,16 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
                 Frame::Oversize(_) => session.skip_line(),
             })
             .map_err(|e| CliError::io("read", &events, e))?;
+        // Caught up with a run that has not ended: is its loop still there to end it?
+        if read < CHUNK
+            && session.model.finished.is_none()
+            && checked.elapsed() >= ALIVE_CHECK_INTERVAL
+        {
+            checked = Instant::now();
+            if !loop_runs(&ralph_dir, &run_dir) {
+                session.model.abandoned();
+            }
+        }
         // Catching up: draw between chunks but do not wait for keys.
         let wait = if read == CHUNK {
             Duration::ZERO
@@ -81,4 +92,22 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     }
     session.leave();
     Ok(CommandOutcome::Success)
+}
+
+/// How often `ralph watch`, caught up with a run that has not ended, asks whether its loop
+/// still runs.
+const ALIVE_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Whether a loop runs `run_dir`: the workspace's loop lock is held and its current run is
+/// this one. What cannot be told counts as running: the view never says a loop is gone
+/// that may not be.
+fn loop_runs(ralph_dir: &RalphDir, run_dir: &std::path::Path) -> bool {
+    if !ralph_dir.loop_running().unwrap_or(true) {
+        return false;
+    }
+    match ralph_dir.current_run() {
+        Ok(Some(current)) => current.path().file_name() == run_dir.file_name(),
+        Ok(None) => false,
+        Err(_) => true,
+    }
 }

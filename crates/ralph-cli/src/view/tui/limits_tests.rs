@@ -292,3 +292,33 @@ fn the_header_clock_runs_on_while_the_loop_waits() {
     );
     assert!(header(&model, waited_ms + 60_000).contains(" · 1:01/30:00 · "));
 }
+
+#[test]
+fn a_loop_gone_during_a_wait_stops_the_clock_until_its_record_goes_on() {
+    let mut model = limited_iteration_1();
+    feed(
+        &mut model,
+        &RunEvent::RateLimitWait {
+            iteration: 1,
+            hat: "ralph",
+            wait_secs: 252,
+            resets_at: None,
+            message: "usage limit reached",
+        },
+    );
+    let header = |model: &RunModel, now_ms: u64| {
+        let mut app = App::new(true);
+        let shown = screen_at(model, &mut app, 100, 12, now_ms);
+        shown.lines().nth(1).unwrap().trim_end().to_owned()
+    };
+    // `ralph watch` finds no loop any more (killed during the wait): the clock stops
+    // where the record ends, whenever the screen is drawn, and the view says why.
+    model.abandoned();
+    for later in [100_000, 10_000_000] {
+        assert!(header(&model, STARTED_AT_MS + later).contains(" · 1:01/30:00 · "));
+    }
+    assert!(model.activity.starts_with("the loop is not running"));
+    // `ralph run --continue` takes the run up: its clock runs again.
+    attempt_started(&mut model, 1, 2, "ralph", "pi");
+    assert!(model.finished.is_none() && model.running());
+}

@@ -148,6 +148,9 @@ pub(crate) struct RunModel {
     pub(crate) stop_reason: Option<String>,
     /// Lines that were not run events (a damaged record).
     pub(crate) unreadable_lines: u64,
+    /// `finished` says the loop stopped without ending its run (see
+    /// [`RunModel::abandoned`]), until the record goes on.
+    abandoned: bool,
     /// How much of the transcripts is kept.
     pub(crate) kept: Kept,
 }
@@ -200,7 +203,25 @@ impl RunModel {
             .find(|i| i.number == number)
     }
 
+    /// The loop stopped without ending its run (ralph was killed): nothing more comes
+    /// unless `ralph run --continue` takes it up, and the clock stops where the record
+    /// ends. A later line of the record undoes this.
+    pub(crate) fn abandoned(&mut self) {
+        if self.finished.is_some() {
+            return;
+        }
+        let words = "the loop is not running: it stopped without ending its run (`ralph run \
+                     --continue` takes it up)";
+        self.activity = words.to_owned();
+        self.finished = Some(words.to_owned());
+        self.waiting = None;
+        self.abandoned = true;
+    }
+
     pub(crate) fn apply(&mut self, event: RunLine) {
+        if std::mem::take(&mut self.abandoned) {
+            self.finished = None;
+        }
         // Whatever the loop does after a wait (the next attempt, a hook, its end) ends it.
         if !matches!(event, RunLine::RateLimitWait { .. }) {
             self.waiting = None;
