@@ -19,7 +19,34 @@ pub(crate) fn parse() -> Result<Cli, clap::Error> {
     let value = std::env::var_os(ralph_types::env::CONFIG);
     let mut command = command(value.as_deref());
     let matches = command.try_get_matches_from_mut(std::env::args_os())?;
+    let _ = FROM_ENV.set(from_env(&matches));
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
+/// Whether the command's config file came from `$RALPH_CONFIG` (set once the command
+/// line is parsed).
+static FROM_ENV: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// The id of every `-c/--config` argument.
+const CONFIG_ARG: &str = "config";
+
+/// Whether `matches` (or the subcommand's, at any depth) took `-c` from the variable.
+fn from_env(matches: &clap::ArgMatches) -> bool {
+    let here = matches.ids().any(|id| id.as_str() == CONFIG_ARG)
+        && matches.value_source(CONFIG_ARG) == Some(clap::parser::ValueSource::EnvVariable);
+    here || matches.subcommand().is_some_and(|(_, sub)| from_env(sub))
+}
+
+/// When the config file a command could not use was named by `$RALPH_CONFIG`, not by
+/// `-c`: a line saying so, for after the error (a stale export from another project is
+/// otherwise a riddle).
+pub(crate) fn source_note() -> Option<String> {
+    FROM_ENV.get().copied().unwrap_or(false).then(|| {
+        format!(
+            "the config file was named by ${} (unset it, or pass -c FILE)",
+            ralph_types::env::CONFIG
+        )
+    })
 }
 
 /// The command line's definition, without `$RALPH_CONFIG` when its `value` is empty.

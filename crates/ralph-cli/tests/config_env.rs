@@ -87,3 +87,28 @@ fn a_missing_ralph_config_file_is_an_error_naming_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("configs/gone.yml"), "{err}");
 }
+
+#[test]
+fn a_config_file_ralph_config_names_that_cannot_be_read_is_said_to_come_from_it() {
+    let ws = workspace();
+    let stderr = |ralph_config: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--dry-run", "-p", "task"];
+        args.extend_from_slice(extra);
+        let out = ws
+            .command(&args)
+            .env("RALPH_CONFIG", ralph_config)
+            .output()
+            .expect("ralph runs");
+        assert_eq!(code(out.status), 1);
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let named = stderr("nope.yml", &[]);
+    assert!(
+        named.contains("nope.yml: cannot read this config file")
+            && named.contains("named by $RALPH_CONFIG (unset it, or pass -c FILE)"),
+        "{named}"
+    );
+    // A `-c` the user typed is theirs: no word of the variable.
+    let typed = stderr("configs/ci.yml", &["-c", "nope.yml"]);
+    assert!(!typed.contains("RALPH_CONFIG"), "{typed}");
+}

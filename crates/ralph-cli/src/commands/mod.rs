@@ -114,7 +114,12 @@ pub(crate) fn load_config_with_hats(
     hats: Option<HatsSource>,
 ) -> Result<ResolvedConfig, CliError> {
     let options = LoadOptions::from_env(workspace.to_path_buf(), config_file, overrides);
-    let resolved = ralph_core::config::load(&options.with_hats(hats)).map_err(CliError::Config)?;
+    let resolved = ralph_core::config::load(&options.with_hats(hats)).map_err(|e| {
+        if let Some(note) = crate::cli_config_env::source_note() {
+            diagnostic(format_args!("{note}"));
+        }
+        CliError::Config(e)
+    })?;
     for warning in &resolved.warnings {
         diagnostic(format_args!("warning: {warning}"));
     }

@@ -15,6 +15,7 @@ use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::merge::merge;
 use super::origin::Origin;
 use super::overlay::{HatsSource, apply_overlay, read_overlay};
+use super::override_hint::with_override_hint;
 use super::overrides::Overrides;
 use super::raw::RawConfig;
 use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
@@ -231,34 +232,6 @@ fn read_files(options: &LoadOptions) -> FileLayers {
     }
     out.add_layer(read, &project);
     out
-}
-
-/// `-c core.scratchpad=notes.md` (ralph-orchestrator's override form) names no file:
-/// say that ralph's `-c` takes a file, and where the setting goes instead.
-fn with_override_hint(e: io::Error, file: &Path) -> io::Error {
-    let override_form = file
-        .to_str()
-        .and_then(|arg| arg.split_once('='))
-        .filter(|(key, _)| !key.is_empty() && !key.contains('/'));
-    match (e.kind(), override_form) {
-        (io::ErrorKind::NotFound, Some((key, value))) => {
-            let (section, name) = key.rsplit_once('.').unwrap_or(("", key));
-            let yaml = if section.is_empty() {
-                format!("`{name}: {value}`")
-            } else {
-                format!("`{name}: {value}` under `{section}:`")
-            };
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "{e}; ralph's -c takes a config file, not a KEY=VALUE override (the form \
-                     ralph-orchestrator's -c also took): to set `{key}`, write {yaml} in \
-                     ralph.yml (or in the file you pass with -c)"
-                ),
-            )
-        }
-        _ => e,
-    }
 }
 
 /// A config file's text: a regular file (a link to one is fine), never more than

@@ -46,6 +46,7 @@ mod merge;
 mod node;
 mod origin;
 mod overlay;
+mod override_hint;
 mod overrides;
 mod preset;
 mod raw;

@@ -144,6 +144,17 @@ fn adapters_impact(node: &Node<'_>) -> Impact {
 const IGNORED_UPSTREAM_TOO: &str = "ralph-orchestrator ignored it as well, so nothing changes";
 
 /// Top-level keys.
+/// The key a version 1 top-level key moved to (`max_iterations` → `event_loop.
+/// max_iterations`), read from its entry's words, which name it in one form.
+pub(crate) fn moved_to(key: &str) -> Option<&'static str> {
+    let entry = TOP_LEVEL.iter().find(|e| e.key == key)?;
+    let rest = entry.why.strip_prefix(MOVED)?;
+    rest.split('`').next()
+}
+
+/// How the entry of a version 1 key that moved begins; the new key follows, in backticks.
+const MOVED: &str = "this version 1 key moved: write `";
+
 pub(crate) const TOP_LEVEL: &[Unsupported] = &[
     entry(
         "features",
