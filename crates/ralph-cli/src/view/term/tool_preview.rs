@@ -75,23 +75,47 @@ pub(crate) fn output_preview(output: &str, max_lines: usize) -> Vec<String> {
 /// its details (whose very last lines are closing brackets), a Python traceback whose
 /// exception comes last, a test runner's summary line.
 pub(crate) fn failure_preview(output: &str) -> String {
-    let lines: Vec<&str> = (output.lines().map(str::trim))
+    let mut lines: Vec<&str> = (output.lines().map(str::trim))
         .filter(|l| !l.is_empty())
         .collect();
+    // pi ends a failed command's output with its exit status: a status, not the reason,
+    // which is the line before. It is kept, shortest, at the end.
+    let status = match lines.as_slice() {
+        [_, .., last] => last
+            .strip_prefix(PI_EXIT_STATUS)
+            .filter(|code| code.parse::<i64>().is_ok()),
+        _ => None,
+    };
+    let suffix = match status {
+        Some(code) => {
+            lines.pop();
+            format!(" · exit {code}")
+        }
+        None => String::new(),
+    };
+    let room = PREVIEW_CHARS.saturating_sub(suffix.chars().count());
+    format!("{}{suffix}", ends(&lines, room))
+}
+
+/// How pi's bash tool ends the output of a command that failed, before its exit code.
+const PI_EXIT_STATUS: &str = "Command exited with code ";
+
+/// The first of `lines` and the last that says something, in at most `room` characters.
+fn ends(lines: &[&str], room: usize) -> String {
     let Some(first) = lines.first() else {
         return String::new();
     };
     let last = (lines.iter().rposition(|l| says_something(l))).filter(|&at| at > 0);
     let Some(at) = last else {
-        return one_line(first);
+        return shortened(&one_line(first), room);
     };
     let gap = if at > 1 { " · … · " } else { " · " };
     let last = one_line(lines[at]);
     // The end is the likelier reason: the start gives up room first, down to half.
-    let room = PREVIEW_CHARS.saturating_sub(gap.chars().count());
-    let first_room = room.saturating_sub(last.chars().count()).max(room / 2);
+    let inner = room.saturating_sub(gap.chars().count());
+    let first_room = inner.saturating_sub(last.chars().count()).max(inner / 2);
     let first = shortened(&one_line(first), first_room);
-    truncate(&format!("{first}{gap}{last}"))
+    shortened(&format!("{first}{gap}{last}"), room)
 }
 
 /// Whether a line holds more than brackets, punctuation and markup tags

@@ -77,6 +77,32 @@ fn a_failure_shows_its_first_line_and_its_last_that_says_something() {
 }
 
 #[test]
+fn pi_s_exit_status_after_a_failed_command_does_not_hide_why() {
+    // pi's bash tool: the command's output, then its status.
+    let traceback = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\njson.decoder.JSONDecodeError: Expecting property name: line 1 column 2\n\nCommand exited with code 1";
+    assert_eq!(
+        failure_preview(traceback),
+        "Traceback (most recent call last): · … · json.decoder.JSONDecodeError: Expecting \
+         property … · exit 1"
+    );
+    assert_eq!(
+        failure_preview(
+            "start\nls: cannot access '/x': No such file or directory\n\nCommand exited with code 2"
+        ),
+        "start · ls: cannot access '/x': No such file or directory · exit 2"
+    );
+    // Alone, the status is all there is to say.
+    assert_eq!(
+        failure_preview("Command exited with code 127"),
+        "Command exited with code 127"
+    );
+    let long = format!("{}\nCommand exited with code 3", "y".repeat(300));
+    let shown = failure_preview(&long);
+    assert_eq!(shown.chars().count(), PREVIEW_CHARS);
+    assert!(shown.ends_with("… · exit 3"), "{shown}");
+}
+
+#[test]
 fn output_tails_keep_the_last_lines_and_count_the_rest() {
     assert_eq!(
         output_tail("a\n\nb\nc\nd\n", 2),
