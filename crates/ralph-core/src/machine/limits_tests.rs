@@ -551,3 +551,23 @@ fn the_iteration_a_killed_ralph_was_in_ends_interrupted_and_the_run_goes_on() {
     m.go_on_after_kill();
     assert_eq!(stop(&mut m), StopReason::MaxIterations { limit: 1 });
 }
+
+#[test]
+fn failures_in_a_row_end_saying_why_the_last_one_failed() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_consecutive_failures = 2));
+    for reason in [
+        "exited with code 1",
+        "No API key found for anthropic.\n\nUse /login",
+    ] {
+        let it = run(&mut m);
+        let failed = IterationOutcome::Failed {
+            reason: reason.into(),
+        };
+        m.finish(it, report(failed, &[]), S);
+    }
+    let reason = stop(&mut m);
+    assert_eq!(
+        verdict(&reason, m.state()),
+        "2 iterations in a row failed (the last: No API key found for anthropic. Use /login)"
+    );
+}

@@ -385,6 +385,10 @@ impl Machine {
         }
         if report.outcome.is_failure() || self.limit_is_failure(&iteration.hat, &report.outcome) {
             self.state.consecutive_failures = self.state.consecutive_failures.saturating_add(1);
+            self.state.last_failure = Some(match &report.outcome {
+                IterationOutcome::Failed { reason } => reason.clone(),
+                outcome => outcome.to_string(),
+            });
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
         }

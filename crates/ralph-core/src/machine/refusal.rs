@@ -49,6 +49,10 @@ impl std::fmt::Display for CompletionRefusal {
     }
 }
 
+/// The most characters of the last failure's reason a verdict quotes: it is one line of
+/// the summary and of `-q`'s output; `history.jsonl` keeps it whole.
+const LAST_FAILURE_CHARS: usize = 300;
+
 /// The loop's final verdict: why it stopped, and, when it stopped otherwise after its
 /// completion was refused, what refused it.
 pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
@@ -58,6 +62,15 @@ pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
         }
         _ => reason.to_string(),
     };
+    // Failures in a row say why the last one failed: the count alone sends the user to
+    // `--continue`, which fails the same way while the cause (a login, a key) stands.
+    if let (StopReason::ConsecutiveFailures { .. }, Some(why)) = (reason, &state.last_failure) {
+        let words: Vec<&str> = why.split_whitespace().collect();
+        verdict.push_str(&format!(
+            " (the last: {})",
+            crate::inbox::excerpt(&words.join(" "), LAST_FAILURE_CHARS)
+        ));
+    }
     // A loop that ran out of time while a provider limited it says until when, and,
     // when the wait it did not start would have ended at another time (limits in a row
     // back off past a reset time; an agent may give none), when that was.

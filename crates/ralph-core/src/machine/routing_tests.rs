@@ -365,6 +365,7 @@ fn finish_records_the_iteration_and_the_totals() {
             )]),
             cost_notice_given: false,
             end: None,
+            last_failure: None,
             refusal: None,
             rate_limit: None,
             backend_limits: vec![],

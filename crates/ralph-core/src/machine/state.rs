@@ -45,6 +45,11 @@ pub struct LoopState {
     pub cost_notice_given: bool,
     /// Why the loop stopped, once it has.
     pub end: Option<StopReason>,
+    /// Why the last iteration that counted as failed failed (a failure's reason, or the
+    /// limit of a rate-limited one under `on_rate_limit: fail`): the verdict of a loop
+    /// that stops on failures in a row says it, as the summary and `-q` show nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<String>,
     /// Why the last refused completion claim was refused (the final verdict says it
     /// when the loop then ends otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
