@@ -52,6 +52,17 @@ pub(super) fn ensure(root: &Path) -> Result<(), GitignoreError> {
         .map_err(|source| GitignoreError { path, source })
 }
 
+/// Whether the `.ralph/.gitignore` in `root` is ralph's own rewrite of `committed` (the
+/// version git has): what ralph writes, over a start of it that an older ralph wrote.
+/// Such a change is ralph's doing, in every fresh checkout of a repository that
+/// committed an older list, and holds nobody's work.
+pub fn rewritten_by_ralph(root: &Path, committed: &[u8]) -> bool {
+    let path = root.join(GITIGNORE_FILE);
+    let limit = GITIGNORE.len() as u64;
+    let now = fsafe::read_bounded(&path, Links::Refuse, limit, "`.ralph/.gitignore`");
+    cut_short(committed) && now.is_ok_and(|now| now == GITIGNORE.as_bytes())
+}
+
 /// Whether `bytes` are a strict start of what ralph writes (nothing at all included).
 fn cut_short(bytes: &[u8]) -> bool {
     bytes.len() < GITIGNORE.len() && GITIGNORE.as_bytes().starts_with(bytes)

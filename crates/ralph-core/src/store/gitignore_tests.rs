@@ -56,3 +56,20 @@ fn a_file_ralph_did_not_write_is_left_alone() {
             .is_symlink()
     );
 }
+
+#[test]
+fn only_ralph_s_rewrite_of_an_older_list_is_its_own() {
+    let root = tempfile::tempdir().unwrap();
+    let older = &GITIGNORE[..GITIGNORE.find("gates/").unwrap()];
+    fs::write(root.path().join(GITIGNORE_FILE), older).unwrap();
+    // Not rewritten yet: the file is as committed.
+    assert!(!rewritten_by_ralph(root.path(), older.as_bytes()));
+    ensure(root.path()).unwrap();
+    assert!(rewritten_by_ralph(root.path(), older.as_bytes()));
+    // Over a list of the user's own, the same content is the user's change.
+    assert!(!rewritten_by_ralph(root.path(), b"runs/\n# mine\n"));
+    // A line added to ralph's list is the user's.
+    let longer = format!("{GITIGNORE}*.local\n");
+    fs::write(root.path().join(GITIGNORE_FILE), &longer).unwrap();
+    assert!(!rewritten_by_ralph(root.path(), older.as_bytes()));
+}

@@ -43,7 +43,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace, rewrite, spare_of};
-pub use gitignore::{GITIGNORE_FILE, GitignoreError};
+pub use gitignore::{GITIGNORE_FILE, GitignoreError, rewritten_by_ralph};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };

@@ -9,6 +9,7 @@
 //! untouched. See docs/scale.md.
 
 pub(crate) mod create;
+mod dirty;
 mod git;
 mod in_progress;
 mod include;
@@ -132,71 +133,6 @@ impl Repo {
             .git
             .line(&self.top, &["rev-list", "--count", &range])?
             .and_then(|n| n.parse().ok()))
-    }
-
-    /// Whether the checkout at `dir` has changes git knows about: tracked files changed
-    /// or staged, and with `untracked`, files it does not ignore. What ralph keeps under
-    /// `.ralph/` counts like any file: its specs, memories, tasks and scratchpad are
-    /// versioned by design, and its run files are ignored by `.ralph/.gitignore`. That
-    /// file alone does not count while untracked: ralph writes it in every fresh
-    /// worktree, so it holds nobody's work.
-    pub(crate) fn dirty(&self, dir: &Path, untracked: bool) -> Result<bool, CliError> {
-        self.dirty_except(dir, untracked, &[])
-    }
-
-    /// [`Repo::dirty`], not counting what is under `nested` (worktrees inside `dir`,
-    /// which git sees as untracked directories there, and which are judged on their own).
-    pub(crate) fn dirty_except(
-        &self,
-        dir: &Path,
-        untracked: bool,
-        nested: &[&Path],
-    ) -> Result<bool, CliError> {
-        // Every untracked file listed on its own (not a directory for a whole untracked
-        // tree): the lone `.gitignore` can then be told from real files beside it.
-        let mode = if untracked {
-            "--untracked-files=all"
-        } else {
-            "--untracked-files=no"
-        };
-        let out = self
-            .git
-            .ok(dir, &["status", "--porcelain", "-z", mode, "--", "."])?;
-        let own = format!(
-            "?? {}/{}",
-            ralph_core::store::RALPH_DIR,
-            ralph_core::store::GITIGNORE_FILE
-        );
-        // Porcelain paths are from the top of the checkout, `/`-separated; the nested
-        // paths come resolved.
-        let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let skipped: Vec<String> = nested
-            .iter()
-            .filter_map(|p| p.strip_prefix(&top).ok()?.to_str().map(|p| format!("{p}/")))
-            .collect();
-        Ok(out.split('\0').any(|entry| {
-            let path = entry.get(3..).unwrap_or_default();
-            !entry.is_empty() && entry != own && !skipped.iter().any(|s| path.starts_with(s))
-        }))
-    }
-
-    /// Whether the checkout at `dir` has tracked files changed or staged outside its
-    /// `.ralph/`: the main checkout, whose scratchpad a plain loop may be writing while
-    /// a worktree loop lands there (the fast-forward itself refuses to overwrite them).
-    pub(crate) fn dirty_outside_ralph(&self, dir: &Path) -> Result<bool, CliError> {
-        let exclude = format!(":(exclude){}", ralph_core::store::RALPH_DIR);
-        let out = self.git.ok(
-            dir,
-            &[
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ".",
-                &exclude,
-            ],
-        )?;
-        Ok(!out.trim().is_empty())
     }
 
     /// The repository's worktrees, as `git worktree list --porcelain` gives them: each
