@@ -1,16 +1,20 @@
 //! What ralph itself leaves in a worktree loop's checkout is nobody's work: its rewrite
-//! of an older `.ralph/.gitignore` the repository committed blocks neither
-//! `ralph runs land` nor `ralph runs rm`. Real changes still do, and the refusal names
-//! them.
+//! of an older `.ralph/.gitignore` the repository committed, and the empty lock files
+//! beside the agent's memories and tasks, neither block `ralph runs land` nor
+//! `ralph runs rm`. Real changes still do, and the refusal names them.
 
 use std::path::Path;
 
 use super::common::{Workspace, code};
 use super::{git, repo, stderr, tree};
 
-/// A fake agent's plan line that commits a file and completes.
-const COMMIT_HELLO: &str = "pi/anthropic/text.jsonl | LOOP_COMPLETE | | \
-    echo hello > hello.txt && git add hello.txt && git commit -qm work\n";
+/// A fake agent's plan line that stores a memory and a task done (ralph takes their
+/// lock files), commits them with a file of its own, and completes.
+const REMEMBER_AND_COMMIT: &str = "pi/anthropic/text.jsonl | LOOP_COMPLETE | | \
+    ralph tools memory add 'use tabs' && ralph tools task ensure 'a task' --key t && ralph tools task close t && \
+    echo hello > hello.txt && \
+    git add hello.txt .ralph/agent/memories.md .ralph/agent/tasks.jsonl && \
+    git commit -qm work\n";
 
 /// The `.ralph/.gitignore` of an older ralph: a start of today's list.
 const OLDER_GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
@@ -18,7 +22,7 @@ const OLDER_GITIGNORE: &str = "# ralph's run files (the scratchpad and specs sta
 
 /// A repository that committed `gitignore` as its `.ralph/.gitignore`.
 fn committing(gitignore: &str) -> Workspace {
-    let ws = repo(COMMIT_HELLO);
+    let ws = repo(REMEMBER_AND_COMMIT);
     std::fs::create_dir_all(ws.path().join(".ralph")).unwrap();
     std::fs::write(ws.path().join(".ralph/.gitignore"), gitignore).unwrap();
     git(ws.path(), &["add", ".ralph/.gitignore"]);
@@ -71,6 +75,29 @@ fn a_change_of_one_s_own_to_the_gitignore_blocks_land_and_is_named() {
         "{err}"
     );
     assert!(!ws.path().join("hello.txt").exists());
+}
+
+#[test]
+fn the_agent_s_lock_files_do_not_block_rm_after_landing() {
+    // A `.ralph/.gitignore` of the user's own, which ralph leaves as it is: the lock
+    // files stay untracked, and not ignored.
+    let ws = committing("# mine\nruns/\nloop.lock\ncurrent-run\nworktrees/\ngates/\n");
+    let wt = run_loop(&ws, "one");
+    let listed = status(&wt);
+    assert!(
+        listed.contains("?? .ralph/agent/memories.md.lock"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("?? .ralph/agent/tasks.jsonl.lock"),
+        "{listed}"
+    );
+
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let out = ws.run(&["runs", "rm", "one"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(!wt.exists());
 }
 
 #[test]

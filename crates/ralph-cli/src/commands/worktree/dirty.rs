@@ -3,7 +3,10 @@
 //! nobody wrote:
 //! - `.ralph/.gitignore` untracked (ralph writes it in every fresh worktree), or changed
 //!   by ralph's own rewrite of the older list a repository committed
-//!   (`ralph_core::store::rewritten_by_ralph`).
+//!   (`ralph_core::store::rewritten_by_ralph`);
+//! - the agent's empty lock files (`ralph_core::store::AGENT_LOCK_FILES`) untracked,
+//!   where `.ralph/.gitignore` does not list them (the user's own, or one written before
+//!   it listed them).
 //!
 //! Everything else ralph keeps under `.ralph/` counts like any file: its specs,
 //! memories, tasks and scratchpad are versioned by design, and its run files are ignored
@@ -11,7 +14,7 @@
 
 use std::path::Path;
 
-use ralph_core::store::{GITIGNORE_FILE, RALPH_DIR, rewritten_by_ralph};
+use ralph_core::store::{AGENT_LOCK_FILES, GITIGNORE_FILE, RALPH_DIR, rewritten_by_ralph};
 
 use super::Repo;
 use crate::error::CliError;
@@ -72,6 +75,9 @@ impl Repo {
             .git
             .ok(dir, &["status", "--porcelain", "-z", mode, "--", "."])?;
         let gitignore = format!("{RALPH_DIR}/{GITIGNORE_FILE}");
+        let locks: Vec<String> = (AGENT_LOCK_FILES.iter())
+            .map(|f| format!("{RALPH_DIR}/{f}"))
+            .collect();
         // Porcelain paths are from the top of the checkout, `/`-separated; the nested
         // paths come resolved.
         let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
@@ -85,7 +91,7 @@ impl Repo {
         };
         for (status, path) in entries(&out) {
             let ralphs = match status {
-                "??" => path == gitignore,
+                "??" => path == gitignore || locks.iter().any(|l| *l == path),
                 " M" if path == gitignore => self.rewritten_by_ralph(dir, &gitignore),
                 _ => false,
             };
