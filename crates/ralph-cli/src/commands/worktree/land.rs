@@ -413,8 +413,10 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
     // Checked again: one may have started during the check.
     in_progress::refuse(repo, base)?;
+    // A checkout git can no longer read is no checkout: only the ref moves.
     let checked_out = (repo.worktrees()?.into_iter())
-        .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
+        .find(|c| !c.prunable && c.branch.as_deref() == Some(base))
+        .map(|c| c.path);
     match checked_out {
         Some(path) => {
             let changes = repo.changes_outside_ralph(&path)?;

@@ -135,10 +135,8 @@ impl Repo {
             .and_then(|n| n.parse().ok()))
     }
 
-    /// The repository's worktrees, as `git worktree list --porcelain` gives them: each
-    /// one's directory, and the branch checked out there (`refs/heads/…`; none when its
-    /// head is detached).
-    pub(crate) fn worktrees(&self) -> Result<Vec<(PathBuf, Option<String>)>, CliError> {
+    /// The repository's checkouts, as `git worktree list --porcelain` gives them.
+    pub(crate) fn worktrees(&self) -> Result<Vec<Checkout>, CliError> {
         let list = self
             .git
             .ok(&self.top, &["worktree", "list", "--porcelain"])?;
@@ -147,7 +145,14 @@ impl Repo {
             .filter_map(|block| {
                 let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
                 let branch = block.lines().find_map(|l| l.strip_prefix("branch "));
-                Some((PathBuf::from(path), branch.map(str::to_owned)))
+                let prunable = block
+                    .lines()
+                    .any(|l| l == "prunable" || l.starts_with("prunable "));
+                Some(Checkout {
+                    path: PathBuf::from(path),
+                    branch: branch.map(str::to_owned),
+                    prunable,
+                })
             })
             .collect())
     }
@@ -161,6 +166,18 @@ impl Repo {
             self.git.stop(),
         )
     }
+}
+
+/// One of the repository's checkouts, as git lists it.
+pub(crate) struct Checkout {
+    /// Its directory.
+    pub(crate) path: PathBuf,
+    /// The branch checked out there (`refs/heads/…`; none when its head is detached).
+    pub(crate) branch: Option<String>,
+    /// Whether git can no longer read it: its directory, or the `.git` file in it that
+    /// leads to the repository, is gone (`git worktree prune` would forget it). No git
+    /// command runs there.
+    pub(crate) prunable: bool,
 }
 
 /// `path` as seen from `from` (both absolute): relative, with `..` where it is not under
