@@ -21,6 +21,8 @@ mod made_half;
 mod moved_then_failed;
 #[path = "worktrees/nested.rs"]
 mod nested;
+#[path = "worktrees/ralph_files.rs"]
+mod ralph_files;
 #[path = "worktrees/rebase_fails.rs"]
 mod rebase_fails;
 #[path = "worktrees/signals.rs"]

@@ -121,6 +121,11 @@ fn a_slow_hook_under_git_is_announced_while_it_runs() {
     assert!(err.contains("`git worktree add"), "{err}");
     assert!(err.contains("is still running after 3 s"), "{err}");
     assert!(err.contains("hooks"), "{err}");
+    // What ralph will do, not what it did: git still runs.
+    assert!(
+        err.contains("ralph stops it if it still runs after 300 s"),
+        "{err}"
+    );
 }
 
 #[test]

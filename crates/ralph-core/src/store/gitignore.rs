@@ -17,9 +17,16 @@ use crate::fsafe::{self, Links};
 pub const GITIGNORE_FILE: &str = ".gitignore";
 
 /// What ralph writes there. New entries go at the end: an older ralph's list is then a
-/// start of this one, and is written again whole.
+/// start of this one, and is written again whole. The agent's lock files
+/// ([`AGENT_LOCK_FILES`]) hold nothing: only the files they lock are versioned.
 pub(super) const GITIGNORE: &str = "# ralph's run files (the scratchpad and specs stay versioned)\n\
-                                    loop.lock\ncurrent-run\nruns/\nworktrees/\ngates/\n";
+                                    loop.lock\ncurrent-run\nruns/\nworktrees/\ngates/\n\
+                                    agent/memories.md.lock\nagent/tasks.jsonl.lock\n";
+
+/// The empty lock files ralph leaves beside the agent's memories and tasks (see
+/// [`crate::file_lock`]), from `.ralph/`: in [`GITIGNORE`], and no one's work where an
+/// older or the user's own `.ralph/.gitignore` does not list them.
+pub const AGENT_LOCK_FILES: [&str; 2] = ["agent/memories.md.lock", "agent/tasks.jsonl.lock"];
 
 /// Writing `.ralph/.gitignore` failed: the run goes on (it only costs tidiness), but
 /// `git status` shows the run files until a later run writes it.
@@ -50,6 +57,17 @@ pub(super) fn ensure(root: &Path) -> Result<(), GitignoreError> {
     }
     replace(&path, GITIGNORE.as_bytes(), Durability::Atomic)
         .map_err(|source| GitignoreError { path, source })
+}
+
+/// Whether the `.ralph/.gitignore` in `root` is ralph's own rewrite of `committed` (the
+/// version git has): what ralph writes, over a start of it that an older ralph wrote.
+/// Such a change is ralph's doing, in every fresh checkout of a repository that
+/// committed an older list, and holds nobody's work.
+pub fn rewritten_by_ralph(root: &Path, committed: &[u8]) -> bool {
+    let path = root.join(GITIGNORE_FILE);
+    let limit = GITIGNORE.len() as u64;
+    let now = fsafe::read_bounded(&path, Links::Refuse, limit, "`.ralph/.gitignore`");
+    cut_short(committed) && now.is_ok_and(|now| now == GITIGNORE.as_bytes())
 }
 
 /// Whether `bytes` are a strict start of what ralph writes (nothing at all included).

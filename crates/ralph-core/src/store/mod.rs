@@ -4,7 +4,8 @@
 //! .ralph/
 //!   loop.lock            flock held by the running loop (its pid and host inside)
 //!   current-run          the id of the current (or last) run
-//!   .gitignore           keeps the two files above, runs/ and the worktrees out of commits
+//!   .gitignore           keeps the two files above, runs/, the worktrees, gates/ and the
+//!                        agent's lock files out of commits
 //!   runs/<run-id>/
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
@@ -43,7 +44,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, replace, rewrite, spare_of};
-pub use gitignore::{GITIGNORE_FILE, GitignoreError};
+pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_by_ralph};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };

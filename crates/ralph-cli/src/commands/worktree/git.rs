@@ -182,7 +182,8 @@ impl Git {
             }
             diagnostic(format_args!(
                 "`git {}` in `{}` is still running after {} s: the repository's hooks, \
-                 filters or fsmonitor may be what runs (stopped after {} s)",
+                 filters or fsmonitor may be what runs (ralph stops it if it still runs \
+                 after {} s)",
                 args.join(" "),
                 dir.display(),
                 GIT_NOTICE_AFTER.as_secs(),

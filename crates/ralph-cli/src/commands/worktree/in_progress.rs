@@ -27,10 +27,13 @@ const BISECT: &str = "BISECT_START";
 /// checkout that has it checked out, or is detached from it for a rebase or a bisect.
 pub(crate) fn refuse(repo: &Repo, base: &str) -> Result<(), CliError> {
     let short = base.trim_start_matches("refs/heads/");
-    for (path, branch) in repo.worktrees()? {
+    for checkout in repo.worktrees()? {
+        let (path, branch) = (checkout.path, checkout.branch);
         let on_base = branch.as_deref() == Some(base);
-        // Another branch checked out: nothing there will move the base.
-        if !(on_base || branch.is_none()) || !path.is_dir() {
+        // Another branch checked out: nothing there will move the base. A checkout git
+        // cannot read (its directory or its `.git` file gone) has no operation git could
+        // go on with, and no git command runs there.
+        if !(on_base || branch.is_none()) || checkout.prunable || !path.is_dir() {
             continue;
         }
         let names = [

@@ -15,7 +15,7 @@ use std::time::Duration;
 use ralph_agent::StopController;
 use ralph_agent::command::{CommandRequest, run_command};
 use ralph_core::config::Overrides;
-use ralph_core::store::{Landing, LandingOutcome, RalphDir, WorktreeRecord};
+use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
 use super::{Git, Repo, in_progress, lock, now_ms};
@@ -62,10 +62,20 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
         "another landing",
         repo.git.stop(),
     )?;
-    refuse_unready(&repo, &record, &tree)?;
+    let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
+    if own_gitignore {
+        // ralph writes it again below: the rebase takes the branch's version meanwhile.
+        let path = format!("{}/{}", ralph_core::store::RALPH_DIR, GITIGNORE_FILE);
+        repo.git.ok(&tree, &["checkout", "--", &path])?;
+    }
     let mut landing_head = None;
     let landed = attempts(&repo, &mut record, &base, &tree, args, &mut landing_head);
+    if own_gitignore {
+        // Left as ralph left it, unless the branch now has ralph's list or one of the
+        // user's own. A failure is not the landing's: the next run writes it.
+        let _ = RalphDir::in_workspace(&tree).ensure_gitignore();
+    }
     match landed {
         Err(_) if repo.git.stopped() => Err(after_stop(
             &repo,
@@ -275,8 +285,10 @@ fn rebasing(git: &Git, tree: &Path) -> bool {
 }
 
 /// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
-/// uncommitted changes (a rebase would refuse them, or take them along).
-fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<(), CliError> {
+/// uncommitted changes (a rebase would refuse them, or take them along). Whether ralph's
+/// own rewrite of `.ralph/.gitignore` is there (no one's change, but git's rebase
+/// refuses it too).
+fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<bool, CliError> {
     let own = RalphDir::in_workspace(tree);
     if own.loop_running().unwrap_or(false) {
         return Err(CliError::Worktree(format!(
@@ -297,13 +309,15 @@ fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<(
             on.as_deref().unwrap_or("a detached HEAD")
         )));
     }
-    if repo.dirty(tree, false)? {
+    let changes = repo.changes(tree, false)?;
+    if !changes.is_empty() {
         return Err(CliError::Worktree(format!(
-            "`{}` has uncommitted changes; commit or discard them, then land again",
-            tree.display()
+            "`{}` has uncommitted changes ({}); commit or discard them, then land again",
+            tree.display(),
+            changes.named()
         )));
     }
-    Ok(())
+    Ok(changes.own_gitignore)
 }
 
 /// Whether a rebase is in progress in the checkout at `tree` (git's state directory
@@ -399,16 +413,20 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
     // Checked again: one may have started during the check.
     in_progress::refuse(repo, base)?;
+    // A checkout git can no longer read is no checkout: only the ref moves.
     let checked_out = (repo.worktrees()?.into_iter())
-        .find_map(|(path, branch)| (branch.as_deref() == Some(base)).then_some(path));
+        .find(|c| !c.prunable && c.branch.as_deref() == Some(base))
+        .map(|c| c.path);
     match checked_out {
         Some(path) => {
-            if repo.dirty_outside_ralph(&path)? {
+            let changes = repo.changes_outside_ralph(&path)?;
+            if !changes.is_empty() {
                 return Err(CliError::Worktree(format!(
-                    "{} is checked out in `{}`, which has uncommitted changes: nothing landed. \
-                     Commit or stash them, then land again",
+                    "{} is checked out in `{}`, which has uncommitted changes ({}): nothing \
+                     landed. Commit or stash them, then land again",
                     base.trim_start_matches("refs/heads/"),
-                    path.display()
+                    path.display(),
+                    changes.named()
                 )));
             }
             repo.git

@@ -9,6 +9,7 @@
 //! untouched. See docs/scale.md.
 
 pub(crate) mod create;
+mod dirty;
 mod git;
 mod in_progress;
 mod include;
@@ -134,75 +135,8 @@ impl Repo {
             .and_then(|n| n.parse().ok()))
     }
 
-    /// Whether the checkout at `dir` has changes git knows about: tracked files changed
-    /// or staged, and with `untracked`, files it does not ignore. What ralph keeps under
-    /// `.ralph/` counts like any file: its specs, memories, tasks and scratchpad are
-    /// versioned by design, and its run files are ignored by `.ralph/.gitignore`. That
-    /// file alone does not count while untracked: ralph writes it in every fresh
-    /// worktree, so it holds nobody's work.
-    pub(crate) fn dirty(&self, dir: &Path, untracked: bool) -> Result<bool, CliError> {
-        self.dirty_except(dir, untracked, &[])
-    }
-
-    /// [`Repo::dirty`], not counting what is under `nested` (worktrees inside `dir`,
-    /// which git sees as untracked directories there, and which are judged on their own).
-    pub(crate) fn dirty_except(
-        &self,
-        dir: &Path,
-        untracked: bool,
-        nested: &[&Path],
-    ) -> Result<bool, CliError> {
-        // Every untracked file listed on its own (not a directory for a whole untracked
-        // tree): the lone `.gitignore` can then be told from real files beside it.
-        let mode = if untracked {
-            "--untracked-files=all"
-        } else {
-            "--untracked-files=no"
-        };
-        let out = self
-            .git
-            .ok(dir, &["status", "--porcelain", "-z", mode, "--", "."])?;
-        let own = format!(
-            "?? {}/{}",
-            ralph_core::store::RALPH_DIR,
-            ralph_core::store::GITIGNORE_FILE
-        );
-        // Porcelain paths are from the top of the checkout, `/`-separated; the nested
-        // paths come resolved.
-        let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        let skipped: Vec<String> = nested
-            .iter()
-            .filter_map(|p| p.strip_prefix(&top).ok()?.to_str().map(|p| format!("{p}/")))
-            .collect();
-        Ok(out.split('\0').any(|entry| {
-            let path = entry.get(3..).unwrap_or_default();
-            !entry.is_empty() && entry != own && !skipped.iter().any(|s| path.starts_with(s))
-        }))
-    }
-
-    /// Whether the checkout at `dir` has tracked files changed or staged outside its
-    /// `.ralph/`: the main checkout, whose scratchpad a plain loop may be writing while
-    /// a worktree loop lands there (the fast-forward itself refuses to overwrite them).
-    pub(crate) fn dirty_outside_ralph(&self, dir: &Path) -> Result<bool, CliError> {
-        let exclude = format!(":(exclude){}", ralph_core::store::RALPH_DIR);
-        let out = self.git.ok(
-            dir,
-            &[
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ".",
-                &exclude,
-            ],
-        )?;
-        Ok(!out.trim().is_empty())
-    }
-
-    /// The repository's worktrees, as `git worktree list --porcelain` gives them: each
-    /// one's directory, and the branch checked out there (`refs/heads/…`; none when its
-    /// head is detached).
-    pub(crate) fn worktrees(&self) -> Result<Vec<(PathBuf, Option<String>)>, CliError> {
+    /// The repository's checkouts, as `git worktree list --porcelain` gives them.
+    pub(crate) fn worktrees(&self) -> Result<Vec<Checkout>, CliError> {
         let list = self
             .git
             .ok(&self.top, &["worktree", "list", "--porcelain"])?;
@@ -211,7 +145,14 @@ impl Repo {
             .filter_map(|block| {
                 let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
                 let branch = block.lines().find_map(|l| l.strip_prefix("branch "));
-                Some((PathBuf::from(path), branch.map(str::to_owned)))
+                let prunable = block
+                    .lines()
+                    .any(|l| l == "prunable" || l.starts_with("prunable "));
+                Some(Checkout {
+                    path: PathBuf::from(path),
+                    branch: branch.map(str::to_owned),
+                    prunable,
+                })
             })
             .collect())
     }
@@ -225,6 +166,18 @@ impl Repo {
             self.git.stop(),
         )
     }
+}
+
+/// One of the repository's checkouts, as git lists it.
+pub(crate) struct Checkout {
+    /// Its directory.
+    pub(crate) path: PathBuf,
+    /// The branch checked out there (`refs/heads/…`; none when its head is detached).
+    pub(crate) branch: Option<String>,
+    /// Whether git can no longer read it: its directory, or the `.git` file in it that
+    /// leads to the repository, is gone (`git worktree prune` would forget it). No git
+    /// command runs there.
+    pub(crate) prunable: bool,
 }
 
 /// `path` as seen from `from` (both absolute): relative, with `..` where it is not under

@@ -42,7 +42,7 @@ pub(crate) fn inside(repo: &Repo, tree: &Path) -> Result<Vec<Nested>, CliError> 
     let Ok(tree) = tree.canonicalize() else {
         return Ok(Vec::new());
     };
-    let listed = repo.worktrees()?.into_iter().map(|(path, _)| path);
+    let listed = repo.worktrees()?.into_iter().map(|c| c.path);
     let names = repo
         .records
         .names()

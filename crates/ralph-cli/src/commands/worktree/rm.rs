@@ -154,9 +154,17 @@ fn unsaved(
     {
         return Ok(Some(detached));
     }
-    if tree.is_dir() && repo.dirty_except(tree, true, nested)? {
+    if !tree.is_dir() {
+        return Ok(None);
+    }
+    let changes = repo.changes_except(tree, true, nested)?;
+    if !changes.is_empty() {
         return Ok(Some(Unsaved {
-            what: format!("`{}` has changes that are not committed", tree.display()),
+            what: format!(
+                "`{}` has changes that are not committed ({})",
+                tree.display(),
+                changes.named()
+            ),
             keep: "commit them".to_owned(),
         }));
     }
