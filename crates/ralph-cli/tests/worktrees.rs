@@ -27,6 +27,8 @@ mod ralph_files;
 mod rebase_fails;
 #[path = "worktrees/signals.rs"]
 mod signals;
+#[path = "worktrees/stdout.rs"]
+mod stdout;
 #[path = "worktrees/terminal.rs"]
 mod terminal;
 #[path = "worktrees/unsaved.rs"]

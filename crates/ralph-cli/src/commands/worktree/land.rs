@@ -201,12 +201,12 @@ fn attempts(
             )?
             .unwrap_or_default();
         mark(repo, record, LandingOutcome::Landed, head.clone())?;
-        println!(
+        super::report(format_args!(
             "landed `{name}`: {} moved from {} to {} ({ahead} commit(s))",
             record.base_name(),
             short(&onto),
             short(&head)
-        );
+        ));
         return Ok(CommandOutcome::Success);
     }
     Err(CliError::Worktree(format!(

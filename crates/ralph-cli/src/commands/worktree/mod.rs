@@ -198,6 +198,13 @@ pub(crate) fn seen_from(path: &Path, from: &Path) -> PathBuf {
 }
 
 /// The current Unix time in milliseconds.
+/// Says on stdout what a worktree command did. The work is done by then: a reader that
+/// went away (`| head`) must not turn it into a panic (`println!`'s), only lose the line.
+pub(crate) fn report(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
 pub(crate) fn now_ms() -> u64 {
     ralph_core::store::unix_ms(std::time::SystemTime::now())
 }

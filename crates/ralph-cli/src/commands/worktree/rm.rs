@@ -67,7 +67,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     for inner in &nested {
         remove(&repo, inner.record.as_ref(), &inner.path)?;
-        println!(
+        super::report(format_args!(
             "removed {}, inside the worktree of `{name}`{}",
             describe(inner),
             inner
@@ -75,13 +75,13 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
                 .as_ref()
                 .map(|r| format!(", and its branch {}", r.branch))
                 .unwrap_or_default()
-        );
+        ));
     }
     remove(&repo, Some(&record), &tree)?;
-    println!(
+    super::report(format_args!(
         "removed worktree loop `{name}` and its branch {}",
         record.branch
-    );
+    ));
     Ok(CommandOutcome::Success)
 }
 
