@@ -16,14 +16,18 @@ fn workspace() -> Workspace {
     ws
 }
 
-fn dry_run(ws: &Workspace, ralph_config: &str, extra: &[&str]) -> String {
+/// `ralph run --dry-run -p task <extra>` with `$RALPH_CONFIG` set to `ralph_config`.
+fn dry_run_output(ws: &Workspace, ralph_config: &str, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["run", "--dry-run", "-p", "task"];
     args.extend_from_slice(extra);
-    let out = ws
-        .command(&args)
+    ws.command(&args)
         .env("RALPH_CONFIG", ralph_config)
         .output()
-        .expect("ralph runs");
+        .expect("ralph runs")
+}
+
+fn dry_run(ws: &Workspace, ralph_config: &str, extra: &[&str]) -> String {
+    let out = dry_run_output(ws, ralph_config, extra);
     assert_eq!(
         code(out.status),
         0,
@@ -92,13 +96,7 @@ fn a_missing_ralph_config_file_is_an_error_naming_it() {
 fn a_config_file_ralph_config_names_that_cannot_be_read_is_said_to_come_from_it() {
     let ws = workspace();
     let stderr = |ralph_config: &str, extra: &[&str]| {
-        let mut args = vec!["run", "--dry-run", "-p", "task"];
-        args.extend_from_slice(extra);
-        let out = ws
-            .command(&args)
-            .env("RALPH_CONFIG", ralph_config)
-            .output()
-            .expect("ralph runs");
+        let out = dry_run_output(&ws, ralph_config, extra);
         assert_eq!(code(out.status), 1);
         String::from_utf8_lossy(&out.stderr).into_owned()
     };

@@ -17,69 +17,48 @@ pub const MAX_ERROR_BYTES: usize = 16 * 1024;
 
 /// Hands `event` to `on_event`, its error message cut to [`MAX_ERROR_BYTES`] when longer.
 pub(crate) fn deliver(event: &AgentEvent<'_>, on_event: &mut impl FnMut(&AgentEvent<'_>)) {
-    let long =
-        |error: &Option<Cow<'_, str>>| error.as_ref().is_some_and(|e| e.len() > MAX_ERROR_BYTES);
+    let long = error_of(event).is_some_and(|e| e.len() > MAX_ERROR_BYTES);
+    if !long {
+        return on_event(event);
+    }
+    // Rare: a copy of the event (of its borrowed text, only the references) with the
+    // message cut.
+    let mut bounded = event.clone();
+    if let Some(slot) = error_slot(&mut bounded)
+        && let Some(error) = slot.take()
+    {
+        *slot = Some(cut(&error));
+    }
+    on_event(&bounded);
+}
+
+/// The error message `event` carries, if its kind carries one.
+fn error_of<'e>(event: &'e AgentEvent<'_>) -> Option<&'e str> {
     match event {
-        AgentEvent::MessageFinished { text, stop, error } if long(error) => {
-            on_event(&AgentEvent::MessageFinished {
-                text: Cow::Borrowed(text),
-                stop: *stop,
-                error: cut_opt(error),
-            });
-        }
-        AgentEvent::RetryStarted {
-            attempt,
-            max_attempts,
-            delay_ms,
-            error,
-        } if long(error) => on_event(&AgentEvent::RetryStarted {
-            attempt: *attempt,
-            max_attempts: *max_attempts,
-            delay_ms: *delay_ms,
-            error: cut_opt(error),
-        }),
-        AgentEvent::RetryFinished {
-            success,
-            attempt,
-            error,
-        } if long(error) => on_event(&AgentEvent::RetryFinished {
-            success: *success,
-            attempt: *attempt,
-            error: cut_opt(error),
-        }),
-        AgentEvent::Compaction {
-            phase,
-            reason,
-            error,
-        } if long(error) => on_event(&AgentEvent::Compaction {
-            phase: *phase,
-            reason: reason.as_deref().map(Cow::Borrowed),
-            error: cut_opt(error),
-        }),
-        AgentEvent::RunFinished {
-            is_error,
-            error,
-            turns,
-            duration_ms,
-            totals,
-        } if long(error) => on_event(&AgentEvent::RunFinished {
-            is_error: *is_error,
-            error: cut_opt(error),
-            turns: *turns,
-            duration_ms: *duration_ms,
-            totals: totals.clone(),
-        }),
-        event => on_event(event),
+        AgentEvent::MessageFinished { error, .. }
+        | AgentEvent::RetryStarted { error, .. }
+        | AgentEvent::RetryFinished { error, .. }
+        | AgentEvent::Compaction { error, .. }
+        | AgentEvent::RunFinished { error, .. } => error.as_deref(),
+        _ => None,
     }
 }
 
-fn cut_opt<'e>(error: &'e Option<Cow<'_, str>>) -> Option<Cow<'e, str>> {
-    error.as_deref().map(cut)
+/// Where `event` keeps its error message, if its kind has one.
+fn error_slot<'e, 'a>(event: &'e mut AgentEvent<'a>) -> Option<&'e mut Option<Cow<'a, str>>> {
+    match event {
+        AgentEvent::MessageFinished { error, .. }
+        | AgentEvent::RetryStarted { error, .. }
+        | AgentEvent::RetryFinished { error, .. }
+        | AgentEvent::Compaction { error, .. }
+        | AgentEvent::RunFinished { error, .. } => Some(error),
+        _ => None,
+    }
 }
 
 /// The head of `error`, at most [`MAX_ERROR_BYTES`] of it on a character boundary, and how
 /// many bytes were left out.
-fn cut(error: &str) -> Cow<'_, str> {
+fn cut(error: &str) -> Cow<'static, str> {
     let mut end = MAX_ERROR_BYTES.min(error.len());
     while !error.is_char_boundary(end) {
         end -= 1;

@@ -4,17 +4,23 @@
 
 use std::process::{Command, Stdio};
 
-use super::common::code;
+use super::common::{Workspace, code};
 use super::{COMMIT_OWN_FILE, git, repo, stderr};
 
-#[test]
-fn land_refuses_while_the_base_is_being_rebased_or_bisected() {
+/// A worktree loop `one` that completed, then a commit on main after it.
+pub(super) fn completed_then_main_moved() -> Workspace {
     let ws = repo(COMMIT_OWN_FILE);
     let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     std::fs::write(ws.path().join("later.txt"), "later\n").unwrap();
     git(ws.path(), &["add", "later.txt"]);
     git(ws.path(), &["commit", "-qm", "later"]);
+    ws
+}
+
+#[test]
+fn land_refuses_while_the_base_is_being_rebased_or_bisected() {
+    let ws = completed_then_main_moved();
     // A rebase of main that stops (its exec fails): main's HEAD is detached meanwhile.
     let stopped = Command::new("git")
         .args(["rebase", "-q", "--exec", "false", "HEAD~1"])

@@ -4,16 +4,11 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::common::code;
-use super::{COMMIT_OWN_FILE, git, repo, row, stderr, worktrees};
+use super::{row, stderr, worktrees};
 
 #[test]
 fn a_rebase_refused_by_a_hook_says_why_and_needs_no_rebase() {
-    let ws = repo(COMMIT_OWN_FILE);
-    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
-    assert_eq!(code(out.status), 0, "{}", stderr(&out));
-    std::fs::write(ws.path().join("later.txt"), "later\n").unwrap();
-    git(ws.path(), &["add", "later.txt"]);
-    git(ws.path(), &["commit", "-qm", "later"]);
+    let ws = super::base_busy::completed_then_main_moved();
     let hook = ws.path().join(".git/hooks/pre-rebase");
     std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
     std::fs::write(&hook, "#!/bin/sh\necho no rebases on fridays >&2\nexit 1\n").unwrap();

@@ -36,6 +36,21 @@ fn gone(pid: i32) -> bool {
 }
 
 /// A repository with a finished worktree loop `one` one commit ahead of main.
+/// Starts `ralph <args>` in `ws`, waits until the sleep of a hook or check has written
+/// its pid to `pid_file` (`what` names it), then sends ralph `signal`: its output and the
+/// sleep's pid.
+fn stopped_while_hung(
+    ws: &Workspace,
+    args: &[&str],
+    pid_file: &Path,
+    what: &str,
+    signal: Signal,
+) -> (std::process::Output, i32) {
+    let child = ws.start(args);
+    let sleeper = wait_for_pid(pid_file, what);
+    (ws.stop(child, signal), sleeper)
+}
+
 fn landable() -> (Workspace, PathBuf) {
     let ws = repo(COMMIT_OWN_FILE);
     let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
@@ -47,9 +62,13 @@ fn landable() -> (Workspace, PathBuf) {
 #[test]
 fn ctrl_c_during_the_check_of_a_landing_stops_the_check_and_lands_nothing() {
     let (ws, pid_file) = landable();
-    let child = ws.start(&["runs", "land", "one", "--check", &hang(&pid_file)]);
-    let sleeper = wait_for_pid(&pid_file, "the check's sleep");
-    let out = ws.stop(child, Signal::SIGINT);
+    let (out, sleeper) = stopped_while_hung(
+        &ws,
+        &["runs", "land", "one", "--check", &hang(&pid_file)],
+        &pid_file,
+        "the check's sleep",
+        Signal::SIGINT,
+    );
     let err = stderr(&out);
     assert_eq!(code(out.status), 130, "{err}");
     assert!(gone(sleeper), "the check's sleep was left running: {err}");
@@ -72,9 +91,13 @@ fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
         hang(&pid_file)
     );
     install_hook(&ws, "post-checkout", &script);
-    let child = ws.start(&["runs", "land", "one", "--check", "true"]);
-    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
-    let out = ws.stop(child, Signal::SIGTERM);
+    let (out, sleeper) = stopped_while_hung(
+        &ws,
+        &["runs", "land", "one", "--check", "true"],
+        &pid_file,
+        "the hook's sleep",
+        Signal::SIGTERM,
+    );
     let err = stderr(&out);
     assert_eq!(code(out.status), 130, "{err}");
     assert!(gone(sleeper), "the hook's sleep was left running: {err}");
@@ -98,9 +121,13 @@ fn ctrl_c_while_the_worktree_is_made_stops_git_hooks_and_leaves_nothing_half_mad
     let ws = repo(COMMIT_OWN_FILE);
     let pid_file = ws.path().join("hung.pid");
     install_hook(&ws, "post-checkout", &hang(&pid_file));
-    let child = ws.start(&["run", "--worktree=one", "-q", "-p", "x"]);
-    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
-    let out = ws.stop(child, Signal::SIGINT);
+    let (out, sleeper) = stopped_while_hung(
+        &ws,
+        &["run", "--worktree=one", "-q", "-p", "x"],
+        &pid_file,
+        "the hook's sleep",
+        Signal::SIGINT,
+    );
     let err = stderr(&out);
     assert_eq!(code(out.status), 130, "{err}");
     assert!(gone(sleeper), "the hook's sleep was left running: {err}");
@@ -132,9 +159,13 @@ fn a_slow_hook_under_git_is_announced_while_it_runs() {
 fn sigterm_while_post_merge_hangs_after_the_base_moved_records_the_landing() {
     let (ws, pid_file) = landable();
     install_hook(&ws, "post-merge", &hang(&pid_file));
-    let child = ws.start(&["runs", "land", "one", "--check", "true"]);
-    let sleeper = wait_for_pid(&pid_file, "the hook's sleep");
-    let out = ws.stop(child, Signal::SIGTERM);
+    let (out, sleeper) = stopped_while_hung(
+        &ws,
+        &["runs", "land", "one", "--check", "true"],
+        &pid_file,
+        "the hook's sleep",
+        Signal::SIGTERM,
+    );
     let err = stderr(&out);
     assert_eq!(code(out.status), 130, "{err}");
     assert!(gone(sleeper), "the hook's sleep was left running: {err}");

@@ -7,6 +7,12 @@ fn classify_judges_process_and_stream_together() {
     let code3 = Termination::Exited { code: 3 };
     let caller = Termination::StoppedByCaller;
     let timeout = Termination::WallClockTimeout;
+    let reported = || IterationOutcome::Failed {
+        reason: "the agent reported an error: 401 invalid api key".into(),
+    };
+    let exited_3 = || IterationOutcome::Failed {
+        reason: "exited with code 3".into(),
+    };
     let cases = [
         (
             classify(&ok, true, &[], false, false, Shown::Work, None),
@@ -27,15 +33,11 @@ fn classify_judges_process_and_stream_together() {
         // pi exits 0 when every model call failed.
         (
             classify(&ok, false, &errors, false, false, Shown::Work, None),
-            IterationOutcome::Failed {
-                reason: "the agent reported an error: 401 invalid api key".into(),
-            },
+            reported(),
         ),
         (
             classify(&code3, false, &[], false, false, Shown::Work, None),
-            IterationOutcome::Failed {
-                reason: "exited with code 3".into(),
-            },
+            exited_3(),
         ),
         (
             classify(&caller, false, &[], true, false, Shown::Work, None),
@@ -85,16 +87,12 @@ fn classify_judges_process_and_stream_together() {
         // A stream that failed says how, empty or not.
         (
             classify(&ok, false, &errors, false, false, Shown::EmptyAnswer, None),
-            IterationOutcome::Failed {
-                reason: "the agent reported an error: 401 invalid api key".into(),
-            },
+            reported(),
         ),
         // A failure says why the process failed, silent or not.
         (
             classify(&code3, true, &[], false, false, Shown::Nothing, None),
-            IterationOutcome::Failed {
-                reason: "exited with code 3".into(),
-            },
+            exited_3(),
         ),
         // Interrupted before it wrote anything is still an interruption.
         (

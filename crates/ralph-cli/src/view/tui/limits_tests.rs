@@ -113,18 +113,8 @@ fn a_limited_attempt_says_where_the_next_one_runs() {
 
 #[test]
 fn the_status_line_counts_a_wait_down_to_its_end() {
-    let mut model = limited_iteration_1();
+    let mut model = waiting_after_iteration_1();
     let mut app = App::new(true);
-    feed(
-        &mut model,
-        &RunEvent::RateLimitWait {
-            iteration: 1,
-            hat: "ralph",
-            wait_secs: 252,
-            resets_at: None,
-            message: "usage limit reached",
-        },
-    );
     // The attempt ended 61 s after it started (21:55:10 UTC); the wait ends 252 s later.
     let ended_ms = STARTED_AT_MS + 61_000;
     let status = |model: &RunModel, app: &mut App, now_ms: u64| {
@@ -251,8 +241,8 @@ fn stopping_stays_on_the_status_line_through_keys() {
     assert_eq!(status, "stopping the agent (Ctrl-C again kills it)");
 }
 
-#[test]
-fn the_header_clock_runs_on_while_the_loop_waits() {
+/// [`limited_iteration_1`], then the loop waits 252 s for the limit.
+fn waiting_after_iteration_1() -> RunModel {
     let mut model = limited_iteration_1();
     feed(
         &mut model,
@@ -264,17 +254,25 @@ fn the_header_clock_runs_on_while_the_loop_waits() {
             message: "usage limit reached",
         },
     );
-    let header = |model: &RunModel, now_ms: u64| {
-        let mut app = App::new(true);
-        let shown = screen_at(model, &mut app, 100, 12, now_ms);
-        shown.lines().nth(1).unwrap().trim_end().to_owned()
-    };
+    model
+}
+
+/// The header's second line, drawn at `now_ms`.
+fn header_at(model: &RunModel, now_ms: u64) -> String {
+    let mut app = App::new(true);
+    let shown = screen_at(model, &mut app, 100, 12, now_ms);
+    shown.lines().nth(1).unwrap().trim_end().to_owned()
+}
+
+#[test]
+fn the_header_clock_runs_on_while_the_loop_waits() {
+    let mut model = waiting_after_iteration_1();
     // The run's clock read 0 when the attempt started; 61 s of it, then 100 s of waiting.
     let waited_ms = STARTED_AT_MS + 161_000;
     assert!(
-        header(&model, waited_ms).contains(" · 2:41/30:00 · "),
+        header_at(&model, waited_ms).contains(" · 2:41/30:00 · "),
         "{}",
-        header(&model, waited_ms)
+        header_at(&model, waited_ms)
     );
     // Once the loop ends, the clock shows what the loop said.
     let reason = StopReason::Interrupted;
@@ -290,32 +288,17 @@ fn the_header_clock_runs_on_while_the_loop_waits() {
             git: None,
         },
     );
-    assert!(header(&model, waited_ms + 60_000).contains(" · 1:01/30:00 · "));
+    assert!(header_at(&model, waited_ms + 60_000).contains(" · 1:01/30:00 · "));
 }
 
 #[test]
 fn a_loop_gone_during_a_wait_stops_the_clock_until_its_record_goes_on() {
-    let mut model = limited_iteration_1();
-    feed(
-        &mut model,
-        &RunEvent::RateLimitWait {
-            iteration: 1,
-            hat: "ralph",
-            wait_secs: 252,
-            resets_at: None,
-            message: "usage limit reached",
-        },
-    );
-    let header = |model: &RunModel, now_ms: u64| {
-        let mut app = App::new(true);
-        let shown = screen_at(model, &mut app, 100, 12, now_ms);
-        shown.lines().nth(1).unwrap().trim_end().to_owned()
-    };
+    let mut model = waiting_after_iteration_1();
     // `ralph watch` finds no loop any more (killed during the wait): the clock stops
     // where the record ends, whenever the screen is drawn, and the view says why.
     model.abandoned();
     for later in [100_000, 10_000_000] {
-        assert!(header(&model, STARTED_AT_MS + later).contains(" · 1:01/30:00 · "));
+        assert!(header_at(&model, STARTED_AT_MS + later).contains(" · 1:01/30:00 · "));
     }
     assert!(model.activity.starts_with("the loop is not running"));
     // `ralph run --continue` takes the run up: its clock runs again.

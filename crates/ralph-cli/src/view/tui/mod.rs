@@ -13,6 +13,7 @@ pub(crate) mod line_cap;
 pub(crate) mod lines;
 pub(crate) mod mirror;
 pub(crate) mod model;
+mod model_agent;
 pub(crate) mod observer;
 pub(crate) mod search;
 pub(crate) mod session;
