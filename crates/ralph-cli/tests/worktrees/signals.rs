@@ -36,42 +36,40 @@ fn gone(pid: i32) -> bool {
 }
 
 /// A repository with a finished worktree loop `one` one commit ahead of main.
+/// Where [`hang`]'s sleep writes its pid in `ws`.
+fn hung_pid(ws: &Workspace) -> PathBuf {
+    ws.path().join("hung.pid")
+}
+
 /// Starts `ralph <args>` in `ws`, waits until the sleep of a hook or check has written
-/// its pid to `pid_file` (`what` names it), then sends ralph `signal`: its output and the
-/// sleep's pid.
-fn stopped_while_hung(
-    ws: &Workspace,
-    args: &[&str],
-    pid_file: &Path,
-    what: &str,
-    signal: Signal,
-) -> (std::process::Output, i32) {
+/// its pid to [`hung_pid`], then sends ralph `signal`: ralph must exit 130 with the sleep
+/// stopped. Its stderr.
+fn stopped_while_hung(ws: &Workspace, args: &[&str], signal: Signal) -> String {
     let child = ws.start(args);
-    let sleeper = wait_for_pid(pid_file, what);
-    (ws.stop(child, signal), sleeper)
+    let sleeper = wait_for_pid(&hung_pid(ws), "the hung sleep");
+    let out = ws.stop(child, signal);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 130, "{err}");
+    assert!(gone(sleeper), "the hung sleep was left running: {err}");
+    err
 }
 
 fn landable() -> (Workspace, PathBuf) {
     let ws = repo(COMMIT_OWN_FILE);
     let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
-    let pid_file = ws.path().join("hung.pid");
+    let pid_file = hung_pid(&ws);
     (ws, pid_file)
 }
 
 #[test]
 fn ctrl_c_during_the_check_of_a_landing_stops_the_check_and_lands_nothing() {
     let (ws, pid_file) = landable();
-    let (out, sleeper) = stopped_while_hung(
+    let err = stopped_while_hung(
         &ws,
         &["runs", "land", "one", "--check", &hang(&pid_file)],
-        &pid_file,
-        "the check's sleep",
         Signal::SIGINT,
     );
-    let err = stderr(&out);
-    assert_eq!(code(out.status), 130, "{err}");
-    assert!(gone(sleeper), "the check's sleep was left running: {err}");
     assert!(err.contains("nothing landed"), "{err}");
     assert_eq!(row(&worktrees(&ws), "one")["ahead"], 1);
 }
@@ -91,16 +89,11 @@ fn sigterm_while_a_hook_of_the_rebase_hangs_aborts_the_rebase() {
         hang(&pid_file)
     );
     install_hook(&ws, "post-checkout", &script);
-    let (out, sleeper) = stopped_while_hung(
+    let err = stopped_while_hung(
         &ws,
         &["runs", "land", "one", "--check", "true"],
-        &pid_file,
-        "the hook's sleep",
         Signal::SIGTERM,
     );
-    let err = stderr(&out);
-    assert_eq!(code(out.status), 130, "{err}");
-    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
     assert!(err.contains("the rebase was aborted"), "{err}");
     // The worktree is back on its branch, not left mid-rebase: it lands again.
     let on = git(&tree(&ws, "one"), &["symbolic-ref", "-q", "HEAD"]);
@@ -119,18 +112,13 @@ pub(super) fn install_hook(ws: &Workspace, hook: &str, script: &str) {
 #[test]
 fn ctrl_c_while_the_worktree_is_made_stops_git_hooks_and_leaves_nothing_half_made() {
     let ws = repo(COMMIT_OWN_FILE);
-    let pid_file = ws.path().join("hung.pid");
+    let pid_file = hung_pid(&ws);
     install_hook(&ws, "post-checkout", &hang(&pid_file));
-    let (out, sleeper) = stopped_while_hung(
+    let err = stopped_while_hung(
         &ws,
         &["run", "--worktree=one", "-q", "-p", "x"],
-        &pid_file,
-        "the hook's sleep",
         Signal::SIGINT,
     );
-    let err = stderr(&out);
-    assert_eq!(code(out.status), 130, "{err}");
-    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
     assert!(err.contains("was not made"), "{err}");
     assert!(super::ralph_branches(&ws).is_empty(), "{err}");
     assert!(!tree(&ws, "one").exists(), "{err}");
@@ -159,16 +147,11 @@ fn a_slow_hook_under_git_is_announced_while_it_runs() {
 fn sigterm_while_post_merge_hangs_after_the_base_moved_records_the_landing() {
     let (ws, pid_file) = landable();
     install_hook(&ws, "post-merge", &hang(&pid_file));
-    let (out, sleeper) = stopped_while_hung(
+    let err = stopped_while_hung(
         &ws,
         &["runs", "land", "one", "--check", "true"],
-        &pid_file,
-        "the hook's sleep",
         Signal::SIGTERM,
     );
-    let err = stderr(&out);
-    assert_eq!(code(out.status), 130, "{err}");
-    assert!(gone(sleeper), "the hook's sleep was left running: {err}");
     assert!(err.contains("landed"), "{err}");
     assert_eq!(row(&worktrees(&ws), "one")["status"], "landed", "{err}");
 }

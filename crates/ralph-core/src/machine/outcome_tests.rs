@@ -170,34 +170,12 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
         message: "429 rate limit".into(),
         resets_at: Some(1_795_676_400),
     };
-    let ok = Termination::Exited { code: 0 };
+    let judged =
+        |t: &Termination| classify(t, false, &errors, false, false, Shown::Work, Some(&limit));
+    assert_eq!(judged(&Termination::Exited { code: 0 }), expected);
+    assert_eq!(judged(&Termination::Exited { code: 1 }), expected);
     assert_eq!(
-        classify(&ok, false, &errors, false, false, Shown::Work, Some(&limit)),
-        expected
-    );
-    let code1 = Termination::Exited { code: 1 };
-    assert_eq!(
-        classify(
-            &code1,
-            false,
-            &errors,
-            false,
-            false,
-            Shown::Work,
-            Some(&limit)
-        ),
-        expected
-    );
-    assert_eq!(
-        classify(
-            &Termination::Interrupted,
-            false,
-            &errors,
-            false,
-            false,
-            Shown::Work,
-            Some(&limit)
-        ),
+        judged(&Termination::Interrupted),
         IterationOutcome::Interrupted
     );
     assert_eq!(
