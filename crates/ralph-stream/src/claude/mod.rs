@@ -1,4 +1,4 @@
-//! Claude Code (`claude -p --output-format stream-json --verbose`).
+//! Claude Code (`claude -p --output-format stream-json --include-partial-messages --verbose`).
 //!
 //! Facts the parser relies on (see the real transcripts under tests/fixtures/claude):
 //! - one `assistant` line per content block (thinking, text, tool_use), all sharing
