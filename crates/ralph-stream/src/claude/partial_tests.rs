@@ -206,3 +206,21 @@ fn deltas_without_a_message_id_belong_to_the_message_started_last() {
         ]
     );
 }
+
+#[test]
+fn stream_events_of_other_shapes_show_nothing() {
+    let lines: Vec<String> = [
+        r#""event":"text""#,
+        r#""event":{"type":"content_block_delta","delta":"hi"}"#,
+        r#""event":{"type":"content_block_delta","delta":{"type":"text_delta","text":7}}"#,
+        r#""event":{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        r#""event":{"type":"message_delta","delta":{"stop_reason":"end_turn"}}"#,
+        r#""event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}"#,
+        r#""event":{"delta":{"type":"text_delta","text":"x"},"type":"content_block_stop"}"#,
+        r#""event":{"type":"message_start","message":"m1"}"#,
+    ]
+    .iter()
+    .map(|rest| format!(r#"{{"type":"stream_event",{rest},"api_message_id":"m1"}}"#))
+    .collect();
+    assert_eq!(events(&lines), vec![]);
+}
