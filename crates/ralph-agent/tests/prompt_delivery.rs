@@ -81,6 +81,7 @@ async fn claude_gets_every_prompt_byte_exact_on_stdin() {
             "-p",
             "--output-format",
             "stream-json",
+            "--include-partial-messages",
             "--verbose",
             "--dangerously-skip-permissions",
         ],

@@ -215,7 +215,8 @@ fn doctor_lists_every_backend_and_the_command_lines_of_the_config() {
              "command": format!("{}/pi -p --mode json --no-session --model m", fake.display())},
             {"hat": "builder", "fallback": null, "needed": true, "backend": "claude",
              "prompt_on_stdin": true, "problem": null,
-             "command": format!("{}/claude -p --output-format stream-json --verbose \
+             "command": format!("{}/claude -p --output-format stream-json \
+                 --include-partial-messages --verbose \
                  --dangerously-skip-permissions", fake.display())},
         ])
     );

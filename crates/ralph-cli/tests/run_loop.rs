@@ -9,7 +9,8 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 const PI_ARGS: &str = "-p --mode json --no-session";
-const CLAUDE_ARGS: &str = "-p --output-format stream-json --verbose --dangerously-skip-permissions";
+const CLAUDE_ARGS: &str = "-p --output-format stream-json --include-partial-messages --verbose \
+                           --dangerously-skip-permissions";
 
 fn reasons(events: &[Value]) -> (String, i64) {
     let end = finished(events);

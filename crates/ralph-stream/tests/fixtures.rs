@@ -177,6 +177,40 @@ fn pi_deltas_add_up_to_each_message() {
     }
 }
 
+/// Claude Code: the text deltas of every message, cut ones included, are its text, each
+/// character once, whether its blocks came whole or also as deltas first
+/// (`--include-partial-messages`, the `partial_*` captures), and the deltas say something.
+#[test]
+fn claude_deltas_are_each_message_once() {
+    for path in fixtures("claude") {
+        let name = name_of(&path);
+        let events = events_in_chunks(Some(StreamFormat::Claude), [read(&path).as_slice()]);
+        let (mut streamed, mut deltas) = (String::new(), 0);
+        for event in &events {
+            match event {
+                AgentEvent::TextDelta { text } => {
+                    streamed.push_str(text);
+                    deltas += 1;
+                }
+                AgentEvent::MessageFinished { text, .. } => {
+                    assert_eq!(&streamed, text, "{name}");
+                    streamed.clear();
+                }
+                _ => {}
+            }
+        }
+        let partial = name.contains("partial");
+        let answers = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::MessageFinished { text, .. } if !text.is_empty()))
+            .count();
+        assert!(
+            !partial || deltas > answers,
+            "{name}: {deltas} deltas for {answers} messages: the deltas did not stream"
+        );
+    }
+}
+
 /// Codex, Gemini CLI, OpenCode, Copilot: the same, with the agent's own format forced,
 /// and every capture is recognised as its agent's.
 #[test]

@@ -11,7 +11,7 @@ use crate::BackendKind;
 pub enum StreamFormat {
     /// `pi -p --mode json`: JSON lines, snapshot shape (<= 0.8x) or delta-only shape.
     Pi,
-    /// `claude -p --output-format stream-json --verbose`.
+    /// `claude -p --output-format stream-json --include-partial-messages --verbose`.
     Claude,
     /// `codex exec --json`.
     Codex,

@@ -41,7 +41,8 @@ fn claude_reads_stream_json_input() {
     let args: Vec<_> = line.args.iter().map(|a| a.to_string_lossy()).collect();
     assert_eq!(
         args.join(" "),
-        "-p --input-format stream-json --output-format stream-json --replay-user-messages --verbose \
+        "-p --input-format stream-json --output-format stream-json --include-partial-messages \
+         --replay-user-messages --verbose \
          --dangerously-skip-permissions"
     );
     assert_eq!(

@@ -42,6 +42,7 @@ fn every_known_backend_has_its_documented_headless_command_line() {
                     "-p",
                     "--output-format",
                     "stream-json",
+                    "--include-partial-messages",
                     "--verbose",
                     "--dangerously-skip-permissions",
                     "--model",

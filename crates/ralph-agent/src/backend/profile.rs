@@ -67,6 +67,10 @@ impl BackendProfile {
         match kind {
             // Prompt on stdin: Claude reads a piped stdin in print mode. `--verbose` is
             // mandatory with stream-json, or Claude exits 1 before any event.
+            // `--include-partial-messages` writes the model's text and thinking as they
+            // come (`stream_event` deltas): without it a block arrives only once whole, so
+            // the views stay blank while a long answer is written, and one written more
+            // slowly than the idle timeout looks like a hang.
             BackendKind::Claude => BackendProfile {
                 kind,
                 binary: Some("claude"),
@@ -74,6 +78,7 @@ impl BackendProfile {
                     "-p",
                     "--output-format",
                     "stream-json",
+                    "--include-partial-messages",
                     "--verbose",
                     "--dangerously-skip-permissions",
                 ],
@@ -97,6 +102,7 @@ impl BackendProfile {
                         "stream-json",
                         "--output-format",
                         "stream-json",
+                        "--include-partial-messages",
                         "--replay-user-messages",
                         "--verbose",
                         "--dangerously-skip-permissions",

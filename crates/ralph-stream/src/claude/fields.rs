@@ -23,11 +23,12 @@ event_kinds! {
         User = b"user",
         Result = b"result",
         RateLimit = b"rate_limit_event",
-        /// Partial-message deltas, only with --include-partial-messages: the complete
-        /// blocks follow as `assistant` lines anyway. `control_response`: with
-        /// `--input-format stream-json`, the answer to ralph's interrupt request (the turn's
-        /// end follows as a `result`).
-        Ignored = b"stream_event" | b"control_response",
+        /// The model's stream as it arrives (`--include-partial-messages`): the deltas of
+        /// its text and thinking, before each block's `assistant` line.
+        StreamEvent = b"stream_event",
+        /// With `--input-format stream-json`, the answer to ralph's interrupt request (the
+        /// turn's end follows as a `result`).
+        Ignored = b"control_response",
     }
 }
 
@@ -50,7 +51,11 @@ impl Vocabulary for ClaudeParser {
     fn read_field<'a>(&self, k: Kind, key: &[u8], c: &mut Cursor<'a>, f: &mut Fields<'a>) -> Read {
         match (k, key) {
             (Kind::Assistant | Kind::User, b"message") => f.message = Some(read_message(c)?),
-            (Kind::Assistant | Kind::User, b"parent_tool_use_id") => f.parent_id = c.read_str()?,
+            (Kind::Assistant | Kind::User | Kind::StreamEvent, b"parent_tool_use_id") => {
+                f.parent_id = c.read_str()?;
+            }
+            (Kind::StreamEvent, b"event") => f.partial = read_partial(c)?,
+            (Kind::StreamEvent, b"api_message_id") => f.api_message_id = c.read_str()?,
             (Kind::Assistant | Kind::User, b"error") => f.error = c.read_str()?,
             (Kind::Assistant | Kind::User, b"is_api_error_message") => {
                 f.api_error = c.read_bool()?.unwrap_or(false);
@@ -119,6 +124,28 @@ pub(crate) struct Fields<'a> {
     pub(super) rate_status: Option<JsonStr<'a>>,
     pub(super) resets_at: Option<u64>,
     pub(super) trigger: Option<JsonStr<'a>>,
+    /// What a `stream_event` says, and the message it belongs to.
+    pub(super) partial: Option<Partial<'a>>,
+    pub(super) api_message_id: Option<JsonStr<'a>>,
+}
+
+/// What ralph uses of a `stream_event`'s `event` (a Messages API stream event).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Partial<'a> {
+    /// `message_start`: the message whose deltas follow.
+    Start { id: Option<JsonStr<'a>> },
+    /// `content_block_delta` of text or thinking, with its block's index.
+    Delta {
+        delta: Delta<'a>,
+        index: Option<u64>,
+    },
+}
+
+/// A piece of a text or thinking block.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Delta<'a> {
+    Text(JsonStr<'a>),
+    Thinking(JsonStr<'a>),
 }
 
 #[derive(Debug, Default)]
@@ -211,6 +238,45 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
         b"redacted_thinking" | b"image" | b"document" | b"web_search_tool_result" => Block::Ignored,
         _ => Block::Unknown(kind),
     }))
+}
+
+/// A stream event's `{type, message: {id}, index, delta}`; other events (block starts and
+/// stops, tool input, signatures, the message's end) are `None`: the complete lines say it.
+fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed> {
+    let (mut kind, mut id, mut delta, mut index) = (None, None, None, None);
+    fields!(c, {
+        b"type" => kind = c.read_str()?,
+        b"message" => id = field_of(c, b"id", Cursor::read_str)?,
+        b"delta" => delta = read_delta(c)?,
+        b"index" => index = c.read_u64()?,
+    })?;
+    let Some(kind) = kind else {
+        return Ok(None);
+    };
+    Ok(match &*kind.name() {
+        b"message_start" => Some(Partial::Start { id }),
+        b"content_block_delta" => delta.map(|delta| Partial::Delta { delta, index }),
+        _ => None,
+    })
+}
+
+/// A delta's `{type, text}` or `{type, thinking}`; tool input, signatures and a message's
+/// stop reason are `None`.
+fn read_delta<'a>(c: &mut Cursor<'a>) -> Result<Option<Delta<'a>>, Malformed> {
+    let (mut kind, mut text, mut thinking) = (None, None, None);
+    fields!(c, {
+        b"type" => kind = c.read_str()?,
+        b"text" => text = c.read_str()?,
+        b"thinking" => thinking = c.read_str()?,
+    })?;
+    let Some(kind) = kind else {
+        return Ok(None);
+    };
+    Ok(match &*kind.name() {
+        b"text_delta" => text.map(Delta::Text),
+        b"thinking_delta" => thinking.map(Delta::Thinking),
+        _ => None,
+    })
 }
 
 /// `{input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}`.

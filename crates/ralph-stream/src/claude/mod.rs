@@ -1,4 +1,4 @@
-//! Claude Code (`claude -p --output-format stream-json --verbose`).
+//! Claude Code (`claude -p --output-format stream-json --include-partial-messages --verbose`).
 //!
 //! Facts the parser relies on (see the real transcripts under tests/fixtures/claude):
 //! - one `assistant` line per content block (thinking, text, tool_use), all sharing
@@ -19,6 +19,8 @@
 //! - a background sub-agent adds a second `system/init` and a second `result` whose
 //!   `total_cost_usd` repeats the cumulative cost, while its `num_turns` and `usage`
 //!   count only that part; `modelUsage` is cumulative.
+//! - with `--include-partial-messages` (as ralph runs it), `stream_event` lines carry
+//!   the model's deltas before each block's `assistant` line (see `partial.rs`);
 //! - with `--input-format stream-json --replay-user-messages` (as ralph steers it), each
 //!   user message ralph sends comes back as a `user` line with `isReplay: true` when
 //!   Claude Code takes it into the conversation: the prompt first, a steering message
@@ -42,12 +44,16 @@ use crate::parser::saturate;
 use crate::parser::stop_of;
 
 mod fields;
+mod partial;
 
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
 use fields::Block;
 use fields::Fields;
 use fields::Kind;
+use partial::PARAGRAPH;
+use partial::Streamed;
+use partial::Written;
 
 /// Parses Claude Code's stream-json lines.
 #[derive(Debug, Default)]
@@ -60,6 +66,9 @@ pub(crate) struct ClaudeParser {
     /// The id of the last message counted as a model turn: a message whose lines a tool
     /// result interrupts comes back under the same id, and is still one model call.
     counted_id: String,
+    /// The message the last `message_start` began: the one deltas without an
+    /// `api_message_id` belong to.
+    streaming_id: String,
 }
 
 #[derive(Debug, Default)]
@@ -73,6 +82,8 @@ struct PendingMessage {
     has_tool_use: bool,
     stop: Option<Stop>,
     error: Option<String>,
+    /// The block whose deltas are being shown.
+    streamed: Streamed,
 }
 
 impl AgentParser for ClaudeParser {
@@ -95,6 +106,7 @@ impl AgentParser for ClaudeParser {
                 status: f.rate_status.map(JsonStr::decode),
                 resets_at: f.resets_at,
             }),
+            Kind::StreamEvent => self.on_stream_event(f, emit),
             Kind::Ignored => {}
         }
     }
@@ -173,16 +185,13 @@ impl ClaudeParser {
         let main = parent.is_none();
         if main {
             let id = message.id.map(JsonStr::decode).unwrap_or_default();
-            if self.pending.as_ref().is_none_or(|p| p.id != id) {
-                self.flush(emit);
-                self.pending = Some(PendingMessage {
-                    id: id.into_owned(),
-                    model: message
-                        .model
-                        .filter(|_| !synthetic_error)
-                        .map(|m| m.decode().into_owned()),
-                    ..PendingMessage::default()
-                });
+            self.open(&id, emit);
+            if let Some(pending) = self.pending.as_mut()
+                && pending.model.is_none()
+                && !synthetic_error
+            {
+                // Its deltas, when they came first, did not name the model.
+                pending.model = message.model.map(|m| m.decode().into_owned());
             }
         }
         for block in &message.blocks {
@@ -195,29 +204,44 @@ impl ClaudeParser {
                         continue;
                     };
                     let start = self.scratch.len();
-                    if !pending.text.is_empty() && !synthetic_error {
+                    if pending.text_before_block() > 0 && !synthetic_error {
                         // Blocks of one message are paragraphs: keep them apart.
-                        self.scratch.push_str("\n");
+                        self.scratch.push_str(PARAGRAPH);
                     }
+                    let body = self.scratch.len();
                     if let Span::Line(plain) = text.decode_into(&mut self.scratch) {
                         self.scratch.push_str(plain);
                     }
-                    let delta = &self.scratch.as_str()[start..];
+                    let whole = &self.scratch.as_str()[body..];
                     if synthetic_error {
-                        pending.error = Some(delta.to_owned());
+                        pending.error = Some(whole.to_owned());
                         pending.stop = Some(Stop::Error);
                         continue;
                     }
+                    // What its deltas showed is not shown again.
+                    let delta = match pending.shown_of(Written::Text, whole) {
+                        Some(shown) if shown == whole.len() => continue,
+                        Some(shown) => &whole[shown..],
+                        None => &self.scratch.as_str()[start..],
+                    };
                     pending.text.push_str(delta);
                     emit(&AgentEvent::TextDelta { text: delta.into() });
                 }
                 Block::Thinking(text) => {
-                    if main {
-                        let text = text.decode_into(&mut self.scratch);
-                        emit(&AgentEvent::ThinkingDelta {
-                            text: text.resolve(&self.scratch).into(),
-                        });
+                    if !main {
+                        continue;
                     }
+                    let text = text.decode_into(&mut self.scratch);
+                    let whole = text.resolve(&self.scratch);
+                    let delta = match self.pending.as_mut() {
+                        Some(pending) => match pending.shown_of(Written::Thinking, whole) {
+                            Some(shown) if shown == whole.len() => continue,
+                            Some(shown) => &whole[shown..],
+                            None => whole,
+                        },
+                        None => whole,
+                    };
+                    emit(&AgentEvent::ThinkingDelta { text: delta.into() });
                 }
                 Block::ToolUse { id, name, input } => {
                     let id = id.map(JsonStr::decode).unwrap_or_default();
@@ -325,10 +349,23 @@ impl ClaudeParser {
         });
     }
 
+    /// Makes `id` the main agent's message being assembled; the one before it is
+    /// complete now.
+    fn open(&mut self, id: &str, emit: &mut Emit<'_>) {
+        if self.pending.as_ref().is_none_or(|p| p.id != id) {
+            self.flush(emit);
+            self.pending = Some(PendingMessage {
+                id: id.to_owned(),
+                ..PendingMessage::default()
+            });
+        }
+    }
+
     fn flush(&mut self, emit: &mut Emit<'_>) {
-        let Some(pending) = self.pending.take() else {
+        let Some(mut pending) = self.pending.take() else {
             return;
         };
+        pending.note_broken_off();
         let stop = pending.stop.unwrap_or(if pending.has_tool_use {
             Stop::ToolUse
         } else {

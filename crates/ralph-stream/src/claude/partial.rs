@@ -1,0 +1,154 @@
+//! Claude's text and thinking as the model writes them (`--include-partial-messages`):
+//! each `stream_event` delta is shown as it arrives, and the complete `assistant` line
+//! that follows for the block shows only what the deltas did not, so that every
+//! character is seen once.
+//!
+//! Facts it relies on (tests/fixtures/claude/v2.1.332_partial_*): a block's deltas come
+//! before its `assistant` line, under the message's `api_message_id` (and after a
+//! `message_start` naming the message); a call that breaks off mid-stream gets no
+//! `assistant` line for what it streamed, and Claude Code's retry comes as a new
+//! message; a sub-agent's lines come without deltas.
+
+use std::borrow::Cow;
+
+use super::ClaudeParser;
+use super::PendingMessage;
+use super::fields::Delta;
+use super::fields::Fields;
+use super::fields::Partial;
+use crate::event::AgentEvent;
+use crate::event::Stop;
+use crate::json::Span;
+use crate::parser::Emit;
+
+/// The error of a message whose streamed block never came whole: the call broke off.
+pub(super) const BROKE_OFF: &str = "the model's response broke off before it was complete";
+
+/// What separates the text blocks of one message: they are paragraphs.
+pub(super) const PARAGRAPH: &str = "\n";
+
+/// The kinds of block ralph shows as they are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Written {
+    Text,
+    Thinking,
+}
+
+/// The block being written, as far as its deltas went.
+#[derive(Debug, Default)]
+pub(super) struct Streamed {
+    /// The block's kind and its index in the message; `None` when no block is open.
+    block: Option<(Written, Option<u64>)>,
+    /// Its text so far.
+    text: String,
+    /// Where it starts in the message's text (before its separator).
+    start: usize,
+}
+
+impl ClaudeParser {
+    /// A `stream_event` line: a delta of the main agent's text or thinking shows now.
+    pub(super) fn on_stream_event(&mut self, f: &Fields<'_>, emit: &mut Emit<'_>) {
+        if f.parent_id.is_some() {
+            // A sub-agent's words are not the agent's answer.
+            return;
+        }
+        match f.partial {
+            Some(Partial::Start { id }) => {
+                self.streaming_id.clear();
+                if let Some(id) = id {
+                    self.streaming_id.push_str(&id.decode());
+                }
+            }
+            Some(Partial::Delta { delta, index }) => {
+                let id = match f.api_message_id {
+                    Some(id) => id.decode(),
+                    None => Cow::Owned(self.streaming_id.clone()),
+                };
+                self.open(&id, emit);
+                self.on_delta(delta, index, emit);
+            }
+            None => {}
+        }
+    }
+
+    fn on_delta(&mut self, delta: Delta<'_>, index: Option<u64>, emit: &mut Emit<'_>) {
+        let Some(pending) = self.pending.as_mut() else {
+            return;
+        };
+        let (written, text) = match delta {
+            Delta::Text(text) => (Written::Text, text),
+            Delta::Thinking(text) => (Written::Thinking, text),
+        };
+        let start = self.scratch.len();
+        if pending.streamed.block != Some((written, index)) {
+            // A new block. What an earlier one streamed without coming whole stays in
+            // the message's text, as it was shown.
+            pending.streamed = Streamed {
+                block: Some((written, index)),
+                text: String::new(),
+                start: pending.text.len(),
+            };
+            if written == Written::Text && !pending.text.is_empty() {
+                self.scratch.push_str(PARAGRAPH);
+            }
+        }
+        let body = self.scratch.len();
+        if let Span::Line(plain) = text.decode_into(&mut self.scratch) {
+            self.scratch.push_str(plain);
+        }
+        let shown = &self.scratch.as_str()[start..];
+        pending
+            .streamed
+            .text
+            .push_str(&self.scratch.as_str()[body..]);
+        match written {
+            Written::Text => {
+                pending.text.push_str(shown);
+                emit(&AgentEvent::TextDelta { text: shown.into() });
+            }
+            Written::Thinking => emit(&AgentEvent::ThinkingDelta { text: shown.into() }),
+        }
+    }
+}
+
+impl PendingMessage {
+    /// Where a complete text block's separator would go: where its streamed text
+    /// began, or the end of the message's text when nothing of it streamed.
+    pub(super) fn text_before_block(&self) -> usize {
+        match self.streamed.block {
+            Some((Written::Text, _)) => self.streamed.start,
+            _ => self.text.len(),
+        }
+    }
+
+    /// A complete block of kind `written` whose text is `whole`: how many of its
+    /// bytes its deltas showed already, or `None` when they showed none of it (or
+    /// something else, whose text is taken out of the message's again). Closes the
+    /// streamed block of that kind.
+    pub(super) fn shown_of(&mut self, written: Written, whole: &str) -> Option<usize> {
+        if self.streamed.block.is_none_or(|(kind, _)| kind != written) {
+            return None;
+        }
+        let streamed = std::mem::take(&mut self.streamed);
+        if whole.starts_with(&*streamed.text) {
+            return Some(streamed.text.len());
+        }
+        if written == Written::Text {
+            self.text.truncate(streamed.start);
+        }
+        None
+    }
+
+    /// Ends a message whose last block streamed and never came whole: the call broke
+    /// off (an error mid-stream, a cut connection, an interrupt).
+    pub(super) fn note_broken_off(&mut self) {
+        if self.streamed.block.is_some() && self.stop.is_none() {
+            self.stop = Some(Stop::Error);
+            self.error = Some(BROKE_OFF.to_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "partial_tests.rs"]
+mod tests;

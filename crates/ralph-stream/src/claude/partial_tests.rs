@@ -1,0 +1,226 @@
+use pretty_assertions::assert_eq;
+
+use super::super::ClaudeParser;
+use super::BROKE_OFF;
+use crate::event::AgentEvent;
+use crate::event::Stop;
+use crate::event::Usage;
+use crate::parser::events_of;
+
+fn events(lines: &[String]) -> Vec<AgentEvent<'static>> {
+    events_of(ClaudeParser::default(), &lines.join("\n"))
+}
+
+/// A main-agent `stream_event` of message `id`.
+fn streamed(id: &str, event: &str) -> String {
+    format!(
+        r#"{{"type":"stream_event","event":{event},"parent_tool_use_id":null,"api_message_id":"{id}"}}"#
+    )
+}
+
+/// A delta of block `index`: `kind` is `text` or `thinking`, `json` its JSON string.
+fn delta(index: u32, kind: &str, json: &str) -> String {
+    format!(
+        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"{kind}_delta","{kind}":{json}}}}}"#
+    )
+}
+
+/// The complete `assistant` line of one block of message `id`.
+fn complete(id: &str, block: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","message":{{"id":"{id}","model":"claude-x","content":[{block}]}},"parent_tool_use_id":null}}"#
+    )
+}
+
+fn text(text: &str) -> AgentEvent<'static> {
+    AgentEvent::TextDelta {
+        text: text.to_owned().into(),
+    }
+}
+
+fn thinking(text: &str) -> AgentEvent<'static> {
+    AgentEvent::ThinkingDelta {
+        text: text.to_owned().into(),
+    }
+}
+
+fn finished(text: &str, stop: Stop, error: Option<&str>) -> AgentEvent<'static> {
+    AgentEvent::MessageFinished {
+        text: text.to_owned().into(),
+        stop,
+        error: error.map(|e| e.to_owned().into()),
+    }
+}
+
+fn turn(model: Option<&str>, is_error: bool) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage {
+            model: model.map(|m| m.to_owned().into()),
+            ..Usage::default()
+        },
+        is_error,
+    }
+}
+
+#[test]
+fn deltas_show_as_they_come_and_the_complete_lines_do_not_show_them_again() {
+    let got = events(&[
+        streamed(
+            "m1",
+            r#"{"type":"message_start","message":{"id":"m1","content":[]}}"#,
+        ),
+        streamed("m1", &delta(0, "thinking", r#""plan""#)),
+        streamed("m1", &delta(0, "thinking", r#"" more""#)),
+        complete("m1", r#"{"type":"thinking","thinking":"plan more"}"#),
+        streamed("m1", &delta(1, "text", r#""Say \"hi\"""#)),
+        // Keys in another order, a decoy delta before the real one, an escape.
+        streamed(
+            "m1",
+            r#"{"delta":{"type":"signature_delta"},"delta":{"text":" \u0074o","type":"text_delta"},"index":1,"type":"content_block_delta"}"#,
+        ),
+        complete("m1", r#"{"type":"text","text":"Say \"hi\" to"}"#),
+        complete(
+            "m1",
+            r#"{"type":"tool_use","id":"t1","name":"Bash","input":{}}"#,
+        ),
+        streamed("m1", &delta(3, "text", r#""you""#)),
+        complete("m1", r#"{"type":"text","text":"you"}"#),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            thinking("plan"),
+            thinking(" more"),
+            text("Say \"hi\""),
+            text(" to"),
+            AgentEvent::ToolCallStarted {
+                id: "t1".into(),
+                name: "Bash".into(),
+                args: "{}".into(),
+                parent_id: None,
+            },
+            // A second text block of the message is a paragraph of its own.
+            text("\nyou"),
+            finished("Say \"hi\" to\nyou", Stop::ToolUse, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+}
+
+#[test]
+fn complete_lines_without_deltas_show_whole_as_before() {
+    let got = events(&[
+        complete("m1", r#"{"type":"thinking","thinking":"plan"}"#),
+        complete("m1", r#"{"type":"text","text":"one"}"#),
+        // The text block after it streamed; the one before did not.
+        streamed("m1", &delta(2, "text", r#""tw""#)),
+        complete("m1", r#"{"type":"text","text":"two"}"#),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            thinking("plan"),
+            text("one"),
+            text("\ntw"),
+            text("o"),
+            finished("one\ntwo", Stop::Completed, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+}
+
+#[test]
+fn a_message_cut_mid_stream_ends_failed_with_what_it_showed_and_its_retry_answers() {
+    // Claude Code's retry after an error mid-stream is a new message, and the cut one
+    // never gets its complete line.
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""Partial an""#)),
+        streamed("m1", &delta(0, "text", r#""swer""#)),
+        streamed("m1", r#"{"type":"content_block_stop","index":0}"#),
+        streamed("m1", r#"{"type":"message_stop"}"#),
+        complete("m2", r#"{"type":"text","text":"Partial answer, whole."}"#),
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"Partial answer, whole."}"#.to_owned(),
+    ]);
+    assert_eq!(
+        got[..7],
+        [
+            text("Partial an"),
+            text("swer"),
+            finished("Partial answer", Stop::Error, Some(BROKE_OFF)),
+            turn(None, true),
+            text("Partial answer, whole."),
+            finished("Partial answer, whole.", Stop::Completed, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+    // So is a message the stream ends in.
+    let cut = events(&[streamed("m1", &delta(0, "thinking", r#""hm""#))]);
+    assert_eq!(
+        cut,
+        [
+            thinking("hm"),
+            finished("", Stop::Error, Some(BROKE_OFF)),
+            turn(None, true),
+        ]
+    );
+}
+
+#[test]
+fn a_complete_block_unlike_its_deltas_replaces_their_text_in_the_message() {
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""draft""#)),
+        complete("m1", r#"{"type":"text","text":"final"}"#),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            text("draft"),
+            text("final"),
+            finished("final", Stop::Completed, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+}
+
+#[test]
+fn a_sub_agents_deltas_are_not_the_answer() {
+    let sub = r#"{"type":"stream_event","parent_tool_use_id":"toolu_1","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"sub"}},"api_message_id":"s1"}"#;
+    assert_eq!(events(&[sub.to_owned()]), vec![]);
+}
+
+#[test]
+fn deltas_without_a_message_id_belong_to_the_message_started_last() {
+    let bare = |event: &str| format!(r#"{{"type":"stream_event","event":{event}}}"#);
+    let got = events(&[
+        bare(r#"{"type":"message_start","message":{"id":"m\u0031"}}"#),
+        bare(&delta(0, "text", r#""hel""#)),
+        complete("m1", r#"{"type":"text","text":"hello"}"#),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            text("hel"),
+            text("lo"),
+            finished("hello", Stop::Completed, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+}
+
+#[test]
+fn stream_events_of_other_shapes_show_nothing() {
+    let lines: Vec<String> = [
+        r#""event":"text""#,
+        r#""event":{"type":"content_block_delta","delta":"hi"}"#,
+        r#""event":{"type":"content_block_delta","delta":{"type":"text_delta","text":7}}"#,
+        r#""event":{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        r#""event":{"type":"message_delta","delta":{"stop_reason":"end_turn"}}"#,
+        r#""event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}"#,
+        r#""event":{"delta":{"type":"text_delta","text":"x"},"type":"content_block_stop"}"#,
+        r#""event":{"type":"message_start","message":"m1"}"#,
+    ]
+    .iter()
+    .map(|rest| format!(r#"{{"type":"stream_event",{rest},"api_message_id":"m1"}}"#))
+    .collect();
+    assert_eq!(events(&lines), vec![]);
+}
