@@ -17,6 +17,7 @@ mod cli_runs;
 mod cli_tools;
 mod cli_tools_memory;
 mod cli_tools_skill;
+mod cli_values;
 mod commands;
 mod diagnostic;
 mod error;

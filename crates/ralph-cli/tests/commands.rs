@@ -424,6 +424,45 @@ fn completions_are_generated_for_each_shell() {
 }
 
 #[test]
+fn completions_offer_backend_and_preset_names_not_file_names() {
+    let ws = Workspace::new("", "");
+    let script = stdout(&ws.run(&["completions", "bash"]));
+    // The case of each flag that takes a value: the words it completes.
+    let offered = |flag: &str| -> Vec<String> {
+        let mut lines = script.lines();
+        let mut all = Vec::new();
+        while lines.any(|l| l.trim() == format!("{flag})")) {
+            let line = lines.next().unwrap_or_default();
+            all.push(line.trim().to_owned());
+        }
+        all
+    };
+    for flag in ["--backend", "-b"] {
+        let offers = offered(flag);
+        assert!(!offers.is_empty(), "no {flag} in the script");
+        for line in offers {
+            assert!(
+                line.contains("compgen -W \"auto claude ") && line.contains(" pi "),
+                "{flag}: {line}"
+            );
+        }
+    }
+    let presets = offered("--preset");
+    assert_eq!(presets.len(), 1, "{presets:?}");
+    assert!(
+        presets[0].contains("code-assist debug review"),
+        "{}",
+        presets[0]
+    );
+    let fish = stdout(&ws.run(&["completions", "fish"]));
+    assert!(
+        fish.lines()
+            .any(|l| l.contains("-l preset") && l.contains("-f -a \"code-assist")),
+        "{fish}"
+    );
+}
+
+#[test]
 fn every_command_s_help_has_examples() {
     let ws = Workspace::new("", "");
     for command in [
