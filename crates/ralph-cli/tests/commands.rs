@@ -504,6 +504,21 @@ fn a_mistyped_command_gets_a_did_you_mean_even_when_short() {
 }
 
 #[test]
+fn a_task_given_to_run_as_plan_takes_its_idea_gets_a_tip_to_use_dash_p() {
+    let ws = Workspace::new("", "");
+    let out = ws.run(&["run", "fix the failing test"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "tip: ralph run takes the task with -p: `ralph run -p 'fix the failing test'`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.agent_log().is_empty(), "no agent ran");
+}
+
+#[test]
 fn plan_says_which_spec_was_written_and_what_to_run_next() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\n",
