@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use ralph_core::config::{BackendChoice, HatsSource};
 
 pub(crate) use crate::cli_inspect::InspectArgs;
+use crate::cli_values::{BackendParser, PresetParser};
 
 /// ralph keeps an AI coding agent working in a loop until a task is verifiably done.
 #[derive(Debug, Parser)]
@@ -215,7 +216,7 @@ pub(crate) enum Command {
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {
     /// The agent: a backend name, or `auto` for the first one installed.
-    #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend, default_value = "auto")]
+    #[arg(short = 'b', long, value_name = "NAME", value_parser = BackendParser, default_value = "auto")]
     pub(crate) backend: BackendChoice,
     /// Overwrite an existing file.
     #[arg(long)]
@@ -224,7 +225,7 @@ pub(crate) struct InitArgs {
     #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
     /// Write the workflow of this built-in preset (its hats and their events).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = PresetParser)]
     pub(crate) preset: Option<String>,
     /// Print the built-in presets, one a line (name, then what it is for), and exit.
     // Not in conflict with `config`: that may come from `$RALPH_CONFIG`, which a
@@ -239,7 +240,7 @@ pub(crate) struct PlanArgs {
     #[arg(value_name = "IDEA", trailing_var_arg = true)]
     pub(crate) idea: Vec<String>,
     /// The agent: a backend name, or `auto` for the first one installed.
-    #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend)]
+    #[arg(short = 'b', long, value_name = "NAME", value_parser = BackendParser)]
     pub(crate) backend: Option<BackendChoice>,
     /// Read this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
@@ -369,7 +370,7 @@ pub(crate) struct RunArgs {
     #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
     pub(crate) hats: Option<HatsSource>,
     /// The agent: a backend name, or `auto` for the first one installed.
-    #[arg(short = 'b', long, value_name = "NAME", value_parser = parse_backend)]
+    #[arg(short = 'b', long, value_name = "NAME", value_parser = BackendParser)]
     pub(crate) backend: Option<BackendChoice>,
     /// Stop after this many iterations.
     #[arg(long, value_name = "N")]
@@ -465,10 +466,6 @@ pub(crate) struct GatesArgs {
 pub(crate) enum OutputArg {
     Text,
     Json,
-}
-
-fn parse_backend(s: &str) -> Result<BackendChoice, String> {
-    s.parse::<BackendChoice>().map_err(|e| e.to_string())
 }
 
 fn parse_hats(s: &str) -> Result<HatsSource, String> {

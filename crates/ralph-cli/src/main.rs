@@ -14,9 +14,11 @@ mod cli_config_env;
 mod cli_inspect;
 mod cli_memory_type;
 mod cli_runs;
+mod cli_tips;
 mod cli_tools;
 mod cli_tools_memory;
 mod cli_tools_skill;
+mod cli_values;
 mod commands;
 mod diagnostic;
 mod error;
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(mut err) => {
             suggest_subcommand(&mut err);
+            cli_tips::add_run_tips(&mut err, &std::env::args_os().collect::<Vec<_>>());
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {
                 exit::CommandOutcome::Failed

@@ -28,6 +28,12 @@ fn an_agent_gets_the_incumbents_workspace_root_and_loop_id() {
         .collect();
     let workspace = vars.get("RALPH_WORKSPACE").expect("RALPH_WORKSPACE");
     assert_eq!(vars.get("RALPH_WORKSPACE_ROOT"), Some(workspace), "{text}");
+    // What `ralph emit` compares a near miss (`loop_complete`) with.
+    assert_eq!(
+        vars.get("RALPH_COMPLETION_PROMISE"),
+        Some(&"LOOP_COMPLETE"),
+        "{text}"
+    );
     let run_id = vars.get("RALPH_RUN_ID").expect("RALPH_RUN_ID");
     assert_eq!(vars.get("RALPH_LOOP_ID"), Some(run_id), "{text}");
     assert!(

@@ -425,6 +425,45 @@ fn completions_are_generated_for_each_shell() {
 }
 
 #[test]
+fn completions_offer_backend_and_preset_names_not_file_names() {
+    let ws = Workspace::new("", "");
+    let script = stdout(&ws.run(&["completions", "bash"]));
+    // The case of each flag that takes a value: the words it completes.
+    let offered = |flag: &str| -> Vec<String> {
+        let mut lines = script.lines();
+        let mut all = Vec::new();
+        while lines.any(|l| l.trim() == format!("{flag})")) {
+            let line = lines.next().unwrap_or_default();
+            all.push(line.trim().to_owned());
+        }
+        all
+    };
+    for flag in ["--backend", "-b"] {
+        let offers = offered(flag);
+        assert!(!offers.is_empty(), "no {flag} in the script");
+        for line in offers {
+            assert!(
+                line.contains("compgen -W \"auto claude ") && line.contains(" pi "),
+                "{flag}: {line}"
+            );
+        }
+    }
+    let presets = offered("--preset");
+    assert_eq!(presets.len(), 1, "{presets:?}");
+    assert!(
+        presets[0].contains("code-assist debug review"),
+        "{}",
+        presets[0]
+    );
+    let fish = stdout(&ws.run(&["completions", "fish"]));
+    assert!(
+        fish.lines()
+            .any(|l| l.contains("-l preset") && l.contains("-f -a \"code-assist")),
+        "{fish}"
+    );
+}
+
+#[test]
 fn every_command_s_help_has_examples() {
     let ws = Workspace::new("", "");
     for command in [
@@ -463,6 +502,21 @@ fn a_mistyped_command_gets_a_did_you_mean_even_when_short() {
     }
     let out = ws.run(&["xyzzy"]);
     assert!(!stderr(&out).contains("similar"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_task_given_to_run_as_plan_takes_its_idea_gets_a_tip_to_use_dash_p() {
+    let ws = Workspace::new("", "");
+    let out = ws.run(&["run", "fix the failing test"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "tip: ralph run takes the task with -p: `ralph run -p 'fix the failing test'`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(ws.agent_log().is_empty(), "no agent ran");
 }
 
 #[test]

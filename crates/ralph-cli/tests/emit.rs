@@ -56,6 +56,65 @@ fn emit_appends_one_line_per_event_to_the_events_file() {
 }
 
 #[test]
+fn emit_warns_when_a_topic_surely_meant_the_completion_promise() {
+    let ws = Workspace::new("", "");
+    let inbox = ws.path().join("inbox.jsonl");
+    let emit = |topic: &str, promise: &str| {
+        let out = ws
+            .command(&["emit", topic])
+            .env("RALPH_EVENTS_FILE", &inbox)
+            .env("RALPH_COMPLETION_PROMISE", promise)
+            .output()
+            .expect("emit");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (code(out.status), stderr)
+    };
+    // Another case, other separators: published as ordinary events, with a warning that
+    // names the promise.
+    for (topic, promise) in [
+        ("loop_complete", "LOOP_COMPLETE"),
+        ("LOOP-COMPLETE", "LOOP_COMPLETE"),
+        ("all.done", "ALL_DONE"),
+    ] {
+        let (status, stderr) = emit(topic, promise);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "warning: `{topic}` is not the completion promise `{promise}`"
+            )) && stderr.contains(&format!("`ralph emit {promise}` ends it")),
+            "{topic}: {stderr}"
+        );
+    }
+    // Spaces around it: refused as a topic, and what it meant is said too.
+    let (status, stderr) = emit(" LOOP_COMPLETE", "LOOP_COMPLETE");
+    assert_eq!(status, 1, "{stderr}");
+    assert!(
+        stderr.contains("` LOOP_COMPLETE` is not the completion promise `LOOP_COMPLETE`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not allowed in a topic"), "{stderr}");
+    // The promise itself, and a topic that merely shares a word with it: nothing said.
+    for topic in ["LOOP_COMPLETE", "task.complete"] {
+        let (status, stderr) = emit(topic, "LOOP_COMPLETE");
+        assert_eq!((status, stderr.as_str()), (0, ""), "{topic}");
+    }
+    let topics: Vec<String> = inbox_lines(&inbox)
+        .iter()
+        .map(|l| l["topic"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        topics,
+        [
+            "loop_complete",
+            "LOOP-COMPLETE",
+            "all.done",
+            "LOOP_COMPLETE",
+            "task.complete"
+        ]
+    );
+}
+
+#[test]
 fn emit_refuses_bad_topics_and_bad_json_without_writing() {
     let ws = Workspace::new("", "");
     let inbox = ws.path().join("inbox.jsonl");

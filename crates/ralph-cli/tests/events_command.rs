@@ -111,7 +111,8 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
             .lines()
             .map(|l| serde_json::from_str(l).expect("JSON"))
             .collect();
-        if !rows.is_empty() || std::time::Instant::now() > deadline {
+        // Until then the iteration has its row without a topic.
+        if rows.iter().any(|r| !r["topic"].is_null()) || std::time::Instant::now() > deadline {
             break rows;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -140,6 +141,49 @@ fn events_shows_what_the_running_iteration_emitted_so_far() {
         (&json!("running"), &json!(started), &json!(0)),
         "{runs}"
     );
+}
+
+#[test]
+fn events_shows_the_iteration_at_work_and_a_message_queued_for_the_next_as_not_run() {
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | hang=60\n",
+    );
+    let child = ws.start(&["run", "-q", "-p", "task"]);
+    ws.wait_for_agent(1);
+    let steered = ws.run(&["steer", "--next", "later please"]);
+    assert_eq!(code(steered.status), 0, "{}", stderr(&steered));
+    let out = ws.run(&["events", "--format", "json"]);
+    let rows: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let table = stdout(&ws.run(&["events"]));
+    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code(stopped.status), 130);
+    let shown: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!([
+                r["iteration"],
+                r["hat"],
+                r["outcome"],
+                r["topic"],
+                r["payload"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            // The one at work, though its agent has emitted nothing yet.
+            json!([1, "ralph", "running", null, null]),
+            // The next one has not started: its message waits for its prompt.
+            json!([2, null, "not_run", "human.guidance", "later please"]),
+        ],
+        "{table}"
+    );
+    assert!(rows[0]["started_at_ms"].is_u64(), "{}", rows[0]);
 }
 
 #[test]

@@ -123,9 +123,15 @@ fn run_tui_browses_searches_exports_and_a_watcher_follows_the_same_run() {
     tmux.keys("t:0", &["y"]);
     let screen = tmux.wait_for("t:0", "the end", |s| s.contains("run exit"));
     assert!(screen.contains("run exit 130"), "{screen}");
-    // The terminal is back: no TUI frame is left on the screen, the verdict is said.
+    // The terminal is back: no TUI frame is left on the screen, the verdict is said,
+    // and as at the end of the text view, where the summary is and how to go on.
     assert!(!screen.contains("? help"), "{screen}");
     assert!(screen.contains("interrupted"), "{screen}");
+    assert!(screen.contains("summary: .ralph/runs/"), "{screen}");
+    assert!(
+        screen.contains("`ralph run --continue` resumes it"),
+        "{screen}"
+    );
 }
 
 #[test]

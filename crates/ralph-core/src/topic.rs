@@ -74,6 +74,21 @@ pub fn validate_topic(topic: &str) -> Result<(), TopicError> {
     Ok(())
 }
 
+/// Whether `topic` is not the completion promise `promise` but surely meant it: the same
+/// words in another case (`loop_complete`), with other separators (`LOOP-COMPLETE`,
+/// `loop.complete`) or with spaces around it. Topics stay case-sensitive, so such a
+/// topic is an ordinary event and the loop goes on: `ralph emit` says so, naming the
+/// promise, while the agent can still give it.
+pub fn misses_promise(topic: &str, promise: &str) -> bool {
+    fn words(topic: &str) -> impl Iterator<Item = char> + '_ {
+        topic.trim().chars().map(|c| match c {
+            '-' | '.' | ' ' => '_',
+            c => c.to_ascii_lowercase(),
+        })
+    }
+    topic != promise && !promise.is_empty() && words(topic).eq(words(promise))
+}
+
 #[cfg(test)]
 #[path = "topic_tests.rs"]
 mod tests;

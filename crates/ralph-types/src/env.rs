@@ -31,6 +31,10 @@ pub const LOOP_ID: &str = "RALPH_LOOP_ID";
 /// project can derive ports or database names per loop. Set by `ralph run` for every
 /// agent, gate and hook of a loop that runs in `.ralph/worktrees/<name>`; absent otherwise.
 pub const WORKTREE: &str = "RALPH_WORKTREE";
+/// The run's completion promise (`event_loop.completion_promise`, `LOOP_COMPLETE` unless
+/// configured). Set by `ralph run` for every agent, so that `ralph emit` can say when a
+/// topic surely meant the promise but is not it (`loop_complete`).
+pub const COMPLETION_PROMISE: &str = "RALPH_COMPLETION_PROMISE";
 /// A token unique to one supervised process: `<owner>-<counter>`, where the owner is the
 /// ralph process that started it ([`agent_run_owner`]). Set by the supervisor for every
 /// process it starts (agents, gates, hooks, probes); ralph finds the process's descendants by
@@ -52,7 +56,7 @@ pub fn agent_run_owner(ralph: crate::ProcessIdentity) -> String {
 }
 
 /// Every variable above, in the order `docs/agents.md` lists them.
-pub const ALL: [&str; 10] = [
+pub const ALL: [&str; 11] = [
     BIN,
     EVENTS_FILE,
     RUN_ID,
@@ -60,6 +64,7 @@ pub const ALL: [&str; 10] = [
     WORKSPACE_ROOT,
     LOOP_ID,
     WORKTREE,
+    COMPLETION_PROMISE,
     ITERATION,
     HAT,
     AGENT_RUN,

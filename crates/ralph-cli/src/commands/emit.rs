@@ -11,13 +11,32 @@ use std::time::SystemTime;
 use ralph_core::event::event_from_args;
 use ralph_core::inbox;
 use ralph_core::store::{RUNS_DIR, RalphDir, unix_ms};
+use ralph_core::topic::misses_promise;
 
 use crate::cli::EmitArgs;
+use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 
 pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
-    let event = event_from_args(&args.topic, args.payload.as_deref(), args.json)?;
+    // Said before the topic is checked: ` LOOP_COMPLETE` is refused for its space, and
+    // the agent should learn what it meant to give as well as why it was refused.
+    let missed = std::env::var(ralph_types::env::COMPLETION_PROMISE)
+        .ok()
+        .filter(|promise| misses_promise(&args.topic, promise));
+    let event = match event_from_args(&args.topic, args.payload.as_deref(), args.json) {
+        Ok(event) => event,
+        Err(e) => {
+            if let Some(promise) = &missed {
+                diagnostic(format_args!(
+                    "`{}` is not the completion promise `{promise}`: when the task is \
+                     done, `ralph emit {promise}` ends the loop",
+                    args.topic
+                ));
+            }
+            return Err(e.into());
+        }
+    };
     let (path, dir) =
         match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
             Some(path) => {
@@ -72,6 +91,17 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         &mut std::io::stdout(),
         format!("event `{}` published\n", event.topic).as_bytes(),
     );
+    // Topics are case-sensitive: `loop_complete` is an ordinary event, and the loop would
+    // run on to its limit with nothing said. The agent sees this too, and can still
+    // give the promise.
+    if let Some(promise) = &missed {
+        diagnostic(format_args!(
+            "warning: `{}` is not the completion promise `{promise}` (topics are \
+             case-sensitive): it was published as an ordinary event and the loop goes on; \
+             when the task is done, `ralph emit {promise}` ends it",
+            event.topic
+        ));
+    }
     Ok(CommandOutcome::Success)
 }
 

@@ -6,7 +6,8 @@
 //! history's `withheld` says), what ralph published itself, and a person's guidance, so
 //! the rows explain why each hat ran. An iteration that produced nothing gets one row
 //! with no topic. Events an agent emitted in the iteration still running (the inbox past
-//! the saved offset) come last, marked `running`. Each `ralph steer` message is a row too,
+//! the saved offset) come after the history, marked `running` (one row with no topic
+//! while it has emitted nothing). Each `ralph steer` message is a row too,
 //! as ralph-orchestrator lists a person's guidance: topic `human.guidance`, its text the
 //! payload, first among the rows of the iteration it went to (`steering.jsonl`). ralph's
 //! own events that an iteration was handed (`task.resume`, `<hat>.exhausted`,
@@ -78,7 +79,7 @@ struct Row {
     /// gone or unreadable (history.jsonl has the iteration once it ends).
     hat: Option<String>,
     backend: Option<String>,
-    /// The iteration's outcome status, or `running`.
+    /// The iteration's outcome status, `running`, or `not_run` (no agent got it yet).
     outcome: String,
     /// When the iteration started, in Unix milliseconds.
     started_at_ms: Option<u64>,
@@ -136,10 +137,6 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
         ));
     }
     let history = history.records;
-    let mut rows = Vec::new();
-    for (n, record) in history.iter().enumerate() {
-        rows.extend(record_rows(record, &history[..n]));
-    }
     // The inbox past what the loop has read: the running iteration's events.
     let (offset, ended) = match run_dir.load() {
         Ok(saved) => (saved.inbox_offset, saved.state.end.is_some()),
@@ -164,18 +161,42 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
             e,
         )
     })?;
-    rows.extend(running.ralphs_rows(&history));
-    rows = with_guidance(rows, &steering, &history, &running);
-    for line in pending {
-        match line {
+    Ok(assemble(&history, &running, &steering, pending))
+}
+
+/// Every row, in iteration order: the finished iterations' (`history`), then the running
+/// one's (ralph's events it was handed, what its agent emitted so far, in the inbox lines
+/// `pending`, or one row without a topic while it has emitted nothing), each `ralph
+/// steer` message first among the rows of the iteration it went to.
+fn assemble(
+    history: &[IterationRecord],
+    running: &Running,
+    steering: &[SteerLogLine],
+    pending: Vec<InboxLine>,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (n, record) in history.iter().enumerate() {
+        rows.extend(record_rows(record, &history[..n]));
+    }
+    rows.extend(running.ralphs_rows(history));
+    let emitted: Vec<Row> = pending
+        .into_iter()
+        .filter_map(|line| match line {
             InboxLine::Event { event } => {
                 let topic = Some((Source::Agent, event.topic));
-                rows.push(running.row(running.iteration, topic, event.payload));
+                Some(running.row(running.iteration, topic, event.payload))
             }
-            InboxLine::Invalid { .. } => {}
-        }
+            InboxLine::Invalid { .. } => None,
+        })
+        .collect();
+    // The iteration at work is listed even before its agent emits anything, as a
+    // finished one that emitted nothing is: else a message queued for the next one
+    // would be the only row after the history, and read as the one running.
+    if emitted.is_empty() && running.started() {
+        rows.push(running.row(running.iteration, None, None));
     }
-    Ok(rows)
+    rows.extend(emitted);
+    with_guidance(rows, steering, history, running)
 }
 
 /// `rows` (in iteration order) with a row for each message `ralph steer` gave (where
@@ -310,16 +331,24 @@ struct Running {
 }
 
 impl Running {
+    /// Whether this iteration has started (its start line is there) in a run still going.
+    fn started(&self) -> bool {
+        !self.ended && self.start.is_some()
+    }
+
     /// A row of `iteration`, which has no record yet, for `topic` and `payload`: described
-    /// by the start line when it is this iteration's.
+    /// by the start line when it is this iteration's. An iteration after this one (a
+    /// `ralph steer --next` message queued for it) has not run, nor has any of an ended
+    /// run.
     fn row(&self, iteration: u32, topic: Option<(Source, String)>, payload: Option<Value>) -> Row {
         let start = self.start.as_ref().filter(|s| s.iteration == iteration);
         let (source, topic) = topic.unzip();
+        let not_run = self.ended || iteration > self.iteration;
         Row {
             iteration,
             hat: start.map(|s| s.hat.clone()),
             backend: start.map(|s| s.backend.clone()),
-            outcome: if self.ended { NOT_RUN } else { RUNNING }.to_owned(),
+            outcome: if not_run { NOT_RUN } else { RUNNING }.to_owned(),
             started_at_ms: start.map(|s| s.started_at_ms),
             consumed: start.map_or_else(Vec::new, |s| {
                 s.events.iter().map(|e| e.topic.clone()).collect()

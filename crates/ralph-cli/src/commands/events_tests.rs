@@ -272,3 +272,63 @@ fn a_message_queued_for_an_iteration_an_ended_run_never_ran_is_not_shown_running
     assert_eq!(outcome(&ended(false)), RUNNING);
     assert_eq!(outcome(&ended(true)), NOT_RUN);
 }
+
+#[test]
+fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
+    use ralph_core::steer::{Logged, SteerLogLine};
+    let running = Running {
+        iteration: 1,
+        start: serde_json::from_value(serde_json::json!({
+            "iteration": 1, "hat": "ralph", "backend": "pi", "started_at_ms": 1000,
+            "events": [{"topic": "task.start", "payload": null}]
+        }))
+        .unwrap(),
+        ended: false,
+    };
+    let line = |iteration, message: &str| SteerLogLine {
+        at_ms: 0,
+        id: "x".into(),
+        went: Logged::Queued,
+        iteration,
+        message: Some(message.to_owned()),
+        to: None,
+    };
+    let steering = [line(2, "later please"), line(1, "now")];
+    let shown = |pending: Vec<InboxLine>| -> Vec<(u32, Option<String>, String)> {
+        assemble(&[], &running, &steering, pending)
+            .into_iter()
+            .map(|r| (r.iteration, r.topic, r.outcome))
+            .collect()
+    };
+    let row =
+        |n, topic: Option<&str>, outcome: &str| (n, topic.map(str::to_owned), outcome.to_owned());
+    let guidance = Some(GUIDANCE_TOPIC);
+    // Nothing emitted yet: the iteration at work still has its row.
+    assert_eq!(
+        shown(Vec::new()),
+        [
+            row(1, guidance, RUNNING),
+            row(1, None, RUNNING),
+            row(2, guidance, NOT_RUN),
+        ]
+    );
+    // What its agent emitted so far takes that row's place, before the next one's message.
+    let emitted = InboxLine::Event {
+        event: ralph_core::event::Event::with_text("progress", "half"),
+    };
+    assert_eq!(
+        shown(vec![emitted]),
+        [
+            row(1, guidance, RUNNING),
+            row(1, Some("progress"), RUNNING),
+            row(2, guidance, NOT_RUN),
+        ]
+    );
+    // An ended run lists no iteration at work.
+    let ended = Running {
+        ended: true,
+        ..running
+    };
+    let rows = assemble(&[], &ended, &[], Vec::new());
+    assert!(rows.is_empty(), "{rows:?}");
+}

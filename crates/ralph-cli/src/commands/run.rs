@@ -270,8 +270,12 @@ fn start_and_drive(
         };
         let mut tui = match args.tui {
             true => Some(
-                TuiObserver::start(stop.clone(), args.color.for_stdout() && color_allowed())
-                    .map_err(|e| CliError::io("take over the terminal for", ralph_dir.path(), e))?,
+                TuiObserver::start(
+                    stop.clone(),
+                    args.color.for_stdout() && color_allowed(),
+                    workspace_seen.clone(),
+                )
+                .map_err(|e| CliError::io("take over the terminal for", ralph_dir.path(), e))?,
             ),
             false => None,
         };

@@ -102,7 +102,11 @@ pub(crate) async fn drive(
     // first event) even when ralph is killed with no chance to save in the first
     // iteration, or in a `loop_start` hook.
     save(&run, &reader, Durability::Atomic)?;
-    let env = agent_env(&run.run_dir, &run.workspace)?;
+    let env = agent_env(
+        &run.run_dir,
+        &run.workspace,
+        &run.config.event_loop.completion_promise,
+    )?;
     announce(&run, observer);
     if let Some(notice) = run.leftovers.take() {
         observer.observe(&RunEvent::Notice {
@@ -505,9 +509,13 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
 }
 
 /// What every agent (and gate) of the run gets in its environment: how to reach ralph,
-/// the run's inbox, and which worktree loop it is; the run id and the workspace also
-/// under ralph-orchestrator's names, for its prompts and scripts.
-fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsString)>, CliError> {
+/// the run's inbox, its completion promise, and which worktree loop it is; the run id
+/// and the workspace also under ralph-orchestrator's names, for its prompts and scripts.
+fn agent_env(
+    run_dir: &RunDir,
+    workspace: &Path,
+    promise: &str,
+) -> Result<Vec<(OsString, OsString)>, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
     let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
     if let Some(path) = std::env::var_os("PATH") {
@@ -522,6 +530,7 @@ fn agent_env(run_dir: &RunDir, workspace: &Path) -> Result<Vec<(OsString, OsStri
         (var::LOOP_ID.into(), run_dir.id().into()),
         (var::WORKSPACE.into(), workspace.as_os_str().to_owned()),
         (var::WORKSPACE_ROOT.into(), workspace.as_os_str().to_owned()),
+        (var::COMPLETION_PROMISE.into(), promise.into()),
         ("PATH".into(), path),
     ];
     env.extend(worktree_env(workspace));

@@ -159,8 +159,13 @@ impl Machine {
                     *n = n.saturating_sub(1);
                 }
                 // A provider's limit is not the hat failing to hand over: the footer
-                // already says the attempt was limited, and it runs again as it was.
-                let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
+                // already says the attempt was limited, and it runs again as it was. Nor
+                // is the user's Ctrl-C: the run stops there, its end says so and how to
+                // resume, and `--continue` shows the hat starting again with its events.
+                let limited = matches!(
+                    outcome,
+                    IterationOutcome::RateLimited { .. } | IterationOutcome::Interrupted
+                );
                 // A hat that used its last activation will not get them: the
                 // `hat_exhausted` notice of the next iteration says where they go.
                 let used = self.state.activations.get(&iteration.hat).copied();

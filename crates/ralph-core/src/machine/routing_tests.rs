@@ -289,10 +289,19 @@ fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
 fn an_interrupted_iteration_stops_the_loop_and_keeps_its_events_for_continue() {
     let mut m = Machine::new(three_hats());
     let it = run(&mut m);
+    m.take_notices();
     m.finish(it, report(IterationOutcome::Interrupted, &[]), S);
     assert_eq!(stop(&mut m), StopReason::Interrupted);
     assert_eq!(m.state().pending, VecDeque::from([ev("work.start")]));
     assert_eq!(m.state().iterations, 1);
+    // The user stopped it: that is not the hat failing to hand over, and the run's
+    // end already says how to resume it.
+    assert!(
+        !m.take_notices()
+            .iter()
+            .any(|n| matches!(n, Notice::EventsRequeued { .. })),
+        "an interrupted hat is not said to get its events again"
+    );
 }
 
 #[test]

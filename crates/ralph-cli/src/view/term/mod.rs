@@ -20,5 +20,5 @@ pub(crate) mod tool_preview;
 
 pub(crate) use agent::AgentView;
 pub(crate) use figures::{clock, count, iteration_cost};
-pub(crate) use run_view::{Detail, RunView, line};
+pub(crate) use run_view::{Detail, Pointers, RunView, line};
 pub(crate) use tool_preview::one_line;

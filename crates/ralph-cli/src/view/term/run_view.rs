@@ -567,6 +567,8 @@ pub(crate) fn line(out: &mut String, style: Style, text: &str) {
 #[path = "run_view_end.rs"]
 mod end;
 
+pub(crate) use end::Pointers;
+
 #[cfg(test)]
 #[path = "run_view_tests.rs"]
 mod tests;

@@ -2,6 +2,8 @@
 //! table, and the run's figures against its limits (also used by each iteration's
 //! footer).
 
+use std::path::Path;
+
 use anstyle::Style;
 use ralph_core::machine::{EndClass, StopReason, format_usd_limit};
 use ralph_core::run_event::{RunEvent, Totals};
@@ -49,31 +51,16 @@ impl RunView {
             }
         }
         self.steering.closing(out);
-        let summary = match &self.workspace_shown {
-            Some(workspace) => workspace.join(summary_path).display().to_string(),
-            None => (*summary_path).to_owned(),
-        };
-        line(out, Style::new(), &format!("  summary: {summary}"));
-        // A stale loop hit no limit to raise: a resumed run counts repeats afresh, but
-        // an agent that would repeat itself again needs other instructions first.
-        let (how, then) = match (outcome, reason) {
-            (_, StopReason::StaleLoop { .. }) => (
-                "",
-                "; change the prompt or the hats first if the agent would only repeat \
-                 itself again",
-            ),
-            (EndClass::Interrupted, _) => ("", ""),
-            (EndClass::LimitReached, _) => (" with a higher limit", ""),
-            (EndClass::Completed | EndClass::Failed, _) => return,
-        };
-        // A worktree loop seen from elsewhere resumes only in its worktree.
-        let place = self
-            .workspace_shown
-            .as_ref()
-            .map(|w| format!(" in {}", w.display()))
-            .unwrap_or_default();
-        let resume = format!("  `ralph run --continue`{how}{place} resumes it{then}");
-        line(out, palette::DIM, &resume);
+        let pointers = Pointers::of(
+            reason,
+            *outcome,
+            summary_path,
+            self.workspace_shown.as_deref(),
+        );
+        line(out, Style::new(), &format!("  {}", pointers.summary));
+        if let Some(resume) = &pointers.resume {
+            line(out, palette::DIM, &format!("  {resume}"));
+        }
     }
 
     /// `1/10 iterations · 4.2s of 1h 00m · $0.0102 of $2.00`.
@@ -97,6 +84,62 @@ impl RunView {
             duration_ms(totals.elapsed_ms),
             duration_ms(limits.max_runtime_secs * 1000),
         )
+    }
+}
+
+/// Where a finished run points the reader next: its summary, and how to go on with it
+/// when it can go on. Said at the end of the text view, and by `ralph run --tui` once it
+/// has given the terminal back (the screen it drew is gone then).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Pointers {
+    /// `summary: <path>`.
+    pub(crate) summary: String,
+    /// `` `ralph run --continue` resumes it ``: not for a run that completed or failed.
+    pub(crate) resume: Option<String>,
+}
+
+impl Pointers {
+    /// `workspace_shown` is the workspace as seen from where ralph was started, when the
+    /// loop ran elsewhere (`--worktree`): the summary's path and the resume are said
+    /// from there.
+    pub(crate) fn of(
+        reason: &StopReason,
+        outcome: EndClass,
+        summary_path: &str,
+        workspace_shown: Option<&Path>,
+    ) -> Pointers {
+        let summary = match workspace_shown {
+            Some(workspace) => workspace.join(summary_path).display().to_string(),
+            None => summary_path.to_owned(),
+        };
+        let summary = format!("summary: {summary}");
+        // A stale loop hit no limit to raise: a resumed run counts repeats afresh, but
+        // an agent that would repeat itself again needs other instructions first.
+        let (how, then) = match (outcome, reason) {
+            (_, StopReason::StaleLoop { .. }) => (
+                "",
+                "; change the prompt or the hats first if the agent would only repeat \
+                 itself again",
+            ),
+            (EndClass::Interrupted, _) => ("", ""),
+            (EndClass::LimitReached, _) => (" with a higher limit", ""),
+            (EndClass::Completed | EndClass::Failed, _) => {
+                return Pointers {
+                    summary,
+                    resume: None,
+                };
+            }
+        };
+        // A worktree loop seen from elsewhere resumes only in its worktree.
+        let place = workspace_shown
+            .map(|w| format!(" in {}", w.display()))
+            .unwrap_or_default();
+        Pointers {
+            summary,
+            resume: Some(format!(
+                "`ralph run --continue`{how}{place} resumes it{then}"
+            )),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! model, so the live view and `ralph watch` never differ. Keys are read on ticks and
 //! between events; `q` asks, then stops the loop as Ctrl-C does.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use ralph_agent::StopController;
@@ -14,21 +15,34 @@ use super::terminal::Screen;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
 use crate::view::stopping::stop_message;
+use crate::view::term::Pointers;
 
 pub(crate) struct TuiObserver {
     session: Session,
     stop: StopController,
     line: Vec<u8>,
+    /// The workspace as seen from where ralph was started (`--worktree`).
+    workspace_shown: Option<PathBuf>,
+    /// What the run's end points to, said once the screen is left: the screen that
+    /// showed it is gone, and the text view would have said it.
+    pointers: Option<Pointers>,
 }
 
 impl TuiObserver {
-    /// Takes the terminal over.
-    pub(crate) fn start(stop: StopController, color: bool) -> std::io::Result<TuiObserver> {
+    /// Takes the terminal over. `workspace_shown`: as for the text view, the workspace
+    /// as seen from where ralph was started when the loop runs elsewhere.
+    pub(crate) fn start(
+        stop: StopController,
+        color: bool,
+        workspace_shown: Option<PathBuf>,
+    ) -> std::io::Result<TuiObserver> {
         let screen = Screen::enter()?;
         Ok(TuiObserver {
             session: Session::new(screen, true, color, None),
             stop,
             line: Vec::with_capacity(4096),
+            workspace_shown,
+            pointers: None,
         })
     }
 
@@ -74,15 +88,45 @@ impl TuiObserver {
         self.session.leave();
         if let Some(verdict) = &self.session.model.finished {
             diagnostic(format_args!(
-                "{verdict} (run {})",
-                self.session.model.run_id
+                "{}",
+                farewell(verdict, &self.session.model.run_id, self.pointers.as_ref())
             ));
         }
     }
 }
 
+/// What `ralph run --tui` says on the terminal it gave back: the verdict and the run, then
+/// (when the loop ended its run) where the summary is and how to go on, as the text view
+/// ends.
+fn farewell(verdict: &str, run_id: &str, pointers: Option<&Pointers>) -> String {
+    let mut said = format!("{verdict} (run {run_id})");
+    if let Some(pointers) = pointers {
+        said.push_str("\n  ");
+        said.push_str(&pointers.summary);
+        if let Some(resume) = &pointers.resume {
+            said.push_str("\n  ");
+            said.push_str(resume);
+        }
+    }
+    said
+}
+
 impl Observer for TuiObserver {
     fn observe(&mut self, event: &RunEvent<'_>) {
+        if let RunEvent::LoopFinished {
+            reason,
+            outcome,
+            summary_path,
+            ..
+        } = event
+        {
+            self.pointers = Some(Pointers::of(
+                reason,
+                *outcome,
+                summary_path,
+                self.workspace_shown.as_deref(),
+            ));
+        }
         self.line.clear();
         if serde_json::to_writer(&mut self.line, event).is_ok() {
             self.session.apply_json(&self.line);
@@ -108,3 +152,7 @@ pub(crate) struct NoObserver;
 impl Observer for NoObserver {
     fn observe(&mut self, _event: &RunEvent<'_>) {}
 }
+
+#[cfg(test)]
+#[path = "observer_tests.rs"]
+mod tests;
