@@ -50,6 +50,12 @@ pub(crate) enum CliError {
     Lock(#[from] ralph_core::store::LockError),
     #[error(transparent)]
     Detect(Box<ralph_agent::DetectError>),
+    /// A hat's agent (or one of its fallbacks) cannot run: named as `ralph doctor` names it.
+    #[error("{who}: {source}")]
+    HatAgent {
+        who: String,
+        source: Box<ralph_agent::DetectError>,
+    },
     #[error(transparent)]
     Store(#[from] ralph_core::store::StoreError),
     #[error(transparent)]

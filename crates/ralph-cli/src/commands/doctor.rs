@@ -30,7 +30,7 @@ use serde::Serialize;
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::run::backends::{agent_chain, can_run};
+use crate::run::backends::{agent_chain, agent_label, can_run};
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -475,14 +475,7 @@ fn print_text(report: &Report) -> Result<(), CliError> {
         line(dim, format!("  ! {warning}"));
     }
     for agent in &c.agents {
-        let mut who = if agent.hat == ralph_core::machine::DEFAULT_HAT {
-            "default hat".to_owned()
-        } else {
-            format!("hat {}", agent.hat)
-        };
-        if let Some(n) = agent.fallback {
-            who.push_str(&format!(", fallback {n}"));
-        }
+        let who = agent_label(Some(&agent.hat), agent.fallback);
         let backend = agent.backend.unwrap_or("no agent");
         match (&agent.problem, &agent.command) {
             (None, Some(command)) => {
