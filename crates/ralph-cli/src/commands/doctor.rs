@@ -174,11 +174,13 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         });
     }
 
+    // Said as `ralph run` says it: the project's ralph.yml that this directory does not read.
+    let hints = super::project_hints::project_file_hints(cwd, config_file.as_deref());
     let loaded = load_detailed(
         &LoadOptions::from_env(cwd.to_path_buf(), config_file, Overrides::default())
             .with_hats(hats),
     );
-    let config = match loaded {
+    let mut config = match loaded {
         // What the load found before it failed: the files it read (a file that is not
         // there was not read) and its warnings, beside the errors.
         Err(failure) => ConfigReport {
@@ -219,6 +221,7 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
             }
         }
     };
+    config.warnings.splice(0..0, hints);
     Report {
         ok: config.ok,
         backends,
