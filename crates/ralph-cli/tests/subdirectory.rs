@@ -1,7 +1,8 @@
 //! Commands typed in a project's subdirectory: `ralph run`, `plan` and `doctor` take the
 //! directory they run in, so they say when the project's ralph.yml lies above and is not
 //! read; and a run refused there leaves no `.ralph/` of its own, which would hide the
-//! project's runs from the commands that read them.
+//! project's runs from the commands that read them. A `ralph.yaml` beside no ralph.yml is
+//! named too.
 
 mod common;
 
@@ -118,4 +119,25 @@ fn doctor_in_a_subdirectory_names_the_project_file_it_does_not_read() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains(HINT));
     let out = run_in(&ws, &sub, &["doctor", "-c", "../ralph.yml"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains(HINT));
+}
+
+#[test]
+fn a_project_file_under_another_name_is_named_by_run_and_doctor() {
+    let ws = Workspace::new("", "");
+    std::fs::write(
+        ws.path().join("ralph.yaml"),
+        "cli:\n  backend: codex\nevent_loop:\n  prompt: from yaml\n",
+    )
+    .expect("ralph.yaml");
+    let said = "ralph.yaml: ralph does not read this file, it reads ralph.yml";
+    let out = ws.run(&["run"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("warning: {said}")),
+        "{}",
+        stderr(&out)
+    );
+    let out = ws.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("! {said}")), "{text}");
 }

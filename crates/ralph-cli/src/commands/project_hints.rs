@@ -3,12 +3,26 @@
 //! They take the configuration of the directory they run in: `ralph.yml` there, or `-c`.
 //! Typed in a project's subdirectory, they would otherwise run on the built-in defaults
 //! without a word while the project's `ralph.yml` sits one level up: the agent, the
-//! limits and the task all differ from what the person wrote.
+//! limits and the task all differ from what the person wrote. So with a `ralph.yaml`
+//! (or `.ralph.yml`, `Ralph.yml`) beside no `ralph.yml`: written to be read, and not.
 
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::PROJECT_CONFIG_FILE;
 use ralph_core::store::RALPH_DIR;
+
+/// Names a project file is given by mistake (another extension, case, a dot), which
+/// ralph does not read. On a file system that ignores case, `Ralph.yml` is read as
+/// `ralph.yml` and never gets here.
+const MISNAMED: [&str; 7] = [
+    "ralph.yaml",
+    ".ralph.yml",
+    ".ralph.yaml",
+    "Ralph.yml",
+    "Ralph.yaml",
+    "RALPH.yml",
+    "RALPH.yaml",
+];
 
 /// The lines to say (each one warning) for a command about to read the configuration of
 /// `cwd` (absolute), with `-c` (or `$RALPH_CONFIG`) given or not.
@@ -16,7 +30,17 @@ pub(crate) fn project_file_hints(cwd: &Path, config_file: Option<&Path>) -> Vec<
     if config_file.is_some() || cwd.join(PROJECT_CONFIG_FILE).symlink_metadata().is_ok() {
         return Vec::new();
     }
-    let mut hints = Vec::new();
+    let mut hints: Vec<String> = MISNAMED
+        .iter()
+        .filter(|name| cwd.join(name).symlink_metadata().is_ok())
+        .map(|name| {
+            format!(
+                "{name}: ralph does not read this file, it reads {PROJECT_CONFIG_FILE}: the \
+                 built-in defaults apply here. Rename it to {PROJECT_CONFIG_FILE}, or pass \
+                 `-c {name}`"
+            )
+        })
+        .collect();
     if let Some(above) = project_file_above(cwd) {
         let dir = above.parent().unwrap_or(Path::new(".."));
         hints.push(format!(

@@ -77,3 +77,31 @@ fn the_hint_names_the_file_and_both_ways_to_use_it() {
     fs::write(root.path().join("src/ralph.yml"), "").expect("src/ralph.yml");
     assert!(project_file_hints(&root.path().join("src"), None).is_empty());
 }
+
+#[test]
+fn a_misnamed_project_file_is_named_with_the_name_ralph_reads() {
+    let root = project();
+    let sub = root.path().join("src");
+    fs::write(sub.join("ralph.yaml"), "cli:\n  backend: codex\n").expect("ralph.yaml");
+    fs::write(sub.join(".ralph.yml"), "").expect(".ralph.yml");
+    let hints = project_file_hints(&sub, None);
+    assert_eq!(hints.len(), 3, "{hints:?}");
+    assert_eq!(
+        hints[0],
+        "ralph.yaml: ralph does not read this file, it reads ralph.yml: the built-in \
+         defaults apply here. Rename it to ralph.yml, or pass `-c ralph.yaml`"
+    );
+    assert!(
+        hints[1].starts_with(".ralph.yml: ralph does not read"),
+        "{}",
+        hints[1]
+    );
+    assert!(
+        hints[2].starts_with("../ralph.yml is the project's config"),
+        "{}",
+        hints[2]
+    );
+    // Beside a ralph.yml it is only another file.
+    fs::write(sub.join("ralph.yml"), "").expect("ralph.yml");
+    assert!(project_file_hints(&sub, None).is_empty());
+}
