@@ -4,7 +4,8 @@
 //! Typed in a project's subdirectory, they would otherwise run on the built-in defaults
 //! without a word while the project's `ralph.yml` sits one level up: the agent, the
 //! limits and the task all differ from what the person wrote. So with a `ralph.yaml`
-//! (or `.ralph.yml`, `Ralph.yml`) beside no `ralph.yml`: written to be read, and not.
+//! (or `.ralph.yml`, `Ralph.yml`) beside no `ralph.yml`: written to be read, and not; and
+//! with a `prompt.md` where the task is looked for in `PROMPT.md`.
 
 use std::path::{Path, PathBuf};
 
@@ -53,6 +54,27 @@ pub(crate) fn project_file_hints(cwd: &Path, config_file: Option<&Path>) -> Vec<
         ));
     }
     hints
+}
+
+/// Names the task file is given by mistake (case, another extension), which ralph does
+/// not read for `PROMPT.md`.
+const PROMPT_NEAR_MISSES: [&str; 6] = [
+    "prompt.md",
+    "Prompt.md",
+    "PROMPT.MD",
+    "PROMPT.txt",
+    "prompt.txt",
+    "PROMPT",
+];
+
+/// A file beside the task file `file` (as a run names it, from `cwd`) by a name ralph does
+/// not read, when `file` is not there: `prompt.md` for `PROMPT.md`.
+pub(crate) fn prompt_file_near_miss(cwd: &Path, file: &Path) -> Option<PathBuf> {
+    let dir = file.parent().unwrap_or(Path::new(""));
+    PROMPT_NEAR_MISSES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|near| cwd.join(near).is_file())
 }
 
 /// The nearest `ralph.yml` above `cwd`, as a path from `cwd` (`../ralph.yml`), looked for

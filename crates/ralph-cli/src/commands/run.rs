@@ -171,7 +171,7 @@ fn start_and_drive(
             }
             None
         }
-        false => Some(new_objective(&config, args)?),
+        false => Some(new_objective(&config, args, &workspace)?),
     };
     let fresh = ralph_dir.path().symlink_metadata().is_err();
     let lock = ralph_dir.lock()?;
@@ -338,16 +338,22 @@ fn start_and_drive(
 }
 
 /// The task of a new run, or why there is none.
-fn new_objective(config: &ResolvedConfig, args: &RunArgs) -> Result<String, CliError> {
+fn new_objective(
+    config: &ResolvedConfig,
+    args: &RunArgs,
+    workspace: &std::path::Path,
+) -> Result<String, CliError> {
     match &config.event_loop.prompt {
         Some(p) if !p.text.trim().is_empty() => Ok(p.text.clone()),
         Some(Prompt {
             source: PromptSource::File(path),
             ..
         }) => Err(CliError::EmptyPromptFile(path.clone())),
-        _ => Err(CliError::NoPrompt(super::default_prompt_file(
-            args.config.as_deref(),
-        ))),
+        _ => {
+            let file = super::default_prompt_file(args.config.as_deref());
+            let near = super::project_hints::prompt_file_near_miss(workspace, &file);
+            Err(CliError::NoPrompt { file, near })
+        }
     }
 }
 
