@@ -68,6 +68,8 @@ fn in_new_worktree(
     stop: StopController,
 ) -> Result<(RunArgs, PathBuf), CliError> {
     let cwd = super::working_directory()?;
+    let task_given = args.prompt.is_some() || args.prompt_file.is_some();
+    worktree::from_subdir::refuse_unread_files(&cwd, args.config.is_some(), task_given)?;
     let mut args = args.clone();
     args.prompt_file = args.prompt_file.map(|p| cwd.join(p));
     args.config = args.config.map(|p| cwd.join(p));

@@ -9,6 +9,7 @@
 //! untouched. See docs/scale.md.
 
 pub(crate) mod create;
+pub(crate) mod from_subdir;
 mod git;
 mod in_progress;
 mod include;
