@@ -141,3 +141,19 @@ fn a_project_file_under_another_name_is_named_by_run_and_doctor() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(&format!("! {said}")), "{text}");
 }
+
+#[test]
+fn plan_in_a_subdirectory_names_the_project_file_too() {
+    let ws = project();
+    let out = run_in(
+        &ws,
+        &ws.path().join("sub"),
+        &["plan", "--dry-run", "an idea"],
+    );
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("warning: {HINT}")),
+        "{}",
+        stderr(&out)
+    );
+}
