@@ -36,10 +36,21 @@ pub(crate) enum CliError {
     ConfigExists(PathBuf),
     #[error(
         "no task to work on: pass `-p TEXT` or `-P FILE`, set `event_loop.prompt` or \
-         `event_loop.prompt_file` in the config, or write it in {}",
-        .0.display()
+         `event_loop.prompt_file` in the config, or write it in {}{}",
+        .file.display(),
+        .near.as_ref().map(|near| format!(
+            "; `{}` is there, but ralph reads {}: rename it, or pass `-P {}`",
+            near.display(),
+            .file.display(),
+            near.display()
+        )).unwrap_or_default()
     )]
-    NoPrompt(PathBuf),
+    NoPrompt {
+        /// Where the task file would be.
+        file: PathBuf,
+        /// A file beside it by a name ralph does not read (`prompt.md`).
+        near: Option<PathBuf>,
+    },
     #[error(
         "the prompt file `{}` holds no task (it is empty, or only blank): write the task in it, \
          or pass `-p TEXT`",
@@ -50,6 +61,12 @@ pub(crate) enum CliError {
     Lock(#[from] ralph_core::store::LockError),
     #[error(transparent)]
     Detect(Box<ralph_agent::DetectError>),
+    /// A hat's agent (or one of its fallbacks) cannot run: named as `ralph doctor` names it.
+    #[error("{who}: {source}")]
+    HatAgent {
+        who: String,
+        source: Box<ralph_agent::DetectError>,
+    },
     #[error(transparent)]
     Store(#[from] ralph_core::store::StoreError),
     #[error(transparent)]

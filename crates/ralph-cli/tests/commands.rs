@@ -353,6 +353,49 @@ fn doctor_warns_about_a_missing_agent_of_a_hat_that_never_runs() {
 }
 
 #[test]
+fn run_names_the_hat_whose_agent_is_missing_as_doctor_does() {
+    // With hats, "`kiro-cli` was not found" alone does not say whose `backend:` to change.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\nevent_loop:\n  prompt: x\n\
+         hats:\n  tester:\n    description: Tests\n    triggers: [work.start]\n    backend: kiro\n",
+        "",
+    );
+    let out = run_isolated(&ws, &["run"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ralph: hat tester: the `kiro` backend needs `kiro-cli`"),
+        "{}",
+        stderr(&out)
+    );
+    // A fallback is named as the fallback it is.
+    std::fs::write(
+        ws.path().join("ralph.yml"),
+        "cli:\n  backend: pi\n  on_rate_limit: failover\n  fallback: [kiro]\n\
+         event_loop:\n  prompt: x\n",
+    )
+    .expect("write");
+    let out = run_isolated(&ws, &["run"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ralph: default hat, fallback 1: the `kiro` backend needs"),
+        "{}",
+        stderr(&out)
+    );
+    // Without hats the run's own agent needs no name.
+    std::fs::write(
+        ws.path().join("ralph.yml"),
+        "cli:\n  backend: kiro\nevent_loop:\n  prompt: x\n",
+    )
+    .expect("write");
+    let out = run_isolated(&ws, &["run"]);
+    assert!(
+        stderr(&out).contains("ralph: the `kiro` backend needs"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn doctor_on_a_broken_config_lists_only_the_files_it_read_and_keeps_the_warnings() {
     let config = |ws: &Workspace, args: &[&str]| {
         let mut all = vec!["doctor", "--format", "json"];

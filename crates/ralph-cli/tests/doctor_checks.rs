@@ -1,6 +1,6 @@
 //! `ralph doctor` says what `ralph run` would only find at its start: a hook whose command
 //! cannot start (as `ralph hooks validate` finds it), and a skills directory that is not
-//! there (as `ralph run` warns).
+//! there (as `ralph run` warns), and a task a run would not have (as `ralph run` refuses it).
 
 mod common;
 
@@ -89,4 +89,34 @@ fn a_missing_skills_directory_is_a_warning_in_doctor_as_in_run() {
         "{report}"
     );
     assert!(text.contains("does not exist"), "{text}");
+}
+
+#[test]
+fn doctor_says_when_a_run_would_have_no_task_but_does_not_fail_for_it() {
+    // `ralph run` would refuse this one ("no task to work on") unless given `-p`.
+    let ws = Workspace::new("cli:\n  backend: pi\n", "");
+    let (status, report, text) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["config"]["task"], Value::Null, "{report}");
+    let note = report["config"]["task_note"].as_str().expect("a note");
+    assert!(
+        note.starts_with(
+            "no task: a run needs `-p TEXT` or `-P FILE`, or the task written in PROMPT.md"
+        ),
+        "{note}"
+    );
+    assert!(text.contains(&format!("! {note}")), "{text}");
+    assert!(text.contains("✓ ready to run, given a task"), "{text}");
+
+    // A blank PROMPT.md is no task either; a written one is the task.
+    std::fs::write(ws.path().join("PROMPT.md"), "\n").expect("PROMPT.md");
+    let (_, report, _) = doctor(&ws);
+    let note = report["config"]["task_note"].as_str().expect("a note");
+    assert!(note.starts_with("`PROMPT.md` holds no task"), "{note}");
+    std::fs::write(ws.path().join("PROMPT.md"), "fix it\n").expect("PROMPT.md");
+    let (status, report, text) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(report["config"]["task"], "PROMPT.md", "{report}");
+    assert_eq!(report["config"]["task_note"], Value::Null, "{report}");
+    assert!(text.contains("✓ ready to run\n"), "{text}");
 }

@@ -202,17 +202,25 @@ fn the_full_screen_view_needs_a_terminal_and_a_run() {
     let runs = std::fs::read_dir(ralph.join("runs")).map_or(0, |dir| dir.count());
     assert_eq!(runs, 0, "a run directory was made");
 
-    let out = ws.run(&["watch", "no-such-run"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("run-events.jsonl"), "{stderr}");
+    // An unknown run is named as one, with where the runs are listed, as `events --run`
+    // says it: not a file ralph could not open.
+    for unknown in ["no-such-run", "20200101T000000Z"] {
+        let out = ws.run(&["watch", unknown]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("`ralph runs` lists them"), "{stderr}");
+        assert!(!stderr.contains("cannot open"), "{stderr}");
+    }
 
     // A run that exists, watched in a pipe: the hint names what reads a run there.
     let out = ws.run(&["run", "-p", "task"]);
     assert!(out.status.code().is_some(), "the run ended");
-    let out = ws.run(&["watch"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("`ralph events`"), "{stderr}");
-    assert!(!stderr.contains("--output json"), "{stderr}");
+    // `last` names it, as for `events --run`: the run is found, and only the pipe stops it.
+    for args in [&["watch"][..], &["watch", "last"]] {
+        let out = ws.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("`ralph events`"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("--output json"), "{stderr}");
+    }
 }

@@ -9,6 +9,8 @@ mod common;
 mod cost;
 #[path = "worktrees/dubious.rs"]
 mod dubious;
+#[path = "worktrees/from_subdir.rs"]
+mod from_subdir;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
 #[path = "worktrees/inside.rs"]

@@ -64,10 +64,9 @@ pub enum Refused {
     )]
     Symlink { path: PathBuf },
     #[error(
-        "`{}` is {found}, not {expected}: ralph uses only regular files and directories, \
-         so that it never blocks on a pipe or reads a device without end; replace it with \
-         a regular {}",
+        "`{}` is {found}, not {expected}{}; replace it with a regular {}",
         .path.display(),
+        special_file_reason(found),
         if *.expected == "a directory" { "directory" } else { "file" }
     )]
     NotRegular {
@@ -99,6 +98,19 @@ impl Refused {
 }
 
 /// What a file type is called in a message.
+/// Why a special file is refused: said only of one (a directory where a file should be
+/// is simply the wrong thing, and "only regular files and directories" would read as
+/// taking it).
+fn special_file_reason(found: &str) -> &'static str {
+    match found {
+        "a directory" | "a regular file" | "a symbolic link" => "",
+        _ => {
+            ": ralph uses only regular files and directories, so that it never blocks on a \
+             pipe or reads a device without end"
+        }
+    }
+}
+
 fn kind_name(file_type: std::fs::FileType) -> &'static str {
     if file_type.is_fifo() {
         "a FIFO (named pipe)"

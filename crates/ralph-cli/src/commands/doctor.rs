@@ -9,7 +9,7 @@
 //! absent is not a problem, and a hat without triggers (which never runs) only warns.
 //! Also failing when a hook that blocks or suspends on failure cannot start (as `ralph
 //! hooks validate` checks it), and warning of a missing skills directory (as `ralph run`
-//! does).
+//! does). A run with no task of its own is only noted: `-p` may give it one.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -23,14 +23,15 @@ use ralph_agent::{
     probe::VERSION_PROBE_TIMEOUT, resolve_binary,
 };
 use ralph_core::config::{
-    AgentConfig, HatConfig, HatsSource, LoadOptions, Overrides, ResolvedConfig, load_detailed,
+    AgentConfig, HatConfig, HatsSource, LoadOptions, Overrides, PromptSource, ResolvedConfig,
+    load_detailed,
 };
 use serde::Serialize;
 
 use crate::cli::{DoctorArgs, FormatArg};
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::run::backends::{agent_chain, can_run};
+use crate::run::backends::{agent_chain, agent_label, can_run};
 use crate::run::launch::{command_line, probe_target};
 use crate::shell_words::shell_line;
 
@@ -84,6 +85,11 @@ struct ConfigReport {
     /// backends when it fails over on a rate limit.
     agents: Vec<AgentReport>,
     specs_dir: Option<String>,
+    /// Where a run's task comes from (`event_loop.prompt`, or the prompt file's path);
+    /// `None` when there is none, and a run needs `-p` or `-P`.
+    task: Option<String>,
+    /// What to do about a missing task: a note, not a failure (`-p` may be given).
+    task_note: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -174,11 +180,14 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
         });
     }
 
+    // Said as `ralph run` says it: the project's ralph.yml that this directory does not read.
+    let hints = super::project_hints::project_file_hints(cwd, config_file.as_deref());
+    let prompt_file = super::default_prompt_file(config_file.as_deref());
     let loaded = load_detailed(
         &LoadOptions::from_env(cwd.to_path_buf(), config_file, Overrides::default())
             .with_hats(hats),
     );
-    let config = match loaded {
+    let mut config = match loaded {
         // What the load found before it failed: the files it read (a file that is not
         // there was not read) and its warnings, beside the errors.
         Err(failure) => ConfigReport {
@@ -192,6 +201,8 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
             warnings: failure.warnings.iter().map(ToString::to_string).collect(),
             agents: Vec::new(),
             specs_dir: None,
+            task: None,
+            task_note: None,
         },
         Ok(resolved) => {
             let agents = agents(&resolved.config, &mut probes).await;
@@ -203,6 +214,7 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
                 resolved.warnings.iter().map(ToString::to_string).collect();
             warnings.extend(hooks.warnings);
             warnings.extend(ralph_core::skills::discover(cwd, &resolved.config.skills).problems);
+            let (task, task_note) = task(&resolved.config, &prompt_file);
             ConfigReport {
                 ok: hooks.errors.is_empty()
                     && agents.iter().all(|a| a.problem.is_none() || !a.needed),
@@ -216,13 +228,44 @@ async fn examine(cwd: &Path, config_file: Option<PathBuf>, hats: Option<HatsSour
                 warnings,
                 agents,
                 specs_dir: Some(resolved.config.core.specs_dir.display().to_string()),
+                task,
+                task_note,
             }
         }
     };
+    config.warnings.splice(0..0, hints);
     Report {
         ok: config.ok,
         backends,
         config,
+    }
+}
+
+/// Where a run of `config` takes its task from, or why it has none (as `ralph run` would
+/// refuse it): `prompt_file` is where it looks when nothing else names one.
+fn task(config: &ResolvedConfig, prompt_file: &Path) -> (Option<String>, Option<String>) {
+    let needs = "a run needs `-p TEXT` or `-P FILE`";
+    match &config.event_loop.prompt {
+        Some(prompt) if prompt.text.trim().is_empty() => {
+            let shown = match &prompt.source {
+                PromptSource::File(path) => format!("`{}`", path.display()),
+                PromptSource::Inline => "`event_loop.prompt`".to_owned(),
+            };
+            let note = format!("{shown} holds no task: {needs}, or the task written in it");
+            (None, Some(note))
+        }
+        Some(prompt) => match &prompt.source {
+            PromptSource::File(path) => (Some(path.display().to_string()), None),
+            PromptSource::Inline => (Some("event_loop.prompt".to_owned()), None),
+        },
+        None => (
+            None,
+            Some(format!(
+                "no task: {needs}, or the task written in {} (or `event_loop.prompt` in the \
+                 config)",
+                prompt_file.display()
+            )),
+        ),
     }
 }
 
@@ -475,14 +518,7 @@ fn print_text(report: &Report) -> Result<(), CliError> {
         line(dim, format!("  ! {warning}"));
     }
     for agent in &c.agents {
-        let mut who = if agent.hat == ralph_core::machine::DEFAULT_HAT {
-            "default hat".to_owned()
-        } else {
-            format!("hat {}", agent.hat)
-        };
-        if let Some(n) = agent.fallback {
-            who.push_str(&format!(", fallback {n}"));
-        }
+        let who = agent_label(Some(&agent.hat), agent.fallback);
         let backend = agent.backend.unwrap_or("no agent");
         match (&agent.problem, &agent.command) {
             (None, Some(command)) => {
@@ -506,8 +542,16 @@ fn print_text(report: &Report) -> Result<(), CliError> {
     if let Some(specs) = &c.specs_dir {
         line(dim, format!("  specs: {specs}"));
     }
+    if let Some(task) = &c.task {
+        line(dim, format!("  task: {task}"));
+    }
+    if let Some(note) = &c.task_note {
+        line(dim, format!("  ! {note}"));
+    }
     line(Style::new(), String::new());
-    if report.ok {
+    if report.ok && c.task_note.is_some() {
+        line(ok, "✓ ready to run, given a task (`-p` or `-P`)".to_owned());
+    } else if report.ok {
         line(ok, "✓ ready to run".to_owned());
     } else {
         line(bad, "✗ not ready: fix what is marked ✗ above".to_owned());

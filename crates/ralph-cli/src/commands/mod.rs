@@ -11,6 +11,7 @@ mod inspect;
 mod inspect_capture;
 mod inspect_transcript;
 mod plan;
+mod project_hints;
 mod run;
 pub(crate) mod runs;
 mod steer;

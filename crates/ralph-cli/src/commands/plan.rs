@@ -58,6 +58,9 @@ pub(crate) fn run(args: &PlanArgs) -> Result<CommandOutcome, CliError> {
         backend: args.backend,
         ..Overrides::default()
     };
+    for hint in super::project_hints::project_file_hints(&cwd, args.config.as_deref()) {
+        diagnostic(format_args!("warning: {hint}"));
+    }
     let config = super::load_config(&cwd, args.config.clone(), overrides)?;
     let specs_dir = config.core.specs_dir.clone();
     let mut specs_shown = specs_dir.display().to_string();

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use ralph_agent::StopController;
-use ralph_core::config::{HatsSource, Overrides, Prompt, PromptSource};
+use ralph_core::config::{HatsSource, Overrides, Prompt, PromptSource, ResolvedConfig};
 use ralph_core::machine::{Machine, Rules};
 use ralph_core::run_event::RunEvent;
 use ralph_core::store::{CommandLineLimits, Durability, RalphDir};
@@ -68,6 +68,8 @@ fn in_new_worktree(
     stop: StopController,
 ) -> Result<(RunArgs, PathBuf), CliError> {
     let cwd = super::working_directory()?;
+    let task_given = args.prompt.is_some() || args.prompt_file.is_some();
+    worktree::from_subdir::refuse_unread_files(&cwd, args.config.is_some(), task_given)?;
     let mut args = args.clone();
     args.prompt_file = args.prompt_file.map(|p| cwd.join(p));
     args.config = args.config.map(|p| cwd.join(p));
@@ -127,6 +129,9 @@ fn start_and_drive(
             .map(|h| crate::run::display_path(&h.shown(), &workspace)),
         ..CommandLineLimits::of(&overrides)
     };
+    for hint in super::project_hints::project_file_hints(&workspace, args.config.as_deref()) {
+        diagnostic(format_args!("warning: {hint}"));
+    }
     let mut config =
         super::load_config_with_hats(&workspace, args.config.clone(), overrides, hats)?;
     if args.no_gates && !config.gates.is_empty() {
@@ -158,6 +163,19 @@ fn start_and_drive(
         });
     }
     let ralph_dir = RalphDir::in_workspace(&workspace);
+    // Also before `.ralph/` is made: a run refused for want of a task, or of a run to
+    // continue, leaves the directory as it found it. A stray `.ralph/` in a subdirectory
+    // would pass for a workspace, and hide the project's runs from `ralph runs` there.
+    let new_objective = match args.resume {
+        true => {
+            if let Ok(None) = ralph_dir.current_run() {
+                return Err(no_run_to_continue(&ralph_dir));
+            }
+            None
+        }
+        false => Some(new_objective(&config, args, &workspace)?),
+    };
+    let fresh = ralph_dir.path().symlink_metadata().is_err();
     let lock = ralph_dir.lock()?;
     if let Some(why) = lock.user_lock_skipped() {
         diagnostic(format_args!(
@@ -172,152 +190,179 @@ fn start_and_drive(
     let rules = Rules::from_config(&config);
     let prompt_given = args.prompt.is_some() || args.prompt_file.is_some();
 
-    let runtime = super::runtime()?;
-    runtime.block_on(async {
-        // Handled from here on, not only once the loop runs: a CI engine or Kubernetes
-        // may cancel while the agents are checked, and a signal's default action would
-        // end ralph without its state, with 143 instead of 130. The stop is sticky: the
-        // loop then ends before its first agent starts, as interrupted.
-        let stop = match stop {
-            Some(stop) => stop,
-            None => {
-                let (stop, _requests) = StopController::new();
-                signals::install(stop.clone()).map_err(CliError::Runtime)?;
-                stop
-            }
-        };
-        // Before anything of this run starts: what a killed ralph left running here.
-        let stale = leftovers::stop_stale(&ralph_dir).await;
-        // A stop while they are checked ends the check; the loop then ends as interrupted
-        // before its first agent starts (resumable, as any interrupted run).
-        let agents = backends::resolve(&config, stop.requests()).await?;
-        for note in agents.steering_notes() {
-            diagnostic(format_args!("note: {note}"));
-        }
-        // A continued run picks up its directory, task, state and inbox offset; a new one
-        // starts from the configuration.
-        let (run_dir, objective, machine, inbox_offset) = if args.resume {
-            let run_dir = ralph_dir
-                .current_run()
-                .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
-                .ok_or_else(|| {
-                    ralph_core::store::StoreError::NoRun(
-                        ralph_dir.path().join(ralph_core::store::CURRENT_RUN_FILE),
-                    )
-                })?;
-            let saved = run_dir.load()?;
-            // The state is written after the history line: a crash between the two
-            // leaves a record the state does not cover. That iteration runs again, so its
-            // record goes (the limited attempts the state covers stay).
-            let run_again = saved.state.rate_limit.as_ref().map_or(0, |l| l.run_again);
-            let dropped = run_dir
-                .trim_history(saved.state.iterations, run_again, Durability::Durable)
-                .map_err(|e| CliError::io("repair", run_dir.history(), e))?;
-            if dropped > 0 {
-                diagnostic(format_args!(
-                    "warning: the history recorded {dropped} iteration(s) past the saved \
-                     state (ralph stopped between the two): dropped, to run again"
-                ));
-            }
-            let objective = match (&config.event_loop.prompt, prompt_given) {
-                (Some(prompt), true) => prompt.text.clone(),
-                _ => saved.objective,
-            };
-            let machine = Machine::resume(rules, saved.state)?;
-            (run_dir, objective, machine, saved.inbox_offset)
-        } else {
-            let objective = match &config.event_loop.prompt {
-                Some(p) if !p.text.trim().is_empty() => p.text.clone(),
-                Some(Prompt {
-                    source: PromptSource::File(path),
-                    ..
-                }) => return Err(CliError::EmptyPromptFile(path.clone())),
-                _ => {
-                    let file = super::default_prompt_file(args.config.as_deref());
-                    return Err(CliError::NoPrompt(file));
+    let result = super::runtime().and_then(|runtime| {
+        runtime.block_on(async {
+            // Handled from here on, not only once the loop runs: a CI engine or Kubernetes
+            // may cancel while the agents are checked, and a signal's default action would
+            // end ralph without its state, with 143 instead of 130. The stop is sticky: the
+            // loop then ends before its first agent starts, as interrupted.
+            let stop = match stop {
+                Some(stop) => stop,
+                None => {
+                    let (stop, _requests) = StopController::new();
+                    signals::install(stop.clone()).map_err(CliError::Runtime)?;
+                    stop
                 }
             };
-            let run_dir = ralph_dir
-                .create_run(SystemTime::now())
-                .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
-            (run_dir, objective, Machine::new(rules), 0)
-        };
-        let steering = Steering::start(&run_dir, machine.state().iterations.saturating_add(1));
-        let recorder = AgentRecorder::hold(&run_dir);
-        let run = Run {
-            config: &config,
-            workspace: workspace.clone(),
-            objective,
-            machine,
-            inbox_offset,
-            resumed: args.resume,
-            agents,
-            run_dir,
-            command_line: command_line.clone(),
-            hook_notes: String::new(),
-            recorder,
-            transcripts: Default::default(),
-            leftovers: stale.notice,
-            // Only a continued run reads on in the inbox the killed ralph was reading.
-            killed: args.resume && stale.killed,
-            github: crate::run::github::GitHub {
-                workspace_shown: workspace_seen.clone(),
-                ..crate::run::github::GitHub::from_env(
-                    !matches!(args.output, OutputArg::Text) || args.tui,
-                )
-            },
-            steering,
-        };
-        let mut tui = match args.tui {
-            true => Some(
-                TuiObserver::start(
-                    stop.clone(),
-                    args.color.for_stdout() && color_allowed(),
-                    workspace_seen.clone(),
-                )
-                .map_err(|e| CliError::io("take over the terminal for", ralph_dir.path(), e))?,
-            ),
-            false => None,
-        };
-        let mut observer: Box<dyn Observer> = match args.output {
-            _ if tui.is_some() => Box::new(NoObserver),
-            OutputArg::Text => {
-                let detail = match (args.quiet, args.verbose) {
-                    (true, _) => Detail::Quiet,
-                    (false, true) => Detail::Verbose,
-                    (false, false) => Detail::Normal,
-                };
-                let view =
-                    TextObserver::stdout(TextOptions::for_stdout(detail, args.color.for_stdout()));
-                Box::new(match workspace_seen {
-                    Some(seen) => view.show_workspace_as(seen),
-                    None => view,
-                })
+            // Before anything of this run starts: what a killed ralph left running here.
+            let stale = leftovers::stop_stale(&ralph_dir).await;
+            // A stop while they are checked ends the check; the loop then ends as interrupted
+            // before its first agent starts (resumable, as any interrupted run).
+            let agents = backends::resolve(&config, stop.requests()).await?;
+            for note in agents.steering_notes() {
+                diagnostic(format_args!("note: {note}"));
             }
-            OutputArg::Json => Box::new(JsonObserver::stdout()),
-        };
-        let record = run
-            .run_dir
-            .open_run_events()
-            .map_err(|e| {
-                diagnostic(format_args!(
-                    "warning: the run's events are not recorded in {}: {e}",
-                    run.run_dir.run_events().display()
-                ));
-            })
-            .ok()
-            .map(|file| (run.run_dir.clone(), file));
-        let inner: &mut dyn Observer = match tui.as_mut() {
-            Some(tui) => tui,
-            None => observer.as_mut(),
-        };
-        let mut recorder = Recorder::new(inner, record);
-        let reason = drive(run, &mut recorder, &stop).await;
-        drop(recorder);
-        if let Some(tui) = tui.as_mut() {
-            tui.finish();
+            // A continued run picks up its directory, task, state and inbox offset; a new one
+            // starts from the configuration.
+            let (run_dir, objective, machine, inbox_offset) = if let Some(objective) = new_objective
+            {
+                let run_dir = ralph_dir
+                    .create_run(SystemTime::now())
+                    .map_err(|e| CliError::io("create a run directory in", ralph_dir.path(), e))?;
+                (run_dir, objective, Machine::new(rules), 0)
+            } else {
+                let run_dir = ralph_dir
+                    .current_run()
+                    .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
+                    .ok_or_else(|| no_run_to_continue(&ralph_dir))?;
+                let saved = run_dir.load()?;
+                // The state is written after the history line: a crash between the two
+                // leaves a record the state does not cover. That iteration runs again, so its
+                // record goes (the limited attempts the state covers stay).
+                let run_again = saved.state.rate_limit.as_ref().map_or(0, |l| l.run_again);
+                let dropped = run_dir
+                    .trim_history(saved.state.iterations, run_again, Durability::Durable)
+                    .map_err(|e| CliError::io("repair", run_dir.history(), e))?;
+                if dropped > 0 {
+                    diagnostic(format_args!(
+                        "warning: the history recorded {dropped} iteration(s) past the saved \
+                     state (ralph stopped between the two): dropped, to run again"
+                    ));
+                }
+                let objective = match (&config.event_loop.prompt, prompt_given) {
+                    (Some(prompt), true) => prompt.text.clone(),
+                    _ => saved.objective,
+                };
+                let machine = Machine::resume(rules, saved.state)?;
+                (run_dir, objective, machine, saved.inbox_offset)
+            };
+            let steering = Steering::start(&run_dir, machine.state().iterations.saturating_add(1));
+            let recorder = AgentRecorder::hold(&run_dir);
+            let run = Run {
+                config: &config,
+                workspace: workspace.clone(),
+                objective,
+                machine,
+                inbox_offset,
+                resumed: args.resume,
+                agents,
+                run_dir,
+                command_line: command_line.clone(),
+                hook_notes: String::new(),
+                recorder,
+                transcripts: Default::default(),
+                leftovers: stale.notice,
+                // Only a continued run reads on in the inbox the killed ralph was reading.
+                killed: args.resume && stale.killed,
+                github: crate::run::github::GitHub {
+                    workspace_shown: workspace_seen.clone(),
+                    ..crate::run::github::GitHub::from_env(
+                        !matches!(args.output, OutputArg::Text) || args.tui,
+                    )
+                },
+                steering,
+            };
+            let mut tui = match args.tui {
+                true => Some(
+                    TuiObserver::start(
+                        stop.clone(),
+                        args.color.for_stdout() && color_allowed(),
+                        workspace_seen.clone(),
+                    )
+                    .map_err(|e| CliError::io("take over the terminal for", ralph_dir.path(), e))?,
+                ),
+                false => None,
+            };
+            let mut observer: Box<dyn Observer> = match args.output {
+                _ if tui.is_some() => Box::new(NoObserver),
+                OutputArg::Text => {
+                    let detail = match (args.quiet, args.verbose) {
+                        (true, _) => Detail::Quiet,
+                        (false, true) => Detail::Verbose,
+                        (false, false) => Detail::Normal,
+                    };
+                    let view = TextObserver::stdout(TextOptions::for_stdout(
+                        detail,
+                        args.color.for_stdout(),
+                    ));
+                    Box::new(match workspace_seen {
+                        Some(seen) => view.show_workspace_as(seen),
+                        None => view,
+                    })
+                }
+                OutputArg::Json => Box::new(JsonObserver::stdout()),
+            };
+            let record = run
+                .run_dir
+                .open_run_events()
+                .map_err(|e| {
+                    diagnostic(format_args!(
+                        "warning: the run's events are not recorded in {}: {e}",
+                        run.run_dir.run_events().display()
+                    ));
+                })
+                .ok()
+                .map(|file| (run.run_dir.clone(), file));
+            let inner: &mut dyn Observer = match tui.as_mut() {
+                Some(tui) => tui,
+                None => observer.as_mut(),
+            };
+            let mut recorder = Recorder::new(inner, record);
+            let reason = drive(run, &mut recorder, &stop).await;
+            drop(recorder);
+            if let Some(tui) = tui.as_mut() {
+                tui.finish();
+            }
+            let reason = reason?;
+            Ok(CommandOutcome::of_loop(reason.class()))
+        })
+    });
+    // Refused before its run began (an agent missing, a stop while they were checked):
+    // the `.ralph/` this run made goes with it. One that held anything before stays.
+    if result.is_err() && fresh {
+        drop(lock);
+        if let Err(e) = ralph_dir.remove_if_bare() {
+            diagnostic(format_args!(
+                "warning: cannot remove `{}`, made for this run: {e}",
+                ralph_dir.path().display()
+            ));
         }
-        let reason = reason?;
-        Ok(CommandOutcome::of_loop(reason.class()))
-    })
+    }
+    result
+}
+
+/// The task of a new run, or why there is none.
+fn new_objective(
+    config: &ResolvedConfig,
+    args: &RunArgs,
+    workspace: &std::path::Path,
+) -> Result<String, CliError> {
+    match &config.event_loop.prompt {
+        Some(p) if !p.text.trim().is_empty() => Ok(p.text.clone()),
+        Some(Prompt {
+            source: PromptSource::File(path),
+            ..
+        }) => Err(CliError::EmptyPromptFile(path.clone())),
+        _ => {
+            let file = super::default_prompt_file(args.config.as_deref());
+            let near = super::project_hints::prompt_file_near_miss(workspace, &file);
+            Err(CliError::NoPrompt { file, near })
+        }
+    }
+}
+
+/// `--continue` where no run was started.
+fn no_run_to_continue(ralph_dir: &RalphDir) -> CliError {
+    ralph_core::store::StoreError::NoRun(ralph_dir.path().join(ralph_core::store::CURRENT_RUN_FILE))
+        .into()
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use ralph_core::fsafe::{self, Links};
-use ralph_core::store::{RUN_EVENTS_FILE, RUNS_DIR, RalphDir};
+use ralph_core::store::{RUN_EVENTS_FILE, RalphDir};
 use ralph_stream::Frame;
 
 use crate::cli::WatchArgs;
@@ -31,7 +31,10 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
             if given.join(RUN_EVENTS_FILE).is_file() {
                 (given, Links::Follow)
             } else {
-                (ralph_dir.path().join(RUNS_DIR).join(run), Links::Refuse)
+                // An id, or `last`: found as `events --run` and `inspect --run` find it,
+                // so an unknown one is said to be unknown, not a file that is missing.
+                let found = super::runs::find_run(&ralph_dir, run)?;
+                (found.path().to_path_buf(), Links::Refuse)
             }
         }
         None => (

@@ -14,6 +14,7 @@ use ralph_agent::{BackendKind, BuildError, DetectError, Detector, InteractiveCom
 use ralph_core::config::{AgentConfig, HatConfig, RateLimitPolicy, ResolvedConfig};
 
 use crate::diagnostic::diagnostic;
+use crate::error::CliError;
 
 use super::launch::{interactive_command_line, probe_target, steering_between_iterations};
 
@@ -78,7 +79,7 @@ impl Agents {
 pub(crate) async fn resolve(
     config: &ResolvedConfig,
     stop: StopRequests,
-) -> Result<Agents, DetectError> {
+) -> Result<Agents, CliError> {
     let mut detector = detector(config).with_stop(stop);
     let mut detected: Option<BackendKind> = None;
     let default = chain(&mut detector, &mut detected, config, None).await?;
@@ -92,18 +93,45 @@ pub(crate) async fn resolve(
     Ok(Agents { default, by_hat })
 }
 
-/// The found agents of `hat`'s [`agent_chain`].
+/// The found agents of `hat`'s [`agent_chain`]. One that cannot run is named by its hat
+/// (and which fallback it is), as `ralph doctor` names it: with hats, "`claude` was not
+/// found" alone does not say which hat's `backend:` to change. The default hat's own
+/// agent is the run's, and needs no name.
 async fn chain(
     detector: &mut Detector,
     detected: &mut Option<BackendKind>,
     config: &ResolvedConfig,
     hat: Option<&HatConfig>,
-) -> Result<Vec<Agent>, DetectError> {
+) -> Result<Vec<Agent>, CliError> {
     let mut agents = Vec::new();
-    for agent in agent_chain(config, hat) {
-        agents.push(find(detector, detected, agent).await?);
+    for (n, agent) in (0..).zip(agent_chain(config, hat)) {
+        let found = find(detector, detected, agent).await;
+        agents.push(found.map_err(|source| {
+            let fallback = (n > 0).then_some(n);
+            match (hat, fallback) {
+                (None, None) => CliError::from(source),
+                _ => CliError::HatAgent {
+                    who: agent_label(hat.map(|h| h.id.as_str()), fallback),
+                    source: Box::new(source),
+                },
+            }
+        })?);
     }
     Ok(agents)
+}
+
+/// How a hat's agent is named to the user: `hat tester`, `hat tester, fallback 1`,
+/// `default hat` (`hat` `None`), in `ralph run`'s errors and `ralph doctor`'s report alike.
+pub(crate) fn agent_label(hat: Option<&str>, fallback: Option<u32>) -> String {
+    let mut who = match hat {
+        None => "default hat".to_owned(),
+        Some(id) if id == ralph_core::machine::DEFAULT_HAT => "default hat".to_owned(),
+        Some(id) => format!("hat {id}"),
+    };
+    if let Some(n) = fallback {
+        who.push_str(&format!(", fallback {n}"));
+    }
+    who
 }
 
 /// The agents of `hat` (the default hat for `None`) a run checks: its primary, then, with

@@ -267,6 +267,17 @@ pub enum ConfigErrorKind {
         #[source]
         source: io::Error,
     },
+    /// The task file read when no task is given (`PROMPT.md`) is there, but cannot be read.
+    #[error(
+        "read as the task (no `-p`, `-P` or `event_loop.prompt` given), but {source}{}",
+        // Not "create it": it is there, and no path was written to fix.
+        if source.kind() == io::ErrorKind::InvalidData { ". Save it as UTF-8 text" } else { "" }
+    )]
+    DefaultPromptFile {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// What to do about a prompt file that could not be read, where `source` does not say

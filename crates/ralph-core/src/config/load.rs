@@ -245,15 +245,23 @@ fn read_config(path: &Path) -> io::Result<String> {
 fn read_optional(path: &Path) -> io::Result<Option<String>> {
     match read_config(path) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => match path.symlink_metadata() {
-            Ok(_) => Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                DanglingLink(std::fs::read_link(path).unwrap_or_default()),
-            )),
-            Err(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match dangling_link(path) {
+            Some(link) => Err(link),
+            None => Ok(None),
         },
         Err(e) => Err(e),
     }
+}
+
+/// The error of a `path` not found: a link to nothing when it is one, else `None` (there
+/// is nothing at the name).
+pub(super) fn dangling_link(path: &Path) -> Option<io::Error> {
+    path.symlink_metadata().ok().map(|_| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            DanglingLink(std::fs::read_link(path).unwrap_or_default()),
+        )
+    })
 }
 
 /// A config file's name is a symbolic link to nothing.

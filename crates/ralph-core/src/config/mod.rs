@@ -29,6 +29,7 @@ mod decode_gate;
 mod decode_hat;
 mod decode_memory;
 mod decode_pricing;
+mod default_prompt;
 mod describe;
 mod dump;
 mod error;

@@ -10,6 +10,7 @@ use ralph_stream::{ModelPrice, StreamFormat};
 use ralph_types::{BackendKind, DEFAULT_PRIORITY};
 
 use super::choice::{BackendChoice, PromptMode};
+use super::default_prompt::read_default_prompt;
 use super::error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::origin::{Origin, Spanned};
 use super::raw::{
@@ -301,22 +302,15 @@ impl Resolver {
                     None
                 }
             },
-            (None, None) => match read_prompt(&env.cwd, &env.default_prompt_file) {
-                Ok(text) => Some(Prompt {
+            // The default file is optional: without it there is simply no prompt yet
+            // (`ralph run` asks for one).
+            (None, None) => match read_default_prompt(&env.cwd, &env.default_prompt_file) {
+                Ok(text) => text.map(|text| Prompt {
                     text,
                     source: PromptSource::File(env.default_prompt_file.clone()),
                 }),
-                // The default file is optional: without it there is simply no prompt
-                // yet (`ralph run` asks for one).
-                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-                Err(source) => {
-                    self.error(
-                        Origin::Default,
-                        ConfigErrorKind::PromptFile {
-                            path: env.default_prompt_file.clone(),
-                            source,
-                        },
-                    );
+                Err(error) => {
+                    self.errors.push(*error);
                     None
                 }
             },
@@ -582,7 +576,7 @@ pub(crate) fn model_pricing(raw: RawPrice) -> ModelPricing {
 /// A prompt file: a regular file (a link to one is fine) of at most
 /// [`MAX_PROMPT_FILE_BYTES`](crate::fsafe::MAX_PROMPT_FILE_BYTES); a FIFO or a device is
 /// refused instead of waited on or read without end.
-fn read_prompt(cwd: &Path, path: &Path) -> io::Result<String> {
+pub(super) fn read_prompt(cwd: &Path, path: &Path) -> io::Result<String> {
     crate::fsafe::read_to_string(
         &cwd.join(path),
         crate::fsafe::Links::Follow,

@@ -200,6 +200,27 @@ impl RalphDir {
         lock::lock(&lock_path, user.as_deref())
     }
 
+    /// Removes a `.ralph/` that holds nothing but the lock and `.gitignore` (made by a
+    /// `ralph run` that was then refused before its run began): left behind, it would
+    /// stand for a workspace of its own, and hide the one above from `ralph runs`. Says
+    /// whether it went; anything else in it (a run, a file of someone's) keeps it.
+    pub fn remove_if_bare(&self) -> io::Result<bool> {
+        let mut bare = Vec::new();
+        for entry in fs::read_dir(&self.root)? {
+            let name = entry?.file_name();
+            if name != LOCK_FILE && name != gitignore::GITIGNORE_FILE {
+                return Ok(false);
+            }
+            bare.push(self.root.join(name));
+        }
+        for file in bare {
+            fs::remove_file(file)?;
+        }
+        // Not `remove_dir_all`: what another process put there meanwhile stays.
+        fs::remove_dir(&self.root)?;
+        Ok(true)
+    }
+
     /// Writes `.ralph/.gitignore` when it is missing or incomplete (the `gitignore`
     /// module). A failure costs only tidiness: the caller warns and goes on.
     pub fn ensure_gitignore(&self) -> Result<(), GitignoreError> {

@@ -10,6 +10,7 @@
 
 pub(crate) mod create;
 mod dirty;
+pub(crate) mod from_subdir;
 mod git;
 mod in_progress;
 mod include;
