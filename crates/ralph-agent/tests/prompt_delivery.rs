@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::*;
 use ralph_agent::supervise::{StdinSource, Termination};
-use ralph_agent::{BackendKind, CommandBuilder};
+use ralph_agent::{BackendKind, BackendProfile, CommandBuilder};
 
 fn prompts() -> Vec<(&'static str, String)> {
     let mut big = String::with_capacity(2 << 20);
@@ -75,18 +75,10 @@ async fn pi_gets_every_prompt_byte_exact_on_stdin() {
 
 #[tokio::test]
 async fn claude_gets_every_prompt_byte_exact_on_stdin() {
-    deliver(
-        BackendKind::Claude,
-        &[
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--include-partial-messages",
-            "--verbose",
-            "--dangerously-skip-permissions",
-        ],
-    )
-    .await;
+    // The arguments are the profile's (their spelling is command_tests' concern): what
+    // matters here is the prompt on stdin after them.
+    let args = BackendProfile::of(BackendKind::Claude).headless_args;
+    deliver(BackendKind::Claude, args).await;
 }
 
 #[tokio::test]

@@ -38,16 +38,10 @@ fn every_known_backend_has_its_documented_headless_command_line() {
             BackendKind::Claude,
             expected(
                 "claude",
-                &[
-                    "-p",
-                    "--output-format",
-                    "stream-json",
-                    "--include-partial-messages",
-                    "--verbose",
-                    "--dangerously-skip-permissions",
-                    "--model",
-                    "m1",
-                ],
+                &"-p --output-format stream-json --include-partial-messages --verbose \
+                  --dangerously-skip-permissions --model m1"
+                    .split_whitespace()
+                    .collect::<Vec<_>>(),
                 stdin.clone(),
                 StreamFormat::Claude,
             ),

@@ -32,6 +32,38 @@ event_kinds! {
     }
 }
 
+#[derive(Debug, Default)]
+pub(crate) struct Fields<'a> {
+    pub(super) subtype: Option<JsonStr<'a>>,
+    pub(super) message: Option<Message<'a>>,
+    pub(super) parent_id: Option<JsonStr<'a>>,
+    pub(super) session_id: Option<JsonStr<'a>>,
+    pub(super) model: Option<JsonStr<'a>>,
+    pub(super) error: Option<JsonStr<'a>>,
+    pub(super) error_status: Option<u64>,
+    pub(super) api_error: bool,
+    /// A user message of ralph's, shown back as Claude Code takes it into the
+    /// conversation (`--replay-user-messages`).
+    pub(super) is_replay: bool,
+    pub(super) attempt: Option<u64>,
+    pub(super) max_retries: Option<u64>,
+    pub(super) retry_delay_ms: Option<u64>,
+    pub(super) is_error: Option<bool>,
+    pub(super) num_turns: Option<u64>,
+    pub(super) duration_ms: Option<u64>,
+    pub(super) total_cost_usd: Option<f64>,
+    pub(super) usage: Option<Tokens>,
+    pub(super) model_usage: Option<(Tokens, Option<JsonStr<'a>>)>,
+    pub(super) result: Option<JsonStr<'a>>,
+    pub(super) errors: Vec<JsonStr<'a>>,
+    pub(super) rate_status: Option<JsonStr<'a>>,
+    pub(super) resets_at: Option<u64>,
+    pub(super) trigger: Option<JsonStr<'a>>,
+    /// What a `stream_event` says, and the message it belongs to.
+    pub(super) partial: Option<Partial<'a>>,
+    pub(super) api_message_id: Option<JsonStr<'a>>,
+}
+
 impl Vocabulary for ClaudeParser {
     type Kind = Kind;
     type Fields<'a> = Fields<'a>;
@@ -95,38 +127,6 @@ impl Vocabulary for ClaudeParser {
         }
         Ok(())
     }
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Fields<'a> {
-    pub(super) subtype: Option<JsonStr<'a>>,
-    pub(super) message: Option<Message<'a>>,
-    pub(super) parent_id: Option<JsonStr<'a>>,
-    pub(super) session_id: Option<JsonStr<'a>>,
-    pub(super) model: Option<JsonStr<'a>>,
-    pub(super) error: Option<JsonStr<'a>>,
-    pub(super) error_status: Option<u64>,
-    pub(super) api_error: bool,
-    /// A user message of ralph's, shown back as Claude Code takes it into the
-    /// conversation (`--replay-user-messages`).
-    pub(super) is_replay: bool,
-    pub(super) attempt: Option<u64>,
-    pub(super) max_retries: Option<u64>,
-    pub(super) retry_delay_ms: Option<u64>,
-    pub(super) is_error: Option<bool>,
-    pub(super) num_turns: Option<u64>,
-    pub(super) duration_ms: Option<u64>,
-    pub(super) total_cost_usd: Option<f64>,
-    pub(super) usage: Option<Tokens>,
-    pub(super) model_usage: Option<(Tokens, Option<JsonStr<'a>>)>,
-    pub(super) result: Option<JsonStr<'a>>,
-    pub(super) errors: Vec<JsonStr<'a>>,
-    pub(super) rate_status: Option<JsonStr<'a>>,
-    pub(super) resets_at: Option<u64>,
-    pub(super) trigger: Option<JsonStr<'a>>,
-    /// What a `stream_event` says, and the message it belongs to.
-    pub(super) partial: Option<Partial<'a>>,
-    pub(super) api_message_id: Option<JsonStr<'a>>,
 }
 
 /// What ralph uses of a `stream_event`'s `event` (a Messages API stream event).

@@ -20,24 +20,27 @@ fn a_switch_says_which_way_and_which_backends() {
 fn the_countdown_says_the_time_left_in_whole_seconds_and_when_the_wait_ends() {
     // 2026-11-26 10:38:00 UTC.
     let now = 1_795_689_480;
-    let line = |left_ms: u64, at: u64| countdown("pi", Duration::from_millis(left_ms), at, now);
-    assert_eq!(
-        line(251_200, now + 252),
-        "⏸ rate limited on pi: retrying in 4m 12s (at 10:42 UTC)"
-    );
-    // Rounded up: never 0s while the wait goes on.
-    assert_eq!(
-        line(300, now + 1),
-        "⏸ rate limited on pi: retrying in 1s (at 10:38 UTC)"
-    );
-    assert_eq!(line(0, now), "⏸ rate limited on pi: retrying now");
-    assert_eq!(
-        line(3_725_000, now + 3_725),
-        "⏸ rate limited on pi: retrying in 1h 02m 05s (at 11:40 UTC)"
-    );
-    // A reset on another day says its date.
-    assert_eq!(
-        line(50_400_000, now + 50_400),
-        "⏸ rate limited on pi: retrying in 14h 00m 00s (at 2026-11-27 00:38 UTC)"
-    );
+    let cases = [
+        (251_200, now + 252, "retrying in 4m 12s (at 10:42 UTC)"),
+        // Rounded up: never 0s while the wait goes on.
+        (300, now + 1, "retrying in 1s (at 10:38 UTC)"),
+        (0, now, "retrying now"),
+        (
+            3_725_000,
+            now + 3_725,
+            "retrying in 1h 02m 05s (at 11:40 UTC)",
+        ),
+        // A reset on another day says its date.
+        (
+            50_400_000,
+            now + 50_400,
+            "retrying in 14h 00m 00s (at 2026-11-27 00:38 UTC)",
+        ),
+    ];
+    for (left_ms, at, says) in cases {
+        assert_eq!(
+            countdown("pi", Duration::from_millis(left_ms), at, now),
+            format!("⏸ rate limited on pi: {says}")
+        );
+    }
 }
