@@ -182,7 +182,7 @@ fn lock_within(
     }
 }
 
-/// The process holding a lock on `file`, from [`PROC_LOCKS`]; `None` when the system
+/// The process holding a lock on `file`, from `/proc/locks`; `None` when the system
 /// does not say (not Linux, no `/proc`, or the lock was let go meanwhile).
 pub fn holder_of(file: &File) -> Option<Holder> {
     let meta = file.metadata().ok()?;

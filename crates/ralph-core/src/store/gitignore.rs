@@ -24,8 +24,8 @@ pub(super) const GITIGNORE: &str = "# ralph's run files (the scratchpad and spec
                                     agent/memories.md.lock\nagent/tasks.jsonl.lock\n";
 
 /// The empty lock files ralph leaves beside the agent's memories and tasks (see
-/// [`crate::file_lock`]), from `.ralph/`: in [`GITIGNORE`], and no one's work where an
-/// older or the user's own `.ralph/.gitignore` does not list them.
+/// [`crate::file_lock`]), from `.ralph/`: in ralph's `.gitignore` list, and no one's work
+/// where an older or the user's own `.ralph/.gitignore` does not list them.
 pub const AGENT_LOCK_FILES: [&str; 2] = ["agent/memories.md.lock", "agent/tasks.jsonl.lock"];
 
 /// Writing `.ralph/.gitignore` failed: the run goes on (it only costs tidiness), but
