@@ -18,8 +18,9 @@ use crate::cli::Cli;
 pub(crate) fn parse() -> Result<Cli, clap::Error> {
     let value = std::env::var_os(ralph_types::env::CONFIG);
     let mut command = command(value.as_deref());
-    let matches = command.try_get_matches_from_mut(std::env::args_os())?;
-    let _ = FROM_ENV.set(from_env(&matches));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let matches = command.try_get_matches_from_mut(&args)?;
+    let _ = FROM_ENV.set(from_env(value.as_deref(), &args));
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
@@ -27,14 +28,17 @@ pub(crate) fn parse() -> Result<Cli, clap::Error> {
 /// line is parsed).
 static FROM_ENV: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
-/// The id of every `-c/--config` argument.
-const CONFIG_ARG: &str = "config";
-
-/// Whether `matches` (or the subcommand's, at any depth) took `-c` from the variable.
-fn from_env(matches: &clap::ArgMatches) -> bool {
-    let here = matches.ids().any(|id| id.as_str() == CONFIG_ARG)
-        && matches.value_source(CONFIG_ARG) == Some(clap::parser::ValueSource::EnvVariable);
-    here || matches.subcommand().is_some_and(|(_, sub)| from_env(sub))
+/// Whether the command line's `-c` came from the variable: it is set (not empty) and no
+/// `-c`/`--config` was typed. Read from the words, not from clap's matches, whose value
+/// source of a global argument seen from a subcommand is not to be asked for.
+fn from_env(value: Option<&OsStr>, args: &[std::ffi::OsString]) -> bool {
+    let typed = args.iter().skip(1).any(|arg| {
+        let arg = arg.to_string_lossy();
+        arg == "--config"
+            || arg.starts_with("--config=")
+            || (arg.starts_with("-c") && !arg.starts_with("--"))
+    });
+    value.is_some_and(|v| !v.is_empty()) && !typed
 }
 
 /// When the config file a command could not use was named by `$RALPH_CONFIG`, not by

@@ -1,6 +1,6 @@
 use std::ffi::OsStr;
 
-use super::command;
+use super::{command, from_env};
 
 /// The `-c` of every command, at every depth, with the variable it reads.
 fn config_envs(command: &clap::Command, out: &mut Vec<(String, Option<String>)>) {
@@ -38,4 +38,27 @@ fn a_set_ralph_config_is_kept() {
     let mut found = Vec::new();
     config_envs(&command(Some(OsStr::new("ci.yml"))), &mut found);
     assert!(found.iter().all(|(_, env)| env.is_some()), "{found:?}");
+}
+
+#[test]
+fn the_config_comes_from_the_variable_only_when_no_c_was_typed() {
+    let args = |words: &[&str]| -> Vec<std::ffi::OsString> {
+        words.iter().map(std::ffi::OsString::from).collect()
+    };
+    let set = Some(OsStr::new("ci.yml"));
+    assert!(from_env(set, &args(&["ralph", "run", "-p", "x"])));
+    assert!(from_env(
+        set,
+        &args(&["ralph", "tools", "task", "list", "-v"])
+    ));
+    for typed in [
+        &["ralph", "run", "-c", "a.yml"][..],
+        &["ralph", "run", "-ca.yml"],
+        &["ralph", "tools", "task", "list", "--config", "a.yml"],
+        &["ralph", "run", "--config=a.yml"],
+    ] {
+        assert!(!from_env(set, &args(typed)), "{typed:?}");
+    }
+    assert!(!from_env(None, &args(&["ralph", "run"])));
+    assert!(!from_env(Some(OsStr::new("")), &args(&["ralph", "run"])));
 }
