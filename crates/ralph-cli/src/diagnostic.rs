@@ -27,9 +27,12 @@ pub(crate) fn lock_wait(wait: &ralph_core::file_lock::LockWait<'_>) {
         .as_ref()
         .map(|h| format!(", held by {h}"))
         .unwrap_or_default();
+    let until = wait
+        .limit
+        .map(|limit| format!("; giving up after {} s", limit.as_secs()))
+        .unwrap_or_default();
     diagnostic(format_args!(
-        "waiting for the lock `{}`{by}; giving up after {} s",
-        wait.lock.display(),
-        wait.limit.as_secs()
+        "waiting for the lock `{}`{by}{until}",
+        wait.lock.display()
     ));
 }

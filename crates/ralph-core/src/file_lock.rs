@@ -9,7 +9,8 @@
 //! and hangs (an editor, a stuck agent, `flock … sleep`) would otherwise hang every
 //! `ralph tools` call of an agent, silently, until the loop's idle timeout. After
 //! [`LOCK_WAIT_NOTICE_AFTER`] the wait is told (see [`on_lock_wait`]), naming the holder
-//! when the system says who it is.
+//! when the system says who it is. The wait itself is [`lock_patiently`], which the
+//! worktree commands' repository locks share with no limit and an end on Ctrl-C.
 
 use std::fs::File;
 use std::io;
@@ -48,8 +49,23 @@ pub struct LockWait<'a> {
     /// The lock file.
     pub lock: &'a Path,
     pub holder: Option<Holder>,
-    /// How long the wait lasts at most, in all.
-    pub limit: Duration,
+    /// How long the wait lasts at most, in all (`None`: until the lock is let go).
+    pub limit: Option<Duration>,
+}
+
+/// How a lock another process holds is waited for: tried again and again, with pauses
+/// that double up to `retry_max`, never in a blocking call that no signal ends.
+pub struct Patience<'a> {
+    /// Given up after this long (an error of kind `TimedOut`); `None`: as long as it
+    /// takes, where every holder is bounded by deadlines of its own.
+    pub limit: Option<Duration>,
+    /// How long the wait lasts before `notice` is told of it, once.
+    pub notice_after: Duration,
+    pub notice: &'a dyn Fn(&LockWait<'_>),
+    /// Asked between tries: `true` ends the wait (an error of kind `Interrupted`).
+    pub stopped: &'a dyn Fn() -> bool,
+    /// The longest pause between tries: how late a freed lock or a stop is seen.
+    pub retry_max: Duration,
 }
 
 /// The process that took a lock, as the system lists it.
@@ -120,24 +136,26 @@ pub fn lock_file(file: File, kind: LockKind, path: &Path) -> io::Result<Flock<Fi
             notice(wait);
         }
     };
-    lock_within(
+    lock_patiently(
         file,
         kind,
         path,
-        LOCK_WAIT_LIMIT,
-        LOCK_WAIT_NOTICE_AFTER,
-        &notice,
+        &Patience {
+            limit: Some(LOCK_WAIT_LIMIT),
+            notice_after: LOCK_WAIT_NOTICE_AFTER,
+            notice: &notice,
+            stopped: &|| false,
+            retry_max: LOCK_RETRY_MAX,
+        },
     )
 }
 
-/// [`lock_file`] with its times and notice given (tests wait less).
-fn lock_within(
+/// Takes the lock on `file` (its path `path`, for the notice), waiting as `patience` says.
+pub fn lock_patiently(
     mut file: File,
     kind: LockKind,
     path: &Path,
-    limit: Duration,
-    notice_after: Duration,
-    notice: &dyn Fn(&LockWait<'_>),
+    patience: &Patience<'_>,
 ) -> io::Result<Flock<File>> {
     let arg = match kind {
         LockKind::Shared => FlockArg::LockSharedNonblock,
@@ -156,8 +174,16 @@ fn lock_within(
             }
             Err((_, errno)) => return Err(io::Error::from(errno)),
         }
+        if (patience.stopped)() {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "stopped while waiting for the lock",
+            ));
+        }
         let waited = start.elapsed();
-        if waited >= limit {
+        if let Some(limit) = patience.limit
+            && waited >= limit
+        {
             let holder = holder_of(&file);
             let by = holder.map_or_else(|| "another process".to_owned(), |h| h.to_string());
             return Err(io::Error::new(
@@ -169,22 +195,23 @@ fn lock_within(
                 ),
             ));
         }
-        if !told && waited >= notice_after {
+        if !told && waited >= patience.notice_after {
             told = true;
-            notice(&LockWait {
+            (patience.notice)(&LockWait {
                 lock: path,
                 holder: holder_of(&file),
-                limit,
+                limit: patience.limit,
             });
         }
-        std::thread::sleep(pause.min(limit.saturating_sub(waited)));
-        pause = (pause * 2).min(LOCK_RETRY_MAX);
+        let left = patience.limit.map_or(pause, |l| l.saturating_sub(waited));
+        std::thread::sleep(pause.min(left));
+        pause = (pause * 2).min(patience.retry_max);
     }
 }
 
 /// The process holding a lock on `file`, from `/proc/locks`; `None` when the system
 /// does not say (not Linux, no `/proc`, or the lock was let go meanwhile).
-pub fn holder_of(file: &File) -> Option<Holder> {
+fn holder_of(file: &File) -> Option<Holder> {
     let meta = file.metadata().ok()?;
     let locks = std::fs::read_to_string(PROC_LOCKS).ok()?;
     let pid = holder_in(&locks, meta.dev(), meta.ino())?;

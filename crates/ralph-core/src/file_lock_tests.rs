@@ -19,6 +19,22 @@ fn held(dir: &Path) -> (PathBuf, Flock<File>) {
     (path, lock)
 }
 
+/// The patience of a test: its times, notice and stop, the usual pacing.
+fn patience<'a>(
+    limit: Option<Duration>,
+    notice_after: Duration,
+    notice: &'a dyn Fn(&LockWait<'_>),
+    stopped: &'a dyn Fn() -> bool,
+) -> Patience<'a> {
+    Patience {
+        limit,
+        notice_after,
+        notice,
+        stopped,
+        retry_max: LOCK_RETRY_MAX,
+    }
+}
+
 #[test]
 fn a_held_lock_is_waited_for_a_bounded_time_telling_the_wait_and_naming_the_holder() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,13 +42,11 @@ fn a_held_lock_is_waited_for_a_bounded_time_telling_the_wait_and_naming_the_hold
     let told = RefCell::new(Vec::new());
     let notice = |wait: &LockWait<'_>| told.borrow_mut().push(wait.holder.clone());
     let started = Instant::now();
-    let err = lock_within(
+    let err = lock_patiently(
         File::open(&path).unwrap(),
         LockKind::Exclusive,
         &path,
-        LIMIT,
-        NOTICE_AFTER,
-        &notice,
+        &patience(Some(LIMIT), NOTICE_AFTER, &notice, &|| false),
     )
     .unwrap_err();
     assert!(started.elapsed() >= LIMIT);
@@ -53,16 +67,39 @@ fn a_lock_let_go_during_the_wait_is_taken() {
         std::thread::sleep(NOTICE_AFTER);
         drop(holder);
     });
-    let lock = lock_within(
+    let lock = lock_patiently(
         File::open(&path).unwrap(),
         LockKind::Shared,
         &path,
-        LIMIT * 10,
-        LIMIT * 10,
-        &|_| panic!("not told: the wait was short"),
+        &patience(
+            Some(LIMIT * 10),
+            LIMIT * 10,
+            &|_| panic!("not told: the wait was short"),
+            &|| false,
+        ),
     );
     release.join().unwrap();
     assert!(lock.is_ok());
+}
+
+#[test]
+fn an_unbounded_wait_ends_when_it_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _holder) = held(dir.path());
+    let tries = std::cell::Cell::new(0);
+    let stopped = || {
+        tries.set(tries.get() + 1);
+        tries.get() > 3
+    };
+    let err = lock_patiently(
+        File::open(&path).unwrap(),
+        LockKind::Exclusive,
+        &path,
+        &patience(None, LIMIT * 10, &|_| panic!("not told"), &stopped),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::Interrupted);
+    assert_eq!(tries.get(), 4);
 }
 
 #[test]

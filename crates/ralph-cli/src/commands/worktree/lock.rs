@@ -18,12 +18,11 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg, OFlag};
+use nix::fcntl::{Flock, OFlag};
 use ralph_agent::{StopController, StopLevel};
-use ralph_core::file_lock::{LOCK_WAIT_NOTICE_AFTER, holder_of};
+use ralph_core::file_lock::{LOCK_WAIT_NOTICE_AFTER, LockKind, LockWait, Patience, lock_patiently};
 
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -34,9 +33,7 @@ pub(crate) const REPO_LOCK: &str = "worktrees.lock";
 pub(crate) const LAND_LOCK: &str = "land.lock";
 /// The directory of ralph's files in git's common directory (the records are there too).
 const LOCK_DIR: &str = "ralph";
-/// The first pause between tries, doubled up to [`RETRY_MAX`]: the usual holder is done
-/// within milliseconds; the longest pause is how late a freed lock or a stop is seen.
-const RETRY_FIRST: Duration = Duration::from_millis(2);
+/// The longest pause between tries: how late a freed lock or a stop is seen.
 const RETRY_MAX: Duration = Duration::from_millis(100);
 
 /// A held lock; dropping it releases it.
@@ -57,7 +54,7 @@ pub(crate) fn take(
     std::fs::create_dir_all(&dir).map_err(|e| CliError::io("create", &dir, e))?;
     let path = dir.join(name);
     let io_err = |e: std::io::Error| CliError::io("lock", &path, e);
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
@@ -65,33 +62,33 @@ pub(crate) fn take(
         .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC).bits())
         .open(&path)
         .map_err(io_err)?;
-    let started = Instant::now();
-    let mut pause = RETRY_FIRST;
-    let mut told = false;
-    loop {
-        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-            Ok(lock) => return Ok(RepoLock { _lock: lock }),
-            Err((back, Errno::EWOULDBLOCK | Errno::EINTR)) => file = back,
-            Err((_, errno)) => return Err(io_err(errno.into())),
-        }
-        if stop.current() > StopLevel::None {
-            return Err(CliError::WorktreeInterrupted(format!(
-                "stopped while waiting for {what} to finish (`{}`): nothing was changed",
-                path.display()
-            )));
-        }
-        if !told && started.elapsed() >= LOCK_WAIT_NOTICE_AFTER {
-            told = true;
-            let by = holder_of(&file)
-                .map(|h| format!(", {h} holds `{}`", path.display()))
-                .unwrap_or_default();
-            diagnostic(format_args!(
-                "waiting for {what} to finish{by}… (Ctrl-C stops waiting)"
-            ));
-        }
+    let stopped = || stop.current() > StopLevel::None;
+    // Said as a worktree command says it: what is waited for, and that Ctrl-C ends it.
+    let notice = |wait: &LockWait<'_>| {
+        let by = (wait.holder.as_ref())
+            .map(|h| format!(", {h} holds `{}`", path.display()))
+            .unwrap_or_default();
+        diagnostic(format_args!(
+            "waiting for {what} to finish{by}… (Ctrl-C stops waiting)"
+        ));
+    };
+    let patience = Patience {
         // Every holder holds it for git commands under their own deadlines, or for a
         // landing whose check has its deadline: the wait ends.
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(RETRY_MAX);
+        limit: None,
+        notice_after: LOCK_WAIT_NOTICE_AFTER,
+        notice: &notice,
+        stopped: &stopped,
+        retry_max: RETRY_MAX,
+    };
+    match lock_patiently(file, LockKind::Exclusive, &path, &patience) {
+        Ok(lock) => Ok(RepoLock { _lock: lock }),
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+            Err(CliError::WorktreeInterrupted(format!(
+                "stopped while waiting for {what} to finish (`{}`): nothing was changed",
+                path.display()
+            )))
+        }
+        Err(e) => Err(io_err(e)),
     }
 }
