@@ -99,6 +99,16 @@ impl StopController {
     /// One Ctrl-C at `now`: graceful the first time, immediate when it follows another
     /// within [`DOUBLE_INTERRUPT_WINDOW`]. Returns the level now in force.
     pub fn interrupt(&self, now: Instant) -> StopLevel {
+        self.interrupt_stopping(now).0
+    }
+
+    /// [`StopController::interrupt`], also returning what ran when the request was raised:
+    /// what it stops, for the message that says so. Read in the same step, because the
+    /// loop can reap a quick agent and drop its [`RunningGuard`] before a later
+    /// [`StopController::what_runs`] would look.
+    pub fn interrupt_stopping(&self, now: Instant) -> (StopLevel, Option<Running>) {
+        // Held across the request: no guard is taken or dropped in between.
+        let running = lock(&self.inner.running);
         let mut first = lock(&self.inner.first_interrupt);
         let level = match *first {
             Some(at) if now.saturating_duration_since(at) <= DOUBLE_INTERRUPT_WINDOW => {
@@ -111,7 +121,7 @@ impl StopController {
         };
         drop(first);
         self.request(level);
-        self.current()
+        (self.current(), *running)
     }
 
     pub fn current(&self) -> StopLevel {

@@ -51,3 +51,25 @@ fn what_runs_is_what_the_innermost_held_guard_marks() {
     drop(agent);
     assert_eq!(ctl.what_runs(), None);
 }
+
+/// The loop reaps a quick agent as soon as the stop is raised and drops its guard; the
+/// interrupt still names what it stopped (CI saw "ending the loop" for a stopped agent).
+/// A stress check: the race it guards against is a few instructions wide in-process, so
+/// reading `what_runs` after the request fails here only now and then.
+#[test]
+fn an_interrupt_names_what_ran_when_it_was_raised_even_if_that_ends_at_once() {
+    for _ in 0..300 {
+        let (ctl, req) = StopController::new();
+        let guard = ctl.running(Running::Agent);
+        let reaper = std::thread::spawn(move || {
+            while req.current() == StopLevel::None {
+                std::hint::spin_loop();
+            }
+            drop(guard);
+        });
+        let (level, what) = ctl.interrupt_stopping(Instant::now());
+        reaper.join().expect("reaper");
+        assert_eq!((level, what), (StopLevel::Graceful, Some(Running::Agent)));
+        assert_eq!(ctl.what_runs(), None);
+    }
+}

@@ -74,9 +74,8 @@ fn install_saying(
                     SIGHUP => Which::Hangup,
                     _ => Which::Interrupt,
                 };
-                let level = controller.interrupt(Instant::now());
+                let (level, what) = controller.interrupt_stopping(Instant::now());
                 stdout_relay::stop_signal();
-                let what = controller.what_runs();
                 if let Some(message) = say(level, what, &which.again_hint()) {
                     diagnostic(format_args!("{message}"));
                 }

@@ -58,8 +58,7 @@ impl TuiObserver {
     }
 
     fn interrupt(&mut self, now: Instant) {
-        let level = self.stop.interrupt(now);
-        let what = self.stop.what_runs();
+        let (level, what) = self.stop.interrupt_stopping(now);
         if let Some(message) = stop_message(level, what, "Ctrl-C again kills it") {
             self.session.app.stopping = Some(message);
         }
