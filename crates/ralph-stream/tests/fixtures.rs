@@ -211,6 +211,39 @@ fn claude_deltas_are_each_message_once() {
     }
 }
 
+/// Claude Code cut at the output limit: its `assistant` lines say `stop_reason: null`, and
+/// `max_tokens` comes only in the `message_delta` after them. Each cut message ends with a
+/// length stop; Claude Code asks the model to go on, and after its fourth cut gives up
+/// with an error message of its own.
+#[test]
+fn claude_messages_cut_at_the_output_limit_end_with_a_length_stop() {
+    use ralph_stream::Stop;
+    let stops = |name: &str| -> Vec<Stop> {
+        let path = support::fixtures_dir().join(format!("claude/{name}.jsonl"));
+        events_in_chunks(Some(StreamFormat::Claude), [read(&path).as_slice()])
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::MessageFinished { stop, .. } => Some(*stop),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        stops("v2.1.332_partial_max_tokens_then_resumed"),
+        [Stop::Length, Stop::Completed]
+    );
+    assert_eq!(
+        stops("v2.1.332_partial_max_tokens_gave_up"),
+        [
+            Stop::Length,
+            Stop::Length,
+            Stop::Length,
+            Stop::Length,
+            Stop::Error
+        ]
+    );
+}
+
 /// Codex, Gemini CLI, OpenCode, Copilot: the same, with the agent's own format forced,
 /// and every capture is recognised as its agent's.
 #[test]

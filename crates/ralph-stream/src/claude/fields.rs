@@ -139,6 +139,10 @@ pub(super) enum Partial<'a> {
         delta: Delta<'a>,
         index: Option<u64>,
     },
+    /// `message_delta`: how the message ended. Claude Code writes each block's `assistant`
+    /// line before it, with `stop_reason: null`, so a cut at the output limit
+    /// (`max_tokens`) is said only here.
+    Stop { reason: JsonStr<'a> },
 }
 
 /// A piece of a text or thinking block.
@@ -241,42 +245,53 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
 }
 
 /// A stream event's `{type, message: {id}, index, delta}`; other events (block starts and
-/// stops, tool input, signatures, the message's end) are `None`: the complete lines say it.
+/// stops, tool input, signatures, the message's stop) are `None`: the complete lines say
+/// what they do.
 fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed> {
     let (mut kind, mut id, mut delta, mut index) = (None, None, None, None);
     fields!(c, {
         b"type" => kind = c.read_str()?,
         b"message" => id = field_of(c, b"id", Cursor::read_str)?,
-        b"delta" => delta = read_delta(c)?,
+        b"delta" => delta = Some(read_delta(c)?),
         b"index" => index = c.read_u64()?,
     })?;
     let Some(kind) = kind else {
         return Ok(None);
     };
+    // The event's `type` may come after its `delta`, so the delta is read whole first.
+    let delta = delta.unwrap_or_default();
     Ok(match &*kind.name() {
         b"message_start" => Some(Partial::Start { id }),
-        b"content_block_delta" => delta.map(|delta| Partial::Delta { delta, index }),
+        b"content_block_delta" => delta.piece.map(|delta| Partial::Delta { delta, index }),
+        b"message_delta" => delta.stop_reason.map(|reason| Partial::Stop { reason }),
         _ => None,
     })
 }
 
-/// A delta's `{type, text}` or `{type, thinking}`; tool input, signatures and a message's
-/// stop reason are `None`.
-fn read_delta<'a>(c: &mut Cursor<'a>) -> Result<Option<Delta<'a>>, Malformed> {
-    let (mut kind, mut text, mut thinking) = (None, None, None);
+/// What ralph uses of a stream event's `delta`.
+#[derive(Default)]
+struct DeltaFields<'a> {
+    /// A `content_block_delta`'s `{type, text}` or `{type, thinking}`; tool input and
+    /// signatures are `None`.
+    piece: Option<Delta<'a>>,
+    /// A `message_delta`'s `stop_reason`.
+    stop_reason: Option<JsonStr<'a>>,
+}
+
+fn read_delta<'a>(c: &mut Cursor<'a>) -> Result<DeltaFields<'a>, Malformed> {
+    let (mut kind, mut text, mut thinking, mut stop_reason) = (None, None, None, None);
     fields!(c, {
         b"type" => kind = c.read_str()?,
         b"text" => text = c.read_str()?,
         b"thinking" => thinking = c.read_str()?,
+        b"stop_reason" => stop_reason = c.read_str()?,
     })?;
-    let Some(kind) = kind else {
-        return Ok(None);
-    };
-    Ok(match &*kind.name() {
-        b"text_delta" => text.map(Delta::Text),
-        b"thinking_delta" => thinking.map(Delta::Thinking),
+    let piece = match kind.map(JsonStr::name).as_deref() {
+        Some(b"text_delta") => text.map(Delta::Text),
+        Some(b"thinking_delta") => thinking.map(Delta::Thinking),
         _ => None,
-    })
+    };
+    Ok(DeltaFields { piece, stop_reason })
 }
 
 /// `{input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}`.

@@ -20,7 +20,10 @@
 //!   `total_cost_usd` repeats the cumulative cost, while its `num_turns` and `usage`
 //!   count only that part; `modelUsage` is cumulative.
 //! - with `--include-partial-messages` (as ralph runs it), `stream_event` lines carry
-//!   the model's deltas before each block's `assistant` line (see `partial.rs`);
+//!   the model's deltas before each block's `assistant` line, and the message's stop
+//!   reason after them (see `partial.rs`); the `assistant` lines then say
+//!   `stop_reason: null`, which they also say without that option (only the
+//!   non-streaming retry's line names its reason);
 //! - with `--input-format stream-json --replay-user-messages` (as ralph steers it), each
 //!   user message ralph sends comes back as a `user` line with `isReplay: true` when
 //!   Claude Code takes it into the conversation: the prompt first, a steering message

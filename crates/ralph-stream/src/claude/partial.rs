@@ -7,12 +7,15 @@
 //! before its `assistant` line, under the message's `api_message_id` (and after a
 //! `message_start` naming the message); a call that breaks off mid-stream gets no
 //! `assistant` line for what it streamed, and Claude Code's retry comes as a new
-//! message; a sub-agent's lines come without deltas.
+//! message; a sub-agent's lines come without deltas; a message's stop reason comes only in
+//! its `message_delta`, after its last `assistant` line (which says `stop_reason: null`)
+//! (`v2.1.332_partial_max_tokens_*`).
 
 use std::borrow::Cow;
 
 use super::ClaudeParser;
 use super::PendingMessage;
+use super::STOPS;
 use super::fields::Delta;
 use super::fields::Fields;
 use super::fields::Partial;
@@ -20,6 +23,7 @@ use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::json::Span;
 use crate::parser::Emit;
+use crate::parser::stop_of;
 
 /// The error of a message whose streamed block never came whole: the call broke off.
 pub(super) const BROKE_OFF: &str = "the model's response broke off before it was complete";
@@ -60,14 +64,30 @@ impl ClaudeParser {
                 }
             }
             Some(Partial::Delta { delta, index }) => {
-                let id = match f.api_message_id {
-                    Some(id) => id.decode(),
-                    None => Cow::Owned(self.streaming_id.clone()),
-                };
+                let id = self.message_of(f);
                 self.open(&id, emit);
                 self.on_delta(delta, index, emit);
             }
+            Some(Partial::Stop { reason }) => {
+                let id = self.message_of(f);
+                // Only the message being assembled takes it: one that a tool's result
+                // already completed was reported, and an empty one is not opened for it.
+                if let Some(pending) = self.pending.as_mut()
+                    && pending.id == *id
+                    && pending.stop.is_none()
+                {
+                    pending.stop = Some(stop_of(reason, STOPS));
+                }
+            }
             None => {}
+        }
+    }
+
+    /// The id of the message a stream event belongs to.
+    fn message_of<'a>(&self, f: &Fields<'a>) -> Cow<'a, str> {
+        match f.api_message_id {
+            Some(id) => id.decode(),
+            None => Cow::Owned(self.streaming_id.clone()),
         }
     }
 

@@ -224,3 +224,78 @@ fn stream_events_of_other_shapes_show_nothing() {
     .collect();
     assert_eq!(events(&lines), vec![]);
 }
+
+/// A main-agent `message_delta` of message `id` ending it with `reason` (a JSON value).
+fn stopped(id: &str, reason: &str) -> String {
+    streamed(
+        id,
+        &format!(
+            r#"{{"type":"message_delta","delta":{{"stop_reason":{reason},"stop_sequence":null}},"usage":{{"output_tokens":9}}}}"#
+        ),
+    )
+}
+
+#[test]
+fn a_message_cut_at_the_output_limit_ends_with_a_length_stop() {
+    // As Claude Code 2.1.332 writes it: the complete line says `stop_reason: null`, the
+    // `message_delta` after it says `max_tokens`, then Claude Code asks the model to go on.
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""cut in the mid""#)),
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-x","stop_reason":null,"content":[{"type":"text","text":"cut in the mid"}]},"parent_tool_use_id":null}"#.to_owned(),
+        streamed("m1", r#"{"type":"content_block_stop","index":0}"#),
+        // Keys in another order, and an escape in the reason.
+        streamed(
+            "m1",
+            r#"{"usage":{"output_tokens":9},"delta":{"stop_reason":"max_\u0074okens"},"type":"message_delta"}"#,
+        ),
+        streamed("m1", r#"{"type":"message_stop"}"#),
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Output token limit hit. Resume directly."}]},"parent_tool_use_id":null,"isSynthetic":true}"#.to_owned(),
+        streamed("m2", &delta(0, "text", r#""dle.""#)),
+        complete("m2", r#"{"type":"text","text":"dle."}"#),
+        stopped("m2", r#""end_turn""#),
+    ]);
+    assert_eq!(
+        got,
+        vec![
+            text("cut in the mid"),
+            finished("cut in the mid", Stop::Length, None),
+            turn(Some("claude-x"), false),
+            text("dle."),
+            finished("dle.", Stop::Completed, None),
+            turn(Some("claude-x"), false),
+        ]
+    );
+}
+
+#[test]
+fn a_stop_reason_changes_only_the_message_being_assembled_and_not_its_error() {
+    // Another message's stop reason, and one given as null, leave the message's own.
+    let other = events(&[
+        streamed("m1", &delta(0, "text", r#""hi""#)),
+        complete("m1", r#"{"type":"text","text":"hi"}"#),
+        stopped("m0", r#""max_tokens""#),
+        stopped("m1", "null"),
+    ]);
+    assert_eq!(other[1], finished("hi", Stop::Completed, None));
+    // A message its tool's result completed was reported: a late stop opens nothing.
+    let late = events(&[
+        r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},"parent_tool_use_id":null}"#.to_owned(),
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"parent_tool_use_id":null}"#.to_owned(),
+        stopped("m1", r#""tool_use""#),
+    ]);
+    assert_eq!(
+        late.iter()
+            .filter(|e| matches!(e, AgentEvent::MessageFinished { .. }))
+            .count(),
+        1
+    );
+    // Claude Code's own error message keeps its error.
+    let error = events(&[
+        r#"{"type":"assistant","message":{"id":"e1","model":"<synthetic>","content":[{"type":"text","text":"API Error: too long"}]},"parent_tool_use_id":null,"error":"max_output_tokens","is_api_error_message":true}"#.to_owned(),
+        stopped("e1", r#""max_tokens""#),
+    ]);
+    assert_eq!(
+        error[0],
+        finished("", Stop::Error, Some("API Error: too long"))
+    );
+}
