@@ -175,6 +175,8 @@ impl BackendProfile {
             // Amp's execute mode takes the prompt from a piped stdin. `--stream-json` is
             // Claude-compatible stream JSON (not observed here: Amp cannot run offline);
             // text mode would print nothing until the end and trip the inactivity timeout.
+            // Amp has no `--include-partial-messages`: its blocks come whole, each
+            // `assistant` line with its own `stop_reason`.
             BackendKind::Amp => BackendProfile {
                 kind,
                 binary: Some("amp"),

@@ -275,3 +275,49 @@ fn a_turn_carries_its_requests_usage_so_its_input_is_the_context_read() {
         })
     );
 }
+
+/// Amp's `--stream-json` is Claude Code's format without `--include-partial-messages`
+/// (Amp has no such option): no `stream_event` lines, no message `id`, the stop reason on
+/// every `assistant` line, and an output cap inside `usage` (`max_tokens`). Its stops come
+/// from the `assistant` lines, and the cap is not one.
+#[test]
+fn an_amp_stream_says_its_stops_on_its_assistant_lines() {
+    let line = |content: &str, stop: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"type":"message","role":"assistant","content":[{content}],"stop_reason":"{stop}","usage":{{"input_tokens":7,"output_tokens":13,"max_tokens":300000}}}},"parent_tool_use_id":null,"session_id":"T-1"}}"#
+        )
+    };
+    let got = events(
+        &[
+            line(
+                r#"{"type":"tool_use","id":"t1","name":"Bash","input":{}}"#,
+                "tool_use",
+            ),
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"parent_tool_use_id":null,"session_id":"T-1"}"#.to_owned(),
+            line(r#"{"type":"text","text":"cut"}"#, "max_tokens"),
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go on"}]},"parent_tool_use_id":null,"session_id":"T-1"}"#.to_owned(),
+            r#"{"type":"result","subtype":"success","duration_ms":2442,"is_error":false,"num_turns":2,"result":"cut","session_id":"T-1"}"#.to_owned(),
+        ]
+        .join("\n"),
+    );
+    let stops: Vec<Stop> = got
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageFinished { stop, error, .. } => {
+                assert_eq!(error, &None);
+                Some(*stop)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stops, [Stop::ToolUse, Stop::Length]);
+    let answer = events(&line(r#"{"type":"text","text":"4"}"#, "end_turn"));
+    assert!(
+        answer.contains(&AgentEvent::MessageFinished {
+            text: "4".into(),
+            stop: Stop::Completed,
+            error: None
+        }),
+        "{answer:?}"
+    );
+}
