@@ -6,6 +6,7 @@
 mod real_common;
 
 use pretty_assertions::assert_eq;
+use ralph_agent::{BackendKind, BackendProfile};
 use ralph_test_support::{PRICE_CACHE_READ, PRICE_CACHE_WRITE, PRICE_INPUT, PRICE_OUTPUT};
 use real_common::{CLAUDE, PI, RealEnv, three_hats_script};
 use serde_json::{Value, json};
@@ -208,16 +209,16 @@ fn cost_and_tokens_in_the_totals_are_what_the_agents_reported() {
     let (pi_alone_tokens, pi_alone_cost) = pi_usage(&pi_alone.stdout);
     assert_eq!(pi_alone_tokens, pi_tokens);
     assert!(close(pi_alone_cost, ralph_pi_cost), "{pi_alone_cost}");
-    let claude_alone = env.run_agent(
-        CLAUDE,
-        &[
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--dangerously-skip-permissions",
-            "You are the checker.",
-        ],
+    // With ralph's own arguments (its profile's, so they cannot drift), the prompt after them.
+    let claude_args = BackendProfile::of(BackendKind::Claude).headless_args;
+    let claude_alone = env.run_agent(CLAUDE, &[claude_args, &["You are the checker."]].concat());
+    let streamed = String::from_utf8_lossy(&claude_alone.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .any(|line| line["type"] == "stream_event");
+    assert!(
+        streamed,
+        "Claude Code wrote no stream_event: not run as ralph runs it"
     );
     let (claude_alone_tokens, claude_alone_cost) = claude_usage(&claude_alone.stdout);
     assert_eq!(claude_alone_tokens, claude_tokens);

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use common::agent_run::{json_lines, require_agent, run, stderr, workdir};
+use ralph_agent::{BackendKind, BackendProfile};
 use ralph_test_support::{
     Builtin, ClaudeOptions, ClaudeSetup, Fault, MockError, MockServer, ReplyOutcome, Script, Turn,
     UNICODE_SAMPLE,
@@ -25,7 +26,8 @@ struct ClaudeRun {
     _root: tempfile::TempDir,
 }
 
-/// Runs `claude -p --dangerously-skip-permissions --verbose --output-format stream-json PROMPT`
+/// Runs `claude` with ralph's own headless arguments (its `BackendProfile`, so the flags
+/// cannot drift from what ralph runs, `--include-partial-messages` among them) and `PROMPT`
 /// against `server`; `None` when real-agent tests are skipped.
 fn run_claude(
     server: &MockServer,
@@ -40,8 +42,8 @@ fn run_claude(
     let work = workdir(root.path());
     let mut command = Command::new(claude);
     command
-        .args(["-p", "--dangerously-skip-permissions", "--verbose"])
-        .args(["--output-format", "stream-json", prompt])
+        .args(BackendProfile::of(BackendKind::Claude).headless_args)
+        .arg(prompt)
         .current_dir(&work);
     setup.apply(&mut command);
     let output = run(command);
@@ -168,6 +170,16 @@ fn claude_receives_unicode_text_split_inside_characters() -> Result<(), MockErro
     };
     let expected = format!("{} LOOP_COMPLETE", UNICODE_SAMPLE.repeat(UNICODE_REPEAT));
     assert_eq!(result_line(&claude)["result"], json!(expected));
+    // Run as ralph runs it, Claude Code streams the answer in pieces before it is whole.
+    let streamed: String = claude
+        .lines
+        .iter()
+        .filter(|line| {
+            line["type"] == "stream_event" && line["event"]["delta"]["type"] == "text_delta"
+        })
+        .filter_map(|line| line["event"]["delta"]["text"].as_str())
+        .collect();
+    assert_eq!(streamed, expected);
     Ok(())
 }
 
