@@ -32,9 +32,6 @@ const LOCK_RETRY_MAX_PAUSE: Duration = Duration::from_secs(1);
 /// The most of git's output quoted in an error.
 const ERROR_LINES: usize = 12;
 const ERROR_BYTES: usize = 2048;
-/// How much of a failed git's output is searched for a hook's failure to open the
-/// terminal: git's hints after it may push it out of what is quoted.
-const TERMINAL_SCAN_BYTES: usize = 64 * 1024;
 /// Added to a failed git's output when one of its hooks could not open the terminal.
 const WANTED_TERMINAL: &str = "(a hook of the repository wanted the terminal (`/dev/tty`) to ask \
     something: ralph runs git without one, so that no hook can wait for an answer nobody \
@@ -207,7 +204,7 @@ impl Git {
             )));
         }
         let mut tail = result.tail_text(ERROR_LINES, ERROR_BYTES);
-        if !result.passed() && wanted_terminal(&result.tail_text(usize::MAX, TERMINAL_SCAN_BYTES)) {
+        if result.asked_for_terminal() {
             tail = format!("{tail}\n{WANTED_TERMINAL}");
         }
         Ok(GitOutput {
@@ -248,15 +245,6 @@ pub(crate) fn lock_contention(output: &str) -> bool {
     output.contains("Another git process")
         || (output.contains("File exists")
             && (output.contains(".lock") || output.contains("could not lock")))
-}
-
-/// Whether git's output says something it ran (a hook) could not open the terminal: git
-/// runs with none (`ENXIO`), and sh, bash, Python and Node each say so their own way.
-fn wanted_terminal(output: &str) -> bool {
-    output.lines().any(|line| {
-        line.contains("/dev/tty")
-            && (line.contains("No such device or address") || line.contains("ENXIO"))
-    })
 }
 
 /// A few milliseconds that differ between processes, so that loops started together

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use super::{Git, lock_contention, wanted_terminal};
+use super::{Git, lock_contention};
 
 #[test]
 fn lock_contention_is_told_from_other_failures() {
@@ -35,25 +35,4 @@ fn a_git_command_past_its_deadline_is_said_to_have_timed_out() {
         .to_string();
     assert!(err.contains("timed out after 1 s"), "{err}");
     assert!(err.contains("hooks, filters"), "{err}");
-}
-
-#[test]
-fn a_hook_that_could_not_open_the_terminal_is_told_from_other_failures() {
-    for wanted in [
-        ".git/hooks/prepare-commit-msg: 3: cannot open /dev/tty: No such device or address",
-        ".git/hooks/pre-commit: line 2: /dev/tty: No such device or address",
-        "OSError: [Errno 6] No such device or address: '/dev/tty'",
-        "Error: ENXIO: no such device or address, open '/dev/tty'",
-    ] {
-        assert!(
-            wanted_terminal(&format!("error: hook failed\n{wanted}\n")),
-            "{wanted}"
-        );
-    }
-    for other in [
-        "fatal: could not read Username: No such device or address",
-        "error: 'prepare-commit-msg' hook failed",
-    ] {
-        assert!(!wanted_terminal(other), "{other}");
-    }
 }
