@@ -45,6 +45,9 @@ pub(crate) struct GitOutput {
     pub(crate) code: Option<i32>,
     /// Whether its deadline stopped it.
     pub(crate) timed_out: bool,
+    /// The signal that ended it, when something other than ralph killed it (the OOM
+    /// killer, a `kill` by hand).
+    pub(crate) signal: Option<i32>,
     pub(crate) stdout: String,
     /// The end of its output (stdout and stderr), for messages.
     pub(crate) tail: String,
@@ -119,14 +122,15 @@ impl Git {
         if out.ok() {
             return Ok(out.stdout);
         }
-        let how = match (out.timed_out, out.code) {
-            (true, _) => format!(
+        let how = match (out.timed_out, out.code, out.signal) {
+            (true, _, _) => format!(
                 " (timed out after {} s: one of the repository's hooks, filters or its \
                  fsmonitor may hang; try the command by hand there)",
                 self.timeout.as_secs()
             ),
-            (false, Some(code)) => format!(" (exit {code})"),
-            (false, None) => String::new(),
+            (false, Some(code), _) => format!(" (exit {code})"),
+            (false, None, Some(signal)) => format!(" ({})", killed_by(signal)),
+            (false, None, None) => String::new(),
         };
         Err(CliError::Worktree(format!(
             "`git {}` failed in `{}`{how}:\n{}",
@@ -210,6 +214,10 @@ impl Git {
         Ok(GitOutput {
             code: result.exit_code(),
             timed_out: result.termination == ralph_agent::Termination::WallClockTimeout,
+            signal: match result.termination {
+                ralph_agent::Termination::Signaled { signal } => Some(signal),
+                _ => None,
+            },
             stdout: String::from_utf8_lossy(&result.stdout).into_owned(),
             tail,
         })
@@ -238,6 +246,19 @@ fn git_env() -> Vec<(OsString, OsString)> {
 /// tell, as its message says what to do. Read in English: git runs with `LC_ALL=C`.
 pub(crate) fn no_repository(output: &str) -> bool {
     output.contains("not a git repository")
+}
+
+/// How a git killed by `signal` ended, in words: the signal's name where it has one
+/// (`SIGKILL` is most often the kernel's out-of-memory killer).
+fn killed_by(signal: i32) -> String {
+    match nix::sys::signal::Signal::try_from(signal) {
+        Ok(nix::sys::signal::Signal::SIGKILL) => format!(
+            "killed by signal {signal}, SIGKILL: by something outside ralph, the \
+             out-of-memory killer most often"
+        ),
+        Ok(name) => format!("killed by signal {signal}, {}", name.as_str()),
+        Err(_) => format!("killed by signal {signal}"),
+    }
 }
 
 /// Whether git failed because another git process holds one of its lock files.

@@ -36,3 +36,21 @@ fn a_git_command_past_its_deadline_is_said_to_have_timed_out() {
     assert!(err.contains("timed out after 1 s"), "{err}");
     assert!(err.contains("hooks, filters"), "{err}");
 }
+
+#[test]
+fn a_git_command_killed_by_a_signal_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = Git::new().unwrap();
+    // An alias whose shell kills git itself (its parent), as the OOM killer would.
+    for (signal, name) in [
+        ("KILL", "signal 9, SIGKILL"),
+        ("TERM", "signal 15, SIGTERM"),
+    ] {
+        let alias = format!("alias.die=!kill -{signal} $PPID");
+        let err = git
+            .ok(dir.path(), &["-c", &alias, "die"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("(killed by {name}")), "{err}");
+    }
+}
