@@ -81,6 +81,14 @@ impl CommandResult {
     pub fn tail_text(&self, max_lines: usize, max_bytes: usize) -> String {
         output_tail(&self.tail.to_text(), max_lines, max_bytes)
     }
+
+    /// Whether it failed because it asked for input on the terminal, which a command in
+    /// a session of its own does not have (see [`crate::terminal_asked`]). The whole
+    /// kept tail is read: what follows the failure (a test runner's summary, git's
+    /// hints) may push it out of what a message quotes.
+    pub fn asked_for_terminal(&self) -> bool {
+        !self.passed() && crate::terminal_asked::asked_for_terminal(&self.tail.to_text())
+    }
 }
 
 /// `text`'s last `max_lines` non-blank lines, at most `max_bytes` long (cut at a

@@ -15,6 +15,7 @@ pub mod probe;
 pub mod probe_cache;
 pub mod session;
 pub mod supervise;
+pub mod terminal_asked;
 
 pub use backend::{
     BackendProfile, BuildError, CommandBuilder, CommandLine, CustomSettings, InteractiveCommand,

@@ -157,3 +157,30 @@ fn plan_in_a_subdirectory_names_the_project_file_too() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_stray_ralph_dir_in_a_subdirectory_does_not_hide_the_project_s_runs() {
+    let ws = project();
+    let out = ws.run(&["run", "-q", "-p", "x", "--max-iterations", "1"]);
+    assert!(ws.path().join(".ralph/runs").is_dir(), "{}", stderr(&out));
+    // An old `.ralph/` left in `sub/`: no ralph.yml beside it, no run in it.
+    std::fs::create_dir_all(ws.path().join("sub/.ralph/agent")).unwrap();
+    std::fs::write(
+        ws.path().join("sub/.ralph/agent/memories.md"),
+        "# Memories\n",
+    )
+    .unwrap();
+    let out = run_in(&ws, &ws.path().join("sub"), &["runs", "--format", "json"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 0, "{err}");
+    let rows: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        1,
+        "the project's run, seen from sub/: {rows:?}\n{err}"
+    );
+    assert!(err.contains("sub/.ralph` has neither a ralph.yml"), "{err}");
+}

@@ -3,6 +3,7 @@
 mod completions;
 mod doctor;
 pub(crate) mod emit;
+mod enclosing;
 mod events;
 mod gates;
 mod hooks;
@@ -66,9 +67,9 @@ pub(crate) fn working_directory() -> Result<PathBuf, CliError> {
 }
 
 /// The workspace of a command an agent (or a person) runs inside one: `$RALPH_WORKSPACE`
-/// (set for agents), else the nearest directory from here up that has a
-/// `.ralph/`, else here. An agent in `src/deep` means the loop's workspace, not a new
-/// store of its own there.
+/// (set for agents), else the one a `.ralph/` marks from here up (a stray `.ralph/` in a
+/// subdirectory passed over, and named on stderr: see [`enclosing`]), else here. An agent
+/// in `src/deep` means the loop's workspace, not a new store of its own there.
 ///
 /// The search stops at the top of a git checkout: a worktree loop's checkout lies
 /// inside the main one's `.ralph/worktrees/`, and a command there that found no
@@ -77,16 +78,11 @@ pub(crate) fn enclosing_workspace() -> Result<PathBuf, CliError> {
     if let Some(dir) = std::env::var_os(ralph_types::env::WORKSPACE).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    let cwd = working_directory()?;
-    for dir in cwd.ancestors() {
-        if dir.join(ralph_core::store::RALPH_DIR).is_dir() {
-            return Ok(dir.to_path_buf());
-        }
-        if dir.join(".git").exists() {
-            break;
-        }
+    let found = enclosing::find(&working_directory()?);
+    if let Some(note) = found.note() {
+        diagnostic(format_args!("{note}"));
     }
-    Ok(cwd)
+    Ok(found.workspace)
 }
 
 /// The prompt file a run reads when no task is given: `PROMPT.md` beside the project's

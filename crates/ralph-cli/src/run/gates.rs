@@ -1,8 +1,9 @@
 //! Running gates: the I/O half of `gates:` (the machine's `GatePlan` decides which).
 //!
 //! Each gate runs through the one command runner (`ralph_agent::command`): in the
-//! workspace, in its own process group, under its `timeout_seconds`, stopped with its
-//! whole group by Ctrl-C. Its output streams to a log file under `.ralph/` and only its
+//! workspace, in a session of its own (no terminal: a command in it that asks on
+//! `/dev/tty` fails at once, and the gate's output says so, where it would otherwise wait
+//! unseen for its `timeout_seconds`), stopped with its whole group by Ctrl-C. Its output streams to a log file under `.ralph/` and only its
 //! tail is kept. The observer hears `gate_started` and `gate_finished`, and gets ticks
 //! while the gate runs, so the live view can show it (and, in a loop, `ralph steer`'s
 //! messages as they come).
@@ -13,6 +14,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use ralph_agent::command::{CommandRequest, CommandResult, run_command};
+use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_agent::{Running, StopController, StopLevel, Termination};
 use ralph_core::config::GateConfig;
 use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
@@ -66,7 +68,7 @@ impl GateRun<'_> {
             stdin: None,
             timeout: gate.timeout,
             keep_stdout: 0,
-            own_session: false,
+            own_session: true,
         };
         let writer = log_file.as_mut().map(|f| f as &mut dyn std::io::Write);
         let _running = self.stop.running(Running::Gate);
@@ -121,6 +123,11 @@ fn gate_result(name: &str, event: &str, ran: &CommandResult) -> GateResult {
         (_, GateEnd::Passed) => String::new(),
         // Nothing ran: what went wrong is ralph's to say.
         (Termination::FailedToStart { error }, _) => error.to_string(),
+        _ if ran.asked_for_terminal() => format!(
+            "{}\n{}",
+            ran.tail_text(GATE_OUTPUT_MAX_LINES, GATE_OUTPUT_MAX_BYTES),
+            asked_terminal_note(&format!("the gate `{name}`"))
+        ),
         _ => ran.tail_text(GATE_OUTPUT_MAX_LINES, GATE_OUTPUT_MAX_BYTES),
     };
     GateResult {

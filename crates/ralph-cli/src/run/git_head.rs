@@ -75,7 +75,7 @@ async fn run(workspace: &Path, args: &[&str]) -> CommandResult {
         stdin: None,
         timeout: GIT_DEADLINE,
         keep_stdout: MAX_ANSWER_BYTES,
-        own_session: false,
+        own_session: true,
     };
     // Asked after the loop's end, a stop request included: it must still be answered.
     run_command(request, None, StopRequests::never()).await

@@ -1,6 +1,6 @@
 //! Runs the configured hooks at the loop's boundaries (`ralph_core::hooks` decides, this
-//! runs): each through the shared command runner (own process group, `timeout_seconds`
-//! as its total deadline, Ctrl-C stops it), its JSON payload on stdin, its output
+//! runs): each through the shared command runner (a session of its own with no terminal,
+//! `timeout_seconds` as its total deadline, Ctrl-C stops it), its JSON payload on stdin, its output
 //! streamed to `.ralph/runs/<id>/hooks/<n>-<phase>-<name>.log` and never held whole.
 //!
 //! Where each phase fires (see docs/hooks.md): `pre.loop.start` and `post.loop.start`
@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use ralph_agent::command::{CommandRequest, run_command};
+use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_agent::{Running, StopController, StopLevel};
 use ralph_core::event::Event;
 use ralph_core::fsafe::{self, Access, Links};
@@ -385,7 +386,9 @@ impl<'a> Hooks<'a> {
             } else {
                 0
             },
-            own_session: false,
+            // No terminal: a hook that asks on `/dev/tty` fails at once (and says so)
+            // instead of freezing the loop, stopped by the kernel, until its deadline.
+            own_session: true,
         };
         let (log_path, log) = match self.open_log(boundary.phase, &hook.name) {
             Ok(opened) => opened,
@@ -417,9 +420,13 @@ impl<'a> Hooks<'a> {
         }
         let mut failure = failure_of(&result.termination);
         let mut message = failure.map(|_| {
-            result
-                .termination
-                .command_end(hook.timeout, Some(HOOK_TIMEOUT_SETTING))
+            let end = (result.termination).command_end(hook.timeout, Some(HOOK_TIMEOUT_SETTING));
+            if result.asked_for_terminal() {
+                let note = asked_terminal_note(&format!("the hook `{}`", hook.name));
+                format!("{end}: {note}")
+            } else {
+                end
+            }
         });
         if failure.is_none() && hook.mutate {
             let applied = mutate::apply_answer(

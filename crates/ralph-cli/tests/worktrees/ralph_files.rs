@@ -119,3 +119,32 @@ fn rm_names_the_first_files_not_committed_and_counts_the_rest() {
     );
     assert!(wt.join("a.txt").is_file());
 }
+
+#[test]
+fn a_temporary_file_left_by_a_killed_write_does_not_block_rm_but_a_user_s_file_does() {
+    let ws = committing(OLDER_GITIGNORE);
+    let wt = run_loop(&ws, "one");
+    let out = ws.run(&["runs", "land", "one", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // What `ralph tools memory add` leaves when it is killed between its write and its
+    // rename: a hidden temporary file beside the memories.
+    std::fs::write(
+        wt.join(".ralph/agent/.tmp-0123456789abcdef"),
+        "# Memories\n",
+    )
+    .unwrap();
+    // A file of the user's own there, named alike, is still the user's.
+    std::fs::write(wt.join(".ralph/agent/.tmp-notes"), "mine\n").unwrap();
+    let out = ws.run(&["runs", "rm", "one"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(
+        err.contains("not committed (`.ralph/agent/.tmp-notes`)"),
+        "{err}"
+    );
+
+    std::fs::remove_file(wt.join(".ralph/agent/.tmp-notes")).unwrap();
+    let out = ws.run(&["runs", "rm", "one"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(!wt.exists());
+}

@@ -47,6 +47,21 @@ const NEW_FILE_MODE: u32 = 0o666;
 /// is needed only when something else made the first meanwhile.
 const TEMPORARY_NAME_TRIES: u32 = 16;
 
+/// How the name of a temporary file of an atomic write starts; hex digits follow.
+pub const TEMPORARY_PREFIX: &str = ".tmp-";
+/// How many hex digits follow [`TEMPORARY_PREFIX`]: a 64-bit random number.
+const TEMPORARY_DIGITS: usize = 16;
+
+/// Whether `name` (a file name, no directory) is one ralph gives a temporary file of an
+/// atomic write ([`replace`], [`rewrite`]'s first write): a write killed before its
+/// rename leaves it behind. Exactly ralph's form, so that a user's `.tmp-notes` is not
+/// taken for one.
+pub fn is_temporary_name(name: &str) -> bool {
+    name.strip_prefix(TEMPORARY_PREFIX).is_some_and(|digits| {
+        digits.len() == TEMPORARY_DIGITS && digits.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
 /// Whether to wait until the new content is on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Durability {
@@ -94,7 +109,11 @@ fn create_temporary(dir: &OwnedFd) -> io::Result<(String, File)> {
         OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
     let mut tries = 0;
     loop {
-        let name = format!(".tmp-{:016x}", RandomState::new().hash_one(tries));
+        let random = RandomState::new().hash_one(tries);
+        let name = format!(
+            "{TEMPORARY_PREFIX}{random:0width$x}",
+            width = TEMPORARY_DIGITS
+        );
         match openat(
             dir,
             name.as_str(),

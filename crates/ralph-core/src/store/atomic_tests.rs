@@ -193,3 +193,19 @@ fn a_failed_replace_leaves_no_temporary_file() {
         .collect();
     assert_eq!(names, vec!["state.json"]);
 }
+
+#[test]
+fn the_temporary_files_ralph_makes_are_told_by_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let opened = fsafe::open_parent(&dir.path().join("x")).unwrap();
+    let (name, _file) = create_temporary(&opened).unwrap();
+    assert!(is_temporary_name(&name), "{name}");
+    for other in [
+        ".tmp-notes",
+        ".tmp-0123456789abcdeg",
+        "tmp-0123456789abcdef",
+        ".tmp-",
+    ] {
+        assert!(!is_temporary_name(other), "{other}");
+    }
+}

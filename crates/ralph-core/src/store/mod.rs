@@ -43,7 +43,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::{Durability, replace, rewrite, spare_of};
+pub use atomic::{Durability, TEMPORARY_PREFIX, is_temporary_name, replace, rewrite, spare_of};
 pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_by_ralph};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,

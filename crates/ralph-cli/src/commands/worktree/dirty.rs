@@ -6,7 +6,11 @@
 //!   (`ralph_core::store::rewritten_by_ralph`);
 //! - the agent's empty lock files (`ralph_core::store::AGENT_LOCK_FILES`) untracked,
 //!   where `.ralph/.gitignore` does not list them (the user's own, or one written before
-//!   it listed them).
+//!   it listed them);
+//! - the temporary file of one of ralph's atomic writes under `.ralph/` untracked
+//!   (`ralph_core::store::is_temporary_name`): an agent's `ralph tools memory add`
+//!   killed (with its loop) between writing the new memories and renaming them over the
+//!   old ones leaves one, which holds nothing the memories do not.
 //!
 //! Everything else ralph keeps under `.ralph/` counts like any file: its specs,
 //! memories, tasks and scratchpad are versioned by design, and its run files are ignored
@@ -14,7 +18,9 @@
 
 use std::path::Path;
 
-use ralph_core::store::{AGENT_LOCK_FILES, GITIGNORE_FILE, RALPH_DIR, rewritten_by_ralph};
+use ralph_core::store::{
+    AGENT_LOCK_FILES, GITIGNORE_FILE, RALPH_DIR, is_temporary_name, rewritten_by_ralph,
+};
 
 use super::Repo;
 use crate::error::CliError;
@@ -91,7 +97,9 @@ impl Repo {
         };
         for (status, path) in entries(&out) {
             let ralphs = match status {
-                "??" => path == gitignore || locks.iter().any(|l| *l == path),
+                "??" => {
+                    path == gitignore || locks.iter().any(|l| *l == path) || ralphs_temporary(path)
+                }
                 " M" if path == gitignore => self.rewritten_by_ralph(dir, &gitignore),
                 _ => false,
             };
@@ -137,6 +145,19 @@ impl Repo {
             own_gitignore: false,
         })
     }
+}
+
+/// Whether `path` (from the top of the checkout, `/`-separated) is the temporary file of
+/// one of ralph's atomic writes under `.ralph/`, which a write killed before its rename
+/// leaves behind.
+fn ralphs_temporary(path: &str) -> bool {
+    let Some(inside) = path
+        .strip_prefix(RALPH_DIR)
+        .and_then(|p| p.strip_prefix('/'))
+    else {
+        return false;
+    };
+    inside.rsplit('/').next().is_some_and(is_temporary_name)
 }
 
 /// The entries of `git status --porcelain -z`: each one's two status letters and path.

@@ -23,3 +23,22 @@ fn the_first_files_are_named_and_the_rest_counted() {
         "`f1`, `f2`, `f3` and 4 more"
     );
 }
+
+#[test]
+fn only_ralph_s_own_temporary_files_under_its_directory_are_its_own() {
+    for ralphs in [
+        ".ralph/agent/.tmp-0123456789abcdef",
+        ".ralph/.tmp-fedcba9876543210",
+    ] {
+        assert!(ralphs_temporary(ralphs), "{ralphs}");
+    }
+    for users in [
+        ".ralph/agent/.tmp-notes",
+        ".ralph/agent/.tmp-0123456789abcdef0",
+        ".ralph/agent/tmp-0123456789abcdef",
+        "src/.tmp-0123456789abcdef",
+        ".ralphs/.tmp-0123456789abcdef",
+    ] {
+        assert!(!ralphs_temporary(users), "{users}");
+    }
+}

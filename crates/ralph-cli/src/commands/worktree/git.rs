@@ -32,9 +32,6 @@ const LOCK_RETRY_MAX_PAUSE: Duration = Duration::from_secs(1);
 /// The most of git's output quoted in an error.
 const ERROR_LINES: usize = 12;
 const ERROR_BYTES: usize = 2048;
-/// How much of a failed git's output is searched for a hook's failure to open the
-/// terminal: git's hints after it may push it out of what is quoted.
-const TERMINAL_SCAN_BYTES: usize = 64 * 1024;
 /// Added to a failed git's output when one of its hooks could not open the terminal.
 const WANTED_TERMINAL: &str = "(a hook of the repository wanted the terminal (`/dev/tty`) to ask \
     something: ralph runs git without one, so that no hook can wait for an answer nobody \
@@ -48,6 +45,9 @@ pub(crate) struct GitOutput {
     pub(crate) code: Option<i32>,
     /// Whether its deadline stopped it.
     pub(crate) timed_out: bool,
+    /// The signal that ended it, when something other than ralph killed it (the OOM
+    /// killer, a `kill` by hand).
+    pub(crate) signal: Option<i32>,
     pub(crate) stdout: String,
     /// The end of its output (stdout and stderr), for messages.
     pub(crate) tail: String,
@@ -122,14 +122,15 @@ impl Git {
         if out.ok() {
             return Ok(out.stdout);
         }
-        let how = match (out.timed_out, out.code) {
-            (true, _) => format!(
+        let how = match (out.timed_out, out.code, out.signal) {
+            (true, _, _) => format!(
                 " (timed out after {} s: one of the repository's hooks, filters or its \
                  fsmonitor may hang; try the command by hand there)",
                 self.timeout.as_secs()
             ),
-            (false, Some(code)) => format!(" (exit {code})"),
-            (false, None) => String::new(),
+            (false, Some(code), _) => format!(" (exit {code})"),
+            (false, None, Some(signal)) => format!(" ({})", killed_by(signal)),
+            (false, None, None) => String::new(),
         };
         Err(CliError::Worktree(format!(
             "`git {}` failed in `{}`{how}:\n{}",
@@ -207,12 +208,16 @@ impl Git {
             )));
         }
         let mut tail = result.tail_text(ERROR_LINES, ERROR_BYTES);
-        if !result.passed() && wanted_terminal(&result.tail_text(usize::MAX, TERMINAL_SCAN_BYTES)) {
+        if result.asked_for_terminal() {
             tail = format!("{tail}\n{WANTED_TERMINAL}");
         }
         Ok(GitOutput {
             code: result.exit_code(),
             timed_out: result.termination == ralph_agent::Termination::WallClockTimeout,
+            signal: match result.termination {
+                ralph_agent::Termination::Signaled { signal } => Some(signal),
+                _ => None,
+            },
             stdout: String::from_utf8_lossy(&result.stdout).into_owned(),
             tail,
         })
@@ -243,20 +248,24 @@ pub(crate) fn no_repository(output: &str) -> bool {
     output.contains("not a git repository")
 }
 
+/// How a git killed by `signal` ended, in words: the signal's name where it has one
+/// (`SIGKILL` is most often the kernel's out-of-memory killer).
+fn killed_by(signal: i32) -> String {
+    match nix::sys::signal::Signal::try_from(signal) {
+        Ok(nix::sys::signal::Signal::SIGKILL) => format!(
+            "killed by signal {signal}, SIGKILL: by something outside ralph, the \
+             out-of-memory killer most often"
+        ),
+        Ok(name) => format!("killed by signal {signal}, {}", name.as_str()),
+        Err(_) => format!("killed by signal {signal}"),
+    }
+}
+
 /// Whether git failed because another git process holds one of its lock files.
 pub(crate) fn lock_contention(output: &str) -> bool {
     output.contains("Another git process")
         || (output.contains("File exists")
             && (output.contains(".lock") || output.contains("could not lock")))
-}
-
-/// Whether git's output says something it ran (a hook) could not open the terminal: git
-/// runs with none (`ENXIO`), and sh, bash, Python and Node each say so their own way.
-fn wanted_terminal(output: &str) -> bool {
-    output.lines().any(|line| {
-        line.contains("/dev/tty")
-            && (line.contains("No such device or address") || line.contains("ENXIO"))
-    })
 }
 
 /// A few milliseconds that differ between processes, so that loops started together

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use super::{Git, lock_contention, wanted_terminal};
+use super::{Git, lock_contention};
 
 #[test]
 fn lock_contention_is_told_from_other_failures() {
@@ -38,22 +38,19 @@ fn a_git_command_past_its_deadline_is_said_to_have_timed_out() {
 }
 
 #[test]
-fn a_hook_that_could_not_open_the_terminal_is_told_from_other_failures() {
-    for wanted in [
-        ".git/hooks/prepare-commit-msg: 3: cannot open /dev/tty: No such device or address",
-        ".git/hooks/pre-commit: line 2: /dev/tty: No such device or address",
-        "OSError: [Errno 6] No such device or address: '/dev/tty'",
-        "Error: ENXIO: no such device or address, open '/dev/tty'",
+fn a_git_command_killed_by_a_signal_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = Git::new().unwrap();
+    // An alias whose shell kills git itself (its parent), as the OOM killer would.
+    for (signal, name) in [
+        ("KILL", "signal 9, SIGKILL"),
+        ("TERM", "signal 15, SIGTERM"),
     ] {
-        assert!(
-            wanted_terminal(&format!("error: hook failed\n{wanted}\n")),
-            "{wanted}"
-        );
-    }
-    for other in [
-        "fatal: could not read Username: No such device or address",
-        "error: 'prepare-commit-msg' hook failed",
-    ] {
-        assert!(!wanted_terminal(other), "{other}");
+        let alias = format!("alias.die=!kill -{signal} $PPID");
+        let err = git
+            .ok(dir.path(), &["-c", &alias, "die"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("(killed by {name}")), "{err}");
     }
 }

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use ralph_agent::StopController;
 use ralph_agent::command::{CommandRequest, run_command};
+use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_core::config::Overrides;
 use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
@@ -373,10 +374,17 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
             stdin: None,
             timeout: CHECK_TIMEOUT,
             keep_stdout: 0,
-            own_session: false,
+            // As git and the gates: a check that asks on `/dev/tty` fails at once.
+            own_session: true,
         };
         let mut err = std::io::stderr();
         let ran = runtime.block_on(run_command(request, Some(&mut err), stop.requests()));
+        if ran.asked_for_terminal() {
+            diagnostic(format_args!(
+                "{}",
+                asked_terminal_note(&format!("the check `{command}`"))
+            ));
+        }
         return Ok(ran.passed());
     }
     let config = super::super::load_config(tree, None, Overrides::default())?;

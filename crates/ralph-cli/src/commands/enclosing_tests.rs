@@ -1,0 +1,96 @@
+use std::path::Path;
+
+use super::*;
+
+fn dirs(top: &Path, paths: &[&str]) {
+    for path in paths {
+        std::fs::create_dir_all(top.join(path)).unwrap();
+    }
+}
+
+fn touch(top: &Path, path: &str) {
+    std::fs::write(top.join(path), "").unwrap();
+}
+
+#[test]
+fn a_bare_ralph_dir_in_a_subdirectory_does_not_hide_the_project_above() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(top, &[".git", ".ralph/runs", "sub/deep/.ralph/agent"]);
+    touch(top, "ralph.yml");
+    let found = find(&top.join("sub/deep"));
+    assert_eq!(found.workspace, top);
+    assert_eq!(found.passed_over, [top.join("sub/deep")]);
+    let note = found.note().unwrap();
+    assert!(note.contains("sub/deep/.ralph"), "{note}");
+    assert!(note.contains("neither a ralph.yml"), "{note}");
+}
+
+#[test]
+fn runs_left_in_a_subdirectory_without_a_config_do_not_hide_the_project_above() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(top, &[".git", ".ralph/runs", "sub/.ralph/runs"]);
+    touch(top, "ralph.yml");
+    let found = find(&top.join("sub"));
+    assert_eq!(found.workspace, top);
+    assert!(found.note().unwrap().contains("has runs but no ralph.yml"));
+}
+
+#[test]
+fn the_project_above_needs_no_runs_yet_to_win_over_a_bare_ralph_dir() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(top, &[".git", ".ralph", "sub/.ralph/agent"]);
+    touch(top, "ralph.yml");
+    assert_eq!(find(&top.join("sub")).workspace, top);
+}
+
+#[test]
+fn a_subdirectory_with_a_project_of_its_own_is_its_workspace() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(
+        top,
+        &[
+            ".git",
+            ".ralph/runs",
+            "packages/api/.ralph",
+            "packages/api/src",
+        ],
+    );
+    touch(top, "ralph.yml");
+    touch(top, "packages/api/ralph.yml");
+    let found = find(&top.join("packages/api/src"));
+    assert_eq!(found.workspace, top.join("packages/api"));
+    assert_eq!(found.note(), None);
+}
+
+#[test]
+fn without_any_mark_the_nearest_ralph_dir_is_taken_as_before() {
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(top, &[".git", ".ralph", "sub/.ralph"]);
+    let found = find(&top.join("sub"));
+    assert_eq!(found.workspace, top.join("sub"));
+    assert_eq!(found.note(), None);
+}
+
+#[test]
+fn the_search_stops_at_the_top_of_the_checkout() {
+    let outer = tempfile::tempdir().unwrap();
+    let outer = outer.path();
+    // A worktree loop's checkout inside the main one's `.ralph/worktrees/`.
+    dirs(outer, &[".git", ".ralph/runs", "inner/src", "inner/.ralph"]);
+    touch(outer, "ralph.yml");
+    touch(outer, "inner/.git");
+    assert_eq!(
+        find(&outer.join("inner/src")).workspace,
+        outer.join("inner")
+    );
+    std::fs::remove_dir(outer.join("inner/.ralph")).unwrap();
+    assert_eq!(
+        find(&outer.join("inner/src")).workspace,
+        outer.join("inner/src")
+    );
+}
