@@ -103,3 +103,21 @@ fn a_hook_asking_on_the_terminal_fails_at_once_and_says_it_asked() {
         "{said}"
     );
 }
+
+#[test]
+fn an_agents_tool_asking_on_the_terminal_fails_at_once_and_the_agent_goes_on() {
+    // A custom agent whose "tool" asks, then reports what it got: the question fails, the
+    // agent goes on and the loop ends well inside the idle timeout.
+    let config = format!(
+        "cli:\n  backend: custom\n  command: sh\n  args: [\"-c\", {:?}]\n  \
+         idle_timeout_seconds: {DEADLINE}\nevent_loop:\n  max_iterations: 1\n",
+        format!("({ASKING}) || echo 'the tool failed: no terminal'; echo done")
+    );
+    let ws = Workspace::new(&config, "");
+    let (screen, said) = in_terminal(&ws, "run -p x");
+    assert!(
+        said.contains("the tool failed: no terminal"),
+        "{screen}\n{said}"
+    );
+    assert!(!said.contains("got "), "{said}");
+}

@@ -44,7 +44,12 @@ impl CommandLine {
             pty: self.pty,
             // An agent's stdout is its event stream: stderr stays apart.
             merge_stderr: false,
-            own_session: false,
+            // Headless: nothing an agent runs may ask on ralph's terminal. In a process
+            // group of ralph's session, a tool that opened /dev/tty (sudo, an ssh
+            // passphrase, a git hook's question) was stopped by the kernel on its read
+            // and the agent waited on it, silent, until the idle timeout; with no
+            // terminal the open fails at once and the agent sees the error.
+            own_session: true,
         }
     }
 }
