@@ -394,6 +394,7 @@ async fn iterate(
         started_at_ms,
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
+        start_failure: agent_run.outcome.termination.start_failure().cloned(),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     run.steering
