@@ -116,6 +116,20 @@ pub(crate) enum CliError {
     )]
     NoLoopForEmit(PathBuf),
     #[error(
+        "RALPH_EVENTS_FILE names `{}`, {why}; `ralph emit` writes only to the events file of \
+         the current run in its workspace (`{}/runs/<run id>/inbox.jsonl`), which `ralph run` \
+         sets for its agents. To publish to the loop running here, unset it \
+         (`env -u RALPH_EVENTS_FILE ralph emit ...`); for a loop elsewhere, run `ralph emit` \
+         in that loop's workspace",
+        .given.display(),
+        .ralph_dir.display()
+    )]
+    EventsFileElsewhere {
+        given: PathBuf,
+        ralph_dir: PathBuf,
+        why: EventsFileMismatch,
+    },
+    #[error(
         "no ralph loop is running in `{}`, so there is nothing to steer; start one with \
          `ralph run` (or `ralph run --continue`) and steer it while it runs",
         .0.display()
@@ -274,4 +288,18 @@ fn attempts_kept(kept: &[u32]) -> String {
             first.join(", ")
         ),
     }
+}
+
+/// Why `$RALPH_EVENTS_FILE` is not the events file `ralph emit` may write.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EventsFileMismatch {
+    #[error("which is not a run's events file")]
+    NotAnInbox,
+    #[error("the events file of a run of another workspace")]
+    OtherWorkspace,
+    #[error(
+        "the events file of a run that is not the workspace's current one (`{current}`): \
+         nothing reads it any more"
+    )]
+    OldRun { current: String },
 }

@@ -72,6 +72,67 @@ fn a_hook_whose_script_exists_is_no_problem() {
     assert_eq!(report["config"]["errors"], Value::Array(Vec::new()));
 }
 
+/// A script a setup hook writes does not exist before the run: doctor cannot know whether
+/// the earlier hook will write it, so it says so instead of failing. The same script with
+/// no hook before it fails, and a script that exists but cannot run fails either way.
+#[test]
+fn a_script_an_earlier_hook_may_create_is_a_note_not_a_failure() {
+    let config = |first: &str| {
+        format!(
+            "cli:\n  backend: pi\nhooks:\n  enabled: true\n  events:\n{first}\
+             \x20   pre.iteration.start:\n      - name: check\n        \
+             command: [./scripts/check.sh]\n        on_error: block\n"
+        )
+    };
+    let setup = "    pre.loop.start:\n      - name: setup\n        \
+                 command: 'mkdir -p scripts && printf \"#!/bin/sh\\n\" > scripts/check.sh \
+                 && chmod +x scripts/check.sh'\n        on_error: block\n";
+    let ws = Workspace::new(&config(setup), "");
+    let (status, report, text) = doctor(&ws);
+    assert_eq!(status, 0, "{report}");
+    assert_eq!(
+        report["config"]["errors"],
+        Value::Array(Vec::new()),
+        "{report}"
+    );
+    let warnings = report["config"]["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| {
+            let w = w.as_str().unwrap();
+            w.starts_with("hook `check` (pre.iteration.start, on_error: block) cannot start now: ")
+                && w.contains("check.sh")
+                && w.contains("hook `setup` (pre.loop.start) runs before it and may create it")
+        }),
+        "{report}"
+    );
+    assert!(text.contains("ready to run"), "{text}");
+
+    // Nothing runs before it: the run would fail there.
+    let ws = Workspace::new(&config(""), "");
+    let (status, report, _) = doctor(&ws);
+    assert_eq!(status, 1, "{report}");
+    let errors = report["config"]["errors"].as_array().expect("errors");
+    assert!(
+        errors[0]
+            .as_str()
+            .unwrap()
+            .starts_with("hook `check` (pre.iteration.start, on_error: block) cannot start: "),
+        "{report}"
+    );
+
+    // There but not executable: no earlier hook excuses that.
+    let ws = Workspace::new(&config(setup), "");
+    std::fs::create_dir_all(ws.path().join("scripts")).unwrap();
+    std::fs::write(ws.path().join("scripts/check.sh"), "#!/bin/sh\n").unwrap();
+    let (status, report, _) = doctor(&ws);
+    assert_eq!(status, 1, "{report}");
+    let errors = report["config"]["errors"].as_array().expect("errors");
+    assert!(
+        errors[0].as_str().unwrap().contains("is not executable"),
+        "{report}"
+    );
+}
+
 #[test]
 fn a_missing_skills_directory_is_a_warning_in_doctor_as_in_run() {
     let ws = Workspace::new(

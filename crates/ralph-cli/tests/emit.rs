@@ -17,10 +17,26 @@ fn inbox_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// An agent that waits: the loop runs while the test emits.
+const HANGING_AGENT: &str = "pi/anthropic/text.jsonl | | hang=60\n";
+
+/// Starts a loop whose agent waits, and returns it with its run's inbox.
+fn running_loop(ws: &Workspace) -> (std::process::Child, std::path::PathBuf) {
+    let child = ws.start(&["run", "-q", "-p", "task"]);
+    ws.wait_for_agent(1);
+    (child, current_inbox(ws))
+}
+
+/// Ends a loop `running_loop` started.
+fn end_loop(ws: &Workspace, child: std::process::Child) {
+    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code(stopped.status), 130);
+}
+
 #[test]
 fn emit_appends_one_line_per_event_to_the_events_file() {
-    let ws = Workspace::new("", "");
-    let inbox = ws.path().join("inbox.jsonl");
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING_AGENT);
+    let (child, inbox) = running_loop(&ws);
     for args in [
         vec!["emit", "build.done", "tests pass\nall 12"],
         vec![
@@ -53,12 +69,13 @@ fn emit_appends_one_line_per_event_to_the_events_file() {
             serde_json::json!({"topic": "LOOP_COMPLETE"}),
         ]
     );
+    end_loop(&ws, child);
 }
 
 #[test]
 fn emit_warns_when_a_topic_surely_meant_the_completion_promise() {
-    let ws = Workspace::new("", "");
-    let inbox = ws.path().join("inbox.jsonl");
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING_AGENT);
+    let (child, inbox) = running_loop(&ws);
     let emit = |topic: &str, promise: &str| {
         let out = ws
             .command(&["emit", topic])
@@ -112,6 +129,7 @@ fn emit_warns_when_a_topic_surely_meant_the_completion_promise() {
             "task.complete"
         ]
     );
+    end_loop(&ws, child);
 }
 
 #[test]
@@ -178,13 +196,10 @@ fn emit_outside_an_agent_goes_to_the_running_loop() {
         "cli:\n  backend: pi\n",
         "pi/anthropic/text.jsonl | | hang=60\n",
     );
-    let child = ws.start(&["run", "-q", "-p", "task"]);
-    ws.wait_for_agent(1);
+    let (child, inbox) = running_loop(&ws);
     let out = ws.run(&["emit", "human.guidance", "use the new API"]);
-    let inbox = current_inbox(&ws);
     let lines = inbox_lines(&inbox);
-    let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
-    assert_eq!(code(stopped.status), 130);
+    end_loop(&ws, child);
     assert_eq!(
         code(out.status),
         0,
@@ -195,6 +210,73 @@ fn emit_outside_an_agent_goes_to_the_running_loop() {
         lines,
         vec![serde_json::json!({"topic": "human.guidance", "payload": "use the new API"})]
     );
+}
+
+#[test]
+fn emit_refuses_an_events_file_that_is_not_the_running_runs_inbox() {
+    // RALPH_EVENTS_FILE is anyone's to set (a cloned repository's `.envrc`, an agent):
+    // emit must not append to whatever it names, with or without a loop running.
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING_AGENT);
+    let elsewhere = ws.path().join("notes.txt");
+    std::fs::write(&elsewhere, "mine\n").expect("write");
+    let other = tempfile::tempdir().expect("tempdir");
+    let other_inbox = other
+        .path()
+        .join(".ralph/runs/20260101T000000Z/inbox.jsonl");
+    std::fs::create_dir_all(other_inbox.parent().expect("run dir")).expect("mkdir");
+    let emit = |events_file: &std::path::Path| {
+        let out = ws
+            .command(&["emit", "planted", "x"])
+            .env("RALPH_EVENTS_FILE", events_file)
+            .output()
+            .expect("emit");
+        (
+            code(out.status),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let refused = |(status, stderr): (i32, String), why: &str| {
+        assert_eq!(status, 1, "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(
+            stderr.contains("env -u RALPH_EVENTS_FILE ralph emit"),
+            "says what to do: {stderr}"
+        );
+    };
+    // No loop runs at all.
+    refused(emit(&elsewhere), "which is not a run's events file");
+    let (child, inbox) = running_loop(&ws);
+    let state = inbox.with_file_name("state.json");
+    let state_before = std::fs::read(&state).expect("state");
+    let sneaky = ws.path().join(".ralph/runs/../notes.txt");
+    for (path, why) in [
+        (elsewhere.as_path(), "which is not a run's events file"),
+        (state.as_path(), "which is not a run's events file"),
+        (sneaky.as_path(), "which is not a run's events file"),
+        (other_inbox.as_path(), "a run of another workspace"),
+    ] {
+        refused(emit(path), why);
+    }
+    assert_eq!(std::fs::read(&state).expect("state"), state_before);
+    let old_run = ws.path().join(".ralph/runs/20200101T000000Z/inbox.jsonl");
+    refused(emit(&old_run), "not the workspace's current one");
+    // The running run's own inbox still takes it, also named through `..`.
+    let roundabout = ws
+        .path()
+        .join("sub/..")
+        .join(inbox.strip_prefix(ws.path()).expect("inside"));
+    std::fs::create_dir_all(ws.path().join("sub")).expect("mkdir");
+    let (status, stderr) = emit(&roundabout);
+    let lines = inbox_lines(&inbox);
+    end_loop(&ws, child);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(
+        lines,
+        vec![serde_json::json!({"topic": "planted", "payload": "x"})]
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).expect("read"), "mine\n");
+    assert!(!other_inbox.exists());
+    assert!(!old_run.exists());
 }
 
 /// The inbox of the workspace's current run.

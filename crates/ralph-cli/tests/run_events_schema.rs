@@ -571,3 +571,18 @@ fn every_variant_the_types_can_make_matches_the_schema() {
             + hook_lines
     );
 }
+
+#[test]
+fn an_agent_that_cannot_start_ends_a_run_that_matches_the_schema() {
+    let ws = Workspace::new("cli:\n  backend: custom\n  command: ./agent.sh\n", "");
+    let agent = ws.path().join("agent.sh");
+    std::fs::write(&agent, "#!/nonexistent/interpreter\n").expect("write the agent");
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
+    assert_eq!(code, 1);
+    assert!(
+        kinds.contains("loop_finished/agent_cannot_start"),
+        "{kinds:?}"
+    );
+}

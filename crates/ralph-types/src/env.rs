@@ -1,6 +1,7 @@
 //! The environment variables ralph sets for the agents it starts: every `RALPH_*` name in
 //! one place, so the loop that sets them, the supervisor, `ralph emit` that reads one
-//! back and `docs/agents.md` that documents them agree. Set per agent run; the variables
+//! back and `docs/agents.md` that documents them agree. Set per agent run (a loop's gates
+//! and hooks get the run-wide ones too, hooks all but [`EVENTS_FILE`]); the variables
 //! of the user's environment pass through unchanged except `PATH`. [`CONFIG`] is the one
 //! name here that ralph reads from the user's environment instead.
 
@@ -11,11 +12,13 @@ pub const BIN: &str = "RALPH_BIN";
 /// agent; `ralph emit` appends to it.
 pub const EVENTS_FILE: &str = "RALPH_EVENTS_FILE";
 /// The id of the run (the name of its directory under `.ralph/runs/`). Set by `ralph run`
-/// for every agent.
+/// for every agent, gate and hook.
 pub const RUN_ID: &str = "RALPH_RUN_ID";
-/// The iteration's number, from 1. Set by `ralph run` for each iteration's agent.
+/// The iteration's number, from 1. Set by `ralph run` for each iteration's agent, its
+/// gates and its `*.iteration.start` hooks.
 pub const ITERATION: &str = "RALPH_ITERATION";
-/// The id of the hat the iteration runs. Set by `ralph run` for each iteration's agent.
+/// The id of the hat the iteration runs. Set by `ralph run` for each iteration's agent,
+/// its gates and its `*.iteration.start` hooks.
 pub const HAT: &str = "RALPH_HAT";
 /// The workspace the loop runs in (absolute). Set by `ralph run` for every agent, so
 /// `ralph tools …` finds the loop's files even from a subdirectory.
@@ -24,8 +27,8 @@ pub const WORKSPACE: &str = "RALPH_WORKSPACE";
 /// scripts (`cd "$RALPH_WORKSPACE_ROOT"`). Set wherever [`WORKSPACE`] is.
 pub const WORKSPACE_ROOT: &str = "RALPH_WORKSPACE_ROOT";
 /// The same as [`RUN_ID`], under ralph-orchestrator's name (its tasks' `loop_id` came
-/// from it, as ours come from the run id), kept for its prompts and scripts. Set
-/// wherever [`RUN_ID`] is set for an agent.
+/// from it, as ours come from the run id), kept for its prompts and scripts and its
+/// hooks'. Set wherever [`RUN_ID`] is (agents, gates and hooks of a loop).
 pub const LOOP_ID: &str = "RALPH_LOOP_ID";
 /// The name of the worktree loop (`ralph run --worktree=NAME`) the run belongs to, so a
 /// project can derive ports or database names per loop. Set by `ralph run` for every

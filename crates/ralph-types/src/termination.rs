@@ -35,6 +35,14 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// Why the child could not be started, when it could not.
+    pub fn start_failure(&self) -> Option<&SpawnFailure> {
+        match self {
+            Termination::FailedToStart { error } => Some(error),
+            _ => None,
+        }
+    }
+
     /// True for a clean exit and for a stop after the agent had finished.
     pub fn is_success(&self) -> bool {
         match self {
@@ -103,6 +111,10 @@ impl fmt::Display for Termination {
 pub struct SpawnFailure {
     pub program: String,
     pub kind: io::ErrorKind,
+    /// The system's error number, when the system gave one: `kind` does not tell every
+    /// cause apart (a file that is no program, ENOEXEC, has no kind of its own), and
+    /// the loop decides by it whether starting the agent again could go otherwise.
+    pub errno: Option<i32>,
     pub message: String,
 }
 
@@ -117,6 +129,7 @@ impl SpawnFailure {
         SpawnFailure {
             program: program.to_string_lossy().into_owned(),
             kind: error.kind(),
+            errno: error.raw_os_error(),
             message: format!("{error}{}", hint(program, dir, error)),
         }
     }
@@ -132,6 +145,7 @@ impl SpawnFailure {
         SpawnFailure {
             program: program.to_string_lossy().into_owned(),
             kind: error.kind(),
+            errno: error.raw_os_error(),
             message: format!(
                 "its working directory `{}` does not exist (any more?)",
                 dir.display()

@@ -1,21 +1,22 @@
 //! `ralph emit <topic> [payload] [--json]`: an agent publishes an event to its loop.
 //!
 //! The event goes to `$RALPH_EVENTS_FILE` (set by `ralph run` for the agent), else to
-//! the inbox of the workspace's current run. One complete line, one write (see
+//! the inbox of the workspace's current run; only ever to the inbox of the workspace's
+//! current run, and only while a loop runs there. One complete line, one write (see
 //! `ralph_core::inbox`). A short confirmation goes to stdout, which the agent sees as
 //! its tool's output.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path};
 use std::time::SystemTime;
 
 use ralph_core::event::event_from_args;
 use ralph_core::inbox;
-use ralph_core::store::{RUNS_DIR, RalphDir, unix_ms};
+use ralph_core::store::{INBOX_FILE, RALPH_DIR, RUNS_DIR, RalphDir, RunDir, unix_ms};
 use ralph_core::topic::misses_promise;
 
 use crate::cli::EmitArgs;
 use crate::diagnostic::diagnostic;
-use crate::error::CliError;
+use crate::error::{CliError, EventsFileMismatch};
 use crate::exit::CommandOutcome;
 
 pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
@@ -37,52 +38,33 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
             return Err(e.into());
         }
     };
-    let (path, dir) =
-        match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
-            Some(path) => {
-                let path = PathBuf::from(path);
-                let dir = ralph_dir_of_inbox(&path);
-                (path, dir)
-            }
-            None => {
-                let cwd = super::enclosing_workspace()?;
-                let dir = RalphDir::in_workspace(&cwd);
-                let run = dir
-                    .current_run()
-                    .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
-                    .ok_or(CliError::NoRunForEmit)?;
-                (run.inbox(), Some(dir))
-            }
-        };
+    let workspace = super::enclosing_workspace()?;
+    let dir = RalphDir::in_workspace(&workspace);
+    let run = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
+        Some(given) => given_run(Path::new(&given), &workspace, &dir)?,
+        None => dir
+            .current_run()
+            .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+            .ok_or(CliError::NoRunForEmit)?,
+    };
     // An event for a loop that has ended would sit in a finished run's inbox, unread,
     // while the agent (or person) is told it was published.
-    let mut running_loop = None;
-    if let Some(dir) = dir {
-        let running = dir
-            .loop_running()
-            .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
-        if !running {
-            return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
-        }
-        running_loop = Some(dir);
+    let running = dir
+        .loop_running()
+        .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
+    if !running {
+        return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
     }
+    let path = run.inbox();
     let append = || inbox::append(&path, &event, unix_ms(SystemTime::now()));
     match append() {
         // The agent deleted the run's directory (`git clean -fdx`, `rm -rf .ralph`)
         // while its loop runs: the loop recreates it when the agent exits, and reads
         // the new inbox from its start, so the event is put there now rather than lost.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && running_loop.is_some() => {
-            let run = running_loop
-                .as_ref()
-                .zip(path.parent().and_then(|p| p.file_name()?.to_str()))
-                .and_then(|(dir, id)| dir.run_even_if_gone(id));
-            match run {
-                Some(run) => run
-                    .ensure()
-                    .and_then(|_| append())
-                    .map_err(|e| CliError::io("append the event to", &path, e))?,
-                None => return Err(CliError::io("append the event to", &path, e)),
-            }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            run.ensure()
+                .and_then(|_| append())
+                .map_err(|e| CliError::io("append the event to", &path, e))?
         }
         result => result.map_err(|e| CliError::io("append the event to", &path, e))?,
     }
@@ -105,13 +87,75 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     Ok(CommandOutcome::Success)
 }
 
-/// The `.ralph/` directory an inbox belongs to, when it lies where `ralph run` puts one
-/// (`.ralph/runs/<id>/<inbox>`); `None` for an inbox somewhere else, which is trusted as
-/// given.
-fn ralph_dir_of_inbox(inbox: &Path) -> Option<RalphDir> {
-    let runs = inbox.parent()?.parent()?;
+/// The run whose inbox `$RALPH_EVENTS_FILE` names, when it is the events file of a run of this
+/// workspace (`<workspace>/.ralph/runs/<id>/inbox.jsonl`) and, if the workspace names a
+/// current run, of that one. The variable is anyone's to set (a cloned repository's
+/// tooling, an agent), so any other file is refused: `ralph emit` would otherwise append
+/// to whatever it names. The run's path is built from the workspace, not taken from the
+/// variable.
+fn given_run(given: &Path, workspace: &Path, dir: &RalphDir) -> Result<RunDir, CliError> {
+    let refused = |why: EventsFileMismatch| CliError::EventsFileElsewhere {
+        given: given.to_path_buf(),
+        ralph_dir: dir.path().to_path_buf(),
+        why,
+    };
+    let given_abs = std::path::absolute(given).map_err(|e| CliError::io("resolve", given, e))?;
+    let (given_workspace, id) =
+        inbox_parts(&given_abs).ok_or(refused(EventsFileMismatch::NotAnInbox))?;
+    if !same_dir(given_workspace, workspace) {
+        return Err(refused(EventsFileMismatch::OtherWorkspace));
+    }
+    let run = dir
+        .run_even_if_gone(id)
+        .ok_or(refused(EventsFileMismatch::NotAnInbox))?;
+    // The marker may be gone with `.ralph/` (an agent's `git clean`): the running loop
+    // recreates both, and the event is kept for it (see `run`).
+    let current = dir
+        .current_run()
+        .map_err(|e| CliError::io("read the current run of", dir.path(), e))?;
+    if let Some(current) = current
+        && current.id() != run.id()
+    {
+        return Err(refused(EventsFileMismatch::OldRun {
+            current: current.id().to_owned(),
+        }));
+    }
+    Ok(run)
+}
+
+/// The workspace and run id of `path` when it has the shape of a run's inbox,
+/// `<workspace>/.ralph/runs/<id>/inbox.jsonl` (read as written: a `..` among the last
+/// four parts is no run's inbox).
+fn inbox_parts(path: &Path) -> Option<(&Path, &str)> {
+    let name = |p: &Path| match p.components().next_back() {
+        Some(Component::Normal(name)) => Some(name.to_owned()),
+        _ => None,
+    };
+    let run = path.parent()?;
+    let runs = run.parent()?;
     let ralph = runs.parent()?;
     let workspace = ralph.parent()?;
-    let dir = RalphDir::in_workspace(workspace);
-    (runs.file_name()? == RUNS_DIR && dir.path() == ralph).then_some(dir)
+    let shaped = name(path)? == INBOX_FILE && name(runs)? == RUNS_DIR && name(ralph)? == RALPH_DIR;
+    let id = match run.components().next_back() {
+        Some(Component::Normal(id)) => id.to_str()?,
+        _ => return None,
+    };
+    shaped.then_some((workspace, id))
 }
+
+/// Whether `a` and `b` are the same directory: the same path, or the same inode (one
+/// reached through a link, or with `..` in it).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == b {
+        return true;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.is_dir() && (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "emit_tests.rs"]
+mod tests;

@@ -104,7 +104,8 @@ fn validate(args: &HooksValidateArgs) -> Result<CommandOutcome, CliError> {
 /// What `ralph doctor` says of the hooks a run would start (the section enabled, a phase
 /// ralph reaches): each whose command cannot start, as `validate` finds it. An error when
 /// its failure stops or holds the loop (`on_error: block` or `suspend`), so the run is
-/// not ready; a warning when it only warns.
+/// not ready; a warning when it only warns, or when what is missing is a file an earlier
+/// hook of the run may create.
 #[derive(Debug, Default)]
 pub(crate) struct StartProblems {
     pub(crate) errors: Vec<String>,
@@ -113,19 +114,41 @@ pub(crate) struct StartProblems {
 
 pub(crate) fn start_problems(hooks: &HooksConfig, workspace: &Path) -> StartProblems {
     let mut found = StartProblems::default();
-    if !hooks.enabled {
-        return found;
-    }
-    for (phase, hook) in hooks.all().filter(|(phase, _)| phase.fires()) {
-        let Some(problem) = problem(hook, workspace) else {
+    // The hook that runs last before each one, in the order a run meets them.
+    let mut before: Option<(HookPhase, &HookSpec)> = None;
+    let in_run_order = HookPhase::ALL
+        .into_iter()
+        .filter(|phase| phase.fires())
+        .flat_map(|phase| hooks.at(phase).map(move |hook| (phase, hook)));
+    for (phase, hook) in in_run_order {
+        let earlier = before.replace((phase, hook));
+        let Some(problem) = start_problem(hook, workspace) else {
             continue;
         };
-        let line = format!(
-            "hook `{}` ({}, on_error: {}) cannot start: {problem} (`ralph hooks validate` \
-             checks every hook)",
+        let what = format!(
+            "hook `{}` ({}, on_error: {})",
             hook.name,
             phase.name(),
             hook.on_error.name()
+        );
+        // A file missing now may be one an earlier hook writes (a setup hook that
+        // generates the checks): whether it will is that hook's secret, so this is said,
+        // not failed. Only a hook counts: an agent writing a hook's script is rare, and a
+        // typo in a late hook's path should still fail here.
+        if let (true, Some((earlier_phase, earlier))) = (problem.missing, earlier) {
+            found.warnings.push(format!(
+                "{what} cannot start now: {} (hook `{}` ({}) runs before it and may create \
+                 it; if nothing has by then, this hook fails to start; `ralph hooks validate` \
+                 checks every hook as things are now)",
+                problem.text,
+                earlier.name,
+                earlier_phase.name()
+            ));
+            continue;
+        }
+        let line = format!(
+            "{what} cannot start: {} (`ralph hooks validate` checks every hook)",
+            problem.text
         );
         match hook.on_error {
             OnError::Block | OnError::Suspend => found.errors.push(line),
@@ -135,14 +158,33 @@ pub(crate) fn start_problems(hooks: &HooksConfig, workspace: &Path) -> StartProb
     found
 }
 
+/// Why a hook could not start now.
+struct StartProblem {
+    text: String,
+    /// Its program or `cwd` is a path that does not exist (yet).
+    missing: bool,
+}
+
 /// Why `hook` could not start, if it could not.
 fn problem(hook: &HookSpec, workspace: &Path) -> Option<String> {
+    start_problem(hook, workspace).map(|p| p.text)
+}
+
+/// [`problem`], saying whether it is a path that is not there.
+fn start_problem(hook: &HookSpec, workspace: &Path) -> Option<StartProblem> {
+    let other = |text: String| StartProblem {
+        text,
+        missing: false,
+    };
     let cwd = hook
         .cwd
         .as_ref()
         .map_or_else(|| workspace.to_path_buf(), |c| workspace.join(c));
     if !cwd.is_dir() {
-        return Some(format!("its cwd `{}` is not a directory", cwd.display()));
+        return Some(StartProblem {
+            text: format!("its cwd `{}` is not a directory", cwd.display()),
+            missing: !cwd.exists(),
+        });
     }
     let program = match &hook.command {
         Invocation::Shell(_) => SHELL,
@@ -151,18 +193,23 @@ fn problem(hook: &HookSpec, workspace: &Path) -> Option<String> {
     if program.contains('/') {
         let path = cwd.join(program);
         return match std::fs::metadata(&path) {
-            Err(e) => Some(format!("`{}`: {e}", path.display())),
-            Ok(meta) if !meta.is_file() => Some(format!("`{}` is not a file", path.display())),
-            Ok(meta) if meta.permissions().mode() & 0o111 == 0 => Some(format!(
+            Err(e) => Some(StartProblem {
+                text: format!("`{}`: {e}", path.display()),
+                missing: e.kind() == std::io::ErrorKind::NotFound,
+            }),
+            Ok(meta) if !meta.is_file() => {
+                Some(other(format!("`{}` is not a file", path.display())))
+            }
+            Ok(meta) if meta.permissions().mode() & 0o111 == 0 => Some(other(format!(
                 "`{}` is not executable (chmod +x it)",
                 path.display()
-            )),
+            ))),
             Ok(_) => None,
         };
     }
     resolve_binary(program)
         .is_none()
-        .then(|| format!("`{program}` was not found on PATH"))
+        .then(|| other(format!("`{program}` was not found on PATH")))
 }
 
 fn resume() -> Result<CommandOutcome, CliError> {

@@ -104,6 +104,7 @@ impl<'a> Hooks<'a> {
         workspace: &Path,
         run_dir: &RunDir,
         max_iterations: u32,
+        run_env: &[(OsString, OsString)],
         news: SteerNews,
     ) -> Hooks<'a> {
         let ralph_dir = run_dir
@@ -116,9 +117,7 @@ impl<'a> Hooks<'a> {
             workspace: workspace.to_path_buf(),
             run_dir: run_dir.clone(),
             max_iterations,
-            env: std::iter::once((var::RUN_ID.into(), run_dir.id().into()))
-                .chain(super::worktree_env(workspace))
-                .collect(),
+            env: hook_env(run_env),
             signal: ResumeSignal::new(ralph_dir),
             metadata: Metadata::new(),
             runs: 0,
@@ -371,6 +370,13 @@ impl<'a> Hooks<'a> {
         let mut stdin = payload::build(&input).to_string().into_bytes();
         stdin.push(b'\n');
         let mut env = self.env.clone();
+        if let Some(hat) = boundary.hat {
+            // Only an iteration's own boundary has one: at the loop's end the last
+            // iteration is over, and an agent's `RALPH_ITERATION` names the one running.
+            let number = boundary.iteration.unwrap_or_default();
+            env.push((var::ITERATION.into(), number.to_string().into()));
+            env.push((var::HAT.into(), hat.into()));
+        }
         env.extend(hook.env.iter().map(|(k, v)| (k.into(), v.into())));
         let request = CommandRequest {
             invocation: hook.command.clone(),
@@ -517,6 +523,17 @@ impl<'a> Hooks<'a> {
         self.signal.clear()?;
         Ok(resumed)
     }
+}
+
+/// What a hook gets of the run's agent environment: everything but the inbox. A hook
+/// tells the loop what it found through its exit and `mutate`'s answer; an event it
+/// emitted would be read with the next agent's and pass as that agent's own.
+fn hook_env(run_env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    run_env
+        .iter()
+        .filter(|(name, _)| name != var::EVENTS_FILE)
+        .cloned()
+        .collect()
 }
 
 /// What to do after one run of a hook.

@@ -130,6 +130,7 @@ fn unrun_report(
         started_at_ms,
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(run.config, &run.workspace, run.run_dir.id()),
+        start_failure: None,
     }
 }
 

@@ -124,6 +124,7 @@ pub(crate) async fn drive(
         &run.workspace,
         &run.run_dir,
         max_iterations,
+        &env,
         run.steering.news().clone(),
     );
     hooks
@@ -393,6 +394,7 @@ async fn iterate(
         started_at_ms,
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
+        start_failure: agent_run.outcome.termination.start_failure().cloned(),
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     run.steering
@@ -422,6 +424,7 @@ async fn check(
     run.transcripts.wait();
     let mut env = env.to_vec();
     env.push((var::ITERATION.into(), iteration.number.to_string().into()));
+    env.push((var::HAT.into(), iteration.hat.clone().into()));
     let gates = GateRun {
         workspace: &run.workspace,
         iteration: Some(iteration.number),
@@ -508,9 +511,10 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
         .map_err(|e| CliError::io("save the run state to", run.run_dir.state(), e))
 }
 
-/// What every agent (and gate) of the run gets in its environment: how to reach ralph,
-/// the run's inbox, its completion promise, and which worktree loop it is; the run id
-/// and the workspace also under ralph-orchestrator's names, for its prompts and scripts.
+/// What every agent, gate and hook of the run gets in its environment (hooks all but the
+/// inbox, see `hooks::hook_env`): how to reach ralph, the run's inbox, its completion
+/// promise, and which worktree loop it is; the run id and the workspace also under
+/// ralph-orchestrator's names, for its prompts and scripts.
 fn agent_env(
     run_dir: &RunDir,
     workspace: &Path,

@@ -413,7 +413,7 @@ static MAIN_KEYS: &[Key] = &[
         Dump::Config(|c| c.event_loop.max_cost_usd.map(number)),
         Read::Layer(|dec, f, c| c.event_loop.max_cost_usd = dec.positive_number(f))),
     key(EventLoop, "max_consecutive_failures", Type::Count, value(d::FAILURES),
-        "Stop the loop after this many failed iterations in a row.",
+        "Stop the loop after this many failed iterations in a row (an agent the system will not start, not executable or its interpreter missing, stops it at the first).",
         Init::Default,
         Dump::Config(|c| Some(int(c.event_loop.max_consecutive_failures.into()))),
         Read::Layer(|dec, f, c| c.event_loop.max_consecutive_failures = read::count(dec, f))),

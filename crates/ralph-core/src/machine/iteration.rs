@@ -57,6 +57,9 @@ pub struct IterationReport {
     /// The run's tasks that are open or in progress (`id: title`), when `tasks.enabled`:
     /// a completion claim is refused while there are any.
     pub unfinished_tasks: Vec<String>,
+    /// Why the agent could not be started, when it could not (`Termination::start_failure`):
+    /// a cause that lasts stops the loop at once (`start_failure`).
+    pub start_failure: Option<ralph_types::SpawnFailure>,
 }
 
 /// One line of the history log: an iteration, as recorded.

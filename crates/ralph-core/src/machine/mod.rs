@@ -21,7 +21,8 @@
 //!
 //! Stop reasons, checked after each iteration in this order: interrupted, completed
 //! (which beats every limit reached in the same iteration, including the last allowed
-//! one), cost, runtime, consecutive failures, invalid inbox lines, stale loop (the same
+//! one), an agent that cannot be started (`start_failure`), cost, runtime, consecutive
+//! failures, invalid inbox lines, stale loop (the same
 //! event [`STALE_REPEATS`] times in a row), iterations.
 
 mod completion;
@@ -36,6 +37,7 @@ mod publish;
 mod rate_limit;
 mod refusal;
 mod route;
+mod start_failure;
 mod state;
 mod tasks_check;
 mod usage;
@@ -342,6 +344,7 @@ impl Machine {
         }
         self.account(&iteration, &report, runs_again);
         let plan = self.gate_plan(&iteration, &report);
+        let cannot_start = self.cannot_start(&iteration, &report);
         let (events, invalid_lines) = self.read_inbox(report.inbox);
 
         let default = (self.rules.hat(&iteration.hat)).and_then(|h| h.default_publishes.clone());
@@ -417,6 +420,9 @@ impl Machine {
                     .push_front(Event::with_text(TASK_RESUME, payload));
                 self.notices.push(Notice::CompletionRefused { missing });
             }
+        }
+        if self.state.end.is_none() {
+            self.state.end = cannot_start;
         }
         if self.state.end.is_none() {
             self.state.end = self.limit_after_iteration(&report.outcome);

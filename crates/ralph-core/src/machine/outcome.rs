@@ -203,6 +203,13 @@ pub enum StopReason {
         phase: String,
         why: String,
     },
+    /// The hat's agent could not be started, for a cause that starting it again would
+    /// meet again (not executable, no program, its interpreter missing).
+    AgentCannotStart {
+        hat: String,
+        backend: String,
+        why: String,
+    },
 }
 
 /// What a stop reason means for the exit code (mapped in one place, by the CLI).
@@ -248,6 +255,11 @@ impl StopReason {
                 phase: "pre.loop.start".into(),
                 why: "exit code 1".into(),
             },
+            StopReason::AgentCannotStart {
+                hat: "builder".into(),
+                backend: "custom".into(),
+                why: "could not start `./agent.sh`: Permission denied (os error 13)".into(),
+            },
         ];
         for reason in &all {
             match reason {
@@ -259,7 +271,8 @@ impl StopReason {
                 | StopReason::ConsecutiveFailures { .. }
                 | StopReason::InvalidEvents { .. }
                 | StopReason::Interrupted
-                | StopReason::HookBlocked { .. } => {}
+                | StopReason::HookBlocked { .. }
+                | StopReason::AgentCannotStart { .. } => {}
             }
         }
         all
@@ -270,7 +283,8 @@ impl StopReason {
             StopReason::Completed { .. } => EndClass::Completed,
             StopReason::ConsecutiveFailures { .. }
             | StopReason::InvalidEvents { .. }
-            | StopReason::HookBlocked { .. } => EndClass::Failed,
+            | StopReason::HookBlocked { .. }
+            | StopReason::AgentCannotStart { .. } => EndClass::Failed,
             StopReason::MaxIterations { .. }
             | StopReason::MaxRuntime { .. }
             | StopReason::MaxCost { .. }
@@ -291,6 +305,7 @@ impl StopReason {
             StopReason::InvalidEvents { .. } => "invalid_events",
             StopReason::Interrupted => "interrupted",
             StopReason::HookBlocked { .. } => "hook_blocked",
+            StopReason::AgentCannotStart { .. } => "agent_cannot_start",
         }
     }
 }
@@ -348,6 +363,12 @@ impl fmt::Display for StopReason {
             StopReason::HookBlocked { hook, phase, why } => {
                 write!(f, "hook `{hook}` ({phase}) blocked the loop: {why}")
             }
+            StopReason::AgentCannotStart { hat, backend, why } => write!(
+                f,
+                "the agent of hat `{hat}` ({backend}) cannot be started: {why}; starting it \
+                 again would fail the same way, so the loop stopped at once (fix it, then \
+                 `ralph run --continue` goes on)"
+            ),
         }
     }
 }

@@ -130,6 +130,7 @@ fn stop_reasons_map_to_end_classes() {
             EndClass::Failed,
             EndClass::Interrupted,
             EndClass::Failed,
+            EndClass::Failed,
         ]
     );
 }

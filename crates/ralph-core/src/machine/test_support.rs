@@ -107,6 +107,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         fallback: 0,
         gates: vec![],
         unfinished_tasks: vec![],
+        start_failure: None,
     }
 }
 

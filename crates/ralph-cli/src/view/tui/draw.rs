@@ -106,8 +106,13 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     } else {
         clock(elapsed)
     };
-    let cost = header_cost(model);
-    let tokens = match TokenCount::of(model.totals.tokens.sum(), model.totals.tokens_complete) {
+    // The totals count finished iterations only: an iteration's cost and tokens are
+    // known when it ends (a custom agent's cost never). While one runs, they are the
+    // least the run has used, and say so.
+    let running = model.finished.is_none() && model.live().is_some_and(|it| it.outcome.is_none());
+    let cost = header_cost(model, running);
+    let tokens_complete = model.totals.tokens_complete && !running;
+    let tokens = match TokenCount::of(model.totals.tokens.sum(), tokens_complete) {
         TokenCount::Unknown => "tokens unknown".to_owned(),
         count => format!("{} tokens", count.cell(|n| n.to_string())),
     };
@@ -137,11 +142,13 @@ fn header_model(model: &RunModel) -> Option<&str> {
 
 /// The run's cost against its limit, saying how sure it is as the line view does: `$0.42`,
 /// `at least $0.42` when some iteration's cost is unknown, `cost unknown` when none is
-/// known (an agent that reports no cost is not free).
-fn header_cost(model: &RunModel) -> String {
+/// known (an agent that reports no cost is not free); never exact while an iteration is
+/// `running`, whose cost is not in the totals yet.
+fn header_cost(model: &RunModel, running: bool) -> String {
     let totals = &model.totals;
+    let exact = totals.cost_complete && !running;
     let Some(max) = model.max_cost_usd else {
-        return match (totals.cost_complete, totals.cost_usd == 0.0) {
+        return match (exact, totals.cost_usd == 0.0) {
             (true, _) => format!("${:.2}", totals.cost_usd),
             (false, true) => "cost unknown".to_owned(),
             (false, false) => format!("at least ${:.2}", totals.cost_usd),
@@ -154,7 +161,7 @@ fn header_cost(model: &RunModel) -> String {
         .split_once('.')
         .map_or(2, |(_, decimals)| decimals.len())
         .clamp(2, 4);
-    match (totals.cost_complete, totals.cost_usd == 0.0) {
+    match (exact, totals.cost_usd == 0.0) {
         (true, _) => format!("${:.places$}/{limit}", totals.cost_usd),
         (false, true) => format!("cost unknown (limit {limit})"),
         (false, false) => format!("at least ${:.places$}/{limit}", totals.cost_usd),

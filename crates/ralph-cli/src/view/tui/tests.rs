@@ -35,6 +35,10 @@ mod export_safety;
 #[path = "limits_tests.rs"]
 mod limits;
 
+// The header's cost: how sure it is, before, while and after an iteration runs.
+#[path = "cost_tests.rs"]
+mod cost;
+
 /// Scrolling and searching a long iteration: beside this file.
 #[path = "window_tests.rs"]
 mod window;
@@ -341,42 +345,6 @@ fn help_shows_every_key_whole() {
         assert!(shown.contains(&line), "{line}\n{shown}");
     }
     assert!(shown.contains("Ctrl-C") && shown.contains("Esc"), "{shown}");
-}
-
-/// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
-#[test]
-fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
-    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
-    model.max_cost_usd = Some(0.001);
-    model.totals.cost_usd = 0.0051;
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    // Spent to the limit's places: compared at a glance.
-    assert!(shown.contains(" $0.005/$0.001 "), "{shown}");
-    model.max_cost_usd = Some(5.0);
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
-}
-
-/// A run whose agent reports no cost is not said to cost nothing; one where some
-/// iteration's cost is unknown says the least it cost, as the line view does.
-#[test]
-fn the_header_says_when_the_cost_is_unknown() {
-    let mut model = one_iteration("custom", "builder", "pi/anthropic/text.jsonl");
-    model.totals.cost_complete = false;
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(
-        shown.contains(" · cost unknown (limit $5.00) · "),
-        "{shown}"
-    );
-    model.totals.cost_usd = 0.25;
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · at least $0.25/$5.00 · "), "{shown}");
-    model.max_cost_usd = None;
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · at least $0.25 · "), "{shown}");
-    model.totals.cost_usd = 0.0;
-    let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · cost unknown · "), "{shown}");
 }
 
 /// Every size from one cell up, with help open and scrolled back: nothing panics.

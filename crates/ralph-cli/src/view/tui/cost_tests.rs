@@ -1,0 +1,78 @@
+//! The header's cost and tokens as the full-screen view shows them: exact only when
+//! every iteration's are known and none is running, in the line view's words.
+
+use super::*;
+
+/// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
+#[test]
+fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    model.max_cost_usd = Some(0.001);
+    model.totals.cost_usd = 0.0051;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    // Spent to the limit's places: compared at a glance.
+    assert!(shown.contains(" $0.005/$0.001 "), "{shown}");
+    model.max_cost_usd = Some(5.0);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
+}
+
+/// A run whose agent reports no cost is not said to cost nothing; one where some
+/// iteration's cost is unknown says the least it cost, as the line view does.
+#[test]
+fn the_header_says_when_the_cost_is_unknown() {
+    let mut model = one_iteration("custom", "builder", "pi/anthropic/text.jsonl");
+    model.totals.cost_complete = false;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(
+        shown.contains(" · cost unknown (limit $5.00) · "),
+        "{shown}"
+    );
+    model.totals.cost_usd = 0.25;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25/$5.00 · "), "{shown}");
+    model.max_cost_usd = None;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · at least $0.25 · "), "{shown}");
+    model.totals.cost_usd = 0.0;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · cost unknown · "), "{shown}");
+}
+
+/// A custom agent reports no cost: while its first iteration runs, nothing is known
+/// yet, and the header does not say the run has cost nothing (it said `$0.00`).
+#[test]
+fn a_custom_agents_first_iteration_is_not_said_to_cost_nothing() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    let shown = screen(&model, &mut App::new(true), 80, 8);
+    insta::assert_snapshot!("custom_first_iteration_80x8", shown);
+    assert!(
+        shown.contains(" · cost unknown (limit $5.00) · "),
+        "{shown}"
+    );
+    assert!(!shown.contains("$0.00/"), "{shown}");
+    // Nor that it used no tokens: none are counted until the iteration ends.
+    assert!(shown.contains(" · tokens unknown"), "{shown}");
+    model.max_cost_usd = None;
+    let shown = screen(&model, &mut App::new(true), 80, 8);
+    assert!(shown.contains(" · cost unknown · "), "{shown}");
+}
+
+/// Once no iteration runs, known costs are the run's cost; while the next one runs they
+/// are the least it has cost.
+#[test]
+fn the_cost_is_exact_between_iterations_and_a_floor_during_one() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    model.max_cost_usd = None;
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · $0.01 · 1500 tokens"), "{shown}");
+    iteration_started(&mut model, 2, "builder", "pi");
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(
+        shown.contains(" · at least $0.01 · ≥1500 tokens"),
+        "{shown}"
+    );
+}
