@@ -13,10 +13,12 @@ pub(crate) fn diagnostic(message: std::fmt::Arguments<'_>) {
         return;
     }
     // After what the views wrote before it: they write through a thread of their own.
-    crate::view::stdout_relay::settle();
+    // Locked first: two messages at once each make room in turn.
     let mut stderr = io::stderr().lock();
-    crate::view::term::status::erase_before_diagnostic(&mut stderr);
-    let _ = writeln!(stderr, "ralph: {}", visible(&message));
+    crate::view::stdout_relay::beside_stdout(|end| {
+        crate::view::term::status::make_room(&mut stderr, end);
+        let _ = writeln!(stderr, "ralph: {}", visible(&message));
+    });
 }
 
 /// Says that a lock is being waited for, who holds it when that is known, and for how

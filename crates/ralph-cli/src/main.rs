@@ -54,6 +54,8 @@ fn main() -> ExitCode {
     // memories says so, instead of hanging without a word.
     ralph_core::file_lock::on_lock_wait(diagnostic::lock_wait);
     let result = commands::run(cli);
+    // The message of a Ctrl-C the run just ended on, which its own thread writes.
+    run::signals::wait_said();
     // What the run's views still hold for a slow reader of stdout.
     view::stdout_relay::finish();
     match result {

@@ -10,9 +10,14 @@
 //! output, whose pipe is always ready) or blocked (on a stdout nobody reads, see
 //! `view/stdout_relay.rs`). A task would see the signal only when that thread got to it;
 //! the thread raises the stop at once, and the loop's wait for it wakes.
+//!
+//! The message is written after the stop is raised (a stderr that blocks must not hold
+//! up the stop), so a loop that ends at once could reach ralph's exit before it is out;
+//! the exit waits for it ([`wait_said`]).
 
 use std::io;
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
 use ralph_agent::{Running, StopController, StopLevel};
@@ -22,6 +27,14 @@ use signal_hook::iterator::Signals;
 use crate::diagnostic::diagnostic;
 use crate::view::stdout_relay;
 use crate::view::stopping::stop_message;
+
+/// Stop signals taken whose message is not yet written.
+static SAYING: AtomicUsize = AtomicUsize::new(0);
+/// How long ralph's exit waits for a signal's message: one written to a terminal takes
+/// far less; a stderr that does not take it is not waited for longer.
+const SAY_WAIT: Duration = Duration::from_secs(1);
+/// How often that wait looks.
+const SAY_POLL: Duration = Duration::from_millis(5);
 
 /// Which signal asked ralph to stop: the message says how to insist in the same way.
 #[derive(Clone, Copy, Debug)]
@@ -74,12 +87,41 @@ fn install_saying(
                     SIGHUP => Which::Hangup,
                     _ => Which::Interrupt,
                 };
-                let (level, what) = controller.interrupt_stopping(Instant::now());
-                stdout_relay::stop_signal();
-                if let Some(message) = say(level, what, &which.again_hint()) {
-                    diagnostic(format_args!("{message}"));
-                }
+                take(&controller, which, &say);
             }
         })?;
     Ok(())
 }
+
+/// One stop signal: raises the stop, then says what it stops.
+fn take(
+    controller: &StopController,
+    which: Which,
+    say: &impl Fn(StopLevel, Option<Running>, &str) -> Option<String>,
+) {
+    // Counted before the stop is raised: whatever ends because of it finds it counted.
+    SAYING.fetch_add(1, Ordering::SeqCst);
+    let (level, what) = controller.interrupt_stopping(Instant::now());
+    stdout_relay::stop_signal();
+    if let Some(message) = say(level, what, &which.again_hint()) {
+        diagnostic(format_args!("{message}"));
+    }
+    SAYING.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Before ralph exits: waits (at most [`SAY_WAIT`]) until the message of every stop
+/// signal taken is written. False when one still is not.
+pub(crate) fn wait_said() -> bool {
+    let until = Instant::now() + SAY_WAIT;
+    while SAYING.load(Ordering::SeqCst) > 0 {
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(SAY_POLL);
+    }
+    true
+}
+
+#[cfg(test)]
+#[path = "signals_tests.rs"]
+mod tests;

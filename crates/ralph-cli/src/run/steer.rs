@@ -265,7 +265,12 @@ impl Steering {
         for line in unread.iter().chain(&carried) {
             self.news.shared.log(line);
         }
+        // Taken under the book's lock: every message the watcher took before the requeue
+        // looked is said before it. One it handed to the agent as the turn ended (after
+        // the loop's last report) is then received before it is unread.
+        let taken = self.news.take_notes();
         drop(book);
+        show_notes(taken, &mut |event| observer.observe(event));
         report_requeued(unread, carried, observer);
     }
 
@@ -290,17 +295,11 @@ impl SteerNews {
     /// Reports what the watcher took since the last call: `steer_received` (and, for a
     /// message the agent took, `steer_delivered`); problems go to stderr.
     pub(crate) fn report(&self, observe: &mut dyn FnMut(&RunEvent<'_>)) {
-        let notes = std::mem::take(&mut *lock(&self.shared.notes));
-        for note in notes {
-            match note {
-                Note::Taken {
-                    id,
-                    message,
-                    answer,
-                } => report_taken(&id, &message, &answer, observe),
-                Note::Problem(text) => diagnostic(format_args!("warning: {text}")),
-            }
-        }
+        show_notes(self.take_notes(), observe);
+    }
+
+    fn take_notes(&self) -> Vec<Note> {
+        std::mem::take(&mut *lock(&self.shared.notes))
     }
 
     /// Awaits `work` (a wait, a gate, a hook) with `observer` ticked and told of
@@ -341,6 +340,21 @@ impl SteerNews {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Reports what the watcher took: `steer_received` (and, for a message the agent took,
+/// `steer_delivered`); problems go to stderr.
+fn show_notes(notes: Vec<Note>, observe: &mut dyn FnMut(&RunEvent<'_>)) {
+    for note in notes {
+        match note {
+            Note::Taken {
+                id,
+                message,
+                answer,
+            } => report_taken(&id, &message, &answer, observe),
+            Note::Problem(text) => diagnostic(format_args!("warning: {text}")),
         }
     }
 }

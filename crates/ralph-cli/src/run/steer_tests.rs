@@ -235,3 +235,36 @@ fn what_a_prompt_that_could_not_start_carried_is_queued_again_with_a_notice() {
     );
     steering.finish(&mut |_| {});
 }
+
+/// The watcher hands a message to the agent as its turn ends, and notes it for the loop;
+/// the loop is already past its last report of the turn and finds the message unread.
+/// The run's events must still say it was received before they say it was not read.
+#[test]
+fn a_message_handed_over_as_the_turn_ends_is_reported_received_before_unread() {
+    let (_dir, run, mut steering) = watched_run();
+    steering.start_iteration(1, &mut Seen::default());
+    // The agent showed its prompt: what it shows after that is what it read.
+    steering.shown_user_message();
+    steering.slot().set(Arc::new(Target {
+        takes: true,
+        got: Mutex::new(Vec::new()),
+    }));
+    // Answered: the watcher took it, and its note waits for the loop's next report.
+    assert_eq!(
+        steer(&run, "1-1-1", "one more thing", false),
+        SteerAnswer::MidTurn {
+            iteration: 1,
+            to: "test agent mid-turn".into()
+        }
+    );
+    steering.slot().clear();
+    let mut seen = Seen::default();
+    steering.after_agent(&IterationOutcome::Succeeded, &mut seen);
+    assert_eq!(
+        types(&seen),
+        vec!["steer_received", "steer_delivered", "notice"]
+    );
+    assert_eq!(seen.0[2]["notice"], "steer_unread");
+    assert_eq!(seen.0[2]["id"], seen.0[0]["id"]);
+    steering.finish(&mut |_| {});
+}

@@ -18,6 +18,13 @@
 //!   only while the reader makes progress ([`EXIT_GRACE`]), and not at all after a second
 //!   signal: the rest is then left unwritten, and stderr says so (the run's records under
 //!   `.ralph/` have everything).
+//!
+//! A message on stderr shares the terminal with this output ([`beside_stdout`]): it comes
+//! after what was written before it, and makes room as the line written last needs (a
+//! status line erased, an open line ended). That line is the one the relay has written,
+//! not the one the view has queued: the view's thread moves on while the relay writes, and
+//! a message from another thread (Ctrl-C's) that looked at the view's state could end a
+//! line not yet on the screen, or skip erasing a status line that still is.
 
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Write};
@@ -26,6 +33,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::diagnostic::diagnostic;
+use crate::view::term::status::{self, LineEnd};
 
 /// The most output held for a reader that pauses before the views wait for it.
 pub(crate) const QUEUE_BYTES: usize = 16 << 20;
@@ -36,7 +44,8 @@ const WAIT_POLL: Duration = Duration::from_millis(50);
 /// After a stop, how long ralph waits at its end for a reader that takes nothing.
 pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How long a message for stderr waits for the output before it to reach a terminal
-/// ([`settle`]): a terminal takes it at once; one stopped with Ctrl-S is not waited for.
+/// ([`beside_stdout`]): a terminal takes it at once; one stopped with Ctrl-S is not waited
+/// for.
 const SETTLE_WAIT: Duration = Duration::from_millis(200);
 
 /// SIGINT, SIGTERM and SIGHUP received ([`stop_signal`]).
@@ -48,7 +57,8 @@ pub(crate) struct RelayedStdout;
 
 impl Write for RelayedStdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        stdout_relay().push(buf, &|| SIGNALS.load(Ordering::Relaxed))
+        // The view set where its write leaves the line just before it wrote, on this thread.
+        stdout_relay().push(buf, status::line_end(), &|| SIGNALS.load(Ordering::Relaxed))
     }
 
     /// The relay writes as soon as it can: there is nothing to wait for here.
@@ -70,14 +80,18 @@ pub(crate) fn stop_signal() {
     }
 }
 
-/// Before a message on stderr, when stdout is the same terminal: waits (briefly) until
-/// what the views wrote before it is on the screen, so the message comes after it, as
-/// when they wrote it themselves, and the status line it erases is one already drawn.
-pub(crate) fn settle() {
-    if let Some(relay) = STDOUT.get()
-        && io::stdout().is_terminal()
-    {
-        relay.wait_written(SETTLE_WAIT);
+/// Writes a message on stderr with `write`, which is told where the output on the screen
+/// left its line (to make room, [`status::make_room`]). When stdout and stderr are the
+/// same terminal, waits (briefly) until what the views wrote before it is on the screen,
+/// so the message comes after it, as when they wrote it themselves; and the relay writes
+/// nothing while `write` runs, so that line is still the last one.
+pub(crate) fn beside_stdout(write: impl FnOnce(LineEnd)) {
+    match STDOUT.get() {
+        Some(relay) if io::stdout().is_terminal() && io::stderr().is_terminal() => {
+            relay.beside(SETTLE_WAIT, write);
+        }
+        // The screen is not shared: nothing to wait for, no room to make.
+        _ => write(LineEnd::Start),
     }
 }
 
@@ -101,11 +115,17 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    queue: VecDeque<Vec<u8>>,
+    /// What waits to be written, each with where it leaves the line.
+    queue: VecDeque<(Vec<u8>, LineEnd)>,
     /// Bytes queued or being written.
     held: usize,
     /// Bytes written so far: the reader's progress.
     written: u64,
+    /// Where what was written so far leaves the line.
+    screen: LineEnd,
+    /// Messages being written on stderr beside the output ([`StdoutRelay::beside`]):
+    /// nothing more is written meanwhile.
+    pauses: usize,
     /// The write that failed (the reader closed the pipe): nothing more is written.
     failed: Option<io::ErrorKind>,
     /// Given up at the end: what comes is dropped.
@@ -145,8 +165,14 @@ impl StdoutRelay {
         StdoutRelay { shared }
     }
 
-    /// Queues `buf`, waiting while the queue is full unless `signals` counts a stop.
-    pub(crate) fn push(&self, buf: &[u8], signals: &dyn Fn() -> usize) -> io::Result<usize> {
+    /// Queues `buf`, which leaves the line as `end` says, waiting while the queue is full
+    /// unless `signals` counts a stop.
+    pub(crate) fn push(
+        &self,
+        buf: &[u8],
+        end: LineEnd,
+        signals: &dyn Fn() -> usize,
+    ) -> io::Result<usize> {
         let mut state = self.shared.state();
         loop {
             if let Some(kind) = state.failed {
@@ -172,22 +198,41 @@ impl StdoutRelay {
             }
             state = self.shared.wait(state, WAIT_POLL);
         }
-        state.queue.push_back(buf.to_vec());
+        state.queue.push_back((buf.to_vec(), end));
         state.held += buf.len();
         self.shared.changed.notify_all();
         Ok(buf.len())
     }
 
-    /// Waits until everything queued is written, or it cannot be, or `most` passed.
-    fn wait_written(&self, most: Duration) {
+    /// Waits until everything queued is written, or it cannot be, or `most` passed;
+    /// returns with the state locked.
+    fn wait_written(&self, most: Duration) -> MutexGuard<'_, State> {
         let until = Instant::now() + most;
         let mut state = self.shared.state();
         while state.held > 0 && state.failed.is_none() && !state.abandoned {
             let Some(left) = until.checked_duration_since(Instant::now()) else {
-                return;
+                break;
             };
             state = self.shared.wait(state, left.min(WAIT_POLL));
         }
+        state
+    }
+
+    /// Runs `write` (a message on stderr) once what was queued is written (waiting at
+    /// most `most`), telling it where that leaves the line, with the relay holding back
+    /// what comes meanwhile; the message then ends on a line of its own.
+    fn beside(&self, most: Duration, write: impl FnOnce(LineEnd)) {
+        let end = {
+            // Under the same lock as the wait: no chunk starts in between.
+            let mut state = self.wait_written(most);
+            state.pauses += 1;
+            std::mem::take(&mut state.screen)
+        };
+        // Not under the lock: a slow stderr must not hold up the views' writes.
+        write(end);
+        let mut state = self.shared.state();
+        state.pauses -= 1;
+        self.shared.changed.notify_all();
     }
 
     /// The error of the write that failed, if one did.
@@ -203,14 +248,15 @@ impl StdoutRelay {
     /// one, only while the reader takes something at least every `grace`; after two, not
     /// at all. What is left is then dropped, and stderr says how much.
     pub(crate) fn finish(&self, signals: &dyn Fn() -> usize, grace: Duration) {
-        let mut state = self.shared.state();
-        if state.dropped > 0 {
+        let dropped = self.shared.state().dropped;
+        // Said without the lock: a message on stderr waits for this relay.
+        if dropped > 0 {
             diagnostic(format_args!(
-                "stdout was not being read after the stop: {} bytes of output were dropped \
-                 (the run's records under .ralph/ have everything)",
-                state.dropped
+                "stdout was not being read after the stop: {dropped} bytes of output were \
+                 dropped (the run's records under .ralph/ have everything)"
             ));
         }
+        let mut state = self.shared.state();
         let mut progress = (state.written, Instant::now());
         while state.held > 0 && state.failed.is_none() {
             if state.written != progress.0 {
@@ -218,13 +264,14 @@ impl StdoutRelay {
             }
             let stalled = progress.1.elapsed() >= grace;
             if signals() >= 2 || (signals() == 1 && stalled) {
-                diagnostic(format_args!(
-                    "stdout is not being read: {} bytes of output were left unwritten (the \
-                     run's records under .ralph/ have everything)",
-                    state.held
-                ));
+                let held = state.held;
                 state.abandoned = true;
                 state.queue.clear();
+                drop(state);
+                diagnostic(format_args!(
+                    "stdout is not being read: {held} bytes of output were left unwritten \
+                     (the run's records under .ralph/ have everything)"
+                ));
                 return;
             }
             state = self.shared.wait(state, WAIT_POLL);
@@ -241,7 +288,9 @@ fn write_out<W: Write>(shared: &Shared, mut out: W) {
                 if state.abandoned {
                     return;
                 }
-                if let Some(chunk) = state.queue.pop_front() {
+                if state.pauses == 0
+                    && let Some(chunk) = state.queue.pop_front()
+                {
                     break chunk;
                 }
                 state = (shared.changed)
@@ -249,8 +298,10 @@ fn write_out<W: Write>(shared: &Shared, mut out: W) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         };
+        let (chunk, end) = chunk;
         let written = out.write_all(&chunk).and_then(|()| out.flush());
         let mut state = shared.state();
+        state.screen = end;
         state.held = state.held.saturating_sub(chunk.len());
         state.written += chunk.len() as u64;
         if let Err(e) = written {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use ralph_test_support::RunFiles;
 use serde_json::Value;
 
+pub mod stderr_watch;
 pub mod tmux;
 
 /// How long any ralph run in these tests may take before the test gives up on it. Only

@@ -9,10 +9,9 @@ use nix::fcntl::{Flock, FlockArg};
 use nix::sys::signal::Signal;
 
 use super::common::code;
+use super::common::stderr_watch::StderrWatch;
 use super::{COMMIT_OWN_FILE, git, repo, row, stderr, worktrees};
 
-/// Past the wait's notice (2 s).
-const NOTICED_AFTER: Duration = Duration::from_secs(3);
 /// How soon ralph must end once stopped: a blocking wait would last as long as the lock
 /// is held (the whole test).
 const STOPPED_WITHIN: Duration = Duration::from_secs(10);
@@ -29,13 +28,16 @@ fn ctrl_c_ends_a_landing_s_wait_for_the_repository_lock_which_is_told() {
         .open(ws.path().join(".git/ralph/worktrees.lock"))
         .unwrap();
     let held = Flock::lock(lock, FlockArg::LockExclusiveNonblock).unwrap();
-    let child = ws.start(&["runs", "land", "one", "--check", "true"]);
-    std::thread::sleep(NOTICED_AFTER);
+    let mut child = ws.start(&["runs", "land", "one", "--check", "true"]);
+    // Stopped once it tells the wait (not after a fixed time: on a busy machine ralph may
+    // not have reached the lock by then).
+    let told = StderrWatch::take(&mut child);
+    told.wait_for("waiting for another ralph command");
     let stopped = Instant::now();
     let out = ws.stop(child, Signal::SIGINT);
     let took = stopped.elapsed();
     drop(held);
-    let err = stderr(&out);
+    let err = told.all();
     assert!(took < STOPPED_WITHIN, "stopped after {took:?}: {err}");
     assert_eq!(code(out.status), 130, "{err}");
     assert!(err.contains("waiting for another ralph command"), "{err}");

@@ -3,10 +3,12 @@
 //! waiting for the model). It lives on the empty line under the last output and is
 //! erased before anything else is written there, so it never ends up in the scrollback.
 //!
-//! Diagnostics on stderr share the screen: [`erase_before_diagnostic`] clears the status
-//! line first, so a message never lands after the spinner on the same line.
+//! Diagnostics on stderr share the screen: [`make_room`] clears the status line first, so
+//! a message never lands after the spinner on the same line. What is on the screen is what
+//! the stdout relay has written, not what the view has queued: the relay tags each chunk
+//! with the view's [`line_end`] and keeps the one of the last chunk written.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -32,12 +34,24 @@ const ELLIPSIS_COLUMNS: usize = 1;
 /// Returns to the start of the line and clears it.
 pub(crate) const ERASE: &str = "\r\x1b[2K";
 
-/// Whether a status line is on the screen now (for [`erase_before_diagnostic`]).
+/// Whether the text view's last write left a status line (for [`line_end`]).
 static SHOWN: AtomicBool = AtomicBool::new(false);
 
-/// Whether the last thing the text view wrote on a terminal left its line open (an
-/// agent's answer mid-sentence), for [`erase_before_diagnostic`].
+/// Whether the text view's last write left its line open (an agent's answer
+/// mid-sentence), for [`line_end`].
 static MID_LINE: AtomicBool = AtomicBool::new(false);
+
+/// Where output on a terminal left the cursor's line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum LineEnd {
+    /// At the start of an empty line.
+    #[default]
+    Start,
+    /// After text that has not ended its line (an agent's answer mid-sentence).
+    Open,
+    /// After the status line, which is erased, not ended.
+    Status,
+}
 
 /// Records whether a status line is on the screen.
 pub(crate) fn set_shown(shown: bool) {
@@ -49,18 +63,29 @@ pub(crate) fn set_mid_line(mid_line: bool) {
     MID_LINE.store(mid_line, Ordering::Relaxed);
 }
 
-/// Makes room for a diagnostic written to stderr on the same terminal: clears the status
-/// line, if one is shown (it is redrawn at the next tick, under the message), or ends the
-/// agent's unfinished line, so the message never starts glued to it (Ctrl-C mid-answer).
-pub(crate) fn erase_before_diagnostic(stderr: &mut impl Write) {
-    if !std::io::stderr().is_terminal() {
-        return;
+/// Where the text view's last write leaves the line. Read by the stdout relay as the
+/// write is queued (on the view's thread, right after the view set it), to tag the chunk.
+pub(crate) fn line_end() -> LineEnd {
+    if SHOWN.load(Ordering::Relaxed) {
+        LineEnd::Status
+    } else if MID_LINE.load(Ordering::Relaxed) {
+        LineEnd::Open
+    } else {
+        LineEnd::Start
     }
-    if SHOWN.swap(false, Ordering::Relaxed) {
-        let _ = stderr.write_all(ERASE.as_bytes());
-    } else if MID_LINE.swap(false, Ordering::Relaxed) {
-        let _ = stderr.write_all(b"\n");
-    }
+}
+
+/// Makes room for a diagnostic written to stderr on the same terminal, whose output so
+/// far ends as `end` says: clears the status line (it is redrawn at the next tick, under
+/// the message), or ends the agent's unfinished line, so the message never starts glued
+/// to it (Ctrl-C mid-answer).
+pub(crate) fn make_room(stderr: &mut impl Write, end: LineEnd) {
+    let room: &[u8] = match end {
+        LineEnd::Start => b"",
+        LineEnd::Open => b"\n",
+        LineEnd::Status => ERASE.as_bytes(),
+    };
+    let _ = stderr.write_all(room);
 }
 
 /// The status line's text (no styles), at most `columns - 1` terminal columns wide so it
