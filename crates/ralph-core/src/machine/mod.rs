@@ -11,8 +11,9 @@
 //!    (events no hat triggers on go to the default hat, [`DEFAULT_HAT`]); with nothing
 //!    pending, ralph publishes `task.resume` for it; a hat at its `max_activations`
 //!    gets no more iterations: its events are dropped and `<hat>.exhausted` published;
-//! 3. during the iteration, [`Machine::crosses_budget`] says when the agent's running
-//!    cost crosses `max_cost_usd` (the caller stops the agent at that turn) and
+//! 3. during the iteration, [`Machine::stop_at_call`] says when the agent has to be
+//!    stopped at the end of a model call (its running cost crossed `max_cost_usd`, or
+//!    its model answered nothing [`MAX_EMPTY_CALLS_IN_A_ROW`] times in a row) and
 //!    [`Machine::iteration_wall`] bounds the iteration by the runtime left;
 //! 4. [`Machine::finish`] takes the iteration's result: counts usage and failures,
 //!    reads completion (the `completion` module), publishes the agent's events (or the hat's
@@ -38,6 +39,7 @@ mod refusal;
 mod route;
 mod state;
 mod tasks_check;
+mod turn_stop;
 mod usage;
 
 use std::time::Duration;
@@ -61,6 +63,7 @@ pub use rate_limit::{
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
+pub use turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
 pub use usage::Usage;
 
 use crate::config::{LoopConfig, RateLimitConfig, RateLimitPolicy, ResolvedConfig};
