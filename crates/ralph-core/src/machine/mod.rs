@@ -57,8 +57,8 @@ pub use outcome::{
     format_usd_limit,
 };
 pub use rate_limit::{
-    BackendWait, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak, RateLimitTally,
-    RateLimitWait,
+    BackendWait, OVERLOAD_WAITS, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak,
+    RateLimitTally, RateLimitWait,
 };
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
@@ -390,7 +390,7 @@ impl Machine {
             self.state.consecutive_failures = self.state.consecutive_failures.saturating_add(1);
             self.state.last_failure = Some(match &report.outcome {
                 IterationOutcome::Failed { reason } => reason.clone(),
-                outcome => outcome.to_string(),
+                outcome => self.limit_failure_reason(outcome),
             });
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;
