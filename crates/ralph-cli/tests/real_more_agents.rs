@@ -28,6 +28,7 @@ use harness::{
     Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, WORK_TOKENS, run_ralph, run_ralph_with,
 };
 use pretty_assertions::assert_eq;
+use ralph_core::machine::MAX_EMPTY_CALLS_IN_A_ROW;
 use ralph_test_support::{
     AgentSetup, CodexOptions, CopilotOptions, GeminiOptions, PRICE_CACHE_READ, PRICE_INPUT,
     PRICE_OUTPUT, ReplyOutcome,
@@ -310,6 +311,51 @@ fn opencode_failing_model_fails_the_iteration() {
     if let Some(run) = run_ralph(&OPENCODE, "fail") {
         check_failure(&run, &["exited with code 1", "HTTP 500: mock outage"]);
     }
+}
+
+/// The model calls OpenCode may still make (and report) between the call ralph stops it at
+/// and its end: it asks about four times a second, and a loaded machine delays the stop.
+const CALLS_UNDER_WAY: u32 = 3;
+
+#[test]
+fn opencode_asking_a_web_page_again_and_again_is_stopped_quickly() {
+    // OpenCode 1.18.33 takes the page for an empty step and asks again, about four times a
+    // second, until something stops it: here only the timeout, were ralph not counting.
+    let timeout_secs = 120;
+    let cli = format!("  iteration_timeout_seconds: {timeout_secs}\n");
+    let Some(run) = run_ralph_with(&OPENCODE, "html", &cli) else {
+        return;
+    };
+    let context = run.context();
+    let finished = run.one("iteration_finished");
+    let reason = finished["outcome"]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with(&format!(
+            "the agent's model gave {MAX_EMPTY_CALLS_IN_A_ROW} empty answers in a row"
+        )) && reason.contains("check the agent's base URL"),
+        "{finished}\n{context}"
+    );
+    assert_eq!(run.code, 1, "{context}");
+    // Stopped at the call that made the run: the agent gets no further than the few calls
+    // already under way when the stop lands (and the time is far from the timeout's).
+    let pages = run
+        .server
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.routed)
+        .filter(|r| r.outcome == ReplyOutcome::HtmlPage)
+        .count();
+    let calls = [
+        u32::try_from(pages).unwrap_or(u32::MAX),
+        u32::try_from(finished["turns"].as_u64().unwrap_or_default()).unwrap_or(u32::MAX),
+    ];
+    let soon = MAX_EMPTY_CALLS_IN_A_ROW..=MAX_EMPTY_CALLS_IN_A_ROW + CALLS_UNDER_WAY;
+    assert!(
+        calls.iter().all(|n| soon.contains(n)),
+        "pages and turns: {calls:?}\n{context}"
+    );
+    let took = finished["duration_ms"].as_u64().unwrap_or(u64::MAX);
+    assert!(took < timeout_secs * 1000 / 2, "{took} ms\n{context}");
 }
 
 #[test]

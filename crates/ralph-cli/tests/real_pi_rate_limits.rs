@@ -1,11 +1,14 @@
 //! The REAL pi and Claude Code hitting a provider's rate limit (the mock answers HTTP 429):
 //! ralph sees the limit in the agent's stream, waits, runs the iteration again without
 //! counting it, and the loop completes; with `on_rate_limit: failover`, pi's limited
-//! attempt runs again at once on its fallback (pi on another model), which completes.
+//! attempt runs again at once on its fallback (pi on another model), which completes. A
+//! provider that stays overloaded (HTTP 529) is waited for `OVERLOAD_WAITS` times, then each
+//! overload counts as a failure and the loop ends at `max_consecutive_failures`.
 
 mod real_common;
 
 use pretty_assertions::assert_eq;
+use ralph_core::machine::OVERLOAD_WAITS;
 use ralph_test_support::PiOptions;
 use real_common::{CLAUDE, PI, RealEnv};
 use serde_json::{Value, json};
@@ -67,6 +70,65 @@ fn pi_hits_a_rate_limit_and_the_loop_waits_and_completes() {
     assert!(message.starts_with("429"), "{first}");
     let latest = inspect(&["inspect", "--run", "last", "--iteration", "1"]);
     assert_eq!(latest["succeeded"], json!(true), "{latest}");
+}
+
+/// Every request is refused with 529, the Anthropic API's "overloaded".
+const OVERLOADED_SCRIPT: &str = r#"
+default: task
+scenarios:
+  task:
+    - text: "never sent"
+      fault: {http: 529, retry_after_ms: 1, message: "Overloaded"}
+"#;
+
+#[test]
+fn pi_on_a_provider_that_stays_overloaded_waits_so_many_times_then_fails() {
+    let Some(env) = RealEnv::start_with(OVERLOADED_SCRIPT, &[PI], &no_pi_retries()) else {
+        return;
+    };
+    // Waited for as a rate limit, the overload would double the wait until the runtime
+    // limit ended the loop (after about a minute here).
+    env.write_config(&format!(
+        "cli:\n  backend: pi\n  command: {}\n  rate_limit_wait_seconds: 1\n\
+         event_loop:\n  max_iterations: 10\n  max_consecutive_failures: 2\n  \
+         max_runtime_seconds: 120\n",
+        env.agent_path(PI).display()
+    ));
+    let run = env.run_json(&["-p", "Finish."]);
+    assert_eq!(
+        run.ending(),
+        ("consecutive_failures".to_owned(), 1, 1),
+        "stderr:\n{}",
+        run.stderr
+    );
+    // Three waits that back off, not counted (iteration 1 each time); then two overloads
+    // counted as failures, with the first backoff's rest between them.
+    let waits: Vec<Value> = run
+        .of_type("rate_limit_wait")
+        .iter()
+        .map(|w| json!([w["iteration"], w["wait_secs"]]))
+        .collect();
+    assert_eq!(OVERLOAD_WAITS, 3);
+    assert_eq!(
+        waits,
+        [json!([1, 1]), json!([1, 2]), json!([1, 4]), json!([2, 1])]
+    );
+    let iterations: Vec<Value> = run
+        .iterations()
+        .iter()
+        .map(|i| json!([i["iteration"], i["outcome"]["status"]]))
+        .collect();
+    assert_eq!(
+        iterations,
+        [1, 1, 1, 1, 2].map(|n| json!([n, "rate_limited"]))
+    );
+    let message = run.finished()["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("2 iterations in a row failed (the last: rate limited: 529")
+            && message.contains("the provider was overloaded 5 times in a row: after 3 waits"),
+        "{message}"
+    );
+    assert_eq!(env.model_turns().len(), 5);
 }
 
 /// pi told not to retry on its own: its first refused request ends its run.

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use ralph_core::machine::{CompletionSignal, Shown, classify, completion_signal};
+use ralph_core::machine::{CompletionSignal, Shown, StoppedBy, classify, completion_signal};
 use ralph_stream::{StreamFormat, summarize};
 use ralph_types::Termination;
 
@@ -33,7 +33,7 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         &Termination::Exited { code: 0 },
         summary.succeeded,
         &summary.errors,
-        false,
+        StoppedBy::Nothing,
         false,
         Shown::Work,
         summary.rate_limited.as_ref(),

@@ -30,26 +30,36 @@ const LIMIT_WORDS: [&str; 9] = [
     "usage limit",
 ];
 
-/// Whether `message` reports a rate or usage limit: one of `LIMIT_WORDS`, or HTTP
-/// status 429 at the start (`429 …`) or after `HTTP`, `status`, `code` or `(`.
+/// Whether `message` reports a rate or usage limit: one of `LIMIT_WORDS`, HTTP status
+/// 429 at the start (`429 …`) or after `HTTP`, `status`, `code` or `(`, or an overloaded
+/// provider ([`names_overload`]).
 pub fn names_limit(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    if LIMIT_WORDS.iter().any(|w| lower.contains(w)) {
-        return true;
-    }
+    LIMIT_WORDS.iter().any(|w| lower.contains(w))
+        || names_status(&lower, "429")
+        || names_overload(message)
+}
+
+/// Whether `message` says the provider is overloaded (Anthropic's `overloaded_error`, HTTP
+/// 529): a limit that is not the caller's. It has no reset time and may last for hours, so
+/// the loop waits for it only so many times (see ralph-core's `OVERLOAD_WAITS`).
+pub fn names_overload(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    lower.contains("overloaded") || names_status(&lower, "529")
+}
+
+/// Whether the lower-cased `message` gives HTTP status `code` at its start (`529 …`) or
+/// after `HTTP`, `status`, `code` or `(`.
+fn names_status(lower: &str, code: &str) -> bool {
     let trimmed = lower.trim_start();
-    trimmed.starts_with("429 ")
-        || trimmed == "429"
-        || [
-            "http 429",
-            "status 429",
-            "status: 429",
-            "code 429",
-            "code: 429",
-            "(429)",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
+    trimmed == code
+        || trimmed
+            .strip_prefix(code)
+            .is_some_and(|rest| rest.starts_with(' '))
+        || ["http ", "status ", "status: ", "code ", "code: "]
+            .iter()
+            .any(|before| lower.contains(&format!("{before}{code}")))
+        || lower.contains(&format!("({code})"))
 }
 
 /// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).

@@ -25,6 +25,29 @@ fn limit_messages_of_each_agent_are_recognised() {
 }
 
 #[test]
+fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
+    for message in [
+        "API Error: 529 Overloaded",
+        "529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+        "529 mock injected HTTP 529",
+        "HTTP 529: mock injected HTTP 529",
+        "Repeated 529 Overloaded errors",
+        "API Error (529): busy",
+    ] {
+        assert!(names_overload(message) && names_limit(message), "{message}");
+    }
+    for message in [
+        "429 mock rate limit exceeded",
+        "Claude AI usage limit reached|1764140400",
+        "RESOURCE_EXHAUSTED: Quota exceeded for quota metric",
+        "tool failed: line 529 of main.rs",
+        "5290 bytes",
+    ] {
+        assert!(!names_overload(message), "{message}");
+    }
+}
+
+#[test]
 fn claudes_usage_limit_carries_its_reset_time() {
     assert_eq!(
         reset_in_message("Claude AI usage limit reached|1764140400"),

@@ -83,6 +83,10 @@ struct State {
     answered: bool,
     /// Some usage of this session reported tokens (see [`SessionSummary::tokens_known`]).
     tokens_reported: bool,
+    /// The model said something since the last model call ended.
+    call_said: bool,
+    /// See [`SessionSummary::empty_calls_in_a_row`].
+    empty_calls: u32,
 }
 
 /// The sums of the sessions that ended before the current one: each agent process
@@ -178,10 +182,12 @@ impl SessionSummary {
             AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
                 self.answer();
                 self.said |= !text.is_empty();
+                self.state.call_said |= !text.is_empty();
             }
             AgentEvent::ToolCallStarted { .. } => {
                 self.answer();
                 self.said = true;
+                self.state.call_said = true;
                 self.tool_calls += 1;
             }
             AgentEvent::ToolCallFinished { is_error, .. } => {
@@ -205,6 +211,9 @@ impl SessionSummary {
                 } else {
                     self.said |= !text.is_empty();
                     let s = &mut self.state;
+                    // Copilot reports a call's tool requests after its usage: the stop
+                    // says the model asked for one.
+                    s.call_said |= !text.is_empty() || *stop == Stop::ToolUse;
                     s.retry_pending = false;
                     s.retry_failed = false;
                     // A call got through after the limit: a later failure is not it.
@@ -216,6 +225,14 @@ impl SessionSummary {
                 let s = &mut self.state;
                 s.saw_turn_usage = true;
                 s.tokens_reported |= reports_tokens(usage);
+                // A failed call is no answer: it neither makes nor breaks a run of empty ones.
+                if !is_error {
+                    let empty = !s.call_said
+                        && usage.tokens.total() == 0
+                        && usage.cost_usd.is_none_or(|cost| cost == 0.0);
+                    s.empty_calls = if empty { s.empty_calls + 1 } else { 0 };
+                }
+                s.call_said = false;
                 if !is_error {
                     s.ok_turns += 1;
                 }
@@ -294,6 +311,16 @@ impl SessionSummary {
     /// model's (an HTML page, an empty body) for an empty answer.
     pub fn answered_nothing(&self) -> bool {
         self.succeeded && !self.said && self.tokens.total() == 0
+    }
+
+    /// How many model calls in a row, up to the latest, ended well while their model said
+    /// nothing (no text, thinking or tool call) and used no tokens. One such call can be a
+    /// model's (rare) empty reply; a run of them is an agent taking replies that are no
+    /// model's for empty answers and asking again: OpenCode does so about four times a
+    /// second against an HTML page, until something stops it. Failed calls do not count
+    /// and do not end a run; a call that said something, or used tokens, ends it.
+    pub fn empty_calls_in_a_row(&self) -> u32 {
+        self.state.empty_calls
     }
 
     fn answer(&mut self) {

@@ -261,3 +261,77 @@ fn a_limit_the_run_got_past_does_not_explain_a_later_failure() {
         Some("429 rate limit, slow down".to_owned())
     );
 }
+
+/// One model call as OpenCode reports it: a message, then its usage.
+fn call(text: &str, output: u64, cost: Option<f64>) -> [AgentEvent<'static>; 2] {
+    let usage = Usage::reported(
+        Tokens {
+            output,
+            ..Tokens::default()
+        },
+        cost,
+        None,
+    );
+    [
+        message(text, Stop::Other, None),
+        AgentEvent::TurnFinished {
+            usage,
+            is_error: false,
+        },
+    ]
+}
+
+#[test]
+fn empty_calls_are_counted_in_a_row_until_a_call_says_something_or_uses_tokens() {
+    let mut s = SessionSummary::default();
+    let mut counts = Vec::new();
+    let mut feed = |events: &[AgentEvent<'_>]| {
+        for event in events {
+            s.observe(event);
+        }
+        counts.push(s.empty_calls_in_a_row());
+    };
+    feed(&call("", 0, Some(0.0)));
+    feed(&call("", 0, None));
+    feed(&call("hi", 0, None)); // said something, counted nothing
+    feed(&call("", 0, Some(0.0)));
+    feed(&call("", 5, Some(0.0))); // the model was billed for an empty reply
+    feed(&call("", 0, Some(0.0)));
+    feed(&call("", 0, Some(0.01))); // priced: somebody's model answered
+    feed(&[
+        AgentEvent::ToolCallStarted {
+            id: "c".into(),
+            name: "bash".into(),
+            args: "{}".into(),
+            parent_id: None,
+        },
+        turn(Some(0.0), 0, false),
+    ]);
+    feed(&[
+        AgentEvent::ThinkingDelta { text: "hm".into() },
+        turn(Some(0.0), 0, false),
+    ]);
+    feed(&call("", 0, Some(0.0)));
+    // A call that stopped to use a tool asked for one, even before the call is reported.
+    feed(&[message("", Stop::ToolUse, None), turn(Some(0.0), 0, false)]);
+    assert_eq!(counts, [1, 2, 0, 1, 0, 1, 0, 0, 0, 1, 0]);
+}
+
+#[test]
+fn a_failed_call_neither_counts_nor_ends_a_run_of_empty_calls() {
+    let mut s = summary_of(&call("", 0, Some(0.0)));
+    s.observe(&message("", Stop::Error, Some("HTTP 500")));
+    s.observe(&turn(Some(0.0), 0, true));
+    assert_eq!(s.empty_calls_in_a_row(), 1);
+    for event in call("", 0, Some(0.0)) {
+        s.observe(&event);
+    }
+    assert_eq!(s.empty_calls_in_a_row(), 2);
+}
+
+#[test]
+fn each_session_counts_its_own_empty_calls() {
+    let mut s = summary_of(&call("", 0, Some(0.0)));
+    s.begin_session();
+    assert_eq!(s.empty_calls_in_a_row(), 0);
+}

@@ -71,6 +71,35 @@ fn only_a_reply_that_was_no_models_answered_nothing() {
     assert_eq!(empty, ["pi_openai_html200_jsonl"]);
 }
 
+/// The longest run of empty model calls ([`SessionSummary::empty_calls_in_a_row`]) at any
+/// point of each capture: only OpenCode's against an HTML page has more than one (it asks
+/// again after each empty step until it is stopped); every genuine run, and pi's one empty
+/// answer to the same page, has at most one.
+///
+/// [`SessionSummary::empty_calls_in_a_row`]: ralph_stream::SessionSummary::empty_calls_in_a_row
+#[test]
+fn only_an_agent_asking_a_web_page_again_and_again_makes_empty_calls_in_a_row() {
+    let mut longest: BTreeMap<String, u32> = BTreeMap::new();
+    for path in all_fixtures() {
+        let mut summary = ralph_stream::SessionSummary::default();
+        let mut most = 0;
+        for event in events_in_chunks(None, [read(&path).as_slice()]) {
+            summary.observe(&event);
+            most = most.max(summary.empty_calls_in_a_row());
+        }
+        if most > 0 {
+            longest.insert(name_of(&path), most);
+        }
+    }
+    assert_eq!(
+        longest,
+        BTreeMap::from([
+            ("opencode_v1_18_33_json_html200_jsonl".to_owned(), 34),
+            ("pi_openai_html200_jsonl".to_owned(), 1),
+        ])
+    );
+}
+
 /// Every capture of one agent gives the same events however its bytes are split. One
 /// test per agent, so they run in parallel.
 fn any_split_gives_the_same_events(agent: &str) {

@@ -39,6 +39,10 @@ pub enum FaultKind {
         /// Deltas sent before the error event.
         after_deltas: usize,
     },
+    /// Answer `200 OK` with a web page (`text/html`) instead of the model's answer: what an
+    /// agent gets from a wrong base URL or a captive portal. Agents that read the body as an
+    /// (empty) stream take it for an answer that says nothing.
+    HtmlPage,
 }
 
 /// A fault and how many attempts it hits.
@@ -87,6 +91,15 @@ impl Fault {
         }
     }
 
+    /// A web page instead of the answer, on every attempt.
+    pub fn html_page() -> Self {
+        Self {
+            kind: FaultKind::HtmlPage,
+            times: None,
+            message: None,
+        }
+    }
+
     /// Sets the `retry-after-ms` header of an HTTP fault (no effect on other kinds): the
     /// agents' SDKs obey it, so a small value keeps their own retries fast in tests.
     pub fn retry_after_ms(mut self, ms: u64) -> Self {
@@ -116,11 +129,13 @@ impl Fault {
             FaultKind::Http { status, .. } => format!("mock injected HTTP {status}"),
             FaultKind::Drop { .. } => "mock dropped the connection".to_owned(),
             FaultKind::SseError { .. } => "Overloaded (mock mid-stream error)".to_owned(),
+            FaultKind::HtmlPage => "Sign in to continue".to_owned(),
         }
     }
 }
 
-/// The on-disk shape: exactly one of `http`, `drop_after`, `sse_error_after`, plus options.
+/// The on-disk shape: exactly one of `http`, `drop_after`, `sse_error_after`, `html_page`,
+/// plus options.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FaultSpec {
@@ -130,6 +145,8 @@ struct FaultSpec {
     drop_after: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sse_error_after: Option<usize>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    html_page: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     times: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,19 +169,29 @@ impl TryFrom<FaultSpec> for Fault {
             || spec.retry_after_ms.is_some()
             || spec.should_retry.is_some()
             || spec.limit_reset.is_some();
-        let kind = match (spec.http, spec.drop_after, spec.sse_error_after) {
-            (Some(status), None, None) => FaultKind::Http {
+        let kind = match (
+            spec.http,
+            spec.drop_after,
+            spec.sse_error_after,
+            spec.html_page,
+        ) {
+            (Some(status), None, None, false) => FaultKind::Http {
                 status,
                 retry_after_s: spec.retry_after,
                 retry_after_ms: spec.retry_after_ms,
                 should_retry: spec.should_retry,
                 limit_reset_s: spec.limit_reset,
             },
-            (None, Some(after_deltas), None) if !http_options => FaultKind::Drop { after_deltas },
-            (None, None, Some(after_deltas)) if !http_options => {
+            (None, Some(after_deltas), None, false) if !http_options => {
+                FaultKind::Drop { after_deltas }
+            }
+            (None, None, Some(after_deltas), false) if !http_options => {
                 FaultKind::SseError { after_deltas }
             }
-            (None, Some(_), None) | (None, None, Some(_)) => {
+            (None, None, None, true) if !http_options => FaultKind::HtmlPage,
+            (None, Some(_), None, false)
+            | (None, None, Some(_), false)
+            | (None, None, None, true) => {
                 return Err(
                     "retry_after, retry_after_ms, should_retry and limit_reset only go with `http`"
                         .to_owned(),
@@ -172,8 +199,8 @@ impl TryFrom<FaultSpec> for Fault {
             }
             _ => {
                 return Err(
-                    "a fault needs exactly one of `http: STATUS`, `drop_after: N` or \
-                     `sse_error_after: N`"
+                    "a fault needs exactly one of `http: STATUS`, `drop_after: N`, \
+                     `sse_error_after: N` or `html_page: true`"
                         .to_owned(),
                 );
             }
@@ -209,6 +236,7 @@ impl From<Fault> for FaultSpec {
             }
             FaultKind::Drop { after_deltas } => spec.drop_after = Some(after_deltas),
             FaultKind::SseError { after_deltas } => spec.sse_error_after = Some(after_deltas),
+            FaultKind::HtmlPage => spec.html_page = true,
         }
         spec
     }

@@ -240,6 +240,7 @@ impl Plan {
                 Some(FaultKind::Http { status, .. }) => ReplyOutcome::HttpError { status: *status },
                 Some(FaultKind::Drop { .. }) if stream => ReplyOutcome::Dropped,
                 Some(FaultKind::SseError { .. }) if stream => ReplyOutcome::SseError,
+                Some(FaultKind::HtmlPage) => ReplyOutcome::HtmlPage,
                 // Stream faults do not touch a non-streaming answer.
                 Some(FaultKind::Drop { .. } | FaultKind::SseError { .. }) | None => delivered,
             },
@@ -359,6 +360,11 @@ fn answer(
                     headers.insert(name, value);
                 }
             }
+            add_request_id(&mut response, seq);
+            return response;
+        }
+        Some(FaultKind::HtmlPage) => {
+            let mut response = html_page(&message);
             add_request_id(&mut response, seq);
             return response;
         }
@@ -492,6 +498,25 @@ fn empty() -> Body {
     Full::new(Bytes::new())
         .map_err(|never| match never {})
         .boxed()
+}
+
+/// `200 OK` with a small web page titled `title`, as a captive portal or a web server at a
+/// wrong base URL answers: not JSON, not SSE.
+fn html_page(title: &str) -> Response<Body> {
+    let page = format!(
+        "<!DOCTYPE html>\n<html><head><title>{title}</title></head>\
+         <body><h1>{title}</h1></body></html>\n"
+    );
+    let mut response = Response::new(
+        Full::new(Bytes::from(page))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
 }
 
 fn json_response(status: StatusCode, value: &Value) -> Response<Body> {

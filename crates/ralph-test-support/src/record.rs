@@ -66,6 +66,8 @@ pub enum ReplyOutcome {
     Dropped,
     /// A stream with an SSE error event (fault).
     SseError,
+    /// `200 OK` with a web page instead of the answer (fault).
+    HtmlPage,
     /// The scenario has no turn this late; a fixed text was sent.
     Exhausted,
     /// A request offering no tools (title, summary…); the side text was sent.

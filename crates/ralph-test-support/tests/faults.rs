@@ -279,3 +279,31 @@ fn a_delayed_stream_carries_the_same_events() {
     let events = |server: &MockServer| post(server, "/v1/messages", &anthropic_body(go())).sse();
     assert_eq!(events(&slow), events(&plain));
 }
+
+#[test]
+fn an_html_page_fault_answers_200_with_a_web_page_streamed_or_not() {
+    let server = MockServer::start(Script::from_turns(vec![
+        Turn::text("never sent").with_fault(Fault::html_page()),
+    ]))
+    .unwrap();
+    let streamed = post(&server, "/v1/chat/completions", &chat_body(go()));
+    let mut not_streamed = anthropic_body(go());
+    not_streamed["stream"] = json!(false);
+    let whole = post(&server, "/v1/messages", &not_streamed);
+    for reply in [&streamed, &whole] {
+        assert_eq!(
+            (reply.status, reply.header("content-type")),
+            (200, Some("text/html; charset=utf-8"))
+        );
+        assert!(
+            reply.text().starts_with("<!DOCTYPE html>"),
+            "{}",
+            reply.text()
+        );
+        assert!(!reply.text().contains("never sent"), "{}", reply.text());
+    }
+    assert_eq!(
+        outcomes(&server),
+        vec![ReplyOutcome::HtmlPage, ReplyOutcome::HtmlPage]
+    );
+}

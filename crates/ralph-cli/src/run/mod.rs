@@ -39,8 +39,8 @@ use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{
-    GateResult, Iteration, IterationReport, Machine, Next, Notice, Shown, StopReason, Usage,
-    classify, verdict,
+    GateResult, Iteration, IterationReport, Machine, Next, Notice, Shown, StopReason, StoppedBy,
+    Usage, classify, verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
@@ -308,7 +308,7 @@ async fn iterate(
 
     let number = iteration.number;
     let machine = &run.machine;
-    let mut stopped_for_budget = false;
+    let mut stopped_by = StoppedBy::Nothing;
     let ticks = observer.wants_ticks();
     // The agent's events and the ticks both go to the observer; they take turns on this
     // one thread, and no borrow is held across an await.
@@ -338,11 +338,14 @@ async fn iterate(
                 event,
                 AgentEvent::TurnFinished { .. } | AgentEvent::RunFinished { .. }
             );
-            if turn_ended && machine.crosses_budget(summary.cost_usd) {
-                stopped_for_budget = true;
-                Control::Stop
-            } else {
-                Control::Continue
+            // The one supervisor stops the agent (its group, TERM then KILL) at the call
+            // the machine names: the budget's, or the last of a run of empty answers.
+            match turn_ended.then(|| machine.stop_at_call(summary)).flatten() {
+                Some(why) => {
+                    stopped_by = why;
+                    Control::Stop
+                }
+                None => Control::Continue,
             }
         },
     );
@@ -376,7 +379,7 @@ async fn iterate(
         &agent_run.outcome.termination,
         summary.succeeded,
         &summary.errors,
-        stopped_for_budget,
+        stopped_by,
         wall.cut_to_runtime,
         shown,
         summary.rate_limited.as_ref(),

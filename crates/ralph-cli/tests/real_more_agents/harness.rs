@@ -17,7 +17,8 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 /// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
 /// `emit` publishes an event with `$RALPH_BIN emit`; `fail` answers HTTP 500 to every
 /// attempt; `limit` answers 429 with a reset in an hour (`retry-after` and the providers'
-/// rate-limit headers) and `x-should-retry: false`. `retry-after-ms: 1` makes the
+/// rate-limit headers) and `x-should-retry: false`; `html` answers `200 text/html` (a
+/// wrong base URL, a captive portal). `retry-after-ms: 1` makes the
 /// agents that obey it (OpenCode, Copilot) retry at once instead of backing off.
 pub(crate) const SCRIPT: &str = r#"
 default: work
@@ -41,6 +42,9 @@ scenarios:
     - text: "never sent"
       fault: {http: 429, retry_after: 3600, retry_after_ms: 1, limit_reset: 3600,
               should_retry: false, message: "mock rate limit exceeded"}
+  html:
+    - text: "never sent"
+      fault: {html_page: true}
 "#;
 
 /// The command the `work` scenario runs.

@@ -11,8 +11,9 @@
 //!    (events no hat triggers on go to the default hat, [`DEFAULT_HAT`]); with nothing
 //!    pending, ralph publishes `task.resume` for it; a hat at its `max_activations`
 //!    gets no more iterations: its events are dropped and `<hat>.exhausted` published;
-//! 3. during the iteration, [`Machine::crosses_budget`] says when the agent's running
-//!    cost crosses `max_cost_usd` (the caller stops the agent at that turn) and
+//! 3. during the iteration, [`Machine::stop_at_call`] says when the agent has to be
+//!    stopped at the end of a model call (its running cost crossed `max_cost_usd`, or
+//!    its model answered nothing [`MAX_EMPTY_CALLS_IN_A_ROW`] times in a row) and
 //!    [`Machine::iteration_wall`] bounds the iteration by the runtime left;
 //! 4. [`Machine::finish`] takes the iteration's result: counts usage and failures,
 //!    reads completion (the `completion` module), publishes the agent's events (or the hat's
@@ -40,6 +41,7 @@ mod route;
 mod start_failure;
 mod state;
 mod tasks_check;
+mod turn_stop;
 mod usage;
 
 use std::time::Duration;
@@ -57,12 +59,13 @@ pub use outcome::{
     format_usd_limit,
 };
 pub use rate_limit::{
-    BackendWait, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak, RateLimitTally,
-    RateLimitWait,
+    BackendWait, OVERLOAD_WAITS, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak,
+    RateLimitTally, RateLimitWait,
 };
 pub use refusal::{CompletionRefusal, verdict};
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
+pub use turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
 pub use usage::Usage;
 
 use crate::config::{LoopConfig, RateLimitConfig, RateLimitPolicy, ResolvedConfig};
@@ -390,7 +393,7 @@ impl Machine {
             self.state.consecutive_failures = self.state.consecutive_failures.saturating_add(1);
             self.state.last_failure = Some(match &report.outcome {
                 IterationOutcome::Failed { reason } => reason.clone(),
-                outcome => outcome.to_string(),
+                outcome => self.limit_failure_reason(outcome),
             });
         } else if report.outcome == IterationOutcome::Succeeded {
             self.state.consecutive_failures = 0;

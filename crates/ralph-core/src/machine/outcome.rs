@@ -7,6 +7,8 @@ use std::time::Duration;
 use ralph_types::Termination;
 use serde::{Deserialize, Serialize};
 
+use super::turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
+
 /// How one iteration ended, judged from the process and the stream together.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -74,6 +76,16 @@ const EMPTY_ANSWER: &str = "the agent's model gave an empty answer (no text, no 
     no tokens): its provider may not be a model API (check the agent's base URL, a proxy \
     or a captive portal)";
 
+/// Why ralph stopped an agent whose model kept answering nothing.
+fn empty_calls_reason() -> String {
+    format!(
+        "the agent's model gave {MAX_EMPTY_CALLS_IN_A_ROW} empty answers in a row (no text, \
+         no tool call, no tokens) and the agent kept asking, so ralph stopped it: its \
+         provider may not be a model API (check the agent's base URL, a proxy or a captive \
+         portal)"
+    )
+}
+
 /// What an agent run showed of its work, for [`classify`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shown {
@@ -92,8 +104,10 @@ pub enum Shown {
 ///
 /// - `stream_succeeded`: the stream's verdict (`SessionSummary::succeeded`);
 /// - `errors`: the stream's run-level errors, for the failure reason;
-/// - `stopped_for_budget`: ralph asked the agent to stop because the cost budget was
-///   crossed (the only reason ralph stops an agent through the event callback);
+/// - `stopped_by`: why ralph itself asked the agent to stop, if it did
+///   ([`Machine::stop_at_call`](super::Machine::stop_at_call)): the cost budget was
+///   crossed, or its model answered nothing too many times in a row (a failure however
+///   the agent then ended, short of the user's stop);
 /// - `wall_is_runtime`: the iteration's wall deadline was cut short to the remaining
 ///   `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
 ///   agent;
@@ -107,7 +121,7 @@ pub fn classify(
     termination: &Termination,
     stream_succeeded: bool,
     errors: &[String],
-    stopped_for_budget: bool,
+    stopped_by: StoppedBy,
     wall_is_runtime: bool,
     shown: Shown,
     rate_limited: Option<&ralph_stream::RateLimited>,
@@ -118,7 +132,12 @@ pub fn classify(
     };
     match termination {
         Termination::Interrupted => IterationOutcome::Interrupted,
-        Termination::StoppedByCaller if stopped_for_budget => IterationOutcome::StoppedAtCostLimit,
+        Termination::StoppedByCaller if stopped_by == StoppedBy::CostLimit => {
+            IterationOutcome::StoppedAtCostLimit
+        }
+        _ if stopped_by == StoppedBy::EmptyCalls => IterationOutcome::Failed {
+            reason: empty_calls_reason(),
+        },
         Termination::WallClockTimeout if wall_is_runtime => IterationOutcome::StoppedAtRuntimeLimit,
         t if t.is_success() => {
             if shown == Shown::Nothing {

@@ -15,7 +15,7 @@ fn classify_judges_process_and_stream_together() {
     };
     let cases = [
         (
-            classify(&ok, true, &[], false, false, Shown::Work, None),
+            classify(&ok, true, &[], StoppedBy::Nothing, false, Shown::Work, None),
             IterationOutcome::Succeeded,
         ),
         (
@@ -23,7 +23,7 @@ fn classify_judges_process_and_stream_together() {
                 &Termination::StoppedAfterFinish,
                 true,
                 &[],
-                false,
+                StoppedBy::Nothing,
                 false,
                 Shown::Work,
                 None,
@@ -32,28 +32,76 @@ fn classify_judges_process_and_stream_together() {
         ),
         // pi exits 0 when every model call failed.
         (
-            classify(&ok, false, &errors, false, false, Shown::Work, None),
+            classify(
+                &ok,
+                false,
+                &errors,
+                StoppedBy::Nothing,
+                false,
+                Shown::Work,
+                None,
+            ),
             reported(),
         ),
         (
-            classify(&code3, false, &[], false, false, Shown::Work, None),
+            classify(
+                &code3,
+                false,
+                &[],
+                StoppedBy::Nothing,
+                false,
+                Shown::Work,
+                None,
+            ),
             exited_3(),
         ),
         (
-            classify(&caller, false, &[], true, false, Shown::Work, None),
+            classify(
+                &caller,
+                false,
+                &[],
+                StoppedBy::CostLimit,
+                false,
+                Shown::Work,
+                None,
+            ),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
-            classify(&ok, true, &[], true, false, Shown::Work, None),
+            classify(
+                &ok,
+                true,
+                &[],
+                StoppedBy::CostLimit,
+                false,
+                Shown::Work,
+                None,
+            ),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(&timeout, false, &[], false, true, Shown::Work, None),
+            classify(
+                &timeout,
+                false,
+                &[],
+                StoppedBy::Nothing,
+                true,
+                Shown::Work,
+                None,
+            ),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(&timeout, false, &[], false, false, Shown::Work, None),
+            classify(
+                &timeout,
+                false,
+                &[],
+                StoppedBy::Nothing,
+                false,
+                Shown::Work,
+                None,
+            ),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
@@ -63,7 +111,7 @@ fn classify_judges_process_and_stream_together() {
                 &Termination::Interrupted,
                 true,
                 &[],
-                true,
+                StoppedBy::CostLimit,
                 true,
                 Shown::Work,
                 None,
@@ -72,27 +120,101 @@ fn classify_judges_process_and_stream_together() {
         ),
         // Exit 0 with nothing on stdout and no event published did nothing.
         (
-            classify(&ok, true, &[], false, false, Shown::Nothing, None),
+            classify(
+                &ok,
+                true,
+                &[],
+                StoppedBy::Nothing,
+                false,
+                Shown::Nothing,
+                None,
+            ),
             IterationOutcome::Failed {
                 reason: NO_OUTPUT.into(),
             },
         ),
         // A stream calling it a success while its model said nothing and used no tokens.
         (
-            classify(&ok, true, &[], false, false, Shown::EmptyAnswer, None),
+            classify(
+                &ok,
+                true,
+                &[],
+                StoppedBy::Nothing,
+                false,
+                Shown::EmptyAnswer,
+                None,
+            ),
             IterationOutcome::Failed {
                 reason: EMPTY_ANSWER.into(),
             },
         ),
         // A stream that failed says how, empty or not.
         (
-            classify(&ok, false, &errors, false, false, Shown::EmptyAnswer, None),
+            classify(
+                &ok,
+                false,
+                &errors,
+                StoppedBy::Nothing,
+                false,
+                Shown::EmptyAnswer,
+                None,
+            ),
             reported(),
         ),
         // A failure says why the process failed, silent or not.
         (
-            classify(&code3, true, &[], false, false, Shown::Nothing, None),
+            classify(
+                &code3,
+                true,
+                &[],
+                StoppedBy::Nothing,
+                false,
+                Shown::Nothing,
+                None,
+            ),
             exited_3(),
+        ),
+        // Stopped after a run of empty answers: a failure that says where to look, however
+        // the agent then ended, unless the user stopped it first.
+        (
+            classify(
+                &caller,
+                false,
+                &[],
+                StoppedBy::EmptyCalls,
+                false,
+                Shown::Work,
+                None,
+            ),
+            IterationOutcome::Failed {
+                reason: empty_calls_reason(),
+            },
+        ),
+        (
+            classify(
+                &ok,
+                true,
+                &[],
+                StoppedBy::EmptyCalls,
+                false,
+                Shown::Work,
+                None,
+            ),
+            IterationOutcome::Failed {
+                reason: empty_calls_reason(),
+            },
+        ),
+        (
+            classify(
+                &Termination::Interrupted,
+                false,
+                &[],
+                StoppedBy::EmptyCalls,
+                false,
+                Shown::Work,
+                None,
+            ),
+            IterationOutcome::Interrupted,
         ),
         // Interrupted before it wrote anything is still an interruption.
         (
@@ -100,7 +222,7 @@ fn classify_judges_process_and_stream_together() {
                 &Termination::Interrupted,
                 true,
                 &[],
-                false,
+                StoppedBy::Nothing,
                 false,
                 Shown::Nothing,
                 None,
@@ -110,6 +232,16 @@ fn classify_judges_process_and_stream_together() {
     ];
     let (got, want): (Vec<_>, Vec<_>) = cases.into_iter().unzip();
     assert_eq!(got, want);
+}
+
+#[test]
+fn the_empty_calls_reason_names_the_count_and_where_to_look() {
+    let reason = empty_calls_reason();
+    assert!(
+        reason.starts_with("the agent's model gave 10 empty answers in a row")
+            && reason.contains("check the agent's base URL"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -171,8 +303,17 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
         message: "429 rate limit".into(),
         resets_at: Some(1_795_676_400),
     };
-    let judged =
-        |t: &Termination| classify(t, false, &errors, false, false, Shown::Work, Some(&limit));
+    let judged = |t: &Termination| {
+        classify(
+            t,
+            false,
+            &errors,
+            StoppedBy::Nothing,
+            false,
+            Shown::Work,
+            Some(&limit),
+        )
+    };
     assert_eq!(judged(&Termination::Exited { code: 0 }), expected);
     assert_eq!(judged(&Termination::Exited { code: 1 }), expected);
     assert_eq!(

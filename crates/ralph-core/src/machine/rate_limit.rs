@@ -5,7 +5,8 @@
 //! gave, or a backoff that doubles with each limit in a row; an iteration about to run on
 //! a limited backend waits for it first, with `failover` only when all of the hat's
 //! backends are limited (see `failover.rs`). A wait never outlasts
-//! `max_runtime_seconds`. With `fail` a limit is a failed iteration.
+//! `max_runtime_seconds`. With `fail` a limit is a failed iteration, and so is an
+//! overloaded provider past [`OVERLOAD_WAITS`] overloads in a row.
 
 use std::time::Duration;
 
@@ -25,6 +26,14 @@ pub const RESET_SLACK: Duration = Duration::from_secs(2);
 /// From this limit in a row on, a reset time given is waited for no less than the
 /// backoff (the first limit trusts the agent's reset time alone).
 pub const REPEAT_LIMIT_BACKOFF_FROM: u32 = 2;
+
+/// An overloaded provider ([`ralph_stream::names_overload`]: HTTP 529, `overloaded`, with
+/// no reset time) is waited for this many times in a row. From the next overload in a row
+/// on, each counts as a failed iteration (toward `max_consecutive_failures`) and its
+/// backend rests only the first backoff: unlike a rate limit, an overload says nothing of
+/// when it ends and may last for hours, and waiting for it with a doubling backoff would
+/// keep the loop idle until `max_runtime_seconds`.
+pub const OVERLOAD_WAITS: u32 = 3;
 
 /// The backoff doubles at most this many times (then [`MAX_RATE_LIMIT_WAIT`] caps it
 /// anyway); keeps the shift from overflowing.
@@ -51,6 +60,16 @@ pub struct RateLimitStreak {
     /// row backed off past it, and the only time known when the agent gave none.
     #[serde(default)]
     pub retry_at: Option<u64>,
+    /// How many of the last limits in a row were overloads (see [`OVERLOAD_WAITS`]).
+    #[serde(default)]
+    pub overloads: u32,
+}
+
+impl RateLimitStreak {
+    /// Whether the last limit was an overload past [`OVERLOAD_WAITS`]: a failure.
+    pub fn overload_spent(&self) -> bool {
+        self.overloads > OVERLOAD_WAITS
+    }
 }
 
 /// How long to wait before an iteration whose backend is limited.
@@ -143,11 +162,18 @@ impl Machine {
             return false;
         };
         let policy = self.rate_limit_policy(&iteration.hat);
-        let runs_again = policy != RateLimitPolicy::Fail && !handed_over;
         let streak = self
             .state
             .rate_limit
             .get_or_insert_with(RateLimitStreak::default);
+        // A reset time given makes it a limit that ends, whatever the message says.
+        streak.overloads = if resets_at.is_none() && ralph_stream::names_overload(message) {
+            streak.overloads.saturating_add(1)
+        } else {
+            0
+        };
+        let spent = streak.overload_spent();
+        let runs_again = policy != RateLimitPolicy::Fail && !handed_over && !spent;
         streak.count = streak.count.saturating_add(1);
         streak.resets_at = *resets_at;
         streak.message.clone_from(message);
@@ -159,7 +185,9 @@ impl Machine {
         } else {
             0
         };
-        let count = streak.count;
+        // A spent overload fails, and its backend rests the first backoff: not hammered,
+        // and the loop reaches `max_consecutive_failures` in minutes, not hours.
+        let count = if spent { 1 } else { streak.count };
         if policy == RateLimitPolicy::Fail {
             return false;
         }
@@ -215,11 +243,26 @@ impl Machine {
             .min(MAX_RATE_LIMIT_WAIT)
     }
 
-    /// Whether `outcome` of an iteration of `hat` counts as a failure under the
-    /// rate-limit policy (`fail`).
+    /// Whether `outcome` of an iteration of `hat` counts as a failure: under the
+    /// rate-limit policy (`fail`), or as an overload past [`OVERLOAD_WAITS`]. Asked after
+    /// the streak has taken the outcome in.
     pub(super) fn limit_is_failure(&self, hat: &str, outcome: &IterationOutcome) -> bool {
         matches!(outcome, IterationOutcome::RateLimited { .. })
-            && self.rate_limit_policy(hat) == RateLimitPolicy::Fail
+            && (self.rate_limit_policy(hat) == RateLimitPolicy::Fail
+                || (self.state.rate_limit.as_ref()).is_some_and(RateLimitStreak::overload_spent))
+    }
+
+    /// Why a limited `outcome` that counts as a failure failed, for the verdict: the
+    /// limit, and for a spent overload that waiting for it stopped.
+    pub(super) fn limit_failure_reason(&self, outcome: &IterationOutcome) -> String {
+        match self.state.rate_limit.as_ref() {
+            Some(streak) if streak.overload_spent() => format!(
+                "{outcome}; the provider was overloaded {} times in a row: after \
+                 {OVERLOAD_WAITS} waits each overload counts as a failure",
+                streak.overloads
+            ),
+            _ => outcome.to_string(),
+        }
     }
 
     /// Before an iteration of `hat` starts (`now_ms` in Unix milliseconds, `elapsed`

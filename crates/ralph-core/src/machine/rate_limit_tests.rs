@@ -340,3 +340,104 @@ fn a_wait_not_started_says_when_the_next_attempt_was_due_when_that_is_not_the_re
         ended_at(&[Some(0), Some(0)])
     );
 }
+
+fn limited_by(message: &str, resets_at: Option<u64>) -> IterationReport {
+    report(
+        IterationOutcome::RateLimited {
+            message: message.into(),
+            resets_at,
+        },
+        &[],
+    )
+}
+
+const OVERLOADED: &str = "529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}";
+
+#[test]
+fn an_overload_is_waited_for_so_many_times_then_each_counts_as_a_failure() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_consecutive_failures = 2));
+    // Waited for, backing off as for any limit, and not counted.
+    let mut waits = Vec::new();
+    for _ in 0..OVERLOAD_WAITS {
+        let it = run(&mut m);
+        m.finish(it, limited_by(OVERLOADED, None), S);
+        waits.push(wait_for(&mut m, DEFAULT_HAT, 3));
+    }
+    assert_eq!(waits, [Some(60 * S), Some(120 * S), Some(240 * S)]);
+    assert_eq!(
+        (m.state().iterations, m.state().consecutive_failures),
+        (0, 0)
+    );
+    // The next overload in a row fails: counted, its events back in the queue, and its
+    // backend rests only the first backoff.
+    let it = run(&mut m);
+    assert_eq!(it.number, 1);
+    m.finish(it, limited_by(OVERLOADED, None), S);
+    assert_eq!(
+        (m.state().iterations, m.state().consecutive_failures),
+        (1, 1)
+    );
+    assert_eq!(wait_for(&mut m, DEFAULT_HAT, 3), Some(60 * S));
+    let it = run(&mut m);
+    assert_eq!(it.number, 2);
+    m.finish(it, limited_by(OVERLOADED, None), S);
+    let reason = stop(&mut m);
+    assert_eq!(reason, StopReason::ConsecutiveFailures { failures: 2 });
+    let said = verdict(&reason, m.state());
+    assert!(
+        said.contains(&format!(
+            "the provider was overloaded 5 times in a row: after {OVERLOAD_WAITS} waits each \
+             overload counts as a failure"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn rate_limits_are_waited_for_however_many_come_in_a_row() {
+    let mut m = Machine::new(limits(solo(), |l| l.max_consecutive_failures = 1));
+    // A 429, and an overload that says when it ends, are limits that pass; a 429 between
+    // overloads starts their count again.
+    let reports = [
+        limited_by(OVERLOADED, None),
+        limited_by(OVERLOADED, None),
+        limited_by(OVERLOADED, None),
+        limited(None),
+        limited_by(OVERLOADED, None),
+        limited_by("API Error: 529 Overloaded", Some(10)),
+        limited(Some(10)),
+        limited(None),
+        limited_by(OVERLOADED, None),
+        limited_by(OVERLOADED, None),
+        limited_by(OVERLOADED, None),
+    ];
+    for report in reports {
+        let it = run(&mut m);
+        m.finish(it, report, S);
+    }
+    assert_eq!(
+        (m.state().iterations, m.state().consecutive_failures),
+        (0, 0)
+    );
+    assert_eq!(m.state().rate_limit.as_ref().map(|s| s.overloads), Some(3));
+    assert!(matches!(m.next(S), Next::Run(_)));
+}
+
+#[test]
+fn with_fail_an_overload_fails_at_once_and_says_only_its_message() {
+    let mut m = Machine::new(Rules {
+        rate_limits: RateLimitConfig {
+            policy: RateLimitPolicy::Fail,
+            wait: S,
+            fallback: Vec::new(),
+        },
+        ..limits(solo(), |l| l.max_consecutive_failures = 1)
+    });
+    let it = run(&mut m);
+    m.finish(it, limited_by(OVERLOADED, None), S);
+    let reason = stop(&mut m);
+    assert_eq!(
+        verdict(&reason, m.state()),
+        format!("1 iterations in a row failed (the last: rate limited: {OVERLOADED})")
+    );
+}
