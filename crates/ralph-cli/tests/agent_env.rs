@@ -9,23 +9,9 @@ use common::{Workspace, code};
 
 #[test]
 fn an_agent_gets_the_incumbents_workspace_root_and_loop_id() {
-    let ws = Workspace::new(
-        "cli:\n  backend: pi\n",
-        "pi/anthropic/text.jsonl | LOOP_COMPLETE | | env > agent-env.txt\n",
-    );
-    let out = ws.run(&["run", "-q", "-p", "task"]);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let ws = completed_run("cli:\n  backend: pi\n");
     let text = std::fs::read_to_string(ws.path().join("agent-env.txt")).expect("the agent ran");
-    let vars: BTreeMap<&str, &str> = text
-        .lines()
-        .filter(|l| l.starts_with("RALPH_"))
-        .filter_map(|l| l.split_once('='))
-        .collect();
+    let vars = ralph_vars(&text);
     let workspace = vars.get("RALPH_WORKSPACE").expect("RALPH_WORKSPACE");
     assert_eq!(vars.get("RALPH_WORKSPACE_ROOT"), Some(workspace), "{text}");
     // What `ralph emit` compares a near miss (`loop_complete`) with.
@@ -40,6 +26,23 @@ fn an_agent_gets_the_incumbents_workspace_root_and_loop_id() {
         ws.path().join(".ralph/runs").join(run_id).is_dir(),
         "{text}"
     );
+}
+
+/// A loop with `config` whose one pi iteration dumps its environment to `agent-env.txt`
+/// and completes.
+fn completed_run(config: &str) -> Workspace {
+    let ws = Workspace::new(
+        config,
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE | | env > agent-env.txt\n",
+    );
+    let out = ws.run(&["run", "-q", "-p", "task"]);
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ws
 }
 
 /// The `RALPH_*` lines of an `env` dump.
@@ -57,17 +60,7 @@ fn hooks_and_gates_get_the_agents_run_variables_and_their_iteration() {
         hooks:\n  enabled: true\n  events:\n\
         \x20   pre.loop.start:\n      - {name: start, command: 'env > start-env.txt', on_error: block}\n\
         \x20   pre.iteration.start:\n      - {name: each, command: 'env > iteration-env.txt', on_error: block}\n";
-    let ws = Workspace::new(
-        config,
-        "pi/anthropic/text.jsonl | LOOP_COMPLETE | | env > agent-env.txt\n",
-    );
-    let out = ws.run(&["run", "-q", "-p", "task"]);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let ws = completed_run(config);
     let read = |name: &str| {
         std::fs::read_to_string(ws.path().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
     };

@@ -22,19 +22,6 @@ fn custom_agent(shebang: &str, body: &str) -> Workspace {
     ws
 }
 
-/// The outcome of each iteration, as the history records it.
-fn outcomes(ws: &Workspace) -> Vec<String> {
-    ws.history()
-        .iter()
-        .map(|r| {
-            r["outcome"]["status"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect()
-}
-
 #[test]
 fn an_agent_whose_interpreter_is_missing_stops_the_loop_at_once_with_why() {
     let ws = custom_agent("/nonexistent/interpreter", "echo never");
@@ -53,7 +40,7 @@ fn an_agent_whose_interpreter_is_missing_stops_the_loop_at_once_with_why() {
     );
     let message = end["message"].as_str().unwrap_or_default();
     assert!(message.contains("ralph run --continue"), "{end}");
-    assert_eq!(outcomes(&ws), vec!["failed"]);
+    assert_eq!(ws.outcomes(), vec!["failed"]);
 }
 
 #[test]
@@ -77,7 +64,7 @@ fn an_agent_that_loses_its_execute_bit_stops_the_loop_at_the_next_start() {
             .contains("ermission denied"),
         "{end}"
     );
-    assert_eq!(outcomes(&ws), vec!["succeeded", "failed"]);
+    assert_eq!(ws.outcomes(), vec!["succeeded", "failed"]);
     let text = ws.run(&["runs"]);
     assert_eq!(code(text.status), 0);
     assert!(

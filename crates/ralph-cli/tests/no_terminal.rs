@@ -9,10 +9,10 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Workspace;
-use common::tmux::{POLL, Tmux, session_script};
+use common::tmux::run_in_login_terminal;
 
 /// The most ralph may take here: the question fails as it is asked. A command that
 /// could wait would hold ralph for its deadline ([`DEADLINE`]).
@@ -28,38 +28,13 @@ const ASKING: &str = "exec < /dev/tty; printf 'password? ' > /dev/tty; read -r a
 /// Runs `ralph <command>` in a terminal (its stdout and stderr to `out.txt` and
 /// `err.txt`) until it ends: the screen, and what it wrote.
 fn in_terminal(ws: &Workspace, command: &str) -> (String, String) {
-    let script = session_script(
+    let screen = run_in_login_terminal(
         ws,
         "asks",
         &format!("{command} > out.txt 2> err.txt"),
-        "echo \"ralph-exit=$?\"",
+        ENDS_WITHIN,
+        || read(ws.path(), "err.txt"),
     );
-    // tmux starts its panes with SIGTTIN and SIGTTOU ignored, where a background read
-    // fails at once instead of stopping the reader: the signals as a login terminal has
-    // them, so that a command asking there is frozen as it is for a user.
-    let terminal = ws.path().join("terminal.sh");
-    std::fs::write(
-        &terminal,
-        format!(
-            "exec env --default-signal=TTIN,TTOU sh '{}'\n",
-            script.display()
-        ),
-    )
-    .unwrap();
-    let tmux = Tmux::start(ws.path(), "asks", &terminal);
-    let started = Instant::now();
-    let screen = loop {
-        let screen = tmux.screen("asks:0");
-        if screen.contains("ralph-exit=") {
-            break screen;
-        }
-        assert!(
-            started.elapsed() < ENDS_WITHIN,
-            "ralph still waits after {ENDS_WITHIN:?}:\n{screen}\n{}",
-            read(ws.path(), "err.txt")
-        );
-        std::thread::sleep(POLL);
-    };
     let said = format!(
         "{}{}",
         read(ws.path(), "out.txt"),
@@ -81,7 +56,7 @@ fn a_gate_asking_on_the_terminal_fails_at_once_and_says_it_asked() {
     );
     let ws = Workspace::new(&config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
     let (screen, said) = in_terminal(&ws, "gates");
-    assert!(screen.contains("ralph-exit=1"), "{screen}\n{said}");
+    assert!(screen.contains("asks-exit=1"), "{screen}\n{said}");
     assert!(
         said.contains("the gate `asks` asked for input on the terminal"),
         "{said}"
@@ -97,7 +72,7 @@ fn a_hook_asking_on_the_terminal_fails_at_once_and_says_it_asked() {
     );
     let ws = Workspace::new(&config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
     let (screen, said) = in_terminal(&ws, "run -p x");
-    assert!(screen.contains("ralph-exit=1"), "{screen}\n{said}");
+    assert!(screen.contains("asks-exit=1"), "{screen}\n{said}");
     assert!(
         said.contains("the hook `asks` asked for input on the terminal"),
         "{said}"

@@ -20,18 +20,6 @@ fn reasons(events: &[Value]) -> (String, i64) {
     )
 }
 
-fn outcomes(ws: &Workspace) -> Vec<String> {
-    ws.history()
-        .iter()
-        .map(|r| {
-            r["outcome"]["status"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect()
-}
-
 #[test]
 fn three_hats_with_their_own_backends_hand_over_and_complete() {
     let ws = Workspace::new(
@@ -122,7 +110,7 @@ fn the_iteration_limit_ends_with_exit_2() {
     let ws = Workspace::new("cli:\n  backend: pi\n", "pi/anthropic/text.jsonl | |\n");
     let (code, events, _) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
     assert_eq!((code, reasons(&events)), (2, ("max_iterations".into(), 2)));
-    assert_eq!(outcomes(&ws), vec!["succeeded", "succeeded"]);
+    assert_eq!(ws.outcomes(), vec!["succeeded", "succeeded"]);
     assert!(
         ws.summary()
             .contains("iteration limit reached (2 iterations)")
@@ -137,7 +125,7 @@ fn the_runtime_limit_stops_the_running_agent_and_ends_with_exit_2() {
     );
     let (code, events, _) = ws.run_json(&["-p", "task", "--max-runtime", "1"]);
     assert_eq!((code, reasons(&events)), (2, ("max_runtime".into(), 2)));
-    assert_eq!(outcomes(&ws), vec!["stopped_at_runtime_limit"]);
+    assert_eq!(ws.outcomes(), vec!["stopped_at_runtime_limit"]);
 }
 
 #[test]
@@ -187,7 +175,7 @@ fn consecutive_failures_end_with_exit_1() {
         (code, reasons(&events)),
         (1, ("consecutive_failures".into(), 1))
     );
-    assert_eq!(outcomes(&ws), vec!["failed", "failed"]);
+    assert_eq!(ws.outcomes(), vec!["failed", "failed"]);
     let reason = ws.history()[0]["outcome"]["reason"]
         .as_str()
         .unwrap_or_default()
@@ -208,7 +196,7 @@ fn an_agent_that_exits_0_without_output_or_events_fails_until_the_failure_limit(
         (code, reasons(&events)),
         (1, ("consecutive_failures".into(), 1))
     );
-    assert_eq!(outcomes(&ws), vec!["failed", "failed", "failed"]);
+    assert_eq!(ws.outcomes(), vec!["failed", "failed", "failed"]);
     assert_eq!(
         ws.history()[0]["outcome"]["reason"],
         json!("the agent produced no output")
@@ -225,7 +213,7 @@ fn a_silent_agent_that_publishes_an_event_did_something() {
     );
     let (code, events, _) = ws.run_json(&["-p", "task"]);
     assert_eq!((code, reasons(&events)), (2, ("max_iterations".into(), 2)));
-    assert_eq!(outcomes(&ws), vec!["succeeded", "succeeded"]);
+    assert_eq!(ws.outcomes(), vec!["succeeded", "succeeded"]);
 }
 
 #[test]
@@ -584,7 +572,7 @@ fn a_prompt_no_agent_can_take_fails_its_iterations_and_the_loop_ends_as_loops_en
         (1, ("consecutive_failures".into(), 1)),
         "{stderr}"
     );
-    assert_eq!(outcomes(&ws), vec!["failed", "failed"]);
+    assert_eq!(ws.outcomes(), vec!["failed", "failed"]);
     let reason = ws.history()[0]["outcome"]["reason"].to_string();
     assert!(reason.contains("as a command-line argument"), "{reason}");
     assert!(

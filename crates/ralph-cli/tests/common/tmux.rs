@@ -38,6 +38,47 @@ pub fn session_script(ws: &Workspace, name: &str, command: &str, after: &str) ->
     path
 }
 
+/// Runs `ralph <command>` (with the shell redirections it carries) in a terminal until it
+/// ends, and returns the screen, which then shows `<name>-exit=<ralph's exit code>`. The
+/// terminal's job-control signals are as a login terminal has them: tmux starts its
+/// panes with SIGTTIN and SIGTTOU ignored, where a background read of the terminal fails
+/// at once instead of stopping the reader, so a command that asks there would not freeze
+/// as it does for a user. Fails when ralph still runs after `within`, showing the screen
+/// and `context()` (what ralph wrote to a file, say).
+pub fn run_in_login_terminal(
+    ws: &Workspace,
+    name: &str,
+    command: &str,
+    within: Duration,
+    context: impl Fn() -> String,
+) -> String {
+    let marker = format!("{name}-exit=");
+    let script = session_script(ws, name, command, &format!("echo \"{marker}$?\""));
+    let terminal = ws.path().join(format!("{name}-terminal.sh"));
+    std::fs::write(
+        &terminal,
+        format!(
+            "exec env --default-signal=TTIN,TTOU sh '{}'\n",
+            script.display()
+        ),
+    )
+    .expect("terminal script");
+    let tmux = Tmux::start(ws.path(), name, &terminal);
+    let started = Instant::now();
+    loop {
+        let screen = tmux.screen(&format!("{name}:0"));
+        if screen.contains(&marker) {
+            return screen;
+        }
+        assert!(
+            started.elapsed() < within,
+            "ralph {command} still runs after {within:?}:\n{screen}\n{}",
+            context()
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
 /// The server; killed (with whatever still runs in it) when dropped.
 pub struct Tmux {
     socket: PathBuf,

@@ -4,11 +4,11 @@
 //! why, instead of the kernel stopping the asker (a background read) until its deadline,
 //! minutes later.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::common::Workspace;
 use super::common::code;
-use super::common::tmux::{POLL, Tmux, session_script};
+use super::common::tmux::run_in_login_terminal;
 use super::signals::install_hook;
 use super::{COMMIT_OWN_FILE, git, repo, row, stderr, tree, worktrees};
 
@@ -22,37 +22,13 @@ const ASKING_HOOK: &str = "exec < /dev/tty\nprintf 'commit type? ' > /dev/tty\nr
 
 /// Runs `ralph runs land <args>` in a terminal until it ends: the screen and its stderr.
 fn land_in_terminal(ws: &Workspace, args: &str) -> (String, String) {
-    let script = session_script(
+    let screen = run_in_login_terminal(
         ws,
         "land",
         &format!("runs land {args} 2> land.err"),
-        "echo \"land-exit=$?\"",
+        LANDING_ENDS_WITHIN,
+        String::new,
     );
-    // tmux starts its panes with SIGTTIN and SIGTTOU ignored, where a background read
-    // fails at once instead of stopping the reader: the signals as a login terminal has
-    // them, so that a hook asking there is frozen as it is for a user.
-    let terminal = ws.path().join("terminal.sh");
-    std::fs::write(
-        &terminal,
-        format!(
-            "exec env --default-signal=TTIN,TTOU sh '{}'\n",
-            script.display()
-        ),
-    )
-    .unwrap();
-    let tmux = Tmux::start(ws.path(), "land", &terminal);
-    let started = Instant::now();
-    let screen = loop {
-        let screen = tmux.screen("land:0");
-        if screen.contains("land-exit=") {
-            break screen;
-        }
-        assert!(
-            started.elapsed() < LANDING_ENDS_WITHIN,
-            "the landing still waits after {LANDING_ENDS_WITHIN:?}:\n{screen}"
-        );
-        std::thread::sleep(POLL);
-    };
     let err = std::fs::read_to_string(ws.path().join("land.err")).unwrap();
     (screen, err)
 }

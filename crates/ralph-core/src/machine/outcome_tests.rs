@@ -174,48 +174,6 @@ fn classify_judges_process_and_stream_together() {
             ),
             exited_3(),
         ),
-        // Stopped after a run of empty answers: a failure that says where to look, however
-        // the agent then ended, unless the user stopped it first.
-        (
-            classify(
-                &caller,
-                false,
-                &[],
-                StoppedBy::EmptyCalls,
-                false,
-                Shown::Work,
-                None,
-            ),
-            IterationOutcome::Failed {
-                reason: empty_calls_reason(),
-            },
-        ),
-        (
-            classify(
-                &ok,
-                true,
-                &[],
-                StoppedBy::EmptyCalls,
-                false,
-                Shown::Work,
-                None,
-            ),
-            IterationOutcome::Failed {
-                reason: empty_calls_reason(),
-            },
-        ),
-        (
-            classify(
-                &Termination::Interrupted,
-                false,
-                &[],
-                StoppedBy::EmptyCalls,
-                false,
-                Shown::Work,
-                None,
-            ),
-            IterationOutcome::Interrupted,
-        ),
         // Interrupted before it wrote anything is still an interruption.
         (
             classify(
@@ -232,6 +190,35 @@ fn classify_judges_process_and_stream_together() {
     ];
     let (got, want): (Vec<_>, Vec<_>) = cases.into_iter().unzip();
     assert_eq!(got, want);
+}
+
+/// Stopped after a run of empty answers: a failure that says where to look, however the
+/// agent then ended, unless the user stopped it first.
+#[test]
+fn a_run_of_empty_answers_fails_saying_where_to_look_unless_the_user_stopped_it() {
+    let failed = || IterationOutcome::Failed {
+        reason: empty_calls_reason(),
+    };
+    for (termination, stream_succeeded, want) in [
+        (Termination::StoppedByCaller, false, failed()),
+        (Termination::Exited { code: 0 }, true, failed()),
+        (
+            Termination::Interrupted,
+            false,
+            IterationOutcome::Interrupted,
+        ),
+    ] {
+        let got = classify(
+            &termination,
+            stream_succeeded,
+            &[],
+            StoppedBy::EmptyCalls,
+            false,
+            Shown::Work,
+            None,
+        );
+        assert_eq!(got, want, "{termination:?}");
+    }
 }
 
 #[test]
