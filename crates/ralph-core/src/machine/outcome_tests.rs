@@ -1,5 +1,38 @@
 use super::*;
 
+/// `classify`'s inputs besides the termination, each defaulting to a run that went well.
+struct Case<'a> {
+    succeeded: bool,
+    errors: &'a [String],
+    stopped_by: StoppedBy,
+    wall_is_runtime: bool,
+    shown: Shown,
+    limit: Option<&'a ralph_stream::RateLimited>,
+}
+
+impl Case<'_> {
+    const DEFAULT: Case<'static> = Case {
+        succeeded: true,
+        errors: &[],
+        stopped_by: StoppedBy::Nothing,
+        wall_is_runtime: false,
+        shown: Shown::Work,
+        limit: None,
+    };
+}
+
+fn judge(termination: &Termination, case: Case<'_>) -> IterationOutcome {
+    classify(
+        termination,
+        case.succeeded,
+        case.errors,
+        case.stopped_by,
+        case.wall_is_runtime,
+        case.shown,
+        case.limit,
+    )
+}
+
 #[test]
 fn classify_judges_process_and_stream_together() {
     let errors = vec!["401 invalid api key".to_owned()];
@@ -14,120 +47,97 @@ fn classify_judges_process_and_stream_together() {
         reason: "exited with code 3".into(),
     };
     let cases = [
+        (judge(&ok, Case::DEFAULT), IterationOutcome::Succeeded),
         (
-            classify(&ok, true, &[], StoppedBy::Nothing, false, Shown::Work, None),
-            IterationOutcome::Succeeded,
-        ),
-        (
-            classify(
-                &Termination::StoppedAfterFinish,
-                true,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Work,
-                None,
-            ),
+            judge(&Termination::StoppedAfterFinish, Case::DEFAULT),
             IterationOutcome::Succeeded,
         ),
         // pi exits 0 when every model call failed.
         (
-            classify(
+            judge(
                 &ok,
-                false,
-                &errors,
-                StoppedBy::Nothing,
-                false,
-                Shown::Work,
-                None,
+                Case {
+                    succeeded: false,
+                    errors: &errors,
+                    ..Case::DEFAULT
+                },
             ),
             reported(),
         ),
         (
-            classify(
+            judge(
                 &code3,
-                false,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Work,
-                None,
+                Case {
+                    succeeded: false,
+                    ..Case::DEFAULT
+                },
             ),
             exited_3(),
         ),
         (
-            classify(
+            judge(
                 &caller,
-                false,
-                &[],
-                StoppedBy::CostLimit,
-                false,
-                Shown::Work,
-                None,
+                Case {
+                    succeeded: false,
+                    stopped_by: StoppedBy::CostLimit,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::StoppedAtCostLimit,
         ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
-            classify(
+            judge(
                 &ok,
-                true,
-                &[],
-                StoppedBy::CostLimit,
-                false,
-                Shown::Work,
-                None,
+                Case {
+                    stopped_by: StoppedBy::CostLimit,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Succeeded,
         ),
         (
-            classify(
+            judge(
                 &timeout,
-                false,
-                &[],
-                StoppedBy::Nothing,
-                true,
-                Shown::Work,
-                None,
+                Case {
+                    succeeded: false,
+                    wall_is_runtime: true,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::StoppedAtRuntimeLimit,
         ),
         (
-            classify(
+            judge(
                 &timeout,
-                false,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Work,
-                None,
+                Case {
+                    succeeded: false,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Failed {
                 reason: "stopped: iteration wall-clock timeout".into(),
             },
         ),
         (
-            classify(
+            judge(
                 &Termination::Interrupted,
-                true,
-                &[],
-                StoppedBy::CostLimit,
-                true,
-                Shown::Work,
-                None,
+                Case {
+                    stopped_by: StoppedBy::CostLimit,
+                    wall_is_runtime: true,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Interrupted,
         ),
         // Exit 0 with nothing on stdout and no event published did nothing.
         (
-            classify(
+            judge(
                 &ok,
-                true,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Nothing,
-                None,
+                Case {
+                    shown: Shown::Nothing,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Failed {
                 reason: NO_OUTPUT.into(),
@@ -135,14 +145,12 @@ fn classify_judges_process_and_stream_together() {
         ),
         // A stream calling it a success while its model said nothing and used no tokens.
         (
-            classify(
+            judge(
                 &ok,
-                true,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::EmptyAnswer,
-                None,
+                Case {
+                    shown: Shown::EmptyAnswer,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Failed {
                 reason: EMPTY_ANSWER.into(),
@@ -150,40 +158,36 @@ fn classify_judges_process_and_stream_together() {
         ),
         // A stream that failed says how, empty or not.
         (
-            classify(
+            judge(
                 &ok,
-                false,
-                &errors,
-                StoppedBy::Nothing,
-                false,
-                Shown::EmptyAnswer,
-                None,
+                Case {
+                    succeeded: false,
+                    errors: &errors,
+                    shown: Shown::EmptyAnswer,
+                    ..Case::DEFAULT
+                },
             ),
             reported(),
         ),
         // A failure says why the process failed, silent or not.
         (
-            classify(
+            judge(
                 &code3,
-                true,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Nothing,
-                None,
+                Case {
+                    shown: Shown::Nothing,
+                    ..Case::DEFAULT
+                },
             ),
             exited_3(),
         ),
         // Interrupted before it wrote anything is still an interruption.
         (
-            classify(
+            judge(
                 &Termination::Interrupted,
-                true,
-                &[],
-                StoppedBy::Nothing,
-                false,
-                Shown::Nothing,
-                None,
+                Case {
+                    shown: Shown::Nothing,
+                    ..Case::DEFAULT
+                },
             ),
             IterationOutcome::Interrupted,
         ),
@@ -208,14 +212,13 @@ fn a_run_of_empty_answers_fails_saying_where_to_look_unless_the_user_stopped_it(
             IterationOutcome::Interrupted,
         ),
     ] {
-        let got = classify(
+        let got = judge(
             &termination,
-            stream_succeeded,
-            &[],
-            StoppedBy::EmptyCalls,
-            false,
-            Shown::Work,
-            None,
+            Case {
+                succeeded: stream_succeeded,
+                stopped_by: StoppedBy::EmptyCalls,
+                ..Case::DEFAULT
+            },
         );
         assert_eq!(got, want, "{termination:?}");
     }
@@ -291,14 +294,14 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
         resets_at: Some(1_795_676_400),
     };
     let judged = |t: &Termination| {
-        classify(
+        judge(
             t,
-            false,
-            &errors,
-            StoppedBy::Nothing,
-            false,
-            Shown::Work,
-            Some(&limit),
+            Case {
+                succeeded: false,
+                errors: &errors,
+                limit: Some(&limit),
+                ..Case::DEFAULT
+            },
         )
     };
     assert_eq!(judged(&Termination::Exited { code: 0 }), expected);
