@@ -28,11 +28,10 @@ fn pi_is_told_why_its_claim_was_refused_fixes_it_and_completes() {
     let Some(env) = RealEnv::start(SCRIPT, &[PI]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 4\ngates:\n  \
-         - name: done-file\n    run: \"test -f done.txt || {{ echo 'done.txt is missing'; exit 1; }}\"\n",
-        env.agent_path(PI).display()
-    ));
+    env.write_pi_config(
+        "event_loop:\n  max_iterations: 4\ngates:\n  \
+         - name: done-file\n    run: \"test -f done.txt || { echo 'done.txt is missing'; exit 1; }\"\n",
+    );
     let run = env.run_json(&["-p", "Create done.txt."]);
     assert_eq!(
         run.ending(),
@@ -77,11 +76,10 @@ scenarios:
     let Some(env) = RealEnv::start(CLAIMS, &[PI]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 2\ngates:\n  \
+    env.write_pi_config(
+        "event_loop:\n  max_iterations: 2\ngates:\n  \
          - name: tests-pass\n    run: \"echo '3 tests failed'; exit 1\"\n",
-        env.agent_path(PI).display()
-    ));
+    );
     let run = env.run_json(&["-p", "Make the tests pass."]);
     assert_eq!(
         (run.ending().0.as_str(), run.code),

@@ -40,10 +40,7 @@ fn pi_sees_what_a_hook_added_and_the_hooks_see_the_run() {
     let Some(env) = RealEnv::start(SCRIPT, &[PI]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 2\n{HOOKS}",
-        env.agent_path(PI).display(),
-    ));
+    env.write_pi_config(&format!("event_loop:\n  max_iterations: 2\n{HOOKS}"));
     let ticket = env.ws().join("ticket.sh");
     std::fs::write(
         &ticket,

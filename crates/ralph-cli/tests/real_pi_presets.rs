@@ -33,9 +33,8 @@ fn run_preset(case: &Case<'_>) {
     let Some(env) = RealEnv::start(case.script, &[PI]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: {MAX_ITERATIONS}\n",
-        env.agent_path(PI).display()
+    env.write_pi_config(&format!(
+        "event_loop:\n  max_iterations: {MAX_ITERATIONS}\n"
     ));
     for (name, text) in case.given {
         std::fs::write(env.ws().join(name), text).expect("write a given file");

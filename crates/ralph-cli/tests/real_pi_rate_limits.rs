@@ -88,12 +88,11 @@ fn pi_on_a_provider_that_stays_overloaded_waits_so_many_times_then_fails() {
     };
     // Waited for as a rate limit, the overload would double the wait until the runtime
     // limit ended the loop (after about a minute here).
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\n  rate_limit_wait_seconds: 1\n\
+    env.write_pi_config(
+        "  rate_limit_wait_seconds: 1\n\
          event_loop:\n  max_iterations: 10\n  max_consecutive_failures: 2\n  \
          max_runtime_seconds: 120\n",
-        env.agent_path(PI).display()
-    ));
+    );
     let run = env.run_json(&["-p", "Finish."]);
     assert_eq!(
         run.ending(),

@@ -26,10 +26,7 @@ fn a_real_pi_iteration_read_back_from_its_transcript_has_the_live_summary() {
     let Some(env) = RealEnv::start(TWO_TURNS, &[PI]) else {
         return;
     };
-    env.write_config(&format!(
-        "cli:\n  backend: pi\n  command: {}\nevent_loop:\n  max_iterations: 2\n",
-        env.agent_path(PI).display()
-    ));
+    env.write_pi_config("event_loop:\n  max_iterations: 2\n");
     let run = env.run_json(&["-p", "Look, then finish."]);
     assert_eq!(run.ending().0, "completed", "stderr:\n{}", run.stderr);
     let capture = env.root().join("capture.jsonl");

@@ -123,6 +123,15 @@ impl RealEnv {
         std::fs::write(self.ws().join("ralph.yml"), yaml).expect("write ralph.yml");
     }
 
+    /// Writes a `ralph.yml` that runs the pinned pi, then `rest` (more `cli` keys, each
+    /// indented under it, or other sections).
+    pub fn write_pi_config(&self, rest: &str) {
+        self.write_config(&format!(
+            "cli:\n  backend: pi\n  command: {}\n{rest}",
+            self.agent_path(PI).display()
+        ));
+    }
+
     /// A file the agent produced in the workspace, or `None`.
     pub fn file(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.ws().join(name)).ok()
