@@ -39,11 +39,7 @@ fn pi_is_told_why_its_claim_was_refused_fixes_it_and_completes() {
         "stderr:\n{}",
         run.stderr
     );
-    let gates: Vec<Value> = run
-        .of_type("gate_finished")
-        .iter()
-        .map(|g| json!([g["iteration"], g["passed"], g["output"]]))
-        .collect();
+    let gates: Vec<Value> = run.fields("gate_finished", &["iteration", "passed", "output"]);
     assert_eq!(
         gates,
         [
@@ -87,11 +83,7 @@ scenarios:
         "stderr:\n{}",
         run.stderr
     );
-    let refused: Vec<Value> = run
-        .of_type("gate_finished")
-        .iter()
-        .map(|g| json!([g["iteration"], g["passed"], g["output"]]))
-        .collect();
+    let refused: Vec<Value> = run.fields("gate_finished", &["iteration", "passed", "output"]);
     assert_eq!(
         refused,
         [

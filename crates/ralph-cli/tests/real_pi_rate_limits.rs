@@ -102,11 +102,7 @@ fn pi_on_a_provider_that_stays_overloaded_waits_so_many_times_then_fails() {
     );
     // Three waits that back off, not counted (iteration 1 each time); then two overloads
     // counted as failures, with the first backoff's rest between them.
-    let waits: Vec<Value> = run
-        .of_type("rate_limit_wait")
-        .iter()
-        .map(|w| json!([w["iteration"], w["wait_secs"]]))
-        .collect();
+    let waits: Vec<Value> = run.fields("rate_limit_wait", &["iteration", "wait_secs"]);
     assert_eq!(OVERLOAD_WAITS, 3);
     assert_eq!(
         waits,

@@ -418,6 +418,14 @@ impl JsonRun {
         self.events.iter().filter(|e| e["type"] == kind).collect()
     }
 
+    /// For each event of one `type`, the values of `keys`, as a JSON array.
+    pub fn fields(&self, kind: &str, keys: &[&str]) -> Vec<Value> {
+        self.of_type(kind)
+            .iter()
+            .map(|e| keys.iter().map(|k| e[*k].clone()).collect())
+            .collect()
+    }
+
     /// The `loop_finished` event, which must be the only one and the last line.
     pub fn finished(&self) -> &Value {
         let last = self.events.last().unwrap_or_else(|| {

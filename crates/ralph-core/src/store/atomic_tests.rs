@@ -1,5 +1,15 @@
 use super::*;
 
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn replace_swaps_the_content_and_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -7,11 +17,7 @@ fn replace_swaps_the_content_and_leaves_no_temporary_file() {
     replace(&path, b"one", Durability::Atomic).unwrap();
     replace(&path, b"two", Durability::Durable).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    assert_eq!(names, vec!["state.json"]);
+    assert_eq!(names_in(dir.path()), vec!["state.json"]);
 }
 
 #[test]
@@ -57,11 +63,7 @@ fn rewrite_swaps_two_files_and_creates_no_inode_after_the_first_two() {
             assert_eq!(inode(&path), inodes[(n + 1) % 2], "write {n}");
         }
     }
-    let mut names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let names = names_in(dir.path());
     let expected = if SWAPS {
         vec![".state.json.spare", "state.json"]
     } else {
@@ -187,11 +189,7 @@ fn a_failed_replace_leaves_no_temporary_file() {
     std::fs::create_dir(&path).unwrap();
     std::fs::write(path.join("inside"), "x").unwrap();
     assert!(replace(&path, b"one", Durability::Atomic).is_err());
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    assert_eq!(names, vec!["state.json"]);
+    assert_eq!(names_in(dir.path()), vec!["state.json"]);
 }
 
 #[test]
