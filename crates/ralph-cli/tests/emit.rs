@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Workspace, code};
+use common::{RUN_TIMEOUT, Workspace, code, finished, of_type, wait_output};
 use pretty_assertions::assert_eq;
 
 fn inbox_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -360,4 +360,126 @@ fn a_payload_nested_to_the_limit_is_kept_and_a_deeper_planted_one_skipped() {
     let out = ws.run(&["runs", "--format", "json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("\"completed\""), "{stdout}");
+}
+
+/// Waits until the fake agent of invocation `n` reached its pause (`pause_at`).
+fn wait_paused(ws: &Workspace, n: usize) {
+    let marker = ws.path().join(format!(".fake/paused-{n}"));
+    let deadline = std::time::Instant::now() + RUN_TIMEOUT;
+    while !marker.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never paused"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_event_emitted_from_outside_the_agent_is_routed_but_not_credited_to_the_hat() {
+    // Iteration 1's agent emits `plan.note` itself, then waits while a person, from
+    // another terminal (no `RALPH_AGENT_RUN`), emits a topic and the completion promise.
+    // Iteration 2's agent gives the promise itself.
+    let plan = "pi/anthropic/text.jsonl | plan.note=mine | pause_at=1\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
+    let ws = Workspace::new("cli:\n  backend: pi\n", plan);
+    let child = ws.start_json(&["-p", "task"]);
+    wait_paused(&ws, 1);
+    for args in [
+        &["emit", "hotfix.needed", "the login page is down"][..],
+        &["emit", "LOOP_COMPLETE"],
+    ] {
+        let out = ws.command(args).output().expect("emit");
+        assert_eq!(
+            code(out.status),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::write(ws.path().join(".fake/resume-1"), "").expect("resume");
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(code(out.status), 0, "{stderr}");
+
+    // The person's promise did not complete iteration 1: the agent's own did, in 2.
+    let end = finished(&events);
+    assert_eq!(end["totals"]["iterations"], 2, "{end}");
+    let emitted = of_type(&events, "events_emitted");
+    let said = |e: &serde_json::Value, key: &str| -> Vec<String> {
+        e[key]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|ev| ev["topic"].as_str().expect("topic").to_owned())
+            .collect()
+    };
+    assert_eq!(said(emitted[0], "events"), ["plan.note"]);
+    assert_eq!(
+        said(emitted[0], "outside"),
+        ["hotfix.needed", "LOOP_COMPLETE"]
+    );
+    assert_eq!(said(emitted[1], "events"), ["LOOP_COMPLETE"]);
+    assert!(
+        of_type(&events, "notice")
+            .iter()
+            .any(|n| n["notice"] == "promise_from_outside" && n["iteration"] == 1),
+        "{events:?}"
+    );
+
+    // The history says who published what, and the person's topic still steered the loop.
+    let history = ws.history();
+    assert_eq!(history[0]["completion"], serde_json::Value::Null);
+    assert_eq!(history[0]["events"][0]["topic"], "plan.note");
+    assert_eq!(history[0]["outside"][0]["topic"], "hotfix.needed");
+    let consumed: Vec<&str> = (history[1]["consumed"].as_array().expect("consumed").iter())
+        .map(|e| e["topic"].as_str().expect("topic"))
+        .collect();
+    assert_eq!(consumed, ["plan.note", "hotfix.needed"]);
+    assert_eq!(history[1]["completion"], "event");
+
+    // The inbox names the agent as the sender of its own line, and nobody for the person's.
+    let inbox = inbox_lines(&current_inbox(&ws));
+    let senders: Vec<(String, bool)> = inbox
+        .iter()
+        .map(|l| {
+            (
+                l["topic"].as_str().expect("topic").to_owned(),
+                l.get("sender").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        senders,
+        [
+            ("plan.note".to_owned(), true),
+            ("hotfix.needed".to_owned(), false),
+            ("LOOP_COMPLETE".to_owned(), false),
+            ("LOOP_COMPLETE".to_owned(), true),
+        ]
+    );
+
+    // `ralph events` lists the person's events as from outside.
+    let out = ws
+        .command(&["events", "--format", "json"])
+        .output()
+        .expect("events");
+    let rows: Vec<(String, String)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("row"))
+        .filter(|r| r["iteration"] == 1)
+        .map(|r| (r["source"].to_string(), r["topic"].to_string()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("\"agent\"".to_owned(), "\"plan.note\"".to_owned()),
+            ("\"outside\"".to_owned(), "\"hotfix.needed\"".to_owned()),
+            ("\"outside\"".to_owned(), "\"LOOP_COMPLETE\"".to_owned()),
+        ]
+    );
 }

@@ -1,11 +1,14 @@
 //! Events: what an agent publishes with `ralph emit` and what hats trigger on, and the
 //! one-line JSON form they take in a run's inbox.
 //!
-//! An inbox line is a JSON object `{"topic": "...", "payload": ..., "ts": ...}` ended by
-//! `\n`. Only `topic` is required; `payload` is a string (`ralph emit t "text"`) or any
-//! JSON value (`ralph emit t --json '{...}'`); `ts` (Unix milliseconds) is for people
+//! An inbox line is a JSON object `{"topic": "...", "payload": ..., "ts": ..., "sender": ...}`
+//! ended by `\n`. Only `topic` is required; `payload` is a string (`ralph emit t "text"`) or
+//! any JSON value (`ralph emit t --json '{...}'`); `ts` (Unix milliseconds) is for people
 //! reading the file and is ignored when reading, as are unknown keys, so a line written
-//! by another tool (ralph-orchestrator writes `ts` as a string) still reads.
+//! by another tool (ralph-orchestrator writes `ts` as a string) still reads. `sender` is
+//! the `RALPH_AGENT_RUN` token of the process that wrote the line (absent when it had
+//! none: a person, or a line from before ralph recorded it): the loop credits an event to
+//! the iteration's hat only when it came from that iteration's agent.
 
 use std::fmt;
 
@@ -70,19 +73,26 @@ impl Event {
     }
 }
 
-/// The inbox line for `event` emitted at `ts_ms`, newline included.
-pub fn encode_line(event: &Event, ts_ms: u64) -> String {
+/// The key of an inbox line that names who wrote it (see the module's documentation).
+pub const SENDER_KEY: &str = "sender";
+
+/// The inbox line for `event` emitted at `ts_ms` by `sender` (its `RALPH_AGENT_RUN`
+/// token, when it has one), newline included.
+pub fn encode_line(event: &Event, ts_ms: u64, sender: Option<&str>) -> String {
     #[derive(Serialize)]
     struct Line<'a> {
         topic: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         payload: Option<&'a serde_json::Value>,
         ts: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sender: Option<&'a str>,
     }
     let line = Line {
         topic: &event.topic,
         payload: event.payload.as_ref(),
         ts: ts_ms,
+        sender,
     };
     // A struct of strings, numbers and a `Value` always serializes.
     let mut text = serde_json::to_string(&line).unwrap_or_default();
@@ -108,9 +118,18 @@ pub enum InvalidLine {
     TooDeep { depth: usize },
 }
 
+/// An event as read from the inbox, with who wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sent {
+    pub event: Event,
+    /// The `sender` of the line: the writer's `RALPH_AGENT_RUN` token; `None` when the
+    /// line has none (or not as a string).
+    pub sender: Option<String>,
+}
+
 /// Reads one inbox line (without its line ending). `None` for a blank line, which is
 /// not an event and not an error either.
-pub fn parse_line(line: &[u8]) -> Option<Result<Event, InvalidLine>> {
+pub fn parse_line(line: &[u8]) -> Option<Result<Sent, InvalidLine>> {
     let Ok(text) = std::str::from_utf8(line) else {
         return Some(Err(InvalidLine::NotUtf8));
     };
@@ -143,10 +162,17 @@ pub fn parse_line(line: &[u8]) -> Option<Result<Event, InvalidLine>> {
     {
         return Some(Err(InvalidLine::TooDeep { depth }));
     }
-    Some(Ok(Event {
-        topic,
-        payload,
-        to: None,
+    let sender = match object.remove(SENDER_KEY) {
+        Some(serde_json::Value::String(sender)) => Some(sender),
+        _ => None,
+    };
+    Some(Ok(Sent {
+        event: Event {
+            topic,
+            payload,
+            to: None,
+        },
+        sender,
     }))
 }
 

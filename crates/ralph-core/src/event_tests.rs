@@ -1,6 +1,14 @@
 use super::*;
 use serde_json::json;
 
+/// `event` as read from a line that names no sender.
+fn unsent(event: Event) -> Sent {
+    Sent {
+        event,
+        sender: None,
+    }
+}
+
 #[test]
 fn lines_round_trip_text_json_and_empty_payloads() {
     let events = vec![
@@ -15,12 +23,12 @@ fn lines_round_trip_text_json_and_empty_payloads() {
     let read: Vec<_> = events
         .iter()
         .map(|e| {
-            let line = encode_line(e, 1_764_000_000_000);
+            let line = encode_line(e, 1_764_000_000_000, None);
             assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
             parse_line(line.trim_end().as_bytes())
         })
         .collect();
-    let expected: Vec<_> = events.into_iter().map(|e| Some(Ok(e))).collect();
+    let expected: Vec<_> = events.into_iter().map(|e| Some(Ok(unsent(e)))).collect();
     assert_eq!(read, expected);
 }
 
@@ -30,11 +38,11 @@ fn foreign_lines_read_when_they_carry_a_topic() {
         br#"{"topic":"build.done","payload":"ok","ts":"2026-01-01T00:00:00Z","extra":1}"#;
     assert_eq!(
         parse_line(upstream),
-        Some(Ok(Event::with_text("build.done", "ok")))
+        Some(Ok(unsent(Event::with_text("build.done", "ok"))))
     );
     assert_eq!(
         parse_line(br#"{"topic":"x","payload":null}"#),
-        Some(Ok(Event::new("x")))
+        Some(Ok(unsent(Event::new("x"))))
     );
     assert_eq!(parse_line(b"  \t"), None);
 }
@@ -149,4 +157,28 @@ fn payloads_nested_past_the_limit_are_refused_by_emit_and_the_inbox() {
     );
     let line = format!(r#"{{"topic":"t","payload":{limit}}}"#);
     assert!(matches!(parse_line(line.as_bytes()), Some(Ok(_))));
+}
+
+#[test]
+fn a_line_names_its_sender_and_one_without_reads_as_sent_by_nobody() {
+    let event = Event::with_text("plan.ready", "notes.txt");
+    let line = encode_line(&event, 1, Some("4242-100-7"));
+    assert_eq!(
+        line,
+        "{\"topic\":\"plan.ready\",\"payload\":\"notes.txt\",\"ts\":1,\"sender\":\"4242-100-7\"}\n"
+    );
+    assert_eq!(
+        parse_line(line.trim_end().as_bytes()),
+        Some(Ok(Sent {
+            event: event.clone(),
+            sender: Some("4242-100-7".into())
+        }))
+    );
+    // A line from before ralph recorded senders, or with a sender that is no string.
+    for old in [
+        &br#"{"topic":"plan.ready","payload":"notes.txt","ts":1}"#[..],
+        br#"{"topic":"plan.ready","payload":"notes.txt","sender":7}"#,
+    ] {
+        assert_eq!(parse_line(old), Some(Ok(unsent(event.clone()))));
+    }
 }

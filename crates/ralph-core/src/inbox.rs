@@ -14,6 +14,9 @@
 //!   replaced by another file is read again from its start and the reader says so
 //!   ([`InboxRestart`]): seeing an event twice beats never seeing the promise.
 //!
+//! Each line names who wrote it (`sender`, the writer's `RALPH_AGENT_RUN` token), so the
+//! loop can tell the iteration's agent from anyone else who emits while it runs.
+//!
 //! The inbox is the agent's channel only: ralph never writes its own records here (its
 //! history is a separate file), so nothing ralph writes is ever read back as if an
 //! agent had emitted it.
@@ -26,24 +29,56 @@ use std::path::{Path, PathBuf};
 use ralph_stream::{Frame, LineFramer};
 use serde::{Deserialize, Serialize};
 
-use crate::event::{Event, InvalidLine, MAX_INBOX_LINE_BYTES, encode_line, parse_line};
+use crate::event::{Event, InvalidLine, MAX_INBOX_LINE_BYTES, Sent, encode_line, parse_line};
 use crate::fsafe::{self, Links, MAX_INBOX_SLICE_BYTES};
 
 /// Bytes read per `read` call.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// Appends `event` (stamped `ts_ms`) to the inbox at `path`, creating the file if needed.
-pub fn append(path: &Path, event: &Event, ts_ms: u64) -> io::Result<()> {
+/// Appends `event` (stamped `ts_ms`, written by `sender`: its `RALPH_AGENT_RUN` token) to
+/// the inbox at `path`, creating the file if needed.
+pub fn append(path: &Path, event: &Event, ts_ms: u64, sender: Option<&str>) -> io::Result<()> {
     // Never through a link, and never into a FIFO (see `crate::fsafe`).
-    fsafe::append_line(path, encode_line(event, ts_ms).as_bytes())
+    fsafe::append_line(path, encode_line(event, ts_ms, sender).as_bytes())
 }
 
 /// One line of the inbox, in file order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InboxLine {
-    Event { event: Event },
-    Invalid { error: InvalidLine, excerpt: String },
+    Event {
+        event: Event,
+        /// The writer's `RALPH_AGENT_RUN` token (see `crate::event`), when the line
+        /// names one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sender: Option<String>,
+    },
+    Invalid {
+        error: InvalidLine,
+        excerpt: String,
+    },
+}
+
+/// Whether an inbox line sent by `sender` is the agent's, the agent being the process
+/// started with the token `agent_run` (`None`: no agent started). A line without a
+/// sender never is (a person's, or one from before ralph recorded senders).
+pub fn from_agent(sender: Option<&str>, agent_run: Option<&str>) -> bool {
+    sender.is_some() && sender == agent_run
+}
+
+impl InboxLine {
+    /// Who sent the line, when it is an event that names its sender.
+    pub fn sender(&self) -> Option<&str> {
+        match self {
+            InboxLine::Event { sender, .. } => sender.as_deref(),
+            InboxLine::Invalid { .. } => None,
+        }
+    }
+
+    /// Whether this line is an event the agent started with `agent_run` sent.
+    pub fn is_event_from(&self, agent_run: Option<&str>) -> bool {
+        matches!(self, InboxLine::Event { sender, .. } if from_agent(sender.as_deref(), agent_run))
+    }
 }
 
 /// How much of an invalid line is kept to show the user.
@@ -187,7 +222,9 @@ impl InboxReader {
             self.framer.push(&self.buf[..n], |frame| match frame {
                 Frame::Line(line) => match parse_line(line) {
                     None => {}
-                    Some(Ok(event)) => lines.push(InboxLine::Event { event }),
+                    Some(Ok(Sent { event, sender })) => {
+                        lines.push(InboxLine::Event { event, sender })
+                    }
                     Some(Err(error)) => lines.push(InboxLine::Invalid {
                         error,
                         excerpt: excerpt(&String::from_utf8_lossy(line), EXCERPT_CHARS),

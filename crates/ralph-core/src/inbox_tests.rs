@@ -5,6 +5,7 @@ use std::io::Write;
 fn event(topic: &str, text: &str) -> InboxLine {
     InboxLine::Event {
         event: Event::with_text(topic, text),
+        sender: None,
     }
 }
 
@@ -47,7 +48,7 @@ fn invalid_lines_are_reported_in_order_with_events() {
     let kinds: Vec<_> = lines
         .iter()
         .map(|l| match l {
-            InboxLine::Event { event } => format!("event {}", event.topic),
+            InboxLine::Event { event, .. } => format!("event {}", event.topic),
             InboxLine::Invalid { excerpt, .. } => format!("invalid {excerpt}"),
         })
         .collect();
@@ -77,7 +78,8 @@ fn an_over_long_line_is_reported_and_skipped() {
                 excerpt: String::new()
             },
             InboxLine::Event {
-                event: Event::new("after")
+                event: Event::new("after"),
+                sender: None,
             }
         ]
     );
@@ -87,11 +89,11 @@ fn an_over_long_line_is_reported_and_skipped() {
 fn append_writes_whole_lines_and_heals_a_torn_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inbox.jsonl");
-    append(&path, &Event::with_text("a", "x"), 1).unwrap();
+    append(&path, &Event::with_text("a", "x"), 1, None).unwrap();
     // A writer died in the middle of a line.
     let mut f = OpenOptions::new().append(true).open(&path).unwrap();
     f.write_all(b"{\"topic\":\"torn").unwrap();
-    append(&path, &Event::new("b"), 2).unwrap();
+    append(&path, &Event::new("b"), 2, None).unwrap();
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         "{\"topic\":\"a\",\"payload\":\"x\",\"ts\":1}\n{\"topic\":\"torn\n{\"topic\":\"b\",\"ts\":2}\n"
@@ -101,7 +103,8 @@ fn append_writes_whole_lines_and_heals_a_torn_one() {
     assert_eq!(
         lines[2],
         InboxLine::Event {
-            event: Event::new("b")
+            event: Event::new("b"),
+            sender: None,
         }
     );
 }
@@ -117,7 +120,7 @@ fn concurrent_appends_never_interleave() {
             s.spawn(move || {
                 for i in 0..50 {
                     let topic = format!("t{t}.e{i}");
-                    append(path, &Event::with_text(topic, payload.as_str()), 0).unwrap();
+                    append(path, &Event::with_text(topic, payload.as_str()), 0, None).unwrap();
                 }
             });
         }
@@ -141,7 +144,8 @@ fn a_saved_offset_past_the_end_reads_the_inbox_again_from_the_start() {
     assert_eq!(
         reader.read().unwrap(),
         vec![InboxLine::Event {
-            event: Event::new("LOOP_COMPLETE")
+            event: Event::new("LOOP_COMPLETE"),
+            sender: None,
         }]
     );
     assert_eq!(
@@ -168,10 +172,10 @@ fn an_inbox_truncated_while_read_is_read_again_from_the_start() {
         .truncate(true)
         .open(&path)
         .unwrap();
-    append(&path, &Event::new("b"), 1).unwrap();
+    append(&path, &Event::new("b"), 1, None).unwrap();
     let got = reader.read().unwrap();
     assert_eq!(got.len(), 1);
-    assert!(matches!(&got[0], InboxLine::Event { event } if event.topic == "b"));
+    assert!(matches!(&got[0], InboxLine::Event { event, .. } if event.topic == "b"));
     assert!(matches!(
         reader.take_restart(),
         Some(InboxRestart::Shrunk { offset: 28, .. })
@@ -210,7 +214,7 @@ fn a_fifo_or_a_link_at_the_inbox_is_refused_at_once_by_reader_and_writer() {
     let mut reader = InboxReader::new(&path, 0);
     let e = reader.read().unwrap_err();
     assert!(e.to_string().contains("FIFO (named pipe)"), "{e}");
-    let e = append(&path, &Event::with_text("a", "b"), 1).unwrap_err();
+    let e = append(&path, &Event::with_text("a", "b"), 1, None).unwrap_err();
     assert!(e.to_string().contains("FIFO (named pipe)"), "{e}");
     std::fs::remove_file(&path).unwrap();
     let outside = dir.path().join("outside");
@@ -223,7 +227,7 @@ fn a_fifo_or_a_link_at_the_inbox_is_refused_at_once_by_reader_and_writer() {
             .to_string()
             .contains("symbolic link")
     );
-    assert!(append(&path, &Event::with_text("a", "b"), 1).is_err());
+    assert!(append(&path, &Event::with_text("a", "b"), 1, None).is_err());
     assert_eq!(std::fs::read(&outside).unwrap(), b"");
 }
 
@@ -231,7 +235,7 @@ fn a_fifo_or_a_link_at_the_inbox_is_refused_at_once_by_reader_and_writer() {
 fn one_read_takes_at_most_a_slice_and_the_next_read_takes_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("inbox.jsonl");
-    let line = encode_line(&Event::with_text("t", "x".repeat(1000)), 1);
+    let line = encode_line(&Event::with_text("t", "x".repeat(1000)), 1, None);
     let per_slice = usize::try_from(MAX_INBOX_SLICE_BYTES).unwrap() / line.len();
     std::fs::write(&path, line.repeat(per_slice + 3)).unwrap();
     let mut reader = InboxReader::new(&path, 0);

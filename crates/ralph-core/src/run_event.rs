@@ -69,10 +69,14 @@ pub enum RunEvent<'a> {
         iteration: u32,
         event: &'a AgentEvent<'a>,
     },
-    /// The events the agent emitted during an iteration, in order.
+    /// The events the agent emitted during an iteration, in order, and those published
+    /// meanwhile from outside it.
     EventsEmitted {
         iteration: u32,
         events: &'a [Event],
+        /// Published while the iteration ran by others than its agent (a person, a gate,
+        /// a hook, a script): routed to the hats, never credited to this one.
+        outside: &'a [Event],
         invalid_lines: u32,
         /// Topics published only after their gates passed.
         verified: &'a [String],

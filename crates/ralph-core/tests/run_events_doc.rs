@@ -117,6 +117,7 @@ fn every_run_event_type_has_a_section() {
         RunEvent::EventsEmitted {
             iteration: 1,
             events: &[],
+            outside: &[],
             invalid_lines: 0,
             verified: &[],
             withheld: &[],

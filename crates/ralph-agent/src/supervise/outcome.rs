@@ -37,4 +37,7 @@ pub struct ProcessOutcome {
     /// Ralph sent the agent SIGTERM or SIGKILL (a deadline, a stop its abort command did
     /// not end in time): it did not end on its own.
     pub signalled: bool,
+    /// The `RALPH_AGENT_RUN` token the child was started with (`None` when none was):
+    /// what `ralph emit` run by it, or by anything it started, records as the sender.
+    pub agent_run: Option<String>,
 }

@@ -143,7 +143,10 @@ pub async fn run(
     run.live = live;
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
-    run.outcome(started)
+    ProcessOutcome {
+        agent_run: Some(token),
+        ..run.outcome(started)
+    }
 }
 
 /// Closes a live input when dropped: at the end of [`run`], on every path.
@@ -169,6 +172,7 @@ impl ProcessOutcome {
             stdin_complete: false,
             leftovers_signalled: 0,
             signalled: false,
+            agent_run: None,
         }
     }
 }
@@ -355,6 +359,7 @@ impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
             stdin_complete: self.stdin_complete,
             leftovers_signalled: self.child.guard.tree.signalled_count(),
             signalled: self.machine.signalled(),
+            agent_run: None,
         }
     }
 }

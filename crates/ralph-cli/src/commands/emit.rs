@@ -3,7 +3,7 @@
 //! The event goes to `$RALPH_EVENTS_FILE` (set by `ralph run` for the agent), else to
 //! the inbox of the workspace's current run; only ever to the inbox of the workspace's
 //! current run, and only while a loop runs there. One complete line, one write (see
-//! `ralph_core::inbox`). A short confirmation goes to stdout, which the agent sees as
+//! `ralph_core::inbox`), naming its sender (`$RALPH_AGENT_RUN`, when set). A short confirmation goes to stdout, which the agent sees as
 //! its tool's output.
 
 use std::path::{Component, Path};
@@ -56,7 +56,13 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
     }
     let path = run.inbox();
-    let append = || inbox::append(&path, &event, unix_ms(SystemTime::now()));
+    // Who is publishing: the loop credits the event to the running hat only when it comes
+    // from the agent process it started (whose token this is, inherited by everything the
+    // agent runs); a person, a gate, a hook or a script emits from outside.
+    let sender = std::env::var(ralph_types::env::AGENT_RUN)
+        .ok()
+        .filter(|token| !token.is_empty());
+    let append = || inbox::append(&path, &event, unix_ms(SystemTime::now()), sender.as_deref());
     match append() {
         // The agent deleted the run's directory (`git clean -fdx`, `rm -rf .ralph`)
         // while its loop runs: the loop recreates it when the agent exits, and reads

@@ -57,6 +57,9 @@ enum Source {
     Default,
     /// A person, through `ralph steer`.
     Person,
+    /// Anyone but the iteration's agent, through `ralph emit` (a person in another
+    /// terminal, a gate, a hook, a script): routed, never credited to the hat.
+    Outside,
 }
 
 impl Source {
@@ -66,6 +69,7 @@ impl Source {
             Source::Ralph => "ralph",
             Source::Default => "default",
             Source::Person => "person",
+            Source::Outside => "outside",
         }
     }
 }
@@ -182,8 +186,15 @@ fn assemble(
     let emitted: Vec<Row> = pending
         .into_iter()
         .filter_map(|line| match line {
-            InboxLine::Event { event } => {
-                let topic = Some((Source::Agent, event.topic));
+            InboxLine::Event { event, sender } => {
+                // The running agent's token is not on disk: a line that names no sender
+                // is surely from outside, one that names one is taken for the agent's
+                // (its history record, once the iteration ends, says for sure).
+                let source = match sender {
+                    Some(_) => Source::Agent,
+                    None => Source::Outside,
+                };
+                let topic = Some((source, event.topic));
                 Some(running.row(running.iteration, topic, event.payload))
             }
             InboxLine::Invalid { .. } => None,
@@ -261,6 +272,13 @@ fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row>
         );
         row.withheld = record.withheld.contains(&event.topic);
         rows.push(row);
+    }
+    for event in &record.outside {
+        rows.push(record_row(
+            record,
+            Some((Source::Outside, event.topic.clone())),
+            event.payload.clone(),
+        ));
     }
     // A topic withheld that the agent did not emit is the hat's default, held by its gate.
     let emitted = |topic: &String| record.events.iter().any(|e| e.topic == *topic);

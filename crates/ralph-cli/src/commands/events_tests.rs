@@ -315,6 +315,7 @@ fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
     // What its agent emitted so far takes that row's place, before the next one's message.
     let emitted = InboxLine::Event {
         event: ralph_core::event::Event::with_text("progress", "half"),
+        sender: Some("4242-100-7".into()),
     };
     assert_eq!(
         shown(vec![emitted]),
@@ -331,4 +332,55 @@ fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
     };
     let rows = assemble(&[], &ended, &[], Vec::new());
     assert!(rows.is_empty(), "{rows:?}");
+}
+
+#[test]
+fn an_event_from_outside_the_agent_is_listed_as_outside() {
+    let event = |topic: &str| ralph_core::event::Event::new(topic);
+    let mut record: IterationRecord = serde_json::from_value(serde_json::json!({
+        "iteration": 1, "hat": "builder", "backend": "pi", "model": null,
+        "outcome": {"status": "succeeded"}, "started_at_ms": 1000,
+        "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "turns": 1, "consumed": [], "events": [], "invalid_lines": 0,
+        "default_published": "build.done"
+    }))
+    .unwrap();
+    record.outside = vec![event("hotfix.needed")];
+    let rows: Vec<(Option<&str>, Option<String>)> = record_rows(&record, &[])
+        .into_iter()
+        .map(|r| (r.source.map(Source::name), r.topic))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (Some("outside"), Some("hotfix.needed".to_owned())),
+            (Some("default"), Some("build.done".to_owned())),
+        ]
+    );
+    // While the iteration runs: a line that names no sender is surely from outside.
+    let running = Running {
+        iteration: 2,
+        start: serde_json::from_value(serde_json::json!({
+            "iteration": 2, "hat": "ralph", "backend": "pi", "started_at_ms": 1000,
+            "events": []
+        }))
+        .unwrap(),
+        ended: false,
+    };
+    let pending = vec![
+        InboxLine::Event {
+            event: event("progress"),
+            sender: Some("4242-100-9".into()),
+        },
+        InboxLine::Event {
+            event: event("hotfix.needed"),
+            sender: None,
+        },
+    ];
+    let sources: Vec<Option<&str>> = assemble(&[], &running, &[], pending)
+        .into_iter()
+        .map(|r| r.source.map(Source::name))
+        .collect();
+    assert_eq!(sources, [Some("agent"), Some("outside")]);
 }

@@ -63,7 +63,12 @@ pub(super) fn killed(
     ));
     let started_at_ms = announce_start(run, &iteration, 0, 0, session, observer);
     let outcome = IterationOutcome::Interrupted;
+    // The killed ralph's token for its agent is gone with it. Its agent ran first in the
+    // iteration (its gates only after the agent ended), so the first sender the lines name
+    // is the agent's; lines without one are from outside, as in any iteration.
+    let agent_run = inbox.iter().find_map(InboxLine::sender).map(str::to_owned);
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
+    report.agent_run = agent_run;
     report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,
@@ -119,6 +124,7 @@ fn unrun_report(
         final_text: None,
         usage: Usage::default(),
         inbox,
+        agent_run: None,
         duration: Duration::ZERO,
         backend: run
             .agents
@@ -181,10 +187,11 @@ pub(super) fn conclude(
     run.run_dir
         .append_history(&record)
         .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
-    if !record.events.is_empty() || record.invalid_lines > 0 {
+    if !record.events.is_empty() || !record.outside.is_empty() || record.invalid_lines > 0 {
         observer.observe(&RunEvent::EventsEmitted {
             iteration: number,
             events: &record.events,
+            outside: &record.outside,
             invalid_lines: record.invalid_lines,
             verified: &record.verified,
             withheld: &record.withheld,

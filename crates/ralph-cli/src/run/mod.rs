@@ -37,7 +37,7 @@ use std::time::Instant;
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
-use ralph_core::inbox::{InboxLine, InboxReader};
+use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, Shown, StopReason, StoppedBy,
     Usage, classify, verdict,
@@ -363,9 +363,11 @@ async fn iterate(
 
     let inbox = iteration_end::read_inbox(reader, number, observer)?;
     let summary = &agent_run.summary;
+    // Only the agent's own events show it worked: one a person emitted meanwhile does not.
+    let agent_token = agent_run.outcome.agent_run.clone();
     let published = inbox
         .iter()
-        .any(|line| matches!(line, InboxLine::Event { .. }));
+        .any(|line| line.is_event_from(agent_token.as_deref()));
     let shown = if published {
         Shown::Work
     } else if agent_run.outcome.stdout_bytes == 0 {
@@ -391,6 +393,7 @@ async fn iterate(
         final_text: summary.final_text.clone(),
         usage: Usage::from_summary(summary),
         inbox,
+        agent_run: agent_token,
         duration: agent_run.outcome.wall,
         backend: backend.to_owned(),
         fallback,

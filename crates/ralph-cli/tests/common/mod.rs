@@ -130,6 +130,9 @@ impl Workspace {
             .env("FAKE_PLAN", self.state().join("plan"))
             .env("FAKE_FIXTURES", fixtures())
             .env_remove("RALPH_EVENTS_FILE")
+            // `ralph emit` names its sender by it: the test's commands come from outside
+            // any agent, even when the tests run under an agent of their own.
+            .env_remove("RALPH_AGENT_RUN")
             .env_remove("RALPH_CONFIG")
             // Under GitHub Actions ralph would add annotations and a step summary.
             .env_remove("GITHUB_ACTIONS")

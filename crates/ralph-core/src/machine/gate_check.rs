@@ -10,7 +10,7 @@ use super::outcome::IterationOutcome;
 use super::refusal::CompletionRefusal;
 use super::{DEFAULT_HAT, Machine};
 use crate::event::Event;
-use crate::inbox::InboxLine;
+use crate::inbox::{InboxLine, from_agent};
 use crate::topic::GATE_FAILED;
 
 /// What the gates decided about an iteration's events.
@@ -35,8 +35,14 @@ impl Machine {
             .inbox
             .iter()
             .filter_map(|line| match line {
-                InboxLine::Event { event } => Some(event.clone()),
-                InboxLine::Invalid { .. } => None,
+                // Gates check what the hat's agent claims; an event from outside is
+                // published as given (see `Machine::publish_outside`).
+                InboxLine::Event { event, sender }
+                    if from_agent(sender.as_deref(), report.agent_run.as_deref()) =>
+                {
+                    Some(event.clone())
+                }
+                InboxLine::Event { .. } | InboxLine::Invalid { .. } => None,
             })
             .collect();
         let default = self

@@ -43,6 +43,10 @@ pub struct IterationReport {
     pub usage: Usage,
     /// The inbox lines appended during the iteration, in order.
     pub inbox: Vec<InboxLine>,
+    /// The `RALPH_AGENT_RUN` token of the agent process that ran (`None` when none
+    /// started): only the inbox lines it sent are the hat's; the others came from
+    /// outside (a person, a gate, a hook, a script).
+    pub agent_run: Option<String>,
     pub duration: Duration,
     /// The backend that ran (for records and notices).
     pub backend: String,
@@ -86,6 +90,11 @@ pub struct IterationRecord {
     pub consumed: Vec<Event>,
     /// The events the agent emitted, in order.
     pub events: Vec<Event>,
+    /// The events published while the iteration ran by others than its agent (a person,
+    /// a gate, a hook, a script: an inbox line without the agent's sender), in order:
+    /// routed as any event, never credited to the hat (no hand-over, no completion).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<Event>,
     pub invalid_lines: u32,
     /// Published for the hat because it emitted nothing.
     #[serde(default)]

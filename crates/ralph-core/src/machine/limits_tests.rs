@@ -449,7 +449,7 @@ fn invalid_inbox_lines_are_reported_and_end_the_loop_only_when_they_repeat() {
     };
     let mut m = Machine::new(solo());
     let mut r = ok(&[]);
-    r.inbox = vec![bad(), bad(), InboxLine::Event { event: ev("a") }, bad()];
+    r.inbox = vec![bad(), bad(), lines(&[ev("a")]).remove(0), bad()];
     step(&mut m, r);
     assert_eq!(m.state().consecutive_invalid_lines, 1);
     assert_eq!(m.take_notices().len(), 3);

@@ -338,9 +338,11 @@ impl Machine {
         let promise = self.rules.event_loop.completion_promise.clone();
         // Events other than the promise (which a limited attempt never completes with)
         // are published: the attempt handed over.
-        let handed_over = report.inbox.iter().any(
-            |line| matches!(line, crate::inbox::InboxLine::Event { event } if event.topic != promise),
-        );
+        let agent_run = report.agent_run.as_deref();
+        let handed_over = report.inbox.iter().any(|line| {
+            matches!(line, crate::inbox::InboxLine::Event { event, sender }
+                if event.topic != promise && crate::inbox::from_agent(sender.as_deref(), agent_run))
+        });
         let runs_again = self.note_rate_limit(&iteration, &report, handed_over);
         if !runs_again {
             self.state.iterations = self.state.iterations.max(iteration.number);
@@ -348,7 +350,8 @@ impl Machine {
         self.account(&iteration, &report, runs_again);
         let plan = self.gate_plan(&iteration, &report);
         let cannot_start = self.cannot_start(&iteration, &report);
-        let (events, invalid_lines) = self.read_inbox(report.inbox);
+        let (inbox, invalid_lines) = self.read_inbox(report.inbox, report.agent_run.as_deref());
+        let (events, outside) = (inbox.agent, inbox.outside);
 
         let default = (self.rules.hat(&iteration.hat)).and_then(|h| h.default_publishes.clone());
         let mut completion = completion_signal(
@@ -378,6 +381,7 @@ impl Machine {
             !checked.withheld.is_empty(),
             default,
         );
+        self.publish_outside(&outside);
         if promise_not_alone(
             &promise,
             &report.outcome,
@@ -446,6 +450,7 @@ impl Machine {
             turns: report.usage.turns,
             consumed: iteration.events,
             events,
+            outside,
             invalid_lines,
             default_published,
             completion,
@@ -579,3 +584,7 @@ mod routing_tests;
 #[cfg(test)]
 #[path = "limits_tests.rs"]
 mod limits_tests;
+
+#[cfg(test)]
+#[path = "outside_tests.rs"]
+mod outside_tests;

@@ -52,6 +52,10 @@ pub enum Notice {
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
+    /// The promise was emitted from outside the iteration's agent (a person, a gate, a
+    /// hook, a script: not by the agent's `ralph emit`): it does not complete the run,
+    /// which only its agent can say it finished, and it is dropped.
+    PromiseFromOutside { promise: String },
     /// A steering message was handed to the agent mid-turn, but its turn ended before it
     /// read it (pi shows each message it reads; it never showed this one): the next
     /// iteration's prompt carries it.
@@ -141,6 +145,12 @@ impl std::fmt::Display for Notice {
                 "`{promise}` came from an attempt that a rate limit cut short, so the task is \
                  not complete (only an attempt that ends can complete it)"
             ),
+            Notice::PromiseFromOutside { promise } => write!(
+                f,
+                "`{promise}` was emitted from outside the iteration's agent, so it does not \
+                 complete the run (only the agent's own `ralph emit {promise}` does; to end \
+                 the loop yourself, press Ctrl-C or send ralph SIGTERM)"
+            ),
             Notice::PromiseNotAlone { promise } => write!(
                 f,
                 "the final answer mentions `{promise}` but not alone on its last line, so the \
@@ -229,6 +239,9 @@ impl Notice {
             Notice::PromiseRateLimited {
                 promise: "DONE".into(),
             },
+            Notice::PromiseFromOutside {
+                promise: "DONE".into(),
+            },
             Notice::TasksUnfinished {
                 tasks: vec!["task-1-a: t".into()],
                 count: 1,
@@ -286,6 +299,7 @@ impl Notice {
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }
                 | Notice::PromiseRateLimited { .. }
+                | Notice::PromiseFromOutside { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::SteerUnread { .. }
                 | Notice::SteerRequeued { .. }

@@ -8,9 +8,18 @@ use super::outcome::{CompletionSignal, IterationOutcome};
 use super::state::Repeat;
 use super::{Machine, millis};
 use crate::event::Event;
-use crate::inbox::InboxLine;
+use crate::inbox::{InboxLine, from_agent};
 use crate::topic::TASK_RESUME;
 use ralph_stream::CostKind;
+
+/// An iteration's valid inbox events, by who sent them.
+#[derive(Debug, Default)]
+pub(super) struct Inbox {
+    /// Sent by the iteration's agent (or anything it started).
+    pub(super) agent: Vec<Event>,
+    /// Sent by anyone else.
+    pub(super) outside: Vec<Event>,
+}
 
 impl Machine {
     /// Adds the iteration's usage to the run's and the hat's totals; gives the
@@ -64,16 +73,25 @@ impl Machine {
         }
     }
 
-    /// The valid events, in order, and the number of invalid lines; tracks the streak
-    /// of invalid lines.
-    pub(super) fn read_inbox(&mut self, lines: Vec<InboxLine>) -> (Vec<Event>, u32) {
-        let mut events = Vec::new();
+    /// The valid events, in order, split into the agent's (sent by `agent_run`) and
+    /// those from outside, and the number of invalid lines; tracks the streak of invalid
+    /// lines.
+    pub(super) fn read_inbox(
+        &mut self,
+        lines: Vec<InboxLine>,
+        agent_run: Option<&str>,
+    ) -> (Inbox, u32) {
+        let mut inbox = Inbox::default();
         let mut invalid = 0;
         for line in lines {
             match line {
-                InboxLine::Event { event } => {
+                InboxLine::Event { event, sender } => {
                     self.state.consecutive_invalid_lines = 0;
-                    events.push(event);
+                    if from_agent(sender.as_deref(), agent_run) {
+                        inbox.agent.push(event);
+                    } else {
+                        inbox.outside.push(event);
+                    }
                 }
                 InboxLine::Invalid { error, excerpt } => {
                     self.state.consecutive_invalid_lines =
@@ -83,7 +101,28 @@ impl Machine {
                 }
             }
         }
-        (events, invalid)
+        (inbox, invalid)
+    }
+
+    /// Publishes the events that came from outside the iteration's agent: each goes to
+    /// the hat that triggers on it, as the agent's would, so a person can still steer the
+    /// loop with `ralph emit`. They are not the hat's: its hand-over, its default topic
+    /// and its completion are judged on its agent's events alone. The completion promise
+    /// from outside is dropped with a notice: a run completes when its agent says so.
+    pub(super) fn publish_outside(&mut self, outside: &[Event]) {
+        let promise = &self.rules.event_loop.completion_promise;
+        for event in outside {
+            if event.topic == *promise {
+                self.notices.push(Notice::PromiseFromOutside {
+                    promise: promise.clone(),
+                });
+                continue;
+            }
+            // Seen, for `required_events`; not counted toward stale detection, which
+            // watches the agents repeating themselves.
+            self.state.seen_topics.insert(event.topic.clone());
+            self.state.pending.push_back(event.clone());
+        }
     }
 
     /// Publishes what the iteration produced; returns the default topic published for

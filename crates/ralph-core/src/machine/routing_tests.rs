@@ -332,6 +332,7 @@ fn finish_records_the_iteration_and_the_totals() {
             turns: 2,
             consumed: vec![ev(TASK_START)],
             events: vec![payload.clone()],
+            outside: vec![],
             invalid_lines: 0,
             default_published: None,
             completion: None,

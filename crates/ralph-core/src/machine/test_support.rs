@@ -70,10 +70,22 @@ pub(super) fn ev(topic: &str) -> Event {
     Event::new(topic)
 }
 
+/// The `RALPH_AGENT_RUN` token of the agent every [`report`] ran.
+pub(super) const AGENT_RUN: &str = "4242-100-7";
+
+/// `events` as the inbox lines the iteration's agent wrote.
 pub(super) fn lines(events: &[Event]) -> Vec<InboxLine> {
+    lines_from(events, Some(AGENT_RUN))
+}
+
+/// `events` as inbox lines sent by `sender`.
+pub(super) fn lines_from(events: &[Event], sender: Option<&str>) -> Vec<InboxLine> {
     events
         .iter()
-        .map(|e| InboxLine::Event { event: e.clone() })
+        .map(|e| InboxLine::Event {
+            event: e.clone(),
+            sender: sender.map(str::to_owned),
+        })
         .collect()
 }
 
@@ -101,6 +113,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
             answered: true,
         },
         inbox: lines(emitted),
+        agent_run: Some(AGENT_RUN.to_owned()),
         duration: 2 * S,
         backend: "pi".into(),
         started_at_ms: 1000,

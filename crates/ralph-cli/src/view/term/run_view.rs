@@ -359,6 +359,7 @@ impl RunView {
     fn events_emitted(&mut self, event: &RunEvent<'_>, out: &mut String) {
         let RunEvent::EventsEmitted {
             events,
+            outside,
             invalid_lines,
             verified,
             withheld,
@@ -380,6 +381,14 @@ impl RunView {
                 out,
                 palette::EVENT,
                 &format!("⇢ emitted {}{mark}", shown_event(event)),
+            );
+        }
+        // Not the agent's: said apart, so nobody reads it as the hat's hand-over.
+        for event in *outside {
+            line(
+                out,
+                palette::EVENT,
+                &format!("⇢ from outside the agent: {}", shown_event(event)),
             );
         }
         if *invalid_lines > 0 {

@@ -130,6 +130,7 @@ fn render_run_ending(
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &planned,
+            outside: &[],
             invalid_lines: 0,
             verified: &[],
             withheld: &[],
@@ -188,6 +189,7 @@ fn render_run_ending(
         &RunEvent::EventsEmitted {
             iteration: 2,
             events: &emitted,
+            outside: &[],
             invalid_lines: 1,
             verified: &[],
             withheld: &[],
@@ -519,10 +521,12 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         );
     }
     let events = [Event::new("build.done"), Event::new("LOOP_COMPLETE")];
+    let outside = [Event::with_text("hotfix.needed", "login is down")];
     view.render(
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &events,
+            outside: &outside,
             invalid_lines: 0,
             verified: &["build.done".to_owned()],
             withheld: &["LOOP_COMPLETE".to_owned()],
@@ -539,7 +543,8 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
          │ line 13\n  │ line 14\n  log: .ralph/runs/r/gates/1-tests.log\n\
          ✓ gate tests passed · 1.5s\n\
          ⇢ emitted build.done ✓ verified\n\
-         ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n"
+         ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n\
+         ⇢ from outside the agent: hotfix.needed: login is down\n"
     );
 }
 

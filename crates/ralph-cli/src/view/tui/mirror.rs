@@ -43,6 +43,9 @@ pub(crate) enum RunLine {
     EventsEmitted {
         iteration: u32,
         events: Vec<EmittedEvent>,
+        /// Absent from a record written before ralph told the agent's events apart.
+        #[serde(default)]
+        outside: Vec<EmittedEvent>,
         #[serde(default)]
         withheld: Vec<String>,
     },

@@ -276,6 +276,7 @@ impl RunModel {
             RunLine::EventsEmitted {
                 iteration,
                 events,
+                outside,
                 withheld,
             } => {
                 if let Some(it) = self.iteration_mut(iteration) {
@@ -285,6 +286,14 @@ impl RunModel {
                         .map(|e| (e.topic, tool_preview::one_line(&payload_text(&e.payload))))
                         .collect();
                     shown.extend(withheld.into_iter().map(|t| (t, "(withheld)".to_owned())));
+                    // Published meanwhile by someone else: not the hat's hand-over.
+                    shown.extend(outside.into_iter().map(|e| {
+                        let payload = tool_preview::one_line(&payload_text(&e.payload));
+                        (
+                            e.topic,
+                            format!("(from outside) {payload}").trim_end().to_owned(),
+                        )
+                    }));
                     it.entries.push(Entry::Events(shown));
                 }
             }

@@ -258,6 +258,7 @@ fn pi_transcript_at_key_moments() {
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &[],
+            outside: &[],
             invalid_lines: 0,
             verified: &[],
             withheld: &["build.done".to_owned()],
