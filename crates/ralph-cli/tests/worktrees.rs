@@ -4,6 +4,8 @@
 
 #[path = "worktrees/base_busy.rs"]
 mod base_busy;
+#[path = "worktrees/base_renamed.rs"]
+mod base_renamed;
 mod common;
 #[path = "worktrees/cost.rs"]
 mod cost;
@@ -535,7 +537,9 @@ fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_go
     git(ws.path(), &["branch", "-D", "feature"]);
     let out = ws.run(&["runs", "rm", "orphan"]);
     assert_eq!(code(out.status), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("cannot compare"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("feature, the branch it was started from"), "{err}");
+    assert!(err.contains("--keep-branch"), "{err}");
     let out = ws.run(&["runs", "rm", "orphan", "--force"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
 }

@@ -19,7 +19,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Git, Repo, in_progress, lock, now_ms};
+use super::{Git, Repo, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -39,13 +39,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     let repo = Repo::here(cwd)?;
     let mut record = repo.record(&args.name)?;
     let name = record.name.clone();
-    let Some(base) = record.base_branch().map(str::to_owned) else {
-        return Err(CliError::Worktree(format!(
-            "`{name}` was started from commit {}, not a branch: there is no branch to land it \
-             on; merge {} by hand",
-            record.base_ref, record.branch
-        )));
-    };
+    let base = onto::target(&repo, &record, args.onto.as_deref())?;
     let tree = record.path.clone();
     if !tree.is_dir() {
         return Err(CliError::Worktree(format!(
@@ -143,7 +137,7 @@ fn attempts(
                 "`{name}` does not rebase cleanly onto {} (conflicts in {}); the rebase was \
                  aborted and {} is as it was. Resolve it in `{}` (or `ralph run --continue` \
                  there), then land again",
-                record.base_name(),
+                branch_name(&base),
                 files.join(", "),
                 record.branch,
                 tree.display()
@@ -163,7 +157,7 @@ fn attempts(
                 "`{name}`'s check failed on {} rebased onto {}: nothing landed; the branch and \
                  `{}` are kept",
                 record.branch,
-                record.base_name(),
+                branch_name(&base),
                 tree.display()
             ));
             return Ok(CommandOutcome::Failed);
@@ -173,7 +167,7 @@ fn attempts(
         if now.trim() != onto {
             diagnostic(format_args!(
                 "{} moved during the check: rebasing `{name}` again",
-                record.base_name()
+                branch_name(&base)
             ));
             continue;
         }
@@ -189,7 +183,7 @@ fn attempts(
             diagnostic(format_args!(
                 "{} moved to {} ({}), but the command that moved it then failed, most likely                  in one of the repository's hooks (post-merge, reference-transaction): {e}\n\
                  The landing stands; check what that hook should have done",
-                record.base_name(),
+                branch_name(&base),
                 record.branch,
                 short(&head)
             ));
@@ -201,10 +195,12 @@ fn attempts(
                 &["rev-list", "--count", &format!("{onto}..{head}")],
             )?
             .unwrap_or_default();
+        // What it lands on from now on (`ahead`, `rm`'s check), also after `--onto`.
+        record.base_ref = base.clone();
         mark(repo, record, LandingOutcome::Landed, head.clone())?;
         super::report(format_args!(
             "landed `{name}`: {} moved from {} to {} ({ahead} commit(s))",
-            record.base_name(),
+            branch_name(&base),
             short(&onto),
             short(&head)
         ));
@@ -212,7 +208,7 @@ fn attempts(
     }
     Err(CliError::Worktree(format!(
         "{} kept moving while `{name}` was checked; land it again",
-        record.base_name()
+        branch_name(&base)
     )))
 }
 
@@ -248,10 +244,11 @@ fn after_stop(
     let moved = landing_head.is_some_and(|head| base_at(&git, &repo.top, base, head));
     match (moved, landing_head) {
         (true, Some(head)) => {
+            record.base_ref = base.to_owned();
             let saved = mark(repo, record, LandingOutcome::Landed, head.to_owned());
             said.push(format!(
                 "{} had already moved to {} ({}): landed{}",
-                record.base_name(),
+                branch_name(base),
                 record.branch,
                 short(head),
                 saved
@@ -448,6 +445,11 @@ fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), Cli
         }
     }
     Ok(())
+}
+
+/// A branch as people name it: `main` for `refs/heads/main`.
+fn branch_name(full: &str) -> &str {
+    full.strip_prefix("refs/heads/").unwrap_or(full)
 }
 
 fn short(commit: &str) -> &str {

@@ -18,6 +18,7 @@ pub(crate) mod land;
 pub(crate) mod list;
 mod lock;
 mod nested;
+mod onto;
 pub(crate) mod rm;
 
 use std::path::{Path, PathBuf};
