@@ -169,7 +169,7 @@ fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> 
                 &repo.top,
                 &["rev-parse", "--symbolic-full-name", "--end-of-options", rev],
             )?
-            .stdout
+            .text()
             .lines()
             .find(|l| l.starts_with("refs/"))
             .map(str::to_owned),

@@ -32,6 +32,8 @@ use crate::view::text::{TextObserver, TextOptions};
 const CHECK_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// How often a landing starts over because the base moved while it checked.
 const MAX_ATTEMPTS: u32 = 3;
+/// The directories git keeps while a rebase is in progress (merge and apply backends).
+const REBASE_STATE_DIRS: [&str; 2] = ["rebase-merge", "rebase-apply"];
 /// Commit ids as shown.
 const SHORT: usize = 12;
 
@@ -110,7 +112,7 @@ fn attempts(
             // `index.lock`) has nothing to abort; one that stopped on anything but a
             // conflict (signing, no identity, a hook) is not the branch's to fix. Either
             // way git's own words say why, and the branch does not need a rebase.
-            let started = rebase_in_progress(repo, &tree)?;
+            let started = rebase_in_progress(&repo.git, &tree)?;
             if started {
                 repo.git.ok(&tree, &["rebase", "--abort"])?;
             }
@@ -272,14 +274,9 @@ fn base_at(git: &Git, top: &Path, base: &str, head: &str) -> bool {
     git.line(top, &["rev-parse", "--verify", "-q", base]).ok() == Some(Some(head.to_owned()))
 }
 
-/// Whether the checkout at `tree` is in the middle of a rebase.
+/// Whether the checkout at `tree` is in the middle of a rebase, when git can say.
 fn rebasing(git: &Git, tree: &Path) -> bool {
-    ["rebase-merge", "rebase-apply"].iter().any(|dir| {
-        git.line(tree, &["rev-parse", "--git-path", dir])
-            .ok()
-            .flatten()
-            .is_some_and(|path| tree.join(path).is_dir())
-    })
+    rebase_in_progress(git, tree).unwrap_or(false)
 }
 
 /// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
@@ -319,19 +316,12 @@ fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<b
 }
 
 /// Whether a rebase is in progress in the checkout at `tree` (git's state directory
-/// for one is there).
-fn rebase_in_progress(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
-    let listed = repo.git.ok(
-        tree,
-        &[
-            "rev-parse",
-            "--git-path",
-            "rebase-merge",
-            "--git-path",
-            "rebase-apply",
-        ],
-    )?;
-    Ok(listed.lines().any(|dir| tree.join(dir).is_dir()))
+/// for one is there, in the checkout's own git directory).
+fn rebase_in_progress(git: &Git, tree: &Path) -> Result<bool, CliError> {
+    let git_dir = git.git_dir(tree)?;
+    Ok(REBASE_STATE_DIRS
+        .iter()
+        .any(|dir| git_dir.join(dir).is_dir()))
 }
 
 fn head_of(repo: &Repo, tree: &Path) -> Result<String, CliError> {
