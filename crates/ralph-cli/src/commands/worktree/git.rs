@@ -51,6 +51,8 @@ pub(crate) struct GitOutput {
     pub(crate) signal: Option<i32>,
     /// Its stdout as git wrote it: paths in it are bytes, and may hold a newline.
     pub(crate) stdout: Vec<u8>,
+    /// Whether stdout was longer than ralph keeps ([`GIT_STDOUT_BYTES`]): cut there.
+    pub(crate) stdout_truncated: bool,
     /// The end of its output (stdout and stderr), for messages.
     pub(crate) tail: String,
 }
@@ -73,6 +75,8 @@ pub(crate) struct Git {
     stop: StopController,
     /// The longest one command may take.
     timeout: Duration,
+    /// The most of one command's stdout kept.
+    stdout_cap: usize,
 }
 
 impl Git {
@@ -82,7 +86,23 @@ impl Git {
             runtime,
             stop: StopController::new().0,
             timeout: GIT_TIMEOUT,
+            stdout_cap: GIT_STDOUT_BYTES,
         })
+    }
+
+    /// This runner keeping at most `bytes` of a command's stdout (a test's long list).
+    #[cfg(test)]
+    pub(crate) fn with_stdout_cap(self, bytes: usize) -> Git {
+        Git {
+            stdout_cap: bytes,
+            ..self
+        }
+    }
+
+    /// The most of one command's stdout kept: a longer one is cut
+    /// ([`GitOutput::stdout_truncated`]).
+    pub(crate) fn stdout_cap(&self) -> usize {
+        self.stdout_cap
     }
 
     /// This runner with its commands stopped by `stop` (the one a command's signal
@@ -200,7 +220,7 @@ impl Git {
             env: git_env(),
             stdin: None,
             timeout: self.timeout,
-            keep_stdout: GIT_STDOUT_BYTES,
+            keep_stdout: self.stdout_cap,
             // A hook that prompts (commitizen's prepare-commit-msg reads /dev/tty) fails at
             // once instead of waiting, stopped by the kernel, for the deadline.
             own_session: true,
@@ -249,6 +269,7 @@ impl Git {
                 ralph_agent::Termination::Signaled { signal } => Some(signal),
                 _ => None,
             },
+            stdout_truncated: result.stdout_truncated,
             stdout: result.stdout,
             tail,
         })
