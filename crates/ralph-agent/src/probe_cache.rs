@@ -92,7 +92,7 @@ impl ProbeCache {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let mut tmp_name = OsString::from(".tmp-");
+        let mut tmp_name = OsString::from(ralph_types::TEMPORARY_PREFIX);
         tmp_name.push(format!("{}-{nanos}", std::process::id()));
         let tmp = self.dir.join(tmp_name);
         let written = OpenOptions::new()

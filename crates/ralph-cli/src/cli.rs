@@ -258,8 +258,9 @@ pub(crate) struct DoctorArgs {
     /// Check this config file instead of ./ralph.yml.
     #[arg(short = 'c', long = "config", value_name = "FILE", env = ralph_types::env::CONFIG)]
     pub(crate) config: Option<PathBuf>,
-    /// Check it with these hats, as `ralph run -H` would use them.
-    #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
+    /// Check it with these hats (`builtin:NAME` or a YAML file), as `ralph run -H` would
+    /// use them.
+    #[arg(short = 'H', long = "hats", value_name = "HATS", value_parser = parse_hats)]
     pub(crate) hats: Option<HatsSource>,
 }
 
@@ -367,7 +368,8 @@ pub(crate) struct RunArgs {
     pub(crate) config: Option<PathBuf>,
     /// Use these hats instead of the config's: `builtin:NAME` (a preset, see `ralph init
     /// --list-presets`) or a YAML file; the rest still comes from ralph.yml.
-    #[arg(short = 'H', long = "hats", value_name = "builtin:NAME|FILE", value_parser = parse_hats)]
+    // The value's name has no colon: zsh's completion spec would end a field there.
+    #[arg(short = 'H', long = "hats", value_name = "HATS", value_parser = parse_hats)]
     pub(crate) hats: Option<HatsSource>,
     /// The agent: a backend name, or `auto` for the first one installed.
     #[arg(short = 'b', long, value_name = "NAME", value_parser = BackendParser)]

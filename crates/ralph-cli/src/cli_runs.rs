@@ -10,6 +10,10 @@ pub(crate) struct LandArgs {
     /// default: the gates of the worktree's ralph.yml).
     #[arg(long, value_name = "CMD")]
     pub(crate) check: Option<String>,
+    /// Land on this branch instead of the one the loop was started from (for a base
+    /// renamed or deleted since, or a loop started from a detached HEAD).
+    #[arg(long, value_name = "BRANCH")]
+    pub(crate) onto: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -21,4 +25,8 @@ pub(crate) struct RmArgs {
     /// changes not committed (a running loop is still refused: stop it first).
     #[arg(long)]
     pub(crate) force: bool,
+    /// Remove the worktree and the record but keep the branch (and its commits, which
+    /// then need no landing first).
+    #[arg(long)]
+    pub(crate) keep_branch: bool,
 }

@@ -4,6 +4,8 @@
 
 #[path = "worktrees/base_busy.rs"]
 mod base_busy;
+#[path = "worktrees/base_renamed.rs"]
+mod base_renamed;
 mod common;
 #[path = "worktrees/cost.rs"]
 mod cost;
@@ -23,6 +25,8 @@ mod made_half;
 mod moved_then_failed;
 #[path = "worktrees/nested.rs"]
 mod nested;
+#[path = "worktrees/odd_paths.rs"]
+mod odd_paths;
 #[path = "worktrees/ralph_files.rs"]
 mod ralph_files;
 #[path = "worktrees/rebase_fails.rs"]
@@ -61,7 +65,12 @@ fn repo(plan: &str) -> Workspace {
 
 /// [`repo`] with `config` as its ralph.yml.
 fn repo_with(config: &str, plan: &str) -> Workspace {
-    let ws = Workspace::new(config, plan);
+    repo_in(&std::env::temp_dir(), config, plan)
+}
+
+/// [`repo_with`] in a directory under `parent`.
+fn repo_in(parent: &Path, config: &str, plan: &str) -> Workspace {
+    let ws = Workspace::new_in(parent, config, plan);
     std::fs::write(ws.path().join(".gitignore"), ".fake/\n.env\n*.local\n").expect("ignore");
     std::fs::write(ws.path().join("shared.txt"), "base\n").expect("shared");
     git(ws.path(), &["init", "-q", "-b", "main"]);
@@ -535,7 +544,12 @@ fn a_loop_based_on_another_branch_lands_there_and_rm_keeps_work_whose_base_is_go
     git(ws.path(), &["branch", "-D", "feature"]);
     let out = ws.run(&["runs", "rm", "orphan"]);
     assert_eq!(code(out.status), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("cannot compare"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("feature, the branch it was started from"),
+        "{err}"
+    );
+    assert!(err.contains("--keep-branch"), "{err}");
     let out = ws.run(&["runs", "rm", "orphan", "--force"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
 }

@@ -20,6 +20,7 @@ mod invocation;
 mod named;
 mod process;
 mod prompt_mode;
+mod temporary;
 mod termination;
 pub mod user_dirs;
 
@@ -32,4 +33,5 @@ pub use format::{StreamFormat, UnknownFormat};
 pub use invocation::{Invocation, SHELL};
 pub use process::ProcessIdentity;
 pub use prompt_mode::{PromptMode, UnknownPromptMode};
+pub use temporary::TEMPORARY_PREFIX;
 pub use termination::{SpawnFailure, Termination};

@@ -19,3 +19,7 @@ pub(crate) fn run(args: &CompletionsArgs) -> Result<CommandOutcome, CliError> {
     out.flush().map_err(CliError::write)?;
     Ok(CommandOutcome::Success)
 }
+
+#[cfg(test)]
+#[path = "completions_tests.rs"]
+mod tests;

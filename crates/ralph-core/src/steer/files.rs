@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::fsafe::{self, Links};
-use crate::store::{Durability, RunDir, replace};
+use crate::store::{Durability, RunDir, is_temporary_name, replace};
 
 use super::{
     MAX_STEER_ANSWER_BYTES, MAX_STEER_REQUEST_BYTES, MAX_STEERING_LOG_BYTES, RequestError,
@@ -29,8 +29,6 @@ const MAX_ID_CHARS: usize = 64;
 /// The most directory entries looked at per call: a directory flooded with files must not
 /// hold the loop up (the rest are seen on later calls, as earlier ones are removed).
 pub(super) const MAX_ENTRIES_SCANNED: usize = 256;
-/// How the temporary files of an atomic write start (`store::replace`).
-const TEMP_PREFIX: &[u8] = b".tmp-";
 /// A temporary file older than this is what a `ralph steer` that died mid-write left.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -123,10 +121,9 @@ pub fn pending_requests(run: &RunDir, max: usize) -> io::Result<Vec<(String, Pat
 /// Whether `entry` is a temporary file of [`send_request`] that may still be renamed into
 /// a request.
 fn is_fresh_temp(entry: &std::fs::DirEntry) -> bool {
-    entry
-        .file_name()
-        .as_encoded_bytes()
-        .starts_with(TEMP_PREFIX)
+    // Exactly the name `store::replace` gives one, not just its prefix: a `.tmp-notes`
+    // is junk like any other name.
+    entry.file_name().to_str().is_some_and(is_temporary_name)
         && entry
             .metadata()
             .and_then(|m| m.modified())

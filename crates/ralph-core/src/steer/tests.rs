@@ -5,7 +5,7 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 use crate::fsafe;
-use crate::store::{RalphDir, RunDir};
+use crate::store::{RalphDir, RunDir, TEMPORARY_PREFIX};
 
 fn never(_: &str) -> Option<String> {
     None
@@ -198,7 +198,10 @@ fn hostile_requests_are_refused_without_blocking_or_reading_them_whole() {
     ralph_test_support::plant_read_traps(&requests, &secret);
     std::fs::write(requests.join("4-junk.json"), b"{not json").unwrap();
     std::fs::write(requests.join("5-empty.json"), br#"{"message":"  "}"#).unwrap();
-    std::fs::write(requests.join(".tmp-half"), b"{").unwrap();
+    // A temporary file as `store::replace` names one, and a name that only starts alike.
+    let writing = format!("{TEMPORARY_PREFIX}0123456789abcdef");
+    std::fs::write(requests.join(&writing), b"{").unwrap();
+    std::fs::write(requests.join(".tmp-notes"), b"x").unwrap();
     std::fs::write(requests.join("not-a-request.txt"), b"x").unwrap();
 
     let found = pending_requests(&run, 16).unwrap();
@@ -217,7 +220,8 @@ fn hostile_requests_are_refused_without_blocking_or_reading_them_whole() {
     assert_eq!(pending_requests(&run, 16).unwrap().len(), 1);
     // Junk is swept; a request being written is left to finish.
     assert!(!requests.join("not-a-request.txt").exists());
-    assert!(requests.join(".tmp-half").exists());
+    assert!(!requests.join(".tmp-notes").exists());
+    assert!(requests.join(&writing).exists());
 }
 
 #[test]

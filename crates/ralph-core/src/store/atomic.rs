@@ -47,8 +47,9 @@ const NEW_FILE_MODE: u32 = 0o666;
 /// is needed only when something else made the first meanwhile.
 const TEMPORARY_NAME_TRIES: u32 = 16;
 
-/// How the name of a temporary file of an atomic write starts; hex digits follow.
-pub const TEMPORARY_PREFIX: &str = ".tmp-";
+/// How the name of a temporary file of an atomic write starts (hex digits follow): the
+/// one prefix of every crate's temporary files.
+pub use ralph_types::TEMPORARY_PREFIX;
 /// How many hex digits follow [`TEMPORARY_PREFIX`]: a 64-bit random number.
 const TEMPORARY_DIGITS: usize = 16;
 

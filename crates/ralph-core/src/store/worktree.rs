@@ -423,8 +423,8 @@ pub fn include_patterns(text: &str) -> Result<Vec<String>, IncludeError> {
 
 /// Whether a file `git` listed for copying (`relative`, under the top) may be copied:
 /// never ralph's own files or git's, never anything with a `..` or an absolute path.
-pub fn include_path_allowed(relative: &str) -> bool {
-    let path = Path::new(relative);
+pub fn include_path_allowed(relative: impl AsRef<Path>) -> bool {
+    let path = relative.as_ref();
     !path.is_absolute()
         && path
             .components()

@@ -268,7 +268,7 @@ impl ClaudeParser {
             if let Some(reason) = message.stop_reason
                 && pending.stop.is_none()
             {
-                pending.stop = Some(stop_of(reason, STOPS));
+                pending.stop_on(reason);
             }
             if let Some(tokens) = message.usage {
                 pending.tokens = tokens;
@@ -398,7 +398,32 @@ const STOPS: &[(&[u8], Stop)] = &[
     (b"stop_sequence", Stop::Completed),
     (b"tool_use", Stop::ToolUse),
     (b"max_tokens", Stop::Length),
+    // The context window filled while the model wrote: cut for length, as at its
+    // output limit.
+    (b"model_context_window_exceeded", Stop::Length),
+    // The API paused a long turn of its server-side tools; the agent sends it back to
+    // go on. Not the answer, nor a failure: the run goes on, as after a tool call.
+    (b"pause_turn", Stop::ToolUse),
+    // The model declined to answer: the call gave no answer to build on. It comes
+    // with no error of its own ([`REFUSED`] says what happened).
+    (REFUSAL, Stop::Error),
 ];
+
+/// The `stop_reason` of an answer the model declined to give.
+const REFUSAL: &[u8] = b"refusal";
+/// The error of a message that ended on [`REFUSAL`], shown as why the call failed.
+const REFUSED: &str = "the model declined to answer (Claude's stop reason `refusal`)";
+
+impl PendingMessage {
+    /// Ends the message on Claude's `stop_reason` (once a message: not on the bytes'
+    /// path).
+    fn stop_on(&mut self, reason: JsonStr<'_>) {
+        if *reason.name() == *REFUSAL && self.error.is_none() {
+            self.error = Some(REFUSED.to_owned());
+        }
+        self.stop = Some(stop_of(reason, STOPS));
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,6 @@ use std::borrow::Cow;
 
 use super::ClaudeParser;
 use super::PendingMessage;
-use super::STOPS;
 use super::fields::Delta;
 use super::fields::Fields;
 use super::fields::Partial;
@@ -23,7 +22,6 @@ use crate::event::AgentEvent;
 use crate::event::Stop;
 use crate::json::Span;
 use crate::parser::Emit;
-use crate::parser::stop_of;
 
 /// The error of a message whose streamed block never came whole: the call broke off.
 pub(super) const BROKE_OFF: &str = "the model's response broke off before it was complete";
@@ -76,7 +74,7 @@ impl ClaudeParser {
                     && pending.id == *id
                     && pending.stop.is_none()
                 {
-                    pending.stop = Some(stop_of(reason, STOPS));
+                    pending.stop_on(reason);
                 }
             }
             None => {}

@@ -1,6 +1,7 @@
 use pretty_assertions::assert_eq;
 
 use super::super::ClaudeParser;
+use super::super::REFUSED;
 use super::BROKE_OFF;
 use crate::event::AgentEvent;
 use crate::event::Stop;
@@ -298,4 +299,30 @@ fn a_stop_reason_changes_only_the_message_being_assembled_and_not_its_error() {
         error[0],
         finished("", Stop::Error, Some("API Error: too long"))
     );
+}
+
+#[test]
+fn the_newer_stop_reasons_map_to_what_they_mean_for_the_loop() {
+    // (reason, stop, error, whether the turn failed)
+    let cases = [
+        ("model_context_window_exceeded", Stop::Length, None, false),
+        ("pause_turn", Stop::ToolUse, None, false),
+        ("refusal", Stop::Error, Some(REFUSED), true),
+    ];
+    for (reason, stop, error, failed) in cases {
+        let got = events(&[
+            streamed("m1", &delta(0, "text", r#""so far""#)),
+            complete("m1", r#"{"type":"text","text":"so far"}"#),
+            stopped("m1", &format!("\"{reason}\"")),
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                text("so far"),
+                finished("so far", stop, error),
+                turn(Some("claude-x"), failed),
+            ],
+            "{reason}"
+        );
+    }
 }

@@ -321,3 +321,20 @@ fn an_amp_stream_says_its_stops_on_its_assistant_lines() {
         "{answer:?}"
     );
 }
+
+/// Without partial messages (Amp), the reason comes on the `assistant` line: the same
+/// table, and a refusal says what happened.
+#[test]
+fn a_refusal_on_an_assistant_line_fails_the_call_and_says_why() {
+    let got = events(
+        r#"{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"text","text":"I can't help"}],"stop_reason":"refusal"},"parent_tool_use_id":null,"session_id":"T-1"}"#,
+    );
+    assert!(
+        got.contains(&AgentEvent::MessageFinished {
+            text: "I can't help".into(),
+            stop: Stop::Error,
+            error: Some(super::REFUSED.into()),
+        }),
+        "{got:?}"
+    );
+}

@@ -66,7 +66,7 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
     here.git = here.git.stopped_by(request.stop.clone());
     let (base_ref, base_commit) = base(&here, request.base)?;
     // Checked before anything is made: a refused list leaves nothing behind.
-    let copies = include::plan(&here)?;
+    let include = include::plan(&here)?;
     let source = here.top.clone();
     let repo = nested::home(here);
     let _lock = repo.lock()?;
@@ -114,7 +114,7 @@ pub(crate) fn create(cwd: &Path, request: &Request<'_>) -> Result<Created, CliEr
         .save(&record)
         .map_err(|e| CliError::io("save the worktree record in", repo.records.path(), e))?;
     drop(_lock);
-    include::copy(&source, &path, &copies)?;
+    include::copy(&source, &path, &include)?;
     diagnostic(format_args!(
         "worktree loop `{name}`: branch {} from {}, in {}",
         record.branch,
@@ -169,7 +169,7 @@ fn base(repo: &Repo, given: Option<&str>) -> Result<(String, String), CliError> 
                 &repo.top,
                 &["rev-parse", "--symbolic-full-name", "--end-of-options", rev],
             )?
-            .stdout
+            .text()
             .lines()
             .find(|l| l.starts_with("refs/"))
             .map(str::to_owned),

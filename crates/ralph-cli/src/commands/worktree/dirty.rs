@@ -119,8 +119,7 @@ impl Repo {
         let committed = self
             .git
             .run(dir, &["cat-file", "blob", &format!(":{path}")]);
-        committed
-            .is_ok_and(|c| c.ok() && rewritten_by_ralph(&dir.join(RALPH_DIR), c.stdout.as_bytes()))
+        committed.is_ok_and(|c| c.ok() && rewritten_by_ralph(&dir.join(RALPH_DIR), &c.stdout))
     }
 
     /// The tracked files changed or staged outside `.ralph/` in the checkout at `dir`:

@@ -6,7 +6,8 @@
 //! worktree commands queue on the repository lock (`lock.rs`) instead.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ralph_agent::command::{CommandRequest, run_command};
@@ -48,7 +49,10 @@ pub(crate) struct GitOutput {
     /// The signal that ended it, when something other than ralph killed it (the OOM
     /// killer, a `kill` by hand).
     pub(crate) signal: Option<i32>,
-    pub(crate) stdout: String,
+    /// Its stdout as git wrote it: paths in it are bytes, and may hold a newline.
+    pub(crate) stdout: Vec<u8>,
+    /// Whether stdout was longer than ralph keeps ([`GIT_STDOUT_BYTES`]): cut there.
+    pub(crate) stdout_truncated: bool,
     /// The end of its output (stdout and stderr), for messages.
     pub(crate) tail: String,
 }
@@ -56,6 +60,12 @@ pub(crate) struct GitOutput {
 impl GitOutput {
     pub(crate) fn ok(&self) -> bool {
         self.code == Some(0)
+    }
+
+    /// Its stdout as text (what is not UTF-8 replaced): for refs, counts, messages, never
+    /// for paths.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
     }
 }
 
@@ -65,6 +75,8 @@ pub(crate) struct Git {
     stop: StopController,
     /// The longest one command may take.
     timeout: Duration,
+    /// The most of one command's stdout kept.
+    stdout_cap: usize,
 }
 
 impl Git {
@@ -74,7 +86,23 @@ impl Git {
             runtime,
             stop: StopController::new().0,
             timeout: GIT_TIMEOUT,
+            stdout_cap: GIT_STDOUT_BYTES,
         })
+    }
+
+    /// This runner keeping at most `bytes` of a command's stdout (a test's long list).
+    #[cfg(test)]
+    pub(crate) fn with_stdout_cap(self, bytes: usize) -> Git {
+        Git {
+            stdout_cap: bytes,
+            ..self
+        }
+    }
+
+    /// The most of one command's stdout kept: a longer one is cut
+    /// ([`GitOutput::stdout_truncated`]).
+    pub(crate) fn stdout_cap(&self) -> usize {
+        self.stdout_cap
     }
 
     /// This runner with its commands stopped by `stop` (the one a command's signal
@@ -116,11 +144,34 @@ impl Git {
         }
     }
 
-    /// `git <args>` in `dir`, which must succeed: its stdout.
+    /// `git <args>` in `dir`, which must succeed: its stdout, as text.
     pub(crate) fn ok(&self, dir: &Path, args: &[&str]) -> Result<String, CliError> {
+        Ok(self.succeeded(dir, args)?.text())
+    }
+
+    /// `git <args>` in `dir`, which must print one path (and a newline): that path,
+    /// exactly. Only the last newline is git's: a path may hold one, end in a blank, or
+    /// not be UTF-8.
+    pub(crate) fn path(&self, dir: &Path, args: &[&str]) -> Result<PathBuf, CliError> {
+        let mut out = self.succeeded(dir, args)?.stdout;
+        if out.last() == Some(&b'\n') {
+            out.pop();
+        }
+        Ok(PathBuf::from(OsString::from_vec(out)))
+    }
+
+    /// The git directory of the checkout at `dir`, absolute: where git keeps what is that
+    /// checkout's own, an operation in progress (`rebase-merge`, `MERGE_HEAD`, …).
+    /// Joined here rather than asked with `--git-path`, whose answers come one a line.
+    pub(crate) fn git_dir(&self, dir: &Path) -> Result<PathBuf, CliError> {
+        self.path(dir, &["rev-parse", "--absolute-git-dir"])
+    }
+
+    /// `git <args>` in `dir`, which must succeed: how it ended.
+    pub(crate) fn succeeded(&self, dir: &Path, args: &[&str]) -> Result<GitOutput, CliError> {
         let out = self.run(dir, args)?;
         if out.ok() {
-            return Ok(out.stdout);
+            return Ok(out);
         }
         let how = match (out.timed_out, out.code, out.signal) {
             (true, _, _) => format!(
@@ -144,7 +195,7 @@ impl Git {
     pub(crate) fn line(&self, dir: &Path, args: &[&str]) -> Result<Option<String>, CliError> {
         let out = self.run(dir, args)?;
         Ok(out.ok().then(|| {
-            out.stdout
+            out.text()
                 .lines()
                 .next()
                 .unwrap_or_default()
@@ -169,7 +220,7 @@ impl Git {
             env: git_env(),
             stdin: None,
             timeout: self.timeout,
-            keep_stdout: GIT_STDOUT_BYTES,
+            keep_stdout: self.stdout_cap,
             // A hook that prompts (commitizen's prepare-commit-msg reads /dev/tty) fails at
             // once instead of waiting, stopped by the kernel, for the deadline.
             own_session: true,
@@ -218,7 +269,8 @@ impl Git {
                 ralph_agent::Termination::Signaled { signal } => Some(signal),
                 _ => None,
             },
-            stdout: String::from_utf8_lossy(&result.stdout).into_owned(),
+            stdout_truncated: result.stdout_truncated,
+            stdout: result.stdout,
             tail,
         })
     }

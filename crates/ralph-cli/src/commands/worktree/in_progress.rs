@@ -14,8 +14,7 @@ use crate::error::CliError;
 /// The most of one of git's state files read (a branch name; more is not git's).
 const STATE_FILE_BYTES: u64 = 4096;
 
-/// What git leaves in a checkout's git directory while an operation is in progress, by
-/// `git rev-parse --git-path` name.
+/// What git leaves in a checkout's own git directory while an operation is in progress.
 const REBASE_MERGE: &str = "rebase-merge/head-name";
 const REBASE_APPLY: &str = "rebase-apply/head-name";
 const MERGE: &str = "MERGE_HEAD";
@@ -44,12 +43,8 @@ pub(crate) fn refuse(repo: &Repo, base: &str) -> Result<(), CliError> {
             REVERT,
             BISECT,
         ];
-        let mut args = vec!["rev-parse"];
-        for name in names {
-            args.extend(["--git-path", name]);
-        }
-        let listed = repo.git.ok(&path, &args)?;
-        let files: Vec<_> = listed.lines().map(|l| path.join(l)).collect();
+        let git_dir = repo.git.git_dir(&path)?;
+        let files: Vec<_> = names.iter().map(|name| git_dir.join(name)).collect();
         let read = |i: usize| files.get(i).and_then(|f| state(f));
         let is_base = |content: Option<String>| content.is_some_and(|c| c == base || c == short);
         // (the operation, how it stands to the base, how to end it)

@@ -19,7 +19,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Git, Repo, in_progress, lock, now_ms};
+use super::{Git, Repo, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -32,6 +32,8 @@ use crate::view::text::{TextObserver, TextOptions};
 const CHECK_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// How often a landing starts over because the base moved while it checked.
 const MAX_ATTEMPTS: u32 = 3;
+/// The directories git keeps while a rebase is in progress (merge and apply backends).
+const REBASE_STATE_DIRS: [&str; 2] = ["rebase-merge", "rebase-apply"];
 /// Commit ids as shown.
 const SHORT: usize = 12;
 
@@ -39,13 +41,7 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     let repo = Repo::here(cwd)?;
     let mut record = repo.record(&args.name)?;
     let name = record.name.clone();
-    let Some(base) = record.base_branch().map(str::to_owned) else {
-        return Err(CliError::Worktree(format!(
-            "`{name}` was started from commit {}, not a branch: there is no branch to land it \
-             on; merge {} by hand",
-            record.base_ref, record.branch
-        )));
-    };
+    let base = onto::target(&repo, &record, args.onto.as_deref())?;
     let tree = record.path.clone();
     if !tree.is_dir() {
         return Err(CliError::Worktree(format!(
@@ -116,7 +112,7 @@ fn attempts(
             // `index.lock`) has nothing to abort; one that stopped on anything but a
             // conflict (signing, no identity, a hook) is not the branch's to fix. Either
             // way git's own words say why, and the branch does not need a rebase.
-            let started = rebase_in_progress(repo, &tree)?;
+            let started = rebase_in_progress(&repo.git, &tree)?;
             if started {
                 repo.git.ok(&tree, &["rebase", "--abort"])?;
             }
@@ -143,7 +139,7 @@ fn attempts(
                 "`{name}` does not rebase cleanly onto {} (conflicts in {}); the rebase was \
                  aborted and {} is as it was. Resolve it in `{}` (or `ralph run --continue` \
                  there), then land again",
-                record.base_name(),
+                branch_name(&base),
                 files.join(", "),
                 record.branch,
                 tree.display()
@@ -163,7 +159,7 @@ fn attempts(
                 "`{name}`'s check failed on {} rebased onto {}: nothing landed; the branch and \
                  `{}` are kept",
                 record.branch,
-                record.base_name(),
+                branch_name(&base),
                 tree.display()
             ));
             return Ok(CommandOutcome::Failed);
@@ -173,7 +169,7 @@ fn attempts(
         if now.trim() != onto {
             diagnostic(format_args!(
                 "{} moved during the check: rebasing `{name}` again",
-                record.base_name()
+                branch_name(&base)
             ));
             continue;
         }
@@ -189,7 +185,7 @@ fn attempts(
             diagnostic(format_args!(
                 "{} moved to {} ({}), but the command that moved it then failed, most likely                  in one of the repository's hooks (post-merge, reference-transaction): {e}\n\
                  The landing stands; check what that hook should have done",
-                record.base_name(),
+                branch_name(&base),
                 record.branch,
                 short(&head)
             ));
@@ -201,10 +197,12 @@ fn attempts(
                 &["rev-list", "--count", &format!("{onto}..{head}")],
             )?
             .unwrap_or_default();
+        // What it lands on from now on (`ahead`, `rm`'s check), also after `--onto`.
+        record.base_ref = base.clone();
         mark(repo, record, LandingOutcome::Landed, head.clone())?;
         super::report(format_args!(
             "landed `{name}`: {} moved from {} to {} ({ahead} commit(s))",
-            record.base_name(),
+            branch_name(&base),
             short(&onto),
             short(&head)
         ));
@@ -212,7 +210,7 @@ fn attempts(
     }
     Err(CliError::Worktree(format!(
         "{} kept moving while `{name}` was checked; land it again",
-        record.base_name()
+        branch_name(&base)
     )))
 }
 
@@ -248,10 +246,11 @@ fn after_stop(
     let moved = landing_head.is_some_and(|head| base_at(&git, &repo.top, base, head));
     match (moved, landing_head) {
         (true, Some(head)) => {
+            record.base_ref = base.to_owned();
             let saved = mark(repo, record, LandingOutcome::Landed, head.to_owned());
             said.push(format!(
                 "{} had already moved to {} ({}): landed{}",
-                record.base_name(),
+                branch_name(base),
                 record.branch,
                 short(head),
                 saved
@@ -275,14 +274,9 @@ fn base_at(git: &Git, top: &Path, base: &str, head: &str) -> bool {
     git.line(top, &["rev-parse", "--verify", "-q", base]).ok() == Some(Some(head.to_owned()))
 }
 
-/// Whether the checkout at `tree` is in the middle of a rebase.
+/// Whether the checkout at `tree` is in the middle of a rebase, when git can say.
 fn rebasing(git: &Git, tree: &Path) -> bool {
-    ["rebase-merge", "rebase-apply"].iter().any(|dir| {
-        git.line(tree, &["rev-parse", "--git-path", dir])
-            .ok()
-            .flatten()
-            .is_some_and(|path| tree.join(path).is_dir())
-    })
+    rebase_in_progress(git, tree).unwrap_or(false)
 }
 
 /// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
@@ -322,19 +316,12 @@ fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<b
 }
 
 /// Whether a rebase is in progress in the checkout at `tree` (git's state directory
-/// for one is there).
-fn rebase_in_progress(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
-    let listed = repo.git.ok(
-        tree,
-        &[
-            "rev-parse",
-            "--git-path",
-            "rebase-merge",
-            "--git-path",
-            "rebase-apply",
-        ],
-    )?;
-    Ok(listed.lines().any(|dir| tree.join(dir).is_dir()))
+/// for one is there, in the checkout's own git directory).
+fn rebase_in_progress(git: &Git, tree: &Path) -> Result<bool, CliError> {
+    let git_dir = git.git_dir(tree)?;
+    Ok(REBASE_STATE_DIRS
+        .iter()
+        .any(|dir| git_dir.join(dir).is_dir()))
 }
 
 fn head_of(repo: &Repo, tree: &Path) -> Result<String, CliError> {
@@ -448,6 +435,11 @@ fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), Cli
         }
     }
     Ok(())
+}
+
+/// A branch as people name it: `main` for `refs/heads/main`.
+fn branch_name(full: &str) -> &str {
+    full.strip_prefix("refs/heads/").unwrap_or(full)
 }
 
 fn short(commit: &str) -> &str {

@@ -18,8 +18,11 @@ pub(crate) mod land;
 pub(crate) mod list;
 mod lock;
 mod nested;
+mod onto;
 pub(crate) mod rm;
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use ralph_core::store::{RalphDir, WorktreeRecord, WorktreeRecords};
@@ -56,20 +59,18 @@ impl Repo {
                 asked.tail.trim_end()
             )));
         }
-        let top = asked
-            .stdout
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_owned();
-        let common = git.ok(cwd, &["rev-parse", "--git-common-dir"])?;
+        // Read exactly: a path may hold a newline or end in a blank.
+        let mut top = asked.stdout;
+        if top.last() == Some(&b'\n') {
+            top.pop();
+        }
+        let common = git.path(cwd, &["rev-parse", "--git-common-dir"])?;
         let common_dir = cwd
-            .join(common.trim())
+            .join(common)
             .canonicalize()
             .map_err(|e| CliError::io("find git's directory from", cwd, e))?;
         Ok(Some(Repo {
-            top: PathBuf::from(top),
+            top: PathBuf::from(OsString::from_vec(top)),
             records: WorktreeRecords::in_git_dir(&common_dir),
             common_dir,
             git,
@@ -136,26 +137,14 @@ impl Repo {
             .and_then(|n| n.parse().ok()))
     }
 
-    /// The repository's checkouts, as `git worktree list --porcelain` gives them.
+    /// The repository's checkouts, as `git worktree list --porcelain -z` gives them.
     pub(crate) fn worktrees(&self) -> Result<Vec<Checkout>, CliError> {
-        let list = self
+        // `-z`: each field ends with a NUL and each checkout with an empty one; without
+        // it, a path holding a newline would be cut there.
+        let out = self
             .git
-            .ok(&self.top, &["worktree", "list", "--porcelain"])?;
-        Ok(list
-            .split("\n\n")
-            .filter_map(|block| {
-                let path = block.lines().find_map(|l| l.strip_prefix("worktree "))?;
-                let branch = block.lines().find_map(|l| l.strip_prefix("branch "));
-                let prunable = block
-                    .lines()
-                    .any(|l| l == "prunable" || l.starts_with("prunable "));
-                Some(Checkout {
-                    path: PathBuf::from(path),
-                    branch: branch.map(str::to_owned),
-                    prunable,
-                })
-            })
-            .collect())
+            .succeeded(&self.top, &["worktree", "list", "--porcelain", "-z"])?;
+        Ok(checkouts(&out.stdout))
     }
 
     /// Takes the short repository-wide lock (see `lock.rs`).
@@ -179,6 +168,27 @@ pub(crate) struct Checkout {
     /// leads to the repository, is gone (`git worktree prune` would forget it). No git
     /// command runs there.
     pub(crate) prunable: bool,
+}
+
+/// The checkouts in the output of `git worktree list --porcelain -z`.
+fn checkouts(listed: &[u8]) -> Vec<Checkout> {
+    let mut found = Vec::new();
+    let mut fields = listed.split(|b| *b == 0).peekable();
+    while fields.peek().is_some() {
+        let block: Vec<&[u8]> = fields.by_ref().take_while(|f| !f.is_empty()).collect();
+        let field = |key: &[u8]| block.iter().find_map(|f| f.strip_prefix(key));
+        let Some(path) = field(b"worktree ") else {
+            continue;
+        };
+        found.push(Checkout {
+            path: PathBuf::from(OsString::from_vec(path.to_vec())),
+            branch: field(b"branch ").map(|b| String::from_utf8_lossy(b).into_owned()),
+            prunable: block
+                .iter()
+                .any(|f| *f == b"prunable" || f.starts_with(b"prunable ")),
+        });
+    }
+    found
 }
 
 /// `path` as seen from `from` (both absolute): relative, with `..` where it is not under

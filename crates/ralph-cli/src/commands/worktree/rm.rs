@@ -4,14 +4,16 @@
 //! must not delete the only copy of a loop's work. The worktrees nested in its worktree
 //! (see `nested.rs`) would be deleted with it: each is held to the same rules, then
 //! removed first. Refused too when typed inside the worktree it removes: the shell would
-//! be left in a directory that is gone.
+//! be left in a directory that is gone. With `--keep-branch` the loop's branch stays
+//! (its commits with it, so they need not be landed first): the way out for a loop whose
+//! base branch was renamed or deleted, which cannot be compared with it.
 
 use std::path::Path;
 
 use ralph_core::store::{RalphDir, WorktreeRecord};
 
-use super::Repo;
 use super::nested::{self, Nested};
+use super::{Repo, onto};
 use crate::cli_runs::RmArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
@@ -47,7 +49,10 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     if !args.force {
         let inside: Vec<&Path> = nested.iter().map(|n| n.path.as_path()).collect();
-        if let Some(work) = unsaved(&repo, Some(&record), &tree, &inside)? {
+        // A kept branch keeps its commits: as for a worktree git alone knows, only the
+        // worktree's own changes would be lost.
+        let judged = (!args.keep_branch).then_some(&record);
+        if let Some(work) = unsaved(&repo, judged, &tree, &inside)? {
             return Err(CliError::Worktree(format!(
                 "{}: {}, or pass --force to delete them",
                 work.what, work.keep
@@ -66,7 +71,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         }
     }
     for inner in &nested {
-        remove(&repo, inner.record.as_ref(), &inner.path)?;
+        remove(&repo, inner.record.as_ref(), &inner.path, false)?;
         super::report(format_args!(
             "removed {}, inside the worktree of `{name}`{}",
             describe(inner),
@@ -77,11 +82,17 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
                 .unwrap_or_default()
         ));
     }
-    remove(&repo, Some(&record), &tree)?;
-    super::report(format_args!(
-        "removed worktree loop `{name}` and its branch {}",
-        record.branch
-    ));
+    remove(&repo, Some(&record), &tree, args.keep_branch)?;
+    match args.keep_branch {
+        true => super::report(format_args!(
+            "removed worktree loop `{name}`; its branch {} is kept",
+            record.branch
+        )),
+        false => super::report(format_args!(
+            "removed worktree loop `{name}` and its branch {}",
+            record.branch
+        )),
+    }
     Ok(CommandOutcome::Success)
 }
 
@@ -140,6 +151,17 @@ fn unsaved(
             Some(0) => None,
             Some(n) => Some(format!("{n} commit(s) that {base} does not")),
             // The base is gone: nothing says the work is anywhere else.
+            None if record.base_branch().is_some() => {
+                return Ok(Some(Unsaved {
+                    what: format!(
+                        "{} has commits, and {base}, the branch it was started from, no \
+                         longer exists (renamed or deleted since): git cannot tell whether \
+                         they are anywhere else",
+                        record.branch
+                    ),
+                    keep: onto::base_gone_ways(record),
+                }));
+            }
             None => Some(format!("commits git cannot compare with {base}")),
         };
         if let Some(what) = unlanded {
@@ -204,8 +226,14 @@ fn detached_commits(repo: &Repo, tree: &Path) -> Result<Option<Unsaved>, CliErro
     }))
 }
 
-/// Removes the worktree at `tree` and, for a loop's (`record`), its branch and record.
-fn remove(repo: &Repo, record: Option<&WorktreeRecord>, tree: &Path) -> Result<(), CliError> {
+/// Removes the worktree at `tree` and, for a loop's (`record`), its record and, unless
+/// `keep_branch`, its branch.
+fn remove(
+    repo: &Repo,
+    record: Option<&WorktreeRecord>,
+    tree: &Path,
+    keep_branch: bool,
+) -> Result<(), CliError> {
     if tree.is_dir() {
         let path = tree
             .to_str()
@@ -218,7 +246,7 @@ fn remove(repo: &Repo, record: Option<&WorktreeRecord>, tree: &Path) -> Result<(
     let Some(record) = record else {
         return Ok(());
     };
-    if repo.head(&record.branch)?.is_some() {
+    if !keep_branch && repo.head(&record.branch)?.is_some() {
         repo.git.ok(&repo.top, &["branch", "-D", &record.branch])?;
     }
     repo.records
