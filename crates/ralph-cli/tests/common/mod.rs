@@ -142,6 +142,19 @@ impl Workspace {
     }
 
     /// Runs `ralph <args>` to the end.
+    /// `ralph <args>` where only the fake agents (and the system's tools) are on PATH, so
+    /// what is "installed" does not depend on the machine.
+    pub fn run_isolated(&self, args: &[&str]) -> Output {
+        let child = self
+            .command(args)
+            .env("PATH", format!("{}:/usr/bin:/bin", fake_agents().display()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ralph");
+        wait_output(child)
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         wait_output(self.start(args))
     }
@@ -315,6 +328,16 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .expect("utf-8")
         .trim()
         .to_owned()
+}
+
+/// A command's stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A command's stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 pub fn code(status: ExitStatus) -> i32 {
