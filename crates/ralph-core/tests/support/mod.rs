@@ -1,6 +1,8 @@
 //! Helpers shared by the config integration tests.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod dirs;
+
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::{ParsedLayer, ResolveEnv, Resolved, parse_layer, resolve};
