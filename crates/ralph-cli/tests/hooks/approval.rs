@@ -2,7 +2,8 @@
 //! or waits did not complete.
 
 use super::common::{Workspace, code, finished};
-use super::{config, payloads, wait_suspended};
+use super::suspend::wait_suspended;
+use super::{config, payloads};
 
 const COMPLETES: &str = "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
 
