@@ -13,6 +13,7 @@ pub mod backend;
 pub mod command;
 pub mod probe;
 pub mod probe_cache;
+pub mod runnable;
 pub mod session;
 pub mod supervise;
 pub mod terminal_asked;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::BackendKind;
 use crate::backend::BackendProfile;
 use crate::probe_cache::ProbeCache;
+use crate::runnable::why_unrunnable;
 use crate::supervise::{
     DiscardOutput, RunDeadlines, SpawnSpec, StopLevel, StopRequests, Termination, run,
 };
@@ -43,6 +44,11 @@ pub enum Availability {
     },
     /// Not on `PATH` (or not executable).
     NotInstalled,
+    /// There, but it cannot run, for the reason given (see [`crate::runnable`]): a
+    /// directory, no execute bit, a `#!` interpreter that is missing.
+    Unrunnable {
+        why: String,
+    },
     /// Found, but its version command did not exit 0 in time.
     ProbeFailed {
         path: PathBuf,
@@ -76,6 +82,12 @@ pub enum DetectError {
         timeout: Duration,
         stderr_tail: String,
         install_hint: &'static str,
+    },
+    #[error("the `{backend}` backend runs `{binary}`, which cannot run: {why}")]
+    Unrunnable {
+        backend: BackendKind,
+        binary: String,
+        why: String,
     },
     #[error("the custom backend needs a command: set `cli.command` in ralph.yml")]
     CustomWithoutCommand,
@@ -186,7 +198,8 @@ impl Detector {
     }
 
     /// Whether `kind` (run as `command` when given) is usable. Cached. A custom backend
-    /// is only looked up, never run: an arbitrary command may not know `--version`.
+    /// is only looked up and read (a directory, no execute bit, a missing `#!`
+    /// interpreter), never run: an arbitrary command may not know `--version`.
     pub async fn probe(&mut self, kind: BackendKind, command: Option<&str>) -> Availability {
         let key = (kind, command.map(str::to_owned));
         if let Some(hit) = self.cache.get(&key) {
@@ -196,8 +209,17 @@ impl Detector {
         let found = match command.or(profile.binary) {
             None => Availability::NotInstalled,
             Some(program) => match self.resolve(program) {
-                None => Availability::NotInstalled,
-                Some(path) if kind == BackendKind::Custom => Availability::Available { path },
+                None => match why_unrunnable(program, None, None) {
+                    Some(why) => Availability::Unrunnable { why },
+                    None => Availability::NotInstalled,
+                },
+                Some(path) if kind == BackendKind::Custom => {
+                    let search = self.search_path.as_deref();
+                    match why_unrunnable(program, Some(&path), search) {
+                        Some(why) => Availability::Unrunnable { why },
+                        None => Availability::Available { path },
+                    }
+                }
                 Some(path) => self.run_version(path, profile.version_args).await,
             },
         };
@@ -252,7 +274,7 @@ impl Detector {
                 Availability::ProbeFailed { .. } if self.stop.current() != StopLevel::None => {
                     return Ok(kind);
                 }
-                Availability::NotInstalled => {}
+                Availability::NotInstalled | Availability::Unrunnable { .. } => {}
                 Availability::ProbeFailed {
                     termination,
                     stderr_tail,
@@ -293,6 +315,11 @@ impl Detector {
                 backend: kind,
                 binary: binary(kind, command).to_owned(),
                 install_hint: BackendProfile::of(kind).install_hint,
+            }),
+            Availability::Unrunnable { why } => Err(DetectError::Unrunnable {
+                backend: kind,
+                binary: binary(kind, command).to_owned(),
+                why,
             }),
             Availability::ProbeFailed {
                 termination,

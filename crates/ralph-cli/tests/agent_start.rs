@@ -22,25 +22,62 @@ fn custom_agent(shebang: &str, body: &str) -> Workspace {
     ws
 }
 
+/// A `#!` interpreter that is not there is read before the loop starts (as doctor reads
+/// it): the run refuses with the cause, and no iteration fails for it.
 #[test]
-fn an_agent_whose_interpreter_is_missing_stops_the_loop_at_once_with_why() {
-    let ws = custom_agent("/nonexistent/interpreter", "echo never");
-    let (status, events, stderr) = ws.run_json(&["-p", "task"]);
-    let end: &Value = finished(&events);
-    assert_eq!(status, 1, "{stderr}");
-    assert_eq!(end["reason"], "agent_cannot_start", "{end}");
-    assert_eq!(end["hat"], "ralph", "{end}");
-    assert_eq!(end["backend"], "custom", "{end}");
-    let why = end["why"].as_str().unwrap_or_default();
-    assert!(
-        why.contains("could not start `")
-            && why.contains("agent.sh`")
-            && why.contains("interpreter `/nonexistent/interpreter`"),
-        "{end}"
-    );
-    let message = end["message"].as_str().unwrap_or_default();
-    assert!(message.contains("ralph run --continue"), "{end}");
-    assert_eq!(ws.outcomes(), vec!["failed"]);
+fn an_agent_whose_interpreter_is_missing_is_refused_before_the_loop_with_why() {
+    for (shebang, named) in [
+        (
+            "/nonexistent/interpreter",
+            "names `/nonexistent/interpreter`, which is not there",
+        ),
+        // Every npm-installed agent's line, with node not on PATH.
+        (
+            "/usr/bin/env ralph-no-such-node",
+            "runs `ralph-no-such-node`, which was not found on PATH",
+        ),
+    ] {
+        let ws = custom_agent(shebang, "echo never");
+        let (status, events, stderr) = ws.run_json(&["-p", "task"]);
+        assert_eq!(status, 1, "{stderr}");
+        let last = events.last().expect("an event");
+        assert_eq!(last["type"], "error", "{last}");
+        let message = last["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("runs `./agent.sh`, which cannot run") && message.contains(named),
+            "{last}"
+        );
+        // Refused before a run began: nothing of one is left.
+        assert!(!ws.path().join(".ralph/runs").exists(), "a run began");
+        // doctor says the same, and that a run would not start.
+        let doctor = ws.run(&["doctor"]);
+        let said = String::from_utf8_lossy(&doctor.stdout);
+        assert_eq!(code(doctor.status), 1, "{said}");
+        assert!(said.contains(named), "{said}");
+    }
+}
+
+/// A command that is there but is no program: said as such, not as "not installed".
+#[test]
+fn a_command_that_is_a_directory_or_not_executable_says_so() {
+    let ws = custom_agent("/bin/sh", "echo never");
+    std::fs::create_dir(ws.path().join("adir")).expect("mkdir");
+    let agent = ws.path().join("agent.sh");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    for (command, said) in [
+        (
+            "./agent.sh",
+            "`./agent.sh` is not executable; make it so with `chmod +x ./agent.sh`",
+        ),
+        ("./adir", "`./adir` is a directory, not a program"),
+    ] {
+        let config = format!("cli:\n  backend: custom\n  command: {command}\n");
+        std::fs::write(ws.path().join("ralph.yml"), config).expect("write ralph.yml");
+        let out = ws.run(&["run", "-q", "-p", "task"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(out.status), 1, "{err}");
+        assert!(err.contains(said) && !err.contains("not found"), "{err}");
+    }
 }
 
 #[test]

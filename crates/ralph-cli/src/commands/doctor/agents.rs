@@ -2,6 +2,7 @@
 //! default hat's and each hat's, with their fallbacks, each resolved and probed as
 //! `ralph run` checks it before it starts.
 
+use ralph_agent::runnable::why_unrunnable;
 use ralph_agent::{BackendKind, BackendProfile, CommandLine, StdinSource, resolve_binary};
 use ralph_core::config::{AgentConfig, HatConfig, ResolvedConfig};
 
@@ -78,11 +79,19 @@ pub(super) async fn agents(config: &ResolvedConfig, probes: &mut Probes) -> Vec<
         let profile = BackendProfile::of(kind);
         let program = command.as_deref().or(profile.binary);
         let probe = match program {
-            Some(program) if kind == BackendKind::Custom => Probe {
-                path: resolve_binary(program),
-                version: None,
-                problem: None,
-            },
+            Some(program) if kind == BackendKind::Custom => {
+                let path = resolve_binary(program);
+                // As `ralph run` reads it before its first iteration.
+                let problem = path
+                    .as_deref()
+                    .and_then(|found| why_unrunnable(program, Some(found), None))
+                    .map(|why| format!("`{program}` cannot run: {why}"));
+                Probe {
+                    path,
+                    version: None,
+                    problem,
+                }
+            }
             Some(program) => probe_cached(probes, program, profile.version_args).await,
             None => Probe {
                 path: None,
@@ -91,11 +100,16 @@ pub(super) async fn agents(config: &ResolvedConfig, probes: &mut Probes) -> Vec<
             },
         };
         let problem = match (&probe.path, &probe.problem) {
-            (None, _) => Some(format!(
-                "`{}` is not installed: {}",
-                program.unwrap_or("?"),
-                profile.install_hint
-            )),
+            (None, _) => Some(
+                match program.and_then(|program| why_unrunnable(program, None, None)) {
+                    Some(why) => why,
+                    None => format!(
+                        "`{}` is not installed: {}",
+                        program.unwrap_or("?"),
+                        profile.install_hint
+                    ),
+                },
+            ),
             (Some(_), Some(problem)) => Some(problem.clone()),
             (Some(_), None) => None,
         };
