@@ -120,7 +120,7 @@ fn pi_on_a_provider_that_stays_overloaded_waits_so_many_times_then_fails() {
     let message = run.finished()["message"].as_str().unwrap_or_default();
     assert!(
         message.starts_with("2 iterations in a row failed (the last: rate limited: 529")
-            && message.contains("the provider was overloaded 5 times in a row: after 3 waits"),
+            && message.contains("; overloaded 5 times in a row: past the first 3,"),
         "{message}"
     );
     assert_eq!(env.model_turns().len(), 5);

@@ -257,8 +257,8 @@ impl Machine {
     pub(super) fn limit_failure_reason(&self, outcome: &IterationOutcome) -> String {
         match self.state.rate_limit.as_ref() {
             Some(streak) if streak.overload_spent() => format!(
-                "{outcome}; the provider was overloaded {} times in a row: after \
-                 {OVERLOAD_WAITS} waits each overload counts as a failure",
+                "{outcome}; overloaded {} times in a row: past the first \
+                 {OVERLOAD_WAITS}, each overload counts as a failure",
                 streak.overloads
             ),
             _ => outcome.to_string(),

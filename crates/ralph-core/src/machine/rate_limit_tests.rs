@@ -386,8 +386,8 @@ fn an_overload_is_waited_for_so_many_times_then_each_counts_as_a_failure() {
     let said = verdict(&reason, m.state());
     assert!(
         said.contains(&format!(
-            "the provider was overloaded 5 times in a row: after {OVERLOAD_WAITS} waits each \
-             overload counts as a failure"
+            "; overloaded 5 times in a row: past the first {OVERLOAD_WAITS}, each overload \
+             counts as a failure"
         )),
         "{said}"
     );
