@@ -5,8 +5,8 @@
 //! project's runs, gates and memories from every command typed below it.
 //!
 //! What marks a workspace: a `ralph.yml` beside its `.ralph/` (a project, a monorepo's
-//! package with a loop of its own), else a run store (`runs/` or `current-run`: a loop
-//! ran there). The nearest project wins, then the nearest run store, then the nearest
+//! package with a loop of its own), else a run store (a run under `runs/`, or `current-run`:
+//! a loop ran there). The nearest project wins, then the nearest run store, then the nearest
 //! `.ralph/` of any kind; when that is not the nearest `.ralph/`, the ones passed over
 //! are named, so that nobody wonders where their runs went.
 
@@ -62,10 +62,18 @@ fn mark(dir: &Path) -> Option<Mark> {
     }
     Some(if dir.join(PROJECT_CONFIG_FILE).is_file() {
         Mark::Project
-    } else if ralph.join(RUNS_DIR).is_dir() || ralph.join(CURRENT_RUN_FILE).is_file() {
+    } else if has_a_run(&ralph.join(RUNS_DIR)) || ralph.join(CURRENT_RUN_FILE).is_file() {
         Mark::Runs
     } else {
         Mark::Bare
+    })
+}
+
+/// Whether a run store holds a run: an empty `runs/` (made by hand, or left by a tool)
+/// shows no loop ever ran there, and must not outweigh a real store above it.
+fn has_a_run(runs: &Path) -> bool {
+    std::fs::read_dir(runs).is_ok_and(|mut entries| {
+        entries.any(|entry| entry.is_ok_and(|e| e.file_type().is_ok_and(|t| t.is_dir())))
     })
 }
 

@@ -16,7 +16,14 @@ fn touch(top: &Path, path: &str) {
 fn a_bare_ralph_dir_in_a_subdirectory_does_not_hide_the_project_above() {
     let top = tempfile::tempdir().unwrap();
     let top = top.path();
-    dirs(top, &[".git", ".ralph/runs", "sub/deep/.ralph/agent"]);
+    dirs(
+        top,
+        &[
+            ".git",
+            ".ralph/runs/20260101T000000Z",
+            "sub/deep/.ralph/agent",
+        ],
+    );
     touch(top, "ralph.yml");
     let found = find(&top.join("sub/deep"));
     assert_eq!(found.workspace, top);
@@ -30,7 +37,14 @@ fn a_bare_ralph_dir_in_a_subdirectory_does_not_hide_the_project_above() {
 fn runs_left_in_a_subdirectory_without_a_config_do_not_hide_the_project_above() {
     let top = tempfile::tempdir().unwrap();
     let top = top.path();
-    dirs(top, &[".git", ".ralph/runs", "sub/.ralph/runs"]);
+    dirs(
+        top,
+        &[
+            ".git",
+            ".ralph/runs/20260101T000000Z",
+            "sub/.ralph/runs/20260101T000000Z",
+        ],
+    );
     touch(top, "ralph.yml");
     let found = find(&top.join("sub"));
     assert_eq!(found.workspace, top);
@@ -54,7 +68,7 @@ fn a_subdirectory_with_a_project_of_its_own_is_its_workspace() {
         top,
         &[
             ".git",
-            ".ralph/runs",
+            ".ralph/runs/20260101T000000Z",
             "packages/api/.ralph",
             "packages/api/src",
         ],
@@ -81,7 +95,15 @@ fn the_search_stops_at_the_top_of_the_checkout() {
     let outer = tempfile::tempdir().unwrap();
     let outer = outer.path();
     // A worktree loop's checkout inside the main one's `.ralph/worktrees/`.
-    dirs(outer, &[".git", ".ralph/runs", "inner/src", "inner/.ralph"]);
+    dirs(
+        outer,
+        &[
+            ".git",
+            ".ralph/runs/20260101T000000Z",
+            "inner/src",
+            "inner/.ralph",
+        ],
+    );
     touch(outer, "ralph.yml");
     touch(outer, "inner/.git");
     assert_eq!(
@@ -93,4 +115,19 @@ fn the_search_stops_at_the_top_of_the_checkout() {
         find(&outer.join("inner/src")).workspace,
         outer.join("inner/src")
     );
+}
+
+#[test]
+fn an_empty_runs_dir_is_no_run_store_and_does_not_hide_one_above() {
+    // A project run with `-b pi -p …` and no ralph.yml: its runs are the only mark.
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(
+        top,
+        &[".git", ".ralph/runs/20260101T000000Z", "sub/.ralph/runs"],
+    );
+    let found = find(&top.join("sub"));
+    assert_eq!(found.workspace, top);
+    assert_eq!(found.passed_over, [top.join("sub")]);
+    assert!(found.note().unwrap().contains("nor any run"));
 }
