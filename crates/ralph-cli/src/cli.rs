@@ -394,9 +394,9 @@ pub(crate) struct RunArgs {
     /// Run no gates: the events they guard are believed as the agent publishes them.
     #[arg(long)]
     pub(crate) no_gates: bool,
-    /// Resume the last run: its iteration count, cost, runtime and pending events, and the
-    /// limits its command line gave (--max-iterations, --max-cost, --max-runtime,
-    /// --completion-promise) unless given again.
+    /// Resume the last run: its iteration count, cost, runtime and pending events, and
+    /// what its command line gave (--max-iterations, --max-cost, --max-runtime,
+    /// --completion-promise, -b, -H) unless given again.
     #[arg(long = "continue")]
     pub(crate) resume: bool,
     /// `text` for people, `json` for programs (JSON lines on stdout, schema in

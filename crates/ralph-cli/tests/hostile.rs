@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Workspace, finished};
+use common::{Workspace, finished, of_type};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -129,6 +129,34 @@ fn continue_keeps_the_limits_given_on_the_command_line() {
     let (_, events, _) = ws.run_json(&["--continue"]);
     assert_eq!(limit(&events), json!(3));
     assert_eq!(ws.history().len(), 3);
+}
+
+/// `-b` too: resuming a run on ralph.yml's (or auto's) agent would change its costs and
+/// credentials without a word.
+#[test]
+fn continue_keeps_the_backend_given_on_the_command_line() {
+    let ws = Workspace::new(
+        "cli:\n  backend: claude\n",
+        "pi/anthropic/text.jsonl | step=one |\npi/anthropic/text.jsonl | step=two |\n",
+    );
+    let backends = |events: &[Value]| -> Vec<Value> {
+        of_type(events, "iteration_started")
+            .iter()
+            .map(|e| e["backend"].clone())
+            .collect()
+    };
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "-b", "pi", "--max-iterations", "1"]);
+    assert_eq!(
+        (code, backends(&events)),
+        (2, vec![json!("pi")]),
+        "{stderr}"
+    );
+    let (code, events, stderr) = ws.run_json(&["--continue", "--max-iterations", "2"]);
+    assert_eq!(
+        (code, backends(&events)),
+        (2, vec![json!("pi")]),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -120,8 +120,9 @@ pub struct History {
 }
 
 /// Limits given as flags (`--max-iterations`, `--max-cost`, `--max-runtime`,
-/// `--completion-promise`), and the hats of `-H`: kept with the run, so that resuming it
-/// does not fall back to `ralph.yml`'s values (nor route its events to other hats).
+/// `--completion-promise`), the backend of `-b` and the hats of `-H`: kept with the run,
+/// so that resuming it does not fall back to `ralph.yml`'s values (nor run another agent,
+/// with other costs and credentials, nor route its events to other hats).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommandLineLimits {
     pub max_iterations: Option<u32>,
@@ -131,6 +132,10 @@ pub struct CommandLineLimits {
     /// `-H` as given (`builtin:NAME` or a path); absent in runs saved before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hats: Option<String>,
+    /// `-b` as given (`auto` or a backend's name); absent in runs saved before it existed.
+    /// A name this ralph does not know (a state file edited by hand) is dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
 }
 
 impl CommandLineLimits {
@@ -142,6 +147,7 @@ impl CommandLineLimits {
             max_runtime_seconds: overrides.max_runtime_seconds,
             completion_promise: overrides.completion_promise.clone(),
             hats: None,
+            backend: overrides.backend.map(|b| b.name().to_owned()),
         }
     }
 
@@ -150,6 +156,9 @@ impl CommandLineLimits {
         overrides.max_iterations = overrides.max_iterations.or(self.max_iterations);
         overrides.max_cost_usd = overrides.max_cost_usd.or(self.max_cost_usd);
         overrides.max_runtime_seconds = overrides.max_runtime_seconds.or(self.max_runtime_seconds);
+        if overrides.backend.is_none() {
+            overrides.backend = self.backend.as_deref().and_then(|b| b.parse().ok());
+        }
         if overrides.completion_promise.is_none() {
             overrides
                 .completion_promise
