@@ -8,7 +8,8 @@
 
 /// Whether `output` (a failed command's, stdout and stderr) says that something in it
 /// wanted the terminal: a shell's redirection, Python, Node or ssh failing to open
-/// `/dev/tty`, or sudo refusing to ask for a password without one.
+/// `/dev/tty`, sudo refusing to ask for a password without one, Python's `getpass`
+/// warning that it cannot hide what is typed, git unable to ask for credentials.
 pub fn asked_for_terminal(output: &str) -> bool {
     output.lines().any(|line| {
         (line.contains("/dev/tty")
@@ -16,6 +17,11 @@ pub fn asked_for_terminal(output: &str) -> bool {
             // sudo's words (1.8.x and later, then older): it never opens /dev/tty itself.
             || line.contains("sudo: a terminal is required")
             || line.contains("sudo: no tty present")
+            // Python's getpass with no terminal warns, then reads stdin (at its end).
+            || line.contains("GetPassWarning: Can not control echo on the terminal")
+            // git asking for credentials: it opened /dev/tty, and names the question.
+            || ((line.contains("could not read Username") || line.contains("could not read Password"))
+                && line.contains("No such device or address"))
     })
 }
 
