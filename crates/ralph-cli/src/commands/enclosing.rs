@@ -4,16 +4,17 @@
 //! memory add` typed there, a copied folder); taking the nearest one blindly hid the
 //! project's runs, gates and memories from every command typed below it.
 //!
-//! What marks a workspace: a `ralph.yml` beside its `.ralph/` (a project, a monorepo's
-//! package with a loop of its own), else a run store (a run under `runs/`, or `current-run`:
-//! a loop ran there). The nearest project wins, then the nearest run store, then the nearest
-//! `.ralph/` of any kind; when that is not the nearest `.ralph/`, the ones passed over
-//! are named, so that nobody wonders where their runs went.
+//! What marks a workspace: a loop running there now; a `ralph.yml` beside its `.ralph/` (a
+//! project, a monorepo's package with a loop of its own); a run store (a run under
+//! `runs/`, or `current-run`: a loop ran there). A running loop wins, then the nearest
+//! project, then the nearest run store, then the nearest `.ralph/` of any kind; when that
+//! is not the nearest `.ralph/`, the ones passed over are named, so that nobody wonders
+//! where their runs went.
 
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::PROJECT_CONFIG_FILE;
-use ralph_core::store::{CURRENT_RUN_FILE, RALPH_DIR, RUNS_DIR};
+use ralph_core::store::{CURRENT_RUN_FILE, RALPH_DIR, RUNS_DIR, RalphDir};
 
 /// The workspace found, and the `.ralph/` directories passed over on the way to it.
 #[derive(Debug, PartialEq, Eq)]
@@ -53,6 +54,11 @@ enum Mark {
     Runs,
     /// A `ralph.yml` beside it.
     Project,
+    /// A loop runs there now (its lock is held): whatever else is around, that is where
+    /// `steer`, `emit` and `watch` typed beside it must go. `ralph run` typed in a
+    /// subdirectory runs there, not in the project above (it only names the project's
+    /// `ralph.yml`).
+    Running,
 }
 
 fn mark(dir: &Path) -> Option<Mark> {
@@ -60,7 +66,10 @@ fn mark(dir: &Path) -> Option<Mark> {
     if !ralph.is_dir() {
         return None;
     }
-    Some(if dir.join(PROJECT_CONFIG_FILE).is_file() {
+    let running = RalphDir::in_workspace(dir).loop_running().unwrap_or(false);
+    Some(if running {
+        Mark::Running
+    } else if dir.join(PROJECT_CONFIG_FILE).is_file() {
         Mark::Project
     } else if has_a_run(&ralph.join(RUNS_DIR)) || ralph.join(CURRENT_RUN_FILE).is_file() {
         Mark::Runs

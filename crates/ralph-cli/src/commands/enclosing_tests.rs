@@ -131,3 +131,27 @@ fn an_empty_runs_dir_is_no_run_store_and_does_not_hide_one_above() {
     assert_eq!(found.passed_over, [top.join("sub")]);
     assert!(found.note().unwrap().contains("nor any run"));
 }
+
+#[test]
+fn a_loop_running_in_a_subdirectory_is_its_workspace_whatever_is_above() {
+    // `ralph run` typed in `sub/` of a project runs there (it only names the ralph.yml
+    // above); `ralph steer` typed beside it must reach it, not the project.
+    let top = tempfile::tempdir().unwrap();
+    let top = top.path();
+    dirs(
+        top,
+        &[
+            ".git",
+            ".ralph/runs/20260101T000000Z",
+            "sub/.ralph/runs/20260102T000000Z",
+        ],
+    );
+    touch(top, "ralph.yml");
+    assert_eq!(find(&top.join("sub")).workspace, top);
+    let running = RalphDir::in_workspace(&top.join("sub")).lock().unwrap();
+    let found = find(&top.join("sub"));
+    assert_eq!(found.workspace, top.join("sub"));
+    assert_eq!(found.note(), None);
+    drop(running);
+    assert_eq!(find(&top.join("sub")).workspace, top);
+}
