@@ -264,6 +264,7 @@ fn start_and_drive(
                 leftovers: stale.notice,
                 // Only a continued run reads on in the inbox the killed ralph was reading.
                 killed: args.resume && stale.killed,
+                earlier_attempt: None,
                 github: crate::run::github::GitHub {
                     workspace_shown: workspace_seen.clone(),
                     ..crate::run::github::GitHub::from_env(

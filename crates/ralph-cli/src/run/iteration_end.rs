@@ -8,7 +8,7 @@ use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
 use ralph_core::run_event::{RunEvent, Totals};
-use ralph_core::store::unix_ms;
+use ralph_core::store::{RunDir, unix_ms};
 use ralph_stream::CostKind;
 
 use super::{Run, ensure_run_dir, memory, report_notices};
@@ -35,6 +35,28 @@ pub(super) fn not_started(
     run.steering.not_started(observer);
     let report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
     conclude(run, iteration, report, session, observer, None)
+}
+
+/// The sender of the first line past `offset` in `run_dir`'s inbox: on a continued run,
+/// an earlier attempt at the iteration that runs first (see `Run::earlier_attempt`).
+/// Read apart from the loop's reader, which reads those lines with the iteration's own.
+pub(super) fn earlier_attempt(run_dir: &RunDir, offset: u64) -> Option<String> {
+    let lines = InboxReader::new(run_dir.inbox(), offset).read().ok()?;
+    lines.iter().find_map(InboxLine::sender).map(str::to_owned)
+}
+
+/// Takes the lines `earlier` (a lost attempt's agent) sent as those of `agent`, the
+/// agent that ran the iteration again: the same hat's work on the same iteration, not
+/// events from outside.
+pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Option<&str>) {
+    let Some(agent) = agent else { return };
+    for line in inbox {
+        if let InboxLine::Event { sender, .. } = line
+            && sender.as_deref() == Some(earlier)
+        {
+            *sender = Some(agent.to_owned());
+        }
+    }
 }
 
 /// `--continue` after ralph was killed (SIGKILL, a crash) during an iteration: what that

@@ -82,6 +82,11 @@ pub(crate) struct Run<'a> {
     /// A ralph was killed while it ran this (continued) run: the iteration it was in
     /// ends first (`iteration_end::killed`).
     pub(crate) killed: bool,
+    /// On a continued run, who sent the first line already in the inbox past the saved
+    /// offset: an attempt at the first iteration to run, lost when ralph stopped before
+    /// saving it (a full disk between the history and the state). Its lines are taken as
+    /// that iteration's agent's, as they were written (`iteration_end::adopt_earlier`).
+    pub(crate) earlier_attempt: Option<String>,
     /// Where the run's end goes on GitHub Actions (the step summary, annotations).
     pub(crate) github: github::GitHub,
     /// Takes `ralph steer` messages while the run goes on (`run/steer.rs`).
@@ -117,6 +122,9 @@ pub(crate) async fn drive(
     if run.killed {
         iteration_end::killed(&mut run, &mut reader, session, observer)?;
         save(&run, &reader, Durability::Atomic)?;
+    }
+    if run.resumed {
+        run.earlier_attempt = iteration_end::earlier_attempt(&run.run_dir, reader.offset());
     }
     let max_iterations = run.config.event_loop.max_iterations;
     let mut hooks = hooks::Hooks::new(
@@ -361,10 +369,13 @@ async fn iterate(
     recorder.after_reap();
     transcript.finish(&mut run.transcripts, &agent_run.outcome.stderr_tail);
 
-    let inbox = iteration_end::read_inbox(reader, number, observer)?;
+    let mut inbox = iteration_end::read_inbox(reader, number, observer)?;
     let summary = &agent_run.summary;
     // Only the agent's own events show it worked: one a person emitted meanwhile does not.
     let agent_token = agent_run.outcome.agent_run.clone();
+    if let Some(earlier) = run.earlier_attempt.take() {
+        iteration_end::adopt_earlier(&mut inbox, &earlier, agent_token.as_deref());
+    }
     let published = inbox
         .iter()
         .any(|line| line.is_event_from(agent_token.as_deref()));
