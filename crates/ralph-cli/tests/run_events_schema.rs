@@ -577,7 +577,13 @@ fn every_variant_the_types_can_make_matches_the_schema() {
 fn an_agent_that_cannot_start_ends_a_run_that_matches_the_schema() {
     let ws = Workspace::new("cli:\n  backend: custom\n  command: ./agent.sh\n", "");
     let agent = ws.path().join("agent.sh");
-    std::fs::write(&agent, "#!/nonexistent/interpreter\n").expect("write the agent");
+    // It runs once and takes its own execute bit away: the next start fails in the loop
+    // (a program that cannot run before the loop is refused before it, with no events).
+    std::fs::write(
+        &agent,
+        "#!/bin/sh\nchmod -x \"$0\"\necho working\nralph emit step.done\n",
+    )
+    .expect("write the agent");
     std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
     let (code, kinds) = run_and_validate(&ws, &["-p", "task"]);
