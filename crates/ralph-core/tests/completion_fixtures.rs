@@ -6,7 +6,9 @@
 
 use std::path::PathBuf;
 
-use ralph_core::machine::{CompletionSignal, Shown, StoppedBy, classify, completion_signal};
+use ralph_core::machine::{
+    CompletionSignal, RunFacts, Shown, StoppedBy, classify, completion_signal,
+};
 use ralph_stream::{StreamFormat, summarize};
 use ralph_types::Termination;
 
@@ -29,15 +31,15 @@ fn edited(path: &str, from: &str, to: &str) -> String {
 /// The completion signal of a run that printed `stream` and exited 0.
 fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
     let (_, summary, _) = summarize(stream.as_bytes(), Some(format));
-    let outcome = classify(
-        &Termination::Exited { code: 0 },
-        summary.succeeded,
-        &summary.errors,
-        StoppedBy::Nothing,
-        false,
-        Shown::Work,
-        summary.rate_limited.as_ref(),
-    );
+    let outcome = classify(RunFacts {
+        termination: &Termination::Exited { code: 0 },
+        stream_succeeded: summary.succeeded,
+        errors: &summary.errors,
+        stopped_by: StoppedBy::Nothing,
+        wall_is_runtime: false,
+        shown: Shown::Work,
+        rate_limited: summary.rate_limited.as_ref(),
+    });
     completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref(), None)
 }
 

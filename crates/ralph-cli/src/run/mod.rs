@@ -39,8 +39,8 @@ use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
 use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
-    GateResult, Iteration, IterationReport, Machine, Next, Notice, Shown, StopReason, StoppedBy,
-    Usage, classify, verdict,
+    GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown, StopReason,
+    StoppedBy, Usage, classify, verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
@@ -388,15 +388,15 @@ async fn iterate(
     } else {
         Shown::Work
     };
-    let outcome = classify(
-        &agent_run.outcome.termination,
-        summary.succeeded,
-        &summary.errors,
+    let outcome = classify(RunFacts {
+        termination: &agent_run.outcome.termination,
+        stream_succeeded: summary.succeeded,
+        errors: &summary.errors,
         stopped_by,
-        wall.cut_to_runtime,
+        wall_is_runtime: wall.cut_to_runtime,
         shown,
-        summary.rate_limited.as_ref(),
-    );
+        rate_limited: summary.rate_limited.as_ref(),
+    });
     run.steering.after_agent(&outcome, observer);
     let failed = outcome.is_failure();
     let mut report = IterationReport {

@@ -55,8 +55,8 @@ pub use gate::{
 pub use iteration::{Iteration, IterationRecord, IterationReport, WallPlan};
 pub use notice::Notice;
 pub use outcome::{
-    CompletionSignal, EndClass, IterationOutcome, Shown, StopReason, classify, format_duration,
-    format_usd_limit,
+    CompletionSignal, EndClass, IterationOutcome, RunFacts, Shown, StopReason, classify,
+    format_duration, format_usd_limit,
 };
 pub use rate_limit::{
     BackendWait, OVERLOAD_WAITS, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak,

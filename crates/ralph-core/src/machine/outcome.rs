@@ -100,32 +100,45 @@ pub enum Shown {
     EmptyAnswer,
 }
 
-/// Classifies one agent run.
-///
-/// - `stream_succeeded`: the stream's verdict (`SessionSummary::succeeded`);
-/// - `errors`: the stream's run-level errors, for the failure reason;
-/// - `stopped_by`: why ralph itself asked the agent to stop, if it did
-///   ([`Machine::stop_at_call`](super::Machine::stop_at_call)): the cost budget was
-///   crossed, or its model answered nothing too many times in a row (a failure however
-///   the agent then ended, short of the user's stop);
-/// - `wall_is_runtime`: the iteration's wall deadline was cut short to the remaining
-///   `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
-///   agent;
-/// - `shown`: whether the agent wrote nothing on stdout, or its model answered nothing,
-///   and it published no event ([`Shown`]). Whatever its exit code says, such a run did
-///   nothing: counting it as a success would let a broken agent (or provider) spin
-///   through every iteration instead of reaching `max_consecutive_failures`;
-/// - `rate_limited`: the stream's limit (`SessionSummary::rate_limited`): a run that
-///   failed on one is [`IterationOutcome::RateLimited`], not failed.
-pub fn classify(
-    termination: &Termination,
-    stream_succeeded: bool,
-    errors: &[String],
-    stopped_by: StoppedBy,
-    wall_is_runtime: bool,
-    shown: Shown,
-    rate_limited: Option<&ralph_stream::RateLimited>,
-) -> IterationOutcome {
+/// What one agent run showed, for [`classify`].
+#[derive(Clone, Copy, Debug)]
+pub struct RunFacts<'a> {
+    /// How the process ended.
+    pub termination: &'a Termination,
+    /// The stream's verdict (`SessionSummary::succeeded`).
+    pub stream_succeeded: bool,
+    /// The stream's run-level errors, for the failure reason.
+    pub errors: &'a [String],
+    /// Why ralph itself asked the agent to stop, if it did
+    /// ([`Machine::stop_at_call`](super::Machine::stop_at_call)): the cost budget was
+    /// crossed, or its model answered nothing too many times in a row (a failure however
+    /// the agent then ended, short of the user's stop).
+    pub stopped_by: StoppedBy,
+    /// The iteration's wall deadline was cut short to the remaining
+    /// `max_runtime_seconds`, so a wall-clock timeout is the runtime limit, not a hung
+    /// agent.
+    pub wall_is_runtime: bool,
+    /// Whether the agent wrote nothing on stdout, or its model answered nothing, and it
+    /// published no event ([`Shown`]). Whatever its exit code says, such a run did
+    /// nothing: counting it as a success would let a broken agent (or provider) spin
+    /// through every iteration instead of reaching `max_consecutive_failures`.
+    pub shown: Shown,
+    /// The stream's limit (`SessionSummary::rate_limited`): a run that failed on one is
+    /// [`IterationOutcome::RateLimited`], not failed.
+    pub rate_limited: Option<&'a ralph_stream::RateLimited>,
+}
+
+/// Classifies one agent run from what it showed.
+pub fn classify(facts: RunFacts<'_>) -> IterationOutcome {
+    let RunFacts {
+        termination,
+        stream_succeeded,
+        errors,
+        stopped_by,
+        wall_is_runtime,
+        shown,
+        rate_limited,
+    } = facts;
     let limited = |limit: &ralph_stream::RateLimited| IterationOutcome::RateLimited {
         message: limit.message.clone(),
         resets_at: limit.resets_at,

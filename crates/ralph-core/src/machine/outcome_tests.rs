@@ -22,15 +22,15 @@ impl Case<'_> {
 }
 
 fn judge(termination: &Termination, case: Case<'_>) -> IterationOutcome {
-    classify(
+    classify(RunFacts {
         termination,
-        case.succeeded,
-        case.errors,
-        case.stopped_by,
-        case.wall_is_runtime,
-        case.shown,
-        case.limit,
-    )
+        stream_succeeded: case.succeeded,
+        errors: case.errors,
+        stopped_by: case.stopped_by,
+        wall_is_runtime: case.wall_is_runtime,
+        shown: case.shown,
+        rate_limited: case.limit,
+    })
 }
 
 #[test]
