@@ -295,6 +295,10 @@ fn attempts_kept(kept: &[u32]) -> String {
 pub(crate) enum EventsFileMismatch {
     #[error("which is not a run's events file")]
     NotAnInbox,
+    /// `ralph run` always sets an absolute path: a relative one was set by hand, and
+    /// means another file from each directory it is used in.
+    #[error("a relative path (ralph run sets an absolute one)")]
+    Relative,
     #[error("the events file of a run of another workspace")]
     OtherWorkspace,
     #[error(

@@ -249,7 +249,11 @@ fn emit_refuses_an_events_file_that_is_not_the_running_runs_inbox() {
     let state = inbox.with_file_name("state.json");
     let state_before = std::fs::read(&state).expect("state");
     let sneaky = ws.path().join(".ralph/runs/../notes.txt");
+    // The right file, but relative (ralph sets it absolute): it would name another file
+    // from each directory it is used in.
+    let relative = inbox.strip_prefix(ws.path()).expect("inside");
     for (path, why) in [
+        (relative, "a relative path (ralph run sets an absolute one)"),
         (elsewhere.as_path(), "which is not a run's events file"),
         (state.as_path(), "which is not a run's events file"),
         (sneaky.as_path(), "which is not a run's events file"),

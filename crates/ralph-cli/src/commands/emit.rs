@@ -105,6 +105,9 @@ fn given_run(given: &Path, workspace: &Path, dir: &RalphDir) -> Result<RunDir, C
         ralph_dir: dir.path().to_path_buf(),
         why,
     };
+    if given.is_relative() {
+        return Err(refused(EventsFileMismatch::Relative));
+    }
     let given_abs = std::path::absolute(given).map_err(|e| CliError::io("resolve", given, e))?;
     let (given_workspace, id) =
         inbox_parts(&given_abs).ok_or(refused(EventsFileMismatch::NotAnInbox))?;
