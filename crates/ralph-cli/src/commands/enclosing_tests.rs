@@ -1,30 +1,29 @@
-use std::path::Path;
-
 use super::*;
 
-fn dirs(top: &Path, paths: &[&str]) {
-    for path in paths {
-        std::fs::create_dir_all(top.join(path)).unwrap();
+/// A temporary tree with the directories `dirs` and the empty files `files` (paths from
+/// its top).
+fn tree(dirs: &[&str], files: &[&str]) -> tempfile::TempDir {
+    let top = tempfile::tempdir().unwrap();
+    for dir in dirs {
+        std::fs::create_dir_all(top.path().join(dir)).unwrap();
     }
-}
-
-fn touch(top: &Path, path: &str) {
-    std::fs::write(top.join(path), "").unwrap();
+    for file in files {
+        std::fs::write(top.path().join(file), "").unwrap();
+    }
+    top
 }
 
 #[test]
 fn a_bare_ralph_dir_in_a_subdirectory_does_not_hide_the_project_above() {
-    let top = tempfile::tempdir().unwrap();
-    let top = top.path();
-    dirs(
-        top,
+    let top = tree(
         &[
             ".git",
             ".ralph/runs/20260101T000000Z",
             "sub/deep/.ralph/agent",
         ],
+        &["ralph.yml"],
     );
-    touch(top, "ralph.yml");
+    let top = top.path();
     let found = find(&top.join("sub/deep"));
     assert_eq!(found.workspace, top);
     assert_eq!(found.passed_over, [top.join("sub/deep")]);
@@ -35,17 +34,15 @@ fn a_bare_ralph_dir_in_a_subdirectory_does_not_hide_the_project_above() {
 
 #[test]
 fn runs_left_in_a_subdirectory_without_a_config_do_not_hide_the_project_above() {
-    let top = tempfile::tempdir().unwrap();
-    let top = top.path();
-    dirs(
-        top,
+    let top = tree(
         &[
             ".git",
             ".ralph/runs/20260101T000000Z",
             "sub/.ralph/runs/20260101T000000Z",
         ],
+        &["ralph.yml"],
     );
-    touch(top, "ralph.yml");
+    let top = top.path();
     let found = find(&top.join("sub"));
     assert_eq!(found.workspace, top);
     assert!(found.note().unwrap().contains("has runs but no ralph.yml"));
@@ -53,28 +50,23 @@ fn runs_left_in_a_subdirectory_without_a_config_do_not_hide_the_project_above() 
 
 #[test]
 fn the_project_above_needs_no_runs_yet_to_win_over_a_bare_ralph_dir() {
-    let top = tempfile::tempdir().unwrap();
+    let top = tree(&[".git", ".ralph", "sub/.ralph/agent"], &["ralph.yml"]);
     let top = top.path();
-    dirs(top, &[".git", ".ralph", "sub/.ralph/agent"]);
-    touch(top, "ralph.yml");
     assert_eq!(find(&top.join("sub")).workspace, top);
 }
 
 #[test]
 fn a_subdirectory_with_a_project_of_its_own_is_its_workspace() {
-    let top = tempfile::tempdir().unwrap();
-    let top = top.path();
-    dirs(
-        top,
+    let top = tree(
         &[
             ".git",
             ".ralph/runs/20260101T000000Z",
             "packages/api/.ralph",
             "packages/api/src",
         ],
+        &["ralph.yml", "packages/api/ralph.yml"],
     );
-    touch(top, "ralph.yml");
-    touch(top, "packages/api/ralph.yml");
+    let top = top.path();
     let found = find(&top.join("packages/api/src"));
     assert_eq!(found.workspace, top.join("packages/api"));
     assert_eq!(found.note(), None);
@@ -82,9 +74,8 @@ fn a_subdirectory_with_a_project_of_its_own_is_its_workspace() {
 
 #[test]
 fn without_any_mark_the_nearest_ralph_dir_is_taken_as_before() {
-    let top = tempfile::tempdir().unwrap();
+    let top = tree(&[".git", ".ralph", "sub/.ralph"], &[]);
     let top = top.path();
-    dirs(top, &[".git", ".ralph", "sub/.ralph"]);
     let found = find(&top.join("sub"));
     assert_eq!(found.workspace, top.join("sub"));
     assert_eq!(found.note(), None);
@@ -92,20 +83,17 @@ fn without_any_mark_the_nearest_ralph_dir_is_taken_as_before() {
 
 #[test]
 fn the_search_stops_at_the_top_of_the_checkout() {
-    let outer = tempfile::tempdir().unwrap();
-    let outer = outer.path();
     // A worktree loop's checkout inside the main one's `.ralph/worktrees/`.
-    dirs(
-        outer,
+    let outer = tree(
         &[
             ".git",
             ".ralph/runs/20260101T000000Z",
             "inner/src",
             "inner/.ralph",
         ],
+        &["ralph.yml", "inner/.git"],
     );
-    touch(outer, "ralph.yml");
-    touch(outer, "inner/.git");
+    let outer = outer.path();
     assert_eq!(
         find(&outer.join("inner/src")).workspace,
         outer.join("inner")
@@ -120,12 +108,11 @@ fn the_search_stops_at_the_top_of_the_checkout() {
 #[test]
 fn an_empty_runs_dir_is_no_run_store_and_does_not_hide_one_above() {
     // A project run with `-b pi -p …` and no ralph.yml: its runs are the only mark.
-    let top = tempfile::tempdir().unwrap();
-    let top = top.path();
-    dirs(
-        top,
+    let top = tree(
         &[".git", ".ralph/runs/20260101T000000Z", "sub/.ralph/runs"],
+        &[],
     );
+    let top = top.path();
     let found = find(&top.join("sub"));
     assert_eq!(found.workspace, top);
     assert_eq!(found.passed_over, [top.join("sub")]);
@@ -136,17 +123,15 @@ fn an_empty_runs_dir_is_no_run_store_and_does_not_hide_one_above() {
 fn a_loop_running_in_a_subdirectory_is_its_workspace_whatever_is_above() {
     // `ralph run` typed in `sub/` of a project runs there (it only names the ralph.yml
     // above); `ralph steer` typed beside it must reach it, not the project.
-    let top = tempfile::tempdir().unwrap();
-    let top = top.path();
-    dirs(
-        top,
+    let top = tree(
         &[
             ".git",
             ".ralph/runs/20260101T000000Z",
             "sub/.ralph/runs/20260102T000000Z",
         ],
+        &["ralph.yml"],
     );
-    touch(top, "ralph.yml");
+    let top = top.path();
     assert_eq!(find(&top.join("sub")).workspace, top);
     let running = RalphDir::in_workspace(&top.join("sub")).lock().unwrap();
     let found = find(&top.join("sub"));
