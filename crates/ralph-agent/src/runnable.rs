@@ -30,7 +30,7 @@ pub fn why_unrunnable(
             let meta = std::fs::metadata(program).ok()?;
             if meta.is_dir() {
                 Some(format!("`{program}` is a directory, not a program"))
-            } else if meta.permissions().mode() & 0o111 == 0 {
+            } else if !has_execute_bit(&meta) {
                 Some(format!(
                     "`{program}` is not executable; make it so with `chmod +x {program}`"
                 ))
@@ -103,9 +103,15 @@ fn shebang(path: &Path) -> Option<String> {
     (!line.is_empty() && !line.ends_with('\r')).then(|| line.to_owned())
 }
 
+/// Whether anyone may execute the file `meta` describes (its owner, group or others: who
+/// ralph runs as is left to the kernel, which says so at the spawn).
+pub fn has_execute_bit(meta: &std::fs::Metadata) -> bool {
+    meta.permissions().mode() & 0o111 != 0
+}
+
 /// An executable file at `path` (followed through links).
 fn is_program(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && has_execute_bit(&m))
 }
 
 #[cfg(test)]

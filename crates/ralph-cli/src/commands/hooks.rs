@@ -6,10 +6,10 @@
 //! (the workspace by default) and must be an executable file; a string needs only `sh`.
 
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use ralph_agent::resolve_binary;
+use ralph_agent::runnable::has_execute_bit;
 use ralph_core::config::Overrides;
 use ralph_core::hooks::resume::ResumeSignal;
 use ralph_core::hooks::{HookPhase, HookSpec, HooksConfig, OnError};
@@ -200,7 +200,7 @@ fn start_problem(hook: &HookSpec, workspace: &Path) -> Option<StartProblem> {
             Ok(meta) if !meta.is_file() => {
                 Some(other(format!("`{}` is not a file", path.display())))
             }
-            Ok(meta) if meta.permissions().mode() & 0o111 == 0 => Some(other(format!(
+            Ok(meta) if !has_execute_bit(&meta) => Some(other(format!(
                 "`{}` is not executable (chmod +x it)",
                 path.display()
             ))),

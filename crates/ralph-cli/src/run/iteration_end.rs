@@ -42,6 +42,14 @@ pub(super) fn not_started(
 /// Read apart from the loop's reader, which reads those lines with the iteration's own.
 pub(super) fn earlier_attempt(run_dir: &RunDir, offset: u64) -> Option<String> {
     let lines = InboxReader::new(run_dir.inbox(), offset).read().ok()?;
+    previous_agent(&lines)
+}
+
+/// The agent a ralph that stopped before saving ran, from the lines it left past the
+/// saved offset: its token died with it, but the agent ran first in its iteration (the
+/// gates only after it ended), so the first sender the lines name is the agent's. Lines
+/// without one are from outside, as in any iteration.
+fn previous_agent(lines: &[InboxLine]) -> Option<String> {
     lines.iter().find_map(InboxLine::sender).map(str::to_owned)
 }
 
@@ -85,10 +93,7 @@ pub(super) fn killed(
     ));
     let started_at_ms = announce_start(run, &iteration, 0, 0, session, observer);
     let outcome = IterationOutcome::Interrupted;
-    // The killed ralph's token for its agent is gone with it. Its agent ran first in the
-    // iteration (its gates only after the agent ended), so the first sender the lines name
-    // is the agent's; lines without one are from outside, as in any iteration.
-    let agent_run = inbox.iter().find_map(InboxLine::sender).map(str::to_owned);
+    let agent_run = previous_agent(&inbox);
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
     report.agent_run = agent_run;
     report.usage = Usage {
