@@ -18,12 +18,11 @@ pub struct RateLimited {
 
 /// Words that name a rate or usage limit in providers' and agents' error messages
 /// (compared in lower case).
-const LIMIT_WORDS: [&str; 9] = [
+const LIMIT_WORDS: [&str; 8] = [
     "rate limit",
     "rate_limit",
     "ratelimit",
     "too many requests",
-    "overloaded",
     "quota",
     "resource_exhausted",
     "resource exhausted",
@@ -32,7 +31,7 @@ const LIMIT_WORDS: [&str; 9] = [
 
 /// Whether `message` reports a rate or usage limit: one of `LIMIT_WORDS`, HTTP status
 /// 429 at the start (`429 …`) or after `HTTP`, `status`, `code` or `(`, or an overloaded
-/// provider ([`names_overload`]).
+/// or unavailable provider ([`names_overload`]).
 pub fn names_limit(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
     LIMIT_WORDS.iter().any(|w| lower.contains(w))
@@ -40,26 +39,55 @@ pub fn names_limit(message: &str) -> bool {
         || names_overload(message)
 }
 
-/// Whether `message` says the provider is overloaded (Anthropic's `overloaded_error`, HTTP
-/// 529): a limit that is not the caller's. It has no reset time and may last for hours, so
-/// the loop waits for it only so many times (see ralph-core's `OVERLOAD_WAITS`).
+/// Whether `message` says the provider is overloaded or unavailable: Anthropic's
+/// `overloaded_error` (HTTP 529), or HTTP 503, which OpenAI and Google send for an
+/// overloaded model (Google's body says `"status":"UNAVAILABLE"`) and proxies for a
+/// service that is down for a while. Neither is the caller's limit: it has no reset time
+/// and may last for hours, so the loop waits for it only so many times (see ralph-core's
+/// `OVERLOAD_WAITS`) instead of counting every one as a failure at once.
 pub fn names_overload(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    lower.contains("overloaded") || names_status(&lower, "529")
+    OVERLOAD_WORDS.iter().any(|w| lower.contains(w))
+        || OVERLOAD_STATUSES
+            .iter()
+            .any(|code| names_status(&lower, code))
 }
 
+/// Words that name an overloaded or unavailable provider (compared in lower case).
+const OVERLOAD_WORDS: [&str; 3] = ["overloaded", "service unavailable", "\"unavailable\""];
+
+/// The HTTP statuses of an overloaded or unavailable provider.
+const OVERLOAD_STATUSES: [&str; 2] = ["529", "503"];
+
+/// What may come before an HTTP status in a message (lower case): `HTTP 503`,
+/// `status: 503`, `(503)`, and the JSON of an error body (`"code":503`).
+const BEFORE_STATUS: [&str; 9] = [
+    "http ",
+    "status ",
+    "status: ",
+    "code ",
+    "code: ",
+    "(",
+    "\"code\":",
+    "\"code\": ",
+    "\"status\":",
+];
+
 /// Whether the lower-cased `message` gives HTTP status `code` at its start (`529 …`) or
-/// after `HTTP`, `status`, `code` or `(`.
+/// after one of [`BEFORE_STATUS`], as a number of its own (`5290` is not `529`).
 fn names_status(lower: &str, code: &str) -> bool {
+    let ends_there = |rest: &str| !rest.starts_with(|c: char| c.is_ascii_digit());
     let trimmed = lower.trim_start();
     trimmed == code
         || trimmed
             .strip_prefix(code)
             .is_some_and(|rest| rest.starts_with(' '))
-        || ["http ", "status ", "status: ", "code ", "code: "]
-            .iter()
-            .any(|before| lower.contains(&format!("{before}{code}")))
-        || lower.contains(&format!("({code})"))
+        || BEFORE_STATUS.iter().any(|before| {
+            let pattern = format!("{before}{code}");
+            lower
+                .match_indices(&pattern)
+                .any(|(at, _)| ends_there(&lower[at + pattern.len()..]))
+        })
 }
 
 /// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).

@@ -11,12 +11,14 @@ fn limit_messages_of_each_agent_are_recognised() {
         "RESOURCE_EXHAUSTED: Quota exceeded for quota metric",
         "stream error: exceeded retry limit, last status: 429 Too Many Requests",
         "You've hit your usage limit.",
+        "{\"error\":{\"code\":429,\"message\":\"slow down\"}}",
     ] {
         assert!(names_limit(message), "{message}");
     }
     for message in [
         "500 internal server error",
         "tool failed: line 429 of main.rs",
+        "status 4290",
         "connection refused",
         "",
     ] {
@@ -33,6 +35,13 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "HTTP 529: mock injected HTTP 529",
         "Repeated 529 Overloaded errors",
         "API Error (529): busy",
+        // HTTP 503, as pi and Codex put it, and Gemini CLI's error body.
+        "503 Service Unavailable",
+        "503 status code (no body)",
+        "HTTP 503: upstream connect error",
+        "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\",\"message\":\"Try later.\"}}",
+        "{\"error\": {\"code\": 503, \"message\": \"busy\"}}",
+        "API Error: Service Unavailable",
     ] {
         assert!(names_overload(message) && names_limit(message), "{message}");
     }
@@ -42,6 +51,11 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "RESOURCE_EXHAUSTED: Quota exceeded for quota metric",
         "tool failed: line 529 of main.rs",
         "5290 bytes",
+        "5030 bytes",
+        "status 5031",
+        "{\"code\":5030}",
+        "line 503 of main.rs is unavailable",
+        "500 Internal Server Error",
     ] {
         assert!(!names_overload(message), "{message}");
     }

@@ -345,8 +345,8 @@ static MAIN_KEYS: &[Key] = &[
          (or a backoff), then run the iteration again, without counting it; `failover` runs \
          it again at once on the next backend of `fallback` that is not limited (back on the \
          primary once its limit has reset; waits when all are limited); `fail` counts it as a \
-         failed iteration. An overloaded provider (HTTP 529, no reset time) is waited for 3 \
-         times in a row; each further overload in a row counts as a failed iteration.",
+         failed iteration. An overloaded or unavailable provider (HTTP 529 or 503, no reset \
+         time) is waited for 3 times in a row; each further overload in a row counts as a failed iteration.",
         Init::Default,
         Dump::Config(|c| Some(string(c.rate_limits.policy.name()))),
         Read::Layer(|dec, f, c| c.cli.on_rate_limit = read::rate_limit_policy(dec, f))),

@@ -27,12 +27,13 @@ pub const RESET_SLACK: Duration = Duration::from_secs(2);
 /// backoff (the first limit trusts the agent's reset time alone).
 pub const REPEAT_LIMIT_BACKOFF_FROM: u32 = 2;
 
-/// An overloaded provider ([`ralph_stream::names_overload`]: HTTP 529, `overloaded`, with
-/// no reset time) is waited for this many times in a row. From the next overload in a row
-/// on, each counts as a failed iteration (toward `max_consecutive_failures`) and its
-/// backend rests only the first backoff: unlike a rate limit, an overload says nothing of
-/// when it ends and may last for hours, and waiting for it with a doubling backoff would
-/// keep the loop idle until `max_runtime_seconds`.
+/// An overloaded or unavailable provider ([`ralph_stream::names_overload`]: HTTP 529 or
+/// 503, `overloaded`, with no reset time) is waited for this many times in a row. From
+/// the next overload in a row on, each counts as a failed iteration (toward
+/// `max_consecutive_failures`) and its backend rests only the first backoff: unlike a
+/// rate limit, an overload says nothing of when it ends and may last for hours, and
+/// waiting for it with a doubling backoff would keep the loop idle until
+/// `max_runtime_seconds`.
 pub const OVERLOAD_WAITS: u32 = 3;
 
 /// The backoff doubles at most this many times (then [`MAX_RATE_LIMIT_WAIT`] caps it
