@@ -33,6 +33,8 @@ mod odd_paths;
 mod ralph_files;
 #[path = "worktrees/rebase_fails.rs"]
 mod rebase_fails;
+#[path = "worktrees/rm_race.rs"]
+mod rm_race;
 #[path = "worktrees/signals.rs"]
 mod signals;
 #[path = "worktrees/stdout.rs"]

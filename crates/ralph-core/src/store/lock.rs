@@ -284,6 +284,53 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
     })
 }
 
+/// The workspace lock as held by a command about to delete the workspace (`ralph runs
+/// rm`); dropping it releases the lock.
+#[derive(Debug)]
+pub struct RemovalLock {
+    _lock: Option<Flock<File>>,
+    _user: Option<Flock<File>>,
+}
+
+impl super::RalphDir {
+    /// Takes the workspace lock for a command that is about to delete the workspace, so
+    /// that no loop starts in it meanwhile (a loop takes the same locks, the user's
+    /// first), and none is running: [`LockError::Held`] when one is. Unlike
+    /// [`super::RalphDir::lock`] it creates nothing in the workspace: the lock under
+    /// `.ralph/` is taken only where `.ralph/` is, and where it is not, a loop starting
+    /// would still stop at the user's lock.
+    pub fn lock_for_removal(&self) -> Result<RemovalLock, LockError> {
+        let user = self.root.parent().and_then(user_lock_path);
+        let user = match lock_user(user.as_deref()) {
+            Ok(lock) => lock,
+            Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let path = self.root.join(LOCK_FILE);
+        let opened = crate::fsafe::open(
+            &path,
+            crate::fsafe::Access::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+            crate::fsafe::Links::Refuse,
+        );
+        let lock = match opened {
+            Ok(file) => Some(take(file, &path)?),
+            // No `.ralph/`: no loop ran here, and one starting meets the user's lock.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(source) => return Err(LockError::Io { path, source }),
+        };
+        Ok(RemovalLock {
+            _lock: lock,
+            _user: user,
+        })
+    }
+}
+
 #[cfg(test)]
 #[path = "lock_tests.rs"]
 mod tests;

@@ -156,3 +156,34 @@ fn a_user_directory_that_cannot_hold_a_lock_leaves_it_out_and_says_why() {
             .is_none()
     );
 }
+
+#[test]
+fn a_removal_lock_refuses_a_running_loop_and_keeps_one_from_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let ralph = super::super::RalphDir::in_workspace(dir.path());
+    // A running loop: the removal is refused.
+    let running = ralph.lock().unwrap();
+    assert!(matches!(
+        ralph.lock_for_removal(),
+        Err(LockError::Held { pid, .. }) if pid == Some(std::process::id())
+    ));
+    drop(running);
+    // Held for a removal: a loop cannot start until it is let go.
+    let removing = ralph.lock_for_removal().unwrap();
+    assert!(matches!(ralph.lock(), Err(LockError::Held { .. })));
+    drop(removing);
+    assert!(ralph.lock().is_ok());
+}
+
+#[test]
+fn a_removal_lock_creates_nothing_in_a_workspace_without_ralph_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let ralph = super::super::RalphDir::in_workspace(dir.path());
+    let removing = ralph.lock_for_removal().unwrap();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // With a user directory, the user's lock keeps a loop from starting there too.
+    if user_lock_path(dir.path()).is_some() {
+        assert!(matches!(ralph.lock(), Err(LockError::Held { .. })));
+    }
+    drop(removing);
+}

@@ -48,7 +48,9 @@ pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };
-pub use lock::{LOCK_FILE, LockError, LockHolder, WorkspaceLock, read_holder, this_host};
+pub use lock::{
+    LOCK_FILE, LockError, LockHolder, RemovalLock, WorkspaceLock, read_holder, this_host,
+};
 pub use run_events::IterationStart;
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id, is_run_name,

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use ralph_core::store::{RalphDir, WorktreeRecord};
+use ralph_core::store::{LockError, RalphDir, RemovalLock, WorktreeRecord};
 
 use super::nested::{self, Nested};
 use super::{Repo, onto};
@@ -31,21 +31,23 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     // the wait for the lock).
     repo.git.stop_on_signals("ralph runs rm")?;
     let _lock = repo.lock()?;
-    if let Some(running) = running(&tree) {
-        return Err(CliError::Worktree(format!(
-            "the loop of `{name}` is running{running}"
-        )));
-    }
+    // Each workspace to delete is locked as a loop locks it, and kept locked until it is
+    // gone: a loop running there refuses the removal, and none can start there meanwhile
+    // (`ralph run --continue` typed in the worktree while it is being deleted).
+    let _held = hold(&tree).map_err(|running| {
+        CliError::Worktree(format!("the loop of `{name}` is running{running}"))
+    })?;
     // Whatever is nested in the worktree goes with it: it is held to the same rules.
     let nested = nested::inside(&repo, &tree)?;
+    let mut _held_inside = Vec::with_capacity(nested.len());
     for inner in &nested {
-        if let Some(running) = running(&inner.path) {
-            return Err(CliError::Worktree(format!(
+        _held_inside.push(hold(&inner.path).map_err(|running| {
+            CliError::Worktree(format!(
                 "{} is inside the worktree of `{name}`, which would delete it, and its loop \
                  is running{running}",
                 describe(inner)
-            )));
-        }
+            ))
+        })?);
     }
     if !args.force {
         let inside: Vec<&Path> = nested.iter().map(|n| n.path.as_path()).collect();
@@ -96,20 +98,28 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     Ok(CommandOutcome::Success)
 }
 
-/// ` (pid N): stop it first …`, the end of a refusal, when a loop runs in the workspace
-/// at `tree` (which may be gone).
-fn running(tree: &Path) -> Option<String> {
-    let own = RalphDir::in_workspace(tree);
-    if !tree.is_dir() || !own.loop_running().unwrap_or(false) {
-        return None;
+/// The workspace lock of the workspace at `tree` (which may be gone), held until the
+/// workspace is deleted; when a loop runs there, the end of the refusal: ` (pid N): stop
+/// it first …`.
+fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
+    if !tree.is_dir() {
+        return Ok(None);
     }
-    let pid = own.loop_pid();
-    Some(format!(
-        "{}: stop it first{}",
-        pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
-        pid.map(|p| format!(" (`kill -INT {p}`)"))
-            .unwrap_or_default()
-    ))
+    match RalphDir::in_workspace(tree).lock_for_removal() {
+        Ok(lock) => Ok(Some(lock)),
+        Err(LockError::Held { pid, host, .. }) => {
+            let pid = pid.filter(|_| host.is_none());
+            Err(format!(
+                "{}: stop it first{}",
+                pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+                pid.map(|p| format!(" (`kill -INT {p}`)"))
+                    .unwrap_or_default()
+            ))
+        }
+        // A lock that cannot be taken for another reason (a link planted at its name)
+        // guards nothing: the removal goes on, as it would without a lock file.
+        Err(LockError::Io { .. }) => Ok(None),
+    }
 }
 
 /// A nested worktree as the messages name it.
