@@ -133,6 +133,23 @@ fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
     take(file, path).map(Some)
 }
 
+/// [`lock_user`], leaving the user's lock out (with why) when its directory cannot hold
+/// it. The user's lock is only a safety net (the lock under `.ralph/` is the lock): a
+/// directory that cannot hold it (a home that is not writable, as `docker run --user`
+/// gives, or another user's `XDG_RUNTIME_DIR` kept after `su`) leaves it out rather than
+/// refuse; another loop holding it is still an error.
+fn lock_user_if_usable(
+    path: Option<&Path>,
+) -> Result<(Option<Flock<File>>, Option<LockError>), LockError> {
+    match lock_user(path) {
+        Ok(lock) => Ok((lock, None)),
+        Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
+            Ok((None, Some(e)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Locks `file` (at `path`) without waiting and writes this process's pid and host into
 /// it; when another holds it, says who.
 fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
@@ -249,17 +266,7 @@ pub(super) fn holder_pid(path: &Path) -> Option<u32> {
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same
 /// workspace, see [`user_lock_path`]).
 pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
-    // The user's lock is only a safety net (the lock under `.ralph/` is the lock): a
-    // directory that cannot hold it (a home that is not writable, as `docker run --user`
-    // gives, or another user's `XDG_RUNTIME_DIR` kept after `su`) leaves it out rather
-    // than refuse the run; another loop holding it is still an error.
-    let (user, user_skipped) = match lock_user(user) {
-        Ok(lock) => (lock, None),
-        Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
-            (None, Some(e))
-        }
-        Err(e) => return Err(e),
-    };
+    let (user, user_skipped) = lock_user_if_usable(user)?;
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
         source,
@@ -301,13 +308,7 @@ impl super::RalphDir {
     /// would still stop at the user's lock.
     pub fn lock_for_removal(&self) -> Result<RemovalLock, LockError> {
         let user = self.root.parent().and_then(user_lock_path);
-        let user = match lock_user(user.as_deref()) {
-            Ok(lock) => lock,
-            Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
-                None
-            }
-            Err(e) => return Err(e),
-        };
+        let (user, _) = lock_user_if_usable(user.as_deref())?;
         let path = self.root.join(LOCK_FILE);
         let opened = crate::fsafe::open(
             &path,
