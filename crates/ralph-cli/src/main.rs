@@ -24,6 +24,7 @@ mod diagnostic;
 mod error;
 mod exit;
 mod input;
+mod job_control;
 mod output;
 mod run;
 mod shell_words;

@@ -111,6 +111,16 @@ impl DeadlineClock {
         self.first_byte
     }
 
+    /// The run was paused (Ctrl-Z) for `paused`: every deadline moves on by as much, as
+    /// if the clock had stood still. The first byte keeps its instant: it is reported,
+    /// and only whether it came matters here.
+    pub(crate) fn shift(&mut self, paused: Duration) {
+        self.started = after(self.started, paused);
+        self.last_byte = after(self.last_byte, paused);
+        self.quiet_until = self.quiet_until.map(|at| after(at, paused));
+        self.finished = self.finished.map(|at| after(at, paused));
+    }
+
     /// The earliest pending deadline. Before the first byte the startup deadline governs
     /// (the inactivity one takes over from spawn time only when there is no startup
     /// deadline); after the terminal event only the exit grace and the wall clock remain.
@@ -140,7 +150,7 @@ impl DeadlineClock {
 
 /// `at + wait`, or [`NEVER`] after `at` where the clock cannot hold that moment: a
 /// deadline that far off is none (config caps its deadlines, but this crate takes any).
-fn after(at: Instant, wait: Duration) -> Instant {
+pub(crate) fn after(at: Instant, wait: Duration) -> Instant {
     at.checked_add(wait).unwrap_or(at + NEVER)
 }
 

@@ -38,6 +38,7 @@ mod interactive;
 mod leftovers;
 mod live;
 mod outcome;
+mod pause;
 mod phase;
 mod pty;
 mod run;

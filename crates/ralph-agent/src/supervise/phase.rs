@@ -20,13 +20,17 @@
 //! - Exited → Finished: both streams closed, or [`POST_EXIT_DRAIN`] passed (leave the
 //!   loop).
 //!
+//! While the run is paused (Ctrl-Z, see the `pause` module) no deadline fires; when it
+//! resumes, every instant the phase and the deadline clock wait for moves on by the time
+//! paused.
+//!
 //! The live stdin (if any) is closed when the sink first reports the agent's terminal
 //! event (`CloseStdin`: pi and Claude Code wait for the next command until their input
 //! ends); the run loop also closes it before any signal.
 
 use std::time::{Duration, Instant};
 
-use super::deadlines::{DeadlineClock, Expiry};
+use super::deadlines::{DeadlineClock, Expiry, after};
 use super::outcome::{ChildStatus, Termination};
 use super::stop::StopLevel;
 use super::teardown::REAP_TIMEOUT;
@@ -102,6 +106,11 @@ pub(crate) enum Event {
     ChildExited(Option<ChildStatus>),
     /// The caller's stop request changed to this level.
     Stop(StopLevel),
+    /// The caller paused the run (Ctrl-Z): its group got SIGSTOP.
+    Paused,
+    /// The run goes on after this long paused (or after pauses the loop did not see
+    /// begin, ralph itself being stopped meanwhile).
+    Resumed(Duration),
     /// The instant [`Machine::deadline`] named was reached.
     Timer,
 }
@@ -142,6 +151,8 @@ pub(crate) struct Machine {
     live: Option<Live>,
     /// When the agent's silence after a `Settling` answer ends its turn.
     settle_at: Option<Instant>,
+    /// The run is paused (Ctrl-Z): nothing is timed.
+    paused: bool,
 }
 
 /// What the machine knows of an open live stdin.
@@ -164,6 +175,7 @@ impl Machine {
             stderr_open: has_stderr,
             live: None,
             settle_at: None,
+            paused: false,
         }
     }
 
@@ -255,6 +267,9 @@ impl Machine {
     /// The next instant something must happen in this phase; `None` when only an event
     /// can move the run on.
     pub(crate) fn deadline(&self) -> Option<Instant> {
+        if self.paused {
+            return None;
+        }
         match self.phase {
             Phase::Running => match (self.clock.next(), self.settle_at) {
                 (Some((at, _)), Some(settle)) => Some(at.min(settle)),
@@ -284,8 +299,45 @@ impl Machine {
             Event::Stop(StopLevel::None) => Action::Wait,
             Event::Stop(StopLevel::Graceful) => self.stop(Termination::Interrupted, false, now),
             Event::Stop(StopLevel::Immediate) => self.stop(Termination::Interrupted, true, now),
+            Event::Paused => {
+                self.paused = true;
+                Action::Wait
+            }
+            Event::Resumed(paused) => {
+                self.paused = false;
+                self.shift(paused);
+                Action::Wait
+            }
             Event::Timer => self.on_timer(now),
         }
+    }
+
+    /// Moves every instant this run waits for on by `paused`.
+    fn shift(&mut self, paused: Duration) {
+        self.clock.shift(paused);
+        self.settle_at = self.settle_at.map(|at| after(at, paused));
+        self.phase = match self.phase {
+            Phase::Aborting { term_at } => Phase::Aborting {
+                term_at: after(term_at, paused),
+            },
+            Phase::Terminating { term_sent, kill_at } => Phase::Terminating {
+                term_sent: after(term_sent, paused),
+                kill_at: after(kill_at, paused),
+            },
+            Phase::Killed {
+                term_sent,
+                killed_at,
+            } => Phase::Killed {
+                term_sent: term_sent.map(|at| after(at, paused)),
+                killed_at: after(killed_at, paused),
+            },
+            Phase::Exited(exit) => Phase::Exited(Exit {
+                at: after(exit.at, paused),
+                term_sent: exit.term_sent.map(|at| after(at, paused)),
+                ..exit
+            }),
+            phase @ (Phase::Running | Phase::Finished(_) | Phase::GaveUp) => phase,
+        };
     }
 
     /// How the run ended: ralph's reason for stopping it if it had one, else the agent's

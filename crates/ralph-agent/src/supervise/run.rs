@@ -23,11 +23,13 @@ use ralph_types::ProcessIdentity;
 use ralph_types::env::agent_run_owner;
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::pipe;
+use tokio::sync::watch;
 
 use super::child::{AgentProcess, Child, Clock, Output, SystemClock};
 use super::guard::KillOnDrop;
 use super::live::write_live;
 use super::outcome::{ProcessOutcome, SpawnFailure, Termination};
+use super::pause::PauseState;
 use super::phase::{Action, Event, Machine};
 use super::spawn::{StdoutReader, spawn};
 use super::stderr_tail::StderrTail;
@@ -124,6 +126,8 @@ pub async fn run(
         _ => None,
     };
     let pid = spawned.pid;
+    // Until the run is over (its teardown included): a Ctrl-Z stops the group.
+    let _enrolled = stop.pauses().enroll(pid);
     let agent = AgentProcess {
         process: spawned.child,
         guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
@@ -227,7 +231,14 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
     /// SIGKILL did not end it. The machine decides; this waits for the next event and
     /// carries out what it answers.
     async fn supervise(&mut self, sink: &mut impl OutputSink, mut stop: StopRequests) {
+        let mut pauses = stop.pauses().watch();
+        // Pauses that ended before this run began are none of its business.
+        let mut seen = PauseState {
+            paused: false,
+            total: pauses.borrow().total,
+        };
         loop {
+            self.sync_pause(&mut pauses, &mut seen, self.clock.now());
             let timer = self.machine.deadline();
             let far = self.clock.now() + Duration::from_secs(86_400);
             let (event, at) = tokio::select! {
@@ -268,7 +279,13 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
                 () = self.clock.sleep_until(timer.unwrap_or(far)), if timer.is_some() => {
                     (Event::Timer, self.clock.now())
                 }
+                // Looked at below; waking is enough for the deadline to be read again.
+                _ = pauses.changed() => continue,
             };
+            // Before the event: once ralph goes on after being stopped, a deadline that
+            // passed meanwhile and the resume are ready together, and the deadline must
+            // be read as moved.
+            self.sync_pause(&mut pauses, &mut seen, at);
             let mut action = self.machine.on(event, at);
             if action == Action::Abort && !self.live.as_ref().is_some_and(LiveStdin::abort) {
                 action = self.machine.abort_refused(at);
@@ -287,6 +304,28 @@ impl<C: Child, O: Output, E: Output, K: Clock> Supervision<C, O, E, K> {
                 Action::StopWaiting | Action::GiveUp => return,
             }
         }
+    }
+
+    /// Tells the machine of the pauses (Ctrl-Z) since `seen`: the time paused that ended
+    /// meanwhile, then whether one goes on.
+    fn sync_pause(
+        &mut self,
+        pauses: &mut watch::Receiver<PauseState>,
+        seen: &mut PauseState,
+        at: Instant,
+    ) {
+        let now = *pauses.borrow_and_update();
+        if now == *seen {
+            return;
+        }
+        if now.total > seen.total || (seen.paused && !now.paused) {
+            let paused = now.total.saturating_sub(seen.total);
+            self.machine.on(Event::Resumed(paused), at);
+        }
+        if now.paused {
+            self.machine.on(Event::Paused, at);
+        }
+        *seen = now;
     }
 
     /// Closes the live input after what was queued (the writer then ends by itself).

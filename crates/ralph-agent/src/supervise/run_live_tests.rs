@@ -213,7 +213,7 @@ fn play_live(script: LiveScript, ctrl_c: &[Duration]) -> (LivePlayed, LiveStdin)
     let (controller, requests) = StopController::new();
     let presses = ctrl_c
         .iter()
-        .map(|offset| (t0 + *offset, controller.clone()))
+        .map(|offset| (t0 + *offset, ctrl_c_on(&controller)))
         .collect();
     let mut sink = Steering(input.clone());
     drive(&clock, run.supervise(&mut sink, requests), presses);

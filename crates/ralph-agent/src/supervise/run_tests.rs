@@ -67,14 +67,21 @@ impl Clock for FakeClock {
     }
 }
 
+/// Something done to a run from outside (a Ctrl-C, a Ctrl-Z) when the clock reaches it.
+type Press = Box<dyn FnOnce(&FakeClock)>;
+
+/// A Ctrl-C on `controller`.
+fn ctrl_c_on(controller: &StopController) -> Press {
+    let controller = controller.clone();
+    Box::new(move |clock| {
+        controller.interrupt(clock.now());
+    })
+}
+
 /// Runs `future` to completion on `clock`, with `presses` (instants and what happens
 /// then) carried out when the clock reaches them. Panics when everything waits and
 /// nothing sleeps: the loop would hang.
-fn drive<F: Future>(
-    clock: &FakeClock,
-    future: F,
-    mut presses: Vec<(Instant, StopController)>,
-) -> F::Output {
+fn drive<F: Future>(clock: &FakeClock, future: F, mut presses: Vec<(Instant, Press)>) -> F::Output {
     let mut future = pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
     loop {
@@ -89,13 +96,10 @@ fn drive<F: Future>(
         };
         time.now = next;
         drop(time);
-        presses.retain(|(at, controller)| {
-            if *at > next {
-                return true;
-            }
-            controller.interrupt(next);
-            false
-        });
+        let (due, later) = presses.into_iter().partition(|(at, _)| *at <= next);
+        presses = later;
+        due.into_iter()
+            .for_each(|(_, press): (_, Press)| press(clock));
     }
 }
 
@@ -242,13 +246,18 @@ struct Played {
 /// Runs the loop over `script`, with Ctrl-C pressed at each of `ctrl_c` (offsets from the
 /// start).
 fn play(script: Script, ctrl_c: &[Duration]) -> Played {
-    play_into(script, ctrl_c, |_| Lines)
+    let presses = |controller: &StopController, t0: Instant| {
+        let at = |offset: &Duration| (t0 + *offset, ctrl_c_on(controller));
+        ctrl_c.iter().map(at).collect()
+    };
+    play_into(script, presses, |_| Lines)
 }
 
-/// [`play`] with the sink `sink` makes on the run's clock.
+/// [`play`] with what `presses` does from outside (on the run's controller, from the
+/// start `t0`), and the sink `sink` makes on the run's clock.
 fn play_into<S: OutputSink>(
     script: Script,
-    ctrl_c: &[Duration],
+    presses: impl FnOnce(&StopController, Instant) -> Vec<(Instant, Press)>,
     sink: impl FnOnce(&FakeClock) -> S,
 ) -> Played {
     let clock = FakeClock::new();
@@ -279,10 +288,7 @@ fn play_into<S: OutputSink>(
     let machine = Machine::new(script.deadlines, t0, stderr.is_some());
     let mut run = Supervision::new(machine, child, stdout, stderr, None, clock.clone());
     let (controller, requests) = StopController::new();
-    let presses = ctrl_c
-        .iter()
-        .map(|offset| (t0 + *offset, controller.clone()))
-        .collect();
+    let presses = presses(&controller, t0);
     drive(&clock, run.supervise(&mut sink, requests), presses);
     Played {
         termination: run.machine.termination(),
@@ -546,6 +552,8 @@ fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
 
 #[path = "run_live_tests.rs"]
 mod live;
+#[path = "run_pause_tests.rs"]
+mod pause;
 
 /// [`Lines`], but each `SLOW` line takes it a second: ralph's own stdout is blocked by
 /// a reader that does not read (`ralph run | less`), so the loop reads nothing meanwhile.
@@ -580,7 +588,7 @@ fn time_ralph_spends_on_a_chunk_is_not_the_agents_silence() {
             exits: Some((8200 * MS, ChildStatus::Code(0))),
             ..Script::default()
         },
-        &[],
+        |_, _| Vec::new(),
         |clock| SlowReader(clock.clone()),
     );
     assert_eq!(

@@ -4,6 +4,8 @@
 //! Ctrl-C: the first asks for a graceful stop (SIGTERM, kill grace, SIGKILL), a second one
 //! within [`DOUBLE_INTERRUPT_WINDOW`] asks for an immediate SIGKILL. Requests are sticky:
 //! once made they hold for every later run, so a loop between iterations sees them too.
+//! The same controller pauses and resumes the runs under its requests for Ctrl-Z and `fg`
+//! ([`StopController::pause`], the `pause` module).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::lock;
+use super::pause::Pauses;
 
 /// A second interrupt this soon after the first escalates to an immediate kill.
 pub const DOUBLE_INTERRUPT_WINDOW: Duration = Duration::from_secs(2);
@@ -37,6 +40,8 @@ struct Inner {
     first_interrupt: Mutex<Option<Instant>>,
     /// What a stop would stop now ([`StopController::running`]).
     running: Mutex<Option<Running>>,
+    /// The groups of the runs under these requests, for Ctrl-Z ([`StopController::pause`]).
+    pauses: Arc<Pauses>,
 }
 
 /// What the caller runs under its stop requests at a moment: what a Ctrl-C then stops,
@@ -67,21 +72,24 @@ impl Drop for RunningGuard {
 #[derive(Clone, Debug)]
 pub struct StopRequests {
     rx: watch::Receiver<StopLevel>,
+    pauses: Arc<Pauses>,
 }
 
 impl StopController {
     pub fn new() -> (StopController, StopRequests) {
         let (tx, rx) = watch::channel(StopLevel::None);
+        let pauses = Pauses::new();
         let inner = Inner {
             tx,
             first_interrupt: Mutex::new(None),
             running: Mutex::new(None),
+            pauses: Arc::clone(&pauses),
         };
         (
             StopController {
                 inner: Arc::new(inner),
             },
-            StopRequests { rx },
+            StopRequests { rx, pauses },
         )
     }
 
@@ -147,7 +155,28 @@ impl StopController {
     pub fn requests(&self) -> StopRequests {
         StopRequests {
             rx: self.inner.tx.subscribe(),
+            pauses: Arc::clone(&self.inner.pauses),
         }
+    }
+
+    /// Ctrl-Z at `now`: SIGSTOP to the process group of every run under these requests
+    /// (and of any that starts before [`StopController::resume`]), and no deadline of
+    /// theirs fires meanwhile. Pauses nest: the runs go on at the last resume. Returns how
+    /// many runs are paused.
+    pub fn pause(&self, now: Instant) -> usize {
+        self.inner.pauses.pause(now)
+    }
+
+    /// `fg` or `bg` at `now`: the runs' deadlines move on by the time paused, then their
+    /// groups get SIGCONT.
+    pub fn resume(&self, now: Instant) {
+        self.inner.pauses.resume(now);
+    }
+
+    /// The time spent paused so far, every ended pause added up: for a clock that must
+    /// not count it (`max_runtime`).
+    pub fn paused_total(&self) -> Duration {
+        self.inner.pauses.total()
     }
 }
 
@@ -155,7 +184,15 @@ impl StopRequests {
     /// Requests that never fire (no controller).
     pub fn never() -> StopRequests {
         let (_tx, rx) = watch::channel(StopLevel::None);
-        StopRequests { rx }
+        StopRequests {
+            rx,
+            pauses: Pauses::new(),
+        }
+    }
+
+    /// Where a run enrolls its process group for Ctrl-Z and learns of the pauses.
+    pub(crate) fn pauses(&self) -> &Arc<Pauses> {
+        &self.pauses
     }
 
     pub fn current(&self) -> StopLevel {

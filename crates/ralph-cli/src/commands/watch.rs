@@ -86,7 +86,7 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
         };
         match session.keys(wait) {
             Request::Quit | Request::Interrupt => break,
-            Request::None | Request::Export => {}
+            Request::None | Request::Export | Request::Suspend => {}
         }
         if !session.on_screen() {
             break;

@@ -33,6 +33,7 @@ use ralph_core::store::{RunDir, unix_ms};
 use ralph_types::env as var;
 
 use super::capped_log::CappedLog;
+use super::run_clock::RunClock;
 use super::steer::SteerNews;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
@@ -135,7 +136,7 @@ impl<'a> Hooks<'a> {
     pub(crate) async fn loop_start(
         &mut self,
         machine: &mut Machine,
-        session: Instant,
+        session: &RunClock,
         observer: &mut dyn Observer,
         stop: &StopController,
     ) {
@@ -168,7 +169,7 @@ impl<'a> Hooks<'a> {
         machine: &mut Machine,
         iteration: Iteration,
         backend: &str,
-        session: Instant,
+        session: &RunClock,
         observer: &mut dyn Observer,
         stop: &StopController,
     ) -> Option<Iteration> {
@@ -205,7 +206,7 @@ impl<'a> Hooks<'a> {
         &mut self,
         reason: StopReason,
         machine: &mut Machine,
-        session: Instant,
+        session: &RunClock,
         observer: &mut dyn Observer,
         stop: &StopController,
     ) -> StopReason {

@@ -2,7 +2,7 @@
 //! and told to the observers; the iteration that could not start at all; and the one a
 //! killed ralph never ended.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
@@ -11,6 +11,7 @@ use ralph_core::run_event::{RunEvent, Totals};
 use ralph_core::store::{RunDir, unix_ms};
 use ralph_stream::CostKind;
 
+use super::run_clock::RunClock;
 use super::{Run, ensure_run_dir, memory, report_notices};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -23,7 +24,7 @@ pub(super) fn not_started(
     iteration: Iteration,
     fallback: u32,
     reader: &mut InboxReader,
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
     why: &CliError,
 ) -> Result<(), CliError> {
@@ -76,7 +77,7 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
 pub(super) fn killed(
     run: &mut Run<'_>,
     reader: &mut InboxReader,
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
 ) -> Result<(), CliError> {
     let inbox = read_inbox(reader, run.machine.state().iterations, observer)?;
@@ -113,7 +114,7 @@ pub(super) fn announce_start(
     iteration: &Iteration,
     fallback: u32,
     wall_secs: u64,
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
 ) -> u64 {
     let config = run.config;
@@ -201,7 +202,7 @@ pub(super) fn conclude(
     run: &mut Run<'_>,
     iteration: Iteration,
     report: IterationReport,
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
     stderr_tail: Option<&str>,
 ) -> Result<(), CliError> {

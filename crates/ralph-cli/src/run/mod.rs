@@ -23,6 +23,7 @@ pub(crate) mod leftovers;
 mod memories;
 mod memory;
 mod rate_limits;
+mod run_clock;
 pub(crate) mod signals;
 pub(crate) mod steer;
 pub(crate) mod steer_target;
@@ -33,7 +34,6 @@ use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
@@ -57,6 +57,7 @@ use gates::GateRun;
 use iteration_prompt::iteration_prompt;
 use launch::{agent_deadlines, command_line, pricing};
 use leftovers::AgentRecorder;
+use run_clock::RunClock;
 pub(crate) use ticks::{frame_ticker, with_ticks};
 
 /// Everything a run starts from.
@@ -101,7 +102,7 @@ pub(crate) async fn drive(
     observer: &mut dyn Observer,
     stop: &StopController,
 ) -> Result<StopReason, CliError> {
-    let session = Instant::now();
+    let session = &RunClock::start(stop);
     let mut reader = InboxReader::new(run.run_dir.inbox(), run.inbox_offset);
     // Saved before anything runs, so that `--continue` finds the run (its task, its
     // first event) even when ralph is killed with no chance to save in the first
@@ -256,7 +257,7 @@ async fn iterate(
     fallback: u32,
     reader: &mut InboxReader,
     env: &[(OsString, OsString)],
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
     stop: &StopController,
 ) -> Result<(), CliError> {

@@ -10,6 +10,7 @@ use ralph_core::run_event::RunEvent;
 use ralph_core::store::unix_ms;
 
 use super::Run;
+use super::run_clock::RunClock;
 use crate::view::observer::Observer;
 
 /// The backend `iteration` runs on (0 the hat's primary, `n` the `n`th of its
@@ -44,7 +45,7 @@ pub(super) fn pick_backend(
 pub(super) async fn wait_for_backend(
     run: &mut Run<'_>,
     iteration: Iteration,
-    session: Instant,
+    session: &RunClock,
     observer: &mut dyn Observer,
     stop: &StopController,
 ) -> Option<Iteration> {

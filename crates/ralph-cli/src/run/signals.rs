@@ -1,4 +1,5 @@
-//! Ctrl-C, SIGTERM and SIGHUP (the terminal went away). The first asks what runs (the
+//! Ctrl-C, SIGTERM and SIGHUP (the terminal went away); Ctrl-Z and the terminal's other
+//! stop signals go to `job_control`. The first asks what runs (the
 //! agent, a gate or a hook) to stop gracefully (SIGTERM to its process group, then
 //! SIGKILL after the kill grace) and ends the loop once the summary is written; a second
 //! within `DOUBLE_INTERRUPT_WINDOW` kills it at once. Requests are sticky, so a signal
@@ -25,6 +26,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::diagnostic::diagnostic;
+use crate::job_control;
 use crate::view::stdout_relay;
 use crate::view::stopping::stop_message;
 
@@ -77,11 +79,21 @@ fn install_saying(
     controller: StopController,
     say: impl Fn(StopLevel, Option<Running>, &str) -> Option<String> + Send + 'static,
 ) -> io::Result<()> {
+    let job_stops = job_control::JOB_STOPS;
+    let ignored = job_control::inherited_ignored();
+    let taken = job_stops.into_iter().filter(|s| !ignored.contains(s));
     let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    for signal in taken {
+        signals.add_signal(signal as i32)?;
+    }
     std::thread::Builder::new()
         .name("ralph-signals".into())
         .spawn(move || {
             for signal in signals.forever() {
+                if let Some(stop) = job_stops.into_iter().find(|s| *s as i32 == signal) {
+                    job_control::take(&controller, stop);
+                    continue;
+                }
                 let which = match signal {
                     SIGTERM => Which::Terminate,
                     SIGHUP => Which::Hangup,

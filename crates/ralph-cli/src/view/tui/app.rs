@@ -22,6 +22,8 @@ pub(crate) enum Request {
     Interrupt,
     /// Write the selected iteration as Markdown.
     Export,
+    /// Ctrl-Z: as the signal would (raw mode makes it a key).
+    Suspend,
 }
 
 /// What is being typed at the status line.
@@ -101,6 +103,9 @@ impl App {
         }
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             return Request::Interrupt;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('z') {
+            return Request::Suspend;
         }
         match &mut self.prompt {
             Prompt::Search(text) => {

@@ -38,7 +38,7 @@ impl TuiObserver {
     ) -> std::io::Result<TuiObserver> {
         let screen = Screen::enter()?;
         Ok(TuiObserver {
-            session: Session::new(screen, true, color, None),
+            session: Session::new(screen, true, color, None).pausing(stop.clone()),
             stop,
             line: Vec::with_capacity(4096),
             workspace_shown,
@@ -47,13 +47,16 @@ impl TuiObserver {
     }
 
     fn keys(&mut self, now: Instant) {
+        if crate::job_control::screen_asked() {
+            self.session.suspend();
+        }
         match self.session.keys(std::time::Duration::ZERO) {
             Request::Quit => {
                 self.session.app.stopping = Some("stopping the loop…".to_owned());
                 self.interrupt(now);
             }
             Request::Interrupt => self.interrupt(now),
-            Request::None | Request::Export => {}
+            Request::None | Request::Export | Request::Suspend => {}
         }
     }
 
@@ -77,7 +80,7 @@ impl TuiObserver {
                 self.session.draw(Instant::now());
                 match self.session.keys(crate::view::term::status::FRAME_INTERVAL) {
                     Request::Quit | Request::Interrupt => break,
-                    Request::None | Request::Export => {}
+                    Request::None | Request::Export | Request::Suspend => {}
                 }
                 if !self.session.on_screen() {
                     break;

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use ralph_agent::StopController;
 use ratatui::crossterm::event::Event;
 
 use super::app::{App, Request};
@@ -12,6 +13,7 @@ use super::model::RunModel;
 use super::terminal::{self, Screen};
 use super::theme::Theme;
 use super::{draw, export};
+use crate::job_control;
 use crate::view::term::status::FRAME_INTERVAL;
 
 pub(crate) struct Session {
@@ -25,6 +27,8 @@ pub(crate) struct Session {
     run_dir: Option<PathBuf>,
     /// Held stderr messages seen (see [`terminal::hold`]).
     held_seen: usize,
+    /// What a Ctrl-Z pauses with the view (`ralph run --tui`: the loop's runs).
+    pauses: Option<StopController>,
 }
 
 impl Session {
@@ -43,7 +47,32 @@ impl Session {
             dirty: true,
             run_dir,
             held_seen: 0,
+            pauses: None,
         }
+    }
+
+    /// A Ctrl-Z pauses what runs under `stop` too.
+    pub(crate) fn pausing(mut self, stop: StopController) -> Session {
+        self.pauses = Some(stop);
+        self
+    }
+
+    /// Ctrl-Z: gives the terminal back, stops ralph (and what runs), and once `fg`
+    /// continued it, takes the terminal again.
+    pub(crate) fn suspend(&mut self) {
+        let Some(screen) = &mut self.screen else {
+            return;
+        };
+        let mut taken_again = true;
+        job_control::suspend_screen(self.pauses.as_ref(), |stopped| {
+            taken_again = screen.suspended(stopped).is_ok();
+        });
+        if !taken_again {
+            // The terminal is gone (closed window): stop drawing, keep the run.
+            self.screen = None;
+        }
+        self.dirty = true;
+        self.last_draw = None;
     }
 
     /// Whether the TUI still holds the terminal.
@@ -86,6 +115,7 @@ impl Session {
                 match self.app.key(key, &mut self.model) {
                     Request::None => {}
                     Request::Export => self.export(),
+                    Request::Suspend => self.suspend(),
                     other => return other,
                 }
             }

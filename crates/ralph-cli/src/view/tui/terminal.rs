@@ -121,6 +121,26 @@ impl Screen {
         self.keys.try_recv().ok()
     }
 
+    /// Gives the terminal back while `stopped` runs (Ctrl-Z: the shell's screen, the
+    /// cursor, the line discipline), then takes it again and redraws it whole. The
+    /// messages held stay held.
+    pub(crate) fn suspended(&mut self, stopped: &mut dyn FnMut()) -> io::Result<()> {
+        if !ACTIVE.swap(false, Ordering::SeqCst) {
+            stopped();
+            return Ok(());
+        }
+        let _ = execute!(io::stdout(), LeaveAlternateScreen, cursor::Show);
+        let _ = disable_raw_mode();
+        stopped();
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
+        match &mut self.terminal {
+            Some(terminal) => terminal.clear(),
+            None => Ok(()),
+        }
+    }
+
     /// Waits up to `timeout` for a key or resize.
     pub(crate) fn wait_event(&self, timeout: Duration) -> Option<Event> {
         self.keys.recv_timeout(timeout).ok()
@@ -162,6 +182,11 @@ fn read_keys(sender: &Sender<Event>, done: &AtomicBool) {
             Err(_) => return,
         }
     }
+}
+
+/// Whether the full-screen view has the terminal now.
+pub(crate) fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
 }
 
 /// Leaves the alternate screen and raw mode, once, whoever asks first, and writes the

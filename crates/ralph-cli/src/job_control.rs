@@ -1,0 +1,176 @@
+//! Ctrl-Z, `fg` and `bg`: when the terminal stops ralph, what ralph runs stops with it.
+//!
+//! Agents, gates and hooks run in sessions of their own (nothing ralph runs may open its
+//! terminal), so the terminal's SIGTSTP reaches ralph alone. Left to itself, ralph would
+//! stop and its agent go on calling the model, unseen and past every limit. So ralph takes
+//! the signal: it pauses what it runs ([`StopController::pause`]: SIGSTOP to each group,
+//! and no deadline fires), says so on stderr, gives the terminal back if the full-screen
+//! view has it, and only then stops itself, with the signal's own default action (so the
+//! shell says `Stopped` as for any job). Once continued (`fg`, `bg`: SIGCONT), it takes
+//! the screen again and resumes them: their deadlines, and the loop's `max_runtime`, do
+//! not count the time stopped.
+//!
+//! SIGTTIN and SIGTTOU (ralph read or wrote the terminal from the background, or changed
+//! its mode) stop ralph the same way, quietly: a message would be one more write to a
+//! terminal ralph may not touch. A stale one (ralph is in the foreground again by the
+//! time it is taken) is dropped. A signal the parent had set ignored stays ignored.
+//!
+//! The full-screen view reads the keyboard in raw mode, where Ctrl-Z is a key, not a
+//! signal: it suspends through [`suspend_screen`], on the loop's thread, which owns the
+//! screen. A SIGTSTP sent while it has the screen (`kill -TSTP`) is handed to it the same
+//! way ([`screen_asked`]). It cannot run in the background: after `bg` it stops again
+//! (as SIGTTOU would have it) until `fg`.
+
+use std::io::{IsTerminal, Write};
+use std::os::fd::AsFd;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, raise, sigaction};
+use nix::unistd::{getpgrp, tcgetpgrp};
+use ralph_agent::{Running, StopController, StopLevel};
+
+use crate::diagnostic::diagnostic;
+
+/// The signals by which the terminal stops a job.
+pub(crate) const JOB_STOPS: [Signal; 3] = [Signal::SIGTSTP, Signal::SIGTTIN, Signal::SIGTTOU];
+
+/// How often the full-screen view, continued in the background, stops again.
+const BACKGROUND_LOOK: Duration = Duration::from_millis(100);
+
+/// A SIGTSTP taken while the full-screen view had the screen, for it to act on.
+static SCREEN_ASKED: AtomicBool = AtomicBool::new(false);
+/// Held while a stop signal's action is default (between setting it and putting the
+/// handler back): the signal thread and the view's thread may both stop ralph.
+static STOPPING: Mutex<()> = Mutex::new(());
+
+/// The job-control signals whose disposition ralph inherited as ignored: they stay so.
+pub(crate) fn inherited_ignored() -> Vec<Signal> {
+    JOB_STOPS
+        .into_iter()
+        .filter(|&signal| matches!(disposition(signal), Some(SigHandler::SigIgn)))
+        .collect()
+}
+
+/// What `signal` does now (read by setting the default and putting it back at once, at
+/// start, before any handler of ralph's).
+fn disposition(signal: Signal) -> Option<SigHandler> {
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    // SAFETY: installs the default action, then the previous one as it was; no handler
+    // of ours runs in between.
+    let previous = unsafe { sigaction(signal, &default) }.ok()?;
+    // SAFETY: as above.
+    let _ = unsafe { sigaction(signal, &previous) };
+    Some(previous.handler())
+}
+
+/// One job-control signal, on the signal thread: pauses what runs, stops ralph, and
+/// resumes it all once ralph is continued.
+pub(crate) fn take(controller: &StopController, signal: Signal) {
+    if signal != Signal::SIGTSTP {
+        // Sent only to a background job: in the foreground it is stale, from before `fg`.
+        if foreground() == Some(true) {
+            return;
+        }
+    } else if crate::view::tui::terminal::active() {
+        SCREEN_ASKED.store(true, Ordering::SeqCst);
+        return;
+    }
+    controller.pause(Instant::now());
+    if signal == Signal::SIGTSTP {
+        diagnostic(format_args!("{}", pause_message(controller.what_runs())));
+    }
+    stop_self(signal);
+    controller.resume(Instant::now());
+}
+
+/// Whether a SIGTSTP came for the full-screen view since it last looked.
+pub(crate) fn screen_asked() -> bool {
+    SCREEN_ASKED.swap(false, Ordering::SeqCst)
+}
+
+/// Ctrl-Z in the full-screen view, on its thread: pauses what runs under `controller`
+/// (none for `ralph watch`), gives the terminal back through `screen` (which calls what
+/// it is given with the terminal given back, and takes it again after), stops ralph, and
+/// once it is in the foreground again, resumes.
+pub(crate) fn suspend_screen(
+    controller: Option<&StopController>,
+    screen: impl FnOnce(&mut dyn FnMut()),
+) {
+    if let Some(controller) = controller {
+        controller.pause(Instant::now());
+    }
+    let what = controller.and_then(StopController::what_runs);
+    screen(&mut || {
+        // Straight to stderr: the view holds ralph's messages while it has the screen.
+        let _ = writeln!(std::io::stderr(), "ralph: {}", pause_message(what));
+        stop_self(Signal::SIGTSTP);
+        // `bg`: a full-screen view cannot draw behind the shell's prompt. The look
+        // is paced: in an orphaned group the kernel drops the signal (and a stop
+        // asked for meanwhile, the terminal gone, ends the wait).
+        while foreground() == Some(false) && !stopping(controller) {
+            stop_self(Signal::SIGTTOU);
+            std::thread::sleep(BACKGROUND_LOOK);
+        }
+    });
+    if let Some(controller) = controller {
+        controller.resume(Instant::now());
+    }
+}
+
+/// Whether a stop of the loop was asked for (SIGHUP: the terminal is gone).
+fn stopping(controller: Option<&StopController>) -> bool {
+    controller.is_some_and(|c| c.current() > StopLevel::None)
+}
+
+/// What ralph says as it stops, `what` being what it paused.
+pub(crate) fn pause_message(what: Option<Running>) -> String {
+    let name = match what {
+        Some(Running::Agent) => "the agent",
+        Some(Running::Gate) => "the gate",
+        Some(Running::Hook) => "the hook",
+        None => return "paused; `fg` resumes".to_owned(),
+    };
+    format!("paused, and {name} with it; `fg` resumes both")
+}
+
+/// Stops ralph as `signal`'s default action does, until SIGCONT; then the handler is
+/// back. In an orphaned process group (no shell to continue it) the kernel drops the
+/// signal, and this returns at once, as it should.
+fn stop_self(signal: Signal) {
+    let _held = STOPPING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    // SAFETY: the default action of a stop signal, then the handler that was there; the
+    // lock keeps another thread from doing the same in between.
+    let Ok(previous) = (unsafe { sigaction(signal, &default) }) else {
+        return;
+    };
+    // Delivered to this thread before `raise` returns: the whole process stops here.
+    let _ = raise(signal);
+    // SAFETY: as above.
+    let _ = unsafe { sigaction(signal, &previous) };
+}
+
+/// Whether ralph's process group is the terminal's foreground one; `None` without a
+/// terminal.
+fn foreground() -> Option<bool> {
+    let ours = getpgrp();
+    let on = |fd: std::os::fd::BorrowedFd<'_>| tcgetpgrp(fd).ok().map(|pgrp| pgrp == ours);
+    if std::io::stderr().is_terminal() {
+        return on(std::io::stderr().as_fd());
+    }
+    if std::io::stdout().is_terminal() {
+        return on(std::io::stdout().as_fd());
+    }
+    if std::io::stdin().is_terminal() {
+        return on(std::io::stdin().as_fd());
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "job_control_tests.rs"]
+mod tests;

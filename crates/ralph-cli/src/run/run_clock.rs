@@ -1,0 +1,35 @@
+//! The loop's own clock: the time since it started, less the time ralph was stopped
+//! (Ctrl-Z until `fg`). `max_runtime` and every runtime the loop reports count on it: a
+//! run suspended overnight goes on after `fg` with the time it had left, as its agent's
+//! deadlines do (see `ralph_agent::StopController::pause`).
+
+use std::time::{Duration, Instant};
+
+use ralph_agent::StopController;
+
+/// When the loop started, and where the time it spent stopped adds up.
+pub(crate) struct RunClock {
+    started: Instant,
+    stop: StopController,
+}
+
+impl RunClock {
+    /// A clock that starts now and leaves out the pauses of `stop`.
+    pub(crate) fn start(stop: &StopController) -> RunClock {
+        RunClock {
+            started: Instant::now(),
+            stop: stop.clone(),
+        }
+    }
+
+    /// The time the loop has run: since it started, less every pause that ended.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.started
+            .elapsed()
+            .saturating_sub(self.stop.paused_total())
+    }
+}
+
+#[cfg(test)]
+#[path = "run_clock_tests.rs"]
+mod tests;
