@@ -17,6 +17,7 @@
 
 pub mod config;
 pub mod event;
+pub mod event_tag;
 pub mod file_lock;
 pub mod fsafe;
 pub mod hooks;

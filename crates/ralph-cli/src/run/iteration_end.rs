@@ -152,6 +152,7 @@ fn unrun_report(
         final_text: None,
         usage: Usage::default(),
         inbox,
+        tags: Vec::new(),
         agent_run: None,
         duration: Duration::ZERO,
         backend: run

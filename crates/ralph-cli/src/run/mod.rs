@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
+use ralph_core::event_tag::read_tags;
 use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown, StopReason,
@@ -318,6 +319,7 @@ async fn iterate(
     let number = iteration.number;
     let machine = &run.machine;
     let mut stopped_by = StoppedBy::Nothing;
+    let mut tags = Vec::new();
     let ticks = observer.wants_ticks();
     // The agent's events and the ticks both go to the observer; they take turns on this
     // one thread, and no borrow is held across an await.
@@ -336,8 +338,13 @@ async fn iterate(
         |agent| recorder.at_spawn(agent),
         |bytes| transcript.write(bytes),
         |event, summary| {
-            if let AgentEvent::UserMessage { .. } = event {
-                steering.shown_user_message();
+            match event {
+                AgentEvent::UserMessage { .. } => steering.shown_user_message(),
+                // ralph-orchestrator's `<event>` tags: from the agent's own answers only.
+                AgentEvent::MessageFinished { text, stop, .. } if !stop.is_failure() => {
+                    tags.extend(read_tags(text));
+                }
+                _ => {}
             }
             shared.borrow_mut().observe(&RunEvent::Agent {
                 iteration: number,
@@ -405,6 +412,7 @@ async fn iterate(
         final_text: summary.final_text.clone(),
         usage: Usage::from_summary(summary),
         inbox,
+        tags,
         agent_run: agent_token,
         duration: agent_run.outcome.wall,
         backend: backend.to_owned(),

@@ -44,6 +44,7 @@ impl Machine {
                 }
                 InboxLine::Event { .. } | InboxLine::Invalid { .. } => None,
             })
+            .chain(report.tagged().cloned())
             .collect();
         let default = self
             .rules

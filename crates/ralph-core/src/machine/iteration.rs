@@ -9,6 +9,7 @@ use super::gate::GateResult;
 use super::outcome::{CompletionSignal, IterationOutcome};
 use super::usage::Usage;
 use crate::event::Event;
+use crate::event_tag::Tag;
 use crate::inbox::InboxLine;
 use crate::steer::IterationSteering;
 use ralph_stream::{CostKind, Tokens};
@@ -43,6 +44,10 @@ pub struct IterationReport {
     pub usage: Usage,
     /// The inbox lines appended during the iteration, in order.
     pub inbox: Vec<InboxLine>,
+    /// What the `<event>` tags in the agent's finished assistant messages stood for, in
+    /// order ([`read_tags`](crate::event_tag::read_tags) of each): ralph-orchestrator's
+    /// way of publishing, taken as the agent's events after those in `inbox`.
+    pub tags: Vec<Tag>,
     /// The `RALPH_AGENT_RUN` token of the agent process that ran (`None` when none
     /// started): only the inbox lines it sent are the hat's; the others came from
     /// outside (a person, a gate, a hook, a script).
@@ -64,6 +69,13 @@ pub struct IterationReport {
     /// Why the agent could not be started, when it could not (`Termination::start_failure`):
     /// a cause that lasts stops the loop at once (`start_failure`).
     pub start_failure: Option<ralph_types::SpawnFailure>,
+}
+
+impl IterationReport {
+    /// The events read from the agent's `<event>` tags, in order.
+    pub(super) fn tagged(&self) -> impl Iterator<Item = &Event> {
+        self.tags.iter().flatten()
+    }
 }
 
 /// One line of the history log: an iteration, as recorded.
@@ -88,8 +100,12 @@ pub struct IterationRecord {
     pub turns: u32,
     /// The events the hat was given.
     pub consumed: Vec<Event>,
-    /// The events the agent emitted, in order.
+    /// The events the agent emitted, in order (those read from `<event>` tags last).
     pub events: Vec<Event>,
+    /// How many of `events`, the last ones, were read from `<event>` tags in the agent's
+    /// answer rather than emitted with `ralph emit`.
+    #[serde(default, skip_serializing_if = "super::state::is_zero")]
+    pub from_tags: u32,
     /// The events published while the iteration ran by others than its agent (a person,
     /// a gate, a hook, a script: an inbox line without the agent's sender), in order:
     /// routed as any event, never credited to the hat (no hand-over, no completion).

@@ -40,6 +40,7 @@ mod refusal;
 mod route;
 mod start_failure;
 mod state;
+mod tags;
 mod tasks_check;
 mod turn_stop;
 mod usage;
@@ -342,7 +343,7 @@ impl Machine {
         let handed_over = report.inbox.iter().any(|line| {
             matches!(line, crate::inbox::InboxLine::Event { event, sender }
                 if event.topic != promise && crate::inbox::from_agent(sender.as_deref(), agent_run))
-        });
+        }) || report.tagged().any(|event| event.topic != promise);
         let runs_again = self.note_rate_limit(&iteration, &report, handed_over);
         if !runs_again {
             self.state.iterations = self.state.iterations.max(iteration.number);
@@ -351,7 +352,8 @@ impl Machine {
         let plan = self.gate_plan(&iteration, &report);
         let cannot_start = self.cannot_start(&iteration, &report);
         let (inbox, invalid_lines) = self.read_inbox(report.inbox, report.agent_run.as_deref());
-        let (events, outside) = (inbox.agent, inbox.outside);
+        let (mut events, outside) = (inbox.agent, inbox.outside);
+        let from_tags = self.take_tags(report.tags, &mut events);
 
         let default = (self.rules.hat(&iteration.hat)).and_then(|h| h.default_publishes.clone());
         let mut completion = completion_signal(
@@ -450,6 +452,7 @@ impl Machine {
             turns: report.usage.turns,
             consumed: iteration.events,
             events,
+            from_tags,
             outside,
             invalid_lines,
             default_published,

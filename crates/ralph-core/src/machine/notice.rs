@@ -66,6 +66,13 @@ pub enum Notice {
     SteerRequeued { id: String, message: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },
+    /// An event was read from an `<event topic="…">` tag in the agent's answer,
+    /// ralph-orchestrator's way of publishing, rather than from `ralph emit`. Given once
+    /// per run, for the first such event.
+    LegacyEventTag { topic: String },
+    /// An `<event>` tag in the agent's answer was not taken: `ralph emit` would have
+    /// refused its topic or its payload for `reason`. `topic` is cut when long.
+    EventTagIgnored { topic: String, reason: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
     /// iteration: the budget then counts only what is known. Given once per run; the
     /// notice event says which iteration.
@@ -175,6 +182,16 @@ impl std::fmt::Display for Notice {
                     "ignored an inbox line that is not an event ({error}): {excerpt}"
                 )
             }
+            Notice::LegacyEventTag { topic } => write!(
+                f,
+                "read the event `{topic}` from an `<event>` tag in the agent's answer, as \
+                 ralph-orchestrator did; `ralph emit {topic}` is the supported way to publish \
+                 an event (said once per run)"
+            ),
+            Notice::EventTagIgnored { topic, reason } => write!(
+                f,
+                "ignored the `<event topic=\"{topic}\">` tag in the agent's answer: {reason}"
+            ),
             Notice::CostUnknown { backend } => write!(
                 f,
                 "`{backend}` reported no cost: the cost budget counts only reported costs, \
@@ -265,6 +282,13 @@ impl Notice {
             Notice::CostUnknown {
                 backend: "pi".into(),
             },
+            Notice::LegacyEventTag {
+                topic: "build.done".into(),
+            },
+            Notice::EventTagIgnored {
+                topic: "bad topic".into(),
+                reason: "` ` is not allowed in a topic".into(),
+            },
             Notice::SteerUnread {
                 id: "s-1".into(),
                 message: "Check the tests first.".into(),
@@ -304,6 +328,8 @@ impl Notice {
                 | Notice::SteerUnread { .. }
                 | Notice::SteerRequeued { .. }
                 | Notice::CostUnknown { .. }
+                | Notice::LegacyEventTag { .. }
+                | Notice::EventTagIgnored { .. }
                 | Notice::InboxRestarted { .. }
                 | Notice::LeftoversStopped { .. } => {}
             }

@@ -332,6 +332,7 @@ fn finish_records_the_iteration_and_the_totals() {
             turns: 2,
             consumed: vec![ev(TASK_START)],
             events: vec![payload.clone()],
+            from_tags: 0,
             outside: vec![],
             invalid_lines: 0,
             default_published: None,
@@ -374,6 +375,7 @@ fn finish_records_the_iteration_and_the_totals() {
                 }
             )]),
             cost_notice_given: false,
+            tag_notice_given: false,
             end: None,
             last_failure: None,
             refusal: None,

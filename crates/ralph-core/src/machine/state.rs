@@ -43,6 +43,9 @@ pub struct LoopState {
     pub hats: BTreeMap<String, HatTotals>,
     /// Whether the unknown-cost notice was given.
     pub cost_notice_given: bool,
+    /// Whether the notice that an event was read from an `<event>` tag was given.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tag_notice_given: bool,
     /// Why the loop stopped, once it has.
     pub end: Option<StopReason>,
     /// Why the last iteration that counted as failed failed (a failure's reason, or the
@@ -105,6 +108,10 @@ pub struct HatTotals {
     pub uncounted_iterations: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
+pub(super) fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

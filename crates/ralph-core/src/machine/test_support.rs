@@ -113,6 +113,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
             answered: true,
         },
         inbox: lines(emitted),
+        tags: vec![],
         agent_run: Some(AGENT_RUN.to_owned()),
         duration: 2 * S,
         backend: "pi".into(),
