@@ -10,6 +10,7 @@
 //! to clean up after a `kill -9`. When the machine says stop: write `summary.md` and the
 //! final state (durably) and report why.
 
+mod agent_env;
 pub(crate) mod backends;
 mod capped_log;
 pub(crate) mod gates;
@@ -32,7 +33,6 @@ pub(crate) mod transcript;
 
 use std::cell::RefCell;
 use std::ffi::OsString;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
@@ -53,6 +53,8 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit;
 use crate::view::observer::Observer;
+use agent_env::agent_env;
+pub(crate) use agent_env::worktree_env;
 use backends::Agents;
 use gates::GateRun;
 use iteration_prompt::iteration_prompt;
@@ -535,42 +537,6 @@ fn save(run: &Run<'_>, reader: &InboxReader, durability: Durability) -> Result<(
     run.run_dir
         .save(&saved, durability)
         .map_err(|e| CliError::io("save the run state to", run.run_dir.state(), e))
-}
-
-/// What every agent, gate and hook of the run gets in its environment (hooks all but the
-/// inbox, see `hooks::hook_env`): how to reach ralph, the run's inbox, its completion
-/// promise, and which worktree loop it is; the run id and the workspace also under
-/// ralph-orchestrator's names, for its prompts and scripts.
-fn agent_env(
-    run_dir: &RunDir,
-    workspace: &Path,
-    promise: &str,
-) -> Result<Vec<(OsString, OsString)>, CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::io("find the path of", "ralph", e))?;
-    let mut path_dirs: Vec<PathBuf> = exe.parent().map(Path::to_path_buf).into_iter().collect();
-    if let Some(path) = std::env::var_os("PATH") {
-        path_dirs.extend(std::env::split_paths(&path));
-    }
-    let path = std::env::join_paths(path_dirs)
-        .map_err(|e| CliError::io("build PATH with", &exe, io::Error::other(e)))?;
-    let mut env: Vec<(OsString, OsString)> = vec![
-        (var::BIN.into(), exe.into_os_string()),
-        (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
-        (var::RUN_ID.into(), run_dir.id().into()),
-        (var::LOOP_ID.into(), run_dir.id().into()),
-        (var::WORKSPACE.into(), workspace.as_os_str().to_owned()),
-        (var::WORKSPACE_ROOT.into(), workspace.as_os_str().to_owned()),
-        (var::COMPLETION_PROMISE.into(), promise.into()),
-        ("PATH".into(), path),
-    ];
-    env.extend(worktree_env(workspace));
-    Ok(env)
-}
-
-/// `RALPH_WORKTREE` for a loop in a worktree `ralph run --worktree` made (gates and
-/// hooks get it too); nothing elsewhere.
-pub(crate) fn worktree_env(workspace: &Path) -> Option<(OsString, OsString)> {
-    ralph_core::store::worktree_name_of(workspace).map(|name| (var::WORKTREE.into(), name.into()))
 }
 
 /// The lock, even if a panicking holder poisoned it: the steering state behind it stays
