@@ -271,9 +271,19 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
         path: path.to_path_buf(),
         source,
     };
-    // Never through a link: a planted `loop.lock` link would have ralph truncate its
-    // target and write a pid into it.
-    let file = crate::fsafe::open(
+    let file = open_lock_file(path).map_err(io_err)?;
+    Ok(WorkspaceLock {
+        _lock: take(file, path)?,
+        _user: user,
+        user_skipped,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Opens (creating it) the lock file at `path`, never through a link: a planted
+/// `loop.lock` link would have ralph truncate its target and write a pid into it.
+fn open_lock_file(path: &Path) -> io::Result<File> {
+    crate::fsafe::open(
         path,
         crate::fsafe::Access::new()
             .read(true)
@@ -282,13 +292,6 @@ pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, Lo
             .truncate(false),
         crate::fsafe::Links::Refuse,
     )
-    .map_err(io_err)?;
-    Ok(WorkspaceLock {
-        _lock: take(file, path)?,
-        _user: user,
-        user_skipped,
-        path: path.to_path_buf(),
-    })
 }
 
 /// The workspace lock as held by a command about to delete the workspace (`ralph runs
@@ -310,16 +313,7 @@ impl super::RalphDir {
         let user = self.root.parent().and_then(user_lock_path);
         let (user, _) = lock_user_if_usable(user.as_deref())?;
         let path = self.root.join(LOCK_FILE);
-        let opened = crate::fsafe::open(
-            &path,
-            crate::fsafe::Access::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false),
-            crate::fsafe::Links::Refuse,
-        );
-        let lock = match opened {
+        let lock = match open_lock_file(&path) {
             Ok(file) => Some(take(file, &path)?),
             // No `.ralph/`: no loop ran here, and one starting meets the user's lock.
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
