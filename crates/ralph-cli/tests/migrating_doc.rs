@@ -31,13 +31,14 @@ fn spans(cell: &str) -> Vec<&str> {
 }
 
 #[test]
-fn every_incumbent_command_line_in_the_table_is_refused() {
+fn every_incumbent_command_line_in_the_table_is_refused_with_its_rows_replacement() {
     let ws = Workspace::new("cli:\n  backend: pi\n", "");
     let rows = rows();
     assert!(rows.len() >= 10, "{rows:?}");
-    for (incumbent, _) in rows {
+    for (incumbent, ours) in rows {
         // The first span is a command line (`ralph` may be left out); each later one is
         // a whole line too when it starts with `ralph`, else words for the first's command.
+        let replacements = spans(ours);
         let spans = spans(incumbent);
         let mut base: Vec<&str> = spans[0].split_whitespace().collect();
         if base[0] != "ralph" {
@@ -67,8 +68,39 @@ fn every_incumbent_command_line_in_the_table_is_refused() {
                 "`{}` was refused for another reason: {err}",
                 words.join(" ")
             );
+            // The tip is the row's: it names everything the "in ralph" cell quotes, and
+            // clap's guess at a similar command or flag is gone.
+            let line = words.join(" ");
+            assert!(
+                err.contains("is ralph-orchestrator's; in ralph:")
+                    && err.contains("docs/migrating.md"),
+                "`{line}` got no hint: {err}"
+            );
+            for replacement in &replacements {
+                assert!(
+                    err.contains(replacement),
+                    "`{line}`: no `{replacement}` in {err}"
+                );
+            }
+            assert!(!err.contains("similar"), "`{line}`: {err}");
         }
     }
+}
+
+#[test]
+fn a_bare_ralph_prints_the_help_and_points_at_ralph_run() {
+    let ws = Workspace::new("", "");
+    let out = ws.run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(err.contains("Commands:"), "{err}");
+    assert!(
+        err.trim_end().ends_with(
+            "To start a loop: `ralph run` (a bare `ralph` no longer starts one; see \
+             docs/migrating.md)"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
