@@ -75,7 +75,7 @@ pub(crate) static HINTS: &[Hint] = &[
                   `ralph inspect --run ID --iteration N` reads one",
     },
     Hint {
-        forms: &[AfterDashes("run")],
+        forms: &[AfterDashes("run"), AfterDashes("plan")],
         instead: "give the agent its extra arguments with `cli.args` (or a hat's `args`) in \
                   `ralph.yml`",
     },
@@ -267,6 +267,46 @@ fn shown(form: Form) -> String {
         Form::Flag(command, flag) => format!("`ralph {command} {flag}`"),
         Form::AfterDashes(command) => format!("`ralph {command} … -- ARGS`"),
     }
+}
+
+/// Refuses the words after `--` of a command the table has a [`Form::AfterDashes`] for
+/// that clap accepted: `ralph plan IDEA -- ARGS`, whose idea takes every word after its
+/// first, `--` included, so the agent's arguments would end up in the idea. The error is
+/// clap's own for `ralph run -- ARGS`, and gets the same hint.
+pub(crate) fn refuse_words_after_dashes(
+    command: &mut clap::Command,
+    matches: &clap::ArgMatches,
+    args: &[OsString],
+) -> Result<(), clap::Error> {
+    let Some(name) = matches.subcommand_name() else {
+        return Ok(());
+    };
+    let refused = HINTS.iter().any(|h| {
+        h.forms
+            .iter()
+            .any(|f| matches!(f, Form::AfterDashes(n) if *n == name))
+    });
+    let words: Vec<String> = (args.iter().skip(1))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let Some(at) = words.iter().position(|w| w == "--").filter(|_| refused) else {
+        return Ok(());
+    };
+    let word = words.get(at + 1).map_or("--", String::as_str);
+    command.build();
+    let sub = command
+        .find_subcommand_mut(name)
+        .expect("the command clap just matched");
+    let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(sub);
+    err.insert(
+        ContextKind::InvalidArg,
+        ContextValue::String(word.to_owned()),
+    );
+    err.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(sub.render_usage()),
+    );
+    Err(err)
 }
 
 /// The line after the help that a bare `ralph` prints: ralph-orchestrator ran a loop then.

@@ -8,9 +8,7 @@ fn refused(line: &[&str]) -> String {
         .chain(line.iter().copied())
         .map(OsString::from)
         .collect();
-    let mut err = crate::cli_config_env::command(None)
-        .try_get_matches_from(&args)
-        .expect_err("refused");
+    let mut err = crate::cli_config_env::parse_from(None, &args).expect_err("refused");
     add_migration_hint(&mut err, &args);
     err.render().to_string()
 }
@@ -60,10 +58,15 @@ fn flags_before_the_command_are_told_to_go_after_it() {
 }
 
 #[test]
-fn words_after_dashes_of_run_are_pointed_to_cli_args() {
-    let text = refused(&["run", "--", "--model", "y"]);
-    assert!(text.contains("unexpected argument '--model'"), "{text}");
-    assert!(text.contains("`cli.args`"), "{text}");
+fn words_after_dashes_are_refused_for_plan_as_for_run() {
+    let run = refused(&["run", "--", "--model", "y"]);
+    let plan = refused(&["plan", "x", "--", "--model", "y"]);
+    for text in [&run, &plan] {
+        assert!(text.contains("unexpected argument '--model'"), "{text}");
+        assert!(text.contains("`cli.args`"), "{text}");
+    }
+    assert!(plan.contains("Usage: ralph plan"), "{plan}");
+    assert!(refused(&["plan", "--"]).contains("`cli.args`"));
 }
 
 #[test]
