@@ -1,10 +1,11 @@
 //! docs/migrating.md stays true: every ralph-orchestrator command line its table says is
-//! not here is refused, every `ralph` command it offers instead exists, and the numbers it
-//! gives are ralph's.
+//! not here is refused with its row's replacement, every `ralph` command it offers instead
+//! exists, the hook it gives to commit on completion commits, and the numbers it gives are
+//! ralph's.
 
 mod common;
 
-use common::{Workspace, code};
+use common::{Workspace, code, git};
 use ralph_core::config::{DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_CAP};
 
 const DOC: &str = include_str!("../../../docs/migrating.md");
@@ -124,6 +125,45 @@ fn every_ralph_command_offered_instead_exists() {
             }
         }
     }
+}
+
+/// The YAML block of the doc that holds `needle`.
+fn yaml_block(needle: &str) -> &'static str {
+    DOC.split("```yaml\n")
+        .skip(1)
+        .map(|rest| rest.split_once("```").expect("a closed block").0)
+        .find(|block| block.contains(needle))
+        .expect("the block")
+}
+
+#[test]
+fn the_hook_that_commits_on_completion_commits_the_agents_work() {
+    let hook = yaml_block("post.loop.complete");
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: pi\n{hook}"),
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let dir = ws.path();
+    git(dir, &["init", "-q"]);
+    git(dir, &["config", "user.name", "t"]);
+    git(dir, &["config", "user.email", "t@t.invalid"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", "init"]);
+    // What the agent would have written.
+    std::fs::write(dir.join("out.txt"), "done\n").unwrap();
+    let (code, events, stderr) = ws.run_json(&["-p", "task"]);
+    assert_eq!(code, 0, "{stderr}");
+    let run_id = events[0]["run_id"].as_str().expect("run id").to_owned();
+    assert_eq!(
+        git(dir, &["log", "-1", "--format=%s"]),
+        format!("ralph run {run_id}")
+    );
+    let committed = git(dir, &["show", "--name-only", "--format=", "HEAD"]);
+    assert!(committed.lines().any(|f| f == "out.txt"), "{committed}");
+    assert!(!committed.contains(".ralph/runs/"), "{committed}");
+    assert!(
+        dir.join(format!(".ralph/runs/{run_id}/summary.md"))
+            .is_file()
+    );
 }
 
 #[test]
