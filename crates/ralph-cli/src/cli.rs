@@ -57,7 +57,7 @@ pub(crate) enum Command {
     ///   ralph run -P PROMPT.md -b claude --max-iterations 20 --max-cost 5
     ///   ralph run -H builtin:debug -p "tests/parse.rs::empty_input fails"
     ///   ralph run --continue --max-iterations 40
-    ///   ralph run -q -p "Fix the lint warnings" && git push
+    ///   ralph run -q -p "Fix the lint warnings" && git commit -qam "Fix lint"
     ///   ralph run --output json | jq -c 'select(.type=="iteration_finished")'
     ///   ralph run --worktree=fix-parser -P tasks/fix-parser.md
     #[command(verbatim_doc_comment)]

@@ -17,10 +17,20 @@ use crate::cli::Cli;
 /// empty.
 pub(crate) fn parse() -> Result<Cli, clap::Error> {
     let value = std::env::var_os(ralph_types::env::CONFIG);
-    let mut command = command(value.as_deref());
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let matches = command.try_get_matches_from_mut(&args)?;
+    let cli = parse_from(value.as_deref(), &args)?;
     let _ = FROM_ENV.set(from_env(value.as_deref(), &args));
+    Ok(cli)
+}
+
+/// Parses `args` (program first) with `value` as `$RALPH_CONFIG`.
+pub(crate) fn parse_from(
+    value: Option<&OsStr>,
+    args: &[std::ffi::OsString],
+) -> Result<Cli, clap::Error> {
+    let mut command = command(value);
+    let matches = command.try_get_matches_from_mut(args)?;
+    crate::migration_hints::refuse_words_after_dashes(&mut command, &matches, args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 

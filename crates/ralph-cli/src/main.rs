@@ -25,6 +25,7 @@ mod error;
 mod exit;
 mod input;
 mod job_control;
+mod migration_hints;
 mod output;
 mod run;
 mod shell_words;
@@ -36,8 +37,12 @@ fn main() -> ExitCode {
     let cli = match cli_config_env::parse() {
         Ok(cli) => cli,
         Err(mut err) => {
-            suggest_subcommand(&mut err);
-            cli_tips::add_run_tips(&mut err, &std::env::args_os().collect::<Vec<_>>());
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            // A command line of ralph-orchestrator gets what to use here, not a guess.
+            if !migration_hints::add_migration_hint(&mut err, &args) {
+                suggest_subcommand(&mut err);
+                cli_tips::add_run_tips(&mut err, &args);
+            }
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {
                 exit::CommandOutcome::Failed
@@ -45,7 +50,12 @@ fn main() -> ExitCode {
                 exit::CommandOutcome::Success
             };
             let _ = err.print();
-            if err.use_stderr() && asks_for_json(std::env::args_os()) {
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                && args.len() == 1
+            {
+                eprintln!("\n{}", migration_hints::BARE_RALPH_NOTE);
+            }
+            if err.use_stderr() && asks_for_json(args.into_iter()) {
                 json_error(&err, outcome);
             }
             return exit::code(outcome);

@@ -124,3 +124,29 @@ fn memories_that_cannot_be_read_are_said_to_be_unreadable_not_empty() {
     );
     assert!(!prompt.contains("None stored yet"), "{prompt}");
 }
+
+#[test]
+fn memories_too_big_for_a_tiny_budget_are_said_to_be_stored_not_none() {
+    let ws = workspace(
+        "cli:\n  backend: pi\nmemories:\n  budget: 10\n",
+        "pi/anthropic/text.jsonl | |\n",
+    );
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let mut text = String::from("# Memories\n\n## Patterns\n");
+    for i in 0..3 {
+        text.push_str(&format!(
+            "\n### mem-{}-{i:04x}\n> a lesson longer than ten tokens, number {i}\n\
+             <!-- tags:  | created: 2026-01-01 -->\n",
+            1_700_000_000 + i
+        ));
+    }
+    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(ws.agent_log().len(), 1, "{stderr}");
+    let prompt = ws.prompt(1);
+    assert!(!prompt.contains("None stored yet"), "{prompt}");
+    assert!(
+        prompt.contains("3 memories are stored, but none fits in this prompt's budget"),
+        "{prompt}"
+    );
+}

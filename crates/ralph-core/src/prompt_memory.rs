@@ -24,6 +24,9 @@ pub const SKILLS_INJECT_MAX_BYTES: usize = 16 * 1024;
 pub enum MemoryPrompt<'a> {
     /// `inject: auto`: the primed memories (empty when none is stored).
     Primed(&'a str),
+    /// `inject: auto`, with this many memories stored but none small enough for
+    /// `memories.budget`: said, so the agent does not take the memory for empty.
+    NoneFit(usize),
     /// `inject: manual`: only how to read them.
     Manual,
     /// `inject: auto`, but the memories file could not be read (`path`, `why`): said,
@@ -49,6 +52,18 @@ pub fn write_memories(p: &mut String, memories: MemoryPrompt<'_>, ralph: &str) {
                 "Lessons from earlier iterations, most relevant first (`{ralph} tools memory \
                  search <words>` finds others). {add}\n\n<memories>\n{}\n</memories>",
                 text.trim()
+            );
+        }
+        MemoryPrompt::NoneFit(stored) => {
+            let (count, fits) = if stored == 1 {
+                ("1 memory is".to_owned(), "it does not fit")
+            } else {
+                (format!("{stored} memories are"), "none fits")
+            };
+            let _ = writeln!(
+                p,
+                "{count} stored, but {fits} in this prompt's budget (`memories.budget`): \
+                 `{ralph} tools memory search <words>` finds them. {add}"
             );
         }
         MemoryPrompt::Unreadable { path, why } => {

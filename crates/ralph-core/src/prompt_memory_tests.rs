@@ -86,6 +86,29 @@ fn nothing_stored_yet_teaches_the_commands_in_a_few_lines() {
 }
 
 #[test]
+fn memories_that_do_not_fit_the_budget_are_counted_not_called_none_stored() {
+    let events = [Event::new(TASK_START)];
+    for (stored, said) in [
+        (
+            3,
+            "3 memories are stored, but none fits in this prompt's budget",
+        ),
+        (
+            1,
+            "1 memory is stored, but it does not fit in this prompt's budget",
+        ),
+    ] {
+        let prompt = build_prompt(&PromptInput {
+            memories: Some(MemoryPrompt::NoneFit(stored)),
+            ..solo(&events)
+        });
+        assert!(prompt.contains(said), "{prompt}");
+        assert!(prompt.contains("`memories.budget`"), "{prompt}");
+        assert!(!prompt.contains("None stored yet"), "{prompt}");
+    }
+}
+
+#[test]
 fn memories_that_cannot_be_read_are_not_called_none_stored() {
     let prompt = build_prompt(&PromptInput {
         memories: Some(MemoryPrompt::Unreadable {

@@ -335,6 +335,35 @@ fn a_broken_hats_file_is_reported_at_its_line_and_column() {
 }
 
 #[test]
+fn ralph_orchestrators_other_sources_say_what_to_pass_instead() {
+    let dir = tempfile::tempdir().expect("dir");
+    fs::create_dir(dir.path().join("presets")).expect("mkdir");
+    fs::write(dir.path().join("presets/mine.yml"), "hats: {}\n").expect("write");
+    let hats = |arg: &str| {
+        try_load(dir.path(), Some(HatsSource::File(arg.into())))
+            .expect_err("no such file")
+            .to_string()
+    };
+    assert!(
+        hats("mine").contains("`-H presets/mine.yml`"),
+        "{}",
+        hats("mine")
+    );
+    assert!(hats("https://example.com/x.yml").contains("downloads nothing"));
+    let config = |arg: &str| {
+        let options = LoadOptions {
+            cwd: dir.path().to_path_buf(),
+            config_file: Some(arg.into()),
+            ..LoadOptions::default()
+        };
+        load(&options).expect_err("no such file").to_string()
+    };
+    assert!(config("https://example.com/ralph.yml").contains("downloads nothing"));
+    let text = config("builtin:code-assist");
+    assert!(text.contains("`-H builtin:code-assist`"), "{text}");
+}
+
+#[test]
 fn an_unknown_preset_names_the_presets_and_the_likely_one() {
     let err = preset("code-asist").expect_err("unknown");
     assert_eq!(err.suggestion, Some("code-assist"));

@@ -191,6 +191,7 @@ event_loop:
   cooldown_delay_seconds: 0
   cancellation_promise: \"\"
   persistent: false
+  starting_hat: null
   enforce_hat_scope: false
 hats:
   reviewer:

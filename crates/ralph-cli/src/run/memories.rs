@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use ralph_core::config::{MemoryInject, ResolvedConfig};
-use ralph_core::memory::{MemoryFile, Prime, date, prime};
+use ralph_core::memory::{MemoryFile, Prime, Ranked, date, prime};
 use ralph_core::prompt_memory::MemoryPrompt;
 use ralph_core::skills::{Skill, discover};
 
@@ -16,7 +16,7 @@ use crate::diagnostic::diagnostic;
 pub(crate) struct WorkingMemory {
     /// The primed memories (`inject: auto`), else `None`; `Err`: the file (shown as
     /// this path) could not be read, and why.
-    primed: Option<Result<String, (String, String)>>,
+    primed: Option<Result<Ranked, (String, String)>>,
     show_memories: bool,
     pub(crate) skills: Vec<Skill>,
 }
@@ -47,7 +47,11 @@ impl WorkingMemory {
     /// What the prompt says about memories.
     pub(crate) fn prompt(&self) -> Option<MemoryPrompt<'_>> {
         match &self.primed {
-            Some(Ok(text)) => Some(MemoryPrompt::Primed(text)),
+            // Memories the budget left out, none shown: not "none stored".
+            Some(Ok(ranked)) if ranked.shown == 0 && ranked.left_out > 0 => {
+                Some(MemoryPrompt::NoneFit(ranked.left_out))
+            }
+            Some(Ok(ranked)) => Some(MemoryPrompt::Primed(&ranked.text)),
             Some(Err((path, why))) => Some(MemoryPrompt::Unreadable { path, why }),
             None if self.show_memories => Some(MemoryPrompt::Manual),
             None => None,
@@ -59,7 +63,7 @@ fn primed(
     config: &ResolvedConfig,
     workspace: &Path,
     hat: Option<&str>,
-) -> Result<String, (String, String)> {
+) -> Result<Ranked, (String, String)> {
     let file = MemoryFile::in_workspace(workspace);
     let parsed = match file.read() {
         Ok((_, parsed)) => parsed,
@@ -86,5 +90,5 @@ fn primed(
             today: date::day_number(SystemTime::now()),
         },
     );
-    Ok(primed.text)
+    Ok(primed)
 }

@@ -15,11 +15,11 @@ use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::merge::merge;
 use super::origin::Origin;
 use super::overlay::{HatsSource, apply_overlay, read_overlay};
-use super::override_hint::with_override_hint;
 use super::overrides::Overrides;
 use super::raw::RawConfig;
 use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
 use super::resolved::{DEFAULT_PROMPT_FILE, ModelPricing};
+use super::source_hint::{with_config_hint, with_hats_hint};
 use crate::fsafe::{self, Links, MAX_CONFIG_FILE_BYTES};
 
 /// The project config ralph looks for in the working directory.
@@ -116,7 +116,10 @@ pub fn load_detailed(options: &LoadOptions) -> Result<Resolved, LoadFailure> {
         let overlay = read_overlay(source, &options.cwd, |path| {
             let text = read_config(path);
             was_read = text.is_ok();
-            text
+            text.map_err(|e| match source {
+                HatsSource::File(arg) => with_hats_hint(e, arg, &options.cwd),
+                HatsSource::Builtin(_) => e,
+            })
         });
         if was_read {
             read.push(source.shown());
@@ -223,7 +226,7 @@ fn read_files(options: &LoadOptions) -> FileLayers {
     let read = if required {
         read_config(&project_on_disk)
             .map(Some)
-            .map_err(|e| with_override_hint(e, &project))
+            .map_err(|e| with_config_hint(e, &project))
     } else {
         read_optional(&project_on_disk)
     };

@@ -55,6 +55,7 @@ mod read;
 mod reference;
 mod resolve;
 mod resolved;
+mod source_hint;
 mod stdin_on_pty;
 mod suggest;
 mod template;

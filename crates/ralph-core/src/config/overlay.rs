@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use super::decode::parse_layer;
 use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
 use super::origin::Origin;
-use super::preset::{BUILTIN_PREFIX, PRESETS, Preset, UnknownPreset, preset};
+use super::preset::{BUILTIN_PREFIX, Preset, UnknownPreset, preset};
 use super::raw::{Layered, RawConfig, RawEventLoop};
 
 /// Where `-H` takes the hats from.
@@ -67,12 +67,8 @@ pub(crate) fn read_overlay(
     let shown = source.shown();
     let text = match source {
         HatsSource::Builtin(p) => p.text.to_owned(),
-        HatsSource::File(path) => read(&cwd.join(path)).map_err(|e| {
-            ConfigErrors(vec![ConfigError::unreadable(
-                &shown,
-                with_builtin_hint(e, path),
-            )])
-        })?,
+        HatsSource::File(path) => read(&cwd.join(path))
+            .map_err(|e| ConfigErrors(vec![ConfigError::unreadable(&shown, e)]))?,
     };
     let parsed = parse_layer(&text, &shown)?;
     let mut warnings: Vec<ConfigWarning> = parsed
@@ -97,23 +93,6 @@ pub(crate) fn read_overlay(
         });
     }
     Ok(Overlay { layer, warnings })
-}
-
-/// `-H debug` for a file that does not exist: the preset was probably meant.
-fn with_builtin_hint(e: io::Error, path: &Path) -> io::Error {
-    let meant = path
-        .to_str()
-        .and_then(|name| PRESETS.iter().find(|p| p.name == name));
-    match (e.kind(), meant) {
-        (io::ErrorKind::NotFound, Some(p)) => io::Error::new(
-            e.kind(),
-            format!(
-                "{e}; for the built-in preset, write `-H {BUILTIN_PREFIX}{}`",
-                p.name
-            ),
-        ),
-        _ => e,
-    }
 }
 
 /// The top-level keys ralph-orchestrator's overlay carries that ralph's config file does

@@ -102,8 +102,11 @@ fn warning_unless_zero(node: &Node<'_>) -> Impact {
     }
 }
 
+/// An empty string or list, or no value at all (`key:` or `key: null`, as a template
+/// leaves it), asks for nothing.
 fn error_unless_empty(node: &Node<'_>) -> Impact {
     let empty = match &node.data {
+        YamlData::Value(Scalar::Null) => true,
         YamlData::Value(Scalar::String(s)) => s.is_empty(),
         YamlData::Sequence(items) => items.is_empty(),
         _ => false,
@@ -303,7 +306,7 @@ pub(crate) const EVENT_LOOP: &[Unsupported] = &[
     ),
     entry(
         "starting_hat",
-        error,
+        error_unless_empty,
         "name the first hat's trigger in `event_loop.starting_event` instead",
     ),
     entry(

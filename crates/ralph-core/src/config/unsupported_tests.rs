@@ -14,10 +14,12 @@ fn inert_values_are_not_reported() {
         impact_of(warning_unless_zero, "0"),
         impact_of(error_unless_empty, "[]"),
         impact_of(error_unless_empty, "''"),
+        impact_of(error_unless_empty, "null"),
+        impact_of(error_unless_empty, "~"),
         impact_of(error_unless_one, "1"),
         impact_of(error_unless_autonomous, "autonomous"),
     ];
-    assert_eq!(cases, [Impact::None; 7]);
+    assert_eq!(cases, [Impact::None; 9]);
 }
 
 #[test]

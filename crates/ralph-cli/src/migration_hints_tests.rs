@@ -1,0 +1,135 @@
+use std::ffi::OsString;
+
+use super::{Form, HINTS, add_migration_hint};
+
+/// What ralph prints for `ralph <line>` (no colors), hints added as `main` adds them.
+fn refused(line: &[&str]) -> String {
+    let args: Vec<OsString> = std::iter::once("ralph")
+        .chain(line.iter().copied())
+        .map(OsString::from)
+        .collect();
+    let mut err = crate::cli_config_env::parse_from(None, &args).expect_err("refused");
+    add_migration_hint(&mut err, &args);
+    err.render().to_string()
+}
+
+#[test]
+fn clean_and_loops_get_their_replacement_not_a_similar_command() {
+    let text = refused(&["clean"]);
+    assert!(text.contains("unrecognized subcommand 'clean'"), "{text}");
+    assert!(
+        text.contains("`ralph runs prune` removes old runs"),
+        "{text}"
+    );
+    assert!(!text.contains("similar"), "{text}");
+    assert!(!text.contains("'plan'"), "{text}");
+    let text = refused(&["loops", "list"]);
+    assert!(text.contains("`ralph runs` lists the runs"), "{text}");
+    assert!(!text.contains("'hooks'"), "{text}");
+}
+
+#[test]
+fn a_flag_of_the_incumbent_is_named_with_its_replacement_and_the_commands_usage() {
+    let text = refused(&["events", "--iteration", "1"]);
+    assert!(
+        text.contains("`ralph events --iteration` is ralph-orchestrator's"),
+        "{text}"
+    );
+    assert!(text.contains("see docs/migrating.md"), "{text}");
+    assert!(!text.contains("--version"), "{text}");
+    assert!(text.contains("Usage: ralph events [OPTIONS]"), "{text}");
+    let text = refused(&["run", "--idle-timeout=10"]);
+    assert!(text.contains("`cli.idle_timeout_seconds`"), "{text}");
+    let text = refused(&["run", "--no-tui"]);
+    assert!(!text.contains("--no-gates"), "{text}");
+}
+
+#[test]
+fn flags_before_the_command_are_told_to_go_after_it() {
+    for line in [
+        &["-c", "ci.yml", "run"][..],
+        &["-H", "builtin:debug", "run"],
+        &["-v", "run"],
+    ] {
+        let text = refused(line);
+        assert!(text.contains("before the command"), "{text}");
+        assert!(text.contains("`ralph run -c FILE`"), "{text}");
+    }
+}
+
+#[test]
+fn words_after_dashes_are_refused_for_plan_as_for_run() {
+    let run = refused(&["run", "--", "--model", "y"]);
+    let plan = refused(&["plan", "x", "--", "--model", "y"]);
+    for text in [&run, &plan] {
+        assert!(text.contains("unexpected argument '--model'"), "{text}");
+        assert!(text.contains("`cli.args`"), "{text}");
+    }
+    assert!(plan.contains("Usage: ralph plan"), "{plan}");
+    assert!(refused(&["plan", "--"]).contains("`cli.args`"));
+}
+
+#[test]
+fn a_flag_ralph_takes_elsewhere_gets_no_hint_of_another_command() {
+    // `--file` is in the table for `events` and `emit`, not for `init`.
+    let args: Vec<OsString> = ["ralph", "init", "--file", "x"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let mut err = crate::cli_config_env::command(None)
+        .try_get_matches_from(&args)
+        .expect_err("refused");
+    assert!(!add_migration_hint(&mut err, &args));
+}
+
+#[test]
+fn every_form_is_in_one_row_only() {
+    let forms: Vec<Form> = HINTS.iter().flat_map(|h| h.forms.iter().copied()).collect();
+    for (i, form) in forms.iter().enumerate() {
+        assert!(!forms[i + 1..].contains(form), "{form:?} twice");
+    }
+}
+
+/// docs/migrating.md's table "Commands and flags that are not here": (incumbent cell,
+/// "in ralph" cell) of each row (tests/migrating_doc.rs runs every row's command lines).
+fn doc_rows() -> Vec<(&'static str, &'static str)> {
+    const DOC: &str = include_str!("../../../docs/migrating.md");
+    let start = DOC
+        .find("| ralph-orchestrator | in ralph |")
+        .expect("the table");
+    DOC[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (cells[0], cells[1])
+        })
+        .collect()
+}
+
+#[test]
+fn every_hint_is_a_row_of_the_doc_and_names_every_form_it_answers() {
+    let rows = doc_rows();
+    assert_eq!(rows.len(), HINTS.len(), "one hint a row");
+    for (hint, (incumbent, ours)) in HINTS.iter().zip(rows) {
+        for span in ours.split('`').skip(1).step_by(2) {
+            assert!(
+                hint.instead.contains(span),
+                "{span} not in {:?}",
+                hint.instead
+            );
+        }
+        for form in hint.forms {
+            let named = match *form {
+                Form::Command(name) => incumbent.contains(&format!("`ralph {name}")),
+                Form::Flag(_, flag) => incumbent.contains(flag),
+                Form::AfterDashes(command) => {
+                    incumbent.contains(&format!("`ralph {command}"))
+                        && incumbent.contains("-- ARGS")
+                }
+            };
+            assert!(named, "{form:?} is not in the row {incumbent}");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+use std::io;
+use std::path::Path;
+
+use super::{with_config_hint, with_hats_hint};
+
+fn gone() -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, "No such file or directory")
+}
+
+fn config(arg: &str) -> String {
+    with_config_hint(gone(), Path::new(arg)).to_string()
+}
+
+fn hats(arg: &str, cwd: &Path) -> String {
+    with_hats_hint(gone(), Path::new(arg), cwd).to_string()
+}
+
+#[test]
+fn a_url_is_told_to_be_downloaded_for_c_and_h() {
+    let cwd = tempfile::tempdir().unwrap();
+    for text in [
+        config("https://example.com/ralph.yml"),
+        hats("HTTP://example.com/x.yml", cwd.path()),
+    ] {
+        assert!(text.starts_with("No such file or directory; "), "{text}");
+        assert!(text.contains("downloads nothing"), "{text}");
+        assert!(text.contains("pass its path"), "{text}");
+    }
+}
+
+#[test]
+fn c_builtin_points_at_h_builtin() {
+    let text = config("builtin:code-assist");
+    assert!(text.contains("`-H builtin:code-assist`"), "{text}");
+    assert!(text.contains("`ralph init --preset code-assist`"), "{text}");
+}
+
+#[test]
+fn a_name_in_the_presets_directory_is_given_its_path() {
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir(cwd.path().join("presets")).unwrap();
+    std::fs::write(cwd.path().join("presets/mine.yaml"), "hats: {}\n").unwrap();
+    let text = hats("mine", cwd.path());
+    assert!(
+        text.contains("does not search preset directories"),
+        "{text}"
+    );
+    assert!(text.contains("`-H presets/mine.yaml`"), "{text}");
+}
+
+#[test]
+fn a_bare_name_found_nowhere_gets_the_preset_names() {
+    let cwd = tempfile::tempdir().unwrap();
+    let text = hats("mine", cwd.path());
+    assert!(text.contains("`builtin:NAME`"), "{text}");
+    assert!(text.contains("code-assist, debug"), "{text}");
+    assert!(text.contains("`ralph init --list-presets`"), "{text}");
+    assert!(hats("debug", cwd.path()).contains("`-H builtin:debug`"));
+}
+
+#[test]
+fn a_path_or_another_error_is_left_as_it_is() {
+    let cwd = tempfile::tempdir().unwrap();
+    assert_eq!(
+        hats("hats/mine.yml", cwd.path()),
+        "No such file or directory"
+    );
+    assert_eq!(config("ci/ralph.yml"), "No such file or directory");
+    let denied = io::Error::new(io::ErrorKind::PermissionDenied, "denied");
+    assert_eq!(
+        with_hats_hint(denied, Path::new("https://x"), cwd.path()).to_string(),
+        "denied"
+    );
+}
