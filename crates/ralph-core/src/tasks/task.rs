@@ -165,5 +165,10 @@ pub fn new_task_id(now: SystemTime) -> String {
         ID_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     let hash = ralph_types::user_dirs::fnv1a(seed.as_bytes());
-    format!("task-{}-{:04x}", since.as_secs(), hash & 0xffff)
+    // FNV's low bits depend only on the low bits of what it read (a multiply carries
+    // upward only): seeds that differ in a counter's last digit share many of them.
+    // Folding the well-mixed high bits in spreads the digits as random ones would be.
+    let folded = hash ^ (hash >> 32);
+    let folded = folded ^ (folded >> 16);
+    format!("task-{}-{:04x}", since.as_secs(), folded & 0xffff)
 }
