@@ -11,6 +11,7 @@ use ralph_stream::Tokens;
 use crate::machine::{
     DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, StopReason, format_duration, verdict,
 };
+use crate::run_event::format_usd;
 use crate::steer::SteerTally;
 use crate::token_count::TokenCount;
 use crate::visible::visible;
@@ -263,12 +264,21 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
 /// note counts attempts when limited ones are among them.
 pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
     match known_cost(usd, unpriced, iterations) {
-        (Some(usd), true) => format!("${usd:.4}"),
+        (Some(usd), true) => format_usd(usd),
         (None, _) => "unknown (the agent reported no cost)".to_owned(),
         (Some(usd), false) => match unpriced {
-            1 => format!("at least ${usd:.4} (1 iteration reported no cost)"),
-            u if u > iterations => format!("at least ${usd:.4} ({u} attempts reported no cost)"),
-            u => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
+            1 => format!(
+                "at least {} (1 iteration reported no cost)",
+                format_usd(usd)
+            ),
+            u if u > iterations => format!(
+                "at least {} ({u} attempts reported no cost)",
+                format_usd(usd)
+            ),
+            u => format!(
+                "at least {} ({u} iterations reported no cost)",
+                format_usd(usd)
+            ),
         },
     }
 }

@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::event::Event;
 use crate::machine::{CompletionSignal, HatTotals, RateLimitTally};
+use crate::run_event::round_usd;
 
 #[test]
 fn numbers_get_thousands_separators() {
@@ -238,4 +239,12 @@ fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
         "{}",
         limited_summary(&state)
     );
+}
+
+#[test]
+fn a_cost_shows_as_the_run_files_store_it() {
+    // 0.012 + 0.01095 is 0.022949999… in memory and 0.02295 in the run's files: every
+    // view rounds it as the files do, so summary.md and `ralph runs` say the same.
+    assert_eq!(cost(0.012 + 0.01095, 0, 2), "$0.0230");
+    assert_eq!(cost(round_usd(0.012 + 0.01095), 0, 2), "$0.0230");
 }
