@@ -99,9 +99,12 @@ pub async fn run_agent_teed(
     on_raw: impl FnMut(&[u8]),
     on_event: impl FnMut(&AgentEvent<'_>, &SessionSummary) -> Control,
 ) -> AgentRun {
+    // A cost budget is checked against the summary as the events come: calls the agent
+    // does not price yet (Claude Code's, until its `result`) count at ralph's estimate.
+    let summary = SessionSummary::default().with_pricing(decoder.pricing().clone());
     let mut sink = ParsingSink {
         decoder,
-        summary: SessionSummary::default(),
+        summary,
         on_spawn: Some(on_spawn),
         on_raw,
         on_event,

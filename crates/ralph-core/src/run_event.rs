@@ -290,6 +290,18 @@ pub fn round_usd(amount: f64) -> f64 {
     (amount * scale).round() / scale
 }
 
+/// Decimal places of a dollar amount shown to people: a hundredth of a cent, so that a
+/// cheap model's iteration does not read as free.
+pub const USD_SHOWN_DECIMALS: usize = 4;
+
+/// `$0.0230`: a dollar amount as every view shows it, rounded as the run's files store it
+/// ([`round_usd`]) before it is cut to [`USD_SHOWN_DECIMALS`] places, so that a sum held in
+/// memory (`0.022949999…`) and the same sum read back from the files (`0.02295`) show the
+/// same figure.
+pub fn format_usd(amount: f64) -> String {
+    format!("${:.USD_SHOWN_DECIMALS$}", round_usd(amount))
+}
+
 fn usd<S: serde::Serializer>(amount: &f64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_f64(round_usd(*amount))
 }

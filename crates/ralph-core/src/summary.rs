@@ -11,6 +11,7 @@ use ralph_stream::Tokens;
 use crate::machine::{
     DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, StopReason, format_duration, verdict,
 };
+use crate::run_event::format_usd;
 use crate::steer::SteerTally;
 use crate::token_count::TokenCount;
 use crate::visible::visible;
@@ -56,7 +57,12 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
     let _ = writeln!(
         out,
         "| Cost | {} |",
-        cost(s.cost_usd, s.unpriced_iterations, s.iterations)
+        cost(
+            s.cost_usd,
+            s.unpriced_iterations,
+            s.unpriced_attempts,
+            s.iterations
+        )
     );
     let _ = writeln!(
         out,
@@ -107,7 +113,12 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             h.iterations.to_string(),
             h.failures.to_string(),
             format_duration(Duration::from_millis(h.duration_ms)),
-            cost(h.cost_usd, h.unpriced_iterations, h.iterations),
+            cost(
+                h.cost_usd,
+                h.unpriced_iterations,
+                h.unpriced_attempts,
+                h.iterations,
+            ),
             TokenCount::of(h.tokens.total(), h.uncounted_iterations == 0).cell(thousands),
         ],
     });
@@ -260,15 +271,30 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost ([`known_cost`]); the
-/// note counts attempts when limited ones are among them.
-pub fn cost(usd: f64, unpriced: u32, iterations: u32) -> String {
+/// note counts attempts when `attempts` of the `unpriced` were attempts a provider's limit
+/// ended and that ran again (not iterations), or when there are more of them than
+/// iterations (a run's files from before attempts were told apart).
+pub fn cost(usd: f64, unpriced: u32, attempts: u32, iterations: u32) -> String {
+    let some_attempts = attempts > 0 || unpriced > iterations;
     match known_cost(usd, unpriced, iterations) {
-        (Some(usd), true) => format!("${usd:.4}"),
+        (Some(usd), true) => format_usd(usd),
         (None, _) => "unknown (the agent reported no cost)".to_owned(),
         (Some(usd), false) => match unpriced {
-            1 => format!("at least ${usd:.4} (1 iteration reported no cost)"),
-            u if u > iterations => format!("at least ${usd:.4} ({u} attempts reported no cost)"),
-            u => format!("at least ${usd:.4} ({u} iterations reported no cost)"),
+            1 if some_attempts => {
+                format!("at least {} (1 attempt reported no cost)", format_usd(usd))
+            }
+            1 => format!(
+                "at least {} (1 iteration reported no cost)",
+                format_usd(usd)
+            ),
+            u if some_attempts => format!(
+                "at least {} ({u} attempts reported no cost)",
+                format_usd(usd)
+            ),
+            u => format!(
+                "at least {} ({u} iterations reported no cost)",
+                format_usd(usd)
+            ),
         },
     }
 }

@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::event::Event;
 use crate::machine::{CompletionSignal, HatTotals, RateLimitTally};
+use crate::run_event::round_usd;
 
 #[test]
 fn numbers_get_thousands_separators() {
@@ -33,6 +34,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     duration_ms: 12_000,
                     cost_usd: 0.01,
                     unpriced_iterations: 0,
+                    unpriced_attempts: 0,
                     tokens,
                     uncounted_iterations: 0,
                 },
@@ -45,6 +47,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     duration_ms: 121_000,
                     cost_usd: 0.0323,
                     unpriced_iterations: 1,
+                    unpriced_attempts: 0,
                     tokens,
                     uncounted_iterations: 0,
                 },
@@ -186,23 +189,33 @@ fn interrupted_summary(state: &LoopState, steering: SteerTally) -> String {
 
 #[test]
 fn a_cost_counts_the_iterations_that_reported_none_in_words() {
-    assert_eq!(cost(0.5, 0, 3), "$0.5000");
+    assert_eq!(cost(0.5, 0, 0, 3), "$0.5000");
     assert_eq!(
-        cost(0.5, 1, 3),
+        cost(0.5, 1, 0, 3),
         "at least $0.5000 (1 iteration reported no cost)"
     );
     assert_eq!(
-        cost(0.5, 2, 3),
+        cost(0.5, 2, 0, 3),
         "at least $0.5000 (2 iterations reported no cost)"
     );
-    assert_eq!(cost(0.0, 3, 3), "unknown (the agent reported no cost)");
+    assert_eq!(cost(0.0, 3, 0, 3), "unknown (the agent reported no cost)");
     // Limited attempts count among the unpriced, not among the iterations: a cost one
     // of them reported is still a lower bound, not "unknown".
     assert_eq!(
-        cost(0.007, 2, 1),
+        cost(0.007, 2, 0, 1),
         "at least $0.0070 (2 attempts reported no cost)"
     );
-    assert_eq!(cost(0.0, 2, 1), "unknown (the agent reported no cost)");
+    assert_eq!(cost(0.0, 2, 0, 1), "unknown (the agent reported no cost)");
+    // Two iterations that reported a cost and two limited attempts that did not: the
+    // note says attempts, as the hat's row does.
+    assert_eq!(
+        cost(0.08, 2, 2, 2),
+        "at least $0.0800 (2 attempts reported no cost)"
+    );
+    assert_eq!(
+        cost(0.08, 1, 1, 2),
+        "at least $0.0800 (1 attempt reported no cost)"
+    );
 }
 
 #[test]
@@ -238,4 +251,12 @@ fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
         "{}",
         limited_summary(&state)
     );
+}
+
+#[test]
+fn a_cost_shows_as_the_run_files_store_it() {
+    // 0.012 + 0.01095 is 0.022949999… in memory and 0.02295 in the run's files: every
+    // view rounds it as the files do, so summary.md and `ralph runs` say the same.
+    assert_eq!(cost(0.012 + 0.01095, 0, 0, 2), "$0.0230");
+    assert_eq!(cost(round_usd(0.012 + 0.01095), 0, 0, 2), "$0.0230");
 }

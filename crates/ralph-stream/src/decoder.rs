@@ -40,6 +40,9 @@ pub struct StreamDecoder {
     framer: LineFramer,
     parser: Parser,
     lines: u64,
+    /// The prices given to [`StreamDecoder::with_pricing`], for the session's summary
+    /// too (see [`StreamDecoder::pricing`]).
+    pricing: Pricing,
 }
 
 #[derive(Debug)]
@@ -87,12 +90,14 @@ impl StreamDecoder {
                 None => Parser::Detecting(Vec::new(), Pricing::default()),
             },
             lines: 0,
+            pricing: Pricing::default(),
         }
     }
 
     /// Prices the usage of agents that report tokens without a cost (Codex, Gemini CLI)
     /// with `pricing` instead of the built-in list prices, from the next turn on.
     pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.pricing = pricing.clone();
         match &mut self.parser {
             Parser::Detecting(_, slot) => *slot = pricing,
             Parser::Codex(p) => p.set_pricing(pricing),
@@ -106,6 +111,13 @@ impl StreamDecoder {
             | Parser::Unrecognised => {}
         }
         self
+    }
+
+    /// The prices this decoder was given: what a [`SessionSummary`](crate::SessionSummary)
+    /// of its stream estimates unpriced calls with
+    /// ([`SessionSummary::with_pricing`](crate::SessionSummary::with_pricing)).
+    pub fn pricing(&self) -> &Pricing {
+        &self.pricing
     }
 
     /// The format being parsed, once known.

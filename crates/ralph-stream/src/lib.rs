@@ -40,6 +40,7 @@ mod rate_limit;
 mod sniff;
 mod summary;
 mod text;
+mod unpriced;
 
 pub use bounded::MAX_ERROR_BYTES;
 pub use decoder::DETECT_MAX_LINES;

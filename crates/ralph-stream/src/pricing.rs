@@ -5,7 +5,9 @@
 //! cost is [`CostKind::Estimated`], or [`CostKind::Unknown`] when the model is not in the
 //! table: an unknown model is never guessed at. Agents that report their own cost (pi,
 //! Claude Code, OpenCode) are never repriced, and an agent that reports no tokens at all
-//! (Copilot) cannot be priced.
+//! (Copilot) cannot be priced. Only a cost budget uses prices for them: a call they report
+//! without a cost (Claude Code's, until its session ends) counts at its estimate there
+//! (`SessionSummary::cost_for_budget`).
 //!
 //! The built-in table holds list prices that go stale; the config layer overrides or
 //! extends it with [`PriceTable::with_entries`] and passes the result to
@@ -197,7 +199,7 @@ static BUILTIN_TABLE: LazyLock<Arc<PriceTable>> = LazyLock::new(|| Arc::new(Pric
 /// How a decoder prices usage that its agent reports without a cost: a price table, and
 /// the model to assume when the stream names none (Codex never does; ralph knows which
 /// model it asked for).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pricing {
     table: Arc<PriceTable>,
     default_model: Option<Arc<str>>,

@@ -7,7 +7,9 @@ use crate::event::CostKind;
 use crate::event::Stop;
 use crate::event::Tokens;
 use crate::event::Usage;
+use crate::pricing::Pricing;
 use crate::rate_limit::{RateLimited, names_limit, reset_in_message};
+use crate::unpriced::Unpriced;
 
 /// Folds a run's events into its outcome. Feed it every event with
 /// [`SessionSummary::observe`]; every public field is up to date after each call, so the
@@ -57,6 +59,9 @@ pub struct SessionSummary {
     pub said: bool,
     #[serde(skip)]
     state: State,
+    /// The estimated cost of calls reported without one, for [`SessionSummary::cost_for_budget`].
+    #[serde(skip)]
+    unpriced: Unpriced,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -143,6 +148,26 @@ fn add_usage(
 }
 
 impl SessionSummary {
+    /// A summary that estimates, with `pricing`, what the calls its agent reports without
+    /// a cost spent, for [`SessionSummary::cost_for_budget`].
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.unpriced = Unpriced::new(pricing);
+        self
+    }
+
+    /// What the run has spent so far, to hold against a cost budget: the cost the agent
+    /// reported, plus ralph's estimate (list prices, see [`SessionSummary::with_pricing`])
+    /// of the calls it reported without a cost and has not priced since (Claude Code
+    /// prices its session only at its end). `None` when nothing is known or estimated.
+    pub fn cost_for_budget(&self) -> Option<f64> {
+        let estimated = self.unpriced.usd();
+        match self.cost_usd {
+            Some(cost) => Some(cost + estimated),
+            None if estimated > 0.0 => Some(estimated),
+            None => None,
+        }
+    }
+
     /// Another agent session begins (a ralph capture's next attempt or iteration): its
     /// usage and turns add to those so far, and its verdict replaces theirs. Within one
     /// session an agent's totals are cumulative and replace each other (a second Claude
@@ -163,6 +188,7 @@ impl SessionSummary {
             earlier: std::mem::take(&mut self.state.earlier),
             ..State::default()
         };
+        self.unpriced.next_session();
         self.refresh();
     }
 
@@ -244,6 +270,7 @@ impl SessionSummary {
                     Some(kind) => kind.combine(usage.cost_kind),
                     None => usage.cost_kind,
                 });
+                self.unpriced.note_call(usage, self.model.as_deref());
                 self.note_model(usage);
             }
             AgentEvent::RetryStarted { .. } => self.state.retry_pending = true,
@@ -285,6 +312,9 @@ impl SessionSummary {
                 if let Some(totals) = totals {
                     self.state.tokens_reported |= reports_tokens(totals);
                     self.state.totals = Some((totals.tokens, totals.cost_usd, totals.cost_kind));
+                    if totals.cost_usd.is_some() {
+                        self.unpriced.totals_reported();
+                    }
                     self.note_model(totals);
                 }
             }

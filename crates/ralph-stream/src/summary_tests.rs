@@ -335,3 +335,37 @@ fn each_session_counts_its_own_empty_calls() {
     s.begin_session();
     assert_eq!(s.empty_calls_in_a_row(), 0);
 }
+
+#[test]
+fn calls_without_a_cost_count_at_their_estimate_for_a_budget_until_the_agent_prices_them() {
+    let price = crate::ModelPrice {
+        input: 2.0,
+        output: 0.0,
+        cache_read: 0.0,
+        cache_write: 0.0,
+    };
+    let table = crate::PriceTable::empty().with_entries([("m", price)]);
+    let mut s = SessionSummary::default().with_pricing(Pricing::new(table));
+    s.observe(&AgentEvent::SessionStarted {
+        session_id: None,
+        model: Some("m".into()),
+        provider: None,
+    });
+    s.observe(&turn(None, 1_000, false));
+    s.observe(&turn(None, 500, false));
+    // The reported cost is unknown; the budget sees 1500 tokens at $2 a million.
+    assert_eq!((s.cost_usd, s.cost_for_budget()), (None, Some(0.003)));
+    // The agent's own total replaces the estimate, which is not added again.
+    s.observe(&AgentEvent::RunFinished {
+        is_error: false,
+        error: None,
+        turns: Some(2),
+        duration_ms: None,
+        totals: Some(Usage::reported(Tokens::default(), Some(0.01), None)),
+    });
+    assert_eq!(s.cost_for_budget(), Some(0.01));
+    // A later session's unpriced call adds to what the earlier ones spent.
+    s.begin_session();
+    s.observe(&turn(None, 1_000, false));
+    assert_eq!(s.cost_for_budget(), Some(0.01 + 0.002));
+}

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use pretty_assertions::assert_eq;
 use ralph_stream::AgentEvent;
+use ralph_stream::SessionSummary;
+use ralph_stream::StreamDecoder;
 use ralph_stream::StreamFormat;
 use support::events_in_chunks;
 use support::fixtures;
@@ -341,6 +343,44 @@ mod props {
                 events_in_chunks(None, chunks),
                 events_in_chunks(None, [bytes.as_slice()])
             );
+        }
+    }
+}
+
+/// A Claude Code stopped before its `result` (Ctrl-C, an inactivity timeout) counts each
+/// call's output as its `message_delta` gave it: what the `result` would have said, however
+/// the bytes are split; and the `result`'s totals, when it comes, are not added to them.
+/// (A sub-agent's calls stream no counts: `partial_rich`'s are only in its `result`.)
+#[test]
+fn claude_without_its_result_counts_the_output_its_stream_events_gave() {
+    let summary_of = |chunks: &[&[u8]]| {
+        let mut decoder = StreamDecoder::new(Some(StreamFormat::Claude));
+        let mut summary = SessionSummary::default();
+        for chunk in chunks {
+            decoder.feed(chunk, |event| summary.observe(event));
+        }
+        decoder.finish(|event| summary.observe(event));
+        summary
+    };
+    for (name, output) in [
+        ("v2.1.332_partial_max_tokens_gave_up.jsonl", 36),
+        ("v2.1.332_partial_max_tokens_then_resumed.jsonl", 22),
+        ("v2.1.332_partial_text.jsonl", 22),
+        ("v2.1.332_partial_overloaded529_once_then_ok.jsonl", 13),
+    ] {
+        let whole = read(&support::fixtures_dir().join("claude").join(name));
+        let finished = summary_of(&[&whole]);
+        assert!(finished.terminal_event, "{name}");
+        assert_eq!(finished.tokens.output, output, "{name}");
+        let text = std::str::from_utf8(&whole).expect("UTF-8");
+        // The `result` line, whose `type` is not its first key.
+        let result = text.find(r#""type":"result""#).expect("its result line");
+        let unfinished = &whole[..text[..result].rfind('\n').map_or(0, |at| at + 1)];
+        for at in 0..=unfinished.len() {
+            let (a, b) = unfinished.split_at(at);
+            let summary = summary_of(&[a, b]);
+            assert!(!summary.terminal_event, "{name}");
+            assert_eq!(summary.tokens, finished.tokens, "{name}: split at {at}");
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use ralph_core::machine::LoopState;
+use ralph_core::run_event::format_usd;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::time_text::Civil;
 use ralph_core::token_count::TokenCount;
@@ -170,8 +171,8 @@ pub(crate) fn cost(state: &LoopState) -> (Option<f64>, bool) {
 pub(crate) fn cost_cell(cost_usd: Option<f64>, complete: bool) -> String {
     match (cost_usd, complete) {
         (None, _) => "unknown".to_owned(),
-        (Some(usd), true) => format!("${usd:.4}"),
-        (Some(usd), false) => format!("at least ${usd:.4}"),
+        (Some(usd), true) => format_usd(usd),
+        (Some(usd), false) => format!("at least {}", format_usd(usd)),
     }
 }
 

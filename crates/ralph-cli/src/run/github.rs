@@ -100,6 +100,8 @@ pub(crate) struct RunEnd<'a> {
     /// The iterations whose agent reported no cost: with `totals`, what tells a lower
     /// bound from a cost nobody knows (`cost_complete` alone cannot).
     pub(crate) unpriced_iterations: u32,
+    /// Of those, the attempts that ran again (not iterations).
+    pub(crate) unpriced_attempts: u32,
     pub(crate) git: Option<&'a GitHead>,
     pub(crate) summary_path: &'a str,
 }
@@ -134,7 +136,12 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     // In summary.md's words: a run no agent priced is "unknown", never "$0".
     row(
         "cost",
-        &summary::cost(t.cost_usd, end.unpriced_iterations, t.iterations),
+        &summary::cost(
+            t.cost_usd,
+            end.unpriced_iterations,
+            end.unpriced_attempts,
+            t.iterations,
+        ),
     );
     // Copilot counts no tokens: its zero is "unknown", a sum with it a lower bound.
     let parts = format!(

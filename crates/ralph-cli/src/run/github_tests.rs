@@ -22,6 +22,7 @@ fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
             tokens_complete: true,
         },
         unpriced_iterations: 1,
+        unpriced_attempts: 0,
         git,
         summary_path: ".ralph/runs/r/summary.md",
     }
@@ -121,6 +122,7 @@ fn the_cost_row_says_unknown_when_no_agent_reported_one_as_summary_md_does() {
                 ..base.totals
             },
             unpriced_iterations,
+            unpriced_attempts: 0,
             ..base
         });
         md.lines()

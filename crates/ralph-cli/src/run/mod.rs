@@ -233,6 +233,7 @@ pub(crate) async fn drive(
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
         unpriced_iterations: run.machine.state().unpriced_iterations,
+        unpriced_attempts: run.machine.state().unpriced_attempts,
         git: git.as_ref(),
         summary_path: &shown,
     };
@@ -352,13 +353,15 @@ async fn iterate(
                 iteration: number,
                 event,
             });
-            let turn_ended = matches!(
-                event,
-                AgentEvent::TurnFinished { .. } | AgentEvent::RunFinished { .. }
-            );
+            let run_ended = matches!(event, AgentEvent::RunFinished { .. });
+            let turn_ended = run_ended || matches!(event, AgentEvent::TurnFinished { .. });
             // The one supervisor stops the agent (its group, TERM then KILL) at the call
-            // the machine names: the budget's, or the last of a run of empty answers.
-            match turn_ended.then(|| machine.stop_at_call(summary)).flatten() {
+            // the machine names: the budget's, or the last of a run of empty answers. An
+            // agent whose run just ended by itself is not stopped for the budget (there is
+            // nothing left to cut short, and saying so would not be true): the loop stops
+            // on the limit before the next iteration.
+            let stop = turn_ended.then(|| machine.stop_at_call(summary)).flatten();
+            match stop.filter(|why| !(run_ended && *why == StoppedBy::CostLimit)) {
                 Some(why) => {
                     stopped_by = why;
                     Control::Stop

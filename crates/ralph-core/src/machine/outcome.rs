@@ -145,6 +145,18 @@ pub fn classify(facts: RunFacts<'_>) -> IterationOutcome {
     };
     match termination {
         Termination::Interrupted => IterationOutcome::Interrupted,
+        // The budget was crossed at the call that ended the agent's run (Claude Code's
+        // last, priced with its `result`): the stop cut nothing short, so the run is
+        // judged as one that finished by itself, and the loop stops on the limit before
+        // the next iteration. "Stopped at the cost limit" is only said of a run the stop
+        // ended.
+        Termination::StoppedByCaller if stopped_by == StoppedBy::CostLimit && stream_succeeded => {
+            classify(RunFacts {
+                termination: &Termination::StoppedAfterFinish,
+                stopped_by: StoppedBy::Nothing,
+                ..facts
+            })
+        }
         Termination::StoppedByCaller if stopped_by == StoppedBy::CostLimit => {
             IterationOutcome::StoppedAtCostLimit
         }

@@ -85,6 +85,18 @@ fn classify_judges_process_and_stream_together() {
             ),
             IterationOutcome::StoppedAtCostLimit,
         ),
+        // A budget crossed at the call that finished the run, before ralph's stop came:
+        // the stop cut nothing short.
+        (
+            judge(
+                &caller,
+                Case {
+                    stopped_by: StoppedBy::CostLimit,
+                    ..Case::DEFAULT
+                },
+            ),
+            IterationOutcome::Succeeded,
+        ),
         // A budget crossed on the last turn of a run that finished anyway.
         (
             judge(

@@ -54,6 +54,8 @@ impl Machine {
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);
         s.tokens += usage.tokens;
         s.unpriced_iterations = s.unpriced_iterations.saturating_add(u32::from(unpriced));
+        let unpriced_attempt = u32::from(unpriced && runs_again);
+        s.unpriced_attempts = s.unpriced_attempts.saturating_add(unpriced_attempt);
         s.uncounted_iterations = s.uncounted_iterations.saturating_add(u32::from(uncounted));
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
         hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
@@ -61,6 +63,7 @@ impl Machine {
         hat.duration_ms = hat.duration_ms.saturating_add(millis(report.duration));
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
         hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));
+        hat.unpriced_attempts = hat.unpriced_attempts.saturating_add(unpriced_attempt);
         hat.tokens += usage.tokens;
         hat.uncounted_iterations = hat
             .uncounted_iterations

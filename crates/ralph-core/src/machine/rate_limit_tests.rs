@@ -5,6 +5,7 @@ use pretty_assertions::assert_eq;
 use super::super::test_support::*;
 use super::super::*;
 use crate::config::{RateLimitConfig, RateLimitPolicy};
+use ralph_stream::CostKind;
 
 fn limited(resets_at: Option<u64>) -> IterationReport {
     report(
@@ -439,5 +440,49 @@ fn with_fail_an_overload_fails_at_once_and_says_only_its_message() {
     assert_eq!(
         verdict(&reason, m.state()),
         format!("1 iterations in a row failed (the last: rate limited: {OVERLOADED})")
+    );
+}
+
+#[test]
+fn a_limited_attempt_that_reported_no_cost_is_counted_as_an_attempt() {
+    // The limited attempt's model answered (billed) without a cost; the iteration that
+    // ran again reported its own. The run's cost note and the hat's then say attempts.
+    let mut m = Machine::new(solo());
+    let mut attempt = limited(None);
+    attempt.usage.cost_usd = None;
+    attempt.usage.cost_kind = CostKind::Unknown;
+    attempt.usage.answered = true;
+    let first = run(&mut m);
+    m.finish(first, attempt, S);
+    let again = run(&mut m);
+    m.finish(again, ok(&[]), S);
+    let s = m.state();
+    let hat = &s.hats[DEFAULT_HAT];
+    assert_eq!(
+        (s.iterations, s.unpriced_iterations, s.unpriced_attempts),
+        (1, 1, 1)
+    );
+    assert_eq!(
+        crate::summary::cost(
+            s.cost_usd,
+            s.unpriced_iterations,
+            s.unpriced_attempts,
+            s.iterations
+        ),
+        crate::summary::cost(
+            hat.cost_usd,
+            hat.unpriced_iterations,
+            hat.unpriced_attempts,
+            hat.iterations
+        ),
+    );
+    assert!(
+        crate::summary::cost(
+            s.cost_usd,
+            s.unpriced_iterations,
+            s.unpriced_attempts,
+            s.iterations
+        )
+        .ends_with("(1 attempt reported no cost)")
     );
 }

@@ -351,6 +351,7 @@ fn finish_records_the_iteration_and_the_totals() {
             runtime_ms: 1000,
             cost_usd: 0.5,
             unpriced_iterations: 0,
+            unpriced_attempts: 0,
             tokens,
             uncounted_iterations: 0,
             consecutive_failures: 0,
@@ -370,6 +371,7 @@ fn finish_records_the_iteration_and_the_totals() {
                     duration_ms: 2000,
                     cost_usd: 0.5,
                     unpriced_iterations: 0,
+                    unpriced_attempts: 0,
                     tokens,
                     uncounted_iterations: 0,
                 }

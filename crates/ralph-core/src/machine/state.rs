@@ -24,6 +24,10 @@ pub struct LoopState {
     pub cost_usd: f64,
     /// Iterations whose agent did not report (all of) its cost.
     pub unpriced_iterations: u32,
+    /// Of `unpriced_iterations`, the attempts that a provider's limit ended and that ran
+    /// again: not iterations, so the summary calls them attempts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_attempts: u32,
     /// The tokens counted; a lower bound when `uncounted_iterations` is not zero.
     pub tokens: Tokens,
     /// Iterations whose agent reported no token counts (Copilot).
@@ -102,6 +106,9 @@ pub struct HatTotals {
     pub duration_ms: u64,
     pub cost_usd: f64,
     pub unpriced_iterations: u32,
+    /// Of `unpriced_iterations`, the attempts that ran again (see `LoopState`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_attempts: u32,
     pub tokens: Tokens,
     /// Iterations of the hat whose agent reported no token counts.
     #[serde(default, skip_serializing_if = "is_zero")]

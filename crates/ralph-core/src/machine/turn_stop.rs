@@ -28,10 +28,11 @@ pub enum StoppedBy {
 
 impl Machine {
     /// Whether the agent has to be stopped now, at the end of one of its model calls, and
-    /// why: the cost budget first (see [`Machine::crosses_budget`]), then a run of empty
+    /// why: the cost budget first (see [`Machine::crosses_budget`]; calls the agent has not
+    /// priced yet count at ralph's estimate, [`SessionSummary::cost_for_budget`]), then a run of empty
     /// calls. `None` lets it go on.
     pub fn stop_at_call(&self, summary: &SessionSummary) -> Option<StoppedBy> {
-        if self.crosses_budget(summary.cost_usd) {
+        if self.crosses_budget(summary.cost_for_budget()) {
             Some(StoppedBy::CostLimit)
         } else if summary.empty_calls_in_a_row() >= MAX_EMPTY_CALLS_IN_A_ROW {
             Some(StoppedBy::EmptyCalls)

@@ -141,8 +141,12 @@ pub(super) enum Partial<'a> {
     },
     /// `message_delta`: how the message ended. Claude Code writes each block's `assistant`
     /// line before it, with `stop_reason: null`, so a cut at the output limit
-    /// (`max_tokens`) is said only here.
-    Stop { reason: JsonStr<'a> },
+    /// (`max_tokens`) is said only here; and its `usage.output_tokens`, the call's final
+    /// output count, which those lines give as their `message_start` snapshot (`1`).
+    Stop {
+        reason: Option<JsonStr<'a>>,
+        output: Option<u64>,
+    },
 }
 
 /// A piece of a text or thinking block.
@@ -244,16 +248,18 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
     }))
 }
 
-/// A stream event's `{type, message: {id}, index, delta}`; other events (block starts and
+/// A stream event's `{type, message: {id}, index, delta, usage: {output_tokens}}`; other events (block starts and
 /// stops, tool input, signatures, the message's stop) are `None`: the complete lines say
 /// what they do.
 fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed> {
     let (mut kind, mut id, mut delta, mut index) = (None, None, None, None);
+    let mut output = None;
     fields!(c, {
         b"type" => kind = c.read_str()?,
         b"message" => id = field_of(c, b"id", Cursor::read_str)?,
         b"delta" => delta = Some(read_delta(c)?),
         b"index" => index = c.read_u64()?,
+        b"usage" => output = field_of(c, b"output_tokens", Cursor::read_u64)?,
     })?;
     let Some(kind) = kind else {
         return Ok(None);
@@ -263,7 +269,12 @@ fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed
     Ok(match &*kind.name() {
         b"message_start" => Some(Partial::Start { id }),
         b"content_block_delta" => delta.piece.map(|delta| Partial::Delta { delta, index }),
-        b"message_delta" => delta.stop_reason.map(|reason| Partial::Stop { reason }),
+        b"message_delta" if delta.stop_reason.is_some() || output.is_some() => {
+            Some(Partial::Stop {
+                reason: delta.stop_reason,
+                output,
+            })
+        }
         _ => None,
     })
 }

@@ -6,8 +6,9 @@
 //!   (its tool results) or the `result` arrives;
 //! - `assistant.message.usage` is a `message_start` snapshot (`output_tokens: 1`): its
 //!   input (uncached, cache reads and writes) is the request's whole prompt, the context
-//!   the call read, but the session's usage and cost come from `result` only (its totals
-//!   replace the turns' sums); each main-agent message is one model call
+//!   the call read (its final output count comes in the `message_delta` stream event,
+//!   `partial.rs`), but the session's usage and cost come from `result` when it comes (its
+//!   totals replace the turns' sums); each main-agent message is one model call
 //!   (a `turn_finished`), while `result.num_turns` counts tool round trips plus one
 //!   (9 parallel tool calls in 4 model calls make 10);
 //! - `type` is not always the first key (`result` in 2.1.332 starts with
@@ -81,6 +82,9 @@ struct PendingMessage {
     model: Option<String>,
     /// Its request's usage, as its last line gave it.
     tokens: Tokens,
+    /// Its final output count, from its `message_delta` (see `partial.rs`): the lines'
+    /// usage is the `message_start` snapshot.
+    final_output: Option<u64>,
     text: String,
     has_tool_use: bool,
     stop: Option<Stop>,
@@ -382,9 +386,15 @@ impl ClaudeParser {
         // One model call per message id, however many lines and tool results it came in:
         // Claude's own `num_turns` counts tool round trips instead.
         if pending.id.is_empty() || pending.id != self.counted_id {
-            // Its input is the context the request read; its cost comes with `result`.
+            // Its input is the context the request read; its cost comes with `result`,
+            // whose totals replace the turns' sums (so the exact output count here is not
+            // counted twice), and without which these are all there is.
+            let mut tokens = pending.tokens;
+            if let Some(output) = pending.final_output {
+                tokens.output = output;
+            }
             emit(&AgentEvent::TurnFinished {
-                usage: Usage::reported(pending.tokens, None, pending.model.map(Into::into)),
+                usage: Usage::reported(tokens, None, pending.model.map(Into::into)),
                 is_error: stop.is_failure(),
             });
             self.counted_id = pending.id;

@@ -9,7 +9,9 @@
 //! `assistant` line for what it streamed, and Claude Code's retry comes as a new
 //! message; a sub-agent's lines come without deltas; a message's stop reason comes only in
 //! its `message_delta`, after its last `assistant` line (which says `stop_reason: null`)
-//! (`v2.1.332_partial_max_tokens_*`).
+//! (`v2.1.332_partial_max_tokens_*`), with the call's final output count: the `assistant`
+//! lines carry the `message_start` snapshot (`output_tokens: 1`), and only `result` would
+//! correct it, which an interrupted or timed-out Claude Code never writes.
 
 use std::borrow::Cow;
 
@@ -66,15 +68,21 @@ impl ClaudeParser {
                 self.open(&id, emit);
                 self.on_delta(delta, index, emit);
             }
-            Some(Partial::Stop { reason }) => {
+            Some(Partial::Stop { reason, output }) => {
                 let id = self.message_of(f);
                 // Only the message being assembled takes it: one that a tool's result
                 // already completed was reported, and an empty one is not opened for it.
                 if let Some(pending) = self.pending.as_mut()
                     && pending.id == *id
-                    && pending.stop.is_none()
                 {
-                    pending.stop_on(reason);
+                    if let Some(reason) = reason
+                        && pending.stop.is_none()
+                    {
+                        pending.stop_on(reason);
+                    }
+                    if output.is_some() {
+                        pending.final_output = output;
+                    }
                 }
             }
             None => {}

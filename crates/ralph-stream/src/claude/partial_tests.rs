@@ -5,6 +5,7 @@ use super::super::REFUSED;
 use super::BROKE_OFF;
 use crate::event::AgentEvent;
 use crate::event::Stop;
+use crate::event::Tokens;
 use crate::event::Usage;
 use crate::parser::events_of;
 
@@ -59,6 +60,21 @@ fn turn(model: Option<&str>, is_error: bool) -> AgentEvent<'static> {
             model: model.map(|m| m.to_owned().into()),
             ..Usage::default()
         },
+        is_error,
+    }
+}
+
+/// A model call whose `message_delta` gave its final `output` count.
+fn turn_of(model: Option<&str>, is_error: bool, output: u64) -> AgentEvent<'static> {
+    AgentEvent::TurnFinished {
+        usage: Usage::reported(
+            Tokens {
+                output,
+                ..Tokens::default()
+            },
+            None,
+            model.map(|m| m.to_owned().into()),
+        ),
         is_error,
     }
 }
@@ -260,10 +276,10 @@ fn a_message_cut_at_the_output_limit_ends_with_a_length_stop() {
         vec![
             text("cut in the mid"),
             finished("cut in the mid", Stop::Length, None),
-            turn(Some("claude-x"), false),
+            turn_of(Some("claude-x"), false, 9),
             text("dle."),
             finished("dle.", Stop::Completed, None),
-            turn(Some("claude-x"), false),
+            turn_of(Some("claude-x"), false, 9),
         ]
     );
 }
@@ -320,9 +336,42 @@ fn the_newer_stop_reasons_map_to_what_they_mean_for_the_loop() {
             vec![
                 text("so far"),
                 finished("so far", stop, error),
-                turn(Some("claude-x"), failed),
+                turn_of(Some("claude-x"), failed, 9),
             ],
             "{reason}"
         );
     }
+}
+
+#[test]
+fn a_calls_output_count_is_the_one_its_message_delta_gives() {
+    // The complete lines carry the `message_start` snapshot (1); the `message_delta` the
+    // final count, with or without a stop reason. Another message's count is not taken.
+    let usage = r#""usage":{"input_tokens":10,"output_tokens":1}"#;
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""hi""#)),
+        format!(
+            r#"{{"type":"assistant","message":{{"id":"m1","model":"claude-x","content":[{{"type":"text","text":"hi"}}],{usage}}},"parent_tool_use_id":null}}"#
+        ),
+        streamed(
+            "m0",
+            r#"{"type":"message_delta","delta":{},"usage":{"output_tokens":99}}"#,
+        ),
+        streamed(
+            "m1",
+            r#"{"type":"message_delta","delta":{},"usage":{"output_tokens":42}}"#,
+        ),
+    ]);
+    let tokens = Tokens {
+        input: 10,
+        output: 42,
+        ..Tokens::default()
+    };
+    assert_eq!(
+        got.last(),
+        Some(&AgentEvent::TurnFinished {
+            usage: Usage::reported(tokens, None, Some("claude-x".into())),
+            is_error: false,
+        })
+    );
 }

@@ -1,6 +1,7 @@
 //! Two figures of the line view that come from adding up events: the per-hat table after
 //! the verdict, and an iteration's context use (the input of its last model call).
 
+use ralph_core::run_event::format_usd;
 use ralph_core::summary::thousands;
 use ralph_core::token_count::TokenCount;
 use ralph_stream::AgentEvent;
@@ -141,8 +142,8 @@ impl HatTable {
             .map(|r| {
                 let cost = match (r.cost_unknown, r.cost_reported) {
                     (true, false) => "unknown".to_owned(),
-                    (true, true) => format!("≥${:.4}", r.cost_usd),
-                    (false, _) => format!("${:.4}", r.cost_usd),
+                    (true, true) => format!("≥{}", format_usd(r.cost_usd)),
+                    (false, _) => format_usd(r.cost_usd),
                 };
                 [
                     r.hat.clone(),

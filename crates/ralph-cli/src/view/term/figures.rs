@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use ralph_core::machine::format_duration;
 use ralph_core::run_event::Totals;
+use ralph_core::run_event::format_usd;
 use ralph_core::summary::thousands;
 use ralph_stream::CostKind;
 
@@ -22,20 +23,23 @@ pub(crate) fn attempt_part(attempt: u32) -> String {
 pub(crate) fn iteration_cost(cost_usd: Option<f64>, kind: CostKind) -> String {
     match (cost_usd, kind) {
         (None, _) => "cost unknown".to_owned(),
-        (Some(c), CostKind::Reported) => format!("${c:.4}"),
-        (Some(c), CostKind::Estimated) => format!("~${c:.4} (estimated)"),
-        (Some(c), CostKind::Unknown) => format!("at least ${c:.4} (partly unknown)"),
+        (Some(c), CostKind::Reported) => format_usd(c),
+        (Some(c), CostKind::Estimated) => format!("~{} (estimated)", format_usd(c)),
+        (Some(c), CostKind::Unknown) => format!("at least {} (partly unknown)", format_usd(c)),
     }
 }
 
 /// A run's cost so far: exact, or a lower bound when some iteration reported none.
 pub(crate) fn total_cost(totals: &Totals) -> String {
     if totals.cost_complete {
-        format!("${:.4}", totals.cost_usd)
+        format_usd(totals.cost_usd)
     } else if totals.cost_usd == 0.0 {
         "cost unknown".to_owned()
     } else {
-        format!("at least ${:.4} (some costs unknown)", totals.cost_usd)
+        format!(
+            "at least {} (some costs unknown)",
+            format_usd(totals.cost_usd)
+        )
     }
 }
 

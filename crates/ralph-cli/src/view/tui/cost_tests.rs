@@ -3,18 +3,18 @@
 
 use super::*;
 
-/// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`.
+/// A cost limit below a cent reads as it was set in the header, not rounded to `$0.00`,
+/// and what was spent to the line view's four places, whatever the limit.
 #[test]
 fn a_cost_limit_below_a_cent_shows_as_it_was_set() {
     let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
     model.max_cost_usd = Some(0.001);
     model.totals.cost_usd = 0.0051;
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    // Spent to the limit's places: compared at a glance.
-    assert!(shown.contains(" $0.005/$0.001 "), "{shown}");
+    assert!(shown.contains(" $0.0051/$0.001 "), "{shown}");
     model.max_cost_usd = Some(5.0);
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" $0.01/$5.00 "), "{shown}");
+    assert!(shown.contains(" $0.0051/$5.00 "), "{shown}");
 }
 
 /// A run whose agent reports no cost is not said to cost nothing; one where some
@@ -30,10 +30,10 @@ fn the_header_says_when_the_cost_is_unknown() {
     );
     model.totals.cost_usd = 0.25;
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · at least $0.25/$5.00 · "), "{shown}");
+    assert!(shown.contains(" · at least $0.2500/$5.00 · "), "{shown}");
     model.max_cost_usd = None;
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · at least $0.25 · "), "{shown}");
+    assert!(shown.contains(" · at least $0.2500 · "), "{shown}");
     model.totals.cost_usd = 0.0;
     let shown = screen(&model, &mut App::new(true), 100, 10);
     assert!(shown.contains(" · cost unknown · "), "{shown}");
@@ -68,11 +68,28 @@ fn the_cost_is_exact_between_iterations_and_a_floor_during_one() {
     model.max_cost_usd = None;
     iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
     let shown = screen(&model, &mut App::new(true), 100, 10);
-    assert!(shown.contains(" · $0.01 · 1500 tokens"), "{shown}");
+    assert!(shown.contains(" · $0.0123 · 1500 tokens"), "{shown}");
     iteration_started(&mut model, 2, "builder", "pi");
     let shown = screen(&model, &mut App::new(true), 100, 10);
     assert!(
-        shown.contains(" · at least $0.01 · ≥1500 tokens"),
+        shown.contains(" · at least $0.0123 · ≥1500 tokens"),
         "{shown}"
     );
+}
+
+/// An iteration that cost under half a cent is not shown as free (`$0.00`), and one whose
+/// agent reported no cost says so, as the line view does; a running one shows none yet.
+#[test]
+fn each_iterations_cost_shows_to_the_line_views_places_or_as_unknown() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
+    model.iterations[0].cost_usd = Some(0.003375);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" $0.0034 "), "{shown}");
+    model.iterations[0].cost_usd = None;
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" cost unknown "), "{shown}");
+    iteration_started(&mut model, 2, "builder", "pi");
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert_eq!(shown.matches(" cost unknown ").count(), 1, "{shown}");
 }

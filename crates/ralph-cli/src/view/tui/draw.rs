@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use ralph_core::machine::format_usd_limit;
+use ralph_core::run_event::format_usd;
 use ralph_core::token_count::TokenCount;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -140,31 +141,36 @@ fn header_model(model: &RunModel) -> Option<&str> {
         .find_map(|it| it.model.as_deref())
 }
 
-/// The run's cost against its limit, saying how sure it is as the line view does: `$0.42`,
-/// `at least $0.42` when some iteration's cost is unknown, `cost unknown` when none is
-/// known (an agent that reports no cost is not free); never exact while an iteration is
-/// `running`, whose cost is not in the totals yet.
+/// The run's cost against its limit, saying how sure it is as the line view does, to its
+/// places (`$0.0042`: a cheap model's run is not `$0.00`): `$0.4200`, `at least $0.4200`
+/// when some iteration's cost is unknown, `cost unknown` when none is known (an agent that
+/// reports no cost is not free); never exact while an iteration is `running`, whose cost is
+/// not in the totals yet.
 fn header_cost(model: &RunModel, running: bool) -> String {
     let totals = &model.totals;
     let exact = totals.cost_complete && !running;
+    let spent = format_usd(totals.cost_usd);
     let Some(max) = model.max_cost_usd else {
         return match (exact, totals.cost_usd == 0.0) {
-            (true, _) => format!("${:.2}", totals.cost_usd),
+            (true, _) => spent,
             (false, true) => "cost unknown".to_owned(),
-            (false, false) => format!("at least ${:.2}", totals.cost_usd),
+            (false, false) => format!("at least {spent}"),
         };
     };
-    // Spent to as many places as the limit shows (cents at least, four at most), so that
-    // `$0.0051/$0.015` compares and `$0.01/$0.015` does not mislead.
     let limit = format_usd_limit(max);
-    let places = limit
-        .split_once('.')
-        .map_or(2, |(_, decimals)| decimals.len())
-        .clamp(2, 4);
     match (exact, totals.cost_usd == 0.0) {
-        (true, _) => format!("${:.places$}/{limit}", totals.cost_usd),
+        (true, _) => format!("{spent}/{limit}"),
         (false, true) => format!("cost unknown (limit {limit})"),
-        (false, false) => format!("at least ${:.places$}/{limit}", totals.cost_usd),
+        (false, false) => format!("at least {spent}/{limit}"),
+    }
+}
+
+/// An iteration's cost in the list, as the line view writes it; nothing while it runs.
+fn iteration_cost(it: &Iteration) -> String {
+    match (&it.outcome, it.cost_usd) {
+        (None, _) => String::new(),
+        (Some(_), Some(cost)) => format!(" {}", format_usd(cost)),
+        (Some(_), None) => " cost unknown".to_owned(),
     }
 }
 
@@ -192,7 +198,7 @@ fn iteration_list(
                 }
                 None => String::new(),
             };
-            let cost = it.cost_usd.map(|c| format!(" ${c:.2}")).unwrap_or_default();
+            let cost = iteration_cost(it);
             let gates = if it.gates_passed + it.gates_failed > 0 {
                 format!(
                     " gates {}/{}",

@@ -8,6 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use ralph_core::fsafe;
+use ralph_core::run_event::format_usd;
 use ralph_core::store::{Durability, replace};
 use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
@@ -65,7 +66,7 @@ fn transcript(model: &RunModel, it: &Iteration) -> String {
         let _ = writeln!(out, "- duration: {}", duration_ms(ms));
     }
     if let Some(cost) = it.cost_usd {
-        let _ = writeln!(out, "- cost: ${cost:.4}");
+        let _ = writeln!(out, "- cost: {}", format_usd(cost));
     }
     let tokens = TokenCount::of(it.tokens.sum(), !it.tokens_uncounted);
     let _ = writeln!(out, "- tokens: {}", tokens.cell(|n| n.to_string()));
