@@ -133,14 +133,15 @@ fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
     take(file, path).map(Some)
 }
 
+/// The user's lock for a workspace, or why it was left out.
+pub(super) type UserLock = (Option<Flock<File>>, Option<LockError>);
+
 /// [`lock_user`], leaving the user's lock out (with why) when its directory cannot hold
 /// it. The user's lock is only a safety net (the lock under `.ralph/` is the lock): a
 /// directory that cannot hold it (a home that is not writable, as `docker run --user`
 /// gives, or another user's `XDG_RUNTIME_DIR` kept after `su`) leaves it out rather than
 /// refuse; another loop holding it is still an error.
-fn lock_user_if_usable(
-    path: Option<&Path>,
-) -> Result<(Option<Flock<File>>, Option<LockError>), LockError> {
+pub(super) fn lock_user_if_usable(path: Option<&Path>) -> Result<UserLock, LockError> {
     match lock_user(path) {
         Ok(lock) => Ok((lock, None)),
         Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
@@ -265,8 +266,15 @@ pub(super) fn holder_pid(path: &Path) -> Option<u32> {
 
 /// Takes the lock at `path` without waiting, after `user` (the user's lock for the same
 /// workspace, see [`user_lock_path`]).
+#[cfg(test)]
 pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
-    let (user, user_skipped) = lock_user_if_usable(user)?;
+    lock_with(path, lock_user_if_usable(user)?)
+}
+
+/// Takes the lock at `path` without waiting, the user's lock already taken (or left
+/// out, with why) by [`lock_user_if_usable`].
+pub(super) fn lock_with(path: &Path, user: UserLock) -> Result<WorkspaceLock, LockError> {
+    let (user, user_skipped) = user;
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
         source,

@@ -181,9 +181,21 @@ fn a_removal_lock_creates_nothing_in_a_workspace_without_ralph_files() {
     let ralph = super::super::RalphDir::in_workspace(dir.path());
     let removing = ralph.lock_for_removal().unwrap();
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    // With a user directory, the user's lock keeps a loop from starting there too.
+    // With a user directory, the user's lock keeps a loop from starting there too, and
+    // the loop makes nothing there first (a directory made while the workspace is being
+    // deleted would fail the deletion).
     if user_lock_path(dir.path()).is_some() {
         assert!(matches!(ralph.lock(), Err(LockError::Held { .. })));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
     drop(removing);
+}
+
+#[test]
+fn a_loop_never_makes_its_workspace_again_once_it_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("worktree");
+    let ralph = super::super::RalphDir::in_workspace(&gone);
+    assert!(matches!(ralph.lock(), Err(LockError::Io { .. })));
+    assert!(!gone.exists());
 }

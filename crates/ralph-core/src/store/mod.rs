@@ -196,19 +196,23 @@ impl RalphDir {
         &self.root
     }
 
-    /// Creates `.ralph/` and takes the workspace lock; see [`RalphDir::ensure_gitignore`].
+    /// Takes the workspace lock, creating `.ralph/`; see [`RalphDir::ensure_gitignore`].
+    ///
+    /// The user's lock comes first, before anything is made in the workspace: a command
+    /// that holds it while it deletes the workspace ([`RalphDir::lock_for_removal`])
+    /// must find nothing made there meanwhile. And a workspace that is gone (deleted
+    /// since the loop was typed in it) is never made again: the loop would run in an
+    /// empty directory.
     pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
         let lock_path = self.root.join(LOCK_FILE);
         let io_err = |source| LockError::Io {
             path: self.root.clone(),
             source,
         };
-        if let Some(workspace) = self.root.parent() {
-            fs::create_dir_all(workspace).map_err(io_err)?;
-        }
-        fsafe::create_dir(&self.root).map_err(io_err)?;
         let user = self.root.parent().and_then(lock::user_lock_path);
-        lock::lock(&lock_path, user.as_deref())
+        let user = lock::lock_user_if_usable(user.as_deref())?;
+        fsafe::create_dir(&self.root).map_err(io_err)?;
+        lock::lock_with(&lock_path, user)
     }
 
     /// Removes a `.ralph/` that holds nothing but the lock and `.gitignore` (made by a
