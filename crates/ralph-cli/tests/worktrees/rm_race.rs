@@ -54,3 +54,32 @@ fn no_loop_starts_in_a_worktree_while_rm_deletes_it() {
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     assert!(!going.exists(), "{} is still there", going.display());
 }
+
+#[test]
+fn a_worktree_git_forgot_after_a_removal_stopped_part_way_can_still_be_removed() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=half", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let out = ws.run(&["runs", "land", "half", "--check", "true"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let half = tree(&ws, "half");
+    // What `git worktree remove` leaves when it fails part-way (a file it cannot
+    // delete): the worktree's files, and git's own record of it gone.
+    std::fs::remove_dir_all(ws.path().join(".git/worktrees")).unwrap();
+    assert!(half.is_dir());
+
+    let out = ws.run(&["runs", "rm", "half"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(
+        err.contains("git no longer knows") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(half.is_dir(), "removed without --force");
+
+    let out = ws.run(&["runs", "rm", "half", "--force"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(!half.exists(), "{} is still there", half.display());
+    assert_eq!(super::ralph_branches(&ws), Vec::<String>::new());
+    assert!(super::worktrees(&ws).is_empty());
+}

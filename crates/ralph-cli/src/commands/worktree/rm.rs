@@ -37,6 +37,18 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let _held = hold(&tree).map_err(|running| {
         CliError::Worktree(format!("the loop of `{name}` is running{running}"))
     })?;
+    // A removal that stopped part-way (a file git could not delete) leaves the files
+    // and drops git's own record of the worktree: git can neither check nor remove it.
+    let forgotten = tree.is_dir() && !knows(&repo, &tree)?;
+    if forgotten && !args.force {
+        return Err(CliError::Worktree(format!(
+            "git no longer knows the worktree of `{name}` (`{}`), as after a removal that \
+             stopped part-way, so its changes cannot be checked: pass --force to delete \
+             what is left of it (with --keep-branch to keep its branch {})",
+            tree.display(),
+            record.branch
+        )));
+    }
     // Whatever is nested in the worktree goes with it: it is held to the same rules.
     let nested = nested::inside(&repo, &tree)?;
     let mut _held_inside = Vec::with_capacity(nested.len());
@@ -244,13 +256,19 @@ fn remove(
     tree: &Path,
     keep_branch: bool,
 ) -> Result<(), CliError> {
-    if tree.is_dir() {
+    if tree.is_dir() && knows(repo, tree)? {
         let path = tree
             .to_str()
             .ok_or_else(|| CliError::Worktree(format!("`{}` is not UTF-8", tree.display())))?;
         repo.git
             .ok(&repo.top, &["worktree", "remove", "--force", "--", path])?;
     } else {
+        // Left by a removal that stopped part-way: what git would have deleted, in
+        // ralph's own place for it (a record's path is checked to be there when read).
+        // The standard library's removal does not follow links out of it.
+        if tree.is_dir() && record.is_some() {
+            std::fs::remove_dir_all(tree).map_err(|e| CliError::io("delete", tree, e))?;
+        }
         repo.git.ok(&repo.top, &["worktree", "prune"])?;
     }
     let Some(record) = record else {
@@ -262,6 +280,17 @@ fn remove(
     repo.records
         .remove(&record.name)
         .map_err(|e| CliError::io("remove the worktree record in", repo.records.path(), e))
+}
+
+/// Whether git lists `tree` among the repository's worktrees.
+fn knows(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
+    let Ok(tree) = tree.canonicalize() else {
+        return Ok(false);
+    };
+    Ok(repo
+        .worktrees()?
+        .iter()
+        .any(|c| c.path.canonicalize().is_ok_and(|p| p == tree)))
 }
 
 /// Refuses to remove the worktree the command was typed in, or under: the shell would be
