@@ -20,11 +20,17 @@
 //!   `quotes`); one never closed (the text that follows is read on); `<event topic="x"/>`, which
 //!   ralph-orchestrator never read as an event either; an opening without a quoted
 //!   `topic`.
+//! - From an agent whose output is plain text, a tag its prompt holds is refused as
+//!   many times as the prompt holds it (`echo`): the agent may have printed its prompt.
 
+mod echo;
 mod quotes;
+
+use std::ops::Range;
 
 use crate::event::{EmitError, Event, event_from_args};
 use crate::inbox::excerpt;
+pub use echo::read_tags_past_prompt;
 use quotes::Quotes;
 
 /// How a tag starts: `<event` and then white space.
@@ -42,19 +48,50 @@ const MAX_OPENING_BYTES: usize = 1024;
 /// refused one anything up to the opening tag's limit, and it is only shown.
 const REFUSED_TOPIC_CHARS: usize = 60;
 
-/// What one tag stood for: the event, or why `ralph emit` would have refused it.
+/// What one tag stood for: the event, or why it was not published.
 pub type Tag = Result<Event, RefusedTag>;
 
-/// A well-formed tag whose topic or payload `ralph emit` would refuse.
+/// A well-formed tag that publishes nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefusedTag {
     /// Its topic, cut to its first characters when long.
     pub topic: String,
-    pub error: EmitError,
+    pub why: Refusal,
+}
+
+/// Why a well-formed tag publishes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// `ralph emit` would refuse its topic or payload.
+    #[error("{}", emit_reason(.0))]
+    Emit(EmitError),
+    /// The prompt holds the same tag, and the agent's output is plain text (see
+    /// [`read_tags_past_prompt`]).
+    #[error(
+        "the prompt ralph sent holds the same tag, so from an agent whose output is plain \
+         text it is taken for the prompt printed back; publish with `ralph emit`, or write \
+         a payload of your own"
+    )]
+    InPrompt,
+}
+
+/// Why `ralph emit` refuses, less the topic when that is the reason: a notice names the
+/// tag's topic already.
+fn emit_reason(error: &EmitError) -> String {
+    match error {
+        EmitError::Topic { reason, .. } => reason.to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// What each tag in `text` (one finished assistant message) stands for, in order.
 pub fn read_tags(text: &str) -> Vec<Tag> {
+    read(text).into_iter().map(|(_, tag)| tag).collect()
+}
+
+/// Each tag in `text`, in order: where it is (`<event` to `</event>`) and what it stands
+/// for.
+fn read(text: &str) -> Vec<(Range<usize>, Tag)> {
     let quotes = Quotes::of(text);
     let mut tags = Vec::new();
     let mut at = 0;
@@ -84,13 +121,12 @@ pub fn read_tags(text: &str) -> Vec<Tag> {
         }
         let payload = text[body..close].trim();
         let payload = Some(payload).filter(|p| !p.is_empty());
-        tags.push(
-            event_from_args(topic, payload, false).map_err(|error| RefusedTag {
-                topic: excerpt(topic, REFUSED_TOPIC_CHARS),
-                error,
-            }),
-        );
+        let tag = event_from_args(topic, payload, false).map_err(|error| RefusedTag {
+            topic: excerpt(topic, REFUSED_TOPIC_CHARS),
+            why: Refusal::Emit(error),
+        });
         at = close + CLOSE.len();
+        tags.push((start..at, tag));
     }
     tags
 }

@@ -119,7 +119,7 @@ fn a_topic_ralph_emit_refuses_is_refused_with_its_reason() {
         .iter()
         .map(|tag| match tag {
             Err(RefusedTag {
-                error: EmitError::Topic { reason, .. },
+                why: Refusal::Emit(EmitError::Topic { reason, .. }),
                 ..
             }) => Some(reason.clone()),
             _ => None,
@@ -148,11 +148,11 @@ fn a_long_refused_topic_is_kept_cut() {
     let kept = read[0].as_ref().map(|_| ()).unwrap_err();
     assert_eq!(kept.topic, format!("{}…", "t".repeat(REFUSED_TOPIC_CHARS)));
     assert!(matches!(
-        kept.error,
-        EmitError::Topic {
+        kept.why,
+        Refusal::Emit(EmitError::Topic {
             reason: TopicError::TooLong(500),
             ..
-        }
+        })
     ));
 }
 
@@ -168,9 +168,9 @@ fn a_payload_over_ralph_emits_limit_is_refused_and_one_at_it_is_taken() {
         [
             Err(RefusedTag {
                 topic: "big".into(),
-                error: EmitError::TooLarge {
+                why: Refusal::Emit(EmitError::TooLarge {
                     len: MAX_PAYLOAD_BYTES + 1
-                }
+                })
             }),
             Ok(Event::with_text("fits", at_limit))
         ]
