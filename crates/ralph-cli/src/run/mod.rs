@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use ralph_agent::{Control, Running, StopController, StopLevel, run_agent_teed};
 use ralph_core::config::ResolvedConfig;
-use ralph_core::event_tag::read_tags;
+use ralph_core::event_tag::{read_tags, read_tags_past_prompt};
 use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
     GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown, StopReason,
@@ -47,6 +47,7 @@ use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
+use ralph_types::StreamFormat;
 use ralph_types::env as var;
 
 use crate::diagnostic::diagnostic;
@@ -344,8 +345,13 @@ async fn iterate(
             match event {
                 AgentEvent::UserMessage { .. } => steering.shown_user_message(),
                 // ralph-orchestrator's `<event>` tags: from the agent's own answers only.
+                // A plain-text agent's output is all it printed, its prompt too if it
+                // prints that back: the prompt's own tags are not taken for the agent's.
                 AgentEvent::MessageFinished { text, stop, .. } if !stop.is_failure() => {
-                    tags.extend(read_tags(text));
+                    tags.extend(match format {
+                        StreamFormat::Text => read_tags_past_prompt(text, &prompt),
+                        _ => read_tags(text),
+                    });
                 }
                 _ => {}
             }

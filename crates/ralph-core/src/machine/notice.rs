@@ -70,8 +70,9 @@ pub enum Notice {
     /// ralph-orchestrator's way of publishing, rather than from `ralph emit`. Given once
     /// per run, for the first such event.
     LegacyEventTag { topic: String },
-    /// An `<event>` tag in the agent's answer was not taken: `ralph emit` would have
-    /// refused its topic or its payload for `reason`. `topic` is cut when long.
+    /// An `<event>` tag in the agent's answer was not taken, for `reason`: `ralph emit`
+    /// would have refused its topic or its payload, or it was taken for a plain-text
+    /// agent's prompt printed back. `topic` is cut when long.
     EventTagIgnored { topic: String, reason: String },
     /// A cost budget is set but the agent reported no cost (or only part of it) for an
     /// iteration: the budget then counts only what is known. Given once per run; the

@@ -4,7 +4,7 @@
 
 use super::Machine;
 use super::notice::Notice;
-use crate::event::{EmitError, Event};
+use crate::event::Event;
 use crate::event_tag::Tag;
 
 impl Machine {
@@ -26,14 +26,9 @@ impl Machine {
                     taken = taken.saturating_add(1);
                 }
                 Err(refused) => {
-                    let reason = match refused.error {
-                        // The topic is in the notice already.
-                        EmitError::Topic { reason, .. } => reason.to_string(),
-                        other => other.to_string(),
-                    };
                     self.notices.push(Notice::EventTagIgnored {
                         topic: refused.topic,
-                        reason,
+                        reason: refused.why.to_string(),
                     });
                 }
             }

@@ -160,3 +160,27 @@ fn a_rate_limited_attempt_that_handed_over_by_a_tag_is_not_run_again() {
     assert_eq!(m.attempt(), 1);
     assert_eq!(run(&mut m).hat, "b");
 }
+
+#[test]
+fn a_tag_taken_for_the_prompt_printed_back_is_said_and_publishes_nothing() {
+    let mut m = Machine::new(two_hats());
+    let it = run(&mut m);
+    let prompt = "End your answer with <event topic=\"x.done\">what you did</event>";
+    let report = IterationReport {
+        tags: crate::event_tag::read_tags_past_prompt(prompt, prompt),
+        final_text: Some(prompt.to_owned()),
+        ..ok(&[])
+    };
+    let record = m.finish(it, report, S);
+    assert_eq!((record.events.len(), record.from_tags), (0, 0));
+    assert_eq!(record.default_published.as_deref(), Some("a.idle"));
+    let notices = m.take_notices();
+    assert!(
+        matches!(
+            &notices[0],
+            Notice::EventTagIgnored { topic, reason }
+                if topic == "x.done" && reason.starts_with("the prompt ralph sent holds the same tag")
+        ),
+        "{notices:?}"
+    );
+}

@@ -15,15 +15,23 @@
 //!   tags are usually written on lines of their own); an empty one is no payload.
 //! - TOPIC and PAYLOAD are checked as `ralph emit TOPIC PAYLOAD` checks them: a tag they
 //!   would refuse is reported (`Err`), not published.
-//! - Not a tag: one that starts inside a fenced code block (an agent quoting an example);
-//!   one never closed (the text that follows is read on); `<event topic="x"/>`, which
+//! - Not a tag: one that starts inside a quotation, where an agent shows a tag rather than
+//!   sends one (a fenced or indented code block, a code span, a blockquote line: see
+//!   `quotes`); one never closed (the text that follows is read on); `<event topic="x"/>`, which
 //!   ralph-orchestrator never read as an event either; an opening without a quoted
 //!   `topic`.
+//! - From an agent whose output is plain text, a tag its prompt holds is refused as
+//!   many times as the prompt holds it (`echo`): the agent may have printed its prompt.
+
+mod echo;
+mod quotes;
 
 use std::ops::Range;
 
 use crate::event::{EmitError, Event, event_from_args};
 use crate::inbox::excerpt;
+pub use echo::read_tags_past_prompt;
+use quotes::Quotes;
 
 /// How a tag starts: `<event` and then white space.
 const OPEN: &str = "<event";
@@ -36,41 +44,63 @@ const CLOSE: &str = "</event>";
 /// being read over and over.
 const MAX_OPENING_BYTES: usize = 1024;
 
-/// Shortest run of backticks or tildes that opens a fenced code block (CommonMark).
-const FENCE_MIN: usize = 3;
-
-/// Most spaces a fence line may be indented by (CommonMark: four make an indented block).
-const FENCE_MAX_INDENT: usize = 3;
-
 /// Characters of a refused tag's topic kept: a valid topic is at most 128 bytes, a
 /// refused one anything up to the opening tag's limit, and it is only shown.
 const REFUSED_TOPIC_CHARS: usize = 60;
 
-/// What one tag stood for: the event, or why `ralph emit` would have refused it.
+/// What one tag stood for: the event, or why it was not published.
 pub type Tag = Result<Event, RefusedTag>;
 
-/// A well-formed tag whose topic or payload `ralph emit` would refuse.
+/// A well-formed tag that publishes nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefusedTag {
     /// Its topic, cut to its first characters when long.
     pub topic: String,
-    pub error: EmitError,
+    pub why: Refusal,
+}
+
+/// Why a well-formed tag publishes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// `ralph emit` would refuse its topic or payload.
+    #[error("{}", emit_reason(.0))]
+    Emit(EmitError),
+    /// The prompt holds the same tag, and the agent's output is plain text (see
+    /// [`read_tags_past_prompt`]).
+    #[error(
+        "the prompt ralph sent holds the same tag, so from an agent whose output is plain \
+         text it is taken for the prompt printed back; publish with `ralph emit`, or write \
+         a payload of your own"
+    )]
+    InPrompt,
+}
+
+/// Why `ralph emit` refuses, less the topic when that is the reason: a notice names the
+/// tag's topic already.
+fn emit_reason(error: &EmitError) -> String {
+    match error {
+        EmitError::Topic { reason, .. } => reason.to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// What each tag in `text` (one finished assistant message) stands for, in order.
 pub fn read_tags(text: &str) -> Vec<Tag> {
-    let fences = fenced_blocks(text);
+    read(text).into_iter().map(|(_, tag)| tag).collect()
+}
+
+/// Each tag in `text`, in order: where it is (`<event` to `</event>`) and what it stands
+/// for.
+fn read(text: &str) -> Vec<(Range<usize>, Tag)> {
+    let quotes = Quotes::of(text);
     let mut tags = Vec::new();
     let mut at = 0;
     // Where the next `</event>` is, once found: tags opened before it all look for the
     // same one, so it is searched for once, not once per opening.
     let mut close_at: Option<usize> = None;
-    while let Some(start) = find_opening(text, at) {
+    while let Some(start) = find_opening(text, at, &quotes) {
         let attributes = start + OPEN.len();
         at = attributes;
-        if in_block(&fences, start) {
-            continue;
-        }
         let Some((topic, body)) = opening(text, attributes) else {
             continue;
         };
@@ -85,25 +115,25 @@ pub fn read_tags(text: &str) -> Vec<Tag> {
         close_at = Some(close);
         // A tag opened before this one closed: this one was never closed, and the next
         // is read on its own.
-        if let Some(next) = find_opening(&text[..close], body) {
+        if let Some(next) = find_opening(&text[..close], body, &quotes) {
             at = next;
             continue;
         }
         let payload = text[body..close].trim();
         let payload = Some(payload).filter(|p| !p.is_empty());
-        tags.push(
-            event_from_args(topic, payload, false).map_err(|error| RefusedTag {
-                topic: excerpt(topic, REFUSED_TOPIC_CHARS),
-                error,
-            }),
-        );
+        let tag = event_from_args(topic, payload, false).map_err(|error| RefusedTag {
+            topic: excerpt(topic, REFUSED_TOPIC_CHARS),
+            why: Refusal::Emit(error),
+        });
         at = close + CLOSE.len();
+        tags.push((start..at, tag));
     }
     tags
 }
 
-/// Where the next `<event` followed by white space starts, from `from` on.
-fn find_opening(text: &str, from: usize) -> Option<usize> {
+/// Where the next `<event` followed by white space starts, from `from` on, outside the
+/// `quotes`.
+fn find_opening(text: &str, from: usize, quotes: &Quotes) -> Option<usize> {
     let mut at = from;
     while let Some(found) = text[at..].find(OPEN) {
         let start = at + found;
@@ -112,6 +142,7 @@ fn find_opening(text: &str, from: usize) -> Option<usize> {
             .as_bytes()
             .get(after)
             .is_some_and(u8::is_ascii_whitespace)
+            && !quotes.contains(start)
         {
             return Some(start);
         }
@@ -165,47 +196,6 @@ fn opening(text: &str, from: usize) -> Option<(&str, usize)> {
     }
 }
 
-/// Whether `at` is inside one of `blocks` (in order, apart).
-fn in_block(blocks: &[Range<usize>], at: usize) -> bool {
-    let i = blocks.partition_point(|b| b.end <= at);
-    blocks.get(i).is_some_and(|b| b.contains(&at))
-}
-
-/// The byte ranges of `text` inside fenced code blocks, each from its opening fence line
-/// to the end of its closing one (or of the text, when it is never closed).
-fn fenced_blocks(text: &str) -> Vec<Range<usize>> {
-    let mut blocks = Vec::new();
-    // The open block: its fence character, its length, where it started.
-    let mut open: Option<(u8, usize, usize)> = None;
-    let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
-        let line_end = line_start + line.len();
-        let indent = line.bytes().take_while(|&b| b == b' ').count();
-        let rest = &line[indent..];
-        let fence_char = rest.bytes().next().filter(|b| matches!(b, b'`' | b'~'));
-        if let Some(c) = fence_char.filter(|_| indent <= FENCE_MAX_INDENT) {
-            let run = rest.bytes().take_while(|&b| b == c).count();
-            if run >= FENCE_MIN {
-                match open {
-                    None => open = Some((c, run, line_start)),
-                    Some((open_char, open_run, start))
-                        if c == open_char && run >= open_run && rest[run..].trim().is_empty() =>
-                    {
-                        blocks.push(start..line_end);
-                        open = None;
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-        line_start = line_end;
-    }
-    if let Some((_, _, start)) = open {
-        blocks.push(start..text.len());
-    }
-    blocks
-}
-
 #[cfg(test)]
-#[path = "event_tag_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

@@ -119,7 +119,7 @@ fn a_topic_ralph_emit_refuses_is_refused_with_its_reason() {
         .iter()
         .map(|tag| match tag {
             Err(RefusedTag {
-                error: EmitError::Topic { reason, .. },
+                why: Refusal::Emit(EmitError::Topic { reason, .. }),
                 ..
             }) => Some(reason.clone()),
             _ => None,
@@ -148,11 +148,11 @@ fn a_long_refused_topic_is_kept_cut() {
     let kept = read[0].as_ref().map(|_| ()).unwrap_err();
     assert_eq!(kept.topic, format!("{}…", "t".repeat(REFUSED_TOPIC_CHARS)));
     assert!(matches!(
-        kept.error,
-        EmitError::Topic {
+        kept.why,
+        Refusal::Emit(EmitError::Topic {
             reason: TopicError::TooLong(500),
             ..
-        }
+        })
     ));
 }
 
@@ -168,9 +168,9 @@ fn a_payload_over_ralph_emits_limit_is_refused_and_one_at_it_is_taken() {
         [
             Err(RefusedTag {
                 topic: "big".into(),
-                error: EmitError::TooLarge {
+                why: Refusal::Emit(EmitError::TooLarge {
                     len: MAX_PAYLOAD_BYTES + 1
-                }
+                })
             }),
             Ok(Event::with_text("fits", at_limit))
         ]
@@ -181,4 +181,66 @@ fn a_payload_over_ralph_emits_limit_is_refused_and_one_at_it_is_taken() {
 fn a_payload_is_text_even_when_it_looks_like_json() {
     let text = "<event topic=\"a\">{\"n\": 1}</event>";
     assert_eq!(events(text), [Event::with_text("a", "{\"n\": 1}")]);
+}
+
+#[test]
+fn a_tag_opened_inside_inline_code_is_an_example_not_an_event() {
+    let text = concat!(
+        "I won't send `<event topic=\"build.done\">` yet, nor ",
+        "`<event topic=\"inline.code\">ic</event>` nor ``a `<event topic=\"double\">d</event>``.\n",
+        "Nor across lines: `see\n<event topic=\"wrapped\">w</event>`."
+    );
+    assert_eq!(read_tags(text), []);
+}
+
+#[test]
+fn a_real_tag_after_inline_code_elsewhere_in_the_message_still_counts() {
+    let text = concat!(
+        "Ran `cargo test`; the `<event topic=\"build.done\">` tag goes last.\n",
+        "An unpaired ` backtick changes nothing.\n\n",
+        "<event topic=\"build.done\">tests pass</event>\n"
+    );
+    assert_eq!(events(text), [Event::with_text("build.done", "tests pass")]);
+}
+
+#[test]
+fn a_payload_may_quote_a_tag_in_inline_code() {
+    // The quoted opening inside the payload neither ends the tag nor starts another.
+    let text = "<event topic=\"fix.done\">fixed the `<event topic=\"x\">` parser</event>";
+    assert_eq!(
+        events(text),
+        [Event::with_text(
+            "fix.done",
+            "fixed the `<event topic=\"x\">` parser"
+        )]
+    );
+}
+
+#[test]
+fn a_tag_in_an_indented_code_block_is_an_example_not_an_event() {
+    let text = concat!(
+        "Print it like this:\n\n",
+        "    <event topic=\"indented.code\">ind</event>\n\n",
+        "\t<event topic=\"tabbed\">t</event>\n",
+        "<event topic=\"real\">yes</event>\n"
+    );
+    assert_eq!(events(text), [Event::with_text("real", "yes")]);
+}
+
+#[test]
+fn an_indented_tag_inside_a_paragraph_still_counts() {
+    // Without a blank line before it, an indented line continues the paragraph.
+    let text = "Done.\n    <event topic=\"x.done\">ok</event>";
+    assert_eq!(events(text), [Event::with_text("x.done", "ok")]);
+}
+
+#[test]
+fn a_tag_on_a_blockquote_line_is_a_quotation_not_an_event() {
+    let text = concat!(
+        "The instructions say:\n",
+        "> <event topic=\"quoted.md\">q</event>\n",
+        "   >> End with <event topic=\"nested\">n</event>\n",
+        "<event topic=\"real\">yes</event>\n"
+    );
+    assert_eq!(events(text), [Event::with_text("real", "yes")]);
 }
