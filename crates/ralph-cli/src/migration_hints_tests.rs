@@ -90,27 +90,14 @@ fn every_form_is_in_one_row_only() {
     }
 }
 
-/// docs/migrating.md's table "Commands and flags that are not here": (incumbent cell,
-/// "in ralph" cell) of each row (tests/migrating_doc.rs runs every row's command lines).
-fn doc_rows() -> Vec<(&'static str, &'static str)> {
-    const DOC: &str = include_str!("../../../docs/migrating.md");
-    let start = DOC
-        .find("| ralph-orchestrator | in ralph |")
-        .expect("the table");
-    DOC[start..]
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|l| {
-            let cells: Vec<&str> = l.split(" | ").collect();
-            (cells[0], cells[1])
-        })
-        .collect()
-}
+include!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/common/migrating_table.rs"
+));
 
 #[test]
 fn every_hint_is_a_row_of_the_doc_and_names_every_form_it_answers() {
-    let rows = doc_rows();
+    let rows = migrating_rows();
     assert_eq!(rows.len(), HINTS.len(), "one hint a row");
     for (hint, (incumbent, ours)) in HINTS.iter().zip(rows) {
         for span in ours.split('`').skip(1).step_by(2) {

@@ -10,21 +10,7 @@ use ralph_core::config::{DEFAULT_MEMORY_BUDGET, MEMORY_BUDGET_CAP};
 
 const DOC: &str = include_str!("../../../docs/migrating.md");
 
-/// The rows of the table of commands that are not here: (incumbent cell, ralph cell).
-fn rows() -> Vec<(&'static str, &'static str)> {
-    let start = DOC
-        .find("| ralph-orchestrator | in ralph |")
-        .expect("the table of commands");
-    DOC[start..]
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|l| {
-            let cells: Vec<&str> = l.split(" | ").collect();
-            (cells[0].trim_start_matches("| "), cells[1])
-        })
-        .collect()
-}
+include!("common/migrating_table.rs");
 
 /// The `code` spans of a cell.
 fn spans(cell: &str) -> Vec<&str> {
@@ -34,7 +20,7 @@ fn spans(cell: &str) -> Vec<&str> {
 #[test]
 fn every_incumbent_command_line_in_the_table_is_refused_with_its_rows_replacement() {
     let ws = Workspace::new("cli:\n  backend: pi\n", "");
-    let rows = rows();
+    let rows = migrating_rows();
     assert!(rows.len() >= 10, "{rows:?}");
     for (incumbent, ours) in rows {
         // The first span is a command line (`ralph` may be left out); each later one is
@@ -107,7 +93,7 @@ fn a_bare_ralph_prints_the_help_and_points_at_ralph_run() {
 #[test]
 fn every_ralph_command_offered_instead_exists() {
     let ws = Workspace::new("", "");
-    for (_, ours) in rows() {
+    for (_, ours) in migrating_rows() {
         for span in spans(ours).into_iter().filter(|s| s.starts_with("ralph ")) {
             let words: Vec<&str> = span
                 .split_whitespace()

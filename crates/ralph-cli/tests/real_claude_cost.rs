@@ -7,7 +7,7 @@
 mod real_common;
 
 use pretty_assertions::assert_eq;
-use real_common::{CLAUDE, JsonRun, RealEnv};
+use real_common::{CLAUDE, RealEnv};
 use serde_json::{Value, json};
 
 /// Each call costs $0.012 at claude-sonnet-4-5's list price ($3 input, $15 output, $3.75
@@ -24,57 +24,48 @@ scenarios:
     - {text: "Done.", usage: {input: 1000, output: 100, cache_read: 0, cache_write: 2000}}
 "#;
 
-/// Runs Claude Code on claude-sonnet-4-5 with a budget of `max_cost`.
-fn run_with_budget(max_cost: &str) -> Option<(RealEnv, JsonRun)> {
+/// Runs Claude Code on claude-sonnet-4-5 with a budget of `max_cost`, which must end the
+/// loop on the cost limit (exit 2): the iterations' outcomes, and how many of the script's
+/// model calls the mock served.
+fn run_to_the_budget(max_cost: &str) -> Option<(Vec<Value>, usize)> {
     let env = RealEnv::start(SCRIPT, &[CLAUDE])?;
     env.write_config(&format!(
         "cli:\n  backend: claude\n  args: [--model, claude-sonnet-4-5]\n\
          event_loop:\n  max_iterations: 2\n  max_cost_usd: {max_cost}\n"
     ));
     let run = env.run_json(&["-p", "Run the steps."]);
-    Some((env, run))
-}
-
-/// How many of the script's model calls the mock served.
-fn calls(env: &RealEnv) -> usize {
-    env.model_turns()
-        .iter()
-        .filter(|(scenario, ..)| scenario == "task")
-        .count()
-}
-
-#[test]
-fn the_cost_budget_stops_claude_at_the_call_that_crosses_it() {
-    let Some((env, run)) = run_with_budget("0.02") else {
-        return;
-    };
     assert_eq!(
         (run.ending().0.as_str(), run.code),
         ("max_cost", 2),
         "stderr:\n{}",
         run.stderr
     );
-    let outcomes: Vec<Value> = env.history().iter().map(|r| r["outcome"].clone()).collect();
+    let outcomes = env.history().iter().map(|r| r["outcome"].clone()).collect();
+    let calls = env
+        .model_turns()
+        .iter()
+        .filter(|(scenario, ..)| scenario == "task")
+        .count();
+    Some((outcomes, calls))
+}
+
+#[test]
+fn the_cost_budget_stops_claude_at_the_call_that_crosses_it() {
+    let Some((outcomes, served)) = run_to_the_budget("0.02") else {
+        return;
+    };
     assert_eq!(outcomes, vec![json!({"status": "stopped_at_cost_limit"})]);
     // The second call crossed $0.02. Claude Code asks for the third as soon as the second's
     // tool is done, which may reach the mock before the stop does; never more.
-    let served = calls(&env);
     assert!((2..=3).contains(&served), "{served} calls served");
 }
 
 #[test]
 fn a_budget_crossed_by_claudes_last_call_is_not_called_a_stop() {
     // Six calls, $0.072: the last one crosses $0.07, with the run's end.
-    let Some((env, run)) = run_with_budget("0.07") else {
+    let Some((outcomes, served)) = run_to_the_budget("0.07") else {
         return;
     };
-    assert_eq!(
-        (run.ending().0.as_str(), run.code),
-        ("max_cost", 2),
-        "stderr:\n{}",
-        run.stderr
-    );
-    let outcomes: Vec<Value> = env.history().iter().map(|r| r["outcome"].clone()).collect();
     assert_eq!(outcomes, vec![json!({"status": "succeeded"})]);
-    assert_eq!(calls(&env), 6);
+    assert_eq!(served, 6);
 }

@@ -189,33 +189,39 @@ fn interrupted_summary(state: &LoopState, steering: SteerTally) -> String {
 
 #[test]
 fn a_cost_counts_the_iterations_that_reported_none_in_words() {
-    assert_eq!(cost(0.5, 0, 0, 3), "$0.5000");
-    assert_eq!(
-        cost(0.5, 1, 0, 3),
-        "at least $0.5000 (1 iteration reported no cost)"
-    );
-    assert_eq!(
-        cost(0.5, 2, 0, 3),
-        "at least $0.5000 (2 iterations reported no cost)"
-    );
-    assert_eq!(cost(0.0, 3, 0, 3), "unknown (the agent reported no cost)");
-    // Limited attempts count among the unpriced, not among the iterations: a cost one
-    // of them reported is still a lower bound, not "unknown".
-    assert_eq!(
-        cost(0.007, 2, 0, 1),
-        "at least $0.0070 (2 attempts reported no cost)"
-    );
-    assert_eq!(cost(0.0, 2, 0, 1), "unknown (the agent reported no cost)");
-    // Two iterations that reported a cost and two limited attempts that did not: the
-    // note says attempts, as the hat's row does.
-    assert_eq!(
-        cost(0.08, 2, 2, 2),
-        "at least $0.0800 (2 attempts reported no cost)"
-    );
-    assert_eq!(
-        cost(0.08, 1, 1, 2),
-        "at least $0.0800 (1 attempt reported no cost)"
-    );
+    // (cost, unpriced, of them attempts, iterations): what the summary says.
+    let cases = [
+        ((0.5, 0, 0, 3), "$0.5000"),
+        (
+            (0.5, 1, 0, 3),
+            "at least $0.5000 (1 iteration reported no cost)",
+        ),
+        (
+            (0.5, 2, 0, 3),
+            "at least $0.5000 (2 iterations reported no cost)",
+        ),
+        ((0.0, 3, 0, 3), "unknown (the agent reported no cost)"),
+        // Limited attempts count among the unpriced, not among the iterations: a cost
+        // one of them reported is still a lower bound, not "unknown".
+        (
+            (0.007, 2, 0, 1),
+            "at least $0.0070 (2 attempts reported no cost)",
+        ),
+        ((0.0, 2, 0, 1), "unknown (the agent reported no cost)"),
+        // Two iterations that reported a cost and two limited attempts that did not:
+        // the note says attempts, as the hat's row does.
+        (
+            (0.08, 2, 2, 2),
+            "at least $0.0800 (2 attempts reported no cost)",
+        ),
+        (
+            (0.08, 1, 1, 2),
+            "at least $0.0800 (1 attempt reported no cost)",
+        ),
+    ];
+    for ((usd, unpriced, attempts, iterations), said) in cases {
+        assert_eq!(cost(usd, unpriced, attempts, iterations), said);
+    }
 }
 
 #[test]
