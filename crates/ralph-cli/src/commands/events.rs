@@ -51,6 +51,8 @@ const PAYLOAD_CHARS: usize = 60;
 enum Source {
     /// The iteration's agent (`ralph emit`).
     Agent,
+    /// The iteration's agent, through a ralph-orchestrator `<event>` tag in its answer.
+    Tag,
     /// ralph itself, for its own reasons (`task.resume`, `<hat>.exhausted`, `gate.failed`).
     Ralph,
     /// ralph, for the hat: its `default_publishes`, because the agent emitted nothing.
@@ -66,6 +68,7 @@ impl Source {
     fn name(self) -> &'static str {
         match self {
             Source::Agent => "agent",
+            Source::Tag => "tag",
             Source::Ralph => "ralph",
             Source::Default => "default",
             Source::Person => "person",
@@ -264,10 +267,20 @@ fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row>
         })
         .collect();
     let given = rows.len();
-    for event in &record.events {
+    // The last `from_tags` of the agent's events came from tags in its answer.
+    let emitted = record
+        .events
+        .len()
+        .saturating_sub(record.from_tags as usize);
+    for (at, event) in record.events.iter().enumerate() {
+        let source = if at < emitted {
+            Source::Agent
+        } else {
+            Source::Tag
+        };
         let mut row = record_row(
             record,
-            Some((Source::Agent, event.topic.clone())),
+            Some((source, event.topic.clone())),
             event.payload.clone(),
         );
         row.withheld = record.withheld.contains(&event.topic);
