@@ -3,7 +3,7 @@
 //! Agents, gates and hooks run in sessions of their own (nothing ralph runs may open its
 //! terminal), so the terminal's SIGTSTP reaches ralph alone. Left to itself, ralph would
 //! stop and its agent go on calling the model, unseen and past every limit. So ralph takes
-//! the signal: it pauses what it runs ([`StopController::pause`]: SIGSTOP to each group,
+//! the signal: it pauses what it runs ([`StopController::pause`]: SIGSTOP to each process tree,
 //! and no deadline fires), says so on stderr, gives the terminal back if the full-screen
 //! view has it, and only then stops itself, with the signal's own default action (so the
 //! shell says `Stopped` as for any job). Once continued (`fg`, `bg`: SIGCONT), it takes

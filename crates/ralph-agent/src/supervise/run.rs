@@ -126,11 +126,12 @@ pub async fn run(
         _ => None,
     };
     let pid = spawned.pid;
-    // Until the run is over (its teardown included): a Ctrl-Z stops the group.
-    let _enrolled = stop.pauses().enroll(pid);
+    let tree = AgentTree::new(pid, pid, &token);
+    // Until the run is over (its teardown included): a Ctrl-Z stops the whole tree.
+    let _enrolled = stop.pauses().enroll(tree.clone());
     let agent = AgentProcess {
         process: spawned.child,
-        guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
+        guard: KillOnDrop::new(tree, pid),
     };
     let mut machine = Machine::new(deadlines, started, spawned.stderr.is_some());
     if let Some(live) = &live {
