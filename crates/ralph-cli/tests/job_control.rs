@@ -237,3 +237,25 @@ fn ctrl_z_in_the_full_screen_view_gives_the_terminal_back_and_fg_takes_it_again(
     assert_eq!(count(&ws), 40);
     no_orphans(pid);
 }
+
+#[test]
+fn ctrl_z_in_the_full_screen_view_stops_the_wrapper_that_started_ralph_too() {
+    let (ws, tmux) = shell_with_agent(40);
+    // A wrapper, as a script, `make` or `npm run` is: the shell sees it, not ralph. The
+    // second command keeps bash from becoming ralph by `exec`.
+    let line = format!(
+        "bash -c \"'{}' run --tui -p task; echo wrapper-went-on\"",
+        ralph_bin()
+    );
+    tmux.keys(WINDOW, &[&line, "Enter"]);
+    wait_for_pid(&ws.path().join("agent.pid"), "the agent's pid");
+    let pid = suspend_and_resume(&ws, &tmux, "ralph: paused, and the agent with it");
+    tmux.wait_for(WINDOW, "the loop's end", |s| s.contains("q leaves"));
+    tmux.keys(WINDOW, &["q"]);
+    let code = wait_exit(&tmux);
+    let screen = tmux.screen(WINDOW);
+    assert_eq!(code, "0", "{screen}");
+    assert!(screen.contains("wrapper-went-on"), "{screen}");
+    assert_eq!(count(&ws), 40);
+    no_orphans(pid);
+}
