@@ -10,7 +10,9 @@
 //! The runs learn of it through a watch ([`PauseState`]): while paused, no deadline of
 //! theirs fires, and on resume every one of them moves on by the time spent paused, so an
 //! agent is never stopped for a silence the user imposed. The time adds up in
-//! [`PauseState::total`], which the caller also takes off its own clock (`max_runtime`).
+//! [`PauseState::total`]; the caller takes the pauses after its start off its own clock
+//! (`max_runtime`: [`Pauses::paused_since`]), and a run's reported time leaves out those
+//! during the run.
 //!
 //! A run's whole tree is stopped, not only its group: pi and Claude Code start every tool
 //! command in a session of its own, so the group alone would leave the build or the test
@@ -58,6 +60,10 @@ struct Board {
     /// overlap): the runs go on at the last resume.
     depth: usize,
     since: Option<Instant>,
+    /// Every pause that ended, from its start to its end: for the time paused within a
+    /// span ([`Pauses::paused_since`]). One per Ctrl-Z (or read from the background), each
+    /// a user's doing: a few, never a flood.
+    ended: Vec<(Instant, Instant)>,
     runs: Vec<Member>,
     next_id: u64,
 }
@@ -144,10 +150,9 @@ impl Pauses {
         if board.depth > 0 {
             return;
         }
-        let paused_for = board
-            .since
-            .take()
-            .map_or(Duration::ZERO, |since| now.saturating_duration_since(since));
+        let since = board.since.take().unwrap_or(now);
+        let paused_for = now.saturating_duration_since(since);
+        board.ended.push((since, now));
         // The runs learn of the time first: a group that goes on and writes at once
         // must find its deadlines already moved.
         self.tx.send_modify(|state| {
@@ -157,9 +162,14 @@ impl Pauses {
         board.runs.iter_mut().for_each(Member::go_on);
     }
 
-    /// The time spent paused so far (not counting a pause still going on).
-    pub(crate) fn total(&self) -> Duration {
-        self.tx.borrow().total
+    /// The time paused after `start` (not counting a pause still going on): a pause that
+    /// began before `start` counts from there only.
+    pub(crate) fn paused_since(&self, start: Instant) -> Duration {
+        lock(&self.board)
+            .ended
+            .iter()
+            .map(|&(since, until)| until.saturating_duration_since(since.max(start)))
+            .sum()
     }
 
     pub(crate) fn watch(&self) -> watch::Receiver<PauseState> {

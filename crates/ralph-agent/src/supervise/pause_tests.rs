@@ -216,3 +216,18 @@ fn a_run_that_starts_or_ends_during_a_pause_leaves_no_tool_command_stopped() {
     );
     pauses.resume(Instant::now());
 }
+
+#[test]
+fn the_time_paused_since_an_instant_counts_only_the_pauses_after_it() {
+    let pauses = Pauses::new();
+    let t0 = Instant::now();
+    let at = |s: u64| t0 + Duration::from_secs(s);
+    pauses.pause(at(0));
+    pauses.resume(at(3));
+    pauses.pause(at(10));
+    pauses.resume(at(11));
+    assert_eq!(pauses.paused_since(at(0)), Duration::from_secs(4));
+    // A pause going on at the start counts from the start only.
+    assert_eq!(pauses.paused_since(at(1)), Duration::from_secs(3));
+    assert_eq!(pauses.paused_since(at(20)), Duration::ZERO);
+}

@@ -174,10 +174,11 @@ impl StopController {
         self.inner.pauses.resume(now);
     }
 
-    /// The time spent paused so far, every ended pause added up: for a clock that must
-    /// not count it (`max_runtime`).
-    pub fn paused_total(&self) -> Duration {
-        self.inner.pauses.total()
+    /// The time spent paused after `start`, every ended pause added up (a pause that
+    /// began before `start` counts from there only): for a clock that must not count it
+    /// (`max_runtime`).
+    pub fn paused_since(&self, start: Instant) -> Duration {
+        self.inner.pauses.paused_since(start)
     }
 }
 
