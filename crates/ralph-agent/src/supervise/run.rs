@@ -146,11 +146,16 @@ pub async fn run(
         SystemClock,
     );
     run.live = live;
+    let pauses = std::sync::Arc::clone(stop.pauses());
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
+    let outcome = run.outcome(started);
     ProcessOutcome {
         agent_run: Some(token),
-        ..run.outcome(started)
+        // The time the run was stopped (Ctrl-Z) is not its time, as it is not the loop's:
+        // an iteration, a gate or a hook never shows longer than the run around it.
+        wall: outcome.wall.saturating_sub(pauses.paused_since(started)),
+        ..outcome
     }
 }
 
