@@ -235,3 +235,28 @@ async fn a_command_in_its_own_session_has_no_terminal_and_is_still_stopped_whole
     assert_pid_gone(grandchild);
     assert!(String::from_utf8_lossy(&log).contains("no-tty"), "{log:?}");
 }
+
+#[tokio::test]
+async fn the_time_a_command_was_paused_is_not_its_duration() {
+    const PAUSED: Duration = Duration::from_secs(1);
+    let dir = tempfile::tempdir().unwrap();
+    let (stop, requests) = StopController::new();
+    let mut log = Vec::new();
+    // Ctrl-Z while the command sleeps, `fg` a second later: `sleep` counts the time it
+    // was stopped, so it ends right after; the command ran far less than `PAUSED`.
+    let pauser = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        stop.pause(std::time::Instant::now());
+        tokio::time::sleep(PAUSED).await;
+        stop.resume(std::time::Instant::now());
+    });
+    let result = tokio::time::timeout(
+        OUTER_TIMEOUT,
+        run_command(shell("sleep 0.5", dir.path()), Some(&mut log), requests),
+    )
+    .await
+    .expect("the command run ended");
+    pauser.await.unwrap();
+    assert!(result.passed(), "{result:?}");
+    assert!(result.duration < PAUSED, "{result:?}");
+}

@@ -3,7 +3,7 @@
 //! Agents, gates and hooks run in sessions of their own (nothing ralph runs may open its
 //! terminal), so the terminal's SIGTSTP reaches ralph alone. Left to itself, ralph would
 //! stop and its agent go on calling the model, unseen and past every limit. So ralph takes
-//! the signal: it pauses what it runs ([`StopController::pause`]: SIGSTOP to each group,
+//! the signal: it pauses what it runs ([`StopController::pause`]: SIGSTOP to each process tree,
 //! and no deadline fires), says so on stderr, gives the terminal back if the full-screen
 //! view has it, and only then stops itself, with the signal's own default action (so the
 //! shell says `Stopped` as for any job). Once continued (`fg`, `bg`: SIGCONT), it takes
@@ -19,7 +19,10 @@
 //! signal: it suspends through [`suspend_screen`], on the loop's thread, which owns the
 //! screen. A SIGTSTP sent while it has the screen (`kill -TSTP`) is handed to it the same
 //! way ([`screen_asked`]). It cannot run in the background: after `bg` it stops again
-//! (as SIGTTOU would have it) until `fg`.
+//! (as SIGTTOU would have it) until `fg`. There no terminal sent a signal to ralph's job,
+//! so ralph stops the whole of its process group, as vim and less do: started by a script,
+//! `make` or `npm run`, ralph stopped alone would leave the wrapper waiting for it, and the
+//! shell, which sees the wrapper only, would never give its prompt back.
 
 use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
@@ -27,7 +30,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, raise, sigaction};
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, killpg, raise, sigaction};
 use nix::unistd::{getpgrp, tcgetpgrp};
 use ralph_agent::{Running, StopController, StopLevel};
 
@@ -105,12 +108,12 @@ pub(crate) fn suspend_screen(
     screen(&mut || {
         // Straight to stderr: the view holds ralph's messages while it has the screen.
         let _ = writeln!(std::io::stderr(), "ralph: {}", pause_message(what));
-        stop_self(Signal::SIGTSTP);
+        stop_job(Signal::SIGTSTP);
         // `bg`: a full-screen view cannot draw behind the shell's prompt. The look
         // is paced: in an orphaned group the kernel drops the signal (and a stop
         // asked for meanwhile, the terminal gone, ends the wait).
         while foreground() == Some(false) && !stopping(controller) {
-            stop_self(Signal::SIGTTOU);
+            stop_job(Signal::SIGTTOU);
             std::thread::sleep(BACKGROUND_LOOK);
         }
     });
@@ -142,6 +145,11 @@ fn stop_self(signal: Signal) {
     let _held = STOPPING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    stop_self_held(signal);
+}
+
+/// [`stop_self`] with [`STOPPING`] held.
+fn stop_self_held(signal: Signal) {
     let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
     // SAFETY: the default action of a stop signal, then the handler that was there; the
     // lock keeps another thread from doing the same in between.
@@ -152,6 +160,25 @@ fn stop_self(signal: Signal) {
     let _ = raise(signal);
     // SAFETY: as above.
     let _ = unsafe { sigaction(signal, &previous) };
+}
+
+/// Stops ralph's whole process group (the job the shell sees, whatever started ralph) as
+/// [`stop_self`] stops ralph.
+fn stop_job(signal: Signal) {
+    let _held = STOPPING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    // The rest of the group first, with the signal ignored here: ralph's own copy is
+    // dropped as it is sent. Taken by another of ralph's threads a moment later, it would
+    // stop ralph a second time after `fg`, or reach the handler once it is back.
+    // SAFETY: as in `stop_self_held`.
+    if let Ok(previous) = unsafe { sigaction(signal, &ignore) } {
+        let _ = killpg(getpgrp(), signal);
+        // SAFETY: as above.
+        let _ = unsafe { sigaction(signal, &previous) };
+    }
+    stop_self_held(signal);
 }
 
 /// Whether ralph's process group is the terminal's foreground one; `None` without a

@@ -24,6 +24,18 @@ const AGENT: &str = "echo $$ > agent.pid\n\
                      done\n\
                      ralph emit LOOP_COMPLETE\n";
 
+/// The same count, done by a tool command in a session of its own, as pi and Claude Code
+/// run each one (its pid in `tool.pid`); the agent waits for it.
+const AGENT_WITH_TOOL: &str = "echo $$ > agent.pid\n\
+                               setsid sh -c 'echo $$ > tool.pid\n\
+                                 n=0\n\
+                                 while [ \"$n\" -lt \"$1\" ]; do\n\
+                                   n=$((n + 1)); echo \"$n\" > count.tmp; mv count.tmp count\n\
+                                   echo \"tick $n\"; sleep 0.1\n\
+                                 done' tool \"$1\" &\n\
+                               wait\n\
+                               ralph emit LOOP_COMPLETE\n";
+
 /// The agent's idle timeout: the suspension lasts longer.
 const IDLE_SECONDS: u64 = 2;
 /// How long the test keeps ralph suspended.
@@ -34,6 +46,11 @@ const WINDOW: &str = "t";
 /// A workspace whose agent counts to `to` (0: forever), and an interactive bash in a
 /// terminal there, waiting for a command line.
 fn shell_with_agent(to: u32) -> (Workspace, Tmux) {
+    shell_with(AGENT, to)
+}
+
+/// [`shell_with_agent`] with the agent `agent` (a script given `to`).
+fn shell_with(agent: &str, to: u32) -> (Workspace, Tmux) {
     let ws = Workspace::new(
         &format!(
             "cli:\n  backend: custom\n  command: sh\n  args: [agent.sh, '{to}']\n  \
@@ -41,7 +58,7 @@ fn shell_with_agent(to: u32) -> (Workspace, Tmux) {
         ),
         "",
     );
-    std::fs::write(ws.path().join("agent.sh"), AGENT).expect("agent.sh");
+    std::fs::write(ws.path().join("agent.sh"), agent).expect("agent.sh");
     let state = ws.path().join(".fake");
     let script = ws.path().join("shell.sh");
     // A login terminal's job-control signals (tmux starts its panes with SIGTTIN and
@@ -168,6 +185,25 @@ fn ctrl_z_stops_the_agent_with_ralph_and_fg_resumes_both_past_the_idle_timeout()
 }
 
 #[test]
+fn ctrl_z_stops_a_tool_command_the_agent_started_in_a_session_of_its_own() {
+    let (ws, tmux) = shell_with(AGENT_WITH_TOOL, 40);
+    type_run(&tmux, "run -p task");
+    // The count is the tool's: it stands still while ralph is stopped only if the tool
+    // was stopped too.
+    suspend_and_resume(
+        &ws,
+        &tmux,
+        "ralph: paused, and the agent with it; `fg` resumes both",
+    );
+    let tool = wait_for_pid(&ws.path().join("tool.pid"), "the tool's pid");
+    let code = wait_exit(&tmux);
+    let screen = tmux.screen(WINDOW);
+    assert_eq!(code, "0", "{screen}");
+    assert_eq!(count(&ws), 40, "{screen}");
+    no_orphans(tool);
+}
+
+#[test]
 fn ctrl_c_after_fg_still_stops_the_agent_and_the_loop() {
     let (ws, tmux) = shell_with_agent(0);
     type_run(&tmux, "run -p task");
@@ -198,6 +234,28 @@ fn ctrl_z_in_the_full_screen_view_gives_the_terminal_back_and_fg_takes_it_again(
     tmux.keys(WINDOW, &["q"]);
     let code = wait_exit(&tmux);
     assert_eq!(code, "0", "{}", tmux.screen(WINDOW));
+    assert_eq!(count(&ws), 40);
+    no_orphans(pid);
+}
+
+#[test]
+fn ctrl_z_in_the_full_screen_view_stops_the_wrapper_that_started_ralph_too() {
+    let (ws, tmux) = shell_with_agent(40);
+    // A wrapper, as a script, `make` or `npm run` is: the shell sees it, not ralph. The
+    // second command keeps bash from becoming ralph by `exec`.
+    let line = format!(
+        "bash -c \"'{}' run --tui -p task; echo wrapper-went-on\"",
+        ralph_bin()
+    );
+    tmux.keys(WINDOW, &[&line, "Enter"]);
+    wait_for_pid(&ws.path().join("agent.pid"), "the agent's pid");
+    let pid = suspend_and_resume(&ws, &tmux, "ralph: paused, and the agent with it");
+    tmux.wait_for(WINDOW, "the loop's end", |s| s.contains("q leaves"));
+    tmux.keys(WINDOW, &["q"]);
+    let code = wait_exit(&tmux);
+    let screen = tmux.screen(WINDOW);
+    assert_eq!(code, "0", "{screen}");
+    assert!(screen.contains("wrapper-went-on"), "{screen}");
     assert_eq!(count(&ws), 40);
     no_orphans(pid);
 }

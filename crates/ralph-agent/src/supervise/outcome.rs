@@ -22,6 +22,7 @@ pub struct ProcessOutcome {
     pub child_status: Option<ChildStatus>,
     /// The child's pid (also its process group id).
     pub pid: Option<u32>,
+    /// From spawn to the end of the teardown, less the time ralph paused it (Ctrl-Z).
     pub wall: Duration,
     /// Time from spawn to the first stdout byte.
     pub time_to_first_byte: Option<Duration>,

@@ -126,11 +126,12 @@ pub async fn run(
         _ => None,
     };
     let pid = spawned.pid;
-    // Until the run is over (its teardown included): a Ctrl-Z stops the group.
-    let _enrolled = stop.pauses().enroll(pid);
+    let tree = AgentTree::new(pid, pid, &token);
+    // Until the run is over (its teardown included): a Ctrl-Z stops the whole tree.
+    let _enrolled = stop.pauses().enroll(tree.clone());
     let agent = AgentProcess {
         process: spawned.child,
-        guard: KillOnDrop::new(AgentTree::new(pid, pid, &token), pid),
+        guard: KillOnDrop::new(tree, pid),
     };
     let mut machine = Machine::new(deadlines, started, spawned.stderr.is_some());
     if let Some(live) = &live {
@@ -145,11 +146,16 @@ pub async fn run(
         SystemClock,
     );
     run.live = live;
+    let pauses = std::sync::Arc::clone(stop.pauses());
     run.supervise(sink, stop).await;
     run.tear_down(sink).await;
+    let outcome = run.outcome(started);
     ProcessOutcome {
         agent_run: Some(token),
-        ..run.outcome(started)
+        // The time the run was stopped (Ctrl-Z) is not its time, as it is not the loop's:
+        // an iteration, a gate or a hook never shows longer than the run around it.
+        wall: outcome.wall.saturating_sub(pauses.paused_since(started)),
+        ..outcome
     }
 }
 

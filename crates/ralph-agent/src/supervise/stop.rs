@@ -159,24 +159,26 @@ impl StopController {
         }
     }
 
-    /// Ctrl-Z at `now`: SIGSTOP to the process group of every run under these requests
-    /// (and of any that starts before [`StopController::resume`]), and no deadline of
+    /// Ctrl-Z at `now`: SIGSTOP to every process of every run under these requests (its
+    /// group and the descendants that left it; and of any run that starts before
+    /// [`StopController::resume`]), and no deadline of
     /// theirs fires meanwhile. Pauses nest: the runs go on at the last resume. Returns how
     /// many runs are paused.
     pub fn pause(&self, now: Instant) -> usize {
         self.inner.pauses.pause(now)
     }
 
-    /// `fg` or `bg` at `now`: the runs' deadlines move on by the time paused, then their
-    /// groups get SIGCONT.
+    /// `fg` or `bg` at `now`: the runs' deadlines move on by the time paused, then what
+    /// the pause stopped gets SIGCONT.
     pub fn resume(&self, now: Instant) {
         self.inner.pauses.resume(now);
     }
 
-    /// The time spent paused so far, every ended pause added up: for a clock that must
-    /// not count it (`max_runtime`).
-    pub fn paused_total(&self) -> Duration {
-        self.inner.pauses.total()
+    /// The time spent paused after `start`, every ended pause added up (a pause that
+    /// began before `start` counts from there only): for a clock that must not count it
+    /// (`max_runtime`).
+    pub fn paused_since(&self, start: Instant) -> Duration {
+        self.inner.pauses.paused_since(start)
     }
 }
 
@@ -190,7 +192,7 @@ impl StopRequests {
         }
     }
 
-    /// Where a run enrolls its process group for Ctrl-Z and learns of the pauses.
+    /// Where a run enrolls its process tree for Ctrl-Z and learns of the pauses.
     pub(crate) fn pauses(&self) -> &Arc<Pauses> {
         &self.pauses
     }

@@ -22,11 +22,13 @@ impl RunClock {
         }
     }
 
-    /// The time the loop has run: since it started, less every pause that ended.
+    /// The time the loop has run: since it started, less the pauses that ended since. A
+    /// pause before the start (Ctrl-Z while `--worktree` made the worktree) is none of
+    /// the loop's time, so it must not be taken off it either.
     pub(crate) fn elapsed(&self) -> Duration {
         self.started
             .elapsed()
-            .saturating_sub(self.stop.paused_total())
+            .saturating_sub(self.stop.paused_since(self.started))
     }
 }
 

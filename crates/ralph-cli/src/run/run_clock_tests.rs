@@ -14,3 +14,16 @@ fn the_time_paused_is_not_the_loops() {
         clock.elapsed()
     );
 }
+
+#[test]
+fn a_pause_before_the_loop_started_is_not_taken_off_its_time() {
+    const RAN: Duration = Duration::from_millis(50);
+    let (stop, _requests) = StopController::new();
+    // Ctrl-Z while `--worktree` made the worktree, before the loop began.
+    let now = Instant::now();
+    stop.pause(now - Duration::from_secs(10));
+    stop.resume(now);
+    let clock = RunClock::start(&stop);
+    std::thread::sleep(RAN);
+    assert!(clock.elapsed() >= RAN, "{:?}", clock.elapsed());
+}
