@@ -337,22 +337,11 @@ fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
 #[test]
 fn an_event_from_outside_the_agent_is_listed_as_outside() {
     let event = |topic: &str| ralph_core::event::Event::new(topic);
-    let mut record: IterationRecord = serde_json::from_value(serde_json::json!({
-        "iteration": 1, "hat": "builder", "backend": "pi", "model": null,
-        "outcome": {"status": "succeeded"}, "started_at_ms": 1000,
-        "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
-        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
-        "turns": 1, "consumed": [], "events": [], "invalid_lines": 0,
-        "default_published": "build.done"
-    }))
-    .unwrap();
+    let mut record = succeeded_record();
+    record.default_published = Some("build.done".to_owned());
     record.outside = vec![event("hotfix.needed")];
-    let rows: Vec<(Option<&str>, Option<String>)> = record_rows(&record, &[])
-        .into_iter()
-        .map(|r| (r.source.map(Source::name), r.topic))
-        .collect();
     assert_eq!(
-        rows,
+        sources_and_topics(&record),
         [
             (Some("outside"), Some("hotfix.needed".to_owned())),
             (Some("default"), Some("build.done".to_owned())),
@@ -388,26 +377,35 @@ fn an_event_from_outside_the_agent_is_listed_as_outside() {
 #[test]
 fn events_the_agent_wrote_as_tags_are_listed_as_tag_after_those_it_emitted() {
     let event = |topic: &str| ralph_core::event::Event::new(topic);
-    let mut record: IterationRecord = serde_json::from_value(serde_json::json!({
-        "iteration": 1, "hat": "builder", "backend": "pi", "model": null,
-        "outcome": {"status": "succeeded"}, "started_at_ms": 1000,
-        "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
-        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
-        "turns": 1, "consumed": [], "events": [], "invalid_lines": 0
-    }))
-    .unwrap();
+    let mut record = succeeded_record();
     record.events = vec![event("progress"), event("build.done"), event("docs.done")];
     record.from_tags = 2;
-    let rows: Vec<(Option<&str>, Option<String>)> = record_rows(&record, &[])
-        .into_iter()
-        .map(|r| (r.source.map(Source::name), r.topic))
-        .collect();
     assert_eq!(
-        rows,
+        sources_and_topics(&record),
         [
             (Some("agent"), Some("progress".to_owned())),
             (Some("tag"), Some("build.done".to_owned())),
             (Some("tag"), Some("docs.done".to_owned())),
         ]
     );
+}
+
+/// Iteration 1 of hat `builder`, which succeeded and published nothing.
+fn succeeded_record() -> IterationRecord {
+    serde_json::from_value(serde_json::json!({
+        "iteration": 1, "hat": "builder", "backend": "pi", "model": null,
+        "outcome": {"status": "succeeded"}, "started_at_ms": 1000,
+        "duration_ms": 1, "cost_usd": null, "cost_kind": "reported",
+        "tokens": {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0},
+        "turns": 1, "consumed": [], "events": [], "invalid_lines": 0
+    }))
+    .unwrap()
+}
+
+/// Who published each row of `record`, and its topic.
+fn sources_and_topics(record: &IterationRecord) -> Vec<(Option<&'static str>, Option<String>)> {
+    record_rows(record, &[])
+        .into_iter()
+        .map(|r| (r.source.map(Source::name), r.topic))
+        .collect()
 }
