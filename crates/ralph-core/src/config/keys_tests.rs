@@ -226,3 +226,26 @@ fn each_reader_accepts_and_refuses_what_its_type_says() {
         assert!(errors.contains(&format!("`{path}`")), "{path}: {errors}");
     }
 }
+
+#[test]
+fn the_overload_waits_the_docs_name_are_the_loops() {
+    // The doc line is a `&'static str`: the number in it is written out, so this keeps
+    // it with the constant (and docs/agents.md, which names both).
+    let said = format!(
+        "waited for {} times in a row",
+        crate::machine::OVERLOAD_WAITS
+    );
+    let rate_limit = all_keys()
+        .find(|k| k.path() == "cli.on_rate_limit")
+        .expect("cli.on_rate_limit");
+    assert!(rate_limit.doc.contains(&said), "{}", rate_limit.doc);
+    let agents = include_str!("../../../../docs/agents.md").replace('\n', " ");
+    let named = format!(
+        "only {} times in a row (`OVERLOAD_WAITS`)",
+        crate::machine::OVERLOAD_WAITS
+    );
+    assert!(
+        agents.contains(&named),
+        "docs/agents.md does not say {named}"
+    );
+}
