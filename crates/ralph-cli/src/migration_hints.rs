@@ -139,6 +139,17 @@ pub(crate) static HINTS: &[Hint] = &[
         instead: "`ralph watch` follows a run full-screen from another terminal; \
                   `ralph run --tui` shows it in the run's own",
     },
+    Hint {
+        forms: &[Command("bot"), Command("mcp")],
+        instead: "no chat bot and no MCP server; `ralph steer` sends a running loop a \
+                  message, `ralph run --output json` streams its events, and a hook can post \
+                  to a chat",
+    },
+    Hint {
+        forms: &[Command("wave")],
+        instead: "no waves; parallel work runs as worktree loops, one per task, each started \
+                  with `ralph run --worktree` and a name of its own (`--worktree=NAME`)",
+    },
 ];
 
 /// Adds the hint for `args` (the whole command line, program first) to `err` when clap
