@@ -59,13 +59,26 @@ pub(crate) fn inherited_ignored() -> Vec<Signal> {
 /// What `signal` does now (read by setting the default and putting it back at once, at
 /// start, before any handler of ralph's).
 fn disposition(signal: Signal) -> Option<SigHandler> {
-    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
-    // SAFETY: installs the default action, then the previous one as it was; no handler
-    // of ours runs in between.
-    let previous = unsafe { sigaction(signal, &default) }.ok()?;
+    with_action(signal, SigHandler::SigDfl, || ()).map(|(previous, ())| previous)
+}
+
+/// Runs `during` with `handler` as `signal`'s action, then puts back the action that was
+/// there; `None` (and `during` not run) when the action cannot be set. Returns the
+/// handler that was there and what `during` returned.
+fn with_action<T>(
+    signal: Signal,
+    handler: SigHandler,
+    during: impl FnOnce() -> T,
+) -> Option<(SigHandler, T)> {
+    let action = SigAction::new(handler, SaFlags::empty(), SigSet::empty());
+    // SAFETY: `handler` is the default action or ignoring, never a function of ours, and
+    // the previous action goes back as it was. Callers that run while ralph's handlers
+    // are installed hold `STOPPING`, so no other thread swaps the action in between.
+    let previous = unsafe { sigaction(signal, &action) }.ok()?;
+    let done = during();
     // SAFETY: as above.
     let _ = unsafe { sigaction(signal, &previous) };
-    Some(previous.handler())
+    Some((previous.handler(), done))
 }
 
 /// One job-control signal, on the signal thread: pauses what runs, stops ralph, and
@@ -150,16 +163,8 @@ fn stop_self(signal: Signal) {
 
 /// [`stop_self`] with [`STOPPING`] held.
 fn stop_self_held(signal: Signal) {
-    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
-    // SAFETY: the default action of a stop signal, then the handler that was there; the
-    // lock keeps another thread from doing the same in between.
-    let Ok(previous) = (unsafe { sigaction(signal, &default) }) else {
-        return;
-    };
     // Delivered to this thread before `raise` returns: the whole process stops here.
-    let _ = raise(signal);
-    // SAFETY: as above.
-    let _ = unsafe { sigaction(signal, &previous) };
+    with_action(signal, SigHandler::SigDfl, || raise(signal));
 }
 
 /// Stops ralph's whole process group (the job the shell sees, whatever started ralph) as
@@ -168,16 +173,10 @@ fn stop_job(signal: Signal) {
     let _held = STOPPING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
     // The rest of the group first, with the signal ignored here: ralph's own copy is
     // dropped as it is sent. Taken by another of ralph's threads a moment later, it would
     // stop ralph a second time after `fg`, or reach the handler once it is back.
-    // SAFETY: as in `stop_self_held`.
-    if let Ok(previous) = unsafe { sigaction(signal, &ignore) } {
-        let _ = killpg(getpgrp(), signal);
-        // SAFETY: as above.
-        let _ = unsafe { sigaction(signal, &previous) };
-    }
+    with_action(signal, SigHandler::SigIgn, || killpg(getpgrp(), signal));
     stop_self_held(signal);
 }
 
