@@ -36,13 +36,18 @@ pub(crate) fn home(repo: Repo) -> Repo {
 }
 
 /// The worktrees of the repository inside `tree` (not `tree` itself), whether git lists
-/// them or only a record names them, each once; the deepest first, so that removing them
-/// in that order never removes one whose directory went with another already.
-pub(crate) fn inside(repo: &Repo, tree: &Path) -> Result<Vec<Nested>, CliError> {
+/// them (`listed`, its checkouts) or only a record names them, each once; the deepest
+/// first, so that removing them in that order never removes one whose directory went
+/// with another already.
+pub(crate) fn inside(
+    repo: &Repo,
+    tree: &Path,
+    listed: &[PathBuf],
+) -> Result<Vec<Nested>, CliError> {
     let Ok(tree) = tree.canonicalize() else {
         return Ok(Vec::new());
     };
-    let listed = repo.worktrees()?.into_iter().map(|c| c.path);
+    let listed = listed.iter().cloned();
     let names = repo
         .records
         .names()

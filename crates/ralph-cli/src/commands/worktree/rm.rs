@@ -8,7 +8,7 @@
 //! (its commits with it, so they need not be landed first): the way out for a loop whose
 //! base branch was renamed or deleted, which cannot be compared with it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ralph_core::store::{LockError, RalphDir, RemovalLock, WorktreeRecord};
 
@@ -37,9 +37,12 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let _held = hold(&tree).map_err(|running| {
         CliError::Worktree(format!("the loop of `{name}` is running{running}"))
     })?;
+    // The checkouts git knows, asked once: nothing else changes them while the repository
+    // lock is held, and the removals below only take from them.
+    let listed: Vec<PathBuf> = repo.worktrees()?.into_iter().map(|c| c.path).collect();
     // A removal that stopped part-way (a file git could not delete) leaves the files
     // and drops git's own record of the worktree: git can neither check nor remove it.
-    let forgotten = tree.is_dir() && !knows(&repo, &tree)?;
+    let forgotten = tree.is_dir() && !knows(&listed, &tree);
     if forgotten && !args.force {
         return Err(CliError::Worktree(format!(
             "git no longer knows the worktree of `{name}` (`{}`), as after a removal that \
@@ -50,7 +53,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         )));
     }
     // Whatever is nested in the worktree goes with it: it is held to the same rules.
-    let nested = nested::inside(&repo, &tree)?;
+    let nested = nested::inside(&repo, &tree, &listed)?;
     let mut _held_inside = Vec::with_capacity(nested.len());
     for inner in &nested {
         _held_inside.push(hold(&inner.path).map_err(|running| {
@@ -85,7 +88,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         }
     }
     for inner in &nested {
-        remove(&repo, inner.record.as_ref(), &inner.path, false)?;
+        remove(&repo, inner.record.as_ref(), &inner.path, false, &listed)?;
         super::report(format_args!(
             "removed {}, inside the worktree of `{name}`{}",
             describe(inner),
@@ -96,7 +99,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
                 .unwrap_or_default()
         ));
     }
-    remove(&repo, Some(&record), &tree, args.keep_branch)?;
+    remove(&repo, Some(&record), &tree, args.keep_branch, &listed)?;
     match args.keep_branch {
         true => super::report(format_args!(
             "removed worktree loop `{name}`; its branch {} is kept",
@@ -249,14 +252,15 @@ fn detached_commits(repo: &Repo, tree: &Path) -> Result<Option<Unsaved>, CliErro
 }
 
 /// Removes the worktree at `tree` and, for a loop's (`record`), its record and, unless
-/// `keep_branch`, its branch.
+/// `keep_branch`, its branch. `listed`: the checkouts git knows.
 fn remove(
     repo: &Repo,
     record: Option<&WorktreeRecord>,
     tree: &Path,
     keep_branch: bool,
+    listed: &[PathBuf],
 ) -> Result<(), CliError> {
-    if tree.is_dir() && knows(repo, tree)? {
+    if tree.is_dir() && knows(listed, tree) {
         let path = tree
             .to_str()
             .ok_or_else(|| CliError::Worktree(format!("`{}` is not UTF-8", tree.display())))?;
@@ -282,15 +286,14 @@ fn remove(
         .map_err(|e| CliError::io("remove the worktree record in", repo.records.path(), e))
 }
 
-/// Whether git lists `tree` among the repository's worktrees.
-fn knows(repo: &Repo, tree: &Path) -> Result<bool, CliError> {
+/// Whether `tree` is among the checkouts git `listed`.
+fn knows(listed: &[PathBuf], tree: &Path) -> bool {
     let Ok(tree) = tree.canonicalize() else {
-        return Ok(false);
+        return false;
     };
-    Ok(repo
-        .worktrees()?
+    listed
         .iter()
-        .any(|c| c.path.canonicalize().is_ok_and(|p| p == tree)))
+        .any(|path| path.canonicalize().is_ok_and(|p| p == tree))
 }
 
 /// Refuses to remove the worktree the command was typed in, or under: the shell would be
