@@ -217,9 +217,7 @@ impl Refused {
         let Some(ContextValue::String(word)) = err.get(ContextKind::InvalidArg) else {
             return None;
         };
-        let words: Vec<String> = (args.iter().skip(1))
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let words = words(args);
         let after_dashes = words
             .iter()
             .position(|w| w == "--")
@@ -297,9 +295,7 @@ pub(crate) fn refuse_words_after_dashes(
             .iter()
             .any(|f| matches!(f, Form::AfterDashes(n) if *n == name))
     });
-    let words: Vec<String> = (args.iter().skip(1))
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let words = words(args);
     let Some(at) = words.iter().position(|w| w == "--").filter(|_| refused) else {
         return Ok(());
     };
@@ -318,6 +314,13 @@ pub(crate) fn refuse_words_after_dashes(
         ContextValue::StyledStr(sub.render_usage()),
     );
     Err(err)
+}
+
+/// The words of the command line `args` after the program, as text.
+fn words(args: &[OsString]) -> Vec<String> {
+    (args.iter().skip(1))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 /// The line after the help that a bare `ralph` prints: ralph-orchestrator ran a loop then.
