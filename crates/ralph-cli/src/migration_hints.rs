@@ -21,7 +21,8 @@ const DOC: &str = "docs/migrating.md";
 /// A command line of ralph-orchestrator that ralph refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Form {
-    /// A command ralph does not have: `ralph NAME`.
+    /// A command ralph does not have: `ralph NAME`, or `ralph PARENT NAME` for one under a
+    /// command ralph has (`"tools interact"`).
     Command(&'static str),
     /// A flag a command does not take (`""`: before any command, where ralph takes none).
     Flag(&'static str, &'static str),
@@ -73,6 +74,12 @@ pub(crate) static HINTS: &[Hint] = &[
         instead: "every iteration's prompt and raw output are kept under \
                   `.ralph/runs/<id>/iterations/` (`transcripts:`); \
                   `ralph inspect --run ID --iteration N` reads one",
+    },
+    Hint {
+        forms: &[Flag("plan", "--teams")],
+        instead: "Claude Code's agent teams are its own setting, and `ralph plan` passes its \
+                  environment on: `CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1 ralph plan -b claude`, \
+                  then ask for a team in the idea",
     },
     Hint {
         forms: &[AfterDashes("run"), AfterDashes("plan")],
@@ -146,6 +153,11 @@ pub(crate) static HINTS: &[Hint] = &[
                   to a chat",
     },
     Hint {
+        forms: &[Command("tools interact")],
+        instead: "no chat updates: what the agent writes is shown live by `ralph run` and \
+                  `ralph watch RUN`, and a hook can post to a chat",
+    },
+    Hint {
         forms: &[Command("wave")],
         instead: "no waves; parallel work runs as worktree loops, one per task, each started \
                   with `ralph run --worktree` and a name of its own (`--worktree=NAME`)",
@@ -181,6 +193,10 @@ pub(crate) fn add_migration_hint(err: &mut clap::Error, args: &[OsString]) -> bo
         Form::Flag(name, _) | Form::AfterDashes(name) if !name.is_empty() => {
             command.find_subcommand_mut(name)
         }
+        // `tools interact`: the usage of `ralph tools`, which has the commands to use.
+        Form::Command(path) => {
+            (path.split_once(' ')).and_then(|(parent, _)| command.find_subcommand_mut(parent))
+        }
         _ => None,
     };
     let usage = match target {
@@ -193,7 +209,8 @@ pub(crate) fn add_migration_hint(err: &mut clap::Error, args: &[OsString]) -> bo
 
 /// What clap refused, read from its error and the command line.
 enum Refused {
-    /// A command it does not know.
+    /// A command it does not know, after the commands it was typed under
+    /// (`tools interact`).
     Command(String),
     /// A word a command (`None`: the top level) does not take.
     Word {
@@ -209,7 +226,7 @@ impl Refused {
     fn read(err: &clap::Error, args: &[OsString]) -> Option<Refused> {
         match (err.kind(), err.get(ContextKind::InvalidSubcommand)) {
             (ErrorKind::InvalidSubcommand, Some(ContextValue::String(typed))) => {
-                return Some(Refused::Command(typed.clone()));
+                return Some(Refused::Command(command_path(&words(args), typed)));
             }
             (ErrorKind::UnknownArgument, _) => {}
             _ => return None,
@@ -256,6 +273,21 @@ impl Refused {
             _ => false,
         }
     }
+}
+
+/// `typed` after the commands clap went down before it refused it, as words: in
+/// `ralph tools --root DIR interact`, `tools interact` (a flag's value is no command).
+fn command_path(words: &[String], typed: &str) -> String {
+    let mut command = Cli::command();
+    let mut path = Vec::new();
+    for word in words.iter().take_while(|w| *w != typed) {
+        if let Some(sub) = command.find_subcommand(word).cloned() {
+            path.push(word.as_str());
+            command = sub;
+        }
+    }
+    path.push(typed);
+    path.join(" ")
 }
 
 /// The form of the table `err` is about, and its row.

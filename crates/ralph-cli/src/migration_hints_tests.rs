@@ -70,6 +70,39 @@ fn words_after_dashes_are_refused_for_plan_as_for_run() {
 }
 
 #[test]
+fn a_command_under_one_of_ralphs_is_named_whole_with_its_parents_usage() {
+    let text = refused(&["tools", "interact", "progress", "halfway"]);
+    assert!(
+        text.contains("`ralph tools interact` is ralph-orchestrator's"),
+        "{text}"
+    );
+    assert!(text.contains("`ralph watch RUN`"), "{text}");
+    assert!(text.contains("Usage: ralph tools"), "{text}");
+    // Only under `tools`: a top-level `interact` is no form of the table.
+    let args: Vec<OsString> = ["ralph", "interact"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let mut err = crate::cli_config_env::parse_from(None, &args).expect_err("refused");
+    assert!(!add_migration_hint(&mut err, &args));
+}
+
+#[test]
+fn plan_teams_is_told_how_to_turn_claudes_agent_teams_on() {
+    for line in [&["plan", "--teams"][..], &["plan", "--teams", "an idea"]] {
+        let text = refused(line);
+        assert!(
+            text.contains("`ralph plan --teams` is ralph-orchestrator's"),
+            "{text}"
+        );
+        assert!(
+            text.contains("`CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1 ralph plan -b claude`"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn a_flag_ralph_takes_elsewhere_gets_no_hint_of_another_command() {
     // `--file` is in the table for `events` and `emit`, not for `init`.
     let args: Vec<OsString> = ["ralph", "init", "--file", "x"]

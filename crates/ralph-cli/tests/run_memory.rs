@@ -150,3 +150,32 @@ fn memories_too_big_for_a_tiny_budget_are_said_to_be_stored_not_none() {
         "{prompt}"
     );
 }
+
+#[test]
+fn memories_the_filter_leaves_out_are_said_to_be_stored_and_filtered_not_none() {
+    let ws = workspace(
+        "cli:\n  backend: pi\nmemories:\n  filter:\n    types: [fix]\n",
+        "pi/anthropic/text.jsonl | |\n",
+    );
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let mut text = String::from("# Memories\n\n## Patterns\n");
+    for i in 0..2 {
+        text.push_str(&format!(
+            "\n### mem-{}-{i:04x}\n> a pattern, number {i}\n\
+             <!-- tags:  | created: 2026-01-01 -->\n",
+            1_700_000_000 + i
+        ));
+    }
+    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(ws.agent_log().len(), 1, "{stderr}");
+    let prompt = ws.prompt(1);
+    assert!(!prompt.contains("None stored yet"), "{prompt}");
+    assert!(
+        prompt.contains(
+            "2 memories are stored, but `memories.filter` in the configuration leaves them \
+             all out"
+        ),
+        "{prompt}"
+    );
+}

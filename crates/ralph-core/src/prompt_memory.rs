@@ -27,6 +27,10 @@ pub enum MemoryPrompt<'a> {
     /// `inject: auto`, with this many memories stored but none small enough for
     /// `memories.budget`: said, so the agent does not take the memory for empty.
     NoneFit(usize),
+    /// `inject: auto`, with this many memories stored but `memories.filter` keeping none
+    /// of them: said, so the agent does not take the memory for empty, and with the key
+    /// to change, so whoever reads the prompt can widen the filter.
+    Filtered(usize),
     /// `inject: manual`: only how to read them.
     Manual,
     /// `inject: auto`, but the memories file could not be read (`path`, `why`): said,
@@ -64,6 +68,19 @@ pub fn write_memories(p: &mut String, memories: MemoryPrompt<'_>, ralph: &str) {
                 p,
                 "{count} stored, but {fits} in this prompt's budget (`memories.budget`): \
                  `{ralph} tools memory search <words>` finds them. {add}"
+            );
+        }
+        MemoryPrompt::Filtered(stored) => {
+            let (count, all, them) = if stored == 1 {
+                ("1 memory is".to_owned(), "it", "it")
+            } else {
+                (format!("{stored} memories are"), "them all", "them")
+            };
+            let _ = writeln!(
+                p,
+                "{count} stored, but `memories.filter` in the configuration leaves {all} out \
+                 (widen its `types`, `tags` or `recent`, or remove it, to have {them} here): \
+                 `{ralph} tools memory search <words>` finds {them}. {add}"
             );
         }
         MemoryPrompt::Unreadable { path, why } => {

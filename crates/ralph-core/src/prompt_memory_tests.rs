@@ -109,6 +109,33 @@ fn memories_that_do_not_fit_the_budget_are_counted_not_called_none_stored() {
 }
 
 #[test]
+fn memories_the_filter_leaves_out_are_counted_with_the_key_to_change() {
+    let events = [Event::new(TASK_START)];
+    for (stored, said) in [
+        (
+            4,
+            "4 memories are stored, but `memories.filter` in the configuration leaves them \
+             all out",
+        ),
+        (
+            1,
+            "1 memory is stored, but `memories.filter` in the configuration leaves it out",
+        ),
+    ] {
+        let prompt = build_prompt(&PromptInput {
+            memories: Some(MemoryPrompt::Filtered(stored)),
+            ..solo(&events)
+        });
+        assert!(prompt.contains(said), "{prompt}");
+        assert!(
+            prompt.contains("widen its `types`, `tags` or `recent`"),
+            "{prompt}"
+        );
+        assert!(!prompt.contains("None stored yet"), "{prompt}");
+    }
+}
+
+#[test]
 fn memories_that_cannot_be_read_are_not_called_none_stored() {
     let prompt = build_prompt(&PromptInput {
         memories: Some(MemoryPrompt::Unreadable {

@@ -70,7 +70,9 @@ pub(crate) enum Expiry {
 pub(crate) struct DeadlineClock {
     deadlines: RunDeadlines,
     started: Instant,
-    first_byte: Option<Instant>,
+    /// How long the run had run when its first stdout byte came, the pauses before it
+    /// left out (`started` has moved on by them by then).
+    first_byte: Option<Duration>,
     last_byte: Instant,
     /// The end of a wait the agent announced (see [`DeadlineClock::quiet_for`]).
     quiet_until: Option<Instant>,
@@ -90,7 +92,11 @@ impl DeadlineClock {
     }
 
     pub(crate) fn on_output(&mut self, now: Instant) {
-        self.first_byte.get_or_insert(now);
+        // A Ctrl-Z before the agent's first output is the user's wait, not the agent's:
+        // it is reported as the time to the first byte, which must leave it out.
+        let started = self.started;
+        self.first_byte
+            .get_or_insert_with(|| now.saturating_duration_since(started));
         self.last_byte = now;
     }
 
@@ -107,13 +113,15 @@ impl DeadlineClock {
         self.finished.get_or_insert(now);
     }
 
-    pub(crate) fn first_byte(&self) -> Option<Instant> {
+    /// The time from the start to the first stdout byte, not counting the pauses
+    /// (Ctrl-Z) before it; `None` before any.
+    pub(crate) fn time_to_first_byte(&self) -> Option<Duration> {
         self.first_byte
     }
 
     /// The run was paused (Ctrl-Z) for `paused`: every deadline moves on by as much, as
-    /// if the clock had stood still. The first byte keeps its instant: it is reported,
-    /// and only whether it came matters here.
+    /// if the clock had stood still. The start moves too, so that a first byte after
+    /// the pause counts its time from there; one that came before keeps its time.
     pub(crate) fn shift(&mut self, paused: Duration) {
         self.started = after(self.started, paused);
         self.last_byte = after(self.last_byte, paused);

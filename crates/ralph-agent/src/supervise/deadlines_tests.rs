@@ -21,7 +21,20 @@ fn startup_governs_until_the_first_byte_then_inactivity_resets_on_every_byte() {
     assert_eq!(clock.next(), Some((t0 + 8 * S, Expiry::Idle)));
     clock.on_output(t0 + 7 * S);
     assert_eq!(clock.next(), Some((t0 + 12 * S, Expiry::Idle)));
-    assert_eq!(clock.first_byte(), Some(t0 + 3 * S));
+    assert_eq!(clock.time_to_first_byte(), Some(3 * S));
+}
+
+#[test]
+fn a_pause_before_the_first_byte_is_not_in_the_time_to_it_and_one_after_changes_nothing() {
+    let t0 = Instant::now();
+    let mut clock = DeadlineClock::new(deadlines(), t0);
+    // Ctrl-Z for a minute, 1 s in; the agent writes 2 s after `fg`.
+    clock.shift(60 * S);
+    clock.on_output(t0 + 63 * S);
+    assert_eq!(clock.time_to_first_byte(), Some(3 * S));
+    clock.shift(60 * S);
+    clock.on_output(t0 + 130 * S);
+    assert_eq!(clock.time_to_first_byte(), Some(3 * S));
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub struct ProcessOutcome {
     pub pid: Option<u32>,
     /// From spawn to the end of the teardown, less the time ralph paused it (Ctrl-Z).
     pub wall: Duration,
-    /// Time from spawn to the first stdout byte.
+    /// Time from spawn to the first stdout byte, less the time ralph paused it (Ctrl-Z).
     pub time_to_first_byte: Option<Duration>,
     pub stdout_bytes: u64,
     pub stderr_bytes: u64,

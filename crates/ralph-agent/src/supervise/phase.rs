@@ -260,8 +260,9 @@ impl Machine {
         self.signalled
     }
 
-    pub(crate) fn first_byte(&self) -> Option<Instant> {
-        self.clock.first_byte()
+    /// The time from the start to the first stdout byte, pauses (Ctrl-Z) left out.
+    pub(crate) fn time_to_first_byte(&self) -> Option<Duration> {
+        self.clock.time_to_first_byte()
     }
 
     /// The next instant something must happen in this phase; `None` when only an event

@@ -397,7 +397,7 @@ impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
             child_status: self.machine.exit().and_then(|e| e.status),
             pid: u32::try_from(self.pid()).ok(),
             wall: started.elapsed(),
-            time_to_first_byte: self.machine.first_byte().map(|t| t - started),
+            time_to_first_byte: self.machine.time_to_first_byte(),
             stdout_bytes: self.stdout_bytes,
             stderr_bytes: self.stderr_tail.total(),
             stderr_tail: self.stderr_tail.to_text(),

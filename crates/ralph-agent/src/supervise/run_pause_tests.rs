@@ -132,3 +132,21 @@ fn a_pause_that_ended_before_the_run_began_moves_nothing() {
         )
     );
 }
+
+#[test]
+fn the_time_to_the_first_byte_leaves_out_a_pause_before_it() {
+    // Silent until half a second after `fg`: it ran CTRL_Z and that half second first.
+    let first = CTRL_Z + SUSPENDED + SECOND / 2;
+    for pause in [pause_seen, pause_frozen] {
+        let script = Script {
+            stdout: vec![(first, b"hello\n"), (first + SECOND, b"DONE\n")],
+            exits: Some((first + 2 * SECOND, ChildStatus::Code(0))),
+            ..busy_agent()
+        };
+        let played = play_into(script, |c, t0| pause(c, t0 + CTRL_Z), |_| Lines);
+        assert_eq!(
+            (played.termination, played.time_to_first_byte),
+            (Termination::Exited { code: 0 }, Some(CTRL_Z + SECOND / 2))
+        );
+    }
+}

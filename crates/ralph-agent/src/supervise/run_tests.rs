@@ -241,6 +241,8 @@ struct Played {
     /// When the loop stopped waiting.
     ended: Duration,
     stdout_bytes: u64,
+    /// As the run's outcome reports it.
+    time_to_first_byte: Option<Duration>,
 }
 
 /// Runs the loop over `script`, with Ctrl-C pressed at each of `ctrl_c` (offsets from the
@@ -296,6 +298,7 @@ fn play_into<S: OutputSink>(
         signals: run.child.signals,
         ended: clock.now() - t0,
         stdout_bytes: run.stdout_bytes,
+        time_to_first_byte: run.machine.time_to_first_byte(),
     }
 }
 
@@ -336,6 +339,7 @@ fn idle_deadline_sends_term_and_an_exit_within_the_grace_ends_the_run() {
             signals: vec![(10 * MS + idle, Signal::SIGTERM)],
             ended: 10 * MS + idle + 20 * MS,
             stdout_bytes: 6,
+            time_to_first_byte: Some(10 * MS),
         }
     );
 }
@@ -402,6 +406,7 @@ fn term_ignored_is_followed_by_kill_after_the_kill_grace() {
         signals: vec![term, kill],
         ended: kill.0 + MS,
         stdout_bytes: 0,
+        time_to_first_byte: None,
     };
     assert_eq!(ignoring_term(OnSignal::DiesAfter(MS)), killed);
     // KILL not honoured either: given up on after the reap timeout, without a status.
@@ -453,6 +458,7 @@ fn no_hang_after_the_agent_finished_when_a_leftover_holds_its_output() {
             signals: vec![],
             ended: 50 * MS + POST_EXIT_DRAIN,
             stdout_bytes: 5,
+            time_to_first_byte: Some(10 * MS),
         }
     );
 }
@@ -554,45 +560,5 @@ fn a_second_ctrl_c_kills_an_agent_that_ignores_term() {
 mod live;
 #[path = "run_pause_tests.rs"]
 mod pause;
-
-/// [`Lines`], but each `SLOW` line takes it a second: ralph's own stdout is blocked by
-/// a reader that does not read (`ralph run | less`), so the loop reads nothing meanwhile.
-struct SlowReader(FakeClock);
-
-impl OutputSink for SlowReader {
-    fn on_stdout(&mut self, bytes: &[u8]) -> Flow {
-        if bytes == b"SLOW\n" {
-            self.0.time().now += Duration::from_secs(1);
-        }
-        Lines.on_stdout(bytes)
-    }
-}
-
-#[test]
-fn time_ralph_spends_on_a_chunk_is_not_the_agents_silence() {
-    // The agent writes a line every 10 ms; each `SLOW` one keeps ralph a second, well
-    // past the idle limit, while the agent's next lines wait in the pipe.
-    let idle = 400 * MS;
-    let mut stdout: Vec<(Duration, &'static [u8])> = (1..=8u32)
-        .map(|i| (i * 10 * MS, b"SLOW\n".as_slice()))
-        .collect();
-    stdout.push((90 * MS, b"DONE\n"));
-    let played = play_into(
-        Script {
-            deadlines: RunDeadlines {
-                idle: Some(idle),
-                ..no_deadlines()
-            },
-            stdout,
-            // Its last line is read about eight seconds in: it exits soon after.
-            exits: Some((8200 * MS, ChildStatus::Code(0))),
-            ..Script::default()
-        },
-        |_, _| Vec::new(),
-        |clock| SlowReader(clock.clone()),
-    );
-    assert_eq!(
-        (played.termination, played.signals, played.stdout_bytes),
-        (Termination::Exited { code: 0 }, vec![], 8 * 5 + 5)
-    );
-}
+#[path = "run_slow_reader_tests.rs"]
+mod slow_reader;

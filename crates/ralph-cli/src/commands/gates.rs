@@ -39,10 +39,13 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
         let (stop, _requests) = StopController::new();
         signals::install(stop.clone()).map_err(CliError::Runtime)?;
         let mut observer: Box<dyn Observer> = match args.output {
-            OutputArg::Text => Box::new(TextObserver::stdout(TextOptions::for_stdout(
-                Detail::Normal,
-                args.color.for_stdout(),
-            ))),
+            OutputArg::Text => Box::new(
+                TextObserver::stdout(TextOptions::for_stdout(
+                    Detail::Normal,
+                    args.color.for_stdout(),
+                ))
+                .pausing(&stop),
+            ),
             OutputArg::Json => Box::new(JsonObserver::stdout()),
         };
         // As a run there gives them: a gate may check which worktree loop it is in.

@@ -295,7 +295,8 @@ fn start_and_drive(
                     let view = TextObserver::stdout(TextOptions::for_stdout(
                         detail,
                         args.color.for_stdout(),
-                    ));
+                    ))
+                    .pausing(&stop);
                     Box::new(match workspace_seen {
                         Some(seen) => view.show_workspace_as(seen),
                         None => view,

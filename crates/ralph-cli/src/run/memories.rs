@@ -14,9 +14,9 @@ use crate::diagnostic::diagnostic;
 
 /// The memories and skills of one iteration's prompt.
 pub(crate) struct WorkingMemory {
-    /// The primed memories (`inject: auto`), else `None`; `Err`: the file (shown as
-    /// this path) could not be read, and why.
-    primed: Option<Result<Ranked, (String, String)>>,
+    /// The primed memories (`inject: auto`) and how many are stored, else `None`;
+    /// `Err`: the file (shown as this path) could not be read, and why.
+    primed: Option<Result<(Ranked, usize), (String, String)>>,
     show_memories: bool,
     pub(crate) skills: Vec<Skill>,
 }
@@ -48,10 +48,15 @@ impl WorkingMemory {
     pub(crate) fn prompt(&self) -> Option<MemoryPrompt<'_>> {
         match &self.primed {
             // Memories the budget left out, none shown: not "none stored".
-            Some(Ok(ranked)) if ranked.shown == 0 && ranked.left_out > 0 => {
+            Some(Ok((ranked, _))) if ranked.shown == 0 && ranked.left_out > 0 => {
                 Some(MemoryPrompt::NoneFit(ranked.left_out))
             }
-            Some(Ok(ranked)) => Some(MemoryPrompt::Primed(&ranked.text)),
+            // None passed `memories.filter` (without one, every memory passes): not
+            // "none stored" either.
+            Some(Ok((ranked, stored))) if ranked.shown == 0 && *stored > 0 => {
+                Some(MemoryPrompt::Filtered(*stored))
+            }
+            Some(Ok((ranked, _))) => Some(MemoryPrompt::Primed(&ranked.text)),
             Some(Err((path, why))) => Some(MemoryPrompt::Unreadable { path, why }),
             None if self.show_memories => Some(MemoryPrompt::Manual),
             None => None,
@@ -63,7 +68,7 @@ fn primed(
     config: &ResolvedConfig,
     workspace: &Path,
     hat: Option<&str>,
-) -> Result<Ranked, (String, String)> {
+) -> Result<(Ranked, usize), (String, String)> {
     let file = MemoryFile::in_workspace(workspace);
     let parsed = match file.read() {
         Ok((_, parsed)) => parsed,
@@ -90,5 +95,5 @@ fn primed(
             today: date::day_number(SystemTime::now()),
         },
     );
-    Ok(primed)
+    Ok((primed, parsed.memories().count()))
 }

@@ -15,6 +15,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use ralph_agent::StopController;
 use ralph_core::config::MAX_RATE_LIMIT_WAIT;
 use ralph_core::run_event::RunEvent;
 
@@ -68,6 +69,9 @@ struct Live {
     wait: Option<Wait>,
     /// A moment and its wall-clock time: a wait's end is said as a UTC time.
     wall: (Instant, SystemTime),
+    /// Where the time ralph was stopped (Ctrl-Z until `fg`) adds up; `None` when nothing
+    /// pauses what this view shows.
+    pauses: Option<StopController>,
 }
 
 /// A wait for a provider's limit, as its countdown shows it.
@@ -88,6 +92,18 @@ impl Live {
                 .unwrap_or(UNIX_EPOCH),
         };
         t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    }
+
+    /// The time from `since` to `now` that was not spent stopped: what the loop reports
+    /// as the iteration's (or the gate's) time when it ends, so the counter never runs
+    /// ahead of the line that closes it. A pause still going on is not left out, but
+    /// then ralph is stopped and draws nothing.
+    fn ran(&self, since: Instant, now: Instant) -> Duration {
+        let stopped = self
+            .pauses
+            .as_ref()
+            .map_or(Duration::ZERO, |stop| stop.paused_since(since));
+        now.saturating_duration_since(since).saturating_sub(stopped)
     }
 }
 
@@ -141,6 +157,7 @@ impl<W: Write> TextObserver<W> {
                 backend: String::new(),
                 wait: None,
                 wall: now,
+                pauses: None,
             }),
             closed: false,
             at_line_start: true,
@@ -153,6 +170,15 @@ impl<W: Write> TextObserver<W> {
     /// workspace as seen from there (`--worktree`).
     pub(crate) fn show_workspace_as(mut self, workspace: std::path::PathBuf) -> Self {
         self.view.workspace_shown = Some(workspace);
+        self
+    }
+
+    /// Leaves the time ralph was stopped under `stop` (Ctrl-Z until `fg`) out of the
+    /// status line's running time, as the loop leaves it out of the times it reports.
+    pub(crate) fn pausing(mut self, stop: &StopController) -> Self {
+        if let Some(live) = self.live.as_mut() {
+            live.pauses = Some(stop.clone());
+        }
         self
     }
 
@@ -262,12 +288,7 @@ impl<W: Write> TextObserver<W> {
                     activity.describe(backend),
                 )
             };
-            status_line(
-                &what,
-                now.saturating_duration_since(since),
-                &doing,
-                (live.columns)(),
-            )
+            status_line(&what, live.ran(since, now), &doing, (live.columns)())
         };
         self.bytes.clear();
         self.bytes.push_str(ERASE);

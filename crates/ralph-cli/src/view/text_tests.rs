@@ -164,6 +164,43 @@ fn on_a_terminal_the_status_line_shows_while_the_agent_is_silent_and_is_erased_b
     );
 }
 
+/// The status line after a Ctrl-Z of `SUSPENDED` at 10 s into what it counts, then `fg`,
+/// drawn at `RAN` of running time: it counts the running time only, as the loop's report
+/// of the iteration (or gate) does when it ends.
+fn counted_after_a_pause(start: &RunEvent<'_>) -> String {
+    const SUSPENDED: Duration = Duration::from_secs(3600);
+    const RAN: Duration = Duration::from_secs(15);
+    let screen = Screen::default();
+    let t0 = Instant::now();
+    let (stop, _requests) = StopController::new();
+    let mut view = observer(&screen, true, t0).pausing(&stop);
+    view.observe_at(start, t0);
+    stop.pause(t0 + Duration::from_secs(10));
+    stop.resume(t0 + Duration::from_secs(10) + SUSPENDED);
+    view.tick_at(t0 + SUSPENDED + RAN);
+    screen.shown()
+}
+
+#[test]
+fn the_iteration_counter_leaves_out_the_time_ralph_was_stopped() {
+    let shown = counted_after_a_pause(&started());
+    assert!(
+        shown.ends_with("iteration 1 · 0:15 · starting pi"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn the_gate_counter_leaves_out_the_time_ralph_was_stopped() {
+    let shown = counted_after_a_pause(&RunEvent::GateStarted {
+        iteration: None,
+        gate: "tests",
+        event: None,
+        command: "cargo test",
+    });
+    assert!(shown.ends_with("gate tests · 0:15 · running"), "{shown}");
+}
+
 #[test]
 fn in_a_pipe_the_same_text_comes_without_a_status_line() {
     let screen = Screen::default();

@@ -382,7 +382,8 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
         return Ok(true);
     }
     let ralph_dir = RalphDir::in_workspace(tree);
-    let mut observer = TextObserver::stdout(TextOptions::for_stdout(Detail::Normal, false));
+    let mut observer =
+        TextObserver::stdout(TextOptions::for_stdout(Detail::Normal, false)).pausing(stop);
     runtime.block_on(async {
         let gates = GateRun {
             workspace: tree,
