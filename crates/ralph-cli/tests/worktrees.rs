@@ -19,6 +19,8 @@ mod from_subdir;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/land_race.rs"]
+mod land_race;
 #[path = "worktrees/lock_wait.rs"]
 mod lock_wait;
 #[path = "worktrees/made_half.rs"]

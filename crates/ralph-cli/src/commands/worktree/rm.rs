@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{LockError, RalphDir, RemovalLock, WorktreeRecord};
+use ralph_core::store::WorktreeRecord;
 
+use super::held::hold;
 use super::nested::{self, Nested};
 use super::{Repo, onto};
 use crate::cli_runs::RmArgs;
@@ -111,30 +112,6 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         )),
     }
     Ok(CommandOutcome::Success)
-}
-
-/// The workspace lock of the workspace at `tree` (which may be gone), held until the
-/// workspace is deleted; when a loop runs there, the end of the refusal: ` (pid N): stop
-/// it first …`.
-fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
-    if !tree.is_dir() {
-        return Ok(None);
-    }
-    match RalphDir::in_workspace(tree).lock_for_removal() {
-        Ok(lock) => Ok(Some(lock)),
-        Err(LockError::Held { pid, host, .. }) => {
-            let pid = pid.filter(|_| host.is_none());
-            Err(format!(
-                "{}: stop it first{}",
-                pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
-                pid.map(|p| format!(" (`kill -INT {p}`)"))
-                    .unwrap_or_default()
-            ))
-        }
-        // A lock that cannot be taken for another reason (a link planted at its name)
-        // guards nothing: the removal goes on, as it would without a lock file.
-        Err(LockError::Io { .. }) => Ok(None),
-    }
 }
 
 /// A nested worktree as the messages name it.
