@@ -41,6 +41,8 @@ mod rm_race;
 mod signals;
 #[path = "worktrees/stdout.rs"]
 mod stdout;
+#[path = "worktrees/sub_loops.rs"]
+mod sub_loops;
 #[path = "worktrees/terminal.rs"]
 mod terminal;
 #[path = "worktrees/unsaved.rs"]

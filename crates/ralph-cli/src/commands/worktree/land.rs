@@ -60,13 +60,15 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
         "another landing",
         repo.git.stop(),
     )?;
-    // The worktree's loop lock, taken as a loop takes it and held to the end: a loop
-    // running there refuses the landing, and none can start there (`ralph run
-    // --continue` typed in the worktree) while its branch is rebased and checked under
-    // it.
-    let _loop = held::hold(&tree).map_err(|running| {
+    // The worktree's loop locks (its own, and those of the directories in it where a
+    // loop ran), taken as a loop takes them and held to the end: a loop running there
+    // refuses the landing, and none can start there (`ralph run --continue` typed in
+    // the worktree) while its branch is rebased and checked under it.
+    let _loops = held::hold_all(&tree).map_err(|busy| {
         CliError::Worktree(format!(
-            "the loop of `{name}` is running{running}, or land it once it has finished"
+            "{} is running{}, or land it once it has finished",
+            busy.whose(&tree, &format!("the loop of `{name}`")),
+            busy.running
         ))
     })?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
