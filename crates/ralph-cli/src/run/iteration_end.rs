@@ -220,6 +220,7 @@ pub(super) fn conclude(
         observer.observe(&RunEvent::EventsEmitted {
             iteration: number,
             events: &record.events,
+            from_tags: record.from_tags,
             outside: &record.outside,
             invalid_lines: record.invalid_lines,
             verified: &record.verified,
