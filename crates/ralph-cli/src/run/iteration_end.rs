@@ -4,6 +4,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use ralph_agent::BuildError;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
@@ -17,8 +18,9 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::view::observer::Observer;
 
-/// An iteration that could not start (`why`): failed, with nothing spent, its events
-/// handed back as for any failure.
+/// An iteration whose command line could not be built (`source`: a prompt no agent can
+/// take): failed, with nothing spent, its events handed back; the machine then stops
+/// the loop, as the next try would build the same prompt.
 pub(super) fn not_started(
     run: &mut Run<'_>,
     iteration: Iteration,
@@ -26,15 +28,21 @@ pub(super) fn not_started(
     reader: &mut InboxReader,
     session: &RunClock,
     observer: &mut dyn Observer,
-    why: &CliError,
+    source: BuildError,
 ) -> Result<(), CliError> {
     let started_at_ms = announce_start(run, &iteration, fallback, 0, session, observer);
     let inbox = read_inbox(reader, iteration.number, observer)?;
+    let unstartable = source.to_string();
+    let why = CliError::Build {
+        hat: iteration.hat.clone(),
+        source,
+    };
     let outcome = IterationOutcome::Failed {
         reason: why.to_string(),
     };
     run.steering.not_started(observer);
-    let report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
+    let mut report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
+    report.unstartable = Some(unstartable);
     conclude(run, iteration, report, session, observer, None)
 }
 
@@ -166,6 +174,7 @@ fn unrun_report(
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(run.config, &run.workspace, run.run_dir.id()),
         start_failure: None,
+        unstartable: None,
     }
 }
 

@@ -273,15 +273,12 @@ async fn iterate(
     let command = match command_line(&agent.config, agent.kind, Some(&agent.program), &prompt) {
         Ok(command) => command,
         // No agent can run with this prompt (too long for an argument, a NUL byte): the
-        // iteration fails before it starts, as one whose program is missing does, and
-        // the loop ends as loops end (its failures counted, summary and end hooks).
+        // iteration fails before it starts, and the loop stops at once, as for a program
+        // the system will not run (the iteration handed back would build the same
+        // prompt), ending as loops end (summary and end hooks).
         Err(source) => {
-            let why = CliError::Build {
-                hat: iteration.hat.clone(),
-                source,
-            };
             return iteration_end::not_started(
-                run, iteration, fallback, reader, session, observer, &why,
+                run, iteration, fallback, reader, session, observer, source,
             );
         }
     };
@@ -432,6 +429,7 @@ async fn iterate(
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
         start_failure: agent_run.outcome.termination.start_failure().cloned(),
+        unstartable: None,
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     run.steering
