@@ -328,7 +328,8 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
-    let (recorder, steering) = (&run.recorder, &run.steering);
+    let (recorder, steering, run_dir) = (&run.recorder, &run.steering, &run.run_dir);
+    iteration_end::forget_tags(run_dir);
     // Until the agent is reaped, a Ctrl-C stops it (and says so).
     let running = stop.running(Running::Agent);
     let agent_run = run_agent_teed(
@@ -345,10 +346,12 @@ async fn iterate(
                 // A plain-text agent's output is all it printed, its prompt too if it
                 // prints that back: the prompt's own tags are not taken for the agent's.
                 AgentEvent::MessageFinished { text, stop, .. } if !stop.is_failure() => {
-                    tags.extend(match format {
+                    let read = match format {
                         StreamFormat::Text => read_tags_past_prompt(text, &prompt),
                         _ => read_tags(text),
-                    });
+                    };
+                    iteration_end::keep_tags(run_dir, number, &read);
+                    tags.extend(read);
                 }
                 _ => {}
             }
