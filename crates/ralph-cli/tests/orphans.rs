@@ -417,3 +417,66 @@ fn continue_after_kill_9_hands_on_what_the_killed_iteration_emitted_once() {
     // Its cost is unknown: it was billed, and nothing reported it.
     assert_eq!(finished(&events)["totals"]["cost_complete"], json!(false));
 }
+
+#[test]
+fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answer() {
+    // a hands over to b; b answers with an `<event>` tag (no `ralph emit`), then works
+    // on; ralph is killed meanwhile. The tag was only in the killed ralph's memory.
+    let config = "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
+                  a: {description: A, triggers: [work.start]}\n  \
+                  b: {description: B, triggers: [for.b]}\n  \
+                  c: {description: C, triggers: [for.c]}\n";
+    let tagged = r#"sed=s/LOOP_COMPLETE/<event\x20topic=\\"for.c\\">from_b<\/event>/g"#;
+    let plan = format!(
+        "pi/anthropic/text.jsonl | for.b |\n\
+         pi/anthropic/text.jsonl | | {tagged} hang=300\n\
+         pi/anthropic/text.jsonl | LOOP_COMPLETE |\n"
+    );
+    let ws = Workspace::new(config, &plan);
+    let mut guard = KillOnDrop::default();
+    let ralph = ws.start(&["run", "-p", "the task"]);
+    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
+    let agent = read_pid(&ws.path().join(".fake/pid-2"));
+    guard.groups.push(agent);
+    // The record has b's whole answer once its run ends: the tag was read by then.
+    let record = ws.run_files().dir().join("run-events.jsonl");
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let answered = |text: &str| {
+        text.lines()
+            .any(|l| l.contains("\"iteration\":2") && l.contains("\"run_finished\""))
+    };
+    while !std::fs::read_to_string(&record).is_ok_and(|r| answered(&r)) {
+        assert!(Instant::now() < deadline, "b never answered");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(wait_until_gone(agent), "the agent outlived ralph");
+
+    let (code, events, stderr) = ws.run_json(&["--continue"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("ralph was killed during iteration 2 (hat `b`)"),
+        "{stderr}"
+    );
+    // b's iteration ends as interrupted with its tag's `for.c`, said to come from a
+    // tag; c gets it, and b does not run again.
+    let history = ws.history();
+    assert_eq!(
+        (
+            &history[1]["hat"],
+            &history[1]["outcome"],
+            &history[1]["events"]
+        ),
+        (
+            &json!("b"),
+            &json!({"status": "interrupted"}),
+            &json!([{"topic": "for.c", "payload": "from_b"}])
+        )
+    );
+    assert_eq!(history[1]["from_tags"], json!(1));
+    let emitted = of_type(&events, "events_emitted");
+    assert_eq!(emitted[0]["from_tags"], json!(1), "{emitted:?}");
+    assert_eq!(history[2]["hat"], json!("c"));
+    assert_eq!(ws.agent_log().len(), 3, "b ran again");
+}

@@ -387,6 +387,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
     push(RunEvent::EventsEmitted {
         iteration: 1,
         events: &events,
+        from_tags: 1,
         outside: &events,
         invalid_lines: 2,
         verified: &verified,

@@ -558,26 +558,30 @@ fn a_config_file_given_with_c_replaces_ralph_yml() {
 }
 
 #[test]
-fn a_prompt_no_agent_can_take_fails_its_iterations_and_the_loop_ends_as_loops_end() {
-    // An argument holds at most 128 KiB on Linux: no agent can start with this prompt.
+fn a_prompt_no_agent_can_take_stops_the_loop_at_once_naming_the_cause_and_the_fix() {
+    // An argument holds at most 128 KiB on Linux: no agent can start with this prompt,
+    // and the iteration handed back would build the same one.
     let ws = Workspace::new(
         "cli:\n  backend: custom\n  command: \"true\"\n  prompt_mode: arg\n\
-         event_loop:\n  max_iterations: 5\n  max_consecutive_failures: 2\n",
+         event_loop:\n  max_iterations: 5\n  max_consecutive_failures: 3\n",
         "",
     );
     std::fs::write(ws.path().join("task.md"), "x".repeat(200 * 1024)).unwrap();
     let (code, events, stderr) = ws.run_json(&["-P", "task.md"]);
     assert_eq!(
         (code, reasons(&events)),
-        (1, ("consecutive_failures".into(), 1)),
+        (1, ("agent_cannot_start".into(), 1)),
         "{stderr}"
     );
-    assert_eq!(ws.outcomes(), vec!["failed", "failed"]);
+    assert_eq!(ws.outcomes(), vec!["failed"]);
     let reason = ws.history()[0]["outcome"]["reason"].to_string();
     assert!(reason.contains("as a command-line argument"), "{reason}");
-    assert!(
-        ws.summary().contains("2 iterations in a row failed"),
-        "{}",
-        ws.summary()
-    );
+    let message = finished(&events)["message"].as_str().unwrap_or_default();
+    for said in [
+        "command-line argument",
+        "prompt_mode: stdin",
+        "stopped at once",
+    ] {
+        assert!(message.contains(said), "`{said}` not in {message}");
+    }
 }

@@ -76,3 +76,32 @@ fn a_tag_of_its_own_after_the_prompt_it_printed_back_is_read() {
         "{record}"
     );
 }
+
+#[test]
+fn the_run_event_says_which_of_the_agent_s_events_came_from_tags() {
+    let ws = Workspace::new(
+        &format!(
+            "cli:\n  backend: custom\n  command: sh\n  args: [agent.sh]\n  \
+             prompt_mode: stdin\n{HATS}"
+        ),
+        "",
+    );
+    let script = "cat >/dev/null\n\"$RALPH_BIN\" emit build.note emitted\n\
+                  echo '<event topic=\"build.done\">tagged</event>'\n";
+    std::fs::write(ws.path().join("agent.sh"), script).expect("agent.sh");
+    let (_, events, stderr) = ws.run_json(&[]);
+    let emitted = of_type(&events, "events_emitted");
+    assert_eq!(emitted.len(), 1, "{stderr}");
+    // `ralph emit`'s first, then the tag's: the last `from_tags` of them came from tags.
+    assert_eq!(
+        (&emitted[0]["events"], &emitted[0]["from_tags"]),
+        (
+            &json!([
+                {"topic": "build.note", "payload": "emitted"},
+                {"topic": "build.done", "payload": "tagged"}
+            ]),
+            &json!(1)
+        ),
+        "{stderr}"
+    );
+}

@@ -19,6 +19,8 @@ mod from_subdir;
 mod git_locks;
 #[path = "worktrees/inside.rs"]
 mod inside;
+#[path = "worktrees/land_race.rs"]
+mod land_race;
 #[path = "worktrees/lock_wait.rs"]
 mod lock_wait;
 #[path = "worktrees/made_half.rs"]
@@ -39,6 +41,8 @@ mod rm_race;
 mod signals;
 #[path = "worktrees/stdout.rs"]
 mod stdout;
+#[path = "worktrees/sub_loops.rs"]
+mod sub_loops;
 #[path = "worktrees/terminal.rs"]
 mod terminal;
 #[path = "worktrees/unsaved.rs"]

@@ -74,6 +74,9 @@ pub enum RunEvent<'a> {
     EventsEmitted {
         iteration: u32,
         events: &'a [Event],
+        /// How many of `events`, the last ones, the agent wrote as `<event>` tags in its
+        /// answer (the others it emitted with `ralph emit`).
+        from_tags: u32,
         /// Published while the iteration ran by others than its agent (a person, a gate,
         /// a hook, a script): routed to the hats, never credited to this one.
         outside: &'a [Event],

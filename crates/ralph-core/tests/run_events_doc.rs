@@ -117,6 +117,7 @@ fn every_run_event_type_has_a_section() {
         RunEvent::EventsEmitted {
             iteration: 1,
             events: &[],
+            from_tags: 0,
             outside: &[],
             invalid_lines: 0,
             verified: &[],

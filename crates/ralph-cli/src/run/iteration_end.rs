@@ -4,6 +4,9 @@
 
 use std::time::{Duration, SystemTime};
 
+use ralph_agent::BuildError;
+use ralph_core::event::Event;
+use ralph_core::event_tag::Tag;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
@@ -17,8 +20,9 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::view::observer::Observer;
 
-/// An iteration that could not start (`why`): failed, with nothing spent, its events
-/// handed back as for any failure.
+/// An iteration whose command line could not be built (`source`: a prompt no agent can
+/// take): failed, with nothing spent, its events handed back; the machine then stops
+/// the loop, as the next try would build the same prompt.
 pub(super) fn not_started(
     run: &mut Run<'_>,
     iteration: Iteration,
@@ -26,15 +30,21 @@ pub(super) fn not_started(
     reader: &mut InboxReader,
     session: &RunClock,
     observer: &mut dyn Observer,
-    why: &CliError,
+    source: BuildError,
 ) -> Result<(), CliError> {
     let started_at_ms = announce_start(run, &iteration, fallback, 0, session, observer);
     let inbox = read_inbox(reader, iteration.number, observer)?;
+    let unstartable = source.to_string();
+    let why = CliError::Build {
+        hat: iteration.hat.clone(),
+        source,
+    };
     let outcome = IterationOutcome::Failed {
         reason: why.to_string(),
     };
     run.steering.not_started(observer);
-    let report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
+    let mut report = unrun_report(run, &iteration, fallback, started_at_ms, outcome, inbox);
+    report.unstartable = Some(unstartable);
     conclude(run, iteration, report, session, observer, None)
 }
 
@@ -69,11 +79,12 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
 }
 
 /// `--continue` after ralph was killed (SIGKILL, a crash) during an iteration: what that
-/// iteration's agent emitted is in the inbox past the saved offset. Left there, it would
-/// be read as the next iteration's, and the hat that already handed over would run
-/// again and hand over twice. So the iteration ends now, as interrupted (what it
-/// emitted is published; a hat that emitted nothing gets its events again), with its
-/// cost unknown: it was billed, and nothing reported it.
+/// iteration's agent emitted is in the inbox past the saved offset, and the events of the
+/// `<event>` tags in its answers in `answer-tags.jsonl` (`keep_tags`). Left there, they
+/// would be read as the next iteration's, or lost, and the hat that already handed over
+/// would run again and hand over twice. So the iteration ends now, as interrupted (what
+/// it emitted and tagged is published; a hat that did neither gets its events again),
+/// with its cost unknown: it was billed, and nothing reported it.
 pub(super) fn killed(
     run: &mut Run<'_>,
     reader: &mut InboxReader,
@@ -81,7 +92,17 @@ pub(super) fn killed(
     observer: &mut dyn Observer,
 ) -> Result<(), CliError> {
     let inbox = read_inbox(reader, run.machine.state().iterations, observer)?;
-    if inbox.is_empty() {
+    // The iteration the killed ralph was in: the one after the last it saved.
+    let interrupted = run.machine.state().iterations.saturating_add(1);
+    let tags = run.run_dir.answer_tags_of(interrupted).unwrap_or_else(|e| {
+        diagnostic(format_args!(
+            "warning: cannot read `{}` ({e}): the events its agent wrote as `<event>` tags \
+             in its answers are lost",
+            run.run_dir.answer_tags().display()
+        ));
+        Vec::new()
+    });
+    if inbox.is_empty() && tags.is_empty() {
         return Ok(());
     }
     let Next::Run(iteration) = run.machine.next(session.elapsed()) else {
@@ -89,7 +110,7 @@ pub(super) fn killed(
     };
     diagnostic(format_args!(
         "warning: ralph was killed during iteration {} (hat `{}`): ended now as interrupted, \
-         with what its agent had emitted",
+         with what its agent had emitted and written as `<event>` tags in its answers",
         iteration.number, iteration.hat
     ));
     let started_at_ms = announce_start(run, &iteration, 0, 0, session, observer);
@@ -97,6 +118,7 @@ pub(super) fn killed(
     let agent_run = previous_agent(&inbox);
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
     report.agent_run = agent_run;
+    report.tags = tags.into_iter().map(Ok).collect();
     report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,
@@ -105,6 +127,35 @@ pub(super) fn killed(
     conclude(run, iteration, report, session, observer, None)?;
     run.machine.go_on_after_kill();
     Ok(())
+}
+
+/// Keeps the events of `tags`, read from an answer of `iteration`'s agent, on disk as they
+/// are read: a ralph killed before the iteration ends would lose them, where what the
+/// agent emitted is in the inbox (see `killed`). A failure costs only that.
+pub(super) fn keep_tags(run_dir: &RunDir, iteration: u32, tags: &[Tag]) {
+    let events: Vec<Event> = tags.iter().flatten().cloned().collect();
+    if events.is_empty() {
+        return;
+    }
+    if let Err(e) = run_dir.keep_answer_tags(iteration, &events) {
+        diagnostic(format_args!(
+            "warning: cannot keep the `<event>` tags of iteration {iteration} in `{}` ({e}): \
+             if ralph is killed before the iteration ends, `--continue` will not know them",
+            run_dir.answer_tags().display()
+        ));
+    }
+}
+
+/// Forgets the tags kept by [`keep_tags`]: an attempt starts, or the iteration they were
+/// read in has ended.
+pub(super) fn forget_tags(run_dir: &RunDir) {
+    if let Err(e) = run_dir.forget_answer_tags() {
+        diagnostic(format_args!(
+            "warning: cannot remove `{}` ({e}): after a kill, `--continue` could publish \
+             those tags again",
+            run_dir.answer_tags().display()
+        ));
+    }
 }
 
 /// `iteration_started` for `iteration` on the hat's backend `fallback`, with `wall_secs`
@@ -166,6 +217,7 @@ fn unrun_report(
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(run.config, &run.workspace, run.run_dir.id()),
         start_failure: None,
+        unstartable: None,
     }
 }
 
@@ -216,10 +268,14 @@ pub(super) fn conclude(
     run.run_dir
         .append_history(&record)
         .map_err(|e| CliError::io("append to", run.run_dir.history(), e))?;
+    // Its tags are the history's now: an attempt of the same iteration after a limit
+    // must not find them again after a kill.
+    forget_tags(&run.run_dir);
     if !record.events.is_empty() || !record.outside.is_empty() || record.invalid_lines > 0 {
         observer.observe(&RunEvent::EventsEmitted {
             iteration: number,
             events: &record.events,
+            from_tags: record.from_tags,
             outside: &record.outside,
             invalid_lines: record.invalid_lines,
             verified: &record.verified,

@@ -273,15 +273,12 @@ async fn iterate(
     let command = match command_line(&agent.config, agent.kind, Some(&agent.program), &prompt) {
         Ok(command) => command,
         // No agent can run with this prompt (too long for an argument, a NUL byte): the
-        // iteration fails before it starts, as one whose program is missing does, and
-        // the loop ends as loops end (its failures counted, summary and end hooks).
+        // iteration fails before it starts, and the loop stops at once, as for a program
+        // the system will not run (the iteration handed back would build the same
+        // prompt), ending as loops end (summary and end hooks).
         Err(source) => {
-            let why = CliError::Build {
-                hat: iteration.hat.clone(),
-                source,
-            };
             return iteration_end::not_started(
-                run, iteration, fallback, reader, session, observer, &why,
+                run, iteration, fallback, reader, session, observer, source,
             );
         }
     };
@@ -331,7 +328,8 @@ async fn iterate(
     // Codex and Gemini report tokens only: their cost comes from the configured prices.
     let decoder =
         StreamDecoder::new(Some(format)).with_pricing(pricing(config, &agent.config, agent.kind));
-    let (recorder, steering) = (&run.recorder, &run.steering);
+    let (recorder, steering, run_dir) = (&run.recorder, &run.steering, &run.run_dir);
+    iteration_end::forget_tags(run_dir);
     // Until the agent is reaped, a Ctrl-C stops it (and says so).
     let running = stop.running(Running::Agent);
     let agent_run = run_agent_teed(
@@ -348,10 +346,12 @@ async fn iterate(
                 // A plain-text agent's output is all it printed, its prompt too if it
                 // prints that back: the prompt's own tags are not taken for the agent's.
                 AgentEvent::MessageFinished { text, stop, .. } if !stop.is_failure() => {
-                    tags.extend(match format {
+                    let read = match format {
                         StreamFormat::Text => read_tags_past_prompt(text, &prompt),
                         _ => read_tags(text),
-                    });
+                    };
+                    iteration_end::keep_tags(run_dir, number, &read);
+                    tags.extend(read);
                 }
                 _ => {}
             }
@@ -432,6 +432,7 @@ async fn iterate(
         gates: Vec::new(),
         unfinished_tasks: memory::unfinished_tasks(config, &run.workspace, run.run_dir.id()),
         start_failure: agent_run.outcome.termination.start_failure().cloned(),
+        unstartable: None,
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     run.steering

@@ -69,6 +69,11 @@ pub struct IterationReport {
     /// Why the agent could not be started, when it could not (`Termination::start_failure`):
     /// a cause that lasts stops the loop at once (`start_failure`).
     pub start_failure: Option<ralph_types::SpawnFailure>,
+    /// Why no agent could be given this iteration, when its command line could not be
+    /// built (a prompt over an argument's size limit, or holding a NUL byte): a cause
+    /// that lasts, since the iteration it is handed back to builds the same prompt, so
+    /// the loop stops at once (`start_failure`).
+    pub unstartable: Option<String>,
 }
 
 impl IterationReport {

@@ -1,9 +1,11 @@
 //! An agent that could not be started at all: whether starting it again could go
 //! otherwise. Retries are for what passes (a busy system, a file being written); a
 //! program the system refuses to run (not executable, not a program, an interpreter that
-//! is not there) is refused again at once, so the loop stops on the first such failure
-//! with its cause, instead of failing `max_consecutive_failures` times in a row in a
-//! second and saying only that iterations failed.
+//! is not there) is refused again at once, and so is a prompt no agent can take (too
+//! long for an argument, a NUL byte: the iteration handed back builds the same one), so
+//! the loop stops on the first such failure with its cause, instead of failing
+//! `max_consecutive_failures` times in a row in a second and saying only that
+//! iterations failed.
 
 use nix::errno::Errno;
 use ralph_types::SpawnFailure;
@@ -38,11 +40,18 @@ impl Machine {
         iteration: &Iteration,
         report: &IterationReport,
     ) -> Option<StopReason> {
-        let failure = report.start_failure.as_ref().filter(|f| lasts(f))?;
+        let why = match &report.unstartable {
+            Some(why) => why.clone(),
+            None => report
+                .start_failure
+                .as_ref()
+                .filter(|f| lasts(f))?
+                .to_string(),
+        };
         Some(StopReason::AgentCannotStart {
             hat: iteration.hat.clone(),
             backend: report.backend.clone(),
-            why: failure.to_string(),
+            why,
         })
     }
 }

@@ -94,3 +94,34 @@ fn a_start_failure_that_may_pass_is_one_failure_more() {
         StopReason::ConsecutiveFailures { failures: 3 }
     );
 }
+
+#[test]
+fn a_prompt_no_agent_can_take_stops_the_loop_at_its_first_failure() {
+    let why = "the prompt contains a NUL byte, which cannot be passed to `custom` as a \
+               command-line argument; remove it or deliver the prompt on stdin";
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let report = IterationReport {
+        unstartable: Some(why.to_owned()),
+        ..report(
+            IterationOutcome::Failed {
+                reason: why.to_owned(),
+            },
+            &[],
+        )
+    };
+    m.finish(it, report, S);
+    assert_eq!(
+        stop(&mut m),
+        StopReason::AgentCannotStart {
+            hat: DEFAULT_HAT.to_owned(),
+            backend: "pi".to_owned(),
+            why: why.to_owned(),
+        }
+    );
+    // Its events kept for `--continue` once the prompt is fixed.
+    assert_eq!(
+        m.state().pending,
+        VecDeque::from([ev(crate::topic::TASK_START)])
+    );
+}

@@ -122,6 +122,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
         gates: vec![],
         unfinished_tasks: vec![],
         start_failure: None,
+        unstartable: None,
     }
 }
 

@@ -14,6 +14,8 @@
 //!     agent.json         while the loop runs: who runs it (the `leftovers` module)
 //!     summary.md         written when the run stops
 //!     run-events.jsonl   every run event (the `--output json` lines), agent events included
+//!     answer-tags.jsonl  the `<event>` tags read from the answers of the attempt in
+//!                        progress, kept for a `--continue` after a kill (`answer_tags`)
 //!     steering.jsonl     every `ralph steer` message and where it went (`crate::steer`)
 //!     steer/             `ralph steer`'s requests and the loop's answers, in transit
 //!     iterations/<n>/    each iteration's transcript (the `transcript` module); an
@@ -26,6 +28,7 @@
 //! Nothing here follows a symbolic link or opens anything but a regular file (see
 //! [`crate::fsafe`]): a cloned repository or the agent can plant either under `.ralph/`.
 
+mod answer_tags;
 mod atomic;
 mod gitignore;
 mod leftovers;

@@ -7,7 +7,8 @@
 //! (if it did, the landing starts over on the new base). A conflict aborts the rebase,
 //! a failed check stops there: the branch and worktree stay for `ralph run --continue`
 //! in the worktree (or a hand's fix), the record says `needs-rebase` or `check-failed`,
-//! and the command exits 1.
+//! and the command exits 1. The worktree's loop lock is held throughout (`held.rs`): no
+//! loop runs there while its branch is rebased and checked.
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,7 +20,7 @@ use ralph_core::config::Overrides;
 use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
 use ralph_types::Invocation;
 
-use super::{Git, Repo, in_progress, lock, now_ms, onto};
+use super::{Git, Repo, held, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -59,6 +60,17 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
         "another landing",
         repo.git.stop(),
     )?;
+    // The worktree's loop locks (its own, and those of the directories in it where a
+    // loop ran), taken as a loop takes them and held to the end: a loop running there
+    // refuses the landing, and none can start there (`ralph run --continue` typed in
+    // the worktree) while its branch is rebased and checked under it.
+    let _loops = held::hold_all(&tree).map_err(|busy| {
+        CliError::Worktree(format!(
+            "{} is running{}, or land it once it has finished",
+            busy.whose(&tree, &format!("the loop of `{name}`")),
+            busy.running
+        ))
+    })?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
     if own_gitignore {
@@ -279,21 +291,10 @@ fn rebasing(git: &Git, tree: &Path) -> bool {
     rebase_in_progress(git, tree).unwrap_or(false)
 }
 
-/// Refuses a worktree whose loop runs, whose checkout is not on its branch, or that has
-/// uncommitted changes (a rebase would refuse them, or take them along). Whether ralph's
-/// own rewrite of `.ralph/.gitignore` is there (no one's change, but git's rebase
-/// refuses it too).
+/// Refuses a worktree whose checkout is not on its branch, or that has uncommitted
+/// changes (a rebase would refuse them, or take them along). Whether ralph's own rewrite
+/// of `.ralph/.gitignore` is there (no one's change, but git's rebase refuses it too).
 fn refuse_unready(repo: &Repo, record: &WorktreeRecord, tree: &Path) -> Result<bool, CliError> {
-    let own = RalphDir::in_workspace(tree);
-    if own.loop_running().unwrap_or(false) {
-        return Err(CliError::Worktree(format!(
-            "the loop of `{}` is running{}; land it once it has finished",
-            record.name,
-            own.loop_pid()
-                .map(|p| format!(" (pid {p})"))
-                .unwrap_or_default()
-        )));
-    }
     let on = repo.git.line(tree, &["symbolic-ref", "-q", "HEAD"])?;
     let expected = format!("refs/heads/{}", record.branch);
     if on.as_deref() != Some(expected.as_str()) {

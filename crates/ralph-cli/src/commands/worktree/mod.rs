@@ -12,6 +12,7 @@ pub(crate) mod create;
 mod dirty;
 pub(crate) mod from_subdir;
 mod git;
+mod held;
 mod in_progress;
 mod include;
 pub(crate) mod land;

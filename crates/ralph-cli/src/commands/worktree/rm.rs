@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{LockError, RalphDir, RemovalLock, WorktreeRecord};
+use ralph_core::store::WorktreeRecord;
 
+use super::held::hold_all;
 use super::nested::{self, Nested};
 use super::{Repo, onto};
 use crate::cli_runs::RmArgs;
@@ -34,8 +35,12 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     // Each workspace to delete is locked as a loop locks it, and kept locked until it is
     // gone: a loop running there refuses the removal, and none can start there meanwhile
     // (`ralph run --continue` typed in the worktree while it is being deleted).
-    let _held = hold(&tree).map_err(|running| {
-        CliError::Worktree(format!("the loop of `{name}` is running{running}"))
+    let _held = hold_all(&tree).map_err(|busy| {
+        CliError::Worktree(format!(
+            "{} is running{}",
+            busy.whose(&tree, &format!("the loop of `{name}`")),
+            busy.running
+        ))
     })?;
     // The checkouts git knows, asked once: nothing else changes them while the repository
     // lock is held, and the removals below only take from them.
@@ -56,11 +61,13 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let nested = nested::inside(&repo, &tree, &listed)?;
     let mut _held_inside = Vec::with_capacity(nested.len());
     for inner in &nested {
-        _held_inside.push(hold(&inner.path).map_err(|running| {
+        _held_inside.push(hold_all(&inner.path).map_err(|busy| {
             CliError::Worktree(format!(
-                "{} is inside the worktree of `{name}`, which would delete it, and its loop \
-                 is running{running}",
-                describe(inner)
+                "{} is inside the worktree of `{name}`, which would delete it, and {} is \
+                 running{}",
+                describe(inner),
+                busy.whose(&inner.path, "its loop"),
+                busy.running
             ))
         })?);
     }
@@ -111,30 +118,6 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         )),
     }
     Ok(CommandOutcome::Success)
-}
-
-/// The workspace lock of the workspace at `tree` (which may be gone), held until the
-/// workspace is deleted; when a loop runs there, the end of the refusal: ` (pid N): stop
-/// it first …`.
-fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
-    if !tree.is_dir() {
-        return Ok(None);
-    }
-    match RalphDir::in_workspace(tree).lock_for_removal() {
-        Ok(lock) => Ok(Some(lock)),
-        Err(LockError::Held { pid, host, .. }) => {
-            let pid = pid.filter(|_| host.is_none());
-            Err(format!(
-                "{}: stop it first{}",
-                pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
-                pid.map(|p| format!(" (`kill -INT {p}`)"))
-                    .unwrap_or_default()
-            ))
-        }
-        // A lock that cannot be taken for another reason (a link planted at its name)
-        // guards nothing: the removal goes on, as it would without a lock file.
-        Err(LockError::Io { .. }) => Ok(None),
-    }
 }
 
 /// A nested worktree as the messages name it.

@@ -130,6 +130,7 @@ fn render_run_ending(
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &planned,
+            from_tags: 0,
             outside: &[],
             invalid_lines: 0,
             verified: &[],
@@ -189,6 +190,7 @@ fn render_run_ending(
         &RunEvent::EventsEmitted {
             iteration: 2,
             events: &emitted,
+            from_tags: 0,
             outside: &[],
             invalid_lines: 1,
             verified: &[],
@@ -526,6 +528,7 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &events,
+            from_tags: 0,
             outside: &outside,
             invalid_lines: 0,
             verified: &["build.done".to_owned()],

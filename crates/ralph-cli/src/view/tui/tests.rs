@@ -258,6 +258,7 @@ fn pi_transcript_at_key_moments() {
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &[],
+            from_tags: 0,
             outside: &[],
             invalid_lines: 0,
             verified: &[],

@@ -1,0 +1,133 @@
+//! The workspace locks of a worktree, held by a command that changes the worktree under
+//! any loop there: `ralph runs rm` (which deletes it) and `ralph runs land` (which
+//! rebases its branch). Taken as a loop takes them, they refuse the command while a loop
+//! runs there, and keep any loop from starting there (`ralph run --continue` typed in
+//! the worktree) until the command is done.
+//!
+//! A loop's workspace is the directory it was started in: a subdirectory of the
+//! worktree (with its own ralph.yml, say) holds a loop of its own, with its own
+//! `.ralph/loop.lock`. Each of those is held too ([`hold_all`]): deleting or rebasing
+//! the worktree changes the files under that loop as much as under the worktree's own.
+
+use std::path::{Path, PathBuf};
+
+use ralph_core::store::{LockError, RALPH_DIR, RalphDir, RemovalLock};
+
+/// What git keeps in a checkout's top: a directory below that has one is another
+/// checkout (a nested worktree, a repository of its own), not this one's files.
+const GIT_ENTRY: &str = ".git";
+
+/// A workspace under a worktree where a loop runs.
+pub(super) struct Busy {
+    /// The workspace (the worktree itself, or a directory in it).
+    pub(super) workspace: PathBuf,
+    /// The end of the refusal: ` (pid N): stop it first …`.
+    pub(super) running: String,
+}
+
+impl Busy {
+    /// Whose loop runs, as a refusal names it: `own` (the checkout at `tree`'s own loop)
+    /// when it runs in the checkout's top, else the loop in the directory.
+    pub(super) fn whose(&self, tree: &Path, own: &str) -> String {
+        match self.workspace == tree {
+            true => own.to_owned(),
+            false => format!("the loop in `{}`", self.workspace.display()),
+        }
+    }
+}
+
+/// The workspace lock of the workspace at `tree` (which may be gone), held until it is
+/// dropped; when a loop runs there, the end of the refusal: ` (pid N): stop it first …`.
+fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
+    if !tree.is_dir() {
+        return Ok(None);
+    }
+    match RalphDir::in_workspace(tree).lock_for_removal() {
+        Ok(lock) => Ok(Some(lock)),
+        // Held by this command already: the same workspace reached twice (a nested
+        // worktree git forgot, found both as a directory and by its record).
+        Err(LockError::Held {
+            pid: Some(pid),
+            host: None,
+            ..
+        }) if pid == std::process::id() => Ok(None),
+        Err(LockError::Held { pid, host, .. }) => {
+            let pid = pid.filter(|_| host.is_none());
+            Err(format!(
+                "{}: stop it first{}",
+                pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+                pid.map(|p| format!(" (`kill -INT {p}`)"))
+                    .unwrap_or_default()
+            ))
+        }
+        // A lock that cannot be taken for another reason (a link planted at its name)
+        // guards nothing: the command goes on, as it would without a lock file.
+        Err(LockError::Io { .. }) => Ok(None),
+    }
+}
+
+/// The workspace locks of the checkout at `tree`: its own, then those of the
+/// directories in it where a loop ran (each with a `.ralph/` of its own), held until
+/// dropped; the first workspace where a loop runs refuses.
+pub(super) fn hold_all(tree: &Path) -> Result<Vec<RemovalLock>, Busy> {
+    let mut held = Vec::new();
+    for workspace in std::iter::once(tree.to_path_buf()).chain(workspaces_in(tree)) {
+        match hold(&workspace) {
+            Ok(lock) => held.extend(lock),
+            Err(running) => return Err(Busy { workspace, running }),
+        }
+    }
+    Ok(held)
+}
+
+/// The directories under the checkout at `tree` (not `tree` itself) that hold a
+/// `.ralph/` directory: where a loop ran, or runs. Links are not followed; nor are
+/// `.git`, ralph's own directories or other checkouts entered (a worktree nested in this
+/// one is judged on its own). A directory that cannot be read is passed over: no loop
+/// could have made its `.ralph/` there unseen by this user either.
+fn workspaces_in(tree: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![tree.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut subdirs = Vec::new();
+        let mut is_checkout = false;
+        let mut has_ralph = false;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name == GIT_ENTRY {
+                is_checkout = true;
+                continue;
+            }
+            // The entry's own type: a link is a link, never the directory it leads to.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if !kind.is_dir() {
+                continue;
+            }
+            if name == RALPH_DIR {
+                has_ralph = true;
+            } else {
+                subdirs.push(entry.path());
+            }
+        }
+        if dir != tree {
+            if is_checkout {
+                continue;
+            }
+            if has_ralph {
+                found.push(dir);
+            }
+        }
+        pending.extend(subdirs);
+    }
+    found.sort();
+    found
+}
+
+#[cfg(test)]
+#[path = "held_tests.rs"]
+mod tests;

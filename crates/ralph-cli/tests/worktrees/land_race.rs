@@ -1,0 +1,47 @@
+//! `ralph runs land` and a loop starting in the worktree it is landing: the landing
+//! holds the worktree's loop lock to its end, so a loop started during its check is
+//! refused as it would be beside a running one, and never works on a branch being
+//! rebased and fast-forwarded under it.
+
+use super::common::{code, wait_for_file, wait_output};
+use super::{COMMIT_OWN_FILE, repo, stderr, tree};
+
+/// How many tenths of a second the check waits to be let go before it gives up (the
+/// test lets it go at once after its own look; this only bounds a failed test).
+const CHECK_PATIENCE_TENTHS: u32 = 300;
+
+#[test]
+fn no_loop_starts_in_a_worktree_while_it_is_landed() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=busy", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let busy = tree(&ws, "busy");
+
+    // The check says it started, then waits until the test lets it go.
+    let reached = ws.path().join("check-reached");
+    let release = ws.path().join("check-release");
+    let check = format!(
+        "touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {CHECK_PATIENCE_TENTHS} ]; do \
+         sleep 0.1; i=$((i+1)); done",
+        reached.display(),
+        release.display()
+    );
+    let land = ws.start(&["runs", "land", "busy", "--check", &check]);
+    wait_for_file(&reached, "the landing's check");
+    let out = ws
+        .command(&["run", "-q", "-p", "x"])
+        .current_dir(&busy)
+        .output()
+        .expect("run ralph");
+    std::fs::write(&release, "").unwrap();
+    let err = stderr(&out);
+    assert_eq!(
+        code(out.status),
+        1,
+        "a loop started in a worktree being landed: {err}"
+    );
+    assert!(err.contains("already running"), "{err}");
+
+    let out = wait_output(land);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}
