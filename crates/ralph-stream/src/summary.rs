@@ -20,7 +20,10 @@ pub struct SessionSummary {
     /// detection reads. Text of failed or retried attempts never lands here.
     pub final_text: Option<String>,
     /// `None` when no cost is known at all. When some turns are priced and others are
-    /// not, this is the priced part and `cost_kind` is `unknown`.
+    /// not, this is the priced part and `cost_kind` is `unknown`. Until the agent
+    /// reports its session's total, calls it gave no cost count at ralph's estimate from
+    /// their tokens, when their model has a price (see [`SessionSummary::with_pricing`]),
+    /// and `cost_kind` is then `estimated`.
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
@@ -59,7 +62,7 @@ pub struct SessionSummary {
     pub said: bool,
     #[serde(skip)]
     state: State,
-    /// The estimated cost of calls reported without one, for [`SessionSummary::cost_for_budget`].
+    /// Prices the calls reported without a cost (see [`SessionSummary::with_pricing`]).
     #[serde(skip)]
     unpriced: Unpriced,
 }
@@ -149,18 +152,20 @@ fn add_usage(
 
 impl SessionSummary {
     /// A summary that estimates, with `pricing`, what the calls its agent reports without
-    /// a cost spent, for [`SessionSummary::cost_for_budget`].
+    /// a cost spent: the session's cost until the agent's own total comes, and what
+    /// [`SessionSummary::cost_for_budget`] adds after it.
     pub fn with_pricing(mut self, pricing: Pricing) -> Self {
         self.unpriced = Unpriced::new(pricing);
         self
     }
 
-    /// What the run has spent so far, to hold against a cost budget: the cost the agent
-    /// reported, plus ralph's estimate (list prices, see [`SessionSummary::with_pricing`])
-    /// of the calls it reported without a cost and has not priced since (Claude Code
-    /// prices its session only at its end). `None` when nothing is known or estimated.
+    /// What the run has spent so far, to hold against a cost budget: `cost_usd`, plus
+    /// ralph's estimate (list prices, see [`SessionSummary::with_pricing`]) of the calls
+    /// the agent reported without a cost after it last priced its session (a steered
+    /// Claude Code's next turn), which `cost_usd`, the agent's own total, does not
+    /// include. `None` when nothing is known or estimated.
     pub fn cost_for_budget(&self) -> Option<f64> {
-        let estimated = self.unpriced.usd();
+        let estimated = self.unpriced.uncovered_usd(self.state.totals.is_none());
         match self.cost_usd {
             Some(cost) => Some(cost + estimated),
             None if estimated > 0.0 => Some(estimated),
@@ -175,6 +180,8 @@ impl SessionSummary {
     /// can say where one ends.
     pub fn begin_session(&mut self) {
         let s = &mut self.state;
+        // Without the agent's total the session's cost is its calls', estimates included.
+        let shown = s.totals.is_none();
         if s.spent() || s.run_turns > 0 {
             let session = s.session_usage();
             s.earlier.usage = Some(match s.earlier.usage {
@@ -188,7 +195,7 @@ impl SessionSummary {
             earlier: std::mem::take(&mut self.state.earlier),
             ..State::default()
         };
-        self.unpriced.next_session();
+        self.unpriced.next_session(shown);
         self.refresh();
     }
 
@@ -263,14 +270,21 @@ impl SessionSummary {
                     s.ok_turns += 1;
                 }
                 s.turn_tokens.add(&usage.tokens);
-                if let Some(cost) = usage.cost_usd {
+                // A call without a cost counts at ralph's estimate where its model has a
+                // price: without the agent's total (Claude Code stopped before its
+                // `result`) that is the best figure there is, and it says it is one.
+                let (cost, kind) = match self.unpriced.price_call(usage, self.model.as_deref()) {
+                    Some(estimate) => (Some(estimate), CostKind::Estimated),
+                    None => (usage.cost_usd, usage.cost_kind),
+                };
+                let s = &mut self.state;
+                if let Some(cost) = cost {
                     s.turn_cost = Some(s.turn_cost.unwrap_or(0.0) + cost);
                 }
                 s.turn_cost_kind = Some(match s.turn_cost_kind {
-                    Some(kind) => kind.combine(usage.cost_kind),
-                    None => usage.cost_kind,
+                    Some(earlier) => earlier.combine(kind),
+                    None => kind,
                 });
-                self.unpriced.note_call(usage, self.model.as_deref());
                 self.note_model(usage);
             }
             AgentEvent::RetryStarted { .. } => self.state.retry_pending = true,
