@@ -87,6 +87,46 @@ fn a_codex_iteration_is_priced_as_the_model_its_args_ask_for() {
 }
 
 #[test]
+fn a_run_total_that_includes_an_estimate_says_so_everywhere() {
+    let (ws, record) = one_iteration_in(
+        "codex",
+        CODEX_HAPPY,
+        "[-m, my-model]",
+        "  my-model: {input: 2, output: 20, cache_read: 0.5}\n",
+    );
+    // The run events' totals.
+    assert_eq!(
+        (
+            &record["totals"]["cost_usd"],
+            &record["totals"]["cost_estimated"]
+        ),
+        (&json!(0.0054), &json!(true)),
+        "{record}"
+    );
+    // summary.md, its hat table too.
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Cost | ~$0.0054 (includes estimates) |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| ~$0.0054 (includes estimates) |"),
+        "{summary}"
+    );
+    // `ralph runs`, as JSON and as a table.
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        (&row["cost_usd"], &row["cost_estimated"]),
+        (&json!(0.0054), &json!(true)),
+        "{row}"
+    );
+    let out = ws.run(&["runs"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" ~$0.0054 "), "{table}");
+}
+
+#[test]
 fn inspect_prices_a_kept_codex_transcript_as_the_run_did() {
     let (ws, record) = one_iteration_in(
         "codex",
