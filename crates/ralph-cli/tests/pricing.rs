@@ -351,6 +351,16 @@ fn claude_stopped_before_its_result_costs_its_estimate_where_its_model_is_priced
         .map(|part| record["tokens"][part].as_u64().unwrap_or_default())
         .sum();
     assert!(tokens > 0, "{record}");
+    // Stopped before its `result`, the counts are the least it used: its second
+    // response's output count never came (its `message_delta`), so it is not called whole.
+    assert_eq!(
+        (
+            &record["tokens_known"],
+            &record["totals"]["tokens_complete"]
+        ),
+        (&json!(false), &json!(false)),
+        "{record}"
+    );
     let estimate = tokens as f64 / 1e6;
     assert_eq!(
         (&record["cost_usd"], &record["cost_kind"]),

@@ -10,6 +10,7 @@ use crate::event::Usage;
 use crate::pricing::Pricing;
 use crate::rate_limit::{RateLimited, names_limit, reset_in_message};
 use crate::unpriced::Unpriced;
+use ralph_types::StreamFormat;
 
 /// Folds a run's events into its outcome. Feed it every event with
 /// [`SessionSummary::observe`]; every public field is up to date after each call, so the
@@ -27,9 +28,11 @@ pub struct SessionSummary {
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
-    /// Whether the agent reported any token count: a usage with tokens, or with a cost
-    /// (a failed call's zero). Copilot reports none, a plain-text agent none at all:
-    /// their `tokens` are zero because nobody counted them, and say so.
+    /// Whether `tokens` is the whole count. False when the agent reported no token count
+    /// (a usage with tokens, or with a cost: a failed call's zero): Copilot reports none,
+    /// a plain-text agent none at all, their `tokens` are zero because nobody counted
+    /// them, and say so. False too when its stream was cut before its terminal event
+    /// (see [`SessionSummary::stream_ended`]): `tokens` is then the least it used.
     pub tokens_known: bool,
     /// Successful model turns.
     pub turns: u32,
@@ -95,6 +98,9 @@ struct State {
     call_said: bool,
     /// See [`SessionSummary::empty_calls_in_a_row`].
     empty_calls: u32,
+    /// The session's stream was cut before its terminal event (see
+    /// [`SessionSummary::stream_ended`]).
+    cut: bool,
 }
 
 /// The sums of the sessions that ended before the current one: each agent process
@@ -105,6 +111,8 @@ struct Earlier {
     usage: Option<(Tokens, Option<f64>, CostKind)>,
     turns: u32,
     tokens_reported: bool,
+    /// Some earlier session's stream was cut.
+    cut: bool,
 }
 
 impl State {
@@ -190,6 +198,7 @@ impl SessionSummary {
             });
             s.earlier.turns = s.earlier.turns.saturating_add(s.session_turns());
             s.earlier.tokens_reported |= s.tokens_reported;
+            s.earlier.cut |= s.cut;
         }
         self.state = State {
             earlier: std::mem::take(&mut self.state.earlier),
@@ -349,6 +358,20 @@ impl SessionSummary {
         self.refresh();
     }
 
+    /// The session's stream, in `format`, ended: all its events were observed. When its
+    /// agent ends a whole stream with a terminal event ([`StreamFormat::ends_with_terminal_event`])
+    /// and this one ended without it after its model answered (Ctrl-C, an inactivity
+    /// timeout, a crash), the stream was cut: the call in flight then was billed and is in
+    /// no count, nor is what only the agent's totals count (Claude Code's response cut
+    /// before its `message_delta`, its sub-agents' calls). Its tokens are then no longer
+    /// called whole ([`SessionSummary::tokens_known`]).
+    pub fn stream_ended(&mut self, format: StreamFormat) {
+        let s = &mut self.state;
+        // `run_result` is this session's verdict: the terminal event came.
+        s.cut = format.ends_with_terminal_event() && s.answered && s.run_result.is_none();
+        self.refresh();
+    }
+
     /// Whether the run succeeded, by its stream, while its model said nothing (no text,
     /// thinking or tool call) and no tokens were counted: a real model's answer costs
     /// at least one output token, so this is an agent taking a reply that was no
@@ -389,7 +412,8 @@ impl SessionSummary {
             None => session,
         };
         self.turns = s.earlier.turns.saturating_add(s.session_turns());
-        self.tokens_known = s.earlier.tokens_reported || s.tokens_reported;
+        self.tokens_known =
+            (s.earlier.tokens_reported || s.tokens_reported) && !s.earlier.cut && !s.cut;
         self.succeeded = !s.retry_failed
             && match s.run_result {
                 Some(is_error) => !is_error,

@@ -430,3 +430,36 @@ fn a_call_whose_model_has_no_price_leaves_the_cost_unknown() {
     let s = summary_of(&[turn(None, 1_000, false)]);
     assert_eq!((s.cost_usd, s.cost_kind), (None, CostKind::Unknown));
 }
+
+#[test]
+fn tokens_of_a_stream_cut_before_its_terminal_event_are_not_called_whole() {
+    let answered = || {
+        summary_of(&[
+            message("working", Stop::ToolUse, None),
+            turn(None, 1_000, false),
+        ])
+    };
+    // Claude Code stopped before its `result`: a response cut before its output count,
+    // or a sub-agent's calls, are in no count.
+    let mut s = answered();
+    assert!(s.tokens_known);
+    s.stream_ended(StreamFormat::Claude);
+    assert!(!s.tokens_known);
+    // The same with its `result`: the agent's totals are the whole count.
+    let mut s = answered();
+    s.observe(&priced_total(0.01));
+    s.stream_ended(StreamFormat::Claude);
+    assert!(s.tokens_known);
+    // OpenCode's stream ends with its process: its end says nothing of a cut.
+    let mut s = answered();
+    s.stream_ended(StreamFormat::Opencode);
+    assert!(s.tokens_known);
+    // A later session does not make a cut one whole.
+    let mut s = answered();
+    s.stream_ended(StreamFormat::Claude);
+    s.begin_session();
+    s.observe(&turn(None, 500, false));
+    s.observe(&priced_total(0.01));
+    s.stream_ended(StreamFormat::Claude);
+    assert!(!s.tokens_known);
+}

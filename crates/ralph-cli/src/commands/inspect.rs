@@ -320,6 +320,13 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
         Some(capture) => capture.finish(&mut on_item),
         None => decoder.finish(|event| on_item(Item::Event(event))),
     }
+    // An agent's own stream that ended without its terminal event was cut, as a run
+    // would have judged it: its tokens are the least it used.
+    if capture.is_none()
+        && let Some(format) = decoder.format()
+    {
+        summary.stream_ended(format);
+    }
     if args.run.is_none() && args.iteration.is_some() && capture.is_none() {
         return Err(CliError::IterationOfAgentStream {
             input: input.name(),
