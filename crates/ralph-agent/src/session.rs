@@ -122,11 +122,13 @@ pub async fn run_agent_teed(
         summary.observe(event);
         let _ = on_event(event, &summary);
     });
+    // A decoder left to recognise the format that saw nothing it knew parsed nothing.
+    let format = decoder.format().unwrap_or(StreamFormat::Text);
+    summary.stream_ended(format);
     AgentRun {
         outcome,
         summary,
-        // A decoder left to recognise the format that saw nothing it knew parsed nothing.
-        format: decoder.format().unwrap_or(StreamFormat::Text),
+        format,
         lines: decoder.lines(),
     }
 }

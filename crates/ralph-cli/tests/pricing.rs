@@ -87,6 +87,46 @@ fn a_codex_iteration_is_priced_as_the_model_its_args_ask_for() {
 }
 
 #[test]
+fn a_run_total_that_includes_an_estimate_says_so_everywhere() {
+    let (ws, record) = one_iteration_in(
+        "codex",
+        CODEX_HAPPY,
+        "[-m, my-model]",
+        "  my-model: {input: 2, output: 20, cache_read: 0.5}\n",
+    );
+    // The run events' totals.
+    assert_eq!(
+        (
+            &record["totals"]["cost_usd"],
+            &record["totals"]["cost_estimated"]
+        ),
+        (&json!(0.0054), &json!(true)),
+        "{record}"
+    );
+    // summary.md, its hat table too.
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Cost | ~$0.0054 (includes estimates) |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| ~$0.0054 (includes estimates) |"),
+        "{summary}"
+    );
+    // `ralph runs`, as JSON and as a table.
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        (&row["cost_usd"], &row["cost_estimated"]),
+        (&json!(0.0054), &json!(true)),
+        "{row}"
+    );
+    let out = ws.run(&["runs"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" ~$0.0054 "), "{table}");
+}
+
+#[test]
 fn inspect_prices_a_kept_codex_transcript_as_the_run_did() {
     let (ws, record) = one_iteration_in(
         "codex",
@@ -291,4 +331,49 @@ fn a_custom_agent_stopped_after_it_answered_has_an_unknown_cost_not_zero() {
     let events = common::interrupt_json(&ws, child);
     let totals = &finished(&events)["totals"];
     assert_eq!(totals["cost_complete"], json!(false), "{totals}");
+}
+
+#[test]
+fn claude_stopped_before_its_result_costs_its_estimate_where_its_model_is_priced() {
+    // As above, with a price for the model: each call's tokens at $1 a million.
+    let ws = Workspace::new(
+        "cli:\n  backend: claude\npricing:\n  claude-opus-5-5: \
+         {input: 1, output: 1, cache_read: 1, cache_write: 1}\n",
+        "claude/v2.1.332_rich.jsonl | | pause_at=12\n",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    common::wait_for_file(&ws.path().join(".fake/paused-12"), "the agent's pause");
+    let events = common::interrupt_json(&ws, child);
+    let finished = of_type(&events, "iteration_finished");
+    let record = finished.first().expect("one iteration_finished");
+    let tokens: u64 = ["input", "output", "cache_read", "cache_write"]
+        .iter()
+        .map(|part| record["tokens"][part].as_u64().unwrap_or_default())
+        .sum();
+    assert!(tokens > 0, "{record}");
+    // Stopped before its `result`, the counts are the least it used: its second
+    // response's output count never came (its `message_delta`), so it is not called whole.
+    assert_eq!(
+        (
+            &record["tokens_known"],
+            &record["totals"]["tokens_complete"]
+        ),
+        (&json!(false), &json!(false)),
+        "{record}"
+    );
+    let estimate = tokens as f64 / 1e6;
+    assert_eq!(
+        (&record["cost_usd"], &record["cost_kind"]),
+        (&json!(estimate), &json!("estimated")),
+        "{record}"
+    );
+    // `ralph inspect` prices the kept transcript the same way.
+    let out = ws.run(&["inspect", "--run", "last", "--iteration", "1"]);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        (&summary["cost_usd"], &summary["cost_kind"]),
+        (&json!(estimate), &json!("estimated")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

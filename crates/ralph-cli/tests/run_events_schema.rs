@@ -299,6 +299,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         elapsed_ms: 5,
         cost_usd: 0.5,
         cost_complete: false,
+        cost_estimated: false,
         tokens: Tokens::default(),
         tokens_complete: false,
     };

@@ -254,6 +254,9 @@ pub struct Totals {
     /// False when some iteration's cost was not reported: `cost_usd` is then a lower
     /// bound.
     pub cost_complete: bool,
+    /// True when some iteration's cost is ralph's estimate from its tokens (Codex, Gemini
+    /// CLI, a Claude Code stopped before its `result`): `cost_usd` then includes estimates.
+    pub cost_estimated: bool,
     pub tokens: Tokens,
     /// False when some iteration's agent reported no token counts: `tokens` is then a
     /// lower bound.
@@ -267,6 +270,7 @@ impl Totals {
             elapsed_ms: state.runtime_ms,
             cost_usd: state.cost_usd,
             cost_complete: state.unpriced_iterations == 0,
+            cost_estimated: state.estimated_iterations > 0,
             tokens: state.tokens,
             tokens_complete: state.uncounted_iterations == 0,
         }

@@ -11,6 +11,7 @@ const TOTALS: Totals = Totals {
     elapsed_ms: 1500,
     cost_usd: 0.25,
     cost_complete: true,
+    cost_estimated: false,
     tokens: Tokens {
         input: 10,
         output: 2,
@@ -58,7 +59,7 @@ fn notices_and_stop_reasons_are_flattened() {
             summary_path: ".ralph/runs/r/summary.md",
             git: None,
         }),
-        r#"{"type":"loop_finished","reason":"max_iterations","limit":2,"message":"iteration limit reached (2 iterations)","outcome":"limit_reached","exit_code":2,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0},"tokens_complete":true},"summary_path":".ralph/runs/r/summary.md"}"#
+        r#"{"type":"loop_finished","reason":"max_iterations","limit":2,"message":"iteration limit reached (2 iterations)","outcome":"limit_reached","exit_code":2,"totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"cost_estimated":false,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0},"tokens_complete":true},"summary_path":".ralph/runs/r/summary.md"}"#
     );
 }
 
@@ -88,7 +89,7 @@ fn iteration_finished_carries_outcome_and_usage() {
             stderr_tail: Some("error: no such file"),
             totals: TOTALS,
         }),
-        r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":"mock-model","outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":0.05,"cost_kind":"reported","tokens":{"input":8,"output":2,"cache_read":0,"cache_write":0},"tokens_known":true,"turns":2,"completion":null,"stderr_tail":"error: no such file","totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0},"tokens_complete":true}}"#
+        r#"{"type":"iteration_finished","iteration":2,"hat":"ralph","backend":"pi","model":"mock-model","outcome":{"status":"failed","reason":"exited with code 1"},"duration_ms":20,"cost_usd":0.05,"cost_kind":"reported","tokens":{"input":8,"output":2,"cache_read":0,"cache_write":0},"tokens_known":true,"turns":2,"completion":null,"stderr_tail":"error: no such file","totals":{"iterations":2,"elapsed_ms":1500,"cost_usd":0.25,"cost_complete":true,"cost_estimated":false,"tokens":{"input":10,"output":2,"cache_read":0,"cache_write":0},"tokens_complete":true}}"#
     );
 }
 
@@ -99,6 +100,7 @@ fn dollar_sums_are_written_without_binary_noise() {
         elapsed_ms: 1,
         cost_usd: 0.1 + 0.2,
         cost_complete: true,
+        cost_estimated: false,
         tokens: Tokens::default(),
         tokens_complete: true,
     };

@@ -61,7 +61,8 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             s.cost_usd,
             s.unpriced_iterations,
             s.unpriced_attempts,
-            s.iterations
+            s.iterations,
+            s.estimated_iterations > 0,
         )
     );
     let _ = writeln!(
@@ -118,6 +119,7 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
                 h.unpriced_iterations,
                 h.unpriced_attempts,
                 h.iterations,
+                h.estimated_iterations > 0,
             ),
             TokenCount::of(h.tokens.total(), h.uncounted_iterations == 0).cell(thousands),
         ],
@@ -273,31 +275,39 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
 /// `$0.0123`, with a note when some iterations reported no cost ([`known_cost`]); the
 /// note counts attempts when `attempts` of the `unpriced` were attempts a provider's limit
 /// ended and that ran again (not iterations), or when there are more of them than
-/// iterations (a run's files from before attempts were told apart).
-pub fn cost(usd: f64, unpriced: u32, attempts: u32, iterations: u32) -> String {
+/// iterations (a run's files from before attempts were told apart). When `estimated`
+/// (some of the cost is ralph's estimate), the amount is marked `~` and the note says so:
+/// an estimate added to reported costs makes the sum an estimate.
+pub fn cost(usd: f64, unpriced: u32, attempts: u32, iterations: u32, estimated: bool) -> String {
     let some_attempts = attempts > 0 || unpriced > iterations;
-    match known_cost(usd, unpriced, iterations) {
-        (Some(usd), true) => format_usd(usd),
-        (None, _) => "unknown (the agent reported no cost)".to_owned(),
-        (Some(usd), false) => match unpriced {
-            1 if some_attempts => {
-                format!("at least {} (1 attempt reported no cost)", format_usd(usd))
-            }
-            1 => format!(
-                "at least {} (1 iteration reported no cost)",
-                format_usd(usd)
-            ),
-            u if some_attempts => format!(
-                "at least {} ({u} attempts reported no cost)",
-                format_usd(usd)
-            ),
-            u => format!(
-                "at least {} ({u} iterations reported no cost)",
-                format_usd(usd)
-            ),
-        },
+    let (usd, complete) = match known_cost(usd, unpriced, iterations) {
+        (None, _) => return "unknown (the agent reported no cost)".to_owned(),
+        (Some(usd), complete) => (usd, complete),
+    };
+    let mut notes = Vec::new();
+    if !complete {
+        notes.push(match unpriced {
+            1 if some_attempts => "1 attempt reported no cost".to_owned(),
+            1 => "1 iteration reported no cost".to_owned(),
+            u if some_attempts => format!("{u} attempts reported no cost"),
+            u => format!("{u} iterations reported no cost"),
+        });
+    }
+    if estimated {
+        notes.push(ESTIMATES_NOTE.to_owned());
+    }
+    let lower_bound = if complete { "" } else { "at least " };
+    let mark = if estimated { "~" } else { "" };
+    let amount = format!("{lower_bound}{mark}{}", format_usd(usd));
+    if notes.is_empty() {
+        amount
+    } else {
+        format!("{amount} ({})", notes.join("; "))
     }
 }
+
+/// What a run's cost says when some of it is ralph's estimate.
+pub const ESTIMATES_NOTE: &str = "includes estimates";
 
 /// The run's tokens with their parts; `unknown` when no agent counted any, `at least …`
 /// when some did not.

@@ -35,6 +35,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     cost_usd: 0.01,
                     unpriced_iterations: 0,
                     unpriced_attempts: 0,
+                    estimated_iterations: 0,
                     tokens,
                     uncounted_iterations: 0,
                 },
@@ -48,6 +49,7 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     cost_usd: 0.0323,
                     unpriced_iterations: 1,
                     unpriced_attempts: 0,
+                    estimated_iterations: 0,
                     tokens,
                     uncounted_iterations: 0,
                 },
@@ -220,8 +222,44 @@ fn a_cost_counts_the_iterations_that_reported_none_in_words() {
         ),
     ];
     for ((usd, unpriced, attempts, iterations), said) in cases {
-        assert_eq!(cost(usd, unpriced, attempts, iterations), said);
+        assert_eq!(cost(usd, unpriced, attempts, iterations, false), said);
     }
+}
+
+#[test]
+fn a_run_cost_that_includes_an_estimate_says_so() {
+    // Codex's estimate beside pi's reported cost: the sum is an estimate.
+    let mut state = LoopState {
+        iterations: 2,
+        cost_usd: 0.0381,
+        estimated_iterations: 1,
+        ..LoopState::default()
+    };
+    state.hats.insert(
+        DEFAULT_HAT.to_owned(),
+        HatTotals {
+            iterations: 2,
+            cost_usd: 0.0381,
+            estimated_iterations: 1,
+            ..HatTotals::default()
+        },
+    );
+    let text = limited_summary(&state);
+    assert!(
+        text.contains("| Cost | ~$0.0381 (includes estimates) |"),
+        "{text}"
+    );
+    assert!(text.contains("| ~$0.0381 (includes estimates) |"), "{text}");
+    // With a cost nobody reported too, it is a lower bound of an estimate.
+    state.unpriced_iterations = 1;
+    state.iterations = 3;
+    assert!(
+        limited_summary(&state).contains(
+            "| Cost | at least ~$0.0381 (1 iteration reported no cost; includes estimates) |"
+        ),
+        "{}",
+        limited_summary(&state)
+    );
 }
 
 #[test]
@@ -263,6 +301,6 @@ fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
 fn a_cost_shows_as_the_run_files_store_it() {
     // 0.012 + 0.01095 is 0.022949999… in memory and 0.02295 in the run's files: every
     // view rounds it as the files do, so summary.md and `ralph runs` say the same.
-    assert_eq!(cost(0.012 + 0.01095, 0, 0, 2), "$0.0230");
-    assert_eq!(cost(round_usd(0.012 + 0.01095), 0, 0, 2), "$0.0230");
+    assert_eq!(cost(0.012 + 0.01095, 0, 0, 2, false), "$0.0230");
+    assert_eq!(cost(round_usd(0.012 + 0.01095), 0, 0, 2, false), "$0.0230");
 }

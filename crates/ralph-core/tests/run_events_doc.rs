@@ -59,6 +59,7 @@ fn every_run_event_type_has_a_section() {
         elapsed_ms: 0,
         cost_usd: 0.0,
         cost_complete: true,
+        cost_estimated: false,
         tokens_complete: true,
         tokens: Tokens::default(),
     };

@@ -10,6 +10,7 @@ use crate::event::Usage;
 use crate::pricing::Pricing;
 use crate::rate_limit::{RateLimited, names_limit, reset_in_message};
 use crate::unpriced::Unpriced;
+use ralph_types::StreamFormat;
 
 /// Folds a run's events into its outcome. Feed it every event with
 /// [`SessionSummary::observe`]; every public field is up to date after each call, so the
@@ -20,13 +21,18 @@ pub struct SessionSummary {
     /// detection reads. Text of failed or retried attempts never lands here.
     pub final_text: Option<String>,
     /// `None` when no cost is known at all. When some turns are priced and others are
-    /// not, this is the priced part and `cost_kind` is `unknown`.
+    /// not, this is the priced part and `cost_kind` is `unknown`. Until the agent
+    /// reports its session's total, calls it gave no cost count at ralph's estimate from
+    /// their tokens, when their model has a price (see [`SessionSummary::with_pricing`]),
+    /// and `cost_kind` is then `estimated`.
     pub cost_usd: Option<f64>,
     pub cost_kind: CostKind,
     pub tokens: Tokens,
-    /// Whether the agent reported any token count: a usage with tokens, or with a cost
-    /// (a failed call's zero). Copilot reports none, a plain-text agent none at all:
-    /// their `tokens` are zero because nobody counted them, and say so.
+    /// Whether `tokens` is the whole count. False when the agent reported no token count
+    /// (a usage with tokens, or with a cost: a failed call's zero): Copilot reports none,
+    /// a plain-text agent none at all, their `tokens` are zero because nobody counted
+    /// them, and say so. False too when its stream was cut before its terminal event
+    /// (see [`SessionSummary::stream_ended`]): `tokens` is then the least it used.
     pub tokens_known: bool,
     /// Successful model turns.
     pub turns: u32,
@@ -59,7 +65,7 @@ pub struct SessionSummary {
     pub said: bool,
     #[serde(skip)]
     state: State,
-    /// The estimated cost of calls reported without one, for [`SessionSummary::cost_for_budget`].
+    /// Prices the calls reported without a cost (see [`SessionSummary::with_pricing`]).
     #[serde(skip)]
     unpriced: Unpriced,
 }
@@ -92,6 +98,9 @@ struct State {
     call_said: bool,
     /// See [`SessionSummary::empty_calls_in_a_row`].
     empty_calls: u32,
+    /// The session's stream was cut before its terminal event (see
+    /// [`SessionSummary::stream_ended`]).
+    cut: bool,
 }
 
 /// The sums of the sessions that ended before the current one: each agent process
@@ -102,6 +111,8 @@ struct Earlier {
     usage: Option<(Tokens, Option<f64>, CostKind)>,
     turns: u32,
     tokens_reported: bool,
+    /// Some earlier session's stream was cut.
+    cut: bool,
 }
 
 impl State {
@@ -149,18 +160,20 @@ fn add_usage(
 
 impl SessionSummary {
     /// A summary that estimates, with `pricing`, what the calls its agent reports without
-    /// a cost spent, for [`SessionSummary::cost_for_budget`].
+    /// a cost spent: the session's cost until the agent's own total comes, and what
+    /// [`SessionSummary::cost_for_budget`] adds after it.
     pub fn with_pricing(mut self, pricing: Pricing) -> Self {
         self.unpriced = Unpriced::new(pricing);
         self
     }
 
-    /// What the run has spent so far, to hold against a cost budget: the cost the agent
-    /// reported, plus ralph's estimate (list prices, see [`SessionSummary::with_pricing`])
-    /// of the calls it reported without a cost and has not priced since (Claude Code
-    /// prices its session only at its end). `None` when nothing is known or estimated.
+    /// What the run has spent so far, to hold against a cost budget: `cost_usd`, plus
+    /// ralph's estimate (list prices, see [`SessionSummary::with_pricing`]) of the calls
+    /// the agent reported without a cost after it last priced its session (a steered
+    /// Claude Code's next turn), which `cost_usd`, the agent's own total, does not
+    /// include. `None` when nothing is known or estimated.
     pub fn cost_for_budget(&self) -> Option<f64> {
-        let estimated = self.unpriced.usd();
+        let estimated = self.unpriced.uncovered_usd(self.state.totals.is_none());
         match self.cost_usd {
             Some(cost) => Some(cost + estimated),
             None if estimated > 0.0 => Some(estimated),
@@ -175,6 +188,8 @@ impl SessionSummary {
     /// can say where one ends.
     pub fn begin_session(&mut self) {
         let s = &mut self.state;
+        // Without the agent's total the session's cost is its calls', estimates included.
+        let shown = s.totals.is_none();
         if s.spent() || s.run_turns > 0 {
             let session = s.session_usage();
             s.earlier.usage = Some(match s.earlier.usage {
@@ -183,12 +198,13 @@ impl SessionSummary {
             });
             s.earlier.turns = s.earlier.turns.saturating_add(s.session_turns());
             s.earlier.tokens_reported |= s.tokens_reported;
+            s.earlier.cut |= s.cut;
         }
         self.state = State {
             earlier: std::mem::take(&mut self.state.earlier),
             ..State::default()
         };
-        self.unpriced.next_session();
+        self.unpriced.next_session(shown);
         self.refresh();
     }
 
@@ -263,14 +279,21 @@ impl SessionSummary {
                     s.ok_turns += 1;
                 }
                 s.turn_tokens.add(&usage.tokens);
-                if let Some(cost) = usage.cost_usd {
+                // A call without a cost counts at ralph's estimate where its model has a
+                // price: without the agent's total (Claude Code stopped before its
+                // `result`) that is the best figure there is, and it says it is one.
+                let (cost, kind) = match self.unpriced.price_call(usage, self.model.as_deref()) {
+                    Some(estimate) => (Some(estimate), CostKind::Estimated),
+                    None => (usage.cost_usd, usage.cost_kind),
+                };
+                let s = &mut self.state;
+                if let Some(cost) = cost {
                     s.turn_cost = Some(s.turn_cost.unwrap_or(0.0) + cost);
                 }
                 s.turn_cost_kind = Some(match s.turn_cost_kind {
-                    Some(kind) => kind.combine(usage.cost_kind),
-                    None => usage.cost_kind,
+                    Some(earlier) => earlier.combine(kind),
+                    None => kind,
                 });
-                self.unpriced.note_call(usage, self.model.as_deref());
                 self.note_model(usage);
             }
             AgentEvent::RetryStarted { .. } => self.state.retry_pending = true,
@@ -335,6 +358,20 @@ impl SessionSummary {
         self.refresh();
     }
 
+    /// The session's stream, in `format`, ended: all its events were observed. When its
+    /// agent ends a whole stream with a terminal event ([`StreamFormat::ends_with_terminal_event`])
+    /// and this one ended without it after its model answered (Ctrl-C, an inactivity
+    /// timeout, a crash), the stream was cut: the call in flight then was billed and is in
+    /// no count, nor is what only the agent's totals count (Claude Code's response cut
+    /// before its `message_delta`, its sub-agents' calls). Its tokens are then no longer
+    /// called whole ([`SessionSummary::tokens_known`]).
+    pub fn stream_ended(&mut self, format: StreamFormat) {
+        let s = &mut self.state;
+        // `run_result` is this session's verdict: the terminal event came.
+        s.cut = format.ends_with_terminal_event() && s.answered && s.run_result.is_none();
+        self.refresh();
+    }
+
     /// Whether the run succeeded, by its stream, while its model said nothing (no text,
     /// thinking or tool call) and no tokens were counted: a real model's answer costs
     /// at least one output token, so this is an agent taking a reply that was no
@@ -375,7 +412,8 @@ impl SessionSummary {
             None => session,
         };
         self.turns = s.earlier.turns.saturating_add(s.session_turns());
-        self.tokens_known = s.earlier.tokens_reported || s.tokens_reported;
+        self.tokens_known =
+            (s.earlier.tokens_reported || s.tokens_reported) && !s.earlier.cut && !s.cut;
         self.succeeded = !s.retry_failed
             && match s.run_result {
                 Some(is_error) => !is_error,

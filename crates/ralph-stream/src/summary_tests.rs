@@ -336,8 +336,8 @@ fn each_session_counts_its_own_empty_calls() {
     assert_eq!(s.empty_calls_in_a_row(), 0);
 }
 
-#[test]
-fn calls_without_a_cost_count_at_their_estimate_for_a_budget_until_the_agent_prices_them() {
+/// A summary that prices model `m` at $2 a million input tokens, whose session names `m`.
+fn priced_summary() -> SessionSummary {
     let price = crate::ModelPrice {
         input: 2.0,
         output: 0.0,
@@ -351,21 +351,115 @@ fn calls_without_a_cost_count_at_their_estimate_for_a_budget_until_the_agent_pri
         model: Some("m".into()),
         provider: None,
     });
-    s.observe(&turn(None, 1_000, false));
-    s.observe(&turn(None, 500, false));
-    // The reported cost is unknown; the budget sees 1500 tokens at $2 a million.
-    assert_eq!((s.cost_usd, s.cost_for_budget()), (None, Some(0.003)));
-    // The agent's own total replaces the estimate, which is not added again.
-    s.observe(&AgentEvent::RunFinished {
+    s
+}
+
+/// The agent's own total for its session (Claude Code's `result`), costing `cost`.
+fn priced_total(cost: f64) -> AgentEvent<'static> {
+    AgentEvent::RunFinished {
         is_error: false,
         error: None,
         turns: Some(2),
         duration_ms: None,
-        totals: Some(Usage::reported(Tokens::default(), Some(0.01), None)),
-    });
+        totals: Some(Usage::reported(Tokens::default(), Some(cost), None)),
+    }
+}
+
+#[test]
+fn calls_without_a_cost_count_at_their_estimate_for_a_budget_until_the_agent_prices_them() {
+    let mut s = priced_summary();
+    s.observe(&turn(None, 1_000, false));
+    s.observe(&turn(None, 500, false));
+    // The budget sees 1500 tokens at $2 a million.
+    assert_eq!(s.cost_for_budget(), Some(0.003));
+    // The agent's own total replaces the estimate, which is not added again.
+    s.observe(&priced_total(0.01));
     assert_eq!(s.cost_for_budget(), Some(0.01));
+    // A call after that total (a steered Claude Code's next turn) is not in it yet.
+    s.observe(&turn(None, 500, false));
+    assert_eq!(s.cost_for_budget(), Some(0.01 + 0.001));
     // A later session's unpriced call adds to what the earlier ones spent.
     s.begin_session();
     s.observe(&turn(None, 1_000, false));
-    assert_eq!(s.cost_for_budget(), Some(0.01 + 0.002));
+    // (Added in the order the summary adds them: its cost, then what it does not show.)
+    assert_eq!(s.cost_for_budget(), Some(0.01 + 0.002 + 0.001));
+}
+
+#[test]
+fn a_session_stopped_before_its_total_costs_its_estimate_and_says_so() {
+    let mut s = priced_summary();
+    s.observe(&turn(None, 1_000, false));
+    s.observe(&turn(None, 500, false));
+    // Claude Code stopped before its `result`: 1500 tokens at $2 a million, estimated.
+    assert_eq!(
+        (s.cost_usd, s.cost_kind),
+        (Some(0.003), CostKind::Estimated)
+    );
+    assert_eq!(s.cost_for_budget(), Some(0.003));
+    // The agent's total, when it comes, is the cost.
+    s.observe(&priced_total(0.01));
+    assert_eq!((s.cost_usd, s.cost_kind), (Some(0.01), CostKind::Reported));
+    // The next session, stopped before its total, adds its estimate to that.
+    s.begin_session();
+    s.observe(&turn(None, 1_000, false));
+    assert_eq!(
+        (s.cost_usd, s.cost_kind),
+        (Some(0.012), CostKind::Estimated)
+    );
+    assert_eq!(s.cost_for_budget(), Some(0.012));
+}
+
+#[test]
+fn a_call_whose_model_has_no_price_leaves_the_cost_unknown() {
+    let mut s = priced_summary();
+    s.observe(&turn(None, 1_000, false));
+    s.observe(&AgentEvent::TurnFinished {
+        usage: Usage::reported(
+            Tokens {
+                input: 500,
+                ..Tokens::default()
+            },
+            None,
+            Some("unlisted".into()),
+        ),
+        is_error: false,
+    });
+    // The priced part is known; the rest is not guessed at.
+    assert_eq!((s.cost_usd, s.cost_kind), (Some(0.002), CostKind::Unknown));
+    // Without a price table nothing is estimated at all.
+    let s = summary_of(&[turn(None, 1_000, false)]);
+    assert_eq!((s.cost_usd, s.cost_kind), (None, CostKind::Unknown));
+}
+
+#[test]
+fn tokens_of_a_stream_cut_before_its_terminal_event_are_not_called_whole() {
+    let answered = || {
+        summary_of(&[
+            message("working", Stop::ToolUse, None),
+            turn(None, 1_000, false),
+        ])
+    };
+    // Claude Code stopped before its `result`: a response cut before its output count,
+    // or a sub-agent's calls, are in no count.
+    let mut s = answered();
+    assert!(s.tokens_known);
+    s.stream_ended(StreamFormat::Claude);
+    assert!(!s.tokens_known);
+    // The same with its `result`: the agent's totals are the whole count.
+    let mut s = answered();
+    s.observe(&priced_total(0.01));
+    s.stream_ended(StreamFormat::Claude);
+    assert!(s.tokens_known);
+    // OpenCode's stream ends with its process: its end says nothing of a cut.
+    let mut s = answered();
+    s.stream_ended(StreamFormat::Opencode);
+    assert!(s.tokens_known);
+    // A later session does not make a cut one whole.
+    let mut s = answered();
+    s.stream_ended(StreamFormat::Claude);
+    s.begin_session();
+    s.observe(&turn(None, 500, false));
+    s.observe(&priced_total(0.01));
+    s.stream_ended(StreamFormat::Claude);
+    assert!(!s.tokens_known);
 }

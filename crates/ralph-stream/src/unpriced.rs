@@ -1,25 +1,26 @@
-//! What the calls an agent reported without a cost probably cost, for a cost budget.
+//! What the calls an agent reported without a cost probably cost.
 //!
 //! Claude Code prices a session only in its last line (`result`), so while it runs, and
-//! when it is stopped before that line, its calls have tokens and a model but no cost. A
-//! budget checked against the reported cost alone would let such an agent run its whole
-//! iteration past the limit. ralph knows each call's tokens and, for the models in its
-//! [`PriceTable`](crate::PriceTable), their list price: this is that estimate. It only
-//! decides when to stop ([`SessionSummary::cost_for_budget`](crate::SessionSummary::cost_for_budget));
-//! the cost ralph reports is still the agent's own, which replaces the estimate when it
-//! comes.
+//! when it is stopped before that line (Ctrl-C, an idle timeout, the cost budget), its
+//! calls have tokens and a model but no cost. ralph knows each call's tokens and, for the
+//! models in its [`PriceTable`](crate::PriceTable), their list price: this is that
+//! estimate. It is the session's cost, marked estimated, until the agent's own total
+//! replaces it; and a cost budget counts it, so that such an agent does not run its whole
+//! iteration past the limit ([`SessionSummary::cost_for_budget`](crate::SessionSummary::cost_for_budget)).
 
 use crate::event::Usage;
 use crate::pricing::Pricing;
 
-/// The estimated cost of the calls that came without one.
+/// Prices the calls that came without a cost, and keeps the estimate of those that no
+/// cost shown covers: calls after a session's last reported total, which that total does
+/// not price and the summary does not show (it shows the agent's totals, not the turns).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Unpriced {
     /// The prices to estimate with; without them nothing is estimated.
     pricing: Option<Pricing>,
-    /// This session's calls since its agent last reported its totals (which price them).
+    /// This session's calls since its agent last reported a priced total.
     session_usd: f64,
-    /// The sessions before this one (see `SessionSummary::begin_session`).
+    /// What the sessions before this one estimated that their totals did not cover.
     earlier_usd: f64,
 }
 
@@ -31,35 +32,47 @@ impl Unpriced {
         }
     }
 
-    /// A model call's usage: without a cost, its tokens are priced by its model, or by
-    /// `session_model` when the call names none. A model without a price adds nothing:
-    /// it is never guessed at.
-    pub(crate) fn note_call(&mut self, usage: &Usage<'_>, session_model: Option<&str>) {
-        let Some(pricing) = &self.pricing else {
-            return;
-        };
+    /// What a model call reported without a cost probably cost: its tokens at the list
+    /// price of its model, or of `session_model` when the call names none. `None` when
+    /// it has a cost, no tokens, or a model without a price: that is never guessed at.
+    /// The estimate is counted until the agent prices its session.
+    pub(crate) fn price_call(
+        &mut self,
+        usage: &Usage<'_>,
+        session_model: Option<&str>,
+    ) -> Option<f64> {
+        let pricing = self.pricing.as_ref()?;
         if usage.cost_usd.is_some() || usage.tokens.total() == 0 {
-            return;
+            return None;
         }
         let model = usage.model.clone().or(session_model.map(Into::into));
-        if let Some(cost) = pricing.estimate(usage.tokens, model).cost_usd {
-            self.session_usd += cost;
-        }
+        let cost = pricing.estimate(usage.tokens, model).cost_usd?;
+        self.session_usd += cost;
+        Some(cost)
     }
 
-    /// The agent reported its session's totals: they price the calls so far.
+    /// The agent reported its session's priced totals: they price the calls so far.
     pub(crate) fn totals_reported(&mut self) {
         self.session_usd = 0.0;
     }
 
-    /// Another session begins: what this one estimated stays counted.
-    pub(crate) fn next_session(&mut self) {
-        self.earlier_usd += self.session_usd;
+    /// Another session begins. `shown` says whether the session that ended shows its
+    /// estimate already (it reported no total, so its cost is the sum of its calls):
+    /// otherwise what it estimated after its last total still counts for a budget.
+    pub(crate) fn next_session(&mut self, shown: bool) {
+        if !shown {
+            self.earlier_usd += self.session_usd;
+        }
         self.session_usd = 0.0;
     }
 
-    /// The estimate of every unpriced call that no reported total covers.
-    pub(crate) fn usd(&self) -> f64 {
-        self.earlier_usd + self.session_usd
+    /// The estimate of the unpriced calls that the cost shown does not include;
+    /// `shown` as in [`Unpriced::next_session`], for the current session.
+    pub(crate) fn uncovered_usd(&self, shown: bool) -> f64 {
+        if shown {
+            self.earlier_usd
+        } else {
+            self.earlier_usd + self.session_usd
+        }
     }
 }

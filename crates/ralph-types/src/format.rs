@@ -54,6 +54,21 @@ impl StreamFormat {
         }
     }
 
+    /// Whether the agent ends a whole stream with a terminal event (Claude Code's
+    /// `result`, pi's `agent_end`, Codex's `turn.completed`, Gemini CLI's `result`,
+    /// Copilot's `result`): one of its streams that ended without it was cut short.
+    /// OpenCode and plain text end with the process, so their end tells nothing.
+    pub const fn ends_with_terminal_event(self) -> bool {
+        match self {
+            StreamFormat::Pi
+            | StreamFormat::Claude
+            | StreamFormat::Codex
+            | StreamFormat::Gemini
+            | StreamFormat::Copilot => true,
+            StreamFormat::Opencode | StreamFormat::Text => false,
+        }
+    }
+
     /// The name used on the command line, in config files and in JSON output: the name
     /// of the agent it is named after ([`BackendKind::name`]), or [`Self::TEXT`].
     pub const fn name(self) -> &'static str {

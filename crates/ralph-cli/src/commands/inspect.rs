@@ -240,7 +240,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     // otherwise: plain text (a custom backend's) has no look to recognise it by.
     let forced = args.agent.format().or(recorded.format);
     let mut decoder = StreamDecoder::new(forced).with_pricing(pricing(args, recorded.model)?);
-    let mut summary = SessionSummary::default();
+    // Calls the agent never priced (Claude Code stopped before its `result`) are shown at
+    // ralph's estimate, as the run showed them.
+    let mut summary = SessionSummary::default().with_pricing(decoder.pricing().clone());
     let mut recognised = 0u64;
     let mut out = args.events.then(JsonLines::stdout);
     let mut view = args
@@ -317,6 +319,13 @@ pub(crate) fn run(args: &InspectArgs) -> Result<CommandOutcome, CliError> {
     match capture.as_mut() {
         Some(capture) => capture.finish(&mut on_item),
         None => decoder.finish(|event| on_item(Item::Event(event))),
+    }
+    // An agent's own stream that ended without its terminal event was cut, as a run
+    // would have judged it: its tokens are the least it used.
+    if capture.is_none()
+        && let Some(format) = decoder.format()
+    {
+        summary.stream_ended(format);
     }
     if args.run.is_none() && args.iteration.is_some() && capture.is_none() {
         return Err(CliError::IterationOfAgentStream {

@@ -46,6 +46,8 @@ struct Row {
     /// False when some iteration's cost is unknown: `cost_usd` is then a lower bound (or
     /// `null`), never a claim that the run was free.
     cost_complete: bool,
+    /// True when some iteration's cost is ralph's estimate: `cost_usd` is then one too.
+    cost_estimated: bool,
     tokens: u64,
     /// False when some iteration's agent counted no tokens (Copilot): `tokens` is then
     /// a lower bound, or nothing anyone counted when it is 0.
@@ -115,6 +117,7 @@ fn row(run: &RunDir, running: bool) -> Row {
         iterations: 0,
         cost_usd: Some(0.0),
         cost_complete: true,
+        cost_estimated: false,
         tokens: 0,
         tokens_complete: true,
         hats: Vec::new(),
@@ -138,6 +141,7 @@ fn row(run: &RunDir, running: bool) -> Row {
             let state = saved.state;
             row.iterations = state.iterations;
             (row.cost_usd, row.cost_complete) = cost(&state);
+            row.cost_estimated = state.estimated_iterations > 0;
             row.tokens = state.tokens.total();
             row.tokens_complete = state.uncounted_iterations == 0;
             row.hats = state
@@ -167,12 +171,14 @@ pub(crate) fn cost(state: &LoopState) -> (Option<f64>, bool) {
 }
 
 /// The `COST` cell, in the words of summary.md and the run's end line: `$0.0123`,
-/// `at least $0.0123`, `unknown`.
-pub(crate) fn cost_cell(cost_usd: Option<f64>, complete: bool) -> String {
+/// `at least $0.0123`, `unknown`; `~$0.0123` when some of it is ralph's estimate
+/// (`estimated`).
+pub(crate) fn cost_cell(cost_usd: Option<f64>, complete: bool, estimated: bool) -> String {
+    let mark = if estimated { "~" } else { "" };
     match (cost_usd, complete) {
         (None, _) => "unknown".to_owned(),
-        (Some(usd), true) => format_usd(usd),
-        (Some(usd), false) => format!("at least {}", format_usd(usd)),
+        (Some(usd), true) => format!("{mark}{}", format_usd(usd)),
+        (Some(usd), false) => format!("at least {mark}{}", format_usd(usd)),
     }
 }
 
@@ -200,7 +206,7 @@ fn table(rows: &[Row]) -> String {
                 },
                 r.outcome.clone(),
                 r.iterations.to_string(),
-                cost_cell(r.cost_usd, r.cost_complete),
+                cost_cell(r.cost_usd, r.cost_complete, r.cost_estimated),
                 TokenCount::of(r.tokens, r.tokens_complete).cell(|n| n.to_string()),
                 hats.join(" "),
             ]

@@ -27,9 +27,21 @@ fn a_cost_no_agent_reported_is_unknown_and_a_partly_reported_one_a_lower_bound()
     for (state, want, cell) in cases {
         let got = cost(&state);
         assert_eq!(
-            (got, cost_cell(got.0, got.1).as_str()),
+            (got, cost_cell(got.0, got.1, false).as_str()),
             (want, cell),
             "{state:?}"
         );
     }
+}
+
+#[test]
+fn a_cost_that_includes_an_estimate_is_marked() {
+    assert_eq!(
+        [
+            cost_cell(Some(0.0123), true, true),
+            cost_cell(Some(0.0123), false, true),
+            cost_cell(None, false, true),
+        ],
+        ["~$0.0123", "at least ~$0.0123", "unknown"]
+    );
 }

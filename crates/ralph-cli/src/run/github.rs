@@ -141,6 +141,7 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
             end.unpriced_iterations,
             end.unpriced_attempts,
             t.iterations,
+            t.cost_estimated,
         ),
     );
     // Copilot counts no tokens: its zero is "unknown", a sum with it a lower bound.

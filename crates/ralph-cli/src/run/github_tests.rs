@@ -13,6 +13,7 @@ fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
             elapsed_ms: 10,
             cost_usd: 0.125,
             cost_complete: false,
+            cost_estimated: false,
             tokens: Tokens {
                 input: 10,
                 output: 2,

@@ -40,6 +40,7 @@ const TOTALS: Totals = Totals {
     elapsed_ms: 3000,
     cost_usd: 0.0,
     cost_complete: false,
+    cost_estimated: false,
     tokens_complete: true,
     tokens: Tokens {
         input: 0,

@@ -50,6 +50,8 @@ impl Machine {
             stopped_early && usage.turns == 0 && usage.tokens.total() == 0 && !usage.answered;
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
         let uncounted = !usage.tokens_known && !spent_nothing;
+        // A total that adds an estimate to reported costs is an estimate too.
+        let estimated = u32::from(usage.cost_kind == CostKind::Estimated);
         let s = &mut self.state;
         s.cost_usd += usage.cost_usd.unwrap_or(0.0);
         s.tokens += usage.tokens;
@@ -57,6 +59,7 @@ impl Machine {
         let unpriced_attempt = u32::from(unpriced && runs_again);
         s.unpriced_attempts = s.unpriced_attempts.saturating_add(unpriced_attempt);
         s.uncounted_iterations = s.uncounted_iterations.saturating_add(u32::from(uncounted));
+        s.estimated_iterations = s.estimated_iterations.saturating_add(estimated);
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
         hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
         hat.failures = hat.failures.saturating_add(u32::from(failed));
@@ -64,6 +67,7 @@ impl Machine {
         hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
         hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));
         hat.unpriced_attempts = hat.unpriced_attempts.saturating_add(unpriced_attempt);
+        hat.estimated_iterations = hat.estimated_iterations.saturating_add(estimated);
         hat.tokens += usage.tokens;
         hat.uncounted_iterations = hat
             .uncounted_iterations

@@ -467,13 +467,15 @@ fn a_limited_attempt_that_reported_no_cost_is_counted_as_an_attempt() {
             s.cost_usd,
             s.unpriced_iterations,
             s.unpriced_attempts,
-            s.iterations
+            s.iterations,
+            false
         ),
         crate::summary::cost(
             hat.cost_usd,
             hat.unpriced_iterations,
             hat.unpriced_attempts,
-            hat.iterations
+            hat.iterations,
+            false
         ),
     );
     assert!(
@@ -481,7 +483,8 @@ fn a_limited_attempt_that_reported_no_cost_is_counted_as_an_attempt() {
             s.cost_usd,
             s.unpriced_iterations,
             s.unpriced_attempts,
-            s.iterations
+            s.iterations,
+            false
         )
         .ends_with("(1 attempt reported no cost)")
     );

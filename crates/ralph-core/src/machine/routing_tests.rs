@@ -352,6 +352,7 @@ fn finish_records_the_iteration_and_the_totals() {
             cost_usd: 0.5,
             unpriced_iterations: 0,
             unpriced_attempts: 0,
+            estimated_iterations: 0,
             tokens,
             uncounted_iterations: 0,
             consecutive_failures: 0,
@@ -372,6 +373,7 @@ fn finish_records_the_iteration_and_the_totals() {
                     cost_usd: 0.5,
                     unpriced_iterations: 0,
                     unpriced_attempts: 0,
+                    estimated_iterations: 0,
                     tokens,
                     uncounted_iterations: 0,
                 }

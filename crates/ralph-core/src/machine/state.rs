@@ -28,6 +28,11 @@ pub struct LoopState {
     /// again: not iterations, so the summary calls them attempts.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unpriced_attempts: u32,
+    /// Iterations (and attempts) whose cost is ralph's estimate from their tokens (Codex,
+    /// Gemini CLI, a Claude Code stopped before its `result`): `cost_usd` then includes
+    /// estimates, and every view of it says so.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_iterations: u32,
     /// The tokens counted; a lower bound when `uncounted_iterations` is not zero.
     pub tokens: Tokens,
     /// Iterations whose agent reported no token counts (Copilot).
@@ -109,6 +114,9 @@ pub struct HatTotals {
     /// Of `unpriced_iterations`, the attempts that ran again (see `LoopState`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unpriced_attempts: u32,
+    /// Iterations (and attempts) of the hat whose cost is an estimate (see `LoopState`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_iterations: u32,
     pub tokens: Tokens,
     /// Iterations of the hat whose agent reported no token counts.
     #[serde(default, skip_serializing_if = "is_zero")]

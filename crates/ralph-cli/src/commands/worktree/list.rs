@@ -35,6 +35,8 @@ pub(crate) struct WorktreeRow {
     pub(crate) cost_usd: Option<f64>,
     /// False when some iteration's cost is unknown (`cost_usd` is then a lower bound).
     pub(crate) cost_complete: bool,
+    /// True when some iteration's cost is ralph's estimate (`cost_usd` is then one too).
+    pub(crate) cost_estimated: bool,
     /// Commits on the branch that the base does not have (`null` when git cannot say).
     pub(crate) ahead: Option<u32>,
     /// Whether its loop holds the worktree's lock now.
@@ -106,6 +108,9 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
         iterations: saved.as_ref().map_or(0, |s| s.state.iterations),
         cost_usd,
         cost_complete,
+        cost_estimated: saved
+            .as_ref()
+            .is_some_and(|s| s.state.estimated_iterations > 0),
         ahead: repo.ahead(record).ok().flatten(),
         alive,
         host: alive.then(|| host.map(str::to_owned)).flatten(),
@@ -128,7 +133,7 @@ pub(crate) fn table(rows: &[WorktreeRow]) -> String {
                 r.status.to_owned(),
                 r.exit_code.map_or_else(dash, |c| c.to_string()),
                 r.iterations.to_string(),
-                cost_cell(r.cost_usd, r.cost_complete),
+                cost_cell(r.cost_usd, r.cost_complete, r.cost_estimated),
                 r.ahead.map_or_else(dash, |n| n.to_string()),
                 match (r.alive, &r.host, r.pid) {
                     (false, _, _) => "no".to_owned(),

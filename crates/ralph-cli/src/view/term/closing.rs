@@ -5,6 +5,7 @@ use ralph_core::run_event::format_usd;
 use ralph_core::summary::thousands;
 use ralph_core::token_count::TokenCount;
 use ralph_stream::AgentEvent;
+use ralph_stream::CostKind;
 
 use super::figures::count;
 use crate::view::columns::{columns, pad_left, pad_right};
@@ -78,6 +79,8 @@ struct HatRow {
     /// Some iteration of the hat reported a cost: without one, `cost_usd` is no lower
     /// bound worth showing (`≥$0.0000` would read as nearly free).
     cost_reported: bool,
+    /// Some iteration's cost is ralph's estimate: so is the hat's sum.
+    cost_estimated: bool,
     tokens: u64,
     /// Some iteration of the hat had tokens nobody counted (Copilot's).
     tokens_uncounted: bool,
@@ -98,6 +101,7 @@ impl HatTable {
         hat: &str,
         counted: bool,
         cost_usd: Option<f64>,
+        cost_kind: CostKind,
         tokens: TokenCount,
     ) {
         let index = match self.rows.iter().position(|r| r.hat == hat) {
@@ -109,6 +113,7 @@ impl HatTable {
                     cost_usd: 0.0,
                     cost_unknown: false,
                     cost_reported: false,
+                    cost_estimated: false,
                     tokens: 0,
                     tokens_uncounted: false,
                 });
@@ -120,6 +125,7 @@ impl HatTable {
         row.cost_usd += cost_usd.unwrap_or(0.0);
         row.cost_unknown |= cost_usd.is_none();
         row.cost_reported |= cost_usd.is_some();
+        row.cost_estimated |= cost_kind == CostKind::Estimated;
         match tokens {
             TokenCount::Counted(n) => row.tokens += n,
             TokenCount::AtLeast(n) => {
@@ -140,10 +146,11 @@ impl HatTable {
             .rows
             .iter()
             .map(|r| {
+                let mark = if r.cost_estimated { "~" } else { "" };
                 let cost = match (r.cost_unknown, r.cost_reported) {
                     (true, false) => "unknown".to_owned(),
-                    (true, true) => format!("≥{}", format_usd(r.cost_usd)),
-                    (false, _) => format_usd(r.cost_usd),
+                    (true, true) => format!("≥{mark}{}", format_usd(r.cost_usd)),
+                    (false, _) => format!("{mark}{}", format_usd(r.cost_usd)),
                 };
                 [
                     r.hat.clone(),

@@ -54,13 +54,13 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
     let mut table = HatTable::default();
     assert!(table.lines().is_empty());
     let tokens = TokenCount::Counted(120);
-    table.add("planner", true, Some(0.5), tokens);
-    table.add("builder", true, Some(0.25), tokens);
-    table.add("planner", true, None, tokens);
+    table.add("planner", true, Some(0.5), CostKind::Reported, tokens);
+    table.add("builder", true, Some(0.25), CostKind::Reported, tokens);
+    table.add("planner", true, None, CostKind::Unknown, tokens);
     // An attempt limited by its provider and run again: its cost, not an iteration.
-    table.add("builder", false, Some(0.125), tokens);
+    table.add("builder", false, Some(0.125), CostKind::Reported, tokens);
     // No iteration of the hat reported a cost: unknown, not at least nothing.
-    table.add("critic", true, None, tokens);
+    table.add("critic", true, None, CostKind::Unknown, tokens);
     assert_eq!(
         table.lines(),
         [
@@ -73,11 +73,43 @@ fn the_hat_table_adds_up_each_hat_in_the_order_they_ran() {
 }
 
 #[test]
+fn a_hat_whose_cost_includes_an_estimate_says_so() {
+    let mut table = HatTable::default();
+    let tokens = TokenCount::Counted(1);
+    // pi's reported cost beside Codex's estimate: the sum is an estimate.
+    table.add("writer", true, Some(0.5), CostKind::Reported, tokens);
+    table.add("writer", true, Some(0.25), CostKind::Estimated, tokens);
+    table.add("checker", true, Some(0.25), CostKind::Estimated, tokens);
+    table.add("checker", true, None, CostKind::Unknown, tokens);
+    table.add("reader", true, Some(0.5), CostKind::Reported, tokens);
+    assert_eq!(
+        table.lines()[1..],
+        [
+            "  writer            2   ~$0.7500       2",
+            "  checker           2  ≥~$0.2500       2",
+            "  reader            1    $0.5000       1",
+        ]
+    );
+}
+
+#[test]
 fn a_hat_with_tokens_nobody_counted_says_so() {
     let mut table = HatTable::default();
-    table.add("copilot", true, None, TokenCount::Unknown);
-    table.add("mixed", true, None, TokenCount::Counted(120));
-    table.add("mixed", true, None, TokenCount::Unknown);
+    table.add(
+        "copilot",
+        true,
+        None,
+        CostKind::Unknown,
+        TokenCount::Unknown,
+    );
+    table.add(
+        "mixed",
+        true,
+        None,
+        CostKind::Unknown,
+        TokenCount::Counted(120),
+    );
+    table.add("mixed", true, None, CostKind::Unknown, TokenCount::Unknown);
     let lines = table.lines();
     assert_eq!(
         lines[1..],
@@ -92,8 +124,8 @@ fn a_hat_with_tokens_nobody_counted_says_so() {
 fn hat_names_in_cjk_line_up_by_the_columns_they_take() {
     let mut table = HatTable::default();
     let tokens = TokenCount::Counted(1);
-    table.add("建造者", true, Some(0.5), tokens);
-    table.add("planner", true, Some(0.5), tokens);
+    table.add("建造者", true, Some(0.5), CostKind::Reported, tokens);
+    table.add("planner", true, Some(0.5), CostKind::Reported, tokens);
     assert_eq!(
         table.lines(),
         [

@@ -6,6 +6,7 @@ use std::time::Duration;
 use ralph_core::machine::format_duration;
 use ralph_core::run_event::Totals;
 use ralph_core::run_event::format_usd;
+use ralph_core::summary::ESTIMATES_NOTE;
 use ralph_core::summary::thousands;
 use ralph_stream::CostKind;
 
@@ -29,17 +30,16 @@ pub(crate) fn iteration_cost(cost_usd: Option<f64>, kind: CostKind) -> String {
     }
 }
 
-/// A run's cost so far: exact, or a lower bound when some iteration reported none.
+/// A run's cost so far: exact, or a lower bound when some iteration reported none; an
+/// estimate (`~`) when some iteration's cost is ralph's.
 pub(crate) fn total_cost(totals: &Totals) -> String {
-    if totals.cost_complete {
-        format_usd(totals.cost_usd)
-    } else if totals.cost_usd == 0.0 {
-        "cost unknown".to_owned()
-    } else {
-        format!(
-            "at least {} (some costs unknown)",
-            format_usd(totals.cost_usd)
-        )
+    let usd = format_usd(totals.cost_usd);
+    match (totals.cost_complete, totals.cost_estimated) {
+        (true, false) => usd,
+        (true, true) => format!("~{usd} ({ESTIMATES_NOTE})"),
+        (false, _) if totals.cost_usd == 0.0 => "cost unknown".to_owned(),
+        (false, false) => format!("at least {usd} (some costs unknown)"),
+        (false, true) => format!("at least ~{usd} (some costs unknown; {ESTIMATES_NOTE})"),
     }
 }
 

@@ -19,24 +19,30 @@ fn costs_say_how_sure_they_are() {
             "cost unknown"
         ]
     );
-    let totals = |cost_usd, cost_complete| Totals {
+    let totals = |cost_usd, cost_complete, cost_estimated| Totals {
         iterations: 2,
         elapsed_ms: 0,
         cost_usd,
         cost_complete,
+        cost_estimated,
         tokens_complete: true,
         tokens: Tokens::default(),
     };
     assert_eq!(
         [
-            total_cost(&totals(1.25, true)),
-            total_cost(&totals(1.25, false)),
-            total_cost(&totals(0.0, false)),
+            total_cost(&totals(1.25, true, false)),
+            total_cost(&totals(1.25, false, false)),
+            total_cost(&totals(0.0, false, false)),
+            // A total with an estimate in it is one.
+            total_cost(&totals(1.25, true, true)),
+            total_cost(&totals(1.25, false, true)),
         ],
         [
             "$1.2500",
             "at least $1.2500 (some costs unknown)",
-            "cost unknown"
+            "cost unknown",
+            "~$1.2500 (includes estimates)",
+            "at least ~$1.2500 (some costs unknown; includes estimates)",
         ]
     );
 }

@@ -434,6 +434,7 @@ impl RunView {
             hat,
             counted,
             *cost_usd,
+            *cost_kind,
             TokenCount::of(tokens.total(), *tokens_known),
         );
         self.elapsed_ms = totals.elapsed_ms;

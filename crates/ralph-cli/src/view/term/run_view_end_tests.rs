@@ -32,6 +32,7 @@ fn tokens_copilot_never_counted_read_as_unknown_not_zero() {
         elapsed_ms: 10,
         cost_usd: 0.0,
         cost_complete: false,
+        cost_estimated: false,
     };
     let finished = RunEvent::IterationFinished {
         iteration: 1,

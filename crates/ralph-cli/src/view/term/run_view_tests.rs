@@ -32,6 +32,7 @@ fn totals(iterations: u32, elapsed_ms: u64, cost_complete: bool) -> Totals {
         elapsed_ms,
         cost_usd: 0.010215 * f64::from(iterations),
         cost_complete,
+        cost_estimated: false,
         tokens_complete: true,
         tokens: TOKENS,
     }

@@ -93,3 +93,38 @@ fn each_iterations_cost_shows_to_the_line_views_places_or_as_unknown() {
     let shown = screen(&model, &mut App::new(true), 100, 10);
     assert_eq!(shown.matches(" cost unknown ").count(), 1, "{shown}");
 }
+
+/// Codex's cost is ralph's estimate: its iteration and a run total that includes it are
+/// marked `~`, as the line view marks them, read from the run's events.
+#[test]
+fn an_estimated_cost_and_a_total_that_includes_one_are_marked() {
+    let mut model = one_iteration("codex", "builder", "pi/anthropic/text.jsonl");
+    model.max_cost_usd = None;
+    let mut totals = totals(1, 0.0123);
+    totals.cost_estimated = true;
+    feed(
+        &mut model,
+        &RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "builder",
+            backend: "codex",
+            model: None,
+            outcome: &IterationOutcome::Succeeded,
+            duration_ms: 61_000,
+            cost_usd: Some(0.0123),
+            cost_kind: CostKind::Estimated,
+            tokens: NO_TOKENS,
+            turns: 1,
+            tokens_known: true,
+            completion: None,
+            stderr_tail: None,
+            totals,
+        },
+    );
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · ~$0.0123 · "), "{shown}");
+    assert!(shown.contains(" ~$0.0123 "), "{shown}");
+    model.max_cost_usd = Some(5.0);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" · ~$0.0123/$5.00 · "), "{shown}");
+}

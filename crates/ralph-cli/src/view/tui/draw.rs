@@ -145,11 +145,12 @@ fn header_model(model: &RunModel) -> Option<&str> {
 /// places (`$0.0042`: a cheap model's run is not `$0.00`): `$0.4200`, `at least $0.4200`
 /// when some iteration's cost is unknown, `cost unknown` when none is known (an agent that
 /// reports no cost is not free); never exact while an iteration is `running`, whose cost is
-/// not in the totals yet.
+/// not in the totals yet; `~$0.4200` when some of it is ralph's estimate.
 fn header_cost(model: &RunModel, running: bool) -> String {
     let totals = &model.totals;
     let exact = totals.cost_complete && !running;
-    let spent = format_usd(totals.cost_usd);
+    let mark = if totals.cost_estimated { "~" } else { "" };
+    let spent = format!("{mark}{}", format_usd(totals.cost_usd));
     let Some(max) = model.max_cost_usd else {
         return match (exact, totals.cost_usd == 0.0) {
             (true, _) => spent,
@@ -169,6 +170,7 @@ fn header_cost(model: &RunModel, running: bool) -> String {
 fn iteration_cost(it: &Iteration) -> String {
     match (&it.outcome, it.cost_usd) {
         (None, _) => String::new(),
+        (Some(_), Some(cost)) if it.cost_estimated => format!(" ~{}", format_usd(cost)),
         (Some(_), Some(cost)) => format!(" {}", format_usd(cost)),
         (Some(_), None) => " cost unknown".to_owned(),
     }

@@ -7,6 +7,7 @@
 //! schema asks of readers.
 
 use ralph_core::machine::IterationOutcome;
+use ralph_stream::CostKind;
 use serde::Deserialize;
 
 use crate::view::term::ending::Ending;
@@ -71,6 +72,9 @@ pub(crate) enum RunLine {
         outcome: Outcome,
         duration_ms: u64,
         cost_usd: Option<f64>,
+        /// What kind of number `cost_usd` is (a record that does not say: unknown).
+        #[serde(default)]
+        cost_kind: CostKind,
         tokens: Tokens,
         /// The end of the agent's stderr, when it failed.
         #[serde(default)]
@@ -204,6 +208,10 @@ pub(crate) struct Totals {
     /// least it is). A record that does not say is read as saying so.
     #[serde(default = "known")]
     pub(crate) cost_complete: bool,
+    /// Whether some iteration's cost is ralph's estimate (`cost_usd` is then one too). A
+    /// record that does not say: none is.
+    #[serde(default)]
+    pub(crate) cost_estimated: bool,
     pub(crate) tokens: Tokens,
     /// False when some iteration's tokens nobody counted (a record from before it: all
     /// were).
@@ -271,6 +279,7 @@ impl Default for Totals {
             elapsed_ms: 0,
             cost_usd: 0.0,
             cost_complete: true,
+            cost_estimated: false,
             tokens: Tokens::default(),
             tokens_complete: true,
         }

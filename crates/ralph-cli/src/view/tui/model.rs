@@ -3,6 +3,7 @@
 //! stream costs time and memory linear in what the agent said, never more.
 
 use ralph_core::machine::{GateEnd, Notice};
+use ralph_stream::CostKind;
 
 use super::keep::Kept;
 use super::mirror::{Outcome, RunLine, Tokens, Totals};
@@ -87,6 +88,8 @@ pub(crate) struct Iteration {
     pub(crate) outcome: Option<Outcome>,
     pub(crate) duration_ms: Option<u64>,
     pub(crate) cost_usd: Option<f64>,
+    /// `cost_usd` is ralph's estimate (Codex, Gemini CLI, a Claude Code stopped early).
+    pub(crate) cost_estimated: bool,
     pub(crate) tokens: Tokens,
     /// Its agent counted no tokens (Copilot): `tokens` is zero, not counted.
     pub(crate) tokens_uncounted: bool,
@@ -333,6 +336,7 @@ impl RunModel {
                 outcome,
                 duration_ms,
                 cost_usd,
+                cost_kind,
                 tokens,
                 stderr_tail,
                 tokens_known,
@@ -346,6 +350,7 @@ impl RunModel {
                     it.outcome = Some(outcome);
                     it.duration_ms = Some(duration_ms);
                     it.cost_usd = cost_usd;
+                    it.cost_estimated = cost_kind == CostKind::Estimated;
                     it.tokens = tokens;
                     it.tokens_uncounted = !tokens_known;
                 }

@@ -60,6 +60,7 @@ fn totals(iterations: u32, cost_usd: f64) -> Totals {
         elapsed_ms: 61_000 * u64::from(iterations),
         cost_usd,
         cost_complete: true,
+        cost_estimated: false,
         tokens_complete: true,
         tokens: Tokens {
             input: 1200 * u64::from(iterations),
