@@ -237,7 +237,11 @@ pub(crate) struct InitArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct PlanArgs {
     /// What to build or change, in a few words (the agent asks about the rest).
-    #[arg(value_name = "IDEA", trailing_var_arg = true)]
+    // Not `trailing_var_arg`: with it every word after the idea's first went into the idea,
+    // so `ralph plan "dark mode" -b pi` planned "dark mode -b pi" with the default agent.
+    // Without it the idea's words and the flags mix in any order, and a word that looks
+    // like a flag but is none is refused (the idea in quotes takes it).
+    #[arg(value_name = "IDEA")]
     pub(crate) idea: Vec<String>,
     /// The agent: a backend name, or `auto` for the first one installed.
     #[arg(short = 'b', long, value_name = "NAME", value_parser = BackendParser)]

@@ -1,7 +1,9 @@
 //! Tips added to clap's "unexpected argument" for the slips `ralph run` sees most: the
 //! task typed as a positional (`ralph run "fix the test"`, as `ralph plan IDEA` takes
 //! its idea), a task after `-p` left unquoted, a worktree's name after `--worktree`
-//! without its `=`. clap alone says only that the word was not expected.
+//! without its `=`. clap alone says only that the word was not expected. And for
+//! `ralph plan`, a word of the idea that starts with `-`, for which clap's own tip (`--`)
+//! is refused there.
 
 use std::ffi::OsString;
 
@@ -50,6 +52,30 @@ pub(crate) fn add_run_tips(err: &mut clap::Error, args: &[OsString]) {
     };
     tips.push(StyledStr::from(tip));
     err.insert(ContextKind::Suggested, ContextValue::StyledStrs(tips));
+}
+
+/// Replaces clap's tip for a word `ralph plan` refused as a flag (`ralph plan support -1
+/// values`): clap says to put `--` before it, but plan refuses the words after `--`
+/// (ralph-orchestrator gave them to the agent), so the way to have it in the idea is
+/// quotes, which make the idea one argument that does not start with `-`.
+pub(crate) fn add_plan_tip(err: &mut clap::Error, args: &[OsString]) {
+    if err.kind() != ErrorKind::UnknownArgument || args.get(1).is_none_or(|a| a != "plan") {
+        return;
+    }
+    let Some(ContextValue::String(word)) = err.get(ContextKind::InvalidArg) else {
+        return;
+    };
+    if !word.starts_with('-') {
+        return;
+    }
+    let tip = format!(
+        "if `{word}` is part of the idea, put the whole idea in quotes, as one argument \
+         (`ralph plan 'fix the {word} handling'`)"
+    );
+    err.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![StyledStr::from(tip)]),
+    );
 }
 
 /// Whether `word` is a flag that gives the task (`-p`, `-pTEXT`, `--prompt=TEXT`, …).

@@ -62,3 +62,29 @@ fn other_commands_and_unknown_flags_get_no_tip_of_these() {
         assert!(!text.contains("in quotes"), "{line:?}: {text}");
     }
 }
+
+/// What ralph prints for `ralph plan <line>` with the plan tip (no colors).
+fn plan_refused(line: &[&str]) -> String {
+    let args: Vec<OsString> = ["ralph", "plan"]
+        .into_iter()
+        .chain(line.iter().copied())
+        .map(OsString::from)
+        .collect();
+    let mut err = crate::cli_config_env::command(None)
+        .try_get_matches_from(&args)
+        .expect_err("refused");
+    super::add_plan_tip(&mut err, &args);
+    err.render().to_string()
+}
+
+#[test]
+fn a_word_of_plans_idea_that_looks_like_a_flag_is_told_to_quote_not_to_use_dashes() {
+    let text = plan_refused(&["support", "-1", "values"]);
+    assert!(text.contains("unexpected argument '-1'"), "{text}");
+    assert!(
+        text.contains("tip: if `-1` is part of the idea, put the whole idea in quotes"),
+        "{text}"
+    );
+    // plan refuses the words after `--`: clap's tip would lead into that refusal.
+    assert!(!text.contains("-- -1"), "{text}");
+}

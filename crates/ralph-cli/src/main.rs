@@ -42,6 +42,7 @@ fn main() -> ExitCode {
             if !migration_hints::add_migration_hint(&mut err, &args) {
                 suggest_subcommand(&mut err);
                 cli_tips::add_run_tips(&mut err, &args);
+                cli_tips::add_plan_tip(&mut err, &args);
             }
             // --help and --version are not errors.
             let outcome = if err.use_stderr() {

@@ -311,8 +311,8 @@ fn shown(form: Form) -> String {
 }
 
 /// Refuses the words after `--` of a command the table has a [`Form::AfterDashes`] for
-/// that clap accepted: `ralph plan IDEA -- ARGS`, whose idea takes every word after its
-/// first, `--` included, so the agent's arguments would end up in the idea. The error is
+/// that clap accepted: `ralph plan IDEA -- ARGS`, whose idea takes every word after `--`,
+/// so the agent's arguments would end up in the idea. The error is
 /// clap's own for `ralph run -- ARGS`, and gets the same hint.
 pub(crate) fn refuse_words_after_dashes(
     command: &mut clap::Command,

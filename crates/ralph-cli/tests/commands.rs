@@ -96,6 +96,35 @@ fn plan_starts_the_agent_interactively_with_a_planning_prompt() {
 }
 
 #[test]
+fn plan_takes_flags_written_after_the_idea_as_flags() {
+    let ws = Workspace::new("cli:\n  backend: claude\n", "");
+    for line in [
+        &["plan", "dark mode", "-b", "pi", "--dry-run"][..],
+        &["plan", "dark", "-b", "pi", "mode", "--dry-run"],
+    ] {
+        let out = ws.run(line);
+        assert_eq!(code(out.status), 0, "{line:?}: {}", stderr(&out));
+        let shown = stdout(&out);
+        assert!(shown.contains("/pi --no-session 'Help me plan"), "{shown}");
+        assert!(shown.contains("The idea: dark mode\n"), "{line:?}: {shown}");
+    }
+    assert!(
+        !ws.agent_log()
+            .iter()
+            .any(|l| l.contains(" hat= iteration= ")),
+        "--dry-run starts nothing"
+    );
+    // A flag plan does not take is refused wherever it is, not planned.
+    let out = ws.run(&["plan", "dark mode", "--teams"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`ralph plan --teams` is ralph-orchestrator's"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn plan_makes_its_specs_directory_through_no_link_and_names_a_file_in_its_way() {
     let ws = Workspace::new("cli:\n  backend: pi\n", "- | |\n- | |\n");
     std::fs::create_dir(ws.path().join("elsewhere")).unwrap();

@@ -141,6 +141,40 @@ fn an_unknown_preset_is_refused_with_the_list_and_a_guess() {
 }
 
 #[test]
+fn a_hats_name_found_where_ralph_orchestrator_looked_is_given_its_path() {
+    let ws = Workspace::new("", "");
+    let mine = ws.path().join("my-presets");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("tidy.yaml"), "hats: {}\n").unwrap();
+    let autoloop = ws.path().join(".fake/.config/autoloop/presets");
+    std::fs::create_dir_all(&autoloop).unwrap();
+    std::fs::write(autoloop.join("lint.yml"), "hats: {}\n").unwrap();
+    for (name, path) in [
+        ("tidy", mine.join("tidy.yaml")),
+        ("lint", autoloop.join("lint.yml")),
+    ] {
+        let out = ws
+            .command(&["run", "-H", name, "--dry-run", "-p", "x"])
+            .env("RALPH_PRESETS_DIR", &mine)
+            .output()
+            .unwrap();
+        assert_eq!(code(out.status), 1);
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{name}: cannot read this hats file: No such file")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "-H takes the file's path, `-H {}`",
+                path.display()
+            )),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn run_h_shows_the_merged_config_and_names_the_hats_source() {
     let ws = Workspace::new(
         "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 9\n",

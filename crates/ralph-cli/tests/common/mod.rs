@@ -134,6 +134,9 @@ impl Workspace {
             // any agent, even when the tests run under an agent of their own.
             .env_remove("RALPH_AGENT_RUN")
             .env_remove("RALPH_CONFIG")
+            // Where `-H NAME`'s hint looks: the test's presets only.
+            .env_remove("RALPH_PRESETS_DIR")
+            .env_remove("AUTOLOOP_PRESETS_DIR")
             // Under GitHub Actions ralph would add annotations and a step summary.
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY")

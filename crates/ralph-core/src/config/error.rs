@@ -26,15 +26,19 @@ impl ConfigError {
         ConfigError { origin, kind }
     }
 
-    /// The config file `file` could not be read (`source`). Text that is not UTF-8 is
-    /// pointed at, line and column, as any other mistake in the file is.
-    pub(crate) fn unreadable(file: &Path, source: io::Error) -> Self {
+    /// The config file (or hats file, `role`) `file` could not be read (`source`). Text
+    /// that is not UTF-8 is pointed at, line and column, as any other mistake in the file
+    /// is.
+    pub(crate) fn unreadable(file: &Path, role: FileRole, source: io::Error) -> Self {
         let file: Arc<Path> = Arc::from(file);
         let not_utf8 = source
             .get_ref()
             .and_then(|e| e.downcast_ref::<std::string::FromUtf8Error>());
         let Some(e) = not_utf8 else {
-            return ConfigError::new(Origin::WholeFile(file), ConfigErrorKind::Read { source });
+            return ConfigError::new(
+                Origin::WholeFile(file),
+                ConfigErrorKind::Read { role, source },
+            );
         };
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         // The bytes before are valid UTF-8 by definition; count as editors do, from 1.
@@ -54,11 +58,42 @@ impl ConfigError {
     }
 }
 
+/// What a file ralph reads its configuration from is to it: a message names it so (a
+/// hats file given with `-H` is no config file, and is not written like one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRole {
+    /// `ralph.yml`, a `-c` file, the user's config.
+    Config,
+    /// A `-H` file.
+    Hats,
+}
+
+impl FileRole {
+    /// The file's kind, with its article: what `fsafe` names in a refusal.
+    pub(crate) fn with_article(self) -> &'static str {
+        match self {
+            FileRole::Config => "a config file",
+            FileRole::Hats => "a hats file",
+        }
+    }
+}
+
+impl fmt::Display for FileRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FileRole::Config => "config file",
+            FileRole::Hats => "hats file",
+        })
+    }
+}
+
 /// What is wrong. Keys are written as dotted paths (`hats.builder.triggers`).
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigErrorKind {
-    #[error("cannot read this config file: {source}")]
+    #[error("cannot read this {role}: {source}")]
     Read {
+        /// Which file it is to ralph, as the message names it.
+        role: FileRole,
         #[source]
         source: io::Error,
     },

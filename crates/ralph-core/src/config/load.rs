@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::decode::parse_layer;
-use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind, FileRole};
+use super::incumbent_presets::{PRESETS_DIR_VARIABLES, PresetDirs};
 use super::merge::merge;
 use super::origin::Origin;
 use super::overlay::{HatsSource, apply_overlay, read_overlay};
@@ -42,6 +43,10 @@ pub struct LoadOptions {
     pub xdg_config_home: Option<OsString>,
     /// `$HOME`, as found in the environment.
     pub home: Option<OsString>,
+    /// `$RALPH_PRESETS_DIR`, then `$AUTOLOOP_PRESETS_DIR`, as found in the environment
+    /// (those set and not empty). ralph reads no preset directory, but ralph-orchestrator
+    /// looked `-H NAME` up there: the error for such a name gives the path of the file.
+    pub presets_dirs: Vec<PathBuf>,
     /// The command line's settings.
     pub overrides: Overrides,
     /// `-H`: the hats (and their workflow keys) to use instead of the files' own.
@@ -56,8 +61,24 @@ impl LoadOptions {
             config_file,
             xdg_config_home: std::env::var_os("XDG_CONFIG_HOME"),
             home: std::env::var_os("HOME"),
+            presets_dirs: PRESETS_DIR_VARIABLES
+                .iter()
+                .filter_map(std::env::var_os)
+                .filter(|dir| !dir.is_empty())
+                .map(PathBuf::from)
+                .collect(),
             overrides,
             hats: None,
+        }
+    }
+
+    /// Where ralph-orchestrator looked up `-H NAME`, as these options see them.
+    fn preset_dirs(&self) -> PresetDirs<'_> {
+        PresetDirs {
+            cwd: &self.cwd,
+            xdg_config_home: self.xdg_config_home.as_ref(),
+            home: self.home.as_ref(),
+            from_variables: &self.presets_dirs,
         }
     }
 
@@ -114,10 +135,10 @@ pub fn load_detailed(options: &LoadOptions) -> Result<Resolved, LoadFailure> {
         // A builtin preset is always read; a file only when opening it worked.
         let mut was_read = matches!(source, HatsSource::Builtin(_));
         let overlay = read_overlay(source, &options.cwd, |path| {
-            let text = read_config(path);
+            let text = read_file(path, FileRole::Hats);
             was_read = text.is_ok();
             text.map_err(|e| match source {
-                HatsSource::File(arg) => with_hats_hint(e, arg, &options.cwd),
+                HatsSource::File(arg) => with_hats_hint(e, arg, &options.preset_dirs()),
                 HatsSource::Builtin(_) => e,
             })
         });
@@ -240,7 +261,17 @@ fn read_files(options: &LoadOptions) -> FileLayers {
 /// A config file's text: a regular file (a link to one is fine), never more than
 /// [`MAX_CONFIG_FILE_BYTES`], and a FIFO is refused instead of waited on.
 fn read_config(path: &Path) -> io::Result<String> {
-    fsafe::read_to_string(path, Links::Follow, MAX_CONFIG_FILE_BYTES, "a config file")
+    read_file(path, FileRole::Config)
+}
+
+/// [`read_config`] of a file that is `role` to ralph, as its refusals name it.
+fn read_file(path: &Path, role: FileRole) -> io::Result<String> {
+    fsafe::read_to_string(
+        path,
+        Links::Follow,
+        MAX_CONFIG_FILE_BYTES,
+        role.with_article(),
+    )
 }
 
 /// A file's text, or `None` if there is nothing at its name. A link there that leads
@@ -291,7 +322,9 @@ impl FileLayers {
                     Err(e) => self.errors.extend(e.0),
                 }
             }
-            Err(source) => self.errors.push(ConfigError::unreadable(shown_as, source)),
+            Err(source) => {
+                (self.errors).push(ConfigError::unreadable(shown_as, FileRole::Config, source));
+            }
         }
     }
 }

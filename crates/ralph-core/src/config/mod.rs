@@ -34,6 +34,7 @@ mod describe;
 mod dump;
 mod error;
 mod hooks;
+mod incumbent_presets;
 pub mod key;
 mod keys;
 mod keys_gate;
@@ -65,7 +66,9 @@ mod yaml_value;
 
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};
 pub use decode::{ParsedLayer, parse_layer};
-pub use error::{ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind};
+pub use error::{
+    ConfigError, ConfigErrorKind, ConfigErrors, ConfigWarning, ConfigWarningKind, FileRole,
+};
 pub use hooks::EXAMPLE_HOOKS;
 pub use key::{Key, Section};
 pub use keys::{EXAMPLE_GATES, EXAMPLE_HATS, all_keys};

@@ -20,7 +20,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::decode::parse_layer;
-use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind};
+use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind, FileRole};
 use super::origin::Origin;
 use super::preset::{BUILTIN_PREFIX, Preset, UnknownPreset, preset};
 use super::raw::{Layered, RawConfig, RawEventLoop};
@@ -68,7 +68,7 @@ pub(crate) fn read_overlay(
     let text = match source {
         HatsSource::Builtin(p) => p.text.to_owned(),
         HatsSource::File(path) => read(&cwd.join(path))
-            .map_err(|e| ConfigErrors(vec![ConfigError::unreadable(&shown, e)]))?,
+            .map_err(|e| ConfigErrors(vec![ConfigError::unreadable(&shown, FileRole::Hats, e)]))?,
     };
     let parsed = parse_layer(&text, &shown)?;
     let mut warnings: Vec<ConfigWarning> = parsed

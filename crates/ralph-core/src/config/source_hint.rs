@@ -1,21 +1,16 @@
 //! A `-c` or `-H` value that names no file, in a form ralph-orchestrator took: a URL
 //! (it downloaded the file), `-c builtin:NAME` (it answered with a migration note), `-H NAME`
-//! (it looked the name up in preset directories, `./presets` first), or `-H debug` meaning
-//! the built-in preset. ralph reads files from disk and looks nowhere else, so "No such file
-//! or directory" alone leaves the user guessing: the error says what to pass instead.
+//! (it looked the name up in preset directories, `./presets` first: see
+//! [`incumbent_presets`](super::incumbent_presets)), or `-H debug` meaning the built-in
+//! preset. ralph reads files from disk and looks nowhere else, so "No such file or
+//! directory" alone leaves the user guessing: the error says what to pass instead.
 
 use std::io;
 use std::path::Path;
 
+use super::incumbent_presets::{FoundPreset, PresetDirs, TOML_PRESET_FILES};
 use super::override_hint::with_override_hint;
 use super::preset::{BUILTIN_PREFIX, PRESETS};
-
-/// The directory under the working directory where ralph-orchestrator looked first for a
-/// hats file named without a path.
-const INCUMBENT_PRESETS_DIR: &str = "presets";
-
-/// The extensions it tried there.
-const PRESET_EXTENSIONS: [&str; 2] = ["yml", "yaml"];
 
 /// `e`, the error of reading the config file `file` (`-c`), with what to write instead
 /// when `file` is a form of ralph-orchestrator's `-c`.
@@ -40,9 +35,10 @@ pub(super) fn with_config_hint(e: io::Error, file: &Path) -> io::Error {
     with_override_hint(e, file)
 }
 
-/// `e`, the error of reading the hats file `path` (`-H`) from `cwd`, with what to write
-/// instead when `path` is a form of ralph-orchestrator's `-H`.
-pub(super) fn with_hats_hint(e: io::Error, path: &Path, cwd: &Path) -> io::Error {
+/// `e`, the error of reading the hats file `path` (`-H`), with what to write instead when
+/// `path` is a form of ralph-orchestrator's `-H`; a bare name is looked up in `presets`,
+/// the directories it searched.
+pub(super) fn with_hats_hint(e: io::Error, path: &Path, presets: &PresetDirs<'_>) -> io::Error {
     if e.kind() != io::ErrorKind::NotFound {
         return e;
     }
@@ -63,15 +59,18 @@ pub(super) fn with_hats_hint(e: io::Error, path: &Path, cwd: &Path) -> io::Error
     if !bare_name {
         return e;
     }
-    let found = PRESET_EXTENSIONS
-        .iter()
-        .map(|ext| format!("{INCUMBENT_PRESETS_DIR}/{arg}.{ext}"))
-        .find(|file| cwd.join(file).is_file());
     let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-    let hint = match found {
-        Some(file) => format!(
+    let hint = match presets.find(arg) {
+        Some(FoundPreset::Yaml(file)) => format!(
             "ralph does not search preset directories: -H takes the file's path, \
-             `-H {file}`"
+             `-H {}`",
+            file.display()
+        ),
+        Some(FoundPreset::TomlDirectory(dir)) => format!(
+            "{} is an autoloop preset ({}), which ralph does not read: -H takes a YAML \
+             hats file, so write its roles as `hats:` in one and pass its path",
+            dir.display(),
+            TOML_PRESET_FILES.join(" and ")
         ),
         None => format!(
             "-H takes a hats file's path or `{BUILTIN_PREFIX}NAME` of a built-in preset \

@@ -2,6 +2,7 @@ use std::io;
 use std::path::Path;
 
 use super::{with_config_hint, with_hats_hint};
+use crate::config::incumbent_presets::PresetDirs;
 
 fn gone() -> io::Error {
     io::Error::new(io::ErrorKind::NotFound, "No such file or directory")
@@ -11,8 +12,18 @@ fn config(arg: &str) -> String {
     with_config_hint(gone(), Path::new(arg)).to_string()
 }
 
+/// The hint for `-H arg` in `cwd`, with no user preset directories.
 fn hats(arg: &str, cwd: &Path) -> String {
-    with_hats_hint(gone(), Path::new(arg), cwd).to_string()
+    with_hats_hint(gone(), Path::new(arg), &in_project(cwd)).to_string()
+}
+
+fn in_project(cwd: &Path) -> PresetDirs<'_> {
+    PresetDirs {
+        cwd,
+        xdg_config_home: None,
+        home: None,
+        from_variables: &[],
+    }
 }
 
 #[test]
@@ -68,7 +79,42 @@ fn a_path_or_another_error_is_left_as_it_is() {
     assert_eq!(config("ci/ralph.yml"), "No such file or directory");
     let denied = io::Error::new(io::ErrorKind::PermissionDenied, "denied");
     assert_eq!(
-        with_hats_hint(denied, Path::new("https://x"), cwd.path()).to_string(),
+        with_hats_hint(denied, Path::new("https://x"), &in_project(cwd.path())).to_string(),
         "denied"
     );
+}
+
+#[test]
+fn a_name_in_a_users_preset_directory_is_given_its_path() {
+    let cwd = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".config/ralph/presets");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mine.yml"), "hats: {}\n").unwrap();
+    let home_var = home.path().as_os_str().to_owned();
+    let dirs = PresetDirs {
+        home: Some(&home_var),
+        ..in_project(cwd.path())
+    };
+    let text = with_hats_hint(gone(), Path::new("mine"), &dirs).to_string();
+    assert!(
+        text.contains(&format!("`-H {}`", dir.join("mine.yml").display())),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_autoloop_preset_directory_is_named_as_one_ralph_does_not_read() {
+    let cwd = tempfile::tempdir().unwrap();
+    let dir = cwd.path().join("presets/autocode");
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["autoloops.toml", "topology.toml"] {
+        std::fs::write(dir.join(file), "").unwrap();
+    }
+    let text = hats("autocode", cwd.path());
+    assert!(
+        text.contains("presets/autocode is an autoloop preset (autoloops.toml and topology.toml)"),
+        "{text}"
+    );
+    assert!(text.contains("-H takes a YAML hats file"), "{text}");
 }

@@ -195,9 +195,7 @@ fn iteration_list(
         .map(|it| {
             let took = match it.duration_ms {
                 Some(ms) => duration_ms(ms),
-                None if model.finished.is_none() => {
-                    duration_ms(now_ms.saturating_sub(it.started_at_ms))
-                }
+                None if model.finished.is_none() => duration_ms(model.running_for(it, now_ms)),
                 None => String::new(),
             };
             let cost = iteration_cost(it);

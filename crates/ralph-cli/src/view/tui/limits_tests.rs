@@ -305,3 +305,26 @@ fn a_loop_gone_during_a_wait_stops_the_clock_until_its_record_goes_on() {
     attempt_started(&mut model, 1, 2, "ralph", "pi");
     assert!(model.finished.is_none() && model.running());
 }
+
+#[test]
+fn the_header_clock_leaves_out_the_time_ralph_was_stopped() {
+    // `ralph run --tui`: an hour of Ctrl-Z, then `fg`, during iteration 1, drawn 15 s of
+    // running time later. The loop's clock leaves the hour out; so does the header.
+    const SUSPENDED_MS: u64 = 3_600_000;
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    model.paused_ms = SUSPENDED_MS;
+    let now_ms = STARTED_AT_MS + SUSPENDED_MS + 15_000;
+    let shown = header_at(&model, now_ms);
+    assert!(shown.contains(" · 0:15/30:00 · "), "{shown}");
+    // The iteration's own time in the list, too.
+    let screen = screen_at(&model, &mut App::new(true), 100, 12, now_ms);
+    assert!(!screen.contains("1h"), "{screen}");
+    assert!(screen.contains(" 15.0s "), "{screen}");
+    // And while the loop waits after the iteration, before the next starts.
+    let mut model = waiting_after_iteration_1();
+    model.paused_ms = SUSPENDED_MS;
+    let shown = header_at(&model, STARTED_AT_MS + SUSPENDED_MS + 161_000);
+    assert!(shown.contains(" · 2:41/30:00 · "), "{shown}");
+}

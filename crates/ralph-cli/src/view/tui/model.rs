@@ -141,6 +141,11 @@ pub(crate) struct RunModel {
     /// the latest iteration's start less the run's time then. The header's clock runs
     /// from it between iterations too (gates, hooks, rate-limit waits).
     pub(crate) clock_origin_ms: Option<u64>,
+    /// The time ralph was stopped (Ctrl-Z until `fg`) since the latest iteration
+    /// started, in milliseconds: the loop's clock leaves it out, so the header's must
+    /// too. Set before each frame by `ralph run --tui`, which is stopped with the loop;
+    /// `ralph watch` runs in another process and cannot know it (0).
+    pub(crate) paused_ms: u64,
     /// The loop's last word, once it ended.
     pub(crate) finished: Option<String>,
     /// Why it ended (`interrupted`, `completed`, ...).
@@ -173,21 +178,31 @@ impl RunModel {
 
     /// The run's time at `now_ms` (Unix milliseconds), as `max_runtime` counts it: what
     /// the loop said when it ended, else counted on from the latest iteration's start,
-    /// whether an iteration runs or the loop waits between two.
+    /// whether an iteration runs or the loop waits between two, less the time ralph was
+    /// stopped since then ([`RunModel::paused_ms`]).
     pub(crate) fn elapsed_at(&self, now_ms: u64) -> u64 {
         let said = self.totals.elapsed_ms;
         if self.finished.is_some() {
             return said;
         }
         match (self.clock_origin_ms, self.live()) {
-            (Some(origin), _) => now_ms.saturating_sub(origin).max(said),
+            (Some(origin), _) => (now_ms.saturating_sub(origin))
+                .saturating_sub(self.paused_ms)
+                .max(said),
             // A record from before iterations said the run's time: only a running
             // iteration's is known.
-            (None, Some(it)) if self.running() => {
-                said.saturating_add(now_ms.saturating_sub(it.started_at_ms))
-            }
+            (None, Some(it)) if self.running() => said.saturating_add(
+                (now_ms.saturating_sub(it.started_at_ms)).saturating_sub(self.paused_ms),
+            ),
             (None, _) => said,
         }
+    }
+
+    /// How long `it`, still running, has run at `now_ms`, less the time ralph was stopped
+    /// since the latest iteration started (which `it` started no later than): the time
+    /// the loop will report for it.
+    pub(crate) fn running_for(&self, it: &Iteration, now_ms: u64) -> u64 {
+        (now_ms.saturating_sub(it.started_at_ms)).saturating_sub(self.paused_ms)
     }
 
     /// Whether an iteration is running.

@@ -3,7 +3,7 @@
 //! something changed (or the clock in the header moved).
 
 use std::path::PathBuf;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ralph_agent::StopController;
 use ratatui::crossterm::event::Event;
@@ -100,7 +100,7 @@ impl Session {
 
     /// Handles the keys that came (waiting up to `wait` for the first); returns the
     /// first request that needs its runner.
-    pub(crate) fn keys(&mut self, wait: std::time::Duration) -> Request {
+    pub(crate) fn keys(&mut self, wait: Duration) -> Request {
         let Some(screen) = &self.screen else {
             return Request::None;
         };
@@ -161,6 +161,9 @@ impl Session {
             return;
         };
         let now_ms = wall_ms();
+        if let (Some(stop), Some(it)) = (&self.pauses, self.model.live()) {
+            self.model.paused_ms = paused_ms_since(stop, it.started_at_ms, now, now_ms);
+        }
         let (model, app, theme) = (&self.model, &mut self.app, self.theme);
         if screen
             .draw(|f| draw::frame(f, model, app, theme, now_ms))
@@ -181,5 +184,22 @@ fn wall_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The time ralph was stopped under `stop` since `started_at_ms` (Unix milliseconds),
+/// in milliseconds: the pauses are kept on the monotonic clock, the record's times on
+/// the wall clock, and `now` and `now_ms` are the same moment on each.
+fn paused_ms_since(stop: &StopController, started_at_ms: u64, now: Instant, now_ms: u64) -> u64 {
+    let ago = Duration::from_millis(now_ms.saturating_sub(started_at_ms));
+    // A start the monotonic clock cannot reach (before the machine booted) is no start
+    // of this ralph's: nothing of it was paused.
+    let Some(since) = now.checked_sub(ago) else {
+        return 0;
+    };
+    u64::try_from(stop.paused_since(since).as_millis()).unwrap_or(u64::MAX)
+}
+
 /// How often the header's clock is redrawn when nothing else changes.
-const CLOCK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+const CLOCK_INTERVAL: Duration = Duration::from_secs(1);
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
