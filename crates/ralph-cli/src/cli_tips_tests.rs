@@ -4,6 +4,11 @@ use super::add_run_tips;
 
 /// What ralph prints for `ralph <line>` (no colors).
 fn refused(line: &[&str]) -> String {
+    refused_with(line, add_run_tips)
+}
+
+/// What ralph prints for `ralph <line>` with the tips `add_tips` adds (no colors).
+fn refused_with(line: &[&str], add_tips: fn(&mut clap::Error, &[OsString])) -> String {
     let args: Vec<OsString> = std::iter::once("ralph")
         .chain(line.iter().copied())
         .map(OsString::from)
@@ -11,7 +16,7 @@ fn refused(line: &[&str]) -> String {
     let mut err = crate::cli_config_env::command(None)
         .try_get_matches_from(&args)
         .expect_err("refused");
-    add_run_tips(&mut err, &args);
+    add_tips(&mut err, &args);
     err.render().to_string()
 }
 
@@ -65,16 +70,10 @@ fn other_commands_and_unknown_flags_get_no_tip_of_these() {
 
 /// What ralph prints for `ralph plan <line>` with the plan tip (no colors).
 fn plan_refused(line: &[&str]) -> String {
-    let args: Vec<OsString> = ["ralph", "plan"]
-        .into_iter()
+    let line: Vec<&str> = std::iter::once("plan")
         .chain(line.iter().copied())
-        .map(OsString::from)
         .collect();
-    let mut err = crate::cli_config_env::command(None)
-        .try_get_matches_from(&args)
-        .expect_err("refused");
-    super::add_plan_tip(&mut err, &args);
-    err.render().to_string()
+    refused_with(&line, super::add_plan_tip)
 }
 
 #[test]

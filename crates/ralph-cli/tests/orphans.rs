@@ -366,35 +366,11 @@ fn a_record_naming_a_running_ralph_is_left_alone() {
 #[test]
 fn continue_after_kill_9_hands_on_what_the_killed_iteration_emitted_once() {
     // a hands over to b; b emits `for.c`, then works on; ralph is killed meanwhile.
-    let config = "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
-                  a: {description: A, triggers: [work.start]}\n  \
-                  b: {description: B, triggers: [for.b]}\n  \
-                  c: {description: C, triggers: [for.c]}\n";
     let plan = "pi/anthropic/text.jsonl | for.b |\n\
                 pi/anthropic/text.jsonl | for.c=from b | hang=300\n\
                 pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
-    let ws = Workspace::new(config, plan);
-    let mut guard = KillOnDrop::default();
-    let ralph = ws.start(&["run", "-p", "the task"]);
-    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
-    let agent = read_pid(&ws.path().join(".fake/pid-2"));
-    guard.groups.push(agent);
-    let inbox = ws.run_files().dir().join("inbox.jsonl");
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    while !std::fs::read_to_string(&inbox).is_ok_and(|i| i.contains("for.c")) {
-        assert!(Instant::now() < deadline, "b never emitted");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = ws.stop(ralph, Signal::SIGKILL);
-    assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(wait_until_gone(agent), "the agent outlived ralph");
-
-    let (code, events, stderr) = ws.run_json(&["--continue"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("ralph was killed during iteration 2 (hat `b`)"),
-        "{stderr}"
-    );
+    let (ws, events) =
+        kill_9_in_b_then_continue(plan, "inbox.jsonl", |inbox| inbox.contains("for.c"));
     // b's iteration ends as interrupted with its `for.c`; c gets it once, and b does
     // not run again.
     let records: Vec<(Value, Value, Value)> = ws
@@ -422,43 +398,18 @@ fn continue_after_kill_9_hands_on_what_the_killed_iteration_emitted_once() {
 fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answer() {
     // a hands over to b; b answers with an `<event>` tag (no `ralph emit`), then works
     // on; ralph is killed meanwhile. The tag was only in the killed ralph's memory.
-    let config = "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
-                  a: {description: A, triggers: [work.start]}\n  \
-                  b: {description: B, triggers: [for.b]}\n  \
-                  c: {description: C, triggers: [for.c]}\n";
     let tagged = r#"sed=s/LOOP_COMPLETE/<event\x20topic=\\"for.c\\">from_b<\/event>/g"#;
     let plan = format!(
         "pi/anthropic/text.jsonl | for.b |\n\
          pi/anthropic/text.jsonl | | {tagged} hang=300\n\
          pi/anthropic/text.jsonl | LOOP_COMPLETE |\n"
     );
-    let ws = Workspace::new(config, &plan);
-    let mut guard = KillOnDrop::default();
-    let ralph = ws.start(&["run", "-p", "the task"]);
-    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
-    let agent = read_pid(&ws.path().join(".fake/pid-2"));
-    guard.groups.push(agent);
     // The record has b's whole answer once its run ends: the tag was read by then.
-    let record = ws.run_files().dir().join("run-events.jsonl");
-    let deadline = Instant::now() + RUN_TIMEOUT;
-    let answered = |text: &str| {
-        text.lines()
+    let (ws, events) = kill_9_in_b_then_continue(&plan, "run-events.jsonl", |record| {
+        record
+            .lines()
             .any(|l| l.contains("\"iteration\":2") && l.contains("\"run_finished\""))
-    };
-    while !std::fs::read_to_string(&record).is_ok_and(|r| answered(&r)) {
-        assert!(Instant::now() < deadline, "b never answered");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = ws.stop(ralph, Signal::SIGKILL);
-    assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(wait_until_gone(agent), "the agent outlived ralph");
-
-    let (code, events, stderr) = ws.run_json(&["--continue"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("ralph was killed during iteration 2 (hat `b`)"),
-        "{stderr}"
-    );
+    });
     // b's iteration ends as interrupted with its tag's `for.c`, said to come from a
     // tag; c gets it, and b does not run again.
     let history = ws.history();
@@ -479,4 +430,41 @@ fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answe
     assert_eq!(emitted[0]["from_tags"], json!(1), "{emitted:?}");
     assert_eq!(history[2]["hat"], json!("c"));
     assert_eq!(ws.agent_log().len(), 3, "b ran again");
+}
+
+/// Runs hats a, b and c (each handing over to the next) on `plan`, kills ralph with
+/// SIGKILL during b's iteration once `ready` holds for the run's file `watched`, and
+/// runs `--continue`, which must succeed and say that b's iteration was killed.
+fn kill_9_in_b_then_continue(
+    plan: &str,
+    watched: &str,
+    ready: impl Fn(&str) -> bool,
+) -> (Workspace, Vec<Value>) {
+    let config = "cli:\n  backend: pi\nevent_loop:\n  starting_event: work.start\nhats:\n  \
+                  a: {description: A, triggers: [work.start]}\n  \
+                  b: {description: B, triggers: [for.b]}\n  \
+                  c: {description: C, triggers: [for.c]}\n";
+    let ws = Workspace::new(config, plan);
+    let mut guard = KillOnDrop::default();
+    let ralph = ws.start(&["run", "-p", "the task"]);
+    guard.pids.push(i32::try_from(ralph.id()).expect("pid"));
+    let agent = read_pid(&ws.path().join(".fake/pid-2"));
+    guard.groups.push(agent);
+    let watched = ws.run_files().dir().join(watched);
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    while !std::fs::read_to_string(&watched).is_ok_and(|text| ready(&text)) {
+        assert!(Instant::now() < deadline, "b never got that far");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = ws.stop(ralph, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(wait_until_gone(agent), "the agent outlived ralph");
+
+    let (code, events, stderr) = ws.run_json(&["--continue"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("ralph was killed during iteration 2 (hat `b`)"),
+        "{stderr}"
+    );
+    (ws, events)
 }

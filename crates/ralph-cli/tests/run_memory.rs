@@ -48,16 +48,7 @@ fn the_budget_and_inject_settings_shape_the_prompt() {
         "cli:\n  backend: pi\nmemories:\n  budget: 75\n",
         "pi/anthropic/text.jsonl | | memory=pattern:lesson_0_of_many\npi/anthropic/text.jsonl | |\n",
     );
-    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
-    let mut text = String::from("# Memories\n\n## Patterns\n");
-    for i in 0..40 {
-        text.push_str(&format!(
-            "\n### mem-{}-{:04x}\n> old lesson {i}\n<!-- tags:  | created: 2026-01-01 -->\n",
-            1_700_000_000 + i,
-            i
-        ));
-    }
-    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    store_patterns(&ws, 40, |i| format!("old lesson {i}"));
     let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "2"]);
     assert_eq!(ws.agent_log().len(), 2, "{stderr}");
     let second = ws.prompt(2);
@@ -131,16 +122,9 @@ fn memories_too_big_for_a_tiny_budget_are_said_to_be_stored_not_none() {
         "cli:\n  backend: pi\nmemories:\n  budget: 10\n",
         "pi/anthropic/text.jsonl | |\n",
     );
-    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
-    let mut text = String::from("# Memories\n\n## Patterns\n");
-    for i in 0..3 {
-        text.push_str(&format!(
-            "\n### mem-{}-{i:04x}\n> a lesson longer than ten tokens, number {i}\n\
-             <!-- tags:  | created: 2026-01-01 -->\n",
-            1_700_000_000 + i
-        ));
-    }
-    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    store_patterns(&ws, 3, |i| {
+        format!("a lesson longer than ten tokens, number {i}")
+    });
     let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
     assert_eq!(ws.agent_log().len(), 1, "{stderr}");
     let prompt = ws.prompt(1);
@@ -157,16 +141,7 @@ fn memories_the_filter_leaves_out_are_said_to_be_stored_and_filtered_not_none() 
         "cli:\n  backend: pi\nmemories:\n  filter:\n    types: [fix]\n",
         "pi/anthropic/text.jsonl | |\n",
     );
-    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
-    let mut text = String::from("# Memories\n\n## Patterns\n");
-    for i in 0..2 {
-        text.push_str(&format!(
-            "\n### mem-{}-{i:04x}\n> a pattern, number {i}\n\
-             <!-- tags:  | created: 2026-01-01 -->\n",
-            1_700_000_000 + i
-        ));
-    }
-    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
+    store_patterns(&ws, 2, |i| format!("a pattern, number {i}"));
     let (_, _, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
     assert_eq!(ws.agent_log().len(), 1, "{stderr}");
     let prompt = ws.prompt(1);
@@ -178,4 +153,19 @@ fn memories_the_filter_leaves_out_are_said_to_be_stored_and_filtered_not_none() 
         ),
         "{prompt}"
     );
+}
+
+/// Writes a memories file of `count` untagged patterns, the `i`th saying `lesson(i)`,
+/// in the format `ralph tools memory add` writes.
+fn store_patterns(ws: &Workspace, count: u32, lesson: impl Fn(u32) -> String) {
+    std::fs::create_dir_all(ws.path().join(".ralph/agent")).unwrap();
+    let mut text = String::from("# Memories\n\n## Patterns\n");
+    for i in 0..count {
+        text.push_str(&format!(
+            "\n### mem-{}-{i:04x}\n> {}\n<!-- tags:  | created: 2026-01-01 -->\n",
+            1_700_000_000 + i,
+            lesson(i)
+        ));
+    }
+    std::fs::write(ws.path().join(".ralph/agent/memories.md"), text).unwrap();
 }

@@ -268,11 +268,11 @@ impl Totals {
         Totals {
             iterations: state.iterations,
             elapsed_ms: state.runtime_ms,
-            cost_usd: state.cost_usd,
-            cost_complete: state.unpriced_iterations == 0,
-            cost_estimated: state.estimated_iterations > 0,
-            tokens: state.tokens,
-            tokens_complete: state.uncounted_iterations == 0,
+            cost_usd: state.spend.cost_usd,
+            cost_complete: state.spend.cost_complete(),
+            cost_estimated: state.spend.cost_estimated(),
+            tokens: state.spend.tokens,
+            tokens_complete: state.spend.tokens_complete(),
         }
     }
 }

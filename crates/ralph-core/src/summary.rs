@@ -9,7 +9,7 @@ use std::time::Duration;
 use ralph_stream::Tokens;
 
 use crate::machine::{
-    DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, StopReason, format_duration, verdict,
+    DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, Spend, StopReason, format_duration, verdict,
 };
 use crate::run_event::format_usd;
 use crate::steer::SteerTally;
@@ -54,21 +54,11 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         "| Time | {} |",
         format_duration(Duration::from_millis(s.runtime_ms))
     );
-    let _ = writeln!(
-        out,
-        "| Cost | {} |",
-        cost(
-            s.cost_usd,
-            s.unpriced_iterations,
-            s.unpriced_attempts,
-            s.iterations,
-            s.estimated_iterations > 0,
-        )
-    );
+    let _ = writeln!(out, "| Cost | {} |", spent(&s.spend, s.iterations));
     let _ = writeln!(
         out,
         "| Tokens | {} |",
-        tokens_detail(&s.tokens, s.uncounted_iterations == 0)
+        tokens_detail(&s.spend.tokens, s.spend.tokens_complete())
     );
     if !s.rate_limit_tally.is_empty() {
         let _ = writeln!(
@@ -114,14 +104,8 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
             h.iterations.to_string(),
             h.failures.to_string(),
             format_duration(Duration::from_millis(h.duration_ms)),
-            cost(
-                h.cost_usd,
-                h.unpriced_iterations,
-                h.unpriced_attempts,
-                h.iterations,
-                h.estimated_iterations > 0,
-            ),
-            TokenCount::of(h.tokens.total(), h.uncounted_iterations == 0).cell(thousands),
+            spent(&h.spend, h.iterations),
+            TokenCount::of(h.spend.tokens.total(), h.spend.tokens_complete()).cell(thousands),
         ],
     });
     table(
@@ -270,6 +254,17 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
         u if u >= iterations && usd == 0.0 => (None, false),
         _ => (Some(usd), false),
     }
+}
+
+/// [`cost`] of what `iterations` iterations spent.
+fn spent(spend: &Spend, iterations: u32) -> String {
+    cost(
+        spend.cost_usd,
+        spend.unpriced_iterations,
+        spend.unpriced_attempts,
+        iterations,
+        spend.cost_estimated(),
+    )
 }
 
 /// `$0.0123`, with a note when some iterations reported no cost ([`known_cost`]); the

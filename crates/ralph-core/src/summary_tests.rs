@@ -22,8 +22,11 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
     let state = LoopState {
         iterations: 3,
         runtime_ms: 133_000,
-        cost_usd: 0.0423,
-        tokens,
+        spend: Spend {
+            cost_usd: 0.0423,
+            tokens,
+            ..Spend::default()
+        },
         pending: [Event::with_text("review.rejected", "tests fail\nsee log")].into(),
         hats: BTreeMap::from([
             (
@@ -32,12 +35,11 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     iterations: 1,
                     failures: 0,
                     duration_ms: 12_000,
-                    cost_usd: 0.01,
-                    unpriced_iterations: 0,
-                    unpriced_attempts: 0,
-                    estimated_iterations: 0,
-                    tokens,
-                    uncounted_iterations: 0,
+                    spend: Spend {
+                        cost_usd: 0.01,
+                        tokens,
+                        ..Spend::default()
+                    },
                 },
             ),
             (
@@ -46,12 +48,12 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
                     iterations: 2,
                     failures: 1,
                     duration_ms: 121_000,
-                    cost_usd: 0.0323,
-                    unpriced_iterations: 1,
-                    unpriced_attempts: 0,
-                    estimated_iterations: 0,
-                    tokens,
-                    uncounted_iterations: 0,
+                    spend: Spend {
+                        cost_usd: 0.0323,
+                        unpriced_iterations: 1,
+                        tokens,
+                        ..Spend::default()
+                    },
                 },
             ),
         ]),
@@ -231,16 +233,22 @@ fn a_run_cost_that_includes_an_estimate_says_so() {
     // Codex's estimate beside pi's reported cost: the sum is an estimate.
     let mut state = LoopState {
         iterations: 2,
-        cost_usd: 0.0381,
-        estimated_iterations: 1,
+        spend: Spend {
+            cost_usd: 0.0381,
+            estimated_iterations: 1,
+            ..Spend::default()
+        },
         ..LoopState::default()
     };
     state.hats.insert(
         DEFAULT_HAT.to_owned(),
         HatTotals {
             iterations: 2,
-            cost_usd: 0.0381,
-            estimated_iterations: 1,
+            spend: Spend {
+                cost_usd: 0.0381,
+                estimated_iterations: 1,
+                ..Spend::default()
+            },
             ..HatTotals::default()
         },
     );
@@ -251,7 +259,7 @@ fn a_run_cost_that_includes_an_estimate_says_so() {
     );
     assert!(text.contains("| ~$0.0381 (includes estimates) |"), "{text}");
     // With a cost nobody reported too, it is a lower bound of an estimate.
-    state.unpriced_iterations = 1;
+    state.spend.unpriced_iterations = 1;
     state.iterations = 3;
     assert!(
         limited_summary(&state).contains(
@@ -282,12 +290,15 @@ fn a_long_queue_is_listed_in_part_each_payload_cut_short() {
 fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
     let mut state = LoopState {
         iterations: 2,
-        uncounted_iterations: 2,
+        spend: Spend {
+            uncounted_iterations: 2,
+            ..Spend::default()
+        },
         ..LoopState::default()
     };
     assert!(limited_summary(&state).contains("| Tokens | unknown |"));
-    state.uncounted_iterations = 1;
-    state.tokens.input = 1_500;
+    state.spend.uncounted_iterations = 1;
+    state.spend.tokens.input = 1_500;
     assert!(
         limited_summary(&state).contains(
             "| Tokens | at least 1,500 (input 1,500, output 0, cache read 0, cache write 0) |"

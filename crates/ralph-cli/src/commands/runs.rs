@@ -141,9 +141,9 @@ fn row(run: &RunDir, running: bool) -> Row {
             let state = saved.state;
             row.iterations = state.iterations;
             (row.cost_usd, row.cost_complete) = cost(&state);
-            row.cost_estimated = state.estimated_iterations > 0;
-            row.tokens = state.tokens.total();
-            row.tokens_complete = state.uncounted_iterations == 0;
+            row.cost_estimated = state.spend.cost_estimated();
+            row.tokens = state.spend.tokens.total();
+            row.tokens_complete = state.spend.tokens_complete();
             row.hats = state
                 .hats
                 .iter()
@@ -167,7 +167,11 @@ fn row(run: &RunDir, running: bool) -> Row {
 /// lower bound when some iterations reported none, or unknown (`None`) when none
 /// reported any.
 pub(crate) fn cost(state: &LoopState) -> (Option<f64>, bool) {
-    ralph_core::summary::known_cost(state.cost_usd, state.unpriced_iterations, state.iterations)
+    ralph_core::summary::known_cost(
+        state.spend.cost_usd,
+        state.spend.unpriced_iterations,
+        state.iterations,
+    )
 }
 
 /// The `COST` cell, in the words of summary.md and the run's end line: `$0.0123`,

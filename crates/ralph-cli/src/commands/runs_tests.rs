@@ -3,8 +3,11 @@ use super::*;
 fn state(iterations: u32, cost_usd: f64, unpriced_iterations: u32) -> LoopState {
     LoopState {
         iterations,
-        cost_usd,
-        unpriced_iterations,
+        spend: ralph_core::machine::Spend {
+            cost_usd,
+            unpriced_iterations,
+            ..Default::default()
+        },
         ..LoopState::default()
     }
 }

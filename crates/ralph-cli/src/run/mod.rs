@@ -233,8 +233,8 @@ pub(crate) async fn drive(
         outcome: reason.class(),
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
-        unpriced_iterations: run.machine.state().unpriced_iterations,
-        unpriced_attempts: run.machine.state().unpriced_attempts,
+        unpriced_iterations: run.machine.state().spend.unpriced_iterations,
+        unpriced_attempts: run.machine.state().spend.unpriced_attempts,
         git: git.as_ref(),
         summary_path: &shown,
     };

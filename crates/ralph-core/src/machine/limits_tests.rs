@@ -309,7 +309,7 @@ fn the_budget_is_crossed_mid_iteration_and_stops_the_loop() {
     r.usage.cost_usd = Some(0.7);
     m.finish(it, r, S);
     assert_eq!(stop(&mut m), StopReason::MaxCost { limit_usd: 1.2 });
-    assert!((m.state().cost_usd - 1.2).abs() < 1e-9);
+    assert!((m.state().spend.cost_usd - 1.2).abs() < 1e-9);
 }
 
 #[test]
@@ -339,7 +339,10 @@ fn unknown_cost_under_a_budget_is_reported_once_and_counted() {
         }]
     );
     assert_eq!(
-        (m.state().unpriced_iterations, m.state().cost_usd),
+        (
+            m.state().spend.unpriced_iterations,
+            m.state().spend.cost_usd
+        ),
         (2, 0.0)
     );
 }
@@ -358,7 +361,10 @@ fn iterations_whose_agent_counted_no_tokens_are_counted_per_run_and_hat() {
     step(&mut m, ok(&[]));
     let hat = &m.state().hats[DEFAULT_HAT];
     assert_eq!(
-        (m.state().uncounted_iterations, hat.uncounted_iterations),
+        (
+            m.state().spend.uncounted_iterations,
+            hat.spend.uncounted_iterations
+        ),
         (1, 1)
     );
     assert!(!crate::run_event::Totals::of(m.state()).tokens_complete);
@@ -381,7 +387,7 @@ fn an_iteration_interrupted_before_any_turn_has_no_unknown_cost() {
             .take_notices()
             .iter()
             .any(|n| matches!(n, Notice::CostUnknown { .. }));
-        (m.state().unpriced_iterations, warned)
+        (m.state().spend.unpriced_iterations, warned)
     };
     // Ctrl-C while pi was still starting: no turn, no tokens.
     assert_eq!(unpriced_after(0, Tokens::default(), false), (0, false));
@@ -484,7 +490,7 @@ fn continue_resumes_counters_cost_and_pending_events() {
         (3, "builder", vec![ev("plan.ready")])
     );
     assert_eq!(more.state().consecutive_failures, 0);
-    assert!((more.state().cost_usd - 1.0).abs() < 1e-9);
+    assert!((more.state().spend.cost_usd - 1.0).abs() < 1e-9);
     assert_eq!(more.state().runtime_ms, 2000);
 }
 
@@ -513,12 +519,12 @@ fn a_saved_state_with_counters_at_their_limit_resumes_without_overflowing() {
     let mut m = Machine::new(solo());
     step(&mut m, failed(&[]));
     let mut saved = m.state().clone();
-    saved.unpriced_iterations = u32::MAX;
+    saved.spend.unpriced_iterations = u32::MAX;
     saved.consecutive_invalid_lines = u32::MAX;
     for hat in saved.hats.values_mut() {
         hat.iterations = u32::MAX;
         hat.failures = u32::MAX;
-        hat.unpriced_iterations = u32::MAX;
+        hat.spend.unpriced_iterations = u32::MAX;
         hat.duration_ms = u64::MAX;
     }
     for count in saved.activations.values_mut() {
@@ -533,7 +539,7 @@ fn a_saved_state_with_counters_at_their_limit_resumes_without_overflowing() {
     let mut unpriced = failed(&[]);
     unpriced.usage.cost_kind = CostKind::Unknown;
     more.finish(it, unpriced, S);
-    assert_eq!(more.state().unpriced_iterations, u32::MAX);
+    assert_eq!(more.state().spend.unpriced_iterations, u32::MAX);
     assert!(more.state().hats.values().all(|h| h.iterations == u32::MAX));
 }
 

@@ -38,6 +38,7 @@ mod publish;
 mod rate_limit;
 mod refusal;
 mod route;
+mod spend;
 mod start_failure;
 mod state;
 mod tags;
@@ -64,6 +65,7 @@ pub use rate_limit::{
     RateLimitTally, RateLimitWait,
 };
 pub use refusal::{CompletionRefusal, verdict};
+pub use spend::Spend;
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
 pub use turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
@@ -323,7 +325,7 @@ impl Machine {
         self.rules
             .event_loop
             .max_cost_usd
-            .is_some_and(|max| self.state.cost_usd + iteration_cost.unwrap_or(0.0) >= max)
+            .is_some_and(|max| self.state.spend.cost_usd + iteration_cost.unwrap_or(0.0) >= max)
     }
 
     /// Takes the result of `iteration` (as returned by [`Machine::next`]) and returns
@@ -481,7 +483,7 @@ impl Machine {
         self.rules
             .event_loop
             .max_cost_usd
-            .is_some_and(|max| self.state.cost_usd >= max)
+            .is_some_and(|max| self.state.spend.cost_usd >= max)
     }
 
     fn max_cost_reason(&self) -> StopReason {

@@ -5,12 +5,12 @@
 use super::iteration::{Iteration, IterationReport};
 use super::notice::Notice;
 use super::outcome::{CompletionSignal, IterationOutcome};
+use super::spend::Spend;
 use super::state::Repeat;
 use super::{Machine, millis};
 use crate::event::Event;
 use crate::inbox::{InboxLine, from_agent};
 use crate::topic::TASK_RESUME;
-use ralph_stream::CostKind;
 
 /// An iteration's valid inbox events, by who sent them.
 #[derive(Debug, Default)]
@@ -48,30 +48,15 @@ impl Machine {
         );
         let spent_nothing =
             stopped_early && usage.turns == 0 && usage.tokens.total() == 0 && !usage.answered;
-        let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
-        let uncounted = !usage.tokens_known && !spent_nothing;
-        // A total that adds an estimate to reported costs is an estimate too.
-        let estimated = u32::from(usage.cost_kind == CostKind::Estimated);
+        let spend = Spend::of(usage, spent_nothing, runs_again);
         let s = &mut self.state;
-        s.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        s.tokens += usage.tokens;
-        s.unpriced_iterations = s.unpriced_iterations.saturating_add(u32::from(unpriced));
-        let unpriced_attempt = u32::from(unpriced && runs_again);
-        s.unpriced_attempts = s.unpriced_attempts.saturating_add(unpriced_attempt);
-        s.uncounted_iterations = s.uncounted_iterations.saturating_add(u32::from(uncounted));
-        s.estimated_iterations = s.estimated_iterations.saturating_add(estimated);
+        s.spend += spend;
         let hat = s.hats.entry(iteration.hat.clone()).or_default();
         hat.iterations = hat.iterations.saturating_add(u32::from(!runs_again));
         hat.failures = hat.failures.saturating_add(u32::from(failed));
         hat.duration_ms = hat.duration_ms.saturating_add(millis(report.duration));
-        hat.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        hat.unpriced_iterations = hat.unpriced_iterations.saturating_add(u32::from(unpriced));
-        hat.unpriced_attempts = hat.unpriced_attempts.saturating_add(unpriced_attempt);
-        hat.estimated_iterations = hat.estimated_iterations.saturating_add(estimated);
-        hat.tokens += usage.tokens;
-        hat.uncounted_iterations = hat
-            .uncounted_iterations
-            .saturating_add(u32::from(uncounted));
+        hat.spend += spend;
+        let unpriced = spend.unpriced_iterations > 0;
         if unpriced && self.rules.event_loop.max_cost_usd.is_some() && !s.cost_notice_given {
             s.cost_notice_given = true;
             self.notices.push(Notice::CostUnknown {

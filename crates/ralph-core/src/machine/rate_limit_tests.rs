@@ -128,7 +128,7 @@ fn a_limited_attempt_run_again_is_not_one_of_its_hats_iterations_but_its_cost_co
     let hat = &m.state().hats[DEFAULT_HAT];
     // Both attempts' cost (0.5 each), one iteration, as the run counts it.
     assert_eq!(
-        (hat.iterations, hat.cost_usd, m.state().iterations),
+        (hat.iterations, hat.spend.cost_usd, m.state().iterations),
         (1, 1.0, 1)
     );
     // With `fail` the limited attempt is an iteration of its hat like any.
@@ -206,8 +206,8 @@ fn a_limit_before_any_turn_spent_nothing_rather_than_an_unknown_cost() {
     // The hat's one iteration was priced: its cost is known, and no budget warning.
     assert_eq!(
         (
-            m.state().unpriced_iterations,
-            m.state().hats[DEFAULT_HAT].unpriced_iterations
+            m.state().spend.unpriced_iterations,
+            m.state().hats[DEFAULT_HAT].spend.unpriced_iterations
         ),
         (0, 0)
     );
@@ -246,7 +246,7 @@ fn a_limited_attempt_that_handed_over_ends_its_iteration_and_only_its_backend_wa
     // Its work is done and handed over: one iteration of the planner, its cost counted.
     let hat = &m.state().hats["planner"];
     assert_eq!(
-        (m.state().iterations, hat.iterations, hat.cost_usd),
+        (m.state().iterations, hat.iterations, hat.spend.cost_usd),
         (1, 1, 0.5)
     );
     // The builder's backend is not limited: it starts at once, a new iteration.
@@ -459,30 +459,34 @@ fn a_limited_attempt_that_reported_no_cost_is_counted_as_an_attempt() {
     let s = m.state();
     let hat = &s.hats[DEFAULT_HAT];
     assert_eq!(
-        (s.iterations, s.unpriced_iterations, s.unpriced_attempts),
+        (
+            s.iterations,
+            s.spend.unpriced_iterations,
+            s.spend.unpriced_attempts
+        ),
         (1, 1, 1)
     );
     assert_eq!(
         crate::summary::cost(
-            s.cost_usd,
-            s.unpriced_iterations,
-            s.unpriced_attempts,
+            s.spend.cost_usd,
+            s.spend.unpriced_iterations,
+            s.spend.unpriced_attempts,
             s.iterations,
             false
         ),
         crate::summary::cost(
-            hat.cost_usd,
-            hat.unpriced_iterations,
-            hat.unpriced_attempts,
+            hat.spend.cost_usd,
+            hat.spend.unpriced_iterations,
+            hat.spend.unpriced_attempts,
             hat.iterations,
             false
         ),
     );
     assert!(
         crate::summary::cost(
-            s.cost_usd,
-            s.unpriced_iterations,
-            s.unpriced_attempts,
+            s.spend.cost_usd,
+            s.spend.unpriced_iterations,
+            s.spend.unpriced_attempts,
             s.iterations,
             false
         )

@@ -349,12 +349,11 @@ fn finish_records_the_iteration_and_the_totals() {
         &LoopState {
             iterations: 1,
             runtime_ms: 1000,
-            cost_usd: 0.5,
-            unpriced_iterations: 0,
-            unpriced_attempts: 0,
-            estimated_iterations: 0,
-            tokens,
-            uncounted_iterations: 0,
+            spend: Spend {
+                cost_usd: 0.5,
+                tokens,
+                ..Spend::default()
+            },
             consecutive_failures: 0,
             consecutive_invalid_lines: 0,
             pending: VecDeque::from([payload.clone()]),
@@ -370,12 +369,11 @@ fn finish_records_the_iteration_and_the_totals() {
                     iterations: 1,
                     failures: 0,
                     duration_ms: 2000,
-                    cost_usd: 0.5,
-                    unpriced_iterations: 0,
-                    unpriced_attempts: 0,
-                    estimated_iterations: 0,
-                    tokens,
-                    uncounted_iterations: 0,
+                    spend: Spend {
+                        cost_usd: 0.5,
+                        tokens,
+                        ..Spend::default()
+                    },
                 }
             )]),
             cost_notice_given: false,

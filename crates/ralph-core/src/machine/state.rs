@@ -10,8 +10,8 @@ use super::gate::GateEnd;
 use super::outcome::StopReason;
 use super::rate_limit::{RateLimitStreak, RateLimitTally};
 use super::refusal::CompletionRefusal;
+use super::spend::Spend;
 use crate::event::Event;
-use ralph_stream::Tokens;
 
 /// The counters, queue and totals of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -20,24 +20,9 @@ pub struct LoopState {
     pub iterations: u32,
     /// Time spent running, over every session of the run (`--continue` adds to it).
     pub runtime_ms: u64,
-    /// The known cost; a lower bound when `unpriced_iterations` is not zero.
-    pub cost_usd: f64,
-    /// Iterations whose agent did not report (all of) its cost.
-    pub unpriced_iterations: u32,
-    /// Of `unpriced_iterations`, the attempts that a provider's limit ended and that ran
-    /// again: not iterations, so the summary calls them attempts.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub unpriced_attempts: u32,
-    /// Iterations (and attempts) whose cost is ralph's estimate from their tokens (Codex,
-    /// Gemini CLI, a Claude Code stopped before its `result`): `cost_usd` then includes
-    /// estimates, and every view of it says so.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub estimated_iterations: u32,
-    /// The tokens counted; a lower bound when `uncounted_iterations` is not zero.
-    pub tokens: Tokens,
-    /// Iterations whose agent reported no token counts (Copilot).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub uncounted_iterations: u32,
+    /// The cost and tokens of every iteration (and attempt), over every session.
+    #[serde(flatten)]
+    pub spend: Spend,
     pub consecutive_failures: u32,
     pub consecutive_invalid_lines: u32,
     /// Events waiting for a hat, oldest first.
@@ -109,18 +94,9 @@ pub struct HatTotals {
     pub iterations: u32,
     pub failures: u32,
     pub duration_ms: u64,
-    pub cost_usd: f64,
-    pub unpriced_iterations: u32,
-    /// Of `unpriced_iterations`, the attempts that ran again (see `LoopState`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub unpriced_attempts: u32,
-    /// Iterations (and attempts) of the hat whose cost is an estimate (see `LoopState`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub estimated_iterations: u32,
-    pub tokens: Tokens,
-    /// Iterations of the hat whose agent reported no token counts.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub uncounted_iterations: u32,
+    /// The cost and tokens of the hat's iterations (and attempts).
+    #[serde(flatten)]
+    pub spend: Spend,
 }
 
 pub(super) fn is_zero(n: &u32) -> bool {

@@ -110,7 +110,7 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
         cost_complete,
         cost_estimated: saved
             .as_ref()
-            .is_some_and(|s| s.state.estimated_iterations > 0),
+            .is_some_and(|s| s.state.spend.cost_estimated()),
         ahead: repo.ahead(record).ok().flatten(),
         alive,
         host: alive.then(|| host.map(str::to_owned)).flatten(),
