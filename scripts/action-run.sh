@@ -3,13 +3,14 @@
 # subcommand each, so that they can be run and tested outside GitHub:
 #
 #   action-run.sh install   find ralph (RALPH_BIN, else PATH) or build it from RALPH_SOURCE
-#   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes
+#   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes;
+#                           then move the restored artifact (RALPH_RESTORED) into .ralph/
 #   action-run.sh run       run the loop (--continue when .ralph/ was restored), set the
 #                           outputs, annotate a failed or limited run
 #   action-run.sh push      push ralph/<task> to RALPH_REMOTE (default origin)
 #
 # Environment: RALPH_TASK (required but for install), RALPH_PROMPT_FILE or RALPH_PROMPT,
-# RALPH_CONFIG, RALPH_MAX_RUNTIME; GitHub's GITHUB_OUTPUT, GITHUB_PATH and
+# RALPH_CONFIG, RALPH_MAX_RUNTIME, RALPH_RESTORED (where the artifact was downloaded); GitHub's GITHUB_OUTPUT, GITHUB_PATH and
 # GITHUB_STEP_SUMMARY (ralph appends the summary itself). The `run` step exits with
 # ralph's exit code, so the job fails when the loop does; the outputs are set first.
 set -euo pipefail
@@ -75,8 +76,24 @@ prepare() {
     # What the remote branch was, for the push's lease (empty: it did not exist).
     mkdir -p "$RALPH_HOME"
     printf '%s\n' "$pushed" >"$RALPH_HOME/$task.pushed"
+    restore_state
     output branch "$branch"
     echo "on $branch at $(git rev-parse --short HEAD)"
+}
+
+# The task's artifact is downloaded beside the checkout (RALPH_RESTORED), not into
+# `.ralph/`: the branch an earlier attempt pushed may track files there too (an agent's
+# `git add -A` takes `.ralph/.gitignore` and `.ralph/agent/`), and git refuses to check
+# out over untracked files. So it moves in after the checkout, and its copy of such a
+# file wins: it was saved when that attempt ended, after the agent's last commit, and it
+# is the state the saved run goes on from.
+restore_state() {
+    local saved="${RALPH_RESTORED:-}"
+    [[ -n "$saved" && -d "$saved" ]] || return 0
+    mkdir -p .ralph
+    cp -a "$saved/." .ralph/
+    rm -rf "$saved"
+    echo "restored .ralph/ from the task's artifact"
 }
 
 run() {

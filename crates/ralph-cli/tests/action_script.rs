@@ -18,6 +18,9 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Where the action downloads the task's artifact, under `RUNNER_TEMP`.
+const RESTORED: &str = "ralph-state-task-1";
+
 /// A workspace for the action: a git repository whose `origin` is a local bare one, and
 /// GitHub's environment files.
 struct ActionRun {
@@ -71,8 +74,45 @@ impl ActionRun {
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_OUTPUT", self.file("output"))
             .env("GITHUB_STEP_SUMMARY", self.file("summary"))
+            .env("RALPH_RESTORED", self.file(RESTORED))
             .stdin(std::process::Stdio::null());
         cmd
+    }
+
+    /// The job run again on another runner ("Re-run failed jobs"): a fresh clone of main,
+    /// this job's `.ralph/` downloaded as its artifact where action.yml puts it (beside the
+    /// checkout, under `RUNNER_TEMP`), and the fake agents' files.
+    fn rerun(self) -> ActionRun {
+        let second = Workspace::new("", "");
+        std::fs::remove_dir_all(second.path()).expect("empty");
+        let url = self.origin.path().display().to_string();
+        let status = Command::new("git")
+            .args(["clone", "-q", "-b", "main", &url])
+            .arg(second.path())
+            .status()
+            .expect("clone");
+        assert!(status.success());
+        let github = tempfile::tempdir().expect("github files");
+        let copy = |from: &Path, to: &Path| {
+            let ok = Command::new("cp")
+                .arg("-a")
+                .arg(from)
+                .arg(to)
+                .status()
+                .expect("cp")
+                .success();
+            assert!(ok);
+        };
+        copy(
+            &self.ws.path().join(".ralph"),
+            &github.path().join(RESTORED),
+        );
+        copy(&self.ws.path().join(".fake"), second.path());
+        ActionRun {
+            ws: second,
+            origin: self.origin,
+            github,
+        }
     }
 
     fn outputs(&self) -> Vec<String> {
@@ -155,35 +195,10 @@ fn a_resumed_job_starts_from_the_pushed_branch_and_continues_the_restored_run() 
     git(first.ws.path(), &["commit", "-q", "-m", "step one"]);
     assert_eq!(code(first.step("push").status), 0);
 
-    // The re-run: a fresh clone of main elsewhere, `.ralph/` restored from the artifact.
-    let second = Workspace::new("", "");
-    std::fs::remove_dir_all(second.path()).expect("empty");
-    let url = first.origin.path().display().to_string();
-    let status = Command::new("git")
-        .args(["clone", "-q", "-b", "main", &url])
-        .arg(second.path())
-        .status()
-        .expect("clone");
-    assert!(status.success());
-    let copy = |from: &Path, to: &Path| {
-        let ok = Command::new("cp")
-            .arg("-a")
-            .arg(from)
-            .arg(to)
-            .status()
-            .expect("cp")
-            .success();
-        assert!(ok);
-    };
-    copy(&first.ws.path().join(".ralph"), second.path());
-    copy(&first.ws.path().join(".fake"), second.path());
+    // The re-run, with the artifact restored.
+    let resumed = first.rerun();
     // This time the loop may finish.
-    std::fs::write(second.path().join("ralph.yml"), "cli:\n  backend: pi\n").expect("config");
-    let resumed = ActionRun {
-        ws: second,
-        origin: first.origin,
-        github: tempfile::tempdir().expect("github files"),
-    };
+    std::fs::write(resumed.ws.path().join("ralph.yml"), "cli:\n  backend: pi\n").expect("config");
     assert_eq!(code(resumed.step("prepare").status), 0);
     assert!(
         resumed.ws.path().join("step1.md").is_file(),
@@ -196,6 +211,79 @@ fn a_resumed_job_starts_from_the_pushed_branch_and_continues_the_restored_run() 
         resumed.outputs(),
         ["branch=ralph/task-1", "status=completed", "exit-code=0"]
     );
+}
+
+#[test]
+fn a_resumed_job_whose_branch_tracks_files_under_ralph_takes_the_artifacts_copy() {
+    // The first job's agent commits with `git add -A` in a repository that does not
+    // ignore `.ralph/`: the pushed branch tracks `.ralph/.gitignore` and `.ralph/agent/`.
+    let first = ActionRun::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 1\n",
+        "pi/anthropic/text.jsonl | | write=step1.md\npi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    std::fs::write(first.ws.path().join(".gitignore"), ".fake/\n").expect("ignore");
+    git(first.ws.path(), &["commit", "-q", "-am", "version .ralph/"]);
+    git(first.ws.path(), &["push", "-q", "origin", "main"]);
+    assert_eq!(code(first.step("prepare").status), 0);
+    assert_eq!(code(first.step("run").status), 2);
+    let scratchpad = first.ws.path().join(".ralph/agent/scratchpad.md");
+    std::fs::create_dir_all(scratchpad.parent().unwrap()).expect("agent dir");
+    std::fs::write(&scratchpad, "committed\n").expect("scratchpad");
+    git(first.ws.path(), &["add", "-A"]);
+    git(first.ws.path(), &["commit", "-q", "-m", "step one"]);
+    let tracked = git(first.ws.path(), &["ls-files", ".ralph"]);
+    assert!(tracked.contains(".ralph/.gitignore"), "{tracked}");
+    // Written after the commit: the artifact, saved when the job ends, has it.
+    std::fs::write(&scratchpad, "after the commit\n").expect("scratchpad");
+    assert_eq!(code(first.step("push").status), 0);
+
+    let resumed = first.rerun();
+    std::fs::write(resumed.ws.path().join("ralph.yml"), "cli:\n  backend: pi\n").expect("config");
+    let out = resumed.step("prepare");
+    assert_eq!(code(out.status), 0, "{out:?}");
+    let ralph = resumed.ws.path().join(".ralph");
+    assert!(
+        ralph.join("current-run").is_file(),
+        "the run's state is back"
+    );
+    assert_eq!(
+        read(&ralph.join("agent/scratchpad.md")),
+        "after the commit\n"
+    );
+    assert!(
+        !resumed.file(RESTORED).exists(),
+        "moved in, not left behind"
+    );
+    let out = resumed.step("run");
+    assert_eq!(code(out.status), 0, "{out:?}");
+    assert_eq!(
+        resumed.outputs(),
+        ["branch=ralph/task-1", "status=completed", "exit-code=0"]
+    );
+}
+
+#[test]
+fn the_action_downloads_the_artifact_where_prepare_looks_for_it() {
+    let action: serde_json::Value =
+        serde_saphyr::from_str(&read(&repo().join("action.yml"))).expect("action.yml");
+    let steps = action["runs"]["steps"].as_array().expect("steps");
+    let download = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/download-artifact@"))
+        })
+        .expect("the download step");
+    let prepare = steps
+        .iter()
+        .find(|s| s["id"] == "prepare")
+        .expect("the prepare step");
+    let place = &download["with"]["path"];
+    assert_eq!(place, &prepare["env"]["RALPH_RESTORED"]);
+    // Beside the checkout, not in it: git would refuse to check out over it.
+    let place = place.as_str().expect("a path");
+    assert!(place.starts_with("${{ runner.temp }}/"), "{place}");
 }
 
 #[test]
