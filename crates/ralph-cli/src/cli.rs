@@ -516,3 +516,7 @@ impl ColorArg {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "cli_readme_tests.rs"]
+mod readme_tests;
