@@ -287,6 +287,30 @@ fn the_action_downloads_the_artifact_where_prepare_looks_for_it() {
 }
 
 #[test]
+fn the_config_input_is_read_instead_of_ralph_yml_as_its_description_says() {
+    // ralph.yml would stop the loop after one iteration; the input's file has no limit.
+    let run = ActionRun::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 1\n",
+        "pi/anthropic/text.jsonl | | write=step1.md\npi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    std::fs::write(run.ws.path().join("ci.yml"), "cli:\n  backend: pi\n").expect("ci.yml");
+    assert_eq!(code(run.step("prepare").status), 0);
+    let out = run.command("run").env("RALPH_CONFIG", "ci.yml").output();
+    let out = out.expect("the action's script");
+    assert_eq!(code(out.status), 0, "{out:?}");
+    assert_eq!(run.ws.history().len(), 2, "ralph.yml's limit did not apply");
+    let action: serde_json::Value =
+        serde_saphyr::from_str(&read(&repo().join("action.yml"))).expect("action.yml");
+    let description = action["inputs"]["config"]["description"]
+        .as_str()
+        .expect("a description");
+    assert!(
+        description.contains("instead of ralph.yml") && !description.contains("layered"),
+        "{description}"
+    );
+}
+
+#[test]
 fn a_cancelled_job_signals_only_the_script_and_ralph_still_stops_in_time() {
     use std::time::{Duration, Instant};
 
