@@ -310,6 +310,52 @@ fn the_config_input_is_read_instead_of_ralph_yml_as_its_description_says() {
     );
 }
 
+/// The `::warning` lines of a step's stdout.
+fn warnings(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("::warning"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_limited_run_says_to_raise_the_limit_before_running_the_job_again() {
+    // A limit in ralph.yml: raised on the pushed branch, a re-run reads it.
+    let run = ActionRun::new(
+        "cli:\n  backend: pi\nevent_loop:\n  max_iterations: 1\n",
+        "pi/anthropic/text.jsonl | | write=step1.md\npi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    assert_eq!(code(run.step("prepare").status), 0);
+    let out = run.step("run");
+    assert_eq!(code(out.status), 2, "{out:?}");
+    let said = warnings(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("raise event_loop.max_iterations in ralph.yml on the branch ralph/task-1"),
+        "{said:?}"
+    );
+    // Run again as it is, it does stop at once, as the warning says.
+    let out = run.step("run");
+    assert_eq!(code(out.status), 2, "{out:?}");
+    assert_eq!(run.ws.history().len(), 1);
+
+    // The action's max-runtime input: a re-run cannot raise it.
+    let run = ActionRun::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | | hang=60\n",
+    );
+    assert_eq!(code(run.step("prepare").status), 0);
+    let out = run.command("run").env("RALPH_MAX_RUNTIME", "1").output();
+    let out = out.expect("the action's script");
+    assert_eq!(code(out.status), 2, "{out:?}");
+    let said = warnings(&out);
+    assert!(
+        said[0].contains("raise max-runtime in the workflow and start a new workflow run"),
+        "{said:?}"
+    );
+}
+
 #[test]
 fn a_cancelled_job_signals_only_the_script_and_ralph_still_stops_in_time() {
     use std::time::{Duration, Instant};
