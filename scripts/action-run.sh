@@ -3,13 +3,14 @@
 # subcommand each, so that they can be run and tested outside GitHub:
 #
 #   action-run.sh install   find ralph (RALPH_BIN, else PATH) or build it from RALPH_SOURCE
-#   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes
+#   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes;
+#                           then move the restored artifact (RALPH_RESTORED) into .ralph/
 #   action-run.sh run       run the loop (--continue when .ralph/ was restored), set the
 #                           outputs, annotate a failed or limited run
 #   action-run.sh push      push ralph/<task> to RALPH_REMOTE (default origin)
 #
 # Environment: RALPH_TASK (required but for install), RALPH_PROMPT_FILE or RALPH_PROMPT,
-# RALPH_CONFIG, RALPH_MAX_RUNTIME; GitHub's GITHUB_OUTPUT, GITHUB_PATH and
+# RALPH_CONFIG, RALPH_MAX_RUNTIME, RALPH_RESTORED (where the artifact was downloaded); GitHub's GITHUB_OUTPUT, GITHUB_PATH and
 # GITHUB_STEP_SUMMARY (ralph appends the summary itself). The `run` step exits with
 # ralph's exit code, so the job fails when the loop does; the outputs are set first.
 set -euo pipefail
@@ -75,8 +76,24 @@ prepare() {
     # What the remote branch was, for the push's lease (empty: it did not exist).
     mkdir -p "$RALPH_HOME"
     printf '%s\n' "$pushed" >"$RALPH_HOME/$task.pushed"
+    restore_state
     output branch "$branch"
     echo "on $branch at $(git rev-parse --short HEAD)"
+}
+
+# The task's artifact is downloaded beside the checkout (RALPH_RESTORED), not into
+# `.ralph/`: the branch an earlier attempt pushed may track files there too (an agent's
+# `git add -A` takes `.ralph/.gitignore` and `.ralph/agent/`), and git refuses to check
+# out over untracked files. So it moves in after the checkout, and its copy of such a
+# file wins: it was saved when that attempt ended, after the agent's last commit, and it
+# is the state the saved run goes on from.
+restore_state() {
+    local saved="${RALPH_RESTORED:-}"
+    [[ -n "$saved" && -d "$saved" ]] || return 0
+    mkdir -p .ralph
+    cp -a "$saved/." .ralph/
+    rm -rf "$saved"
+    echo "restored .ralph/ from the task's artifact"
 }
 
 run() {
@@ -112,9 +129,10 @@ run() {
     # bash keeps a reaped background job's status: this is ralph's, never a trap's.
     local code=0
     wait "$pid" || code=$?
-    local last status
+    local last status reason
     last="$(tail -n 1 "$events" 2>/dev/null || true)"
     status="$(sed -n 's/.*"type":"loop_finished".*"outcome":"\([a-z_]*\)".*/\1/p' <<<"$last")"
+    reason="$(sed -n 's/.*"type":"loop_finished".*"reason":"\([a-z_]*\)".*/\1/p' <<<"$last")"
     [[ -n "$status" ]] || status=error
     output status "$status"
     output exit-code "$code"
@@ -122,11 +140,40 @@ run() {
     # events file): the annotation comes from this script, not from ralph.
     case "$status" in
     failed | error) echo "::error title=ralph $task::the loop on $task ended $status (exit $code); see the job summary" ;;
-    limit_reached) echo "::warning title=ralph $task::the loop on $task reached a limit (exit $code); continue it by running the job again" ;;
+    limit_reached) echo "::warning title=ralph $task::the loop on $task reached a limit (exit $code): $(limit_advice "$task" "$reason")" ;;
     interrupted) echo "::warning title=ralph $task::the loop on $task was interrupted (exit $code); running the job again continues it" ;;
     esac
     echo "ralph: $task $status (exit $code)"
     return "$code"
+}
+
+# What to do about the limit (`reason`, loop_finished's) that stopped the loop. Limits
+# count across `--continue` sessions, and a re-run of the job runs the same workflow file
+# with the same inputs: run again as it is, the loop would stop at once. What a re-run does
+# read anew is the pushed branch, which `prepare` checks out, and its configuration file.
+limit_advice() {
+    local task="$1" reason="$2" key
+    local file="${RALPH_CONFIG:-ralph.yml}"
+    case "$reason" in
+    max_iterations) key=event_loop.max_iterations ;;
+    max_cost) key=event_loop.max_cost_usd ;;
+    max_runtime)
+        if [[ -n "${RALPH_MAX_RUNTIME:-}" ]]; then
+            printf '%s' "it ran for its max-runtime of $RALPH_MAX_RUNTIME s, which counts across re-runs, and a re-run keeps the workflow's inputs, so it would stop at once: raise max-runtime in the workflow and start a new workflow run, which takes the task up again from the pushed branch ralph/$task (this run's state stays in its own artifact)"
+            return
+        fi
+        key=event_loop.max_runtime_seconds
+        ;;
+    stale_loop)
+        printf '%s' "the agent published the same event three times in a row; see the job summary"
+        return
+        ;;
+    *)
+        printf '%s' "see the job summary"
+        return
+        ;;
+    esac
+    printf '%s' "limits count across re-runs, so running the job again as it is would stop at once: first raise $key in $file on the branch ralph/$task (a re-run checks that branch out), then run the job again"
 }
 
 push() {

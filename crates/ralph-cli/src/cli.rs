@@ -520,3 +520,7 @@ impl ColorArg {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "cli_readme_tests.rs"]
+mod readme_tests;

@@ -80,7 +80,8 @@ pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
         .map(|r| row(r, running.as_deref() == Some(r.id())))
         .collect();
     // The workspace's own runs are shown whatever git says of the worktree loops.
-    let worktrees = worktree::list::rows(&cwd).unwrap_or_else(|e| {
+    let typed_in = super::working_directory()?;
+    let worktrees = worktree::list::rows(&cwd, &typed_in).unwrap_or_else(|e| {
         diagnostic(format_args!(
             "warning: the worktree loops cannot be listed: {e}"
         ));

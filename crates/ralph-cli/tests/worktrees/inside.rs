@@ -1,5 +1,5 @@
 //! Commands typed inside a worktree loop's own checkout, where an agent of the loop (or
-//! a user who went there to look) types them.
+//! a user who went there to look) types them, or in a subdirectory of the main one.
 
 use std::path::Path;
 
@@ -43,6 +43,29 @@ fn runs_typed_at_the_top_of_a_loops_checkout_shows_its_path_as_a_dot() {
         .find(|l| l.starts_with("here "))
         .expect("a row");
     assert!(line.ends_with(" ."), "{table}");
+}
+
+#[test]
+fn runs_typed_in_a_subdirectory_shows_paths_that_name_the_worktrees_from_there() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=alpha", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let alpha = tree(&ws, "alpha").display().to_string();
+    // At the top the worktree lies below: relative. In a subdirectory it does not:
+    // absolute, since `.ralph/worktrees/alpha` would name nothing from there.
+    let rows = worktrees_from(&ws, ws.path());
+    assert_eq!(row(&rows, "alpha")["path"], ".ralph/worktrees/alpha");
+    let sub = ws.path().join("tasks");
+    std::fs::create_dir_all(&sub).unwrap();
+    let rows = worktrees_from(&ws, &sub);
+    assert_eq!(row(&rows, "alpha")["path"], Value::from(alpha.clone()));
+    let table = run_in(&ws, &sub, &["runs"]);
+    let table = String::from_utf8(table.stdout).expect("utf-8");
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("alpha "))
+        .expect("a row");
+    assert!(line.ends_with(&format!(" {alpha}")), "{table}");
 }
 
 #[test]

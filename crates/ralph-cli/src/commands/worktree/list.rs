@@ -46,9 +46,11 @@ pub(crate) struct WorktreeRow {
     pub(crate) pid: Option<u32>,
 }
 
-/// Every worktree loop of the repository `cwd` is in (none outside of one).
-pub(crate) fn rows(cwd: &Path) -> Result<Vec<WorktreeRow>, CliError> {
-    let Some(repo) = Repo::find(cwd)? else {
+/// Every worktree loop of the repository `workspace` is in (none outside of one), their
+/// paths shown from `typed_in`, the directory `ralph runs` was typed in: in a
+/// subdirectory, a path relative to the workspace would name nothing.
+pub(crate) fn rows(workspace: &Path, typed_in: &Path) -> Result<Vec<WorktreeRow>, CliError> {
+    let Some(repo) = Repo::find(workspace)? else {
         return Ok(Vec::new());
     };
     let names = repo
@@ -62,7 +64,7 @@ pub(crate) fn rows(cwd: &Path) -> Result<Vec<WorktreeRow>, CliError> {
     for name in &names {
         // A damaged record hides only its own row.
         match repo.record(name) {
-            Ok(record) => rows.push(row(&repo, &record, cwd, host.as_deref())),
+            Ok(record) => rows.push(row(&repo, &record, typed_in, host.as_deref())),
             Err(e) => diagnostic(format_args!("warning: worktree loop `{name}`: {e}")),
         }
     }
