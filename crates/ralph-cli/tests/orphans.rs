@@ -396,9 +396,10 @@ fn continue_after_kill_9_hands_on_what_the_killed_iteration_emitted_once() {
 
 #[test]
 fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answer() {
-    // a hands over to b; b answers with an `<event>` tag (no `ralph emit`), then works
-    // on; ralph is killed meanwhile. The tag was only in the killed ralph's memory.
-    let tagged = r#"sed=s/LOOP_COMPLETE/<event\x20topic=\\"for.c\\">from_b<\/event>/g"#;
+    // a hands over to b; b answers with an `<event>` tag (no `ralph emit`) after one
+    // that is refused (`for..c`: an empty segment), then works on; ralph is killed
+    // meanwhile. The tags were only in the killed ralph's memory.
+    let tagged = r#"sed=s/LOOP_COMPLETE/<event\x20topic=\\"for..c\\">x<\/event><event\x20topic=\\"for.c\\">from_b<\/event>/g"#;
     let plan = format!(
         "pi/anthropic/text.jsonl | for.b |\n\
          pi/anthropic/text.jsonl | | {tagged} hang=300\n\
@@ -428,6 +429,24 @@ fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answe
     assert_eq!(history[1]["from_tags"], json!(1));
     let emitted = of_type(&events, "events_emitted");
     assert_eq!(emitted[0]["from_tags"], json!(1), "{emitted:?}");
+    // The refused tag is said, as it would have been without the kill: how the user
+    // learns why it handed nothing over.
+    let ignored: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "event_tag_ignored")
+        .collect();
+    assert_eq!(ignored.len(), 1, "{ignored:?}");
+    assert_eq!(
+        (&ignored[0]["topic"], &ignored[0]["iteration"]),
+        (&json!("for..c"), &json!(2)),
+        "{ignored:?}"
+    );
+    assert!(
+        ignored[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("`..`")),
+        "{ignored:?}"
+    );
     assert_eq!(history[2]["hat"], json!("c"));
     assert_eq!(ws.agent_log().len(), 3, "b ran again");
 }

@@ -5,7 +5,6 @@
 use std::time::{Duration, SystemTime};
 
 use ralph_agent::BuildError;
-use ralph_core::event::Event;
 use ralph_core::event_tag::Tag;
 use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
@@ -80,7 +79,8 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
 
 /// `--continue` after ralph was killed (SIGKILL, a crash) during an iteration: what that
 /// iteration's agent emitted is in the inbox past the saved offset, and the events of the
-/// `<event>` tags in its answers in `answer-tags.jsonl` (`keep_tags`). Left there, they
+/// `<event>` tags in its answers in `answer-tags.jsonl` (`keep_tags`, with the tags it
+/// refused, whose notices are given then as they would have been). Left there, they
 /// would be read as the next iteration's, or lost, and the hat that already handed over
 /// would run again and hand over twice. So the iteration ends now, as interrupted (what
 /// it emitted and tagged is published; a hat that did neither gets its events again),
@@ -118,7 +118,7 @@ pub(super) fn killed(
     let agent_run = previous_agent(&inbox);
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
     report.agent_run = agent_run;
-    report.tags = tags.into_iter().map(Ok).collect();
+    report.tags = tags;
     report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,
@@ -129,15 +129,15 @@ pub(super) fn killed(
     Ok(())
 }
 
-/// Keeps the events of `tags`, read from an answer of `iteration`'s agent, on disk as they
-/// are read: a ralph killed before the iteration ends would lose them, where what the
-/// agent emitted is in the inbox (see `killed`). A failure costs only that.
+/// Keeps `tags`, read from an answer of `iteration`'s agent, on disk as they are read: a
+/// ralph killed before the iteration ends would lose their events and the notices of
+/// those refused, where what the agent emitted is in the inbox (see `killed`). A failure
+/// costs only that.
 pub(super) fn keep_tags(run_dir: &RunDir, iteration: u32, tags: &[Tag]) {
-    let events: Vec<Event> = tags.iter().flatten().cloned().collect();
-    if events.is_empty() {
+    if tags.is_empty() {
         return;
     }
-    if let Err(e) = run_dir.keep_answer_tags(iteration, &events) {
+    if let Err(e) = run_dir.keep_answer_tags(iteration, tags) {
         diagnostic(format_args!(
             "warning: cannot keep the `<event>` tags of iteration {iteration} in `{}` ({e}): \
              if ralph is killed before the iteration ends, `--continue` will not know them",

@@ -1,10 +1,13 @@
 //! `ralph runs land` and a loop starting in the worktree it is landing: the landing
 //! holds the worktree's loop lock to its end, so a loop started during its check is
 //! refused as it would be beside a running one, and never works on a branch being
-//! rebased and fast-forwarded under it.
+//! rebased and fast-forwarded under it. Both it and `ralph runs` say a landing holds the
+//! worktree, not a loop.
+
+use serde_json::json;
 
 use super::common::{code, wait_for_file, wait_output};
-use super::{COMMIT_OWN_FILE, repo, stderr, tree};
+use super::{COMMIT_OWN_FILE, repo, row, stderr, tree, worktrees};
 
 /// How many tenths of a second the check waits to be let go before it gives up (the
 /// test lets it go at once after its own look; this only bounds a failed test).
@@ -27,12 +30,16 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         release.display()
     );
     let land = ws.start(&["runs", "land", "busy", "--check", &check]);
+    let pid = land.id();
     wait_for_file(&reached, "the landing's check");
     let out = ws
         .command(&["run", "-q", "-p", "x"])
         .current_dir(&busy)
         .output()
         .expect("run ralph");
+    // Seen meanwhile: a landing, not a loop running; its process is the landing's.
+    let rows = worktrees(&ws);
+    let removal = ws.run(&["runs", "rm", "busy", "--force"]);
     std::fs::write(&release, "").unwrap();
     let err = stderr(&out);
     assert_eq!(
@@ -40,7 +47,25 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         1,
         "a loop started in a worktree being landed: {err}"
     );
-    assert!(err.contains("already running"), "{err}");
+    // The refusal names the landing, not "another ralph loop".
+    assert!(
+        err.contains(&format!(
+            "`ralph runs land` (pid {pid}) is landing this worktree"
+        )),
+        "{err}"
+    );
+    let seen = row(&rows, "busy");
+    assert_eq!(
+        (&seen["status"], &seen["alive"], &seen["pid"]),
+        (&json!("landing"), &json!(false), &json!(pid)),
+        "{seen}"
+    );
+    let err = stderr(&removal);
+    assert_eq!(code(removal.status), 1, "removed while landed: {err}");
+    assert!(
+        err.contains(&format!("`ralph runs land` (pid {pid}) is landing")),
+        "{err}"
+    );
 
     let out = wait_output(land);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));

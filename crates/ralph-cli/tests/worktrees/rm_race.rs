@@ -1,6 +1,6 @@
 //! `ralph runs rm` and a loop starting in the worktree it is deleting: the removal
-//! holds the worktree's loop lock until the worktree is gone, so the loop is refused as
-//! it would be beside a running one, and nothing runs in a directory being deleted.
+//! holds the worktree's loop lock until the worktree is gone, so the loop is refused (the
+//! refusal names the removal), and nothing runs in a directory being deleted.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -36,6 +36,7 @@ fn no_loop_starts_in_a_worktree_while_rm_deletes_it() {
     );
 
     let rm = ws.start(&["runs", "rm", "going"]);
+    let pid = rm.id();
     wait_for_file(&reached, "the removal's git status");
     let out = ws
         .command(&["run", "-q", "-p", "x"])
@@ -48,7 +49,12 @@ fn no_loop_starts_in_a_worktree_while_rm_deletes_it() {
         1,
         "a loop started in a worktree being deleted: {err}"
     );
-    assert!(err.contains("already running"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "`ralph runs rm` (pid {pid}) is removing this worktree"
+        )),
+        "{err}"
+    );
 
     let out = wait_output(rm);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));

@@ -46,7 +46,7 @@ const MAX_OPENING_BYTES: usize = 1024;
 
 /// Characters of a refused tag's topic kept: a valid topic is at most 128 bytes, a
 /// refused one anything up to the opening tag's limit, and it is only shown.
-const REFUSED_TOPIC_CHARS: usize = 60;
+pub(crate) const REFUSED_TOPIC_CHARS: usize = 60;
 
 /// What one tag stood for: the event, or why it was not published.
 pub type Tag = Result<Event, RefusedTag>;
@@ -73,6 +73,10 @@ pub enum Refusal {
          a payload of your own"
     )]
     InPrompt,
+    /// The reason as a ralph killed before its iteration ended wrote it down
+    /// (`answer-tags.jsonl`, read back by `--continue`).
+    #[error("{0}")]
+    Recorded(String),
 }
 
 /// Why `ralph emit` refuses, less the topic when that is the reason: a notice names the

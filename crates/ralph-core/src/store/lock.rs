@@ -7,62 +7,17 @@
 //! file with the same name while the first still runs.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg, OFlag};
 
+use super::lock_holder::{HeldBy, LockHolder, read_from, read_holder, this_host};
+
 /// Name of the lock file under `.ralph/`.
 pub const LOCK_FILE: &str = "loop.lock";
-
-/// The most of the lock file read for the holder's pid and host (a host name is at most
-/// 64 bytes on Linux).
-const HOLDER_BYTES: u64 = 128;
-
-/// Who holds (or last held) a lock, as its file says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LockHolder {
-    pub pid: u32,
-    /// The holder's host name; `None` in a file written before ralph recorded it.
-    pub host: Option<String>,
-}
-
-impl LockHolder {
-    /// Parses `<pid> [<host>]`; `None` for anything else.
-    pub fn parse(text: &str) -> Option<LockHolder> {
-        let mut words = text.split_whitespace();
-        let pid = words.next()?.parse().ok()?;
-        let host = words.next().map(str::to_owned);
-        Some(LockHolder { pid, host })
-    }
-
-    /// Whether the holder ran on this machine, so that its pid may be looked up here. A
-    /// file without a host (an older ralph) is taken to be this machine's, as before.
-    pub fn on_this_host(&self) -> bool {
-        match (&self.host, this_host()) {
-            (Some(theirs), Some(ours)) => *theirs == ours,
-            _ => true,
-        }
-    }
-}
-
-/// This machine's host name (a pod's name under Kubernetes, the runner's on CI); `None`
-/// when it has none that is one word of text.
-pub fn this_host() -> Option<String> {
-    let name = nix::unistd::gethostname().ok()?.into_string().ok()?;
-    (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
-}
-
-/// Reads the holder recorded in the lock file at `path`; `None` when there is no file or
-/// it names no holder.
-pub fn read_holder(path: &Path) -> Option<LockHolder> {
-    let file = crate::fsafe::open_read(path, crate::fsafe::Links::Refuse).ok()?;
-    let mut text = String::new();
-    file.take(HOLDER_BYTES).read_to_string(&mut text).ok()?;
-    LockHolder::parse(&text)
-}
 
 /// How often a lock found held is tried again, [`PROBE_WAIT`] apart, before it counts as
 /// held: [`is_held`] holds it for an instant (`ralph runs` asks it of every worktree
@@ -111,7 +66,7 @@ fn unusable_directory(source: &io::Error) -> bool {
 
 /// Takes the user's lock for a workspace, creating its directory; `Ok(None)` when there is
 /// no user directory to put it in (the lock under `.ralph/` still holds).
-fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
+fn lock_user(path: Option<&Path>, by: HeldBy) -> Result<Option<Flock<File>>, LockError> {
     let Some(path) = path else {
         return Ok(None);
     };
@@ -130,7 +85,7 @@ fn lock_user(path: Option<&Path>) -> Result<Option<Flock<File>>, LockError> {
         .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC).bits())
         .open(path)
         .map_err(io_err)?;
-    take(file, path).map(Some)
+    take(file, path, by).map(Some)
 }
 
 /// The user's lock for a workspace, or why it was left out.
@@ -141,8 +96,8 @@ pub(super) type UserLock = (Option<Flock<File>>, Option<LockError>);
 /// directory that cannot hold it (a home that is not writable, as `docker run --user`
 /// gives, or another user's `XDG_RUNTIME_DIR` kept after `su`) leaves it out rather than
 /// refuse; another loop holding it is still an error.
-pub(super) fn lock_user_if_usable(path: Option<&Path>) -> Result<UserLock, LockError> {
-    match lock_user(path) {
+pub(super) fn lock_user_if_usable(path: Option<&Path>, by: HeldBy) -> Result<UserLock, LockError> {
+    match lock_user(path, by) {
         Ok(lock) => Ok((lock, None)),
         Err(e) if matches!(&e, LockError::Io { source, .. } if unusable_directory(source)) => {
             Ok((None, Some(e)))
@@ -152,8 +107,8 @@ pub(super) fn lock_user_if_usable(path: Option<&Path>) -> Result<UserLock, LockE
 }
 
 /// Locks `file` (at `path`) without waiting and writes this process's pid and host into
-/// it; when another holds it, says who.
-fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
+/// it, and what holds it (`by`); when another holds it, says who.
+fn take(file: File, path: &Path, by: HeldBy) -> Result<Flock<File>, LockError> {
     let io_err = |source| LockError::Io {
         path: path.to_path_buf(),
         source,
@@ -168,13 +123,11 @@ fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
                 file = again;
                 std::thread::sleep(PROBE_WAIT);
             }
-            Err((mut file, Errno::EWOULDBLOCK)) => {
-                let mut text = String::new();
-                // A pid and a host name are short: never read a planted huge file whole.
-                let _ = (&mut file).take(HOLDER_BYTES).read_to_string(&mut text);
-                let holder = LockHolder::parse(&text);
+            Err((file, Errno::EWOULDBLOCK)) => {
+                let holder = read_from(&file);
                 return Err(LockError::Held {
                     pid: holder.as_ref().map(|h| h.pid),
+                    by: holder.as_ref().map_or(HeldBy::Loop, |h| h.by),
                     host: holder
                         .and_then(|h| h.host)
                         .filter(|h| Some(h) != this_host().as_ref()),
@@ -184,10 +137,7 @@ fn take(file: File, path: &Path) -> Result<Flock<File>, LockError> {
             Err((_, errno)) => return Err(io_err(io::Error::from(errno))),
         }
     };
-    let holder = match this_host() {
-        Some(host) => format!("{} {host}\n", std::process::id()),
-        None => format!("{}\n", std::process::id()),
-    };
+    let holder = LockHolder::record(by, this_host().as_deref());
     lock.set_len(0).map_err(io_err)?;
     lock.seek(SeekFrom::Start(0)).map_err(io_err)?;
     lock.write_all(holder.as_bytes()).map_err(io_err)?;
@@ -209,23 +159,11 @@ impl WorkspaceLock {
 /// Why the lock could not be taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error(
-        "another ralph loop{}{} is already running in this workspace (it holds `{}`); wait \
-         for it to finish or stop it (Ctrl-C in its terminal{}), then try again",
-        .pid.map(|p| format!(" (pid {p}")).unwrap_or_default(),
-        match (.pid, .host) {
-            (Some(_), Some(host)) => format!(" on host {host})"),
-            (Some(_), None) => ")".to_owned(),
-            (None, _) => String::new(),
-        },
-        .path.display(),
-        match (.pid, .host) {
-            (Some(p), None) => format!(", or `kill -INT {p}`"),
-            _ => String::new(),
-        }
-    )]
+    #[error("{}", held_message(*.pid, .host.as_deref(), *.by, .path))]
     Held {
         pid: Option<u32>,
+        /// What holds it: a loop, or a worktree command at work on the worktree.
+        by: HeldBy,
         /// The holder's host, when it is not this one (a volume shared between machines).
         host: Option<String>,
         path: PathBuf,
@@ -234,23 +172,57 @@ pub enum LockError {
     Io { path: PathBuf, source: io::Error },
 }
 
-/// Whether a loop holds the lock at `path` now; `false` when there is no lock file.
+/// The refusal for a lock held by `pid` (on `host`, when not this one) for `by`.
+fn held_message(pid: Option<u32>, host: Option<&str>, by: HeldBy, path: &Path) -> String {
+    let who = match (pid, host) {
+        (Some(p), Some(host)) => format!(" (pid {p} on host {host})"),
+        (Some(p), None) => format!(" (pid {p})"),
+        (None, _) => String::new(),
+    };
+    let kill = match (pid, host) {
+        (Some(p), None) => format!(", or `kill -INT {p}`"),
+        _ => String::new(),
+    };
+    let path = path.display();
+    match by.command() {
+        None => format!(
+            "another ralph loop{who} is already running in this workspace (it holds \
+             `{path}`); wait for it to finish or stop it (Ctrl-C in its terminal{kill}), \
+             then try again"
+        ),
+        // No loop runs: a worktree command is changing the files under this workspace.
+        Some(command) => format!(
+            "`{command}`{who} {} this worktree (it holds `{path}`); wait for it to \
+             finish{}, or stop it (Ctrl-C in its terminal{kill})",
+            by.doing(),
+            match by {
+                HeldBy::Remove => " (the worktree is then gone)",
+                _ => " and try again",
+            }
+        ),
+    }
+}
+
+/// What holds the lock at `path` now, as its holder wrote it (a loop when it wrote
+/// nothing this ralph reads); `None` when nothing does, or there is no lock file.
 ///
 /// Asks by taking a shared lock without waiting and letting it go at once: `flock` has no
 /// query. A loop starting in that instant sees the lock held, and tries again a few
 /// times ([`PROBE_RETRIES`]) before it refuses to start, so that `ralph emit` and
 /// `ralph runs` (which asks of every worktree loop) can ask at any time.
-pub(super) fn is_held(path: &Path) -> io::Result<bool> {
+pub(super) fn held_by(path: &Path) -> io::Result<Option<HeldBy>> {
     // A link or a FIFO planted at the lock's name is not a lock: never follow or block
     // on it.
     let file = match crate::fsafe::open_read(path, crate::fsafe::Links::Refuse) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     match Flock::lock(file, FlockArg::LockSharedNonblock) {
-        Ok(_released_on_drop) => Ok(false),
-        Err((_, Errno::EWOULDBLOCK)) => Ok(true),
+        Ok(_released_on_drop) => Ok(None),
+        Err((file, Errno::EWOULDBLOCK)) => {
+            Ok(Some(read_from(&file).map_or(HeldBy::Loop, |h| h.by)))
+        }
         Err((_, errno)) => Err(io::Error::from(errno)),
     }
 }
@@ -268,7 +240,7 @@ pub(super) fn holder_pid(path: &Path) -> Option<u32> {
 /// workspace, see [`user_lock_path`]).
 #[cfg(test)]
 pub(super) fn lock(path: &Path, user: Option<&Path>) -> Result<WorkspaceLock, LockError> {
-    lock_with(path, lock_user_if_usable(user)?)
+    lock_with(path, lock_user_if_usable(user, HeldBy::Loop)?)
 }
 
 /// Takes the lock at `path` without waiting, the user's lock already taken (or left
@@ -281,7 +253,7 @@ pub(super) fn lock_with(path: &Path, user: UserLock) -> Result<WorkspaceLock, Lo
     };
     let file = open_lock_file(path).map_err(io_err)?;
     Ok(WorkspaceLock {
-        _lock: take(file, path)?,
+        _lock: take(file, path, HeldBy::Loop)?,
         _user: user,
         user_skipped,
         path: path.to_path_buf(),
@@ -302,8 +274,8 @@ fn open_lock_file(path: &Path) -> io::Result<File> {
     )
 }
 
-/// The workspace lock as held by a command about to delete the workspace (`ralph runs
-/// rm`); dropping it releases the lock.
+/// The workspace lock as held by a command about to change or delete the workspace's
+/// files (`ralph runs land`, `ralph runs rm`); dropping it releases the lock.
 #[derive(Debug)]
 pub struct RemovalLock {
     _lock: Option<Flock<File>>,
@@ -311,18 +283,46 @@ pub struct RemovalLock {
 }
 
 impl super::RalphDir {
+    /// Whether a loop is running in this workspace now (it holds the workspace lock).
+    /// `ralph runs land` or `ralph runs rm` holding it is no loop: see
+    /// [`super::RalphDir::held_by`].
+    pub fn loop_running(&self) -> io::Result<bool> {
+        Ok(self.held_by()? == Some(HeldBy::Loop))
+    }
+
+    /// What holds the workspace lock now: a loop, or a worktree command at work on the
+    /// worktree; `None` when nothing does.
+    pub fn held_by(&self) -> io::Result<Option<HeldBy>> {
+        // The user's lock first: the agent may have deleted `.ralph/` with its lock. One
+        // that cannot be read (a user directory this user cannot use) was never taken:
+        // the loop then holds only the one under `.ralph/`.
+        if let Some(user) = self.root.parent().and_then(user_lock_path)
+            && let Ok(Some(by)) = held_by(&user)
+        {
+            return Ok(Some(by));
+        }
+        held_by(&self.root.join(LOCK_FILE))
+    }
+
+    /// Who holds (or last held) the workspace lock, as its file says; see
+    /// [`LockHolder::on_this_host`] before looking its pid up.
+    pub fn lock_holder(&self) -> Option<LockHolder> {
+        read_holder(&self.root.join(LOCK_FILE))
+    }
+
     /// Takes the workspace lock for a command that is about to delete the workspace, so
     /// that no loop starts in it meanwhile (a loop takes the same locks, the user's
     /// first), and none is running: [`LockError::Held`] when one is. Unlike
     /// [`super::RalphDir::lock`] it creates nothing in the workspace: the lock under
     /// `.ralph/` is taken only where `.ralph/` is, and where it is not, a loop starting
-    /// would still stop at the user's lock.
-    pub fn lock_for_removal(&self) -> Result<RemovalLock, LockError> {
+    /// would still stop at the user's lock. Both locks name `by` as their holder, so
+    /// that `ralph runs` and a loop refused meanwhile say what is at work.
+    pub fn lock_for_removal(&self, by: HeldBy) -> Result<RemovalLock, LockError> {
         let user = self.root.parent().and_then(user_lock_path);
-        let (user, _) = lock_user_if_usable(user.as_deref())?;
+        let (user, _) = lock_user_if_usable(user.as_deref(), by)?;
         let path = self.root.join(LOCK_FILE);
         let lock = match open_lock_file(&path) {
-            Ok(file) => Some(take(file, &path)?),
+            Ok(file) => Some(take(file, &path, by)?),
             // No `.ralph/`: no loop ran here, and one starting meets the user's lock.
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(source) => return Err(LockError::Io { path, source }),

@@ -27,9 +27,9 @@ fn the_users_lock_holds_when_the_workspaces_is_gone() {
         lock(&path, Some(&user)),
         Err(LockError::Held { path: p, .. }) if p == user
     ));
-    assert!(is_held(&user).unwrap());
+    assert_eq!(held_by(&user).unwrap(), Some(HeldBy::Loop));
     drop(first);
-    assert!(!is_held(&user).unwrap());
+    assert_eq!(held_by(&user).unwrap(), None);
     assert!(lock(&path, Some(&user)).is_ok());
 }
 
@@ -61,7 +61,7 @@ fn a_loop_starting_while_someone_asks_whether_one_runs_still_starts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(LOCK_FILE);
     drop(lock(&path, None).unwrap());
-    // What `is_held` holds for an instant, held here across the first try.
+    // What `held_by` holds for an instant, held here across the first try.
     let probe = Flock::lock(
         crate::fsafe::open_read(&path, crate::fsafe::Links::Refuse).unwrap(),
         FlockArg::LockSharedNonblock,
@@ -87,23 +87,12 @@ fn the_lock_file_names_the_holders_pid_and_host() {
 }
 
 #[test]
-fn a_holder_recorded_on_another_host_is_not_this_hosts() {
-    let elsewhere = LockHolder::parse("77 some-other-runner-4f7c\n").unwrap();
-    assert_eq!(elsewhere.pid, 77);
-    assert_eq!(elsewhere.host.as_deref(), Some("some-other-runner-4f7c"));
-    assert_eq!(elsewhere.on_this_host(), this_host().is_none());
-    // An older ralph wrote the pid alone: taken to be this machine's, as before.
-    assert!(LockHolder::parse("77").unwrap().on_this_host());
-    assert_eq!(LockHolder::parse("not a pid"), None);
-}
-
-#[test]
 fn a_lock_file_restored_from_another_host_does_not_hold_the_workspace() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(LOCK_FILE);
     // What an artifact or a volume brings back: the file, without the other machine's flock.
     std::fs::write(&path, "77 some-other-runner-4f7c\n").unwrap();
-    assert!(!is_held(&path).unwrap());
+    assert_eq!(held_by(&path).unwrap(), None);
     let _held = lock(&path, None).unwrap();
     assert_eq!(read_holder(&path).unwrap().pid, std::process::id());
 }
@@ -112,6 +101,7 @@ fn a_lock_file_restored_from_another_host_does_not_hold_the_workspace() {
 fn a_lock_held_on_another_host_is_said_so_without_a_kill_to_run_here() {
     let elsewhere = LockError::Held {
         pid: Some(77),
+        by: HeldBy::Loop,
         host: Some("runner-b".to_owned()),
         path: "w/.ralph/loop.lock".into(),
     };
@@ -123,6 +113,7 @@ fn a_lock_held_on_another_host_is_said_so_without_a_kill_to_run_here() {
     assert!(!text.contains("kill"), "{text}");
     let here = LockError::Held {
         pid: Some(77),
+        by: HeldBy::Loop,
         host: None,
         path: "w/.ralph/loop.lock".into(),
     };
@@ -164,12 +155,12 @@ fn a_removal_lock_refuses_a_running_loop_and_keeps_one_from_starting() {
     // A running loop: the removal is refused.
     let running = ralph.lock().unwrap();
     assert!(matches!(
-        ralph.lock_for_removal(),
+        ralph.lock_for_removal(HeldBy::Remove),
         Err(LockError::Held { pid, .. }) if pid == Some(std::process::id())
     ));
     drop(running);
     // Held for a removal: a loop cannot start until it is let go.
-    let removing = ralph.lock_for_removal().unwrap();
+    let removing = ralph.lock_for_removal(HeldBy::Remove).unwrap();
     assert!(matches!(ralph.lock(), Err(LockError::Held { .. })));
     drop(removing);
     assert!(ralph.lock().is_ok());
@@ -179,7 +170,7 @@ fn a_removal_lock_refuses_a_running_loop_and_keeps_one_from_starting() {
 fn a_removal_lock_creates_nothing_in_a_workspace_without_ralph_files() {
     let dir = tempfile::tempdir().unwrap();
     let ralph = super::super::RalphDir::in_workspace(dir.path());
-    let removing = ralph.lock_for_removal().unwrap();
+    let removing = ralph.lock_for_removal(HeldBy::Remove).unwrap();
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // With a user directory, the user's lock keeps a loop from starting there too, and
     // the loop makes nothing there first (a directory made while the workspace is being
@@ -198,4 +189,47 @@ fn a_loop_never_makes_its_workspace_again_once_it_is_gone() {
     let ralph = super::super::RalphDir::in_workspace(&gone);
     assert!(matches!(ralph.lock(), Err(LockError::Io { .. })));
     assert!(!gone.exists());
+}
+
+#[test]
+fn a_loop_refused_while_a_worktree_command_holds_the_lock_names_that_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let ralph = super::super::RalphDir::in_workspace(dir.path());
+    ralph.lock().map(drop).unwrap();
+    let pid = std::process::id();
+    for (by, doing) in [
+        (
+            HeldBy::Land,
+            "`ralph runs land` (pid {pid}) is landing this worktree",
+        ),
+        (
+            HeldBy::Remove,
+            "`ralph runs rm` (pid {pid}) is removing this worktree",
+        ),
+    ] {
+        let held = ralph.lock_for_removal(by).unwrap();
+        // No loop runs there: what holds it is said for what it is.
+        assert_eq!(ralph.held_by().unwrap(), Some(by));
+        assert!(!ralph.loop_running().unwrap());
+        assert_eq!(ralph.holder_pid(), Some(pid));
+        let refused = ralph.lock().unwrap_err();
+        assert!(
+            matches!(refused, LockError::Held { by: b, pid: Some(p), .. } if b == by && p == pid),
+            "{refused:?}"
+        );
+        let text = refused.to_string();
+        assert!(
+            text.contains(&doing.replace("{pid}", &pid.to_string())),
+            "{text}"
+        );
+        assert!(!text.contains("another ralph loop"), "{text}");
+        assert!(text.contains(&format!("`kill -INT {pid}`")), "{text}");
+        drop(held);
+    }
+    // A loop's own lock is a loop's, as before.
+    let running = ralph.lock().unwrap();
+    assert_eq!(ralph.held_by().unwrap(), Some(HeldBy::Loop));
+    assert!(ralph.loop_running().unwrap());
+    drop(running);
+    assert_eq!(ralph.held_by().unwrap(), None);
 }

@@ -2,7 +2,9 @@
 //!
 //! ```text
 //! .ralph/
-//!   loop.lock            flock held by the running loop (its pid and host inside)
+//!   loop.lock            flock held by the running loop, or by `ralph runs land` or `rm`
+//!                        at work on the worktree (its pid and host inside, and which
+//!                        command: the `lock_holder` module)
 //!   current-run          the id of the current (or last) run
 //!   .gitignore           keeps the two files above, runs/, the worktrees, gates/ and the
 //!                        agent's lock files out of commits
@@ -33,6 +35,7 @@ mod atomic;
 mod gitignore;
 mod leftovers;
 mod lock;
+mod lock_holder;
 mod run_events;
 mod run_number;
 mod transcript;
@@ -51,9 +54,8 @@ pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };
-pub use lock::{
-    LOCK_FILE, LockError, LockHolder, RemovalLock, WorkspaceLock, read_holder, this_host,
-};
+pub use lock::{LOCK_FILE, LockError, RemovalLock, WorkspaceLock};
+pub use lock_holder::{HeldBy, LockHolder, read_holder, this_host};
 pub use run_events::IterationStart;
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id, is_run_name,
@@ -213,7 +215,7 @@ impl RalphDir {
             source,
         };
         let user = self.root.parent().and_then(lock::user_lock_path);
-        let user = lock::lock_user_if_usable(user.as_deref())?;
+        let user = lock::lock_user_if_usable(user.as_deref(), HeldBy::Loop)?;
         fsafe::create_dir(&self.root).map_err(io_err)?;
         lock::lock_with(&lock_path, user)
     }
@@ -249,25 +251,6 @@ impl RalphDir {
     pub fn gate_log(&self, gate: &str) -> io::Result<(PathBuf, std::fs::File)> {
         fsafe::create_dir(&self.root)?;
         create_gate_log(&self.root.join(GATES_DIR), &format!("{gate}.log"))
-    }
-
-    /// Whether a loop is running in this workspace now (it holds the workspace lock).
-    pub fn loop_running(&self) -> io::Result<bool> {
-        // The user's lock first: the agent may have deleted `.ralph/` with its lock. One
-        // that cannot be read (a user directory this user cannot use) was never taken:
-        // the loop then holds only the one under `.ralph/`.
-        if let Some(user) = self.root.parent().and_then(lock::user_lock_path)
-            && matches!(lock::is_held(&user), Ok(true))
-        {
-            return Ok(true);
-        }
-        lock::is_held(&self.root.join(LOCK_FILE))
-    }
-
-    /// Who holds (or last held) the workspace lock, as its file says; see
-    /// [`LockHolder::on_this_host`] before looking its pid up.
-    pub fn lock_holder(&self) -> Option<LockHolder> {
-        lock::read_holder(&self.root.join(LOCK_FILE))
     }
 
     /// Creates a new run directory (with an empty inbox) and makes it the current run.

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Durability, RALPH_DIR, RalphDir, replace};
+use super::{Durability, HeldBy, RALPH_DIR, RalphDir, replace};
 use crate::fsafe::{self, Links};
 use crate::machine::{EndClass, StopReason};
 
@@ -84,6 +84,11 @@ pub enum LandingOutcome {
 #[serde(rename_all = "kebab-case")]
 pub enum WorktreeStatus {
     Running,
+    /// `ralph runs land` is at work on it (rebasing, checking): it holds the worktree's
+    /// lock, and no loop can start there until it is done.
+    Landing,
+    /// `ralph runs rm` is deleting it.
+    Removing,
     Completed,
     Failed,
     Limit,
@@ -97,6 +102,8 @@ impl WorktreeStatus {
     pub fn name(self) -> &'static str {
         match self {
             WorktreeStatus::Running => "running",
+            WorktreeStatus::Landing => "landing",
+            WorktreeStatus::Removing => "removing",
             WorktreeStatus::Completed => "completed",
             WorktreeStatus::Failed => "failed",
             WorktreeStatus::Limit => "limit",
@@ -111,8 +118,8 @@ impl WorktreeStatus {
 /// What is known of a worktree loop's own run, for [`WorktreeRecord::status`].
 #[derive(Clone, Copy, Debug)]
 pub struct LoopView<'a> {
-    /// Its loop holds the worktree's lock now.
-    pub alive: bool,
+    /// What holds the worktree's lock now: its loop, or a worktree command at work.
+    pub held: Option<HeldBy>,
     /// Whether the worktree has a run at all (a loop that failed before creating one
     /// has none).
     pub has_run: bool,
@@ -123,13 +130,16 @@ pub struct LoopView<'a> {
 }
 
 impl WorktreeRecord {
-    /// The status: a running loop first, then the last landing if the branch has not
+    /// The status: a running loop (or a landing or removal at work) first, then the last landing if the branch has not
     /// moved since, then how the run ended. A run that did not end and whose loop is
     /// gone (killed) is `interrupted`, as `ralph run --continue` resumes it; a worktree
     /// without any run (its loop failed before starting one) is `failed`.
     pub fn status(&self, view: LoopView<'_>) -> WorktreeStatus {
-        if view.alive {
-            return WorktreeStatus::Running;
+        match view.held {
+            Some(HeldBy::Loop) => return WorktreeStatus::Running,
+            Some(HeldBy::Land) => return WorktreeStatus::Landing,
+            Some(HeldBy::Remove) => return WorktreeStatus::Removing,
+            None => {}
         }
         if let Some(landing) = &self.landing
             && view.head == Some(landing.head.as_str())
@@ -253,9 +263,10 @@ impl RalphDir {
         self.root.join(WORKTREES_DIR).join(name)
     }
 
-    /// The pid of the loop holding this workspace's lock, as it wrote it (only
-    /// meaningful while [`RalphDir::loop_running`] says one runs).
-    pub fn loop_pid(&self) -> Option<u32> {
+    /// The pid of the process holding this workspace's lock (its loop, or `ralph runs
+    /// land` or `rm`), as it wrote it (only meaningful while [`RalphDir::held_by`] says
+    /// something holds it).
+    pub fn holder_pid(&self) -> Option<u32> {
         super::lock::holder_pid(&self.root.join(super::LOCK_FILE))
     }
 }

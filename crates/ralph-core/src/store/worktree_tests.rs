@@ -15,7 +15,7 @@ fn record(landing: Option<Landing>) -> WorktreeRecord {
 
 fn view<'a>(alive: bool, end: Option<&'a StopReason>, head: &'a str) -> LoopView<'a> {
     LoopView {
-        alive,
+        held: alive.then_some(HeldBy::Loop),
         has_run: true,
         end,
         head: Some(head),
@@ -221,4 +221,27 @@ fn only_plain_paths_inside_the_repository_are_copied() {
     ] {
         assert!(!include_path_allowed(bad), "{bad}");
     }
+}
+
+#[test]
+fn a_worktree_a_command_is_at_work_on_is_landing_or_removing_not_running() {
+    let landed = record(Some(Landing {
+        outcome: LandingOutcome::Landed,
+        head: "h".into(),
+        at_ms: 2,
+    }));
+    let stopped = StopReason::Interrupted;
+    for (held, status) in [
+        (HeldBy::Loop, WorktreeStatus::Running),
+        (HeldBy::Land, WorktreeStatus::Landing),
+        (HeldBy::Remove, WorktreeStatus::Removing),
+    ] {
+        let view = LoopView {
+            held: Some(held),
+            ..view(false, Some(&stopped), "h")
+        };
+        assert_eq!(landed.status(view), status, "{held:?}");
+    }
+    assert_eq!(WorktreeStatus::Landing.name(), "landing");
+    assert_eq!(WorktreeStatus::Removing.name(), "removing");
 }

@@ -11,38 +11,62 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{LockError, RALPH_DIR, RalphDir, RemovalLock};
+use ralph_core::store::{HeldBy, LockError, RALPH_DIR, RalphDir, RemovalLock};
 
 /// What git keeps in a checkout's top: a directory below that has one is another
 /// checkout (a nested worktree, a repository of its own), not this one's files.
 const GIT_ENTRY: &str = ".git";
 
-/// A workspace under a worktree where a loop runs.
+/// A workspace under a worktree where a loop runs, or that another worktree command
+/// holds.
 pub(super) struct Busy {
     /// The workspace (the worktree itself, or a directory in it).
     pub(super) workspace: PathBuf,
-    /// The end of the refusal: ` (pid N): stop it first …`.
-    pub(super) running: String,
+    /// What holds it: a loop, or `ralph runs land` or `rm` at work there.
+    pub(super) by: HeldBy,
+    /// Its pid, when it runs on this host.
+    pid: Option<u32>,
 }
 
 impl Busy {
     /// Whose loop runs, as a refusal names it: `own` (the checkout at `tree`'s own loop)
     /// when it runs in the checkout's top, else the loop in the directory.
-    pub(super) fn whose(&self, tree: &Path, own: &str) -> String {
+    fn whose(&self, tree: &Path, own: &str) -> String {
         match self.workspace == tree {
             true => own.to_owned(),
             false => format!("the loop in `{}`", self.workspace.display()),
         }
     }
+
+    /// Why the command is refused: `own` (the checkout at `tree`'s own loop, as
+    /// [`Busy::whose`] names it) is running, with its pid and how to stop it; or the other
+    /// worktree command at work on it, to be waited for.
+    pub(super) fn refusal(&self, tree: &Path, own: &str) -> String {
+        let pid = self.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+        match self.by.command() {
+            None => format!(
+                "{} is running{pid}: stop it first{}",
+                self.whose(tree, own),
+                self.pid
+                    .map(|p| format!(" (`kill -INT {p}`)"))
+                    .unwrap_or_default()
+            ),
+            Some(command) => format!(
+                "`{command}`{pid} {} `{}`: wait for it to finish",
+                self.by.doing(),
+                self.workspace.display()
+            ),
+        }
+    }
 }
 
-/// The workspace lock of the workspace at `tree` (which may be gone), held until it is
-/// dropped; when a loop runs there, the end of the refusal: ` (pid N): stop it first …`.
-fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
+/// The workspace lock of the workspace at `tree` (which may be gone), held for `by`
+/// until it is dropped; when something else holds it, what and its pid.
+fn hold(tree: &Path, by: HeldBy) -> Result<Option<RemovalLock>, (HeldBy, Option<u32>)> {
     if !tree.is_dir() {
         return Ok(None);
     }
-    match RalphDir::in_workspace(tree).lock_for_removal() {
+    match RalphDir::in_workspace(tree).lock_for_removal(by) {
         Ok(lock) => Ok(Some(lock)),
         // Held by this command already: the same workspace reached twice (a nested
         // worktree git forgot, found both as a directory and by its record).
@@ -51,15 +75,7 @@ fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
             host: None,
             ..
         }) if pid == std::process::id() => Ok(None),
-        Err(LockError::Held { pid, host, .. }) => {
-            let pid = pid.filter(|_| host.is_none());
-            Err(format!(
-                "{}: stop it first{}",
-                pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
-                pid.map(|p| format!(" (`kill -INT {p}`)"))
-                    .unwrap_or_default()
-            ))
-        }
+        Err(LockError::Held { pid, host, by, .. }) => Err((by, pid.filter(|_| host.is_none()))),
         // A lock that cannot be taken for another reason (a link planted at its name)
         // guards nothing: the command goes on, as it would without a lock file.
         Err(LockError::Io { .. }) => Ok(None),
@@ -67,14 +83,17 @@ fn hold(tree: &Path) -> Result<Option<RemovalLock>, String> {
 }
 
 /// The workspace locks of the checkout at `tree`: its own, then those of the
-/// directories in it where a loop ran (each with a `.ralph/` of its own), held until
-/// dropped; the first workspace where a loop runs refuses.
-pub(super) fn hold_all(tree: &Path) -> Result<Vec<RemovalLock>, Busy> {
+/// directories in it where a loop ran (each with a `.ralph/` of its own), held for `by`
+/// until dropped; the first workspace where a loop runs (or that another worktree
+/// command holds) refuses.
+pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<RemovalLock>, Busy> {
     let mut held = Vec::new();
     for workspace in std::iter::once(tree.to_path_buf()).chain(workspaces_in(tree)) {
-        match hold(&workspace) {
+        match hold(&workspace, by) {
             Ok(lock) => held.extend(lock),
-            Err(running) => return Err(Busy { workspace, running }),
+            Err((by, pid)) => {
+                return Err(Busy { workspace, by, pid });
+            }
         }
     }
     Ok(held)

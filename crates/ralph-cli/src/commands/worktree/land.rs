@@ -17,7 +17,9 @@ use ralph_agent::StopController;
 use ralph_agent::command::{CommandRequest, run_command};
 use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_core::config::Overrides;
-use ralph_core::store::{GITIGNORE_FILE, Landing, LandingOutcome, RalphDir, WorktreeRecord};
+use ralph_core::store::{
+    GITIGNORE_FILE, HeldBy, Landing, LandingOutcome, RalphDir, WorktreeRecord,
+};
 use ralph_types::Invocation;
 
 use super::{Git, Repo, held, in_progress, lock, now_ms, onto};
@@ -64,12 +66,12 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     // loop ran), taken as a loop takes them and held to the end: a loop running there
     // refuses the landing, and none can start there (`ralph run --continue` typed in
     // the worktree) while its branch is rebased and checked under it.
-    let _loops = held::hold_all(&tree).map_err(|busy| {
-        CliError::Worktree(format!(
-            "{} is running{}, or land it once it has finished",
-            busy.whose(&tree, &format!("the loop of `{name}`")),
-            busy.running
-        ))
+    let _loops = held::hold_all(&tree, HeldBy::Land).map_err(|busy| {
+        let refusal = busy.refusal(&tree, &format!("the loop of `{name}`"));
+        CliError::Worktree(match busy.by {
+            HeldBy::Loop => format!("{refusal}, or land it once it has finished"),
+            _ => refusal,
+        })
     })?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ralph_core::store::{LoopView, RalphDir, WorktreeRecord};
+use ralph_core::store::{HeldBy, LoopView, RalphDir, WorktreeRecord};
 use serde::Serialize;
 
 use super::Repo;
@@ -23,7 +23,8 @@ pub(crate) struct WorktreeRow {
     pub(crate) path: String,
     /// The base it was started from and lands on (a branch, or a commit).
     pub(crate) base: String,
-    /// running, completed, failed, limit, interrupted, landed, needs-rebase, check-failed.
+    /// running, landing, removing, completed, failed, limit, interrupted, landed,
+    /// needs-rebase, check-failed.
     pub(crate) status: &'static str,
     /// The exit code its `ralph run` had (or has, once it ends); `null` while it runs or
     /// before its run ended.
@@ -39,9 +40,10 @@ pub(crate) struct WorktreeRow {
     pub(crate) cost_estimated: bool,
     /// Commits on the branch that the base does not have (`null` when git cannot say).
     pub(crate) ahead: Option<u32>,
-    /// Whether its loop holds the worktree's lock now.
+    /// Whether its loop holds the worktree's lock now (not `ralph runs land` or `rm`).
     pub(crate) alive: bool,
-    /// The machine and process of the live loop.
+    /// The machine and process holding the worktree's lock: the live loop, or the
+    /// landing or removal at work (`status` says which).
     pub(crate) host: Option<String>,
     pub(crate) pid: Option<u32>,
 }
@@ -74,7 +76,8 @@ pub(crate) fn rows(workspace: &Path, typed_in: &Path) -> Result<Vec<WorktreeRow>
 fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> WorktreeRow {
     let path = &record.path;
     let own = RalphDir::in_workspace(path);
-    let alive = own.loop_running().unwrap_or(false);
+    let held = own.held_by().unwrap_or(None);
+    let alive = held == Some(HeldBy::Loop);
     let run = own.current_run().ok().flatten();
     let saved = run.as_ref().and_then(|r| r.load().ok());
     let end = saved.as_ref().and_then(|s| s.state.end.as_ref());
@@ -89,7 +92,7 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
         (None, false) => (None, false),
     };
     let status = record.status(LoopView {
-        alive,
+        held,
         has_run: run.is_some(),
         end,
         head: head.as_deref(),
@@ -115,8 +118,8 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
             .is_some_and(|s| s.state.spend.cost_estimated()),
         ahead: repo.ahead(record).ok().flatten(),
         alive,
-        host: alive.then(|| host.map(str::to_owned)).flatten(),
-        pid: if alive { own.loop_pid() } else { None },
+        host: held.and(host.map(str::to_owned)),
+        pid: held.and_then(|_| own.holder_pid()),
     }
 }
 

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::WorktreeRecord;
+use ralph_core::store::{HeldBy, WorktreeRecord};
 
 use super::held::hold_all;
 use super::nested::{self, Nested};
@@ -35,12 +35,8 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     // Each workspace to delete is locked as a loop locks it, and kept locked until it is
     // gone: a loop running there refuses the removal, and none can start there meanwhile
     // (`ralph run --continue` typed in the worktree while it is being deleted).
-    let _held = hold_all(&tree).map_err(|busy| {
-        CliError::Worktree(format!(
-            "{} is running{}",
-            busy.whose(&tree, &format!("the loop of `{name}`")),
-            busy.running
-        ))
+    let _held = hold_all(&tree, HeldBy::Remove).map_err(|busy| {
+        CliError::Worktree(busy.refusal(&tree, &format!("the loop of `{name}`")))
     })?;
     // The checkouts git knows, asked once: nothing else changes them while the repository
     // lock is held, and the removals below only take from them.
@@ -61,13 +57,11 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     let nested = nested::inside(&repo, &tree, &listed)?;
     let mut _held_inside = Vec::with_capacity(nested.len());
     for inner in &nested {
-        _held_inside.push(hold_all(&inner.path).map_err(|busy| {
+        _held_inside.push(hold_all(&inner.path, HeldBy::Remove).map_err(|busy| {
             CliError::Worktree(format!(
-                "{} is inside the worktree of `{name}`, which would delete it, and {} is \
-                 running{}",
+                "{} is inside the worktree of `{name}`, which would delete it, and {}",
                 describe(inner),
-                busy.whose(&inner.path, "its loop"),
-                busy.running
+                busy.refusal(&inner.path, "its loop"),
             ))
         })?);
     }

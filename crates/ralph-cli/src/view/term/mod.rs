@@ -6,6 +6,7 @@
 
 mod agent;
 mod closing;
+mod emitted_lines;
 pub(crate) mod ending;
 pub(crate) mod figures;
 pub(crate) mod gate_lines;

@@ -18,6 +18,7 @@ use ralph_stream::AgentEvent;
 
 use super::agent::AgentView;
 use super::closing::{ContextUse, HatTable};
+use super::emitted_lines;
 use super::ending::{Ending, STDERR_LINES};
 use super::figures::{attempt_part, clock, count, duration_ms, iteration_cost};
 use super::gate_lines;
@@ -359,6 +360,7 @@ impl RunView {
     fn events_emitted(&mut self, event: &RunEvent<'_>, out: &mut String) {
         let RunEvent::EventsEmitted {
             events,
+            from_tags,
             outside,
             invalid_lines,
             verified,
@@ -369,19 +371,8 @@ impl RunView {
             return;
         };
         self.agent.finish(out);
-        for event in *events {
-            let mark = if withheld.contains(&event.topic) {
-                " ✗ withheld (gate failed)"
-            } else if verified.contains(&event.topic) {
-                " ✓ verified"
-            } else {
-                ""
-            };
-            line(
-                out,
-                palette::EVENT,
-                &format!("⇢ emitted {}{mark}", shown_event(event)),
-            );
+        for text in emitted_lines::emitted(events, *from_tags, verified, withheld, shown_event) {
+            line(out, palette::EVENT, &text);
         }
         // Not the agent's: said apart, so nobody reads it as the hat's hand-over.
         for event in *outside {

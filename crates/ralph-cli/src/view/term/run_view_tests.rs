@@ -529,7 +529,7 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
         &RunEvent::EventsEmitted {
             iteration: 1,
             events: &events,
-            from_tags: 0,
+            from_tags: 1,
             outside: &outside,
             invalid_lines: 0,
             verified: &["build.done".to_owned()],
@@ -547,7 +547,7 @@ fn gates_show_as_they_run_and_mark_the_events_they_checked() {
          │ line 13\n  │ line 14\n  log: .ralph/runs/r/gates/1-tests.log\n\
          ✓ gate tests passed · 1.5s\n\
          ⇢ emitted build.done ✓ verified\n\
-         ⇢ emitted LOOP_COMPLETE ✗ withheld (gate failed)\n\
+         ⇢ emitted (tag) LOOP_COMPLETE ✗ withheld (gate failed)\n\
          ⇢ from outside the agent: hotfix.needed: login is down\n"
     );
 }
