@@ -78,14 +78,7 @@ fn a_wait_past_the_runtime_limit_ends_the_loop_saying_until_when() {
 
 #[test]
 fn with_fail_a_limit_is_a_failed_iteration() {
-    let mut m = Machine::new(Rules {
-        rate_limits: RateLimitConfig {
-            policy: RateLimitPolicy::Fail,
-            wait: S,
-            fallback: Vec::new(),
-        },
-        ..limits(solo(), |l| l.max_consecutive_failures = 2)
-    });
+    let mut m = failing_on_limits_stopping_after(2);
     for _ in 0..2 {
         let it = run(&mut m);
         m.finish(it, limited(None), S);
@@ -220,14 +213,26 @@ fn a_limit_before_any_turn_spent_nothing_rather_than_an_unknown_cost() {
 
 /// One hat whose rate limits count as failed iterations (`on_rate_limit: fail`).
 fn failing_on_limits() -> Machine {
-    Machine::new(Rules {
+    Machine::new(failing_rules(solo()))
+}
+
+/// [`failing_on_limits`], stopping after `failures` failed iterations in a row.
+fn failing_on_limits_stopping_after(failures: u32) -> Machine {
+    Machine::new(failing_rules(limits(solo(), |l| {
+        l.max_consecutive_failures = failures;
+    })))
+}
+
+/// `rules` with rate limits counted as failed iterations.
+fn failing_rules(rules: Rules) -> Rules {
+    Rules {
         rate_limits: RateLimitConfig {
             policy: RateLimitPolicy::Fail,
             wait: S,
             fallback: Vec::new(),
         },
-        ..solo()
-    })
+        ..rules
+    }
 }
 
 /// A limited attempt that emitted `emitted` first, ended at 3 s (Unix time).
@@ -426,14 +431,7 @@ fn rate_limits_are_waited_for_however_many_come_in_a_row() {
 
 #[test]
 fn with_fail_an_overload_fails_at_once_and_says_only_its_message() {
-    let mut m = Machine::new(Rules {
-        rate_limits: RateLimitConfig {
-            policy: RateLimitPolicy::Fail,
-            wait: S,
-            fallback: Vec::new(),
-        },
-        ..limits(solo(), |l| l.max_consecutive_failures = 1)
-    });
+    let mut m = failing_on_limits_stopping_after(1);
     let it = run(&mut m);
     m.finish(it, limited_by(OVERLOADED, None), S);
     let reason = stop(&mut m);
