@@ -29,7 +29,8 @@ pub(crate) fn parse_from(
     args: &[std::ffi::OsString],
 ) -> Result<Cli, clap::Error> {
     let mut command = command(value);
-    let matches = command.try_get_matches_from_mut(args)?;
+    let parsed = command.try_get_matches_from_mut(args);
+    let matches = crate::migration_hints::refuse_flags_taken_as_values(&mut command, parsed, args)?;
     crate::migration_hints::refuse_words_after_dashes(&mut command, &matches, args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }

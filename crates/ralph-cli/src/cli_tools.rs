@@ -181,7 +181,8 @@ pub(crate) enum StatusArg {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ToolOptions {
     /// The workspace (default: $RALPH_WORKSPACE, which `ralph run` sets for agents, else
-    /// the current directory).
+    /// the nearest directory from here up that has a `.ralph/`, else the current
+    /// directory).
     #[arg(long, value_name = "DIR", global = true)]
     pub(crate) root: Option<PathBuf>,
     /// Read this config file instead of the workspace's ralph.yml.
@@ -203,3 +204,7 @@ pub(crate) struct ToolOptions {
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, global = true, hide = true)]
     pub(crate) color: ColorArg,
 }
+
+#[cfg(test)]
+#[path = "cli_tools_tests.rs"]
+mod tests;

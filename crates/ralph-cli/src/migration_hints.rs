@@ -332,10 +332,49 @@ pub(crate) fn refuse_words_after_dashes(
         return Ok(());
     };
     let word = words.get(at + 1).map_or("--", String::as_str);
+    Err(unknown_argument(command, name, word))
+}
+
+/// Refuses a flag of the table that clap took as a value: `ralph emit TOPIC --ts`
+/// publishes the payload `--ts` otherwise, since a payload may start with `-`, and
+/// `ralph emit TOPIC --ts 123 MSG` gets clap's bare "unexpected argument '123'". Given
+/// what clap made of `args`, returns the error to report instead, if any: the table's flag
+/// (typed before any `--`, after which a payload such as `--ts` is taken as it is), refused
+/// as clap refuses a flag it does not know, so that [`add_migration_hint`] adds its hint.
+/// Only a command line clap accepted or refused for an unexpected word is looked at: any
+/// other refusal (`--help` among them) stands.
+pub(crate) fn refuse_flags_taken_as_values(
+    command: &mut clap::Command,
+    parsed: Result<clap::ArgMatches, clap::Error>,
+    args: &[OsString],
+) -> Result<clap::ArgMatches, clap::Error> {
+    if let Err(err) = &parsed
+        && err.kind() != ErrorKind::UnknownArgument
+    {
+        return parsed;
+    }
+    let words = words(args);
+    let Some((name, rest)) = words.split_first() else {
+        return parsed;
+    };
+    let typed = rest.iter().take_while(|w| *w != "--").find(|word| {
+        HINTS.iter().flat_map(|h| h.forms.iter()).any(|form| {
+            matches!(*form, Form::Flag(c, flag) if c == name
+                && word.strip_prefix(flag).is_some_and(|v| v.is_empty() || v.starts_with('=')))
+        })
+    });
+    match typed {
+        Some(word) => Err(unknown_argument(command, name, word)),
+        None => parsed,
+    }
+}
+
+/// clap's error for `word`, which the command `name` does not take.
+fn unknown_argument(command: &mut clap::Command, name: &str, word: &str) -> clap::Error {
     command.build();
     let sub = command
         .find_subcommand_mut(name)
-        .expect("the command clap just matched");
+        .expect("a command of ralph's");
     let mut err = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(sub);
     err.insert(
         ContextKind::InvalidArg,
@@ -345,7 +384,7 @@ pub(crate) fn refuse_words_after_dashes(
         ContextKind::Usage,
         ContextValue::StyledStr(sub.render_usage()),
     );
-    Err(err)
+    err
 }
 
 /// The words of the command line `args` after the program, as text.

@@ -153,3 +153,48 @@ fn every_hint_is_a_row_of_the_doc_and_names_every_form_it_answers() {
         }
     }
 }
+
+/// The payload may start with `-`, so clap alone took `ralph emit TOPIC --ts` for a payload
+/// and published it, and refused `--ts 123 MSG` for its `123`, without the hint.
+#[test]
+fn emits_ts_and_file_are_refused_even_where_the_payload_could_take_them() {
+    for line in [
+        &["emit", "build.done", "--ts"][..],
+        &["emit", "build.done", "--ts", "123", "tests pass"],
+        &["emit", "build.done", "--ts=123"],
+        &["emit", "-j", "build.done", "--file", "out.jsonl"],
+        &["emit", "build.done", "tests pass", "--ts", "123"],
+    ] {
+        let text = refused(line);
+        let flag = if line.contains(&"--file") {
+            "--file"
+        } else {
+            "--ts"
+        };
+        assert!(
+            text.contains(&format!("`ralph emit {flag}` is ralph-orchestrator's")),
+            "{line:?}: {text}"
+        );
+        assert!(text.contains("ralph times each event itself"), "{text}");
+        assert!(text.contains("Usage: ralph emit"), "{text}");
+    }
+}
+
+#[test]
+fn a_payload_that_is_such_a_flag_is_published_after_dashes() {
+    let args: Vec<OsString> = ["ralph", "emit", "build.done", "--", "--ts"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let cli = crate::cli_config_env::parse_from(None, &args).expect("accepted");
+    let crate::cli::Command::Emit(emit) = cli.command else {
+        panic!("not emit: {cli:?}");
+    };
+    assert_eq!(emit.payload.as_deref(), Some("--ts"));
+    // A payload that merely starts like one is no flag.
+    let args: Vec<OsString> = ["ralph", "emit", "build.done", "--tsv files"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    assert!(crate::cli_config_env::parse_from(None, &args).is_ok());
+}

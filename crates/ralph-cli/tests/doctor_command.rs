@@ -152,7 +152,8 @@ fn doctor_checks_the_fallback_backends_a_run_checks() {
         "{text}"
     );
 
-    // Without failover the fallbacks are never used, and not checked.
+    // Without failover the fallbacks are never used, and not checked: doctor says the
+    // list is dead, where it is, rather than pass over it.
     std::fs::write(
         ws.path().join("ralph.yml"),
         "cli:\n  backend: pi\n  fallback: [amp]\n",
@@ -160,6 +161,13 @@ fn doctor_checks_the_fallback_backends_a_run_checks() {
     .expect("write");
     let out = ws.run_isolated(&["doctor", "--format", "json"]);
     assert_eq!(code(out.status), 0, "{}", stdout(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let warnings = report["config"]["warnings"].to_string();
+    assert!(
+        warnings.contains("ralph.yml:3:13: `cli.fallback` is never used")
+            && warnings.contains("`cli.on_rate_limit` is `wait` here"),
+        "{warnings}"
+    );
 }
 
 #[test]

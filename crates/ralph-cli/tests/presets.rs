@@ -266,3 +266,53 @@ fn continue_keeps_the_hats_of_h() {
     assert_eq!(hats, ["investigator", "fixer"]);
     assert_eq!(ws.saved_state()["command_line"]["hats"], "builtin:debug");
 }
+
+/// The prompt of the first iteration of a run of `preset` on `backend` (the fake agent).
+fn first_prompt(preset: &str, backend: &str) -> String {
+    let agent =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-agents/fake-agent");
+    let ws = Workspace::new(
+        &format!(
+            "cli:\n  backend: {backend}\n  command: {}\n",
+            agent.display()
+        ),
+        &format!(
+            "{backend}/{} | |\n",
+            match backend {
+                "codex" => "v0.169.0_json_happy.jsonl",
+                _ => "anthropic/text.jsonl",
+            }
+        ),
+    );
+    let builtin = format!("builtin:{preset}");
+    let (_, _, stderr) = ws.run_json(&["-H", &builtin, "-p", "task", "--max-iterations", "1"]);
+    std::fs::read_to_string(ws.run_files().dir().join("iterations/1/prompt.md"))
+        .unwrap_or_else(|e| panic!("{preset} on {backend}: no prompt ({e}): {stderr}"))
+}
+
+/// Codex runs each command in a login shell whose profile resets `PATH`, so a bare
+/// `ralph` is not found there: the presets' `ralph tools …` reach a Codex hat through
+/// `$RALPH_BIN`, as ralph's own sections of the prompt do.
+#[test]
+fn a_codex_hat_of_each_preset_is_told_to_run_ralph_through_ralph_bin() {
+    for preset in ralph_core::config::PRESETS.iter().map(|p| p.name) {
+        let prompt = first_prompt(preset, "codex");
+        assert!(!prompt.contains("`ralph "), "{preset}:\n{prompt}");
+        assert!(
+            prompt.contains("`\"$RALPH_BIN\" emit"),
+            "{preset}:\n{prompt}"
+        );
+    }
+    let prompt = first_prompt("debug", "codex");
+    assert!(
+        prompt.contains("`\"$RALPH_BIN\" tools memory search <symptom>` may know it already")
+            && prompt.contains("`\"$RALPH_BIN\" tools task add` one task each"),
+        "{prompt}"
+    );
+    // pi's shell keeps the PATH ralph gives it: the preset reads as written.
+    let prompt = first_prompt("debug", "pi");
+    assert!(
+        prompt.contains("`ralph tools memory search <symptom>` may know it already"),
+        "{prompt}"
+    );
+}

@@ -3,7 +3,8 @@
 //! - by default pi reads its prompt once, so the message is queued: the model reads it in
 //!   iteration 2's prompt, as a user message, and acts on it;
 //! - with `cli.steering: true` pi runs in RPC mode and takes it mid-turn: the model reads it
-//!   in iteration 1's next request, right after the tool's result, and the loop ends there.
+//!   in iteration 1's next request, right after the tool's result, and the loop ends there;
+//!   when that request is refused on a rate limit, the next attempt's prompt carries it.
 
 mod real_common;
 
@@ -164,5 +165,74 @@ fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
     assert!(
         user_text(requests[first_with].body.as_ref().unwrap())
             .contains("Guidance from the person running the loop")
+    );
+}
+
+/// As [`SCRIPT`], but the first request that carries the guidance is refused with 429:
+/// pi, told not to retry on its own, ends its turn there, rate limited.
+const LIMITED_SCRIPT: &str = r#"
+default: task
+routes:
+  - contains: "steer-7f3a"
+    scenario: steered
+scenarios:
+  task:
+    - text: Working on plan A.
+      shell: "echo yes > started; while [ ! -f go ]; do sleep 0.1; done; echo plan A step done"
+    - text: Plan A step done.
+  steered:
+    - text: "Following the guidance: plan B.\nLOOP_COMPLETE"
+      fault: {http: 429, times: 1, retry_after_ms: 1}
+"#;
+
+#[test]
+fn a_message_pi_read_mid_turn_before_a_rate_limit_is_in_the_next_attempts_prompt() {
+    let options = ralph_test_support::PiOptions {
+        max_retries: 0,
+        provider_max_retries: Some(0),
+        ..ralph_test_support::PiOptions::default()
+    };
+    let Some(env) = RealEnv::start_with(LIMITED_SCRIPT, &[PI], &options) else {
+        return;
+    };
+    env.write_config(
+        "cli:\n  backend: pi\n  steering: true\n  rate_limit_wait_seconds: 1\n\
+         event_loop:\n  max_iterations: 3\n",
+    );
+    let running = env.spawn_json(&["-p", "Carry out the plan."]);
+    wait_for_file(&env.ws().join("started"));
+    let out = env
+        .ralph(&["steer", GUIDANCE])
+        .output()
+        .expect("ralph steer");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "delivered to pi mid-turn\n"
+    );
+    let run = let_the_tool_finish(&env, running);
+    // pi read it, and its next request (the first to carry it) was refused: the attempt
+    // after, a fresh pi, has it in its prompt. The mock refuses the first request of that
+    // new conversation too (a prompt carried it: requeued once more), then answers it.
+    let outcomes: Vec<Value> = run
+        .iterations()
+        .iter()
+        .map(|i| i["outcome"]["status"].clone())
+        .collect();
+    assert_eq!(outcomes, ["rate_limited", "rate_limited", "succeeded"]);
+    let requests = env.server.model_requests();
+    assert_eq!(carries_guidance(&requests), [false, true, true, true]);
+    assert!(
+        user_text(requests[2].body.as_ref().unwrap())
+            .contains("Guidance from the person running the loop")
+    );
+    let routed: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
+    assert_eq!(routed, ["task", "steered", "steered", "steered"]);
+    let requeued: Vec<Value> = run.fields("notice", &["iteration", "notice", "message"]);
+    let notice = serde_json::json!([1, "steer_requeued", GUIDANCE]);
+    assert_eq!(
+        requeued,
+        [notice.clone(), notice],
+        "stderr:\n{}",
+        run.stderr
     );
 }

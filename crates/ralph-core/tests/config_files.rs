@@ -168,3 +168,24 @@ fn warnings_of_every_layer_are_returned() {
         ]
     );
 }
+
+/// `fallback` is read only under `on_rate_limit: failover`, which may come from another
+/// layer: the warning is about the layers as merged, at the list's place.
+#[test]
+fn a_fallback_no_layer_fails_over_to_is_a_warning_at_the_list() {
+    let dirs = Dirs::new();
+    dirs.file("ralph.yml", "cli:\n  backend: pi\n  fallback: [claude]\n");
+    assert_eq!(
+        rendered(&dirs.load(Overrides::default()).warnings),
+        [
+            "ralph.yml:3:13: `cli.fallback` is never used: only `on_rate_limit: failover` runs a \
+          fallback backend, and `cli.on_rate_limit` is `wait` here. Set it to `failover` to \
+          switch agents on a rate limit, or remove the list"
+        ]
+    );
+    dirs.user_config("cli:\n  on_rate_limit: failover\n");
+    assert_eq!(
+        rendered(&dirs.load(Overrides::default()).warnings),
+        Vec::<String>::new()
+    );
+}

@@ -236,9 +236,11 @@ impl Steering {
 
     /// The running iteration's agent ended as `outcome` says. A mid-turn message it never
     /// showed it read is queued again for the next prompt, with a `steer_unread` notice.
-    /// On a rate or usage limit, the model may never have read the prompt either: what it
-    /// carried is queued again for the attempt that follows (once more is better than
-    /// never), with a `steer_requeued` notice.
+    /// On a rate or usage limit, the model may never have read the prompt either, nor a
+    /// mid-turn message the agent read just before the refused call, and the attempt that
+    /// follows is a fresh agent: what the prompt carried and the mid-turn messages the
+    /// agent read are queued again for that attempt (once more is better than never), with
+    /// a `steer_requeued` notice.
     pub(crate) fn after_agent(&self, outcome: &IterationOutcome, observer: &mut dyn Observer) {
         let limited = matches!(outcome, IterationOutcome::RateLimited { .. });
         self.requeue(limited, observer);
@@ -252,7 +254,8 @@ impl Steering {
     }
 
     /// Queues again what the running agent never read: its unread mid-turn messages and,
-    /// when `carried` (its prompt never reached the model), what its prompt carried.
+    /// when `carried` (its attempt ended on a limit, or never started), what its prompt
+    /// carried and the mid-turn messages it read.
     fn requeue(&self, carried: bool, observer: &mut dyn Observer) {
         let now = unix_ms(SystemTime::now());
         let mut book = lock(&self.news.shared.book);
@@ -360,7 +363,8 @@ fn show_notes(notes: Vec<Note>, observe: &mut dyn FnMut(&RunEvent<'_>)) {
 }
 
 /// Tells `observer` of the messages queued again: `unread` ones handed over mid-turn
-/// and never read, `carried` ones in a prompt that never reached the model.
+/// and never read, `carried` ones in a prompt, or read mid-turn, in an attempt that ended
+/// on a limit (or never started).
 fn report_requeued(
     unread: Vec<SteerLogLine>,
     carried: Vec<SteerLogLine>,

@@ -490,4 +490,14 @@ pub enum ConfigWarningKind {
          {keys} is ignored (the project's config decides that)"
     )]
     IgnoredInHatsFile { keys: String },
+    #[error(
+        "`{key}` is never used: only `on_rate_limit: failover` runs a fallback backend, and \
+         `{policy_key}` is `{policy}` here. Set it to `failover` to switch agents on a rate \
+         limit, or remove the list"
+    )]
+    FallbackWithoutFailover {
+        key: String,
+        policy_key: String,
+        policy: &'static str,
+    },
 }

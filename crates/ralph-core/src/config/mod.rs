@@ -62,6 +62,7 @@ mod suggest;
 mod template;
 mod topology;
 mod unsupported;
+mod unused_fallback;
 mod yaml_value;
 
 pub use choice::{AUTO, BackendChoice, PromptMode, UnknownBackendChoice};

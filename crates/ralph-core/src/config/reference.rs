@@ -61,6 +61,8 @@ patterns could both take one topic. Warnings, since the loop runs but not as the
 never runs), a `starting_event` no hat triggers on (ralph's coordinator takes the first
 iteration; also when a pattern such as `task.*` would take ralph's own `task.start`), a
 `default_publishes` that the hat's non-empty `publishes` leaves out, and a required event
-that no hat lists in `publishes` (checked when every hat lists its topics). `ralph run`,
+that no hat lists in `publishes` (checked when every hat lists its topics), and a
+`fallback` list that no `on_rate_limit: failover` reads (`cli`'s, unless `cli` or a hat
+without a list of its own fails over; a hat's, unless that hat fails over). `ralph run`,
 `--dry-run` and `ralph doctor` show both, with the key's `file:line:column`.
 ";

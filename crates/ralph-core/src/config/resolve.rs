@@ -103,6 +103,8 @@ pub fn resolve(raw: RawConfig, env: &ResolveEnv) -> Result<Resolved, ConfigError
     r.warnings.extend(topology.warnings);
     r.errors
         .extend(super::stdin_on_pty::check(&raw.cli, &raw.hats));
+    r.warnings
+        .extend(super::unused_fallback::check(&raw.cli, &raw.hats));
     let fallback = r
         .fallback(raw.cli.fallback.clone(), &raw.cli)
         .unwrap_or_default();

@@ -61,8 +61,9 @@ pub enum Notice {
     /// iteration's prompt carries it.
     SteerUnread { id: String, message: String },
     /// The prompt that carried a steering message never reached the model (a rate or
-    /// usage limit, or a prompt no agent could be started with): the next iteration's
-    /// prompt carries it again.
+    /// usage limit, or a prompt no agent could be started with), or the agent read it
+    /// mid-turn in an attempt that then ended on such a limit: the next attempt's prompt
+    /// carries it (again).
     SteerRequeued { id: String, message: String },
     /// An inbox line was not an event.
     InvalidLine { error: InvalidLine, excerpt: String },

@@ -27,6 +27,10 @@ pub struct SteerBook {
     /// Messages handed to the running agent mid-turn that it has not shown it read,
     /// oldest first (an agent reads them in the order they came).
     unread: VecDeque<Queued>,
+    /// Mid-turn messages the running agent showed it read, oldest first: should its
+    /// attempt end on a limit, the attempt after is a fresh agent that has them only if
+    /// its prompt carries them.
+    read: Vec<Queued>,
     /// User messages the running agent showed (pi's `message_end` of role `user`, Claude
     /// Code's replayed ones): the first is its prompt, each later one a mid-turn message it
     /// read. None at all: the agent does not show them, and what it read cannot be told.
@@ -44,6 +48,7 @@ impl SteerBook {
             tally: SteerTally::default(),
             carried: Vec::new(),
             unread: VecDeque::new(),
+            read: Vec::new(),
             shown: 0,
         }
     }
@@ -52,6 +57,9 @@ impl SteerBook {
     /// message no prompt carried yet is still queued).
     pub fn resume(next: u32, log: &[SteerLogLine]) -> SteerBook {
         let mut book = SteerBook::new(next);
+        // A message requeued after a limit was counted where it went first: mid-turn for
+        // these, else in a prompt.
+        let mut mid_turn: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for line in log {
             match line.went {
                 Logged::Queued => {
@@ -66,6 +74,7 @@ impl SteerBook {
                 Logged::MidTurn => {
                     book.tally.received += 1;
                     book.tally.mid_turn += 1;
+                    mid_turn.insert(&line.id);
                 }
                 Logged::Prompt => {
                     let before = book.queue.len();
@@ -77,9 +86,11 @@ impl SteerBook {
                 Logged::Requeued | Logged::Unread => {
                     if let Some(message) = &line.message {
                         // Counted where it went first, it goes to a prompt instead.
-                        let counted = match line.went {
-                            Logged::Unread => &mut book.tally.mid_turn,
-                            _ => &mut book.tally.in_prompt,
+                        let went_mid_turn =
+                            line.went == Logged::Unread || mid_turn.remove(line.id.as_str());
+                        let counted = match went_mid_turn {
+                            true => &mut book.tally.mid_turn,
+                            false => &mut book.tally.in_prompt,
                         };
                         *counted = counted.saturating_sub(1);
                         book.queue.push_back(Queued {
@@ -155,6 +166,7 @@ impl SteerBook {
     pub fn start_iteration(&mut self, number: u32) -> Vec<Queued> {
         self.running = Some(number);
         self.unread.clear();
+        self.read.clear();
         self.shown = 0;
         self.next = number.saturating_add(1);
         let carried: Vec<Queued> = self.queue.drain(..).collect();
@@ -168,18 +180,25 @@ impl SteerBook {
         carried
     }
 
-    /// The running iteration's prompt did not reach the model (a rate or usage limit, or
-    /// an agent that could not be started with it): what it carried goes back into the
-    /// queue, for the attempt that runs next, and counts as queued, not as carried.
-    /// Returns the lines for `steering.jsonl`.
+    /// The running attempt ended on a rate or usage limit, or its agent could not be
+    /// started with its prompt: the model may never have read what the prompt carried,
+    /// nor a mid-turn message the agent took (the call that would answer it may be the
+    /// one that was refused), and the attempt that runs next is a fresh agent in any
+    /// case. Both go back into the queue, for that attempt's prompt, and count as queued,
+    /// not as carried or delivered. Returns the lines for `steering.jsonl` (`requeued`).
     pub fn requeue_carried(&mut self, now_ms: u64) -> Vec<SteerLogLine> {
         let carried = std::mem::take(&mut self.carried);
-        let count = u32::try_from(carried.len()).unwrap_or(u32::MAX);
-        self.tally.in_prompt = self.tally.in_prompt.saturating_sub(count);
+        let read = std::mem::take(&mut self.read);
+        let (in_prompt, mid_turn) = (count(carried.len()), count(read.len()));
+        self.tally.in_prompt = self.tally.in_prompt.saturating_sub(in_prompt);
+        self.tally.mid_turn = self.tally.mid_turn.saturating_sub(mid_turn);
         let this = &mut self.this_iteration;
-        this.in_prompt = this.in_prompt.saturating_sub(count);
-        this.queued = this.queued.saturating_add(count);
-        self.queue_again(carried, Logged::Requeued, now_ms)
+        this.in_prompt = this.in_prompt.saturating_sub(in_prompt);
+        this.mid_turn = this.mid_turn.saturating_sub(mid_turn);
+        this.queued = this
+            .queued
+            .saturating_add(in_prompt.saturating_add(mid_turn));
+        self.queue_again(carried.into_iter().chain(read), Logged::Requeued, now_ms)
     }
 
     /// The running agent showed a user message (see `shown`): its
@@ -190,7 +209,10 @@ impl SteerBook {
         if self.shown == 1 {
             return None;
         }
-        self.unread.pop_front().map(|read| read.id)
+        let read = self.unread.pop_front()?;
+        let id = read.id.clone();
+        self.read.push(read);
+        Some(id)
     }
 
     /// The running agent ended. The mid-turn messages it never showed it read (handed
@@ -203,7 +225,7 @@ impl SteerBook {
         if self.shown == 0 {
             return Vec::new();
         }
-        let count = u32::try_from(unread.len()).unwrap_or(u32::MAX);
+        let count = count(unread.len());
         self.tally.mid_turn = self.tally.mid_turn.saturating_sub(count);
         let this = &mut self.this_iteration;
         this.mid_turn = this.mid_turn.saturating_sub(count);
@@ -242,6 +264,7 @@ impl SteerBook {
     pub fn end_iteration(&mut self, next: u32) -> IterationSteering {
         self.carried.clear();
         self.unread.clear();
+        self.read.clear();
         self.shown = 0;
         self.running = None;
         self.next = next;
@@ -259,4 +282,9 @@ impl SteerBook {
             ..self.tally
         }
     }
+}
+
+/// A number of messages, as the counts keep it.
+fn count(messages: usize) -> u32 {
+    u32::try_from(messages).unwrap_or(u32::MAX)
 }

@@ -97,8 +97,9 @@ pub enum Logged {
     MidTurn,
     /// A queued message carried by `iteration`'s prompt (consumed: not shown again).
     Prompt,
-    /// Carried by `iteration`'s prompt, whose agent ended on a rate or usage limit before
-    /// it could act: queued again (with its text) for the attempt after.
+    /// Carried by `iteration`'s prompt, or read by its agent mid-turn, in an attempt that
+    /// ended on a rate or usage limit before it could act: queued again (with its text)
+    /// for the attempt after.
     Requeued,
     /// Handed to the agent of `iteration` mid-turn, which ended its turn without reading
     /// it: queued again (with its text) for the next prompt.

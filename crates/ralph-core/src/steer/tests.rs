@@ -364,3 +364,55 @@ fn more_user_messages_than_were_handed_over_confirm_nothing_ahead() {
     book.receive("a", "stop", false, 1, taken);
     assert_eq!(book.requeue_unread(2).len(), 1);
 }
+
+#[test]
+fn a_mid_turn_message_read_in_a_limited_attempt_goes_into_the_next_attempts_prompt() {
+    // pi read "a" mid-turn, then the next model call was refused on a rate limit: the
+    // attempt after is a fresh pi, which knows "a" only if its prompt carries it.
+    let mut book = SteerBook::new(1);
+    let mut log = Vec::new();
+    log.extend(book.receive("q", "plan B", false, 1, never).1);
+    book.start_iteration(1);
+    log.push(into_prompt("q", 1));
+    assert_eq!(book.shown_user_message(), None);
+    log.extend(book.receive("a", "hello during wait", false, 2, taken).1);
+    assert_eq!(book.shown_user_message().as_deref(), Some("a"));
+    assert_eq!(book.requeue_unread(3), vec![]);
+    let again = book.requeue_carried(3);
+    assert_eq!(
+        again
+            .iter()
+            .map(|l| (l.id.as_str(), l.went, l.iteration, l.message.as_deref()))
+            .collect::<Vec<_>>(),
+        vec![
+            ("q", Logged::Requeued, 1, Some("plan B")),
+            ("a", Logged::Requeued, 1, Some("hello during wait")),
+        ]
+    );
+    log.extend(again);
+    // Counted as queued for the attempt after, neither carried nor delivered.
+    assert_eq!(
+        book.end_iteration(1),
+        IterationSteering {
+            in_prompt: 0,
+            mid_turn: 0,
+            queued: 2
+        }
+    );
+    let tally = book.tally();
+    assert_eq!((tally.received, tally.mid_turn, tally.pending), (2, 0, 2));
+    assert_eq!(SteerBook::resume(1, &log).tally(), tally);
+    let texts: Vec<String> = book
+        .start_iteration(1)
+        .into_iter()
+        .map(|q| q.message)
+        .collect();
+    assert_eq!(texts, vec!["plan B", "hello during wait"]);
+    // Read in an attempt that ended normally, it is not given again.
+    book.shown_user_message();
+    book.receive("b", "later", false, 4, taken);
+    book.shown_user_message();
+    book.end_iteration(2);
+    book.start_iteration(2);
+    assert_eq!(book.requeue_carried(5), vec![]);
+}
