@@ -5,7 +5,8 @@
 #   action-run.sh install   find ralph (RALPH_BIN, else PATH) or build it from RALPH_SOURCE
 #   action-run.sh prepare   check out ralph/<task>: the pushed branch when a run resumes;
 #                           then move the restored artifact (RALPH_RESTORED) into .ralph/
-#   action-run.sh run       run the loop (--continue when .ralph/ was restored), set the
+#   action-run.sh run       run the loop (--continue when .ralph/ was restored, with
+#                           RALPH_MAX_RUNTIME more than the run has used), set the
 #                           outputs, annotate a failed or limited run
 #   action-run.sh push      push ralph/<task> to RALPH_REMOTE (default origin)
 #
@@ -18,6 +19,7 @@ set -euo pipefail
 # Where `install` puts the ralph it built, and `run` finds it (one step's PATH does not
 # reach the next without GITHUB_PATH).
 RALPH_HOME="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/ralph-action"
+MS_PER_SECOND=1000
 
 die() {
     echo "::error title=ralph action::$*"
@@ -103,16 +105,33 @@ run() {
     events="$RALPH_HOME/$task.events.jsonl"
     mkdir -p "$RALPH_HOME"
     local args=(run --output json)
+    local continuing=""
     if [[ -f .ralph/current-run ]]; then
         # Restored from the artifact: finish that run rather than start another.
         args+=(--continue)
+        continuing=yes
     elif [[ -n "${RALPH_PROMPT_FILE:-}" ]]; then
         args+=(-P "$RALPH_PROMPT_FILE")
     elif [[ -n "${RALPH_PROMPT:-}" ]]; then
         args+=(-p "$RALPH_PROMPT")
     fi
     [[ -n "${RALPH_CONFIG:-}" ]] && args+=(-c "$RALPH_CONFIG")
-    [[ -n "${RALPH_MAX_RUNTIME:-}" ]] && args+=(--max-runtime "$RALPH_MAX_RUNTIME")
+    if [[ -n "${RALPH_MAX_RUNTIME:-}" ]]; then
+        # The input is each job's time, while ralph's --max-runtime counts over all the
+        # run's sessions: a continued run gets the time it has used plus the input. (A
+        # value that is not a number goes to ralph as it is, which refuses it.)
+        local limit="$RALPH_MAX_RUNTIME" used
+        if [[ -n "$continuing" && "$RALPH_MAX_RUNTIME" =~ ^[0-9]+$ ]]; then
+            used="$(runtime_used "$ralph")"
+            if [[ -n "$used" ]]; then
+                limit=$((used + 10#$RALPH_MAX_RUNTIME))
+                echo "continuing run $(cat .ralph/current-run), which has run ${used} s: --max-runtime $limit (this job's max-runtime of $RALPH_MAX_RUNTIME s more)"
+            else
+                echo "::warning title=ralph $task::the time the restored run has used is unknown (\`ralph runs\` did not say): this job passes --max-runtime $RALPH_MAX_RUNTIME, which counts that time too"
+            fi
+        fi
+        args+=(--max-runtime "$limit")
+    fi
 
     # GitHub cancels a step by signalling its entry process only (this script: action.yml
     # `exec`s it): SIGINT, SIGTERM 7.5 s later, then it kills the whole tree. So ralph runs
@@ -141,16 +160,39 @@ run() {
     case "$status" in
     failed | error) echo "::error title=ralph $task::the loop on $task ended $status (exit $code); see the job summary" ;;
     limit_reached) echo "::warning title=ralph $task::the loop on $task reached a limit (exit $code): $(limit_advice "$task" "$reason")" ;;
-    interrupted) echo "::warning title=ralph $task::the loop on $task was interrupted (exit $code); running the job again continues it" ;;
+    interrupted) echo "::warning title=ralph $task::the loop on $task was interrupted (exit $code); running the job again continues it$(rerun_time)" ;;
     esac
     echo "ralph: $task $status (exit $code)"
     return "$code"
 }
 
-# What to do about the limit (`reason`, loop_finished's) that stopped the loop. Limits
-# count across `--continue` sessions, and a re-run of the job runs the same workflow file
-# with the same inputs: run again as it is, the loop would stop at once. What a re-run does
-# read anew is the pushed branch, which `prepare` checks out, and its configuration file.
+# The seconds the restored run has used (rounded up, so that a job gets at least its
+# max-runtime), from `ralph runs`; nothing when ralph cannot say.
+runtime_used() {
+    local ralph="$1" id ms=""
+    id="$(cat .ralph/current-run 2>/dev/null || true)"
+    [[ "$id" =~ ^[A-Za-z0-9_-]+$ ]] || return 0
+    # One JSON object a line, `id` first (docs/cli.md, `ralph runs`).
+    ms="$("$ralph" runs --format json 2>/dev/null |
+        sed -n "s/^{\"id\":\"$id\",.*\"runtime_ms\":\([0-9]*\).*/\1/p" | head -n 1)" || true
+    [[ -n "$ms" ]] || return 0
+    echo $(((ms + MS_PER_SECOND - 1) / MS_PER_SECOND))
+}
+
+# How long a re-run of the job may run the loop, said after "running the job again
+# continues it": the max-runtime input, each job's (a limit from the configuration counts
+# over the whole run instead, see limit_advice).
+rerun_time() {
+    [[ -n "${RALPH_MAX_RUNTIME:-}" ]] || return 0
+    printf '%s' " for up to its max-runtime of $RALPH_MAX_RUNTIME s more"
+}
+
+# What to do about the limit (`reason`, loop_finished's) that stopped the loop. The
+# configuration's limits count across `--continue` sessions, and a re-run of the job
+# runs the same workflow file with the same inputs: run again as it is, the loop would
+# stop at once. What a re-run does read anew is the pushed branch, which `prepare` checks
+# out, and its configuration file. The max-runtime input is the exception: `run` gives
+# each job that much more time, so a re-run goes on.
 limit_advice() {
     local task="$1" reason="$2" key
     local file="${RALPH_CONFIG:-ralph.yml}"
@@ -159,7 +201,7 @@ limit_advice() {
     max_cost) key=event_loop.max_cost_usd ;;
     max_runtime)
         if [[ -n "${RALPH_MAX_RUNTIME:-}" ]]; then
-            printf '%s' "it ran for its max-runtime of $RALPH_MAX_RUNTIME s, which counts across re-runs, and a re-run keeps the workflow's inputs, so it would stop at once: raise max-runtime in the workflow and start a new workflow run, which takes the task up again from the pushed branch ralph/$task (this run's state stays in its own artifact)"
+            printf '%s' "it ran for this job's max-runtime of $RALPH_MAX_RUNTIME s; running the job again continues the run for up to $RALPH_MAX_RUNTIME s more"
             return
         fi
         key=event_loop.max_runtime_seconds

@@ -339,20 +339,45 @@ fn a_limited_run_says_to_raise_the_limit_before_running_the_job_again() {
     let out = run.step("run");
     assert_eq!(code(out.status), 2, "{out:?}");
     assert_eq!(run.ws.history().len(), 1);
+}
 
-    // The action's max-runtime input: a re-run cannot raise it.
-    let run = ActionRun::new(
+/// The action's `max-runtime` input, in seconds: long enough for an iteration's start on
+/// a busy machine, short enough for the test.
+const JOB_RUNTIME: &str = "3";
+
+#[test]
+fn the_max_runtime_input_is_each_jobs_so_a_rerun_after_a_runtime_stop_goes_on() {
+    let first = ActionRun::new(
         "cli:\n  backend: pi\n",
-        "pi/anthropic/text.jsonl | | hang=60\n",
+        "pi/anthropic/text.jsonl | | hang=60\npi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
     );
-    assert_eq!(code(run.step("prepare").status), 0);
-    let out = run.command("run").env("RALPH_MAX_RUNTIME", "1").output();
-    let out = out.expect("the action's script");
+    assert_eq!(code(first.step("prepare").status), 0);
+    let job = |run: &ActionRun| {
+        let mut script = run.command("run");
+        script.env("RALPH_MAX_RUNTIME", JOB_RUNTIME);
+        script.output().expect("the action's script")
+    };
+    let out = job(&first);
     assert_eq!(code(out.status), 2, "{out:?}");
     let said = warnings(&out);
     assert!(
-        said[0].contains("raise max-runtime in the workflow and start a new workflow run"),
+        said[0].contains(&format!(
+            "running the job again continues the run for up to {JOB_RUNTIME} s more"
+        )),
         "{said:?}"
+    );
+
+    // Re-run with the same inputs: the run has used its first job's max-runtime, and this
+    // job gets as much again, so the loop goes on (it used to stop at once).
+    let resumed = first.rerun();
+    assert_eq!(code(resumed.step("prepare").status), 0);
+    let out = job(&resumed);
+    assert_eq!(code(out.status), 0, "{out:?}");
+    assert!(warnings(&out).is_empty(), "{out:?}");
+    assert_eq!(resumed.ws.history().len(), 2);
+    assert_eq!(
+        resumed.outputs(),
+        ["branch=ralph/task-1", "status=completed", "exit-code=0"]
     );
 }
 
@@ -372,6 +397,8 @@ fn a_cancelled_job_signals_only_the_script_and_ralph_still_stops_in_time() {
     assert_eq!(code(run.step("prepare").status), 0);
     let mut script = run
         .command("run")
+        // A max-runtime far beyond the test: a re-run gets all of it again.
+        .env("RALPH_MAX_RUNTIME", "600")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -400,6 +427,13 @@ fn a_cancelled_job_signals_only_the_script_and_ralph_still_stops_in_time() {
     assert_eq!(
         run.outputs(),
         ["branch=ralph/task-1", "status=interrupted", "exit-code=130"]
+    );
+    assert_eq!(
+        warnings(&out),
+        [
+            "::warning title=ralph task-1::the loop on task-1 was interrupted (exit 130); \
+          running the job again continues it for up to its max-runtime of 600 s more"
+        ]
     );
     assert_eq!(
         run.ws.saved_state()["state"]["pending"],

@@ -40,6 +40,10 @@ struct Row {
     /// Why it stopped (`completed`, `max_iterations`, ...), `running` or `unfinished`.
     outcome: String,
     iterations: u32,
+    /// The time it has run, over every session, as `max_runtime_seconds` counts it (a
+    /// run goes on from here on `--continue`): the GitHub Action reads it to give each
+    /// job its `max-runtime` anew.
+    runtime_ms: u64,
     /// What the run cost, as far as its agents reported; `null` when none of its
     /// iterations' costs is known (summary.md's "unknown").
     cost_usd: Option<f64>,
@@ -116,6 +120,7 @@ fn row(run: &RunDir, running: bool) -> Row {
         ended_at_ms: None,
         outcome: if running { RUNNING } else { UNFINISHED }.to_owned(),
         iterations: 0,
+        runtime_ms: 0,
         cost_usd: Some(0.0),
         cost_complete: true,
         cost_estimated: false,
@@ -141,6 +146,7 @@ fn row(run: &RunDir, running: bool) -> Row {
         Ok(saved) => {
             let state = saved.state;
             row.iterations = state.iterations;
+            row.runtime_ms = state.runtime_ms;
             (row.cost_usd, row.cost_complete) = cost(&state);
             row.cost_estimated = state.spend.cost_estimated();
             row.tokens = state.spend.tokens.total();

@@ -44,6 +44,10 @@ pub(crate) enum RunLine {
     EventsEmitted {
         iteration: u32,
         events: Vec<EmittedEvent>,
+        /// How many of `events`, the last ones, were read from `<event>` tags: absent from
+        /// a record written before ralph told them apart (none marked then).
+        #[serde(default)]
+        from_tags: u32,
         /// Absent from a record written before ralph told the agent's events apart.
         #[serde(default)]
         outside: Vec<EmittedEvent>,

@@ -14,6 +14,9 @@ use crate::view::term::{gate_lines, limit_lines, tool_preview};
 /// The most of one tool's output the view keeps (its tail): a tool that prints a
 /// gigabyte must not grow ralph with it. The whole output stays in the agent's stream.
 pub(crate) const TOOL_OUTPUT_KEPT: usize = 64 * 1024;
+/// Said of an event the agent wrote as an `<event>` tag in its answer rather than with
+/// `ralph emit`, as the line view and `ralph events` mark it.
+const FROM_TAG: &str = "(tag)";
 
 /// A tool call in an iteration's transcript.
 #[derive(Debug)]
@@ -294,14 +297,26 @@ impl RunModel {
             RunLine::EventsEmitted {
                 iteration,
                 events,
+                from_tags,
                 outside,
                 withheld,
             } => {
                 if let Some(it) = self.iteration_mut(iteration) {
                     it.events_emitted += events.len();
+                    // The record counts the tags' events from the end: they are taken
+                    // after the emitted ones. A count beyond the events marks them all.
+                    let first_tag = events.len().saturating_sub(from_tags as usize);
                     let mut shown: Vec<(String, String)> = events
                         .into_iter()
-                        .map(|e| (e.topic, tool_preview::one_line(&payload_text(&e.payload))))
+                        .enumerate()
+                        .map(|(at, e)| {
+                            let payload = tool_preview::one_line(&payload_text(&e.payload));
+                            let payload = match at >= first_tag {
+                                true => format!("{FROM_TAG} {payload}").trim_end().to_owned(),
+                                false => payload,
+                            };
+                            (e.topic, payload)
+                        })
                         .collect();
                     shown.extend(withheld.into_iter().map(|t| (t, "(withheld)".to_owned())));
                     // Published meanwhile by someone else: not the hat's hand-over.

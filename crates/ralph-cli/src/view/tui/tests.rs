@@ -19,7 +19,7 @@ use super::model::{Entry, RunModel};
 use super::theme::Theme;
 use super::{draw, export, follow};
 
-/// What the model makes of notices and gates, in words: beside this file.
+/// What the model makes of notices, gates and tags' events, in words: beside this file.
 #[path = "words_tests.rs"]
 mod words;
 

@@ -1,5 +1,5 @@
-//! Notices and gate results in the full-screen view are said in words, as the line view
-//! says them.
+//! Notices, gate results and the events read from tags in the full-screen view are said
+//! in words, as the line view says them.
 
 use ralph_core::machine::Notice;
 use ralph_core::run_event::RunEvent;
@@ -208,4 +208,56 @@ fn a_failure_says_its_reason_and_stderr_in_the_transcript() {
     iteration_started(&mut model, 1, "builder", "custom");
     iteration_finished(&mut model, 1, "builder", &IterationOutcome::Succeeded);
     assert!(model.iterations[0].entries.is_empty());
+}
+
+/// An event the agent wrote as an `<event>` tag is marked `(tag)`, as the line view marks
+/// it (`⇢ emitted (tag) build.done`): the last `from_tags` of the events are the tags'. A
+/// record written before ralph counted them (no `from_tags`) marks none.
+#[test]
+fn events_read_from_tags_are_marked_on_screen_and_in_the_export() {
+    use ralph_core::event::Event;
+
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    let events = [
+        Event::with_text("build.started", "compiling"),
+        Event::with_text("build.done", "all green"),
+        Event::new("review.ready"),
+    ];
+    feed(
+        &mut model,
+        &RunEvent::EventsEmitted {
+            iteration: 1,
+            events: &events,
+            from_tags: 2,
+            outside: &[],
+            invalid_lines: 0,
+            verified: &[],
+            withheld: &[],
+        },
+    );
+    model.apply_json(
+        b"{\"type\":\"events_emitted\",\"iteration\":1,\
+          \"events\":[{\"topic\":\"old.record\",\"payload\":\"before tags\"}]}",
+    );
+    let entries: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "build.started compiling\nbuild.done (tag) all green\nreview.ready (tag)",
+            "old.record before tags",
+        ]
+    );
+    let mut app = App::new(true);
+    let shown = screen(&model, &mut app, 100, 24);
+    assert!(shown.contains("⇢ build.started compiling "), "{shown}");
+    assert!(shown.contains("⇢ build.done (tag) all green "), "{shown}");
+    assert!(shown.contains("⇢ review.ready (tag) "), "{shown}");
+    let md = export::markdown(&model, &model.iterations[0]);
+    assert!(md.contains("- `build.done` (tag) all green"), "{md}");
 }
