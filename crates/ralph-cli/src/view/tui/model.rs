@@ -17,6 +17,8 @@ pub(crate) const TOOL_OUTPUT_KEPT: usize = 64 * 1024;
 /// Said of an event the agent wrote as an `<event>` tag in its answer rather than with
 /// `ralph emit`, as the line view and `ralph events` mark it.
 const FROM_TAG: &str = "(tag)";
+/// How an event a gate withheld (not published) is marked.
+const WITHHELD: &str = "(withheld)";
 
 /// A tool call in an iteration's transcript.
 #[derive(Debug)]
@@ -306,19 +308,25 @@ impl RunModel {
                     // The record counts the tags' events from the end: they are taken
                     // after the emitted ones. A count beyond the events marks them all.
                     let first_tag = events.len().saturating_sub(from_tags as usize);
+                    // A withheld event is one of `events`: it is marked there, not listed
+                    // again (a withheld topic the agent did not emit is listed on its own).
+                    let mut unlisted = withheld.clone();
+                    unlisted.retain(|t| !events.iter().any(|e| e.topic == *t));
                     let mut shown: Vec<(String, String)> = events
                         .into_iter()
                         .enumerate()
                         .map(|(at, e)| {
-                            let payload = tool_preview::one_line(&payload_text(&e.payload));
-                            let payload = match at >= first_tag {
-                                true => format!("{FROM_TAG} {payload}").trim_end().to_owned(),
-                                false => payload,
-                            };
-                            (e.topic, payload)
+                            let mut payload = tool_preview::one_line(&payload_text(&e.payload));
+                            if at >= first_tag {
+                                payload = format!("{FROM_TAG} {payload}");
+                            }
+                            if withheld.contains(&e.topic) {
+                                payload = format!("{WITHHELD} {payload}");
+                            }
+                            (e.topic, payload.trim_end().to_owned())
                         })
                         .collect();
-                    shown.extend(withheld.into_iter().map(|t| (t, "(withheld)".to_owned())));
+                    shown.extend(unlisted.into_iter().map(|t| (t, WITHHELD.to_owned())));
                     // Published meanwhile by someone else: not the hat's hand-over.
                     shown.extend(outside.into_iter().map(|e| {
                         let payload = tool_preview::one_line(&payload_text(&e.payload));

@@ -261,3 +261,39 @@ fn events_read_from_tags_are_marked_on_screen_and_in_the_export() {
     let md = export::markdown(&model, &model.iterations[0]);
     assert!(md.contains("- `build.done` (tag) all green"), "{md}");
 }
+
+/// An event a gate withheld is listed once, marked `(withheld)`: the record has it among
+/// the agent's events and names its topic in `withheld` too.
+#[test]
+fn a_withheld_event_is_listed_once_and_marked() {
+    use ralph_core::event::Event;
+
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    let events = [
+        Event::with_text("build.done", "all green"),
+        Event::new("notes.added"),
+    ];
+    feed(
+        &mut model,
+        &RunEvent::EventsEmitted {
+            iteration: 1,
+            events: &events,
+            from_tags: 0,
+            outside: &[],
+            invalid_lines: 0,
+            verified: &[],
+            withheld: &["build.done".to_owned(), "never.emitted".to_owned()],
+        },
+    );
+    let entries: Vec<String> = model.iterations[0]
+        .entries
+        .iter()
+        .map(|e| e.searchable().into_owned())
+        .collect();
+    assert_eq!(
+        entries,
+        ["build.done (withheld) all green\nnotes.added \nnever.emitted (withheld)"]
+    );
+}
