@@ -3,14 +3,16 @@
 //! default), or browses a finished run the same way. It only reads: the loop never waits
 //! for it, and any number of watchers may attach at once. `q` leaves; the loop goes on.
 
+use std::ffi::OsString;
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ralph_core::fsafe::{self, Links};
-use ralph_core::store::{RUN_EVENTS_FILE, RalphDir};
+use ralph_core::store::{RALPH_DIR, RUN_EVENTS_FILE, RUNS_DIR, RalphDir, RunDir, check_name};
 use ralph_stream::Frame;
 
+use super::worktree::Repo;
 use crate::cli::WatchArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
@@ -33,7 +35,14 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
             } else {
                 // An id, or `last`: found as `events --run` and `inspect --run` find it,
                 // so an unknown one is said to be unknown, not a file that is missing.
-                let found = super::runs::find_run(&ralph_dir, run)?;
+                // Then a worktree loop's name, as `ralph runs` lists it.
+                let found = match super::runs::find_run(&ralph_dir, run) {
+                    Ok(found) => found,
+                    Err(unknown @ CliError::UnknownRun { .. }) => {
+                        worktree_run(&workspace, run).ok_or(unknown)?
+                    }
+                    Err(e) => return Err(e),
+                };
                 (found.path().to_path_buf(), Links::Refuse)
             }
         }
@@ -60,6 +69,7 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     let color = args.color.for_stdout() && color_allowed();
     let mut session = Session::new(screen, false, color, Some(run_dir.clone()));
     let mut follower = Follower::new(file);
+    let holder = holding_ralph_dir(&run_dir);
     let mut checked = Instant::now();
     loop {
         let read = follower
@@ -74,7 +84,7 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
             && checked.elapsed() >= ALIVE_CHECK_INTERVAL
         {
             checked = Instant::now();
-            if !loop_runs(&ralph_dir, &run_dir) {
+            if !loop_runs(holder.as_ref()) {
                 session.model.abandoned();
             }
         }
@@ -101,15 +111,46 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
 /// still runs.
 const ALIVE_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Whether a loop runs `run_dir`: the workspace's loop lock is held and its current run is
-/// this one. What cannot be told counts as running: the view never says a loop is gone
-/// that may not be.
-fn loop_runs(ralph_dir: &RalphDir, run_dir: &std::path::Path) -> bool {
+/// The current (or last) run of the worktree loop `name` of the repository `workspace` is
+/// in, if there is such a loop and it has a run. Anything git or the record cannot tell
+/// is no loop: the caller then says the run is unknown.
+fn worktree_run(workspace: &Path, name: &str) -> Option<RunDir> {
+    check_name(name).ok()?;
+    let repo = Repo::find(workspace).ok()??;
+    let record = repo.records.get(name).ok()??;
+    RalphDir::in_workspace(&record.path).current_run().ok()?
+}
+
+/// The `.ralph/` that holds `run_dir` (`<workspace>/.ralph/runs/<id>`), whose lock says
+/// whether a loop runs it, and the run's id. Not the working directory's `.ralph/`: a run
+/// named by its path may be a worktree loop's or another workspace's. `None` for a
+/// directory elsewhere (a copied run), which no loop writes.
+fn holding_ralph_dir(run_dir: &Path) -> Option<(RalphDir, OsString)> {
+    let run = run_dir.canonicalize().ok()?;
+    let runs = run
+        .parent()
+        .filter(|d| d.file_name() == Some(RUNS_DIR.as_ref()))?;
+    let ralph = runs
+        .parent()
+        .filter(|d| d.file_name() == Some(RALPH_DIR.as_ref()))?;
+    Some((
+        RalphDir::in_workspace(ralph.parent()?),
+        run.file_name()?.to_owned(),
+    ))
+}
+
+/// Whether a loop runs the run `holder` names (see [`holding_ralph_dir`]): its
+/// workspace's loop lock is held and its current run is this one. What cannot be told
+/// counts as running: the view never says a loop is gone that may not be.
+fn loop_runs(holder: Option<&(RalphDir, OsString)>) -> bool {
+    let Some((ralph_dir, id)) = holder else {
+        return false;
+    };
     if !ralph_dir.loop_running().unwrap_or(true) {
         return false;
     }
     match ralph_dir.current_run() {
-        Ok(Some(current)) => current.path().file_name() == run_dir.file_name(),
+        Ok(Some(current)) => current.path().file_name() == Some(id.as_os_str()),
         Ok(None) => false,
         Err(_) => true,
     }
