@@ -19,10 +19,12 @@
 //! signal: it suspends through [`suspend_screen`], on the loop's thread, which owns the
 //! screen. A SIGTSTP sent while it has the screen (`kill -TSTP`) is handed to it the same
 //! way ([`screen_asked`]). It cannot run in the background: after `bg` it stops again
-//! (as SIGTTOU would have it) until `fg`. There no terminal sent a signal to ralph's job,
-//! so ralph stops the whole of its process group, as vim and less do: started by a script,
-//! `make` or `npm run`, ralph stopped alone would leave the wrapper waiting for it, and the
-//! shell, which sees the wrapper only, would never give its prompt back.
+//! until `fg`. There no terminal sent a signal to ralph's job, so ralph stops the whole of
+//! its process group, as vim and less do: started by a script, `make` or `npm run`, ralph
+//! stopped alone would leave the wrapper waiting for it, and the shell, which sees the
+//! wrapper only, would never give its prompt back. It stops it with SIGTSTP each time,
+//! never SIGTTOU: a wrapper may ignore SIGTTOU (GNU `timeout --foreground` does), and would
+//! then run on, the shell would see a running job, and `fg` would continue nothing.
 
 use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
@@ -124,9 +126,10 @@ pub(crate) fn suspend_screen(
         stop_job(Signal::SIGTSTP);
         // `bg`: a full-screen view cannot draw behind the shell's prompt. The look
         // is paced: in an orphaned group the kernel drops the signal (and a stop
-        // asked for meanwhile, the terminal gone, ends the wait).
+        // asked for meanwhile, the terminal gone, ends the wait). SIGTSTP, as the
+        // first stop: the wrapper obeyed that one, it may ignore SIGTTOU.
         while foreground() == Some(false) && !stopping(controller) {
-            stop_job(Signal::SIGTTOU);
+            stop_job(Signal::SIGTSTP);
             std::thread::sleep(BACKGROUND_LOOK);
         }
     });
