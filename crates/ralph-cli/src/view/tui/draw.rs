@@ -60,6 +60,7 @@ pub(crate) fn frame(
     theme: Theme,
     now_ms: u64,
 ) {
+    app.settle(model);
     let area = frame.area();
     if area.width == 0 || area.height == 0 {
         return;

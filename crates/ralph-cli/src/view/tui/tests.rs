@@ -43,6 +43,10 @@ mod cost;
 #[path = "window_tests.rs"]
 mod window;
 
+/// `q`'s question and the loop's end: beside this file.
+#[path = "quit_tests.rs"]
+mod quit;
+
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
 const NOW_MS: u64 = STARTED_AT_MS + 42_000;
