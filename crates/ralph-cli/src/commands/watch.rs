@@ -85,7 +85,7 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
         {
             checked = Instant::now();
             if !loop_runs(holder.as_ref()) {
-                session.model.abandoned();
+                session.model.abandoned(record_end_ms(&events));
             }
         }
         // Catching up: draw between chunks but do not wait for keys.
@@ -105,6 +105,14 @@ pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     }
     session.leave();
     Ok(CommandOutcome::Success)
+}
+
+/// When the record at `events` was last written, in Unix milliseconds: the last time its
+/// loop, now gone, is known to have run.
+fn record_end_ms(events: &Path) -> Option<u64> {
+    let written = std::fs::metadata(events).ok()?.modified().ok()?;
+    let since = written.duration_since(std::time::UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_millis()).ok()
 }
 
 /// How often `ralph watch`, caught up with a run that has not ended, asks whether its loop

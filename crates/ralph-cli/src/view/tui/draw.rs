@@ -111,7 +111,8 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     // The totals count finished iterations only: an iteration's cost and tokens are
     // known when it ends (a custom agent's cost never). While one runs, they are the
     // least the run has used, and say so.
-    let running = model.finished.is_none() && model.live().is_some_and(|it| it.outcome.is_none());
+    // So too when the loop stopped without ending the iteration (ralph was killed).
+    let running = model.unended();
     let cost = header_cost(model, running);
     let tokens_complete = model.totals.tokens_complete && !running;
     let tokens = match TokenCount::of(model.totals.tokens.sum(), tokens_complete) {
@@ -196,8 +197,9 @@ fn iteration_list(
         .map(|it| {
             let took = match it.duration_ms {
                 Some(ms) => duration_ms(ms),
-                None if model.finished.is_none() => duration_ms(model.running_for(it, now_ms)),
-                None => String::new(),
+                None => model
+                    .unended_for(it, now_ms)
+                    .map_or_else(String::new, duration_ms),
             };
             let cost = iteration_cost(it);
             let gates = if it.gates_passed + it.gates_failed > 0 {
