@@ -47,6 +47,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("?", "this help"),
     ("q", "quit (ralph run --tui asks, then stops the loop)"),
     ("Ctrl-C", "stop the loop (ralph run --tui) or leave"),
+    ("Ctrl-Z", "suspend as a shell would; fg resumes"),
 ];
 
 /// The keys' column in the help.
