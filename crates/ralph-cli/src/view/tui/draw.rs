@@ -9,9 +9,11 @@ use ralph_core::machine::format_usd_limit;
 use ralph_core::run_event::format_usd;
 use ralph_core::token_count::TokenCount;
 use ratatui::Frame;
+use ratatui::buffer::CellWidth;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
+use unicode_segmentation::UnicodeSegmentation;
 
 use super::app::{App, Prompt};
 use super::glyphs;
@@ -84,7 +86,7 @@ pub(crate) fn frame(
     };
     transcript_pane(frame, model, app, shown, transcript, theme);
     frame.render_widget(
-        Paragraph::new(status_line(model, app, theme, now_ms)),
+        Paragraph::new(status_line(model, app, theme, now_ms, status.width)),
         status,
     );
     if app.help {
@@ -280,9 +282,15 @@ fn transcript_pane(
     frame.render_widget(Paragraph::new(window.lines), inner);
 }
 
-fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'static> {
+fn status_line(
+    model: &RunModel,
+    app: &App,
+    theme: Theme,
+    now_ms: u64,
+    width: u16,
+) -> Line<'static> {
     match &app.prompt {
-        Prompt::Search(text) => return Line::from(format!("/{text}")),
+        Prompt::Search(text) => return search_prompt(text, usize::from(width)),
         Prompt::ConfirmQuit => {
             return Line::styled("stop the loop and quit? (y/n)", theme.notice());
         }
@@ -322,6 +330,26 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
         Span::styled(activity, style),
         Span::styled("  ? help".to_owned(), theme.dim()),
     ])
+}
+
+/// The search being typed, in `width` columns: its end, where the typing is, when all
+/// of it does not fit (`/…` and the last of it).
+fn search_prompt(text: &str, width: usize) -> Line<'static> {
+    let whole = format!("/{text}");
+    if usize::from(whole.as_str().cell_width()) <= width {
+        return Line::from(whole);
+    }
+    let room = width.saturating_sub("/…".chars().count());
+    let mut used = 0;
+    let mut start = text.len();
+    for (at, grapheme) in text.grapheme_indices(true).rev() {
+        used += usize::from(grapheme.cell_width());
+        if used > room {
+            break;
+        }
+        start = at;
+    }
+    Line::from(format!("/…{}", &text[start..]))
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {
