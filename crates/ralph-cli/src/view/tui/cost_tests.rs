@@ -145,6 +145,12 @@ fn a_first_iteration_its_loop_never_ended_is_not_said_to_cost_nothing() {
     );
     assert!(!shown.contains("$0.0000"), "{shown}");
     assert!(shown.contains(" 7.0s"), "{shown}");
+    // Nor is it said to run on.
+    assert!(
+        shown.contains(" iteration 1 · builder · never ended "),
+        "{shown}"
+    );
+    assert!(!shown.contains("· running"), "{shown}");
     // Drawn later, the times stay where the record ended.
     let later = screen_at(&model, &mut App::new(true), 100, 10, NOW_MS + 3_600_000);
     assert!(later.contains(" · 0:07/30:00 · "), "{later}");

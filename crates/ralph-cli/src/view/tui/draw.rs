@@ -254,7 +254,7 @@ fn transcript_pane(
     let outcome = it
         .outcome
         .as_ref()
-        .map_or_else(|| "running".to_owned(), Outcome::short_words);
+        .map_or_else(|| unended_words(model).to_owned(), Outcome::short_words);
     let attempt = attempt_part(it.attempt);
     let title = format!(
         " iteration {}{attempt} · {} · {} {}",
@@ -330,6 +330,16 @@ fn status_line(
         Span::styled(activity, style),
         Span::styled("  ? help".to_owned(), theme.dim()),
     ])
+}
+
+/// An iteration with no outcome yet, in words: it runs, unless its loop stopped without
+/// ending it (ralph was killed).
+fn unended_words(model: &RunModel) -> &'static str {
+    if model.finished.is_none() {
+        "running"
+    } else {
+        "never ended"
+    }
 }
 
 /// The search being typed, in `width` columns: its end, where the typing is, when all
