@@ -25,37 +25,7 @@ use crate::view::tui::terminal::{Screen, color_allowed};
 pub(crate) fn run(args: &WatchArgs) -> Result<CommandOutcome, CliError> {
     let workspace = super::enclosing_workspace()?;
     let ralph_dir = RalphDir::in_workspace(&workspace);
-    // A run directory named by its path is the user's to point anywhere, through links
-    // too; one found under `.ralph/` is not (a planted FIFO there would hang the view).
-    let (run_dir, links) = match &args.run {
-        Some(run) => {
-            let given = PathBuf::from(run);
-            if given.join(RUN_EVENTS_FILE).is_file() {
-                (given, Links::Follow)
-            } else {
-                // An id, or `last`: found as `events --run` and `inspect --run` find it,
-                // so an unknown one is said to be unknown, not a file that is missing.
-                // Then a worktree loop's name, as `ralph runs` lists it.
-                let found = match super::runs::find_run(&ralph_dir, run) {
-                    Ok(found) => found,
-                    Err(unknown @ CliError::UnknownRun { .. }) => {
-                        worktree_run(&workspace, run).ok_or(unknown)?
-                    }
-                    Err(e) => return Err(e),
-                };
-                (found.path().to_path_buf(), Links::Refuse)
-            }
-        }
-        None => (
-            ralph_dir
-                .current_run()
-                .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
-                .ok_or_else(|| CliError::NoRunForEvents(ralph_dir.path().to_path_buf()))?
-                .path()
-                .to_path_buf(),
-            Links::Refuse,
-        ),
-    };
+    let (run_dir, links) = find(args.run.as_deref(), &workspace, &ralph_dir)?;
     let events = run_dir.join(RUN_EVENTS_FILE);
     let file = fsafe::open_read(&events, links).map_err(|e| CliError::io("open", &events, e))?;
     if !io::stdout().is_terminal() {
@@ -119,14 +89,70 @@ fn record_end_ms(events: &Path) -> Option<u64> {
 /// still runs.
 const ALIVE_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
-/// The current (or last) run of the worktree loop `name` of the repository `workspace` is
-/// in, if there is such a loop and it has a run. Anything git or the record cannot tell
-/// is no loop: the caller then says the run is unknown.
-fn worktree_run(workspace: &Path, name: &str) -> Option<RunDir> {
+/// The run directory `run` names (the workspace's current run without it), and whether
+/// links on the way to it are followed.
+fn find(
+    run: Option<&str>,
+    workspace: &Path,
+    ralph_dir: &RalphDir,
+) -> Result<(PathBuf, Links), CliError> {
+    let Some(run) = run else {
+        let current = ralph_dir
+            .current_run()
+            .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
+            .ok_or_else(|| {
+                worktree_hint(workspace, ralph_dir)
+                    .unwrap_or_else(|| CliError::NoRunForEvents(ralph_dir.path().to_path_buf()))
+            })?;
+        return Ok((current.path().to_path_buf(), Links::Refuse));
+    };
+    // A run directory named by its path is the user's to point anywhere, through links
+    // too; one found under `.ralph/` is not (a planted FIFO there would hang the view).
+    let given = PathBuf::from(run);
+    if given.join(RUN_EVENTS_FILE).is_file() {
+        return Ok((given, Links::Follow));
+    }
+    // An id, or `last`: found as `events --run` and `inspect --run` find it, so an unknown
+    // one is said to be unknown, not a file that is missing. Then a worktree loop's name,
+    // as `ralph runs` lists it.
+    let found = match super::runs::find_run(ralph_dir, run) {
+        Ok(found) => found,
+        Err(unknown @ CliError::UnknownRun { .. }) => {
+            let repo = Repo::find(workspace).ok().flatten();
+            match repo.as_ref().and_then(|repo| worktree_run(repo, run)) {
+                Some(found) => found,
+                None if run == super::runs::LAST => {
+                    return Err(worktree_hint(workspace, ralph_dir).unwrap_or(unknown));
+                }
+                None => return Err(unknown),
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    Ok((found.path().to_path_buf(), Links::Refuse))
+}
+
+/// The current (or last) run of the worktree loop `name` of `repo`, if there is such a
+/// loop and it has a run. Anything the record cannot tell is no loop: the caller then
+/// says the run is unknown.
+fn worktree_run(repo: &Repo, name: &str) -> Option<RunDir> {
     check_name(name).ok()?;
-    let repo = Repo::find(workspace).ok()??;
     let record = repo.records.get(name).ok()??;
     RalphDir::in_workspace(&record.path).current_run().ok()?
+}
+
+/// A checkout with no run of its own whose worktree loops have runs (a loop started with
+/// `--worktree` from it): says so, naming one to watch. `None` when none has a run.
+fn worktree_hint(workspace: &Path, ralph_dir: &RalphDir) -> Option<CliError> {
+    let repo = Repo::find(workspace).ok()??;
+    let names = repo.records.names().ok()?;
+    let name = names
+        .into_iter()
+        .find(|name| worktree_run(&repo, name).is_some())?;
+    Some(CliError::NoRunButWorktrees {
+        dir: ralph_dir.path().to_path_buf(),
+        name,
+    })
 }
 
 /// The `.ralph/` that holds `run_dir` (`<workspace>/.ralph/runs/<id>`), whose lock says

@@ -20,6 +20,15 @@ fn watch_finds_a_worktree_loop_by_the_name_ralph_runs_lists() {
     assert_ne!(code(out.status), 0, "{err}");
     assert!(err.contains("`ralph events`"), "{err}");
     assert!(!err.contains("no run"), "{err}");
+    // The main checkout has no run of its own: its current run, or `last`, says where
+    // the loops' runs are.
+    for args in [&["watch"][..], &["watch", "last"]] {
+        let err = stderr(&ws.run(args));
+        assert!(
+            err.contains("`ralph watch feat` shows one"),
+            "{args:?}: {err}"
+        );
+    }
     // A name no loop has is still an unknown run.
     let err = stderr(&ws.run(&["watch", "other"]));
     assert!(err.contains("no run `other`"), "{err}");
