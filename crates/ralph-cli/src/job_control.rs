@@ -12,8 +12,10 @@
 //!
 //! SIGTTIN and SIGTTOU (ralph read or wrote the terminal from the background, or changed
 //! its mode) stop ralph the same way, quietly: a message would be one more write to a
-//! terminal ralph may not touch. A stale one (ralph is in the foreground again by the
-//! time it is taken) is dropped. A signal the parent had set ignored stays ignored.
+//! terminal ralph may not touch. ralph then stops its whole process group with SIGTSTP:
+//! the terminal sent its signal to all of the job, but a wrapper may ignore SIGTTOU. A
+//! stale one (ralph is in the foreground again by the time it is taken) is dropped. A
+//! signal the parent had set ignored stays ignored.
 //!
 //! The full-screen view reads the keyboard in raw mode, where Ctrl-Z is a key, not a
 //! signal: it suspends through [`suspend_screen`], on the loop's thread, which owns the
@@ -32,7 +34,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, killpg, raise, sigaction};
+use nix::sys::signal::{
+    SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise,
+    sigaction,
+};
 use nix::unistd::{getpgrp, tcgetpgrp};
 use ralph_agent::{Running, StopController, StopLevel};
 
@@ -97,10 +102,33 @@ pub(crate) fn take(controller: &StopController, signal: Signal) {
     }
     controller.pause(Instant::now());
     if signal == Signal::SIGTSTP {
-        diagnostic(format_args!("{}", pause_message(controller.what_runs())));
+        let message = pause_message(controller.what_runs());
+        with_blocked(Signal::SIGTTOU, || diagnostic(format_args!("{message}")));
+        stop_self(signal);
+    } else {
+        // The terminal stopped the whole job, but a wrapper that ignores SIGTTIN and
+        // SIGTTOU (GNU `timeout --foreground`) runs on: the shell would see a running job
+        // and `fg` would continue nothing. SIGTSTP stops it too, as it did at Ctrl-Z.
+        stop_job(Signal::SIGTSTP);
     }
-    stop_self(signal);
     controller.resume(Instant::now());
+}
+
+/// Runs `during` with `signal` blocked on this thread. The pause message may be written
+/// after the shell took the terminal back (it does once a wrapper ralph runs under has
+/// stopped): under `stty tostop` the write would raise SIGTTOU, which the handler takes,
+/// and the write, restarted, raises it again, forever. With SIGTTOU blocked the terminal
+/// lets the write through.
+fn with_blocked<T>(signal: Signal, during: impl FnOnce() -> T) -> T {
+    let mut set = SigSet::empty();
+    set.add(signal);
+    let mut before = SigSet::empty();
+    let blocked = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut before)).is_ok();
+    let done = during();
+    if blocked {
+        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&before), None);
+    }
+    done
 }
 
 /// Whether a SIGTSTP came for the full-screen view since it last looked.
