@@ -153,6 +153,12 @@ pub(crate) enum CliError {
     #[error("no run to show in `{}`: start one with `ralph run`", .0.display())]
     NoRunForEvents(PathBuf),
     #[error(
+        "no run to show in `{}`: the worktree loops keep their runs in their own checkouts; \
+         `ralph watch {name}` shows one (`ralph runs` lists them)",
+        .dir.display()
+    )]
+    NoRunButWorktrees { dir: PathBuf, name: String },
+    #[error(
         "`--iteration` picks an iteration of a run (`--run ID`) or of ralph's own \
          `--output json` capture; `{input}` is an agent's stream"
     )]

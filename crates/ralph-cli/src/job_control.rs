@@ -12,17 +12,21 @@
 //!
 //! SIGTTIN and SIGTTOU (ralph read or wrote the terminal from the background, or changed
 //! its mode) stop ralph the same way, quietly: a message would be one more write to a
-//! terminal ralph may not touch. A stale one (ralph is in the foreground again by the
-//! time it is taken) is dropped. A signal the parent had set ignored stays ignored.
+//! terminal ralph may not touch. ralph then stops its whole process group with SIGTSTP:
+//! the terminal sent its signal to all of the job, but a wrapper may ignore SIGTTOU. A
+//! stale one (ralph is in the foreground again by the time it is taken) is dropped. A
+//! signal the parent had set ignored stays ignored.
 //!
 //! The full-screen view reads the keyboard in raw mode, where Ctrl-Z is a key, not a
 //! signal: it suspends through [`suspend_screen`], on the loop's thread, which owns the
 //! screen. A SIGTSTP sent while it has the screen (`kill -TSTP`) is handed to it the same
 //! way ([`screen_asked`]). It cannot run in the background: after `bg` it stops again
-//! (as SIGTTOU would have it) until `fg`. There no terminal sent a signal to ralph's job,
-//! so ralph stops the whole of its process group, as vim and less do: started by a script,
-//! `make` or `npm run`, ralph stopped alone would leave the wrapper waiting for it, and the
-//! shell, which sees the wrapper only, would never give its prompt back.
+//! until `fg`. There no terminal sent a signal to ralph's job, so ralph stops the whole of
+//! its process group, as vim and less do: started by a script, `make` or `npm run`, ralph
+//! stopped alone would leave the wrapper waiting for it, and the shell, which sees the
+//! wrapper only, would never give its prompt back. It stops it with SIGTSTP each time,
+//! never SIGTTOU: a wrapper may ignore SIGTTOU (GNU `timeout --foreground` does), and would
+//! then run on, the shell would see a running job, and `fg` would continue nothing.
 
 use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
@@ -30,7 +34,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, killpg, raise, sigaction};
+use nix::sys::signal::{
+    SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal, killpg, pthread_sigmask, raise,
+    sigaction,
+};
 use nix::unistd::{getpgrp, tcgetpgrp};
 use ralph_agent::{Running, StopController, StopLevel};
 
@@ -95,10 +102,33 @@ pub(crate) fn take(controller: &StopController, signal: Signal) {
     }
     controller.pause(Instant::now());
     if signal == Signal::SIGTSTP {
-        diagnostic(format_args!("{}", pause_message(controller.what_runs())));
+        let message = pause_message(controller.what_runs());
+        with_blocked(Signal::SIGTTOU, || diagnostic(format_args!("{message}")));
+        stop_self(signal);
+    } else {
+        // The terminal stopped the whole job, but a wrapper that ignores SIGTTIN and
+        // SIGTTOU (GNU `timeout --foreground`) runs on: the shell would see a running job
+        // and `fg` would continue nothing. SIGTSTP stops it too, as it did at Ctrl-Z.
+        stop_job(Signal::SIGTSTP);
     }
-    stop_self(signal);
     controller.resume(Instant::now());
+}
+
+/// Runs `during` with `signal` blocked on this thread. The pause message may be written
+/// after the shell took the terminal back (it does once a wrapper ralph runs under has
+/// stopped): under `stty tostop` the write would raise SIGTTOU, which the handler takes,
+/// and the write, restarted, raises it again, forever. With SIGTTOU blocked the terminal
+/// lets the write through.
+fn with_blocked<T>(signal: Signal, during: impl FnOnce() -> T) -> T {
+    let mut set = SigSet::empty();
+    set.add(signal);
+    let mut before = SigSet::empty();
+    let blocked = pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut before)).is_ok();
+    let done = during();
+    if blocked {
+        let _ = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&before), None);
+    }
+    done
 }
 
 /// Whether a SIGTSTP came for the full-screen view since it last looked.
@@ -124,9 +154,10 @@ pub(crate) fn suspend_screen(
         stop_job(Signal::SIGTSTP);
         // `bg`: a full-screen view cannot draw behind the shell's prompt. The look
         // is paced: in an orphaned group the kernel drops the signal (and a stop
-        // asked for meanwhile, the terminal gone, ends the wait).
+        // asked for meanwhile, the terminal gone, ends the wait). SIGTSTP, as the
+        // first stop: the wrapper obeyed that one, it may ignore SIGTTOU.
         while foreground() == Some(false) && !stopping(controller) {
-            stop_job(Signal::SIGTTOU);
+            stop_job(Signal::SIGTSTP);
             std::thread::sleep(BACKGROUND_LOOK);
         }
     });

@@ -259,3 +259,101 @@ fn ctrl_z_in_the_full_screen_view_stops_the_wrapper_that_started_ralph_too() {
     assert_eq!(count(&ws), 40);
     no_orphans(pid);
 }
+
+/// The parent's pid of `pid`, from `/proc/<pid>/stat`.
+fn parent(pid: i32) -> i32 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let after = &text[text.rfind(')').expect("the name's end") + 2..];
+    after
+        .split(' ')
+        .nth(1)
+        .expect("ppid")
+        .parse()
+        .expect("a pid")
+}
+
+/// `ralph <args>` under GNU `timeout --foreground`, which ignores SIGTTIN and SIGTTOU
+/// itself: Ctrl-Z, `bg` (ralph, in the background, stops its job again: the full-screen
+/// view cannot draw there, the line view writes under `stty tostop`), then `fg`: ralph
+/// and the agent go on. Stopped with SIGTTOU, the job left the wrapper running, the shell
+/// saw a running job, and `fg` continued nothing. Returns the agent's pid.
+fn bg_then_fg_under_a_wrapper(ws: &Workspace, tmux: &Tmux, args: &str) -> i32 {
+    let line = format!("timeout --foreground 600 '{}' {args}", ralph_bin());
+    tmux.keys(WINDOW, &[&line, "Enter"]);
+    let pid = wait_for_pid(&ws.path().join("agent.pid"), "the agent's pid");
+    let ralph = parent(pid);
+    wait_count(ws, "reached 5", |n| n >= 5);
+    tmux.keys(WINDOW, &["C-z"]);
+    tmux.wait_for(WINDOW, "ralph stopped", |s| s.contains("Stopped"));
+    wait_state(pid, true);
+    tmux.keys(WINDOW, &["bg", "Enter"]);
+    tmux.wait_for(WINDOW, "the job continued", |s| {
+        s.lines()
+            .any(|l| l.trim_end().ends_with(&format!("{args} &")))
+    });
+    wait_state(ralph, true);
+    let at_stop = count(ws);
+    tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
+    wait_state(ralph, false);
+    wait_count(ws, "went on after fg", |n| n > at_stop + 3);
+    pid
+}
+
+#[test]
+fn bg_then_fg_under_a_wrapper_that_ignores_sigttou_takes_the_screen_again() {
+    let (ws, tmux) = shell_with_agent(40);
+    let pid = bg_then_fg_under_a_wrapper(&ws, &tmux, "run --tui -p task");
+    assert_eq!(tmux.format(WINDOW, "#{alternate_on}"), "1");
+    tmux.wait_for(WINDOW, "the loop's end", |s| s.contains("q leaves"));
+    tmux.keys(WINDOW, &["q"]);
+    let code = wait_exit(&tmux);
+    assert_eq!(code, "0", "{}", tmux.screen(WINDOW));
+    no_orphans(pid);
+}
+
+#[test]
+fn ctrl_z_under_tostop_and_a_wrapper_says_so_and_fg_resumes() {
+    let (ws, tmux) = shell_with_agent(40);
+    // The shell takes the terminal back once the wrapper stopped, before ralph says it
+    // pauses: under `stty tostop` that write raised SIGTTOU, restarted forever (ralph
+    // spun, never stopped, and stopped in the foreground after `fg`).
+    tmux.keys(WINDOW, &["stty tostop", "Enter"]);
+    let line = format!(
+        "bash -c \"'{}' run -p task; echo wrapper-went-on\"",
+        ralph_bin()
+    );
+    tmux.keys(WINDOW, &[&line, "Enter"]);
+    let pid = wait_for_pid(&ws.path().join("agent.pid"), "the agent's pid");
+    let ralph = parent(pid);
+    wait_count(&ws, "reached 5", |n| n >= 5);
+    tmux.keys(WINDOW, &["C-z"]);
+    // Said, maybe after the shell's `Stopped`, and ralph stopped too.
+    tmux.wait_for(WINDOW, "ralph stopped, saying so", |s| {
+        s.contains("Stopped") && s.contains("ralph: paused, and the agent with it")
+    });
+    wait_state(ralph, true);
+    wait_state(pid, true);
+    let at_stop = count(&ws);
+    tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
+    wait_state(pid, false);
+    wait_count(&ws, "went on after fg", |n| n > at_stop + 3);
+    let code = wait_exit(&tmux);
+    let screen = tmux.screen(WINDOW);
+    assert_eq!(code, "0", "{screen}");
+    assert!(screen.contains("wrapper-went-on"), "{screen}");
+    assert_eq!(count(&ws), 40);
+    no_orphans(pid);
+}
+
+#[test]
+fn bg_then_fg_of_the_line_view_under_tostop_and_a_wrapper_goes_on() {
+    let (ws, tmux) = shell_with_agent(40);
+    // In the background the line view's next write stops the job (SIGTTOU): the
+    // wrapper, which ignores that signal, must stop too.
+    tmux.keys(WINDOW, &["stty tostop", "Enter"]);
+    let pid = bg_then_fg_under_a_wrapper(&ws, &tmux, "run -p task");
+    let code = wait_exit(&tmux);
+    assert_eq!(code, "0", "{}", tmux.screen(WINDOW));
+    assert_eq!(count(&ws), 40);
+    no_orphans(pid);
+}

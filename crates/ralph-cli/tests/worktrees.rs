@@ -47,6 +47,8 @@ mod sub_loops;
 mod terminal;
 #[path = "worktrees/unsaved.rs"]
 mod unsaved;
+#[path = "worktrees/watch.rs"]
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

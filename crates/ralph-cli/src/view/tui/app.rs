@@ -78,6 +78,14 @@ impl App {
         }
     }
 
+    /// Brings what the view asks in line with the run before a frame: once the loop has
+    /// ended, whether to stop it is no question any more, and the end is shown instead.
+    pub(crate) fn settle(&mut self, model: &RunModel) {
+        if self.prompt == Prompt::ConfirmQuit && model.finished.is_some() {
+            self.prompt = Prompt::None;
+        }
+    }
+
     /// The iteration shown.
     pub(crate) fn shown(&self, model: &RunModel) -> Option<usize> {
         let newest = model.iterations.len().checked_sub(1)?;
@@ -129,6 +137,10 @@ impl App {
                 self.prompt = Prompt::None;
                 return if matches!(key.code, KeyCode::Char('y' | 'Y')) {
                     Request::Quit
+                } else if model.finished.is_some() {
+                    // Answered after the loop ended (before a frame dropped the
+                    // question): it does not go on, and its end is what is shown.
+                    Request::None
                 } else {
                     self.message = Some("the loop goes on".to_owned());
                     Request::None

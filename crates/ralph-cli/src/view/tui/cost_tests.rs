@@ -128,3 +128,37 @@ fn an_estimated_cost_and_a_total_that_includes_one_are_marked() {
     let shown = screen(&model, &mut App::new(true), 100, 10);
     assert!(shown.contains(" · ~$0.0123/$5.00 · "), "{shown}");
 }
+
+/// `ralph watch` of a run whose ralph was killed during its first iteration: the
+/// iteration never ended, so its cost and tokens are as unknown as they were while it
+/// ran, and its time, and the run's, are counted to where the record ends.
+#[test]
+fn a_first_iteration_its_loop_never_ended_is_not_said_to_cost_nothing() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    model.abandoned(Some(STARTED_AT_MS + 7_000));
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(
+        shown.contains(" · 0:07/30:00 · cost unknown (limit $5.00) · tokens unknown"),
+        "{shown}"
+    );
+    assert!(!shown.contains("$0.0000"), "{shown}");
+    assert!(shown.contains(" 7.0s"), "{shown}");
+    // Nor is it said to run on.
+    assert!(
+        shown.contains(" iteration 1 · builder · never ended "),
+        "{shown}"
+    );
+    assert!(!shown.contains("· running"), "{shown}");
+    // Drawn later, the times stay where the record ended.
+    let later = screen_at(&model, &mut App::new(true), 100, 10, NOW_MS + 3_600_000);
+    assert!(later.contains(" · 0:07/30:00 · "), "{later}");
+    // Where the record's end is not known, the iteration's time is not made up.
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    model.abandoned(None);
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains("tokens unknown"), "{shown}");
+}

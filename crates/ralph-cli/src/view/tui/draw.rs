@@ -9,9 +9,11 @@ use ralph_core::machine::format_usd_limit;
 use ralph_core::run_event::format_usd;
 use ralph_core::token_count::TokenCount;
 use ratatui::Frame;
+use ratatui::buffer::CellWidth;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
+use unicode_segmentation::UnicodeSegmentation;
 
 use super::app::{App, Prompt};
 use super::glyphs;
@@ -47,6 +49,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("?", "this help"),
     ("q", "quit (ralph run --tui asks, then stops the loop)"),
     ("Ctrl-C", "stop the loop (ralph run --tui) or leave"),
+    ("Ctrl-Z", "suspend as a shell would; fg resumes"),
 ];
 
 /// The keys' column in the help.
@@ -60,6 +63,7 @@ pub(crate) fn frame(
     theme: Theme,
     now_ms: u64,
 ) {
+    app.settle(model);
     let area = frame.area();
     if area.width == 0 || area.height == 0 {
         return;
@@ -82,7 +86,7 @@ pub(crate) fn frame(
     };
     transcript_pane(frame, model, app, shown, transcript, theme);
     frame.render_widget(
-        Paragraph::new(status_line(model, app, theme, now_ms)),
+        Paragraph::new(status_line(model, app, theme, now_ms, status.width)),
         status,
     );
     if app.help {
@@ -110,7 +114,8 @@ fn header_lines(model: &RunModel, theme: Theme, now_ms: u64) -> Vec<Line<'static
     // The totals count finished iterations only: an iteration's cost and tokens are
     // known when it ends (a custom agent's cost never). While one runs, they are the
     // least the run has used, and say so.
-    let running = model.finished.is_none() && model.live().is_some_and(|it| it.outcome.is_none());
+    // So too when the loop stopped without ending the iteration (ralph was killed).
+    let running = model.unended();
     let cost = header_cost(model, running);
     let tokens_complete = model.totals.tokens_complete && !running;
     let tokens = match TokenCount::of(model.totals.tokens.sum(), tokens_complete) {
@@ -195,8 +200,9 @@ fn iteration_list(
         .map(|it| {
             let took = match it.duration_ms {
                 Some(ms) => duration_ms(ms),
-                None if model.finished.is_none() => duration_ms(model.running_for(it, now_ms)),
-                None => String::new(),
+                None => model
+                    .unended_for(it, now_ms)
+                    .map_or_else(String::new, duration_ms),
             };
             let cost = iteration_cost(it);
             let gates = if it.gates_passed + it.gates_failed > 0 {
@@ -248,7 +254,7 @@ fn transcript_pane(
     let outcome = it
         .outcome
         .as_ref()
-        .map_or_else(|| "running".to_owned(), Outcome::short_words);
+        .map_or_else(|| unended_words(model).to_owned(), Outcome::short_words);
     let attempt = attempt_part(it.attempt);
     let title = format!(
         " iteration {}{attempt} · {} · {} {}",
@@ -276,9 +282,15 @@ fn transcript_pane(
     frame.render_widget(Paragraph::new(window.lines), inner);
 }
 
-fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'static> {
+fn status_line(
+    model: &RunModel,
+    app: &App,
+    theme: Theme,
+    now_ms: u64,
+    width: u16,
+) -> Line<'static> {
     match &app.prompt {
-        Prompt::Search(text) => return Line::from(format!("/{text}")),
+        Prompt::Search(text) => return search_prompt(text, usize::from(width)),
         Prompt::ConfirmQuit => {
             return Line::styled("stop the loop and quit? (y/n)", theme.notice());
         }
@@ -318,6 +330,36 @@ fn status_line(model: &RunModel, app: &App, theme: Theme, now_ms: u64) -> Line<'
         Span::styled(activity, style),
         Span::styled("  ? help".to_owned(), theme.dim()),
     ])
+}
+
+/// An iteration with no outcome yet, in words: it runs, unless its loop stopped without
+/// ending it (ralph was killed).
+fn unended_words(model: &RunModel) -> &'static str {
+    if model.finished.is_none() {
+        "running"
+    } else {
+        "never ended"
+    }
+}
+
+/// The search being typed, in `width` columns: its end, where the typing is, when all
+/// of it does not fit (`/…` and the last of it).
+fn search_prompt(text: &str, width: usize) -> Line<'static> {
+    let whole = format!("/{text}");
+    if usize::from(whole.as_str().cell_width()) <= width {
+        return Line::from(whole);
+    }
+    let room = width.saturating_sub("/…".chars().count());
+    let mut used = 0;
+    let mut start = text.len();
+    for (at, grapheme) in text.grapheme_indices(true).rev() {
+        used += usize::from(grapheme.cell_width());
+        if used > room {
+            break;
+        }
+        start = at;
+    }
+    Line::from(format!("/…{}", &text[start..]))
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, theme: Theme) {

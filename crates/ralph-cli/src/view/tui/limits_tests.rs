@@ -296,7 +296,7 @@ fn a_loop_gone_during_a_wait_stops_the_clock_until_its_record_goes_on() {
     let mut model = waiting_after_iteration_1();
     // `ralph watch` finds no loop any more (killed during the wait): the clock stops
     // where the record ends, whenever the screen is drawn, and the view says why.
-    model.abandoned();
+    model.abandoned(None);
     for later in [100_000, 10_000_000] {
         assert!(header_at(&model, STARTED_AT_MS + later).contains(" · 1:01/30:00 · "));
     }

@@ -4,9 +4,10 @@
 //! from a byte offset, so [`super::window`] can start anywhere and lay out only what it
 //! shows.
 
+use ratatui::buffer::CellWidth;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
 
 use super::model::{Entry, ToolCall};
 use super::theme::Theme;
@@ -230,7 +231,9 @@ fn tool_lines(call: &ToolCall, selected: bool, unfolded: bool, theme: Theme) -> 
 }
 
 /// `text` cut to `width` columns; the first screen line starts with `lead`, the others
-/// with `cont`. A prefix that leaves no room is dropped.
+/// with `cont`. A prefix that leaves no room is dropped. Cut between graphemes, each
+/// measured as ratatui draws it: an emoji family or a flag is one glyph, never split
+/// over two rows, and takes the columns its cell takes, not the sum of its characters'.
 fn wrapped(
     text: &str,
     lead: &str,
@@ -257,19 +260,25 @@ fn wrapped(
             Span::styled(std::mem::take(current), style),
         ]));
     };
-    for c in text.chars() {
-        let c = if c == '\t' { ' ' } else { c };
-        if c.is_control() {
+    for grapheme in text.graphemes(true) {
+        let grapheme = if grapheme == "\t" { " " } else { grapheme };
+        // A control character is a grapheme of its own (CR LF one together): ratatui
+        // would not draw it.
+        if grapheme.contains(char::is_control) {
             continue;
         }
-        let w = c.width().unwrap_or(0);
+        let w = usize::from(grapheme.cell_width());
         if used + w > room(prefix) && used > 0 {
             flush(&mut current, prefix, out);
             prefix = cont;
             used = 0;
         }
-        current.push(c);
+        current.push_str(grapheme);
         used += w;
     }
     flush(&mut current, prefix, out);
 }
+
+#[cfg(test)]
+#[path = "lines_tests.rs"]
+mod tests;

@@ -160,6 +160,9 @@ pub(crate) struct RunModel {
     /// `finished` says the loop stopped without ending its run (see
     /// [`RunModel::abandoned`]), until the record goes on.
     abandoned: bool,
+    /// When the record of a loop that stopped without ending its run was last written, in
+    /// Unix milliseconds, if known: the last time the loop is known to have run.
+    record_end_ms: Option<u64>,
     /// How much of the transcripts is kept.
     pub(crate) kept: Kept,
 }
@@ -187,16 +190,16 @@ impl RunModel {
     /// stopped since then ([`RunModel::paused_ms`]).
     pub(crate) fn elapsed_at(&self, now_ms: u64) -> u64 {
         let said = self.totals.elapsed_ms;
-        if self.finished.is_some() {
+        let Some(now_ms) = self.clock_at(now_ms) else {
             return said;
-        }
+        };
         match (self.clock_origin_ms, self.live()) {
             (Some(origin), _) => (now_ms.saturating_sub(origin))
                 .saturating_sub(self.paused_ms)
                 .max(said),
             // A record from before iterations said the run's time: only a running
             // iteration's is known.
-            (None, Some(it)) if self.running() => said.saturating_add(
+            (None, Some(it)) if it.outcome.is_none() => said.saturating_add(
                 (now_ms.saturating_sub(it.started_at_ms)).saturating_sub(self.paused_ms),
             ),
             (None, _) => said,
@@ -208,6 +211,31 @@ impl RunModel {
     /// the loop will report for it.
     pub(crate) fn running_for(&self, it: &Iteration, now_ms: u64) -> u64 {
         (now_ms.saturating_sub(it.started_at_ms)).saturating_sub(self.paused_ms)
+    }
+
+    /// The time the run's clock is read at, drawn at `now_ms`: then while the loop runs,
+    /// where the record ends once it stopped without ending its run (when that is known),
+    /// none once it ended (it said its time).
+    fn clock_at(&self, now_ms: u64) -> Option<u64> {
+        match self.finished {
+            None => Some(now_ms),
+            Some(_) if self.abandoned => self.record_end_ms,
+            Some(_) => None,
+        }
+    }
+
+    /// How long `it`, an iteration that has not ended, ran by `now_ms` as far as is
+    /// known: until now while the loop runs, until the record ends if the loop stopped
+    /// without ending it.
+    pub(crate) fn unended_for(&self, it: &Iteration, now_ms: u64) -> Option<u64> {
+        self.clock_at(now_ms).map(|at| self.running_for(it, at))
+    }
+
+    /// Whether the newest iteration has not ended: its cost and tokens are not in the
+    /// totals, which are then the least the run used (while it runs, and when its loop
+    /// stopped without ending it).
+    pub(crate) fn unended(&self) -> bool {
+        self.live().is_some_and(|i| i.outcome.is_none())
     }
 
     /// Whether an iteration is running.
@@ -224,11 +252,13 @@ impl RunModel {
 
     /// The loop stopped without ending its run (ralph was killed): nothing more comes
     /// unless `ralph run --continue` takes it up, and the clock stops where the record
-    /// ends. A later line of the record undoes this.
-    pub(crate) fn abandoned(&mut self) {
+    /// ends (`record_end_ms`, when the record was last written, if known; else at what
+    /// the record last said). A later line of the record undoes this.
+    pub(crate) fn abandoned(&mut self, record_end_ms: Option<u64>) {
         if self.finished.is_some() {
             return;
         }
+        self.record_end_ms = record_end_ms;
         let words = "the loop is not running: it stopped without ending its run (`ralph run \
                      --continue` takes it up)";
         self.activity = words.to_owned();
@@ -240,6 +270,7 @@ impl RunModel {
     pub(crate) fn apply(&mut self, event: RunLine) {
         if std::mem::take(&mut self.abandoned) {
             self.finished = None;
+            self.record_end_ms = None;
         }
         // Whatever the loop does after a wait (the next attempt, a hook, its end) ends it.
         if !matches!(event, RunLine::RateLimitWait { .. }) {

@@ -43,6 +43,10 @@ mod cost;
 #[path = "window_tests.rs"]
 mod window;
 
+/// `q`'s question and the loop's end: beside this file.
+#[path = "quit_tests.rs"]
+mod quit;
+
 /// The wall clock the frames are drawn at: 42 s into the running iteration.
 const STARTED_AT_MS: u64 = 1_795_643_710_000;
 const NOW_MS: u64 = STARTED_AT_MS + 42_000;
@@ -347,7 +351,10 @@ fn help_shows_every_key_whole() {
         let line = format!("{keys} {what}");
         assert!(shown.contains(&line), "{line}\n{shown}");
     }
-    assert!(shown.contains("Ctrl-C") && shown.contains("Esc"), "{shown}");
+    // Ctrl-Z too, as docs/cli.md's key table has it.
+    for named in ["Ctrl-C", "Ctrl-Z", "Esc"] {
+        assert!(shown.contains(named), "{named}\n{shown}");
+    }
 }
 
 /// Every size from one cell up, with help open and scrolled back: nothing panics.

@@ -185,3 +185,24 @@ fn a_match_in_a_folded_tool_output_unfolds_it_on_screen() {
     assert_eq!(app.message.as_deref(), Some("match 1/1 in iteration 1"));
     assert!(shown.contains("│ the HIDDEN cause"), "{shown}");
 }
+
+#[test]
+fn the_search_being_typed_shows_its_end_on_a_narrow_screen() {
+    let mut model = long_iteration(3);
+    let mut app = App::new(true);
+    key(&mut app, &mut model, KeyCode::Char('/'));
+    let typed = "the beginning of a long search that ends here";
+    for c in typed.chars() {
+        key(&mut app, &mut model, KeyCode::Char(c));
+    }
+    let status = |shown: String| shown.lines().last().unwrap().trim_end().to_owned();
+    // Room for it all: all of it.
+    assert_eq!(
+        status(screen(&model, &mut app, 80, 10)),
+        format!("/{typed}")
+    );
+    // Not: its end, where the typing is, after a mark that the start is cut.
+    let narrow = status(screen(&model, &mut app, 20, 10));
+    assert_eq!(narrow, "/…rch that ends here");
+    assert_eq!(narrow.chars().count(), 20);
+}
