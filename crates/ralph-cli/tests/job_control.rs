@@ -109,18 +109,49 @@ fn state(pid: i32) -> Option<char> {
     text[text.rfind(')')? + 2..].chars().next()
 }
 
-/// Waits until the agent's state is stopped (`T`) or, when not `stopped`, anything else.
-fn wait_state(pid: i32, stopped: bool) {
-    let deadline = Instant::now() + RUN_TIMEOUT;
+/// Waits until the state of `what` (pid `pid`: the agent, or ralph) is stopped (`T`) or,
+/// when not `stopped`, anything else.
+fn wait_state(what: &str, pid: i32, stopped: bool) {
+    wait_state_within(what, pid, stopped, RUN_TIMEOUT);
+}
+
+/// [`wait_state`], giving up after `patience`.
+fn wait_state_within(what: &str, pid: i32, stopped: bool, patience: Duration) {
+    let deadline = Instant::now() + patience;
     while (state(pid) == Some('T')) != stopped {
         assert!(
             Instant::now() < deadline,
-            "the agent {pid} is in state {:?}, not {}",
+            "{what} {pid} is in state {:?}, not {}",
             state(pid),
             if stopped { "stopped" } else { "running" }
         );
         std::thread::sleep(POLL);
     }
+}
+
+/// A wait that fails names what it waited for: the agent's pid and ralph's are both
+/// waited on, and "the agent" for ralph's sent whoever read it to the wrong process.
+#[test]
+fn a_failed_wait_for_a_state_names_what_it_waited_for() {
+    let mut sleeper = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep");
+    let pid = i32::try_from(sleeper.id()).expect("a pid");
+    let failed = std::panic::catch_unwind(|| {
+        wait_state_within("ralph", pid, true, Duration::from_millis(200));
+    });
+    sleeper.kill().expect("kill sleep");
+    sleeper.wait().expect("reap sleep");
+    let payload = failed.expect_err("a running sleep never stops");
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("ralph {pid} is in state")),
+        "{message}"
+    );
 }
 
 /// Ctrl-Z while the agent counts: it stops (state `T`, its count still) and ralph says
@@ -133,7 +164,7 @@ fn suspend_and_resume(ws: &Workspace, tmux: &Tmux, said: &str) -> i32 {
     assert!(screen.contains(said), "{said:?} in\n{screen}");
     // The shell's screen, whatever view ralph had.
     assert_eq!(tmux.format(WINDOW, "#{alternate_on}"), "0", "{screen}");
-    wait_state(pid, true);
+    wait_state("the agent", pid, true);
     let at_stop = count(ws);
     std::thread::sleep(SUSPENDED);
     assert_eq!(
@@ -144,7 +175,7 @@ fn suspend_and_resume(ws: &Workspace, tmux: &Tmux, said: &str) -> i32 {
     assert_eq!(state(pid), Some('T'));
     // Then the exit code of the job, once it ends.
     tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
-    wait_state(pid, false);
+    wait_state("the agent", pid, false);
     wait_count(ws, "went on after fg", |n| n > at_stop + 3);
     pid
 }
@@ -285,16 +316,16 @@ fn bg_then_fg_under_a_wrapper(ws: &Workspace, tmux: &Tmux, args: &str) -> i32 {
     wait_count(ws, "reached 5", |n| n >= 5);
     tmux.keys(WINDOW, &["C-z"]);
     tmux.wait_for(WINDOW, "ralph stopped", |s| s.contains("Stopped"));
-    wait_state(pid, true);
+    wait_state("the agent", pid, true);
     tmux.keys(WINDOW, &["bg", "Enter"]);
     tmux.wait_for(WINDOW, "the job continued", |s| {
         s.lines()
             .any(|l| l.trim_end().ends_with(&format!("{args} &")))
     });
-    wait_state(ralph, true);
+    wait_state("ralph", ralph, true);
     let at_stop = count(ws);
     tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
-    wait_state(ralph, false);
+    wait_state("ralph", ralph, false);
     wait_count(ws, "went on after fg", |n| n > at_stop + 3);
     pid
 }
@@ -331,11 +362,11 @@ fn ctrl_z_under_tostop_and_a_wrapper_says_so_and_fg_resumes() {
     tmux.wait_for(WINDOW, "ralph stopped, saying so", |s| {
         s.contains("Stopped") && s.contains("ralph: paused, and the agent with it")
     });
-    wait_state(ralph, true);
-    wait_state(pid, true);
+    wait_state("ralph", ralph, true);
+    wait_state("the agent", pid, true);
     let at_stop = count(&ws);
     tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
-    wait_state(pid, false);
+    wait_state("the agent", pid, false);
     wait_count(&ws, "went on after fg", |n| n > at_stop + 3);
     let code = wait_exit(&tmux);
     let screen = tmux.screen(WINDOW);

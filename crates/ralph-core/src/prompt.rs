@@ -166,7 +166,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
                     "- {}: {} ({})",
                     code_list(&hat.triggers),
                     hat.name,
-                    hat.description.trim()
+                    spelled_for(hat.description.trim(), input.ralph)
                 );
             }
             true

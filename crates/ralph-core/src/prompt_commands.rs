@@ -1,5 +1,6 @@
 //! ralph's commands in the text a prompt passes on (the task, the rules, a hat's
-//! instructions), spelled the way the agent's shell can run them.
+//! instructions, the hats' descriptions the coordinator reads, the skills), spelled the
+//! way the agent's shell can run them.
 //!
 //! ralph puts its own directory first on the agent's `PATH`, but some agents run each
 //! command in a login shell whose profile sets `PATH` anew (Codex: `bash -lc`), so a bare
