@@ -25,7 +25,7 @@ const AGENT_COMMANDS: [&str; 3] = ["emit", "tools", "events"];
 /// [`RALPH_BY_NAME`]); unchanged when that is `ralph` itself. `ralph` is taken only as a
 /// word of its own: not in `./ralph`, `my-ralph`, `$ralph`, or after a `"` (the quoted
 /// variable would end the quotes it is in).
-pub(crate) fn spelled_for<'t>(text: &'t str, ralph: &str) -> Cow<'t, str> {
+pub fn spelled_for<'t>(text: &'t str, ralph: &str) -> Cow<'t, str> {
     if ralph == RALPH_BY_NAME {
         return Cow::Borrowed(text);
     }
