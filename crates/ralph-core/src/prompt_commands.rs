@@ -20,7 +20,7 @@ use crate::prompt::RALPH_BY_NAME;
 /// words such as "ralph runs the gate" stay as written.
 const AGENT_COMMANDS: [&str; 3] = ["emit", "tools", "events"];
 
-/// `text` with each `ralph <command>` of [`AGENT_COMMANDS`] spelled `ralph` (how the
+/// `text` with each `ralph emit`, `ralph tools` and `ralph events` spelled `ralph` (how the
 /// agent's shell calls ralph: [`crate::prompt::RALPH_BY_PATH_VAR`] or
 /// [`RALPH_BY_NAME`]); unchanged when that is `ralph` itself. `ralph` is taken only as a
 /// word of its own: not in `./ralph`, `my-ralph`, `$ralph`, or after a `"` (the quoted
