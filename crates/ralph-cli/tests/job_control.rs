@@ -283,12 +283,7 @@ fn ctrl_z_in_the_full_screen_view_stops_the_wrapper_that_started_ralph_too() {
     let pid = suspend_and_resume(&ws, &tmux, "ralph: paused, and the agent with it");
     tmux.wait_for(WINDOW, "the loop's end", |s| s.contains("q leaves"));
     tmux.keys(WINDOW, &["q"]);
-    let code = wait_exit(&tmux);
-    let screen = tmux.screen(WINDOW);
-    assert_eq!(code, "0", "{screen}");
-    assert!(screen.contains("wrapper-went-on"), "{screen}");
-    assert_eq!(count(&ws), 40);
-    no_orphans(pid);
+    wrapper_went_on(&ws, &tmux, pid);
 }
 
 /// The parent's pid of `pid`, from `/proc/<pid>/stat`.
@@ -368,12 +363,7 @@ fn ctrl_z_under_tostop_and_a_wrapper_says_so_and_fg_resumes() {
     tmux.keys(WINDOW, &["fg; echo \"ralph-exit=$?\"", "Enter"]);
     wait_state("the agent", pid, false);
     wait_count(&ws, "went on after fg", |n| n > at_stop + 3);
-    let code = wait_exit(&tmux);
-    let screen = tmux.screen(WINDOW);
-    assert_eq!(code, "0", "{screen}");
-    assert!(screen.contains("wrapper-went-on"), "{screen}");
-    assert_eq!(count(&ws), 40);
-    no_orphans(pid);
+    wrapper_went_on(&ws, &tmux, pid);
 }
 
 #[test]
@@ -386,5 +376,16 @@ fn bg_then_fg_of_the_line_view_under_tostop_and_a_wrapper_goes_on() {
     let code = wait_exit(&tmux);
     assert_eq!(code, "0", "{}", tmux.screen(WINDOW));
     assert_eq!(count(&ws), 40);
+    no_orphans(pid);
+}
+
+/// The wrapper's ralph ended with 0 after all 40 of the agent's steps, the wrapper went on
+/// after it (it was not left stopped), and nothing of the agent (`pid`) is left.
+fn wrapper_went_on(ws: &Workspace, tmux: &Tmux, pid: i32) {
+    let code = wait_exit(tmux);
+    let screen = tmux.screen(WINDOW);
+    assert_eq!(code, "0", "{screen}");
+    assert!(screen.contains("wrapper-went-on"), "{screen}");
+    assert_eq!(count(ws), 40);
     no_orphans(pid);
 }

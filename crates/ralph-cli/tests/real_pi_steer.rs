@@ -170,20 +170,9 @@ fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
 
 /// As [`SCRIPT`], but the first request that carries the guidance is refused with 429:
 /// pi, told not to retry on its own, ends its turn there, rate limited.
-const LIMITED_SCRIPT: &str = r#"
-default: task
-routes:
-  - contains: "steer-7f3a"
-    scenario: steered
-scenarios:
-  task:
-    - text: Working on plan A.
-      shell: "echo yes > started; while [ ! -f go ]; do sleep 0.1; done; echo plan A step done"
-    - text: Plan A step done.
-  steered:
-    - text: "Following the guidance: plan B.\nLOOP_COMPLETE"
-      fault: {http: 429, times: 1, retry_after_ms: 1}
-"#;
+fn limited_script() -> String {
+    format!("{SCRIPT}      fault: {{http: 429, times: 1, retry_after_ms: 1}}\n")
+}
 
 #[test]
 fn a_message_pi_read_mid_turn_before_a_rate_limit_is_in_the_next_attempts_prompt() {
@@ -192,7 +181,7 @@ fn a_message_pi_read_mid_turn_before_a_rate_limit_is_in_the_next_attempts_prompt
         provider_max_retries: Some(0),
         ..ralph_test_support::PiOptions::default()
     };
-    let Some(env) = RealEnv::start_with(LIMITED_SCRIPT, &[PI], &options) else {
+    let Some(env) = RealEnv::start_with(&limited_script(), &[PI], &options) else {
         return;
     };
     env.write_config(

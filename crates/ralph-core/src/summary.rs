@@ -257,7 +257,7 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
 }
 
 /// [`cost`] of what `iterations` iterations spent.
-fn spent(spend: &Spend, iterations: u32) -> String {
+pub(crate) fn spent(spend: &Spend, iterations: u32) -> String {
     cost(
         spend.cost_usd,
         spend.unpriced_iterations,

@@ -464,30 +464,10 @@ fn a_limited_attempt_that_reported_no_cost_is_counted_as_an_attempt() {
         ),
         (1, 1, 1)
     );
-    assert_eq!(
-        crate::summary::cost(
-            s.spend.cost_usd,
-            s.spend.unpriced_iterations,
-            s.spend.unpriced_attempts,
-            s.iterations,
-            false
-        ),
-        crate::summary::cost(
-            hat.spend.cost_usd,
-            hat.spend.unpriced_iterations,
-            hat.spend.unpriced_attempts,
-            hat.iterations,
-            false
-        ),
-    );
+    let run_cost = crate::summary::spent(&s.spend, s.iterations);
+    assert_eq!(run_cost, crate::summary::spent(&hat.spend, hat.iterations));
     assert!(
-        crate::summary::cost(
-            s.spend.cost_usd,
-            s.spend.unpriced_iterations,
-            s.spend.unpriced_attempts,
-            s.iterations,
-            false
-        )
-        .ends_with("(1 attempt reported no cost)")
+        run_cost.ends_with("(1 attempt reported no cost)"),
+        "{run_cost}"
     );
 }

@@ -13,6 +13,16 @@ fn never(_: &str) -> Option<String> {
 
 /// The log line the shell writes when message `id` went into iteration `iteration`'s
 /// prompt.
+/// A book whose message `id` (`text`) iteration 1's prompt carried, and its log.
+fn carried_by_iteration_1(id: &str, text: &str) -> (SteerBook, Vec<SteerLogLine>) {
+    let mut book = SteerBook::new(1);
+    let mut log = Vec::new();
+    log.extend(book.receive(id, text, false, 1, never).1);
+    assert_eq!(book.start_iteration(1).len(), 1);
+    log.push(into_prompt(id, 1));
+    (book, log)
+}
+
 fn into_prompt(id: &str, iteration: u32) -> SteerLogLine {
     SteerLogLine {
         at_ms: 2,
@@ -111,11 +121,7 @@ fn a_full_queue_refuses_more_and_logs_nothing() {
 
 #[test]
 fn a_continued_run_keeps_what_no_prompt_carried_yet() {
-    let mut book = SteerBook::new(1);
-    let mut log = Vec::new();
-    log.extend(book.receive("a", "carried", false, 1, never).1);
-    book.start_iteration(1);
-    log.push(into_prompt("a", 1));
+    let (mut book, mut log) = carried_by_iteration_1("a", "carried");
     log.extend(
         book.receive("b", "mid", false, 3, |_| Some("pi mid-turn".into()))
             .1,
@@ -369,11 +375,7 @@ fn more_user_messages_than_were_handed_over_confirm_nothing_ahead() {
 fn a_mid_turn_message_read_in_a_limited_attempt_goes_into_the_next_attempts_prompt() {
     // pi read "a" mid-turn, then the next model call was refused on a rate limit: the
     // attempt after is a fresh pi, which knows "a" only if its prompt carries it.
-    let mut book = SteerBook::new(1);
-    let mut log = Vec::new();
-    log.extend(book.receive("q", "plan B", false, 1, never).1);
-    book.start_iteration(1);
-    log.push(into_prompt("q", 1));
+    let (mut book, mut log) = carried_by_iteration_1("q", "plan B");
     assert_eq!(book.shown_user_message(), None);
     log.extend(book.receive("a", "hello during wait", false, 2, taken).1);
     assert_eq!(book.shown_user_message().as_deref(), Some("a"));

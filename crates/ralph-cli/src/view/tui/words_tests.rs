@@ -217,37 +217,18 @@ fn a_failure_says_its_reason_and_stderr_in_the_transcript() {
 fn events_read_from_tags_are_marked_on_screen_and_in_the_export() {
     use ralph_core::event::Event;
 
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
     let events = [
         Event::with_text("build.started", "compiling"),
         Event::with_text("build.done", "all green"),
         Event::new("review.ready"),
     ];
-    feed(
-        &mut model,
-        &RunEvent::EventsEmitted {
-            iteration: 1,
-            events: &events,
-            from_tags: 2,
-            outside: &[],
-            invalid_lines: 0,
-            verified: &[],
-            withheld: &[],
-        },
-    );
+    let mut model = emitted(&events, 2, &[]);
     model.apply_json(
         b"{\"type\":\"events_emitted\",\"iteration\":1,\
           \"events\":[{\"topic\":\"old.record\",\"payload\":\"before tags\"}]}",
     );
-    let entries: Vec<String> = model.iterations[0]
-        .entries
-        .iter()
-        .map(|e| e.searchable().into_owned())
-        .collect();
     assert_eq!(
-        entries,
+        entries(&model),
         [
             "build.started compiling\nbuild.done (tag) all green\nreview.ready (tag)",
             "old.record before tags",
@@ -268,32 +249,43 @@ fn events_read_from_tags_are_marked_on_screen_and_in_the_export() {
 fn a_withheld_event_is_listed_once_and_marked() {
     use ralph_core::event::Event;
 
-    let mut model = RunModel::default();
-    loop_started(&mut model, "pi");
-    iteration_started(&mut model, 1, "builder", "pi");
     let events = [
         Event::with_text("build.done", "all green"),
         Event::new("notes.added"),
     ];
+    let withheld = ["build.done".to_owned(), "never.emitted".to_owned()];
+    assert_eq!(
+        entries(&emitted(&events, 0, &withheld)),
+        ["build.done (withheld) all green\nnotes.added \nnever.emitted (withheld)"]
+    );
+}
+
+/// A pi run's first iteration, with an `events_emitted` record of `events` (the last
+/// `from_tags` from tags) and `withheld`.
+fn emitted(events: &[ralph_core::event::Event], from_tags: u32, withheld: &[String]) -> RunModel {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
     feed(
         &mut model,
         &RunEvent::EventsEmitted {
             iteration: 1,
-            events: &events,
-            from_tags: 0,
+            events,
+            from_tags,
             outside: &[],
             invalid_lines: 0,
             verified: &[],
-            withheld: &["build.done".to_owned(), "never.emitted".to_owned()],
+            withheld,
         },
     );
-    let entries: Vec<String> = model.iterations[0]
+    model
+}
+
+/// The first iteration's entries, as search reads them.
+fn entries(model: &RunModel) -> Vec<String> {
+    model.iterations[0]
         .entries
         .iter()
         .map(|e| e.searchable().into_owned())
-        .collect();
-    assert_eq!(
-        entries,
-        ["build.done (withheld) all green\nnotes.added \nnever.emitted (withheld)"]
-    );
+        .collect()
 }
