@@ -218,6 +218,9 @@ pub(crate) enum CliError {
     NoGates,
     #[error(transparent)]
     Task(#[from] ralph_core::tasks::TaskError),
+    /// The task list could not be changed as asked (see its message).
+    #[error(transparent)]
+    TaskList(ralph_core::tasks::UpdateError),
     #[error(transparent)]
     UnknownPreset(#[from] ralph_core::config::UnknownPreset),
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]
