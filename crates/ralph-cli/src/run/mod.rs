@@ -444,6 +444,13 @@ async fn iterate(
         unstartable: None,
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
+    // A gate may file a task (`ralph tools task add`, with the run's id in its
+    // environment) and still pass: that task holds the completion back as the agent's own
+    // would, so the list is read again once the gates have run.
+    if !report.gates.is_empty() {
+        report.unfinished_tasks =
+            memory::unfinished_tasks(config, &run.workspace, run.run_dir.id());
+    }
     run.steering
         .news()
         .report(&mut |event| observer.observe(event));
