@@ -1,6 +1,8 @@
 //! `ralph emit`: how agents publish events.
 
 mod common;
+#[path = "emit/flooded_inbox.rs"]
+mod flooded_inbox;
 #[path = "emit/loop_edges.rs"]
 mod loop_edges;
 
