@@ -116,6 +116,20 @@ pub(crate) enum CliError {
     )]
     NoLoopForEmit(PathBuf),
     #[error(
+        "the ralph loop in `{}` is finishing: it has read its events for the last time, so \
+         no agent would read this one; nothing was written (emit it to the next run once \
+         that has started)",
+        .0.display()
+    )]
+    LoopFinishingForEmit(PathBuf),
+    #[error(
+        "a ralph loop is starting in `{}` but had not named its run after {}s, so it is not \
+         known which inbox it will read; nothing was written (emit again once it runs)",
+        .0.display(),
+        .1
+    )]
+    LoopStartingForEmit(PathBuf, u64),
+    #[error(
         "RALPH_EVENTS_FILE names `{}`, {why}; `ralph emit` writes only to the events file of \
          the current run in its workspace (`{}/runs/<run id>/inbox.jsonl`), which `ralph run` \
          sets for its agents. To publish to the loop running here, unset it \
@@ -210,6 +224,9 @@ pub(crate) enum CliError {
     NoGates,
     #[error(transparent)]
     Task(#[from] ralph_core::tasks::TaskError),
+    /// The task list could not be changed as asked (see its message).
+    #[error(transparent)]
+    TaskList(ralph_core::tasks::UpdateError),
     #[error(transparent)]
     UnknownPreset(#[from] ralph_core::config::UnknownPreset),
     #[error("no gate named `{name}` (the gates are: {})", .known.join(", "))]

@@ -1,6 +1,10 @@
 //! `ralph emit`: how agents publish events.
 
 mod common;
+#[path = "emit/flooded_inbox.rs"]
+mod flooded_inbox;
+#[path = "emit/loop_edges.rs"]
+mod loop_edges;
 
 use common::{RUN_TIMEOUT, Workspace, code, finished, of_type, wait_output};
 use pretty_assertions::assert_eq;

@@ -227,6 +227,40 @@ fn the_loop_cannot_complete_while_its_tasks_are_open() {
     assert_eq!(ws.history().len(), 2);
 }
 
+#[test]
+fn a_task_a_gate_files_holds_back_the_completion_it_checks() {
+    // The gate files a task (with the run's id, from its environment) and passes: the
+    // completion it checked waits for that task, as for one the agent filed. Iteration 2
+    // closes it; the gate finds it again by its key and files nothing new.
+    let config = format!(
+        "cli:\n  backend: pi\ngates:\n  - name: review\n    run: \"'{}' tools task ensure \
+         'found by the gate' --key review\"\n",
+        ralph_bin()
+    );
+    let plan = "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task close review\n";
+    let ws = Workspace::new(&config, plan);
+    let (status, events, stderr) = ws.run_json(&["-p", "do it", "--max-iterations", "4"]);
+    assert_eq!(
+        (status, finished(&events)["reason"].clone()),
+        (0, json!("completed")),
+        "{stderr}"
+    );
+    let refusals: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "tasks_unfinished")
+        .collect();
+    assert_eq!(refusals.len(), 1, "{events:#?}");
+    assert_eq!(refusals[0]["iteration"], 1);
+    assert!(
+        refusals[0]["tasks"][0]
+            .as_str()
+            .unwrap()
+            .ends_with(": found by the gate")
+    );
+    assert_eq!(ws.history().len(), 2);
+}
+
 /// The ids `--format quiet` printed, one a line.
 fn ids(stdout: &str) -> Vec<&str> {
     stdout.lines().collect()

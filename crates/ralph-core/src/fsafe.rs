@@ -43,6 +43,13 @@ pub const MAX_CURRENT_RUN_BYTES: u64 = 4 * 1024;
 /// The most of the inbox read per iteration; what lies past it is read by the next
 /// iteration (with a warning), so a flood of events cannot stall the loop.
 pub const MAX_INBOX_SLICE_BYTES: u64 = 16 * 1024 * 1024;
+/// The most of the inbox read after an iteration's agent ends, before the iteration is
+/// judged, in slices of [`MAX_INBOX_SLICE_BYTES`]: what the agent (and anyone else) wrote
+/// while it ran is read whole up to this, so its events past one slice are still its own.
+/// Two slices: the iteration's records (`history.jsonl`, `run-events.jsonl`) carry these
+/// events, and a record line must stay well under what its readers hold
+/// (`run_event::MAX_RECORD_LINE_BYTES`).
+pub const MAX_INBOX_ITERATION_BYTES: u64 = 2 * MAX_INBOX_SLICE_BYTES;
 
 /// Whether a link at the file's own name is followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

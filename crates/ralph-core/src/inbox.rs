@@ -241,6 +241,25 @@ impl InboxReader {
 }
 
 impl InboxReader {
+    /// Reads slice after slice up to where the inbox ended at the first read, and at
+    /// most `limit` bytes (whole slices): everything written before now, bounded, so a
+    /// writer that goes on writing cannot keep the reader here. [`deferred`](Self::deferred)
+    /// then says what is left. A restart seen on the way is kept for
+    /// [`take_restart`](Self::take_restart).
+    pub fn read_through(&mut self, limit: u64) -> io::Result<Vec<InboxLine>> {
+        let mut lines = self.read()?;
+        let end = self.offset().saturating_add(self.deferred);
+        let mut slices_left = limit.div_ceil(MAX_INBOX_SLICE_BYTES).saturating_sub(1);
+        while self.deferred > 0 && self.offset() < end && slices_left > 0 {
+            slices_left -= 1;
+            let restarted = self.restarted.take();
+            lines.extend(self.read()?);
+            // The first restart is the one to tell: a later one repeats it.
+            self.restarted = restarted.or(self.restarted.take());
+        }
+        Ok(lines)
+    }
+
     /// Forgets how far the reader got, and why.
     fn restart(&mut self, why: InboxRestart) {
         self.read_to = 0;

@@ -245,3 +245,23 @@ fn one_read_takes_at_most_a_slice_and_the_next_read_takes_the_rest() {
     let second = reader.read().unwrap();
     assert_eq!((second.len(), reader.deferred()), (3, 0));
 }
+
+#[test]
+fn reading_through_takes_every_slice_up_to_its_limit_and_leaves_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.jsonl");
+    let line = encode_line(&Event::with_text("t", "x".repeat(1000)), 1, None);
+    let per_slice = usize::try_from(MAX_INBOX_SLICE_BYTES).unwrap() / line.len();
+    std::fs::write(&path, line.repeat(2 * per_slice + 3)).unwrap();
+    // Up to three slices: all of it, at once.
+    let mut reader = InboxReader::new(&path, 0);
+    let all = reader.read_through(3 * MAX_INBOX_SLICE_BYTES).unwrap();
+    assert_eq!((all.len(), reader.deferred()), (2 * per_slice + 3, 0));
+    // Up to two: the rest is left for the next read.
+    let mut reader = InboxReader::new(&path, 0);
+    let two = reader.read_through(2 * MAX_INBOX_SLICE_BYTES).unwrap();
+    let in_two = usize::try_from(2 * MAX_INBOX_SLICE_BYTES).unwrap() / line.len();
+    assert_eq!(two.len(), in_two);
+    assert!(reader.deferred() > 0);
+    assert_eq!(reader.read().unwrap().len(), 2 * per_slice + 3 - in_two);
+}

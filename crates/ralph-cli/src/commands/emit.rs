@@ -2,22 +2,32 @@
 //!
 //! The event goes to `$RALPH_EVENTS_FILE` (set by `ralph run` for the agent), else to
 //! the inbox of the workspace's current run; only ever to the inbox of the workspace's
-//! current run, and only while a loop runs there. One complete line, one write (see
+//! current run, and only while a loop runs there that will still read it (not one that
+//! is finishing, see `ralph_core::store::InboxListener`). One complete line, one write (see
 //! `ralph_core::inbox`), naming its sender (`$RALPH_AGENT_RUN`, when set). A short confirmation goes to stdout, which the agent sees as
 //! its tool's output.
 
 use std::path::{Component, Path};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use ralph_core::event::event_from_args;
 use ralph_core::inbox;
-use ralph_core::store::{INBOX_FILE, RALPH_DIR, RUNS_DIR, RalphDir, RunDir, unix_ms};
+use ralph_core::store::{
+    INBOX_FILE, InboxListener, RALPH_DIR, RUNS_DIR, RalphDir, RunDir, unix_ms,
+};
 use ralph_core::topic::misses_promise;
 
 use crate::cli::EmitArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::{CliError, EventsFileMismatch};
 use crate::exit::CommandOutcome;
+
+/// How long emit waits for a starting loop to name its run: a new `ralph run` takes the
+/// workspace lock, then checks its agents (each one's `--version`, seconds on a cold
+/// cache) before it names its run.
+const STARTING_LOOP_WAIT: Duration = Duration::from_secs(10);
+/// How often emit looks for the starting loop's run meanwhile.
+const STARTING_LOOP_POLL: Duration = Duration::from_millis(50);
 
 pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     // Said before the topic is checked: ` LOOP_COMPLETE` is refused for its space, and
@@ -40,21 +50,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     };
     let workspace = super::enclosing_workspace()?;
     let dir = RalphDir::in_workspace(&workspace);
-    let run = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
-        Some(given) => given_run(Path::new(&given), &workspace, &dir)?,
-        None => dir
-            .current_run()
-            .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
-            .ok_or(CliError::NoRunForEmit)?,
-    };
-    // An event for a loop that has ended would sit in a finished run's inbox, unread,
-    // while the agent (or person) is told it was published.
-    let running = dir
-        .loop_running()
-        .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
-    if !running {
-        return Err(CliError::NoLoopForEmit(dir.path().to_path_buf()));
-    }
+    let run = listening_run(&workspace, &dir)?;
     let path = run.inbox();
     // Who is publishing: the loop credits the event to the running hat only when it comes
     // from the agent process it started (whose token this is, inherited by everything the
@@ -91,6 +87,42 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         ));
     }
     Ok(CommandOutcome::Success)
+}
+
+/// The run whose inbox the loop running in the workspace reads: the one
+/// `$RALPH_EVENTS_FILE` names, else the current run. An event for a loop that has read its
+/// inbox for the last time (it ended, or is finishing) would sit there unread while the
+/// agent (or person) is told it was published: refused. A loop that is starting has taken
+/// the workspace lock but not yet named its run (it checks its agents first): the run is
+/// looked up again until it has, so the event goes to the new run rather than the last.
+fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<RunDir, CliError> {
+    let asked = Instant::now();
+    loop {
+        let run = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
+            Some(given) => given_run(Path::new(&given), workspace, dir)?,
+            None => dir
+                .current_run()
+                .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
+                .ok_or(CliError::NoRunForEmit)?,
+        };
+        let listener = dir
+            .inbox_listener(&run)
+            .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
+        match listener {
+            InboxListener::Loop => return Ok(run),
+            InboxListener::NoLoop => return Err(CliError::NoLoopForEmit(dir.path().to_path_buf())),
+            InboxListener::Finishing => {
+                return Err(CliError::LoopFinishingForEmit(dir.path().to_path_buf()));
+            }
+            InboxListener::Starting if asked.elapsed() >= STARTING_LOOP_WAIT => {
+                return Err(CliError::LoopStartingForEmit(
+                    dir.path().to_path_buf(),
+                    STARTING_LOOP_WAIT.as_secs(),
+                ));
+            }
+            InboxListener::Starting => std::thread::sleep(STARTING_LOOP_POLL),
+        }
+    }
 }
 
 /// The run whose inbox `$RALPH_EVENTS_FILE` names, when it is the events file of a run of this

@@ -226,6 +226,10 @@ fn start_and_drive(
                     .map_err(|e| CliError::io("read the current run of", ralph_dir.path(), e))?
                     .ok_or_else(|| no_run_to_continue(&ralph_dir))?;
                 let saved = run_dir.load()?;
+                // The ended loop closed the inbox; this one reads on in it.
+                run_dir
+                    .reopen_inbox()
+                    .map_err(|e| CliError::io("reopen", run_dir.inbox_closed_path(), e))?;
                 // The state is written after the history line: a crash between the two
                 // leaves a record the state does not cover. That iteration runs again, so its
                 // record goes (the limited attempts the state covers stay).

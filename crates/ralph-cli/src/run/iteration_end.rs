@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use ralph_agent::BuildError;
 use ralph_core::event_tag::Tag;
-use ralph_core::fsafe::MAX_INBOX_SLICE_BYTES;
+use ralph_core::fsafe::MAX_INBOX_ITERATION_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
 use ralph_core::run_event::{RunEvent, Totals};
@@ -229,16 +229,18 @@ pub(super) fn read_inbox(
     number: u32,
     observer: &mut dyn Observer,
 ) -> Result<Vec<InboxLine>, CliError> {
+    // All of it, not one slice: the agent's events past the first would be read with
+    // the next iteration's, as from outside, and its promise or hand-off refused.
     let inbox = reader
-        .read()
+        .read_through(MAX_INBOX_ITERATION_BYTES)
         .map_err(|e| CliError::io("read the event inbox", reader.path(), e))?;
     if reader.deferred() > 0 {
         diagnostic(format_args!(
             "warning: the event inbox `{}` has {} more bytes than one iteration reads ({} \
-             bytes); the rest is read after the next iteration",
+             bytes); the rest is read after the next iteration, as from outside its agent",
             reader.path().display(),
             reader.deferred(),
-            MAX_INBOX_SLICE_BYTES
+            MAX_INBOX_ITERATION_BYTES
         ));
     }
     if let Some(restart) = reader.take_restart() {

@@ -190,6 +190,15 @@ pub(crate) async fn drive(
         .await?;
         save(&run, &reader, Durability::Atomic)?;
     };
+    // The inbox has been read for the last time: from here `ralph emit` refuses, as
+    // `ralph steer` does, rather than say "published" for an event no one reads (the
+    // loop still holds the workspace lock through its summary and end hooks).
+    if let Err(e) = run.run_dir.close_inbox() {
+        diagnostic(format_args!(
+            "warning: cannot write `{}`: `ralph emit` may say an event is published while              this loop finishes, and no one will read it: {e}",
+            run.run_dir.inbox_closed_path().display()
+        ));
+    }
     run.steering.finish(&mut |event| observer.observe(event));
     run.transcripts.wait();
     let reason = hooks
@@ -435,6 +444,13 @@ async fn iterate(
         unstartable: None,
     };
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
+    // A gate may file a task (`ralph tools task add`, with the run's id in its
+    // environment) and still pass: that task holds the completion back as the agent's own
+    // would, so the list is read again once the gates have run.
+    if !report.gates.is_empty() {
+        report.unfinished_tasks =
+            memory::unfinished_tasks(config, &run.workspace, run.run_dir.id());
+    }
     run.steering
         .news()
         .report(&mut |event| observer.observe(event));

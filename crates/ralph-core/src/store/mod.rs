@@ -10,6 +10,8 @@
 //!                        agent's lock files out of commits
 //!   runs/<run-id>/
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
+//!     inbox.closed       once the loop has read the inbox for the last time: who closed
+//!                        it (the `inbox_closed` module); `--continue` removes it
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
 //!     .state.json.spare  the state before the last save: swapped with state.json on save
@@ -33,6 +35,7 @@
 mod answer_tags;
 mod atomic;
 mod gitignore;
+mod inbox_closed;
 mod leftovers;
 mod lock;
 mod lock_holder;
@@ -51,6 +54,7 @@ use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, TEMPORARY_PREFIX, is_temporary_name, replace, rewrite, spare_of};
 pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_by_ralph};
+pub use inbox_closed::{ClosedBy, INBOX_CLOSED_FILE, InboxListener};
 pub use leftovers::{
     AGENT_FILE, AGENT_RECORD_FORMAT, AgentRecord, AgentRecordFile, Host, Leftovers,
 };

@@ -61,7 +61,18 @@ pub fn update<T>(
         lock_beside(path).map_err(|e| UpdateError::io("take the task list's lock", &lock, e))?;
     let mut list = read(path).map_err(|e| UpdateError::io("read the task list", path, e))?;
     let out = change(&mut list)?;
-    replace(path, &list.render(), Durability::Atomic)
+    let rendered = list.render();
+    // Past the limit no command could read the list again, and the loop's task check
+    // would stop holding completion back: refused before it is written.
+    let size = rendered.len() as u64;
+    if size > MAX_TASKS_FILE_BYTES {
+        return Err(UpdateError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit: MAX_TASKS_FILE_BYTES,
+        });
+    }
+    replace(path, &rendered, Durability::Atomic)
         .map_err(|e| UpdateError::io("write the task list", path, e))?;
     Ok(out)
 }
@@ -79,6 +90,19 @@ pub enum UpdateError {
         path: PathBuf,
         #[source]
         source: io::Error,
+    },
+    /// The change would take the list past [`MAX_TASKS_FILE_BYTES`]: nothing was written.
+    #[error(
+        "this change would make the task list `{}` {size} bytes, over its {limit}-byte \
+         limit, past which ralph can no longer read it; nothing was written. Make room \
+         first: remove the lines of closed and failed tasks from it in an editor (`ralph \
+         tools task list -s closed` shows them), or move it aside to start a new list",
+        .path.display()
+    )]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
     },
 }
 

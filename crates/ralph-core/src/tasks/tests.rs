@@ -352,3 +352,37 @@ fn a_repeated_id_names_the_first_task_and_the_repeat_is_set_aside_and_kept() {
     assert_eq!(rendered.lines().nth(1), Some(copy));
     assert_eq!(TaskList::parse(rendered.as_bytes()).damaged().len(), 1);
 }
+
+#[test]
+fn an_update_that_would_take_the_list_past_its_limit_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tasks_path(dir.path());
+    // One closed task whose description fills the file to just under the limit.
+    let room = 256;
+    let line = |description: &str| {
+        format!(
+            "{{\"id\":\"task-1-a\",\"title\":\"big\",\"description\":\"{description}\",\
+             \"status\":\"closed\",\"created\":\"1\"}}\n"
+        )
+    };
+    let fill = MAX_TASKS_FILE_BYTES as usize - line("").len() - room;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, line(&"x".repeat(fill))).unwrap();
+    let before = std::fs::metadata(&path).unwrap().len();
+
+    let failed = update(&path, |list| {
+        list.add(Task {
+            description: Some("y".repeat(room)),
+            ..task("task-2-b", "one too many", 3, "2")
+        })
+    });
+    assert!(
+        matches!(&failed, Err(UpdateError::TooLarge { size, limit, .. })
+            if *size > *limit && *limit == MAX_TASKS_FILE_BYTES),
+        "{failed:?}"
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), before);
+    // The list stays readable, and a change that fits is still made.
+    update(&path, |list| list.add(task("task-3-c", "t", 3, "3"))).unwrap();
+    assert_eq!(read(&path).unwrap().tasks().count(), 2);
+}

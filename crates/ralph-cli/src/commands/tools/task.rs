@@ -253,6 +253,7 @@ fn update<T>(
     .map_err(|e| match e {
         UpdateError::Task(e) => CliError::Task(e),
         UpdateError::Io { what, path, source } => CliError::io(what, path, source),
+        too_large @ UpdateError::TooLarge { .. } => CliError::TaskList(too_large),
     })
 }
 
