@@ -573,3 +573,17 @@ fn from_a_subdirectory_the_tools_find_the_workspace_above() {
         "no store of its own down there"
     );
 }
+
+#[test]
+fn a_task_list_that_cannot_be_read_is_warned_of_once_an_iteration_with_gates_too() {
+    // The list is read before the gates and again after them: its warning is said once.
+    let config = "cli:\n  backend: pi\ngates:\n  - name: check\n    run: \"true\"\n";
+    let ws = Workspace::new(config, "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n");
+    // A directory where the list's file belongs cannot be read as one.
+    std::fs::create_dir_all(ws.path().join(".ralph/agent/tasks.jsonl")).unwrap();
+    let (_, _, stderr) = ws.run_json(&["-p", "do it", "--max-iterations", "1"]);
+    let warned = stderr
+        .matches("completion is not held back by tasks")
+        .count();
+    assert_eq!(warned, 1, "{stderr}");
+}

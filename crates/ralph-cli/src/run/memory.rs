@@ -58,26 +58,35 @@ pub(super) fn unfinished_tasks(
     workspace: &Path,
     run_id: &str,
 ) -> Vec<String> {
+    read_unfinished_tasks(config, workspace, run_id).unwrap_or_else(|warning| {
+        diagnostic(format_args!("warning: {warning}"));
+        Vec::new()
+    })
+}
+
+/// [`unfinished_tasks`], or the warning that the list cannot be read.
+pub(super) fn read_unfinished_tasks(
+    config: &ResolvedConfig,
+    workspace: &Path,
+    run_id: &str,
+) -> Result<Vec<String>, String> {
     if !config.tasks.enabled {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let path = tasks::tasks_path(workspace);
     match tasks::read(&path) {
-        Ok(list) => list
+        Ok(list) => Ok(list
             .unfinished_of_run(run_id)
             .iter()
             // Cut as the prompt's task list cuts them: these go into the next prompt
             // (the `task.resume` event) and the notice.
             .map(|t| format!("{}: {}", t.id, t.shown_title()))
-            .collect(),
-        Err(e) => {
-            diagnostic(format_args!(
-                "warning: the task list `{}` cannot be read ({e}); completion is not held back \
-                 by tasks this iteration",
-                path.display()
-            ));
-            Vec::new()
-        }
+            .collect()),
+        Err(e) => Err(format!(
+            "the task list `{}` cannot be read ({e}); completion is not held back by tasks \
+             this iteration",
+            path.display()
+        )),
     }
 }
 

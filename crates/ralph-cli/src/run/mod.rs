@@ -446,10 +446,12 @@ async fn iterate(
     report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
     // A gate may file a task (`ralph tools task add`, with the run's id in its
     // environment) and still pass: that task holds the completion back as the agent's own
-    // would, so the list is read again once the gates have run.
-    if !report.gates.is_empty() {
-        report.unfinished_tasks =
-            memory::unfinished_tasks(config, &run.workspace, run.run_dir.id());
+    // would, so the list is read again once the gates have run. If it cannot be read
+    // now, the first reading stands (and its warning, if any, was given once).
+    if !report.gates.is_empty()
+        && let Ok(tasks) = memory::read_unfinished_tasks(config, &run.workspace, run.run_dir.id())
+    {
+        report.unfinished_tasks = tasks;
     }
     run.steering
         .news()
