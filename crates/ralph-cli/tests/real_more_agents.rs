@@ -219,6 +219,25 @@ fn codex_publishes_an_event_through_ralph_bin() {
 }
 
 #[test]
+fn codex_runs_ralph_by_its_name_although_its_login_shell_resets_path() {
+    // The profile of Codex's login shell sets PATH anew (Debian's does), so the ralph
+    // that ralph put first on it is gone; the `ralph` function ralph exports to bash is
+    // not, and it is what a preset's or a person's `ralph emit` runs.
+    let Some(run) = run_ralph(&CODEX, "emit_by_name") else {
+        return;
+    };
+    let context = run.context();
+    assert_eq!(
+        (run.code, &run.one("events_emitted")["events"]),
+        (
+            0,
+            &json!([{"topic": "work.done", "payload": "from the agent"}])
+        ),
+        "{context}"
+    );
+}
+
+#[test]
 fn codex_failing_model_fails_the_iteration() {
     if let Some(run) = run_ralph(&CODEX, "fail") {
         // Codex replaces a 500's message with its own ("We're currently experiencing high

@@ -27,6 +27,7 @@ pub(super) fn agent_env(
     let path = std::env::join_paths(path_dirs)
         .map_err(|e| CliError::io("build PATH with", &exe, io::Error::other(e)))?;
     let mut env: Vec<(OsString, OsString)> = vec![
+        (BASH_FUNCTION_RALPH.into(), ralph_function(&exe)),
         (var::BIN.into(), exe.into_os_string()),
         (var::EVENTS_FILE.into(), run_dir.inbox().into_os_string()),
         (var::RUN_ID.into(), run_dir.id().into()),
@@ -38,6 +39,36 @@ pub(super) fn agent_env(
     ];
     env.extend(worktree_env(workspace));
     Ok(env)
+}
+
+/// The variable through which bash imports a function `ralph` (bash's own form for an
+/// exported function, `export -f`).
+const BASH_FUNCTION_RALPH: &str = "BASH_FUNC_ralph%%";
+
+/// A bash function `ralph` that runs this ralph. Some agents run each command in a login
+/// shell whose profile sets `PATH` anew (Codex: `bash -lc`; Debian's `/etc/profile` does),
+/// which loses the ralph put first on it; a function survives the profile, so the
+/// `ralph emit` and `ralph tools` that presets, hats and people write run this ralph
+/// there too, without rewriting their text. Other shells ignore the variable.
+fn ralph_function(exe: &Path) -> OsString {
+    let mut body = OsString::from("() { ");
+    body.push(shell_quoted(exe.as_os_str()));
+    body.push(" \"$@\"\n}");
+    body
+}
+
+/// `word` as one single-quoted POSIX shell word (a `'` in it closed, escaped, reopened).
+fn shell_quoted(word: &std::ffi::OsStr) -> OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut quoted = vec![b'\''];
+    for &byte in word.as_bytes() {
+        match byte {
+            b'\'' => quoted.extend_from_slice(b"'\\''"),
+            _ => quoted.push(byte),
+        }
+    }
+    quoted.push(b'\'');
+    OsString::from_vec(quoted)
 }
 
 /// `RALPH_WORKTREE` for a loop in a worktree `ralph run --worktree` made (gates and

@@ -15,7 +15,7 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The mock's script: `work` (the default) runs one shell command, then answers with the
 /// promise; `outside` does the same with a file outside the workspace (`../outside.txt`);
-/// `emit` publishes an event with `$RALPH_BIN emit`; `fail` answers HTTP 500 to every
+/// `emit` publishes an event with `$RALPH_BIN emit`, `emit_by_name` with `ralph emit`; `fail` answers HTTP 500 to every
 /// attempt; `limit` answers 429 with a reset in an hour (`retry-after` and the providers'
 /// rate-limit headers) and `x-should-retry: false`; `html` answers `200 text/html` (a
 /// wrong base URL, a captive portal). `retry-after-ms: 1` makes the
@@ -34,6 +34,9 @@ scenarios:
     - text: "Done.\n\nLOOP_COMPLETE"
   emit:
     - shell: "\"$RALPH_BIN\" emit work.done \"from the agent\""
+    - text: "Emitted.\n\nLOOP_COMPLETE"
+  emit_by_name:
+    - shell: "ralph emit work.done \"from the agent\""
     - text: "Emitted.\n\nLOOP_COMPLETE"
   fail:
     - text: "never sent"
