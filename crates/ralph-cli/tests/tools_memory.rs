@@ -423,52 +423,6 @@ fn skills_are_listed_and_loaded() {
     assert!(stderr.contains("`skills.dirs`"), "{stderr}");
 }
 
-/// A skill loaded by an agent whose shell finds no `ralph` on `PATH` (Codex's login
-/// shell resets it) spells ralph's commands `"$RALPH_BIN"`, as its prompt does; loaded
-/// where `ralph` is on `PATH`, or by a person, it is printed as written.
-#[test]
-fn a_skill_loaded_where_ralph_is_not_on_path_spells_it_ralph_bin() {
-    let dir = tempfile::tempdir().unwrap();
-    write(&dir.path().join("ralph.yml"), "skills:\n  dirs: [skills]\n");
-    write(
-        &dir.path().join("skills/done.md"),
-        "---\nname: done\ndescription: Finishing\n---\nRun `ralph tools task list`, then ralph emit build.done.\n",
-    );
-    let bin = env!("CARGO_BIN_EXE_ralph");
-    let bin_dir = Path::new(bin).parent().unwrap();
-    let load = |path: &std::ffi::OsStr, agent: bool| {
-        let mut command = Command::new(bin);
-        command
-            .args(["tools", "skill", "load", "done", "--root"])
-            .arg(dir.path())
-            .env_remove("RALPH_WORKSPACE")
-            .env_remove("RALPH_BIN")
-            .env("PATH", path);
-        if agent {
-            command.env("RALPH_BIN", bin);
-        }
-        ok(&command.output().expect("run ralph"))
-    };
-    // The test binary's directory has `ralph`; an empty directory has not (a system's
-    // /usr/bin might).
-    let empty = tempfile::tempdir().unwrap();
-    let with_ralph = std::env::join_paths([bin_dir, empty.path()]).unwrap();
-    let without = empty.path().as_os_str().to_owned();
-    let rewritten = load(&without, true);
-    assert!(
-        rewritten
-            .contains("Run `\"$RALPH_BIN\" tools task list`, then \"$RALPH_BIN\" emit build.done."),
-        "{rewritten}"
-    );
-    for (path, agent) in [(&with_ralph, true), (&without, false)] {
-        let plain = load(path, agent);
-        assert!(
-            plain.contains("Run `ralph tools task list`, then ralph emit build.done."),
-            "{plain}"
-        );
-    }
-}
-
 #[test]
 fn an_add_past_the_limit_is_refused_and_a_file_that_outgrew_it_can_be_made_smaller() {
     use ralph_core::memory::file::MAX_MEMORIES_FILE_BYTES;

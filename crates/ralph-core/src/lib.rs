@@ -25,7 +25,6 @@ pub mod inbox;
 pub mod machine;
 pub mod memory;
 pub mod prompt;
-pub mod prompt_commands;
 pub mod prompt_memory;
 mod prompt_steering;
 mod prompt_tasks;

@@ -20,7 +20,6 @@ use std::fmt::Write as _;
 
 use crate::config::HatConfig;
 use crate::event::Event;
-use crate::prompt_commands::spelled_for;
 use crate::prompt_memory::{MemoryPrompt, write_memories, write_skills};
 pub use crate::prompt_steering::STEERING_HEADING;
 use crate::prompt_steering::write_steering;
@@ -98,13 +97,13 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
          the files and the events below are your memory.\n"
     });
     section(&mut p, "Task");
-    p.push_str(spelled_for(input.objective, input.ralph).trim_end());
+    p.push_str(input.objective.trim_end());
     p.push('\n');
 
     if !input.guardrails.is_empty() {
         section(&mut p, "Rules");
         for rule in input.guardrails {
-            let _ = writeln!(p, "- {}", spelled_for(rule, input.ralph).trim());
+            let _ = writeln!(p, "- {}", rule.trim());
         }
     }
 
@@ -166,7 +165,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
                     "- {}: {} ({})",
                     code_list(&hat.triggers),
                     hat.name,
-                    spelled_for(hat.description.trim(), input.ralph)
+                    hat.description.trim()
                 );
             }
             true
@@ -178,7 +177,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             } else {
                 &hat.instructions
             };
-            p.push_str(spelled_for(text, input.ralph).trim_end());
+            p.push_str(text.trim_end());
             p.push('\n');
             section(&mut p, "Handing over");
             let ralph = input.ralph;

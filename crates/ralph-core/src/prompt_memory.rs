@@ -9,7 +9,6 @@
 
 use std::fmt::Write as _;
 
-use crate::prompt_commands::spelled_for;
 use crate::skills::Skill;
 
 /// The most skills the index lists; the rest are counted, with how to list them.
@@ -111,11 +110,7 @@ pub fn write_skills(p: &mut String, skills: &[Skill], ralph: &str) {
     let mut left = SKILLS_INJECT_MAX_BYTES;
     let mut indexed: Vec<&Skill> = Vec::new();
     for skill in skills {
-        // Skills are text people wrote, often copied from ralph-orchestrator's: their
-        // `ralph emit` and `ralph tools` are spelled as the agent's shell runs ralph, as
-        // the task's are (`crate::prompt_commands`).
-        let loaded = skill.loaded();
-        let text = spelled_for(&loaded, ralph);
+        let text = skill.loaded();
         if skill.auto_inject && text.len() <= left {
             left -= text.len();
             p.push_str(&text);
@@ -133,8 +128,7 @@ pub fn write_skills(p: &mut String, skills: &[Skill], ralph: &str) {
          tools skill load <name>`.\n"
     );
     for skill in indexed.iter().take(SKILLS_INDEX_MAX) {
-        let description = one_line(&skill.description);
-        let _ = writeln!(p, "- {}: {}", skill.name, spelled_for(&description, ralph));
+        let _ = writeln!(p, "- {}: {}", skill.name, one_line(&skill.description));
     }
     if indexed.len() > SKILLS_INDEX_MAX {
         let _ = writeln!(

@@ -188,56 +188,6 @@ fn agents_whose_shell_loses_path_are_told_to_call_ralph_through_ralph_bin() {
     assert_eq!(RALPH_BY_PATH_VAR, format!("\"${}\"", ralph_types::env::BIN));
 }
 
-/// What people wrote besides the task and the hat's instructions reaches a Codex agent
-/// spelled as its shell runs ralph: the hats' descriptions the coordinator reads, a
-/// skill's index line and an injected skill's text. Left as `ralph emit`, they gave the
-/// agent a second spelling, the one that fails under Codex's login shell.
-#[test]
-fn a_codex_prompt_spells_ralph_through_ralph_bin_in_descriptions_and_skills() {
-    let mut hats = hats();
-    hats[1].description = "Builds the step, then says so with `ralph emit step.done`".into();
-    let skill = |name: &str, description: &str, body: &str, auto_inject| crate::skills::Skill {
-        name: name.into(),
-        description: description.into(),
-        body: body.into(),
-        path: format!(".claude/skills/{name}/SKILL.md").into(),
-        hats: vec![],
-        backends: vec![],
-        auto_inject,
-    };
-    let skills = [
-        skill(
-            "tasks",
-            "",
-            "Note each step with `ralph tools task add`.\n",
-            true,
-        ),
-        skill("review", "Ends with `ralph emit review.done`", "", false),
-    ];
-    let events = [Event::new(TASK_START)];
-    for role in [
-        Role::Coordinator { hats: &hats },
-        Role::Hat { hat: &hats[1] },
-    ] {
-        let prompt = build_prompt(&PromptInput {
-            ralph: RALPH_BY_PATH_VAR,
-            skills: &skills,
-            ..input(role, &events)
-        });
-        let mut expected = vec![
-            "Note each step with `\"$RALPH_BIN\" tools task add`.",
-            "- review: Ends with `\"$RALPH_BIN\" emit review.done`",
-        ];
-        if matches!(role, Role::Coordinator { .. }) {
-            expected.push("says so with `\"$RALPH_BIN\" emit step.done`)");
-        }
-        for text in expected {
-            assert!(prompt.contains(text), "{text:?} in:\n{prompt}");
-        }
-        assert!(!prompt.contains("`ralph "), "{prompt}");
-    }
-}
-
 /// A bound that holds two of the events below but not three.
 const SMALL_BOUND: usize = 120;
 

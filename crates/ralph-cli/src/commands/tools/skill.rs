@@ -5,8 +5,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use ralph_core::config::Overrides;
-use ralph_core::prompt::{RALPH_BY_NAME, RALPH_BY_PATH_VAR};
-use ralph_core::prompt_commands::spelled_for;
 use ralph_core::skills::{Found, Skill, discover};
 use serde::Serialize;
 
@@ -46,25 +44,11 @@ pub(super) fn run(args: SkillArgs) -> Result<CommandOutcome, CliError> {
             TableArg::Table => out.text(&table(&found, &workspace))?,
         },
         SkillCommand::Load(load) => match found.get(load.name.trim()) {
-            Some(skill) => out.text(&spelled_for(&skill.loaded(), ralph_spelling()))?,
+            Some(skill) => out.text(&skill.loaded())?,
             None => return Err(unknown(&found, &load.name, &config.skills).into()),
         },
     }
     out.finish()
-}
-
-/// How the shell that runs this command calls ralph, for the skill's `ralph emit` and
-/// `ralph tools` lines: an agent's shell that ralph started (it set `RALPH_BIN`) and that
-/// finds no `ralph` on `PATH` (Codex's login shell sets `PATH` anew) needs `"$RALPH_BIN"`,
-/// as that agent's prompt spells it; the skills injected into the prompt are rewritten
-/// the same way.
-fn ralph_spelling() -> &'static str {
-    let run_by_an_agent = std::env::var_os(ralph_types::env::BIN).is_some();
-    if run_by_an_agent && ralph_agent::resolve_binary(RALPH_BY_NAME).is_none() {
-        RALPH_BY_PATH_VAR
-    } else {
-        RALPH_BY_NAME
-    }
 }
 
 /// A skill as `list --format json` prints it.
