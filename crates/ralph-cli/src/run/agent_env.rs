@@ -76,3 +76,7 @@ fn shell_quoted(word: &std::ffi::OsStr) -> OsString {
 pub(crate) fn worktree_env(workspace: &Path) -> Option<(OsString, OsString)> {
     ralph_core::store::worktree_name_of(workspace).map(|name| (var::WORKTREE.into(), name.into()))
 }
+
+#[cfg(test)]
+#[path = "agent_env_tests.rs"]
+mod tests;
