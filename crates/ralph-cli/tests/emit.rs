@@ -309,19 +309,7 @@ fn emit_during_ralph_plan_fails_and_writes_nothing() {
     let inbox = current_inbox(&ws);
     let before = std::fs::read(&inbox).expect("inbox");
     let out = ws.run(&["plan", "an idea"]);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).expect(name);
-    assert_eq!(read("emit.code").trim(), "1", "{}", read("emit.out"));
-    assert!(
-        read("emit.out").contains("no ralph loop is running"),
-        "{}",
-        read("emit.out")
-    );
+    emit_was_refused(&ws, &out, "no ralph loop is running");
     assert_eq!(std::fs::read(&inbox).expect("inbox"), before);
 }
 
@@ -490,4 +478,18 @@ fn an_event_emitted_from_outside_the_agent_is_routed_but_not_credited_to_the_hat
             ("\"outside\"".to_owned(), "\"LOOP_COMPLETE\"".to_owned()),
         ]
     );
+}
+
+/// `out` (of a command whose agent or hook ran `ralph emit`, its exit code in `emit.code`
+/// and its output in `emit.out`) succeeded, and the emit failed saying `says`.
+fn emit_was_refused(ws: &Workspace, out: &std::process::Output, says: &str) {
+    assert_eq!(
+        code(out.status),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).expect(name);
+    assert_eq!(read("emit.code").trim(), "1", "{}", read("emit.out"));
+    assert!(read("emit.out").contains(says), "{}", read("emit.out"));
 }

@@ -204,18 +204,7 @@ fn codex_runs_a_tool_and_its_tokens_are_priced_as_the_model_ralph_passed() {
 fn codex_publishes_an_event_through_ralph_bin() {
     // Codex's commands run in a login shell, whose profile may reset PATH (and with it the
     // ralph that ralph put first on it); `$RALPH_BIN` survives.
-    let Some(run) = run_ralph(&CODEX, "emit") else {
-        return;
-    };
-    let context = run.context();
-    assert_eq!(
-        (run.code, &run.one("events_emitted")["events"]),
-        (
-            0,
-            &json!([{"topic": "work.done", "payload": "from the agent"}])
-        ),
-        "{context}"
-    );
+    codex_publishes_work_done("emit");
 }
 
 #[test]
@@ -223,7 +212,12 @@ fn codex_runs_ralph_by_its_name_although_its_login_shell_resets_path() {
     // The profile of Codex's login shell sets PATH anew (Debian's does), so the ralph
     // that ralph put first on it is gone; the `ralph` function ralph exports to bash is
     // not, and it is what a preset's or a person's `ralph emit` runs.
-    let Some(run) = run_ralph(&CODEX, "emit_by_name") else {
+    codex_publishes_work_done("emit_by_name");
+}
+
+/// Codex runs `scenario`, which publishes `work.done`, and the iteration has it.
+fn codex_publishes_work_done(scenario: &str) {
+    let Some(run) = run_ralph(&CODEX, scenario) else {
         return;
     };
     let context = run.context();

@@ -196,20 +196,10 @@ fn the_loop_cannot_complete_while_its_tasks_are_open() {
     let plan = "pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task ensure 'Write the docs' --key docs\n\
                 pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task close docs\n";
     let ws = Workspace::new("cli:\n  backend: pi\n", plan);
-    let (status, events, stderr) = ws.run_json(&["-p", "document it", "--max-iterations", "4"]);
-    assert_eq!(
-        (status, finished(&events)["reason"].clone()),
-        (0, json!("completed")),
-        "{stderr}"
-    );
-    let refusals: Vec<&Value> = of_type(&events, "notice")
-        .into_iter()
-        .filter(|n| n["notice"] == "tasks_unfinished")
-        .collect();
-    assert_eq!(refusals.len(), 1);
-    assert_eq!(refusals[0]["count"], 1);
+    let refusal = completed_after_one_refusal(&ws, "document it");
+    assert_eq!(refusal["count"], 1);
     assert!(
-        refusals[0]["tasks"][0]
+        refusal["tasks"][0]
             .as_str()
             .unwrap()
             .ends_with(": Write the docs")
@@ -240,7 +230,21 @@ fn a_task_a_gate_files_holds_back_the_completion_it_checks() {
     let plan = "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n\
                 pi/anthropic/text.jsonl | LOOP_COMPLETE | | ralph tools task close review\n";
     let ws = Workspace::new(&config, plan);
-    let (status, events, stderr) = ws.run_json(&["-p", "do it", "--max-iterations", "4"]);
+    let refusal = completed_after_one_refusal(&ws, "do it");
+    assert_eq!(refusal["iteration"], 1);
+    assert!(
+        refusal["tasks"][0]
+            .as_str()
+            .unwrap()
+            .ends_with(": found by the gate")
+    );
+    assert_eq!(ws.history().len(), 2);
+}
+
+/// Runs `task` (at most 4 iterations), which must complete after one completion claim
+/// was refused for unfinished tasks: that refusal's notice.
+fn completed_after_one_refusal(ws: &Workspace, task: &str) -> Value {
+    let (status, events, stderr) = ws.run_json(&["-p", task, "--max-iterations", "4"]);
     assert_eq!(
         (status, finished(&events)["reason"].clone()),
         (0, json!("completed")),
@@ -251,14 +255,7 @@ fn a_task_a_gate_files_holds_back_the_completion_it_checks() {
         .filter(|n| n["notice"] == "tasks_unfinished")
         .collect();
     assert_eq!(refusals.len(), 1, "{events:#?}");
-    assert_eq!(refusals[0]["iteration"], 1);
-    assert!(
-        refusals[0]["tasks"][0]
-            .as_str()
-            .unwrap()
-            .ends_with(": found by the gate")
-    );
-    assert_eq!(ws.history().len(), 2);
+    refusals[0].clone()
 }
 
 /// The ids `--format quiet` printed, one a line.

@@ -23,6 +23,16 @@ fn carried_by_iteration_1(id: &str, text: &str) -> (SteerBook, Vec<SteerLogLine>
     (book, log)
 }
 
+/// An iteration's steering record where `queued` messages wait for the attempt after,
+/// none carried by its prompt or delivered mid-turn.
+fn only_queued(queued: u32) -> IterationSteering {
+    IterationSteering {
+        in_prompt: 0,
+        mid_turn: 0,
+        queued,
+    }
+}
+
 fn into_prompt(id: &str, iteration: u32) -> SteerLogLine {
     SteerLogLine {
         at_ms: 2,
@@ -290,14 +300,7 @@ fn what_a_limited_attempt_carried_is_queued_again_and_survives_continue() {
     );
     log.extend(again);
     // The iteration's record counts it as queued, not as carried by its prompt.
-    assert_eq!(
-        book.end_iteration(1),
-        IterationSteering {
-            in_prompt: 0,
-            mid_turn: 0,
-            queued: 1
-        }
-    );
+    assert_eq!(book.end_iteration(1), only_queued(1));
     assert_eq!(book.tally().pending, 1);
     assert_eq!(SteerBook::resume(1, &log).tally(), book.tally());
     let texts: Vec<String> = book
@@ -393,14 +396,7 @@ fn a_mid_turn_message_read_in_a_limited_attempt_goes_into_the_next_attempts_prom
     );
     log.extend(again);
     // Counted as queued for the attempt after, neither carried nor delivered.
-    assert_eq!(
-        book.end_iteration(1),
-        IterationSteering {
-            in_prompt: 0,
-            mid_turn: 0,
-            queued: 2
-        }
-    );
+    assert_eq!(book.end_iteration(1), only_queued(2));
     let tally = book.tally();
     assert_eq!((tally.received, tally.mid_turn, tally.pending), (2, 0, 2));
     assert_eq!(SteerBook::resume(1, &log).tally(), tally);
