@@ -204,12 +204,7 @@ fn emit_outside_an_agent_goes_to_the_running_loop() {
     let out = ws.run(&["emit", "human.guidance", "use the new API"]);
     let lines = inbox_lines(&inbox);
     end_loop(&ws, child);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(
         lines,
         vec![serde_json::json!({"topic": "human.guidance", "payload": "use the new API"})]
@@ -345,12 +340,7 @@ fn a_payload_nested_to_the_limit_is_kept_and_a_deeper_planted_one_skipped() {
     assert_eq!(invalid.len(), 1, "{events:?}");
     let out = ws.run(&["events", "--format", "json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(stdout.contains("kept.deep"), "{stdout}");
     assert!(!stdout.contains("planted.deep"), "{stdout}");
     let out = ws.run(&["runs", "--format", "json"]);
@@ -483,13 +473,18 @@ fn an_event_emitted_from_outside_the_agent_is_routed_but_not_credited_to_the_hat
 /// `out` (of a command whose agent or hook ran `ralph emit`, its exit code in `emit.code`
 /// and its output in `emit.out`) succeeded, and the emit failed saying `says`.
 fn emit_was_refused(ws: &Workspace, out: &std::process::Output, says: &str) {
+    succeeded(out);
+    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).expect(name);
+    assert_eq!(read("emit.code").trim(), "1", "{}", read("emit.out"));
+    assert!(read("emit.out").contains(says), "{}", read("emit.out"));
+}
+
+/// `out` is of a command that exited 0 (its stderr said otherwise).
+fn succeeded(out: &std::process::Output) {
     assert_eq!(
         code(out.status),
         0,
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let read = |name: &str| std::fs::read_to_string(ws.path().join(name)).expect(name);
-    assert_eq!(read("emit.code").trim(), "1", "{}", read("emit.out"));
-    assert!(read("emit.out").contains(says), "{}", read("emit.out"));
 }

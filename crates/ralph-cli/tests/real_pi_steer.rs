@@ -86,15 +86,26 @@ fn steer_during_the_tool(
     Some((env, running, said))
 }
 
+/// [`steer_during_the_tool`], which must print `said` and succeed, then the run, which
+/// must complete in `iterations` iterations.
+fn steered(
+    steering: bool,
+    said: &str,
+    iterations: usize,
+) -> Option<(RealEnv, real_common::JsonRun)> {
+    let (env, running, printed) = steer_during_the_tool(steering)?;
+    assert_eq!(printed, (Some(0), said.to_owned()));
+    let run = let_the_tool_finish(&env, running);
+    assert_eq!(run.iterations().len(), iterations);
+    Some((env, run))
+}
+
 #[test]
 fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
-    let Some((env, running, said)) = steer_during_the_tool(true) else {
+    // One iteration: pi read the guidance after its tool call and the answer completed.
+    let Some((env, run)) = steered(true, "delivered to pi mid-turn\n", 1) else {
         return;
     };
-    assert_eq!(said, (Some(0), "delivered to pi mid-turn\n".to_owned()));
-    let run = let_the_tool_finish(&env, running);
-    // One iteration: pi read the guidance after its tool call and the answer completed.
-    assert_eq!(run.iterations().len(), 1);
     let delivered = run.of_type("steer_delivered");
     assert_eq!(
         (
@@ -136,12 +147,9 @@ fn a_steer_during_iteration_1_reaches_pi_in_rpc_mode_in_the_same_turn() {
 
 #[test]
 fn a_steer_during_iteration_1_reaches_the_model_in_iteration_2() {
-    let Some((env, running, said)) = steer_during_the_tool(false) else {
+    let Some((env, run)) = steered(false, "queued for iteration 2\n", 2) else {
         return;
     };
-    assert_eq!(said, (Some(0), "queued for iteration 2\n".to_owned()));
-    let run = let_the_tool_finish(&env, running);
-    assert_eq!(run.iterations().len(), 2);
     let received = run.of_type("steer_received");
     assert_eq!(received.len(), 1);
     assert_eq!(received[0]["message"], GUIDANCE);

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use ralph_core::store::RalphDir;
 
 use super::common::{Workspace, code, wait_output};
-use super::{current_inbox, emit_was_refused, inbox_lines};
+use super::{current_inbox, emit_was_refused, inbox_lines, succeeded};
 
 #[test]
 fn emit_while_the_loop_finishes_fails_and_writes_nothing() {
@@ -59,12 +59,7 @@ fn emit_while_a_new_loop_starts_goes_to_the_new_run() {
         .expect("new run");
     let out = wait_output(emit);
     drop(lock);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(inbox_lines(&old.inbox()), Vec::<serde_json::Value>::new());
     assert_eq!(
         inbox_lines(&new.inbox()),
@@ -106,12 +101,7 @@ fn emit_reaches_a_continued_run() {
     let out = ws.run(&["emit", "human.guidance", "go on"]);
     let stopped = ws.stop(child, nix::sys::signal::Signal::SIGINT);
     assert_eq!(code(stopped.status), 130);
-    assert_eq!(
-        code(out.status),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert_eq!(
         inbox_lines(&inbox),
         vec![serde_json::json!({"topic": "human.guidance", "payload": "go on"})]
