@@ -68,12 +68,7 @@ fn steer_during_the_tool(
     env.write_config(&format!(
         "cli:\n  backend: pi\n  steering: {steering}\nevent_loop:\n  max_iterations: 3\n"
     ));
-    let running = env.spawn_json(&["-p", "Carry out the plan."]);
-    wait_for_file(&env.ws().join("started"));
-    let out = env
-        .ralph(&["steer", GUIDANCE])
-        .output()
-        .expect("ralph steer");
+    let (running, out) = steer_while_the_tool_runs(&env);
     assert!(
         out.status.code().is_some(),
         "{}",
@@ -84,6 +79,18 @@ fn steer_during_the_tool(
         String::from_utf8_lossy(&out.stdout).into_owned(),
     );
     Some((env, running, said))
+}
+
+/// Starts the loop as configured, waits until iteration 1's tool runs, and sends the
+/// guidance with `ralph steer`: the run still going, and what steer did.
+fn steer_while_the_tool_runs(env: &RealEnv) -> (real_common::Running, std::process::Output) {
+    let running = env.spawn_json(&["-p", "Carry out the plan."]);
+    wait_for_file(&env.ws().join("started"));
+    let out = env
+        .ralph(&["steer", GUIDANCE])
+        .output()
+        .expect("ralph steer");
+    (running, out)
 }
 
 /// [`steer_during_the_tool`], which must print `said` and succeed, then the run, which
@@ -196,12 +203,7 @@ fn a_message_pi_read_mid_turn_before_a_rate_limit_is_in_the_next_attempts_prompt
         "cli:\n  backend: pi\n  steering: true\n  rate_limit_wait_seconds: 1\n\
          event_loop:\n  max_iterations: 3\n",
     );
-    let running = env.spawn_json(&["-p", "Carry out the plan."]);
-    wait_for_file(&env.ws().join("started"));
-    let out = env
-        .ralph(&["steer", GUIDANCE])
-        .output()
-        .expect("ralph steer");
+    let (running, out) = steer_while_the_tool_runs(&env);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "delivered to pi mid-turn\n"
