@@ -75,13 +75,31 @@ impl TagLine {
 
     fn tag(self) -> Option<Tag> {
         match (self.event, self.refused) {
-            (Some(event), _) => Some(Ok(event)),
+            (Some(event), _) => Some(checked(event)),
             (None, Some(refused)) => Some(Err(RefusedTag {
                 topic: excerpt(&refused.topic, REFUSED_TOPIC_CHARS),
                 why: Refusal::Recorded(excerpt(&refused.reason, MAX_REASON_CHARS)),
             })),
             (None, None) => None,
         }
+    }
+}
+
+/// An event read back, checked as the inbox checks one (its topic as `ralph emit` would,
+/// its payload's depth): the file is in the workspace, where anything can be written, and
+/// what it holds must not publish what an inbox line could not. One that fails is a
+/// refused tag, so its notice says why.
+fn checked(event: Event) -> Tag {
+    let line = serde_json::to_vec(&event).unwrap_or_default();
+    match crate::event::parse_line(&line) {
+        Some(Ok(_)) => Ok(event),
+        invalid => Err(RefusedTag {
+            topic: excerpt(&event.topic, REFUSED_TOPIC_CHARS),
+            why: Refusal::Recorded(match invalid {
+                Some(Err(invalid)) => invalid.to_string(),
+                _ => "not an event".to_owned(),
+            }),
+        }),
     }
 }
 

@@ -99,3 +99,34 @@ fn a_refusal_written_into_the_file_is_read_back_cut_to_its_first_characters() {
         reason.len()
     );
 }
+
+#[test]
+fn an_event_written_into_the_file_is_checked_as_an_inbox_line_is() {
+    // A topic `ralph emit` refuses (an escape and a line break in it) and a payload nested
+    // past the limit are refused tags, read back with their reason; a good event is kept.
+    let ws = tempfile::tempdir().unwrap();
+    let run = run_dir(ws.path());
+    let mut deep = serde_json::json!("leaf");
+    for _ in 0..=crate::event::MAX_PAYLOAD_DEPTH {
+        deep = serde_json::json!([deep]);
+    }
+    for event in [
+        serde_json::json!({"topic": "evil\u{1b}[31mred\nx", "payload": "p"}),
+        serde_json::json!({"topic": "deep.payload", "payload": deep}),
+        serde_json::json!({"topic": "build.done", "payload": "ok"}),
+    ] {
+        let mut bytes =
+            serde_json::to_vec(&serde_json::json!({"iteration": 1, "event": event})).unwrap();
+        bytes.push(b'\n');
+        crate::fsafe::append_line(&run.answer_tags(), &bytes).unwrap();
+    }
+    let read = run.answer_tags_of(1).unwrap();
+    assert_eq!(read.len(), 3, "{read:?}");
+    let reasons: Vec<String> = read[..2]
+        .iter()
+        .map(|tag| tag.as_ref().expect_err("refused").why.to_string())
+        .collect();
+    assert!(reasons[0].contains("invalid topic"), "{reasons:?}");
+    assert!(reasons[1].contains("nest"), "{reasons:?}");
+    assert_eq!(read[2], Ok(Event::with_text("build.done", "ok")));
+}
