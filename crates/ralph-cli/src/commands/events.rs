@@ -267,11 +267,7 @@ fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row>
         })
         .collect();
     let given = rows.len();
-    // The last `from_tags` of the agent's events came from tags in its answer.
-    let emitted = record
-        .events
-        .len()
-        .saturating_sub(record.from_tags as usize);
+    let emitted = ralph_core::event_tag::first_from_tag(record.events.len(), record.from_tags);
     for (at, event) in record.events.iter().enumerate() {
         let source = if at < emitted {
             Source::Agent

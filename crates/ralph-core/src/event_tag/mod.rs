@@ -88,6 +88,13 @@ fn emit_reason(error: &EmitError) -> String {
     }
 }
 
+/// Where the events read from tags start among an iteration's `events` (as its record
+/// keeps them, `from_tags` of them from tags): the tags' events are taken after the
+/// emitted ones, so they are the last; a count beyond the events marks them all.
+pub fn first_from_tag(events: usize, from_tags: u32) -> usize {
+    events.saturating_sub(usize::try_from(from_tags).unwrap_or(usize::MAX))
+}
+
 /// What each tag in `text` (one finished assistant message) stands for, in order.
 pub fn read_tags(text: &str) -> Vec<Tag> {
     read(text).into_iter().map(|(_, tag)| tag).collect()

@@ -4,6 +4,7 @@
 //! what its gates made of it.
 
 use ralph_core::event::Event;
+use ralph_core::event_tag::first_from_tag;
 
 /// What a gate made of an event, after it on its line.
 const VERIFIED: &str = " ✓ verified";
@@ -20,8 +21,7 @@ pub(crate) fn emitted(
     withheld: &[String],
     shown: impl Fn(&Event) -> String,
 ) -> Vec<String> {
-    // The record counts them from the end: the tags are taken after the emitted events.
-    let first_tag = events.len().saturating_sub(from_tags as usize);
+    let first_tag = first_from_tag(events.len(), from_tags);
     events
         .iter()
         .enumerate()

@@ -2,6 +2,7 @@
 //! Streamed text appends to the transcript entry it continues, so following a long
 //! stream costs time and memory linear in what the agent said, never more.
 
+use ralph_core::event_tag::first_from_tag;
 use ralph_core::machine::{GateEnd, Notice};
 use ralph_stream::CostKind;
 
@@ -336,9 +337,7 @@ impl RunModel {
             } => {
                 if let Some(it) = self.iteration_mut(iteration) {
                     it.events_emitted += events.len();
-                    // The record counts the tags' events from the end: they are taken
-                    // after the emitted ones. A count beyond the events marks them all.
-                    let first_tag = events.len().saturating_sub(from_tags as usize);
+                    let first_tag = first_from_tag(events.len(), from_tags);
                     // A withheld event is one of `events`: it is marked there, not listed
                     // again (a withheld topic the agent did not emit is listed on its own).
                     let mut unlisted = withheld.clone();
