@@ -81,11 +81,11 @@ impl LockHolder {
         let mut words = lines.next()?.split_whitespace();
         let pid = words.next()?.parse().ok()?;
         let host = words.next().map(str::to_owned);
-        let by = match lines.next().map(str::trim) {
-            Some("land") => HeldBy::Land,
-            Some("rm") => HeldBy::Remove,
-            _ => HeldBy::Loop,
-        };
+        let second = lines.next().map(str::trim);
+        let by = [HeldBy::Land, HeldBy::Remove]
+            .into_iter()
+            .find(|by| by.word() == second)
+            .unwrap_or(HeldBy::Loop);
         Some(LockHolder { pid, host, by })
     }
 
