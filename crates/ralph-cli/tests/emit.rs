@@ -3,6 +3,8 @@
 mod common;
 #[path = "emit/flooded_inbox.rs"]
 mod flooded_inbox;
+#[path = "emit/late_events.rs"]
+mod late_events;
 #[path = "emit/loop_edges.rs"]
 mod loop_edges;
 

@@ -10,12 +10,20 @@
 //! run is a loop finishing (refuse); held by another, it is a loop starting (wait for it
 //! to name its run). `ralph run --continue` removes the mark: the run's inbox is read
 //! again from where it was left.
+//!
+//! The mark alone still leaves a gap: an emit that found no mark could append after the
+//! loop's last read (a gate of the last iteration emits after the loop read its inbox),
+//! and its event would sit unread. So both sides take the inbox's lock
+//! ([`RunDir::lock_inbox`], `inbox.jsonl.lock`): emit holds it from its check to its
+//! append, the loop from its last read until the mark is written. Either the emit's line
+//! is in the inbox before that read, or emit finds the mark.
 
 use std::io;
 use std::path::PathBuf;
 
 use super::lock_holder::{HeldBy, LockHolder, read_holder, this_host};
 use super::{Durability, RalphDir, RunDir, replace};
+use crate::file_lock::{FileLock, lock_beside, lock_path};
 
 /// The mark's name in a run's directory.
 pub const INBOX_CLOSED_FILE: &str = "inbox.closed";
@@ -23,6 +31,20 @@ pub const INBOX_CLOSED_FILE: &str = "inbox.closed";
 impl RunDir {
     pub fn inbox_closed_path(&self) -> PathBuf {
         self.path.join(INBOX_CLOSED_FILE)
+    }
+
+    /// The lock `ralph emit` and the closing loop take around the inbox (see the module's
+    /// doc): `inbox.jsonl.lock`.
+    pub fn inbox_lock_path(&self) -> PathBuf {
+        lock_path(&self.inbox())
+    }
+
+    /// Waits for and takes the inbox's lock, creating its file, for at most
+    /// [`crate::file_lock::LOCK_WAIT_LIMIT`] (its holders keep it for an instant). The
+    /// file is in the workspace: a link, a FIFO or a directory planted at its name is
+    /// refused, never followed or waited on. `NotFound` when the run's directory is gone.
+    pub fn lock_inbox(&self) -> io::Result<FileLock> {
+        lock_beside(&self.inbox())
     }
 
     /// Marks the inbox as read for the last time by this process.

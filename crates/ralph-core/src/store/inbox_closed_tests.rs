@@ -34,3 +34,32 @@ fn the_loop_that_closed_the_inbox_is_finishing_another_is_starting() {
     drop(lock);
     assert_eq!(dir.inbox_listener(&run).unwrap(), InboxListener::NoLoop);
 }
+
+#[test]
+fn the_inbox_lock_is_never_taken_through_a_planted_link_fifo_or_directory() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = RalphDir::in_workspace(ws.path());
+    let run = dir.create_run(UNIX_EPOCH).unwrap();
+    let lock = run.inbox_lock_path();
+    assert_eq!(lock, run.path().join("inbox.jsonl.lock"));
+    let target = ws.path().join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    assert!(run.lock_inbox().is_err(), "a link");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    std::fs::remove_file(&lock).unwrap();
+    // A FIFO without a writer would block an open that waits for one.
+    nix::unistd::mkfifo(&lock, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    assert!(run.lock_inbox().is_err(), "a FIFO");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
+    assert!(run.lock_inbox().is_err(), "a directory");
+    std::fs::remove_dir(&lock).unwrap();
+    drop(run.lock_inbox().expect("a lock file of its own"));
+    // The run's directory gone: said as such, for emit to recreate it.
+    std::fs::remove_dir_all(run.path()).unwrap();
+    assert_eq!(
+        run.lock_inbox().unwrap_err().kind(),
+        std::io::ErrorKind::NotFound
+    );
+}
