@@ -12,6 +12,7 @@
 use std::path::{Component, Path};
 use std::time::{Duration, Instant, SystemTime};
 
+use ralph_agent::supervise::identity_of;
 use ralph_core::event::event_from_args;
 use ralph_core::file_lock::FileLock;
 use ralph_core::inbox;
@@ -153,9 +154,11 @@ fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<(RunDir, FileLock),
     }
 }
 
-/// Who will read `run`'s inbox, now.
+/// Who will read `run`'s inbox, now. A process's start time tells the ralph that
+/// closed the inbox from a new one that got its pid.
 fn listener_of(dir: &RalphDir, run: &RunDir) -> Result<InboxListener, CliError> {
-    dir.inbox_listener(run)
+    let started_at = |pid: u32| Some(identity_of(i32::try_from(pid).ok()?)?.start_ticks);
+    dir.inbox_listener(run, started_at)
         .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))
 }
 

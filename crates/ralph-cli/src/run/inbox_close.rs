@@ -61,7 +61,8 @@ pub(super) fn close_inbox(
     report_notices(&mut run.machine, None, observer);
     // From here `ralph emit` refuses, as `ralph steer` does (the loop still holds the
     // workspace lock through its summary and end hooks).
-    if let Err(e) = run.run_dir.close_inbox() {
+    let started = ralph_agent::supervise::own_identity().map(|me| me.start_ticks);
+    if let Err(e) = run.run_dir.close_inbox(started) {
         diagnostic(format_args!(
             "warning: cannot write `{}`: `ralph emit` may say an event is published while \
              this loop finishes, and no one will read it: {e}",

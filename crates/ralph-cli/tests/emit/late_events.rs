@@ -9,7 +9,7 @@ use ralph_core::store::RalphDir;
 use serde_json::{Value, json};
 
 use super::common::{Workspace, code, of_type, wait_output};
-use super::inbox_lines;
+use super::{inbox_lines, own_start};
 
 /// A gate on the completion, run after the iteration's events were read, that emits
 /// `hotfix.needed` (keeping emit's output and exit code in `emit.out` and `emit.code`),
@@ -97,7 +97,7 @@ fn emit_waits_while_the_loop_reads_its_inbox_for_the_last_time() {
         "emit went on while the loop was closing its inbox"
     );
     assert_eq!(inbox_lines(&run.inbox()), Vec::<Value>::new());
-    run.close_inbox().expect("close");
+    run.close_inbox(own_start()).expect("close");
     drop(closing);
     let out = wait_output(emit);
     assert_eq!(code(out.status), 1);
