@@ -3,6 +3,8 @@
 mod common;
 #[path = "emit/flooded_inbox.rs"]
 mod flooded_inbox;
+#[path = "emit/late_events.rs"]
+mod late_events;
 #[path = "emit/loop_edges.rs"]
 mod loop_edges;
 
@@ -283,6 +285,11 @@ fn emit_refuses_an_events_file_that_is_not_the_running_runs_inbox() {
 }
 
 /// The inbox of the workspace's current run.
+/// When this test process started, as a closing loop records it in `inbox.closed`.
+fn own_start() -> Option<u64> {
+    ralph_agent::supervise::own_identity().map(|me| me.start_ticks)
+}
+
 fn current_inbox(ws: &Workspace) -> std::path::PathBuf {
     ws.run_files().dir().join("inbox.jsonl")
 }

@@ -3,14 +3,18 @@
 //! The event goes to `$RALPH_EVENTS_FILE` (set by `ralph run` for the agent), else to
 //! the inbox of the workspace's current run; only ever to the inbox of the workspace's
 //! current run, and only while a loop runs there that will still read it (not one that
-//! is finishing, see `ralph_core::store::InboxListener`). One complete line, one write (see
+//! is finishing, see `ralph_core::store::InboxListener`), checked and appended under the
+//! inbox's lock, which the loop takes to read its inbox for the last time and close it:
+//! an event is either read by the loop or refused. One complete line, one write (see
 //! `ralph_core::inbox`), naming its sender (`$RALPH_AGENT_RUN`, when set). A short confirmation goes to stdout, which the agent sees as
 //! its tool's output.
 
 use std::path::{Component, Path};
 use std::time::{Duration, Instant, SystemTime};
 
+use ralph_agent::supervise::identity_of;
 use ralph_core::event::event_from_args;
+use ralph_core::file_lock::FileLock;
 use ralph_core::inbox;
 use ralph_core::store::{
     INBOX_FILE, InboxListener, RALPH_DIR, RUNS_DIR, RalphDir, RunDir, unix_ms,
@@ -50,7 +54,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
     };
     let workspace = super::enclosing_workspace()?;
     let dir = RalphDir::in_workspace(&workspace);
-    let run = listening_run(&workspace, &dir)?;
+    let (run, lock) = listening_run(&workspace, &dir)?;
     let path = run.inbox();
     // Who is publishing: the loop credits the event to the running hat only when it comes
     // from the agent process it started (whose token this is, inherited by everything the
@@ -70,6 +74,7 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
         }
         result => result.map_err(|e| CliError::io("append the event to", &path, e))?,
     }
+    drop(lock);
     // The agent reads this as the tool's output; a closed stdout does not undo the event.
     let _ = std::io::Write::write_all(
         &mut std::io::stdout(),
@@ -90,13 +95,16 @@ pub(crate) fn run(args: &EmitArgs) -> Result<CommandOutcome, CliError> {
 }
 
 /// The run whose inbox the loop running in the workspace reads: the one
-/// `$RALPH_EVENTS_FILE` names, else the current run. An event for a loop that has read its
-/// inbox for the last time (it ended, or is finishing) would sit there unread while the
-/// agent (or person) is told it was published: refused. A loop that is starting has taken
-/// the workspace lock but not yet named its run (it checks its agents first): the run is
-/// looked up again until it has, so the event goes to the new run rather than the last.
-fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<RunDir, CliError> {
+/// `$RALPH_EVENTS_FILE` names, else the current run, with its inbox's lock, held until
+/// the event is appended (the loop closing the inbox waits for it, and reads the event).
+/// An event for a loop that has read its inbox for the last time (it ended, or is
+/// finishing) would sit there unread while the agent (or person) is told it was
+/// published: refused. A loop that is starting has taken the workspace lock but not yet
+/// named its run (it checks its agents first): the run is looked up again until it has,
+/// so the event goes to the new run rather than the last.
+fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<(RunDir, FileLock), CliError> {
     let asked = Instant::now();
+    let mut recreated = false;
     loop {
         let run = match std::env::var_os(ralph_types::env::EVENTS_FILE).filter(|p| !p.is_empty()) {
             Some(given) => given_run(Path::new(&given), workspace, dir)?,
@@ -105,11 +113,31 @@ fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<RunDir, CliError> {
                 .map_err(|e| CliError::io("read the current run of", dir.path(), e))?
                 .ok_or(CliError::NoRunForEmit)?,
         };
-        let listener = dir
-            .inbox_listener(&run)
-            .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))?;
+        let listener = listener_of(dir, &run)?;
+        let listener = if listener == InboxListener::Loop {
+            let lock = match run.lock_inbox() {
+                Ok(lock) => lock,
+                // The agent deleted the run's directory (`git clean -fdx`, `rm -rf
+                // .ralph`) while its loop runs: the loop recreates it when the agent
+                // exits and reads the new inbox from its start, so it is recreated now
+                // and the loop asked about again.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !recreated => {
+                    recreated = true;
+                    run.ensure()
+                        .map_err(|e| CliError::io("recreate the run directory", run.path(), e))?;
+                    continue;
+                }
+                Err(e) => return Err(CliError::io("lock", run.inbox_lock_path(), e)),
+            };
+            // Asked again under the lock: the loop may have closed its inbox meanwhile.
+            match listener_of(dir, &run)? {
+                InboxListener::Loop => return Ok((run, lock)),
+                other => other,
+            }
+        } else {
+            listener
+        };
         match listener {
-            InboxListener::Loop => return Ok(run),
             InboxListener::NoLoop => return Err(CliError::NoLoopForEmit(dir.path().to_path_buf())),
             InboxListener::Finishing => {
                 return Err(CliError::LoopFinishingForEmit(dir.path().to_path_buf()));
@@ -120,9 +148,18 @@ fn listening_run(workspace: &Path, dir: &RalphDir) -> Result<RunDir, CliError> {
                     STARTING_LOOP_WAIT.as_secs(),
                 ));
             }
-            InboxListener::Starting => std::thread::sleep(STARTING_LOOP_POLL),
+            // (A listening loop, once the lock was taken, is the one that returned above.)
+            InboxListener::Starting | InboxListener::Loop => std::thread::sleep(STARTING_LOOP_POLL),
         }
     }
+}
+
+/// Who will read `run`'s inbox, now. A process's start time tells the ralph that
+/// closed the inbox from a new one that got its pid.
+fn listener_of(dir: &RalphDir, run: &RunDir) -> Result<InboxListener, CliError> {
+    let started_at = |pid: u32| Some(identity_of(i32::try_from(pid).ok()?)?.start_ticks);
+    dir.inbox_listener(run, started_at)
+        .map_err(|e| CliError::io("check for a running loop in", dir.path(), e))
 }
 
 /// The run whose inbox `$RALPH_EVENTS_FILE` names, when it is the events file of a run of this

@@ -17,6 +17,7 @@ pub(crate) mod gates;
 mod git_head;
 pub(crate) mod github;
 pub(crate) mod hooks;
+mod inbox_close;
 mod iteration_end;
 mod iteration_prompt;
 pub(crate) mod launch;
@@ -190,15 +191,7 @@ pub(crate) async fn drive(
         .await?;
         save(&run, &reader, Durability::Atomic)?;
     };
-    // The inbox has been read for the last time: from here `ralph emit` refuses, as
-    // `ralph steer` does, rather than say "published" for an event no one reads (the
-    // loop still holds the workspace lock through its summary and end hooks).
-    if let Err(e) = run.run_dir.close_inbox() {
-        diagnostic(format_args!(
-            "warning: cannot write `{}`: `ralph emit` may say an event is published while              this loop finishes, and no one will read it: {e}",
-            run.run_dir.inbox_closed_path().display()
-        ));
-    }
+    inbox_close::close_inbox(&mut run, &mut reader, observer)?;
     run.steering.finish(&mut |event| observer.observe(event));
     run.transcripts.wait();
     let reason = hooks

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use ralph_core::store::RalphDir;
 
 use super::common::{Workspace, code, wait_output};
-use super::{current_inbox, emit_was_refused, inbox_lines, succeeded};
+use super::{current_inbox, emit_was_refused, inbox_lines, own_start, succeeded};
 
 #[test]
 fn emit_while_the_loop_finishes_fails_and_writes_nothing() {
@@ -68,12 +68,41 @@ fn emit_while_a_new_loop_starts_goes_to_the_new_run() {
 }
 
 #[test]
+fn a_new_loop_with_the_pid_of_the_one_that_closed_the_last_run_is_waited_for() {
+    let ws = Workspace::new("", "");
+    let dir = RalphDir::in_workspace(ws.path());
+    // The last run's ralph had this test's pid, and started at another time: this
+    // process is a new loop that got its pid, and has not named its run yet.
+    let old = dir
+        .create_run(std::time::SystemTime::now())
+        .expect("old run");
+    let started = own_start().expect("this process's start time");
+    let host = ralph_core::store::this_host().unwrap_or_default();
+    let mark = format!("{} {host}\nstarted {}\n", std::process::id(), started + 1);
+    std::fs::write(old.inbox_closed_path(), mark).expect("mark");
+    let lock = dir.lock().expect("lock");
+    let emit = ws.start(&["emit", "person.note", "for the new run"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let new = dir
+        .create_run(std::time::SystemTime::now())
+        .expect("new run");
+    let out = wait_output(emit);
+    drop(lock);
+    succeeded(&out);
+    assert_eq!(inbox_lines(&old.inbox()), Vec::<serde_json::Value>::new());
+    assert_eq!(
+        inbox_lines(&new.inbox()),
+        vec![serde_json::json!({"topic": "person.note", "payload": "for the new run"})]
+    );
+}
+
+#[test]
 fn emit_refuses_at_once_when_the_lock_is_the_closing_loops() {
     let ws = Workspace::new("", "");
     let dir = RalphDir::in_workspace(ws.path());
     let run = dir.create_run(std::time::SystemTime::now()).expect("run");
     let _lock = dir.lock().expect("lock");
-    run.close_inbox().expect("close");
+    run.close_inbox(own_start()).expect("close");
     let started = std::time::Instant::now();
     let out = ws.run(&["emit", "late", "x"]);
     assert_eq!(code(out.status), 1);

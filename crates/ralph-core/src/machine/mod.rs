@@ -32,6 +32,7 @@ mod gate;
 mod gate_check;
 mod hook_stop;
 mod iteration;
+mod late_events;
 mod notice;
 mod outcome;
 mod publish;

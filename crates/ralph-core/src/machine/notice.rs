@@ -93,6 +93,17 @@ pub enum Notice {
         stopped: usize,
         survivors: usize,
     },
+    /// Events were published after the loop had read its last iteration's (by a gate or
+    /// hook of that iteration, or from outside meanwhile): read as the loop closed its
+    /// inbox, too late to change how the run ended. `kept`: they wait in the run's queue
+    /// for `ralph run --continue`, as any event from outside would; otherwise (the run
+    /// completed, and cannot be continued) nothing acts on them. `topics` names the first
+    /// of them (at most `LATE_TOPICS_SHOWN`), `count` says how many there are.
+    EventsAfterEnd {
+        topics: Vec<String>,
+        count: usize,
+        kept: bool,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -200,6 +211,31 @@ impl std::fmt::Display for Notice {
                  so it may be overrun"
             ),
             Notice::InboxRestarted { restart } => write!(f, "{restart}"),
+            Notice::EventsAfterEnd {
+                topics,
+                count,
+                kept,
+            } => {
+                let (were, them) = match count {
+                    1 => ("was", "it"),
+                    _ => ("were", "them"),
+                };
+                let more = match count.saturating_sub(topics.len()) {
+                    0 => String::new(),
+                    more => format!(" and {more} more"),
+                };
+                write!(
+                    f,
+                    "`{}`{more} {were} published after the loop had read its last \
+                     iteration's events, too late to change how this run ended: ",
+                    topics.join("`, `")
+                )?;
+                if *kept {
+                    f.write_str("queued for `ralph run --continue`")
+                } else {
+                    write!(f, "the run completed, so nothing acts on {them}")
+                }
+            }
             Notice::LeftoversStopped {
                 ralph_pid,
                 stopped,
@@ -313,6 +349,11 @@ impl Notice {
                 stopped: 2,
                 survivors: 0,
             },
+            Notice::EventsAfterEnd {
+                topics: vec!["hotfix.needed".into()],
+                count: 1,
+                kept: true,
+            },
         ];
         for notice in &all {
             match notice {
@@ -333,7 +374,8 @@ impl Notice {
                 | Notice::LegacyEventTag { .. }
                 | Notice::EventTagIgnored { .. }
                 | Notice::InboxRestarted { .. }
-                | Notice::LeftoversStopped { .. } => {}
+                | Notice::LeftoversStopped { .. }
+                | Notice::EventsAfterEnd { .. } => {}
             }
         }
         all

@@ -12,6 +12,8 @@
 //!     inbox.jsonl        agent → ralph: `ralph emit` appends, the loop reads by offset
 //!     inbox.closed       once the loop has read the inbox for the last time: who closed
 //!                        it (the `inbox_closed` module); `--continue` removes it
+//!     inbox.jsonl.lock   flock: `ralph emit` checks and appends under it, the loop reads
+//!                        the inbox for the last time and closes it under it
 //!     history.jsonl      ralph's record: one JSON line per iteration; never read as input
 //!     state.json         the loop state and inbox offset, for `ralph run --continue`
 //!     .state.json.spare  the state before the last save: swapped with state.json on save
