@@ -84,6 +84,34 @@ fn a_word_of_plans_idea_that_looks_like_a_flag_is_told_to_quote_not_to_use_dashe
         text.contains("tip: if `-1` is part of the idea, put the whole idea in quotes"),
         "{text}"
     );
-    // plan refuses the words after `--`: clap's tip would lead into that refusal.
+    // plan refuses idea words on both sides of `--`: clap's tip would lead into that
+    // refusal.
     assert!(!text.contains("-- -1"), "{text}");
+    assert!(
+        text.contains("(`ralph plan 'support -1 values'`)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_idea_that_starts_with_a_dash_is_told_to_go_after_dashes_not_to_be_quoted() {
+    // Already quoted: quotes do not hide its leading `-`.
+    for (line, shown) in [
+        (
+            &["-1 as a limit", "-b", "pi"][..],
+            "`ralph plan -- '-1 as a limit'`",
+        ),
+        (
+            &["-b", "pi", "-1", "as", "a", "limit"],
+            "`ralph plan -- '-1 as a limit'`",
+        ),
+    ] {
+        let text = plan_refused(line);
+        assert!(
+            text.contains("give the idea after `--`, with any flags before it")
+                && text.contains(shown),
+            "{line:?}: {text}"
+        );
+        assert!(!text.contains("in quotes"), "{line:?}: {text}");
+    }
 }

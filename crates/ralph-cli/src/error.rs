@@ -173,6 +173,12 @@ pub(crate) enum CliError {
     )]
     NoRunButWorktrees { dir: PathBuf, name: String },
     #[error(
+        "`{}` is the checkout of the worktree loop `{name}`, not a run: `ralph watch {name}` \
+         shows its run (`ralph runs` lists the loops by name)",
+        .path.display()
+    )]
+    WorktreeNotRun { path: PathBuf, name: String },
+    #[error(
         "`--iteration` picks an iteration of a run (`--run ID`) or of ralph's own \
          `--output json` capture; `{input}` is an agent's stream"
     )]

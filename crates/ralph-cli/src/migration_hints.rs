@@ -313,7 +313,10 @@ fn shown(form: Form) -> String {
 /// Refuses the words after `--` of a command the table has a [`Form::AfterDashes`] for
 /// that clap accepted: `ralph plan IDEA -- ARGS`, whose idea takes every word after `--`,
 /// so the agent's arguments would end up in the idea. The error is
-/// clap's own for `ralph run -- ARGS`, and gets the same hint.
+/// clap's own for `ralph run -- ARGS`, and gets the same hint. Taken is `--` with every
+/// positional word after it and at least one (`ralph plan -b pi -- -1 as a limit`): the
+/// one way to give an idea that starts with `-`, and not the incumbent's form, whose
+/// idea comes before `--`.
 pub(crate) fn refuse_words_after_dashes(
     command: &mut clap::Command,
     matches: &clap::ArgMatches,
@@ -331,8 +334,26 @@ pub(crate) fn refuse_words_after_dashes(
     let Some(at) = words.iter().position(|w| w == "--").filter(|_| refused) else {
         return Ok(());
     };
+    let after = words.len() - at - 1;
+    if after > 0 && positionals_given(command, matches, name) == after {
+        return Ok(());
+    }
     let word = words.get(at + 1).map_or("--", String::as_str);
     Err(unknown_argument(command, name, word))
+}
+
+/// How many positional words clap gave the subcommand `name` of `matches`.
+fn positionals_given(command: &clap::Command, matches: &clap::ArgMatches, name: &str) -> usize {
+    let (Some(sub), Some(given)) = (
+        command.find_subcommand(name),
+        matches.subcommand_matches(name),
+    ) else {
+        return 0;
+    };
+    (sub.get_positionals())
+        .filter_map(|arg| given.try_get_raw(arg.get_id().as_str()).ok().flatten())
+        .map(|values| values.len())
+        .sum()
 }
 
 /// Refuses a flag of the table that clap took as a value: `ralph emit TOPIC --ts`

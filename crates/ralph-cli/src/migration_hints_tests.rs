@@ -67,6 +67,42 @@ fn words_after_dashes_are_refused_for_plan_as_for_run() {
     }
     assert!(plan.contains("Usage: ralph plan"), "{plan}");
     assert!(refused(&["plan", "--"]).contains("`cli.args`"));
+    assert!(refused(&["plan", "-b", "pi", "x", "--", "y"]).contains("`cli.args`"));
+}
+
+#[test]
+fn an_idea_wholly_after_dashes_is_the_idea() {
+    for (line, idea) in [
+        (&["plan", "--", "-1 as a limit"][..], vec!["-1 as a limit"]),
+        (
+            &[
+                "plan",
+                "-b",
+                "pi",
+                "--dry-run",
+                "--",
+                "-1",
+                "as",
+                "a",
+                "limit",
+            ],
+            vec!["-1", "as", "a", "limit"],
+        ),
+        (&["plan", "--", "--teams"], vec!["--teams"]),
+    ] {
+        let args: Vec<OsString> = std::iter::once("ralph")
+            .chain(line.iter().copied())
+            .map(OsString::from)
+            .collect();
+        let cli = match crate::cli_config_env::parse_from(None, &args) {
+            Ok(cli) => cli,
+            Err(e) => panic!("{line:?} refused: {}", e.render()),
+        };
+        let crate::cli::Command::Plan(plan) = cli.command else {
+            panic!("{line:?}: not plan");
+        };
+        assert_eq!(plan.idea, idea, "{line:?}");
+    }
 }
 
 #[test]

@@ -16,14 +16,9 @@ pub(crate) fn shell_line<'a>(
         .join(" ")
 }
 
-/// One word, quoted when the shell would otherwise split or expand it.
-pub(crate) fn quote(word: &str) -> String {
-    match shlex::try_quote(word) {
-        Ok(quoted) => quoted.into_owned(),
-        // Only a NUL byte cannot be quoted; no argument can hold one anyway.
-        Err(_) => word.replace('\0', "\\0"),
-    }
-}
+/// One word, quoted when the shell would otherwise split or expand it (the core's, which
+/// quotes the paths in its config errors' hints alike).
+pub(crate) use ralph_core::shell_quote::quote;
 
 /// ` -c FILE` for the commands a message suggests next, when the config is one a command
 /// reads only when named; empty for none, or for the project's own `ralph.yml`.

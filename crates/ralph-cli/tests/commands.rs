@@ -125,6 +125,39 @@ fn plan_takes_flags_written_after_the_idea_as_flags() {
 }
 
 #[test]
+fn plan_takes_an_idea_that_starts_with_a_dash_after_dashes() {
+    let ws = Workspace::new("cli:\n  backend: claude\n", "");
+    for line in [
+        &["plan", "-b", "pi", "--dry-run", "--", "-1 as a limit"][..],
+        &[
+            "plan",
+            "-b",
+            "pi",
+            "--dry-run",
+            "--",
+            "-1",
+            "as",
+            "a",
+            "limit",
+        ],
+    ] {
+        let out = ws.run(line);
+        assert_eq!(code(out.status), 0, "{line:?}: {}", stderr(&out));
+        let shown = stdout(&out);
+        assert!(shown.contains("/pi --no-session 'Help me plan"), "{shown}");
+        assert!(
+            shown.contains("The idea: -1 as a limit\n"),
+            "{line:?}: {shown}"
+        );
+    }
+    // ralph-orchestrator's form, the idea before `--` and the agent's words after it,
+    // is still refused, with what to use instead.
+    let out = ws.run(&["plan", "-b", "pi", "an idea", "--", "--model", "x"]);
+    assert_eq!(code(out.status), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("`cli.args`"), "{}", stderr(&out));
+}
+
+#[test]
 fn plan_makes_its_specs_directory_through_no_link_and_names_a_file_in_its_way() {
     let ws = Workspace::new("cli:\n  backend: pi\n", "- | |\n- | |\n");
     std::fs::create_dir(ws.path().join("elsewhere")).unwrap();

@@ -451,6 +451,31 @@ fn continue_after_kill_9_hands_on_the_event_tags_of_the_killed_iteration_s_answe
     assert_eq!(ws.agent_log().len(), 3, "b ran again");
 }
 
+#[test]
+fn the_killed_iteration_is_recorded_with_the_time_it_ran_before_the_kill() {
+    // b emits `for.c`, answers, waits before its last line, then works on; ralph is
+    // killed once that last line is in the record.
+    let waited = Duration::from_millis(1_500);
+    let plan = format!(
+        "pi/anthropic/text.jsonl | for.b |\n\
+         pi/anthropic/text.jsonl | for.c=from b | turn_delay={} hang=300\n\
+         pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+        waited.as_secs_f64()
+    );
+    let (ws, events) = kill_9_in_b_then_continue(&plan, "run-events.jsonl", |record| {
+        record
+            .lines()
+            .any(|l| l.contains("\"iteration\":2") && l.contains("\"run_finished\""))
+    });
+    // At least the wait the record saw, not the 0 ms of an iteration that never ran.
+    let ran = ws.history()[1]["duration_ms"]
+        .as_u64()
+        .expect("duration_ms");
+    assert!(ran >= waited.as_millis() as u64, "b ran {ran} ms");
+    let finished = of_type(&events, "iteration_finished");
+    assert_eq!(finished[0]["duration_ms"], json!(ran), "{finished:?}");
+}
+
 /// Runs hats a, b and c (each handing over to the next) on `plan`, kills ralph with
 /// SIGKILL during b's iteration once `ready` holds for the run's file `watched`, and
 /// runs `--continue`, which must succeed and say that b's iteration was killed.

@@ -25,7 +25,7 @@
 mod harness;
 
 use harness::{
-    Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, WORK_TOKENS, run_ralph, run_ralph_with,
+    Agent, COMMAND, FILE_TEXT, FINAL_TEXT, RealRun, SCRIPT, WORK_TOKENS, run_ralph, run_ralph_with,
 };
 use pretty_assertions::assert_eq;
 use ralph_core::machine::MAX_EMPTY_CALLS_IN_A_ROW;
@@ -326,14 +326,19 @@ fn opencode_failing_model_fails_the_iteration() {
     }
 }
 
-/// The model calls OpenCode may still make (and report) between the call ralph stops it at
-/// and its end: it asks about four times a second, and a loaded machine delays the stop.
-const CALLS_UNDER_WAY: u32 = 3;
-
 #[test]
 fn opencode_asking_a_web_page_again_and_again_is_stopped_quickly() {
     // OpenCode 1.18.33 takes the page for an empty step and asks again, about four times a
     // second, until something stops it: here only the timeout, were ralph not counting.
+    // The mock sends the page to the first `MAX_EMPTY_CALLS_IN_A_ROW` calls only, and the
+    // model's answer to any after them: ralph's stop for empty answers can only come at
+    // the last page, however many calls OpenCode still has under way when it lands.
+    assert!(
+        SCRIPT.contains(&format!(
+            "html_page: true, times: {MAX_EMPTY_CALLS_IN_A_ROW}}}"
+        )),
+        "the `html` scenario's pages must be as many as the empty calls that stop an agent"
+    );
     let timeout_secs = 120;
     let cli = format!("  iteration_timeout_seconds: {timeout_secs}\n");
     let Some(run) = run_ralph_with(&OPENCODE, "html", &cli) else {
@@ -349,8 +354,8 @@ fn opencode_asking_a_web_page_again_and_again_is_stopped_quickly() {
         "{finished}\n{context}"
     );
     assert_eq!(run.code, 1, "{context}");
-    // Stopped at the call that made the run: the agent gets no further than the few calls
-    // already under way when the stop lands (and the time is far from the timeout's).
+    // Every page the mock has was asked for, and ralph saw each as an empty call before it
+    // decided: the calls it reported, up to the first that said something, are the pages.
     let pages = run
         .server
         .requests()
@@ -358,15 +363,18 @@ fn opencode_asking_a_web_page_again_and_again_is_stopped_quickly() {
         .filter_map(|r| r.routed)
         .filter(|r| r.outcome == ReplyOutcome::HtmlPage)
         .count();
-    let calls = [
-        u32::try_from(pages).unwrap_or(u32::MAX),
-        u32::try_from(finished["turns"].as_u64().unwrap_or_default()).unwrap_or(u32::MAX),
-    ];
-    let soon = MAX_EMPTY_CALLS_IN_A_ROW..=MAX_EMPTY_CALLS_IN_A_ROW + CALLS_UNDER_WAY;
-    assert!(
-        calls.iter().all(|n| soon.contains(n)),
-        "pages and turns: {calls:?}\n{context}"
+    assert_eq!(pages, MAX_EMPTY_CALLS_IN_A_ROW as usize, "{context}");
+    let empty_before_an_answer = run
+        .agent_events()
+        .into_iter()
+        .take_while(|e| !(e["type"] == "message_finished" && e["text"] != ""))
+        .filter(|e| e["type"] == "turn_finished")
+        .count();
+    assert_eq!(
+        empty_before_an_answer, MAX_EMPTY_CALLS_IN_A_ROW as usize,
+        "{context}"
     );
+    // And quickly: about two seconds of pages, far from the timeout.
     let took = finished["duration_ms"].as_u64().unwrap_or(u64::MAX);
     assert!(took < timeout_secs * 1000 / 2, "{took} ms\n{context}");
 }

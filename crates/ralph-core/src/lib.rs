@@ -29,6 +29,7 @@ pub mod prompt_memory;
 mod prompt_steering;
 mod prompt_tasks;
 pub mod run_event;
+pub mod shell_quote;
 pub mod skills;
 pub mod steer;
 pub mod store;

@@ -21,7 +21,7 @@ use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::leftovers::{self, AgentRecorder};
 use crate::run::steer::Steering;
-use crate::run::{Run, backends, drive, signals};
+use crate::run::{Killed, Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
 use crate::view::recorder::Recorder;
@@ -252,6 +252,10 @@ fn start_and_drive(
             };
             let steering = Steering::start(&run_dir, machine.state().iterations.saturating_add(1));
             let recorder = AgentRecorder::hold(&run_dir);
+            // Only a continued run reads on in the inbox the killed ralph was reading; read
+            // before this run writes to the record, whose last write is the killed ralph's.
+            let killed = (args.resume && stale.killed)
+                .then(|| Killed::read(&run_dir, machine.state().iterations));
             let run = Run {
                 config: &config,
                 workspace: workspace.clone(),
@@ -266,8 +270,7 @@ fn start_and_drive(
                 recorder,
                 transcripts: Default::default(),
                 leftovers: stale.notice,
-                // Only a continued run reads on in the inbox the killed ralph was reading.
-                killed: args.resume && stale.killed,
+                killed,
                 earlier_attempt: None,
                 github: crate::run::github::GitHub {
                     workspace_shown: workspace_seen.clone(),

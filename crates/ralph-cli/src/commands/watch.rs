@@ -112,6 +112,13 @@ fn find(
     if given.join(RUN_EVENTS_FILE).is_file() {
         return Ok((given, Links::Follow));
     }
+    // A worktree loop's checkout, as `.ralph/worktrees/NAME` is easily typed for it: the
+    // loop is watched by its name, which says where its current run is.
+    if given.is_dir()
+        && let Some(name) = worktree_at(workspace, &given)
+    {
+        return Err(CliError::WorktreeNotRun { path: given, name });
+    }
     // An id, or `last`: found as `events --run` and `inspect --run` find it, so an unknown
     // one is said to be unknown, not a file that is missing. Then a worktree loop's name,
     // as `ralph runs` lists it.
@@ -139,6 +146,18 @@ fn worktree_run(repo: &Repo, name: &str) -> Option<RunDir> {
     check_name(name).ok()?;
     let record = repo.records.get(name).ok()??;
     RalphDir::in_workspace(&record.path).current_run().ok()?
+}
+
+/// The name of the worktree loop whose checkout `dir` is, if it is one of the repository
+/// `workspace` is in.
+fn worktree_at(workspace: &Path, dir: &Path) -> Option<String> {
+    let dir = dir.canonicalize().ok()?;
+    let repo = Repo::find(workspace).ok()??;
+    let names = repo.records.names().ok()?;
+    names.into_iter().find(|name| {
+        let record = repo.records.get(name).ok().flatten();
+        record.is_some_and(|r| r.path.canonicalize().is_ok_and(|p| p == dir))
+    })
 }
 
 /// A checkout with no run of its own whose worktree loops have runs (a loop started with

@@ -77,6 +77,30 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
     }
 }
 
+/// What the run's record says of the iteration a killed ralph was in, read before this
+/// ralph writes to the record.
+pub(crate) struct Killed {
+    /// How long it ran as far as the record shows (`RunDir::iteration_ran`); `None` when
+    /// the record does not show it (killed between iterations, no record).
+    ran: Option<Duration>,
+}
+
+impl Killed {
+    /// Reads, for a continued run whose saved state counts `iterations`, how long the
+    /// iteration after them ran before the kill.
+    pub(crate) fn read(run_dir: &RunDir, iterations: u32) -> Killed {
+        let ran = (run_dir.iteration_ran(iterations.saturating_add(1))).unwrap_or_else(|e| {
+            diagnostic(format_args!(
+                "warning: cannot read `{}` ({e}): the iteration ralph was killed in is \
+                 recorded as having run for no time",
+                run_dir.run_events().display()
+            ));
+            None
+        });
+        Killed { ran }
+    }
+}
+
 /// `--continue` after ralph was killed (SIGKILL, a crash) during an iteration: what that
 /// iteration's agent emitted is in the inbox past the saved offset, and the events of the
 /// `<event>` tags in its answers in `answer-tags.jsonl` (`keep_tags`, with the tags it
@@ -84,9 +108,11 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
 /// would be read as the next iteration's, or lost, and the hat that already handed over
 /// would run again and hand over twice. So the iteration ends now, as interrupted (what
 /// it emitted and tagged is published; a hat that did neither gets its events again),
-/// with its cost unknown: it was billed, and nothing reported it.
+/// with its cost unknown: it was billed, and nothing reported it, and the time it ran
+/// as far as the record shows (`killed.ran`).
 pub(super) fn killed(
     run: &mut Run<'_>,
+    killed: Killed,
     reader: &mut InboxReader,
     session: &RunClock,
     observer: &mut dyn Observer,
@@ -119,6 +145,7 @@ pub(super) fn killed(
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
     report.agent_run = agent_run;
     report.tags = tags;
+    report.duration = killed.ran.unwrap_or_default();
     report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,

@@ -59,6 +59,7 @@ use agent_env::agent_env;
 pub(crate) use agent_env::worktree_env;
 use backends::Agents;
 use gates::GateRun;
+pub(crate) use iteration_end::Killed;
 use iteration_prompt::iteration_prompt;
 use launch::{agent_deadlines, command_line, pricing};
 use leftovers::AgentRecorder;
@@ -87,7 +88,7 @@ pub(crate) struct Run<'a> {
     pub(crate) leftovers: Option<Notice>,
     /// A ralph was killed while it ran this (continued) run: the iteration it was in
     /// ends first (`iteration_end::killed`).
-    pub(crate) killed: bool,
+    pub(crate) killed: Option<Killed>,
     /// On a continued run, who sent the first line already in the inbox past the saved
     /// offset: an attempt at the first iteration to run, lost when ralph stopped before
     /// saving it (a full disk between the history and the state). Its lines are taken as
@@ -125,8 +126,8 @@ pub(crate) async fn drive(
             notice: &notice,
         });
     }
-    if run.killed {
-        iteration_end::killed(&mut run, &mut reader, session, observer)?;
+    if let Some(killed) = run.killed.take() {
+        iteration_end::killed(&mut run, killed, &mut reader, session, observer)?;
         save(&run, &reader, Durability::Atomic)?;
     }
     if run.resumed {

@@ -18,7 +18,9 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 /// `emit` publishes an event with `$RALPH_BIN emit`, `emit_by_name` with `ralph emit`; `fail` answers HTTP 500 to every
 /// attempt; `limit` answers 429 with a reset in an hour (`retry-after` and the providers'
 /// rate-limit headers) and `x-should-retry: false`; `html` answers `200 text/html` (a
-/// wrong base URL, a captive portal). `retry-after-ms: 1` makes the
+/// wrong base URL, a captive portal) to the first ten attempts, ralph's
+/// `MAX_EMPTY_CALLS_IN_A_ROW`, and the model's answer after them, so that only a stop at
+/// the tenth empty answer is a stop for empty answers. `retry-after-ms: 1` makes the
 /// agents that obey it (OpenCode, Copilot) retry at once instead of backing off.
 pub(crate) const SCRIPT: &str = r#"
 default: work
@@ -46,8 +48,8 @@ scenarios:
       fault: {http: 429, retry_after: 3600, retry_after_ms: 1, limit_reset: 3600,
               should_retry: false, message: "mock rate limit exceeded"}
   html:
-    - text: "never sent"
-      fault: {html_page: true}
+    - text: "An answer, after the pages."
+      fault: {html_page: true, times: 10}
 "#;
 
 /// The command the `work` scenario runs.

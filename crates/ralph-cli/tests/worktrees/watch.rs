@@ -32,6 +32,17 @@ fn watch_finds_a_worktree_loop_by_the_name_ralph_runs_lists() {
     // A name no loop has is still an unknown run.
     let err = stderr(&ws.run(&["watch", "other"]));
     assert!(err.contains("no run `other`"), "{err}");
+    // The loop's checkout, named by its path: pointed to the loop's name.
+    for path in [".ralph/worktrees/feat", ".ralph/worktrees/feat/"] {
+        let out = ws.run(&["watch", path]);
+        let err = stderr(&out);
+        assert_ne!(code(out.status), 0, "{err}");
+        assert!(
+            err.contains("is the checkout of the worktree loop `feat`")
+                && err.contains("`ralph watch feat` shows its run"),
+            "{path}: {err}"
+        );
+    }
 }
 
 #[test]

@@ -500,4 +500,11 @@ pub enum ConfigWarningKind {
         policy_key: String,
         policy: &'static str,
     },
+    #[error(
+        "`cli.fallback` is never used: the hats that fail over on a rate limit ({hats}) each \
+         have a `fallback` list of their own, which replaces it, and `cli.on_rate_limit` is \
+         `{policy}` here, so ralph's own hat does not fail over either. Remove the list, or \
+         remove a hat's own list for that hat to use it"
+    )]
+    FallbackHiddenByHats { hats: String, policy: &'static str },
 }

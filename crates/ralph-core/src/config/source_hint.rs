@@ -11,6 +11,7 @@ use std::path::Path;
 use super::incumbent_presets::{FoundPreset, PresetDirs, TOML_PRESET_FILES};
 use super::override_hint::with_override_hint;
 use super::preset::{BUILTIN_PREFIX, PRESETS};
+use crate::shell_quote::quote;
 
 /// `e`, the error of reading the config file `file` (`-c`), with what to write instead
 /// when `file` is a form of ralph-orchestrator's `-c`.
@@ -27,8 +28,10 @@ pub(super) fn with_config_hint(e: io::Error, file: &Path) -> io::Error {
             e,
             &format!(
                 "-c takes a config file; a built-in preset's hats come with \
-                 `-H {BUILTIN_PREFIX}{name}` (or `ralph init --preset {name}` writes a \
-                 ralph.yml with them; `ralph init --list-presets` lists the presets)"
+                 `-H {}` (or `ralph init --preset {}` writes a ralph.yml with them; \
+                 `ralph init --list-presets` lists the presets)",
+                quote(arg),
+                quote(name)
             ),
         );
     }
@@ -64,7 +67,7 @@ pub(super) fn with_hats_hint(e: io::Error, path: &Path, presets: &PresetDirs<'_>
         Some(FoundPreset::Yaml(file)) => format!(
             "ralph does not search preset directories: -H takes the file's path, \
              `-H {}`",
-            file.display()
+            quote(&file.display().to_string())
         ),
         Some(FoundPreset::TomlDirectory(dir)) => format!(
             "{} is an autoloop preset ({}), which ralph does not read: -H takes a YAML \

@@ -118,3 +118,44 @@ fn an_autoloop_preset_directory_is_named_as_one_ralph_does_not_read() {
     );
     assert!(text.contains("-H takes a YAML hats file"), "{text}");
 }
+
+/// The words of the command the hint `text` suggests in backquotes after `lead`, as a
+/// POSIX shell would split them.
+fn suggested(text: &str, lead: &str) -> Vec<String> {
+    let from = text
+        .find(lead)
+        .unwrap_or_else(|| panic!("no {lead} in {text}"))
+        + lead.len();
+    let end = from + text[from..].find('`').unwrap();
+    shlex::split(&text[from..end]).unwrap_or_else(|| panic!("not a shell line: {text}"))
+}
+
+#[test]
+fn a_suggested_path_with_a_space_or_a_quote_pastes_as_one_word() {
+    for dir_name in ["my presets", "it's \"here\" $HOME"] {
+        let cwd = tempfile::tempdir().unwrap();
+        let home = cwd.path().join(dir_name);
+        let dir = home.join(".config/ralph/presets");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("mine.yml"), "hats: {}\n").unwrap();
+        let home_var = home.as_os_str().to_owned();
+        let dirs = PresetDirs {
+            home: Some(&home_var),
+            ..in_project(cwd.path())
+        };
+        let text = with_hats_hint(gone(), Path::new("mine"), &dirs).to_string();
+        let file = dir.join("mine.yml").display().to_string();
+        assert_eq!(suggested(&text, "`-H "), vec![file], "{text}");
+    }
+    let text = config("builtin:my preset");
+    assert_eq!(
+        suggested(&text, "`-H "),
+        vec!["builtin:my preset"],
+        "{text}"
+    );
+    assert_eq!(
+        suggested(&text, "`ralph init --preset "),
+        vec!["my preset"],
+        "{text}"
+    );
+}

@@ -7,8 +7,9 @@ use super::error::{ConfigWarning, ConfigWarningKind};
 use super::raw::{RawCli, RawHat};
 use super::resolved::{DEFAULT_RATE_LIMIT_POLICY, RateLimitPolicy};
 
-/// A warning for `cli.fallback` when neither `cli` nor a hat that takes it fails over, and
-/// for each hat's own `fallback` when that hat does not. An empty list asks for nothing.
+/// A warning for `cli.fallback` when neither `cli` nor a hat that takes it fails over (the
+/// hats that fail over, if any, have lists of their own), and for each hat's own
+/// `fallback` when that hat does not. An empty list asks for nothing.
 pub(crate) fn check(cli: &RawCli, hats: &[RawHat]) -> Vec<ConfigWarning> {
     let cli_policy = cli
         .on_rate_limit
@@ -23,8 +24,22 @@ pub(crate) fn check(cli: &RawCli, hats: &[RawHat]) -> Vec<ConfigWarning> {
             || hats
                 .iter()
                 .any(|h| h.fallback.is_none() && policy_of(h) == RateLimitPolicy::Failover);
-        if !used {
+        // Hats that fail over with a list of their own: theirs replaces `cli`'s, which
+        // is why it is never read, whatever `cli.on_rate_limit` says.
+        let hiding: Vec<String> = (hats.iter())
+            .filter(|h| h.fallback.is_some() && policy_of(h) == RateLimitPolicy::Failover)
+            .map(|h| format!("`hats.{}`", h.id.value))
+            .collect();
+        if !used && hiding.is_empty() {
             warnings.push(warning(list.origin.clone(), "cli", cli_policy));
+        } else if !used {
+            warnings.push(ConfigWarning {
+                origin: list.origin.clone(),
+                kind: ConfigWarningKind::FallbackHiddenByHats {
+                    hats: hiding.join(", "),
+                    policy: cli_policy.name(),
+                },
+            });
         }
     }
     for hat in hats {

@@ -67,5 +67,18 @@ fn a_hats_list_its_policy_never_reads_is_named_by_the_hat() {
          fallback: [codex]\n",
     );
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("`cli.fallback`"), "{found:?}");
+    assert!(
+        found[0].contains("`cli.fallback` is never used"),
+        "{found:?}"
+    );
+    // The reason is the hat's own list, not a policy to set: `cli.on_rate_limit:
+    // failover` alone would not make the hat read `cli`'s list.
+    assert!(
+        found[0].contains(
+            "the hats that fail over on a rate limit (`hats.a`) each have a `fallback` list \
+             of their own, which replaces it"
+        ) && found[0].contains("`cli.on_rate_limit` is `wait` here"),
+        "{found:?}"
+    );
+    assert!(!found[0].contains("Set it to `failover`"), "{found:?}");
 }

@@ -386,6 +386,9 @@ impl Machine {
             !checked.withheld.is_empty(),
             default,
         );
+        if cannot_start.is_some() {
+            self.unsay_requeued();
+        }
         self.publish_outside(&outside);
         if promise_not_alone(
             &promise,

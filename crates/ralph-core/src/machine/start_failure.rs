@@ -10,7 +10,7 @@
 use nix::errno::Errno;
 use ralph_types::SpawnFailure;
 
-use super::{Iteration, IterationReport, Machine, StopReason};
+use super::{Iteration, IterationReport, Machine, Notice, StopReason};
 
 /// The causes that do not pass by themselves: the program (or its interpreter, or a
 /// directory on its path) is not there, may not be run, or is no program. Anything else
@@ -53,6 +53,13 @@ impl Machine {
             backend: report.backend.clone(),
             why,
         })
+    }
+
+    /// Takes back the `events_requeued` notice of an iteration the loop stops on because
+    /// its agent cannot start: its events are kept for `--continue`, but nothing in this
+    /// run gets them again, and the stop itself says how to resume.
+    pub(super) fn unsay_requeued(&mut self) {
+        (self.notices).retain(|n| !matches!(n, Notice::EventsRequeued { .. }));
     }
 }
 

@@ -77,6 +77,18 @@ fn an_agent_the_system_will_not_run_stops_the_loop_at_its_first_failure() {
         m.state().pending,
         VecDeque::from([ev(crate::topic::TASK_START)])
     );
+    assert_no_requeue_notice(&mut m);
+}
+
+/// The loop stops on the iteration, so no notice says its hat gets its events again.
+fn assert_no_requeue_notice(m: &mut Machine) {
+    let notices = m.take_notices();
+    assert!(
+        !notices
+            .iter()
+            .any(|n| matches!(n, Notice::EventsRequeued { .. })),
+        "{notices:?}"
+    );
 }
 
 #[test]
@@ -124,4 +136,5 @@ fn a_prompt_no_agent_can_take_stops_the_loop_at_its_first_failure() {
         m.state().pending,
         VecDeque::from([ev(crate::topic::TASK_START)])
     );
+    assert_no_requeue_notice(&mut m);
 }

@@ -11,6 +11,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::time::{Duration, SystemTime};
 
 use serde::Deserialize;
 
@@ -53,6 +54,23 @@ impl RunDir {
         self.iteration_start(first_line_with_prefix)
     }
 
+    /// How long iteration `number` ran as far as the record shows: from its last start to
+    /// the record's last write (the file's modification time). For the iteration a killed
+    /// ralph was in, read before anything else writes to the record: an agent that was
+    /// quiet until the kill ran longer than this, none ran shorter. `None` without a
+    /// record, or when its last start is not of `number` (killed between iterations).
+    pub fn iteration_ran(&self, number: u32) -> io::Result<Option<Duration>> {
+        let Some(start) = self.last_iteration_start()? else {
+            return Ok(None);
+        };
+        if start.iteration != number {
+            return Ok(None);
+        }
+        let file = fsafe::open_read(&self.run_events(), Links::Refuse)?;
+        let written = file.metadata()?.modified()?;
+        Ok(ran_until(start.started_at_ms, written))
+    }
+
     /// The iteration start at the line `find` finds in the record.
     fn iteration_start(
         &self,
@@ -68,6 +86,12 @@ impl RunDir {
             None => Ok(None),
         }
     }
+}
+
+/// The time from `started_at_ms` (Unix milliseconds) to `written`; `None` when the clock
+/// says it was written before the start (set back since).
+fn ran_until(started_at_ms: u64, written: SystemTime) -> Option<Duration> {
+    (super::unix_ms(written).checked_sub(started_at_ms)).map(Duration::from_millis)
 }
 
 /// The start line at `at`, parsed; `None` when it is too long or not a start.

@@ -106,3 +106,25 @@ fn a_start_line_cut_short_is_none() {
     let (_ws, run) = run_with(&line[..line.len() / 2]);
     assert_eq!(run.last_iteration_start().unwrap(), None);
 }
+
+#[test]
+fn an_iteration_ran_from_its_last_start_to_the_records_last_write() {
+    let record = start_line(1, "a", &[]) + &filler(100) + &start_line(2, "b", &[]);
+    let (_ws, run) = run_with(&record);
+    // Iteration 2 started at 1002 ms (`start_line`); the record was last written at 4002.
+    let written = UNIX_EPOCH + Duration::from_millis(4_002);
+    let file = fs::File::options()
+        .append(true)
+        .open(run.run_events())
+        .unwrap();
+    file.set_modified(written).unwrap();
+    assert_eq!(run.iteration_ran(2).unwrap(), Some(Duration::from_secs(3)));
+    // Killed between iterations: the last start is not the one asked about.
+    assert_eq!(run.iteration_ran(3).unwrap(), None);
+    // A clock set back since: not a negative time.
+    file.set_modified(UNIX_EPOCH).unwrap();
+    assert_eq!(run.iteration_ran(2).unwrap(), None);
+    // No record at all.
+    fs::remove_file(run.run_events()).unwrap();
+    assert_eq!(run.iteration_ran(2).unwrap(), None);
+}

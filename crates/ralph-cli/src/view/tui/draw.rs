@@ -318,7 +318,8 @@ fn status_line(
     } else {
         theme.dim()
     };
-    let quiet = now_ms.saturating_sub(model.heard_ms);
+    // Not the time ralph was stopped (Ctrl-Z), which the agent did not spend silent.
+    let quiet = (now_ms.saturating_sub(model.heard_ms)).saturating_sub(model.paused_since_heard_ms);
     let activity = match model.live() {
         // `writing` said of an agent that wrote nothing for a while would be untrue.
         Some(it) if model.streaming && model.running() && quiet >= QUIET_AFTER_MS => {

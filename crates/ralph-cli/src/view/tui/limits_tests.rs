@@ -226,6 +226,13 @@ fn a_quiet_agent_is_not_said_to_be_writing() {
         status(&model, NOW_MS),
         "iteration 1: no output for 0:20  ? help"
     );
+    // An hour of Ctrl-Z in those 20 s of silence (`ralph run --tui`): not the agent's.
+    model.heard_ms = NOW_MS - 3_620_000;
+    model.paused_since_heard_ms = 3_600_000;
+    assert_eq!(
+        status(&model, NOW_MS),
+        "iteration 1: no output for 0:20  ? help"
+    );
 }
 
 /// While the loop stops (the agent's grace), a key pressed does not hide it.

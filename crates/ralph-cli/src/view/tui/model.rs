@@ -140,6 +140,9 @@ pub(crate) struct RunModel {
     /// When the last line of the record was read, in Unix milliseconds (set by whoever
     /// reads them, who knows the time).
     pub(crate) heard_ms: u64,
+    /// The time ralph was stopped since `heard_ms`, in milliseconds: not the agent's
+    /// silence, which the status line counts. Set as [`RunModel::paused_ms`] is.
+    pub(crate) paused_since_heard_ms: u64,
     /// The wait for a provider's limit going on, if one is (the status line counts it
     /// down).
     pub(crate) waiting: Option<Waiting>,

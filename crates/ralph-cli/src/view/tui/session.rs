@@ -163,6 +163,8 @@ impl Session {
         let now_ms = wall_ms();
         if let (Some(stop), Some(it)) = (&self.pauses, self.model.live()) {
             self.model.paused_ms = paused_ms_since(stop, it.started_at_ms, now, now_ms);
+            self.model.paused_since_heard_ms =
+                paused_ms_since(stop, self.model.heard_ms, now, now_ms);
         }
         let (model, app, theme) = (&self.model, &mut self.app, self.theme);
         if screen
