@@ -360,15 +360,16 @@ impl SessionSummary {
 
     /// The session's stream, in `format`, ended: all its events were observed. When its
     /// agent ends a whole stream with a terminal event ([`StreamFormat::ends_with_terminal_event`])
-    /// and this one ended without it after its model answered (Ctrl-C, an inactivity
-    /// timeout, a crash), the stream was cut: the call in flight then was billed and is in
-    /// no count, nor is what only the agent's totals count (Claude Code's response cut
-    /// before its `message_delta`, its sub-agents' calls). Its tokens are then no longer
+    /// and this one ended without it after its model answered or a call of it was
+    /// counted (Ctrl-C, an inactivity timeout, a crash), the stream was cut: the call in
+    /// flight then was billed and is in no count, nor is what only the agent's totals
+    /// count (Claude Code's response cut before its `message_delta`, counted by its
+    /// `message_start` alone, its sub-agents' calls). Its tokens are then no longer
     /// called whole ([`SessionSummary::tokens_known`]).
     pub fn stream_ended(&mut self, format: StreamFormat) {
         let s = &mut self.state;
         // `run_result` is this session's verdict: the terminal event came.
-        s.cut = format.ends_with_terminal_event() && s.answered && s.run_result.is_none();
+        s.cut = format.ends_with_terminal_event() && s.spent() && s.run_result.is_none();
         self.refresh();
     }
 
