@@ -420,3 +420,40 @@ fn claude_stopped_while_its_model_answers_costs_the_estimate_of_its_message_star
         "{summary}"
     );
 }
+
+#[test]
+fn pi_stopped_in_its_second_call_costs_at_least_its_first_in_every_view() {
+    // pi priced its first call ($0.00525, line 24) and was stopped two text deltas into its
+    // second (line 37): that call was billed and priced nowhere.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/openai/tool.jsonl | | pause_at=37\n",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    common::wait_for_file(&ws.path().join(".fake/paused-37"), "the agent's pause");
+    let events = common::interrupt_json(&ws, child);
+    let finished = of_type(&events, "iteration_finished");
+    let record = finished.first().expect("one iteration_finished");
+    assert_eq!(
+        (&record["cost_usd"], &record["cost_kind"]),
+        (&json!(0.00525), &json!("unknown")),
+        "{record}"
+    );
+    let totals = &record["totals"];
+    assert_eq!(
+        (&totals["cost_usd"], &totals["cost_complete"]),
+        (&json!(0.00525), &json!(false)),
+        "{totals}"
+    );
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Cost | at least $0.0053 (1 iteration reported no cost) |"),
+        "{summary}"
+    );
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(row["cost_complete"], json!(false), "{row}");
+    let out = ws.run(&["runs"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" at least $0.0053 "), "{table}");
+}

@@ -74,3 +74,49 @@ fn a_claude_call_cut_while_its_model_answers_costs_the_estimate_of_its_message_s
         assert_eq!(s.model.as_deref(), Some("claude-opus-5-5"));
     }
 }
+
+/// The `(cost_usd, cost_kind, tokens_known)` of a stream cut after `lines` lines of the
+/// capture at `path`.
+fn cost_of_cut(format: StreamFormat, path: &str, lines: usize) -> (Option<f64>, CostKind, bool) {
+    let s = summary_of(format, &cut(path, lines), "unpriced");
+    (s.cost_usd, s.cost_kind, s.tokens_known)
+}
+
+#[test]
+fn a_pi_stream_cut_in_its_second_call_costs_at_least_its_first() {
+    const CAPTURE: &str = "pi/openai/tool.jsonl";
+    // Its first call ended (line 24, $0.00525); the second is cut after two of its text
+    // deltas (line 37): billed, and priced nowhere.
+    assert_eq!(
+        cost_of_cut(StreamFormat::Pi, CAPTURE, 37),
+        (Some(0.00525), CostKind::Unknown, false)
+    );
+    // Whole, the stream's cost is the agent's own.
+    assert_eq!(
+        cost_of_cut(StreamFormat::Pi, CAPTURE, 43),
+        (Some(0.00525 + 0.004965), CostKind::Reported, true)
+    );
+}
+
+#[test]
+fn an_opencode_stream_cut_in_its_second_step_costs_at_least_its_first() {
+    const CAPTURE: &str = "opencode/v1.18.33_json_happy.jsonl";
+    // Its first step finished ($0.0024); the second began (line 4) and, with its text
+    // (line 5), never finished: OpenCode was stopped while its model answered.
+    for lines in [4, 5] {
+        assert_eq!(
+            cost_of_cut(StreamFormat::Opencode, CAPTURE, lines),
+            (Some(0.0024), CostKind::Unknown, false),
+            "cut after {lines} lines"
+        );
+    }
+    // Between its steps nothing was in flight, and whole its cost is the agent's own.
+    assert_eq!(
+        cost_of_cut(StreamFormat::Opencode, CAPTURE, 3),
+        (Some(0.0024), CostKind::Reported, true)
+    );
+    assert_eq!(
+        cost_of_cut(StreamFormat::Opencode, CAPTURE, 6),
+        (Some(0.0048), CostKind::Reported, true)
+    );
+}
