@@ -377,3 +377,83 @@ fn claude_stopped_before_its_result_costs_its_estimate_where_its_model_is_priced
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn claude_stopped_while_its_model_answers_costs_the_estimate_of_its_message_start() {
+    // Stopped after the first text delta (line 5): the call's `message_start` gave its
+    // model and input (1000 tokens, 500 written to the cache, the output placeholder of 1),
+    // and no `assistant` line came.
+    let ws = Workspace::new(
+        "cli:\n  backend: claude\npricing:\n  claude-opus-5-5: \
+         {input: 1, output: 1, cache_read: 1, cache_write: 1}\n",
+        "claude/v2.1.332_partial_text.jsonl | | pause_at=5\n",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    common::wait_for_file(&ws.path().join(".fake/paused-5"), "the agent's pause");
+    let events = common::interrupt_json(&ws, child);
+    let finished = of_type(&events, "iteration_finished");
+    let record = finished.first().expect("one iteration_finished");
+    let estimate = 1501.0 / 1e6;
+    assert_eq!(
+        (
+            &record["cost_usd"],
+            &record["cost_kind"],
+            &record["tokens_known"]
+        ),
+        (&json!(estimate), &json!("estimated"), &json!(false)),
+        "{record}"
+    );
+    // The run's total is that estimate, whole and marked so, not "at least" a known part.
+    let totals = &record["totals"];
+    assert_eq!(
+        (
+            &totals["cost_usd"],
+            &totals["cost_complete"],
+            &totals["cost_estimated"]
+        ),
+        (&json!(estimate), &json!(true), &json!(true)),
+        "{totals}"
+    );
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Cost | ~$0.0015 (includes estimates) |"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn pi_stopped_in_its_second_call_costs_at_least_its_first_in_every_view() {
+    // pi priced its first call ($0.00525, line 24) and was stopped two text deltas into its
+    // second (line 37): that call was billed and priced nowhere.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/openai/tool.jsonl | | pause_at=37\n",
+    );
+    let child = ws.start_json(&["-p", "task"]);
+    common::wait_for_file(&ws.path().join(".fake/paused-37"), "the agent's pause");
+    let events = common::interrupt_json(&ws, child);
+    let finished = of_type(&events, "iteration_finished");
+    let record = finished.first().expect("one iteration_finished");
+    assert_eq!(
+        (&record["cost_usd"], &record["cost_kind"]),
+        (&json!(0.00525), &json!("unknown")),
+        "{record}"
+    );
+    let totals = &record["totals"];
+    assert_eq!(
+        (&totals["cost_usd"], &totals["cost_complete"]),
+        (&json!(0.00525), &json!(false)),
+        "{totals}"
+    );
+    let summary = ws.summary();
+    assert!(
+        summary.contains("| Cost | at least $0.0053 (1 iteration reported no cost) |"),
+        "{summary}"
+    );
+    let out = ws.run(&["runs", "--format", "json"]);
+    let row: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(row["cost_complete"], json!(false), "{row}");
+    let out = ws.run(&["runs"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" at least $0.0053 "), "{table}");
+}

@@ -21,7 +21,9 @@ pub struct SessionSummary {
     /// detection reads. Text of failed or retried attempts never lands here.
     pub final_text: Option<String>,
     /// `None` when no cost is known at all. When some turns are priced and others are
-    /// not, this is the priced part and `cost_kind` is `unknown`. Until the agent
+    /// not, this is the priced part and `cost_kind` is `unknown`; so it is when the
+    /// agent priced its calls and its stream was cut in one (see
+    /// [`SessionSummary::stream_ended`]). Until the agent
     /// reports its session's total, calls it gave no cost count at ralph's estimate from
     /// their tokens, when their model has a price (see [`SessionSummary::with_pricing`]),
     /// and `cost_kind` is then `estimated`.
@@ -119,13 +121,21 @@ impl State {
     /// The current session's tokens, cost and cost kind: the agent's own totals when it
     /// gave them, else the sum of its turns.
     fn session_usage(&self) -> (Tokens, Option<f64>, CostKind) {
-        match self.totals {
+        let (tokens, cost, kind) = match self.totals {
             Some(totals) => totals,
             None => (
                 self.turn_tokens,
                 self.turn_cost,
                 self.turn_cost_kind.unwrap_or(CostKind::Unknown),
             ),
+        };
+        // A cut stream's reported cost is its finished calls': the call in flight was
+        // billed and priced nowhere, so the cost is the least it spent (`unknown`, with
+        // the known part). ralph's estimate (a Claude Code's) stays one: it prices the
+        // call in flight too, from what its response began with.
+        match kind {
+            CostKind::Reported if self.cut => (tokens, cost, CostKind::Unknown),
+            _ => (tokens, cost, kind),
         }
     }
 
@@ -360,15 +370,26 @@ impl SessionSummary {
 
     /// The session's stream, in `format`, ended: all its events were observed. When its
     /// agent ends a whole stream with a terminal event ([`StreamFormat::ends_with_terminal_event`])
-    /// and this one ended without it after its model answered (Ctrl-C, an inactivity
-    /// timeout, a crash), the stream was cut: the call in flight then was billed and is in
-    /// no count, nor is what only the agent's totals count (Claude Code's response cut
-    /// before its `message_delta`, its sub-agents' calls). Its tokens are then no longer
+    /// and this one ended without it after its model answered or a call of it was
+    /// counted (Ctrl-C, an inactivity timeout, a crash), the stream was cut: the call in
+    /// flight then was billed and is in no count, nor is what only the agent's totals
+    /// count (Claude Code's response cut before its `message_delta`, counted by its
+    /// `message_start` alone, its sub-agents' calls). Its tokens are then no longer
     /// called whole ([`SessionSummary::tokens_known`]).
+    ///
+    /// An agent whose stream ends with its process (OpenCode) has no terminal event to
+    /// miss: its parser ends a call still open when the stream ends as
+    /// [`Stop::Aborted`], and such a stream was cut too. A cut stream's reported cost
+    /// is then the least it spent ([`CostKind::Unknown`], with the known part).
     pub fn stream_ended(&mut self, format: StreamFormat) {
         let s = &mut self.state;
         // `run_result` is this session's verdict: the terminal event came.
-        s.cut = format.ends_with_terminal_event() && s.answered && s.run_result.is_none();
+        s.cut = s.run_result.is_none()
+            && if format.ends_with_terminal_event() {
+                s.spent()
+            } else {
+                s.last_stop == Some(Stop::Aborted)
+            };
         self.refresh();
     }
 

@@ -132,8 +132,13 @@ impl Vocabulary for ClaudeParser {
 /// What ralph uses of a `stream_event`'s `event` (a Messages API stream event).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Partial<'a> {
-    /// `message_start`: the message whose deltas follow.
-    Start { id: Option<JsonStr<'a>> },
+    /// `message_start`: the message whose deltas follow, the model writing it, and its
+    /// request's usage (the input whole, the output not counted yet: `1`).
+    Start {
+        id: Option<JsonStr<'a>>,
+        model: Option<JsonStr<'a>>,
+        usage: Option<Tokens>,
+    },
     /// `content_block_delta` of text or thinking, with its block's index.
     Delta {
         delta: Delta<'a>,
@@ -248,15 +253,15 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
     }))
 }
 
-/// A stream event's `{type, message: {id}, index, delta, usage: {output_tokens}}`; other events (block starts and
-/// stops, tool input, signatures, the message's stop) are `None`: the complete lines say
-/// what they do.
+/// A stream event's `{type, message: {id, model, usage}, index, delta, usage:
+/// {output_tokens}}`; other events (block starts and stops, tool input, signatures, the
+/// message's stop) are `None`: the complete lines say what they do.
 fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed> {
-    let (mut kind, mut id, mut delta, mut index) = (None, None, None, None);
+    let (mut kind, mut message, mut delta, mut index) = (None, None, None, None);
     let mut output = None;
     fields!(c, {
         b"type" => kind = c.read_str()?,
-        b"message" => id = field_of(c, b"id", Cursor::read_str)?,
+        b"message" => message = Some(read_message(c)?),
         b"delta" => delta = Some(read_delta(c)?),
         b"index" => index = c.read_u64()?,
         b"usage" => output = field_of(c, b"output_tokens", Cursor::read_u64)?,
@@ -267,7 +272,14 @@ fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed
     // The event's `type` may come after its `delta`, so the delta is read whole first.
     let delta = delta.unwrap_or_default();
     Ok(match &*kind.name() {
-        b"message_start" => Some(Partial::Start { id }),
+        b"message_start" => {
+            let message = message.unwrap_or_default();
+            Some(Partial::Start {
+                id: message.id,
+                model: message.model,
+                usage: message.usage,
+            })
+        }
         b"content_block_delta" => delta.piece.map(|delta| Partial::Delta { delta, index }),
         b"message_delta" if delta.stop_reason.is_some() || output.is_some() => {
             Some(Partial::Stop {

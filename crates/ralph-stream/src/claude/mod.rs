@@ -80,7 +80,7 @@ struct PendingMessage {
     id: String,
     /// The model that wrote it (none for Claude Code's own error message).
     model: Option<String>,
-    /// Its request's usage, as its last line gave it.
+    /// Its request's usage, as its `message_start` or its last line gave it.
     tokens: Tokens,
     /// Its final output count, from its `message_delta` (see `partial.rs`): the lines'
     /// usage is the `message_start` snapshot.
@@ -91,6 +91,8 @@ struct PendingMessage {
     error: Option<String>,
     /// The block whose deltas are being shown.
     streamed: Streamed,
+    /// An `assistant` line of it came: some block of it came whole.
+    came_whole: bool,
 }
 
 impl AgentParser for ClaudeParser {
@@ -193,12 +195,12 @@ impl ClaudeParser {
         if main {
             let id = message.id.map(JsonStr::decode).unwrap_or_default();
             self.open(&id, emit);
-            if let Some(pending) = self.pending.as_mut()
-                && pending.model.is_none()
-                && !synthetic_error
-            {
-                // Its deltas, when they came first, did not name the model.
-                pending.model = message.model.map(|m| m.decode().into_owned());
+            if let Some(pending) = self.pending.as_mut() {
+                pending.came_whole = true;
+                if pending.model.is_none() && !synthetic_error {
+                    // Its deltas, when they came first, did not name the model.
+                    pending.model = message.model.map(|m| m.decode().into_owned());
+                }
             }
         }
         for block in &message.blocks {

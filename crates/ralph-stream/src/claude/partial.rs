@@ -11,7 +11,9 @@
 //! its `message_delta`, after its last `assistant` line (which says `stop_reason: null`)
 //! (`v2.1.332_partial_max_tokens_*`), with the call's final output count: the `assistant`
 //! lines carry the `message_start` snapshot (`output_tokens: 1`), and only `result` would
-//! correct it, which an interrupted or timed-out Claude Code never writes.
+//! correct it, which an interrupted or timed-out Claude Code never writes. The
+//! `message_start` names the model and gives the request's input usage: a call cut
+//! before any of its lines is known, and priced, by it alone.
 
 use std::borrow::Cow;
 
@@ -57,10 +59,26 @@ impl ClaudeParser {
             return;
         }
         match f.partial {
-            Some(Partial::Start { id }) => {
+            Some(Partial::Start { id, model, usage }) => {
                 self.streaming_id.clear();
                 if let Some(id) = id {
                     self.streaming_id.push_str(&id.decode());
+                }
+                // The response has begun: its request is billed whether or not a block of
+                // it comes whole. A call cut now (Ctrl-C, a timeout, a broken stream) gets
+                // no `assistant` line, so this is the only word of its model and input.
+                if model.is_none() && usage.is_none() {
+                    return;
+                }
+                let id = self.message_of(f);
+                self.open(&id, emit);
+                if let Some(pending) = self.pending.as_mut() {
+                    if pending.model.is_none() {
+                        pending.model = model.map(|m| m.decode().into_owned());
+                    }
+                    if let Some(tokens) = usage {
+                        pending.tokens = tokens;
+                    }
                 }
             }
             Some(Partial::Delta { delta, index }) => {
@@ -165,10 +183,11 @@ impl PendingMessage {
         None
     }
 
-    /// Ends a message whose last block streamed and never came whole: the call broke
-    /// off (an error mid-stream, a cut connection, an interrupt).
+    /// Ends a message whose last block streamed and never came whole, or that began
+    /// (`message_start`) and got no block whole at all: the call broke off (an error
+    /// mid-stream, a cut connection, an interrupt).
     pub(super) fn note_broken_off(&mut self) {
-        if self.streamed.block.is_some() && self.stop.is_none() {
+        if (self.streamed.block.is_some() || !self.came_whole) && self.stop.is_none() {
             self.stop = Some(Stop::Error);
             self.error = Some(BROKE_OFF.to_owned());
         }

@@ -375,3 +375,62 @@ fn a_calls_output_count_is_the_one_its_message_delta_gives() {
         })
     );
 }
+
+#[test]
+fn a_call_cut_after_its_message_start_is_a_broken_off_call_of_its_model_and_input() {
+    let start = r#"{"type":"message_start","message":{"id":"m1","model":"claude-x","content":[],"usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":2,"output_tokens":1}}}"#;
+    let started = Tokens {
+        input: 10,
+        output: 1,
+        cache_read: 2,
+        cache_write: 5,
+    };
+    let broken_call = AgentEvent::TurnFinished {
+        usage: Usage::reported(started, None, Some("claude-x".into())),
+        is_error: true,
+    };
+    // Cut before its first delta: the `message_start` is all there is of it.
+    assert_eq!(
+        events(&[streamed("m1", start)]),
+        [
+            finished("", Stop::Error, Some(BROKE_OFF)),
+            broken_call.clone()
+        ]
+    );
+    // Cut after a delta: the call is still known by its model and input.
+    assert_eq!(
+        events(&[
+            streamed("m1", start),
+            streamed("m1", &delta(0, "text", r#""Par""#))
+        ]),
+        [
+            text("Par"),
+            finished("Par", Stop::Error, Some(BROKE_OFF)),
+            broken_call
+        ]
+    );
+    // A whole call ends as before, with its input and its final output count.
+    let whole = events(&[
+        streamed("m1", start),
+        streamed("m1", &delta(0, "text", r#""hi""#)),
+        complete("m1", r#"{"type":"text","text":"hi"}"#),
+        stopped("m1", r#""end_turn""#),
+    ]);
+    assert_eq!(
+        whole[1..],
+        [
+            finished("hi", Stop::Completed, None),
+            AgentEvent::TurnFinished {
+                usage: Usage::reported(
+                    Tokens {
+                        output: 9,
+                        ..started
+                    },
+                    None,
+                    Some("claude-x".into())
+                ),
+                is_error: false,
+            },
+        ]
+    );
+}

@@ -18,7 +18,8 @@
 //!   (`error.data.responseHeaders`), and the line its time (`timestamp`, Unix ms): with a
 //!   429, `retry-after` in seconds from then is when the limit resets;
 //! - there is no final summary event: a successful run just ends. OpenCode therefore has
-//!   no terminal event, and a run's success is judged from its last step's stop reason.
+//!   no terminal event, and a run's success is judged from its last step's stop reason;
+//!   a stream that ends inside a step was cut (the step ends `aborted`).
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -62,6 +63,20 @@ struct Step {
 impl AgentParser for OpencodeParser {
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
+    }
+
+    /// End of stream: a step still open was cut there (OpenCode stopped or died while
+    /// its model answered). Its call was billed and OpenCode never priced it: it ends
+    /// aborted, which tells the summary the stream was cut
+    /// ([`SessionSummary::stream_ended`](crate::SessionSummary::stream_ended)).
+    fn finish(&mut self, emit: &mut Emit<'_>) {
+        if let Some(cut) = self.step.take() {
+            emit(&AgentEvent::MessageFinished {
+                text: cut.text.into(),
+                stop: Stop::Aborted,
+                error: None,
+            });
+        }
     }
 
     fn on_unknown(&mut self, ty: JsonStr<'_>, f: &mut Fields<'_>, emit: &mut Emit<'_>) {

@@ -160,6 +160,8 @@ fn a_step_left_open_failed_and_its_restart_in_the_same_message_is_a_retry() {
             message("cut", Stop::Error, None),
             retry,
             message("", Stop::Error, None),
+            // The stream ends inside the last step: it was cut.
+            message("", Stop::Aborted, None),
         ]
     );
 }
@@ -242,6 +244,7 @@ fn unknown_types_and_wrong_types_are_counted_or_absent() {
             AgentEvent::TextDelta {
                 text: "late type".into()
             },
+            message("late type", Stop::Aborted, None),
         ]
     );
 }

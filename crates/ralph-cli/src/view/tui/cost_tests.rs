@@ -94,6 +94,39 @@ fn each_iterations_cost_shows_to_the_line_views_places_or_as_unknown() {
     assert_eq!(shown.matches(" cost unknown ").count(), 1, "{shown}");
 }
 
+/// A pi stopped in a call priced the calls before it only: its iteration's cost is the
+/// least it cost (`unknown`, with the known part), marked `≥` in the list as the header
+/// marks a floor, and `at least` in the header.
+#[test]
+fn a_partly_unknown_cost_is_marked_the_least_it_cost() {
+    let mut model = one_iteration("pi", "builder", "pi/anthropic/text.jsonl");
+    model.max_cost_usd = None;
+    let mut totals = totals(1, 0.00525);
+    totals.cost_complete = false;
+    feed(
+        &mut model,
+        &RunEvent::IterationFinished {
+            iteration: 1,
+            hat: "builder",
+            backend: "pi",
+            model: None,
+            outcome: &IterationOutcome::Interrupted,
+            duration_ms: 61_000,
+            cost_usd: Some(0.00525),
+            cost_kind: CostKind::Unknown,
+            tokens: NO_TOKENS,
+            turns: 1,
+            tokens_known: false,
+            completion: None,
+            stderr_tail: None,
+            totals,
+        },
+    );
+    let shown = screen(&model, &mut App::new(true), 100, 10);
+    assert!(shown.contains(" ≥$0.0053 "), "{shown}");
+    assert!(shown.contains(" · at least $0.0053 · "), "{shown}");
+}
+
 /// Codex's cost is ralph's estimate: its iteration and a run total that includes it are
 /// marked `~`, as the line view marks them, read from the run's events.
 #[test]

@@ -8,6 +8,7 @@ use std::time::Duration;
 use ralph_core::machine::format_usd_limit;
 use ralph_core::run_event::format_usd;
 use ralph_core::token_count::TokenCount;
+use ralph_stream::CostKind;
 use ratatui::Frame;
 use ratatui::buffer::CellWidth;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -171,12 +172,17 @@ fn header_cost(model: &RunModel, running: bool) -> String {
     }
 }
 
-/// An iteration's cost in the list, as the line view writes it; nothing while it runs.
+/// An iteration's cost in the list, marked as the line view marks it (`~` an estimate,
+/// `≥` the least it cost, as the header marks tokens); nothing while it runs.
 fn iteration_cost(it: &Iteration) -> String {
+    let mark = match it.cost_kind {
+        CostKind::Reported => "",
+        CostKind::Estimated => "~",
+        CostKind::Unknown => "≥",
+    };
     match (&it.outcome, it.cost_usd) {
         (None, _) => String::new(),
-        (Some(_), Some(cost)) if it.cost_estimated => format!(" ~{}", format_usd(cost)),
-        (Some(_), Some(cost)) => format!(" {}", format_usd(cost)),
+        (Some(_), Some(cost)) => format!(" {mark}{}", format_usd(cost)),
         (Some(_), None) => " cost unknown".to_owned(),
     }
 }

@@ -8,13 +8,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use ralph_core::fsafe;
-use ralph_core::run_event::format_usd;
 use ralph_core::store::{Durability, replace};
 use ralph_core::token_count::TokenCount;
 use ralph_core::visible::visible;
 
 use super::model::{Entry, Iteration, RunModel};
-use crate::view::term::figures::duration_ms;
+use crate::view::term::figures::{duration_ms, iteration_cost};
 
 /// The directory under the run's directory that exports go to.
 pub(crate) const EXPORTS_DIR: &str = "exports";
@@ -65,8 +64,8 @@ fn transcript(model: &RunModel, it: &Iteration) -> String {
     if let Some(ms) = it.duration_ms {
         let _ = writeln!(out, "- duration: {}", duration_ms(ms));
     }
-    if let Some(cost) = it.cost_usd {
-        let _ = writeln!(out, "- cost: {}", format_usd(cost));
+    if it.cost_usd.is_some() {
+        let _ = writeln!(out, "- cost: {}", iteration_cost(it.cost_usd, it.cost_kind));
     }
     let tokens = TokenCount::of(it.tokens.sum(), !it.tokens_uncounted);
     let _ = writeln!(out, "- tokens: {}", tokens.cell(|n| n.to_string()));

@@ -94,8 +94,10 @@ pub(crate) struct Iteration {
     pub(crate) outcome: Option<Outcome>,
     pub(crate) duration_ms: Option<u64>,
     pub(crate) cost_usd: Option<f64>,
-    /// `cost_usd` is ralph's estimate (Codex, Gemini CLI, a Claude Code stopped early).
-    pub(crate) cost_estimated: bool,
+    /// What `cost_usd` is: the agent's figure, ralph's estimate (Codex, Gemini CLI, a
+    /// Claude Code stopped early), or the least it cost (`unknown`: a stream cut in a
+    /// call, a model without a price).
+    pub(crate) cost_kind: CostKind,
     pub(crate) tokens: Tokens,
     /// Its agent counted no tokens (Copilot): `tokens` is zero, not counted.
     pub(crate) tokens_uncounted: bool,
@@ -421,7 +423,7 @@ impl RunModel {
                     it.outcome = Some(outcome);
                     it.duration_ms = Some(duration_ms);
                     it.cost_usd = cost_usd;
-                    it.cost_estimated = cost_kind == CostKind::Estimated;
+                    it.cost_kind = cost_kind;
                     it.tokens = tokens;
                     it.tokens_uncounted = !tokens_known;
                 }
