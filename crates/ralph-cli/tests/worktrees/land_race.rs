@@ -33,6 +33,7 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         .expect("run ralph");
     // Seen meanwhile: a landing, not a loop running; its process is the landing's.
     let rows = worktrees(&ws);
+    let table = String::from_utf8(ws.run(&["runs"]).stdout).unwrap();
     let removal = ws.run(&["runs", "rm", "busy", "--force"]);
     std::fs::write(&release, "").unwrap();
     let err = stderr(&out);
@@ -53,6 +54,15 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         (&seen["status"], &seen["alive"], &seen["pid"]),
         (&json!("landing"), &json!(false), &json!(pid)),
         "{seen}"
+    );
+    // The table says what holds the worktree too: the landing's process, not "no".
+    let line = (table.lines())
+        .find(|l| l.starts_with("busy "))
+        .unwrap_or_else(|| panic!("no row for busy in {table}"));
+    assert!(table.contains("HELD BY"), "{table}");
+    assert!(
+        line.contains(" landing ") && line.contains(&format!(":{pid} ")),
+        "{table}"
     );
     let err = stderr(&removal);
     assert_eq!(code(removal.status), 1, "removed while landed: {err}");
