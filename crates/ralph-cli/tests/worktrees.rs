@@ -19,6 +19,8 @@ mod dubious;
 mod from_subdir;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
+#[path = "worktrees/held_elsewhere.rs"]
+mod held_elsewhere;
 #[path = "worktrees/inside.rs"]
 mod inside;
 #[path = "worktrees/land_race.rs"]

@@ -118,7 +118,10 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
             .is_some_and(|s| s.state.spend.cost_estimated()),
         ahead: repo.ahead(record).ok().flatten(),
         alive,
-        host: held.and(host.map(str::to_owned)),
+        // The holder's own host, as it wrote it (a shared volume's loop on another
+        // machine); this one's for a file written before ralph recorded it.
+        host: held
+            .and((own.lock_holder().and_then(|h| h.host)).or_else(|| host.map(str::to_owned))),
         pid: held.and_then(|_| own.holder_pid()),
     }
 }
