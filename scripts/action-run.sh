@@ -86,14 +86,19 @@ prepare() {
 # The task's artifact is downloaded beside the checkout (RALPH_RESTORED), not into
 # `.ralph/`: the branch an earlier attempt pushed may track files there too (an agent's
 # `git add -A` takes `.ralph/.gitignore` and `.ralph/agent/`), and git refuses to check
-# out over untracked files. So it moves in after the checkout, and its copy of such a
-# file wins: it was saved when that attempt ended, after the agent's last commit, and it
-# is the state the saved run goes on from.
+# out over untracked files. So it moves in after the checkout, and replaces what the
+# checkout put in `.ralph/` whole: it was saved when that attempt ended, after the
+# agent's last commit, and it is the state the saved run goes on from. A file the branch
+# still tracks there but the attempt deleted since (a memory dropped, a spec done) would
+# otherwise come back into the run as stale state.
 restore_state() {
     local saved="${RALPH_RESTORED:-}"
     [[ -n "$saved" && -d "$saved" ]] || return 0
-    mkdir -p .ralph
-    cp -a "$saved/." .ralph/
+    # `rm -rf` never follows a link: a `.ralph` the branch made a link goes as a link,
+    # and links inside it go without what they lead to. Nothing else is removed.
+    rm -rf -- ./.ralph
+    mkdir -- ./.ralph
+    cp -a -- "$saved/." ./.ralph/
     rm -rf "$saved"
     echo "restored .ralph/ from the task's artifact"
 }

@@ -229,10 +229,23 @@ fn a_resumed_job_whose_branch_tracks_files_under_ralph_takes_the_artifacts_copy(
     let scratchpad = first.ws.path().join(".ralph/agent/scratchpad.md");
     std::fs::create_dir_all(scratchpad.parent().unwrap()).expect("agent dir");
     std::fs::write(&scratchpad, "committed\n").expect("scratchpad");
+    // Committed, then deleted before the job ended: the artifact does not have them. Two
+    // are links to what the repository keeps outside `.ralph/`, a file and a directory.
+    let agent = first.ws.path().join(".ralph/agent");
+    std::fs::write(agent.join("stale.md"), "done long ago\n").expect("stale");
+    std::fs::create_dir(first.ws.path().join("kept")).expect("kept");
+    std::fs::write(first.ws.path().join("kept/inner.txt"), "kept\n").expect("inner");
+    std::fs::write(first.ws.path().join("kept.txt"), "kept\n").expect("kept file");
+    std::os::unix::fs::symlink("../../kept", agent.join("dir-link")).expect("link");
+    std::os::unix::fs::symlink("../../kept.txt", agent.join("file-link")).expect("link");
     git(first.ws.path(), &["add", "-A"]);
     git(first.ws.path(), &["commit", "-q", "-m", "step one"]);
     let tracked = git(first.ws.path(), &["ls-files", ".ralph"]);
     assert!(tracked.contains(".ralph/.gitignore"), "{tracked}");
+    assert!(tracked.contains(".ralph/agent/dir-link"), "{tracked}");
+    for gone in ["stale.md", "dir-link", "file-link"] {
+        std::fs::remove_file(agent.join(gone)).expect("delete");
+    }
     // Written after the commit: the artifact, saved when the job ends, has it.
     std::fs::write(&scratchpad, "after the commit\n").expect("scratchpad");
     assert_eq!(code(first.step("push").status), 0);
@@ -250,6 +263,17 @@ fn a_resumed_job_whose_branch_tracks_files_under_ralph_takes_the_artifacts_copy(
         read(&ralph.join("agent/scratchpad.md")),
         "after the commit\n"
     );
+    // What the artifact lacks is gone, links as links: what they led to stays.
+    for gone in ["stale.md", "dir-link", "file-link"] {
+        let path = ralph.join("agent").join(gone);
+        assert!(
+            path.symlink_metadata().is_err(),
+            "{} is back",
+            path.display()
+        );
+    }
+    assert_eq!(read(&resumed.ws.path().join("kept/inner.txt")), "kept\n");
+    assert_eq!(read(&resumed.ws.path().join("kept.txt")), "kept\n");
     assert!(
         !resumed.file(RESTORED).exists(),
         "moved in, not left behind"

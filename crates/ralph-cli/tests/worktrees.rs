@@ -4,6 +4,8 @@
 
 #[path = "worktrees/base_busy.rs"]
 mod base_busy;
+#[path = "worktrees/base_loop.rs"]
+mod base_loop;
 #[path = "worktrees/base_renamed.rs"]
 mod base_renamed;
 mod common;
@@ -17,6 +19,8 @@ mod dubious;
 mod from_subdir;
 #[path = "worktrees/git_locks.rs"]
 mod git_locks;
+#[path = "worktrees/held_elsewhere.rs"]
+mod held_elsewhere;
 #[path = "worktrees/inside.rs"]
 mod inside;
 #[path = "worktrees/land_race.rs"]
@@ -89,6 +93,23 @@ fn repo_in(parent: &Path, config: &str, plan: &str) -> Workspace {
     git(ws.path(), &["add", "."]);
     git(ws.path(), &["commit", "-qm", "init"]);
     ws
+}
+
+/// [`repo`] whose first loop commits its own file and completes ([`COMMIT_OWN_FILE`]),
+/// and whose next one says it runs by making `.fake/<marker>` (ignored: no change in any
+/// checkout), then hangs; and that file.
+fn repo_with_a_hanging_second_loop(marker: &str) -> (Workspace, PathBuf) {
+    let ws = repo(COMMIT_OWN_FILE);
+    let started = ws.path().join(".fake").join(marker);
+    std::fs::write(
+        ws.path().join(".fake/plan"),
+        format!(
+            "{COMMIT_OWN_FILE}- | | hang=60 | touch '{}'\n",
+            started.display()
+        ),
+    )
+    .expect("plan");
+    (ws, started)
 }
 
 /// `git <args>` in `dir`, which must succeed: its stdout.

@@ -2,12 +2,16 @@
 //! holds the worktree's loop lock to its end, so a loop started during its check is
 //! refused as it would be beside a running one, and never works on a branch being
 //! rebased and fast-forwarded under it. Both it and `ralph runs` say a landing holds the
-//! worktree, not a loop.
+//! worktree, not a loop. So is a loop started in a directory of the worktree where no
+//! loop ran before (which has no lock of its own for the landing to hold).
+
+use std::path::PathBuf;
+use std::process::Child;
 
 use serde_json::json;
 
-use super::common::{code, wait_for_file, wait_output};
-use super::{COMMIT_OWN_FILE, repo, row, stderr, tree, worktrees};
+use super::common::{Workspace, code, wait_for_file, wait_output};
+use super::{COMMIT_OWN_FILE, CONFIG, git, repo, row, stderr, tree, worktrees};
 
 /// How many tenths of a second the check waits to be let go before it gives up (the
 /// test lets it go at once after its own look; this only bounds a failed test).
@@ -20,18 +24,8 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     let busy = tree(&ws, "busy");
 
-    // The check says it started, then waits until the test lets it go.
-    let reached = ws.path().join("check-reached");
-    let release = ws.path().join("check-release");
-    let check = format!(
-        "touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {CHECK_PATIENCE_TENTHS} ]; do \
-         sleep 0.1; i=$((i+1)); done",
-        reached.display(),
-        release.display()
-    );
-    let land = ws.start(&["runs", "land", "busy", "--check", &check]);
+    let (land, release) = landing_in_its_check(&ws, "busy");
     let pid = land.id();
-    wait_for_file(&reached, "the landing's check");
     let out = ws
         .command(&["run", "-q", "-p", "x"])
         .current_dir(&busy)
@@ -39,6 +33,7 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         .expect("run ralph");
     // Seen meanwhile: a landing, not a loop running; its process is the landing's.
     let rows = worktrees(&ws);
+    let table = String::from_utf8(ws.run(&["runs"]).stdout).unwrap();
     let removal = ws.run(&["runs", "rm", "busy", "--force"]);
     std::fs::write(&release, "").unwrap();
     let err = stderr(&out);
@@ -60,6 +55,15 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
         (&json!("landing"), &json!(false), &json!(pid)),
         "{seen}"
     );
+    // The table says what holds the worktree too: the landing's process, not "no".
+    let line = (table.lines())
+        .find(|l| l.starts_with("busy "))
+        .unwrap_or_else(|| panic!("no row for busy in {table}"));
+    assert!(table.contains("HELD BY"), "{table}");
+    assert!(
+        line.contains(" landing ") && line.contains(&format!(":{pid} ")),
+        "{table}"
+    );
     let err = stderr(&removal);
     assert_eq!(code(removal.status), 1, "removed while landed: {err}");
     assert!(
@@ -68,5 +72,71 @@ fn no_loop_starts_in_a_worktree_while_it_is_landed() {
     );
 
     let out = wait_output(land);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}
+
+/// `ralph runs land NAME`, started and come to its check, which waits until the file
+/// returned is made.
+pub(super) fn landing_in_its_check(ws: &Workspace, name: &str) -> (Child, PathBuf) {
+    let reached = ws.path().join("check-reached");
+    let release = ws.path().join("check-release");
+    let check = format!(
+        "touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {CHECK_PATIENCE_TENTHS} ]; do \
+         sleep 0.1; i=$((i+1)); done",
+        reached.display(),
+        release.display()
+    );
+    let land = ws.start(&["runs", "land", name, "--check", &check]);
+    wait_for_file(&reached, "the landing's check");
+    (land, release)
+}
+
+#[test]
+fn no_loop_starts_in_a_directory_of_a_landed_worktree_where_none_ran_before() {
+    // The second agent would be the loop in sub/, which must never run.
+    let ws = repo(&format!(
+        "{COMMIT_OWN_FILE}pi/anthropic/text.jsonl | LOOP_COMPLETE |\n"
+    ));
+    let out = ws.run(&["run", "--worktree=busy", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    let busy = tree(&ws, "busy");
+    // A project of its own in the worktree, committed, where no loop has run: no `.ralph/`.
+    let sub = busy.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(sub.join("ralph.yml"), CONFIG).unwrap();
+    git(&busy, &["add", "sub/ralph.yml"]);
+    git(&busy, &["commit", "-qm", "sub project"]);
+
+    let (land, release) = landing_in_its_check(&ws, "busy");
+    let pid = land.id();
+    let out = ws
+        .command(&["run", "-q", "-p", "x"])
+        .current_dir(&sub)
+        .output()
+        .expect("run ralph");
+    let made = sub.join(".ralph").exists();
+    std::fs::write(&release, "").unwrap();
+    let err = stderr(&out);
+    assert_eq!(
+        code(out.status),
+        1,
+        "a loop started in a directory of a worktree being landed: {err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "`ralph runs land` (pid {pid}) is landing this worktree"
+        )),
+        "{err}"
+    );
+    assert!(!made, "the refused loop left a .ralph/ in the landed tree");
+
+    let out = wait_output(land);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // Once landed, a loop starts there.
+    let out = ws
+        .command(&["run", "-q", "-p", "x"])
+        .current_dir(&sub)
+        .output()
+        .expect("run ralph");
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
 }

@@ -6,22 +6,13 @@
 use std::process::Stdio;
 
 use super::common::{code, wait_for_file};
-use super::{COMMIT_OWN_FILE, CONFIG, git, repo, stderr, tree};
+use super::{CONFIG, git, repo_with_a_hanging_second_loop, stderr, tree};
 
 #[test]
 fn land_and_rm_refuse_while_a_loop_runs_in_a_directory_of_the_worktree() {
-    let ws = repo(COMMIT_OWN_FILE);
     // The second agent (the loop in sub/) says it runs in a file outside the worktree (a
     // file in it would be a change that refuses the landing by itself), then hangs.
-    let started = ws.path().join(".fake/sub-started");
-    std::fs::write(
-        ws.path().join(".fake/plan"),
-        format!(
-            "{COMMIT_OWN_FILE}- | | hang=60 | touch '{}'\n",
-            started.display()
-        ),
-    )
-    .unwrap();
+    let (ws, started) = repo_with_a_hanging_second_loop("sub-started");
     let out = ws.run(&["run", "--worktree=outer", "-q", "-p", "x"]);
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
     let outer = tree(&ws, "outer");

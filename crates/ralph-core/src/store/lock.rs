@@ -211,6 +211,11 @@ fn held_message(pid: Option<u32>, host: Option<&str>, by: HeldBy, path: &Path) -
 /// times ([`PROBE_RETRIES`]) before it refuses to start, so that `ralph emit` and
 /// `ralph runs` (which asks of every worktree loop) can ask at any time.
 pub(super) fn held_by(path: &Path) -> io::Result<Option<HeldBy>> {
+    Ok(holding(path)?.map(|(by, _)| by))
+}
+
+/// [`held_by`], with the holder its file names, when it names one.
+pub(super) fn holding(path: &Path) -> io::Result<Option<(HeldBy, Option<LockHolder>)>> {
     // A link or a FIFO planted at the lock's name is not a lock: never follow or block
     // on it.
     let file = match crate::fsafe::open_read(path, crate::fsafe::Links::Refuse) {
@@ -221,7 +226,11 @@ pub(super) fn held_by(path: &Path) -> io::Result<Option<HeldBy>> {
     match Flock::lock(file, FlockArg::LockSharedNonblock) {
         Ok(_released_on_drop) => Ok(None),
         Err((file, Errno::EWOULDBLOCK)) => {
-            Ok(Some(read_from(&file).map_or(HeldBy::Loop, |h| h.by)))
+            let holder = read_from(&file);
+            Ok(Some((
+                holder.as_ref().map_or(HeldBy::Loop, |h| h.by),
+                holder,
+            )))
         }
         Err((_, errno)) => Err(io::Error::from(errno)),
     }
@@ -283,6 +292,44 @@ pub struct RemovalLock {
 }
 
 impl super::RalphDir {
+    /// Takes the workspace lock, creating `.ralph/`; see [`super::RalphDir::ensure_gitignore`].
+    ///
+    /// The user's lock comes first, before anything is made in the workspace: a command
+    /// that holds it while it deletes the workspace ([`super::RalphDir::lock_for_removal`])
+    /// must find nothing made there meanwhile. And a workspace that is gone (deleted
+    /// since the loop was typed in it) is never made again: the loop would run in an
+    /// empty directory. Below the top of a checkout that `ralph runs land` or `rm` holds,
+    /// refused as at its top (`checkout_held.rs`), and the `.ralph/` made for it goes.
+    pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
+        let lock_path = self.root.join(LOCK_FILE);
+        let io_err = |source| LockError::Io {
+            path: self.root.clone(),
+            source,
+        };
+        let workspace = self.root.parent();
+        let user = workspace.and_then(user_lock_path);
+        let user = lock_user_if_usable(user.as_deref(), HeldBy::Loop)?;
+        let top = workspace.and_then(super::checkout_held::checkout_above);
+        if let Some(top) = &top {
+            super::checkout_held::refuse_if_held(top)?;
+        }
+        let fresh = self.root.symlink_metadata().is_err();
+        crate::fsafe::create_dir(&self.root).map_err(io_err)?;
+        let lock = lock_with(&lock_path, user)?;
+        // Again, now that this loop's lock is there for the command to find.
+        if let Some(top) = &top
+            && let Err(refused) = super::checkout_held::refuse_if_held(top)
+        {
+            drop(lock);
+            if fresh {
+                // Best effort: a bare `.ralph/` left behind is only untidy.
+                let _ = self.remove_if_bare();
+            }
+            return Err(refused);
+        }
+        Ok(lock)
+    }
+
     /// Whether a loop is running in this workspace now (it holds the workspace lock).
     /// `ralph runs land` or `ralph runs rm` holding it is no loop: see
     /// [`super::RalphDir::held_by`].

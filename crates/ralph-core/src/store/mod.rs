@@ -36,6 +36,7 @@
 
 mod answer_tags;
 mod atomic;
+mod checkout_held;
 mod gitignore;
 mod inbox_closed;
 mod leftovers;
@@ -205,25 +206,6 @@ impl RalphDir {
 
     pub fn path(&self) -> &Path {
         &self.root
-    }
-
-    /// Takes the workspace lock, creating `.ralph/`; see [`RalphDir::ensure_gitignore`].
-    ///
-    /// The user's lock comes first, before anything is made in the workspace: a command
-    /// that holds it while it deletes the workspace ([`RalphDir::lock_for_removal`])
-    /// must find nothing made there meanwhile. And a workspace that is gone (deleted
-    /// since the loop was typed in it) is never made again: the loop would run in an
-    /// empty directory.
-    pub fn lock(&self) -> Result<WorkspaceLock, LockError> {
-        let lock_path = self.root.join(LOCK_FILE);
-        let io_err = |source| LockError::Io {
-            path: self.root.clone(),
-            source,
-        };
-        let user = self.root.parent().and_then(lock::user_lock_path);
-        let user = lock::lock_user_if_usable(user.as_deref(), HeldBy::Loop)?;
-        fsafe::create_dir(&self.root).map_err(io_err)?;
-        lock::lock_with(&lock_path, user)
     }
 
     /// Removes a `.ralph/` that holds nothing but the lock and `.gitignore` (made by a

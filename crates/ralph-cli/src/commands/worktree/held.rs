@@ -87,8 +87,21 @@ fn hold(tree: &Path, by: HeldBy) -> Result<Option<RemovalLock>, (HeldBy, Option<
 /// until dropped; the first workspace where a loop runs (or that another worktree
 /// command holds) refuses.
 pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<RemovalLock>, Busy> {
+    hold_all_but(tree, by, None)
+}
+
+/// [`hold_all`], but for the workspace `own` (when it is one of them), which is left as
+/// it is: the loop the command was typed in (by its agent) holds it.
+pub(super) fn hold_all_but(
+    tree: &Path,
+    by: HeldBy,
+    own: Option<&Path>,
+) -> Result<Vec<RemovalLock>, Busy> {
     let mut held = Vec::new();
     for workspace in std::iter::once(tree.to_path_buf()).chain(workspaces_in(tree)) {
+        if own.is_some_and(|own| same_directory(own, &workspace)) {
+            continue;
+        }
         match hold(&workspace, by) {
             Ok(lock) => held.extend(lock),
             Err((by, pid)) => {
@@ -97,6 +110,14 @@ pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<RemovalLock>, Busy
         }
     }
     Ok(held)
+}
+
+/// Whether `a` and `b` name the same directory, however spelled.
+fn same_directory(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// The directories under the checkout at `tree` (not `tree` itself) that hold a

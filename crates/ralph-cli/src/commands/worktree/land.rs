@@ -8,7 +8,8 @@
 //! a failed check stops there: the branch and worktree stay for `ralph run --continue`
 //! in the worktree (or a hand's fix), the record says `needs-rebase` or `check-failed`,
 //! and the command exits 1. The worktree's loop lock is held throughout (`held.rs`): no
-//! loop runs there while its branch is rebased and checked.
+//! loop runs there while its branch is rebased and checked. Nor may one run in the
+//! checkout the base moves in (`base_loops.rs`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,7 +23,7 @@ use ralph_core::store::{
 };
 use ralph_types::Invocation;
 
-use super::{Git, Repo, held, in_progress, lock, now_ms, onto};
+use super::{Git, Repo, base_loops, held, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -75,6 +76,8 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     })?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
+    // Said now rather than after the check; looked at again for the fast-forward.
+    drop(base_loops::hold_for(&repo, &base)?);
     if own_gitignore {
         // ralph writes it again below: the rebase takes the branch's version meanwhile.
         let path = format!("{}/{}", ralph_core::store::RALPH_DIR, GITIGNORE_FILE);
@@ -412,12 +415,10 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
 fn fast_forward(repo: &Repo, base: &str, old: &str, new: &str) -> Result<(), CliError> {
     // Checked again: one may have started during the check.
     in_progress::refuse(repo, base)?;
-    // A checkout git can no longer read is no checkout: only the ref moves.
-    let checked_out = (repo.worktrees()?.into_iter())
-        .find(|c| !c.prunable && c.branch.as_deref() == Some(base))
-        .map(|c| c.path);
-    match checked_out {
+    match base_loops::checkout_of(repo, base)? {
         Some(path) => {
+            // No loop runs there (but the asker's own), and none starts, while it moves.
+            let _loops = base_loops::hold(&path, base)?;
             let changes = repo.changes_outside_ralph(&path)?;
             if !changes.is_empty() {
                 return Err(CliError::Worktree(format!(

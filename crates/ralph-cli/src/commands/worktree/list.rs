@@ -43,7 +43,7 @@ pub(crate) struct WorktreeRow {
     /// Whether its loop holds the worktree's lock now (not `ralph runs land` or `rm`).
     pub(crate) alive: bool,
     /// The machine and process holding the worktree's lock: the live loop, or the
-    /// landing or removal at work (`status` says which).
+    /// landing or removal at work (`status` says which); the table's `HELD BY`.
     pub(crate) host: Option<String>,
     pub(crate) pid: Option<u32>,
 }
@@ -118,15 +118,21 @@ fn row(repo: &Repo, record: &WorktreeRecord, cwd: &Path, host: Option<&str>) -> 
             .is_some_and(|s| s.state.spend.cost_estimated()),
         ahead: repo.ahead(record).ok().flatten(),
         alive,
-        host: held.and(host.map(str::to_owned)),
+        // The holder's own host, as it wrote it (a shared volume's loop on another
+        // machine); this one's for a file written before ralph recorded it.
+        host: held
+            .and((own.lock_holder().and_then(|h| h.host)).or_else(|| host.map(str::to_owned))),
         pid: held.and_then(|_| own.holder_pid()),
     }
 }
 
 /// The worktree loops as a table.
 pub(crate) fn table(rows: &[WorktreeRow]) -> String {
+    // `HELD BY`, not whether the loop is alive: during a landing or a removal the
+    // command's process holds the worktree (`STATUS` says which), and a `no` there read
+    // as "nothing is at work on it", free to continue or remove.
     let header = [
-        "WORKTREE", "BRANCH", "STATUS", "EXIT", "ITER", "COST", "AHEAD", "ALIVE", "PATH",
+        "WORKTREE", "BRANCH", "STATUS", "EXIT", "ITER", "COST", "AHEAD", "HELD BY", "PATH",
     ];
     let dash = || "—".to_owned();
     let cells: Vec<[String; 9]> = rows
@@ -140,17 +146,24 @@ pub(crate) fn table(rows: &[WorktreeRow]) -> String {
                 r.iterations.to_string(),
                 cost_cell(r.cost_usd, r.cost_complete, r.cost_estimated),
                 r.ahead.map_or_else(dash, |n| n.to_string()),
-                match (r.alive, &r.host, r.pid) {
-                    (false, _, _) => "no".to_owned(),
-                    (true, host, pid) => format!(
-                        "{}:{}",
-                        host.as_deref().unwrap_or("?"),
-                        pid.map_or_else(|| "?".to_owned(), |p| p.to_string())
-                    ),
-                },
+                holder_cell(r.host.as_deref(), r.pid),
                 r.path.clone(),
             ]
         })
         .collect();
     text_table(header, cells, &[3, 4, 5, 6])
+}
+
+/// The `HELD BY` cell: the host and pid of what holds the worktree's lock (its loop, or
+/// `ralph runs land` or `rm`), `?` for what is not known (a pid from another host);
+/// `—` when nothing holds it (the row names neither).
+fn holder_cell(host: Option<&str>, pid: Option<u32>) -> String {
+    match (host, pid) {
+        (None, None) => "—".to_owned(),
+        (host, pid) => format!(
+            "{}:{}",
+            host.unwrap_or("?"),
+            pid.map_or_else(|| "?".to_owned(), |p| p.to_string())
+        ),
+    }
 }

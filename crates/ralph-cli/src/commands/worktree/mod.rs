@@ -8,6 +8,7 @@
 //! deleted with the checkout, and the user's directory around the repository stays
 //! untouched. See docs/scale.md.
 
+mod base_loops;
 pub(crate) mod create;
 mod dirty;
 pub(crate) mod from_subdir;
