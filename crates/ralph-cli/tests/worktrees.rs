@@ -21,6 +21,8 @@ mod git_locks;
 mod inside;
 #[path = "worktrees/land_race.rs"]
 mod land_race;
+#[path = "worktrees/leftovers.rs"]
+mod leftovers;
 #[path = "worktrees/lock_wait.rs"]
 mod lock_wait;
 #[path = "worktrees/made_half.rs"]
