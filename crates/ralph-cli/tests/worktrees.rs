@@ -25,6 +25,8 @@ mod held_elsewhere;
 mod inside;
 #[path = "worktrees/land_race.rs"]
 mod land_race;
+#[path = "worktrees/leftovers.rs"]
+mod leftovers;
 #[path = "worktrees/lock_wait.rs"]
 mod lock_wait;
 #[path = "worktrees/made_half.rs"]

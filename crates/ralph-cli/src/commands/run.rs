@@ -24,6 +24,7 @@ use crate::run::steer::Steering;
 use crate::run::{Killed, Run, backends, drive, signals};
 use crate::view::json::JsonObserver;
 use crate::view::observer::Observer;
+use crate::view::output_cap::OutputCap;
 use crate::view::recorder::Recorder;
 use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
@@ -327,7 +328,8 @@ fn start_and_drive(
                 None => observer.as_mut(),
             };
             let mut recorder = Recorder::new(inner, record);
-            let reason = drive(run, &mut recorder, &stop).await;
+            let mut capped = OutputCap::new(&mut recorder);
+            let reason = drive(run, &mut capped, &stop).await;
             drop(recorder);
             if let Some(tui) = tui.as_mut() {
                 tui.finish();

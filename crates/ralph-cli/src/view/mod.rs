@@ -7,6 +7,7 @@
 pub(crate) mod columns;
 pub(crate) mod json;
 pub(crate) mod observer;
+pub(crate) mod output_cap;
 pub(crate) mod recorder;
 pub(crate) mod stdout_relay;
 pub(crate) mod stopping;

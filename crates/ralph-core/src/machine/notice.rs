@@ -104,6 +104,16 @@ pub enum Notice {
         count: usize,
         kept: bool,
     },
+    /// The agent's streamed output in this iteration (text, thinking, lines that were not
+    /// its format) reached what the run records of one iteration: what it streams after
+    /// this is left out of the run's record and views (its transcript, `stdout.zst`,
+    /// keeps it, up to `transcripts.max_bytes_per_run`). `kept_bytes`: the record bytes
+    /// of it kept.
+    AgentOutputCut { kept_bytes: u64 },
+    /// How much of the iteration's streamed output was left out after an
+    /// [`Notice::AgentOutputCut`]: `lines` streamed events (a line each from a text
+    /// agent), `bytes` of their text. Given as the iteration ends.
+    AgentOutputLeftOut { lines: u64, bytes: u64 },
 }
 
 impl std::fmt::Display for Notice {
@@ -236,6 +246,19 @@ impl std::fmt::Display for Notice {
                     write!(f, "the run completed, so nothing acts on {them}")
                 }
             }
+            Notice::AgentOutputCut { kept_bytes } => write!(
+                f,
+                "the agent's output in this iteration reached {} MiB: what it writes after \
+                 this is left out of the run's record and of this view (its transcript keeps \
+                 it: `ralph inspect`)",
+                kept_bytes / (1024 * 1024)
+            ),
+            Notice::AgentOutputLeftOut { lines, bytes } => write!(
+                f,
+                "left out {lines} lines ({bytes} bytes) of the agent's output in this \
+                 iteration from the run's record and from this view (its transcript keeps \
+                 them: `ralph inspect`)"
+            ),
             Notice::LeftoversStopped {
                 ralph_pid,
                 stopped,
@@ -354,6 +377,13 @@ impl Notice {
                 count: 1,
                 kept: true,
             },
+            Notice::AgentOutputCut {
+                kept_bytes: 16 * 1024 * 1024,
+            },
+            Notice::AgentOutputLeftOut {
+                lines: 120_000,
+                bytes: 2_400_000,
+            },
         ];
         for notice in &all {
             match notice {
@@ -375,7 +405,9 @@ impl Notice {
                 | Notice::EventTagIgnored { .. }
                 | Notice::InboxRestarted { .. }
                 | Notice::LeftoversStopped { .. }
-                | Notice::EventsAfterEnd { .. } => {}
+                | Notice::EventsAfterEnd { .. }
+                | Notice::AgentOutputCut { .. }
+                | Notice::AgentOutputLeftOut { .. } => {}
             }
         }
         all

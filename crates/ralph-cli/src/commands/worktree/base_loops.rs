@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{HeldBy, RemovalLock};
+use ralph_core::store::HeldBy;
 
 use super::{Repo, held};
 use crate::error::CliError;
@@ -27,7 +27,7 @@ pub(super) fn checkout_of(repo: &Repo, base: &str) -> Result<Option<PathBuf>, Cl
 
 /// The loop locks of the checkout at `checkout`, which has `base` checked out, held (for
 /// a landing) until dropped; refused while a loop other than the asker's own runs there.
-pub(super) fn hold(checkout: &Path, base: &str) -> Result<Vec<RemovalLock>, CliError> {
+pub(super) fn hold(checkout: &Path, base: &str) -> Result<Vec<held::Held>, CliError> {
     let asker = std::env::var_os(ralph_types::env::WORKSPACE)
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from);
@@ -47,7 +47,7 @@ pub(super) fn hold(checkout: &Path, base: &str) -> Result<Vec<RemovalLock>, CliE
 
 /// [`hold`] on the checkout that has `base` checked out, if one does: nothing when
 /// none does.
-pub(super) fn hold_for(repo: &Repo, base: &str) -> Result<Vec<RemovalLock>, CliError> {
+pub(super) fn hold_for(repo: &Repo, base: &str) -> Result<Vec<held::Held>, CliError> {
     match checkout_of(repo, base)? {
         Some(checkout) => hold(&checkout, base),
         None => Ok(Vec::new()),

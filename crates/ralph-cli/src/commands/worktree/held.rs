@@ -82,28 +82,33 @@ fn hold(tree: &Path, by: HeldBy) -> Result<Option<RemovalLock>, (HeldBy, Option<
     }
 }
 
+/// A workspace whose lock a worktree command holds, until it is dropped.
+pub(super) struct Held {
+    pub(super) workspace: PathBuf,
+    _lock: RemovalLock,
+}
+
 /// The workspace locks of the checkout at `tree`: its own, then those of the
 /// directories in it where a loop ran (each with a `.ralph/` of its own), held for `by`
 /// until dropped; the first workspace where a loop runs (or that another worktree
 /// command holds) refuses.
-pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<RemovalLock>, Busy> {
+pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<Held>, Busy> {
     hold_all_but(tree, by, None)
 }
 
 /// [`hold_all`], but for the workspace `own` (when it is one of them), which is left as
 /// it is: the loop the command was typed in (by its agent) holds it.
-pub(super) fn hold_all_but(
-    tree: &Path,
-    by: HeldBy,
-    own: Option<&Path>,
-) -> Result<Vec<RemovalLock>, Busy> {
+pub(super) fn hold_all_but(tree: &Path, by: HeldBy, own: Option<&Path>) -> Result<Vec<Held>, Busy> {
     let mut held = Vec::new();
     for workspace in std::iter::once(tree.to_path_buf()).chain(workspaces_in(tree)) {
         if own.is_some_and(|own| same_directory(own, &workspace)) {
             continue;
         }
         match hold(&workspace, by) {
-            Ok(lock) => held.extend(lock),
+            Ok(lock) => held.extend(lock.map(|lock| Held {
+                workspace: workspace.clone(),
+                _lock: lock,
+            })),
             Err((by, pid)) => {
                 return Err(Busy { workspace, by, pid });
             }

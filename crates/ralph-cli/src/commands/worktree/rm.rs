@@ -10,14 +10,15 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{HeldBy, WorktreeRecord};
+use ralph_core::store::{HeldBy, RalphDir, WorktreeRecord};
 
-use super::held::hold_all;
+use super::held::{Held, hold_all};
 use super::nested::{self, Nested};
 use super::{Repo, onto};
 use crate::cli_runs::RmArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
+use crate::run::leftovers;
 
 /// How many of a worktree's unsaved commits a refusal names.
 const SHOWN_COMMITS: usize = 3;
@@ -35,7 +36,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     // Each workspace to delete is locked as a loop locks it, and kept locked until it is
     // gone: a loop running there refuses the removal, and none can start there meanwhile
     // (`ralph run --continue` typed in the worktree while it is being deleted).
-    let _held = hold_all(&tree, HeldBy::Remove).map_err(|busy| {
+    let held = hold_all(&tree, HeldBy::Remove).map_err(|busy| {
         CliError::Worktree(busy.refusal(&tree, &format!("the loop of `{name}`")))
     })?;
     // The checkouts git knows, asked once: nothing else changes them while the repository
@@ -55,9 +56,9 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     // Whatever is nested in the worktree goes with it: it is held to the same rules.
     let nested = nested::inside(&repo, &tree, &listed)?;
-    let mut _held_inside = Vec::with_capacity(nested.len());
+    let mut held_inside = Vec::with_capacity(nested.len());
     for inner in &nested {
-        _held_inside.push(hold_all(&inner.path, HeldBy::Remove).map_err(|busy| {
+        held_inside.push(hold_all(&inner.path, HeldBy::Remove).map_err(|busy| {
             CliError::Worktree(format!(
                 "{} is inside the worktree of `{name}`, which would delete it, and {}",
                 describe(inner),
@@ -88,6 +89,9 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
             }
         }
     }
+    // A loop killed there (`kill -9`) may have left its agent's processes running in
+    // the worktree; the record that lets a later run find them goes with it.
+    stop_leftovers(held.iter().chain(held_inside.iter().flatten()))?;
     for inner in &nested {
         remove(&repo, inner.record.as_ref(), &inner.path, false, &listed)?;
         super::report(format_args!(
@@ -112,6 +116,27 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         )),
     }
     Ok(CommandOutcome::Success)
+}
+
+/// Stops what the agents of loops killed in the `held` workspaces left running, as
+/// `ralph run` there would before it starts (and says so): deleted with the worktree,
+/// their record could no longer lead a later run to them, and they would go on in a
+/// directory that is gone. The workspaces are held, so no loop runs there now.
+fn stop_leftovers<'a>(held: impl Iterator<Item = &'a Held>) -> Result<(), CliError> {
+    let mut runtime = None;
+    for held in held {
+        let ralph_dir = RalphDir::in_workspace(&held.workspace);
+        // Most workspaces have no run a killed ralph left: no runtime is started.
+        if !ralph_dir.path().is_dir() {
+            continue;
+        }
+        let runtime = match &mut runtime {
+            Some(runtime) => runtime,
+            None => runtime.insert(crate::commands::runtime()?),
+        };
+        runtime.block_on(leftovers::stop_stale(&ralph_dir));
+    }
+    Ok(())
 }
 
 /// A nested worktree as the messages name it.

@@ -200,6 +200,80 @@ fn old_transcripts_leave_memory_and_say_where_they_are() {
     assert!(matches!(model.iterations[29].entries[0], Entry::Text(_)));
 }
 
+/// An agent flooding its output in the iteration being watched does not grow the view:
+/// it keeps the iteration's end, and a note first says how many lines went and where
+/// they are (one note, however often it was cut).
+#[test]
+fn a_flood_in_the_newest_iteration_keeps_its_end() {
+    const LINES: usize = 5_000;
+    let mut model = RunModel::default();
+    model.kept.newest_budget = 20_000;
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    for n in 0..LINES {
+        let text = format!("line {n} of a flood\n");
+        feed(
+            &mut model,
+            &RunEvent::Agent {
+                iteration: 1,
+                event: &AgentEvent::TextDelta {
+                    text: text.as_str().into(),
+                },
+            },
+        );
+        if n == LINES / 2 {
+            feed(
+                &mut model,
+                &RunEvent::Agent {
+                    iteration: 1,
+                    event: &AgentEvent::ToolCallStarted {
+                        id: "t1".into(),
+                        name: "bash".into(),
+                        args: r#"{"command":"ls"}"#.into(),
+                        parent_id: None,
+                    },
+                },
+            );
+        }
+    }
+    let it = &model.iterations[0];
+    let held: usize = it.entries.iter().map(|e| e.searchable().len()).sum();
+    assert!(held <= 20_000, "{held}");
+    let Entry::Note(note) = &it.entries[0] else {
+        panic!("{:?}", it.entries[0]);
+    };
+    let left_out = it.left_out_lines;
+    assert_eq!(
+        note,
+        &format!(
+            "(the view keeps the end of this iteration: its first {left_out} lines are in \
+             `ralph inspect --run 20261125-215510-tui1 --iteration 1 --view`)"
+        )
+    );
+    let notes = it
+        .entries
+        .iter()
+        .filter(|e| matches!(e, Entry::Note(n) if n.starts_with("(the view keeps")))
+        .count();
+    assert_eq!(notes, 1);
+    let Some(Entry::Text(last)) = it.entries.last() else {
+        panic!("{:?}", it.entries.last());
+    };
+    assert!(last.ends_with(&format!("line {} of a flood\n", LINES - 1)));
+    // Every line is either kept or counted, the tool call (gone) as one.
+    let kept: usize = it
+        .entries
+        .iter()
+        .map(|e| match e {
+            Entry::Text(t) => t.lines().count(),
+            Entry::Tool(_) => 1,
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(kept + left_out, LINES + 1);
+    assert!(kept > 100, "{kept}");
+}
+
 /// The status line says when a streaming agent went quiet, not that it is writing.
 #[test]
 fn a_quiet_agent_is_not_said_to_be_writing() {

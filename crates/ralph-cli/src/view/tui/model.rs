@@ -110,6 +110,9 @@ pub(crate) struct Iteration {
     pub(crate) entries: Vec<Entry>,
     /// The record bytes read into its transcript (see [`Kept`]).
     pub(crate) record_bytes: usize,
+    /// The lines of its transcript the view let go to keep its end (see [`Kept`]): the
+    /// note that says so is then its first entry.
+    pub(crate) left_out_lines: usize,
 }
 
 /// A wait for a provider's limit, from its `rate_limit_wait` line.

@@ -1,0 +1,91 @@
+//! `ralph runs rm` of a worktree loop killed with `kill -9`: what its agent left running
+//! in the worktree is stopped before the worktree (and the record that leads to it) is
+//! deleted, as `ralph run --continue` there would stop it.
+
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use super::common::{code, wait_for_pid};
+use super::{repo, row, stderr, tree, worktrees};
+
+/// How long a process that was signalled may take to disappear before the test fails.
+const GONE_WITHIN: Duration = Duration::from_secs(10);
+
+/// Processes the test's agent left, SIGKILLed when the test ends, passed or failed.
+struct KillOnDrop(Vec<i32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+/// Present and not a zombie.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| !s.trim_start().starts_with(['Z', 'X']))
+    })
+}
+
+fn gone_soon(pid: i32) -> bool {
+    let deadline = Instant::now() + GONE_WITHIN;
+    while alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+#[test]
+fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
+    // The agent starts a `sleep` in its group and another in a session of its own that
+    // ignores SIGTERM, then works for minutes.
+    let ws = repo(
+        "- | | spawn=300 hang=300 | setsid sh -c 'trap \"\" TERM; \
+         echo $$ > \"$FAKE_STATE/detached.pid\"; exec sleep 301' </dev/null >/dev/null 2>&1 &\n",
+    );
+    let child = ws.start(&["run", "--worktree=w", "-q", "-p", "x"]);
+    let ralph = child.id();
+    let state = ws.path().join(".fake");
+    let agent = wait_for_pid(&state.join("pid-1"), "the agent");
+    let grouped = wait_for_pid(&state.join("child-1"), "the agent's sleep");
+    let detached = wait_for_pid(&state.join("detached.pid"), "the detached sleep");
+    let _guard = KillOnDrop(vec![grouped, detached, agent]);
+    let out = ws.stop(child, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(gone_soon(agent), "the agent outlived ralph");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        alive(grouped) && alive(detached),
+        "precondition: the agent's processes outlive ralph"
+    );
+    assert_eq!(
+        row(&worktrees(&ws), "w")["status"].as_str(),
+        Some("interrupted")
+    );
+
+    let out = ws.run(&["runs", "rm", "w"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 0, "{err}");
+    assert!(gone_soon(grouped), "the agent's sleep still runs: {err}");
+    assert!(gone_soon(detached), "the detached sleep still runs: {err}");
+    // The two sleeps, and the agent's own foreground `sleep` (its `hang`) if it had
+    // started it.
+    assert!(err.starts_with("ralph: stopped "), "{err}");
+    assert!(
+        err.contains(&format!(
+            " processes that an earlier ralph (pid {ralph}, killed before it could stop them) \
+             had left running\n"
+        )),
+        "{err}"
+    );
+    assert!(!tree(&ws, "w").exists());
+}
