@@ -104,6 +104,16 @@ pub enum Notice {
         count: usize,
         kept: bool,
     },
+    /// Steering messages were still queued for the prompt of iteration `queued_for` when
+    /// the loop ended, so no prompt carried them. `kept`: `ralph run --continue` carries
+    /// them in its first prompt; otherwise (the run completed, and cannot be continued)
+    /// they are never delivered. `ids` names them all (a queue holds at most
+    /// `MAX_QUEUED_STEERS`).
+    SteerUndelivered {
+        ids: Vec<String>,
+        queued_for: u32,
+        kept: bool,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -236,6 +246,26 @@ impl std::fmt::Display for Notice {
                     write!(f, "the run completed, so nothing acts on {them}")
                 }
             }
+            Notice::SteerUndelivered {
+                ids,
+                queued_for,
+                kept,
+            } => {
+                let (messages, was, it) = match ids.len() {
+                    1 => ("1 steering message".to_owned(), "was", "it"),
+                    n => (format!("{n} steering messages"), "were", "them"),
+                };
+                write!(
+                    f,
+                    "{messages} queued for iteration {queued_for} {was} not delivered: the \
+                     loop ended before that iteration; "
+                )?;
+                if *kept {
+                    write!(f, "`ralph run --continue` carries {it} in its first prompt")
+                } else {
+                    write!(f, "the run completed, so no prompt will carry {it}")
+                }
+            }
             Notice::LeftoversStopped {
                 ralph_pid,
                 stopped,
@@ -354,6 +384,11 @@ impl Notice {
                 count: 1,
                 kept: true,
             },
+            Notice::SteerUndelivered {
+                ids: vec!["s-3".into()],
+                queued_for: 2,
+                kept: false,
+            },
         ];
         for notice in &all {
             match notice {
@@ -375,7 +410,8 @@ impl Notice {
                 | Notice::EventTagIgnored { .. }
                 | Notice::InboxRestarted { .. }
                 | Notice::LeftoversStopped { .. }
-                | Notice::EventsAfterEnd { .. } => {}
+                | Notice::EventsAfterEnd { .. }
+                | Notice::SteerUndelivered { .. } => {}
             }
         }
         all
