@@ -29,6 +29,18 @@ impl CommandOutcome {
     }
 }
 
+impl CommandOutcome {
+    /// The outcome of a command that could not write all of its output for another
+    /// reason than a reader that closed the pipe (a full disk): it did not do all that
+    /// was asked, so a success fails; any other outcome already says more, and stands.
+    pub(crate) fn output_lost(self) -> CommandOutcome {
+        match self {
+            CommandOutcome::Success => CommandOutcome::Failed,
+            other => other,
+        }
+    }
+}
+
 /// The exit code for an outcome: 0, 1, 2 or 130 (128 + SIGINT, as shells report it).
 pub(crate) fn code(outcome: CommandOutcome) -> ExitCode {
     ExitCode::from(number(outcome))

@@ -31,6 +31,7 @@ mod run;
 mod shell_words;
 mod view;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -50,7 +51,17 @@ fn main() -> ExitCode {
             } else {
                 exit::CommandOutcome::Success
             };
-            let _ = err.print();
+            // clap's own print leaves the last line in stdout's buffer, whose error
+            // nobody would see: flushed here, a `--help` or `--version` that could not be
+            // written (a full disk) fails as any command's output does.
+            let printed = err.print().and_then(|()| std::io::stdout().flush());
+            if let Err(e) = printed
+                && !err.use_stderr()
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                diagnostic::diagnostic(format_args!("{}", error::CliError::Write(e)));
+                return exit::code(exit::CommandOutcome::Failed);
+            }
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
                 && args.len() == 1
             {
@@ -68,9 +79,11 @@ fn main() -> ExitCode {
     let result = commands::run(cli);
     // The message of a Ctrl-C the run just ended on, which its own thread writes.
     run::signals::wait_said();
-    // What the run's views still hold for a slow reader of stdout.
-    view::stdout_relay::finish();
+    // What the run's views still hold for a slow reader of stdout. Output the disk
+    // refused was said when it happened; the run went on, but it must not exit 0.
+    let unwritten = view::stdout_relay::finish();
     match result {
+        Ok(outcome) if unwritten.is_some() => exit::code(outcome.output_lost()),
         Ok(outcome) => exit::code(outcome),
         Err(error::CliError::BrokenPipe) => exit::code(exit::CommandOutcome::Success),
         Err(err) => {
@@ -99,7 +112,8 @@ fn json_error(err: &clap::Error, outcome: exit::CommandOutcome) {
         message: message.trim(),
         exit_code: exit::number(outcome),
     });
-    view::stdout_relay::finish();
+    // The command failed already: its exit code says so whether this line was written.
+    let _unwritten = view::stdout_relay::finish();
 }
 
 /// The most edits a mistyped command may be from a real one to be suggested.

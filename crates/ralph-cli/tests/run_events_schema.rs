@@ -7,19 +7,11 @@ mod common;
 
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
-use std::path::PathBuf;
 
-use common::Workspace;
+use common::{Workspace, run_events_validator as validator};
 use pretty_assertions::assert_eq;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
-
-fn validator() -> jsonschema::Validator {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-events.schema.json");
-    let text = std::fs::read_to_string(&path).expect("docs/run-events.schema.json");
-    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
-    jsonschema::draft202012::new(&schema).expect("the schema is a valid JSON Schema")
-}
 
 /// Any JSON, refusing an object with the same key twice (which `serde_json::Value`
 /// would silently collapse, hiding it from the schema).
@@ -277,6 +269,8 @@ fn the_schema_rejects_what_the_contract_forbids() {
             "output_lines": 0, "log": ".ralph/runs/r/gates/1-g.log"}),
         // An unknown type.
         json!({"type": "loop_paused"}),
+        // An error ends with 1 (or 130, stopped while --worktree made the worktree).
+        json!({"type": "error", "message": "m", "exit_code": 2}),
     ];
     let accepted: Vec<&Value> = bad.iter().filter(|v| validator.is_valid(v)).collect();
     assert_eq!(accepted, Vec::<&Value>::new());

@@ -243,3 +243,43 @@ fn ctrl_c_stops_a_run_whose_stdout_nobody_reads() {
         ws.summary()
     );
 }
+
+/// Stdout on a full device (`/dev/full`: every write fails with ENOSPC). The run goes
+/// on, as for a closed pipe, but stderr names the real error, not a reader that went
+/// away, and ralph does not exit 0: its output is incomplete. `--help` and `--version`
+/// fail the same way instead of saying nothing.
+#[test]
+fn stdout_on_a_full_disk_is_named_and_fails_the_command() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if full().is_err() {
+        eprintln!("no /dev/full here: nothing to check");
+        return;
+    }
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    for args in [
+        &["run", "--output", "json", "-p", "task"][..],
+        &["run", "-p", "task"][..],
+        &["--version"][..],
+        &["--help"][..],
+        &["run", "--help"][..],
+    ] {
+        let out = ws
+            .command(args)
+            .stdout(full().unwrap())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run ralph");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(out.status), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("went away"), "{args:?}: {stderr}");
+    }
+    // The run itself went on and completed.
+    assert!(ws.summary().contains("completed"), "{}", ws.summary());
+}

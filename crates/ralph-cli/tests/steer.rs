@@ -496,3 +496,62 @@ fn guidance_in_a_prompt_no_agent_could_take_is_queued_again_not_delivered() {
         "iteration 1 carried nothing to an agent"
     );
 }
+
+/// `ralph steer --next` during the last iteration of a run that then completes: the
+/// answer said "queued for iteration 2", which never comes. The end says so (a
+/// `steer_undelivered` notice before `loop_finished`, in the run's record too), rather
+/// than dropping the message without a word.
+#[test]
+fn a_message_queued_for_an_iteration_that_never_comes_is_named_at_the_end() {
+    let plan = "pi/anthropic/text.jsonl | LOOP_COMPLETE | pause_at=1\n";
+    let ws = Workspace::new(CONFIG, plan);
+    let child = ws.start_json(&["-p", "task"]);
+    wait_paused(&ws, 1);
+    let answer = steer_in(&ws, ws.path(), &["--next", "Also update the changelog."]);
+    assert_eq!(said(&answer).1, "queued for iteration 2\n");
+    resume(&ws, 1);
+    let events = exits_with(child, 0);
+    let notices: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "steer_undelivered")
+        .collect();
+    assert_eq!(notices.len(), 1, "{events:#?}");
+    let id = steering_ids(&ws);
+    assert_eq!(
+        (
+            &notices[0]["ids"],
+            &notices[0]["queued_for"],
+            &notices[0]["kept"]
+        ),
+        (
+            &serde_json::json!(id),
+            &serde_json::json!(2),
+            &serde_json::json!(false)
+        )
+    );
+    assert_eq!(notices[0]["iteration"], Value::Null);
+    // Just before the end.
+    let at = |kind: &str| events.iter().position(|e| e["type"] == kind).unwrap();
+    let notice_at = events.iter().position(|e| e == notices[0]).unwrap();
+    assert_eq!(notice_at + 1, at("loop_finished"), "{events:#?}");
+    assert!(common::run_events_validator().is_valid(notices[0]));
+    // The run's record has it too (what `ralph watch` and the views read back).
+    let record = std::fs::read_to_string(run_dir(&ws).join("run-events.jsonl")).unwrap();
+    assert!(
+        record.contains(r#""notice":"steer_undelivered""#),
+        "{record}"
+    );
+}
+
+/// The ids of the run's steering messages, as `steering.jsonl` records them.
+fn steering_ids(ws: &Workspace) -> Vec<String> {
+    let log = std::fs::read_to_string(run_dir(ws).join("steering.jsonl")).unwrap();
+    log.lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}

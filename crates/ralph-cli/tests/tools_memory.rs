@@ -474,3 +474,53 @@ fn an_add_past_the_limit_is_refused_and_a_file_that_outgrew_it_can_be_made_small
     assert!(size() <= MAX_MEMORIES_FILE_BYTES);
     ok(&ralph(dir.path(), &["memory", "add", "room again"]));
 }
+
+/// Agents write memories and a cloned repository brings skills: what the tables show of
+/// them must not act on the terminal (an escape sequence recolours it, retitles the
+/// window, hides what follows). Each control character is shown as its escape, as
+/// `ralph tools task list` shows it; JSON keeps the real text.
+#[test]
+fn control_characters_in_memories_and_skills_are_shown_as_escapes() {
+    let hostile = "x \u{1} \u{1b}[31mred \u{7}\nsecond line \u{1b}]0;title\u{7}";
+    let dir = tempfile::tempdir().unwrap();
+    let added = ok(&ralph(
+        dir.path(),
+        &["memory", "add", hostile, "-t", "fix", "--format", "quiet"],
+    ));
+    let id = added.trim();
+    let raw = |text: &str| text.contains(['\u{1}', '\u{1b}', '\u{7}']);
+    let list = ok(&ralph(dir.path(), &["memory", "list"]));
+    assert!(!raw(&list), "{list:?}");
+    assert!(list.contains(r"x \u{1} \u{1b}[31mred \u{7}…"), "{list}");
+    let shown = ok(&ralph(dir.path(), &["memory", "show", id]));
+    assert!(!raw(&shown), "{shown:?}");
+    assert!(
+        shown.contains("\nsecond line \\u{1b}]0;title\\u{7}\n"),
+        "{shown}"
+    );
+    let found = ok(&ralph(dir.path(), &["memory", "search", "red"]));
+    assert!(!raw(&found) && found.contains(r"\u{1b}[31mred"), "{found}");
+    assert_eq!(list_json(dir.path())[0]["content"], hostile);
+
+    // A tag with a line break or an escape in it is refused, not changed into another.
+    for (tags, named) in [("a,b\nc", r"`b\nc`"), ("a,\u{1b}[31m", r"`\u{1b}[31m`")] {
+        let stderr = failed(&ralph(dir.path(), &["memory", "add", "y", "--tags", tags]));
+        assert!(
+            stderr.contains(&format!("the tag {named} holds")),
+            "{stderr}"
+        );
+    }
+    assert_eq!(list_json(dir.path()).len(), 1);
+
+    write(
+        &dir.path().join("ralph.yml"),
+        "skills:\n  dirs: [.claude/skills]\n",
+    );
+    write(
+        &dir.path().join(".claude/skills/evil.md"),
+        "---\nname: evil\ndescription: \"d \\e[31mRED \\a\"\n---\nBody.\n",
+    );
+    let skills = ok(&ralph(dir.path(), &["skill", "list"]));
+    assert!(!raw(&skills), "{skills:?}");
+    assert!(skills.contains(r"d \u{1b}[31mRED \u{7}"), "{skills}");
+}

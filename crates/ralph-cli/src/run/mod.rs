@@ -41,8 +41,8 @@ use ralph_core::config::ResolvedConfig;
 use ralph_core::event_tag::{read_tags, read_tags_past_prompt};
 use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
-    GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown, StopReason,
-    StoppedBy, Usage, classify, verdict,
+    EndClass, GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown,
+    StopReason, StoppedBy, Usage, classify, verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
@@ -198,6 +198,9 @@ pub(crate) async fn drive(
     let reason = hooks
         .loop_end(reason, &mut run.machine, session, observer, stop)
         .await;
+    // A completed run cannot be continued: what steering left queued is lost.
+    let kept = reason.class() != EndClass::Completed;
+    run.steering.report_undelivered(kept, observer);
 
     save(&run, &reader, Durability::Durable)?;
     let hats: Vec<(&str, &str)> = run

@@ -443,6 +443,28 @@ impl Steering {
         self.news.report(observe);
     }
 
+    /// The loop ended; `kept`: `ralph run --continue` can follow it. What is still queued
+    /// for a prompt is named in a `steer_undelivered` notice: `ralph steer` answered
+    /// "queued for iteration N", and that iteration never came.
+    pub(crate) fn report_undelivered(&self, kept: bool, observer: &mut dyn Observer) {
+        let notice = {
+            let book = lock(&self.news.shared.book);
+            let ids: Vec<String> = book.queued().map(|q| q.id.clone()).collect();
+            if ids.is_empty() {
+                return;
+            }
+            Notice::SteerUndelivered {
+                ids,
+                queued_for: book.next(),
+                kept,
+            }
+        };
+        observer.observe(&RunEvent::Notice {
+            iteration: None,
+            notice: &notice,
+        });
+    }
+
     fn stop_watching(&mut self) {
         self.news.shared.stop.store(true, Ordering::Release);
         if let Some(watcher) = self.watcher.take() {

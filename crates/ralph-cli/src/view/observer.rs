@@ -42,7 +42,8 @@ pub(crate) fn report_closed(error: &io::Error) {
         ));
     } else {
         diagnostic(format_args!(
-            "cannot write to stdout ({error}); the loop goes on without output"
+            "cannot write to stdout ({error}); the loop goes on without output (see \
+             .ralph/runs/), and ralph will not exit 0"
         ));
     }
 }

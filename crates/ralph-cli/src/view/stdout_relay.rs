@@ -96,11 +96,17 @@ pub(crate) fn beside_stdout(write: impl FnOnce(LineEnd)) {
 }
 
 /// Waits until what the relay holds is written, as [`StdoutRelay::finish`] says; a no-op
-/// when nothing went through it.
-pub(crate) fn finish() {
-    if let Some(relay) = STDOUT.get() {
-        relay.finish(&|| SIGNALS.load(Ordering::Relaxed), EXIT_GRACE);
-    }
+/// when nothing went through it. Returns the write that failed for another reason than
+/// a reader that closed the pipe (a full disk, an I/O error): the output is incomplete,
+/// so ralph must not exit 0. A closed pipe is the reader's choice (`| head`), not a
+/// failure.
+pub(crate) fn finish() -> Option<io::Error> {
+    let relay = STDOUT.get()?;
+    relay.finish(&|| SIGNALS.load(Ordering::Relaxed), EXIT_GRACE);
+    relay
+        .failed()
+        .err()
+        .filter(|e| e.kind() != io::ErrorKind::BrokenPipe)
 }
 
 /// A queue of output and the thread that writes it.
@@ -126,13 +132,35 @@ struct State {
     /// Messages being written on stderr beside the output ([`StdoutRelay::beside`]):
     /// nothing more is written meanwhile.
     pauses: usize,
-    /// The write that failed (the reader closed the pipe): nothing more is written.
-    failed: Option<io::ErrorKind>,
+    /// The write that failed (the reader closed the pipe, the disk is full): nothing
+    /// more is written.
+    failed: Option<Failure>,
     /// Given up at the end: what comes is dropped.
     abandoned: bool,
     /// Bytes dropped after a stop, past [`AFTER_STOP_BYTES`]; once one is, so is all
     /// that comes after.
     dropped: u64,
+}
+
+/// A failed write, kept as what the system said: every later write fails with it, and
+/// the message names the real cause (a full disk is not a reader that went away).
+#[derive(Clone, Debug)]
+struct Failure {
+    kind: io::ErrorKind,
+    said: String,
+}
+
+impl Failure {
+    fn of(error: &io::Error) -> Failure {
+        Failure {
+            kind: error.kind(),
+            said: error.to_string(),
+        }
+    }
+
+    fn error(&self) -> io::Error {
+        io::Error::new(self.kind, self.said.clone())
+    }
 }
 
 impl Shared {
@@ -160,7 +188,7 @@ impl StdoutRelay {
             .name("ralph-stdout".into())
             .spawn(move || write_out(&writer, out));
         if let Err(e) = spawned {
-            shared.state().failed = Some(e.kind());
+            shared.state().failed = Some(Failure::of(&e));
         }
         StdoutRelay { shared }
     }
@@ -175,8 +203,8 @@ impl StdoutRelay {
     ) -> io::Result<usize> {
         let mut state = self.shared.state();
         loop {
-            if let Some(kind) = state.failed {
-                return Err(io::Error::new(kind, "stdout's reader went away"));
+            if let Some(failure) = &state.failed {
+                return Err(failure.error());
             }
             if state.abandoned {
                 return Ok(buf.len());
@@ -237,8 +265,8 @@ impl StdoutRelay {
 
     /// The error of the write that failed, if one did.
     fn failed(&self) -> io::Result<()> {
-        match self.shared.state().failed {
-            Some(kind) => Err(io::Error::new(kind, "stdout's reader went away")),
+        match &self.shared.state().failed {
+            Some(failure) => Err(failure.error()),
             None => Ok(()),
         }
     }
@@ -305,7 +333,7 @@ fn write_out<W: Write>(shared: &Shared, mut out: W) {
         state.held = state.held.saturating_sub(chunk.len());
         state.written += chunk.len() as u64;
         if let Err(e) = written {
-            state.failed = Some(e.kind());
+            state.failed = Some(Failure::of(&e));
             state.queue.clear();
             state.held = 0;
         }

@@ -61,6 +61,14 @@ pub struct Workspace {
     dir: tempfile::TempDir,
 }
 
+/// A validator for docs/run-events.schema.json, the contract of `ralph run --output json`.
+pub fn run_events_validator() -> jsonschema::Validator {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-events.schema.json");
+    let text = std::fs::read_to_string(&path).expect("docs/run-events.schema.json");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::draft202012::new(&schema).expect("the schema is a valid JSON Schema")
+}
+
 pub fn ralph_bin() -> &'static str {
     env!("CARGO_BIN_EXE_ralph")
 }

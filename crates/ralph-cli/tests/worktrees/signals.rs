@@ -126,6 +126,35 @@ fn ctrl_c_while_the_worktree_is_made_stops_git_hooks_and_leaves_nothing_half_mad
     assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
 }
 
+/// The same stop under `--output json`: no loop started, so stdout is one `error` line
+/// with exit code 130, as docs/run-events.md says, and the schema takes it.
+#[test]
+fn ctrl_c_while_the_worktree_is_made_ends_json_output_with_an_error_line_of_130() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let pid_file = hung_pid(&ws);
+    install_hook(&ws, "post-checkout", &hang(&pid_file));
+    let child = ws.start(&["run", "--worktree=one", "--output", "json", "-p", "x"]);
+    wait_for_pid(&pid_file, "the hung sleep");
+    let out = ws.stop(child, Signal::SIGINT);
+    assert_eq!(code(out.status), 130, "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert_eq!(
+        (&lines[0]["type"], &lines[0]["exit_code"]),
+        (&serde_json::json!("error"), &serde_json::json!(130))
+    );
+    let validator = super::common::run_events_validator();
+    assert!(validator.is_valid(&lines[0]), "{text}");
+    // The schema is exact: the code an error line cannot have is refused.
+    let mut other = lines[0].clone();
+    other["exit_code"] = serde_json::json!(2);
+    assert!(!validator.is_valid(&other));
+}
+
 #[test]
 fn a_slow_hook_under_git_is_announced_while_it_runs() {
     let ws = repo(COMMIT_OWN_FILE);

@@ -114,6 +114,16 @@ pub enum Notice {
     /// [`Notice::AgentOutputCut`]: `lines` streamed events (a line each from a text
     /// agent), `bytes` of their text. Given as the iteration ends.
     AgentOutputLeftOut { lines: u64, bytes: u64 },
+    /// Steering messages were still queued for the prompt of iteration `queued_for` when
+    /// the loop ended, so no prompt carried them. `kept`: `ralph run --continue` carries
+    /// them in its first prompt; otherwise (the run completed, and cannot be continued)
+    /// they are never delivered. `ids` names them all (a queue holds at most
+    /// `MAX_QUEUED_STEERS`).
+    SteerUndelivered {
+        ids: Vec<String>,
+        queued_for: u32,
+        kept: bool,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -259,6 +269,26 @@ impl std::fmt::Display for Notice {
                  iteration from the run's record and from this view (its transcript keeps \
                  them: `ralph inspect`)"
             ),
+            Notice::SteerUndelivered {
+                ids,
+                queued_for,
+                kept,
+            } => {
+                let (messages, was, it) = match ids.len() {
+                    1 => ("1 steering message".to_owned(), "was", "it"),
+                    n => (format!("{n} steering messages"), "were", "them"),
+                };
+                write!(
+                    f,
+                    "{messages} queued for iteration {queued_for} {was} not delivered: the \
+                     loop ended before that iteration; "
+                )?;
+                if *kept {
+                    write!(f, "`ralph run --continue` carries {it} in its first prompt")
+                } else {
+                    write!(f, "the run completed, so no prompt will carry {it}")
+                }
+            }
             Notice::LeftoversStopped {
                 ralph_pid,
                 stopped,
@@ -384,6 +414,11 @@ impl Notice {
                 lines: 120_000,
                 bytes: 2_400_000,
             },
+            Notice::SteerUndelivered {
+                ids: vec!["s-3".into()],
+                queued_for: 2,
+                kept: false,
+            },
         ];
         for notice in &all {
             match notice {
@@ -407,7 +442,8 @@ impl Notice {
                 | Notice::LeftoversStopped { .. }
                 | Notice::EventsAfterEnd { .. }
                 | Notice::AgentOutputCut { .. }
-                | Notice::AgentOutputLeftOut { .. } => {}
+                | Notice::AgentOutputLeftOut { .. }
+                | Notice::SteerUndelivered { .. } => {}
             }
         }
         all

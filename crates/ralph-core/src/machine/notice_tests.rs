@@ -15,3 +15,25 @@ fn an_unread_steering_message_is_named_by_its_first_line_cut_short() {
     let shown = format!("“{}…”", "é".repeat(EXCERPT_CHARS));
     assert!(said(&long).contains(&shown), "{}", said(&long));
 }
+
+#[test]
+fn undelivered_steering_says_how_many_for_which_iteration_and_whether_continue_carries_them() {
+    let undelivered = |ids: &[&str], kept| {
+        Notice::SteerUndelivered {
+            ids: ids.iter().map(|&id| id.to_owned()).collect(),
+            queued_for: 2,
+            kept,
+        }
+        .to_string()
+    };
+    assert_eq!(
+        undelivered(&["s-1"], false),
+        "1 steering message queued for iteration 2 was not delivered: the loop ended before \
+         that iteration; the run completed, so no prompt will carry it"
+    );
+    assert_eq!(
+        undelivered(&["s-1", "s-2"], true),
+        "2 steering messages queued for iteration 2 were not delivered: the loop ended before \
+         that iteration; `ralph run --continue` carries them in its first prompt"
+    );
+}

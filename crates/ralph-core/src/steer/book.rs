@@ -271,6 +271,16 @@ impl SteerBook {
         std::mem::take(&mut self.this_iteration)
     }
 
+    /// The messages queued for the next prompt, oldest first.
+    pub fn queued(&self) -> impl Iterator<Item = &Queued> {
+        self.queue.iter()
+    }
+
+    /// The iteration whose prompt carries what is queued now.
+    pub fn next(&self) -> u32 {
+        self.next
+    }
+
     /// The iteration whose agent runs now.
     pub fn running(&self) -> Option<u32> {
         self.running

@@ -1,6 +1,7 @@
 //! `ralph tools memory`: add, list, show, delete, search and prime the memories in
 //! `.ralph/agent/memories.md` (ralph-core's `memory` module does the work).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::SystemTime;
 
@@ -9,6 +10,7 @@ use ralph_core::memory::parse::read_entry;
 use ralph_core::memory::{
     Damaged, Memory, MemoryFile, MemoryType, Parsed, Prime, date, outline, prime, render,
 };
+use ralph_core::visible::{visible, visible_line};
 
 use super::{Out, ToolError, workspace};
 use crate::cli_tools_memory::{
@@ -117,13 +119,13 @@ fn not_found(file: &MemoryFile, id: &str) -> CliError {
     .into()
 }
 
-/// The tags of `--tags`, refusing what the file's comment cannot hold.
+/// The tags of `--tags`, refusing what the file's comment cannot hold, and control
+/// characters (a line break, an escape), which no tag needs and a terminal would act on.
 fn tags(text: Option<&str>) -> Result<Vec<String>, CliError> {
     let tags = ralph_core::memory::split_tags(text.unwrap_or(""));
-    if let Some(bad) = tags
-        .iter()
-        .find(|t| t.contains(['|', '<', '>', '\n', '\r']) || t.contains("-->"))
-    {
+    if let Some(bad) = tags.iter().find(|t| {
+        t.contains(['|', '<', '>']) || t.contains("-->") || t.chars().any(char::is_control)
+    }) {
         return Err(ToolError::BadTag(bad.clone()).into());
     }
     Ok(tags)
@@ -280,15 +282,21 @@ fn print_list(out: &mut Out, memories: &[&Memory], format: MemoryFormat) -> Resu
     }
 }
 
-/// One row per memory: id, type, day, tags, the start of its text.
+/// One row per memory: id, type, day, tags, the start of its text. Agents write the
+/// file, so a control character in any of them is shown as its escape (`\u{1b}`), as
+/// `ralph tools task list` does; `--format json` and `markdown` keep the real text.
 fn table(memories: &[&Memory]) -> String {
-    let id_width = memories
+    let ids: Vec<Cow<'_, str>> = memories.iter().map(|m| visible_line(&m.id)).collect();
+    let id_width = ids
         .iter()
-        .map(|m| m.id.len())
+        .map(|id| id.chars().count())
         .max()
         .unwrap_or(2)
         .max(2);
-    let tags: Vec<String> = memories.iter().map(|m| m.tags.join(", ")).collect();
+    let tags: Vec<String> = memories
+        .iter()
+        .map(|m| visible_line(&m.tags.join(", ")).into_owned())
+        .collect();
     let tag_width = tags
         .iter()
         .map(|t| t.chars().count())
@@ -306,10 +314,10 @@ fn table(memories: &[&Memory]) -> String {
     cell(&mut text, "CREATED", DAY_WIDTH);
     cell(&mut text, "TAGS", tag_width);
     text.push_str("CONTENT\n");
-    for (m, tags) in memories.iter().zip(&tags) {
-        cell(&mut text, &m.id, id_width);
+    for ((m, id), tags) in memories.iter().zip(&ids).zip(&tags) {
+        cell(&mut text, id, id_width);
         cell(&mut text, m.memory_type.name(), TYPE_WIDTH);
-        cell(&mut text, &m.created, DAY_WIDTH);
+        cell(&mut text, &visible_line(&m.created), DAY_WIDTH);
         cell(&mut text, tags, tag_width);
         text.push_str(&shorten(&m.content));
         text.push('\n');
@@ -317,30 +325,32 @@ fn table(memories: &[&Memory]) -> String {
     text
 }
 
-/// The first line of `text`, cut to [`TABLE_CONTENT_CHARS`] characters.
+/// The first line of `text`, cut to [`TABLE_CONTENT_CHARS`] characters, then escaped
+/// (see [`table`]): cut after, an escape could lose its end.
 fn shorten(text: &str) -> String {
     let line = text.lines().next().unwrap_or("");
     let more = text.lines().nth(1).is_some();
     if line.chars().count() <= TABLE_CONTENT_CHARS && !more {
-        return line.to_owned();
+        return visible_line(line).into_owned();
     }
     let mut cut: String = line.chars().take(TABLE_CONTENT_CHARS - 1).collect();
     cut.push('…');
-    cut
+    visible_line(&cut).into_owned()
 }
 
-/// One memory for people.
+/// One memory for people, its control characters shown as escapes (see [`table`]); the
+/// text keeps its line breaks.
 fn details(m: &Memory) -> String {
     format!(
         "ID:       {}\nType:     {}\nCreated:  {}\nTags:     {}\n\n{}\n",
-        m.id,
+        visible_line(&m.id),
         m.memory_type.name(),
         if m.created.is_empty() {
-            "-"
+            Cow::Borrowed("-")
         } else {
-            &m.created
+            visible_line(&m.created)
         },
-        m.tags.join(", "),
-        m.content
+        visible_line(&m.tags.join(", ")),
+        visible(&m.content)
     )
 }

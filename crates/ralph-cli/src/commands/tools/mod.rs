@@ -73,8 +73,10 @@ pub(crate) enum ToolError {
     )]
     EmptyMemory,
     #[error(
-        "the tag `{0}` holds a character the memories file cannot keep in a tag (`|`, `<`, \
-         `>`, `-->` or a line break); use letters, digits, `-`, `_` or `.`"
+        "the tag `{}` holds a character the memories file cannot keep in a tag (`|`, `<`, \
+         `>`, `-->`, a line break or another control character); use letters, digits, `-`, \
+         `_` or `.`",
+        ralph_core::visible::visible_line(.0)
     )]
     BadTag(String),
     #[error(

@@ -1,11 +1,13 @@
 //! `ralph tools skill`: list the workspace's skills and print one (ralph-core's
 //! `skills` module finds them).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use ralph_core::config::Overrides;
 use ralph_core::skills::{Found, Skill, discover};
+use ralph_core::visible::visible_line;
 use serde::Serialize;
 
 use super::{Out, ToolError, workspace};
@@ -83,22 +85,24 @@ fn shown(path: &Path, workspace: &Path) -> String {
         .to_string()
 }
 
+/// One line a skill. Skills come with the repository (anyone's to write), so a control
+/// character in a name, description or path is shown as its escape (`\u{1b}`), as
+/// `ralph tools task list` does; `--format json` keeps the real text.
 fn table(found: &Found, workspace: &Path) -> String {
-    let width = found
-        .skills
+    let names: Vec<Cow<'_, str>> = found.skills.iter().map(|s| visible_line(&s.name)).collect();
+    let width = names
         .iter()
-        .map(|s| s.name.chars().count())
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(4)
         .max(4);
     let mut text = format!("{:width$}  DESCRIPTION\n", "NAME");
-    for skill in &found.skills {
+    for (skill, name) in found.skills.iter().zip(&names) {
         let _ = writeln!(
             text,
-            "{:width$}  {} ({})",
-            skill.name,
-            skill.description.lines().next().unwrap_or(""),
-            shown(&skill.path, workspace)
+            "{name:width$}  {} ({})",
+            visible_line(skill.description.lines().next().unwrap_or("")),
+            visible_line(&shown(&skill.path, workspace))
         );
     }
     text
