@@ -6,6 +6,9 @@
 //! between iterations stops the loop before the next agent starts. The message names
 //! what is stopped ([`StopController::running`] marks it).
 //!
+//! A signal ralph was started with ignored stays ignored ([`KEPT_IF_IGNORED`]): the
+//! parent meant it (`nohup`, a background job of a script).
+//!
 //! The signals are taken on a thread of their own, not by a task of the loop's runtime:
 //! that runtime has one thread, which may be busy for long (reading an agent's flood of
 //! output, whose pipe is always ready) or blocked (on a stdout nobody reads, see
@@ -20,6 +23,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
 use ralph_agent::{Running, StopController, StopLevel};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -37,6 +41,15 @@ static SAYING: AtomicUsize = AtomicUsize::new(0);
 const SAY_WAIT: Duration = Duration::from_secs(1);
 /// How often that wait looks.
 const SAY_POLL: Duration = Duration::from_millis(5);
+
+/// The signals that end the loop.
+const STOPS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+/// Those of [`STOPS`] that stay ignored when ralph was started with them ignored: SIGHUP
+/// under `nohup` (the run is to outlive its terminal), SIGINT in a background job of a
+/// shell without job control (`ralph run &` in a script), where Ctrl-C is meant for the
+/// job in the foreground. Not SIGTERM: it is how CI engines,
+/// Kubernetes and `timeout` cancel, and no shell ignores it for a job.
+const KEPT_IF_IGNORED: [Signal; 2] = [Signal::SIGHUP, Signal::SIGINT];
 
 /// Which signal asked ralph to stop: the message says how to insist in the same way.
 #[derive(Clone, Copy, Debug)]
@@ -59,7 +72,8 @@ impl Which {
     }
 }
 
-/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process.
+/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process
+/// (those of them ralph was started with ignored stay ignored).
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
     install_saying(controller, stop_message)
 }
@@ -80,12 +94,13 @@ fn install_saying(
     say: impl Fn(StopLevel, Option<Running>, &str) -> Option<String> + Send + 'static,
 ) -> io::Result<()> {
     let job_stops = job_control::JOB_STOPS;
-    let ignored = job_control::inherited_ignored();
-    let taken = job_stops.into_iter().filter(|s| !ignored.contains(s));
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    for signal in taken {
-        signals.add_signal(signal as i32)?;
-    }
+    let mut ignored = job_control::inherited_ignored(&job_stops);
+    ignored.extend(job_control::inherited_ignored(&KEPT_IF_IGNORED));
+    let taken: Vec<i32> = (STOPS.into_iter().chain(job_stops))
+        .filter(|s| !ignored.contains(s))
+        .map(|s| s as i32)
+        .collect();
+    let mut signals = Signals::new(taken)?;
     std::thread::Builder::new()
         .name("ralph-signals".into())
         .spawn(move || {
@@ -97,7 +112,8 @@ fn install_saying(
                 let which = match signal {
                     SIGTERM => Which::Terminate,
                     SIGHUP => Which::Hangup,
-                    _ => Which::Interrupt,
+                    SIGINT => Which::Interrupt,
+                    _ => continue,
                 };
                 take(&controller, which, &say);
             }
