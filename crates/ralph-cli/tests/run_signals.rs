@@ -63,6 +63,11 @@ fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
     interrupted_by(Signal::SIGHUP, "the terminal went away");
 }
 
+#[test]
+fn ctrl_backslash_is_handled_like_ctrl_c() {
+    interrupted_by(Signal::SIGQUIT, "press Ctrl-\\ again");
+}
+
 /// How long the test leaves ralph to act on a signal before the agent goes on: a ralph
 /// that took it stops the agent well within this.
 const SIGNAL_SETTLE: Duration = Duration::from_millis(500);

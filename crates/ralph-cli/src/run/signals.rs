@@ -1,11 +1,13 @@
-//! Ctrl-C, SIGTERM and SIGHUP (the terminal went away); Ctrl-Z and the terminal's other
-//! stop signals go to `job_control`. The first asks what runs (the
+//! Ctrl-C, Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP (the terminal went away); Ctrl-Z and the
+//! terminal's other stop signals go to `job_control`. The first asks what runs (the
 //! agent, a gate or a hook) to stop gracefully (SIGTERM to its process group, then
 //! SIGKILL after the kill grace) and ends the loop once the summary is written; a second
 //! within `DOUBLE_INTERRUPT_WINDOW` kills it at once. Requests are sticky, so a signal
 //! between iterations stops the loop before the next agent starts. The message names
 //! what is stopped ([`StopController::running`] marks it).
 //!
+//! SIGQUIT's default action would kill ralph outright (no summary, no end event, and what
+//! the agent left running stays until the next run): it ends the loop as Ctrl-C does.
 //! A signal ralph was started with ignored stays ignored ([`KEPT_IF_IGNORED`]): the
 //! parent meant it (`nohup`, a background job of a script).
 //!
@@ -26,7 +28,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
 use ralph_agent::{Running, StopController, StopLevel};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::diagnostic::diagnostic;
@@ -43,18 +45,24 @@ const SAY_WAIT: Duration = Duration::from_secs(1);
 const SAY_POLL: Duration = Duration::from_millis(5);
 
 /// The signals that end the loop.
-const STOPS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
+const STOPS: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGQUIT,
+];
 /// Those of [`STOPS`] that stay ignored when ralph was started with them ignored: SIGHUP
-/// under `nohup` (the run is to outlive its terminal), SIGINT in a background job of a
-/// shell without job control (`ralph run &` in a script), where Ctrl-C is meant for the
-/// job in the foreground. Not SIGTERM: it is how CI engines,
+/// under `nohup` (the run is to outlive its terminal), SIGINT and SIGQUIT in a background
+/// job of a shell without job control (`ralph run &` in a script), where Ctrl-C and
+/// Ctrl-\\ are meant for the job in the foreground. Not SIGTERM: it is how CI engines,
 /// Kubernetes and `timeout` cancel, and no shell ignores it for a job.
-const KEPT_IF_IGNORED: [Signal; 2] = [Signal::SIGHUP, Signal::SIGINT];
+const KEPT_IF_IGNORED: [Signal; 3] = [Signal::SIGHUP, Signal::SIGINT, Signal::SIGQUIT];
 
 /// Which signal asked ralph to stop: the message says how to insist in the same way.
 #[derive(Clone, Copy, Debug)]
 enum Which {
     Interrupt,
+    Quit,
     Terminate,
     Hangup,
 }
@@ -64,6 +72,7 @@ impl Which {
         let window = DOUBLE_INTERRUPT_WINDOW.as_secs();
         match self {
             Which::Interrupt => format!("press Ctrl-C again within {window}s to kill it now"),
+            Which::Quit => format!("press Ctrl-\\ again within {window}s to kill it now"),
             Which::Terminate => {
                 format!("on SIGTERM; a second one within {window}s kills it now")
             }
@@ -72,7 +81,7 @@ impl Which {
     }
 }
 
-/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process
+/// Routes SIGINT, SIGQUIT, SIGTERM and SIGHUP to `controller` for the rest of the process
 /// (those of them ralph was started with ignored stay ignored).
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
     install_saying(controller, stop_message)
@@ -112,6 +121,7 @@ fn install_saying(
                 let which = match signal {
                     SIGTERM => Which::Terminate,
                     SIGHUP => Which::Hangup,
+                    SIGQUIT => Which::Quit,
                     SIGINT => Which::Interrupt,
                     _ => continue,
                 };
