@@ -309,3 +309,47 @@ fn ctrl_c_stops_a_run_whose_stdout_nobody_reads() {
         ws.summary()
     );
 }
+
+/// Ctrl-C while the last iteration's gate runs: the iteration reached
+/// `max_iterations`, but the person stopped the run first, so it ends interrupted (130),
+/// not at the limit (2).
+#[test]
+fn ctrl_c_during_the_last_iterations_gate_ends_the_run_interrupted() {
+    let gate = "gates:\n  - name: slow\n    run: \"touch in-gate; sleep 60\"\n";
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: pi\n{gate}"),
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let child = ws.start(&["run", "--max-iterations", "1", "-p", "task"]);
+    common::wait_for_file(&ws.path().join("in-gate"), "the gate's start");
+    ended_interrupted(&ws, ws.stop(child, Signal::SIGINT));
+}
+
+/// SIGTERM while ralph reaps what the last iteration's agent left running (here a
+/// process that outlives the agent and takes its time to go): interrupted, as above.
+#[test]
+fn sigterm_while_the_last_iteration_is_torn_down_ends_the_run_interrupted() {
+    // Told to stop only by the teardown (the agent itself has exited), it says so and
+    // lingers until it is killed.
+    let agent = "(trap 'touch got-term' TERM; while :; do sleep 0.1; done) \
+                 >/dev/null 2>&1 & echo working";
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: custom\n  command: sh\n  args: [-c, \"{agent}\"]\n"),
+        "",
+    );
+    let child = ws.start(&["run", "--max-iterations", "1", "-p", "task"]);
+    common::wait_for_file(&ws.path().join("got-term"), "the teardown's SIGTERM");
+    ended_interrupted(&ws, ws.stop(child, Signal::SIGTERM));
+}
+
+fn ended_interrupted(ws: &Workspace, out: std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    assert!(
+        ws.summary().contains("**Stopped:** interrupted"),
+        "{}",
+        ws.summary()
+    );
+    let state = ws.saved_state();
+    assert_eq!(state["state"]["end"]["reason"], "interrupted", "{state}");
+}

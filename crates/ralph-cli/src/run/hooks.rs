@@ -217,9 +217,13 @@ impl<'a> Hooks<'a> {
             // run stopped before it said yes did not complete, whatever the agent said.
             // Once `post.` hooks run, the end stands.
             let unconfirmed = !post && self.config.at(phase).next().is_some();
+            // Before any end hook ran, a stop beats a limit, as it does between
+            // iterations; once a `post.` hook ran, the end stands.
             let interrupted = |machine: &mut Machine| {
                 if unconfirmed {
                     machine.interrupt_unconfirmed(session.elapsed())
+                } else if !post {
+                    machine.interrupt_over_limit(session.elapsed())
                 } else {
                     machine.interrupt(session.elapsed())
                 }

@@ -147,8 +147,10 @@ pub(crate) async fn drive(
         .await;
 
     let reason = loop {
+        // A stop that came while the last iteration ended (its gates, the reaping of
+        // what its agent left) beats a limit that iteration reached.
         if stop.current() > StopLevel::None {
-            run.machine.interrupt(session.elapsed());
+            run.machine.interrupt_over_limit(session.elapsed());
         }
         let iteration = match run.machine.next(session.elapsed()) {
             Next::Stop(reason) => break reason,
