@@ -281,8 +281,7 @@ impl Machine {
     /// The wall-clock deadline for an iteration whose hat allows `iteration_timeout`:
     /// never longer than the runtime left.
     pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
-        let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
-        let left = self.rules.event_loop.max_runtime.saturating_sub(used);
+        let left = self.runtime_left(elapsed);
         if left < iteration_timeout {
             WallPlan {
                 wall: left,
@@ -294,6 +293,13 @@ impl Machine {
                 cut_to_runtime: false,
             }
         }
+    }
+
+    /// What is left of `max_runtime`, `elapsed` into this session: what bounds a gate or
+    /// a hook as it bounds an agent; zero once it is spent (no iteration starts then).
+    pub fn runtime_left(&self, elapsed: Duration) -> Duration {
+        let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
+        self.rules.event_loop.max_runtime.saturating_sub(used)
     }
 
     /// Whether the run's cost, with `iteration_cost` spent so far in the current
