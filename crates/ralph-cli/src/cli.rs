@@ -384,7 +384,7 @@ pub(crate) struct RunArgs {
     /// Stop once the agents have reported this much cost, in US dollars.
     #[arg(long, value_name = "USD")]
     pub(crate) max_cost: Option<f64>,
-    /// Stop after this many seconds (an iteration in progress is stopped too).
+    /// Stop after this many seconds (the agent, gate or hook running then is stopped too).
     #[arg(long, value_name = "SECONDS")]
     pub(crate) max_runtime: Option<u64>,
     /// The topic that says the task is done (default LOOP_COMPLETE).

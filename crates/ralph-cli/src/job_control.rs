@@ -55,10 +55,12 @@ static SCREEN_ASKED: AtomicBool = AtomicBool::new(false);
 /// handler back): the signal thread and the view's thread may both stop ralph.
 static STOPPING: Mutex<()> = Mutex::new(());
 
-/// The job-control signals whose disposition ralph inherited as ignored: they stay so.
-pub(crate) fn inherited_ignored() -> Vec<Signal> {
-    JOB_STOPS
-        .into_iter()
+/// Those of `signals` whose disposition ralph inherited as ignored: they stay so. Read
+/// at start, before ralph sets a handler for any of them.
+pub(crate) fn inherited_ignored(signals: &[Signal]) -> Vec<Signal> {
+    signals
+        .iter()
+        .copied()
         .filter(|&signal| matches!(disposition(signal), Some(SigHandler::SigIgn)))
         .collect()
 }

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Workspace, code, finished, of_type, wait_output};
+use common::{Workspace, code, finished, gone, of_type, wait_output};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -253,17 +253,6 @@ gates:
         .parse()
         .expect("pid");
     assert!(gone(pid), "the gate's grandchild {pid} survived");
-}
-
-/// Whether `pid` is gone (or a zombie nobody reaped yet, which runs nothing).
-fn gone(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
 }
 
 #[test]

@@ -326,6 +326,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         GateEnd::Timeout,
         GateEnd::Spawn,
         GateEnd::Interrupted,
+        GateEnd::RuntimeLimit,
     ]
     .into_iter()
     // Each failure twice: having printed something, and having printed nothing.
@@ -524,6 +525,7 @@ fn every_variant_the_types_can_make_matches_the_schema() {
         Some(HookFailure::Signal),
         Some(HookFailure::Answer),
         Some(HookFailure::Interrupted),
+        Some(HookFailure::RuntimeLimit),
     ];
     for (action, failure) in actions.into_iter().zip(failures.into_iter().cycle()) {
         push(RunEvent::HookFinished {

@@ -4,10 +4,12 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use common::{Workspace, code, wait_output};
-use nix::sys::signal::{Signal, kill};
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, kill, sigaction};
 use nix::unistd::Pid;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -59,6 +61,70 @@ fn sigterm_is_handled_like_ctrl_c() {
 #[test]
 fn sighup_from_a_closed_terminal_is_handled_like_ctrl_c() {
     interrupted_by(Signal::SIGHUP, "the terminal went away");
+}
+
+#[test]
+fn ctrl_backslash_is_handled_like_ctrl_c() {
+    interrupted_by(Signal::SIGQUIT, "press Ctrl-\\ again");
+}
+
+/// How long the test leaves ralph to act on a signal before the agent goes on: a ralph
+/// that took it stops the agent well within this.
+const SIGNAL_SETTLE: Duration = Duration::from_millis(500);
+
+/// `ralph run` as `nohup` (SIGHUP) or a shell without job control (`ralph run &` in a
+/// script: SIGINT and SIGQUIT) starts it: with `ignored` set to be ignored.
+fn start_ignoring(ws: &Workspace, args: &[&str], ignored: &'static [Signal]) -> Child {
+    let mut command = ws.command(args);
+    // SAFETY: between fork and exec only `sigaction` runs, which is async-signal-safe,
+    // and it sets no handler of ours, only the action of ignoring.
+    unsafe {
+        command.pre_exec(move || {
+            let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+            for &signal in ignored {
+                sigaction(signal, &ignore)?;
+            }
+            Ok(())
+        });
+    }
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ralph")
+}
+
+/// A signal ralph was started with ignored stays ignored: `nohup ralph run &` outlives
+/// its terminal, and a script's background ralph is not stopped by the keys meant for
+/// the foreground job. The run goes on to its end; SIGTERM still stops it.
+#[test]
+fn signals_ralph_was_started_with_ignored_stay_ignored() {
+    let ignored = &[Signal::SIGHUP, Signal::SIGINT, Signal::SIGQUIT];
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE | pause_at=1\n",
+    );
+    let child = start_ignoring(&ws, &["run", "-p", "task"], ignored);
+    let state = ws.path().join(".fake");
+    common::wait_for_file(&state.join("paused-1"), "the agent's pause");
+    for &signal in ignored {
+        kill(pid_of(&child), signal).expect("signal");
+    }
+    std::thread::sleep(SIGNAL_SETTLE);
+    std::fs::write(state.join("resume-1"), "").expect("resume the agent");
+    let out = wait_output(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 0, "{stderr}");
+    assert!(!stderr.contains("stopping"), "{stderr}");
+    assert_eq!(ws.outcomes(), [Value::from("succeeded")]);
+    assert!(ws.summary().contains("completed"), "{}", ws.summary());
+
+    // Only what was ignored: SIGTERM still ends the loop.
+    let ws = Workspace::new("cli:\n  backend: pi\n", HANGING);
+    let child = start_ignoring(&ws, &["run", "-p", "task"], ignored);
+    ws.wait_for_agent(1);
+    let out = ws.stop(child, Signal::SIGTERM);
+    assert_eq!(code(out.status), 130, "{}", common::stderr(&out));
 }
 
 #[test]
@@ -282,4 +348,48 @@ fn stdout_on_a_full_disk_is_named_and_fails_the_command() {
     }
     // The run itself went on and completed.
     assert!(ws.summary().contains("completed"), "{}", ws.summary());
+}
+
+/// Ctrl-C while the last iteration's gate runs: the iteration reached
+/// `max_iterations`, but the person stopped the run first, so it ends interrupted (130),
+/// not at the limit (2).
+#[test]
+fn ctrl_c_during_the_last_iterations_gate_ends_the_run_interrupted() {
+    let gate = "gates:\n  - name: slow\n    run: \"touch in-gate; sleep 60\"\n";
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: pi\n{gate}"),
+        "pi/anthropic/text.jsonl | LOOP_COMPLETE |\n",
+    );
+    let child = ws.start(&["run", "--max-iterations", "1", "-p", "task"]);
+    common::wait_for_file(&ws.path().join("in-gate"), "the gate's start");
+    ended_interrupted(&ws, ws.stop(child, Signal::SIGINT));
+}
+
+/// SIGTERM while ralph reaps what the last iteration's agent left running (here a
+/// process that outlives the agent and takes its time to go): interrupted, as above.
+#[test]
+fn sigterm_while_the_last_iteration_is_torn_down_ends_the_run_interrupted() {
+    // Told to stop only by the teardown (the agent itself has exited), it says so and
+    // lingers until it is killed.
+    let agent = "(trap 'touch got-term' TERM; while :; do sleep 0.1; done) \
+                 >/dev/null 2>&1 & echo working";
+    let ws = Workspace::new(
+        &format!("cli:\n  backend: custom\n  command: sh\n  args: [-c, \"{agent}\"]\n"),
+        "",
+    );
+    let child = ws.start(&["run", "--max-iterations", "1", "-p", "task"]);
+    common::wait_for_file(&ws.path().join("got-term"), "the teardown's SIGTERM");
+    ended_interrupted(&ws, ws.stop(child, Signal::SIGTERM));
+}
+
+fn ended_interrupted(ws: &Workspace, out: std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(out.status), 130, "{stderr}");
+    assert!(
+        ws.summary().contains("**Stopped:** interrupted"),
+        "{}",
+        ws.summary()
+    );
+    let state = ws.saved_state();
+    assert_eq!(state["state"]["end"]["reason"], "interrupted", "{state}");
 }

@@ -122,6 +122,7 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
                 Some(GateEnd::Timeout) => "timed out",
                 Some(GateEnd::Spawn) => "could not start",
                 Some(GateEnd::Interrupted) => "interrupted",
+                Some(GateEnd::RuntimeLimit) => "stopped at the runtime limit",
                 None => "-",
             };
             vec![

@@ -51,6 +51,7 @@ pub(crate) fn run(args: &GatesArgs) -> Result<CommandOutcome, CliError> {
         // As a run there gives them: a gate may check which worktree loop it is in.
         let env: Vec<_> = crate::run::worktree_env(&workspace).into_iter().collect();
         let gates = GateRun {
+            runtime: None,
             workspace: &workspace,
             iteration: None,
             env: &env,

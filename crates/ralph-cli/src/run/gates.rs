@@ -6,7 +6,9 @@
 //! unseen for its `timeout_seconds`), stopped with its whole group by Ctrl-C. Its output streams to a log file under `.ralph/` and only its
 //! tail is kept. The observer hears `gate_started` and `gate_finished`, and gets ticks
 //! while the gate runs, so the live view can show it (and, in a loop, `ralph steer`'s
-//! messages as they come).
+//! messages as they come). In a loop, a gate is bounded by what is left of the run's
+//! `max_runtime` too: stopped as at its timeout when that runs out, it ends
+//! `runtime_limit`, and no gate starts after.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -17,12 +19,16 @@ use ralph_agent::command::{CommandRequest, CommandResult, run_command};
 use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_agent::{Running, StopController, StopLevel, Termination};
 use ralph_core::config::GateConfig;
-use ralph_core::machine::{GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult};
+use ralph_core::machine::{
+    GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GateResult, Iteration, IterationReport,
+};
 use ralph_core::run_event::RunEvent;
+use ralph_types::env as var;
 
 use super::capped_log::CappedLog;
+use super::run_clock::{RunClock, RuntimeLeft};
 use super::steer::SteerNews;
-use super::{display_path, with_ticks};
+use super::{Run, display_path, ensure_run_dir, with_ticks};
 use crate::view::observer::Observer;
 
 /// Where one gate runs and who hears about it.
@@ -36,6 +42,8 @@ pub(crate) struct GateRun<'a> {
     /// The loop's `ralph steer` watcher, whose messages are shown while the gate runs
     /// (`None` outside a loop: `ralph gates`, `ralph runs land --check`).
     pub(crate) steering: Option<&'a SteerNews>,
+    /// The run's runtime left, in a loop (`None` outside one).
+    pub(crate) runtime: Option<RuntimeLeft<'a>>,
 }
 
 impl GateRun<'_> {
@@ -61,12 +69,15 @@ impl GateRun<'_> {
             Err(e) => (None, None, Some(e.to_string())),
         };
         let mut log_file = log_file.map(|f| CappedLog::new(BufWriter::new(f)));
+        let (timeout, cut_to_runtime) = self
+            .runtime
+            .map_or((gate.timeout, false), |left| left.bound(gate.timeout));
         let request = CommandRequest {
             invocation: gate.run.clone(),
             cwd: self.workspace.to_path_buf(),
             env: self.env.to_vec(),
             stdin: None,
-            timeout: gate.timeout,
+            timeout,
             keep_stdout: 0,
             own_session: true,
         };
@@ -79,7 +90,7 @@ impl GateRun<'_> {
             None => work.await,
         };
         let finished = log_file.map(CappedLog::finish).transpose().err();
-        let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran);
+        let mut result = gate_result(&gate.name, event.unwrap_or_default(), &ran, cut_to_runtime);
         result.log = log_path.map(|p| display_path(&p, self.workspace));
         let log_error = (log_error.or(ran.log_error)).or(finished.map(|e| e.to_string()));
         if let Some(error) = log_error {
@@ -100,12 +111,19 @@ impl GateRun<'_> {
     pub(crate) fn stopping(&self) -> bool {
         self.stop.current() > StopLevel::None
     }
+
+    /// Whether the run's `max_runtime` is spent: no further gate starts.
+    pub(crate) fn out_of_time(&self) -> bool {
+        self.runtime.is_some_and(|left| left.now().is_zero())
+    }
 }
 
-/// What a finished command means as a gate.
-fn gate_result(name: &str, event: &str, ran: &CommandResult) -> GateResult {
+/// What a finished command means as a gate; `cut_to_runtime`: its deadline was what
+/// was left of the run's runtime, not its own timeout.
+fn gate_result(name: &str, event: &str, ran: &CommandResult, cut_to_runtime: bool) -> GateResult {
     let end = match &ran.termination {
         Termination::Exited { code: 0 } => GateEnd::Passed,
+        Termination::WallClockTimeout if cut_to_runtime => GateEnd::RuntimeLimit,
         Termination::WallClockTimeout => GateEnd::Timeout,
         Termination::FailedToStart { .. } => GateEnd::Spawn,
         Termination::Interrupted => GateEnd::Interrupted,
@@ -140,4 +158,51 @@ fn gate_result(name: &str, event: &str, ran: &CommandResult) -> GateResult {
         output_lines: ran.output_lines,
         log: None,
     }
+}
+
+/// Runs the gates the iteration's result needs, in the order the machine's plan asks
+/// for them, until every guarded event is decided, a stop is requested or the run's
+/// runtime is spent (the events whose gates did not run are then withheld).
+pub(super) async fn check(
+    run: &Run<'_>,
+    iteration: &Iteration,
+    report: &IterationReport,
+    env: &[(OsString, OsString)],
+    session: &RunClock,
+    stop: &StopController,
+    observer: &mut dyn Observer,
+) -> Vec<GateResult> {
+    let plan = run.machine.gate_plan(iteration, report);
+    let mut results: Vec<GateResult> = Vec::new();
+    if plan.is_empty() {
+        return results;
+    }
+    run.transcripts.wait();
+    let mut env = env.to_vec();
+    env.push((var::ITERATION.into(), iteration.number.to_string().into()));
+    env.push((var::HAT.into(), iteration.hat.clone().into()));
+    let gates = GateRun {
+        workspace: &run.workspace,
+        iteration: Some(iteration.number),
+        env: &env,
+        stop,
+        steering: Some(run.steering.news()),
+        runtime: Some(RuntimeLeft {
+            clock: session,
+            machine: &run.machine,
+        }),
+    };
+    while let Some((name, event)) = plan.next_gate(&results) {
+        let Some(gate) = run.config.gates.iter().find(|g| g.name == name) else {
+            break;
+        };
+        if gates.stopping() || gates.out_of_time() {
+            break;
+        }
+        let _ = ensure_run_dir(&run.run_dir);
+        let log = run.run_dir.gate_log(iteration.number, name);
+        let event = event.to_owned();
+        results.push(gates.run(gate, Some(&event), log, observer).await);
+    }
+    results
 }

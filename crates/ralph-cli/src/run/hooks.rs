@@ -9,22 +9,24 @@
 //! agent starts; `pre.loop.complete`/`post.loop.complete` when the loop completed,
 //! `pre.loop.error`/`post.loop.error` when it stopped for any other reason, except
 //! Ctrl-C, after which no hook runs, so the run ends at once.
+//!
+//! Until the loop ends, what is left of the run's `max_runtime` bounds a hook as it
+//! bounds an agent: past it the hook is stopped (TERM, then KILL), a retry's pause or a
+//! suspension ends, and the loop stops at the limit instead of starting an iteration.
+//! The loop's end hooks run whatever the time.
 
 use std::ffi::OsString;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use ralph_agent::command::{CommandRequest, run_command};
 use ralph_agent::terminal_asked::asked_terminal_note;
 use ralph_agent::{Running, StopController, StopLevel};
 use ralph_core::event::Event;
-use ralph_core::fsafe::{self, Access, Links};
 use ralph_core::hooks::mutate::{self, Metadata};
 use ralph_core::hooks::payload::{self, PayloadInput};
-use ralph_core::hooks::policy::{
-    AfterFailure, HookAction, HookFailure, RESUME_POLL_INTERVAL, after_failure, failure_of,
-};
+use ralph_core::hooks::policy::{AfterFailure, HookAction, HookFailure, after_failure, failure_of};
 use ralph_core::hooks::resume::ResumeSignal;
 use ralph_core::hooks::{HookPhase, HookSpec, HooksConfig};
 use ralph_core::machine::{Iteration, Machine, StopReason};
@@ -33,19 +35,17 @@ use ralph_core::store::{RunDir, unix_ms};
 use ralph_types::env as var;
 
 use super::capped_log::CappedLog;
-use super::run_clock::RunClock;
+use super::hook_hold::{self, Held};
+use super::hook_log;
+use super::run_clock::{RunClock, RuntimeLeft};
 use super::steer::SteerNews;
 use crate::diagnostic::diagnostic;
 use crate::view::observer::Observer;
 
-/// The run directory's folder for hook logs.
-pub(crate) const HOOKS_DIR: &str = "hooks";
 /// Lines of a failed hook's output shown and reported.
 const TAIL_LINES: usize = 10;
 /// Bytes of a failed hook's output shown and reported.
 const TAIL_BYTES: usize = 2000;
-/// The longest hook name kept in a log file's name.
-const LOG_NAME_CHARS: usize = 40;
 /// The setting a hook that timed out is named with: where its time limit is changed.
 const HOOK_TIMEOUT_SETTING: &str = "timeout_seconds";
 
@@ -58,6 +58,9 @@ pub(crate) enum Verdict {
     Blocked { hook: String, why: String },
     /// Ctrl-C: the run ends.
     Interrupted,
+    /// The run's runtime ran out while a hook ran or held the loop: the run ends at its
+    /// limit.
+    OutOfTime,
 }
 
 /// What a boundary knows, for the payload.
@@ -68,11 +71,18 @@ struct Boundary<'b> {
     backend: Option<&'b str>,
     events: &'b [Event],
     stop: Option<&'b StopReason>,
+    /// The loop's clock, when the run's runtime bounds the hooks (not at its end).
+    clock: Option<&'b RunClock>,
 }
 
 impl<'b> Boundary<'b> {
     /// A boundary of the loop itself (its start or end): no hat, no events.
-    fn of_loop(phase: HookPhase, iteration: Option<u32>, stop: Option<&'b StopReason>) -> Self {
+    fn of_loop(
+        phase: HookPhase,
+        iteration: Option<u32>,
+        stop: Option<&'b StopReason>,
+        clock: Option<&'b RunClock>,
+    ) -> Self {
         Boundary {
             phase,
             iteration,
@@ -80,6 +90,7 @@ impl<'b> Boundary<'b> {
             backend: None,
             events: &[],
             stop,
+            clock,
         }
     }
 }
@@ -141,14 +152,16 @@ impl<'a> Hooks<'a> {
         stop: &StopController,
     ) {
         for phase in [HookPhase::PreLoopStart, HookPhase::PostLoopStart] {
-            let boundary = Boundary::of_loop(phase, last_iteration(machine), None);
+            let boundary = Boundary::of_loop(phase, last_iteration(machine), None, Some(session));
             match self.fire(&boundary, machine, observer, stop).await {
                 Verdict::GoOn => {}
                 Verdict::Blocked { hook, why } => {
                     machine.block_for_hook(&hook, phase.name(), &why, session.elapsed());
                     return;
                 }
-                Verdict::Interrupted => return,
+                // The loop then stops before its first iteration: for Ctrl-C, or at the
+                // runtime limit.
+                Verdict::Interrupted | Verdict::OutOfTime => return,
             }
         }
     }
@@ -181,6 +194,7 @@ impl<'a> Hooks<'a> {
                 backend: Some(backend),
                 events: &iteration.events,
                 stop: None,
+                clock: Some(session),
             };
             match self.fire(&boundary, machine, observer, stop).await {
                 Verdict::GoOn => {}
@@ -189,7 +203,7 @@ impl<'a> Hooks<'a> {
                     machine.block_for_hook(&hook, phase.name(), &why, session.elapsed());
                     return None;
                 }
-                Verdict::Interrupted => {
+                Verdict::Interrupted | Verdict::OutOfTime => {
                     machine.give_back(iteration);
                     return None;
                 }
@@ -217,9 +231,13 @@ impl<'a> Hooks<'a> {
             // run stopped before it said yes did not complete, whatever the agent said.
             // Once `post.` hooks run, the end stands.
             let unconfirmed = !post && self.config.at(phase).next().is_some();
+            // Before any end hook ran, a stop beats a limit, as it does between
+            // iterations; once a `post.` hook ran, the end stands.
             let interrupted = |machine: &mut Machine| {
                 if unconfirmed {
                     machine.interrupt_unconfirmed(session.elapsed())
+                } else if !post {
+                    machine.interrupt_over_limit(session.elapsed())
                 } else {
                     machine.interrupt(session.elapsed())
                 }
@@ -227,9 +245,10 @@ impl<'a> Hooks<'a> {
             if reason == StopReason::Interrupted || stop.current() > StopLevel::None {
                 return interrupted(machine);
             }
-            let boundary = Boundary::of_loop(phase, last_iteration(machine), Some(&reason));
+            let boundary = Boundary::of_loop(phase, last_iteration(machine), Some(&reason), None);
             match self.fire(&boundary, machine, observer, stop).await {
-                Verdict::GoOn => {}
+                // Not bounded by the runtime: the run has stopped, its end hooks run.
+                Verdict::GoOn | Verdict::OutOfTime => {}
                 Verdict::Blocked { hook, why } => {
                     reason = machine.block_for_hook(&hook, phase.name(), &why, session.elapsed());
                 }
@@ -269,8 +288,12 @@ impl<'a> Hooks<'a> {
     ) -> Verdict {
         let phase = boundary.phase.name();
         let command = hook.command.to_string();
+        let runtime = boundary.clock.map(|clock| RuntimeLeft { clock, machine });
         let mut failures = 0;
         for attempt in 1.. {
+            if runtime.is_some_and(|left| left.now().is_zero()) {
+                return Verdict::OutOfTime;
+            }
             observer.observe(&RunEvent::HookStarted {
                 phase,
                 hook: &hook.name,
@@ -279,10 +302,11 @@ impl<'a> Hooks<'a> {
                 command: &command,
             });
             let totals = Totals::of(machine.state());
-            let ran = self.run_once(hook, boundary, totals, observer, stop).await;
+            let ran = (self.run_once(hook, boundary, totals, runtime, observer, stop)).await;
             let decision = match ran.failure {
                 None => None,
                 Some(HookFailure::Interrupted) => Some(Decision::Stop),
+                Some(HookFailure::RuntimeLimit) => Some(Decision::OutOfTime),
                 Some(_) if stop.current() > StopLevel::None => Some(Decision::Stop),
                 Some(_) => {
                     failures += 1;
@@ -291,7 +315,7 @@ impl<'a> Hooks<'a> {
             };
             let action = match decision {
                 None => HookAction::Continue,
-                Some(Decision::Stop) => HookAction::Stop,
+                Some(Decision::Stop | Decision::OutOfTime) => HookAction::Stop,
                 Some(Decision::After(after)) => after.action(),
             };
             let tail = ran.failure.map(|_| ran.tail.as_str());
@@ -313,6 +337,7 @@ impl<'a> Hooks<'a> {
             match decision {
                 None | Some(Decision::After(AfterFailure::Warn)) => return Verdict::GoOn,
                 Some(Decision::Stop) => return Verdict::Interrupted,
+                Some(Decision::OutOfTime) => return Verdict::OutOfTime,
                 Some(Decision::After(AfterFailure::Block)) => {
                     return Verdict::Blocked {
                         hook: hook.name.clone(),
@@ -320,15 +345,26 @@ impl<'a> Hooks<'a> {
                     };
                 }
                 Some(Decision::After(AfterFailure::Retry { delay })) => {
-                    if !pause(delay, stop).await {
-                        return Verdict::Interrupted;
+                    match hook_hold::pause(delay, stop, runtime).await {
+                        Held::Done => {}
+                        Held::Interrupted => return Verdict::Interrupted,
+                        Held::OutOfTime => return Verdict::OutOfTime,
                     }
                 }
                 Some(Decision::After(AfterFailure::WaitForResume { retry })) => {
-                    match self.wait_for_resume(hook, phase, &why, stop).await {
-                        Ok(true) if retry => {}
-                        Ok(true) => return Verdict::GoOn,
-                        Ok(false) => return Verdict::Interrupted,
+                    let what = (hook.name.as_str(), phase, why.as_str());
+                    let held = hook_hold::wait_for_resume(
+                        &self.signal,
+                        &self.workspace,
+                        what,
+                        stop,
+                        runtime,
+                    );
+                    match held.await {
+                        Ok(Held::Done) if retry => {}
+                        Ok(Held::Done) => return Verdict::GoOn,
+                        Ok(Held::Interrupted) => return Verdict::Interrupted,
+                        Ok(Held::OutOfTime) => return Verdict::OutOfTime,
                         Err(e) => {
                             return Verdict::Blocked {
                                 hook: hook.name.clone(),
@@ -342,13 +378,14 @@ impl<'a> Hooks<'a> {
         Verdict::GoOn
     }
 
-    /// Starts the hook once (its payload carrying the run's `totals`) and judges how it
-    /// ended.
+    /// Starts the hook once (its payload carrying the run's `totals`), bounded by the
+    /// `runtime` left if any, and judges how it ended.
     async fn run_once(
         &mut self,
         hook: &HookSpec,
         boundary: &Boundary<'_>,
         totals: Totals,
+        runtime: Option<RuntimeLeft<'_>>,
         observer: &mut dyn Observer,
         stop: &StopController,
     ) -> Ran {
@@ -379,6 +416,8 @@ impl<'a> Hooks<'a> {
             env.push((var::HAT.into(), hat.into()));
         }
         env.extend(hook.env.iter().map(|(k, v)| (k.into(), v.into())));
+        let (timeout, cut_to_runtime) =
+            runtime.map_or((hook.timeout, false), |left| left.bound(hook.timeout));
         let request = CommandRequest {
             invocation: hook.command.clone(),
             cwd: hook
@@ -387,7 +426,7 @@ impl<'a> Hooks<'a> {
                 .map_or_else(|| self.workspace.clone(), |c| self.workspace.join(c)),
             env,
             stdin: Some(stdin),
-            timeout: hook.timeout,
+            timeout,
             keep_stdout: if hook.mutate {
                 usize::try_from(hook.max_output_bytes).unwrap_or(usize::MAX)
             } else {
@@ -397,17 +436,18 @@ impl<'a> Hooks<'a> {
             // instead of freezing the loop, stopped by the kernel, until its deadline.
             own_session: true,
         };
-        let (log_path, log) = match self.open_log(boundary.phase, &hook.name) {
-            Ok(opened) => opened,
-            Err((path, e)) => {
-                diagnostic(format_args!(
-                    "warning: hook `{}`'s output is not logged: cannot create {}: {e}",
-                    hook.name,
-                    path.display()
-                ));
-                (path, None)
-            }
-        };
+        let (log_path, log) =
+            match hook_log::open(&self.run_dir, &mut self.runs, boundary.phase, &hook.name) {
+                Ok(opened) => opened,
+                Err((path, e)) => {
+                    diagnostic(format_args!(
+                        "warning: hook `{}`'s output is not logged: cannot create {}: {e}",
+                        hook.name,
+                        path.display()
+                    ));
+                    (path, None)
+                }
+            };
         let mut log = log.map(|file| CappedLog::new(BufWriter::new(file)));
         let running = stop.running(Running::Hook);
         let work = run_command(
@@ -426,7 +466,18 @@ impl<'a> Hooks<'a> {
             ));
         }
         let mut failure = failure_of(&result.termination);
+        let out_of_time = cut_to_runtime && failure == Some(HookFailure::Timeout);
+        if out_of_time {
+            failure = Some(HookFailure::RuntimeLimit);
+        }
         let mut message = failure.map(|_| {
+            if out_of_time {
+                return format!(
+                    "stopped when the run's runtime limit (max_runtime_seconds) ran out, \
+                     after {:.1}s",
+                    result.duration.as_secs_f64()
+                );
+            }
             let end = (result.termination).command_end(hook.timeout, Some(HOOK_TIMEOUT_SETTING));
             if result.asked_for_terminal() {
                 let note = asked_terminal_note(&format!("the hook `{}`", hook.name));
@@ -460,70 +511,6 @@ impl<'a> Hooks<'a> {
                 .to_string(),
         }
     }
-
-    /// `.ralph/runs/<id>/hooks/<n>-<phase>-<name>.log`, created new (never through a
-    /// link). A name taken by an earlier session of the run gets the next number.
-    fn open_log(
-        &mut self,
-        phase: HookPhase,
-        name: &str,
-    ) -> Result<(PathBuf, Option<std::fs::File>), (PathBuf, io::Error)> {
-        let dir = self.run_dir.path().join(HOOKS_DIR);
-        fsafe::create_dir(&dir).map_err(|e| (dir.clone(), e))?;
-        let name: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(LOG_NAME_CHARS)
-            .collect();
-        loop {
-            self.runs += 1;
-            let path = dir.join(format!("{}-{}-{name}.log", self.runs, phase.name()));
-            let opened = fsafe::open(
-                &path,
-                Access::new().write(true).create_new(true),
-                Links::Refuse,
-            );
-            match opened {
-                Ok(file) => return Ok((path, Some(file))),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err((path, e)),
-            }
-        }
-    }
-
-    /// Holds the loop until `ralph hooks resume` (true) or Ctrl-C (false).
-    async fn wait_for_resume(
-        &self,
-        hook: &HookSpec,
-        phase: &str,
-        why: &str,
-        stop: &StopController,
-    ) -> io::Result<bool> {
-        self.signal.suspend(&format!("{phase} {}", hook.name))?;
-        diagnostic(format_args!(
-            "hook `{}` ({phase}) failed ({why}) and suspends the loop: run `ralph hooks \
-             resume` in {} to go on",
-            hook.name,
-            self.workspace.display()
-        ));
-        let resumed = loop {
-            if stop.current() > StopLevel::None {
-                break false;
-            }
-            if self.signal.take()? {
-                break true;
-            }
-            tokio::time::sleep(RESUME_POLL_INTERVAL).await;
-        };
-        self.signal.clear()?;
-        Ok(resumed)
-    }
 }
 
 /// What a hook gets of the run's agent environment: everything but the inbox. A hook
@@ -542,6 +529,8 @@ fn hook_env(run_env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
 enum Decision {
     /// Ctrl-C.
     Stop,
+    /// The run's runtime ran out.
+    OutOfTime,
     After(AfterFailure),
 }
 
@@ -553,18 +542,6 @@ struct Ran {
     duration: Duration,
     tail: String,
     log_path: String,
-}
-
-/// Sleeps `delay` unless Ctrl-C comes first (false).
-async fn pause(delay: Duration, stop: &StopController) -> bool {
-    let until = Instant::now() + delay;
-    while Instant::now() < until {
-        if stop.current() > StopLevel::None {
-            return false;
-        }
-        tokio::time::sleep(RESUME_POLL_INTERVAL.min(until - Instant::now())).await;
-    }
-    stop.current() == StopLevel::None
 }
 
 /// The last iteration run, if any.

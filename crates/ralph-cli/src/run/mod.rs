@@ -16,6 +16,8 @@ mod capped_log;
 pub(crate) mod gates;
 mod git_head;
 pub(crate) mod github;
+mod hook_hold;
+mod hook_log;
 pub(crate) mod hooks;
 mod inbox_close;
 mod iteration_end;
@@ -41,8 +43,8 @@ use ralph_core::config::ResolvedConfig;
 use ralph_core::event_tag::{read_tags, read_tags_past_prompt};
 use ralph_core::inbox::InboxReader;
 use ralph_core::machine::{
-    EndClass, GateResult, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown,
-    StopReason, StoppedBy, Usage, classify, verdict,
+    EndClass, Iteration, IterationReport, Machine, Next, Notice, RunFacts, Shown, StopReason,
+    StoppedBy, Usage, classify, verdict,
 };
 use ralph_core::run_event::{Limits, RunEvent, Totals};
 use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, SavedRun};
@@ -58,7 +60,6 @@ use crate::view::observer::Observer;
 use agent_env::agent_env;
 pub(crate) use agent_env::worktree_env;
 use backends::Agents;
-use gates::GateRun;
 pub(crate) use iteration_end::Killed;
 use iteration_prompt::iteration_prompt;
 use launch::{agent_deadlines, command_line, pricing};
@@ -147,8 +148,10 @@ pub(crate) async fn drive(
         .await;
 
     let reason = loop {
+        // A stop that came while the last iteration ended (its gates, the reaping of
+        // what its agent left) beats a limit that iteration reached.
         if stop.current() > StopLevel::None {
-            run.machine.interrupt(session.elapsed());
+            run.machine.interrupt_over_limit(session.elapsed());
         }
         let iteration = match run.machine.next(session.elapsed()) {
             Next::Stop(reason) => break reason,
@@ -178,6 +181,12 @@ pub(crate) async fn drive(
         else {
             continue;
         };
+        // The hooks may have spent the runtime: no iteration starts past it (the loop
+        // then stops at the limit, its events kept for `--continue`).
+        if run.machine.runtime_left(session.elapsed()).is_zero() {
+            run.machine.give_back(iteration);
+            continue;
+        }
         run.hook_notes = hooks.prompt_notes();
         iterate(
             &mut run,
@@ -440,7 +449,7 @@ async fn iterate(
         start_failure: agent_run.outcome.termination.start_failure().cloned(),
         unstartable: None,
     };
-    report.gates = check(run, &iteration, &report, run_env, stop, observer).await;
+    report.gates = gates::check(run, &iteration, &report, run_env, session, stop, observer).await;
     // A gate may file a task (`ralph tools task add`, with the run's id in its
     // environment) and still pass: that task holds the completion back as the agent's own
     // would, so the list is read again once the gates have run. If it cannot be read
@@ -456,48 +465,6 @@ async fn iterate(
     let stderr_tail = agent_run.outcome.stderr_tail.trim();
     let stderr_tail = (failed && !stderr_tail.is_empty()).then_some(stderr_tail);
     iteration_end::conclude(run, iteration, report, session, observer, stderr_tail)
-}
-
-/// Runs the gates the iteration's result needs, in the order the machine's plan asks
-/// for them, until every guarded event is decided or a stop is requested (the events
-/// whose gates did not run are then withheld).
-async fn check(
-    run: &Run<'_>,
-    iteration: &Iteration,
-    report: &IterationReport,
-    env: &[(OsString, OsString)],
-    stop: &StopController,
-    observer: &mut dyn Observer,
-) -> Vec<GateResult> {
-    let plan = run.machine.gate_plan(iteration, report);
-    let mut results: Vec<GateResult> = Vec::new();
-    if plan.is_empty() {
-        return results;
-    }
-    run.transcripts.wait();
-    let mut env = env.to_vec();
-    env.push((var::ITERATION.into(), iteration.number.to_string().into()));
-    env.push((var::HAT.into(), iteration.hat.clone().into()));
-    let gates = GateRun {
-        workspace: &run.workspace,
-        iteration: Some(iteration.number),
-        env: &env,
-        stop,
-        steering: Some(run.steering.news()),
-    };
-    while let Some((name, event)) = plan.next_gate(&results) {
-        let Some(gate) = run.config.gates.iter().find(|g| g.name == name) else {
-            break;
-        };
-        if gates.stopping() {
-            break;
-        }
-        let _ = ensure_run_dir(&run.run_dir);
-        let log = run.run_dir.gate_log(iteration.number, name);
-        let event = event.to_owned();
-        results.push(gates.run(gate, Some(&event), log, observer).await);
-    }
-    results
 }
 
 fn announce(run: &Run<'_>, observer: &mut dyn Observer) {

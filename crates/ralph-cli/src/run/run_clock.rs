@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use ralph_agent::StopController;
+use ralph_core::machine::Machine;
 
 /// When the loop started, and where the time it spent stopped adds up.
 pub(crate) struct RunClock {
@@ -29,6 +30,32 @@ impl RunClock {
         self.started
             .elapsed()
             .saturating_sub(self.stop.paused_since(self.started))
+    }
+}
+
+/// What is left of the run's `max_runtime` as the loop's clock runs: it bounds a gate
+/// or a hook as it bounds an agent, stopped (TERM, then KILL) when it runs out.
+#[derive(Clone, Copy)]
+pub(crate) struct RuntimeLeft<'a> {
+    pub(crate) clock: &'a RunClock,
+    pub(crate) machine: &'a Machine,
+}
+
+impl RuntimeLeft<'_> {
+    /// What is left now; zero once it is spent.
+    pub(crate) fn now(&self) -> Duration {
+        self.machine.runtime_left(self.clock.elapsed())
+    }
+
+    /// `timeout` cut to what is left, and whether it was cut: a command stopped at the
+    /// cut deadline was stopped by the runtime limit, not by its own timeout.
+    pub(crate) fn bound(&self, timeout: Duration) -> (Duration, bool) {
+        let left = self.now();
+        if left < timeout {
+            (left, true)
+        } else {
+            (timeout, false)
+        }
     }
 }
 

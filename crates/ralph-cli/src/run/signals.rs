@@ -1,10 +1,15 @@
-//! Ctrl-C, SIGTERM and SIGHUP (the terminal went away); Ctrl-Z and the terminal's other
-//! stop signals go to `job_control`. The first asks what runs (the
+//! Ctrl-C, Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP (the terminal went away); Ctrl-Z and the
+//! terminal's other stop signals go to `job_control`. The first asks what runs (the
 //! agent, a gate or a hook) to stop gracefully (SIGTERM to its process group, then
 //! SIGKILL after the kill grace) and ends the loop once the summary is written; a second
 //! within `DOUBLE_INTERRUPT_WINDOW` kills it at once. Requests are sticky, so a signal
 //! between iterations stops the loop before the next agent starts. The message names
 //! what is stopped ([`StopController::running`] marks it).
+//!
+//! SIGQUIT's default action would kill ralph outright (no summary, no end event, and what
+//! the agent left running stays until the next run): it ends the loop as Ctrl-C does.
+//! A signal ralph was started with ignored stays ignored ([`KEPT_IF_IGNORED`]): the
+//! parent meant it (`nohup`, a background job of a script).
 //!
 //! The signals are taken on a thread of their own, not by a task of the loop's runtime:
 //! that runtime has one thread, which may be busy for long (reading an agent's flood of
@@ -20,9 +25,10 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use ralph_agent::supervise::DOUBLE_INTERRUPT_WINDOW;
 use ralph_agent::{Running, StopController, StopLevel};
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use crate::diagnostic::diagnostic;
@@ -38,10 +44,25 @@ const SAY_WAIT: Duration = Duration::from_secs(1);
 /// How often that wait looks.
 const SAY_POLL: Duration = Duration::from_millis(5);
 
+/// The signals that end the loop.
+const STOPS: [Signal; 4] = [
+    Signal::SIGINT,
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGQUIT,
+];
+/// Those of [`STOPS`] that stay ignored when ralph was started with them ignored: SIGHUP
+/// under `nohup` (the run is to outlive its terminal), SIGINT and SIGQUIT in a background
+/// job of a shell without job control (`ralph run &` in a script), where Ctrl-C and
+/// Ctrl-\\ are meant for the job in the foreground. Not SIGTERM: it is how CI engines,
+/// Kubernetes and `timeout` cancel, and no shell ignores it for a job.
+const KEPT_IF_IGNORED: [Signal; 3] = [Signal::SIGHUP, Signal::SIGINT, Signal::SIGQUIT];
+
 /// Which signal asked ralph to stop: the message says how to insist in the same way.
 #[derive(Clone, Copy, Debug)]
 enum Which {
     Interrupt,
+    Quit,
     Terminate,
     Hangup,
 }
@@ -51,6 +72,7 @@ impl Which {
         let window = DOUBLE_INTERRUPT_WINDOW.as_secs();
         match self {
             Which::Interrupt => format!("press Ctrl-C again within {window}s to kill it now"),
+            Which::Quit => format!("press Ctrl-\\ again within {window}s to kill it now"),
             Which::Terminate => {
                 format!("on SIGTERM; a second one within {window}s kills it now")
             }
@@ -59,7 +81,8 @@ impl Which {
     }
 }
 
-/// Routes SIGINT, SIGTERM and SIGHUP to `controller` for the rest of the process.
+/// Routes SIGINT, SIGQUIT, SIGTERM and SIGHUP to `controller` for the rest of the process
+/// (those of them ralph was started with ignored stay ignored).
 pub(crate) fn install(controller: StopController) -> io::Result<()> {
     install_saying(controller, stop_message)
 }
@@ -80,12 +103,13 @@ fn install_saying(
     say: impl Fn(StopLevel, Option<Running>, &str) -> Option<String> + Send + 'static,
 ) -> io::Result<()> {
     let job_stops = job_control::JOB_STOPS;
-    let ignored = job_control::inherited_ignored();
-    let taken = job_stops.into_iter().filter(|s| !ignored.contains(s));
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    for signal in taken {
-        signals.add_signal(signal as i32)?;
-    }
+    let mut ignored = job_control::inherited_ignored(&job_stops);
+    ignored.extend(job_control::inherited_ignored(&KEPT_IF_IGNORED));
+    let taken: Vec<i32> = (STOPS.into_iter().chain(job_stops))
+        .filter(|s| !ignored.contains(s))
+        .map(|s| s as i32)
+        .collect();
+    let mut signals = Signals::new(taken)?;
     std::thread::Builder::new()
         .name("ralph-signals".into())
         .spawn(move || {
@@ -97,7 +121,9 @@ fn install_saying(
                 let which = match signal {
                     SIGTERM => Which::Terminate,
                     SIGHUP => Which::Hangup,
-                    _ => Which::Interrupt,
+                    SIGQUIT => Which::Quit,
+                    SIGINT => Which::Interrupt,
+                    _ => continue,
                 };
                 take(&controller, which, &say);
             }

@@ -48,7 +48,7 @@ pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// for.
 const SETTLE_WAIT: Duration = Duration::from_millis(200);
 
-/// SIGINT, SIGTERM and SIGHUP received ([`stop_signal`]).
+/// Stop signals received (SIGINT, SIGQUIT, SIGTERM, SIGHUP: [`stop_signal`]).
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
 static STDOUT: OnceLock<StdoutRelay> = OnceLock::new();
 
@@ -71,7 +71,7 @@ fn stdout_relay() -> &'static StdoutRelay {
     STDOUT.get_or_init(|| StdoutRelay::start(io::stdout()))
 }
 
-/// A stop signal came (Ctrl-C, SIGTERM, SIGHUP): a view waiting for room goes on, and
+/// A stop signal came (Ctrl-C, Ctrl-\\, SIGTERM, SIGHUP): a view waiting for room goes on, and
 /// the end waits less (see the module's documentation).
 pub(crate) fn stop_signal() {
     SIGNALS.fetch_add(1, Ordering::Relaxed);

@@ -4,35 +4,16 @@
 //! says what it waits for.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 
-use super::common::{Workspace, code, wait_for_pid};
+use super::common::{Workspace, code, gone, wait_for_pid};
 use super::{COMMIT_OWN_FILE, git, repo, row, stderr, tree, worktrees};
 
 /// A shell command that starts a `sleep` far longer than any test, writes its pid to
 /// `pid_file` and waits for it: a hung hook or check whose child ralph must stop.
 fn hang(pid_file: &Path) -> String {
     format!("sleep 100000 & echo $! > '{}'; wait", pid_file.display())
-}
-
-/// Waits (briefly) for process `pid` to be gone (or dead, not yet reaped).
-fn gone(pid: i32) -> bool {
-    let until = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < until {
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            stat.rsplit(')')
-                .next()
-                .is_some_and(|s| s.trim_start().starts_with('Z'))
-        });
-        if zombie || kill(Pid::from_raw(pid), None).is_err() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
 }
 
 /// A repository with a finished worktree loop `one` one commit ahead of main.

@@ -404,7 +404,8 @@ static MAIN_KEYS: &[Key] = &[
         Dump::Config(|c| Some(int(c.event_loop.max_iterations.into()))),
         Read::Layer(|dec, f, c| c.event_loop.max_iterations = read::count(dec, f))),
     key(EventLoop, "max_runtime_seconds", Type::Seconds, value(d::RUNTIME),
-        "Stop the loop once it has run this many seconds.",
+        "Stop the loop once it has run this many seconds; the agent, gate or hook running \
+         then is stopped.",
         Init::Default,
         Dump::Config(|c| Some(seconds(c.event_loop.max_runtime))),
         Read::Layer(|dec, f, c| c.event_loop.max_runtime_seconds = read::seconds(dec, f))),

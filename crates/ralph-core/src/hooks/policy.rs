@@ -82,7 +82,7 @@ pub enum HookAction {
     Retry,
     /// It failed and the loop waits for `ralph hooks resume`.
     Suspend,
-    /// Ctrl-C stopped it: the run ends.
+    /// Ctrl-C, or the run's `max_runtime_seconds` running out, stopped it: the run ends.
     Stop,
 }
 
@@ -102,6 +102,9 @@ pub enum HookFailure {
     Answer,
     /// Ctrl-C stopped it.
     Interrupted,
+    /// The run's `max_runtime_seconds` ran out while it ran: it was stopped, and the run
+    /// ends at its limit.
+    RuntimeLimit,
 }
 
 /// How a hook's process ended, judged: `None` when it passed (exit code 0).

@@ -58,6 +58,9 @@ pub enum GateEnd {
     Spawn,
     /// Stopped by Ctrl-C: it neither passed nor failed.
     Interrupted,
+    /// Stopped when the run's `max_runtime_seconds` ran out: it neither passed nor
+    /// failed, and the run ends at its limit.
+    RuntimeLimit,
 }
 
 impl GateEnd {
@@ -68,6 +71,7 @@ impl GateEnd {
             GateEnd::Timeout => "timeout",
             GateEnd::Spawn => "spawn",
             GateEnd::Interrupted => "interrupted",
+            GateEnd::RuntimeLimit => "runtime_limit",
         }
     }
 }
@@ -80,7 +84,8 @@ pub struct GateResult {
     /// The event it was run for (the first guarded event that needed it; empty for
     /// `ralph gates`). (empty for `ralph gates`).
     pub event: String,
-    /// `passed`, or why it failed: `exit`, `timeout`, `spawn` (or `interrupted`).
+    /// `passed`, or why it failed: `exit`, `timeout`, `spawn` (or `interrupted`,
+    /// `runtime_limit`).
     #[serde(rename = "reason")]
     pub end: GateEnd,
     /// The exit code, when it exited by itself.

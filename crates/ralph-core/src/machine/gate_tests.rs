@@ -23,7 +23,9 @@ fn result(name: &str, event: &str, end: GateEnd) -> GateResult {
         exit_code: match end {
             GateEnd::Passed => Some(0),
             GateEnd::Exit => Some(1),
-            GateEnd::Timeout | GateEnd::Spawn | GateEnd::Interrupted => None,
+            GateEnd::Timeout | GateEnd::Spawn | GateEnd::Interrupted | GateEnd::RuntimeLimit => {
+                None
+            }
         },
         duration_ms: 5,
         output: if end == GateEnd::Passed {
@@ -304,7 +306,12 @@ fn a_promise_a_gate_refuses_earns_no_note_on_how_to_signal_it() {
 
 #[test]
 fn a_failed_gate_that_printed_nothing_still_has_its_output() {
-    for end in [GateEnd::Timeout, GateEnd::Interrupted, GateEnd::Exit] {
+    for end in [
+        GateEnd::Timeout,
+        GateEnd::Interrupted,
+        GateEnd::RuntimeLimit,
+        GateEnd::Exit,
+    ] {
         let mut silent = result("g", "DONE", end);
         silent.output = String::new();
         silent.output_lines = 0;

@@ -507,13 +507,6 @@ fn continue_refuses_a_completed_run() {
 }
 
 #[test]
-fn interrupting_between_iterations_ends_the_run() {
-    let mut m = Machine::new(solo());
-    assert_eq!(m.interrupt(S), StopReason::Interrupted);
-    assert_eq!(stop(&mut m), StopReason::Interrupted);
-}
-
-#[test]
 fn a_saved_state_with_counters_at_their_limit_resumes_without_overflowing() {
     // `state.json` is a file in the workspace: its counters can be anything.
     let mut m = Machine::new(solo());

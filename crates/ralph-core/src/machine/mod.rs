@@ -24,13 +24,16 @@
 //! (which beats every limit reached in the same iteration, including the last allowed
 //! one), an agent that cannot be started (`start_failure`), cost, runtime, consecutive
 //! failures, invalid inbox lines, stale loop (the same
-//! event [`STALE_REPEATS`] times in a row), iterations.
+//! event [`STALE_REPEATS`] times in a row), iterations. A stop asked for while the
+//! iteration ended (its gates, the reaping of what its agent left) beats the limits it
+//! reached ([`Machine::interrupt_over_limit`]).
 
 mod completion;
 mod failover;
 mod gate;
 mod gate_check;
 mod hook_stop;
+mod interrupt;
 mod iteration;
 mod late_events;
 mod notice;
@@ -230,15 +233,6 @@ impl Machine {
         })
     }
 
-    /// The iteration a killed ralph was in was just finished as interrupted (on
-    /// `--continue`): nobody asked this session to stop, so the run goes on. Limits are
-    /// checked again by [`Machine::next`].
-    pub fn go_on_after_kill(&mut self) {
-        if self.state.end == Some(StopReason::Interrupted) {
-            self.state.end = None;
-        }
-    }
-
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
@@ -284,27 +278,10 @@ impl Machine {
         })
     }
 
-    /// Ends the run between iterations (Ctrl-C while no agent runs).
-    pub fn interrupt(&mut self, elapsed: Duration) -> StopReason {
-        self.set_runtime(elapsed);
-        let end = self.state.end.get_or_insert(StopReason::Interrupted);
-        end.clone()
-    }
-
-    /// Ends the run interrupted whatever end it was about to take: Ctrl-C while a hook
-    /// that may still refuse that end (`pre.loop.complete`, `pre.loop.error`) runs or
-    /// waits. A completion no approval passed is not one; `--continue` resumes the run.
-    pub fn interrupt_unconfirmed(&mut self, elapsed: Duration) -> StopReason {
-        self.set_runtime(elapsed);
-        self.state.end = Some(StopReason::Interrupted);
-        StopReason::Interrupted
-    }
-
     /// The wall-clock deadline for an iteration whose hat allows `iteration_timeout`:
     /// never longer than the runtime left.
     pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
-        let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
-        let left = self.rules.event_loop.max_runtime.saturating_sub(used);
+        let left = self.runtime_left(elapsed);
         if left < iteration_timeout {
             WallPlan {
                 wall: left,
@@ -316,6 +293,13 @@ impl Machine {
                 cut_to_runtime: false,
             }
         }
+    }
+
+    /// What is left of `max_runtime`, `elapsed` into this session: what bounds a gate or
+    /// a hook as it bounds an agent; zero once it is spent (no iteration starts then).
+    pub fn runtime_left(&self, elapsed: Duration) -> Duration {
+        let used = Duration::from_millis(self.runtime_base_ms) + elapsed;
+        self.rules.event_loop.max_runtime.saturating_sub(used)
     }
 
     /// Whether the run's cost, with `iteration_cost` spent so far in the current
@@ -593,6 +577,10 @@ mod routing_tests;
 #[cfg(test)]
 #[path = "limits_tests.rs"]
 mod limits_tests;
+
+#[cfg(test)]
+#[path = "interrupt_tests.rs"]
+mod interrupt_tests;
 
 #[cfg(test)]
 #[path = "outside_tests.rs"]

@@ -35,6 +35,7 @@ impl std::fmt::Display for CompletionRefusal {
                     (GateEnd::Timeout, _) => f.write_str(" (timed out)"),
                     (GateEnd::Spawn, _) => f.write_str(" (could not start)"),
                     (GateEnd::Interrupted, _) => f.write_str(" (interrupted)"),
+                    (GateEnd::RuntimeLimit, _) => f.write_str(" (stopped at the runtime limit)"),
                     (GateEnd::Exit | GateEnd::Passed, _) => Ok(()),
                 }
             }

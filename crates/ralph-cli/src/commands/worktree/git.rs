@@ -111,7 +111,7 @@ impl Git {
         Git { stop, ..self }
     }
 
-    /// Routes Ctrl-C, SIGTERM and SIGHUP to the git commands (and whatever else runs
+    /// Routes Ctrl-C, Ctrl-\\, SIGTERM and SIGHUP to the git commands (and whatever else runs
     /// under [`Git::stop`]) for the rest of the process: the one running is stopped with
     /// its process group (hooks, filters), and each later one is refused, so that
     /// `command` ends at once and says where it left things.

@@ -392,6 +392,7 @@ fn check(tree: &Path, command: Option<&str>, stop: &StopController) -> Result<bo
         TextObserver::stdout(TextOptions::for_stdout(Detail::Normal, false)).pausing(stop);
     runtime.block_on(async {
         let gates = GateRun {
+            runtime: None,
             workspace: tree,
             iteration: None,
             env: &env,

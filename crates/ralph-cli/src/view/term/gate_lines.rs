@@ -29,6 +29,7 @@ pub(crate) fn verdict(end: GateEnd, exit_code: Option<i32>) -> String {
         (GateEnd::Timeout, _) => "timed out, stopped".to_owned(),
         (GateEnd::Spawn, _) => "could not start".to_owned(),
         (GateEnd::Interrupted, _) => "interrupted".to_owned(),
+        (GateEnd::RuntimeLimit, _) => "stopped at the runtime limit".to_owned(),
     }
 }
 
