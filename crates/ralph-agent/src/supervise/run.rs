@@ -147,8 +147,8 @@ pub async fn run(
     );
     run.live = live;
     let pauses = std::sync::Arc::clone(stop.pauses());
-    run.supervise(sink, stop).await;
-    run.tear_down(sink).await;
+    run.supervise(sink, stop.clone()).await;
+    run.tear_down(sink, stop).await;
     let outcome = run.outcome(started);
     ProcessOutcome {
         agent_run: Some(token),
@@ -374,8 +374,9 @@ impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
         self.child.guard.tree.pgid()
     }
 
-    /// Stops and reaps what the agent left, then reads what was still in the pipes.
-    async fn tear_down(&mut self, sink: &mut impl OutputSink) {
+    /// Stops and reaps what the agent left (at once if `stop` asks for an immediate stop),
+    /// then reads what was still in the pipes.
+    async fn tear_down(&mut self, sink: &mut impl OutputSink, stop: StopRequests) {
         let Some(exit) = self.machine.exit() else {
             // The child survived SIGKILL for REAP_TIMEOUT (uninterruptible sleep); tokio's
             // kill_on_drop reaps it when it finally dies.
@@ -385,6 +386,7 @@ impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
             &mut self.child.guard.tree,
             exit.term_sent,
             self.machine.kill_grace(),
+            Some(stop),
         )
         .await;
         let _ = tokio::time::timeout(FINAL_DRAIN_TIMEOUT, self.drain(sink)).await;

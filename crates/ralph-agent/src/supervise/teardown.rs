@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 
 use super::signal::{signal_group, signal_pid};
+use super::stop::{StopLevel, StopRequests};
 use super::tree::AgentTree;
 
 /// After SIGKILL, how long ralph waits for the tree to disappear before giving up (a
@@ -33,8 +34,14 @@ pub(crate) fn signal_tree(tree: &mut AgentTree, signal: Signal, agent_pid: Optio
     tree.note_signalled();
 }
 
-/// Waits until nothing of the tree runs, reaping adopted orphans; false at `until`.
-async fn wait_until_gone(tree: &mut AgentTree, until: Instant) -> bool {
+/// Waits until nothing of the tree runs, reaping adopted orphans; false at `until`, or as
+/// soon as `stop` asks for an immediate stop (a second Ctrl-C: what is left is killed now,
+/// not at the end of the grace).
+async fn wait_until_gone(
+    tree: &mut AgentTree,
+    until: Instant,
+    stop: &mut Option<StopRequests>,
+) -> bool {
     let mut pause = POLL_START;
     loop {
         tree.collect();
@@ -49,17 +56,34 @@ async fn wait_until_gone(tree: &mut AgentTree, until: Instant) -> bool {
         if now >= until {
             return false;
         }
-        tokio::time::sleep(pause.min(until - now)).await;
+        tokio::select! {
+            () = tokio::time::sleep(pause.min(until - now)) => {}
+            () = immediate(stop) => return false,
+        }
         pause = (pause * 2).min(POLL_MAX);
     }
 }
 
+/// Completes once `stop` asks for an immediate stop; never without stop requests.
+async fn immediate(stop: &mut Option<StopRequests>) {
+    let Some(stop) = stop else {
+        return std::future::pending().await;
+    };
+    while stop.current() < StopLevel::Immediate {
+        stop.changed().await;
+    }
+}
+
 /// Stops whatever the agent left running after the agent itself was reaped. `term_sent`
-/// is when SIGTERM already went to the tree (the grace then counts from there).
+/// is when SIGTERM already went to the tree (the grace then counts from there). An
+/// immediate request from `stop`, made before or during the grace, cuts the grace short:
+/// the supervisor no longer takes stop requests once the agent itself was reaped, so a
+/// second Ctrl-C that came then is honoured here.
 pub(crate) async fn clean_up(
     tree: &mut AgentTree,
     term_sent: Option<Instant>,
     kill_grace: Duration,
+    mut stop: Option<StopRequests>,
 ) {
     tree.collect();
     let alive = tree.anything_alive();
@@ -69,8 +93,8 @@ pub(crate) async fn clean_up(
     }
     signal_tree(tree, Signal::SIGTERM, None);
     let kill_at = term_sent.unwrap_or_else(Instant::now) + kill_grace;
-    if !wait_until_gone(tree, kill_at).await {
+    if !wait_until_gone(tree, kill_at, &mut stop).await {
         signal_tree(tree, Signal::SIGKILL, None);
-        wait_until_gone(tree, Instant::now() + REAP_TIMEOUT).await;
+        wait_until_gone(tree, Instant::now() + REAP_TIMEOUT, &mut None).await;
     }
 }
