@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use ralph_agent::supervise::{
-    ChildStatus, Flow, OutputSink, RunDeadlines, StopRequests, Termination, run,
+    ChildStatus, Flow, OutputSink, RunDeadlines, SpawnSpec, StopRequests, Termination, run,
 };
 
 const MS: Duration = Duration::from_millis(1);
@@ -83,6 +83,35 @@ async fn setsid_grandchild_orphaned_by_an_agent_that_exited_is_found_and_killed(
     );
     assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
     assert_pid_gone(grandchild);
+}
+
+/// An agent that exits at once, leaving jobs that ignore SIGTERM and keep starting
+/// children (each in a session of its own, or in a subshell, also ignoring SIGTERM).
+/// Several of them, so that one is surely starting a child as the SIGKILL goes out.
+const SPAWNERS: &str = r#"for job in 1 2 3 4 5 6; do
+    (trap "" TERM INT HUP; while :; do
+        setsid sh -c 'trap "" TERM HUP; sleep 60' </dev/null >/dev/null 2>&1 &
+        (trap "" TERM; sleep 60) &
+        sleep 0.01
+    done) </dev/null >/dev/null 2>&1 &
+done
+echo started"#;
+
+#[tokio::test]
+async fn a_job_that_keeps_starting_detached_children_leaves_none_of_them_running() {
+    let mut sink = Collect::default();
+    let spec = SpawnSpec::new("sh").args(["-c", SPAWNERS]);
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let token = outcome
+        .agent_run
+        .clone()
+        .expect("a supervised run has a token");
+    let left = marked_alive(&token);
+    kill_all(&left);
+    assert_eq!(
+        (outcome.termination, left),
+        (Termination::Exited { code: 0 }, Vec::new())
+    );
 }
 
 #[tokio::test]

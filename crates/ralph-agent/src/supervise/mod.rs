@@ -16,7 +16,9 @@
 //! - the startup, inactivity, wall-clock and exit-grace deadlines are each reported as
 //!   their own [`Termination`];
 //! - every stop is SIGTERM to the group and to known processes outside it, the kill
-//!   grace, then SIGKILL, then reaping; after the run no process of the agent's tree that
+//!   grace, then SIGKILL, again to whatever of the tree is found at each look until
+//!   nothing is left or [`REAP_TIMEOUT`] passed (what outlives that is named to whoever
+//!   set [`on_survivors`]), and reaping; after the run no process of the agent's tree that
 //!   could be found is left (see the `tree` module for the exact reach), including
 //!   SIGTERM-ignoring and `setsid` grandchildren;
 //! - dropping the future (or a panic unwinding through it) SIGKILLs the tree.
@@ -48,6 +50,7 @@ mod spawn;
 mod spec;
 pub(crate) mod stderr_tail;
 mod stop;
+mod survivors;
 mod teardown;
 mod tree;
 #[cfg(target_os = "linux")]
@@ -74,6 +77,7 @@ pub use stderr_tail::STDERR_TAIL_BYTES;
 pub use stop::{
     DOUBLE_INTERRUPT_WINDOW, Running, RunningGuard, StopController, StopLevel, StopRequests,
 };
+pub use survivors::{SURVIVORS_NAMED, Survivors, on_survivors};
 pub use teardown::REAP_TIMEOUT;
 
 /// The lock, even if a panicking holder poisoned it: the values stay whole, and a stop or
