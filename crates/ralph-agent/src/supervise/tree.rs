@@ -10,9 +10,11 @@
 //!   ralph instead of init; an orphan that left the group is recognised by the marker
 //!   variable every agent run gets in its environment ([`MARKER_VAR`]).
 //!
-//! Only processes created after the agent are read (pids since the agent's, using the
-//! kernel's last allocated pid to handle wrap-around), so a teardown with nothing left
-//! costs a directory listing, not a read of every process on the machine.
+//! Only processes that started no earlier than the agent count (by their start time: the
+//! pid counter may wrap around during a long run, so a member's pid can be anywhere
+//! relative to the agent's). A look reads every process's `stat`, so a teardown first
+//! makes sure there can be anything to find (`nothing_can_be_left`), which is how most
+//! iterations end.
 //!
 //! Not caught: a process that escaped the group and cleared or replaced its environment
 //! after its parent died; and a detached orphan that exits before it is ever seen stays a
@@ -120,31 +122,13 @@ fn all_pids() -> Vec<i32> {
         .collect()
 }
 
-/// Pids listed in `/proc` that were allocated after `since` (all pids when the kernel's
-/// last pid is unknown).
-fn pids_created_after(since: i32) -> Vec<i32> {
-    let listed = all_pids();
-    // Read after listing, so every listed pid is covered by the range.
-    let last: Option<i32> = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
-        .ok()
-        .and_then(|s| s.trim().parse().ok());
-    listed
-        .into_iter()
-        .filter(|&p| match last {
-            Some(last) if last >= since => p > since && p <= last,
-            // Wrapped around pid_max since the agent started.
-            Some(last) => p > since || p <= last,
-            None => true,
-        })
-        .collect()
-}
-
 /// Whose processes a tree gathers.
 #[derive(Clone, Debug)]
 enum Reach {
     /// This ralph's own run: the agent's group, the agent's descendants, and orphans ralph
-    /// adopted that carry the run's marker.
-    Live,
+    /// adopted that carry the run's marker; all started at or after `not_before`, the
+    /// agent's start.
+    Live { not_before: u64 },
     /// What a dead ralph left: processes that carry its marker and started no earlier than
     /// `not_before`, the recorded group once proven the agent's, and their descendants.
     Stale {
@@ -172,13 +156,17 @@ pub(crate) struct AgentTree {
 }
 
 impl AgentTree {
+    /// The tree of the running agent `agent_pid` (ralph's child, not yet reaped: its start
+    /// time is read now), whose group is `pgid` and whose marker holds `token`.
     pub(crate) fn new(agent_pid: i32, pgid: i32, token: &str) -> AgentTree {
         let mut needle = marker_needle(token);
         needle.push(0);
+        // Unreadable: every process is looked at, as before the agent existed.
+        let not_before = read_stat(agent_pid).map_or(0, |s| s.start_ticks);
         AgentTree {
             agent_pid,
             pgid,
-            reach: Reach::Live,
+            reach: Reach::Live { not_before },
             needle,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
@@ -218,7 +206,7 @@ impl AgentTree {
     /// ralph's only once proven its agent's.
     pub(crate) fn group(&self) -> Option<i32> {
         match self.reach {
-            Reach::Live => Some(self.pgid),
+            Reach::Live { .. } => Some(self.pgid),
             Reach::Stale { group_proven, .. } => group_proven.then_some(self.pgid),
         }
     }
@@ -238,14 +226,7 @@ impl AgentTree {
     }
 
     fn carries_marker(&self, pid: i32) -> bool {
-        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
-            return false;
-        };
-        let mut hay = Vec::with_capacity(env.len() + 2);
-        hay.push(0);
-        hay.extend_from_slice(&env);
-        hay.push(0);
-        memchr::memmem::find(&hay, &self.needle).is_some()
+        carries(&self.needle, pid)
     }
 
     /// Adds every process that currently belongs to the run to the known set.
@@ -257,16 +238,26 @@ impl AgentTree {
         if self.known.is_empty() && nothing_can_be_left(self.pgid) {
             return;
         }
-        let me = getpid().as_raw();
-        let stats: Vec<ProcStat> = pids_created_after(self.agent_pid)
-            .into_iter()
-            .filter(|&p| p != self.agent_pid)
-            .filter_map(read_stat)
+        let stats: Vec<ProcStat> = all_pids().into_iter().filter_map(read_stat).collect();
+        let needle = self.needle.clone();
+        self.collect_among(&stats, getpid().as_raw(), |pid| carries(&needle, pid));
+    }
+
+    /// [`collect`](Self::collect) of a live run from `stats`, every process there is, as
+    /// seen by ralph (`me`); `marked` tells whether a process carries the run's marker.
+    fn collect_among(&mut self, stats: &[ProcStat], me: i32, marked: impl Fn(i32) -> bool) {
+        let Reach::Live { not_before } = self.reach else {
+            return;
+        };
+        let stats: Vec<ProcStat> = stats
+            .iter()
+            .filter(|s| s.pid != self.agent_pid && s.start_ticks >= not_before)
+            .copied()
             .collect();
         let mut members: BTreeSet<i32> = self.known.clone();
         members.insert(self.agent_pid);
         for s in &stats {
-            let adopted_escapee = s.ppid == me && s.pgid != self.pgid && self.carries_marker(s.pid);
+            let adopted_escapee = s.ppid == me && s.pgid != self.pgid && marked(s.pid);
             if s.pgid == self.pgid || adopted_escapee {
                 members.insert(s.pid);
             }
@@ -349,7 +340,7 @@ impl AgentTree {
     /// its zombies belong to another reaper, which may take its time.
     pub(crate) fn anything_alive(&self) -> bool {
         let group_alive = match self.reach {
-            Reach::Live => super::signal::group_exists(self.pgid),
+            Reach::Live { .. } => super::signal::group_exists(self.pgid),
             Reach::Stale { .. } => false,
         };
         group_alive || self.known.iter().any(|&p| !is_gone(p))
@@ -384,6 +375,18 @@ fn nothing_can_be_left(pgid: i32) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn nothing_can_be_left(_pgid: i32) -> bool {
     false
+}
+
+/// True when the environment of `pid` holds `needle` (read with a `\0` before and after).
+fn carries(needle: &[u8], pid: i32) -> bool {
+    let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let mut hay = Vec::with_capacity(env.len() + 2);
+    hay.push(0);
+    hay.extend_from_slice(&env);
+    hay.push(0);
+    memchr::memmem::find(&hay, needle).is_some()
 }
 
 /// `\0RALPH_AGENT_RUN=<value>`, the start of the marker in an environment block.

@@ -55,3 +55,38 @@ fn the_short_cut_past_proc_is_never_taken_while_a_group_member_or_a_child_lives(
     adopted.kill().unwrap();
     adopted.wait().unwrap();
 }
+
+/// A process as `/proc` would show it, alive.
+fn proc(pid: i32, ppid: i32, pgid: i32, start_ticks: u64) -> ProcStat {
+    ProcStat {
+        pid,
+        ppid,
+        pgid,
+        state: b'S',
+        start_ticks,
+    }
+}
+
+#[test]
+fn members_are_found_by_start_time_wherever_the_pid_counter_has_wrapped_to() {
+    // ralph (pid 100) started the agent 5202 at tick 1000. The agent started a detached
+    // daemon (pid 6747, its own session, the run's marker) and exited, orphaning it to
+    // ralph; then the pid counter went past its maximum and round again past the agent,
+    // to 5304, a pid the agent's tree also uses now.
+    let ralph = 100;
+    let mut tree = AgentTree::new(5202, 5202, "test-run");
+    tree.reach = Reach::Live { not_before: 1000 };
+    let stats = [
+        proc(ralph, 1, ralph, 10),
+        // An older process of the user's, with a pid above the agent's.
+        proc(6000, 1, 6000, 500),
+        proc(6747, ralph, 6747, 1100),
+        // The daemon's child, started after the wrap.
+        proc(5304, 6747, 6747, 9000),
+        // Someone else's process started after the wrap, below the agent's pid.
+        proc(400, 1, 400, 8000),
+    ];
+    let marked = |pid: i32| pid == 6747 || pid == 5304;
+    tree.collect_among(&stats, ralph, marked);
+    assert_eq!(tree.known(), &BTreeSet::from([5304, 6747]));
+}
