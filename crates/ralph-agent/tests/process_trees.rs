@@ -114,6 +114,39 @@ async fn a_job_that_keeps_starting_detached_children_leaves_none_of_them_running
     );
 }
 
+/// How many detached jobs the agent of the zombie test starts.
+const SHORT_JOBS: usize = 20;
+
+#[tokio::test]
+async fn orphans_that_exited_before_the_teardown_are_reaped() {
+    let out = tempfile::tempdir().unwrap();
+    // Each job is orphaned to ralph at once (its subshell exits) and exits soon after,
+    // before anything looks at it: a zombie that only ralph can reap.
+    let script = format!(
+        r#"i=0; while [ $i -lt {SHORT_JOBS} ]; do
+            (setsid sh -c 'echo $$ >> "$FAKE_OUT/pids"; exec true' </dev/null >/dev/null 2>&1 &)
+            i=$((i+1))
+        done
+        while [ "$(wc -l < "$FAKE_OUT/pids")" -lt {SHORT_JOBS} ]; do sleep 0.01; done
+        sleep 0.3; echo done"#
+    );
+    std::fs::write(out.path().join("pids"), "").unwrap();
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", &script])
+        .env("FAKE_OUT", out.path());
+    let outcome = supervise(spec, short(), &mut Collect::default()).await;
+    let pids: Vec<i32> = std::fs::read_to_string(out.path().join("pids"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let zombies: Vec<i32> = pids.iter().copied().filter(|&p| exists(p)).collect();
+    assert_eq!(
+        (outcome.termination, pids.len(), zombies),
+        (Termination::Exited { code: 0 }, SHORT_JOBS, Vec::new())
+    );
+}
+
 #[tokio::test]
 async fn dropping_the_run_kills_the_agent_and_its_grandchildren() {
     let out = tempfile::tempdir().unwrap();

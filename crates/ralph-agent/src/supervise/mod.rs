@@ -24,8 +24,11 @@
 //! - dropping the future (or a panic unwinding through it) SIGKILLs the tree.
 //!
 //! Side effects and limits: the first run makes the whole ralph process a child subreaper
-//! (Linux), so orphans of any child ralph starts are reparented to ralph; only those of
-//! agent runs are reaped here. Poll [`run`] from a runtime thread that lives as long as
+//! (Linux), so orphans of any child ralph starts are reparented to ralph, and reaped here
+//! once they exit. The children ralph starts itself are told apart from them by a record
+//! of every start made here ([`run`], [`run_interactive`]): a child of ralph started
+//! otherwise, outside ralph's own process group, may be reaped (its status lost) by the
+//! next run's teardown. Poll [`run`] from a runtime thread that lives as long as
 //! the run (not `spawn_blocking`): the death signal is tied to the forking thread. If
 //! ralph is SIGKILLed, only the agent itself gets the death signal; its grandchildren are
 //! then beyond this ralph's reach, and are stopped by the next one ([`stop_leftovers`],
@@ -40,6 +43,7 @@ mod interactive;
 mod leftovers;
 mod live;
 mod outcome;
+mod own_children;
 mod pause;
 mod phase;
 mod pty;

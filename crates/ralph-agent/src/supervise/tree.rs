@@ -16,10 +16,12 @@
 //! makes sure there can be anything to find (`nothing_can_be_left`), which is how most
 //! iterations end.
 //!
+//! Each live look also reaps the adopted orphans that already exited (zombies: children
+//! of ralph it did not start, so no wait of ralph's is for them), whichever run they came
+//! from; until a look, they wait as zombies.
+//!
 //! Not caught: a process that escaped the group and cleared or replaced its environment
-//! after its parent died; and a detached orphan that exits before it is ever seen stays a
-//! zombie child of ralph until ralph exits (reaping unknown children could steal another
-//! part of ralph's exit statuses).
+//! after its parent died.
 //!
 //! The same nets, tightened, find what a ralph killed with SIGKILL left behind
 //! ([`AgentTree::stale`]): its orphans were reparented elsewhere, so only a process that
@@ -33,6 +35,8 @@ use std::sync::Once;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 use ralph_types::ProcessIdentity;
+
+use super::own_children;
 
 /// The environment variable that marks every process of one agent run.
 pub(crate) use ralph_types::env::AGENT_RUN as MARKER_VAR;
@@ -238,14 +242,31 @@ impl AgentTree {
         if self.known.is_empty() && nothing_can_be_left(self.pgid) {
             return;
         }
-        let stats: Vec<ProcStat> = all_pids().into_iter().filter_map(read_stat).collect();
+        // Held until the decisions are made: no child of ralph's is started meanwhile, so
+        // every child of ralph seen here that is not recorded is an adopted orphan.
+        let mut started = own_children::started();
+        let listed = all_pids();
+        // Not listed (not even as a zombie): reaped by whoever waited for it.
+        started.retain(|pid| listed.contains(pid));
+        let stats: Vec<ProcStat> = listed.into_iter().filter_map(read_stat).collect();
+        let ralph = Ralph {
+            pid: getpid().as_raw(),
+            group: nix::unistd::getpgrp().as_raw(),
+            started: &started,
+        };
+        reap_exited_orphans(&stats, &ralph);
         let needle = self.needle.clone();
-        self.collect_among(&stats, getpid().as_raw(), |pid| carries(&needle, pid));
+        self.collect_among(&stats, &ralph, |pid| carries(&needle, pid));
     }
 
     /// [`collect`](Self::collect) of a live run from `stats`, every process there is, as
-    /// seen by ralph (`me`); `marked` tells whether a process carries the run's marker.
-    fn collect_among(&mut self, stats: &[ProcStat], me: i32, marked: impl Fn(i32) -> bool) {
+    /// seen by `ralph`; `marked` tells whether a process carries the run's marker.
+    fn collect_among(
+        &mut self,
+        stats: &[ProcStat],
+        ralph: &Ralph<'_>,
+        marked: impl Fn(i32) -> bool,
+    ) {
         let Reach::Live { not_before } = self.reach else {
             return;
         };
@@ -257,7 +278,7 @@ impl AgentTree {
         let mut members: BTreeSet<i32> = self.known.clone();
         members.insert(self.agent_pid);
         for s in &stats {
-            let adopted_escapee = s.ppid == me && s.pgid != self.pgid && marked(s.pid);
+            let adopted_escapee = s.ppid == ralph.pid && s.pgid != self.pgid && marked(s.pid);
             if s.pgid == self.pgid || adopted_escapee {
                 members.insert(s.pid);
             }
@@ -323,7 +344,12 @@ impl AgentTree {
     /// Reaps known processes that are ralph's children (adopted orphans). Never the agent
     /// itself: its status belongs to the supervisor's `wait`.
     pub(crate) fn reap_adopted(&mut self) {
+        let started = own_children::started();
         self.known.retain(|&pid| {
+            if started.contains(&pid) {
+                // Its status is for the wait of whoever started it.
+                return read_stat(pid).is_some();
+            }
             match waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::StillAlive) => true,
                 Ok(_) => false,
@@ -375,6 +401,27 @@ fn nothing_can_be_left(pgid: i32) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn nothing_can_be_left(_pgid: i32) -> bool {
     false
+}
+
+/// Ralph as a look sees it.
+struct Ralph<'a> {
+    pid: i32,
+    /// Its own process group (its job), where an interactive session runs.
+    group: i32,
+    /// The children it started and has not reaped yet.
+    started: &'a BTreeSet<i32>,
+}
+
+/// Reaps the children of ralph that exited and that it did not start (orphans it
+/// adopted, from any run): nobody else will, and each would hold a pid until ralph exits.
+fn reap_exited_orphans(stats: &[ProcStat], ralph: &Ralph<'_>) {
+    for s in stats {
+        let orphan =
+            s.ppid == ralph.pid && s.pgid != ralph.group && !ralph.started.contains(&s.pid);
+        if orphan && s.is_dead() {
+            let _ = waitpid(Pid::from_raw(s.pid), Some(WaitPidFlag::WNOHANG));
+        }
+    }
 }
 
 /// True when the environment of `pid` holds `needle` (read with a `\0` before and after).

@@ -32,11 +32,12 @@ fn own_process_is_readable_and_alive() {
 fn the_short_cut_past_proc_is_never_taken_while_a_group_member_or_a_child_lives() {
     use std::os::unix::process::CommandExt;
     // A group member alive: its group is not empty.
-    let mut leader = std::process::Command::new("sleep")
-        .arg("30")
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut leader = crate::supervise::own_children::spawn(
+        std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0),
+    )
+    .unwrap();
     let group = leader.id() as i32;
     assert!(!nothing_can_be_left(group));
     leader.kill().unwrap();
@@ -46,11 +47,12 @@ fn the_short_cut_past_proc_is_never_taken_while_a_group_member_or_a_child_lives(
     leader.wait().unwrap();
     // The group is empty now, but another child of ralph (an orphan it adopted, in a group
     // of its own) may belong to the tree: look.
-    let mut adopted = std::process::Command::new("sleep")
-        .arg("30")
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut adopted = crate::supervise::own_children::spawn(
+        std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0),
+    )
+    .unwrap();
     assert!(!nothing_can_be_left(group));
     adopted.kill().unwrap();
     adopted.wait().unwrap();
@@ -87,6 +89,15 @@ fn members_are_found_by_start_time_wherever_the_pid_counter_has_wrapped_to() {
         proc(400, 1, 400, 8000),
     ];
     let marked = |pid: i32| pid == 6747 || pid == 5304;
-    tree.collect_among(&stats, ralph, marked);
+    tree.collect_among(&stats, &ralph_with(ralph, &BTreeSet::from([5202])), marked);
     assert_eq!(tree.known(), &BTreeSet::from([5304, 6747]));
+}
+
+/// Ralph (`pid`, its own group) having started `started`.
+fn ralph_with(pid: i32, started: &BTreeSet<i32>) -> Ralph<'_> {
+    Ralph {
+        pid,
+        group: pid,
+        started,
+    }
 }

@@ -109,6 +109,11 @@ pub fn assert_pid_gone(pid: i32) {
     );
 }
 
+/// True while a process with this pid exists, even a zombie.
+pub fn exists(pid: i32) -> bool {
+    kill(Pid::from_raw(pid), None).is_ok()
+}
+
 /// Asserts that process group `pgid` has no member left.
 pub fn assert_group_gone(pgid: i32) {
     assert_eq!(
