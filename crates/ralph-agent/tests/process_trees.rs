@@ -114,6 +114,27 @@ async fn a_job_that_keeps_starting_detached_children_leaves_none_of_them_running
     );
 }
 
+#[tokio::test]
+async fn an_orphan_that_cleared_its_environment_is_found_and_killed() {
+    let out = tempfile::tempdir().unwrap();
+    // No marker left: the daemon is known only as a child of ralph it did not start.
+    let script = r#"env -i FAKE_OUT="$FAKE_OUT" setsid sh -c 'sleep 60 </dev/null >/dev/null 2>&1 &
+            echo $! > "$FAKE_OUT/o.tmp"; mv "$FAKE_OUT/o.tmp" "$FAKE_OUT/o.pid"'
+        while [ ! -s "$FAKE_OUT/o.pid" ]; do sleep 0.01; done; echo started"#;
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", script])
+        .env("FAKE_OUT", out.path());
+    let mut sink = Collect::default();
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let orphan = read_pid_file(&out.path().join("o.pid")).await;
+    let left = !not_running(orphan);
+    kill_all(&[orphan]);
+    assert_eq!(
+        (outcome.termination, left, outcome.leftovers_signalled),
+        (Termination::Exited { code: 0 }, false, 1)
+    );
+}
+
 /// How many detached jobs the agent of the zombie test starts.
 const SHORT_JOBS: usize = 20;
 

@@ -8,7 +8,10 @@
 //!   their parent lives;
 //! - ralph is made a child subreaper, so orphans of the agent's tree are reparented to
 //!   ralph instead of init; an orphan that left the group is recognised by the marker
-//!   variable every agent run gets in its environment ([`MARKER_VAR`]).
+//!   variable every agent run gets in its environment ([`MARKER_VAR`]), or, when it has
+//!   none of this ralph's markers (it cleared its environment: `env -i`), by being a child
+//!   of ralph that ralph did not start (the `own_children` module) and that started after
+//!   the agent.
 //!
 //! Only processes that started no earlier than the agent count (by their start time: the
 //! pid counter may wrap around during a long run, so a member's pid can be anywhere
@@ -20,8 +23,9 @@
 //! of ralph it did not start, so no wait of ralph's is for them), whichever run they came
 //! from; until a look, they wait as zombies.
 //!
-//! Not caught: a process that escaped the group and cleared or replaced its environment
-//! after its parent died.
+//! Not caught: a process that escaped the group, then cleared or replaced its
+//! environment, and whose parent outlives the look; and, when several runs go on at once,
+//! an orphan without a marker is taken by the first run that looks (it is still stopped).
 //!
 //! The same nets, tightened, find what a ralph killed with SIGKILL left behind
 //! ([`AgentTree::stale`]): its orphans were reparented elsewhere, so only a process that
@@ -153,6 +157,9 @@ pub(crate) struct AgentTree {
     /// `\0RALPH_AGENT_RUN=<token>\0` (a live run) or `\0RALPH_AGENT_RUN=<owner>-` (every run
     /// of a dead ralph), searched in `/proc/<pid>/environ`.
     needle: Vec<u8>,
+    /// `\0RALPH_AGENT_RUN=<owner>-`: the marker of any run of this ralph (a live run), which
+    /// says that an orphan carrying it but not `needle` is another run's.
+    any_run: Vec<u8>,
     /// Pids currently believed to belong to the run (the agent itself excluded).
     known: BTreeSet<i32>,
     /// Every pid ever signalled, for the outcome's count.
@@ -165,6 +172,9 @@ impl AgentTree {
     pub(crate) fn new(agent_pid: i32, pgid: i32, token: &str) -> AgentTree {
         let mut needle = marker_needle(token);
         needle.push(0);
+        let owner = token.rsplit_once('-').map_or(token, |(owner, _)| owner);
+        let mut any_run = marker_needle(owner);
+        any_run.push(b'-');
         // Unreadable: every process is looked at, as before the agent existed.
         let not_before = read_stat(agent_pid).map_or(0, |s| s.start_ticks);
         AgentTree {
@@ -172,6 +182,7 @@ impl AgentTree {
             pgid,
             reach: Reach::Live { not_before },
             needle,
+            any_run,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
         }
@@ -196,6 +207,7 @@ impl AgentTree {
                 leader,
                 group_proven: false,
             },
+            any_run: needle.clone(),
             needle,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
@@ -255,18 +267,13 @@ impl AgentTree {
             started: &started,
         };
         reap_exited_orphans(&stats, &ralph);
-        let needle = self.needle.clone();
-        self.collect_among(&stats, &ralph, |pid| carries(&needle, pid));
+        let (needle, any_run) = (self.needle.clone(), self.any_run.clone());
+        self.collect_among(&stats, &ralph, |pid| Mark::of(pid, &needle, &any_run));
     }
 
     /// [`collect`](Self::collect) of a live run from `stats`, every process there is, as
-    /// seen by `ralph`; `marked` tells whether a process carries the run's marker.
-    fn collect_among(
-        &mut self,
-        stats: &[ProcStat],
-        ralph: &Ralph<'_>,
-        marked: impl Fn(i32) -> bool,
-    ) {
+    /// seen by `ralph`; `mark` tells which marker a process carries.
+    fn collect_among(&mut self, stats: &[ProcStat], ralph: &Ralph<'_>, mark: impl Fn(i32) -> Mark) {
         let Reach::Live { not_before } = self.reach else {
             return;
         };
@@ -278,7 +285,14 @@ impl AgentTree {
         let mut members: BTreeSet<i32> = self.known.clone();
         members.insert(self.agent_pid);
         for s in &stats {
-            let adopted_escapee = s.ppid == ralph.pid && s.pgid != self.pgid && marked(s.pid);
+            let adopted_escapee = s.ppid == ralph.pid
+                && s.pgid != self.pgid
+                && match mark(s.pid) {
+                    Mark::ThisRun => true,
+                    Mark::OtherRun => false,
+                    // A child of ralph that ralph did not start, nor its job.
+                    Mark::None => !ralph.started.contains(&s.pid) && s.pgid != ralph.group,
+                };
             if s.pgid == self.pgid || adopted_escapee {
                 members.insert(s.pid);
             }
@@ -410,6 +424,36 @@ struct Ralph<'a> {
     group: i32,
     /// The children it started and has not reaped yet.
     started: &'a BTreeSet<i32>,
+}
+
+/// Which of this ralph's markers a process carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mark {
+    /// The marker of the run being looked at.
+    ThisRun,
+    /// That of another run of this ralph.
+    OtherRun,
+    /// None (its environment was cleared, or cannot be read: a zombie has none).
+    None,
+}
+
+impl Mark {
+    fn of(pid: i32, this_run: &[u8], any_run: &[u8]) -> Mark {
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            return Mark::None;
+        };
+        let mut hay = Vec::with_capacity(env.len() + 2);
+        hay.push(0);
+        hay.extend_from_slice(&env);
+        hay.push(0);
+        if memchr::memmem::find(&hay, this_run).is_some() {
+            Mark::ThisRun
+        } else if memchr::memmem::find(&hay, any_run).is_some() {
+            Mark::OtherRun
+        } else {
+            Mark::None
+        }
+    }
 }
 
 /// Reaps the children of ralph that exited and that it did not start (orphans it

@@ -88,8 +88,11 @@ fn members_are_found_by_start_time_wherever_the_pid_counter_has_wrapped_to() {
         // Someone else's process started after the wrap, below the agent's pid.
         proc(400, 1, 400, 8000),
     ];
-    let marked = |pid: i32| pid == 6747 || pid == 5304;
-    tree.collect_among(&stats, &ralph_with(ralph, &BTreeSet::from([5202])), marked);
+    let mark = |pid: i32| match pid {
+        6747 | 5304 => Mark::ThisRun,
+        _ => Mark::None,
+    };
+    tree.collect_among(&stats, &ralph_with(ralph, &BTreeSet::from([5202])), mark);
     assert_eq!(tree.known(), &BTreeSet::from([5304, 6747]));
 }
 
@@ -100,4 +103,72 @@ fn ralph_with(pid: i32, started: &BTreeSet<i32>) -> Ralph<'_> {
         group: pid,
         started,
     }
+}
+
+#[test]
+fn a_child_of_ralph_that_it_did_not_start_is_the_agents_even_without_a_marker() {
+    let ralph = 100;
+    // The agent 200, started at tick 1000, and a gate 300 ralph started after it.
+    let mut tree = AgentTree::new(200, 200, "owner-1");
+    tree.reach = Reach::Live { not_before: 1000 };
+    let stats = [
+        proc(ralph, 1, ralph, 10),
+        // `env -i setsid sh -c 'sleep &'`: the sleep, orphaned, in the dead sh's group.
+        proc(401, ralph, 400, 1100),
+        // Its child.
+        proc(402, 401, 400, 1101),
+        // A zombie orphan (no environment left to read).
+        proc(403, ralph, 403, 1102),
+        // The gate ralph started, and an orphan of the gate's tree (its marker).
+        proc(300, ralph, 300, 1200),
+        proc(301, ralph, 301, 1201),
+        // An orphan older than the agent.
+        proc(500, ralph, 500, 900),
+        // Something ralph runs in its own job (an interactive session).
+        proc(600, ralph, ralph, 1300),
+    ];
+    let mark = |pid: i32| match pid {
+        300 | 301 => Mark::OtherRun,
+        _ => Mark::None,
+    };
+    tree.collect_among(
+        &stats,
+        &ralph_with(ralph, &BTreeSet::from([200, 300])),
+        mark,
+    );
+    assert_eq!(tree.known(), &BTreeSet::from([401, 402, 403]));
+}
+
+#[test]
+fn the_marker_of_another_run_is_told_from_this_runs_and_from_none() {
+    let tree = AgentTree::new(i32::MAX, i32::MAX, "4242-777-3");
+    let mark_of = |marker: Option<&str>| {
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("30").env_remove(MARKER_VAR);
+        if let Some(marker) = marker {
+            cmd.env(MARKER_VAR, marker);
+        }
+        let mut child = crate::supervise::own_children::spawn(&mut cmd).unwrap();
+        let pid = child.id() as i32;
+        // Its environment shows once the kernel has finished setting up the exec.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|e| e.is_empty())
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let mark = Mark::of(pid, &tree.needle, &tree.any_run);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        mark
+    };
+    assert_eq!(
+        [
+            mark_of(Some("4242-777-3")),
+            mark_of(Some("4242-777-31")),
+            mark_of(Some("4242-778-3")),
+            mark_of(None),
+        ],
+        [Mark::ThisRun, Mark::OtherRun, Mark::None, Mark::None]
+    );
 }
