@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use ralph_agent::supervise::{
-    ChildStatus, Flow, OutputSink, RunDeadlines, SpawnSpec, StopRequests, Termination, run,
+    ChildStatus, Flow, ORPHAN_REAP_INTERVAL, OutputSink, RunDeadlines, SpawnSpec, StopRequests,
+    Termination, run,
 };
 
 const MS: Duration = Duration::from_millis(1);
@@ -165,6 +166,39 @@ async fn orphans_that_exited_before_the_teardown_are_reaped() {
     assert_eq!(
         (outcome.termination, pids.len(), zombies),
         (Termination::Exited { code: 0 }, SHORT_JOBS, Vec::new())
+    );
+}
+
+#[tokio::test]
+async fn orphans_that_exit_while_the_agent_runs_are_reaped_before_it_ends() {
+    let out = tempfile::tempdir().unwrap();
+    // The agent itself watches its short jobs go: each is a zombie of ralph's until ralph
+    // reaps it. It waits a few reaping rounds at most.
+    let rounds = 5 * ORPHAN_REAP_INTERVAL.as_millis() / 10;
+    let script = format!(
+        r#"i=0; while [ $i -lt {SHORT_JOBS} ]; do
+            (setsid sh -c 'echo $$ >> "$FAKE_OUT/pids"; exec true' </dev/null >/dev/null 2>&1 &)
+            i=$((i+1))
+        done
+        while [ "$(wc -l < "$FAKE_OUT/pids")" -lt {SHORT_JOBS} ]; do sleep 0.01; done
+        round=0
+        while [ $round -lt {rounds} ]; do
+            left=0
+            for pid in $(cat "$FAKE_OUT/pids"); do kill -0 $pid 2>/dev/null && left=1; done
+            if [ $left = 0 ]; then echo reaped; exit 0; fi
+            sleep 0.01; round=$((round+1))
+        done
+        echo zombies left"#
+    );
+    std::fs::write(out.path().join("pids"), "").unwrap();
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", &script])
+        .env("FAKE_OUT", out.path());
+    let mut sink = Collect::default();
+    let outcome = supervise(spec, short(), &mut sink).await;
+    assert_eq!(
+        (outcome.termination, String::from_utf8_lossy(&sink.stdout)),
+        (Termination::Exited { code: 0 }, "reaped\n".into())
     );
 }
 

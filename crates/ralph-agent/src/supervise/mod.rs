@@ -42,6 +42,7 @@ mod guard;
 mod interactive;
 mod leftovers;
 mod live;
+mod orphans;
 mod outcome;
 mod own_children;
 mod pause;
@@ -70,6 +71,7 @@ pub use leftovers::{
 pub use live::LiveStdin;
 #[cfg(test)]
 pub(crate) use live::write_live;
+pub use orphans::ORPHAN_REAP_INTERVAL;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN, RETRY_SETTLE};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};

@@ -148,7 +148,12 @@ pub async fn run(
     );
     run.live = live;
     let pauses = std::sync::Arc::clone(stop.pauses());
-    run.supervise(sink, stop.clone()).await;
+    tokio::select! {
+        () = run.supervise(sink, stop.clone()) => {}
+        // Never completes: what the agent's tree orphans and then exits is reaped as the
+        // run goes on, not only at its end.
+        () = super::orphans::reap_while_running() => {}
+    }
     let survivors = run.tear_down(sink, stop).await;
     super::survivors::report(&program, &survivors);
     let outcome = run.outcome(started);

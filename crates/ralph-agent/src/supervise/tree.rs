@@ -21,7 +21,7 @@
 //!
 //! Each live look also reaps the adopted orphans that already exited (zombies: children
 //! of ralph it did not start, so no wait of ralph's is for them), whichever run they came
-//! from; until a look, they wait as zombies.
+//! from, as the `orphans` module does between looks.
 //!
 //! Not caught: a process that escaped the group, then cleared or replaced its
 //! environment, and whose parent outlives the look; and, when several runs go on at once,
@@ -40,6 +40,7 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 use ralph_types::ProcessIdentity;
 
+use super::orphans::{self, Ralph};
 use super::own_children;
 
 /// The environment variable that marks every process of one agent run.
@@ -60,7 +61,7 @@ pub(crate) struct ProcStat {
 const FIELDS_BEFORE_START: usize = 22 - 5 - 1;
 
 impl ProcStat {
-    fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         matches!(self.state, b'Z' | b'X' | b'x')
     }
 }
@@ -122,7 +123,7 @@ pub(crate) fn become_subreaper() {
 }
 
 /// Every pid listed in `/proc`.
-fn all_pids() -> Vec<i32> {
+pub(crate) fn all_pids() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -254,21 +255,10 @@ impl AgentTree {
         if self.known.is_empty() && nothing_can_be_left(self.pgid) {
             return;
         }
-        // Held until the decisions are made: no child of ralph's is started meanwhile, so
-        // every child of ralph seen here that is not recorded is an adopted orphan.
-        let mut started = own_children::started();
-        let listed = all_pids();
-        // Not listed (not even as a zombie): reaped by whoever waited for it.
-        started.retain(|pid| listed.contains(pid));
-        let stats: Vec<ProcStat> = listed.into_iter().filter_map(read_stat).collect();
-        let ralph = Ralph {
-            pid: getpid().as_raw(),
-            group: nix::unistd::getpgrp().as_raw(),
-            started: &started,
-        };
-        reap_exited_orphans(&stats, &ralph);
         let (needle, any_run) = (self.needle.clone(), self.any_run.clone());
-        self.collect_among(&stats, &ralph, |pid| Mark::of(pid, &needle, &any_run));
+        orphans::look(|stats, ralph| {
+            self.collect_among(stats, ralph, |pid| Mark::of(pid, &needle, &any_run));
+        });
     }
 
     /// [`collect`](Self::collect) of a live run from `stats`, every process there is, as
@@ -417,15 +407,6 @@ fn nothing_can_be_left(_pgid: i32) -> bool {
     false
 }
 
-/// Ralph as a look sees it.
-struct Ralph<'a> {
-    pid: i32,
-    /// Its own process group (its job), where an interactive session runs.
-    group: i32,
-    /// The children it started and has not reaped yet.
-    started: &'a BTreeSet<i32>,
-}
-
 /// Which of this ralph's markers a process carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mark {
@@ -452,18 +433,6 @@ impl Mark {
             Mark::OtherRun
         } else {
             Mark::None
-        }
-    }
-}
-
-/// Reaps the children of ralph that exited and that it did not start (orphans it
-/// adopted, from any run): nobody else will, and each would hold a pid until ralph exits.
-fn reap_exited_orphans(stats: &[ProcStat], ralph: &Ralph<'_>) {
-    for s in stats {
-        let orphan =
-            s.ppid == ralph.pid && s.pgid != ralph.group && !ralph.started.contains(&s.pid);
-        if orphan && s.is_dead() {
-            let _ = waitpid(Pid::from_raw(s.pid), Some(WaitPidFlag::WNOHANG));
         }
     }
 }
