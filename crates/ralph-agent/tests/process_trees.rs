@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use ralph_agent::supervise::{
-    ChildStatus, Flow, OutputSink, RunDeadlines, StopRequests, Termination, run,
+    ChildStatus, Flow, ORPHAN_REAP_INTERVAL, OutputSink, RunDeadlines, SpawnSpec, StopRequests,
+    Termination, run,
 };
 
 const MS: Duration = Duration::from_millis(1);
@@ -83,6 +84,122 @@ async fn setsid_grandchild_orphaned_by_an_agent_that_exited_is_found_and_killed(
     );
     assert!(outcome.leftovers_signalled >= 1, "{outcome:?}");
     assert_pid_gone(grandchild);
+}
+
+/// An agent that exits at once, leaving jobs that ignore SIGTERM and keep starting
+/// children (each in a session of its own, or in a subshell, also ignoring SIGTERM).
+/// Several of them, so that one is surely starting a child as the SIGKILL goes out.
+const SPAWNERS: &str = r#"for job in 1 2 3 4 5 6; do
+    (trap "" TERM INT HUP; while :; do
+        setsid sh -c 'trap "" TERM HUP; sleep 60' </dev/null >/dev/null 2>&1 &
+        (trap "" TERM; sleep 60) &
+        sleep 0.01
+    done) </dev/null >/dev/null 2>&1 &
+done
+echo started"#;
+
+#[tokio::test]
+async fn a_job_that_keeps_starting_detached_children_leaves_none_of_them_running() {
+    let mut sink = Collect::default();
+    let spec = SpawnSpec::new("sh").args(["-c", SPAWNERS]);
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let token = outcome
+        .agent_run
+        .clone()
+        .expect("a supervised run has a token");
+    let left = marked_alive(&token);
+    kill_all(&left);
+    assert_eq!(
+        (outcome.termination, left),
+        (Termination::Exited { code: 0 }, Vec::new())
+    );
+}
+
+#[tokio::test]
+async fn an_orphan_that_cleared_its_environment_is_found_and_killed() {
+    let out = tempfile::tempdir().unwrap();
+    // No marker left: the daemon is known only as a child of ralph it did not start.
+    let script = r#"env -i FAKE_OUT="$FAKE_OUT" setsid sh -c 'sleep 60 </dev/null >/dev/null 2>&1 &
+            echo $! > "$FAKE_OUT/o.tmp"; mv "$FAKE_OUT/o.tmp" "$FAKE_OUT/o.pid"'
+        while [ ! -s "$FAKE_OUT/o.pid" ]; do sleep 0.01; done; echo started"#;
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", script])
+        .env("FAKE_OUT", out.path());
+    let mut sink = Collect::default();
+    let outcome = supervise(spec, short(), &mut sink).await;
+    let orphan = read_pid_file(&out.path().join("o.pid")).await;
+    let left = !not_running(orphan);
+    kill_all(&[orphan]);
+    assert_eq!(
+        (outcome.termination, left, outcome.leftovers_signalled),
+        (Termination::Exited { code: 0 }, false, 1)
+    );
+}
+
+/// How many detached jobs the agent of the zombie test starts.
+const SHORT_JOBS: usize = 20;
+
+#[tokio::test]
+async fn orphans_that_exited_before_the_teardown_are_reaped() {
+    let out = tempfile::tempdir().unwrap();
+    // Each job is orphaned to ralph at once (its subshell exits) and exits soon after,
+    // before anything looks at it: a zombie that only ralph can reap.
+    let script = format!(
+        r#"i=0; while [ $i -lt {SHORT_JOBS} ]; do
+            (setsid sh -c 'echo $$ >> "$FAKE_OUT/pids"; exec true' </dev/null >/dev/null 2>&1 &)
+            i=$((i+1))
+        done
+        while [ "$(wc -l < "$FAKE_OUT/pids")" -lt {SHORT_JOBS} ]; do sleep 0.01; done
+        sleep 0.3; echo done"#
+    );
+    std::fs::write(out.path().join("pids"), "").unwrap();
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", &script])
+        .env("FAKE_OUT", out.path());
+    let outcome = supervise(spec, short(), &mut Collect::default()).await;
+    let pids: Vec<i32> = std::fs::read_to_string(out.path().join("pids"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let zombies: Vec<i32> = pids.iter().copied().filter(|&p| exists(p)).collect();
+    assert_eq!(
+        (outcome.termination, pids.len(), zombies),
+        (Termination::Exited { code: 0 }, SHORT_JOBS, Vec::new())
+    );
+}
+
+#[tokio::test]
+async fn orphans_that_exit_while_the_agent_runs_are_reaped_before_it_ends() {
+    let out = tempfile::tempdir().unwrap();
+    // The agent itself watches its short jobs go: each is a zombie of ralph's until ralph
+    // reaps it. It waits a few reaping rounds at most.
+    let rounds = 5 * ORPHAN_REAP_INTERVAL.as_millis() / 10;
+    let script = format!(
+        r#"i=0; while [ $i -lt {SHORT_JOBS} ]; do
+            (setsid sh -c 'echo $$ >> "$FAKE_OUT/pids"; exec true' </dev/null >/dev/null 2>&1 &)
+            i=$((i+1))
+        done
+        while [ "$(wc -l < "$FAKE_OUT/pids")" -lt {SHORT_JOBS} ]; do sleep 0.01; done
+        round=0
+        while [ $round -lt {rounds} ]; do
+            left=0
+            for pid in $(cat "$FAKE_OUT/pids"); do kill -0 $pid 2>/dev/null && left=1; done
+            if [ $left = 0 ]; then echo reaped; exit 0; fi
+            sleep 0.01; round=$((round+1))
+        done
+        echo zombies left"#
+    );
+    std::fs::write(out.path().join("pids"), "").unwrap();
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", &script])
+        .env("FAKE_OUT", out.path());
+    let mut sink = Collect::default();
+    let outcome = supervise(spec, short(), &mut sink).await;
+    assert_eq!(
+        (outcome.termination, String::from_utf8_lossy(&sink.stdout)),
+        (Termination::Exited { code: 0 }, "reaped\n".into())
+    );
 }
 
 #[tokio::test]

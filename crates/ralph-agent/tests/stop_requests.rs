@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use common::*;
 use ralph_agent::supervise::{
     ChildStatus, Flow, OutputSink, ProcessOutcome, RunDeadlines, SpawnSpec, StopController,
@@ -99,6 +101,46 @@ async fn second_interrupt_escalates_a_stop_the_agent_ignores() {
     };
     let outcome = run_with_controller(spec, deadlines, InterruptOnOutput).await;
     assert_interrupted_by(&outcome, libc::SIGKILL);
+}
+
+/// After the first Ctrl-C, when the second one comes: the agent has exited by then, and
+/// the teardown waits on what it left.
+const SECOND_INTERRUPT_AFTER: Duration = Duration::from_secs(1);
+
+#[tokio::test]
+async fn second_interrupt_after_the_agent_exited_kills_what_it_left_at_once() {
+    let out = tempfile::tempdir().unwrap();
+    /// Presses Ctrl-C at the first output, and again [`SECOND_INTERRUPT_AFTER`] later.
+    struct InterruptTwice(Option<StopController>);
+    impl OutputSink for InterruptTwice {
+        fn on_stdout(&mut self, _bytes: &[u8]) -> Flow {
+            if let Some(controller) = self.0.take() {
+                controller.interrupt(Instant::now());
+                tokio::spawn(async move {
+                    tokio::time::sleep(SECOND_INTERRUPT_AFTER).await;
+                    controller.interrupt(Instant::now());
+                });
+            }
+            Flow::Continue
+        }
+    }
+    // The agent dies of SIGTERM; the child it leaves ignores it.
+    let script = r#"sh -c 'trap "" TERM; echo $$ > "$FAKE_OUT/g.tmp"; mv "$FAKE_OUT/g.tmp" "$FAKE_OUT/g.pid"; exec sleep 60' &
+        while [ ! -s "$FAKE_OUT/g.pid" ]; do sleep 0.01; done; echo started; wait"#;
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", script])
+        .env("FAKE_OUT", out.path());
+    let kill_grace = Duration::from_secs(30);
+    let deadlines = RunDeadlines {
+        kill_grace,
+        ..short()
+    };
+    let started = Instant::now();
+    let outcome = run_with_controller(spec, deadlines, |c| InterruptTwice(Some(c))).await;
+    let took = started.elapsed();
+    assert_interrupted_by(&outcome, libc::SIGTERM);
+    assert!(took < kill_grace / 3, "the second Ctrl-C waited: {took:?}");
+    assert_pid_gone(read_pid_file(&out.path().join("g.pid")).await);
 }
 
 #[tokio::test]

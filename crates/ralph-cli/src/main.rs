@@ -76,6 +76,10 @@ fn main() -> ExitCode {
     // A command that waits long for another process's lock on the task list or the
     // memories says so, instead of hanging without a word.
     ralph_core::file_lock::on_lock_wait(diagnostic::lock_wait);
+    // Processes an agent, gate or hook left that not even SIGKILL stopped are named.
+    ralph_agent::supervise::on_survivors(|survivors| {
+        diagnostic::diagnostic(format_args!("{survivors}"));
+    });
     let result = commands::run(cli);
     // The message of a Ctrl-C the run just ended on, which its own thread writes.
     run::signals::wait_said();

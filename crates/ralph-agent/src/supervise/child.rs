@@ -68,8 +68,11 @@ impl Child for AgentProcess {
             #[cfg(target_os = "linux")]
             Process::Cloned(child) => child.wait().await,
         };
-        // Reaped: its pid may be recycled from now on, so it is no longer signalled.
-        self.guard.agent_running = None;
+        // Reaped: its pid may be recycled from now on, so it is no longer signalled, nor
+        // taken for ralph's own child.
+        if let Some(pid) = self.guard.agent_running.take() {
+            super::own_children::reaped(pid);
+        }
         status
     }
 

@@ -10,6 +10,7 @@ use std::process::Stdio;
 
 use super::child::child_status;
 use super::outcome::{ChildStatus, SpawnFailure};
+use super::own_children;
 
 /// Runs `program args` in the foreground and waits for it. `Ok(None)` when its status
 /// could not be collected.
@@ -17,13 +18,20 @@ pub async fn run_interactive(
     program: &OsString,
     args: &[OsString],
 ) -> Result<Option<ChildStatus>, SpawnFailure> {
-    let mut child = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
+        .kill_on_drop(true);
+    let pid_of = |child: &tokio::process::Child| child.id().and_then(|p| i32::try_from(p).ok());
+    let mut child = own_children::start(|| command.spawn(), pid_of)
         .map_err(|e| SpawnFailure::new(program, &e))?;
-    Ok(child.wait().await.ok().and_then(|s| child_status(&s)))
+    let pid = pid_of(&child);
+    let status = child.wait().await.ok().and_then(|s| child_status(&s));
+    if let Some(pid) = pid {
+        own_children::reaped(pid);
+    }
+    Ok(status)
 }

@@ -64,7 +64,7 @@ pub async fn stop_leftovers(
     kill_grace: Duration,
 ) -> StoppedLeftovers {
     let mut tree = AgentTree::stale(&agent_run_owner(owner), owner.start_ticks, agent);
-    clean_up(&mut tree, None, kill_grace).await;
+    clean_up(&mut tree, None, kill_grace, None).await;
     tree.collect();
     let survivors = tree.known().iter().filter(|&&pid| !is_gone(pid)).count();
     StoppedLeftovers {

@@ -45,7 +45,7 @@ fn start(script: &str, marker: Option<&str>) -> Started {
     if let Some(marker) = marker {
         cmd.env(MARKER_VAR, marker);
     }
-    let mut child = cmd.spawn().expect("spawn sh");
+    let mut child = crate::supervise::own_children::spawn(&mut cmd).expect("spawn sh");
     let mut pids = vec![i32::try_from(child.id()).expect("pid")];
     let stdout = child.stdout.take().expect("stdout");
     for line in BufReader::new(stdout).lines() {

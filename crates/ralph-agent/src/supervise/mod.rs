@@ -16,14 +16,19 @@
 //! - the startup, inactivity, wall-clock and exit-grace deadlines are each reported as
 //!   their own [`Termination`];
 //! - every stop is SIGTERM to the group and to known processes outside it, the kill
-//!   grace, then SIGKILL, then reaping; after the run no process of the agent's tree that
+//!   grace, then SIGKILL, again to whatever of the tree is found at each look until
+//!   nothing is left or [`REAP_TIMEOUT`] passed (what outlives that is named to whoever
+//!   set [`on_survivors`]), and reaping; after the run no process of the agent's tree that
 //!   could be found is left (see the `tree` module for the exact reach), including
 //!   SIGTERM-ignoring and `setsid` grandchildren;
 //! - dropping the future (or a panic unwinding through it) SIGKILLs the tree.
 //!
 //! Side effects and limits: the first run makes the whole ralph process a child subreaper
-//! (Linux), so orphans of any child ralph starts are reparented to ralph; only those of
-//! agent runs are reaped here. Poll [`run`] from a runtime thread that lives as long as
+//! (Linux), so orphans of any child ralph starts are reparented to ralph, and reaped here
+//! once they exit. The children ralph starts itself are told apart from them by a record
+//! of every start made here ([`run`], [`run_interactive`]): a child of ralph started
+//! otherwise, outside ralph's own process group, may be reaped (its status lost) by the
+//! next run's teardown. Poll [`run`] from a runtime thread that lives as long as
 //! the run (not `spawn_blocking`): the death signal is tied to the forking thread. If
 //! ralph is SIGKILLed, only the agent itself gets the death signal; its grandchildren are
 //! then beyond this ralph's reach, and are stopped by the next one ([`stop_leftovers`],
@@ -37,7 +42,9 @@ mod guard;
 mod interactive;
 mod leftovers;
 mod live;
+mod orphans;
 mod outcome;
+mod own_children;
 mod pause;
 mod phase;
 mod pty;
@@ -48,6 +55,7 @@ mod spawn;
 mod spec;
 pub(crate) mod stderr_tail;
 mod stop;
+mod survivors;
 mod teardown;
 mod tree;
 #[cfg(target_os = "linux")]
@@ -63,6 +71,7 @@ pub use leftovers::{
 pub use live::LiveStdin;
 #[cfg(test)]
 pub(crate) use live::write_live;
+pub use orphans::ORPHAN_REAP_INTERVAL;
 pub use outcome::{ChildStatus, ProcessOutcome, SpawnFailure, Termination};
 pub use phase::{ABORT_GRACE, POST_EXIT_DRAIN, RETRY_SETTLE};
 pub use pty::{PTY_COLUMNS, PTY_ROWS};
@@ -74,6 +83,7 @@ pub use stderr_tail::STDERR_TAIL_BYTES;
 pub use stop::{
     DOUBLE_INTERRUPT_WINDOW, Running, RunningGuard, StopController, StopLevel, StopRequests,
 };
+pub use survivors::{SURVIVORS_NAMED, Survivors, on_survivors};
 pub use teardown::REAP_TIMEOUT;
 
 /// The lock, even if a panicking holder poisoned it: the values stay whole, and a stop or

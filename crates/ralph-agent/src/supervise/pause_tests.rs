@@ -13,11 +13,9 @@ struct Sleeper(Child);
 
 impl Sleeper {
     fn start() -> Sleeper {
-        let child = Command::new("sleep")
-            .arg("60")
-            .process_group(0)
-            .spawn()
-            .expect("start sleep");
+        let child =
+            crate::supervise::own_children::spawn(Command::new("sleep").arg("60").process_group(0))
+                .expect("start sleep");
         Sleeper(child)
     }
 
@@ -123,14 +121,15 @@ impl Agent {
         let pid_file = dir.join("tool.pid");
         // In the background of a shell without job control `setsid` is no group leader:
         // it makes its session without forking, so `$!` is the tool itself.
-        let shell = Command::new("sh")
-            .arg("-c")
-            .arg("setsid sleep 60 & echo $! > \"$0\"; wait")
-            .arg(&pid_file)
-            .env(MARKER_VAR, token)
-            .process_group(0)
-            .spawn()
-            .expect("start sh");
+        let shell = crate::supervise::own_children::spawn(
+            Command::new("sh")
+                .arg("-c")
+                .arg("setsid sleep 60 & echo $! > \"$0\"; wait")
+                .arg(&pid_file)
+                .env(MARKER_VAR, token)
+                .process_group(0),
+        )
+        .expect("start sh");
         let until = Instant::now() + SETTLE;
         let tool = loop {
             if let Some(pid) = std::fs::read_to_string(&pid_file)

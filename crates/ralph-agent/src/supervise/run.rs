@@ -126,6 +126,7 @@ pub async fn run(
         _ => None,
     };
     let pid = spawned.pid;
+    let program = spec.program.clone();
     let tree = AgentTree::new(pid, pid, &token);
     // Until the run is over (its teardown included): a Ctrl-Z stops the whole tree.
     let _enrolled = stop.pauses().enroll(tree.clone());
@@ -147,8 +148,14 @@ pub async fn run(
     );
     run.live = live;
     let pauses = std::sync::Arc::clone(stop.pauses());
-    run.supervise(sink, stop).await;
-    run.tear_down(sink).await;
+    tokio::select! {
+        () = run.supervise(sink, stop.clone()) => {}
+        // Never completes: what the agent's tree orphans and then exits is reaped as the
+        // run goes on, not only at its end.
+        () = super::orphans::reap_while_running() => {}
+    }
+    let survivors = run.tear_down(sink, stop).await;
+    super::survivors::report(&program, &survivors);
     let outcome = run.outcome(started);
     ProcessOutcome {
         agent_run: Some(token),
@@ -374,21 +381,24 @@ impl Supervision<AgentProcess, StdoutReader, pipe::Receiver, SystemClock> {
         self.child.guard.tree.pgid()
     }
 
-    /// Stops and reaps what the agent left, then reads what was still in the pipes.
-    async fn tear_down(&mut self, sink: &mut impl OutputSink) {
+    /// Stops and reaps what the agent left (at once if `stop` asks for an immediate stop),
+    /// then reads what was still in the pipes. Returns what outlived SIGKILL.
+    async fn tear_down(&mut self, sink: &mut impl OutputSink, stop: StopRequests) -> Vec<i32> {
         let Some(exit) = self.machine.exit() else {
             // The child survived SIGKILL for REAP_TIMEOUT (uninterruptible sleep); tokio's
             // kill_on_drop reaps it when it finally dies.
-            return;
+            return Vec::new();
         };
-        clean_up(
+        let survivors = clean_up(
             &mut self.child.guard.tree,
             exit.term_sent,
             self.machine.kill_grace(),
+            Some(stop),
         )
         .await;
         let _ = tokio::time::timeout(FINAL_DRAIN_TIMEOUT, self.drain(sink)).await;
         self.child.guard.disarm();
+        survivors
     }
 
     fn outcome(&self, started: Instant) -> ProcessOutcome {

@@ -98,7 +98,12 @@ pub(crate) fn spawn(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     spawn_once(spec, token)
 }
 
+/// One start, recorded as ralph's own child (the `own_children` module).
 fn spawn_once(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
+    super::own_children::start(|| spawn_unrecorded(spec, token), |s| Some(s.pid))
+}
+
+fn spawn_unrecorded(spec: &SpawnSpec, token: &str) -> io::Result<Spawned> {
     #[cfg(target_os = "linux")]
     if !spec.pty && super::vfork::available() {
         return spawn_cloned(spec, token);

@@ -8,16 +8,24 @@
 //!   their parent lives;
 //! - ralph is made a child subreaper, so orphans of the agent's tree are reparented to
 //!   ralph instead of init; an orphan that left the group is recognised by the marker
-//!   variable every agent run gets in its environment ([`MARKER_VAR`]).
+//!   variable every agent run gets in its environment ([`MARKER_VAR`]), or, when it has
+//!   none of this ralph's markers (it cleared its environment: `env -i`), by being a child
+//!   of ralph that ralph did not start (the `own_children` module) and that started after
+//!   the agent.
 //!
-//! Only processes created after the agent are read (pids since the agent's, using the
-//! kernel's last allocated pid to handle wrap-around), so a teardown with nothing left
-//! costs a directory listing, not a read of every process on the machine.
+//! Only processes that started no earlier than the agent count (by their start time: the
+//! pid counter may wrap around during a long run, so a member's pid can be anywhere
+//! relative to the agent's). A look reads every process's `stat`, so a teardown first
+//! makes sure there can be anything to find (`nothing_can_be_left`), which is how most
+//! iterations end.
 //!
-//! Not caught: a process that escaped the group and cleared or replaced its environment
-//! after its parent died; and a detached orphan that exits before it is ever seen stays a
-//! zombie child of ralph until ralph exits (reaping unknown children could steal another
-//! part of ralph's exit statuses).
+//! Each live look also reaps the adopted orphans that already exited (zombies: children
+//! of ralph it did not start, so no wait of ralph's is for them), whichever run they came
+//! from, as the `orphans` module does between looks.
+//!
+//! Not caught: a process that escaped the group, then cleared or replaced its
+//! environment, and whose parent outlives the look; and, when several runs go on at once,
+//! an orphan without a marker is taken by the first run that looks (it is still stopped).
 //!
 //! The same nets, tightened, find what a ralph killed with SIGKILL left behind
 //! ([`AgentTree::stale`]): its orphans were reparented elsewhere, so only a process that
@@ -31,6 +39,9 @@ use std::sync::Once;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 use ralph_types::ProcessIdentity;
+
+use super::orphans::{self, Ralph};
+use super::own_children;
 
 /// The environment variable that marks every process of one agent run.
 pub(crate) use ralph_types::env::AGENT_RUN as MARKER_VAR;
@@ -50,7 +61,7 @@ pub(crate) struct ProcStat {
 const FIELDS_BEFORE_START: usize = 22 - 5 - 1;
 
 impl ProcStat {
-    fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         matches!(self.state, b'Z' | b'X' | b'x')
     }
 }
@@ -112,7 +123,7 @@ pub(crate) fn become_subreaper() {
 }
 
 /// Every pid listed in `/proc`.
-fn all_pids() -> Vec<i32> {
+pub(crate) fn all_pids() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -120,31 +131,13 @@ fn all_pids() -> Vec<i32> {
         .collect()
 }
 
-/// Pids listed in `/proc` that were allocated after `since` (all pids when the kernel's
-/// last pid is unknown).
-fn pids_created_after(since: i32) -> Vec<i32> {
-    let listed = all_pids();
-    // Read after listing, so every listed pid is covered by the range.
-    let last: Option<i32> = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
-        .ok()
-        .and_then(|s| s.trim().parse().ok());
-    listed
-        .into_iter()
-        .filter(|&p| match last {
-            Some(last) if last >= since => p > since && p <= last,
-            // Wrapped around pid_max since the agent started.
-            Some(last) => p > since || p <= last,
-            None => true,
-        })
-        .collect()
-}
-
 /// Whose processes a tree gathers.
 #[derive(Clone, Debug)]
 enum Reach {
     /// This ralph's own run: the agent's group, the agent's descendants, and orphans ralph
-    /// adopted that carry the run's marker.
-    Live,
+    /// adopted that carry the run's marker; all started at or after `not_before`, the
+    /// agent's start.
+    Live { not_before: u64 },
     /// What a dead ralph left: processes that carry its marker and started no earlier than
     /// `not_before`, the recorded group once proven the agent's, and their descendants.
     Stale {
@@ -165,6 +158,9 @@ pub(crate) struct AgentTree {
     /// `\0RALPH_AGENT_RUN=<token>\0` (a live run) or `\0RALPH_AGENT_RUN=<owner>-` (every run
     /// of a dead ralph), searched in `/proc/<pid>/environ`.
     needle: Vec<u8>,
+    /// `\0RALPH_AGENT_RUN=<owner>-`: the marker of any run of this ralph (a live run), which
+    /// says that an orphan carrying it but not `needle` is another run's.
+    any_run: Vec<u8>,
     /// Pids currently believed to belong to the run (the agent itself excluded).
     known: BTreeSet<i32>,
     /// Every pid ever signalled, for the outcome's count.
@@ -172,14 +168,22 @@ pub(crate) struct AgentTree {
 }
 
 impl AgentTree {
+    /// The tree of the running agent `agent_pid` (ralph's child, not yet reaped: its start
+    /// time is read now), whose group is `pgid` and whose marker holds `token`.
     pub(crate) fn new(agent_pid: i32, pgid: i32, token: &str) -> AgentTree {
         let mut needle = marker_needle(token);
         needle.push(0);
+        let owner = token.rsplit_once('-').map_or(token, |(owner, _)| owner);
+        let mut any_run = marker_needle(owner);
+        any_run.push(b'-');
+        // Unreadable: every process is looked at, as before the agent existed.
+        let not_before = read_stat(agent_pid).map_or(0, |s| s.start_ticks);
         AgentTree {
             agent_pid,
             pgid,
-            reach: Reach::Live,
+            reach: Reach::Live { not_before },
             needle,
+            any_run,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
         }
@@ -204,6 +208,7 @@ impl AgentTree {
                 leader,
                 group_proven: false,
             },
+            any_run: needle.clone(),
             needle,
             known: BTreeSet::new(),
             seen: BTreeSet::new(),
@@ -218,7 +223,7 @@ impl AgentTree {
     /// ralph's only once proven its agent's.
     pub(crate) fn group(&self) -> Option<i32> {
         match self.reach {
-            Reach::Live => Some(self.pgid),
+            Reach::Live { .. } => Some(self.pgid),
             Reach::Stale { group_proven, .. } => group_proven.then_some(self.pgid),
         }
     }
@@ -238,14 +243,7 @@ impl AgentTree {
     }
 
     fn carries_marker(&self, pid: i32) -> bool {
-        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
-            return false;
-        };
-        let mut hay = Vec::with_capacity(env.len() + 2);
-        hay.push(0);
-        hay.extend_from_slice(&env);
-        hay.push(0);
-        memchr::memmem::find(&hay, &self.needle).is_some()
+        carries(&self.needle, pid)
     }
 
     /// Adds every process that currently belongs to the run to the known set.
@@ -257,16 +255,34 @@ impl AgentTree {
         if self.known.is_empty() && nothing_can_be_left(self.pgid) {
             return;
         }
-        let me = getpid().as_raw();
-        let stats: Vec<ProcStat> = pids_created_after(self.agent_pid)
-            .into_iter()
-            .filter(|&p| p != self.agent_pid)
-            .filter_map(read_stat)
+        let (needle, any_run) = (self.needle.clone(), self.any_run.clone());
+        orphans::look(|stats, ralph| {
+            self.collect_among(stats, ralph, |pid| Mark::of(pid, &needle, &any_run));
+        });
+    }
+
+    /// [`collect`](Self::collect) of a live run from `stats`, every process there is, as
+    /// seen by `ralph`; `mark` tells which marker a process carries.
+    fn collect_among(&mut self, stats: &[ProcStat], ralph: &Ralph<'_>, mark: impl Fn(i32) -> Mark) {
+        let Reach::Live { not_before } = self.reach else {
+            return;
+        };
+        let stats: Vec<ProcStat> = stats
+            .iter()
+            .filter(|s| s.pid != self.agent_pid && s.start_ticks >= not_before)
+            .copied()
             .collect();
         let mut members: BTreeSet<i32> = self.known.clone();
         members.insert(self.agent_pid);
         for s in &stats {
-            let adopted_escapee = s.ppid == me && s.pgid != self.pgid && self.carries_marker(s.pid);
+            let adopted_escapee = s.ppid == ralph.pid
+                && s.pgid != self.pgid
+                && match mark(s.pid) {
+                    Mark::ThisRun => true,
+                    Mark::OtherRun => false,
+                    // A child of ralph that ralph did not start, nor its job.
+                    Mark::None => !ralph.started.contains(&s.pid) && s.pgid != ralph.group,
+                };
             if s.pgid == self.pgid || adopted_escapee {
                 members.insert(s.pid);
             }
@@ -332,7 +348,12 @@ impl AgentTree {
     /// Reaps known processes that are ralph's children (adopted orphans). Never the agent
     /// itself: its status belongs to the supervisor's `wait`.
     pub(crate) fn reap_adopted(&mut self) {
+        let started = own_children::started();
         self.known.retain(|&pid| {
+            if started.contains(&pid) {
+                // Its status is for the wait of whoever started it.
+                return read_stat(pid).is_some();
+            }
             match waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)) {
                 Ok(WaitStatus::StillAlive) => true,
                 Ok(_) => false,
@@ -349,7 +370,7 @@ impl AgentTree {
     /// its zombies belong to another reaper, which may take its time.
     pub(crate) fn anything_alive(&self) -> bool {
         let group_alive = match self.reach {
-            Reach::Live => super::signal::group_exists(self.pgid),
+            Reach::Live { .. } => super::signal::group_exists(self.pgid),
             Reach::Stale { .. } => false,
         };
         group_alive || self.known.iter().any(|&p| !is_gone(p))
@@ -384,6 +405,48 @@ fn nothing_can_be_left(pgid: i32) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn nothing_can_be_left(_pgid: i32) -> bool {
     false
+}
+
+/// Which of this ralph's markers a process carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mark {
+    /// The marker of the run being looked at.
+    ThisRun,
+    /// That of another run of this ralph.
+    OtherRun,
+    /// None (its environment was cleared, or cannot be read: a zombie has none).
+    None,
+}
+
+impl Mark {
+    fn of(pid: i32, this_run: &[u8], any_run: &[u8]) -> Mark {
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            return Mark::None;
+        };
+        let mut hay = Vec::with_capacity(env.len() + 2);
+        hay.push(0);
+        hay.extend_from_slice(&env);
+        hay.push(0);
+        if memchr::memmem::find(&hay, this_run).is_some() {
+            Mark::ThisRun
+        } else if memchr::memmem::find(&hay, any_run).is_some() {
+            Mark::OtherRun
+        } else {
+            Mark::None
+        }
+    }
+}
+
+/// True when the environment of `pid` holds `needle` (read with a `\0` before and after).
+fn carries(needle: &[u8], pid: i32) -> bool {
+    let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let mut hay = Vec::with_capacity(env.len() + 2);
+    hay.push(0);
+    hay.extend_from_slice(&env);
+    hay.push(0);
+    memchr::memmem::find(&hay, needle).is_some()
 }
 
 /// `\0RALPH_AGENT_RUN=<value>`, the start of the marker in an environment block.

@@ -109,6 +109,11 @@ pub fn assert_pid_gone(pid: i32) {
     );
 }
 
+/// True while a process with this pid exists, even a zombie.
+pub fn exists(pid: i32) -> bool {
+    kill(Pid::from_raw(pid), None).is_ok()
+}
+
 /// Asserts that process group `pgid` has no member left.
 pub fn assert_group_gone(pgid: i32) {
     assert_eq!(
@@ -147,5 +152,33 @@ pub fn pid_of(outcome: &ProcessOutcome) -> i32 {
     match outcome.pid {
         Some(pid) => pid as i32,
         None => panic!("the run has no pid: {outcome:?}"),
+    }
+}
+
+/// The running (not zombie) processes started with `RALPH_AGENT_RUN=<token>` in their
+/// environment: what is left of the run whose token that is.
+pub fn marked_alive(token: &str) -> Vec<i32> {
+    let needle = format!("\0RALPH_AGENT_RUN={token}\0");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                return false;
+            };
+            let mut hay = vec![0u8];
+            hay.extend_from_slice(&env);
+            hay.push(0);
+            let marked = hay.windows(needle.len()).any(|w| w == needle.as_bytes());
+            marked && !not_running(pid)
+        })
+        .collect()
+}
+
+/// SIGKILLs `pids` (what a failed test would otherwise leave running).
+pub fn kill_all(pids: &[i32]) {
+    for &pid in pids {
+        let _ = kill(Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
     }
 }
