@@ -42,46 +42,32 @@ fn emit_while_the_loop_finishes_fails_and_writes_nothing() {
 
 #[test]
 fn emit_while_a_new_loop_starts_goes_to_the_new_run() {
-    let ws = Workspace::new("", "");
-    let dir = RalphDir::in_workspace(ws.path());
-    // The last run: ended, its inbox closed by the ralph that ran it (long gone).
-    let old = dir
-        .create_run(std::time::SystemTime::now())
-        .expect("old run");
-    std::fs::write(old.inbox_closed_path(), "1 elsewhere\n").expect("mark");
-    // A new loop has taken the lock (this test, standing in for it) and checks its
-    // agents: it has not named its run yet.
-    let lock = dir.lock().expect("lock");
-    let emit = ws.start(&["emit", "person.note", "use the new API"]);
-    std::thread::sleep(Duration::from_millis(300));
-    let new = dir
-        .create_run(std::time::SystemTime::now())
-        .expect("new run");
-    let out = wait_output(emit);
-    drop(lock);
-    succeeded(&out);
-    assert_eq!(inbox_lines(&old.inbox()), Vec::<serde_json::Value>::new());
-    assert_eq!(
-        inbox_lines(&new.inbox()),
-        vec![serde_json::json!({"topic": "person.note", "payload": "use the new API"})]
-    );
+    // The last run's ralph is long gone.
+    emit_while_a_new_loop_starts("1 elsewhere\n", "use the new API");
 }
 
 #[test]
 fn a_new_loop_with_the_pid_of_the_one_that_closed_the_last_run_is_waited_for() {
-    let ws = Workspace::new("", "");
-    let dir = RalphDir::in_workspace(ws.path());
     // The last run's ralph had this test's pid, and started at another time: this
-    // process is a new loop that got its pid, and has not named its run yet.
-    let old = dir
-        .create_run(std::time::SystemTime::now())
-        .expect("old run");
+    // process is a new loop that got its pid.
     let started = own_start().expect("this process's start time");
     let host = ralph_core::store::this_host().unwrap_or_default();
     let mark = format!("{} {host}\nstarted {}\n", std::process::id(), started + 1);
+    emit_while_a_new_loop_starts(&mark, "for the new run");
+}
+
+/// The last run ended with its inbox closed by the ralph `mark` names; a new loop (this
+/// test, standing in for it) has taken the lock and checks its agents, and names its run
+/// only after `ralph emit <note>` started: the note goes to the new run, not the old.
+fn emit_while_a_new_loop_starts(mark: &str, note: &str) {
+    let ws = Workspace::new("", "");
+    let dir = RalphDir::in_workspace(ws.path());
+    let old = dir
+        .create_run(std::time::SystemTime::now())
+        .expect("old run");
     std::fs::write(old.inbox_closed_path(), mark).expect("mark");
     let lock = dir.lock().expect("lock");
-    let emit = ws.start(&["emit", "person.note", "for the new run"]);
+    let emit = ws.start(&["emit", "person.note", note]);
     std::thread::sleep(Duration::from_millis(300));
     let new = dir
         .create_run(std::time::SystemTime::now())
@@ -92,7 +78,7 @@ fn a_new_loop_with_the_pid_of_the_one_that_closed_the_last_run_is_waited_for() {
     assert_eq!(inbox_lines(&old.inbox()), Vec::<serde_json::Value>::new());
     assert_eq!(
         inbox_lines(&new.inbox()),
-        vec![serde_json::json!({"topic": "person.note", "payload": "for the new run"})]
+        vec![serde_json::json!({"topic": "person.note", "payload": note})]
     );
 }
 
