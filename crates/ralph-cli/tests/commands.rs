@@ -127,20 +127,15 @@ fn plan_takes_flags_written_after_the_idea_as_flags() {
 #[test]
 fn plan_takes_an_idea_that_starts_with_a_dash_after_dashes() {
     let ws = Workspace::new("cli:\n  backend: claude\n", "");
-    for line in [
-        &["plan", "-b", "pi", "--dry-run", "--", "-1 as a limit"][..],
-        &[
-            "plan",
-            "-b",
-            "pi",
-            "--dry-run",
-            "--",
-            "-1",
-            "as",
-            "a",
-            "limit",
-        ],
-    ] {
+    let options = ["plan", "-b", "pi", "--dry-run", "--"];
+    // The idea as one word, and as the words a shell gives for it unquoted.
+    let one_word = [&options[..], &["-1 as a limit"]].concat();
+    let words = [
+        &options[..],
+        &"-1 as a limit".split(' ').collect::<Vec<_>>(),
+    ]
+    .concat();
+    for line in [&one_word, &words] {
         let out = ws.run(line);
         assert_eq!(code(out.status), 0, "{line:?}: {}", stderr(&out));
         let shown = stdout(&out);
