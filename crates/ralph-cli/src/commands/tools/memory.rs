@@ -287,22 +287,12 @@ fn print_list(out: &mut Out, memories: &[&Memory], format: MemoryFormat) -> Resu
 /// `ralph tools task list` does; `--format json` and `markdown` keep the real text.
 fn table(memories: &[&Memory]) -> String {
     let ids: Vec<Cow<'_, str>> = memories.iter().map(|m| visible_line(&m.id)).collect();
-    let id_width = ids
-        .iter()
-        .map(|id| id.chars().count())
-        .max()
-        .unwrap_or(2)
-        .max(2);
+    let id_width = super::column_width(&ids, "ID");
     let tags: Vec<String> = memories
         .iter()
         .map(|m| visible_line(&m.tags.join(", ")).into_owned())
         .collect();
-    let tag_width = tags
-        .iter()
-        .map(|t| t.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let tag_width = super::column_width(&tags, "TAGS");
     let mut text = String::with_capacity((memories.len() + 1) * (id_width + tag_width + 90));
     let cell = |text: &mut String, value: &str, width: usize| {
         text.push_str(value);

@@ -88,3 +88,12 @@ pub(crate) enum ToolError {
     #[error("{0}")]
     UnknownSkill(String),
 }
+
+/// How wide a table's column is: its widest cell, or its header when that is wider
+/// (in characters, which is what the tables pad by).
+pub(super) fn column_width<S: AsRef<str>>(cells: &[S], header: &str) -> usize {
+    cells
+        .iter()
+        .map(|cell| cell.as_ref().chars().count())
+        .fold(header.chars().count(), usize::max)
+}

@@ -90,12 +90,7 @@ fn shown(path: &Path, workspace: &Path) -> String {
 /// `ralph tools task list` does; `--format json` keeps the real text.
 fn table(found: &Found, workspace: &Path) -> String {
     let names: Vec<Cow<'_, str>> = found.skills.iter().map(|s| visible_line(&s.name)).collect();
-    let width = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let width = super::column_width(&names, "NAME");
     let mut text = format!("{:width$}  DESCRIPTION\n", "NAME");
     for (skill, name) in found.skills.iter().zip(&names) {
         let _ = writeln!(

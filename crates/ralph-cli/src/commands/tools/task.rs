@@ -303,12 +303,7 @@ fn print_list(out: &mut impl Write, tasks: &[&Task], format: TaskFormat) -> Resu
 /// in an id, title or key is shown as its escape (JSON keeps the real value).
 fn table(out: &mut impl Write, tasks: &[&Task]) -> std::io::Result<()> {
     let ids: Vec<Cow<'_, str>> = tasks.iter().map(|t| visible_line(&t.id)).collect();
-    let id_width = ids
-        .iter()
-        .map(|id| id.chars().count())
-        .max()
-        .unwrap_or(2)
-        .max(2);
+    let id_width = super::column_width(&ids, "ID");
     writeln!(out, "{:id_width$}  P  STATUS       TITLE", "ID")?;
     for (task, id) in tasks.iter().zip(ids) {
         let title = visible_line(&task.title);
