@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{RUN_TIMEOUT, Workspace, code, finished, of_type};
+use common::{RUN_TIMEOUT, Workspace, alive, code, finished, gone, of_type};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use pretty_assertions::assert_eq;
@@ -21,9 +21,6 @@ use serde_json::{Value, json};
 const PLAN: &str = "pi/anthropic/text.jsonl | step=one |\n\
                     pi/anthropic/text.jsonl | | spawn=300 hang=300\n\
                     pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
-
-/// How long a process that was signalled may take to disappear before a test fails.
-const GONE_WITHIN: Duration = Duration::from_secs(10);
 
 /// Processes a test started or that its agents started, SIGKILLed when the test ends,
 /// passed or failed, so that no test leaves one behind: single processes, and process
@@ -51,22 +48,6 @@ fn stat(pid: i32) -> Option<(char, u64)> {
     let after = &text[text.rfind(')')? + 2..];
     let fields: Vec<&str> = after.split(' ').collect();
     Some((fields[0].chars().next()?, fields[19].parse().ok()?))
-}
-
-/// Running: present and not a zombie waiting for its reaper.
-fn alive(pid: i32) -> bool {
-    stat(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X')
-}
-
-fn wait_until_gone(pid: i32) -> bool {
-    let deadline = Instant::now() + GONE_WITHIN;
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
 }
 
 fn read_pid(path: &Path) -> i32 {
@@ -102,7 +83,7 @@ fn kill_9_while_the_agent_runs(ws: &Workspace, guard: &mut KillOnDrop) -> (i32, 
     assert!(alive(sleep));
     let out = ws.stop(ralph, Signal::SIGKILL);
     assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(wait_until_gone(agent), "the agent outlived ralph");
+    assert!(gone(agent), "the agent outlived ralph");
     // Given the agent's death a moment to reach its children, if it ever would.
     std::thread::sleep(Duration::from_millis(200));
     assert!(
@@ -121,7 +102,7 @@ fn continue_after_kill_9_stops_what_the_killed_ralphs_agent_left() {
     let out = ws.run(&["run", "--continue"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(code(out.status), 0, "{stderr}");
-    assert!(wait_until_gone(sleep), "the leftover still runs: {stderr}");
+    assert!(gone(sleep), "the leftover still runs: {stderr}");
     // The `sleep`, and the agent's own foreground child if it had started one.
     assert!(stderr.starts_with("ralph: stopped "), "{stderr}");
     assert!(
@@ -153,7 +134,7 @@ fn continue_after_kill_9_during_the_first_iteration_runs_it_again() {
     guard.groups.push(agent);
     let out = ws.stop(ralph, Signal::SIGKILL);
     assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(wait_until_gone(agent), "the agent outlived ralph");
+    assert!(gone(agent), "the agent outlived ralph");
 
     let (code, events, stderr) = ws.run_json(&["--continue"]);
     assert_eq!(
@@ -199,10 +180,7 @@ fn a_run_after_kill_9_during_a_gate_stops_what_the_gate_left() {
         "--no-gates",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        wait_until_gone(sleep),
-        "the gate's child still runs: {stderr}"
-    );
+    assert!(gone(sleep), "the gate's child still runs: {stderr}");
     assert!(
         stderr.contains(&format!("earlier ralph (pid {ralph_pid}, killed")),
         "{stderr}"
@@ -218,7 +196,7 @@ fn a_fresh_run_after_kill_9_stops_the_leftovers_and_reports_a_notice() {
     let (code, events, stderr) = ws.run_json(&["-p", "another task", "--max-iterations", "1"]);
     assert_eq!(finished(&events)["reason"], "completed", "{stderr}");
     assert_eq!(code, 0);
-    assert!(wait_until_gone(sleep), "the leftover still runs: {stderr}");
+    assert!(gone(sleep), "the leftover still runs: {stderr}");
     assert!(stderr.contains("had left running"), "{stderr}");
     let notices = of_type(&events, "notice");
     assert_eq!(notices.len(), 1, "{events:?}");
@@ -256,7 +234,7 @@ fn a_normal_run_leaves_no_record_and_the_next_run_says_nothing() {
     guard.pids.push(sleep);
     assert_eq!(code(out.status), 2);
     // The live run stopped its own leftover and removed the record.
-    assert!(wait_until_gone(sleep));
+    assert!(gone(sleep));
     assert!(!ws.run_files().dir().join("agent.json").exists());
     let out = ws.run(&["run", "--continue", "--max-iterations", "2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -334,7 +312,7 @@ fn a_recorded_group_whose_start_time_does_not_match_is_left_alone() {
     write_record(&ws, &record(start));
     let out = ws.run(&["run", "--continue", "--max-iterations", "3"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(wait_until_gone(pid), "{stderr}");
+    assert!(gone(pid), "{stderr}");
     assert!(stderr.contains("stopped 1 process that"), "{stderr}");
 }
 
@@ -502,7 +480,7 @@ fn kill_9_in_b_then_continue(
     }
     let out = ws.stop(ralph, Signal::SIGKILL);
     assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(wait_until_gone(agent), "the agent outlived ralph");
+    assert!(gone(agent), "the agent outlived ralph");
 
     let (code, events, stderr) = ws.run_json(&["--continue"]);
     assert_eq!(code, 0, "{stderr}");

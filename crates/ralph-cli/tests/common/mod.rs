@@ -298,28 +298,28 @@ pub fn wait_for_file(path: &Path, what: &str) {
 
 /// How long [`gone`] waits for a process ralph stopped to go: a guard against hanging,
 /// not a measure.
-const GONE_WAIT: Duration = Duration::from_secs(5);
+const GONE_WAIT: Duration = Duration::from_secs(10);
 
-/// Whether process `pid` is gone, or dead and not yet reaped (a zombie runs nothing),
-/// waiting briefly for it.
+/// Whether process `pid` runs: it exists and is not dead waiting for its reaper (a
+/// zombie runs nothing).
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with(['Z', 'X']))
+    })
+}
+
+/// Whether process `pid` is gone (see [`alive`]), waiting briefly for it.
 pub fn gone(pid: i32) -> bool {
     let until = Instant::now() + GONE_WAIT;
-    loop {
-        let dead = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => true,
-            Ok(stat) => stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        };
-        if dead {
-            return true;
-        }
+    while alive(pid) {
         if Instant::now() >= until {
             return false;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    true
 }
 
 /// Ctrl-C to a `ralph run --output json` started with [`Workspace::start_json`], which

@@ -2,16 +2,13 @@
 //! in the worktree is stopped before the worktree (and the record that leads to it) is
 //! deleted, as `ralph run --continue` there would stop it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use super::common::{code, wait_for_pid};
+use super::common::{alive, code, gone, wait_for_pid};
 use super::{repo, row, stderr, tree, worktrees};
-
-/// How long a process that was signalled may take to disappear before the test fails.
-const GONE_WITHIN: Duration = Duration::from_secs(10);
 
 /// Processes the test's agent left, SIGKILLed when the test ends, passed or failed.
 struct KillOnDrop(Vec<i32>);
@@ -22,26 +19,6 @@ impl Drop for KillOnDrop {
             let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
         }
     }
-}
-
-/// Present and not a zombie.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|s| !s.trim_start().starts_with(['Z', 'X']))
-    })
-}
-
-fn gone_soon(pid: i32) -> bool {
-    let deadline = Instant::now() + GONE_WITHIN;
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
 }
 
 #[test]
@@ -61,7 +38,7 @@ fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
     let _guard = KillOnDrop(vec![grouped, detached, agent]);
     let out = ws.stop(child, Signal::SIGKILL);
     assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(gone_soon(agent), "the agent outlived ralph");
+    assert!(gone(agent), "the agent outlived ralph");
     std::thread::sleep(Duration::from_millis(200));
     assert!(
         alive(grouped) && alive(detached),
@@ -75,8 +52,8 @@ fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
     let out = ws.run(&["runs", "rm", "w"]);
     let err = stderr(&out);
     assert_eq!(code(out.status), 0, "{err}");
-    assert!(gone_soon(grouped), "the agent's sleep still runs: {err}");
-    assert!(gone_soon(detached), "the detached sleep still runs: {err}");
+    assert!(gone(grouped), "the agent's sleep still runs: {err}");
+    assert!(gone(detached), "the detached sleep still runs: {err}");
     // The two sleeps, and the agent's own foreground `sleep` (its `hang`) if it had
     // started it.
     assert!(err.starts_with("ralph: stopped "), "{err}");
