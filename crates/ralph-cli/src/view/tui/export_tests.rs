@@ -1,7 +1,6 @@
 //! What the export writes: the model's and tools' escape sequences as escapes, never raw,
 //! and everything else (Markdown, tabs, newlines) as it was.
 
-use ralph_core::run_event::RunEvent;
 use ralph_stream::AgentEvent;
 
 use super::*;
@@ -12,16 +11,6 @@ use super::*;
 const HOSTILE: &str = "\u{1b}]0;owned\u{7} \u{1b}]52;c;cm0gLXJmIH4=\u{7} \
     \u{1b}]8;;http://x\u{1b}\\link\u{1b}]8;;\u{1b}\\ \u{1b}[2J \u{1b}[?1049h \
     \u{1b}P1$r\u{1b}\\ \u{7}\u{8} \u{9b}31m \u{202e}txt.exe";
-
-fn agent(model: &mut RunModel, event: &AgentEvent<'_>) {
-    feed(
-        model,
-        &RunEvent::Agent {
-            iteration: 1,
-            event,
-        },
-    );
-}
 
 #[test]
 fn the_export_writes_escape_sequences_as_escapes_and_keeps_the_markdown() {
@@ -36,16 +25,7 @@ fn the_export_writes_escape_sequences_as_escapes_and_keeps_the_markdown() {
         },
     );
     agent(&mut model, &AgentEvent::TextDelta { text: text.into() });
-    let args = serde_json::json!({ "command": format!("echo {HOSTILE}") }).to_string();
-    agent(
-        &mut model,
-        &AgentEvent::ToolCallStarted {
-            id: "t1".into(),
-            name: "bash".into(),
-            args: args.into(),
-            parent_id: None,
-        },
-    );
+    bash_call(&mut model, "t1", &format!("echo {HOSTILE}"));
     agent(
         &mut model,
         &AgentEvent::ToolCallFinished {

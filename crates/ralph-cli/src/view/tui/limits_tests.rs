@@ -222,18 +222,7 @@ fn a_flood_in_the_newest_iteration_keeps_its_end() {
             },
         );
         if n == LINES / 2 {
-            feed(
-                &mut model,
-                &RunEvent::Agent {
-                    iteration: 1,
-                    event: &AgentEvent::ToolCallStarted {
-                        id: "t1".into(),
-                        name: "bash".into(),
-                        args: r#"{"command":"ls"}"#.into(),
-                        parent_id: None,
-                    },
-                },
-            );
+            bash_call(&mut model, "t1", "ls");
         }
     }
     let it = &model.iterations[0];

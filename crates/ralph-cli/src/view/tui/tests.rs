@@ -108,6 +108,31 @@ fn agent_lines(stream: &[u8], iteration: u32) -> Vec<Vec<u8>> {
     lines
 }
 
+/// An agent event of iteration 1.
+fn agent(model: &mut RunModel, event: &AgentEvent<'_>) {
+    feed(
+        model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event,
+        },
+    );
+}
+
+/// A bash tool call `id` running `command`, in iteration 1.
+fn bash_call(model: &mut RunModel, id: &str, command: &str) {
+    let args = serde_json::json!({ "command": command }).to_string();
+    agent(
+        model,
+        &AgentEvent::ToolCallStarted {
+            id: id.into(),
+            name: "bash".into(),
+            args: args.into(),
+            parent_id: None,
+        },
+    );
+}
+
 fn loop_started(model: &mut RunModel, backend: &str) {
     feed(
         model,

@@ -149,18 +149,7 @@ fn search_finds_counts_and_shows_each_matching_line() {
 #[test]
 fn a_match_in_a_folded_tool_output_unfolds_it_on_screen() {
     let mut model = long_iteration(100);
-    feed(
-        &mut model,
-        &RunEvent::Agent {
-            iteration: 1,
-            event: &AgentEvent::ToolCallStarted {
-                id: "t1".into(),
-                name: "bash".into(),
-                args: "{\"command\":\"make\"}".into(),
-                parent_id: None,
-            },
-        },
-    );
+    bash_call(&mut model, "t1", "make");
     let output: String = (1..=60).map(|n| format!("out {n}\n")).collect();
     feed(
         &mut model,
