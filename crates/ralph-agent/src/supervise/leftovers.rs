@@ -7,8 +7,11 @@
 //! ralph, holding the workspace lock, lets the core decide from that record whether the
 //! recorder is dead, and then calls [`stop_leftovers`], which stops what is provably
 //! the dead ralph's through the same tree and teardown as a live run's leftovers (see
-//! the `tree` module for the proof it asks of each process).
+//! the `tree` module for the proof it asks of each process). Before a directory the dead
+//! ralph's agent worked in is deleted, what works in it is stopped too, marked or not
+//! (the `left_in` module).
 
+use std::path::Path;
 use std::time::Duration;
 
 use ralph_types::ProcessIdentity;
@@ -56,14 +59,19 @@ pub fn boot_id() -> Option<String> {
 
 /// Stops what the dead ralph `owner` left running: SIGTERM, [`LEFTOVER_KILL_GRACE`] (or
 /// `kill_grace`), SIGKILL. `agent` is the agent it ran last, whose process group is
-/// stopped too once proven to be that agent's. Call it only for an `owner` that is dead
-/// (the core decides); processes of a live ralph are never looked at by anyone else.
+/// stopped too once proven to be that agent's. With `deleting`, a directory about to be
+/// deleted, the processes of this user without a terminal that started after `owner`
+/// and work inside it are stopped too: nothing else may lead to one that cleared its
+/// environment. Call it only for an `owner` that is dead (the core decides); processes
+/// of a live ralph are never looked at by anyone else.
 pub async fn stop_leftovers(
     owner: ProcessIdentity,
     agent: Option<ProcessIdentity>,
     kill_grace: Duration,
+    deleting: Option<&Path>,
 ) -> StoppedLeftovers {
-    let mut tree = AgentTree::stale(&agent_run_owner(owner), owner.start_ticks, agent);
+    let owner_marker = agent_run_owner(owner);
+    let mut tree = AgentTree::stale(&owner_marker, owner.start_ticks, agent, deleting);
     clean_up(&mut tree, None, kill_grace, None).await;
     tree.collect();
     let survivors = tree.known().iter().filter(|&&pid| !is_gone(pid)).count();

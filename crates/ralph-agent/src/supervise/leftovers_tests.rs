@@ -36,7 +36,15 @@ impl Drop for Started {
 /// `RALPH_AGENT_RUN`; the script prints the pids the test tracks, one a line, then
 /// `ready`. The shell itself is tracked too (first).
 fn start(script: &str, marker: Option<&str>) -> Started {
+    start_in(script, marker, None)
+}
+
+/// [`start`] in the directory `dir` (else the test's own).
+fn start_in(script: &str, marker: Option<&str>, dir: Option<&std::path::Path>) -> Started {
     let mut cmd = Command::new("sh");
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
     cmd.args(["-c", script])
         .process_group(0)
         .stdin(Stdio::null())
@@ -69,11 +77,19 @@ fn owner_marker(owner: ProcessIdentity) -> String {
 }
 
 fn stop(owner: ProcessIdentity, agent: Option<ProcessIdentity>) -> StoppedLeftovers {
+    stop_deleting(owner, agent, None)
+}
+
+fn stop_deleting(
+    owner: ProcessIdentity,
+    agent: Option<ProcessIdentity>,
+    deleting: Option<&std::path::Path>,
+) -> StoppedLeftovers {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime")
-        .block_on(stop_leftovers(owner, agent, GRACE))
+        .block_on(stop_leftovers(owner, agent, GRACE, deleting))
 }
 
 #[test]
@@ -185,4 +201,27 @@ fn ancestors_reach_from_a_process_up_to_init() {
         "{ancestors:?}"
     );
     assert!(!ancestors.contains(&sleep) && !ancestors.contains(&1));
+}
+
+/// A process that cleared its environment and left the group carries nothing of the
+/// dead ralph: before the directory it works in is deleted, it is stopped all the same;
+/// the same process working elsewhere is not.
+#[test]
+fn what_works_in_a_directory_being_deleted_is_stopped_though_unmarked() {
+    const DEAD: ProcessIdentity = dead(10);
+    let (deleted, kept) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // The detached `sleep` prints its pid (then `ready`) before it becomes the sleep.
+    let script = "env -i setsid sh -c 'echo $$; echo ready; exec sleep 60' </dev/null &\n\
+                  exec sleep 60";
+    let inside = start_in(script, None, Some(deleted.path()));
+    let outside = start_in(script, None, Some(kept.path()));
+    let (envless, elsewhere) = (inside.0[1], outside.0[1]);
+    assert!(alive(envless) && alive(elsewhere));
+    let found = stop_deleting(DEAD, None, Some(deleted.path()));
+    assert!(!alive(envless), "{found:?}");
+    assert!(found.stopped >= 1, "{found:?}");
+    assert!(alive(elsewhere), "a process working elsewhere was stopped");
+    // Without the directory, nothing leads to it.
+    let found = stop(DEAD, None);
+    assert!(alive(elsewhere), "{found:?}");
 }

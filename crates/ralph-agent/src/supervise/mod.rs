@@ -40,6 +40,7 @@ mod child;
 mod deadlines;
 mod guard;
 mod interactive;
+mod left_in;
 mod leftovers;
 mod live;
 mod orphans;

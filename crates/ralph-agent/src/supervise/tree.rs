@@ -34,12 +34,14 @@
 //! agent's, and then their descendants. A reused pid or group id alone proves nothing.
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{Pid, getpid};
 use ralph_types::ProcessIdentity;
 
+use super::left_in;
 use super::orphans::{self, Ralph};
 use super::own_children;
 
@@ -53,12 +55,14 @@ pub(crate) struct ProcStat {
     pub(crate) ppid: i32,
     pub(crate) pgid: i32,
     pub(crate) state: u8,
+    /// The controlling terminal (field 7): 0 for none.
+    pub(crate) tty_nr: i32,
     /// Clock ticks since boot when the process started (field 22).
     pub(crate) start_ticks: u64,
 }
 
-/// Fields between the process group (field 5) and the start time (field 22).
-const FIELDS_BEFORE_START: usize = 22 - 5 - 1;
+/// Fields between the controlling terminal (field 7) and the start time (field 22).
+const FIELDS_BEFORE_START: usize = 22 - 7 - 1;
 
 impl ProcStat {
     pub(crate) fn is_dead(&self) -> bool {
@@ -77,6 +81,8 @@ pub(crate) fn parse_stat(pid: i32, data: &[u8]) -> Option<ProcStat> {
     let mut number = || -> Option<i32> { std::str::from_utf8(fields.next()?).ok()?.parse().ok() };
     let ppid = number()?;
     let pgid = number()?;
+    let _session = number()?;
+    let tty_nr = number()?;
     let start_ticks = std::str::from_utf8(fields.nth(FIELDS_BEFORE_START)?)
         .ok()?
         .parse()
@@ -86,6 +92,7 @@ pub(crate) fn parse_stat(pid: i32, data: &[u8]) -> Option<ProcStat> {
         ppid,
         pgid,
         state,
+        tty_nr,
         start_ticks,
     })
 }
@@ -146,6 +153,9 @@ enum Reach {
         leader: Option<ProcessIdentity>,
         /// Set once a member proved that the group is the agent's.
         group_proven: bool,
+        /// A directory (resolved) about to be deleted: what works in it counts too (see
+        /// the `left_in` module).
+        inside: Option<PathBuf>,
     },
 }
 
@@ -191,11 +201,13 @@ impl AgentTree {
 
     /// What a dead ralph's agents left: processes marked with a token of `owner` (see
     /// `ralph_types::env::agent_run_owner`) that started at or after `not_before` ticks,
-    /// and the group of `leader`, the agent that ran last, once it is proven to be that.
+    /// and the group of `leader`, the agent that ran last, once it is proven to be that;
+    /// with `inside`, what works in that directory too (see the `left_in` module).
     pub(crate) fn stale(
         owner: &str,
         not_before: u64,
         leader: Option<ProcessIdentity>,
+        inside: Option<&Path>,
     ) -> AgentTree {
         let mut needle = marker_needle(owner);
         needle.push(b'-');
@@ -207,6 +219,8 @@ impl AgentTree {
                 not_before,
                 leader,
                 group_proven: false,
+                // Unresolvable (gone already): nothing can work in it.
+                inside: inside.and_then(|dir| dir.canonicalize().ok()),
             },
             any_run: needle.clone(),
             needle,
@@ -300,10 +314,12 @@ impl AgentTree {
             not_before,
             leader,
             group_proven,
+            ref inside,
         } = self.reach
         else {
             return;
         };
+        let inside = inside.clone();
         let me = getpid().as_raw();
         let my_group = nix::unistd::getpgrp().as_raw();
         let stats: Vec<ProcStat> = all_pids()
@@ -335,12 +351,17 @@ impl AgentTree {
             members.extend(stats.iter().filter(|s| s.pgid == self.pgid).map(|s| s.pid));
         }
         close_over_children(&mut members, &stats);
+        // After the closure: their children are not taken for theirs.
+        if let Some(dir) = &inside {
+            members.extend(left_in::working_in(dir, &stats, not_before));
+        }
         // A zombie proves a group, but is nothing to stop: its reaper is another's.
         members.retain(|pid| stats.iter().any(|s| s.pid == *pid && !s.is_dead()));
         self.reach = Reach::Stale {
             not_before,
             leader,
             group_proven: proven,
+            inside,
         };
         self.known = members;
     }

@@ -11,6 +11,7 @@ fn stat_fields_are_read_after_the_last_parenthesis() {
             ppid: 17,
             pgid: 4242,
             state: b'S',
+            tty_nr: 0,
             start_ticks: 987_654,
         })
     );
@@ -65,6 +66,7 @@ fn proc(pid: i32, ppid: i32, pgid: i32, start_ticks: u64) -> ProcStat {
         ppid,
         pgid,
         state: b'S',
+        tty_nr: 0,
         start_ticks,
     }
 }

@@ -206,7 +206,7 @@ fn start_and_drive(
                 }
             };
             // Before anything of this run starts: what a killed ralph left running here.
-            let stale = leftovers::stop_stale(&ralph_dir).await;
+            let stale = leftovers::stop_stale(&ralph_dir, None).await;
             // A stop while they are checked ends the check; the loop then ends as interrupted
             // before its first agent starts (resumable, as any interrupted run).
             let agents = backends::resolve(&config, stop.requests()).await?;

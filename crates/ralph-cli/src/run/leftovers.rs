@@ -10,6 +10,7 @@
 //! after taking the lock and stops what is left ([`stop_stale`]).
 
 use std::cell::{Cell, RefCell};
+use std::path::Path;
 
 use ralph_agent::supervise::{LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity};
 use ralph_core::machine::Notice;
@@ -28,9 +29,11 @@ pub(crate) struct Stale {
 }
 
 /// Stops what a killed ralph's agent left running in this workspace, if anything, and
-/// says so. Call with the workspace lock held, so that the recorded ralph cannot be one
-/// that runs here now.
-pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Stale {
+/// says so; with `deleting`, a directory about to be deleted (by `ralph runs rm`), what
+/// works there too, though it carries no mark of that ralph (it cleared its environment).
+/// Call with the workspace lock held, so that the recorded ralph cannot be one that runs
+/// here now.
+pub(crate) async fn stop_stale(ralph_dir: &RalphDir, deleting: Option<&Path>) -> Stale {
     // No current run (or a damaged marker, said elsewhere): no record to read.
     let Some(run_dir) = ralph_dir.current_run().ok().flatten() else {
         return Stale::default();
@@ -62,7 +65,8 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir) -> Stale {
     let leftovers = record.leftovers(&host);
     let found = match leftovers {
         Some(l) => {
-            ralph_agent::supervise::stop_leftovers(l.ralph, l.agent, LEFTOVER_KILL_GRACE).await
+            ralph_agent::supervise::stop_leftovers(l.ralph, l.agent, LEFTOVER_KILL_GRACE, deleting)
+                .await
         }
         None => Default::default(),
     };

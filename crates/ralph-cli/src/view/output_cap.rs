@@ -7,11 +7,12 @@
 //! runaway iteration could fill the disk long before a deadline stopped it, while its
 //! transcript (`stdout.zst`) stays under `transcripts.max_bytes_per_run`. This layer sits
 //! in front of the record and the views (so what is recorded is still what was shown):
-//! past [`MAX_STREAMED_BYTES_PER_ITERATION`] of one iteration, the streamed events are
-//! counted, not passed on, and the record says where it was cut (an `agent_output_cut`
+//! past [`MAX_STREAMED_BYTES_PER_ITERATION`] of one iteration (the event that crosses it
+//! passes its head, up to it), the streamed events are counted, not passed on, and the record says where it was cut (an `agent_output_cut`
 //! notice) and, as the iteration ends, how much was left out (`agent_output_left_out`).
 //! What matters to the loop (tool calls, message and run ends, usage) always passes.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use ralph_core::machine::Notice;
@@ -58,34 +59,50 @@ impl<'a> OutputCap<'a> {
         }
     }
 
-    /// Whether `event` passes: anything but streamed output does; streamed output while
-    /// the iteration's budget lasts. The first event past it is replaced by the notice
-    /// that says so.
-    fn passes(&mut self, iteration: u32, event: &AgentEvent<'_>) -> bool {
-        let text_len = match event {
-            AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => text.len(),
-            AgentEvent::NonJson { line } => line.len(),
-            AgentEvent::Unknown { event_type } => event_type.len(),
-            AgentEvent::OversizeLine { .. } => 0,
-            _ => return true,
-        } as u64;
+    /// What of `event` passes: anything but streamed output does; streamed output while
+    /// the iteration's budget lasts. The event that does not fit passes its head, cut to
+    /// the room left (so that one line longer than the budget does not leave the record
+    /// empty), and is followed by the notice that says where the output was cut.
+    fn admit<'e>(&mut self, iteration: u32, event: &'e AgentEvent<'_>) -> Admit<'e> {
+        let text: &str = match event {
+            AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => text,
+            AgentEvent::NonJson { line } => line,
+            AgentEvent::Unknown { event_type } => event_type,
+            AgentEvent::OversizeLine { .. } => "",
+            _ => return Admit::Whole,
+        };
+        let text_len = text.len() as u64;
         let cost = text_len + RECORD_LINE_BYTES;
         if self.left_out_lines == 0 && self.kept + cost <= self.budget {
             self.kept += cost;
-            return true;
+            return Admit::Whole;
         }
+        let mut end = 0;
         if self.left_out_lines == 0 {
             self.iteration = Some(iteration);
-            self.inner.observe(&RunEvent::Notice {
-                iteration: Some(iteration),
-                notice: &Notice::AgentOutputCut {
-                    kept_bytes: self.kept,
-                },
-            });
+            let room = self.budget.saturating_sub(self.kept + RECORD_LINE_BYTES);
+            // An event's type name cut short would name nothing: only text is cut.
+            if !matches!(event, AgentEvent::Unknown { .. }) {
+                end = char_floor(text, room);
+            }
         }
         self.left_out_lines += 1;
-        self.left_out_bytes += text_len;
-        false
+        self.left_out_bytes += text_len - end as u64;
+        if end == 0 {
+            return Admit::Nothing;
+        }
+        self.kept += RECORD_LINE_BYTES + end as u64;
+        Admit::Head(head(event, &text[..end]))
+    }
+
+    /// Says where the iteration's output was cut, with how much of it was kept.
+    fn say_cut(&mut self) {
+        self.inner.observe(&RunEvent::Notice {
+            iteration: self.iteration,
+            notice: &Notice::AgentOutputCut {
+                kept_bytes: self.kept,
+            },
+        });
     }
 
     /// Says how much of the iteration's output was left out, if any, and starts the
@@ -110,7 +127,26 @@ impl<'a> OutputCap<'a> {
 impl Observer for OutputCap<'_> {
     fn observe(&mut self, event: &RunEvent<'_>) {
         match event {
-            RunEvent::Agent { iteration, event } if !self.passes(*iteration, event) => return,
+            RunEvent::Agent { iteration, event } => {
+                let first_cut = self.left_out_lines == 0;
+                match self.admit(*iteration, event) {
+                    Admit::Whole => {}
+                    Admit::Head(head) => {
+                        self.inner.observe(&RunEvent::Agent {
+                            iteration: *iteration,
+                            event: &head,
+                        });
+                        self.say_cut();
+                        return;
+                    }
+                    Admit::Nothing => {
+                        if first_cut {
+                            self.say_cut();
+                        }
+                        return;
+                    }
+                }
+            }
             // An iteration's output ends before its end is reported, and a new attempt
             // (or a loop stopped without one) starts with a budget of its own.
             RunEvent::IterationStarted { .. }
@@ -133,6 +169,33 @@ impl Observer for OutputCap<'_> {
     fn wait_over(&mut self) {
         self.inner.wait_over();
     }
+}
+
+/// What of a streamed event passes the cap.
+enum Admit<'e> {
+    Whole,
+    /// The head of the event that reached the cap.
+    Head(AgentEvent<'e>),
+    Nothing,
+}
+
+/// `event` (a text, thinking or non-JSON line) with `text` in place of its own.
+fn head<'e>(event: &AgentEvent<'_>, text: &'e str) -> AgentEvent<'e> {
+    let text = Cow::Borrowed(text);
+    match event {
+        AgentEvent::ThinkingDelta { .. } => AgentEvent::ThinkingDelta { text },
+        AgentEvent::NonJson { .. } => AgentEvent::NonJson { line: text },
+        _ => AgentEvent::TextDelta { text },
+    }
+}
+
+/// The longest length of `text` up to `room` bytes that ends on a character boundary.
+fn char_floor(text: &str, room: u64) -> usize {
+    let mut end = usize::try_from(room).unwrap_or(usize::MAX).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
 #[cfg(test)]

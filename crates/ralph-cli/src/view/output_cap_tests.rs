@@ -128,3 +128,63 @@ fn a_record_line_s_bytes_besides_its_text_are_counted_right() {
     .unwrap();
     assert_eq!(json.len() as u64 + 1, RECORD_LINE_BYTES);
 }
+
+/// A line longer than the room left passes its head, cut on a character boundary to
+/// fill the budget, then the cut is said; the rest of it and what follows are left out.
+#[test]
+fn a_line_longer_than_the_budget_passes_its_head_up_to_the_budget() {
+    let mut seen = Seen::default();
+    let budget = (8 + RECORD_LINE_BYTES) + RECORD_LINE_BYTES + 11;
+    let mut cap = OutputCap::with_budget(&mut seen, budget);
+    line(&mut cap, 1, "a line.\n");
+    // 11 bytes of room: `abcdefghij` and the first byte of `é` would be 11; the cut
+    // comes before the `é`.
+    let long = format!("abcdefghijé{}\n", "q".repeat(1000));
+    line(&mut cap, 1, &long);
+    line(&mut cap, 1, "after.\n");
+    end(&mut cap);
+
+    let texts: Vec<&str> = seen
+        .0
+        .iter()
+        .filter(|e| e["event"]["type"] == "text_delta")
+        .map(|e| e["event"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["a line.\n", "abcdefghij"]);
+    let kept = budget - 1;
+    assert_eq!(
+        notices(&seen),
+        vec![
+            &json!({"type": "notice", "iteration": 1, "notice": "agent_output_cut",
+                    "kept_bytes": kept}),
+            &json!({"type": "notice", "iteration": 1, "notice": "agent_output_left_out",
+                    "lines": 2, "bytes": long.len() - 10 + "after.\n".len()}),
+        ]
+    );
+    // The record's streamed lines are the bytes kept.
+    let recorded: u64 = texts
+        .iter()
+        .map(|t| t.len() as u64 + RECORD_LINE_BYTES)
+        .sum();
+    assert_eq!(recorded, kept);
+}
+
+/// A thinking line or one that was not the agent's format is cut the same way and
+/// stays what it was.
+#[test]
+fn a_cut_head_keeps_its_kind() {
+    let mut seen = Seen::default();
+    let mut cap = OutputCap::with_budget(&mut seen, RECORD_LINE_BYTES + 4);
+    let event = AgentEvent::NonJson {
+        line: Cow::Borrowed("not json at all"),
+    };
+    cap.observe(&RunEvent::Agent {
+        iteration: 1,
+        event: &event,
+    });
+    assert_eq!(
+        seen.0[0]["event"],
+        json!({"type": "non_json", "line": "not "})
+    );
+    assert_eq!(seen.0[1]["notice"], "agent_output_cut");
+}

@@ -66,3 +66,33 @@ fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
     );
     assert!(!tree(&ws, "w").exists());
 }
+
+/// A process the agent detached with its environment cleared (`env -i setsid`) carries no
+/// mark of the killed ralph, nor is in its agent's group: only the worktree it works in,
+/// which `runs rm` is about to delete, leads to it. It is stopped, and counted.
+#[test]
+fn rm_of_a_killed_loop_stops_what_works_in_its_worktree_though_its_environment_was_cleared() {
+    let ws = repo(
+        "- | | hang=300 | env -i setsid sh -c \"echo \\$\\$ > '$FAKE_STATE/envless.pid'; \
+         exec sleep 302\" </dev/null >/dev/null 2>&1 &\n",
+    );
+    let child = ws.start(&["run", "--worktree=w", "-q", "-p", "x"]);
+    let state = ws.path().join(".fake");
+    let agent = wait_for_pid(&state.join("pid-1"), "the agent");
+    let envless = wait_for_pid(&state.join("envless.pid"), "the env-less sleep");
+    let _guard = KillOnDrop(vec![envless, agent]);
+    let out = ws.stop(child, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(gone(agent), "the agent outlived ralph");
+    assert!(
+        alive(envless),
+        "precondition: the env-less sleep outlives ralph"
+    );
+
+    let out = ws.run(&["runs", "rm", "w"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 0, "{err}");
+    assert!(gone(envless), "the env-less sleep still runs: {err}");
+    assert!(err.starts_with("ralph: stopped "), "{err}");
+    assert!(!tree(&ws, "w").exists());
+}

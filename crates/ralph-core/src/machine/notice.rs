@@ -256,12 +256,14 @@ impl std::fmt::Display for Notice {
                     write!(f, "the run completed, so nothing acts on {them}")
                 }
             }
+            // The bytes kept, not a rounded size: the cap is counted in record bytes, and
+            // flooring them to MiB said "reached 15 MiB" (or 0) of a 16 MiB cap.
             Notice::AgentOutputCut { kept_bytes } => write!(
                 f,
-                "the agent's output in this iteration reached {} MiB: what it writes after \
-                 this is left out of the run's record and of this view (its transcript keeps \
-                 it: `ralph inspect`)",
-                kept_bytes / (1024 * 1024)
+                "the agent's output in this iteration reached what the run records of one \
+                 iteration ({kept_bytes} bytes of record kept): what it writes after this is \
+                 left out of the run's record and of this view (its transcript keeps it: \
+                 `ralph inspect`)"
             ),
             Notice::AgentOutputLeftOut { lines, bytes } => write!(
                 f,

@@ -37,3 +37,17 @@ fn undelivered_steering_says_how_many_for_which_iteration_and_whether_continue_c
          that iteration; `ralph run --continue` carries them in its first prompt"
     );
 }
+
+#[test]
+fn a_cut_output_says_the_bytes_kept_not_a_size_rounded_down() {
+    let said = |kept_bytes| Notice::AgentOutputCut { kept_bytes }.to_string();
+    assert!(
+        said(16_777_118).contains("(16777118 bytes of record kept)"),
+        "{}",
+        said(16_777_118)
+    );
+    // Under 1 MiB kept (a first line longer than the cap, before it was cut to fit) once
+    // read "reached 0 MiB".
+    assert!(!said(1000).contains("0 MiB"), "{}", said(1000));
+    assert!(said(1000).contains("1000 bytes"), "{}", said(1000));
+}

@@ -91,7 +91,7 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     // A loop killed there (`kill -9`) may have left its agent's processes running in
     // the worktree; the record that lets a later run find them goes with it.
-    stop_leftovers(held.iter().chain(held_inside.iter().flatten()))?;
+    stop_leftovers(held.iter().chain(held_inside.iter().flatten()), &tree)?;
     for inner in &nested {
         remove(&repo, inner.record.as_ref(), &inner.path, false, &listed)?;
         super::report(format_args!(
@@ -121,8 +121,10 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
 /// Stops what the agents of loops killed in the `held` workspaces left running, as
 /// `ralph run` there would before it starts (and says so): deleted with the worktree,
 /// their record could no longer lead a later run to them, and they would go on in a
-/// directory that is gone. The workspaces are held, so no loop runs there now.
-fn stop_leftovers<'a>(held: impl Iterator<Item = &'a Held>) -> Result<(), CliError> {
+/// directory that is gone. What works in `tree`, the worktree deleted, is stopped too
+/// (since such a loop started), though it cleared its environment and with it ralph's
+/// mark. The workspaces are held, so no loop runs there now.
+fn stop_leftovers<'a>(held: impl Iterator<Item = &'a Held>, tree: &Path) -> Result<(), CliError> {
     let mut runtime = None;
     for held in held {
         let ralph_dir = RalphDir::in_workspace(&held.workspace);
@@ -134,7 +136,7 @@ fn stop_leftovers<'a>(held: impl Iterator<Item = &'a Held>) -> Result<(), CliErr
             Some(runtime) => runtime,
             None => runtime.insert(crate::commands::runtime()?),
         };
-        runtime.block_on(leftovers::stop_stale(&ralph_dir));
+        runtime.block_on(leftovers::stop_stale(&ralph_dir, Some(tree)));
     }
     Ok(())
 }
