@@ -81,7 +81,11 @@ pub enum Role<'a> {
     /// No hats are configured: the agent does the task itself.
     Solo,
     /// Hats are configured but none handles the events: the agent hands work to one.
-    Coordinator { hats: &'a [HatConfig] },
+    /// `exhausted`: the ids of the hats that used up their `max_activations`.
+    Coordinator {
+        hats: &'a [HatConfig],
+        exhausted: &'a [String],
+    },
     /// A hat.
     Hat { hat: &'a HatConfig },
 }
@@ -148,7 +152,7 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             );
             true
         }
-        Role::Coordinator { hats } => {
+        Role::Coordinator { hats, exhausted } => {
             section(&mut p, "Your role: coordinator");
             p.push_str(
                 "You coordinate the hats below: decide which one works next and hand over \
@@ -160,13 +164,23 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
                  listed:\n\n",
             );
             for hat in hats.iter().filter(|h| !h.triggers.is_empty()) {
-                let _ = writeln!(
+                let _ = write!(
                     p,
                     "- {}: {} ({})",
                     code_list(&hat.triggers),
                     hat.name,
                     hat.description.trim()
                 );
+                // Still listed, so that its topics are not mistaken for free ones; a
+                // hand-over to it would be dropped, and repeating one would go on until
+                // the iteration limit.
+                if exhausted.contains(&hat.id) {
+                    p.push_str(
+                        " — exhausted: it ran as often as its max_activations allow, so \
+                         ralph drops events for it; hand the work to another hat",
+                    );
+                }
+                p.push('\n');
             }
             true
         }

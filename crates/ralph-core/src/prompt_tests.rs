@@ -143,9 +143,41 @@ fn the_coordinator_lists_the_hats_it_can_hand_work_to() {
         ),
     ];
     insta::assert_snapshot!(build_prompt(&input(
-        Role::Coordinator { hats: &hats },
+        Role::Coordinator {
+            hats: &hats,
+            exhausted: &[]
+        },
         &events
     )));
+}
+
+#[test]
+fn the_coordinator_is_told_which_hats_are_exhausted() {
+    let hats = hats();
+    let exhausted = [hats[1].id.clone()];
+    let prompt = build_prompt(&input(
+        Role::Coordinator {
+            hats: &hats,
+            exhausted: &exhausted,
+        },
+        &[],
+    ));
+    let line = |id: &str| {
+        let hat = hats.iter().find(|h| h.id == id).expect("a hat");
+        let named = format!("`: {} (", hat.name);
+        prompt
+            .lines()
+            .find(|l| l.starts_with("- `") && l.contains(&named))
+            .unwrap_or_else(|| panic!("no line for {id} in:\n{prompt}"))
+    };
+    assert!(
+        line(&hats[1].id).ends_with(
+            " — exhausted: it ran as often as its max_activations allow, so ralph drops \
+             events for it; hand the work to another hat"
+        ),
+        "{prompt}"
+    );
+    assert!(!line(&hats[0].id).contains("exhausted"), "{prompt}");
 }
 
 #[test]

@@ -379,3 +379,40 @@ fn an_unknown_preset_names_the_presets_and_the_likely_one() {
     let found: &Preset = preset("debug").expect("debug");
     assert_eq!(found.name, "debug");
 }
+
+#[test]
+fn a_presets_loop_complete_stands_for_the_runs_promise() {
+    let dir = tempfile::tempdir().expect("dir");
+    fs::write(dir.path().join("ralph.yml"), PROJECT).expect("write");
+    let finishing = |config: &ralph_core::config::ResolvedConfig, promise: &str| -> Vec<String> {
+        let publishes = config.hats.iter().flat_map(|h| &h.publishes);
+        let defaults = config.hats.iter().flat_map(|h| &h.default_publishes);
+        assert!(
+            !publishes.chain(defaults).any(|t| t == "LOOP_COMPLETE"),
+            "{:?}",
+            config.hats
+        );
+        let hats = config.hats.iter();
+        hats.filter(|h| h.publishes.iter().any(|t| t == promise))
+            .map(|h| h.id.clone())
+            .collect()
+    };
+    // The project's promise (ALL_DONE): the hat that finishes publishes it, no warning.
+    let resolved = load_in(dir.path(), Some(builtin("review")));
+    assert_eq!(resolved.warnings, vec![]);
+    assert_eq!(finishing(&resolved.config, "ALL_DONE"), ["checker"]);
+    // The command line's wins over the project's.
+    let options = LoadOptions {
+        cwd: dir.path().to_path_buf(),
+        overrides: Overrides {
+            prompt: Some("the task".into()),
+            completion_promise: Some("SHIP_IT".into()),
+            ..Overrides::default()
+        },
+        ..LoadOptions::default()
+    };
+    let config = load(&options.with_hats(Some(builtin("debug"))))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .config;
+    assert_eq!(finishing(&config, "SHIP_IT"), ["verifier"]);
+}

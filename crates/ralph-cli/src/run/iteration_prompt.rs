@@ -24,10 +24,14 @@ pub(super) fn iteration_prompt(
     observer: &mut dyn Observer,
 ) -> String {
     let config = run.config;
+    let exhausted = run.machine.exhausted_hats();
     let role = match hat {
         Some(hat) => Role::Hat { hat },
         None if config.hats.is_empty() => Role::Solo,
-        None => Role::Coordinator { hats: &config.hats },
+        None => Role::Coordinator {
+            hats: &config.hats,
+            exhausted: &exhausted,
+        },
     };
     let scratchpad = memory::scratchpad(config, &run.workspace);
     let task_list = memory::task_list(config, &run.workspace);

@@ -480,6 +480,18 @@ pub enum ConfigWarningKind {
     )]
     DefaultNotPublished { hat: String, topic: String },
     #[error(
+        "`{key}` names `{topic}`, but this run's completion promise is `{promise}`: hat \
+         `{hat}` is told to finish with `{topic}`, which ralph routes as an ordinary event, \
+         so its emit never ends the run. Write `{promise}` there instead, or set \
+         `event_loop.completion_promise` to `{topic}`"
+    )]
+    PublishesOtherPromise {
+        hat: String,
+        key: String,
+        topic: String,
+        promise: String,
+    },
+    #[error(
         "`{topic}` is required before completion, but no hat lists it in `publishes`: no \
          agent is told to emit it, so completion is refused until one does anyway. Add it to \
          the `publishes` of the hat that should emit it"

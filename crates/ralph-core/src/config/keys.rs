@@ -392,7 +392,8 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.event_loop.prompt_file = read::prompt_file(dec, f))),
     key(EventLoop, "completion_promise", Type::Topic, value(d::PROMISE),
         "The topic the agent emits (`ralph emit TOPIC`) when the task is done; the loop ends \
-         there.",
+         there. The hat that finishes lists it in `publishes`; a built-in preset's \
+         `LOOP_COMPLETE` (with `-H builtin:NAME`) stands for it.",
         Init::Default,
         Dump::Config(|c| Some(string(&c.event_loop.completion_promise))),
         Read::Layer(|dec, f, c| {

@@ -73,7 +73,9 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Dump::Hat(|h| h.default_publishes.as_deref().map(string)),
         Read::Hat(|dec, f, h| h.default_publishes = dec.topic(f))),
     key(Hat, "max_activations", Type::Count, Unset("no limit"),
-        "How many times the hat may run; after that ralph publishes `<id>.exhausted` instead.",
+        "How many times the hat may run; after that ralph drops the events for it and \
+         publishes `<id>.exhausted` in their place (naming each with the start of its \
+         payload), and the coordinator's prompt marks the hat exhausted.",
         Init::InExample,
         Dump::Hat(|h| h.max_activations.map(|n| int(n.into()))),
         Read::Hat(|dec, f, h| h.max_activations = read::count(dec, f))),

@@ -15,11 +15,11 @@ use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind, 
 use super::incumbent_presets::{PRESETS_DIR_VARIABLES, PresetDirs};
 use super::merge::merge;
 use super::origin::Origin;
-use super::overlay::{HatsSource, apply_overlay, read_overlay};
+use super::overlay::{HatsSource, apply_overlay, preset_promise, read_overlay};
 use super::overrides::Overrides;
 use super::raw::RawConfig;
 use super::resolve::{ResolveEnv, Resolved, model_pricing, resolve};
-use super::resolved::{DEFAULT_PROMPT_FILE, ModelPricing};
+use super::resolved::{DEFAULT_COMPLETION_PROMISE, DEFAULT_PROMPT_FILE, ModelPricing};
 use super::source_hint::{with_config_hint, with_hats_hint};
 use crate::fsafe::{self, Links, MAX_CONFIG_FILE_BYTES};
 
@@ -174,7 +174,17 @@ pub fn load_detailed(options: &LoadOptions) -> Result<Resolved, LoadFailure> {
     }
 
     let mut merged = layers.into_iter().fold(RawConfig::default(), merge);
-    if let Some(overlay) = overlay {
+    if let Some(mut overlay) = overlay {
+        if matches!(options.hats, Some(HatsSource::Builtin(_))) {
+            // The promise the run ends up with: the command line's, else the preset's,
+            // else the files'.
+            let promise = [&command_line, &overlay, &merged]
+                .into_iter()
+                .find_map(|layer| layer.event_loop.completion_promise.as_ref())
+                .map_or(DEFAULT_COMPLETION_PROMISE, |p| p.value.as_str())
+                .to_owned();
+            preset_promise(&mut overlay, &promise);
+        }
         merged = apply_overlay(merged, overlay);
     }
     let merged = merge(merged, command_line);

@@ -15,6 +15,12 @@
 //! them), keeps the project's completion promise unless it names one, and adds its gates
 //! to the project's (per name, as layers do). Unlike ralph-orchestrator, whose allow-list
 //! drops `required_events`, a preset's required events are kept.
+//!
+//! A built-in preset's hats finish with [`PRESET_PROMISE`]; in a preset that topic stands
+//! for the run's completion promise, whatever the project or `--completion-promise` makes
+//! it ([`preset_promise`]). Otherwise a preset used with a project whose promise is
+//! `ALL_DONE` would tell its last hat to emit a topic that ends nothing, and the run would
+//! go on to its iteration limit.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -24,6 +30,11 @@ use super::error::{ConfigError, ConfigErrors, ConfigWarning, ConfigWarningKind, 
 use super::origin::Origin;
 use super::preset::{BUILTIN_PREFIX, Preset, UnknownPreset, preset};
 use super::raw::{Layered, RawConfig, RawEventLoop};
+use super::resolved::DEFAULT_COMPLETION_PROMISE;
+
+/// The topic the built-in presets' hats publish to finish (in `publishes`, and in their
+/// gate suggestions' `before`): a stand-in for the run's completion promise.
+pub(crate) const PRESET_PROMISE: &str = DEFAULT_COMPLETION_PROMISE;
 
 /// Where `-H` takes the hats from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +148,35 @@ fn keep_workflow(
         })
         .collect();
     (kept, ignored)
+}
+
+/// A built-in preset's workflow (`overlay`) with its [`PRESET_PROMISE`] replaced by
+/// `promise`, the run's completion promise, in the hats' `publishes` and
+/// `default_publishes` and the gates' `before`: the prompt then tells the finishing hat
+/// to emit the real promise, and its emit completes the run. Where the preset wrote it
+/// stays its origin, so a message about the topic still points into the preset.
+pub(crate) fn preset_promise(overlay: &mut RawConfig, promise: &str) {
+    if promise == PRESET_PROMISE {
+        return;
+    }
+    let stands_in = |topic: &mut super::origin::Spanned<String>| {
+        if topic.value == PRESET_PROMISE {
+            promise.clone_into(&mut topic.value);
+        }
+    };
+    for hat in &mut overlay.hats {
+        hat.publishes
+            .iter_mut()
+            .flat_map(|l| &mut l.value)
+            .for_each(stands_in);
+        hat.default_publishes.iter_mut().for_each(stands_in);
+    }
+    for gate in &mut overlay.gates {
+        gate.before
+            .iter_mut()
+            .flat_map(|l| &mut l.value)
+            .for_each(stands_in);
+    }
 }
 
 /// `base` (the user's and project's files) with the workflow of `overlay` in place of

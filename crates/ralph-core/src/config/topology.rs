@@ -7,7 +7,8 @@
 //! waiting on the promise, a run started with the promise). The others leave a loop that
 //! runs, only not the way the file reads (a hat that never runs, a first iteration that
 //! goes to the coordinator, a default no hat is told about, a required event no hat is
-//! told to emit): warnings, so that a file that works for its author still loads.
+//! told to emit, a hat told to finish with `LOOP_COMPLETE` when the promise is another
+//! topic): warnings, so that a file that works for its author still loads.
 
 use super::error::{ConfigError, ConfigErrorKind, ConfigWarning, ConfigWarningKind};
 use super::origin::{Origin, Spanned};
@@ -120,6 +121,31 @@ pub(crate) fn check(raw: &RawConfig) -> Findings {
                     topic: default.value.clone(),
                 },
             });
+        }
+    }
+
+    // `LOOP_COMPLETE` is the promise of ralph-orchestrator's presets and of ralph's
+    // default: a hat of the user's that still names it under another promise is told to
+    // emit a topic that ends nothing (built-in presets have it replaced at load).
+    if promise_topic != DEFAULT_COMPLETION_PROMISE {
+        for hat in hats {
+            let listed = hat.publishes.iter().flat_map(|l| &l.value);
+            let named = listed.map(|t| ("publishes", t)).chain(
+                hat.default_publishes
+                    .iter()
+                    .map(|d| ("default_publishes", d)),
+            );
+            for (key, topic) in named.filter(|(_, t)| t.value == DEFAULT_COMPLETION_PROMISE) {
+                found.warnings.push(ConfigWarning {
+                    origin: topic.origin.clone(),
+                    kind: ConfigWarningKind::PublishesOtherPromise {
+                        hat: hat.id.value.clone(),
+                        key: format!("hats.{}.{key}", hat.id.value),
+                        topic: topic.value.clone(),
+                        promise: promise_topic.to_owned(),
+                    },
+                });
+            }
         }
     }
 

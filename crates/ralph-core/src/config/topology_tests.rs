@@ -190,3 +190,29 @@ fn a_required_event_no_hat_publishes_is_a_warning_when_every_hat_lists_its_topic
         .replace("    publishes: [review.done, LOOP_COMPLETE]\n", "");
     assert_eq!(findings(&yaml), (vec![], vec![]));
 }
+
+#[test]
+fn a_hat_finishing_with_loop_complete_under_another_promise_is_a_warning_at_the_topic() {
+    let yaml = PIPELINE.replace(
+        "  required_events: [review.done]\n",
+        "  required_events: [review.done]\n  completion_promise: ALL_DONE\n",
+    ) + "  closer:\n    description: closes\n    triggers: [review.done]\n    \
+         default_publishes: LOOP_COMPLETE\n";
+    assert_eq!(
+        findings(&yaml).1,
+        [
+            "ralph.yml:14:30: `hats.reviewer.publishes` names `LOOP_COMPLETE`, but this run's \
+             completion promise is `ALL_DONE`: hat `reviewer` is told to finish with \
+             `LOOP_COMPLETE`, which ralph routes as an ordinary event, so its emit never ends \
+             the run. Write `ALL_DONE` there instead, or set `event_loop.completion_promise` \
+             to `LOOP_COMPLETE`",
+            "ralph.yml:18:24: `hats.closer.default_publishes` names `LOOP_COMPLETE`, but this \
+             run's completion promise is `ALL_DONE`: hat `closer` is told to finish with \
+             `LOOP_COMPLETE`, which ralph routes as an ordinary event, so its emit never ends \
+             the run. Write `ALL_DONE` there instead, or set `event_loop.completion_promise` \
+             to `LOOP_COMPLETE`",
+        ]
+    );
+    // Under the default promise, `LOOP_COMPLETE` is the promise.
+    assert_eq!(findings(PIPELINE), (vec![], vec![]));
+}

@@ -7,6 +7,10 @@ use super::{DEFAULT_HAT, EXHAUSTED_SUFFIX, Machine};
 use crate::event::Event;
 use crate::topic::TASK_RESUME;
 
+/// The most characters of a dropped event's payload that `<hat>.exhausted` repeats: enough
+/// to say what the hat was asked, without carrying a long hand-over twice.
+const DROPPED_PAYLOAD_CHARS: usize = 200;
+
 impl Machine {
     /// Picks the hat for the next iteration and takes its events off the queue.
     pub(super) fn select(&mut self) -> (String, Vec<Event>) {
@@ -30,16 +34,24 @@ impl Machine {
             match hat.max_activations {
                 Some(max) if used >= max => {
                     let dropped = self.take_routed(Some(&hat.id), false);
-                    let topics: Vec<String> = dropped.into_iter().map(|e| e.topic).collect();
                     let exhausted = Event::with_text(
                         format!("{}{EXHAUSTED_SUFFIX}", hat.id),
                         format!(
                             "hat `{}` reached max_activations ({max}); dropped: {}",
                             hat.id,
-                            topics.join(", ")
+                            dropped
+                                .iter()
+                                .map(dropped_text)
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                     );
-                    self.record_published(&exhausted);
+                    let topics: Vec<String> = dropped.into_iter().map(|e| e.topic).collect();
+                    // Seen, for `required_events`, but not counted toward stale
+                    // detection: ralph's own event between an agent's repeats of one
+                    // hand-over to this hat would reset the count, and the agent could
+                    // hand over in vain until the iteration limit.
+                    self.state.seen_topics.insert(exhausted.topic.clone());
                     self.state.pending.push_front(exhausted);
                     self.notices.push(Notice::HatExhausted {
                         hat: hat.id.clone(),
@@ -51,6 +63,18 @@ impl Machine {
                 Some(_) | None => return (hat.id.clone(), self.take_routed(Some(&hat.id), false)),
             }
         }
+    }
+
+    /// The hats that used up their `max_activations`: events for them are dropped, which
+    /// the coordinator's prompt says so that it stops handing work to them.
+    pub fn exhausted_hats(&self) -> Vec<String> {
+        let used = |id: &str| self.state.activations.get(id).copied().unwrap_or(0);
+        self.rules
+            .hats
+            .iter()
+            .filter(|h| h.max_activations.is_some_and(|max| used(&h.id) >= max))
+            .map(|h| h.id.clone())
+            .collect()
     }
 
     /// Removes and returns the pending events routed to `hat` (`None`: the default
@@ -66,4 +90,16 @@ impl Machine {
         self.state.pending = kept;
         taken.into()
     }
+}
+
+/// How `<hat>.exhausted` names one dropped event: its topic, and the start of its
+/// payload on one line, so that the coordinator still learns what the hat was asked.
+fn dropped_text(event: &Event) -> String {
+    let Some(payload) = event.payload_text() else {
+        return event.topic.clone();
+    };
+    let line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start: String = line.chars().take(DROPPED_PAYLOAD_CHARS).collect();
+    let cut = if start.len() < line.len() { "…" } else { "" };
+    format!("{} ({start}{cut})", event.topic)
 }

@@ -439,3 +439,68 @@ fn an_exact_trigger_beats_a_segment_pattern_which_beats_a_lone_star() {
     assert_eq!(trace[1].0, "builder");
     assert_eq!(run(&mut m).hat, "finisher");
 }
+
+/// The coordinator hands the same work to an exhausted hat again and again.
+fn handing_over_to_an_exhausted_hat() -> Machine {
+    let mut rules = Rules {
+        hats: vec![hat("b", &["x.one"])],
+        ..solo()
+    };
+    rules.hats[0].max_activations = Some(1);
+    let mut m = Machine::new(rules);
+    let again = Event::with_text("x.one", "try b again");
+    assert_eq!(
+        step(&mut m, ok(std::slice::from_ref(&again))).0,
+        DEFAULT_HAT
+    );
+    assert_eq!(m.exhausted_hats(), Vec::<String>::new());
+    assert_eq!(step(&mut m, ok(&[])).0, "b");
+    // Used up as soon as it ran its last time, before anything is handed to it again.
+    assert_eq!(m.exhausted_hats(), ["b"]);
+    m
+}
+
+#[test]
+fn an_exhausted_hat_is_named_and_its_dropped_payload_reaches_the_coordinator() {
+    let mut m = handing_over_to_an_exhausted_hat();
+    step(&mut m, ok(&[Event::with_text("x.one", "try b\n  again")]));
+    let it = run(&mut m);
+    assert_eq!(it.hat, DEFAULT_HAT);
+    assert_eq!(
+        it.events,
+        [Event::with_text(
+            "b.exhausted",
+            "hat `b` reached max_activations (1); dropped: x.one (try b again)"
+        )]
+    );
+    // A long payload is cut at its start.
+    let long = "word ".repeat(100);
+    m.finish(it, ok(&[Event::with_text("x.one", long.clone())]), S);
+    let payload = run(&mut m).events[0].payload_text().expect("a payload");
+    let kept = long.trim_end().chars().take(200).collect::<String>();
+    assert_eq!(
+        payload,
+        format!("hat `b` reached max_activations (1); dropped: x.one ({kept}…)")
+    );
+}
+
+#[test]
+fn the_agent_repeating_a_hand_over_to_an_exhausted_hat_is_a_stale_loop() {
+    let mut m = handing_over_to_an_exhausted_hat();
+    let again = Event::with_text("x.one", "try b again");
+    // The first repeat was the hand-over that used b up; ralph's `b.exhausted` comes
+    // between the others and does not reset the count.
+    for _ in 1..STALE_REPEATS {
+        assert_eq!(
+            step(&mut m, ok(std::slice::from_ref(&again))).0,
+            DEFAULT_HAT
+        );
+    }
+    assert_eq!(
+        stop(&mut m),
+        StopReason::StaleLoop {
+            topic: "x.one".into(),
+            repeats: STALE_REPEATS
+        }
+    );
+}
