@@ -27,9 +27,9 @@ mod words;
 #[path = "glyphs_tests.rs"]
 mod glyphs;
 
-/// What the export makes of escape sequences: beside this file.
+/// What the export writes: beside this file.
 #[path = "export_tests.rs"]
-mod export_safety;
+mod exports;
 
 /// Steering, rate limits and their waits on the screen: beside this file.
 #[path = "limits_tests.rs"]
@@ -457,59 +457,6 @@ fn search_moves_between_matches_and_quit_asks() {
     );
     key(&mut app, &mut model, KeyCode::Char('q'));
     assert_eq!(key(&mut app, &mut model, KeyCode::Char('y')), Request::Quit);
-}
-
-#[test]
-fn export_writes_the_iteration_as_markdown() {
-    let mut model = one_iteration("pi", "builder", "pi/anthropic/thinking.jsonl");
-    iteration_started(&mut model, 2, "reviewer", "pi");
-    for line in agent_lines(&fixture("pi/anthropic/tools3.jsonl"), 2) {
-        model.apply_json(&line);
-    }
-    gate(&mut model, 2, false);
-    let dir = tempfile::tempdir().unwrap();
-    let path = export::write(&model, 1, dir.path()).unwrap();
-    assert_eq!(path, dir.path().join("exports/iteration-2.md"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with("# Run 20261125-215510-tui1 · iteration 2 · reviewer"));
-    let tools = model.iterations[1]
-        .entries
-        .iter()
-        .filter(|e| matches!(e, Entry::Tool(_)))
-        .count();
-    assert_eq!(text.matches("**Tool `").count(), tools);
-    assert!(tools >= 3, "{tools}");
-    let gate_line = text
-        .lines()
-        .find(|l| l.starts_with("**Gate `tests`**: "))
-        .expect("the gate's line");
-    assert!(gate_line.contains("failed (exit code"), "{gate_line}");
-    assert_eq!(gate_line.matches("failed").count(), 1, "{gate_line}");
-    let thinking = export::markdown(&model, &model.iterations[0]);
-    assert!(thinking.contains("*Thinking:*\n\n> "), "{thinking}");
-}
-
-#[test]
-fn export_follows_no_link_the_agent_planted_in_the_run_directory() {
-    let model = one_iteration("pi", "builder", "pi/anthropic/thinking.jsonl");
-    let dir = tempfile::tempdir().unwrap();
-    let run_dir = dir.path().join(".ralph/runs/20261125T215510Z");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(&run_dir).unwrap();
-    std::fs::create_dir(&outside).unwrap();
-    std::os::unix::fs::symlink(&outside, run_dir.join(export::EXPORTS_DIR)).unwrap();
-    assert!(export::write(&model, 0, &run_dir).is_err());
-    std::fs::remove_file(run_dir.join(export::EXPORTS_DIR)).unwrap();
-    std::fs::create_dir(run_dir.join(export::EXPORTS_DIR)).unwrap();
-    let planted = outside.join("iteration-1.md");
-    std::fs::write(&planted, "mine").unwrap();
-    let at = run_dir.join("exports/iteration-1.md");
-    std::os::unix::fs::symlink(&planted, &at).unwrap();
-    // The link is replaced by the export; the file it named is left as it was.
-    assert_eq!(export::write(&model, 0, &run_dir).unwrap(), at);
-    assert!(std::fs::symlink_metadata(&at).unwrap().is_file());
-    assert_eq!(std::fs::read_to_string(&planted).unwrap(), "mine");
-    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
 }
 
 #[test]
