@@ -36,7 +36,9 @@ pub(super) static HAT_KEYS: &[Key] = &[
         Dump::Hat(|h| Some(strings(&h.triggers))),
         Read::Hat(|dec, f, h| h.triggers = read::triggers(dec, f, &h.id.value))),
     key(Hat, "publishes", Type::Topics, value(Value::EmptyList),
-        "The topics this hat may emit.", Init::InExample,
+        "The topics this hat is meant to emit: its prompt lists them and the checks of the \
+         hats' wiring read them. They are not enforced: an event outside them is routed \
+         like any other.", Init::InExample,
         Dump::Hat(|h| Some(strings(&h.publishes))),
         Read::Hat(|dec, f, h| h.publishes = dec.topics(f))),
     key(Hat, "instructions", Type::Text, value(Value::Text("\"\"")),
