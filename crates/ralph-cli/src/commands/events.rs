@@ -16,7 +16,7 @@
 
 use ralph_core::event::Event;
 use ralph_core::inbox::{InboxLine, InboxReader};
-use ralph_core::machine::{EXHAUSTED_SUFFIX, IterationRecord};
+use ralph_core::machine::{CompletionSignal, EXHAUSTED_SUFFIX, IterationRecord, StopReason};
 use ralph_core::steer::{Logged, SteerLogLine};
 use ralph_core::store::{IterationStart, RalphDir, RunDir, StoreError};
 use ralph_core::topic::{GATE_FAILED, TASK_RESUME};
@@ -57,6 +57,9 @@ enum Source {
     Ralph,
     /// ralph, for the hat: its `default_publishes`, because the agent emitted nothing.
     Default,
+    /// The iteration's agent, by the promise as the last line of its final answer: it
+    /// completed the run without an event.
+    Answer,
     /// A person, through `ralph steer`.
     Person,
     /// Anyone but the iteration's agent, through `ralph emit` (a person in another
@@ -71,6 +74,7 @@ impl Source {
             Source::Tag => "tag",
             Source::Ralph => "ralph",
             Source::Default => "default",
+            Source::Answer => "answer",
             Source::Person => "person",
             Source::Outside => "outside",
         }
@@ -145,9 +149,15 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
     }
     let history = history.records;
     // The inbox past what the loop has read: the running iteration's events.
-    let (offset, ended) = match run_dir.load() {
-        Ok(saved) => (saved.inbox_offset, saved.state.end.is_some()),
-        Err(StoreError::NoRun(_)) => (0, false),
+    let (offset, ended, promise) = match run_dir.load() {
+        Ok(saved) => {
+            let promise = match &saved.state.end {
+                Some(StopReason::Completed { promise, .. }) => Some(promise.clone()),
+                _ => None,
+            };
+            (saved.inbox_offset, saved.state.end.is_some(), promise)
+        }
+        Err(StoreError::NoRun(_)) => (0, false, None),
         Err(e) => return Err(e.into()),
     };
     let mut reader = InboxReader::new(run_dir.inbox(), offset);
@@ -168,22 +178,30 @@ fn rows(run_dir: &RunDir) -> Result<Vec<Row>, CliError> {
             e,
         )
     })?;
-    Ok(assemble(&history, &running, &steering, pending))
+    Ok(assemble(
+        &history,
+        &running,
+        &steering,
+        pending,
+        promise.as_deref(),
+    ))
 }
 
 /// Every row, in iteration order: the finished iterations' (`history`), then the running
 /// one's (ralph's events it was handed, what its agent emitted so far, in the inbox lines
 /// `pending`, or one row without a topic while it has emitted nothing), each `ralph
-/// steer` message first among the rows of the iteration it went to.
+/// steer` message first among the rows of the iteration it went to. `promise`: the
+/// promise that completed the run, when one did.
 fn assemble(
     history: &[IterationRecord],
     running: &Running,
     steering: &[SteerLogLine],
     pending: Vec<InboxLine>,
+    promise: Option<&str>,
 ) -> Vec<Row> {
     let mut rows = Vec::new();
     for (n, record) in history.iter().enumerate() {
-        rows.extend(record_rows(record, &history[..n]));
+        rows.extend(record_rows(record, &history[..n], promise));
     }
     rows.extend(running.ralphs_rows(history));
     let emitted: Vec<Row> = pending
@@ -254,9 +272,15 @@ fn with_guidance(
 }
 
 /// The rows of the iteration `record` (`before`: the records before it): ralph's own
-/// events it was handed, what its agent emitted (marked when withheld), and the default
-/// published for its hat; one row without a topic when it produced nothing.
-fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row> {
+/// events it was handed, what its agent emitted (marked when withheld), the default
+/// published for its hat, and the run's `promise` when its final answer completed the run
+/// (there is no event of it to list, and its row would read as an iteration that did
+/// nothing); one row without a topic when it produced nothing.
+fn record_rows(
+    record: &IterationRecord,
+    before: &[IterationRecord],
+    promise: Option<&str>,
+) -> Vec<Row> {
     let mut rows: Vec<Row> = ralphs(&record.consumed, before)
         .map(|e| {
             record_row(
@@ -300,6 +324,13 @@ fn record_rows(record: &IterationRecord, before: &[IterationRecord]) -> Vec<Row>
         rows.push(record_row(
             record,
             Some((Source::Default, topic.clone())),
+            None,
+        ));
+    }
+    if let (Some(CompletionSignal::FinalText), Some(promise)) = (record.completion, promise) {
+        rows.push(record_row(
+            record,
+            Some((Source::Answer, promise.to_owned())),
             None,
         ));
     }

@@ -100,7 +100,10 @@ fn each_steering_message_comes_once_first_among_its_iteration_s_rows() {
         record
     };
     let history = [record(1, &["a", "b"]), record(2, &[])];
-    let mut rows: Vec<Row> = history.iter().flat_map(|r| record_rows(r, &[])).collect();
+    let mut rows: Vec<Row> = history
+        .iter()
+        .flat_map(|r| record_rows(r, &[], None))
+        .collect();
     let line = |went, iteration, message: Option<&str>| SteerLogLine {
         at_ms: 0,
         id: "x".into(),
@@ -197,7 +200,7 @@ fn an_iterations_rows_say_what_ralph_published_and_what_a_gate_withheld() {
     reviewer.events = vec![event("review.done", None), event("LOOP_COMPLETE", None)];
     reviewer.withheld = vec!["LOOP_COMPLETE".into(), "docs.done".into()];
     reviewer.default_published = Some("review.next".into());
-    let rows = record_rows(&reviewer, std::slice::from_ref(&builder));
+    let rows = record_rows(&reviewer, std::slice::from_ref(&builder), None);
     let shown: Vec<(Option<Source>, Option<&str>, bool)> = rows
         .iter()
         .map(|r| (r.source, r.topic.as_deref(), r.withheld))
@@ -224,7 +227,7 @@ fn an_iterations_rows_say_what_ralph_published_and_what_a_gate_withheld() {
     // Handed only ralph's events and emitting nothing, the iteration still gets its row.
     let mut resumed = record(3, "builder");
     resumed.consumed = vec![event(TASK_RESUME, None)];
-    let shown: Vec<(Option<Source>, Option<String>)> = record_rows(&resumed, &[])
+    let shown: Vec<(Option<Source>, Option<String>)> = record_rows(&resumed, &[], None)
         .into_iter()
         .map(|r| (r.source, r.topic))
         .collect();
@@ -264,7 +267,12 @@ fn a_message_queued_for_an_iteration_an_ended_run_never_ran_is_not_shown_running
         ended,
     };
     let outcome = |running: &Running| {
-        let rows = with_guidance(record_rows(&history[0], &[]), &steering, &history, running);
+        let rows = with_guidance(
+            record_rows(&history[0], &[], None),
+            &steering,
+            &history,
+            running,
+        );
         let last = rows.last().unwrap();
         assert_eq!(last.topic.as_deref(), Some(GUIDANCE_TOPIC));
         last.outcome.clone()
@@ -295,7 +303,7 @@ fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
     };
     let steering = [line(2, "later please"), line(1, "now")];
     let shown = |pending: Vec<InboxLine>| -> Vec<(u32, Option<String>, String)> {
-        assemble(&[], &running, &steering, pending)
+        assemble(&[], &running, &steering, pending, None)
             .into_iter()
             .map(|r| (r.iteration, r.topic, r.outcome))
             .collect()
@@ -330,7 +338,7 @@ fn the_running_iterations_rows_come_before_a_message_queued_for_the_next() {
         ended: true,
         ..running
     };
-    let rows = assemble(&[], &ended, &[], Vec::new());
+    let rows = assemble(&[], &ended, &[], Vec::new(), None);
     assert!(rows.is_empty(), "{rows:?}");
 }
 
@@ -367,7 +375,7 @@ fn an_event_from_outside_the_agent_is_listed_as_outside() {
             sender: None,
         },
     ];
-    let sources: Vec<Option<&str>> = assemble(&[], &running, &[], pending)
+    let sources: Vec<Option<&str>> = assemble(&[], &running, &[], pending, None)
         .into_iter()
         .map(|r| r.source.map(Source::name))
         .collect();
@@ -390,6 +398,31 @@ fn events_the_agent_wrote_as_tags_are_listed_as_tag_after_those_it_emitted() {
     );
 }
 
+#[test]
+fn an_iteration_whose_final_answer_completed_the_run_shows_the_promise() {
+    let mut record = succeeded_record();
+    record.completion = Some(CompletionSignal::FinalText);
+    let rows = |record: &IterationRecord, promise| -> Vec<(Option<&'static str>, Option<String>)> {
+        record_rows(record, &[], promise)
+            .into_iter()
+            .map(|r| (r.source.map(Source::name), r.topic))
+            .collect()
+    };
+    assert_eq!(
+        rows(&record, Some("ALL_DONE")),
+        [(Some("answer"), Some("ALL_DONE".to_owned()))]
+    );
+    // The run's end names no promise (its state file is gone): the row stays as it was.
+    assert_eq!(rows(&record, None), [(None, None)]);
+    // An event that completed it is listed as the agent's already, with no second row.
+    record.completion = Some(CompletionSignal::Event);
+    record.events = vec![ralph_core::event::Event::new("ALL_DONE")];
+    assert_eq!(
+        rows(&record, Some("ALL_DONE")),
+        [(Some("agent"), Some("ALL_DONE".to_owned()))]
+    );
+}
+
 /// Iteration 1 of hat `builder`, which succeeded and published nothing.
 fn succeeded_record() -> IterationRecord {
     serde_json::from_value(serde_json::json!({
@@ -404,7 +437,7 @@ fn succeeded_record() -> IterationRecord {
 
 /// Who published each row of `record`, and its topic.
 fn sources_and_topics(record: &IterationRecord) -> Vec<(Option<&'static str>, Option<String>)> {
-    record_rows(record, &[])
+    record_rows(record, &[], None)
         .into_iter()
         .map(|r| (r.source.map(Source::name), r.topic))
         .collect()
