@@ -349,7 +349,7 @@ fn an_event_from_outside_the_agent_is_listed_as_outside() {
     record.default_published = Some("build.done".to_owned());
     record.outside = vec![event("hotfix.needed")];
     assert_eq!(
-        sources_and_topics(&record),
+        sources_and_topics(&record, None),
         [
             (Some("outside"), Some("hotfix.needed".to_owned())),
             (Some("default"), Some("build.done".to_owned())),
@@ -389,7 +389,7 @@ fn events_the_agent_wrote_as_tags_are_listed_as_tag_after_those_it_emitted() {
     record.events = vec![event("progress"), event("build.done"), event("docs.done")];
     record.from_tags = 2;
     assert_eq!(
-        sources_and_topics(&record),
+        sources_and_topics(&record, None),
         [
             (Some("agent"), Some("progress".to_owned())),
             (Some("tag"), Some("build.done".to_owned())),
@@ -402,23 +402,17 @@ fn events_the_agent_wrote_as_tags_are_listed_as_tag_after_those_it_emitted() {
 fn an_iteration_whose_final_answer_completed_the_run_shows_the_promise() {
     let mut record = succeeded_record();
     record.completion = Some(CompletionSignal::FinalText);
-    let rows = |record: &IterationRecord, promise| -> Vec<(Option<&'static str>, Option<String>)> {
-        record_rows(record, &[], promise)
-            .into_iter()
-            .map(|r| (r.source.map(Source::name), r.topic))
-            .collect()
-    };
     assert_eq!(
-        rows(&record, Some("ALL_DONE")),
+        sources_and_topics(&record, Some("ALL_DONE")),
         [(Some("answer"), Some("ALL_DONE".to_owned()))]
     );
     // The run's end names no promise (its state file is gone): the row stays as it was.
-    assert_eq!(rows(&record, None), [(None, None)]);
+    assert_eq!(sources_and_topics(&record, None), [(None, None)]);
     // An event that completed it is listed as the agent's already, with no second row.
     record.completion = Some(CompletionSignal::Event);
     record.events = vec![ralph_core::event::Event::new("ALL_DONE")];
     assert_eq!(
-        rows(&record, Some("ALL_DONE")),
+        sources_and_topics(&record, Some("ALL_DONE")),
         [(Some("agent"), Some("ALL_DONE".to_owned()))]
     );
 }
@@ -435,9 +429,13 @@ fn succeeded_record() -> IterationRecord {
     .unwrap()
 }
 
-/// Who published each row of `record`, and its topic.
-fn sources_and_topics(record: &IterationRecord) -> Vec<(Option<&'static str>, Option<String>)> {
-    record_rows(record, &[], None)
+/// Who published each row of `record`, and its topic (`promise`: the run's, when it
+/// completed).
+fn sources_and_topics(
+    record: &IterationRecord,
+    promise: Option<&str>,
+) -> Vec<(Option<&'static str>, Option<String>)> {
+    record_rows(record, &[], promise)
         .into_iter()
         .map(|r| (r.source.map(Source::name), r.topic))
         .collect()
