@@ -370,9 +370,10 @@ fn ctrl_c_during_the_last_iterations_gate_ends_the_run_interrupted() {
 #[test]
 fn sigterm_while_the_last_iteration_is_torn_down_ends_the_run_interrupted() {
     // Told to stop only by the teardown (the agent itself has exited), it says so and
-    // lingers until it is killed.
-    let agent = "(trap 'touch got-term' TERM; while :; do sleep 0.1; done) \
-                 >/dev/null 2>&1 & echo working";
+    // lingers until it is killed. The agent exits only once the trap is set: on a loaded
+    // machine the teardown's SIGTERM could otherwise come first and end it silently.
+    let agent = "(trap 'touch got-term' TERM; touch trap-set; while :; do sleep 0.1; done) \
+                 >/dev/null 2>&1 & while [ ! -e trap-set ]; do sleep 0.01; done; echo working";
     let ws = Workspace::new(
         &format!("cli:\n  backend: custom\n  command: sh\n  args: [-c, \"{agent}\"]\n"),
         "",
