@@ -53,8 +53,9 @@ pub fn write_memories(p: &mut String, memories: MemoryPrompt<'_>, ralph: &str) {
         MemoryPrompt::Primed(text) => {
             let _ = writeln!(
                 p,
-                "Lessons from earlier iterations, most relevant first (`{ralph} tools memory \
-                 search <words>` finds others). {add}\n\n<memories>\n{}\n</memories>",
+                "Lessons from earlier iterations, grouped by kind (the most relevant, when \
+                 not all fit: `{ralph} tools memory search <words>` finds others). \
+                 {add}\n\n<memories>\n{}\n</memories>",
                 text.trim()
             );
         }

@@ -49,9 +49,9 @@ pub(super) static MEMORY_KEYS: &[Key] = &[
         Dump::Config(|c| Some(boolean(c.memories.enabled))),
         Read::Layer(|dec, f, c| c.memories.enabled = dec.boolean(f))),
     key(Memories, "inject", Type::Choice(inject_names), value(Value::Text("auto")),
-        "What each prompt carries: `auto` the memories (most relevant first, within \
-         `budget`) and how to add one; `manual` only how to read and add them; `none` \
-         nothing.",
+        "What each prompt carries: `auto` the most relevant memories that fit in \
+         `budget`, grouped by kind, and how to add one; `manual` only how to read and add \
+         them; `none` nothing.",
         Init::Default,
         Dump::Config(|c| Some(string(c.memories.inject.name()))),
         Read::Layer(|dec, f, c| {
