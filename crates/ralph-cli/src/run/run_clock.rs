@@ -48,14 +48,11 @@ impl RuntimeLeft<'_> {
     }
 
     /// `timeout` cut to what is left, and whether it was cut: a command stopped at the
-    /// cut deadline was stopped by the runtime limit, not by its own timeout.
+    /// cut deadline was stopped by the runtime limit, not by its own timeout. The cut an
+    /// agent's iteration gets ([`Machine::iteration_wall`]).
     pub(crate) fn bound(&self, timeout: Duration) -> (Duration, bool) {
-        let left = self.now();
-        if left < timeout {
-            (left, true)
-        } else {
-            (timeout, false)
-        }
+        let plan = self.machine.iteration_wall(timeout, self.clock.elapsed());
+        (plan.wall, plan.cut_to_runtime)
     }
 }
 

@@ -279,7 +279,7 @@ impl Machine {
     }
 
     /// The wall-clock deadline for an iteration whose hat allows `iteration_timeout`:
-    /// never longer than the runtime left.
+    /// never longer than the runtime left (so too for a gate's or a hook's timeout).
     pub fn iteration_wall(&self, iteration_timeout: Duration, elapsed: Duration) -> WallPlan {
         let left = self.runtime_left(elapsed);
         if left < iteration_timeout {
