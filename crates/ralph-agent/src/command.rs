@@ -106,10 +106,7 @@ pub fn output_tail(text: &str, max_lines: usize, max_bytes: usize) -> String {
     let keep = &lines[lines.len().saturating_sub(max_lines)..];
     let mut out = keep.join("\n");
     if out.len() > max_bytes {
-        let mut cut = out.len() - max_bytes;
-        while !out.is_char_boundary(cut) {
-            cut += 1;
-        }
+        let cut = out.ceil_char_boundary(out.len() - max_bytes);
         out.drain(..cut);
     }
     out

@@ -244,10 +244,7 @@ pub fn scratchpad_tail(text: &str) -> (&str, bool) {
     if text.len() <= SCRATCHPAD_TAIL_BYTES {
         return (text, false);
     }
-    let mut start = text.len() - SCRATCHPAD_TAIL_BYTES;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
+    let start = text.ceil_char_boundary(text.len() - SCRATCHPAD_TAIL_BYTES);
     let tail = &text[start..];
     let tail = match tail.find('\n') {
         Some(nl) if nl + 1 < tail.len() => &tail[nl + 1..],
@@ -326,10 +323,7 @@ fn payload_within<'e>(event: &'e Event, max: usize, ralph: &str) -> Option<(Cow<
         return Some((text, true));
     }
     let marker = cut_marker(ralph);
-    let mut end = max.saturating_sub(marker.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = text.floor_char_boundary(max.saturating_sub(marker.len()));
     Some((Cow::Owned(format!("{}{marker}", &text[..end])), false))
 }
 

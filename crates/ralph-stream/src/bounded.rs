@@ -59,10 +59,7 @@ fn error_slot<'e, 'a>(event: &'e mut AgentEvent<'a>) -> Option<&'e mut Option<Co
 /// The head of `error`, at most [`MAX_ERROR_BYTES`] of it on a character boundary, and how
 /// many bytes were left out.
 fn cut(error: &str) -> Cow<'static, str> {
-    let mut end = MAX_ERROR_BYTES.min(error.len());
-    while !error.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = error.floor_char_boundary(MAX_ERROR_BYTES);
     Cow::Owned(format!(
         "{}… ({} more bytes)",
         &error[..end],

@@ -43,10 +43,9 @@ impl TextParser {
     fn keep(&mut self, delta: &str) {
         self.tail.push_str(delta);
         if self.tail.len() > 2 * TEXT_TAIL_BYTES {
-            let mut cut = self.tail.len() - TEXT_TAIL_BYTES;
-            while !self.tail.is_char_boundary(cut) {
-                cut += 1;
-            }
+            let cut = self
+                .tail
+                .ceil_char_boundary(self.tail.len() - TEXT_TAIL_BYTES);
             self.tail.drain(..cut);
         }
     }

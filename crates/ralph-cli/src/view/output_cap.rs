@@ -191,11 +191,7 @@ fn head<'e>(event: &AgentEvent<'_>, text: &'e str) -> AgentEvent<'e> {
 
 /// The longest length of `text` up to `room` bytes that ends on a character boundary.
 fn char_floor(text: &str, room: u64) -> usize {
-    let mut end = usize::try_from(room).unwrap_or(usize::MAX).min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
+    text.floor_char_boundary(usize::try_from(room).unwrap_or(usize::MAX))
 }
 
 #[cfg(test)]

@@ -76,17 +76,12 @@ pub(super) fn pieces(text: &str, n: usize) -> Vec<&str> {
     let mut out = Vec::with_capacity(n);
     let mut start = 0;
     for i in 1..=n {
-        let mut end = if i == n {
+        let end = if i == n {
             text.len()
         } else {
-            text.len() * i / n
-        };
-        while !text.is_char_boundary(end) {
-            end += 1;
+            text.ceil_char_boundary(text.len() * i / n)
         }
-        if end < start {
-            end = start;
-        }
+        .max(start);
         out.push(&text[start..end]);
         start = end;
     }

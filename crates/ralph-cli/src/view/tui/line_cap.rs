@@ -29,10 +29,7 @@ pub(crate) fn append_capped(kept: &mut String, text: &str) {
             if body.len() <= room {
                 kept.push_str(body);
             } else {
-                let mut cut = room;
-                while !body.is_char_boundary(cut) {
-                    cut -= 1;
-                }
+                let cut = body.floor_char_boundary(room);
                 kept.push_str(&body[..cut]);
                 kept.push_str(CUT_MARK);
             }

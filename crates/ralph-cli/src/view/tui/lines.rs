@@ -157,10 +157,7 @@ impl<'a> Source<'a> {
     pub(crate) fn line_at(&self, line: usize) -> Option<usize> {
         match self {
             Source::Text { text, .. } => {
-                let mut at = line.min(text.len());
-                while !text.is_char_boundary(at) {
-                    at -= 1;
-                }
+                let at = text.floor_char_boundary(line);
                 Some(text[..at].rfind('\n').map_or(0, |nl| nl + 1))
             }
             Source::Built(lines) => lines.len().checked_sub(1).map(|last| line.min(last)),

@@ -126,10 +126,7 @@ fn tail(mut text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }
-    let mut cut = text.len() - max;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
+    let cut = text.ceil_char_boundary(text.len() - max);
     text.replace_range(..cut, "…");
     text
 }
