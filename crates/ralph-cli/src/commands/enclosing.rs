@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::PROJECT_CONFIG_FILE;
-use ralph_core::store::{CURRENT_RUN_FILE, RALPH_DIR, RUNS_DIR, RalphDir};
+use ralph_core::store::{CURRENT_RUN_FILE, RALPH_DIR, RUNS_DIR, RalphDir, has_git};
 
 /// The workspace found, and the `.ralph/` directories passed over on the way to it.
 #[derive(Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub(crate) fn find(cwd: &Path) -> Found {
         if let Some(mark) = mark(dir) {
             candidates.push((dir.to_path_buf(), mark));
         }
-        if dir.join(".git").exists() {
+        if has_git(dir) {
             break;
         }
     }

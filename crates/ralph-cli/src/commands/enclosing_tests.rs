@@ -105,6 +105,22 @@ fn the_search_stops_at_the_top_of_the_checkout() {
     );
 }
 
+/// A checkout's `.git` is seen, never followed: one that is a dangling link (a moved
+/// gitdir) still marks the checkout's top, as it does for every other search for the edge.
+#[test]
+fn a_dangling_git_link_still_marks_the_top_of_the_checkout() {
+    let outer = tree(
+        &[".git", ".ralph/runs/20260101T000000Z", "inner/src"],
+        &["ralph.yml"],
+    );
+    let outer = outer.path();
+    std::os::unix::fs::symlink(outer.join("moved-away"), outer.join("inner/.git")).unwrap();
+    assert_eq!(
+        find(&outer.join("inner/src")).workspace,
+        outer.join("inner/src")
+    );
+}
+
 #[test]
 fn an_empty_runs_dir_is_no_run_store_and_does_not_hide_one_above() {
     // A project run with `-b pi -p …` and no ralph.yml: its runs are the only mark.

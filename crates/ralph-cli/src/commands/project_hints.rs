@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use ralph_core::config::PROJECT_CONFIG_FILE;
-use ralph_core::store::RALPH_DIR;
+use ralph_core::store::{RALPH_DIR, has_git};
 
 /// Names a project file is given by mistake (another extension, case, a dot), which
 /// ralph does not read. On a file system that ignores case, `Ralph.yml` is read as
@@ -83,7 +83,7 @@ pub(crate) fn prompt_file_near_miss(cwd: &Path, file: &Path) -> Option<PathBuf> 
 /// that is itself the top of a checkout has nothing above it to find, and without an
 /// edge there is no project to speak of (a `ralph.yml` in `/tmp` is nobody's).
 pub(crate) fn project_file_above(cwd: &Path) -> Option<PathBuf> {
-    if cwd.join(".git").symlink_metadata().is_ok() {
+    if has_git(cwd) {
         return None;
     }
     let mut found = None;
@@ -93,7 +93,7 @@ pub(crate) fn project_file_above(cwd: &Path) -> Option<PathBuf> {
             path.push(PROJECT_CONFIG_FILE);
             found = Some(path);
         }
-        if dir.join(".git").symlink_metadata().is_ok() || dir.join(RALPH_DIR).is_dir() {
+        if has_git(dir) || dir.join(RALPH_DIR).is_dir() {
             return found;
         }
     }

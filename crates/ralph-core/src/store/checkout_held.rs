@@ -20,7 +20,7 @@ use super::lock_holder::{HeldBy, this_host};
 use super::{LockError, RALPH_DIR};
 
 /// What git keeps at a checkout's top (a directory, or a file in a linked worktree).
-const GIT_ENTRY: &str = ".git";
+pub const GIT_ENTRY: &str = ".git";
 
 /// The top of the checkout that `workspace` lies in, when the workspace is below it (not
 /// at it): the nearest directory above with a `.git`. `None` at a checkout's top, or
@@ -33,8 +33,10 @@ pub(super) fn checkout_above(workspace: &Path) -> Option<PathBuf> {
     dirs.find(|dir| has_git(dir)).map(Path::to_path_buf)
 }
 
-/// Whether `dir` has a `.git` entry of any kind (never followed, only seen).
-fn has_git(dir: &Path) -> bool {
+/// Whether `dir` is the top of a git checkout: it has a `.git` entry of any kind (a
+/// directory, a linked worktree's file, even a dangling link), never followed, only seen.
+/// Every search for "the checkout's edge" uses this one test, so they agree on where it is.
+pub fn has_git(dir: &Path) -> bool {
     !dir.as_os_str().is_empty() && dir.join(GIT_ENTRY).symlink_metadata().is_ok()
 }
 

@@ -56,6 +56,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use atomic::{Durability, TEMPORARY_PREFIX, is_temporary_name, replace, rewrite, spare_of};
+pub use checkout_held::{GIT_ENTRY, has_git};
 pub use gitignore::{AGENT_LOCK_FILES, GITIGNORE_FILE, GitignoreError, rewritten_by_ralph};
 pub use inbox_closed::{ClosedBy, INBOX_CLOSED_FILE, InboxListener};
 pub use leftovers::{

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Durability, HeldBy, RALPH_DIR, RalphDir, replace};
+use super::{Durability, GIT_ENTRY, HeldBy, RALPH_DIR, RalphDir, replace};
 use crate::fsafe::{self, Links};
 use crate::machine::{EndClass, StopReason};
 
@@ -444,7 +444,7 @@ pub fn include_path_allowed(relative: impl AsRef<Path>) -> bool {
             path.components()
                 .next()
                 .and_then(|c| c.as_os_str().to_str()),
-            Some(RALPH_DIR | ".git")
+            Some(RALPH_DIR | GIT_ENTRY)
         )
 }
 

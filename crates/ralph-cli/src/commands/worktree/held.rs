@@ -11,11 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{HeldBy, LockError, RALPH_DIR, RalphDir, RemovalLock};
-
-/// What git keeps in a checkout's top: a directory below that has one is another
-/// checkout (a nested worktree, a repository of its own), not this one's files.
-const GIT_ENTRY: &str = ".git";
+use ralph_core::store::{GIT_ENTRY, HeldBy, LockError, RALPH_DIR, RalphDir, RemovalLock};
 
 /// A workspace under a worktree where a loop runs, or that another worktree command
 /// holds.

@@ -17,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 
 use nix::fcntl::OFlag;
 use ralph_core::fsafe::{self, Links};
-use ralph_core::store::{INCLUDE_FILE, include_path_allowed, include_patterns};
+use ralph_core::store::{GIT_ENTRY, INCLUDE_FILE, include_path_allowed, include_patterns};
 
 use super::Repo;
 use crate::diagnostic::diagnostic;
@@ -146,7 +146,7 @@ fn link_stays_inside(relative: &Path, target: &Path) -> bool {
             _ => return false,
         }
     }
-    depth.first().is_none_or(|first| *first != ".git")
+    depth.first().is_none_or(|first| *first != GIT_ENTRY)
 }
 
 /// Copies what `plan` lists from `top` into the new worktree at `tree`, then warns when
