@@ -5,7 +5,9 @@
 
 use std::io;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use ralph_agent::{StopController, StopLevel};
 use ralph_core::hooks::policy::RESUME_POLL_INTERVAL;
@@ -36,20 +38,31 @@ fn cut_short(stop: &StopController, runtime: Option<RuntimeLeft<'_>>) -> Option<
     }
 }
 
-/// Sleeps `delay` unless Ctrl-C comes or the runtime runs out first.
+/// Sleeps `delay` unless Ctrl-C comes or the runtime runs out first. Woken by the stop
+/// request itself or by the nearer of the two ends, never by a poll: a pause can last
+/// minutes (`retry_backoff`), and the stop must still end it at once. The runtime's end
+/// is looked at again on waking, because a Ctrl-Z meanwhile moves it on.
 pub(super) async fn pause(
     delay: Duration,
     stop: &StopController,
     runtime: Option<RuntimeLeft<'_>>,
 ) -> Held {
     let until = Instant::now() + delay;
-    while Instant::now() < until {
+    let mut requests = stop.requests();
+    loop {
         if let Some(held) = cut_short(stop, runtime) {
             return held;
         }
-        tokio::time::sleep(RESUME_POLL_INTERVAL.min(until - Instant::now())).await;
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Held::Done;
+        }
+        let wake = runtime.map_or(left, |runtime| left.min(runtime.now()));
+        tokio::select! {
+            () = requests.stopped() => {}
+            () = tokio::time::sleep(wake) => {}
+        }
     }
-    cut_short(stop, runtime).unwrap_or(Held::Done)
 }
 
 /// Holds the loop, for hook `hook` at `phase` that failed for `why`, until `ralph hooks
@@ -85,3 +98,7 @@ pub(super) async fn wait_for_resume(
     }
     Ok(held)
 }
+
+#[cfg(test)]
+#[path = "hook_hold_tests.rs"]
+mod tests;

@@ -1,0 +1,41 @@
+use std::time::Duration;
+
+use ralph_agent::StopController;
+use tokio::time::Instant;
+
+use super::*;
+
+const LONG_PAUSE: Duration = Duration::from_secs(3600);
+const CTRL_C_AFTER: Duration = Duration::from_millis(10);
+
+/// Time is paused: it moves only to the next timer, so when `pause` returns shows what
+/// woke it. A Ctrl-C ends the pause at the moment it comes, not at a later poll.
+#[tokio::test(start_paused = true)]
+async fn ctrl_c_ends_a_pause_the_moment_it_comes() {
+    let (stop, _requests) = StopController::new();
+    let start = Instant::now();
+    let interrupter = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(CTRL_C_AFTER).await;
+        interrupter.interrupt(std::time::Instant::now());
+    });
+    assert_eq!(pause(LONG_PAUSE, &stop, None).await, Held::Interrupted);
+    assert_eq!(start.elapsed(), CTRL_C_AFTER);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pause_without_a_stop_lasts_its_delay() {
+    let (stop, _requests) = StopController::new();
+    let start = Instant::now();
+    assert_eq!(pause(LONG_PAUSE, &stop, None).await, Held::Done);
+    assert_eq!(start.elapsed(), LONG_PAUSE);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stop_made_before_the_pause_ends_it_at_once() {
+    let (stop, _requests) = StopController::new();
+    stop.interrupt(std::time::Instant::now());
+    let start = Instant::now();
+    assert_eq!(pause(LONG_PAUSE, &stop, None).await, Held::Interrupted);
+    assert_eq!(start.elapsed(), Duration::ZERO);
+}
