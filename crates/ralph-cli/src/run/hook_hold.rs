@@ -80,6 +80,9 @@ pub(super) async fn wait_for_resume(
          resume` in {} to go on",
         workspace.display()
     ));
+    // `ralph hooks resume` leaves a file, so that is looked for on a poll; a stop
+    // request wakes the wait at once.
+    let mut requests = stop.requests();
     let held = loop {
         if let Some(held) = cut_short(stop, runtime) {
             break held;
@@ -87,7 +90,10 @@ pub(super) async fn wait_for_resume(
         if signal.take()? {
             break Held::Done;
         }
-        tokio::time::sleep(RESUME_POLL_INTERVAL).await;
+        tokio::select! {
+            () = requests.stopped() => {}
+            () = tokio::time::sleep(RESUME_POLL_INTERVAL) => {}
+        }
     };
     signal.clear()?;
     if held == Held::OutOfTime {

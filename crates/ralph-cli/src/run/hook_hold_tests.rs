@@ -39,3 +39,44 @@ async fn a_stop_made_before_the_pause_ends_it_at_once() {
     assert_eq!(pause(LONG_PAUSE, &stop, None).await, Held::Interrupted);
     assert_eq!(start.elapsed(), Duration::ZERO);
 }
+
+#[tokio::test(start_paused = true)]
+async fn ctrl_c_ends_a_suspension_the_moment_it_comes() {
+    let dir = tempfile::tempdir().unwrap();
+    let signal = ResumeSignal::new(dir.path());
+    let (stop, _requests) = StopController::new();
+    let start = Instant::now();
+    let interrupter = stop.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(CTRL_C_AFTER).await;
+        interrupter.interrupt(std::time::Instant::now());
+    });
+    let why = ("check", "pre.iteration.start", "exit 1");
+    let held = wait_for_resume(&signal, dir.path(), why, &stop, None).await;
+    assert_eq!(held.unwrap(), Held::Interrupted);
+    assert_eq!(start.elapsed(), CTRL_C_AFTER);
+    assert_eq!(
+        signal.suspended().unwrap(),
+        None,
+        "the suspension is cleared"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_resume_ends_a_suspension_at_the_next_look() {
+    const RESUME_AFTER: Duration = Duration::from_secs(1);
+    let dir = tempfile::tempdir().unwrap();
+    let signal = ResumeSignal::new(dir.path());
+    let (stop, _requests) = StopController::new();
+    let start = Instant::now();
+    let resumer = signal.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(RESUME_AFTER).await;
+        resumer.request().unwrap();
+    });
+    let why = ("check", "pre.iteration.start", "exit 1");
+    let held = wait_for_resume(&signal, dir.path(), why, &stop, None).await;
+    assert_eq!(held.unwrap(), Held::Done);
+    assert!(start.elapsed() >= RESUME_AFTER);
+    assert!(start.elapsed() <= RESUME_AFTER + RESUME_POLL_INTERVAL);
+}
