@@ -18,7 +18,7 @@ pub(crate) enum Request {
     None,
     /// Leave the TUI (`ralph watch`), or, under `ralph run --tui`, stop the loop.
     Quit,
-    /// Ctrl-C: as the signal would.
+    /// Ctrl-C or Ctrl-\\: as the signals would.
     Interrupt,
     /// Write the selected iteration as Markdown.
     Export,
@@ -109,7 +109,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Request::None;
         }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        if is_interrupt(key) {
             return Request::Interrupt;
         }
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('z') {
@@ -342,4 +342,13 @@ impl App {
             found.count, model.iterations[at.iteration].number
         ));
     }
+}
+
+/// Ctrl-C, and Ctrl-\\: in raw mode the terminal sends their bytes as keys instead of
+/// SIGINT and SIGQUIT, and outside the full-screen view ralph takes SIGQUIT as it takes
+/// SIGINT (stop the loop, keep the summary), so the view does the same. A terminal
+/// without the newer keyboard protocol reports Ctrl-\\ (byte 0x1C) as Ctrl-4.
+fn is_interrupt(key: KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char('c' | '\\' | '4'))
 }

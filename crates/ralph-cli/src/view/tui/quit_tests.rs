@@ -65,3 +65,18 @@ fn no_answered_after_the_end_does_not_say_the_loop_goes_on() {
         "{shown}"
     );
 }
+
+/// Raw mode turns Ctrl-\ into a key, as it does Ctrl-C; both stop the loop as their
+/// signals do outside the view. Older terminals report Ctrl-\ as Ctrl-4.
+#[test]
+fn ctrl_backslash_stops_the_loop_as_ctrl_c_does() {
+    let mut model = RunModel::default();
+    loop_started(&mut model, "pi");
+    iteration_started(&mut model, 1, "builder", "pi");
+    let mut app = App::new(true);
+    for code in ['c', '\\', '4'].map(KeyCode::Char) {
+        let request = app.key(KeyEvent::new(code, KeyModifiers::CONTROL), &mut model);
+        assert_eq!(request, Request::Interrupt, "{code:?}");
+    }
+    assert_eq!(key(&mut app, &mut model, KeyCode::Char('4')), Request::None);
+}
