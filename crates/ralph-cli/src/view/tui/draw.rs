@@ -49,7 +49,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("Esc", "clear the search"),
     ("?", "this help"),
     ("q", "quit (ralph run --tui asks, then stops the loop)"),
-    ("Ctrl-C", "stop the loop (ralph run --tui) or leave"),
+    ("Ctrl-C Ctrl-\\", "stop the loop (ralph run --tui) or leave"),
     ("Ctrl-Z", "suspend as a shell would; fg resumes"),
 ];
 
