@@ -1,6 +1,7 @@
 //! `ralph runs rm` of a worktree loop killed with `kill -9`: what its agent left running
 //! in the worktree is stopped before the worktree (and the record that leads to it) is
-//! deleted, as `ralph run --continue` there would stop it.
+//! deleted, as `ralph run --continue` there would stop it; and by `ralph runs land`
+//! before it rebases the branch under them.
 
 use std::time::Duration;
 
@@ -95,4 +96,50 @@ fn rm_of_a_killed_loop_stops_what_works_in_its_worktree_though_its_environment_w
     assert!(gone(envless), "the env-less sleep still runs: {err}");
     assert!(err.starts_with("ralph: stopped "), "{err}");
     assert!(!tree(&ws, "w").exists());
+}
+
+/// `ralph runs land` of a worktree loop killed with `kill -9`: what its agent left
+/// running there is stopped before the branch is rebased and checked under it, as
+/// `ralph run --continue` there would. The killed ralph's record stays, for that
+/// `--continue` to learn its iteration was killed.
+#[test]
+fn land_of_a_killed_loop_stops_what_its_agent_left_running_there_first() {
+    let ws = repo(
+        "- | | spawn=300 hang=300 | echo w > f-w.txt; git add f-w.txt; git commit -qm w; \
+         setsid sh -c 'trap \"\" TERM; echo $$ > \"$FAKE_STATE/detached.pid\"; \
+         exec sleep 303' </dev/null >/dev/null 2>&1 &\n",
+    );
+    let child = ws.start(&["run", "--worktree=w", "-q", "-p", "x"]);
+    let ralph = child.id();
+    let state = ws.path().join(".fake");
+    let agent = wait_for_pid(&state.join("pid-1"), "the agent");
+    let grouped = wait_for_pid(&state.join("child-1"), "the agent's sleep");
+    let detached = wait_for_pid(&state.join("detached.pid"), "the detached sleep");
+    let _guard = KillOnDrop(vec![grouped, detached, agent]);
+    let out = ws.stop(child, Signal::SIGKILL);
+    assert_eq!(out.status.code(), None, "ralph was not killed");
+    assert!(gone(agent), "the agent outlived ralph");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        alive(grouped) && alive(detached),
+        "precondition: the agent's processes outlive ralph"
+    );
+
+    let out = ws.run(&["runs", "land", "w", "--check", "true"]);
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 0, "{err}");
+    assert!(gone(grouped), "the agent's sleep still runs: {err}");
+    assert!(gone(detached), "the detached sleep still runs: {err}");
+    assert!(
+        err.starts_with("ralph: stopped ")
+            && err.contains(&format!("an earlier ralph (pid {ralph}, killed before")),
+        "{err}"
+    );
+    assert!(ws.path().join("f-w.txt").is_file(), "nothing landed: {err}");
+    let runs = tree(&ws, "w").join(".ralph/runs");
+    let kept = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .any(|run| run.path().join("agent.json").is_file());
+    assert!(kept, "the killed ralph's record is gone from {runs:?}");
 }

@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use ralph_core::store::{HeldBy, LockError, RALPH_DIR, RalphDir, RemovalLock};
 
+use crate::error::CliError;
+use crate::run::leftovers::{self, Record};
+
 /// What git keeps in a checkout's top: a directory below that has one is another
 /// checkout (a nested worktree, a repository of its own), not this one's files.
 const GIT_ENTRY: &str = ".git";
@@ -115,6 +118,33 @@ pub(super) fn hold_all_but(tree: &Path, by: HeldBy, own: Option<&Path>) -> Resul
         }
     }
     Ok(held)
+}
+
+/// Stops what the agents of loops killed in the `held` workspaces (`kill -9` of their
+/// ralph) left running, as `ralph run --continue` there would before it starts (and says
+/// so), before a worktree command changes or deletes their files; with `deleting` (the
+/// worktree `ralph runs rm` deletes), what works there too since such a loop started,
+/// though it cleared its environment and with it ralph's mark. The killed ralph's record
+/// is then cleared or kept (`then`). The workspaces are held, so no loop runs there now.
+pub(super) fn stop_leftovers<'a>(
+    held: impl Iterator<Item = &'a Held>,
+    deleting: Option<&Path>,
+    then: Record,
+) -> Result<(), CliError> {
+    let mut runtime = None;
+    for held in held {
+        let ralph_dir = RalphDir::in_workspace(&held.workspace);
+        // Most workspaces have no run a killed ralph left: no runtime is started.
+        if !ralph_dir.path().is_dir() {
+            continue;
+        }
+        let runtime = match &mut runtime {
+            Some(runtime) => runtime,
+            None => runtime.insert(crate::commands::runtime()?),
+        };
+        runtime.block_on(leftovers::stop_stale_then(&ralph_dir, deleting, then));
+    }
+    Ok(())
 }
 
 /// Whether `a` and `b` name the same directory, however spelled.

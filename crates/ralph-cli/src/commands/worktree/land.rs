@@ -31,6 +31,7 @@ use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::gates::GateRun;
+use crate::run::leftovers::Record;
 use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
 
@@ -69,13 +70,20 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     // loop ran), taken as a loop takes them and held to the end: a loop running there
     // refuses the landing, and none can start there (`ralph run --continue` typed in
     // the worktree) while its branch is rebased and checked under it.
-    let _loops = held::hold_all(&tree, HeldBy::Land).map_err(|busy| {
+    let loops = held::hold_all(&tree, HeldBy::Land).map_err(|busy| {
         let refusal = busy.refusal(&tree, &format!("the loop of `{name}`"));
         CliError::Worktree(match busy.by {
             HeldBy::Loop => format!("{refusal}, or land it once it has finished"),
             _ => refusal,
         })
     })?;
+    // A loop killed there (`kill -9` of its ralph) may have left its agent's processes
+    // running in the worktree: the rebase and the check would change the files under
+    // them (a watcher rebuilding halfway through the rebase), and what they write would
+    // count as uncommitted changes. Stopped first, as `ralph run --continue` there would:
+    // only those ralph's marks lead to (nothing is deleted, so what the user started
+    // there is not looked for), and the killed ralph's record stays for that `--continue`.
+    held::stop_leftovers(loops.iter(), None, Record::Keep)?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
     // Said now rather than after the check; looked at again for the fast-forward.
