@@ -80,7 +80,7 @@ pub(crate) fn report(program: &OsStr, pids: &[i32]) {
 }
 
 /// The command name the kernel keeps for `pid` (`/proc/<pid>/comm`).
-fn command_name(pid: i32) -> String {
+pub(crate) fn command_name(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|name| name.trim_end().to_owned())
         .unwrap_or_default()

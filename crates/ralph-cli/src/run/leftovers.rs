@@ -12,7 +12,9 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 
-use ralph_agent::supervise::{LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity};
+use ralph_agent::supervise::{
+    Deleting, FoundThere, LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity,
+};
 use ralph_core::machine::Notice;
 use ralph_core::store::{AgentRecord, AgentRecordFile, Host, RalphDir, RunDir};
 use ralph_types::ProcessIdentity;
@@ -86,6 +88,13 @@ pub(crate) async fn stop_stale_then(
     let leftovers = record.leftovers(&host);
     let found = match leftovers {
         Some(l) => {
+            // What nothing but the directory leads to (it may be the user's own) is named
+            // before it goes.
+            let mut tell = |found: &FoundThere| diagnostic(format_args!("{found}"));
+            let deleting = deleting.map(|dir| Deleting {
+                dir,
+                tell: &mut tell,
+            });
             ralph_agent::supervise::stop_leftovers(l.ralph, l.agent, LEFTOVER_KILL_GRACE, deleting)
                 .await
         }
