@@ -28,7 +28,7 @@ use std::fmt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use super::survivors::command_name;
+use super::survivors::{command_name, write_named};
 use super::tree::ProcStat;
 
 /// At most this many processes found working in the directory are named; the rest are
@@ -74,19 +74,7 @@ impl fmt::Display for FoundThere {
              killed ralph and without a terminal, though nothing else ties {them} to it: ",
             self.dir.display()
         )?;
-        for (i, (pid, name)) in self.processes.iter().take(FOUND_THERE_NAMED).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "pid {pid}")?;
-            if !name.is_empty() {
-                write!(f, " ({name})")?;
-            }
-        }
-        if count > FOUND_THERE_NAMED {
-            write!(f, " and {} more", count - FOUND_THERE_NAMED)?;
-        }
-        Ok(())
+        write_named(f, &self.processes, FOUND_THERE_NAMED)
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-use super::common::{alive, code, gone, wait_for_pid};
+use super::common::{Workspace, alive, code, gone, wait_for_pid};
 use super::{repo, row, stderr, tree, worktrees};
 
 /// Processes the test's agent left, SIGKILLed when the test ends, passed or failed.
@@ -22,21 +22,23 @@ impl Drop for KillOnDrop {
     }
 }
 
-#[test]
-fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
-    // The agent starts a `sleep` in its group and another in a session of its own that
-    // ignores SIGTERM, then works for minutes.
-    let ws = repo(
-        "- | | spawn=300 hang=300 | setsid sh -c 'trap \"\" TERM; \
-         echo $$ > \"$FAKE_STATE/detached.pid\"; exec sleep 301' </dev/null >/dev/null 2>&1 &\n",
-    );
+/// A worktree loop `w` killed with `kill -9` while its agent works for minutes, after
+/// running `first` (a shell command, ending in `;`), starting a `sleep` in its group and
+/// another in a session of its own that ignores SIGTERM, which outlive it. Returns the
+/// workspace, the killed ralph's pid, the two sleeps' pids and the guard that kills
+/// what is left when the test ends.
+fn killed_with_two_sleeps_left(first: &str) -> (Workspace, u32, i32, i32, KillOnDrop) {
+    let ws = repo(&format!(
+        "- | | spawn=300 hang=300 | {first} setsid sh -c 'trap \"\" TERM; \
+         echo $$ > \"$FAKE_STATE/detached.pid\"; exec sleep 301' </dev/null >/dev/null 2>&1 &\n"
+    ));
     let child = ws.start(&["run", "--worktree=w", "-q", "-p", "x"]);
     let ralph = child.id();
     let state = ws.path().join(".fake");
     let agent = wait_for_pid(&state.join("pid-1"), "the agent");
     let grouped = wait_for_pid(&state.join("child-1"), "the agent's sleep");
     let detached = wait_for_pid(&state.join("detached.pid"), "the detached sleep");
-    let _guard = KillOnDrop(vec![grouped, detached, agent]);
+    let guard = KillOnDrop(vec![grouped, detached, agent]);
     let out = ws.stop(child, Signal::SIGKILL);
     assert_eq!(out.status.code(), None, "ralph was not killed");
     assert!(gone(agent), "the agent outlived ralph");
@@ -45,6 +47,12 @@ fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
         alive(grouped) && alive(detached),
         "precondition: the agent's processes outlive ralph"
     );
+    (ws, ralph, grouped, detached, guard)
+}
+
+#[test]
+fn rm_of_a_killed_loop_stops_what_its_agent_left_running_there() {
+    let (ws, ralph, grouped, detached, _guard) = killed_with_two_sleeps_left("");
     assert_eq!(
         row(&worktrees(&ws), "w")["status"].as_str(),
         Some("interrupted")
@@ -110,26 +118,9 @@ fn rm_of_a_killed_loop_stops_what_works_in_its_worktree_though_its_environment_w
 /// `--continue` to learn its iteration was killed.
 #[test]
 fn land_of_a_killed_loop_stops_what_its_agent_left_running_there_first() {
-    let ws = repo(
-        "- | | spawn=300 hang=300 | echo w > f-w.txt; git add f-w.txt; git commit -qm w; \
-         setsid sh -c 'trap \"\" TERM; echo $$ > \"$FAKE_STATE/detached.pid\"; \
-         exec sleep 303' </dev/null >/dev/null 2>&1 &\n",
-    );
-    let child = ws.start(&["run", "--worktree=w", "-q", "-p", "x"]);
-    let ralph = child.id();
-    let state = ws.path().join(".fake");
-    let agent = wait_for_pid(&state.join("pid-1"), "the agent");
-    let grouped = wait_for_pid(&state.join("child-1"), "the agent's sleep");
-    let detached = wait_for_pid(&state.join("detached.pid"), "the detached sleep");
-    let _guard = KillOnDrop(vec![grouped, detached, agent]);
-    let out = ws.stop(child, Signal::SIGKILL);
-    assert_eq!(out.status.code(), None, "ralph was not killed");
-    assert!(gone(agent), "the agent outlived ralph");
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        alive(grouped) && alive(detached),
-        "precondition: the agent's processes outlive ralph"
-    );
+    // Its agent committed a file first: there is something to land.
+    let (ws, ralph, grouped, detached, _guard) =
+        killed_with_two_sleeps_left("echo w > f-w.txt; git add f-w.txt; git commit -qm w;");
 
     let out = ws.run(&["runs", "land", "w", "--check", "true"]);
     let err = stderr(&out);
