@@ -37,6 +37,8 @@ mod moved_then_failed;
 mod nested;
 #[path = "worktrees/odd_paths.rs"]
 mod odd_paths;
+#[path = "worktrees/put_back.rs"]
+mod put_back;
 #[path = "worktrees/ralph_files.rs"]
 mod ralph_files;
 #[path = "worktrees/rebase_fails.rs"]

@@ -11,12 +11,12 @@
 //! ralph's agent worked in is deleted, what works in it is stopped too, marked or not
 //! (the `left_in` module).
 
-use std::path::Path;
 use std::time::Duration;
 
 use ralph_types::ProcessIdentity;
 use ralph_types::env::agent_run_owner;
 
+use super::left_in::{Deleting, FoundThere};
 use super::teardown::clean_up;
 use super::tree::{AgentTree, identity_of as proc_identity, is_gone};
 
@@ -62,16 +62,27 @@ pub fn boot_id() -> Option<String> {
 /// stopped too once proven to be that agent's. With `deleting`, a directory about to be
 /// deleted, the processes of this user without a terminal that started after `owner`
 /// and work inside it are stopped too: nothing else may lead to one that cleared its
-/// environment. Call it only for an `owner` that is dead (the core decides); processes
-/// of a live ralph are never looked at by anyone else.
+/// environment; those nothing else led to are told first (`deleting.tell`). Call it only
+/// for an `owner` that is dead (the core decides); processes of a live ralph are never
+/// looked at by anyone else.
 pub async fn stop_leftovers(
     owner: ProcessIdentity,
     agent: Option<ProcessIdentity>,
     kill_grace: Duration,
-    deleting: Option<&Path>,
+    deleting: Option<Deleting<'_>>,
 ) -> StoppedLeftovers {
     let owner_marker = agent_run_owner(owner);
-    let mut tree = AgentTree::stale(&owner_marker, owner.start_ticks, agent, deleting);
+    let dir = deleting.as_ref().map(|d| d.dir);
+    let mut tree = AgentTree::stale(&owner_marker, owner.start_ticks, agent, dir);
+    if let Some(deleting) = deleting {
+        // Looked at once before anything is signalled, to name them first.
+        tree.collect();
+        if let Some((dir, there)) = tree.found_there()
+            && !there.is_empty()
+        {
+            (deleting.tell)(&FoundThere::new(dir, there));
+        }
+    }
     clean_up(&mut tree, None, kill_grace, None).await;
     tree.collect();
     let survivors = tree.known().iter().filter(|&&pid| !is_gone(pid)).count();

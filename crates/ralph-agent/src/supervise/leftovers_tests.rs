@@ -3,6 +3,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use super::*;
+use crate::supervise::left_in::{Deleting, FoundThere};
 use crate::supervise::tree::{MARKER_VAR, ProcStat, ancestors_of, read_stat};
 
 /// A short grace: the test processes are `sleep`s, which die of SIGTERM at once.
@@ -77,19 +78,34 @@ fn owner_marker(owner: ProcessIdentity) -> String {
 }
 
 fn stop(owner: ProcessIdentity, agent: Option<ProcessIdentity>) -> StoppedLeftovers {
-    stop_deleting(owner, agent, None)
+    runtime().block_on(stop_leftovers(owner, agent, GRACE, None))
 }
 
-fn stop_deleting(
-    owner: ProcessIdentity,
-    agent: Option<ProcessIdentity>,
-    deleting: Option<&std::path::Path>,
-) -> StoppedLeftovers {
+fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime")
-        .block_on(stop_leftovers(owner, agent, GRACE, deleting))
+}
+
+/// [`stop`], with `dir` about to be deleted: also what it was told of first, and whether
+/// each process it named was still alive when it was told.
+fn stop_deleting(
+    owner: ProcessIdentity,
+    agent: Option<ProcessIdentity>,
+    dir: &std::path::Path,
+) -> (StoppedLeftovers, Vec<(FoundThere, bool)>) {
+    let mut told = Vec::new();
+    let mut tell = |found: &FoundThere| {
+        let all_alive = found.processes.iter().all(|&(pid, _)| alive(pid));
+        told.push((found.clone(), all_alive));
+    };
+    let deleting = Deleting {
+        dir,
+        tell: &mut tell,
+    };
+    let found = runtime().block_on(stop_leftovers(owner, agent, GRACE, Some(deleting)));
+    (found, told)
 }
 
 #[test]
@@ -216,10 +232,32 @@ fn what_works_in_a_directory_being_deleted_is_stopped_though_unmarked() {
     let inside = start_in(script, None, Some(deleted.path()));
     let outside = start_in(script, None, Some(kept.path()));
     let (envless, elsewhere) = (inside.0[1], outside.0[1]);
-    assert!(alive(envless) && alive(elsewhere));
-    let found = stop_deleting(DEAD, None, Some(deleted.path()));
+    // One that carries the dead ralph's marker, working there too: found by its marker.
+    let marked = start_in(
+        "echo ready; exec sleep 60",
+        Some(&owner_marker(DEAD)),
+        Some(deleted.path()),
+    );
+    let marked = marked.0[0];
+    assert!(alive(envless) && alive(elsewhere) && alive(marked));
+    let (found, told) = stop_deleting(DEAD, None, deleted.path());
     assert!(!alive(envless), "{found:?}");
     assert!(found.stopped >= 1, "{found:?}");
+    // Nothing but the directory led to it: it was named, while it still ran.
+    let [(there, all_alive)] = &told[..] else {
+        panic!("told {told:?}");
+    };
+    assert!(*all_alive, "named after it was stopped: {there:?}");
+    assert_eq!(there.dir, deleted.path().canonicalize().unwrap());
+    assert!(
+        there.processes.contains(&(envless, "sleep".to_owned())),
+        "{there:?}"
+    );
+    let said = there.to_string();
+    assert!(said.contains(&format!("pid {envless} (sleep)")), "{said}");
+    assert!(!said.contains(&format!("pid {elsewhere}")), "{said}");
+    assert!(!alive(marked), "{found:?}");
+    assert!(!said.contains(&format!("pid {marked}")), "{said}");
     assert!(alive(elsewhere), "a process working elsewhere was stopped");
     // Without the directory, nothing leads to it.
     let found = stop(DEAD, None);

@@ -66,6 +66,7 @@ mod waited;
 
 pub use deadlines::RunDeadlines;
 pub use interactive::run_interactive;
+pub use left_in::{Deleting, FOUND_THERE_NAMED, FoundThere};
 pub use leftovers::{
     LEFTOVER_KILL_GRACE, StoppedLeftovers, boot_id, identity_of, own_identity, stop_leftovers,
 };

@@ -46,18 +46,7 @@ impl fmt::Display for Survivors {
             "{these} that `{}` started did not stop even on SIGKILL and still {run}: ",
             self.program
         )?;
-        for (i, (pid, name)) in self.processes.iter().take(SURVIVORS_NAMED).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "pid {pid}")?;
-            if !name.is_empty() {
-                write!(f, " ({name})")?;
-            }
-        }
-        if count > SURVIVORS_NAMED {
-            write!(f, " and {} more", count - SURVIVORS_NAMED)?;
-        }
+        write_named(f, &self.processes, SURVIVORS_NAMED)?;
         f.write_str("; stop them with `kill -9 <pid>` once they can be stopped")
     }
 }
@@ -79,8 +68,30 @@ pub(crate) fn report(program: &OsStr, pids: &[i32]) {
     }
 }
 
+/// `processes` (pid, command name) as a message names them: the first `most`, then how
+/// many more.
+pub(crate) fn write_named(
+    f: &mut fmt::Formatter<'_>,
+    processes: &[(i32, String)],
+    most: usize,
+) -> fmt::Result {
+    for (i, (pid, name)) in processes.iter().take(most).enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "pid {pid}")?;
+        if !name.is_empty() {
+            write!(f, " ({name})")?;
+        }
+    }
+    if processes.len() > most {
+        write!(f, " and {} more", processes.len() - most)?;
+    }
+    Ok(())
+}
+
 /// The command name the kernel keeps for `pid` (`/proc/<pid>/comm`).
-fn command_name(pid: i32) -> String {
+pub(crate) fn command_name(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|name| name.trim_end().to_owned())
         .unwrap_or_default()

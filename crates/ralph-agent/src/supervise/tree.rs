@@ -173,6 +173,9 @@ pub(crate) struct AgentTree {
     any_run: Vec<u8>,
     /// Pids currently believed to belong to the run (the agent itself excluded).
     known: BTreeSet<i32>,
+    /// Those of [`AgentTree::known`] found only by working in the directory about to be
+    /// deleted (a dead ralph's tree; see the `left_in` module).
+    found_there: BTreeSet<i32>,
     /// Every pid ever signalled, for the outcome's count.
     seen: BTreeSet<i32>,
 }
@@ -195,6 +198,7 @@ impl AgentTree {
             needle,
             any_run,
             known: BTreeSet::new(),
+            found_there: BTreeSet::new(),
             seen: BTreeSet::new(),
         }
     }
@@ -225,6 +229,7 @@ impl AgentTree {
             any_run: needle.clone(),
             needle,
             known: BTreeSet::new(),
+            found_there: BTreeSet::new(),
             seen: BTreeSet::new(),
         }
     }
@@ -244,6 +249,16 @@ impl AgentTree {
 
     pub(crate) fn known(&self) -> &BTreeSet<i32> {
         &self.known
+    }
+
+    /// Of [`AgentTree::known`], those found only by where they work, and that directory.
+    pub(crate) fn found_there(&self) -> Option<(&Path, &BTreeSet<i32>)> {
+        match &self.reach {
+            Reach::Stale {
+                inside: Some(dir), ..
+            } => Some((dir, &self.found_there)),
+            _ => None,
+        }
     }
 
     /// Records that every known process was just signalled.
@@ -352,11 +367,15 @@ impl AgentTree {
         }
         close_over_children(&mut members, &stats);
         // After the closure: their children are not taken for theirs.
+        let mut there = BTreeSet::new();
         if let Some(dir) = &inside {
-            members.extend(left_in::working_in(dir, &stats, not_before));
+            there = left_in::working_in(dir, &stats, not_before);
+            there.retain(|pid| members.insert(*pid));
         }
         // A zombie proves a group, but is nothing to stop: its reaper is another's.
         members.retain(|pid| stats.iter().any(|s| s.pid == *pid && !s.is_dead()));
+        there.retain(|pid| members.contains(pid));
+        self.found_there = there;
         self.reach = Reach::Stale {
             not_before,
             leader,

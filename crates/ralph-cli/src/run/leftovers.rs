@@ -12,7 +12,9 @@
 use std::cell::{Cell, RefCell};
 use std::path::Path;
 
-use ralph_agent::supervise::{LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity};
+use ralph_agent::supervise::{
+    Deleting, FoundThere, LEFTOVER_KILL_GRACE, boot_id, identity_of, own_identity,
+};
 use ralph_core::machine::Notice;
 use ralph_core::store::{AgentRecord, AgentRecordFile, Host, RalphDir, RunDir};
 use ralph_types::ProcessIdentity;
@@ -28,12 +30,33 @@ pub(crate) struct Stale {
     pub(crate) killed: bool,
 }
 
+/// What becomes of a killed ralph's record once what it left running is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// Removed: the run starting here takes over (`ralph run`), or the workspace goes
+    /// (`ralph runs rm`).
+    Clear,
+    /// Kept for a `ralph run --continue` that may follow (after `ralph runs land`): it
+    /// tells that run its ralph was killed mid-iteration, so that the iteration ends
+    /// with what its agent had emitted. Looked up again, its processes are gone.
+    Keep,
+}
+
 /// Stops what a killed ralph's agent left running in this workspace, if anything, and
 /// says so; with `deleting`, a directory about to be deleted (by `ralph runs rm`), what
 /// works there too, though it carries no mark of that ralph (it cleared its environment).
 /// Call with the workspace lock held, so that the recorded ralph cannot be one that runs
 /// here now.
 pub(crate) async fn stop_stale(ralph_dir: &RalphDir, deleting: Option<&Path>) -> Stale {
+    stop_stale_then(ralph_dir, deleting, Record::Clear).await
+}
+
+/// [`stop_stale`], with the killed ralph's record then cleared or kept (`record`).
+pub(crate) async fn stop_stale_then(
+    ralph_dir: &RalphDir,
+    deleting: Option<&Path>,
+    then: Record,
+) -> Stale {
     // No current run (or a damaged marker, said elsewhere): no record to read.
     let Some(run_dir) = ralph_dir.current_run().ok().flatten() else {
         return Stale::default();
@@ -65,12 +88,21 @@ pub(crate) async fn stop_stale(ralph_dir: &RalphDir, deleting: Option<&Path>) ->
     let leftovers = record.leftovers(&host);
     let found = match leftovers {
         Some(l) => {
+            // What nothing but the directory leads to (it may be the user's own) is named
+            // before it goes.
+            let mut tell = |found: &FoundThere| diagnostic(format_args!("{found}"));
+            let deleting = deleting.map(|dir| Deleting {
+                dir,
+                tell: &mut tell,
+            });
             ralph_agent::supervise::stop_leftovers(l.ralph, l.agent, LEFTOVER_KILL_GRACE, deleting)
                 .await
         }
         None => Default::default(),
     };
-    let _ = run_dir.clear_agent_record();
+    if then == Record::Clear {
+        let _ = run_dir.clear_agent_record();
+    }
     if found.stopped + found.survivors == 0 {
         return Stale {
             notice: None,

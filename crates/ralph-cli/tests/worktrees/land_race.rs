@@ -11,6 +11,7 @@ use std::process::Child;
 use serde_json::json;
 
 use super::common::{Workspace, code, wait_for_file, wait_output};
+use super::signals::install_hook;
 use super::{COMMIT_OWN_FILE, CONFIG, git, repo, row, stderr, tree, worktrees};
 
 /// How many tenths of a second the check waits to be let go before it gives up (the
@@ -139,4 +140,47 @@ fn no_loop_starts_in_a_directory_of_a_landed_worktree_where_none_ran_before() {
         .output()
         .expect("run ralph");
     assert_eq!(code(out.status), 0, "{}", stderr(&out));
+}
+
+/// A loop started in the main checkout while the landing fast-forwards main there: it is
+/// the branch checked out there that moves, not that checkout that is landed, and the
+/// refusal says so.
+#[test]
+fn a_loop_refused_where_the_base_moves_is_told_the_base_is_moving_there() {
+    let ws = repo(COMMIT_OWN_FILE);
+    let out = ws.run(&["run", "--worktree=one", "-q", "-p", "x"]);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    // git runs post-merge after moving main in its checkout, while the landing still
+    // holds that checkout's locks: the hook waits there for the test.
+    let reached = ws.path().join("hook-reached");
+    let release = ws.path().join("hook-release");
+    install_hook(
+        &ws,
+        "post-merge",
+        &format!(
+            "touch '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {CHECK_PATIENCE_TENTHS} ]; do \
+             sleep 0.1; i=$((i+1)); done",
+            reached.display(),
+            release.display()
+        ),
+    );
+    let land = ws.start(&["runs", "land", "one", "--check", "true"]);
+    let pid = land.id();
+    wait_for_file(&reached, "the landing's post-merge hook");
+    let out = ws.run(&["run", "-q", "-p", "x"]);
+    std::fs::write(&release, "").unwrap();
+    let err = stderr(&out);
+    assert_eq!(code(out.status), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "`ralph runs land` (pid {pid}) is fast-forwarding the branch checked out here \
+             to the worktree loop it lands"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("landing this worktree"), "{err}");
+
+    let out = wait_output(land);
+    assert_eq!(code(out.status), 0, "{}", stderr(&out));
+    assert!(ws.path().join("f-one.txt").is_file());
 }

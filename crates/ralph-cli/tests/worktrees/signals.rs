@@ -12,20 +12,20 @@ use super::{COMMIT_OWN_FILE, git, repo, row, stderr, tree, worktrees};
 
 /// A shell command that starts a `sleep` far longer than any test, writes its pid to
 /// `pid_file` and waits for it: a hung hook or check whose child ralph must stop.
-fn hang(pid_file: &Path) -> String {
+pub(super) fn hang(pid_file: &Path) -> String {
     format!("sleep 100000 & echo $! > '{}'; wait", pid_file.display())
 }
 
 /// A repository with a finished worktree loop `one` one commit ahead of main.
 /// Where [`hang`]'s sleep writes its pid in `ws`.
-fn hung_pid(ws: &Workspace) -> PathBuf {
+pub(super) fn hung_pid(ws: &Workspace) -> PathBuf {
     ws.path().join("hung.pid")
 }
 
 /// Starts `ralph <args>` in `ws`, waits until the sleep of a hook or check has written
 /// its pid to [`hung_pid`], then sends ralph `signal`: ralph must exit 130 with the sleep
 /// stopped. Its stderr.
-fn stopped_while_hung(ws: &Workspace, args: &[&str], signal: Signal) -> String {
+pub(super) fn stopped_while_hung(ws: &Workspace, args: &[&str], signal: Signal) -> String {
     let child = ws.start(args);
     let sleeper = wait_for_pid(&hung_pid(ws), "the hung sleep");
     let out = ws.stop(child, signal);

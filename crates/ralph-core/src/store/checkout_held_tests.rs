@@ -38,8 +38,12 @@ fn a_loop_below_the_top_of_a_checkout_being_landed_or_removed_is_refused_and_mak
     let pid = std::process::id();
     let sub = RalphDir::in_workspace(&top.join("sub/deeper"));
     for (by, doing) in [
-        (HeldBy::Land, "is landing"),
-        (HeldBy::Remove, "is removing"),
+        (HeldBy::Land, "is landing this worktree"),
+        (HeldBy::Remove, "is removing this worktree"),
+        (
+            HeldBy::LandBase,
+            "is fast-forwarding the branch checked out here",
+        ),
     ] {
         let held = RalphDir::in_workspace(&top).lock_for_removal(by).unwrap();
         let refused = sub.lock().unwrap_err();
@@ -48,10 +52,7 @@ fn a_loop_below_the_top_of_a_checkout_being_landed_or_removed_is_refused_and_mak
             "{refused:?}"
         );
         let text = refused.to_string();
-        assert!(
-            text.contains(&format!("(pid {pid}) {doing} this worktree")),
-            "{text}"
-        );
+        assert!(text.contains(&format!("(pid {pid}) {doing}")), "{text}");
         assert!(!sub.path().exists(), "a .ralph/ was left in the worktree");
         drop(held);
     }

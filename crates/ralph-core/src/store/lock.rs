@@ -192,9 +192,9 @@ fn held_message(pid: Option<u32>, host: Option<&str>, by: HeldBy, path: &Path) -
         ),
         // No loop runs: a worktree command is changing the files under this workspace.
         Some(command) => format!(
-            "`{command}`{who} {} this worktree (it holds `{path}`); wait for it to \
-             finish{}, or stop it (Ctrl-C in its terminal{kill})",
-            by.doing(),
+            "`{command}`{who} {} (it holds `{path}`); wait for it to finish{}, or stop it \
+             (Ctrl-C in its terminal{kill})",
+            by.doing_here(),
             match by {
                 HeldBy::Remove => " (the worktree is then gone)",
                 _ => " and try again",

@@ -7,6 +7,10 @@
 //! land                  `ralph runs land`, landing the worktree
 //! ```
 //!
+//! The other words: `rm` (`ralph runs rm`, removing the worktree) and `land-base`
+//! (`ralph runs land` fast-forwarding the branch checked out in this checkout, its base;
+//! a ralph older than that word counts it as a loop).
+//!
 //! `ralph runs land` and `ralph runs rm` hold a worktree's locks while they work (a
 //! landing's check can last an hour): without the second line, `ralph runs` showed the
 //! worktree as running and a loop started there was refused as beside "another ralph
@@ -29,6 +33,11 @@ pub enum HeldBy {
     Loop,
     /// `ralph runs land` is rebasing and checking the worktree.
     Land,
+    /// `ralph runs land` is fast-forwarding the branch checked out in this checkout (the
+    /// landing's base, in the main checkout or another worktree) to the loop it lands.
+    /// Told apart from [`HeldBy::Land`] so that a loop refused meanwhile is not told its
+    /// checkout is being landed.
+    LandBase,
     /// `ralph runs rm` is deleting the worktree.
     Remove,
 }
@@ -39,6 +48,7 @@ impl HeldBy {
         match self {
             HeldBy::Loop => None,
             HeldBy::Land => Some("land"),
+            HeldBy::LandBase => Some("land-base"),
             HeldBy::Remove => Some("rm"),
         }
     }
@@ -47,17 +57,32 @@ impl HeldBy {
     pub fn command(self) -> Option<&'static str> {
         match self {
             HeldBy::Loop => None,
-            HeldBy::Land => Some("ralph runs land"),
+            HeldBy::Land | HeldBy::LandBase => Some("ralph runs land"),
             HeldBy::Remove => Some("ralph runs rm"),
         }
     }
 
-    /// What the command is doing to the worktree, after its name: "is landing".
+    /// What the command is doing to a checkout, after its name and before the
+    /// checkout's path: "is landing".
     pub fn doing(self) -> &'static str {
         match self {
             HeldBy::Loop => "is running in",
             HeldBy::Land => "is landing",
+            HeldBy::LandBase => "is fast-forwarding the branch checked out in",
             HeldBy::Remove => "is removing",
+        }
+    }
+
+    /// What the command is doing to the checkout a refused loop was started in, after
+    /// its name: "is landing this worktree".
+    pub fn doing_here(self) -> &'static str {
+        match self {
+            HeldBy::Loop => "is running in this workspace",
+            HeldBy::Land => "is landing this worktree",
+            HeldBy::LandBase => {
+                "is fast-forwarding the branch checked out here to the worktree loop it lands"
+            }
+            HeldBy::Remove => "is removing this worktree",
         }
     }
 }
@@ -82,7 +107,7 @@ impl LockHolder {
         let pid = words.next()?.parse().ok()?;
         let host = words.next().map(str::to_owned);
         let second = lines.next().map(str::trim);
-        let by = [HeldBy::Land, HeldBy::Remove]
+        let by = [HeldBy::Land, HeldBy::LandBase, HeldBy::Remove]
             .into_iter()
             .find(|by| by.word() == second)
             .unwrap_or(HeldBy::Loop);

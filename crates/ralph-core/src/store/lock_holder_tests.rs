@@ -15,7 +15,7 @@ fn a_holder_recorded_on_another_host_is_not_this_hosts() {
 
 #[test]
 fn the_record_names_the_command_that_holds_the_lock_on_a_line_of_its_own() {
-    for by in [HeldBy::Loop, HeldBy::Land, HeldBy::Remove] {
+    for by in [HeldBy::Loop, HeldBy::Land, HeldBy::LandBase, HeldBy::Remove] {
         for host in [Some("devbox"), None] {
             let text = LockHolder::record(by, host);
             let read = LockHolder::parse(&text).unwrap();

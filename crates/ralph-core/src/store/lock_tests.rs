@@ -206,6 +206,13 @@ fn a_loop_refused_while_a_worktree_command_holds_the_lock_names_that_command() {
             HeldBy::Remove,
             "`ralph runs rm` (pid {pid}) is removing this worktree",
         ),
+        // The landing's base is checked out here (the main checkout, say): it is not
+        // this checkout that is being landed.
+        (
+            HeldBy::LandBase,
+            "`ralph runs land` (pid {pid}) is fast-forwarding the branch checked out here \
+             to the worktree loop it lands",
+        ),
     ] {
         let held = ralph.lock_for_removal(by).unwrap();
         // No loop runs there: what holds it is said for what it is.
@@ -223,6 +230,9 @@ fn a_loop_refused_while_a_worktree_command_holds_the_lock_names_that_command() {
             "{text}"
         );
         assert!(!text.contains("another ralph loop"), "{text}");
+        if by == HeldBy::LandBase {
+            assert!(!text.contains("landing this worktree"), "{text}");
+        }
         assert!(text.contains(&format!("`kill -INT {pid}`")), "{text}");
         drop(held);
     }

@@ -137,7 +137,9 @@ impl WorktreeRecord {
     pub fn status(&self, view: LoopView<'_>) -> WorktreeStatus {
         match view.held {
             Some(HeldBy::Loop) => return WorktreeStatus::Running,
-            Some(HeldBy::Land) => return WorktreeStatus::Landing,
+            // A landing moving the branch checked out there (a loop that fans out lands
+            // onto its own) is a landing at work on it too.
+            Some(HeldBy::Land | HeldBy::LandBase) => return WorktreeStatus::Landing,
             Some(HeldBy::Remove) => return WorktreeStatus::Removing,
             None => {}
         }

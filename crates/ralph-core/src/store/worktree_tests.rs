@@ -234,6 +234,7 @@ fn a_worktree_a_command_is_at_work_on_is_landing_or_removing_not_running() {
     for (held, status) in [
         (HeldBy::Loop, WorktreeStatus::Running),
         (HeldBy::Land, WorktreeStatus::Landing),
+        (HeldBy::LandBase, WorktreeStatus::Landing),
         (HeldBy::Remove, WorktreeStatus::Removing),
     ] {
         let view = LoopView {

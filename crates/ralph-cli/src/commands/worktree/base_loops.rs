@@ -31,7 +31,7 @@ pub(super) fn hold(checkout: &Path, base: &str) -> Result<Vec<held::Held>, CliEr
     let asker = std::env::var_os(ralph_types::env::WORKSPACE)
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from);
-    held::hold_all_but(checkout, HeldBy::Land, asker.as_deref()).map_err(|busy| {
+    held::hold_all_but(checkout, HeldBy::LandBase, asker.as_deref()).map_err(|busy| {
         let short = base.trim_start_matches("refs/heads/");
         let refusal = busy.refusal(checkout, &format!("the loop in `{}`", checkout.display()));
         CliError::Worktree(match busy.by {

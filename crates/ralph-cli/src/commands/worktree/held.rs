@@ -8,10 +8,26 @@
 //! worktree (with its own ralph.yml, say) holds a loop of its own, with its own
 //! `.ralph/loop.lock`. Each of those is held too ([`hold_all`]): deleting or rebasing
 //! the worktree changes the files under that loop as much as under the worktree's own.
+//! A loop found starting in one of those at the same moment is given a moment to see
+//! the command and give way ([`STARTING_LOOP_RETRIES`]).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use ralph_core::store::{GIT_ENTRY, HeldBy, LockError, RALPH_DIR, RalphDir, RemovalLock};
+
+use crate::error::CliError;
+use crate::run::leftovers::{self, Record};
+
+/// How often the lock of a directory below the worktree's top that a loop holds is tried
+/// again, [`STARTING_LOOP_WAIT`] apart (each try waits a moment of its own too), before
+/// the loop counts as running. A loop starting there takes its own lock, then looks at
+/// the top's, which the command took first: seeing it, the loop gives up at once. Under
+/// load its look can come later than the lock's own short retries, and the two refused
+/// each other (the loop rightly, the command for no lasting reason). A loop at the top
+/// takes the same lock the command does, first come first served: no retry there.
+const STARTING_LOOP_RETRIES: u32 = 5;
+const STARTING_LOOP_WAIT: Duration = Duration::from_millis(100);
 
 /// A workspace under a worktree where a loop runs, or that another worktree command
 /// holds.
@@ -95,22 +111,75 @@ pub(super) fn hold_all(tree: &Path, by: HeldBy) -> Result<Vec<Held>, Busy> {
 /// [`hold_all`], but for the workspace `own` (when it is one of them), which is left as
 /// it is: the loop the command was typed in (by its agent) holds it.
 pub(super) fn hold_all_but(tree: &Path, by: HeldBy, own: Option<&Path>) -> Result<Vec<Held>, Busy> {
+    hold_all_waiting(tree, own, &mut |workspace| hold(workspace, by), &mut || {
+        std::thread::sleep(STARTING_LOOP_WAIT);
+    })
+}
+
+/// The result of [`hold`]: the lock held, or what holds it and its pid.
+type Holding = Result<Option<RemovalLock>, (HeldBy, Option<u32>)>;
+
+/// [`hold_all_but`], holding each workspace with `hold`, and calling `wait` before each
+/// new try for the lock of a directory below `tree` that a loop holds (see
+/// [`STARTING_LOOP_RETRIES`]).
+fn hold_all_waiting(
+    tree: &Path,
+    own: Option<&Path>,
+    hold: &mut dyn FnMut(&Path) -> Holding,
+    wait: &mut dyn FnMut(),
+) -> Result<Vec<Held>, Busy> {
     let mut held = Vec::new();
     for workspace in std::iter::once(tree.to_path_buf()).chain(workspaces_in(tree)) {
         if own.is_some_and(|own| same_directory(own, &workspace)) {
             continue;
         }
-        match hold(&workspace, by) {
-            Ok(lock) => held.extend(lock.map(|lock| Held {
-                workspace: workspace.clone(),
-                _lock: lock,
-            })),
-            Err((by, pid)) => {
-                return Err(Busy { workspace, by, pid });
+        let mut tries = 0;
+        let lock = loop {
+            match hold(&workspace) {
+                Ok(lock) => break lock,
+                // Below the top, the loop may be one that is only starting: it took its
+                // own lock, and has yet to look at the top's, which this command holds
+                // now. Seeing it, it gives up, and lets its lock go.
+                Err((HeldBy::Loop, _)) if workspace != tree && tries < STARTING_LOOP_RETRIES => {
+                    tries += 1;
+                    wait();
+                }
+                Err((by, pid)) => return Err(Busy { workspace, by, pid }),
             }
-        }
+        };
+        held.extend(lock.map(|lock| Held {
+            workspace: workspace.clone(),
+            _lock: lock,
+        }));
     }
     Ok(held)
+}
+
+/// Stops what the agents of loops killed in the `held` workspaces (`kill -9` of their
+/// ralph) left running, as `ralph run --continue` there would before it starts (and says
+/// so), before a worktree command changes or deletes their files; with `deleting` (the
+/// worktree `ralph runs rm` deletes), what works there too since such a loop started,
+/// though it cleared its environment and with it ralph's mark. The killed ralph's record
+/// is then cleared or kept (`then`). The workspaces are held, so no loop runs there now.
+pub(super) fn stop_leftovers<'a>(
+    held: impl Iterator<Item = &'a Held>,
+    deleting: Option<&Path>,
+    then: Record,
+) -> Result<(), CliError> {
+    let mut runtime = None;
+    for held in held {
+        let ralph_dir = RalphDir::in_workspace(&held.workspace);
+        // Most workspaces have no run a killed ralph left: no runtime is started.
+        if !ralph_dir.path().is_dir() {
+            continue;
+        }
+        let runtime = match &mut runtime {
+            Some(runtime) => runtime,
+            None => runtime.insert(crate::commands::runtime()?),
+        };
+        runtime.block_on(leftovers::stop_stale_then(&ralph_dir, deleting, then));
+    }
+    Ok(())
 }
 
 /// Whether `a` and `b` name the same directory, however spelled.

@@ -7,9 +7,10 @@
 //! (if it did, the landing starts over on the new base). A conflict aborts the rebase,
 //! a failed check stops there: the branch and worktree stay for `ralph run --continue`
 //! in the worktree (or a hand's fix), the record says `needs-rebase` or `check-failed`,
-//! and the command exits 1. The worktree's loop lock is held throughout (`held.rs`): no
-//! loop runs there while its branch is rebased and checked. Nor may one run in the
-//! checkout the base moves in (`base_loops.rs`).
+//! and the command exits 1. Refused or stopped after its rebase for any other reason, it
+//! puts the branch back where it was (`put_back.rs`). The worktree's loop lock is held
+//! throughout (`held.rs`): no loop runs there while its branch is rebased and checked.
+//! Nor may one run in the checkout the base moves in (`base_loops.rs`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -23,12 +24,14 @@ use ralph_core::store::{
 };
 use ralph_types::Invocation;
 
+use super::put_back::Tips;
 use super::{Git, Repo, base_loops, held, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
 use crate::run::gates::GateRun;
+use crate::run::leftovers::Record;
 use crate::view::term::Detail;
 use crate::view::text::{TextObserver, TextOptions};
 
@@ -67,13 +70,20 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
     // loop ran), taken as a loop takes them and held to the end: a loop running there
     // refuses the landing, and none can start there (`ralph run --continue` typed in
     // the worktree) while its branch is rebased and checked under it.
-    let _loops = held::hold_all(&tree, HeldBy::Land).map_err(|busy| {
+    let loops = held::hold_all(&tree, HeldBy::Land).map_err(|busy| {
         let refusal = busy.refusal(&tree, &format!("the loop of `{name}`"));
         CliError::Worktree(match busy.by {
             HeldBy::Loop => format!("{refusal}, or land it once it has finished"),
             _ => refusal,
         })
     })?;
+    // A loop killed there (`kill -9` of its ralph) may have left its agent's processes
+    // running in the worktree: the rebase and the check would change the files under
+    // them (a watcher rebuilding halfway through the rebase), and what they write would
+    // count as uncommitted changes. Stopped first, as `ralph run --continue` there would:
+    // only those ralph's marks lead to (nothing is deleted, so what the user started
+    // there is not looked for), and the killed ralph's record stays for that `--continue`.
+    held::stop_leftovers(loops.iter(), None, Record::Keep)?;
     let own_gitignore = refuse_unready(&repo, &record, &tree)?;
     in_progress::refuse(&repo, &base)?;
     // Said now rather than after the check; looked at again for the fast-forward.
@@ -83,22 +93,65 @@ pub(crate) fn land(cwd: &Path, args: &LandArgs) -> Result<CommandOutcome, CliErr
         let path = format!("{}/{}", ralph_core::store::RALPH_DIR, GITIGNORE_FILE);
         repo.git.ok(&tree, &["checkout", "--", &path])?;
     }
+    let mut tips = Tips::new(head_of(&repo, &tree)?);
     let mut landing_head = None;
-    let landed = attempts(&repo, &mut record, &base, &tree, args, &mut landing_head);
-    if own_gitignore {
-        // Left as ralph left it, unless the branch now has ralph's list or one of the
-        // user's own. A failure is not the landing's: the next run writes it.
-        let _ = RalphDir::in_workspace(&tree).ensure_gitignore();
-    }
-    match landed {
+    let landed = attempts(
+        &repo,
+        &mut record,
+        &base,
+        &tree,
+        args,
+        &mut tips,
+        &mut landing_head,
+    );
+    let landed = match landed {
         Err(_) if repo.git.stopped() => Err(after_stop(
             &repo,
             &mut record,
             &base,
             &tree,
+            &tips,
             landing_head.as_deref(),
         )),
+        Err(e) => Err(put_back_after(e, &repo, &record, &base, &tree, &tips)),
         landed => landed,
+    };
+    if own_gitignore {
+        // Left as ralph left it, unless the branch now has ralph's list or one of the
+        // user's own. A failure is not the landing's: the next run writes it.
+        let _ = RalphDir::in_workspace(&tree).ensure_gitignore();
+    }
+    landed
+}
+
+/// `failed`, the error that ended a landing, with the loop's branch put back where it
+/// was if a rebase moved it and nothing landed (`put_back.rs`), and said so.
+fn put_back_after(
+    failed: CliError,
+    repo: &Repo,
+    record: &WorktreeRecord,
+    base: &str,
+    tree: &Path,
+    tips: &Tips,
+) -> CliError {
+    // Landed all the same (the record could not be saved after the move): the branch is
+    // on the base now, and stays.
+    if tips
+        .rebased
+        .as_deref()
+        .is_some_and(|head| base_at(&repo.git, &repo.top, base, head))
+    {
+        return failed;
+    }
+    let Some(said) = tips.put_back(&repo.git, tree, &record.branch) else {
+        return failed;
+    };
+    match failed {
+        CliError::Worktree(message) => CliError::Worktree(format!("{message}\n{said}")),
+        other => {
+            diagnostic(format_args!("{said}"));
+            other
+        }
     }
 }
 
@@ -111,6 +164,7 @@ fn attempts(
     base: &str,
     tree: &Path,
     args: &LandArgs,
+    tips: &mut Tips,
     landing_head: &mut Option<String>,
 ) -> Result<CommandOutcome, CliError> {
     let name = record.name.clone();
@@ -149,6 +203,11 @@ fn attempts(
                     rebase.tail.trim_end()
                 )));
             }
+            // An earlier attempt's rebase (onto a base that moved since) is undone too:
+            // the branch is said to be as it was.
+            if let Some(said) = tips.put_back(&repo.git, &tree, &record.branch) {
+                diagnostic(format_args!("{said}"));
+            }
             let head = head_of(repo, &tree)?;
             mark(repo, record, LandingOutcome::NeedsRebase, head)?;
             let files: Vec<&str> = conflicts.lines().collect();
@@ -164,6 +223,7 @@ fn attempts(
             return Ok(CommandOutcome::Failed);
         }
         let head = head_of(repo, &tree)?;
+        tips.rebased = Some(head.clone());
         let passed = check(&tree, args.check.as_deref(), repo.git.stop())?;
         if repo.git.stopped() {
             return Err(CliError::WorktreeInterrupted(
@@ -240,6 +300,7 @@ fn after_stop(
     record: &mut WorktreeRecord,
     base: &str,
     tree: &Path,
+    tips: &Tips,
     landing_head: Option<&str>,
 ) -> CliError {
     let name = record.name.clone();
@@ -276,9 +337,12 @@ fn after_stop(
                     .unwrap_or_default()
             ));
         }
-        _ => said.push(format!(
-            "nothing landed; `ralph runs land {name}` starts it again"
-        )),
+        _ => {
+            said.push(format!(
+                "nothing landed; `ralph runs land {name}` starts it again"
+            ));
+            said.extend(tips.put_back(&git, tree, &record.branch));
+        }
     }
     CliError::WorktreeInterrupted(format!(
         "`ralph runs land {name}` was stopped: {}",
@@ -448,6 +512,6 @@ fn branch_name(full: &str) -> &str {
     full.strip_prefix("refs/heads/").unwrap_or(full)
 }
 
-fn short(commit: &str) -> &str {
+pub(super) fn short(commit: &str) -> &str {
     &commit[..commit.len().min(SHORT)]
 }

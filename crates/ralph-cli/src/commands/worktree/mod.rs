@@ -21,6 +21,7 @@ pub(crate) mod list;
 mod lock;
 mod nested;
 mod onto;
+mod put_back;
 pub(crate) mod rm;
 
 use std::ffi::OsString;

@@ -10,15 +10,15 @@
 
 use std::path::{Path, PathBuf};
 
-use ralph_core::store::{HeldBy, RalphDir, WorktreeRecord};
+use ralph_core::store::{HeldBy, WorktreeRecord};
 
-use super::held::{Held, hold_all};
+use super::held::{hold_all, stop_leftovers};
 use super::nested::{self, Nested};
 use super::{Repo, onto};
 use crate::cli_runs::RmArgs;
 use crate::error::CliError;
 use crate::exit::CommandOutcome;
-use crate::run::leftovers;
+use crate::run::leftovers::Record;
 
 /// How many of a worktree's unsaved commits a refusal names.
 const SHOWN_COMMITS: usize = 3;
@@ -91,7 +91,14 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
     }
     // A loop killed there (`kill -9`) may have left its agent's processes running in
     // the worktree; the record that lets a later run find them goes with it.
-    stop_leftovers(held.iter().chain(held_inside.iter().flatten()), &tree)?;
+    // What works in the worktree is stopped too (since such a loop started), though it
+    // cleared its environment and with it ralph's mark: it would go on in a directory
+    // that is gone.
+    stop_leftovers(
+        held.iter().chain(held_inside.iter().flatten()),
+        Some(&tree),
+        Record::Clear,
+    )?;
     for inner in &nested {
         remove(&repo, inner.record.as_ref(), &inner.path, false, &listed)?;
         super::report(format_args!(
@@ -116,29 +123,6 @@ pub(crate) fn rm(cwd: &Path, args: &RmArgs) -> Result<CommandOutcome, CliError> 
         )),
     }
     Ok(CommandOutcome::Success)
-}
-
-/// Stops what the agents of loops killed in the `held` workspaces left running, as
-/// `ralph run` there would before it starts (and says so): deleted with the worktree,
-/// their record could no longer lead a later run to them, and they would go on in a
-/// directory that is gone. What works in `tree`, the worktree deleted, is stopped too
-/// (since such a loop started), though it cleared its environment and with it ralph's
-/// mark. The workspaces are held, so no loop runs there now.
-fn stop_leftovers<'a>(held: impl Iterator<Item = &'a Held>, tree: &Path) -> Result<(), CliError> {
-    let mut runtime = None;
-    for held in held {
-        let ralph_dir = RalphDir::in_workspace(&held.workspace);
-        // Most workspaces have no run a killed ralph left: no runtime is started.
-        if !ralph_dir.path().is_dir() {
-            continue;
-        }
-        let runtime = match &mut runtime {
-            Some(runtime) => runtime,
-            None => runtime.insert(crate::commands::runtime()?),
-        };
-        runtime.block_on(leftovers::stop_stale(&ralph_dir, Some(tree)));
-    }
-    Ok(())
 }
 
 /// A nested worktree as the messages name it.
