@@ -447,7 +447,8 @@ fn pi_stopped_in_its_second_call_costs_at_least_its_first_in_every_view() {
     );
     let summary = ws.summary();
     assert!(
-        summary.contains("| Cost | at least $0.0053 (1 iteration reported no cost) |"),
+        summary
+            .contains("| Cost | at least $0.0053 (1 iteration reported only part of its cost) |"),
         "{summary}"
     );
     let out = ws.run(&["runs", "--format", "json"]);
