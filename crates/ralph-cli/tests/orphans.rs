@@ -452,6 +452,24 @@ fn the_killed_iteration_is_recorded_with_the_time_it_ran_before_the_kill() {
     assert!(ran >= waited.as_millis() as u64, "b ran {ran} ms");
     let finished = of_type(&events, "iteration_finished");
     assert_eq!(finished[0]["duration_ms"], json!(ran), "{finished:?}");
+    // It keeps the start the killed ralph gave it, and the run's time counts what the
+    // killed ralph ran of it: the continued run starts past both.
+    let record = std::fs::read_to_string(ws.run_files().dir().join("run-events.jsonl"))
+        .expect("the run's record");
+    let started: Value = record
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .find(|e| e["type"] == "iteration_started" && e["iteration"] == 2)
+        .expect("b's start");
+    assert_eq!(ws.history()[1]["started_at_ms"], started["started_at_ms"]);
+    let before_b = started["elapsed_ms"].as_u64().expect("elapsed_ms");
+    let resumed_at = of_type(&events, "loop_started")[0]["totals"]["elapsed_ms"]
+        .as_u64()
+        .expect("elapsed_ms");
+    assert!(
+        resumed_at >= before_b + ran,
+        "the continued run starts at {resumed_at} ms; b started at {before_b} and ran {ran}"
+    );
 }
 
 /// Runs hats a, b and c (each handing over to the next) on `plan`, kills ralph with

@@ -447,7 +447,8 @@ fn pi_stopped_in_its_second_call_costs_at_least_its_first_in_every_view() {
     );
     let summary = ws.summary();
     assert!(
-        summary.contains("| Cost | at least $0.0053 (1 iteration reported no cost) |"),
+        summary
+            .contains("| Cost | at least $0.0053 (1 iteration reported only part of its cost) |"),
         "{summary}"
     );
     let out = ws.run(&["runs", "--format", "json"]);
@@ -456,4 +457,39 @@ fn pi_stopped_in_its_second_call_costs_at_least_its_first_in_every_view() {
     let out = ws.run(&["runs"]);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains(" at least $0.0053 "), "{table}");
+}
+
+#[test]
+fn pi_stopped_by_the_budget_between_its_calls_costs_exactly_what_it_priced() {
+    // pi prices its first call ($0.00525, line 24), which crosses the budget, and is
+    // stopped running its tool (paused after line 26). Killed, pi writes no `agent_end`,
+    // but no call was in flight: its cost is whole, and the budget was not overrun.
+    let ws = Workspace::new(
+        "cli:\n  backend: pi\n",
+        "pi/openai/tool.jsonl | | pause_at=26\n",
+    );
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-cost", "0.001"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (2, &json!("max_cost")),
+        "{stderr}"
+    );
+    let record = of_type(&events, "iteration_finished")[0].clone();
+    assert_eq!(
+        (
+            &record["cost_usd"],
+            &record["cost_kind"],
+            &record["tokens_known"]
+        ),
+        (&json!(0.00525), &json!("reported"), &json!(true)),
+        "{record}"
+    );
+    assert_eq!(record["totals"]["cost_complete"], json!(true), "{record}");
+    let notices: Vec<&Value> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "cost_unknown")
+        .collect();
+    assert_eq!(notices, Vec::<&Value>::new());
+    let summary = ws.summary();
+    assert!(summary.contains("| Cost | $0.0053 |"), "{summary}");
 }

@@ -1,6 +1,7 @@
 //! `max_runtime` bounds what runs between the agents too: a gate, a hook, a loop that a
 //! hook suspended. When the runtime runs out they are stopped (with their process
-//! group), no iteration starts, and the loop stops at its limit (exit 2).
+//! group), no iteration starts, and the loop stops at its limit (exit 2). The hooks of
+//! the loop's end run after that, bounded by their own timeout only.
 
 mod common;
 
@@ -97,4 +98,25 @@ fn a_loop_a_hook_suspended_ends_when_the_runtime_runs_out() {
     );
     assert!(ws.agent_log().is_empty());
     assert!(!ws.path().join(".ralph/hook-suspended").exists());
+}
+
+#[test]
+fn the_hooks_of_the_loop_s_end_run_past_the_runtime_limit_to_their_own_timeout() {
+    // The loop stops at its runtime limit; its end hook starts with no time left and
+    // runs a second past it, as its own timeout allows.
+    let hook = "{name: report, command: 'sleep 1; echo done > reported', on_error: warn, timeout_seconds: 30}";
+    let ws = Workspace::new(
+        &one_hook("post.loop.error", hook),
+        "pi/anthropic/text.jsonl | | hang=60\n",
+    );
+    let (code, events, stderr) = run_limited(&ws);
+    assert_stopped_at_the_limit(code, &events, &stderr);
+    let hook = of_type(&events, "hook_finished")[0];
+    assert_eq!(
+        (&hook["phase"], &hook["failure"]),
+        (&json!("post.loop.error"), &Value::Null),
+        "{hook}"
+    );
+    let reported = std::fs::read_to_string(ws.path().join("reported"));
+    assert_eq!(reported.ok().as_deref(), Some("done\n"));
 }

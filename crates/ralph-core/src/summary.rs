@@ -257,43 +257,45 @@ pub fn known_cost(usd: f64, unpriced: u32, iterations: u32) -> (Option<f64>, boo
     }
 }
 
-/// [`cost`] of what `iterations` iterations spent.
-pub(crate) fn spent(spend: &Spend, iterations: u32) -> String {
-    cost(
-        spend.cost_usd,
-        spend.unpriced_iterations,
-        spend.unpriced_attempts,
-        iterations,
-        spend.cost_estimated(),
-    )
-}
-
-/// `$0.0123`, with a note when some iterations reported no cost ([`known_cost`]); the
-/// note counts attempts when `attempts` of the `unpriced` were attempts a provider's limit
-/// ended and that ran again (not iterations), or when there are more of them than
-/// iterations (a run's files from before attempts were told apart). When `estimated`
-/// (some of the cost is ralph's estimate), the amount is marked `~` and the note says so:
-/// an estimate added to reported costs makes the sum an estimate.
-pub fn cost(usd: f64, unpriced: u32, attempts: u32, iterations: u32, estimated: bool) -> String {
-    let some_attempts = attempts > 0 || unpriced > iterations;
-    let (usd, complete) = match known_cost(usd, unpriced, iterations) {
+/// What `iterations` iterations spent, in words: `$0.0123`, with a note when some of
+/// them did not report all of their cost ([`known_cost`]). The note tells those that
+/// reported none from those that reported a part (a stream cut in a model call), whose
+/// part the amount holds, and counts attempts when some of the unpriced were attempts a
+/// provider's limit ended and that ran again (not iterations), or when there are more of
+/// them than iterations (a run's files from before attempts were told apart). When some
+/// of the cost is ralph's estimate, the amount is marked `~` and the note says so: an
+/// estimate added to reported costs makes the sum an estimate.
+pub fn spent(spend: &Spend, iterations: u32) -> String {
+    let unpriced = spend.unpriced_iterations;
+    let (usd, complete) = match known_cost(spend.cost_usd, unpriced, iterations) {
         (None, _) => return "unknown (the agent reported no cost)".to_owned(),
         (Some(usd), complete) => (usd, complete),
     };
+    let some_attempts = spend.unpriced_attempts > 0 || unpriced > iterations;
+    let (one, many) = if some_attempts {
+        ("attempt", "attempts")
+    } else {
+        ("iteration", "iterations")
+    };
+    let partly = spend.partly_priced_iterations.min(unpriced);
     let mut notes = Vec::new();
     if !complete {
-        notes.push(match unpriced {
-            1 if some_attempts => "1 attempt reported no cost".to_owned(),
-            1 => "1 iteration reported no cost".to_owned(),
-            u if some_attempts => format!("{u} attempts reported no cost"),
-            u => format!("{u} iterations reported no cost"),
-        });
+        match unpriced - partly {
+            0 => {}
+            1 => notes.push(format!("1 {one} reported no cost")),
+            n => notes.push(format!("{n} {many} reported no cost")),
+        }
+        match partly {
+            0 => {}
+            1 => notes.push(format!("1 {one} reported only part of its cost")),
+            n => notes.push(format!("{n} {many} reported only part of their cost")),
+        }
     }
-    if estimated {
+    if spend.cost_estimated() {
         notes.push(ESTIMATES_NOTE.to_owned());
     }
     let lower_bound = if complete { "" } else { "at least " };
-    let mark = if estimated { "~" } else { "" };
+    let mark = if spend.cost_estimated() { "~" } else { "" };
     let amount = format!("{lower_bound}{mark}{}", format_usd(usd));
     if notes.is_empty() {
         amount

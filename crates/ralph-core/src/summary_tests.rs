@@ -224,7 +224,47 @@ fn a_cost_counts_the_iterations_that_reported_none_in_words() {
         ),
     ];
     for ((usd, unpriced, attempts, iterations), said) in cases {
-        assert_eq!(cost(usd, unpriced, attempts, iterations, false), said);
+        let spend = Spend {
+            cost_usd: usd,
+            unpriced_iterations: unpriced,
+            unpriced_attempts: attempts,
+            ..Spend::default()
+        };
+        assert_eq!(spent(&spend, iterations), said);
+    }
+}
+
+#[test]
+fn a_cost_tells_iterations_that_reported_none_from_those_that_reported_a_part() {
+    // (cost, unpriced, of them partly priced, iterations): what the summary says.
+    let cases = [
+        (
+            (0.5, 1, 1, 3),
+            "at least $0.5000 (1 iteration reported only part of its cost)",
+        ),
+        (
+            (0.5, 2, 2, 3),
+            "at least $0.5000 (2 iterations reported only part of their cost)",
+        ),
+        (
+            (0.5, 3, 1, 3),
+            "at least $0.5000 (2 iterations reported no cost; 1 iteration reported only \
+             part of its cost)",
+        ),
+        // All of them partly priced: the parts are a lower bound, not "unknown".
+        (
+            (0.5, 3, 3, 3),
+            "at least $0.5000 (3 iterations reported only part of their cost)",
+        ),
+    ];
+    for ((usd, unpriced, partly, iterations), said) in cases {
+        let spend = Spend {
+            cost_usd: usd,
+            unpriced_iterations: unpriced,
+            partly_priced_iterations: partly,
+            ..Spend::default()
+        };
+        assert_eq!(spent(&spend, iterations), said);
     }
 }
 
@@ -312,6 +352,13 @@ fn tokens_no_agent_counted_are_unknown_and_a_partial_count_says_at_least() {
 fn a_cost_shows_as_the_run_files_store_it() {
     // 0.012 + 0.01095 is 0.022949999… in memory and 0.02295 in the run's files: every
     // view rounds it as the files do, so summary.md and `ralph runs` say the same.
-    assert_eq!(cost(0.012 + 0.01095, 0, 0, 2, false), "$0.0230");
-    assert_eq!(cost(round_usd(0.012 + 0.01095), 0, 0, 2, false), "$0.0230");
+    let cost = |cost_usd| {
+        let spend = Spend {
+            cost_usd,
+            ..Spend::default()
+        };
+        spent(&spend, 2)
+    };
+    assert_eq!(cost(0.012 + 0.01095), "$0.0230");
+    assert_eq!(cost(round_usd(0.012 + 0.01095)), "$0.0230");
 }

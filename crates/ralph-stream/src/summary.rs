@@ -377,18 +377,20 @@ impl SessionSummary {
     /// `message_start` alone, its sub-agents' calls). Its tokens are then no longer
     /// called whole ([`SessionSummary::tokens_known`]).
     ///
-    /// An agent whose stream ends with its process (OpenCode) has no terminal event to
-    /// miss: its parser ends a call still open when the stream ends as
-    /// [`Stop::Aborted`], and such a stream was cut too. A cut stream's reported cost
-    /// is then the least it spent ([`CostKind::Unknown`], with the known part).
+    /// Where the parser knows when a model call is in flight (OpenCode, whose stream
+    /// ends with its process, and pi, which writes nothing more when it is killed), it
+    /// ends a call still open when the stream ends as [`Stop::Aborted`], and only such
+    /// a stream was cut: one stopped between calls (running a tool) spent what its
+    /// priced calls say. A cut stream's reported cost is then the least it spent
+    /// ([`CostKind::Unknown`], with the known part).
     pub fn stream_ended(&mut self, format: StreamFormat) {
         let s = &mut self.state;
         // `run_result` is this session's verdict: the terminal event came.
         s.cut = s.run_result.is_none()
-            && if format.ends_with_terminal_event() {
-                s.spent()
-            } else {
+            && if marks_calls_in_flight(format) {
                 s.last_stop == Some(Stop::Aborted)
+            } else {
+                format.ends_with_terminal_event() && s.spent()
             };
         self.refresh();
     }
@@ -450,6 +452,12 @@ impl SessionSummary {
             s.limit.clone()
         };
     }
+}
+
+/// Whether the parser of `format` ends a model call still in flight when its stream
+/// ends as [`Stop::Aborted`]: its stream was cut exactly when it did.
+fn marks_calls_in_flight(format: StreamFormat) -> bool {
+    matches!(format, StreamFormat::Pi | StreamFormat::Opencode)
 }
 
 /// Whether `usage` says anything about tokens: counts, or a cost (an agent that prices

@@ -99,6 +99,39 @@ fn a_pi_stream_cut_in_its_second_call_costs_at_least_its_first() {
 }
 
 #[test]
+fn a_pi_stream_cut_between_its_calls_costs_what_pi_priced() {
+    const CAPTURE: &str = "pi/openai/tool.jsonl";
+    const FIRST: f64 = 0.00525;
+    // pi killed in print mode writes no `agent_end`, whatever it was doing. After its
+    // first call ended (line 24) it runs the tool (25-28), takes in its result (29-30)
+    // and ends the turn (31): nothing is in flight, the first call is all it spent. After
+    // its last call (41) and its turn (42), both calls are.
+    for lines in [24, 26, 28, 30, 31] {
+        assert_eq!(
+            cost_of_cut(StreamFormat::Pi, CAPTURE, lines),
+            (Some(FIRST), CostKind::Reported, true),
+            "cut after {lines} lines"
+        );
+    }
+    for lines in [41, 42] {
+        assert_eq!(
+            cost_of_cut(StreamFormat::Pi, CAPTURE, lines),
+            (Some(FIRST + 0.004965), CostKind::Reported, true),
+            "cut after {lines} lines"
+        );
+    }
+    // Its second turn began (32): the call is sent, so it may be billed before any of
+    // its answer (33) comes.
+    for lines in [32, 33] {
+        assert_eq!(
+            cost_of_cut(StreamFormat::Pi, CAPTURE, lines),
+            (Some(FIRST), CostKind::Unknown, false),
+            "cut after {lines} lines"
+        );
+    }
+}
+
+#[test]
 fn an_opencode_stream_cut_in_its_second_step_costs_at_least_its_first() {
     const CAPTURE: &str = "opencode/v1.18.33_json_happy.jsonl";
     // Its first step finished ($0.0024); the second began (line 4) and, with its text

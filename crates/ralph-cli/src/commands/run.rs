@@ -257,6 +257,12 @@ fn start_and_drive(
             // before this run writes to the record, whose last write is the killed ralph's.
             let killed = (args.resume && stale.killed)
                 .then(|| Killed::read(&run_dir, machine.state().iterations));
+            // The killed ralph saved the run's time at its last iteration's end; it ran on
+            // until the kill, and that time counts (the total, `max_runtime`).
+            let mut machine = machine;
+            if let Some(runtime_ms) = killed.as_ref().and_then(Killed::runtime_ms) {
+                machine.count_run_until_kill(runtime_ms);
+            }
             let run = Run {
                 config: &config,
                 workspace: workspace.clone(),

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use ralph_core::machine::EndClass;
+use ralph_core::machine::{EndClass, Spend};
 use ralph_core::run_event::{GitHead, Totals};
 use ralph_core::summary;
 use ralph_core::token_count::TokenCount;
@@ -97,11 +97,10 @@ pub(crate) struct RunEnd<'a> {
     pub(crate) outcome: EndClass,
     pub(crate) exit_code: u8,
     pub(crate) totals: Totals,
-    /// The iterations whose agent reported no cost: with `totals`, what tells a lower
-    /// bound from a cost nobody knows (`cost_complete` alone cannot).
-    pub(crate) unpriced_iterations: u32,
-    /// Of those, the attempts that ran again (not iterations).
-    pub(crate) unpriced_attempts: u32,
+    /// What the run spent, as summary.md words it: which iterations reported no cost,
+    /// or only part of it, tells a lower bound from a cost nobody knows
+    /// (`totals.cost_complete` alone cannot).
+    pub(crate) spend: Spend,
     pub(crate) git: Option<&'a GitHead>,
     pub(crate) summary_path: &'a str,
 }
@@ -134,16 +133,7 @@ pub(crate) fn step_summary(end: &RunEnd<'_>) -> String {
     }
     row("iterations", &t.iterations.to_string());
     // In summary.md's words: a run no agent priced is "unknown", never "$0".
-    row(
-        "cost",
-        &summary::cost(
-            t.cost_usd,
-            end.unpriced_iterations,
-            end.unpriced_attempts,
-            t.iterations,
-            t.cost_estimated,
-        ),
-    );
+    row("cost", &summary::spent(&end.spend, t.iterations));
     // Copilot counts no tokens: its zero is "unknown", a sum with it a lower bound.
     let parts = format!(
         "{} in, {} out, {} cache read, {} cache write",

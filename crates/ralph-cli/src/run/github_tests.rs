@@ -22,8 +22,11 @@ fn end(outcome: EndClass, git: Option<&GitHead>) -> RunEnd<'_> {
             },
             tokens_complete: true,
         },
-        unpriced_iterations: 1,
-        unpriced_attempts: 0,
+        spend: Spend {
+            cost_usd: 0.125,
+            unpriced_iterations: 1,
+            ..Spend::default()
+        },
         git,
         summary_path: ".ralph/runs/r/summary.md",
     }
@@ -122,8 +125,11 @@ fn the_cost_row_says_unknown_when_no_agent_reported_one_as_summary_md_does() {
                 cost_complete: unpriced_iterations == 0,
                 ..base.totals
             },
-            unpriced_iterations,
-            unpriced_attempts: 0,
+            spend: Spend {
+                cost_usd,
+                unpriced_iterations,
+                ..Spend::default()
+            },
             ..base
         });
         md.lines()

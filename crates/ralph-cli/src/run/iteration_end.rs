@@ -10,7 +10,7 @@ use ralph_core::fsafe::MAX_INBOX_ITERATION_BYTES;
 use ralph_core::inbox::{InboxLine, InboxReader};
 use ralph_core::machine::{Iteration, IterationOutcome, IterationReport, Next, Notice, Usage};
 use ralph_core::run_event::{RunEvent, Totals};
-use ralph_core::store::{RunDir, unix_ms};
+use ralph_core::store::{KilledIteration, RunDir, unix_ms};
 use ralph_stream::CostKind;
 
 use super::run_clock::RunClock;
@@ -80,24 +80,32 @@ pub(super) fn adopt_earlier(inbox: &mut [InboxLine], earlier: &str, agent: Optio
 /// What the run's record says of the iteration a killed ralph was in, read before this
 /// ralph writes to the record.
 pub(crate) struct Killed {
-    /// How long it ran as far as the record shows (`RunDir::iteration_ran`); `None` when
-    /// the record does not show it (killed between iterations, no record).
-    ran: Option<Duration>,
+    /// When it started and how long it ran as far as the record shows
+    /// (`RunDir::killed_iteration`); `None` when the record does not show it (killed
+    /// between iterations, no record).
+    shown: Option<KilledIteration>,
 }
 
 impl Killed {
-    /// Reads, for a continued run whose saved state counts `iterations`, how long the
-    /// iteration after them ran before the kill.
+    /// Reads, for a continued run whose saved state counts `iterations`, what the record
+    /// shows of the iteration after them.
     pub(crate) fn read(run_dir: &RunDir, iterations: u32) -> Killed {
-        let ran = (run_dir.iteration_ran(iterations.saturating_add(1))).unwrap_or_else(|e| {
+        let number = iterations.saturating_add(1);
+        let shown = run_dir.killed_iteration(number).unwrap_or_else(|e| {
             diagnostic(format_args!(
                 "warning: cannot read `{}` ({e}): the iteration ralph was killed in is \
-                 recorded as having run for no time",
+                 recorded as having run for no time, from now",
                 run_dir.run_events().display()
             ));
             None
         });
-        Killed { ran }
+        Killed { shown }
+    }
+
+    /// The run's time when ralph was killed, as far as the record shows: what the saved
+    /// state leaves out is the killed iteration's.
+    pub(crate) fn runtime_ms(&self) -> Option<u64> {
+        self.shown.map(|k| k.runtime_ms)
     }
 }
 
@@ -108,8 +116,8 @@ impl Killed {
 /// would be read as the next iteration's, or lost, and the hat that already handed over
 /// would run again and hand over twice. So the iteration ends now, as interrupted (what
 /// it emitted and tagged is published; a hat that did neither gets its events again),
-/// with its cost unknown: it was billed, and nothing reported it, and the time it ran
-/// as far as the record shows (`killed.ran`).
+/// with its cost unknown: it was billed, and nothing reported it, and the start and the
+/// time it ran as far as the record shows (`killed`).
 pub(super) fn killed(
     run: &mut Run<'_>,
     killed: Killed,
@@ -139,13 +147,15 @@ pub(super) fn killed(
          with what its agent had emitted and written as `<event>` tags in its answers",
         iteration.number, iteration.hat
     ));
-    let started_at_ms = announce_start(run, &iteration, 0, 0, session, observer);
+    // Its record keeps the start the killed ralph gave it, not this one's.
+    let announced = announce_start(run, &iteration, 0, 0, session, observer);
+    let started_at_ms = killed.shown.map_or(announced, |k| k.started_at_ms);
     let outcome = IterationOutcome::Interrupted;
     let agent_run = previous_agent(&inbox);
     let mut report = unrun_report(run, &iteration, 0, started_at_ms, outcome, inbox);
     report.agent_run = agent_run;
     report.tags = tags;
-    report.duration = killed.ran.unwrap_or_default();
+    report.duration = killed.shown.map(|k| k.ran).unwrap_or_default();
     report.usage = Usage {
         cost_kind: CostKind::Unknown,
         answered: true,

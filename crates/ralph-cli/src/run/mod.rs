@@ -248,8 +248,7 @@ pub(crate) async fn drive(
         outcome: reason.class(),
         exit_code: exit::number(exit::CommandOutcome::of_loop(reason.class())),
         totals: Totals::of(run.machine.state()),
-        unpriced_iterations: run.machine.state().spend.unpriced_iterations,
-        unpriced_attempts: run.machine.state().spend.unpriced_attempts,
+        spend: run.machine.state().spend,
         git: git.as_ref(),
         summary_path: &shown,
     };

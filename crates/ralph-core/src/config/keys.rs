@@ -406,7 +406,8 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.event_loop.max_iterations = read::count(dec, f))),
     key(EventLoop, "max_runtime_seconds", Type::Seconds, value(d::RUNTIME),
         "Stop the loop once it has run this many seconds; the agent, gate or hook running \
-         then is stopped.",
+         then is stopped. The hooks of the loop's end run after it has stopped, bounded by \
+         their own `timeout_seconds` only.",
         Init::Default,
         Dump::Config(|c| Some(seconds(c.event_loop.max_runtime))),
         Read::Layer(|dec, f, c| c.event_loop.max_runtime_seconds = read::seconds(dec, f))),

@@ -15,6 +15,16 @@ impl Machine {
         }
     }
 
+    /// A killed ralph ran this (continued) run until `runtime_ms`, as the run's record
+    /// shows, and saved only what it had run at its last saved iteration: the time since
+    /// counts too, toward the total and `max_runtime`.
+    pub fn count_run_until_kill(&mut self, runtime_ms: u64) {
+        if runtime_ms > self.state.runtime_ms {
+            self.state.runtime_ms = runtime_ms;
+            self.runtime_base_ms = runtime_ms;
+        }
+    }
+
     /// Ends the run interrupted unless it has ended already (its end stands: the
     /// `post.` hooks of that end run, or ran).
     pub fn interrupt(&mut self, elapsed: Duration) -> StopReason {

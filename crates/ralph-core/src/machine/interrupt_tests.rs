@@ -44,3 +44,24 @@ fn a_stop_during_the_iteration_leaves_a_completion_or_a_failure_it_reached() {
     let failures = StopReason::ConsecutiveFailures { failures: 1 };
     assert_eq!(m.interrupt_over_limit(S), failures);
 }
+
+#[test]
+fn a_continued_run_counts_the_time_a_killed_ralph_ran_past_its_last_save() {
+    let rules = || limits(solo(), |l| l.max_runtime = 10 * S);
+    let mut m = Machine::new(rules());
+    step(&mut m, ok(&[]));
+    let saved = m.state().clone();
+    assert_eq!(saved.runtime_ms, 1_000);
+    // The killed ralph ran its next iteration until 9.5 s into the run.
+    let mut m = Machine::resume(rules(), saved.clone()).unwrap();
+    m.count_run_until_kill(9_500);
+    assert_eq!(m.state().runtime_ms, 9_500);
+    // This session's time adds to it: one second more is past the limit.
+    assert_eq!(m.runtime_ms_at(S), 10_500);
+    assert_eq!(stop(&mut m), StopReason::MaxRuntime { limit_secs: 10 });
+    // A record that shows less than was saved (written before ralph said the run's time)
+    // takes nothing off.
+    let mut m = Machine::resume(rules(), saved).unwrap();
+    m.count_run_until_kill(300);
+    assert_eq!(m.state().runtime_ms, 1_000);
+}

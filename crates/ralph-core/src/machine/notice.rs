@@ -227,8 +227,8 @@ impl std::fmt::Display for Notice {
             ),
             Notice::CostUnknown { backend } => write!(
                 f,
-                "`{backend}` reported no cost: the cost budget counts only reported costs, \
-                 so it may be overrun"
+                "`{backend}` did not report all of its cost: the cost budget counts only \
+                 reported costs, so it may be overrun"
             ),
             Notice::InboxRestarted { restart } => write!(f, "{restart}"),
             Notice::EventsAfterEnd {

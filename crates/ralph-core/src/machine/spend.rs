@@ -21,6 +21,11 @@ pub struct Spend {
     /// again: not iterations, so the summary calls them attempts.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unpriced_attempts: u32,
+    /// Of `unpriced_iterations`, those whose agent reported part of their cost (pi or
+    /// OpenCode stopped in a model call: the calls that ended were priced, the one in
+    /// flight nowhere), which `cost_usd` holds: the others reported none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub partly_priced_iterations: u32,
     /// Iterations (and attempts) whose cost is ralph's estimate from their tokens (Codex,
     /// Gemini CLI, a Claude Code stopped before its `result`): `cost_usd` then includes
     /// estimates, and every view of it says so.
@@ -39,10 +44,13 @@ impl Spend {
     /// unknown. `runs_again` marks an attempt a provider's limit ended.
     pub(super) fn of(usage: &Usage, spent_nothing: bool, runs_again: bool) -> Spend {
         let unpriced = usage.cost_kind == CostKind::Unknown && !spent_nothing;
+        // A reported 0 that ralph takes for unknown (pi's, with tokens) priced nothing.
+        let partly = unpriced && usage.cost_usd.is_some_and(|usd| usd > 0.0);
         Spend {
             cost_usd: usage.cost_usd.unwrap_or(0.0),
             unpriced_iterations: u32::from(unpriced),
             unpriced_attempts: u32::from(unpriced && runs_again),
+            partly_priced_iterations: u32::from(partly),
             // A total that adds an estimate to reported costs is an estimate too.
             estimated_iterations: u32::from(usage.cost_kind == CostKind::Estimated),
             tokens: usage.tokens,
@@ -75,6 +83,9 @@ impl AddAssign for Spend {
         self.unpriced_attempts = self
             .unpriced_attempts
             .saturating_add(other.unpriced_attempts);
+        self.partly_priced_iterations = self
+            .partly_priced_iterations
+            .saturating_add(other.partly_priced_iterations);
         self.estimated_iterations = self
             .estimated_iterations
             .saturating_add(other.estimated_iterations);
@@ -84,3 +95,7 @@ impl AddAssign for Spend {
             .saturating_add(other.uncounted_iterations);
     }
 }
+
+#[cfg(test)]
+#[path = "spend_tests.rs"]
+mod tests;

@@ -64,7 +64,7 @@ pub use leftovers::{
 };
 pub use lock::{LOCK_FILE, LockError, RemovalLock, WorkspaceLock};
 pub use lock_holder::{HeldBy, LockHolder, read_holder, this_host};
-pub use run_events::IterationStart;
+pub use run_events::{IterationStart, KilledIteration};
 pub use transcript::{
     COMMAND_FILE, ITERATIONS_DIR, PROMPT_FILE, STDERR_FILE, STDOUT_FILE, is_run_id, is_run_name,
 };

@@ -39,6 +39,23 @@ pub struct IterationStart {
     pub events: Vec<Event>,
     /// Unix milliseconds.
     pub started_at_ms: u64,
+    /// The run's time when it started, as `max_runtime` counts it (0 in a record written
+    /// before ralph said it).
+    #[serde(default)]
+    pub elapsed_ms: u64,
+}
+
+/// What the record shows of the iteration a killed ralph was in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KilledIteration {
+    /// When it started (its last attempt), Unix milliseconds.
+    pub started_at_ms: u64,
+    /// How long it ran: from its start to the record's last write (0 when the clock was
+    /// set back since).
+    pub ran: Duration,
+    /// The run's time at that last write, as `max_runtime` counts it: its start's
+    /// `elapsed_ms` plus `ran`.
+    pub runtime_ms: u64,
 }
 
 impl RunDir {
@@ -54,12 +71,12 @@ impl RunDir {
         self.iteration_start(first_line_with_prefix)
     }
 
-    /// How long iteration `number` ran as far as the record shows: from its last start to
-    /// the record's last write (the file's modification time). For the iteration a killed
-    /// ralph was in, read before anything else writes to the record: an agent that was
-    /// quiet until the kill ran longer than this, none ran shorter. `None` without a
-    /// record, or when its last start is not of `number` (killed between iterations).
-    pub fn iteration_ran(&self, number: u32) -> io::Result<Option<Duration>> {
+    /// What the record shows of iteration `number`, the one a killed ralph was in: when it
+    /// started, and how long it ran, to the record's last write (the file's modification
+    /// time). Read before anything else writes to the record: an agent that was quiet
+    /// until the kill ran longer than this, none ran shorter. `None` without a record, or
+    /// when its last start is not of `number` (killed between iterations).
+    pub fn killed_iteration(&self, number: u32) -> io::Result<Option<KilledIteration>> {
         let Some(start) = self.last_iteration_start()? else {
             return Ok(None);
         };
@@ -68,7 +85,12 @@ impl RunDir {
         }
         let file = fsafe::open_read(&self.run_events(), Links::Refuse)?;
         let written = file.metadata()?.modified()?;
-        Ok(ran_until(start.started_at_ms, written))
+        let ran_ms = ran_ms(start.started_at_ms, written);
+        Ok(Some(KilledIteration {
+            started_at_ms: start.started_at_ms,
+            ran: Duration::from_millis(ran_ms),
+            runtime_ms: start.elapsed_ms.saturating_add(ran_ms),
+        }))
     }
 
     /// The iteration start at the line `find` finds in the record.
@@ -88,10 +110,10 @@ impl RunDir {
     }
 }
 
-/// The time from `started_at_ms` (Unix milliseconds) to `written`; `None` when the clock
-/// says it was written before the start (set back since).
-fn ran_until(started_at_ms: u64, written: SystemTime) -> Option<Duration> {
-    (super::unix_ms(written).checked_sub(started_at_ms)).map(Duration::from_millis)
+/// The milliseconds from `started_at_ms` (Unix milliseconds) to `written`; 0 when the
+/// clock says it was written before the start (set back since).
+fn ran_ms(started_at_ms: u64, written: SystemTime) -> u64 {
+    super::unix_ms(written).saturating_sub(started_at_ms)
 }
 
 /// The start line at `at`, parsed; `None` when it is too long or not a start.

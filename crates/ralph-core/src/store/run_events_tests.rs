@@ -17,7 +17,7 @@ fn start_line(iteration: u32, hat: &str, events: &[Event]) -> String {
         events,
         wall_secs: 60,
         started_at_ms: 1_000 + u64::from(iteration),
-        elapsed_ms: 0,
+        elapsed_ms: 100 * u64::from(iteration),
     };
     serde_json::to_string(&event).unwrap() + "\n"
 }
@@ -108,23 +108,32 @@ fn a_start_line_cut_short_is_none() {
 }
 
 #[test]
-fn an_iteration_ran_from_its_last_start_to_the_records_last_write() {
+fn a_killed_iteration_ran_from_its_last_start_to_the_records_last_write() {
     let record = start_line(1, "a", &[]) + &filler(100) + &start_line(2, "b", &[]);
     let (_ws, run) = run_with(&record);
-    // Iteration 2 started at 1002 ms (`start_line`); the record was last written at 4002.
+    // Iteration 2 started at 1002 ms, 200 ms into the run (`start_line`); the record was
+    // last written at 4002.
     let written = UNIX_EPOCH + Duration::from_millis(4_002);
     let file = fs::File::options()
         .append(true)
         .open(run.run_events())
         .unwrap();
     file.set_modified(written).unwrap();
-    assert_eq!(run.iteration_ran(2).unwrap(), Some(Duration::from_secs(3)));
+    assert_eq!(
+        run.killed_iteration(2).unwrap(),
+        Some(KilledIteration {
+            started_at_ms: 1_002,
+            ran: Duration::from_secs(3),
+            runtime_ms: 3_200,
+        })
+    );
     // Killed between iterations: the last start is not the one asked about.
-    assert_eq!(run.iteration_ran(3).unwrap(), None);
+    assert_eq!(run.killed_iteration(3).unwrap(), None);
     // A clock set back since: not a negative time.
     file.set_modified(UNIX_EPOCH).unwrap();
-    assert_eq!(run.iteration_ran(2).unwrap(), None);
+    let killed = run.killed_iteration(2).unwrap().expect("its start");
+    assert_eq!((killed.ran, killed.runtime_ms), (Duration::ZERO, 200));
     // No record at all.
     fs::remove_file(run.run_events()).unwrap();
-    assert_eq!(run.iteration_ran(2).unwrap(), None);
+    assert_eq!(run.killed_iteration(2).unwrap(), None);
 }

@@ -19,7 +19,11 @@
 //! - in RPC mode (`pi --mode rpc`, when ralph steers it) the same events come, plus a
 //!   `response` to each command ralph wrote. A refused `prompt` (or a command pi could not
 //!   parse) means no turn will run: it ends the run as failed. Other answers are
-//!   bookkeeping: a refused `steer` or `abort` changes nothing ralph reports.
+//!   bookkeeping: a refused `steer` or `abort` changes nothing ralph reports;
+//! - killed in print mode, pi writes nothing more (no `agent_end`), so its end alone does
+//!   not say whether a model call was cut. Each turn makes one call: it is sent after
+//!   `turn_start` and has ended with the turn's assistant `message_end` (pi writes that
+//!   message's `message_start` only once the answer begins, so it cannot mark the send).
 
 use crate::event::AgentEvent;
 use crate::event::Phase;
@@ -57,11 +61,29 @@ pub(crate) struct PiParser {
     rpc: bool,
     /// The last `agent_end` closed a failed turn without saying whether pi retries it.
     failed_end: bool,
+    /// A model call is in flight: a `turn_start` came and its assistant `message_end`
+    /// (or its `turn_end`) has not.
+    in_call: bool,
 }
 
 impl AgentParser for PiParser {
     fn scratch(&mut self) -> &mut Scratch {
         &mut self.scratch
+    }
+
+    /// End of stream: a call still in flight was cut there (pi killed while it waited for
+    /// or read its model's answer). It was billed and pi never priced it: it ends aborted,
+    /// which tells the summary the stream was cut
+    /// ([`SessionSummary::stream_ended`](crate::SessionSummary::stream_ended)). Killed
+    /// between calls (running a tool, say), pi's priced calls are all it spent.
+    fn finish(&mut self, emit: &mut Emit<'_>) {
+        if std::mem::take(&mut self.in_call) && !self.run_finished {
+            emit(&AgentEvent::MessageFinished {
+                text: "".into(),
+                stop: Stop::Aborted,
+                error: None,
+            });
+        }
     }
 
     fn on_event(&mut self, kind: Kind, f: &mut Fields<'_>, emit: &mut Emit<'_>) {
@@ -75,7 +97,10 @@ impl AgentParser for PiParser {
                 self.run_finished = false;
                 self.failed_end = false;
             }
-            Kind::TurnStart => self.turn_usage_seen = false,
+            Kind::TurnStart => {
+                self.turn_usage_seen = false;
+                self.in_call = true;
+            }
             Kind::MessageUpdate => {
                 self.on_update(f.update.as_ref().unwrap_or(&Update::default()), emit)
             }
@@ -85,6 +110,7 @@ impl AgentParser for PiParser {
                 }
             }
             Kind::TurnEnd => {
+                self.in_call = false;
                 // Only when the turn's message_end was missing: the usage is the same.
                 if let Some(message) = &f.message
                     && !self.turn_usage_seen
@@ -111,6 +137,7 @@ impl AgentParser for PiParser {
                 });
             }
             Kind::AgentEnd => {
+                self.in_call = false;
                 let failed = self.last_stop.is_some_and(Stop::is_failure);
                 // Old pi says nothing about retries here; after a failed message a retry
                 // may follow, so only `auto_retry_end` or `agent_settled` can end it. An
@@ -241,6 +268,7 @@ impl PiParser {
             .map(|e| e.decode_into(&mut self.scratch))
             .filter(|_| stop.is_failure());
         self.turn_usage_seen = true;
+        self.in_call = false;
         self.last_stop = Some(stop);
         if let Some(error) = &error {
             self.last_error = Some(error.resolve(&self.scratch).to_owned());

@@ -353,6 +353,33 @@ fn an_aborted_turn_ends_the_run_at_agent_end() {
 }
 
 #[test]
+fn a_stream_that_ends_in_a_call_ends_it_aborted_and_one_between_calls_adds_nothing() {
+    // pi killed in print mode writes nothing more: where its stream ends tells.
+    const TURN: &str = r#"{"type":"turn_start"}"#;
+    const ANSWER: &str = r#"{"type":"message_start","message":{"role":"assistant","content":[]}}"#;
+    const DONE: &str = r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"toolUse"}}"#;
+    const TOOL: &str =
+        r#"{"type":"tool_execution_start","toolCallId":"c","toolName":"bash","args":{}}"#;
+    let aborted = AgentEvent::MessageFinished {
+        text: "".into(),
+        stop: Stop::Aborted,
+        error: None,
+    };
+    let last = |lines: &[&str]| events(&lines.join("\n")).last().cloned();
+    // The call is sent at the turn's start, before any of its answer.
+    assert_eq!(last(&[TURN]), Some(aborted.clone()));
+    assert_eq!(last(&[TURN, ANSWER]), Some(aborted.clone()));
+    // Its message ended: running its tool, nothing is in flight.
+    assert_ne!(last(&[TURN, ANSWER, DONE, TOOL]), Some(aborted.clone()));
+    assert_ne!(last(&[TURN, ANSWER, DONE]), Some(aborted.clone()));
+    // A turn with no message_end (a missing one) closes at its turn_end.
+    assert_ne!(
+        last(&[TURN, ANSWER, r#"{"type":"turn_end"}"#]),
+        Some(aborted)
+    );
+}
+
+#[test]
 fn in_rpc_mode_a_failed_turn_awaits_a_retry_until_pi_says_more() {
     let mut parser = PiParser::default();
     let feed = |parser: &mut PiParser, input: &str| {

@@ -10,6 +10,7 @@ use anstyle::Style;
 use ralph_core::visible::visible;
 use ralph_stream::AgentEvent;
 use ralph_stream::Phase;
+use ralph_stream::Stop;
 
 use super::markdown::Markdown;
 use super::palette;
@@ -122,9 +123,15 @@ impl AgentView {
             }
             AgentEvent::MessageFinished { stop, error, .. } => {
                 self.end_text();
-                if stop.is_failure() {
-                    let error = error.as_deref().unwrap_or("no error message");
-                    self.error_line("model call failed", error);
+                match error.as_deref() {
+                    _ if !stop.is_failure() => {}
+                    Some(error) => self.error_line("model call failed", error),
+                    // How a parser ends the call a cut stream was in (pi or OpenCode
+                    // stopped while their model answered): no failure of the agent's.
+                    None if *stop == Stop::Aborted => {
+                        self.error_line("model call cut short", "the agent stopped before it ended")
+                    }
+                    None => self.error_line("model call failed", "no error message"),
                 }
             }
             AgentEvent::RetryStarted {

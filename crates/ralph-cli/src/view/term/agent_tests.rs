@@ -260,3 +260,15 @@ fn a_finished_call_is_forgotten() {
     plain(&mut view, &[started("open", "sleep 9")]);
     assert_eq!(view.tools.len(), 1);
 }
+
+#[test]
+fn a_call_the_stream_was_cut_in_is_said_cut_short_not_failed() {
+    // pi killed while its model answered: its parser ends the call aborted, with no
+    // error of the agent's to show.
+    let out = render("pi/signals/sig_TERM.jsonl", false, false);
+    assert!(
+        out.ends_with("✗ model call cut short: the agent stopped before it ended\n"),
+        "{out}"
+    );
+    assert!(!out.contains("no error message"), "{out}");
+}
