@@ -49,6 +49,14 @@ pub enum Notice {
     /// limit cut short: only an attempt that ends can complete the task, so it is
     /// dropped (the attempt runs again, or its failure counts, per `on_rate_limit`).
     PromiseRateLimited { promise: String },
+    /// The promise was the last event of an iteration, or alone on the last line of its
+    /// final answer, but the iteration did not succeed: its agent failed (exited
+    /// non-zero, crashed, timed out, its stream reported an error) or ralph stopped it at
+    /// the cost or runtime limit. Only an iteration that succeeds completes the run, so
+    /// the promise is dropped; the hat gets its events again, if the run goes on.
+    /// `outcome`: how the iteration ended (`failed`, `stopped_at_cost_limit`,
+    /// `stopped_at_runtime_limit`).
+    PromiseFailed { promise: String, outcome: String },
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
@@ -184,6 +192,16 @@ impl std::fmt::Display for Notice {
                 f,
                 "`{promise}` came from an attempt that a rate limit cut short, so the task is \
                  not complete (only an attempt that ends can complete it)"
+            ),
+            Notice::PromiseFailed { promise, outcome } => write!(
+                f,
+                "`{promise}` came from an iteration that {}, so the task is not complete \
+                 (only an iteration that succeeds can complete it)",
+                match outcome.as_str() {
+                    "stopped_at_cost_limit" => "ralph stopped at the cost limit",
+                    "stopped_at_runtime_limit" => "ralph stopped at the runtime limit",
+                    _ => "failed",
+                }
             ),
             Notice::PromiseFromOutside { promise } => write!(
                 f,
@@ -349,6 +367,10 @@ impl Notice {
             Notice::PromiseRateLimited {
                 promise: "DONE".into(),
             },
+            Notice::PromiseFailed {
+                promise: "DONE".into(),
+                outcome: "failed".into(),
+            },
             Notice::PromiseFromOutside {
                 promise: "DONE".into(),
             },
@@ -433,6 +455,7 @@ impl Notice {
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }
                 | Notice::PromiseRateLimited { .. }
+                | Notice::PromiseFailed { .. }
                 | Notice::PromiseFromOutside { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::SteerUnread { .. }
