@@ -1,6 +1,7 @@
 //! The completion rules as a user meets them: `ralph run --help` names both ways to
 //! finish, a final answer that names the promise off its last line is told why the loop
-//! went on, and so is a promise from an iteration that then failed.
+//! went on, and so is a promise from an iteration that then failed; a run that completes
+//! while work waits for a hat says so, and its coordinator saw that work queued.
 
 mod common;
 
@@ -90,4 +91,52 @@ fn a_promise_from_an_iteration_that_then_failed_is_dropped_and_the_text_view_say
         "{text}"
     );
     assert!(text.contains("iteration 2 succeeded"), "{text}");
+}
+
+#[test]
+fn a_run_that_completes_over_work_queued_for_a_hat_says_so_and_its_coordinator_saw_it() {
+    let config = "cli:\n  backend: pi\nhats:\n  reviewer:\n    name: Reviewer\n    \
+                  description: Reviews\n    triggers: [review.request]\n";
+    // The coordinator hands a review out and notes something no hat takes; the note comes
+    // first, so the coordinator runs again with the review still queued, and finishes.
+    let plan = "pi/anthropic/text.jsonl | note.kept=later;review.request=check it |\n\
+                pi/anthropic/text.jsonl | LOOP_COMPLETE |\n";
+    let ws = Workspace::new(config, plan);
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "3"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (0, &"completed".into()),
+        "{stderr}"
+    );
+    let pending: Vec<_> = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "events_pending_at_completion")
+        .map(|n| {
+            (
+                n["iteration"].clone(),
+                n["pending"].clone(),
+                n["count"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pending,
+        [(
+            2.into(),
+            serde_json::json!([{"hat": "reviewer", "topic": "review.request", "count": 1}]),
+            1.into()
+        )]
+    );
+    assert!(
+        ws.prompt(2)
+            .contains("(Reviews) — queued for it, not handled yet: `review.request`"),
+        "{}",
+        ws.prompt(2)
+    );
+    assert!(
+        ws.summary().contains("## Left in the queue")
+            && ws.summary().contains("- `review.request`: check it"),
+        "{}",
+        ws.summary()
+    );
 }

@@ -39,6 +39,7 @@ mod late_events;
 mod notice;
 mod outcome;
 mod publish;
+mod queued;
 mod rate_limit;
 mod refusal;
 mod route;
@@ -64,6 +65,7 @@ pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, RunFacts, Shown, StopReason, classify,
     format_duration, format_usd_limit,
 };
+pub use queued::{QUEUED_GROUPS_SHOWN, QueuedEvents};
 pub use rate_limit::{
     BackendWait, OVERLOAD_WAITS, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak,
     RateLimitTally, RateLimitWait,
@@ -406,6 +408,7 @@ impl Machine {
                     promise: promise.clone(),
                     signal,
                 });
+                self.note_queue_at_completion();
             } else {
                 completion = None;
                 let payload = format!(

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::queued::QueuedEvents;
 use crate::event::InvalidLine;
 use crate::inbox::{InboxRestart, excerpt};
 
@@ -122,6 +123,14 @@ pub enum Notice {
     /// [`Notice::AgentOutputCut`]: `lines` streamed events (a line each from a text
     /// agent), `bytes` of their text. Given as the iteration ends.
     AgentOutputLeftOut { lines: u64, bytes: u64 },
+    /// The run completed while events still waited in its queue: no iteration will take
+    /// them (a completed run cannot be continued). `pending` groups them by the hat each
+    /// would go to and its topic (the first `QUEUED_GROUPS_SHOWN` groups); `count` says
+    /// how many events there are in all.
+    EventsPendingAtCompletion {
+        pending: Vec<QueuedEvents>,
+        count: usize,
+    },
     /// Steering messages were still queued for the prompt of iteration `queued_for` when
     /// the loop ended, so no prompt carried them. `kept`: `ralph run --continue` carries
     /// them in its first prompt; otherwise (the run completed, and cannot be continued)
@@ -289,6 +298,29 @@ impl std::fmt::Display for Notice {
                  iteration from the run's record and from this view (its transcript keeps \
                  them: `ralph inspect`)"
             ),
+            Notice::EventsPendingAtCompletion { pending, count } => {
+                let shown: usize = pending.iter().map(|g| g.count).sum();
+                write!(
+                    f,
+                    "the run completed with {} still queued, which no iteration will handle: ",
+                    if *count == 1 {
+                        "1 event".to_owned()
+                    } else {
+                        format!("{count} events")
+                    }
+                )?;
+                let groups: Vec<String> = (pending.iter())
+                    .map(|g| match g.count {
+                        1 => format!("`{}` for hat `{}`", g.topic, g.hat),
+                        n => format!("`{}` ×{n} for hat `{}`", g.topic, g.hat),
+                    })
+                    .collect();
+                f.write_str(&groups.join(", "))?;
+                match count.saturating_sub(shown) {
+                    0 => Ok(()),
+                    more => write!(f, ", and {more} more"),
+                }
+            }
             Notice::SteerUndelivered {
                 ids,
                 queued_for,
@@ -438,6 +470,14 @@ impl Notice {
                 lines: 120_000,
                 bytes: 2_400_000,
             },
+            Notice::EventsPendingAtCompletion {
+                pending: vec![QueuedEvents {
+                    hat: "reviewer".into(),
+                    topic: "review.request".into(),
+                    count: 2,
+                }],
+                count: 2,
+            },
             Notice::SteerUndelivered {
                 ids: vec!["s-3".into()],
                 queued_for: 2,
@@ -468,6 +508,7 @@ impl Notice {
                 | Notice::EventsAfterEnd { .. }
                 | Notice::AgentOutputCut { .. }
                 | Notice::AgentOutputLeftOut { .. }
+                | Notice::EventsPendingAtCompletion { .. }
                 | Notice::SteerUndelivered { .. } => {}
             }
         }
