@@ -22,6 +22,7 @@ impl Machine {
                 self.state.pending.push_back(Event::new(TASK_RESUME));
             }
             let head = &self.state.pending[0];
+            let head_says_exhausted = self.says_exhausted(head);
             let target = match self.rules.route_event(head) {
                 Some(hat) if hops <= self.rules.hats.len() => Some(hat.clone()),
                 Some(_) | None => None,
@@ -32,6 +33,15 @@ impl Machine {
             };
             let used = self.state.activations.get(&hat.id).copied().unwrap_or(0);
             match hat.max_activations {
+                // ralph's own word that a hat is used up, taken by a hat that is used up
+                // too (a `*` hat takes its own): dropped again, it would reach the
+                // coordinator as "dropped: <hat>.exhausted", the real topics only in a
+                // quote of a quote. The coordinator gets it as it is.
+                Some(max) if used >= max && head_says_exhausted => {
+                    let head = self.state.pending.pop_front().into_iter();
+                    let events = head.chain(self.take_routed(None, false)).collect();
+                    return (DEFAULT_HAT.to_owned(), events);
+                }
                 Some(max) if used >= max => {
                     let dropped = self.take_routed(Some(&hat.id), false);
                     let exhausted = Event::with_text(
@@ -75,6 +85,12 @@ impl Machine {
             .filter(|h| h.max_activations.is_some_and(|max| used(&h.id) >= max))
             .map(|h| h.id.clone())
             .collect()
+    }
+
+    /// Whether `event` is a `<hat>.exhausted` for one of the run's hats: the word ralph
+    /// publishes when a hat is used up.
+    fn says_exhausted(&self, event: &Event) -> bool {
+        (event.topic.strip_suffix(EXHAUSTED_SUFFIX)).is_some_and(|id| self.rules.hat(id).is_some())
     }
 
     /// Removes and returns the pending events routed to `hat` (`None`: the default
