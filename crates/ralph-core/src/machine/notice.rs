@@ -12,11 +12,16 @@ use crate::inbox::{InboxRestart, excerpt};
 #[serde(tag = "notice", rename_all = "snake_case")]
 pub enum Notice {
     /// A hat reached `max_activations`: the events for it were dropped and
-    /// `<hat>.exhausted` published instead.
+    /// `<hat>.exhausted` published instead. `dropped`: their topics; `payloads`: the
+    /// start of each one's payload on one line, as `<hat>.exhausted` quotes it (`None`
+    /// for an event without one), in the same order.
     HatExhausted {
         hat: String,
         max_activations: u32,
         dropped: Vec<String>,
+        /// Absent from the notices of older versions, which named topics only.
+        #[serde(default)]
+        payloads: Vec<Option<String>>,
     },
     /// The hat emitted nothing, so its `default_publishes` was published for it.
     DefaultPublished { hat: String, topic: String },
@@ -150,12 +155,21 @@ impl std::fmt::Display for Notice {
                 hat,
                 max_activations,
                 dropped,
-            } => write!(
-                f,
-                "hat `{hat}` reached max_activations ({max_activations}): published \
-                 `{hat}.exhausted` instead of running it (dropped: {})",
-                dropped.join(", ")
-            ),
+                payloads,
+            } => {
+                let named: Vec<String> = (dropped.iter().enumerate())
+                    .map(|(i, topic)| match payloads.get(i) {
+                        Some(Some(start)) => format!("{topic} ({start})"),
+                        _ => topic.clone(),
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "hat `{hat}` reached max_activations ({max_activations}): published \
+                     `{hat}.exhausted` instead of running it (dropped: {})",
+                    named.join(", ")
+                )
+            }
             Notice::DefaultPublished { hat, topic } => write!(
                 f,
                 "hat `{hat}` emitted nothing: published its default_publishes `{topic}`"
@@ -377,7 +391,8 @@ impl Notice {
             Notice::HatExhausted {
                 hat: "h".into(),
                 max_activations: 2,
-                dropped: vec!["t".into()],
+                dropped: vec!["t".into(), "u".into()],
+                payloads: vec![Some("fix the parser".into()), None],
             },
             Notice::DefaultPublished {
                 hat: "h".into(),

@@ -56,6 +56,7 @@ impl Machine {
                                 .join(", ")
                         ),
                     );
+                    let payloads: Vec<Option<String>> = dropped.iter().map(payload_start).collect();
                     let topics: Vec<String> = dropped.into_iter().map(|e| e.topic).collect();
                     // Seen, for `required_events`, but not counted toward stale
                     // detection: ralph's own event between an agent's repeats of one
@@ -67,6 +68,7 @@ impl Machine {
                         hat: hat.id.clone(),
                         max_activations: max,
                         dropped: topics,
+                        payloads,
                     });
                     hops += 1;
                 }
@@ -111,11 +113,19 @@ impl Machine {
 /// How `<hat>.exhausted` names one dropped event: its topic, and the start of its
 /// payload on one line, so that the coordinator still learns what the hat was asked.
 fn dropped_text(event: &Event) -> String {
-    let Some(payload) = event.payload_text() else {
-        return event.topic.clone();
-    };
+    match payload_start(event) {
+        Some(start) => format!("{} ({start})", event.topic),
+        None => event.topic.clone(),
+    }
+}
+
+/// The start of `event`'s payload on one line, at most [`DROPPED_PAYLOAD_CHARS`]
+/// characters with `…` when cut: what `<hat>.exhausted` and the `hat_exhausted` notice
+/// quote of a dropped event.
+fn payload_start(event: &Event) -> Option<String> {
+    let payload = event.payload_text()?;
     let line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
     let start: String = line.chars().take(DROPPED_PAYLOAD_CHARS).collect();
     let cut = if start.len() < line.len() { "…" } else { "" };
-    format!("{} ({start}{cut})", event.topic)
+    Some(format!("{start}{cut}"))
 }

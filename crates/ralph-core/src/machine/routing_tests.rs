@@ -213,7 +213,8 @@ fn a_hat_at_max_activations_is_replaced_by_its_exhausted_event() {
         vec![Notice::HatExhausted {
             hat: "builder".into(),
             max_activations: 1,
-            dropped: vec!["review.rejected".into()]
+            dropped: vec!["review.rejected".into()],
+            payloads: vec![None],
         }]
     );
 }
@@ -467,16 +468,38 @@ fn handing_over_to_an_exhausted_hat() -> Machine {
 
 #[test]
 fn an_exhausted_hat_is_named_and_its_dropped_payload_reaches_the_coordinator() {
+    let exhausted_notes = |m: &mut Machine| -> Vec<Notice> {
+        (m.take_notices().into_iter())
+            .filter(|n| matches!(n, Notice::HatExhausted { .. }))
+            .collect()
+    };
     let mut m = handing_over_to_an_exhausted_hat();
-    step(&mut m, ok(&[Event::with_text("x.one", "try b\n  again")]));
+    m.take_notices();
+    step(
+        &mut m,
+        ok(&[Event::with_text("x.one", "try b\n  again"), ev("x.one")]),
+    );
     let it = run(&mut m);
     assert_eq!(it.hat, DEFAULT_HAT);
     assert_eq!(
         it.events,
         [Event::with_text(
             "b.exhausted",
-            "hat `b` reached max_activations (1); dropped: x.one (try b again)"
+            "hat `b` reached max_activations (1); dropped: x.one (try b again), x.one"
         )]
+    );
+    // The notice quotes the same, for the person watching the run.
+    let note = Notice::HatExhausted {
+        hat: "b".into(),
+        max_activations: 1,
+        dropped: vec!["x.one".into(), "x.one".into()],
+        payloads: vec![Some("try b again".into()), None],
+    };
+    assert_eq!(exhausted_notes(&mut m), std::slice::from_ref(&note));
+    assert!(
+        note.to_string()
+            .ends_with("(dropped: x.one (try b again), x.one)"),
+        "{note}"
     );
     // A long payload is cut at its start.
     let long = "word ".repeat(100);
@@ -487,6 +510,10 @@ fn an_exhausted_hat_is_named_and_its_dropped_payload_reaches_the_coordinator() {
         payload,
         format!("hat `b` reached max_activations (1); dropped: x.one ({kept}…)")
     );
+    let [Notice::HatExhausted { payloads, .. }] = &exhausted_notes(&mut m)[..] else {
+        panic!("no hat_exhausted notice");
+    };
+    assert_eq!(payloads, &[Some(format!("{kept}…"))]);
 }
 
 #[test]
