@@ -42,11 +42,11 @@ pub(crate) enum Command {
     ///
     /// The task comes from -p, -P, or ralph.yml (`event_loop.prompt`/`prompt_file`, else
     /// PROMPT.md). Each iteration the agent gets the task, the scratchpad, the events it
-    /// must handle and its hat's instructions; it hands over with `ralph emit` and says
-    /// the task is done with `ralph emit LOOP_COMPLETE` (the completion promise) as its
-    /// last event, or by ending a successful iteration's final answer with a line that
-    /// holds only the promise (the promise elsewhere in the answer does not count, and
-    /// ralph says so). The run keeps its files under .ralph/runs/<id>/ (inbox, history,
+    /// must handle and its hat's instructions; it hands over with `ralph emit` and, in an
+    /// iteration that succeeds, says the task is done with `ralph emit LOOP_COMPLETE` (the
+    /// completion promise) as its last event, or by ending its final answer with a line
+    /// that holds only the promise (the promise elsewhere in the answer, or from an
+    /// iteration that failed, does not count, and ralph says so). The run keeps its files under .ralph/runs/<id>/ (inbox, history,
     /// state, summary.md).
     ///
     /// Exit codes: 0 completed, 1 failed (bad config, too many failed iterations), 2 a

@@ -447,7 +447,10 @@ fn the_incumbents_minimal_example_loads_and_runs_unchanged() {
     let example = "examples/hooks/minimal/ralph.hooks.yml";
     let out = ws.run(&["hooks", "validate", "--config", example]);
     assert_eq!(code_of(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
-    let (code, events, stderr) = ws.run_json(&["--config", example, "-p", "task"]);
+    // The example names no agent, and it replaces ralph.yml: the fake pi is named on the
+    // command line, so that each iteration succeeds (another agent detected first would
+    // fail to read pi's transcript, and only a successful iteration completes the run).
+    let (code, events, stderr) = ws.run_json(&["--config", example, "-b", "pi", "-p", "task"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         finished_hooks(&events),

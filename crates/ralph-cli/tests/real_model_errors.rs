@@ -3,6 +3,8 @@
 //! promise in the text of a failed attempt, which must never complete the loop, and Claude
 //! Code recovering from a broken stream and giving up on a dead model. pi's recovering and
 //! failing runs are also played on a pseudo-terminal, and the failing one with pi 0.51.6.
+//! A promise pi emits before its next call is refused (401) does not complete the run
+//! either: only an iteration that succeeds does.
 
 mod real_common;
 
@@ -21,6 +23,13 @@ fn pi_config(env: &RealEnv, pi: &str, transport: Transport, event_loop: &str) ->
         env.agent_path(pi).display(),
         transport.cli_line()
     )
+}
+
+/// Each iteration's outcome status and completion signal.
+fn statuses_and_completions(run: &real_common::JsonRun) -> Vec<Value> {
+    (run.iterations().iter())
+        .map(|i| json!([i["outcome"]["status"], i["completion"]]))
+        .collect()
 }
 
 /// Each model request as `(turn, attempt, outcome)`.
@@ -291,12 +300,50 @@ fn the_promise_in_failed_attempts_does_not_complete_when_every_attempt_fails() {
         .collect();
     // pi's first attempt and its three retries, each cut right after the promise.
     assert_eq!(failed_texts, vec![&json!("Checking.\nLOOP_COMPLETE\n"); 4]);
-    let finished: Vec<Value> = run
-        .iterations()
-        .iter()
-        .map(|i| json!([i["outcome"]["status"], i["completion"]]))
+    assert_eq!(
+        statuses_and_completions(&run),
+        vec![json!(["failed", null])]
+    );
+}
+
+/// pi emits the promise through its bash tool (leaving a note in the scratchpad, which the
+/// next prompt shows), then its next call is refused with a 401: the iteration fails. The
+/// next iteration's prompt carries the note, and pi emits the promise and finishes.
+const PROMISE_THEN_401: &str = r#"
+default: claim
+routes:
+  - {contains: "claimed once already", scenario: again}
+scenarios:
+  claim:
+    - shell: mkdir -p .ralph/agent && echo "I claimed once already." >> .ralph/agent/scratchpad.md && ralph emit LOOP_COMPLETE
+    - text: never sent
+      fault: {http: 401, message: invalid x-api-key}
+  again:
+    - shell: ralph emit LOOP_COMPLETE
+    - text: Done.
+"#;
+
+#[test]
+fn a_promise_pi_emits_before_a_401_does_not_complete_and_the_next_clean_one_does() {
+    let Some(env) = RealEnv::start(PROMISE_THEN_401, &[PI]) else {
+        return;
+    };
+    env.write_config(&config(&env, Transport::Pipes, "  max_iterations: 3\n"));
+    let run = env.run_json(&["-p", "Fix the tests."]).expect_completed();
+    assert_eq!(
+        statuses_and_completions(&run),
+        vec![json!(["failed", null]), json!(["succeeded", "event"])]
+    );
+    let dropped: Vec<Value> = run
+        .of_type("notice")
+        .into_iter()
+        .filter(|n| n["notice"] == "promise_failed")
+        .map(|n| json!([n["iteration"], n["promise"], n["outcome"]]))
         .collect();
-    assert_eq!(finished, vec![json!(["failed", null])]);
+    assert_eq!(dropped, vec![json!([1, "LOOP_COMPLETE", "failed"])]);
+    let scenarios: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
+    assert_eq!(scenarios.first().map(String::as_str), Some("claim"));
+    assert_eq!(scenarios.last().map(String::as_str), Some("again"));
 }
 
 /// Claude's first answer breaks off with an SSE error; Claude asks again without streaming.

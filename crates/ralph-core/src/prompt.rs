@@ -20,6 +20,7 @@ use std::fmt::Write as _;
 
 use crate::config::HatConfig;
 use crate::event::Event;
+use crate::machine::QueuedEvents;
 use crate::prompt_memory::{MemoryPrompt, write_memories, write_skills};
 pub use crate::prompt_steering::STEERING_HEADING;
 use crate::prompt_steering::write_steering;
@@ -27,6 +28,10 @@ use crate::prompt_tasks::write_tasks;
 use crate::skills::Skill;
 use crate::tasks::TasksView;
 use crate::topic::{GATE_FAILED, TASK_RESUME, TASK_START};
+
+/// The most topics waiting for one hat that the coordinator's list names: enough to see
+/// what is handed out, without a line per event of a long queue.
+pub const QUEUED_TOPICS_SHOWN: usize = 3;
 
 /// The most of the scratchpad a prompt carries: its end, where the latest notes are.
 pub const SCRATCHPAD_TAIL_BYTES: usize = 16 * 1024;
@@ -82,9 +87,12 @@ pub enum Role<'a> {
     Solo,
     /// Hats are configured but none handles the events: the agent hands work to one.
     /// `exhausted`: the ids of the hats that used up their `max_activations`.
+    /// `queued`: what waits in the queue for each hat ([`Machine::queued_by_hat`](crate::machine::Machine::queued_by_hat)), so
+    /// that the coordinator does not say the task is done over work still handed out.
     Coordinator {
         hats: &'a [HatConfig],
         exhausted: &'a [String],
+        queued: &'a [QueuedEvents],
     },
     /// A hat.
     Hat { hat: &'a HatConfig },
@@ -152,7 +160,11 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
             );
             true
         }
-        Role::Coordinator { hats, exhausted } => {
+        Role::Coordinator {
+            hats,
+            exhausted,
+            queued,
+        } => {
             section(&mut p, "Your role: coordinator");
             p.push_str(
                 "You coordinate the hats below: decide which one works next and hand over \
@@ -179,6 +191,8 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
                         " — exhausted: it ran as often as its max_activations allow, so \
                          ralph drops events for it; hand the work to another hat",
                     );
+                } else {
+                    write_queued(&mut p, queued, &hat.id);
                 }
                 p.push('\n');
             }
@@ -233,6 +247,23 @@ pub fn build_prompt(input: &PromptInput<'_>) -> String {
                 code_list(input.required_missing)
             );
         }
+        // Only what the list above showed waiting (not an exhausted hat's, which ralph
+        // drops anyway).
+        if let Role::Coordinator {
+            hats,
+            exhausted,
+            queued,
+        } = input.role
+            && queued.iter().any(|q| {
+                !exhausted.contains(&q.hat)
+                    && (hats.iter()).any(|h| h.id == q.hat && !h.triggers.is_empty())
+            })
+        {
+            p.push_str(
+                " What is queued for a hat above is never handled once the run completes: \
+                 finish only if that work is no longer needed.",
+            );
+        }
         p.push('\n');
     }
     p
@@ -251,6 +282,29 @@ pub fn scratchpad_tail(text: &str) -> (&str, bool) {
         _ => tail,
     };
     (tail, true)
+}
+
+/// The topics waiting for `hat`, after its line in the coordinator's list: at most
+/// [`QUEUED_TOPICS_SHOWN`], each with how many events of it wait.
+fn write_queued(p: &mut String, queued: &[QueuedEvents], hat: &str) {
+    let waiting: Vec<&QueuedEvents> = queued.iter().filter(|q| q.hat == hat).collect();
+    if waiting.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = (waiting.iter().take(QUEUED_TOPICS_SHOWN))
+        .map(|q| match q.count {
+            1 => format!("`{}`", q.topic),
+            n => format!("`{}` ×{n}", q.topic),
+        })
+        .collect();
+    let _ = write!(p, " — queued for it, not handled yet: {}", shown.join(", "));
+    if waiting.len() > QUEUED_TOPICS_SHOWN {
+        let _ = write!(
+            p,
+            " and {} more topics",
+            waiting.len() - QUEUED_TOPICS_SHOWN
+        );
+    }
 }
 
 fn section(p: &mut String, title: &str) {

@@ -145,7 +145,8 @@ fn the_coordinator_lists_the_hats_it_can_hand_work_to() {
     insta::assert_snapshot!(build_prompt(&input(
         Role::Coordinator {
             hats: &hats,
-            exhausted: &[]
+            exhausted: &[],
+            queued: &[],
         },
         &events
     )));
@@ -159,6 +160,7 @@ fn the_coordinator_is_told_which_hats_are_exhausted() {
         Role::Coordinator {
             hats: &hats,
             exhausted: &exhausted,
+            queued: &[],
         },
         &[],
     ));
@@ -178,6 +180,62 @@ fn the_coordinator_is_told_which_hats_are_exhausted() {
         "{prompt}"
     );
     assert!(!line(&hats[0].id).contains("exhausted"), "{prompt}");
+}
+
+#[test]
+fn the_coordinator_sees_what_is_queued_for_each_hat_bounded_and_that_finishing_drops_it() {
+    let hats = hats();
+    let q = |hat: &str, topic: &str, count: usize| QueuedEvents {
+        hat: hat.into(),
+        topic: topic.into(),
+        count,
+    };
+    let mut queued = vec![q("builder", "step.ready", 2)];
+    queued.extend((0..QUEUED_TOPICS_SHOWN + 1).map(|i| q("planner", &format!("step.t{i}"), 1)));
+    let prompt = build_prompt(&input(
+        Role::Coordinator {
+            hats: &hats,
+            exhausted: &[],
+            queued: &queued,
+        },
+        &[],
+    ));
+    let line = |name: &str| {
+        let named = format!("`: {name} (");
+        (prompt.lines())
+            .find(|l| l.starts_with("- `") && l.contains(&named))
+            .unwrap_or_else(|| panic!("no line for {name} in:\n{prompt}"))
+            .to_owned()
+    };
+    assert!(
+        line("Builder").ends_with(" — queued for it, not handled yet: `step.ready` ×2"),
+        "{prompt}"
+    );
+    assert!(
+        line("Planner").ends_with(
+            " — queued for it, not handled yet: `step.t0`, `step.t1`, `step.t2` and 1 more topics"
+        ),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("What is queued for a hat above is never handled once the run completes"),
+        "{prompt}"
+    );
+    // Nothing queued, or only for an exhausted hat (whose events ralph drops): no word of it.
+    for (exhausted, queued) in [
+        (vec![], vec![]),
+        (vec!["builder".to_owned()], queued[..1].to_vec()),
+    ] {
+        let prompt = build_prompt(&input(
+            Role::Coordinator {
+                hats: &hats,
+                exhausted: &exhausted,
+                queued: &queued,
+            },
+            &[],
+        ));
+        assert!(!prompt.contains("queued"), "{prompt}");
+    }
 }
 
 #[test]

@@ -142,10 +142,15 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
     }
 
     // A completed run is over: what is left in its queue will never run, and
-    // `--continue` refuses it.
+    // `--continue` refuses it; still listed, so that work dropped at the end is seen.
     let completed = matches!(input.reason, StopReason::Completed { .. });
-    if !completed && !s.pending.is_empty() {
-        out.push_str("\n## Pending events\n\n");
+    if !s.pending.is_empty() {
+        out.push_str(if completed {
+            "\n## Left in the queue\n\nThe task was declared complete while these events \
+             still waited for a hat; no iteration handled them.\n\n"
+        } else {
+            "\n## Pending events\n\n"
+        });
         for event in s.pending.iter().take(PENDING_SHOWN) {
             match event.payload_text() {
                 Some(p) => {
@@ -166,8 +171,12 @@ pub fn render_summary(input: &SummaryInput<'_>) -> String {
         {
             let _ = writeln!(
                 out,
-                "- and {more} more (`ralph run --continue` hands them on; `state.json` has \
-                 them all)"
+                "- and {more} more ({}`state.json` has them all)",
+                if completed {
+                    ""
+                } else {
+                    "`ralph run --continue` hands them on; "
+                }
             );
         }
     }

@@ -104,6 +104,12 @@ fn a_summary_says_why_the_run_stopped_and_what_each_hat_did() {
 | Builder | 2 | 1 | 2m 01s | at least $0.0323 (1 iteration reported no cost) | 17,000 |
 | Reviewer | 0 | 0 | - | - | - |
 
+## Left in the queue
+
+The task was declared complete while these events still waited for a hat; no iteration handled them.
+
+- `review.rejected`: tests fail
+
 Every iteration is recorded in `history.jsonl` next to this file. The task is complete; `ralph run` starts a new run.
 "
         );

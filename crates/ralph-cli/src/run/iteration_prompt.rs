@@ -25,12 +25,19 @@ pub(super) fn iteration_prompt(
 ) -> String {
     let config = run.config;
     let exhausted = run.machine.exhausted_hats();
+    // What the other hats still have waiting: the coordinator runs with the events no hat
+    // takes, which are already off the queue.
+    let queued = match hat {
+        None if !config.hats.is_empty() => run.machine.queued_by_hat(),
+        _ => Vec::new(),
+    };
     let role = match hat {
         Some(hat) => Role::Hat { hat },
         None if config.hats.is_empty() => Role::Solo,
         None => Role::Coordinator {
             hats: &config.hats,
             exhausted: &exhausted,
+            queued: &queued,
         },
     };
     let scratchpad = memory::scratchpad(config, &run.workspace);

@@ -492,6 +492,17 @@ pub enum ConfigWarningKind {
         promise: String,
     },
     #[error(
+        "gate `{gate}`'s `before` names `{topic}`, but this run's completion promise is \
+         `{promise}`: the gate never runs before the run completes, so completion goes \
+         unchecked. Write `{promise}` there instead, or set `event_loop.completion_promise` \
+         to `{topic}`"
+    )]
+    GateBeforeOtherPromise {
+        gate: String,
+        topic: String,
+        promise: String,
+    },
+    #[error(
         "`{topic}` is required before completion, but no hat lists it in `publishes`: no \
          agent is told to emit it, so completion is refused until one does anyway. Add it to \
          the `publishes` of the hat that should emit it"

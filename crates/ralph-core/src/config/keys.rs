@@ -393,7 +393,9 @@ static MAIN_KEYS: &[Key] = &[
     key(EventLoop, "completion_promise", Type::Topic, value(d::PROMISE),
         "The topic the agent emits (`ralph emit TOPIC`) when the task is done; the loop ends \
          there. The hat that finishes lists it in `publishes`; a built-in preset's \
-         `LOOP_COMPLETE` (with `-H builtin:NAME`) stands for it.",
+         `LOOP_COMPLETE` (with `-H builtin:NAME`) stands for it. The hats and gates `ralph \
+         init --preset` writes are your own: change their `LOOP_COMPLETE` with this (ralph \
+         warns where they differ).",
         Init::Default,
         Dump::Config(|c| Some(string(&c.event_loop.completion_promise))),
         Read::Layer(|dec, f, c| {

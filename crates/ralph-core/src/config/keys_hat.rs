@@ -77,7 +77,9 @@ pub(super) static HAT_KEYS: &[Key] = &[
     key(Hat, "max_activations", Type::Count, Unset("no limit"),
         "How many times the hat may run; after that ralph drops the events for it and \
          publishes `<id>.exhausted` in their place (naming each with the start of its \
-         payload), and the coordinator's prompt marks the hat exhausted.",
+         payload; a used-up hat that takes an `.exhausted` itself, as a `*` hat does, \
+         passes it to the coordinator as it is), and the coordinator's prompt marks the \
+         hat exhausted.",
         Init::InExample,
         Dump::Hat(|h| h.max_activations.map(|n| int(n.into()))),
         Read::Hat(|dec, f, h| h.max_activations = read::count(dec, f))),

@@ -125,8 +125,11 @@ pub(crate) fn check(raw: &RawConfig) -> Findings {
     }
 
     // `LOOP_COMPLETE` is the promise of ralph-orchestrator's presets and of ralph's
-    // default: a hat of the user's that still names it under another promise is told to
-    // emit a topic that ends nothing (built-in presets have it replaced at load).
+    // default, and `ralph init --preset` writes it in the hats and the gate suggestion: a
+    // hat of the user's that still names it under another promise is told to emit a topic
+    // that ends nothing, and a gate before it never checks the completion (built-in
+    // presets have it replaced at load). ralph does not read the literal as the promise
+    // in a user's file: a topic means what is written.
     if promise_topic != DEFAULT_COMPLETION_PROMISE {
         for hat in hats {
             let listed = hat.publishes.iter().flat_map(|l| &l.value);
@@ -141,6 +144,19 @@ pub(crate) fn check(raw: &RawConfig) -> Findings {
                     kind: ConfigWarningKind::PublishesOtherPromise {
                         hat: hat.id.value.clone(),
                         key: format!("hats.{}.{key}", hat.id.value),
+                        topic: topic.value.clone(),
+                        promise: promise_topic.to_owned(),
+                    },
+                });
+            }
+        }
+        for gate in &raw.gates {
+            let before = gate.before.iter().flat_map(|l| &l.value);
+            for topic in before.filter(|t| t.value == DEFAULT_COMPLETION_PROMISE) {
+                found.warnings.push(ConfigWarning {
+                    origin: topic.origin.clone(),
+                    kind: ConfigWarningKind::GateBeforeOtherPromise {
+                        gate: gate.name.value.clone(),
                         topic: topic.value.clone(),
                         promise: promise_topic.to_owned(),
                     },

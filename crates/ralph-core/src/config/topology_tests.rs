@@ -216,3 +216,28 @@ fn a_hat_finishing_with_loop_complete_under_another_promise_is_a_warning_at_the_
     // Under the default promise, `LOOP_COMPLETE` is the promise.
     assert_eq!(findings(PIPELINE), (vec![], vec![]));
 }
+
+#[test]
+fn a_gate_before_loop_complete_under_another_promise_is_a_warning_at_the_topic() {
+    // What `ralph init --preset` writes (its gate suggestion uncommented), with the
+    // promise changed afterwards.
+    let gate =
+        "gates:\n  - name: lint\n    run: cargo clippy\n    before: [build.done, LOOP_COMPLETE]\n";
+    let yaml = PIPELINE.replace(
+        "  required_events: [review.done]\n",
+        "  required_events: [review.done]\n  completion_promise: ALL_DONE\n",
+    ) + gate;
+    let warnings = findings(&yaml).1;
+    assert_eq!(
+        warnings.last().map(String::as_str),
+        Some(
+            "ralph.yml:18:26: gate `lint`'s `before` names `LOOP_COMPLETE`, but this run's \
+             completion promise is `ALL_DONE`: the gate never runs before the run completes, \
+             so completion goes unchecked. Write `ALL_DONE` there instead, or set \
+             `event_loop.completion_promise` to `LOOP_COMPLETE`"
+        ),
+        "{warnings:#?}"
+    );
+    // Under the default promise, the gate checks the completion.
+    assert_eq!(findings(&(PIPELINE.to_owned() + gate)), (vec![], vec![]));
+}

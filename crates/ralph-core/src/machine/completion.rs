@@ -1,23 +1,28 @@
 //! The completion rules: when an iteration says the task is done.
 //!
-//! Two signals, both strict on purpose (users lose money to loops that stop early and
-//! to loops that never stop):
+//! Only an iteration that **succeeded** can complete the run ("done" means a clean
+//! iteration said so): one that failed (exited non-zero, crashed, timed out, its stream
+//! reported an error) or that ralph cut (the cost or runtime limit, a provider's rate
+//! limit, the user) did not end as its agent meant, whatever it said before. Its
+//! promise is dropped with a notice, and the loop goes on (the next iteration can say
+//! it again); a run cut by a limit or the user stops there, as it would anyway. Two
+//! signals, both strict on purpose (users lose money to loops that stop early and to
+//! loops that never stop):
 //! - the agent ran `ralph emit <promise>` and it was the **last** event of the
 //!   iteration (an agent that emits the promise and then hands work on has not
 //!   finished);
-//! - fallback: the run **succeeded** and the last non-empty line of its final answer
-//!   is exactly the promise (surrounding whitespace aside). The final answer is the
-//!   last assistant message that did not fail, so tool output, thinking, the echoed
-//!   prompt and text of failed or retried attempts never count; a sentence that
-//!   mentions or quotes the promise does not either.
+//! - fallback: the last non-empty line of its final answer is exactly the promise
+//!   (surrounding whitespace aside). The final answer is the last assistant message
+//!   that did not fail, so tool output, thinking, the echoed prompt and text of failed
+//!   or retried attempts never count; a sentence that mentions or quotes the promise
+//!   does not either.
 //!
 //! A hat whose `default_publishes` is the promise completes the loop too when it
 //! succeeds without emitting anything: the default is published for it, as any other
 //! default is (a promise ralph would route as an ordinary event would never end the
 //! loop).
-//!
-//! An interrupted iteration never completes: the user stopped it.
 
+use super::notice::Notice;
 use super::outcome::{CompletionSignal, IterationOutcome};
 use crate::event::Event;
 
@@ -30,50 +35,69 @@ pub fn completion_signal(
     final_text: Option<&str>,
     default: Option<&str>,
 ) -> Option<CompletionSignal> {
-    match outcome {
-        // The user stopped it, or a provider's limit cut it short: neither finished.
-        IterationOutcome::Interrupted | IterationOutcome::RateLimited { .. } => None,
-        IterationOutcome::Succeeded
-        | IterationOutcome::Failed { .. }
-        | IterationOutcome::StoppedAtCostLimit
-        | IterationOutcome::StoppedAtRuntimeLimit => {
-            if events.last().is_some_and(|e| e.topic == promise) {
-                Some(CompletionSignal::Event)
-            } else if events.iter().any(|e| e.topic == promise) {
-                // Emitted, then work handed on: not finished, whatever the final answer
-                // says (the note on the promise not being last says so too).
-                None
-            } else if *outcome == IterationOutcome::Succeeded
-                && final_text.is_some_and(|text| last_line_is(text, promise))
-            {
-                Some(CompletionSignal::FinalText)
-            } else if *outcome == IterationOutcome::Succeeded
-                && events.is_empty()
-                && default == Some(promise)
-            {
-                Some(CompletionSignal::DefaultPublishes)
-            } else {
-                None
-            }
-        }
+    // Failed or cut short: it did not end as its agent meant (the publisher says why
+    // its promise did not count).
+    if *outcome != IterationOutcome::Succeeded {
+        return None;
+    }
+    if events.last().is_some_and(|e| e.topic == promise) {
+        Some(CompletionSignal::Event)
+    } else if events.iter().any(|e| e.topic == promise) {
+        // Emitted, then work handed on: not finished, whatever the final answer says
+        // (the note on the promise not being last says so too).
+        None
+    } else if final_text.is_some_and(|text| last_line_is(text, promise)) {
+        Some(CompletionSignal::FinalText)
+    } else if events.is_empty() && default == Some(promise) {
+        Some(CompletionSignal::DefaultPublishes)
+    } else {
+        None
     }
 }
 
-/// Whether the iteration deserves the [`Notice::PromiseNotAlone`](super::notice::Notice)
-/// note: it succeeded and did not complete, did not emit the promise (an emitted one that
-/// is not last has a note of its own), and its final answer names the promise somewhere
-/// other than alone on its last line (the agent probably meant to finish).
-pub fn promise_not_alone(
+/// The note an iteration's final answer earns when it named the promise and the run did
+/// not complete, if any:
+/// - [`Notice::PromiseNotAlone`]: it succeeded, and its answer names the promise
+///   somewhere other than alone on its last line (the agent probably meant to finish);
+/// - [`Notice::PromiseFailed`]: its answer ends on the promise, but it failed or ralph
+///   cut it at a limit, so the answer did not count.
+///
+/// An emitted promise has notes of its own (not last, from a failed or limited attempt),
+/// so `emitted` says none is needed here.
+pub fn answer_notice(
     promise: &str,
     outcome: &IterationOutcome,
     final_text: Option<&str>,
     completion: Option<CompletionSignal>,
     emitted: bool,
-) -> bool {
-    completion.is_none()
-        && !emitted
-        && *outcome == IterationOutcome::Succeeded
-        && final_text.is_some_and(|text| text.contains(promise) && !last_line_is(text, promise))
+) -> Option<Notice> {
+    let text =
+        final_text.filter(|text| completion.is_none() && !emitted && text.contains(promise))?;
+    if *outcome == IterationOutcome::Succeeded {
+        return (!last_line_is(text, promise)).then(|| Notice::PromiseNotAlone {
+            promise: promise.to_owned(),
+        });
+    }
+    let dropped = promise_dropped(promise, outcome)?;
+    (matches!(dropped, Notice::PromiseFailed { .. }) && last_line_is(text, promise))
+        .then_some(dropped)
+}
+
+/// Why a promise given by an iteration that did not succeed was dropped, for its notice;
+/// `None` for one that succeeded, or that the user interrupted (the run stops, and its
+/// reason says enough).
+pub fn promise_dropped(promise: &str, outcome: &IterationOutcome) -> Option<Notice> {
+    let promise = promise.to_owned();
+    match outcome {
+        IterationOutcome::Succeeded | IterationOutcome::Interrupted => None,
+        IterationOutcome::RateLimited { .. } => Some(Notice::PromiseRateLimited { promise }),
+        IterationOutcome::Failed { .. }
+        | IterationOutcome::StoppedAtCostLimit
+        | IterationOutcome::StoppedAtRuntimeLimit => Some(Notice::PromiseFailed {
+            promise,
+            outcome: outcome.name().to_owned(),
+        }),
+    }
 }
 
 /// Whether the last non-empty line of `text`, trimmed, is exactly `promise`.
@@ -83,3 +107,7 @@ pub fn last_line_is(text: &str, promise: &str) -> bool {
         .rfind(|line| !line.is_empty())
         .is_some_and(|line| line == promise)
 }
+
+#[cfg(test)]
+#[path = "completion_tests.rs"]
+mod tests;

@@ -39,6 +39,7 @@ mod late_events;
 mod notice;
 mod outcome;
 mod publish;
+mod queued;
 mod rate_limit;
 mod refusal;
 mod route;
@@ -52,7 +53,7 @@ mod usage;
 
 use std::time::Duration;
 
-pub use completion::{completion_signal, last_line_is, promise_not_alone};
+pub use completion::{answer_notice, completion_signal, last_line_is, promise_dropped};
 pub use failover::{BackendLimit, BackendPick};
 pub use gate::{
     GATE_OUTPUT_MAX_BYTES, GATE_OUTPUT_MAX_LINES, GateEnd, GatePlan, GateResult, GateRule, Guarded,
@@ -64,6 +65,7 @@ pub use outcome::{
     CompletionSignal, EndClass, IterationOutcome, RunFacts, Shown, StopReason, classify,
     format_duration, format_usd_limit,
 };
+pub use queued::{QUEUED_GROUPS_SHOWN, QueuedEvents};
 pub use rate_limit::{
     BackendWait, OVERLOAD_WAITS, REPEAT_LIMIT_BACKOFF_FROM, RESET_SLACK, RateLimitStreak,
     RateLimitTally, RateLimitWait,
@@ -374,16 +376,14 @@ impl Machine {
             self.unsay_requeued();
         }
         self.publish_outside(&outside);
-        if promise_not_alone(
+        if let Some(notice) = answer_notice(
             &promise,
             &report.outcome,
             report.final_text.as_deref(),
             signalled,
             events.iter().any(|e| e.topic == promise),
         ) {
-            self.notices.push(Notice::PromiseNotAlone {
-                promise: promise.clone(),
-            });
+            self.notices.push(notice);
         }
         if report.outcome.is_failure() || self.limit_is_failure(&iteration.hat, &report.outcome) {
             self.state.consecutive_failures = self.state.consecutive_failures.saturating_add(1);
@@ -408,6 +408,7 @@ impl Machine {
                     promise: promise.clone(),
                     signal,
                 });
+                self.note_queue_at_completion();
             } else {
                 completion = None;
                 let payload = format!(

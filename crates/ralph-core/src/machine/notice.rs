@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::queued::QueuedEvents;
 use crate::event::InvalidLine;
 use crate::inbox::{InboxRestart, excerpt};
 
@@ -11,11 +12,16 @@ use crate::inbox::{InboxRestart, excerpt};
 #[serde(tag = "notice", rename_all = "snake_case")]
 pub enum Notice {
     /// A hat reached `max_activations`: the events for it were dropped and
-    /// `<hat>.exhausted` published instead.
+    /// `<hat>.exhausted` published instead. `dropped`: their topics; `payloads`: the
+    /// start of each one's payload on one line, as `<hat>.exhausted` quotes it (`None`
+    /// for an event without one), in the same order.
     HatExhausted {
         hat: String,
         max_activations: u32,
         dropped: Vec<String>,
+        /// Absent from the notices of older versions, which named topics only.
+        #[serde(default)]
+        payloads: Vec<Option<String>>,
     },
     /// The hat emitted nothing, so its `default_publishes` was published for it.
     DefaultPublished { hat: String, topic: String },
@@ -49,6 +55,14 @@ pub enum Notice {
     /// limit cut short: only an attempt that ends can complete the task, so it is
     /// dropped (the attempt runs again, or its failure counts, per `on_rate_limit`).
     PromiseRateLimited { promise: String },
+    /// The promise was the last event of an iteration, or alone on the last line of its
+    /// final answer, but the iteration did not succeed: its agent failed (exited
+    /// non-zero, crashed, timed out, its stream reported an error) or ralph stopped it at
+    /// the cost or runtime limit. Only an iteration that succeeds completes the run, so
+    /// the promise is dropped; the hat gets its events again, if the run goes on.
+    /// `outcome`: how the iteration ended (`failed`, `stopped_at_cost_limit`,
+    /// `stopped_at_runtime_limit`).
+    PromiseFailed { promise: String, outcome: String },
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
@@ -114,6 +128,14 @@ pub enum Notice {
     /// [`Notice::AgentOutputCut`]: `lines` streamed events (a line each from a text
     /// agent), `bytes` of their text. Given as the iteration ends.
     AgentOutputLeftOut { lines: u64, bytes: u64 },
+    /// The run completed while events still waited in its queue: no iteration will take
+    /// them (a completed run cannot be continued). `pending` groups them by the hat each
+    /// would go to and its topic (the first `QUEUED_GROUPS_SHOWN` groups); `count` says
+    /// how many events there are in all.
+    EventsPendingAtCompletion {
+        pending: Vec<QueuedEvents>,
+        count: usize,
+    },
     /// Steering messages were still queued for the prompt of iteration `queued_for` when
     /// the loop ended, so no prompt carried them. `kept`: `ralph run --continue` carries
     /// them in its first prompt; otherwise (the run completed, and cannot be continued)
@@ -133,12 +155,21 @@ impl std::fmt::Display for Notice {
                 hat,
                 max_activations,
                 dropped,
-            } => write!(
-                f,
-                "hat `{hat}` reached max_activations ({max_activations}): published \
-                 `{hat}.exhausted` instead of running it (dropped: {})",
-                dropped.join(", ")
-            ),
+                payloads,
+            } => {
+                let named: Vec<String> = (dropped.iter().enumerate())
+                    .map(|(i, topic)| match payloads.get(i) {
+                        Some(Some(start)) => format!("{topic} ({start})"),
+                        _ => topic.clone(),
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "hat `{hat}` reached max_activations ({max_activations}): published \
+                     `{hat}.exhausted` instead of running it (dropped: {})",
+                    named.join(", ")
+                )
+            }
             Notice::DefaultPublished { hat, topic } => write!(
                 f,
                 "hat `{hat}` emitted nothing: published its default_publishes `{topic}`"
@@ -184,6 +215,16 @@ impl std::fmt::Display for Notice {
                 f,
                 "`{promise}` came from an attempt that a rate limit cut short, so the task is \
                  not complete (only an attempt that ends can complete it)"
+            ),
+            Notice::PromiseFailed { promise, outcome } => write!(
+                f,
+                "`{promise}` came from an iteration that {}, so the task is not complete \
+                 (only an iteration that succeeds can complete it)",
+                match outcome.as_str() {
+                    "stopped_at_cost_limit" => "ralph stopped at the cost limit",
+                    "stopped_at_runtime_limit" => "ralph stopped at the runtime limit",
+                    _ => "failed",
+                }
             ),
             Notice::PromiseFromOutside { promise } => write!(
                 f,
@@ -271,6 +312,29 @@ impl std::fmt::Display for Notice {
                  iteration from the run's record and from this view (its transcript keeps \
                  them: `ralph inspect`)"
             ),
+            Notice::EventsPendingAtCompletion { pending, count } => {
+                let shown: usize = pending.iter().map(|g| g.count).sum();
+                write!(
+                    f,
+                    "the run completed with {} still queued, which no iteration will handle: ",
+                    if *count == 1 {
+                        "1 event".to_owned()
+                    } else {
+                        format!("{count} events")
+                    }
+                )?;
+                let groups: Vec<String> = (pending.iter())
+                    .map(|g| match g.count {
+                        1 => format!("`{}` for hat `{}`", g.topic, g.hat),
+                        n => format!("`{}` ×{n} for hat `{}`", g.topic, g.hat),
+                    })
+                    .collect();
+                f.write_str(&groups.join(", "))?;
+                match count.saturating_sub(shown) {
+                    0 => Ok(()),
+                    more => write!(f, ", and {more} more"),
+                }
+            }
             Notice::SteerUndelivered {
                 ids,
                 queued_for,
@@ -327,7 +391,8 @@ impl Notice {
             Notice::HatExhausted {
                 hat: "h".into(),
                 max_activations: 2,
-                dropped: vec!["t".into()],
+                dropped: vec!["t".into(), "u".into()],
+                payloads: vec![Some("fix the parser".into()), None],
             },
             Notice::DefaultPublished {
                 hat: "h".into(),
@@ -348,6 +413,10 @@ impl Notice {
             },
             Notice::PromiseRateLimited {
                 promise: "DONE".into(),
+            },
+            Notice::PromiseFailed {
+                promise: "DONE".into(),
+                outcome: "failed".into(),
             },
             Notice::PromiseFromOutside {
                 promise: "DONE".into(),
@@ -416,6 +485,14 @@ impl Notice {
                 lines: 120_000,
                 bytes: 2_400_000,
             },
+            Notice::EventsPendingAtCompletion {
+                pending: vec![QueuedEvents {
+                    hat: "reviewer".into(),
+                    topic: "review.request".into(),
+                    count: 2,
+                }],
+                count: 2,
+            },
             Notice::SteerUndelivered {
                 ids: vec!["s-3".into()],
                 queued_for: 2,
@@ -433,6 +510,7 @@ impl Notice {
                 | Notice::PromiseNotLast { .. }
                 | Notice::PromiseNotAlone { .. }
                 | Notice::PromiseRateLimited { .. }
+                | Notice::PromiseFailed { .. }
                 | Notice::PromiseFromOutside { .. }
                 | Notice::InvalidLine { .. }
                 | Notice::SteerUnread { .. }
@@ -445,6 +523,7 @@ impl Notice {
                 | Notice::EventsAfterEnd { .. }
                 | Notice::AgentOutputCut { .. }
                 | Notice::AgentOutputLeftOut { .. }
+                | Notice::EventsPendingAtCompletion { .. }
                 | Notice::SteerUndelivered { .. } => {}
             }
         }

@@ -7,7 +7,7 @@ use super::notice::Notice;
 use super::outcome::{CompletionSignal, IterationOutcome};
 use super::spend::Spend;
 use super::state::Repeat;
-use super::{Machine, millis};
+use super::{Machine, millis, promise_dropped};
 use crate::event::Event;
 use crate::inbox::{InboxLine, from_agent};
 use crate::topic::TASK_RESUME;
@@ -141,14 +141,12 @@ impl Machine {
                     // The completion signal itself: counted for stale detection (an
                     // agent repeating a refused promise is stuck), never routed.
                     self.record_published(event);
-                } else if matches!(outcome, IterationOutcome::RateLimited { .. }) {
-                    // The limit is the attempt's outcome, but the run goes on: say why
-                    // the promise the agent saw itself give did not count.
-                    self.notices.push(Notice::PromiseRateLimited {
-                        promise: promise.clone(),
-                    });
+                } else if let Some(dropped) = promise_dropped(&promise, outcome) {
+                    // The attempt failed, or a limit cut it short; the run may go on: say
+                    // why the promise the agent saw itself give did not count.
+                    self.notices.push(dropped);
                 }
-                // Last, but the attempt was rate limited or interrupted (the run stops:
+                // Last, but the iteration did not succeed (interrupted: the run stops, and
                 // its reason says enough): nothing followed the promise.
                 continue;
             }

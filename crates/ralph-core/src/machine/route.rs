@@ -22,6 +22,7 @@ impl Machine {
                 self.state.pending.push_back(Event::new(TASK_RESUME));
             }
             let head = &self.state.pending[0];
+            let head_says_exhausted = self.says_exhausted(head);
             let target = match self.rules.route_event(head) {
                 Some(hat) if hops <= self.rules.hats.len() => Some(hat.clone()),
                 Some(_) | None => None,
@@ -32,6 +33,15 @@ impl Machine {
             };
             let used = self.state.activations.get(&hat.id).copied().unwrap_or(0);
             match hat.max_activations {
+                // ralph's own word that a hat is used up, taken by a hat that is used up
+                // too (a `*` hat takes its own): dropped again, it would reach the
+                // coordinator as "dropped: <hat>.exhausted", the real topics only in a
+                // quote of a quote. The coordinator gets it as it is.
+                Some(max) if used >= max && head_says_exhausted => {
+                    let head = self.state.pending.pop_front().into_iter();
+                    let events = head.chain(self.take_routed(None, false)).collect();
+                    return (DEFAULT_HAT.to_owned(), events);
+                }
                 Some(max) if used >= max => {
                     let dropped = self.take_routed(Some(&hat.id), false);
                     let exhausted = Event::with_text(
@@ -46,6 +56,7 @@ impl Machine {
                                 .join(", ")
                         ),
                     );
+                    let payloads: Vec<Option<String>> = dropped.iter().map(payload_start).collect();
                     let topics: Vec<String> = dropped.into_iter().map(|e| e.topic).collect();
                     // Seen, for `required_events`, but not counted toward stale
                     // detection: ralph's own event between an agent's repeats of one
@@ -57,6 +68,7 @@ impl Machine {
                         hat: hat.id.clone(),
                         max_activations: max,
                         dropped: topics,
+                        payloads,
                     });
                     hops += 1;
                 }
@@ -77,6 +89,12 @@ impl Machine {
             .collect()
     }
 
+    /// Whether `event` is a `<hat>.exhausted` for one of the run's hats: the word ralph
+    /// publishes when a hat is used up.
+    fn says_exhausted(&self, event: &Event) -> bool {
+        (event.topic.strip_suffix(EXHAUSTED_SUFFIX)).is_some_and(|id| self.rules.hat(id).is_some())
+    }
+
     /// Removes and returns the pending events routed to `hat` (`None`: the default
     /// hat), keeping the others in order. With `head_only`, only the first event.
     fn take_routed(&mut self, hat: Option<&str>, head_only: bool) -> Vec<Event> {
@@ -95,11 +113,19 @@ impl Machine {
 /// How `<hat>.exhausted` names one dropped event: its topic, and the start of its
 /// payload on one line, so that the coordinator still learns what the hat was asked.
 fn dropped_text(event: &Event) -> String {
-    let Some(payload) = event.payload_text() else {
-        return event.topic.clone();
-    };
+    match payload_start(event) {
+        Some(start) => format!("{} ({start})", event.topic),
+        None => event.topic.clone(),
+    }
+}
+
+/// The start of `event`'s payload on one line, at most [`DROPPED_PAYLOAD_CHARS`]
+/// characters with `…` when cut: what `<hat>.exhausted` and the `hat_exhausted` notice
+/// quote of a dropped event.
+fn payload_start(event: &Event) -> Option<String> {
+    let payload = event.payload_text()?;
     let line = payload.split_whitespace().collect::<Vec<_>>().join(" ");
     let start: String = line.chars().take(DROPPED_PAYLOAD_CHARS).collect();
     let cut = if start.len() < line.len() { "…" } else { "" };
-    format!("{} ({start}{cut})", event.topic)
+    Some(format!("{start}{cut}"))
 }

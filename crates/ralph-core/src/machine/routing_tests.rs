@@ -213,7 +213,8 @@ fn a_hat_at_max_activations_is_replaced_by_its_exhausted_event() {
         vec![Notice::HatExhausted {
             hat: "builder".into(),
             max_activations: 1,
-            dropped: vec!["review.rejected".into()]
+            dropped: vec!["review.rejected".into()],
+            payloads: vec![None],
         }]
     );
 }
@@ -266,8 +267,8 @@ fn a_hat_that_failed_its_last_activation_is_not_said_to_get_its_events_again() {
     );
 }
 
-#[test]
-fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
+/// Two hats used up from the start, each triggering on the other's `.exhausted`.
+fn exhausting_each_other() -> Machine {
     let mut rules = Rules {
         hats: vec![
             hat("a", &["go.a", "b.exhausted"]),
@@ -277,7 +278,12 @@ fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
     };
     rules.hats[0].max_activations = Some(0);
     rules.hats[1].max_activations = Some(0);
-    let mut m = Machine::new(rules);
+    Machine::new(rules)
+}
+
+#[test]
+fn exhausted_hats_triggering_on_each_other_end_at_the_default_hat() {
+    let mut m = exhausting_each_other();
     step(&mut m, ok(&[ev("go.a")]));
     let it = run(&mut m);
     assert_eq!(it.hat, DEFAULT_HAT);
@@ -462,16 +468,38 @@ fn handing_over_to_an_exhausted_hat() -> Machine {
 
 #[test]
 fn an_exhausted_hat_is_named_and_its_dropped_payload_reaches_the_coordinator() {
+    let exhausted_notes = |m: &mut Machine| -> Vec<Notice> {
+        (m.take_notices().into_iter())
+            .filter(|n| matches!(n, Notice::HatExhausted { .. }))
+            .collect()
+    };
     let mut m = handing_over_to_an_exhausted_hat();
-    step(&mut m, ok(&[Event::with_text("x.one", "try b\n  again")]));
+    m.take_notices();
+    step(
+        &mut m,
+        ok(&[Event::with_text("x.one", "try b\n  again"), ev("x.one")]),
+    );
     let it = run(&mut m);
     assert_eq!(it.hat, DEFAULT_HAT);
     assert_eq!(
         it.events,
         [Event::with_text(
             "b.exhausted",
-            "hat `b` reached max_activations (1); dropped: x.one (try b again)"
+            "hat `b` reached max_activations (1); dropped: x.one (try b again), x.one"
         )]
+    );
+    // The notice quotes the same, for the person watching the run.
+    let note = Notice::HatExhausted {
+        hat: "b".into(),
+        max_activations: 1,
+        dropped: vec!["x.one".into(), "x.one".into()],
+        payloads: vec![Some("try b again".into()), None],
+    };
+    assert_eq!(exhausted_notes(&mut m), std::slice::from_ref(&note));
+    assert!(
+        note.to_string()
+            .ends_with("(dropped: x.one (try b again), x.one)"),
+        "{note}"
     );
     // A long payload is cut at its start.
     let long = "word ".repeat(100);
@@ -481,6 +509,58 @@ fn an_exhausted_hat_is_named_and_its_dropped_payload_reaches_the_coordinator() {
     assert_eq!(
         payload,
         format!("hat `b` reached max_activations (1); dropped: x.one ({kept}…)")
+    );
+    let [Notice::HatExhausted { payloads, .. }] = &exhausted_notes(&mut m)[..] else {
+        panic!("no hat_exhausted notice");
+    };
+    assert_eq!(payloads, &[Some(format!("{kept}…"))]);
+}
+
+#[test]
+fn an_exhausted_catch_all_hat_reports_the_real_dropped_topic_not_its_own_exhausted_event() {
+    let mut rules = Rules {
+        hats: vec![hat("w", &["*"])],
+        ..solo()
+    };
+    rules.hats[0].max_activations = Some(1);
+    let mut m = Machine::new(rules);
+    // task.start is the coordinator's; the hand-over uses w up.
+    assert_eq!(step(&mut m, ok(&[ev("w.go")])).0, DEFAULT_HAT);
+    assert_eq!(step(&mut m, ok(&[])).0, "w");
+    m.take_notices();
+    step(
+        &mut m,
+        ok(&[Event::with_text("fix.bug", "the parser drops a key")]),
+    );
+    // `*` takes `w.exhausted` too; it goes to the coordinator as it is.
+    let it = run(&mut m);
+    assert_eq!(it.hat, DEFAULT_HAT);
+    assert_eq!(
+        it.events,
+        [Event::with_text(
+            "w.exhausted",
+            "hat `w` reached max_activations (1); dropped: fix.bug (the parser drops a key)"
+        )]
+    );
+    let dropped: Vec<Vec<String>> = (m.take_notices().into_iter())
+        .filter_map(|n| match n {
+            Notice::HatExhausted { dropped, .. } => Some(dropped),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dropped, [vec!["fix.bug".to_owned()]]);
+}
+
+#[test]
+fn exhausted_hats_triggering_on_each_other_pass_the_first_word_on_unwrapped() {
+    let mut m = exhausting_each_other();
+    step(&mut m, ok(&[Event::with_text("go.a", "start")]));
+    assert_eq!(
+        run(&mut m).events,
+        [Event::with_text(
+            "a.exhausted",
+            "hat `a` reached max_activations (0); dropped: go.a (start)"
+        )]
     );
 }
 
