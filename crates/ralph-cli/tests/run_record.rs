@@ -108,3 +108,87 @@ fn a_flood_of_output_is_cut_in_the_record_and_kept_in_the_transcript() {
     let raw = zstd::decode_all(transcript).expect("zstd");
     assert_eq!(raw.len() as u64, LINES * line_bytes);
 }
+
+/// The run's cap on streamed output counts every session of the run: once earlier
+/// sessions recorded all but 1 MiB of it, a `--continue` whose agent floods keeps that
+/// 1 MiB, then only each iteration's start, and the notices say the run's cap cut them;
+/// the transcripts keep every line.
+#[test]
+fn a_continued_run_s_flood_is_held_to_what_is_left_of_the_run_s_cap() {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    // MAX_STREAMED_BYTES_PER_RUN and STREAMED_HEAD_BYTES_PAST_RUN_CAP, as documented.
+    const PER_RUN: u64 = 256 * 1024 * 1024;
+    const HEAD: u64 = 64 * 1024;
+    const LEFT: u64 = 1024 * 1024;
+    const FLOOD: u64 = 4_000_000;
+    let ws = Workspace::new(
+        "cli:\n  backend: custom\n  command: sh\n  args: [agent.sh]\n  prompt_mode: stdin\n",
+        "",
+    );
+    let script = format!(
+        "cat >/dev/null\n[ -e flood ] && yes 'a line the agent prints again and again' | \
+         head -c {FLOOD}\nexit 0\n"
+    );
+    std::fs::write(ws.path().join("agent.sh"), script).expect("agent.sh");
+    let first = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
+    assert_eq!(common::code(first.status), 2, "{}", common::stderr(&first));
+
+    // Earlier sessions that recorded all but LEFT of the cap, without writing 255 MiB:
+    // the record grows by a hole (read as NUL bytes), ended by a newline.
+    let path = ws.run_files().dir().join("run-events.jsonl");
+    let mut record = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("the record");
+    let before = PER_RUN - LEFT;
+    record.set_len(before - 1).expect("grow the record");
+    record.write_all(b"\n").expect("end the hole");
+    drop(record);
+
+    std::fs::write(ws.path().join("flood"), "").expect("flood");
+    let args = [
+        "run",
+        "--output",
+        "json",
+        "--continue",
+        "--max-iterations",
+        "4",
+    ];
+    let out = ws.run(&args);
+    assert_eq!(common::code(out.status), 2, "{}", common::stderr(&out));
+    let mut added = String::new();
+    let mut record = std::fs::File::open(&path).expect("the record");
+    record.seek(SeekFrom::Start(before)).expect("seek");
+    record.read_to_string(&mut added).expect("read");
+    assert_eq!(added, String::from_utf8(out.stdout).unwrap());
+    // What was left, a head for each later iteration, each iteration's final answer (the
+    // last 64 KiB of a plain-text agent's output, escaped as JSON, which passes as any
+    // message's end does), and what else the run said: not the 12 MB the agent wrote.
+    let answers = 3 * 80 * 1024;
+    let bound = LEFT + 2 * HEAD + answers + 16 * 1024;
+    assert!((added.len() as u64) < bound, "{} bytes", added.len());
+
+    let events: Vec<serde_json::Value> = added
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let of = |notice: &str| -> Vec<&serde_json::Value> {
+        events.iter().filter(|e| e["notice"] == notice).collect()
+    };
+    let (cuts, left_out) = (of("agent_output_cut"), of("agent_output_left_out"));
+    let iterations: Vec<&serde_json::Value> = cuts.iter().map(|e| &e["iteration"]).collect();
+    assert_eq!(iterations, [2, 3, 4]);
+    assert_eq!(left_out.len(), 3);
+    assert!(cuts.iter().chain(&left_out).all(|e| e["cap"] == "run"));
+    let kept: Vec<u64> = cuts
+        .iter()
+        .map(|e| e["kept_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(kept[0] > HEAD && kept[0] <= LEFT, "{kept:?}");
+    assert!(kept[1..].iter().all(|&k| k > 0 && k <= HEAD), "{kept:?}");
+
+    let transcript = std::fs::File::open(ws.run_files().dir().join("iterations/4/stdout.zst"))
+        .expect("the transcript");
+    let raw = zstd::decode_all(transcript).expect("zstd");
+    assert_eq!(raw.len() as u64, FLOOD);
+}

@@ -15,6 +15,7 @@ mod plan;
 mod project_hints;
 mod run;
 pub(crate) mod runs;
+mod runs_hats;
 mod steer;
 pub(crate) mod tools;
 mod watch;

@@ -329,12 +329,18 @@ fn start_and_drive(
                 })
                 .ok()
                 .map(|file| (run.run_dir.clone(), file));
+            // What earlier sessions of the run recorded counts toward its cap on streamed
+            // output, so `--continue` does not start that cap afresh.
+            let recorded = record
+                .as_ref()
+                .and_then(|(_, file)| file.metadata().ok())
+                .map_or(0, |m| m.len());
             let inner: &mut dyn Observer = match tui.as_mut() {
                 Some(tui) => tui,
                 None => observer.as_mut(),
             };
             let mut recorder = Recorder::new(inner, record);
-            let mut capped = OutputCap::new(&mut recorder);
+            let mut capped = OutputCap::new(&mut recorder, recorded);
             let reason = drive(run, &mut capped, &stop).await;
             drop(recorder);
             if let Some(tui) = tui.as_mut() {

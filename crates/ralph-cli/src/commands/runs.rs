@@ -9,9 +9,9 @@ use ralph_core::run_event::format_usd;
 use ralph_core::store::{RalphDir, RunDir, StoreError};
 use ralph_core::time_text::Civil;
 use ralph_core::token_count::TokenCount;
-use ralph_core::visible::visible;
 use serde::Serialize;
 
+use super::runs_hats::{self, HatCount};
 use super::worktree;
 use crate::cli::{RunsArgs, RunsCommand};
 use crate::diagnostic::diagnostic;
@@ -56,14 +56,8 @@ struct Row {
     /// False when some iteration's agent counted no tokens (Copilot): `tokens` is then
     /// a lower bound, or nothing anyone counted when it is 0.
     tokens_complete: bool,
-    /// The hats that ran, with how many iterations each.
+    /// The hats that ran, with how many iterations each, the most first.
     hats: Vec<HatCount>,
-}
-
-#[derive(Debug, Serialize)]
-struct HatCount {
-    hat: String,
-    iterations: u32,
 }
 
 pub(crate) fn run(args: &RunsArgs) -> Result<CommandOutcome, CliError> {
@@ -151,14 +145,7 @@ fn row(run: &RunDir, running: bool) -> Row {
             row.cost_estimated = state.spend.cost_estimated();
             row.tokens = state.spend.tokens.total();
             row.tokens_complete = state.spend.tokens_complete();
-            row.hats = state
-                .hats
-                .iter()
-                .map(|(hat, totals)| HatCount {
-                    hat: hat.clone(),
-                    iterations: totals.iterations,
-                })
-                .collect();
+            row.hats = runs_hats::by_iterations(&state.hats, &history);
             if let Some(end) = &state.end {
                 row.outcome = end.name().to_owned();
                 row.ended_at_ms = last_end;
@@ -203,11 +190,6 @@ fn table(rows: &[Row]) -> String {
     let cells: Vec<[String; 8]> = rows
         .iter()
         .map(|r| {
-            let hats: Vec<String> = r
-                .hats
-                .iter()
-                .map(|h| format!("{}×{}", visible(&h.hat), h.iterations))
-                .collect();
             [
                 r.id.clone(),
                 r.started_at_ms.map_or_else(|| "—".to_owned(), utc),
@@ -219,7 +201,7 @@ fn table(rows: &[Row]) -> String {
                 r.iterations.to_string(),
                 cost_cell(r.cost_usd, r.cost_complete, r.cost_estimated),
                 TokenCount::of(r.tokens, r.tokens_complete).cell(|n| n.to_string()),
-                hats.join(" "),
+                runs_hats::cell(&r.hats),
             ]
         })
         .collect();

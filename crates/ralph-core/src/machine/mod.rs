@@ -46,6 +46,7 @@ mod route;
 mod spend;
 mod start_failure;
 mod state;
+mod stream_cap;
 mod tags;
 mod tasks_check;
 mod turn_stop;
@@ -73,6 +74,7 @@ pub use rate_limit::{
 pub use refusal::{CompletionRefusal, verdict};
 pub use spend::Spend;
 pub use state::{GateTotals, HatTotals, LoopState, Repeat};
+pub use stream_cap::StreamCap;
 pub use tasks_check::REFUSAL_TASKS_SHOWN;
 pub use turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
 pub use usage::Usage;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::queued::QueuedEvents;
+use super::stream_cap::StreamCap;
 use crate::event::InvalidLine;
 use crate::inbox::{InboxRestart, excerpt};
 
@@ -119,15 +120,27 @@ pub enum Notice {
         kept: bool,
     },
     /// The agent's streamed output in this iteration (text, thinking, lines that were not
-    /// its format) reached what the run records of one iteration: what it streams after
-    /// this is left out of the run's record and views (its transcript, `stdout.zst`,
-    /// keeps it, up to `transcripts.max_bytes_per_run`). `kept_bytes`: the record bytes
-    /// of it kept.
-    AgentOutputCut { kept_bytes: u64 },
+    /// its format) reached what the run records of one iteration, or (`cap`: `run`) what
+    /// is left of what it records of the whole run: what it streams after this is left
+    /// out of the run's record and views (its transcript, `stdout.zst`, keeps it, up to
+    /// `transcripts.max_bytes_per_run`). `kept_bytes`: the record bytes of it kept.
+    AgentOutputCut {
+        kept_bytes: u64,
+        /// Absent from the notices of older versions, which had only the iteration's cap.
+        #[serde(default)]
+        cap: StreamCap,
+    },
     /// How much of the iteration's streamed output was left out after an
     /// [`Notice::AgentOutputCut`]: `lines` streamed events (a line each from a text
-    /// agent), `bytes` of their text. Given as the iteration ends.
-    AgentOutputLeftOut { lines: u64, bytes: u64 },
+    /// agent), `bytes` of their text, `cap` the cap that cut it. Given as the iteration
+    /// ends.
+    AgentOutputLeftOut {
+        lines: u64,
+        bytes: u64,
+        /// Absent from the notices of older versions, which had only the iteration's cap.
+        #[serde(default)]
+        cap: StreamCap,
+    },
     /// The run completed while events still waited in its queue: no iteration will take
     /// them (a completed run cannot be continued). `pending` groups them by the hat each
     /// would go to and its topic (the first `QUEUED_GROUPS_SHOWN` groups); `count` says
@@ -299,18 +312,36 @@ impl std::fmt::Display for Notice {
             }
             // The bytes kept, not a rounded size: the cap is counted in record bytes, and
             // flooring them to MiB said "reached 15 MiB" (or 0) of a 16 MiB cap.
-            Notice::AgentOutputCut { kept_bytes } => write!(
+            Notice::AgentOutputCut {
+                kept_bytes,
+                cap: StreamCap::Iteration,
+            } => write!(
                 f,
                 "the agent's output in this iteration reached what the run records of one \
                  iteration ({kept_bytes} bytes of record kept): what it writes after this is \
                  left out of the run's record and of this view (its transcript keeps it: \
                  `ralph inspect`)"
             ),
-            Notice::AgentOutputLeftOut { lines, bytes } => write!(
+            Notice::AgentOutputCut {
+                kept_bytes,
+                cap: StreamCap::Run,
+            } => write!(
+                f,
+                "the agents' output in this run reached what the run records of it in all \
+                 ({kept_bytes} bytes of record kept of this iteration): what this agent \
+                 writes after this is left out of the run's record and of this view, and \
+                 each later iteration keeps only its start (its transcript keeps it all: \
+                 `ralph inspect`)"
+            ),
+            Notice::AgentOutputLeftOut { lines, bytes, cap } => write!(
                 f,
                 "left out {lines} lines ({bytes} bytes) of the agent's output in this \
-                 iteration from the run's record and from this view (its transcript keeps \
-                 them: `ralph inspect`)"
+                 iteration from the run's record and from this view, past what it records \
+                 of {} (its transcript keeps them: `ralph inspect`)",
+                match cap {
+                    StreamCap::Iteration => "one iteration",
+                    StreamCap::Run => "the whole run",
+                }
             ),
             Notice::EventsPendingAtCompletion { pending, count } => {
                 let shown: usize = pending.iter().map(|g| g.count).sum();
@@ -480,10 +511,21 @@ impl Notice {
             },
             Notice::AgentOutputCut {
                 kept_bytes: 16 * 1024 * 1024,
+                cap: StreamCap::Iteration,
+            },
+            Notice::AgentOutputCut {
+                kept_bytes: 64 * 1024,
+                cap: StreamCap::Run,
             },
             Notice::AgentOutputLeftOut {
                 lines: 120_000,
                 bytes: 2_400_000,
+                cap: StreamCap::Iteration,
+            },
+            Notice::AgentOutputLeftOut {
+                lines: 300_000,
+                bytes: 6_000_000,
+                cap: StreamCap::Run,
             },
             Notice::EventsPendingAtCompletion {
                 pending: vec![QueuedEvents {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::machine::StreamCap;
 
 #[test]
 fn an_unread_steering_message_is_named_by_its_first_line_cut_short() {
@@ -40,7 +41,13 @@ fn undelivered_steering_says_how_many_for_which_iteration_and_whether_continue_c
 
 #[test]
 fn a_cut_output_says_the_bytes_kept_not_a_size_rounded_down() {
-    let said = |kept_bytes| Notice::AgentOutputCut { kept_bytes }.to_string();
+    let said = |kept_bytes| {
+        Notice::AgentOutputCut {
+            kept_bytes,
+            cap: StreamCap::Iteration,
+        }
+        .to_string()
+    };
     assert!(
         said(16_777_118).contains("(16777118 bytes of record kept)"),
         "{}",
@@ -50,4 +57,41 @@ fn a_cut_output_says_the_bytes_kept_not_a_size_rounded_down() {
     // read "reached 0 MiB".
     assert!(!said(1000).contains("0 MiB"), "{}", said(1000));
     assert!(said(1000).contains("1000 bytes"), "{}", said(1000));
+}
+
+/// A cut by the run's cap says so, and that later iterations keep only their start; one
+/// read back from an older record (no `cap`) was the iteration's.
+#[test]
+fn a_cut_says_which_cap_made_it() {
+    let cut = |cap| Notice::AgentOutputCut {
+        kept_bytes: 65_536,
+        cap,
+    };
+    let by_run = cut(StreamCap::Run).to_string();
+    assert!(by_run.contains("in this run reached"), "{by_run}");
+    assert!(
+        by_run.contains("each later iteration keeps only its start"),
+        "{by_run}"
+    );
+    let by_iteration = cut(StreamCap::Iteration).to_string();
+    assert!(by_iteration.contains("of one iteration"), "{by_iteration}");
+    let left_out = Notice::AgentOutputLeftOut {
+        lines: 3,
+        bytes: 30,
+        cap: StreamCap::Run,
+    };
+    assert!(
+        left_out.to_string().contains("of the whole run"),
+        "{left_out}"
+    );
+
+    let json = serde_json::to_value(cut(StreamCap::Run)).unwrap();
+    assert_eq!(json["cap"], "run");
+    let old: Notice =
+        serde_json::from_str(r#"{"notice":"agent_output_cut","kept_bytes":10}"#).unwrap();
+    let want = Notice::AgentOutputCut {
+        kept_bytes: 10,
+        cap: StreamCap::Iteration,
+    };
+    assert_eq!(old, want);
 }
