@@ -10,7 +10,10 @@
 //! - one `assistant.message` per model call, with the whole `content` (the answer, or ""
 //!   before tool calls) and `toolRequests`; the text streams before it as
 //!   `assistant.message_delta` (`deltaContent`), reasoning as
-//!   `assistant.reasoning_delta` / `assistant.reasoning`;
+//!   `assistant.reasoning_delta` / `assistant.reasoning`; the deltas can miss part of a
+//!   long answer (a 48,013-character answer of 2,000 lines streamed 25,981 characters:
+//!   its first 102 lines, then from line 1,020 on, `v1.0.102_json_long_answer_lossy_deltas`),
+//!   so the whole `content` is the answer, and the deltas only a preview of it;
 //! - tools: `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
 //!   `tool.execution_complete` (`success`, `result.content`, `error.message`,
 //!   `shellExecution.exitCode`: a failing shell command is still `success: true`);
@@ -57,6 +60,8 @@ pub(crate) struct CopilotParser {
     /// The message (and reasoning block) whose deltas were streamed: their final
     /// event must not repeat the text.
     streamed_message: Option<String>,
+    /// What the deltas of `streamed_message` showed, to show what they missed.
+    streamed_text: String,
     streamed_reasoning: Option<String>,
     /// Tool names by call id: completions do not repeat them.
     tool_names: HashMap<String, String>,
@@ -96,11 +101,12 @@ impl AgentParser for CopilotParser {
                     let id = d.id.map(JsonStr::decode).unwrap_or_default();
                     if self.streamed_message.as_deref() != Some(id.as_ref()) {
                         self.streamed_message = Some(id.into_owned());
+                        self.streamed_text.clear();
                     }
                     let delta = delta.decode_into(&mut self.scratch);
-                    emit(&AgentEvent::TextDelta {
-                        text: delta.resolve(&self.scratch).into(),
-                    });
+                    let delta = delta.resolve(&self.scratch);
+                    self.streamed_text.push_str(delta);
+                    emit(&AgentEvent::TextDelta { text: delta.into() });
                 }
             }
             Kind::Message => self.on_message(d, emit),
@@ -230,10 +236,26 @@ impl CopilotParser {
             .map_or(Span::Line(""), |t| t.decode_into(&mut self.scratch));
         let text = text.resolve(&self.scratch);
         let id = d.id.map(JsonStr::decode).unwrap_or_default();
-        if !text.is_empty() && self.streamed_message.as_deref() != Some(id.as_ref()) {
-            emit(&AgentEvent::TextDelta { text: text.into() });
+        let streamed = if self.streamed_message.as_deref() == Some(id.as_ref()) {
+            self.streamed_text.as_str()
+        } else {
+            ""
+        };
+        match unshown(streamed, text) {
+            Unshown::Nothing => {}
+            Unshown::Rest(rest) => emit(&AgentEvent::TextDelta { text: rest.into() }),
+            Unshown::Whole => {
+                // The deltas showed something else than the answer (a piece of it
+                // missing): what they showed cannot be taken back, so the answer follows
+                // whole, on a line of its own, and nothing of it is lost.
+                if !streamed.ends_with('\n') {
+                    emit(&AgentEvent::TextDelta { text: "\n".into() });
+                }
+                emit(&AgentEvent::TextDelta { text: text.into() });
+            }
         }
         self.streamed_message = None;
+        self.streamed_text.clear();
         self.last_failure = None;
         emit(&AgentEvent::MessageFinished {
             text: text.into(),
@@ -319,6 +341,25 @@ impl CopilotParser {
             duration_ms,
             totals: None,
         });
+    }
+}
+
+/// What of a message's final text its deltas did not show.
+#[derive(Debug, PartialEq, Eq)]
+enum Unshown<'t> {
+    Nothing,
+    /// The deltas showed its beginning: the rest.
+    Rest(&'t str),
+    /// The deltas showed something that is not its beginning: all of it.
+    Whole,
+}
+
+fn unshown<'t>(streamed: &str, text: &'t str) -> Unshown<'t> {
+    match text.strip_prefix(streamed) {
+        _ if text.is_empty() => Unshown::Nothing,
+        Some("") => Unshown::Nothing,
+        Some(rest) => Unshown::Rest(rest),
+        None => Unshown::Whole,
     }
 }
 
