@@ -1,5 +1,5 @@
 //! Real captures of Claude Code calls whose stream was cut (the mock dropped the
-//! connection mid-answer): the cut call ends failed.
+//! connection mid-answer): the cut call ends failed, before the retry that follows it.
 
 mod support;
 
@@ -37,6 +37,27 @@ fn a_call_cut_while_it_wrote_a_tool_call_ends_failed_and_says_the_tool_did_not_r
         [
             "finished \"Run it\" Error the model's response broke off while it wrote a tool call to Bash, which did not run",
             "finished \"Done.\\nLOOP_COMPLETE\" Completed -",
+        ]
+    );
+}
+
+/// Claude Code 2.1.332, three calls cut mid-answer: each `message_stop` (no stop
+/// reason) comes before the `api_retry` announcing the next attempt (except the third,
+/// after which Claude Code retries without streaming). Each cut call ends failed before
+/// its retry is announced, as it happened.
+#[test]
+fn a_call_cut_mid_answer_ends_failed_before_its_retry() {
+    let broke = "the model's response broke off before it was complete";
+    assert_eq!(
+        ends_and_retries("v2.1.332_partial_cut_retried.jsonl"),
+        [
+            format!("finished \"Work done.\\nLOOP_COMPLETE\" Error {broke}"),
+            "retry Some(1)".to_owned(),
+            format!("finished \"Work done.\\nLOOP_COMPLETE\" Error {broke}"),
+            "retry Some(2)".to_owned(),
+            format!("finished \"Work done.\\nLOOP_COMPLETE\" Error {broke}"),
+            "finished \"Work done.\\nLOOP_COMPLETE\\nAnd also the rest.....!\" Completed -"
+                .to_owned(),
         ]
     );
 }

@@ -100,12 +100,16 @@ impl ClaudeParser {
                 }
             }
             Some(Partial::End) => {
-                // One that a tool's result already completed was reported.
+                // The message ends here, well or cut: closing it now puts a cut before the
+                // retry Claude Code announces next (`api_retry`), as it happened, and not
+                // at the retry's `message_start`. One that a tool's result already
+                // completed was reported.
                 let id = self.message_of(f);
                 if let Some(pending) = self.pending.as_mut()
                     && pending.id == *id
                 {
                     pending.ended = true;
+                    self.flush(emit);
                 }
             }
             Some(Partial::Stop { reason, output }) => {

@@ -489,3 +489,28 @@ fn a_message_that_ends_without_a_stop_reason_or_with_a_tool_call_begun_broke_off
         ]
     );
 }
+
+#[test]
+fn a_cut_message_ends_at_its_message_stop_before_the_retry_is_announced() {
+    let retry = r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":586,"error_status":null,"error":"unknown"}"#;
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""Work""#)),
+        streamed("m1", r#"{"type":"message_stop"}"#),
+        retry.to_owned(),
+        streamed("m2", &delta(0, "text", r#""Work done.""#)),
+    ]);
+    assert_eq!(
+        got[..4],
+        [
+            text("Work"),
+            finished("Work", Stop::Error, Some(BROKE_OFF)),
+            turn(None, true),
+            AgentEvent::RetryStarted {
+                attempt: Some(1),
+                max_attempts: Some(2),
+                delay_ms: Some(586),
+                error: Some("unknown".into()),
+            },
+        ]
+    );
+}
