@@ -21,6 +21,10 @@
 //!   `retryAttempt`), `assistant.turn_retry` before each retry, `model.call_final_result`
 //!   when the retrying ends, `session.error` when the run gives up, then `result` with
 //!   `exitCode` 1;
+//! - stopped (SIGINT, SIGTERM), it writes `agent.interrupted` (`activity`: `model_call`
+//!   with the `model`, or `tool_call` with the `toolCallIds`), `abort` (`reason`:
+//!   `user_abort`, `user_initiated`) and `assistant.idle {aborted: true}`, then `result`
+//!   with `exitCode` 0 (`v1.0.102_json_interrupted_in_*`);
 //! - no token counts and no cost (only premium requests, which are not dollars): usage is
 //!   unknown. An `outputTokens` on `assistant.message`, seen in other releases, is kept.
 
@@ -70,6 +74,9 @@ pub(crate) struct CopilotParser {
     retrying: bool,
     /// Why the session gave up (`session.error`), for the final verdict.
     session_error: Option<String>,
+    /// Why the session was aborted (`abort`), for the final verdict: its `result` says
+    /// `exitCode: 0` all the same.
+    aborted: Option<String>,
 }
 
 impl AgentParser for CopilotParser {
@@ -199,6 +206,10 @@ impl AgentParser for CopilotParser {
                         .into_owned(),
                 );
             }
+            Kind::Interrupted => self.on_interrupted(d, emit),
+            Kind::Abort => {
+                self.aborted = Some(d.message.map_or(String::new(), |r| r.decode().into_owned()));
+            }
             Kind::CompactionStart => emit(&AgentEvent::Compaction {
                 phase: Phase::Started,
                 reason: None,
@@ -285,6 +296,46 @@ impl CopilotParser {
         });
     }
 
+    /// Copilot was stopped: a model call in flight ends aborted (with what its deltas
+    /// showed), and tool calls in flight end failed, as they never finished.
+    fn on_interrupted(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
+        match d.activity.map(JsonStr::name).as_deref() {
+            Some(b"model_call") => {
+                let text = if self.streamed_message.take().is_some() {
+                    std::mem::take(&mut self.streamed_text)
+                } else {
+                    String::new()
+                };
+                emit(&AgentEvent::MessageFinished {
+                    text: text.into(),
+                    stop: Stop::Aborted,
+                    error: None,
+                });
+                emit(&AgentEvent::TurnFinished {
+                    usage: Usage {
+                        model: d
+                            .model
+                            .map(JsonStr::decode)
+                            .or_else(|| self.model.as_deref().map(Into::into)),
+                        ..Usage::default()
+                    },
+                    is_error: true,
+                });
+            }
+            _ => {
+                for id in &d.tool_call_ids {
+                    let id = id.decode();
+                    emit(&AgentEvent::ToolCallFinished {
+                        name: self.tool_names.remove(id.as_ref()).map(Into::into),
+                        id,
+                        output: TOOL_INTERRUPTED.into(),
+                        is_error: true,
+                    });
+                }
+            }
+        }
+    }
+
     fn on_call_failure(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
         let start = self.scratch.len();
         if let Some(status) = d.status_code {
@@ -325,14 +376,17 @@ impl CopilotParser {
         {
             self.announce(Some(id.decode()), emit);
         }
-        let is_error = match exit_code {
-            Some(code) => code != 0,
-            None => self.session_error.is_some(),
-        };
-        let error = is_error.then(|| match (&self.session_error, exit_code) {
-            (Some(error), _) => error.as_str().into(),
-            (None, Some(code)) => format!("copilot exited with code {code}").into(),
-            (None, None) => "copilot reported an error".into(),
+        let is_error = self.aborted.is_some()
+            || match exit_code {
+                Some(code) => code != 0,
+                None => self.session_error.is_some(),
+            };
+        let error = is_error.then(|| match (&self.session_error, &self.aborted, exit_code) {
+            (Some(error), _, _) => error.as_str().into(),
+            (None, Some(reason), _) if reason.is_empty() => ABORTED.into(),
+            (None, Some(reason), _) => format!("{ABORTED} ({reason})").into(),
+            (None, None, Some(code)) => format!("copilot exited with code {code}").into(),
+            (None, None, None) => "copilot reported an error".into(),
         });
         emit(&AgentEvent::RunFinished {
             is_error,
@@ -343,6 +397,13 @@ impl CopilotParser {
         });
     }
 }
+
+/// The error of a run Copilot ended on an `abort` (it was stopped), whose `result` says
+/// `exitCode: 0`.
+const ABORTED: &str = "copilot was stopped before it finished";
+
+/// The output of a tool call Copilot was stopped in.
+const TOOL_INTERRUPTED: &str = "copilot was stopped while this tool ran";
 
 /// What of a message's final text its deltas did not show.
 #[derive(Debug, PartialEq, Eq)]

@@ -396,3 +396,53 @@ fn a_finished_call_forgets_its_name() {
     }
     assert_eq!(finished, 2);
 }
+
+#[test]
+fn an_interrupted_call_ends_aborted_with_what_it_showed_and_an_abort_fails_the_run() {
+    let result = r#"{"type":"result","timestamp":"t","sessionId":"s1","exitCode":0}"#;
+    let input = [
+        line(
+            "assistant.message_delta",
+            r#"{"messageId":"m1","deltaContent":"Half"}"#,
+        ),
+        line(
+            "agent.interrupted",
+            r#"{"activity":"model_call","model":"gpt-5","cancelPhase":"streaming"}"#,
+        ),
+        line("abort", r#"{}"#),
+        result.to_owned(),
+    ]
+    .join("\n");
+    let got = events(&input);
+    assert_eq!(
+        got[1..4],
+        [
+            message("Half", Stop::Aborted, None),
+            AgentEvent::TurnFinished {
+                usage: Usage {
+                    model: Some("gpt-5".into()),
+                    ..Usage::default()
+                },
+                is_error: true,
+            },
+            AgentEvent::SessionStarted {
+                session_id: Some("s1".into()),
+                model: None,
+                provider: None,
+            },
+        ]
+    );
+    assert!(matches!(
+        &got[4],
+        AgentEvent::RunFinished { is_error: true, error: Some(e), .. } if e == ABORTED
+    ));
+    // Without an `abort`, `exitCode: 0` is a success.
+    assert!(matches!(
+        events(result).last(),
+        Some(AgentEvent::RunFinished {
+            is_error: false,
+            error: None,
+            ..
+        })
+    ));
+}
