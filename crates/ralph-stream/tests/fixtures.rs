@@ -276,7 +276,9 @@ fn claude_messages_cut_at_the_output_limit_end_with_a_length_stop() {
 }
 
 /// Codex, Gemini CLI, OpenCode, Copilot: the same, with the agent's own format forced,
-/// and every capture is recognised as its agent's.
+/// and every capture is recognised as its agent's. Copilot's deltas can miss a piece of a
+/// long answer (`long_answer_lossy_deltas`): there they are followed by the whole answer,
+/// so what is shown ends with it, and nothing of it is lost.
 #[test]
 fn deltas_add_up_to_each_message_of_the_other_agents() {
     let agents = [
@@ -297,7 +299,13 @@ fn deltas_add_up_to_each_message_of_the_other_agents() {
                     AgentEvent::TextDelta { text } => streamed.push_str(text),
                     AgentEvent::MessageFinished { text, stop, .. } => {
                         if !stop.is_failure() {
-                            assert_eq!(&streamed, text, "{}", name_of(&path));
+                            let lossy = name_of(&path).contains("lossy_deltas");
+                            if lossy && streamed != *text {
+                                assert!(streamed.ends_with(&**text), "{}", name_of(&path));
+                                assert!(streamed.len() > text.len(), "{}", name_of(&path));
+                            } else {
+                                assert_eq!(&streamed, text, "{}", name_of(&path));
+                            }
                             messages += 1;
                         }
                         streamed.clear();

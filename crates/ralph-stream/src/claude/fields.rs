@@ -144,6 +144,13 @@ pub(super) enum Partial<'a> {
         delta: Delta<'a>,
         index: Option<u64>,
     },
+    /// `content_block_start` of a tool call, with the tool's name: the call is being
+    /// written, and shows only once its block comes whole (its `assistant` line).
+    ToolBegun { name: Option<JsonStr<'a>> },
+    /// `message_stop`: the message has ended, whether or not its `message_delta` came
+    /// (after a cut, Claude Code writes it without one, and drops the blocks it had not
+    /// finished).
+    End,
     /// `message_delta`: how the message ended. Claude Code writes each block's `assistant`
     /// line before it, with `stop_reason: null`, so a cut at the output limit
     /// (`max_tokens`) is said only here; and its `usage.output_tokens`, the call's final
@@ -253,15 +260,16 @@ fn read_block<'a>(c: &mut Cursor<'a>) -> Result<Option<Block<'a>>, Malformed> {
     }))
 }
 
-/// A stream event's `{type, message: {id, model, usage}, index, delta, usage:
-/// {output_tokens}}`; other events (block starts and stops, tool input, signatures, the
-/// message's stop) are `None`: the complete lines say what they do.
+/// A stream event's `{type, message: {id, model, usage}, index, delta, content_block,
+/// usage: {output_tokens}}`; other events (block stops, the starts of text and thinking,
+/// tool input, signatures) are `None`: the complete lines say what they do.
 fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed> {
     let (mut kind, mut message, mut delta, mut index) = (None, None, None, None);
-    let mut output = None;
+    let (mut output, mut block) = (None, None);
     fields!(c, {
         b"type" => kind = c.read_str()?,
         b"message" => message = Some(read_message(c)?),
+        b"content_block" => block = read_block(c)?,
         b"delta" => delta = Some(read_delta(c)?),
         b"index" => index = c.read_u64()?,
         b"usage" => output = field_of(c, b"output_tokens", Cursor::read_u64)?,
@@ -281,6 +289,11 @@ fn read_partial<'a>(c: &mut Cursor<'a>) -> Result<Option<Partial<'a>>, Malformed
             })
         }
         b"content_block_delta" => delta.piece.map(|delta| Partial::Delta { delta, index }),
+        b"content_block_start" => match block {
+            Some(Block::ToolUse { name, .. }) => Some(Partial::ToolBegun { name }),
+            _ => None,
+        },
+        b"message_stop" => Some(Partial::End),
         b"message_delta" if delta.stop_reason.is_some() || output.is_some() => {
             Some(Partial::Stop {
                 reason: delta.stop_reason,

@@ -93,6 +93,11 @@ struct PendingMessage {
     streamed: Streamed,
     /// An `assistant` line of it came: some block of it came whole.
     came_whole: bool,
+    /// A tool call it began (`content_block_start`) whose block has not come whole: the
+    /// tool's name, when given.
+    tool_begun: Option<Option<String>>,
+    /// Its `message_stop` came: nothing more of it will.
+    ended: bool,
 }
 
 impl AgentParser for ClaudeParser {
@@ -258,6 +263,7 @@ impl ClaudeParser {
                     self.tool_names.insert(id.to_string(), name.to_string());
                     if main && let Some(pending) = self.pending.as_mut() {
                         pending.has_tool_use = true;
+                        pending.tool_begun = None;
                     }
                     emit(&AgentEvent::ToolCallStarted {
                         id,

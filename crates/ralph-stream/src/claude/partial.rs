@@ -6,7 +6,9 @@
 //! Facts it relies on (tests/fixtures/claude/v2.1.332_partial_*): a block's deltas come
 //! before its `assistant` line, under the message's `api_message_id` (and after a
 //! `message_start` naming the message); a call that breaks off mid-stream gets no
-//! `assistant` line for what it streamed, and Claude Code's retry comes as a new
+//! `assistant` line for what it streamed, Claude Code ends it with a `message_stop` that
+//! no `message_delta` came before (`abandoned_blocks` names the blocks it dropped, a tool
+//! call begun among them: `v2.1.332_partial_tool_call_cut`), and its retry comes as a new
 //! message; a sub-agent's lines come without deltas; a message's stop reason comes only in
 //! its `message_delta`, after its last `assistant` line (which says `stop_reason: null`)
 //! (`v2.1.332_partial_max_tokens_*`), with the call's final output count: the `assistant`
@@ -29,6 +31,10 @@ use crate::parser::Emit;
 
 /// The error of a message whose streamed block never came whole: the call broke off.
 pub(super) const BROKE_OFF: &str = "the model's response broke off before it was complete";
+
+/// The start of the error of a message cut while the model wrote a tool call.
+pub(super) const BROKE_OFF_IN_A_CALL: &str =
+    "the model's response broke off while it wrote a tool call";
 
 /// What separates the text blocks of one message: they are paragraphs.
 pub(super) const PARAGRAPH: &str = "\n";
@@ -85,6 +91,26 @@ impl ClaudeParser {
                 let id = self.message_of(f);
                 self.open(&id, emit);
                 self.on_delta(delta, index, emit);
+            }
+            Some(Partial::ToolBegun { name }) => {
+                let id = self.message_of(f);
+                self.open(&id, emit);
+                if let Some(pending) = self.pending.as_mut() {
+                    pending.tool_begun = Some(name.map(|n| n.decode().into_owned()));
+                }
+            }
+            Some(Partial::End) => {
+                // The message ends here, well or cut: closing it now puts a cut before the
+                // retry Claude Code announces next (`api_retry`), as it happened, and not
+                // at the retry's `message_start`. One that a tool's result already
+                // completed was reported.
+                let id = self.message_of(f);
+                if let Some(pending) = self.pending.as_mut()
+                    && pending.id == *id
+                {
+                    pending.ended = true;
+                    self.flush(emit);
+                }
             }
             Some(Partial::Stop { reason, output }) => {
                 let id = self.message_of(f);
@@ -183,11 +209,26 @@ impl PendingMessage {
         None
     }
 
-    /// Ends a message whose last block streamed and never came whole, or that began
-    /// (`message_start`) and got no block whole at all: the call broke off (an error
-    /// mid-stream, a cut connection, an interrupt).
+    /// Ends a message whose last block streamed and never came whole, that began
+    /// (`message_start`) and got no block whole at all, that ended (`message_stop`)
+    /// without a stop reason, or that began a tool call whose block never came whole: the
+    /// call broke off (an error mid-stream, a cut connection, an interrupt). Claude Code
+    /// drops a cut tool call and asks again (`v2.1.332_partial_tool_call_cut`): the call
+    /// did not run, and its error says so.
     pub(super) fn note_broken_off(&mut self) {
-        if (self.streamed.block.is_some() || !self.came_whole) && self.stop.is_none() {
+        if self.stop == Some(Stop::Error) {
+            return;
+        }
+        if let Some(tool) = self.tool_begun.take() {
+            self.stop = Some(Stop::Error);
+            self.error = Some(match tool {
+                Some(name) => format!("{BROKE_OFF_IN_A_CALL} to {name}, which did not run"),
+                None => format!("{BROKE_OFF_IN_A_CALL}, which did not run"),
+            });
+            return;
+        }
+        let cut = self.streamed.block.is_some() || !self.came_whole || self.ended;
+        if cut && self.stop.is_none() {
             self.stop = Some(Stop::Error);
             self.error = Some(BROKE_OFF.to_owned());
         }

@@ -434,3 +434,83 @@ fn a_call_cut_after_its_message_start_is_a_broken_off_call_of_its_model_and_inpu
         ]
     );
 }
+
+/// The `content_block_start` of a tool call to `name`, block `index`.
+fn tool_begun(index: u32, name: &str) -> String {
+    format!(
+        r#"{{"type":"content_block_start","index":{index},"content_block":{{"type":"tool_use","id":"toolu_1","name":"{name}","input":{{}}}}}}"#
+    )
+}
+
+#[test]
+fn a_message_that_ends_without_a_stop_reason_or_with_a_tool_call_begun_broke_off() {
+    let stop = || streamed("m1", r#"{"type":"message_stop"}"#);
+    let whole_text = || complete("m1", r#"{"type":"text","text":"Run it"}"#);
+    // Its text came whole, then its `message_stop`, with no `message_delta` before it.
+    assert_eq!(
+        events(&[whole_text(), stop()]),
+        [
+            text("Run it"),
+            finished("Run it", Stop::Error, Some(BROKE_OFF)),
+            turn(Some("claude-x"), true),
+        ]
+    );
+    // A tool call began, and its block never came whole: it did not run.
+    let input = r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"co"}}"#;
+    let cut = [
+        whole_text(),
+        streamed("m1", &tool_begun(1, "Bash")),
+        streamed("m1", input),
+    ];
+    let broke =
+        "the model's response broke off while it wrote a tool call to Bash, which did not run";
+    let expected = [
+        text("Run it"),
+        finished("Run it", Stop::Error, Some(broke)),
+        turn(Some("claude-x"), true),
+    ];
+    // Whether its `message_stop` came, or the stream ended there.
+    assert_eq!(events(&[&cut[..], &[stop()]].concat()), expected);
+    assert_eq!(events(&cut), expected);
+    // A tool call whose block came whole, in a message with its stop reason: a tool use.
+    let tool = r#"{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}"#;
+    let got = events(&[
+        whole_text(),
+        streamed("m1", &tool_begun(1, "Bash")),
+        complete("m1", tool),
+        stopped("m1", r#""tool_use""#),
+        stop(),
+    ]);
+    assert_eq!(
+        got[got.len() - 2..],
+        [
+            finished("Run it", Stop::ToolUse, None),
+            turn_of(Some("claude-x"), false, 9),
+        ]
+    );
+}
+
+#[test]
+fn a_cut_message_ends_at_its_message_stop_before_the_retry_is_announced() {
+    let retry = r#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":586,"error_status":null,"error":"unknown"}"#;
+    let got = events(&[
+        streamed("m1", &delta(0, "text", r#""Work""#)),
+        streamed("m1", r#"{"type":"message_stop"}"#),
+        retry.to_owned(),
+        streamed("m2", &delta(0, "text", r#""Work done.""#)),
+    ]);
+    assert_eq!(
+        got[..4],
+        [
+            text("Work"),
+            finished("Work", Stop::Error, Some(BROKE_OFF)),
+            turn(None, true),
+            AgentEvent::RetryStarted {
+                attempt: Some(1),
+                max_attempts: Some(2),
+                delay_ms: Some(586),
+                error: Some("unknown".into()),
+            },
+        ]
+    );
+}

@@ -12,6 +12,7 @@ use crate::parser::Hints;
 use crate::parser::Vocabulary;
 use crate::parser::event_kinds;
 use crate::parser::field_of;
+use crate::parser::read_strings;
 
 event_kinds! {
     pub(crate) enum Kind {
@@ -29,6 +30,11 @@ event_kinds! {
         TurnRetry = b"assistant.turn_retry",
         CallFinalResult = b"model.call_final_result",
         SessionError = b"session.error",
+        /// What was in flight when Copilot was stopped (ralph's SIGINT or SIGTERM, an
+        /// inactivity timeout): a model call, or tool calls.
+        Interrupted = b"agent.interrupted",
+        /// The session was aborted (`reason`); its `result` still says `exitCode: 0`.
+        Abort = b"abort",
         CompactionStart = b"session.compaction_start",
         CompactionComplete = b"session.compaction_complete",
         Result = b"result",
@@ -153,6 +159,10 @@ pub(super) struct Data<'a> {
     pub(super) retry_attempt: Option<u64>,
     /// `message`, `errorMessage` or `reason`.
     pub(super) message: Option<JsonStr<'a>>,
+    /// What an `agent.interrupted` stopped: `model_call` or `tool_call`.
+    pub(super) activity: Option<JsonStr<'a>>,
+    /// The tool calls an `agent.interrupted` stopped.
+    pub(super) tool_call_ids: Vec<JsonStr<'a>>,
 }
 
 fn read_data<'a>(kind: Kind, c: &mut Cursor<'a>) -> Result<Data<'a>, Malformed> {
@@ -192,6 +202,8 @@ fn read_data<'a>(kind: Kind, c: &mut Cursor<'a>) -> Result<Data<'a>, Malformed> 
         b"message" => messages[0] = c.read_str()?,
         b"errorMessage" => messages[1] = c.read_str()?,
         b"reason" => messages[2] = c.read_str()?,
+        b"activity" => d.activity = c.read_str()?,
+        b"toolCallIds" => d.tool_call_ids = read_strings(c)?,
     })?;
     d.model = models.into_iter().flatten().next();
     d.id = ids.into_iter().flatten().next();

@@ -10,7 +10,10 @@
 //! - one `assistant.message` per model call, with the whole `content` (the answer, or ""
 //!   before tool calls) and `toolRequests`; the text streams before it as
 //!   `assistant.message_delta` (`deltaContent`), reasoning as
-//!   `assistant.reasoning_delta` / `assistant.reasoning`;
+//!   `assistant.reasoning_delta` / `assistant.reasoning`; the deltas can miss part of a
+//!   long answer (a 48,013-character answer of 2,000 lines streamed 25,981 characters:
+//!   its first 102 lines, then from line 1,020 on, `v1.0.102_json_long_answer_lossy_deltas`),
+//!   so the whole `content` is the answer, and the deltas only a preview of it;
 //! - tools: `tool.execution_start` (`toolCallId`, `toolName`, `arguments`) and
 //!   `tool.execution_complete` (`success`, `result.content`, `error.message`,
 //!   `shellExecution.exitCode`: a failing shell command is still `success: true`);
@@ -18,6 +21,10 @@
 //!   `retryAttempt`), `assistant.turn_retry` before each retry, `model.call_final_result`
 //!   when the retrying ends, `session.error` when the run gives up, then `result` with
 //!   `exitCode` 1;
+//! - stopped (SIGINT, SIGTERM), it writes `agent.interrupted` (`activity`: `model_call`
+//!   with the `model`, or `tool_call` with the `toolCallIds`), `abort` (`reason`:
+//!   `user_abort`, `user_initiated`) and `assistant.idle {aborted: true}`, then `result`
+//!   with `exitCode` 0 (`v1.0.102_json_interrupted_in_*`);
 //! - no token counts and no cost (only premium requests, which are not dollars): usage is
 //!   unknown. An `outputTokens` on `assistant.message`, seen in other releases, is kept.
 
@@ -57,6 +64,8 @@ pub(crate) struct CopilotParser {
     /// The message (and reasoning block) whose deltas were streamed: their final
     /// event must not repeat the text.
     streamed_message: Option<String>,
+    /// What the deltas of `streamed_message` showed, to show what they missed.
+    streamed_text: String,
     streamed_reasoning: Option<String>,
     /// Tool names by call id: completions do not repeat them.
     tool_names: HashMap<String, String>,
@@ -65,6 +74,9 @@ pub(crate) struct CopilotParser {
     retrying: bool,
     /// Why the session gave up (`session.error`), for the final verdict.
     session_error: Option<String>,
+    /// Why the session was aborted (`abort`), for the final verdict: its `result` says
+    /// `exitCode: 0` all the same.
+    aborted: Option<String>,
 }
 
 impl AgentParser for CopilotParser {
@@ -96,11 +108,12 @@ impl AgentParser for CopilotParser {
                     let id = d.id.map(JsonStr::decode).unwrap_or_default();
                     if self.streamed_message.as_deref() != Some(id.as_ref()) {
                         self.streamed_message = Some(id.into_owned());
+                        self.streamed_text.clear();
                     }
                     let delta = delta.decode_into(&mut self.scratch);
-                    emit(&AgentEvent::TextDelta {
-                        text: delta.resolve(&self.scratch).into(),
-                    });
+                    let delta = delta.resolve(&self.scratch);
+                    self.streamed_text.push_str(delta);
+                    emit(&AgentEvent::TextDelta { text: delta.into() });
                 }
             }
             Kind::Message => self.on_message(d, emit),
@@ -193,6 +206,10 @@ impl AgentParser for CopilotParser {
                         .into_owned(),
                 );
             }
+            Kind::Interrupted => self.on_interrupted(d, emit),
+            Kind::Abort => {
+                self.aborted = Some(d.message.map_or(String::new(), |r| r.decode().into_owned()));
+            }
             Kind::CompactionStart => emit(&AgentEvent::Compaction {
                 phase: Phase::Started,
                 reason: None,
@@ -230,10 +247,26 @@ impl CopilotParser {
             .map_or(Span::Line(""), |t| t.decode_into(&mut self.scratch));
         let text = text.resolve(&self.scratch);
         let id = d.id.map(JsonStr::decode).unwrap_or_default();
-        if !text.is_empty() && self.streamed_message.as_deref() != Some(id.as_ref()) {
-            emit(&AgentEvent::TextDelta { text: text.into() });
+        let streamed = if self.streamed_message.as_deref() == Some(id.as_ref()) {
+            self.streamed_text.as_str()
+        } else {
+            ""
+        };
+        match unshown(streamed, text) {
+            Unshown::Nothing => {}
+            Unshown::Rest(rest) => emit(&AgentEvent::TextDelta { text: rest.into() }),
+            Unshown::Whole => {
+                // The deltas showed something else than the answer (a piece of it
+                // missing): what they showed cannot be taken back, so the answer follows
+                // whole, on a line of its own, and nothing of it is lost.
+                if !streamed.ends_with('\n') {
+                    emit(&AgentEvent::TextDelta { text: "\n".into() });
+                }
+                emit(&AgentEvent::TextDelta { text: text.into() });
+            }
         }
         self.streamed_message = None;
+        self.streamed_text.clear();
         self.last_failure = None;
         emit(&AgentEvent::MessageFinished {
             text: text.into(),
@@ -261,6 +294,46 @@ impl CopilotParser {
             },
             is_error: false,
         });
+    }
+
+    /// Copilot was stopped: a model call in flight ends aborted (with what its deltas
+    /// showed), and tool calls in flight end failed, as they never finished.
+    fn on_interrupted(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
+        match d.activity.map(JsonStr::name).as_deref() {
+            Some(b"model_call") => {
+                let text = if self.streamed_message.take().is_some() {
+                    std::mem::take(&mut self.streamed_text)
+                } else {
+                    String::new()
+                };
+                emit(&AgentEvent::MessageFinished {
+                    text: text.into(),
+                    stop: Stop::Aborted,
+                    error: None,
+                });
+                emit(&AgentEvent::TurnFinished {
+                    usage: Usage {
+                        model: d
+                            .model
+                            .map(JsonStr::decode)
+                            .or_else(|| self.model.as_deref().map(Into::into)),
+                        ..Usage::default()
+                    },
+                    is_error: true,
+                });
+            }
+            _ => {
+                for id in &d.tool_call_ids {
+                    let id = id.decode();
+                    emit(&AgentEvent::ToolCallFinished {
+                        name: self.tool_names.remove(id.as_ref()).map(Into::into),
+                        id,
+                        output: TOOL_INTERRUPTED.into(),
+                        is_error: true,
+                    });
+                }
+            }
+        }
     }
 
     fn on_call_failure(&mut self, d: &Data<'_>, emit: &mut Emit<'_>) {
@@ -303,14 +376,17 @@ impl CopilotParser {
         {
             self.announce(Some(id.decode()), emit);
         }
-        let is_error = match exit_code {
-            Some(code) => code != 0,
-            None => self.session_error.is_some(),
-        };
-        let error = is_error.then(|| match (&self.session_error, exit_code) {
-            (Some(error), _) => error.as_str().into(),
-            (None, Some(code)) => format!("copilot exited with code {code}").into(),
-            (None, None) => "copilot reported an error".into(),
+        let is_error = self.aborted.is_some()
+            || match exit_code {
+                Some(code) => code != 0,
+                None => self.session_error.is_some(),
+            };
+        let error = is_error.then(|| match (&self.session_error, &self.aborted, exit_code) {
+            (Some(error), _, _) => error.as_str().into(),
+            (None, Some(reason), _) if reason.is_empty() => ABORTED.into(),
+            (None, Some(reason), _) => format!("{ABORTED} ({reason})").into(),
+            (None, None, Some(code)) => format!("copilot exited with code {code}").into(),
+            (None, None, None) => "copilot reported an error".into(),
         });
         emit(&AgentEvent::RunFinished {
             is_error,
@@ -319,6 +395,32 @@ impl CopilotParser {
             duration_ms,
             totals: None,
         });
+    }
+}
+
+/// The error of a run Copilot ended on an `abort` (it was stopped), whose `result` says
+/// `exitCode: 0`.
+const ABORTED: &str = "copilot was stopped before it finished";
+
+/// The output of a tool call Copilot was stopped in.
+const TOOL_INTERRUPTED: &str = "copilot was stopped while this tool ran";
+
+/// What of a message's final text its deltas did not show.
+#[derive(Debug, PartialEq, Eq)]
+enum Unshown<'t> {
+    Nothing,
+    /// The deltas showed its beginning: the rest.
+    Rest(&'t str),
+    /// The deltas showed something that is not its beginning: all of it.
+    Whole,
+}
+
+fn unshown<'t>(streamed: &str, text: &'t str) -> Unshown<'t> {
+    match text.strip_prefix(streamed) {
+        _ if text.is_empty() => Unshown::Nothing,
+        Some("") => Unshown::Nothing,
+        Some(rest) => Unshown::Rest(rest),
+        None => Unshown::Whole,
     }
 }
 

@@ -117,6 +117,71 @@ fn deltas_stream_the_answer_and_each_message_is_a_turn_of_unknown_cost() {
     );
 }
 
+/// Copilot's deltas can miss part of a long answer, while its `assistant.message` has it
+/// whole: what the deltas missed shows after them. When they showed its beginning, the
+/// rest; when they showed all of it, nothing more; when they showed something else (a
+/// piece missing in the middle), the whole answer again, on a line of its own.
+#[test]
+fn the_final_message_shows_what_its_deltas_missed() {
+    let streamed = |id: &str, deltas: &[&str], content: &str| {
+        let mut lines: Vec<String> = deltas
+            .iter()
+            .map(|d| {
+                let data = serde_json::json!({"messageId": id, "deltaContent": d});
+                line("assistant.message_delta", &data.to_string())
+            })
+            .collect();
+        let data = serde_json::json!({"messageId": id, "model": "gpt-4.1", "content": content, "toolRequests": []});
+        lines.push(line("assistant.message", &data.to_string()));
+        lines.join("\n")
+    };
+    let shown = |input: String| -> Vec<String> {
+        events(&input)
+            .into_iter()
+            .filter_map(|e| match e {
+                AgentEvent::TextDelta { text } => Some(text.into_owned()),
+                _ => None,
+            })
+            .collect()
+    };
+    let answer = "line 1\nline 2\nline 3\n";
+    // A prefix: the rest follows.
+    assert_eq!(
+        shown(streamed("m1", &["line 1\n", "li"], answer)),
+        ["line 1\n", "li", "ne 2\nline 3\n"]
+    );
+    // All of it: nothing more.
+    assert_eq!(
+        shown(streamed("m1", &["line 1\nline 2\n", "line 3\n"], answer)),
+        ["line 1\nline 2\n", "line 3\n"]
+    );
+    // A piece missing in the middle: the answer whole, after a line break.
+    assert_eq!(
+        shown(streamed("m1", &["line 1\nli", "ne 3"], answer)),
+        ["line 1\nli", "ne 3", "\n", answer]
+    );
+    // Something else, ending a line: the answer whole, right after it.
+    assert_eq!(
+        shown(streamed("m1", &["line 2\n"], answer)),
+        ["line 2\n", answer]
+    );
+    // The deltas of another message do not count for this one.
+    assert_eq!(
+        shown(format!(
+            "{}\n{}",
+            streamed("m1", &["line 1\n"], "line 1\n"),
+            streamed("m2", &[], "line 1\n")
+        )),
+        ["line 1\n", "line 1\n"]
+    );
+    // Whatever was shown, the message's text is the final one.
+    let finished: Vec<_> = events(&streamed("m1", &["line 1\nli", "ne 3"], answer))
+        .into_iter()
+        .filter(|e| matches!(e, AgentEvent::MessageFinished { .. }))
+        .collect();
+    assert_eq!(finished, [message(answer, Stop::Completed, None)]);
+}
+
 #[test]
 fn tools_are_matched_by_call_id_and_a_nonzero_exit_is_an_error() {
     let input = [
@@ -330,4 +395,54 @@ fn a_finished_call_forgets_its_name() {
         assert!(parser.tool_names.is_empty(), "{:?}", parser.tool_names);
     }
     assert_eq!(finished, 2);
+}
+
+#[test]
+fn an_interrupted_call_ends_aborted_with_what_it_showed_and_an_abort_fails_the_run() {
+    let result = r#"{"type":"result","timestamp":"t","sessionId":"s1","exitCode":0}"#;
+    let input = [
+        line(
+            "assistant.message_delta",
+            r#"{"messageId":"m1","deltaContent":"Half"}"#,
+        ),
+        line(
+            "agent.interrupted",
+            r#"{"activity":"model_call","model":"gpt-5","cancelPhase":"streaming"}"#,
+        ),
+        line("abort", r#"{}"#),
+        result.to_owned(),
+    ]
+    .join("\n");
+    let got = events(&input);
+    assert_eq!(
+        got[1..4],
+        [
+            message("Half", Stop::Aborted, None),
+            AgentEvent::TurnFinished {
+                usage: Usage {
+                    model: Some("gpt-5".into()),
+                    ..Usage::default()
+                },
+                is_error: true,
+            },
+            AgentEvent::SessionStarted {
+                session_id: Some("s1".into()),
+                model: None,
+                provider: None,
+            },
+        ]
+    );
+    assert!(matches!(
+        &got[4],
+        AgentEvent::RunFinished { is_error: true, error: Some(e), .. } if e == ABORTED
+    ));
+    // Without an `abort`, `exitCode: 0` is a success.
+    assert!(matches!(
+        events(result).last(),
+        Some(AgentEvent::RunFinished {
+            is_error: false,
+            error: None,
+            ..
+        })
+    ));
 }
