@@ -2,7 +2,8 @@
 //! writes: pi and Codex put the HTTP status at the start of an error message (`429 …`),
 //! Gemini CLI says `RESOURCE_EXHAUSTED`, Claude Code sends a `rate_limit_event` whose
 //! status is `rejected` (with the reset time) and ends a usage-limited run with
-//! `Claude AI usage limit reached|<unix time>`. A limit is not the agent's fault and
+//! `Claude AI usage limit reached|<unix time>`; its failed request's HTTP status comes in
+//! `api_error_status` (read as [`with_status`] says). A limit is not the agent's fault and
 //! passes with time, so the loop treats it apart from a failure.
 
 use serde::Serialize;
@@ -60,9 +61,11 @@ const OVERLOAD_WORDS: [&str; 3] = ["overloaded", "service unavailable", "\"unava
 const OVERLOAD_STATUSES: [&str; 2] = ["529", "503"];
 
 /// What may come before an HTTP status in a message (lower case): `HTTP 503`,
-/// `status: 503`, `(503)`, and the JSON of an error body (`"code":503`).
-const BEFORE_STATUS: [&str; 9] = [
+/// `status: 503`, `(503)`, Claude Code's `API Error: 503`, and the JSON of an error body
+/// (`"code":503`).
+const BEFORE_STATUS: [&str; 10] = [
     "http ",
+    "api error: ",
     "status ",
     "status: ",
     "code ",
@@ -88,6 +91,15 @@ fn names_status(lower: &str, code: &str) -> bool {
                 .match_indices(&pattern)
                 .any(|(at, _)| ends_there(&lower[at + pattern.len()..]))
         })
+}
+
+/// `message` with the HTTP status an agent gave beside it (Claude Code's
+/// `api_error_status`) put in front (`HTTP 503: …`), so that the status, not only the
+/// words of the body, tells a limit or an overload from another failure. A message that
+/// names the status already is kept as it is.
+pub(crate) fn with_status(status: u64, message: &str) -> Option<String> {
+    let code = status.to_string();
+    (!names_status(&message.to_ascii_lowercase(), &code)).then(|| format!("HTTP {code}: {message}"))
 }
 
 /// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).

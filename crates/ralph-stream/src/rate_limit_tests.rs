@@ -42,6 +42,8 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\",\"message\":\"Try later.\"}}",
         "{\"error\": {\"code\": 503, \"message\": \"busy\"}}",
         "API Error: Service Unavailable",
+        // Claude Code's words for a 503 whose body does not say so.
+        "API Error: 503 Service temporarily unavailable. This is a server-side issue",
     ] {
         assert!(names_overload(message) && names_limit(message), "{message}");
     }
@@ -56,6 +58,8 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "{\"code\":5030}",
         "line 503 of main.rs is unavailable",
         "500 Internal Server Error",
+        "API Error: 5030 bytes",
+        "API Error: 500 Service temporarily unavailable",
     ] {
         assert!(!names_overload(message), "{message}");
     }
