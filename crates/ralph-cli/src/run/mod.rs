@@ -435,6 +435,7 @@ async fn iterate(
     let mut report = IterationReport {
         outcome,
         final_text: summary.final_text.clone(),
+        final_cut_at_length: summary.final_cut_at_length,
         usage: Usage::from_summary(summary),
         inbox,
         tags,
