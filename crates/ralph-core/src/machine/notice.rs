@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::queued::QueuedEvents;
 use super::stream_cap::StreamCap;
+use crate::count_text::{self, count};
 use crate::event::InvalidLine;
 use crate::inbox::{InboxRestart, excerpt};
 
@@ -346,9 +347,11 @@ impl std::fmt::Display for Notice {
             ),
             Notice::AgentOutputLeftOut { lines, bytes, cap } => write!(
                 f,
-                "left out {lines} lines ({bytes} bytes) of the agent's output in this \
-                 iteration from the run's record and from this view, past what it records \
-                 of {} (its transcript keeps them: `ralph inspect`)",
+                "left out {} ({}) of the agent's output in this iteration from the run's \
+                 record and from this view, past what it records of {} (its transcript keeps \
+                 them: `ralph inspect`)",
+                count(*lines, "line", "lines"),
+                count(*bytes, "byte", "bytes"),
                 match cap {
                     StreamCap::Iteration => "one iteration",
                     StreamCap::Run => "the whole run",
@@ -359,11 +362,7 @@ impl std::fmt::Display for Notice {
                 write!(
                     f,
                     "the run completed with {} still queued, which no iteration will handle: ",
-                    if *count == 1 {
-                        "1 event".to_owned()
-                    } else {
-                        format!("{count} events")
-                    }
+                    count_text::count(*count as u64, "event", "events")
                 )?;
                 let groups: Vec<String> = (pending.iter())
                     .map(|g| match g.count {
