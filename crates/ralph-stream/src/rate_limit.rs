@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use crate::format::StreamFormat;
+
 /// A run that ended on a rate or usage limit.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RateLimited {
@@ -101,6 +103,37 @@ pub(crate) fn with_status(status: u64, message: &str) -> Option<String> {
     let code = status.to_string();
     (!names_status(&message.to_ascii_lowercase(), &code)).then(|| format!("HTTP {code}: {message}"))
 }
+
+/// The limit a Gemini CLI run's exit code gives, when its stream named none: in
+/// stream-json mode Gemini CLI 0.61.0 exits with the failed request's HTTP status, which
+/// the system cuts to its low byte (503 → 247), while its `result` may say only
+/// `[API Error: Service temporarily unavailable]` (a proxy's 503 with a plain body).
+/// Its own exit codes (41–54, 130) and `1` are not the low byte of 429, 503 or 529.
+/// `last_error` is what the stream said, kept in the message. Other agents' exit
+/// codes carry no status: `None`.
+pub fn limit_in_exit_code(
+    format: StreamFormat,
+    code: i32,
+    last_error: Option<&str>,
+) -> Option<RateLimited> {
+    if format != StreamFormat::Gemini {
+        return None;
+    }
+    let status = EXIT_LIMIT_STATUSES
+        .into_iter()
+        .find(|status| i32::from(*status % 256) == code)?;
+    let message = match last_error {
+        Some(error) => format!("HTTP {status} (Gemini CLI's exit code {code}): {error}"),
+        None => format!("HTTP {status} (Gemini CLI's exit code {code})"),
+    };
+    Some(RateLimited {
+        resets_at: None,
+        message,
+    })
+}
+
+/// The HTTP statuses of a limit or an overload, as an exit code may carry them.
+const EXIT_LIMIT_STATUSES: [u16; 3] = [429, 503, 529];
 
 /// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).
 pub fn reset_in_message(message: &str) -> Option<u64> {
