@@ -16,11 +16,13 @@ pub(crate) enum CliError {
     #[error("cannot write to stdout: {0}")]
     Write(io::Error),
     #[error(
-        "`{input}` is not an agent stream: none of its {lines} lines is an event of pi, Claude Code, Codex, Gemini CLI, OpenCode or Copilot (pick the agent with --agent if it was cut before its first events)"
+        "`{input}` is not an agent stream: {} an event of pi, Claude Code, Codex, Gemini CLI, OpenCode or Copilot (pick the agent with --agent if it was cut before its first events)",
+        none_of(*.lines)
     )]
     NotAStream { input: String, lines: u64 },
     #[error(
-        "`{input}` does not look like a {agent} stream: none of its {lines} lines is a {agent} event"
+        "`{input}` does not look like a {agent} stream: {} a {agent} event",
+        none_of(*.lines)
     )]
     NotThatStream {
         input: String,
@@ -335,4 +337,13 @@ pub(crate) enum EventsFileMismatch {
          nothing reads it any more"
     )]
     OldRun { current: String },
+}
+
+/// `none of its 12 lines is`, or `its only line is not` for a file of one line.
+fn none_of(lines: u64) -> String {
+    if lines == 1 {
+        "its only line is not".to_owned()
+    } else {
+        format!("none of its {lines} lines is")
+    }
 }

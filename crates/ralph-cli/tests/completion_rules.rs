@@ -75,6 +75,35 @@ fn the_promise_alone_on_the_last_line_completes_without_a_notice() {
 }
 
 #[test]
+fn an_answer_cut_at_the_output_limit_does_not_complete_and_the_text_view_says_why() {
+    // pi's answer "Half of the answer\nLOOP_COMPLETE" ended with stop reason `length`.
+    let config = "cli:\n  backend: pi\n";
+    let script = "pi/openai/length_promise.jsonl | |\n";
+    let ws = Workspace::new(config, script);
+    let (code, events, stderr) = ws.run_json(&["-p", "task", "--max-iterations", "1"]);
+    assert_eq!(
+        (code, &finished(&events)["reason"]),
+        (2, &"max_iterations".into()),
+        "{stderr}"
+    );
+    let notices: Vec<_> = (of_type(&events, "notice").into_iter())
+        .map(|n| (n["notice"].clone(), n["promise"].clone()))
+        .collect();
+    assert_eq!(
+        notices,
+        [("promise_cut_at_length".into(), "LOOP_COMPLETE".into())]
+    );
+    let ws = Workspace::new(config, script);
+    let out = ws.run(&["run", "-p", "task", "--max-iterations", "1"]);
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ended a final answer that hit the model's output-token limit"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_promise_from_an_iteration_that_then_failed_is_dropped_and_the_text_view_says_why() {
     // The promise is emitted, then the agent's model call is refused (401): the iteration
     // fails. The next one emits it and succeeds.

@@ -286,3 +286,22 @@ fn tokens_copilot_never_counted_are_unknown_not_zero() {
     let last = text.lines().last().unwrap_or_default();
     assert!(last.contains(" · tokens unknown · cost unknown"), "{text}");
 }
+
+#[test]
+fn a_one_line_file_that_is_not_a_stream_is_named_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("note.txt");
+    std::fs::write(&path, "just a note\n").unwrap();
+    for agent in [None, Some("claude")] {
+        let mut cmd = ralph();
+        cmd.arg("inspect");
+        if let Some(agent) = agent {
+            cmd.args(["--agent", agent]);
+        }
+        let out = cmd.arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("its only line is not a"), "{stderr}");
+        assert!(!stderr.contains("1 lines"), "{stderr}");
+    }
+}

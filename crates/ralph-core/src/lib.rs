@@ -16,6 +16,7 @@
 //! bounded reads).
 
 pub mod config;
+pub mod count_text;
 pub mod event;
 pub mod event_tag;
 pub mod file_lock;

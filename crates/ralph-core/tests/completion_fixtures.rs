@@ -40,7 +40,14 @@ fn signal(stream: &str, format: StreamFormat) -> Option<CompletionSignal> {
         shown: Shown::Work,
         rate_limited: summary.rate_limited.as_ref(),
     });
-    completion_signal(PROMISE, &[], &outcome, summary.final_text.as_deref(), None)
+    completion_signal(
+        PROMISE,
+        &[],
+        &outcome,
+        summary.final_text.as_deref(),
+        summary.final_cut_at_length,
+        None,
+    )
 }
 
 fn pi(stream: &str) -> Option<CompletionSignal> {
@@ -146,4 +153,27 @@ fn the_promise_in_a_failed_attempt_does_not_complete() {
         pi(&fixture("pi/openai/error500.jsonl")),
     ];
     assert_eq!(failed, [None, None]);
+}
+
+#[test]
+fn an_answer_cut_at_the_output_limit_does_not_complete() {
+    // pi 0.73.1 and OpenCode 1.18.33 against the mock answering "Half of the
+    // answer\nLOOP_COMPLETE" with `finish_reason: length`, recorded through `ralph run`.
+    for (path, format) in [
+        ("pi/openai/length_promise.jsonl", StreamFormat::Pi),
+        (
+            "opencode/v1.18.33_json_length_promise.jsonl",
+            StreamFormat::Opencode,
+        ),
+    ] {
+        let stream = fixture(path);
+        let (_, summary, _) = summarize(stream.as_bytes(), Some(format));
+        assert_eq!(
+            summary.final_text.as_deref(),
+            Some("Half of the answer\nLOOP_COMPLETE"),
+            "{path}"
+        );
+        assert!(summary.final_cut_at_length, "{path}");
+        assert_eq!(signal(&stream, format), None, "{path}");
+    }
 }

@@ -60,7 +60,9 @@ pub use pricing::ModelPrice;
 pub use pricing::PriceTable;
 pub use pricing::Pricing;
 pub use pricing::TOKENS_PER_PRICE_UNIT;
-pub use rate_limit::{RateLimited, names_limit, names_overload, reset_in_message};
+pub use rate_limit::{
+    RateLimited, limit_in_exit_code, names_limit, names_overload, reset_in_message,
+};
 pub use summary::SessionSummary;
 pub use text::TEXT_TAIL_BYTES;
 

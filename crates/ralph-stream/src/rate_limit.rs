@@ -2,10 +2,13 @@
 //! writes: pi and Codex put the HTTP status at the start of an error message (`429 …`),
 //! Gemini CLI says `RESOURCE_EXHAUSTED`, Claude Code sends a `rate_limit_event` whose
 //! status is `rejected` (with the reset time) and ends a usage-limited run with
-//! `Claude AI usage limit reached|<unix time>`. A limit is not the agent's fault and
+//! `Claude AI usage limit reached|<unix time>`; its failed request's HTTP status comes in
+//! `api_error_status` (read as [`with_status`] says). A limit is not the agent's fault and
 //! passes with time, so the loop treats it apart from a failure.
 
 use serde::Serialize;
+
+use crate::format::StreamFormat;
 
 /// A run that ended on a rate or usage limit.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -60,9 +63,11 @@ const OVERLOAD_WORDS: [&str; 3] = ["overloaded", "service unavailable", "\"unava
 const OVERLOAD_STATUSES: [&str; 2] = ["529", "503"];
 
 /// What may come before an HTTP status in a message (lower case): `HTTP 503`,
-/// `status: 503`, `(503)`, and the JSON of an error body (`"code":503`).
-const BEFORE_STATUS: [&str; 9] = [
+/// `status: 503`, `(503)`, Claude Code's `API Error: 503`, and the JSON of an error body
+/// (`"code":503`).
+const BEFORE_STATUS: [&str; 10] = [
     "http ",
+    "api error: ",
     "status ",
     "status: ",
     "code ",
@@ -89,6 +94,46 @@ fn names_status(lower: &str, code: &str) -> bool {
                 .any(|(at, _)| ends_there(&lower[at + pattern.len()..]))
         })
 }
+
+/// `message` with the HTTP status an agent gave beside it (Claude Code's
+/// `api_error_status`) put in front (`HTTP 503: …`), so that the status, not only the
+/// words of the body, tells a limit or an overload from another failure. A message that
+/// names the status already is kept as it is.
+pub(crate) fn with_status(status: u64, message: &str) -> Option<String> {
+    let code = status.to_string();
+    (!names_status(&message.to_ascii_lowercase(), &code)).then(|| format!("HTTP {code}: {message}"))
+}
+
+/// The limit a Gemini CLI run's exit code gives, when its stream named none: in
+/// stream-json mode Gemini CLI 0.61.0 exits with the failed request's HTTP status, which
+/// the system cuts to its low byte (503 → 247), while its `result` may say only
+/// `[API Error: Service temporarily unavailable]` (a proxy's 503 with a plain body).
+/// Its own exit codes (41–54, 130) and `1` are not the low byte of 429, 503 or 529.
+/// `last_error` is what the stream said, kept in the message. Other agents' exit
+/// codes carry no status: `None`.
+pub fn limit_in_exit_code(
+    format: StreamFormat,
+    code: i32,
+    last_error: Option<&str>,
+) -> Option<RateLimited> {
+    if format != StreamFormat::Gemini {
+        return None;
+    }
+    let status = EXIT_LIMIT_STATUSES
+        .into_iter()
+        .find(|status| i32::from(*status % 256) == code)?;
+    let message = match last_error {
+        Some(error) => format!("HTTP {status} (Gemini CLI's exit code {code}): {error}"),
+        None => format!("HTTP {status} (Gemini CLI's exit code {code})"),
+    };
+    Some(RateLimited {
+        resets_at: None,
+        message,
+    })
+}
+
+/// The HTTP statuses of a limit or an overload, as an exit code may carry them.
+const EXIT_LIMIT_STATUSES: [u16; 3] = [429, 503, 529];
 
 /// The reset time in Claude Code's usage-limit message (`…usage limit reached|1735689600`).
 pub fn reset_in_message(message: &str) -> Option<u64> {

@@ -42,6 +42,8 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\",\"message\":\"Try later.\"}}",
         "{\"error\": {\"code\": 503, \"message\": \"busy\"}}",
         "API Error: Service Unavailable",
+        // Claude Code's words for a 503 whose body does not say so.
+        "API Error: 503 Service temporarily unavailable. This is a server-side issue",
     ] {
         assert!(names_overload(message) && names_limit(message), "{message}");
     }
@@ -56,6 +58,8 @@ fn an_overloaded_provider_is_a_limit_of_its_own_kind() {
         "{\"code\":5030}",
         "line 503 of main.rs is unavailable",
         "500 Internal Server Error",
+        "API Error: 5030 bytes",
+        "API Error: 500 Service temporarily unavailable",
     ] {
         assert!(!names_overload(message), "{message}");
     }
@@ -69,4 +73,27 @@ fn claudes_usage_limit_carries_its_reset_time() {
     );
     assert_eq!(reset_in_message("a|b"), None);
     assert_eq!(reset_in_message("exit code|2"), None);
+}
+
+#[test]
+fn gemini_clis_exit_code_is_the_low_byte_of_its_http_status() {
+    let error = "[API Error: Service temporarily unavailable]";
+    let limit = limit_in_exit_code(StreamFormat::Gemini, 247, Some(error)).expect("503");
+    assert_eq!(
+        limit.message,
+        "HTTP 503 (Gemini CLI's exit code 247): [API Error: Service temporarily unavailable]"
+    );
+    assert!(names_overload(&limit.message), "{}", limit.message);
+    assert_eq!(limit.resets_at, None);
+    let limited = |code| limit_in_exit_code(StreamFormat::Gemini, code, None);
+    assert!(limited(173).is_some_and(|l| l.message.starts_with("HTTP 429 ")));
+    assert!(limited(17).is_some_and(|l| l.message.starts_with("HTTP 529 ")));
+    // A 500 (244), Gemini CLI's own exit codes, and a plain failure are not limits.
+    for code in [244, 41, 42, 52, 53, 130, 1, 0] {
+        assert_eq!(limited(code), None, "{code}");
+    }
+    // Other agents' exit codes carry no HTTP status.
+    for format in [StreamFormat::Claude, StreamFormat::Pi, StreamFormat::Codex] {
+        assert_eq!(limit_in_exit_code(format, 247, Some(error)), None);
+    }
 }

@@ -20,6 +20,10 @@ pub struct SessionSummary {
     /// The text of the last assistant message that did not fail: what completion
     /// detection reads. Text of failed or retried attempts never lands here.
     pub final_text: Option<String>,
+    /// Whether the model's output-token limit cut `final_text` short (its message's stop
+    /// was [`Stop::Length`]): an answer that may be missing its end.
+    #[serde(skip)]
+    pub final_cut_at_length: bool,
     /// `None` when no cost is known at all. When some turns are priced and others are
     /// not, this is the priced part and `cost_kind` is `unknown`; so it is when the
     /// agent priced its calls and its stream was cut in one (see
@@ -271,6 +275,7 @@ impl SessionSummary {
                     // A call got through after the limit: a later failure is not it.
                     s.limit = None;
                     self.final_text = Some(text.to_string());
+                    self.final_cut_at_length = *stop == Stop::Length;
                 }
             }
             AgentEvent::TurnFinished { usage, is_error } => {

@@ -3,7 +3,7 @@
 
 mod support;
 
-use ralph_stream::{SessionSummary, StreamDecoder, StreamFormat};
+use ralph_stream::{SessionSummary, StreamDecoder, StreamFormat, names_overload};
 use support::{fixtures_dir, read};
 
 fn summarize(bytes: &[u8], format: StreamFormat) -> SessionSummary {
@@ -82,6 +82,46 @@ fn a_run_that_recovered_or_failed_otherwise_is_not_rate_limited() {
         StreamFormat::Opencode,
     );
     assert!(!unauthorized.succeeded && unauthorized.rate_limited.is_none());
+}
+
+/// Claude Code 2.1.332 against the mock answering every request with HTTP 503 and
+/// `Service temporarily unavailable`, recorded through `ralph run`.
+const CLAUDE_503: &str = "claude/v2.1.332_http503_unavailable.jsonl";
+
+#[test]
+fn claudes_503_is_an_overload_as_it_is_for_the_other_agents() {
+    let limit = summary(CLAUDE_503, StreamFormat::Claude)
+        .rate_limited
+        .expect("a 503 is an overload, not a plain failure");
+    assert!(names_overload(&limit.message), "{}", limit.message);
+    assert!(limit.message.contains("Service temporarily unavailable"));
+}
+
+#[test]
+fn claudes_status_field_tells_the_overload_when_its_text_does_not() {
+    // The same capture with the status left out of the error's words: only
+    // `api_error_status` still says 503.
+    let text = String::from_utf8(read(&fixtures_dir().join(CLAUDE_503))).expect("utf-8");
+    let bent = text.replace("API Error: 503 ", "API Error: ");
+    assert_ne!(bent, text, "the capture names the status in its text");
+    assert!(bent.contains(r#""api_error_status":503"#));
+    let limit = summarize(bent.as_bytes(), StreamFormat::Claude)
+        .rate_limited
+        .expect("the status field names the overload");
+    assert!(
+        limit
+            .message
+            .starts_with("HTTP 503: API Error: Service temporarily unavailable"),
+        "{}",
+        limit.message
+    );
+    // A failure whose status is no limit stays a failure.
+    let failed = bent.replace(r#""api_error_status":503"#, r#""api_error_status":500"#);
+    assert!(
+        summarize(failed.as_bytes(), StreamFormat::Claude)
+            .rate_limited
+            .is_none()
+    );
 }
 
 #[test]

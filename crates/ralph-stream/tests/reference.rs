@@ -239,9 +239,11 @@ fn opencode_tokens_cost_final_text_and_verdict_match_the_reference() {
             assert!(close(got, want), "{name}: {got} vs {want}");
         }
         assert_eq!(summary.final_text, final_text, "{name}");
+        // `length`: an answer the output limit cut, which succeeds (its promise does not
+        // count: see ralph-core's completion rules).
         assert_eq!(
             summary.succeeded,
-            last_reason.as_deref() == Some("stop"),
+            matches!(last_reason.as_deref(), Some("stop" | "length")),
             "{name}"
         );
         // OpenCode has no terminal event.

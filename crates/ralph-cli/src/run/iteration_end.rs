@@ -238,6 +238,7 @@ fn unrun_report(
     IterationReport {
         outcome,
         final_text: None,
+        final_cut_at_length: false,
         usage: Usage::default(),
         inbox,
         tags: Vec::new(),

@@ -51,6 +51,7 @@ use ralph_core::store::{CommandLineLimits, Durability, RunDir, STATE_FORMAT, Sav
 use ralph_core::summary::{SummaryInput, render_summary};
 use ralph_stream::{AgentEvent, StreamDecoder};
 use ralph_types::StreamFormat;
+use ralph_types::Termination;
 use ralph_types::env as var;
 
 use crate::diagnostic::diagnostic;
@@ -421,6 +422,18 @@ async fn iterate(
     } else {
         Shown::Work
     };
+    // Gemini CLI's exit code is the HTTP status of its failed request (a 503 whose body
+    // does not say so reads as a plain failure in its stream).
+    let exit_limit = match agent_run.outcome.termination {
+        Termination::Exited { code } if !summary.succeeded && summary.rate_limited.is_none() => {
+            ralph_stream::limit_in_exit_code(
+                format,
+                code,
+                summary.errors.last().map(String::as_str),
+            )
+        }
+        _ => None,
+    };
     let outcome = classify(RunFacts {
         termination: &agent_run.outcome.termination,
         stream_succeeded: summary.succeeded,
@@ -428,13 +441,14 @@ async fn iterate(
         stopped_by,
         wall_is_runtime: wall.cut_to_runtime,
         shown,
-        rate_limited: summary.rate_limited.as_ref(),
+        rate_limited: summary.rate_limited.as_ref().or(exit_limit.as_ref()),
     });
     run.steering.after_agent(&outcome, observer);
     let failed = outcome.is_failure();
     let mut report = IterationReport {
         outcome,
         final_text: summary.final_text.clone(),
+        final_cut_at_length: summary.final_cut_at_length,
         usage: Usage::from_summary(summary),
         inbox,
         tags,

@@ -310,7 +310,8 @@ static MAIN_KEYS: &[Key] = &[
         Read::Layer(|dec, f, c| c.cli.deadlines.startup_timeout_seconds = read::seconds(dec, f))),
     key(Cli, IDLE_TIMEOUT, Type::Seconds, value(d::IDLE),
         "Stop the agent after this many seconds without output (longer than the tool calls \
-         it runs silently). A retry delay the agent announces (Claude Code's `api_retry`, \
+         it runs silently, and, for Codex and OpenCode, which print an answer only once it \
+         is whole, longer than the model takes to write its longest answer). A retry delay the agent announces (Claude Code's `api_retry`, \
          pi's `auto_retry_start`) does not count, up to an hour; a provider's `retry-after` \
          that pi waits out inside a call, without a word, does.",
         Init::Default,

@@ -15,7 +15,11 @@
 //!   (surrounding whitespace aside). The final answer is the last assistant message
 //!   that did not fail, so tool output, thinking, the echoed prompt and text of failed
 //!   or retried attempts never count; a sentence that mentions or quotes the promise
-//!   does not either.
+//!   does not either. Nor does an answer the model's output-token limit cut short (its
+//!   stop was `length`): what it says may be missing its end, so it is no clean "done",
+//!   and the promise is dropped with a notice (the iteration still succeeded; the next
+//!   one can say it again). pi and OpenCode report such a stop; Codex fails the
+//!   iteration, and Claude Code and Copilot ask the model to go on.
 //!
 //! A hat whose `default_publishes` is the promise completes the loop too when it
 //! succeeds without emitting anything: the default is published for it, as any other
@@ -27,12 +31,14 @@ use super::outcome::{CompletionSignal, IterationOutcome};
 use crate::event::Event;
 
 /// The completion signal an iteration gave, if any. `events` are the valid events it
-/// emitted, in order; `default` is its hat's `default_publishes`.
+/// emitted, in order; `final_cut` says the output-token limit cut its final answer
+/// short; `default` is its hat's `default_publishes`.
 pub fn completion_signal(
     promise: &str,
     events: &[Event],
     outcome: &IterationOutcome,
     final_text: Option<&str>,
+    final_cut: bool,
     default: Option<&str>,
 ) -> Option<CompletionSignal> {
     // Failed or cut short: it did not end as its agent meant (the publisher says why
@@ -47,7 +53,9 @@ pub fn completion_signal(
         // (the note on the promise not being last says so too).
         None
     } else if final_text.is_some_and(|text| last_line_is(text, promise)) {
-        Some(CompletionSignal::FinalText)
+        // A cut answer's promise is dropped (see `answer_notice`), and nothing below
+        // completes for it: the hat said something.
+        (!final_cut).then_some(CompletionSignal::FinalText)
     } else if events.is_empty() && default == Some(promise) {
         Some(CompletionSignal::DefaultPublishes)
     } else {
@@ -59,6 +67,8 @@ pub fn completion_signal(
 /// not complete, if any:
 /// - [`Notice::PromiseNotAlone`]: it succeeded, and its answer names the promise
 ///   somewhere other than alone on its last line (the agent probably meant to finish);
+/// - [`Notice::PromiseCutAtLength`]: it succeeded, and its answer ends on the promise,
+///   but the output-token limit cut that answer short (`final_cut`);
 /// - [`Notice::PromiseFailed`]: its answer ends on the promise, but it failed or ralph
 ///   cut it at a limit, so the answer did not count.
 ///
@@ -68,15 +78,20 @@ pub fn answer_notice(
     promise: &str,
     outcome: &IterationOutcome,
     final_text: Option<&str>,
+    final_cut: bool,
     completion: Option<CompletionSignal>,
     emitted: bool,
 ) -> Option<Notice> {
     let text =
         final_text.filter(|text| completion.is_none() && !emitted && text.contains(promise))?;
     if *outcome == IterationOutcome::Succeeded {
-        return (!last_line_is(text, promise)).then(|| Notice::PromiseNotAlone {
-            promise: promise.to_owned(),
-        });
+        let promise = promise.to_owned();
+        return if !last_line_is(text, &promise) {
+            Some(Notice::PromiseNotAlone { promise })
+        } else {
+            // Alone on its last line and still no signal: only a cut answer gives none.
+            final_cut.then_some(Notice::PromiseCutAtLength { promise })
+        };
     }
     let dropped = promise_dropped(promise, outcome)?;
     (matches!(dropped, Notice::PromiseFailed { .. }) && last_line_is(text, promise))

@@ -254,3 +254,51 @@ fn a_promise_from_a_failed_iteration_then_from_a_clean_one_completes_the_run() {
     step(&mut m, ok(&[ev(PROMISE)]));
     assert_eq!(stop(&mut m), completed(CompletionSignal::Event));
 }
+
+#[test]
+fn an_answer_cut_at_the_output_limit_does_not_complete_and_says_why() {
+    let cut_report = |text: &str| {
+        let mut r = ok(&[]);
+        r.final_text = Some(text.into());
+        r.final_cut_at_length = true;
+        r
+    };
+    let mut m = Machine::new(solo());
+    let it = run(&mut m);
+    let record = m.finish(it, cut_report("Half of the answer\nLOOP_COMPLETE"), S);
+    assert_eq!(record.completion, None);
+    assert_eq!(record.outcome, IterationOutcome::Succeeded);
+    assert_eq!(
+        m.take_notices(),
+        vec![Notice::PromiseCutAtLength {
+            promise: PROMISE.into()
+        }]
+    );
+    // The loop goes on, and a whole answer that says it again completes the run.
+    let mut whole = ok(&[]);
+    whole.final_text = Some("All of the answer\nLOOP_COMPLETE".into());
+    step(&mut m, whole);
+    assert_eq!(stop(&mut m), completed(CompletionSignal::FinalText));
+
+    // A cut answer that names the promise elsewhere gets the usual note; one that does not
+    // name it gets none; an emitted promise still completes (the agent ran it on purpose).
+    let notes = |r: IterationReport| {
+        let mut m = Machine::new(solo());
+        let it = run(&mut m);
+        let completion = m.finish(it, r, S).completion;
+        (completion, m.take_notices())
+    };
+    assert_eq!(
+        notes(cut_report("LOOP_COMPLETE is what I will say when")),
+        (
+            None,
+            vec![Notice::PromiseNotAlone {
+                promise: PROMISE.into()
+            }]
+        )
+    );
+    assert_eq!(notes(cut_report("Half of the answer")), (None, vec![]));
+    let mut emitted = cut_report("Half of the answer\nLOOP_COMPLETE");
+    emitted.inbox = lines(&[ev(PROMISE)]);
+    assert_eq!(notes(emitted), (Some(CompletionSignal::Event), vec![]));
+}

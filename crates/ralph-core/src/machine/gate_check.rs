@@ -55,6 +55,7 @@ impl Machine {
             &events,
             &report.outcome,
             report.final_text.as_deref(),
+            report.final_cut_at_length,
             default,
         );
         let mut topics: Vec<&str> = events

@@ -41,6 +41,9 @@ pub struct IterationReport {
     pub outcome: IterationOutcome,
     /// The final answer of the run (`SessionSummary::final_text`).
     pub final_text: Option<String>,
+    /// The model's output-token limit cut the final answer short
+    /// (`SessionSummary::final_cut_at_length`): a promise ending it does not count.
+    pub final_cut_at_length: bool,
     pub usage: Usage,
     /// The inbox lines appended during the iteration, in order.
     pub inbox: Vec<InboxLine>,

@@ -352,6 +352,7 @@ impl Machine {
             &events,
             &report.outcome,
             report.final_text.as_deref(),
+            report.final_cut_at_length,
             default.as_deref(),
         );
         // What the agent signalled, before a gate refuses it: a refused promise was still
@@ -382,6 +383,7 @@ impl Machine {
             &promise,
             &report.outcome,
             report.final_text.as_deref(),
+            report.final_cut_at_length,
             signalled,
             events.iter().any(|e| e.topic == promise),
         ) {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::queued::QueuedEvents;
 use super::stream_cap::StreamCap;
+use crate::count_text::{self, count};
 use crate::event::InvalidLine;
 use crate::inbox::{InboxRestart, excerpt};
 
@@ -64,6 +65,11 @@ pub enum Notice {
     /// `outcome`: how the iteration ended (`failed`, `stopped_at_cost_limit`,
     /// `stopped_at_runtime_limit`).
     PromiseFailed { promise: String, outcome: String },
+    /// The promise was alone on the last line of the final answer, but the model's
+    /// output-token limit cut that answer short (its stop was `length`): what it says may
+    /// be missing its end, so it is no clean "done" and the promise is dropped (the
+    /// iteration still succeeded: the next one can say it again).
+    PromiseCutAtLength { promise: String },
     /// The iteration succeeded and its final answer names the promise, but not alone on
     /// its last line, and nothing else completed the loop: the fallback did not apply.
     PromiseNotAlone { promise: String },
@@ -239,6 +245,12 @@ impl std::fmt::Display for Notice {
                     _ => "failed",
                 }
             ),
+            Notice::PromiseCutAtLength { promise } => write!(
+                f,
+                "`{promise}` ended a final answer that hit the model's output-token limit, so \
+                 the task is not complete (the answer was cut short; only a whole answer can \
+                 complete it)"
+            ),
             Notice::PromiseFromOutside { promise } => write!(
                 f,
                 "`{promise}` was emitted from outside the iteration's agent, so it does not \
@@ -335,9 +347,11 @@ impl std::fmt::Display for Notice {
             ),
             Notice::AgentOutputLeftOut { lines, bytes, cap } => write!(
                 f,
-                "left out {lines} lines ({bytes} bytes) of the agent's output in this \
-                 iteration from the run's record and from this view, past what it records \
-                 of {} (its transcript keeps them: `ralph inspect`)",
+                "left out {} ({}) of the agent's output in this iteration from the run's \
+                 record and from this view, past what it records of {} (its transcript keeps \
+                 them: `ralph inspect`)",
+                count(*lines, "line", "lines"),
+                count(*bytes, "byte", "bytes"),
                 match cap {
                     StreamCap::Iteration => "one iteration",
                     StreamCap::Run => "the whole run",
@@ -348,11 +362,7 @@ impl std::fmt::Display for Notice {
                 write!(
                     f,
                     "the run completed with {} still queued, which no iteration will handle: ",
-                    if *count == 1 {
-                        "1 event".to_owned()
-                    } else {
-                        format!("{count} events")
-                    }
+                    count_text::count(*count as u64, "event", "events")
                 )?;
                 let groups: Vec<String> = (pending.iter())
                     .map(|g| match g.count {
@@ -413,166 +423,6 @@ impl std::fmt::Display for Notice {
     }
 }
 
-impl Notice {
-    /// One notice of every kind (some twice, one per form of their detail), with made-up
-    /// values: what the documentation and schema tests check, so a new kind cannot be
-    /// left out of them. The match below fails to compile until a new kind is listed.
-    pub fn examples() -> Vec<Notice> {
-        let all = vec![
-            Notice::HatExhausted {
-                hat: "h".into(),
-                max_activations: 2,
-                dropped: vec!["t".into(), "u".into()],
-                payloads: vec![Some("fix the parser".into()), None],
-            },
-            Notice::DefaultPublished {
-                hat: "h".into(),
-                topic: "t".into(),
-            },
-            Notice::EventsRequeued {
-                hat: "h".into(),
-                topics: vec!["t".into()],
-            },
-            Notice::CompletionRefused {
-                missing: vec!["t".into()],
-            },
-            Notice::PromiseNotLast {
-                promise: "DONE".into(),
-            },
-            Notice::PromiseNotAlone {
-                promise: "DONE".into(),
-            },
-            Notice::PromiseRateLimited {
-                promise: "DONE".into(),
-            },
-            Notice::PromiseFailed {
-                promise: "DONE".into(),
-                outcome: "failed".into(),
-            },
-            Notice::PromiseFromOutside {
-                promise: "DONE".into(),
-            },
-            Notice::TasksUnfinished {
-                tasks: vec!["task-1-a: t".into()],
-                count: 1,
-            },
-            Notice::EventWithheld {
-                topic: "t".into(),
-                gate: "g".into(),
-                hat: "h".into(),
-            },
-            Notice::InvalidLine {
-                error: InvalidLine::BadTopic {
-                    topic: "a b".into(),
-                    reason: "r".into(),
-                },
-                excerpt: "x".into(),
-            },
-            Notice::InvalidLine {
-                error: InvalidLine::TooLong { len: 9 },
-                excerpt: "x".into(),
-            },
-            Notice::CostUnknown {
-                backend: "pi".into(),
-            },
-            Notice::LegacyEventTag {
-                topic: "build.done".into(),
-            },
-            Notice::EventTagIgnored {
-                topic: "bad topic".into(),
-                reason: "` ` is not allowed in a topic".into(),
-            },
-            Notice::SteerUnread {
-                id: "s-1".into(),
-                message: "Check the tests first.".into(),
-            },
-            Notice::SteerRequeued {
-                id: "s-2".into(),
-                message: "Use the staging database.".into(),
-            },
-            Notice::InboxRestarted {
-                restart: InboxRestart::Shrunk {
-                    offset: 100,
-                    len: 10,
-                },
-            },
-            Notice::InboxRestarted {
-                restart: InboxRestart::Replaced,
-            },
-            Notice::LeftoversStopped {
-                ralph_pid: 4242,
-                stopped: 2,
-                survivors: 0,
-            },
-            Notice::EventsAfterEnd {
-                topics: vec!["hotfix.needed".into()],
-                count: 1,
-                kept: true,
-            },
-            Notice::AgentOutputCut {
-                kept_bytes: 16 * 1024 * 1024,
-                cap: StreamCap::Iteration,
-            },
-            Notice::AgentOutputCut {
-                kept_bytes: 64 * 1024,
-                cap: StreamCap::Run,
-            },
-            Notice::AgentOutputLeftOut {
-                lines: 120_000,
-                bytes: 2_400_000,
-                cap: StreamCap::Iteration,
-            },
-            Notice::AgentOutputLeftOut {
-                lines: 300_000,
-                bytes: 6_000_000,
-                cap: StreamCap::Run,
-            },
-            Notice::EventsPendingAtCompletion {
-                pending: vec![QueuedEvents {
-                    hat: "reviewer".into(),
-                    topic: "review.request".into(),
-                    count: 2,
-                }],
-                count: 2,
-            },
-            Notice::SteerUndelivered {
-                ids: vec!["s-3".into()],
-                queued_for: 2,
-                kept: false,
-            },
-        ];
-        for notice in &all {
-            match notice {
-                Notice::HatExhausted { .. }
-                | Notice::DefaultPublished { .. }
-                | Notice::EventsRequeued { .. }
-                | Notice::CompletionRefused { .. }
-                | Notice::TasksUnfinished { .. }
-                | Notice::EventWithheld { .. }
-                | Notice::PromiseNotLast { .. }
-                | Notice::PromiseNotAlone { .. }
-                | Notice::PromiseRateLimited { .. }
-                | Notice::PromiseFailed { .. }
-                | Notice::PromiseFromOutside { .. }
-                | Notice::InvalidLine { .. }
-                | Notice::SteerUnread { .. }
-                | Notice::SteerRequeued { .. }
-                | Notice::CostUnknown { .. }
-                | Notice::LegacyEventTag { .. }
-                | Notice::EventTagIgnored { .. }
-                | Notice::InboxRestarted { .. }
-                | Notice::LeftoversStopped { .. }
-                | Notice::EventsAfterEnd { .. }
-                | Notice::AgentOutputCut { .. }
-                | Notice::AgentOutputLeftOut { .. }
-                | Notice::EventsPendingAtCompletion { .. }
-                | Notice::SteerUndelivered { .. } => {}
-            }
-        }
-        all
-    }
-}
-
 /// The first line of `text`, cut to [`EXCERPT_CHARS`] characters, with `…` when
 /// anything was left out: enough to recognise a message in a one-line notice.
 fn first_line(text: &str) -> String {
@@ -588,6 +438,9 @@ fn first_line(text: &str) -> String {
 
 /// Characters of a message a notice shows.
 const EXCERPT_CHARS: usize = 60;
+
+#[path = "notice_examples.rs"]
+mod examples;
 
 #[cfg(test)]
 #[path = "notice_tests.rs"]

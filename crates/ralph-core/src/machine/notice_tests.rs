@@ -95,3 +95,18 @@ fn a_cut_says_which_cap_made_it() {
     };
     assert_eq!(old, want);
 }
+
+/// One line over the cap is left out whole: "1 line", not "1 lines".
+#[test]
+fn a_single_line_left_out_reads_singular() {
+    let left_out = Notice::AgentOutputLeftOut {
+        lines: 1,
+        bytes: 1,
+        cap: StreamCap::Iteration,
+    }
+    .to_string();
+    assert!(
+        left_out.starts_with("left out 1 line (1 byte) of"),
+        "{left_out}"
+    );
+}

@@ -8,6 +8,7 @@ use ralph_types::Termination;
 use serde::{Deserialize, Serialize};
 
 use super::turn_stop::{MAX_EMPTY_CALLS_IN_A_ROW, StoppedBy};
+use crate::count_text::count;
 
 /// How one iteration ended, judged from the process and the stream together.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -376,12 +377,11 @@ impl fmt::Display for StopReason {
                 "completed: the hat's default_publishes is {promise}, and the agent \
                  emitted nothing"
             ),
-            StopReason::MaxIterations { limit: 1 } => {
-                f.write_str("iteration limit reached (1 iteration)")
-            }
-            StopReason::MaxIterations { limit } => {
-                write!(f, "iteration limit reached ({limit} iterations)")
-            }
+            StopReason::MaxIterations { limit } => write!(
+                f,
+                "iteration limit reached ({})",
+                count(u64::from(*limit), "iteration", "iterations")
+            ),
             StopReason::MaxRuntime { limit_secs } => write!(
                 f,
                 "runtime limit reached ({})",
@@ -395,6 +395,8 @@ impl fmt::Display for StopReason {
                 "stale loop: `{topic}` was published {repeats} times in a row with the same \
                  payload"
             ),
+            // `max_consecutive_failures: 1` stops at the first failure.
+            StopReason::ConsecutiveFailures { failures: 1 } => f.write_str("1 iteration failed"),
             StopReason::ConsecutiveFailures { failures } => {
                 write!(f, "{failures} iterations in a row failed")
             }

@@ -327,3 +327,19 @@ fn a_failure_the_stream_names_as_a_limit_is_rate_limited() {
         "rate limited: 429 rate limit (resets 2026-11-26 07:00 UTC)"
     );
 }
+
+#[test]
+fn a_count_of_one_reads_singular_in_the_stop_reasons() {
+    assert_eq!(
+        StopReason::ConsecutiveFailures { failures: 1 }.to_string(),
+        "1 iteration failed"
+    );
+    assert_eq!(
+        StopReason::ConsecutiveFailures { failures: 3 }.to_string(),
+        "3 iterations in a row failed"
+    );
+    assert_eq!(
+        StopReason::MaxIterations { limit: 1 }.to_string(),
+        "iteration limit reached (1 iteration)"
+    );
+}

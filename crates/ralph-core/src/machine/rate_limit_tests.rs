@@ -437,7 +437,7 @@ fn with_fail_an_overload_fails_at_once_and_says_only_its_message() {
     let reason = stop(&mut m);
     assert_eq!(
         verdict(&reason, m.state()),
-        format!("1 iterations in a row failed (the last: rate limited: {OVERLOADED})")
+        format!("1 iteration failed (rate limited: {OVERLOADED})")
     );
 }
 

@@ -65,10 +65,13 @@ pub fn verdict(reason: &StopReason, state: &LoopState) -> String {
     };
     // Failures in a row say why the last one failed: the count alone sends the user to
     // `--continue`, which fails the same way while the cause (a login, a key) stands.
-    if let (StopReason::ConsecutiveFailures { .. }, Some(why)) = (reason, &state.last_failure) {
+    if let (StopReason::ConsecutiveFailures { failures }, Some(why)) = (reason, &state.last_failure)
+    {
         let words: Vec<&str> = why.split_whitespace().collect();
         verdict.push_str(&format!(
-            " (the last: {})",
+            " ({}{})",
+            // One failure is the only one: no "last" of it.
+            if *failures == 1 { "" } else { "the last: " },
             crate::inbox::excerpt(&words.join(" "), LAST_FAILURE_CHARS)
         ));
     }

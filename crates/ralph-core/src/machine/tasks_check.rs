@@ -54,11 +54,7 @@ impl Machine {
 }
 
 fn count(n: usize) -> String {
-    if n == 1 {
-        "1 task".to_owned()
-    } else {
-        format!("{n} tasks")
-    }
+    crate::count_text::count(n as u64, "task", "tasks")
 }
 
 #[cfg(test)]

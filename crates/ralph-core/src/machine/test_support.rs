@@ -103,6 +103,7 @@ pub(super) fn report(outcome: IterationOutcome, emitted: &[Event]) -> IterationR
     IterationReport {
         outcome,
         final_text: Some("Done for now.".into()),
+        final_cut_at_length: false,
         usage: Usage {
             cost_usd: Some(0.5),
             cost_kind: CostKind::Reported,

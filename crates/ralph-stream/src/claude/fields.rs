@@ -42,6 +42,9 @@ pub(crate) struct Fields<'a> {
     pub(super) error: Option<JsonStr<'a>>,
     pub(super) error_status: Option<u64>,
     pub(super) api_error: bool,
+    /// The HTTP status of the failed request, on the synthetic error message and the
+    /// failed `result` (`api_error_status`): its text may not name it.
+    pub(super) api_error_status: Option<u64>,
     /// A user message of ralph's, shown back as Claude Code takes it into the
     /// conversation (`--replay-user-messages`).
     pub(super) is_replay: bool,
@@ -91,6 +94,9 @@ impl Vocabulary for ClaudeParser {
             (Kind::Assistant | Kind::User, b"error") => f.error = c.read_str()?,
             (Kind::Assistant | Kind::User, b"is_api_error_message") => {
                 f.api_error = c.read_bool()?.unwrap_or(false);
+            }
+            (Kind::Assistant | Kind::Result, b"api_error_status") => {
+                f.api_error_status = c.read_u64()?;
             }
             (Kind::User, b"isReplay") => f.is_replay = c.read_bool()?.unwrap_or(false),
             (Kind::System | Kind::Result, b"subtype") => f.subtype = c.read_str()?,

@@ -52,6 +52,7 @@ mod partial;
 
 use crate::parser::text_of;
 use crate::parser::unknown_sub;
+use crate::rate_limit::with_status;
 use fields::Block;
 use fields::Fields;
 use fields::Kind;
@@ -228,7 +229,8 @@ impl ClaudeParser {
                     }
                     let whole = &self.scratch.as_str()[body..];
                     if synthetic_error {
-                        pending.error = Some(whole.to_owned());
+                        let named = f.api_error_status.and_then(|s| with_status(s, whole));
+                        pending.error = Some(named.unwrap_or_else(|| whole.to_owned()));
                         pending.stop = Some(Stop::Error);
                         continue;
                     }
@@ -347,6 +349,12 @@ impl ClaudeParser {
                 .or_else(|| f.errors.first().copied())
                 .or(f.subtype)
                 .map(JsonStr::decode)
+                .map(
+                    |e| match f.api_error_status.and_then(|s| with_status(s, &e)) {
+                        Some(named) => named.into(),
+                        None => e,
+                    },
+                )
                 .or(Some("claude reported an error".into()))
         } else {
             None

@@ -21,6 +21,10 @@
 //! - an `error` event with `severity: "warning"` is Gemini CLI stopping the run (its
 //!   loop detection: `Loop detected, stopping execution`); the `result` after it still
 //!   says `success`;
+//! - Gemini CLI runs a response's tools once the response is whole, and each reports
+//!   back with a `tool_result`: a `tool_use` still without one when the run ends in an
+//!   error was cut with its response (the stream broke after its function-call chunk)
+//!   and never ran, so it ends as a failed call ([`NOT_RUN`]) instead of staying open;
 //! - retries are invisible on stdout (stderr only), and the exit code after API errors is
 //!   the HTTP status modulo 256: the `result` line is the verdict, not the exit code.
 
@@ -44,6 +48,10 @@ mod fields;
 use fields::Fields;
 use fields::Kind;
 use fields::Stats;
+
+/// The output of a tool call the run ended before (see the module doc).
+const NOT_RUN: &str = "not run: the run failed before Gemini CLI ran this call (its model \
+                       response broke off)";
 
 /// The model `init` names when Gemini CLI's router chooses per request: no price.
 const ROUTED_MODEL: &str = "auto";
@@ -195,6 +203,7 @@ impl GeminiParser {
         };
         if is_error {
             self.flush(Stop::Error, error.as_deref(), emit);
+            self.close_open_tools(emit);
         } else {
             self.flush(Stop::Completed, None, emit);
         }
@@ -206,6 +215,21 @@ impl GeminiParser {
             // Without stats the usage is unknown, not zero.
             totals: f.stats.as_ref().map(|s| self.price(s)),
         });
+    }
+
+    /// Ends the tool calls that never reported back as not run, in a fixed order (the
+    /// events must not depend on a map's order).
+    fn close_open_tools(&mut self, emit: &mut Emit<'_>) {
+        let mut open: Vec<(String, String)> = self.tool_names.drain().collect();
+        open.sort_unstable();
+        for (id, name) in open {
+            emit(&AgentEvent::ToolCallFinished {
+                id: id.into(),
+                name: Some(name.into()),
+                output: NOT_RUN.into(),
+                is_error: true,
+            });
+        }
     }
 
     /// The run's totals, priced per model when the stats say which model used what.

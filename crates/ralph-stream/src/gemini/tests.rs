@@ -224,10 +224,14 @@ fn without_per_model_stats_the_init_model_prices_the_run_unless_it_was_routed() 
 }
 
 #[test]
-fn an_error_result_fails_the_response_in_progress_and_the_run() {
+fn an_error_result_fails_the_response_in_progress_its_unrun_tools_and_the_run() {
+    // As in `v0.61.0_stream-json_midstream_cut.jsonl`: the stream broke after the
+    // function-call chunk, so Gemini CLI never ran the command.
     assert_eq!(
         events(concat!(
             r#"{"type":"tool_use","tool_name":"run_shell_command","tool_id":"t1","parameters":{}}"#,
+            "\n",
+            r#"{"type":"tool_use","tool_name":"read_file","tool_id":"t2","parameters":{}}"#,
             "\n",
             r#"{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: terminated]"},"stats":{"total_tokens":0,"input_tokens":0,"output_tokens":0,"cached":0,"input":0,"duration_ms":0}}"#,
         )),
@@ -238,7 +242,25 @@ fn an_error_result_fails_the_response_in_progress_and_the_run() {
                 args: "{}".into(),
                 parent_id: None,
             },
+            AgentEvent::ToolCallStarted {
+                id: "t2".into(),
+                name: "read_file".into(),
+                args: "{}".into(),
+                parent_id: None,
+            },
             message("", Stop::Error, Some("[API Error: terminated]")),
+            AgentEvent::ToolCallFinished {
+                id: "t1".into(),
+                name: Some("run_shell_command".into()),
+                output: NOT_RUN.into(),
+                is_error: true,
+            },
+            AgentEvent::ToolCallFinished {
+                id: "t2".into(),
+                name: Some("read_file".into()),
+                output: NOT_RUN.into(),
+                is_error: true,
+            },
             AgentEvent::RunFinished {
                 is_error: true,
                 error: Some("[API Error: terminated]".into()),

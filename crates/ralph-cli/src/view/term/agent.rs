@@ -124,6 +124,13 @@ impl AgentView {
             AgentEvent::MessageFinished { stop, error, .. } => {
                 self.end_text();
                 match error.as_deref() {
+                    // Not a failure, but the answer may be missing its end (and a promise
+                    // ending it does not count: the `promise_cut_at_length` notice).
+                    _ if *stop == Stop::Length => self.line(
+                        palette::NOTICE,
+                        "⚠",
+                        "the answer hit the model's output-token limit: it was cut short",
+                    ),
                     _ if !stop.is_failure() => {}
                     Some(error) => self.error_line("model call failed", error),
                     // How a parser ends the call a cut stream was in (pi or OpenCode

@@ -272,3 +272,16 @@ fn a_call_the_stream_was_cut_in_is_said_cut_short_not_failed() {
     );
     assert!(!out.contains("no error message"), "{out}");
 }
+
+#[test]
+fn an_answer_cut_at_the_output_limit_says_so() {
+    // pi's answer "Half of the answer\nLOOP_COMPLETE", ended with stop reason `length`.
+    let out = render("pi/openai/length_promise.jsonl", false, false);
+    assert!(
+        out.ends_with(
+            "Half of the answer\nLOOP_COMPLETE\n⚠ the answer hit the model's output-token \
+             limit: it was cut short\n"
+        ),
+        "{out}"
+    );
+}

@@ -122,9 +122,14 @@ fn keep_the_end(it: &mut Iteration, keep: usize, run_id: &str) {
     it.entries.insert(
         0,
         Entry::Note(format!(
-            "(the view keeps the end of this iteration: its first {} lines are in \
+            "(the view keeps the end of this iteration: its first {} in \
              `ralph inspect --run {run_id} --iteration {} --view`)",
-            it.left_out_lines, it.number
+            match it.left_out_lines {
+                // A single line over the cap (an answer with no newline).
+                1 => "line is".to_owned(),
+                n => format!("{n} lines are"),
+            },
+            it.number
         )),
     );
     it.record_bytes = held;

@@ -398,3 +398,33 @@ fn the_header_clock_leaves_out_the_time_ralph_was_stopped() {
     let shown = header_at(&model, STARTED_AT_MS + SUSPENDED_MS + 161_000);
     assert!(shown.contains(" · 2:41/30:00 · "), "{shown}");
 }
+
+/// A flood that is one line (an answer with no newline) is "its first line", not "its
+/// first 1 lines".
+#[test]
+fn a_flood_of_one_line_is_named_in_the_singular() {
+    let mut model = RunModel::default();
+    model.kept.newest_budget = 20_000;
+    loop_started(&mut model, "custom");
+    iteration_started(&mut model, 1, "builder", "custom");
+    let one_line = "x".repeat(30_000);
+    feed(
+        &mut model,
+        &RunEvent::Agent {
+            iteration: 1,
+            event: &AgentEvent::TextDelta {
+                text: one_line.as_str().into(),
+            },
+        },
+    );
+    bash_call(&mut model, "t1", "ls");
+    let it = &model.iterations[0];
+    assert_eq!(it.left_out_lines, 1);
+    let Entry::Note(note) = &it.entries[0] else {
+        panic!("{:?}", it.entries[0]);
+    };
+    assert!(
+        note.starts_with("(the view keeps the end of this iteration: its first line is in "),
+        "{note}"
+    );
+}
