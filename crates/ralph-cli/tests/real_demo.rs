@@ -24,12 +24,7 @@ fn the_demo_loop_plans_builds_and_tests_hello_py() {
     };
     env.write_config(&demo_file("ralph.yml"));
     let run = env.run_json(&[]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let hand_overs: Vec<Value> = env
         .history()
         .iter()

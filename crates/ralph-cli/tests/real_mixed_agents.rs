@@ -49,12 +49,7 @@ fn hats_hand_over_between_pi_and_claude_code_in_one_run() {
     };
     env.write_config(HATS_CONFIG);
     let run = env.run_json(&["-p", "Say hello in hello.txt."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let iterations: Vec<Value> = env
         .history()
         .iter()
@@ -163,12 +158,7 @@ fn cost_and_tokens_in_the_totals_are_what_the_agents_reported() {
     };
     env.write_config(COUNTED_CONFIG);
     let run = env.run_json(&["-p", "Count."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let pi_tokens = [1200 + 1500, 30 + 8, 1100, 600];
     let claude_tokens = [2000 + 2100, 40 + 5, 300 + 3000, 700];
     let pi_cost = (pi_tokens[0] as f64 * PRICE_INPUT

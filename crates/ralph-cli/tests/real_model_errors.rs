@@ -74,12 +74,7 @@ fn recovers(transport: Transport) {
     };
     env.write_config(&config(&env, transport, "  max_iterations: 2\n"));
     let run = env.run_json(&["-p", "Write recovered.txt."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let outcomes: Vec<&Value> = run.iterations().iter().map(|i| &i["outcome"]).collect();
     assert_eq!(outcomes, vec![&json!({"status": "succeeded"})]);
     assert_eq!(
@@ -157,12 +152,7 @@ fn never_recovers(pi: &str, transport: Transport) {
         "  max_iterations: 5\n  max_consecutive_failures: 2\n",
     ));
     let run = env.run_json(&["-p", "Do the task."]);
-    assert_eq!(
-        run.ending(),
-        ("consecutive_failures".to_owned(), 1, 1),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("consecutive_failures", 1, 1);
     let failed =
         json!({"status": "failed", "reason": "the agent reported an error: 500 the model is down"});
     let finished: Vec<Value> = run
@@ -251,12 +241,7 @@ fn one_iteration_ending_at_its_limit(times: &str) -> Option<(RealEnv, real_commo
     let env = RealEnv::start(&promise_in_failed_attempt(times), &[PI])?;
     env.write_config(&config(&env, Transport::Pipes, "  max_iterations: 1\n"));
     let run = env.run_json(&["-p", "Fix the tests."]);
-    assert_eq!(
-        run.ending(),
-        ("max_iterations".to_owned(), 2, 2),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("max_iterations", 2, 2);
     Some((env, run))
 }
 
@@ -364,12 +349,7 @@ fn claude_recovers(transport: Transport) {
         transport.cli_line()
     ));
     let run = env.run_json(&["-p", "Answer."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let finished: Vec<Value> = run
         .iterations()
         .iter()
@@ -409,12 +389,7 @@ fn claude_giving_up_on_a_dead_model_fails_the_iteration() {
         "cli:\n  backend: claude\nevent_loop:\n  max_iterations: 3\n  max_consecutive_failures: 1\n",
     );
     let run = env.run_json(&["-p", "Answer."]);
-    assert_eq!(
-        run.ending(),
-        ("consecutive_failures".to_owned(), 1, 1),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("consecutive_failures", 1, 1);
     let finished: Vec<Value> = run
         .iterations()
         .iter()

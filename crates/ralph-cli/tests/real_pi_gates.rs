@@ -33,12 +33,7 @@ fn pi_is_told_why_its_claim_was_refused_fixes_it_and_completes() {
          - name: done-file\n    run: \"test -f done.txt || { echo 'done.txt is missing'; exit 1; }\"\n",
     );
     let run = env.run_json(&["-p", "Create done.txt."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     let gates: Vec<Value> = run.fields("gate_finished", &["iteration", "passed", "output"]);
     assert_eq!(
         gates,

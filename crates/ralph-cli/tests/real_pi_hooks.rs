@@ -50,12 +50,7 @@ fn pi_sees_what_a_hook_added_and_the_hooks_see_the_run() {
     std::fs::set_permissions(&ticket, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 
     let run = env.run_json(&["-p", "Handle the ticket."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     assert_eq!(env.file("ticket.txt"), Some("handled\n".to_owned()));
     let scenarios: Vec<String> = env.model_turns().into_iter().map(|t| t.0).collect();
     assert_eq!(scenarios, ["ticketed", "ticketed"]);

@@ -31,12 +31,7 @@ fn one_iteration(pi: &str, transport: Transport) {
         transport.cli_line()
     ));
     let run = env.run_json(&["-p", "Write greeting.txt from what bash says."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     assert_eq!(
         run.finished()["signal"],
         json!("final_text"),
@@ -174,12 +169,7 @@ fn three_hats(pi: &str, transport: Transport) {
         transport.cli_line()
     ));
     let run = env.run_json(&["-p", "Put hello in hello.txt."]);
-    assert_eq!(
-        run.ending(),
-        ("completed".to_owned(), 0, 0),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("completed", 0, 0);
     assert_eq!(run.finished()["signal"], json!("event"));
     let hand_overs: Vec<Value> = env
         .history()

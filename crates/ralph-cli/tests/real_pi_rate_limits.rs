@@ -94,12 +94,7 @@ fn pi_on_a_provider_that_stays_overloaded_waits_so_many_times_then_fails() {
          max_runtime_seconds: 120\n",
     );
     let run = env.run_json(&["-p", "Finish."]);
-    assert_eq!(
-        run.ending(),
-        ("consecutive_failures".to_owned(), 1, 1),
-        "stderr:\n{}",
-        run.stderr
-    );
+    run.assert_ending("consecutive_failures", 1, 1);
     // Three waits that back off, not counted (iteration 1 each time); then two overloads
     // counted as failures, with the first backoff's rest between them.
     let waits: Vec<Value> = run.fields("rate_limit_wait", &["iteration", "wait_secs"]);

@@ -10,16 +10,23 @@ use ralph_core::config::{LoadOptions, ModelPricing, Overrides, load, parse_layer
 use ralph_stream::ModelPrice;
 use support::{parse_errors, resolve_ok};
 
-fn priced(model: &str, input: f64, output: f64, cache_read: f64, cache_write: f64) -> ModelPricing {
-    ModelPricing {
-        model: model.to_owned(),
-        price: ModelPrice {
-            input,
-            output,
-            cache_read,
-            cache_write,
-        },
-    }
+/// Checks `pricing` against `expected`: each model with its input, output, cache read
+/// and cache write prices, in order.
+fn assert_prices(pricing: &[ModelPricing], expected: &[(&str, [f64; 4])]) {
+    let expected: Vec<ModelPricing> = (expected.iter())
+        .map(
+            |&(model, [input, output, cache_read, cache_write])| ModelPricing {
+                model: model.to_owned(),
+                price: ModelPrice {
+                    input,
+                    output,
+                    cache_read,
+                    cache_write,
+                },
+            },
+        )
+        .collect();
+    assert_eq!(pricing, expected);
 }
 
 #[test]
@@ -31,13 +38,13 @@ fn prices_are_read_in_file_order_with_cache_prices_defaulting_to_input() {
            gemini-3.1-pro-preview: {input: 2, output: 12, cache_read: 0.2}\n",
     );
     assert_eq!(resolved.warnings, []);
-    assert_eq!(
-        resolved.config.pricing,
-        [
-            priced("gpt-5.5", 1.25, 10.0, 0.125, 1.5),
-            priced("local-llama", 0.0, 0.0, 0.0, 0.0),
-            priced("gemini-3.1-pro-preview", 2.0, 12.0, 0.2, 2.0),
-        ]
+    assert_prices(
+        &resolved.config.pricing,
+        &[
+            ("gpt-5.5", [1.25, 10.0, 0.125, 1.5]),
+            ("local-llama", [0.0, 0.0, 0.0, 0.0]),
+            ("gemini-3.1-pro-preview", [2.0, 12.0, 0.2, 2.0]),
+        ],
     );
 }
 
@@ -126,14 +133,14 @@ fn a_later_layer_replaces_a_model_price_whole_and_keeps_the_others() {
         ..LoadOptions::default()
     })
     .expect("loads");
-    assert_eq!(
-        resolved.config.pricing,
-        [
+    assert_prices(
+        &resolved.config.pricing,
+        &[
             // The user's cache_read does not survive the project's rewrite of the model.
-            priced("GPT-5.5", 5.0, 50.0, 5.0, 5.0),
-            priced("o3", 2.0, 8.0, 2.0, 2.0),
-            priced("my-model", 0.5, 1.0, 0.5, 0.5),
-        ]
+            ("GPT-5.5", [5.0, 50.0, 5.0, 5.0]),
+            ("o3", [2.0, 8.0, 2.0, 2.0]),
+            ("my-model", [0.5, 1.0, 0.5, 0.5]),
+        ],
     );
 }
 
@@ -172,8 +179,8 @@ fn prices_load_on_their_own_from_a_config_that_would_not_resolve() {
         ..LoadOptions::default()
     };
     assert!(load(&options).is_err());
-    assert_eq!(
-        ralph_core::config::load_pricing(&options).expect("prices"),
-        [priced("o3", 2.0, 8.0, 2.0, 2.0)]
+    assert_prices(
+        &ralph_core::config::load_pricing(&options).expect("prices"),
+        &[("o3", [2.0, 8.0, 2.0, 2.0])],
     );
 }

@@ -307,12 +307,7 @@ impl Running {
         )
         .expect("signal ralph");
         let run = self.finish();
-        assert_eq!(
-            run.ending(),
-            ("interrupted".to_owned(), 130, 130),
-            "stderr:\n{}",
-            run.stderr
-        );
+        run.assert_ending("interrupted", 130, 130);
         run
     }
 }
@@ -446,14 +441,20 @@ impl JsonRun {
         )
     }
 
-    /// The run itself, after checking that it completed (exit code 0); stderr otherwise.
-    pub fn expect_completed(self) -> Self {
+    /// Checks the loop's ending: its reason and exit code, and the process's exit code
+    /// (stderr shown when they differ).
+    pub fn assert_ending(&self, reason: &str, exit_code: i64, code: i32) {
         assert_eq!(
             self.ending(),
-            ("completed".to_owned(), 0, 0),
+            (reason.to_owned(), exit_code, code),
             "stderr:\n{}",
             self.stderr
         );
+    }
+
+    /// The run itself, after checking that it completed (exit code 0); stderr otherwise.
+    pub fn expect_completed(self) -> Self {
+        self.assert_ending("completed", 0, 0);
         self
     }
 
