@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use ralph_stream::Tokens;
 
+use crate::count_text::count;
 use crate::machine::{
     DEFAULT_HAT, GateEnd, LoopState, RateLimitTally, Spend, StopReason, format_duration, verdict,
 };
@@ -213,23 +214,22 @@ fn table(
 
 /// `3 messages: 1 delivered mid-turn, 1 in a prompt, 1 still queued`.
 pub fn steering(t: &SteerTally) -> String {
-    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = Vec::new();
     if t.mid_turn > 0 {
         parts.push(format!(
             "{} mid-turn",
-            plural(t.mid_turn, "delivered", "delivered")
+            count(u64::from(t.mid_turn), "delivered", "delivered")
         ));
     }
     if t.in_prompt > 0 {
-        parts.push(plural(t.in_prompt, "in a prompt", "in prompts"));
+        parts.push(count(u64::from(t.in_prompt), "in a prompt", "in prompts"));
     }
     if t.pending > 0 {
         parts.push(format!("{} still queued", t.pending));
     }
     format!(
         "{}: {}",
-        plural(t.received, "message", "messages"),
+        count(u64::from(t.received), "message", "messages"),
         parts.join(", ")
     )
 }
