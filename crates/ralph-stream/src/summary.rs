@@ -460,9 +460,17 @@ impl SessionSummary {
 }
 
 /// Whether the parser of `format` ends a model call still in flight when its stream
-/// ends as [`Stop::Aborted`]: its stream was cut exactly when it did.
+/// ends as [`Stop::Aborted`]: its stream was cut exactly when it did. Matched whole, so
+/// that a new agent's parser is decided on, not left out by default.
 fn marks_calls_in_flight(format: StreamFormat) -> bool {
-    matches!(format, StreamFormat::Pi | StreamFormat::Opencode)
+    match format {
+        StreamFormat::Pi | StreamFormat::Opencode => true,
+        StreamFormat::Claude
+        | StreamFormat::Codex
+        | StreamFormat::Gemini
+        | StreamFormat::Copilot
+        | StreamFormat::Text => false,
+    }
 }
 
 /// Whether `usage` says anything about tokens: counts, or a cost (an agent that prices
