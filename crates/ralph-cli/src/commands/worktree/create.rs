@@ -13,6 +13,7 @@ use ralph_core::fsafe;
 
 use ralph_agent::StopController;
 
+use super::git::hookless;
 use super::{Git, Repo, include, nested, now_ms, seen_from};
 use crate::diagnostic::diagnostic;
 use crate::error::CliError;
@@ -223,11 +224,6 @@ fn in_use(repo: &Repo, name: &str) -> CliError {
          (`ralph runs` does not list it): look at it (`git log {branch}`), delete it if it \
          holds nothing you need (`git branch -D {branch}`), or pick another name"
     ))
-}
-
-/// `args` for a git that runs none of the repository's hooks.
-fn hookless<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    [&["-c", "core.hooksPath=/dev/null"][..], args].concat()
 }
 
 /// Undoes a `git worktree add` that failed (`failed`, which is returned): a hook or a

@@ -69,6 +69,12 @@ impl GitOutput {
     }
 }
 
+/// `args` for a git that runs none of the repository's hooks: for the commands that undo
+/// or clean up, which a hung or failing hook must not stop.
+pub(super) fn hookless<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [&["-c", "core.hooksPath=/dev/null"][..], args].concat()
+}
+
 /// Runs git commands, one at a time, each to its end.
 pub(crate) struct Git {
     runtime: tokio::runtime::Runtime,

@@ -24,6 +24,7 @@ use ralph_core::store::{
 };
 use ralph_types::Invocation;
 
+use super::git::hookless;
 use super::put_back::Tips;
 use super::{Git, Repo, base_loops, held, in_progress, lock, now_ms, onto};
 use crate::cli_runs::LandArgs;
@@ -312,8 +313,7 @@ fn after_stop(
     if rebasing(&git, tree) {
         // Without the repository's hooks: the abort also checks the branch out again,
         // and the hook just stopped (a hung post-checkout) would hang it in turn.
-        let abort = ["-c", "core.hooksPath=/dev/null", "rebase", "--abort"];
-        said.push(match git.ok(tree, &abort) {
+        said.push(match git.ok(tree, &hookless(&["rebase", "--abort"])) {
             Ok(_) => format!("the rebase was aborted and {} is as it was", record.branch),
             Err(e) => format!(
                 "the rebase could not be aborted ({e}); run `git rebase --abort` in `{}`",

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use super::Git;
+use super::git::hookless;
 use super::land::short;
 
 /// The loop's branch before the landing rebased it, and after its last rebase.
@@ -60,15 +61,7 @@ impl Tips {
                 short(rebased)
             ));
         }
-        let reset = [
-            "-c",
-            "core.hooksPath=/dev/null",
-            "reset",
-            "-q",
-            "--keep",
-            before,
-        ];
-        let why = match git.run(tree, &reset) {
+        let why = match git.run(tree, &hookless(&["reset", "-q", "--keep", before])) {
             Ok(out) if out.ok() => {
                 return Some(format!(
                     "{branch} is back at {}, where it was before the landing rebased it",
